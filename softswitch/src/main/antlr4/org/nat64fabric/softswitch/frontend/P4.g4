@@ -1,0 +1,268 @@
+// The P4_16 language as real pipelines use it (P4_16 specification v1.2.x, appendix grammar),
+// written for softswitch. As in the specification's grammar, identifiers that name types are
+// lexed as TYPE_IDENT (TypeNameScanner retags them) so that casts and declarations parse
+// without a symbol table inside the parser.
+grammar P4;
+
+tokens { TYPE_IDENT }
+
+program : declaration* EOF ;
+
+declaration
+    : constantDeclaration
+    | externDeclaration
+    | actionDeclaration
+    | parserDeclaration
+    | controlDeclaration
+    | typeDeclaration
+    | instantiation
+    | errorDeclaration
+    | matchKindDeclaration
+    | functionDeclaration
+    | parserTypeDeclaration ';'
+    | controlTypeDeclaration ';'
+    | packageTypeDeclaration ';'
+    | ';'
+    ;
+
+// ---- names and annotations ----
+name : IDENT | TYPE_IDENT | TYPE | KEY | ACTIONS | ENTRIES | STATE | APPLY | PRIORITY | STRING_KW | LIST ;
+annotations : annotation+ ;
+annotation : '@' name ( '(' annotationArgs? ')' )? ;
+annotationArgs : expression (',' expression)* | annotationKv (',' annotationKv)* ;
+annotationKv : name '=' expression ;
+
+// ---- parameters and type parameters ----
+parameterList : ( parameter (',' parameter)* )? ;
+parameter : annotations? direction? typeRef name ( '=' expression )? ;
+direction : IN | OUT | INOUT ;
+typeParameters : '<' name (',' name)* '>' ;
+typeArgumentList : typeArg (',' typeArg)* ;
+typeArg : typeRef | DONTCARE ;
+
+// ---- types ----
+typeRef
+    : baseType                                  # baseTypeRef
+    | typeRef '[' expression ']'                # stackTypeRef
+    | TUPLE '<' typeArgumentList '>'            # tupleTypeRef
+    | typeName ( '<' typeArgumentList '>' )?    # namedTypeRef
+    ;
+baseType
+    : BOOL
+    | ERROR
+    | STRING_KW
+    | BIT ( '<' widthExpr '>' )?
+    | INT ( '<' widthExpr '>' )?
+    | VARBIT '<' widthExpr '>'
+    | VOID
+    ;
+widthExpr : INTEGER | '(' expression ')' ;
+typeName : TYPE_IDENT | '.' TYPE_IDENT ;
+
+typeDeclaration
+    : annotations? HEADER name typeParameters? '{' structField* '}'             # headerDeclaration
+    | annotations? HEADER_UNION name typeParameters? '{' structField* '}'       # headerUnionDeclaration
+    | annotations? STRUCT name typeParameters? '{' structField* '}'             # structDeclaration
+    | annotations? ENUM name '{' name (',' name)* ','? '}'                      # enumDeclaration
+    | annotations? ENUM typeRef name '{' enumMember (',' enumMember)* ','? '}'  # serEnumDeclaration
+    | annotations? TYPEDEF typeRef name ';'                                     # typedefDeclaration
+    | annotations? TYPE typeRef name ';'                                        # newTypeDeclaration
+    ;
+structField : annotations? typeRef name ';' ;
+enumMember : name '=' expression ;
+
+errorDeclaration : ERROR '{' name (',' name)* ','? '}' ;
+matchKindDeclaration : MATCH_KIND '{' name (',' name)* ','? '}' ;
+
+constantDeclaration : annotations? CONST typeRef name '=' expression ';' ;
+variableDeclaration : annotations? typeRef name ( '=' expression )? ';' ;
+
+// ---- externs, packages, parser/control types ----
+externDeclaration
+    : annotations? EXTERN name typeParameters? '{' methodPrototype* '}'   # externObject
+    | annotations? EXTERN functionPrototype ';'                          # externFunction
+    ;
+methodPrototype
+    : annotations? functionPrototype ';'
+    | annotations? ABSTRACT functionPrototype ';'
+    | annotations? name '(' parameterList ')' ';'   // constructor
+    ;
+functionPrototype : typeRef name typeParameters? '(' parameterList ')' ;
+parserTypeDeclaration : annotations? PARSER name typeParameters? '(' parameterList ')' ;
+controlTypeDeclaration : annotations? CONTROL name typeParameters? '(' parameterList ')' ;
+packageTypeDeclaration : annotations? PACKAGE name typeParameters? '(' parameterList ')' ;
+
+instantiation : annotations? typeRef '(' argumentList ')' name ';' ;
+
+functionDeclaration : annotations? functionPrototype blockStatement ;
+
+// ---- parsers ----
+parserDeclaration
+    : parserTypeDeclaration ( '(' parameterList ')' )? '{' parserLocalElement* parserState+ '}' ;
+parserLocalElement : constantDeclaration | variableDeclaration | instantiation ;
+parserState : annotations? STATE name '{' parserStatement* transitionStatement? '}' ;
+parserStatement
+    : assignmentOrCall
+    | variableDeclaration
+    | constantDeclaration
+    | '{' parserStatement* '}'
+    | conditionalParserStatement
+    | ';'
+    ;
+conditionalParserStatement : IF '(' expression ')' parserStatement ( ELSE parserStatement )? ;
+transitionStatement : TRANSITION stateExpression ;
+stateExpression : name ';' | selectExpression ;
+selectExpression : SELECT '(' expressionList ')' '{' selectCase* '}' ;
+selectCase : keysetExpression ':' name ';' ;
+keysetExpression
+    : '(' simpleKeyset ( ',' simpleKeyset )+ ')'   # tupleKeyset
+    | simpleKeyset                                # singleKeyset
+    ;
+simpleKeyset
+    : DEFAULT                          # defaultKeyset
+    | DONTCARE                         # dontCareKeyset
+    | expression MASK expression       # maskKeyset
+    | expression RANGE expression      # rangeKeyset
+    | expression                       # valueKeyset
+    ;
+
+// ---- controls ----
+controlDeclaration
+    : controlTypeDeclaration ( '(' parameterList ')' )? '{' controlLocalDeclaration* APPLY blockStatement '}' ;
+controlLocalDeclaration
+    : constantDeclaration
+    | actionDeclaration
+    | tableDeclaration
+    | instantiation
+    | variableDeclaration
+    ;
+actionDeclaration : annotations? ACTION name '(' parameterList ')' blockStatement ;
+tableDeclaration : annotations? TABLE name '{' tableProperty* '}' ;
+tableProperty
+    : KEY '=' '{' keyElement* '}'                                 # keyProperty
+    | ACTIONS '=' '{' ( actionRef ';' )* '}'                      # actionsProperty
+    | annotations? CONST? ENTRIES '=' '{' entry* '}'              # entriesProperty
+    | annotations? CONST? name '=' expression ';'                 # simpleProperty
+    ;
+keyElement : expression ':' name annotations? ';' ;
+actionRef : annotations? name ( '(' argumentList ')' )? ;
+entry : ( PRIORITY '=' expression ':' )? keysetExpression ':' actionRef annotations? ';' ;
+
+// ---- statements ----
+statement
+    : assignmentOrCall
+    | ifStatement
+    | blockStatement
+    | switchStatement
+    | EXIT ';'
+    | RETURN expression? ';'
+    | variableDeclaration
+    | constantDeclaration
+    | ';'
+    ;
+assignmentOrCall : expression ( '=' expression )? ';' ;
+ifStatement : IF '(' expression ')' statement ( ELSE statement )? ;
+blockStatement : annotations? '{' statement* '}' ;
+switchStatement : SWITCH '(' expression ')' '{' switchCase* '}' ;
+switchCase : switchLabel ':' blockStatement? ;
+switchLabel : DEFAULT | name | expression ;
+
+// ---- expressions: precedence as in the P4_16 specification (== binds looser than | ^ &) ----
+argumentList : ( argument (',' argument)* )? ;
+argument : name '=' expression | DONTCARE | expression ;
+expressionList : ( expression (',' expression)* )? ;
+
+expression
+    : INTEGER                                                   # intLiteral
+    | (TRUE | FALSE)                                            # boolLiteral
+    | STRING_LITERAL                                            # stringLiteral
+    | ERROR '.' name                                            # errorMember
+    | '{' expressionList '}'                                    # listExpression
+    | '(' expression ')'                                        # parenExpression
+    | name                                                      # nameExpression
+    | '.' name                                                  # topNameExpression
+    | expression '.' name                                       # memberExpression
+    | expression '[' expression ':' expression ']'              # sliceExpression
+    | expression '[' expression ']'                             # indexExpression
+    | expression '<' typeArgumentList '>' '(' argumentList ')'  # genericCallExpression
+    | expression '(' argumentList ')'                           # callExpression
+    | '(' typeRef ')' expression                                # castExpression
+    | op=('!' | '~' | '-' | '+') expression                     # unaryExpression
+    | expression op=('*' | '/' | '%') expression                # mulExpression
+    | expression op=('+' | '-' | '|+|' | '|-|' | '++') expression # addExpression
+    | expression ( '<<' | '>' '>' ) expression                  # shiftExpression
+    | expression '&' expression                                 # bitAndExpression
+    | expression '^' expression                                 # bitXorExpression
+    | expression '|' expression                                 # bitOrExpression
+    | expression op=('<=' | '>=' | '<' | '>') expression        # relExpression
+    | expression op=('==' | '!=') expression                    # eqExpression
+    | expression '&&' expression                                # andExpression
+    | expression '||' expression                                # orExpression
+    | <assoc=right> expression '?' expression ':' expression    # condExpression
+    ;
+
+// ---- lexer ----
+ABSTRACT : 'abstract' ;
+ACTION : 'action' ;
+ACTIONS : 'actions' ;
+APPLY : 'apply' ;
+BIT : 'bit' ;
+BOOL : 'bool' ;
+CONST : 'const' ;
+CONTROL : 'control' ;
+DEFAULT : 'default' ;
+ELSE : 'else' ;
+ENTRIES : 'entries' ;
+ENUM : 'enum' ;
+ERROR : 'error' ;
+EXIT : 'exit' ;
+EXTERN : 'extern' ;
+FALSE : 'false' ;
+HEADER : 'header' ;
+HEADER_UNION : 'header_union' ;
+IF : 'if' ;
+IN : 'in' ;
+INOUT : 'inout' ;
+INT : 'int' ;
+KEY : 'key' ;
+LIST : 'list' ;
+MATCH_KIND : 'match_kind' ;
+OUT : 'out' ;
+PACKAGE : 'package' ;
+PARSER : 'parser' ;
+PRIORITY : 'priority' ;
+RETURN : 'return' ;
+SELECT : 'select' ;
+STATE : 'state' ;
+STRING_KW : 'string' ;
+STRUCT : 'struct' ;
+SWITCH : 'switch' ;
+TABLE : 'table' ;
+TRANSITION : 'transition' ;
+TRUE : 'true' ;
+TUPLE : 'tuple' ;
+TYPE : 'type' ;
+TYPEDEF : 'typedef' ;
+VARBIT : 'varbit' ;
+VOID : 'void' ;
+DONTCARE : '_' ;
+MASK : '&&&' ;
+RANGE : '..' ;
+
+IDENT : [A-Za-z_] [A-Za-z0-9_]* ;
+// Width-prefixed (8w5, 16s-1 is not a literal: the sign is an operator) and based literals.
+INTEGER : [0-9]+ [ws] BASED_INT | BASED_INT ;
+fragment BASED_INT
+    : '0' [xX] [0-9a-fA-F_]+
+    | '0' [bB] [01_]+
+    | '0' [oO] [0-7_]+
+    | '0' [dD] [0-9_]+
+    | [0-9] [0-9_]*
+    ;
+STRING_LITERAL : '"' ( '\\' . | ~["\\\r\n] )* '"' ;
+
+WS : [ \t\r\n\f]+ -> skip ;
+LINE_COMMENT : '//' ~[\r\n]* -> skip ;
+BLOCK_COMMENT : '/*' .*? '*/' -> skip ;
+// Anything else is reported as a located syntax error by the parser's error listener.
+UNEXPECTED : . ;

@@ -1,0 +1,2607 @@
+package org.nat64fabric.softswitch.frontend;
+
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.antlr.v4.runtime.ParserRuleContext;
+import org.antlr.v4.runtime.Token;
+import org.nat64fabric.softswitch.frontend.P4Parser.*;
+import org.nat64fabric.softswitch.pipeline.Action;
+import org.nat64fabric.softswitch.pipeline.Expr;
+import org.nat64fabric.softswitch.pipeline.Ops;
+import org.nat64fabric.softswitch.pipeline.PacketIo;
+import org.nat64fabric.softswitch.pipeline.Parser;
+import org.nat64fabric.softswitch.pipeline.Program;
+import org.nat64fabric.softswitch.pipeline.StackElement;
+import org.nat64fabric.softswitch.pipeline.State;
+import org.nat64fabric.softswitch.pipeline.Stmt;
+import org.nat64fabric.softswitch.pipeline.Table;
+import org.nat64fabric.softswitch.v1model.Externs;
+
+/**
+ * Type-checks a parsed program and compiles it, in one walk, into the executable form of
+ * {@link Program}. Controls and parsers are instantiated as the v1model package names them;
+ * each instance gets its own slots, tables and extern objects. Every error is located.
+ */
+final class Elaborator {
+    private final Preprocessor.Result source;
+    private final String mainFile;
+    private final Random random;
+    private final Scope global = new Scope(null);
+    private int narrowSlots;
+    private int wideSlots;
+
+    private final Type.Named errorType = new Type.Named("error", true);
+    private final Type.Named matchKindType = new Type.Named("match_kind", false);
+    private final List<Table> tables = new ArrayList<>();
+    private final List<Action> actions = new ArrayList<>();
+    private final List<Externs.Counter> counters = new ArrayList<>();
+    private final List<Externs.Register> registers = new ArrayList<>();
+    private final Map<String, Type.Aggregate> controllerHeaders = new LinkedHashMap<>();
+    private Expr.Agg standardMetadata;
+
+    // ---- symbols ----
+
+    private static final class Scope {
+        final Scope parent;
+        final Map<String, Object> symbols = new HashMap<>();
+
+        Scope(Scope parent) {
+            this.parent = parent;
+        }
+
+        Object lookup(String name) {
+            for (Scope s = this; s != null; s = s.parent) {
+                Object o = s.symbols.get(name);
+                if (o != null) {
+                    return o;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** A variable, parameter or constant. */
+    private static final class Var {
+        final String name;
+        final Expr value;
+        final boolean readOnly;
+
+        Var(String name, Expr value, boolean readOnly) {
+            this.name = name;
+            this.value = value;
+            this.readOnly = readOnly;
+        }
+    }
+
+    private static final class PacketParam {
+        final boolean input;
+
+        PacketParam(boolean input) {
+            this.input = input;
+        }
+    }
+
+    /** A parameter of an extern method or function: direction and (possibly generic) type. */
+    private static final class Param {
+        final String name;
+        final String direction;
+        final Type type;
+
+        Param(String name, String direction, Type type) {
+            this.name = name;
+            this.direction = direction;
+            this.type = type;
+        }
+
+        boolean writable() {
+            return "out".equals(direction) || "inout".equals(direction);
+        }
+    }
+
+    private static final class ExternType extends Type.Declared {
+        final List<String> typeParams = new ArrayList<>();
+        final Map<String, FunctionPrototypeContext> methods = new HashMap<>();
+
+        ExternType(String name) {
+            super("extern", name);
+        }
+    }
+
+    private static final class ExternFunction {
+        final FunctionPrototypeContext proto;
+
+        ExternFunction(FunctionPrototypeContext proto) {
+            this.proto = proto;
+        }
+    }
+
+    /** An extern object instance and its run-time object. */
+    private static final class ExternInstance {
+        final String name;
+        final ExternType type;
+        final List<Type> typeArgs;
+        final Object runtime;
+
+        ExternInstance(String name, ExternType type, List<Type> typeArgs, Object runtime) {
+            this.name = name;
+            this.type = type;
+            this.typeArgs = typeArgs;
+            this.runtime = runtime;
+        }
+    }
+
+    /** A direct counter, known by name until a table claims it with the 'counters' property. */
+    private static final class DirectCounter {
+        final String name;
+
+        DirectCounter(String name) {
+            this.name = name;
+        }
+    }
+
+    private static final class ActionSym {
+        final Action action;
+        final List<Param> directional;   // parameters passed by P4 callers, before the data ones
+        final List<Expr> directionalSlots;
+
+        ActionSym(Action action, List<Param> directional, List<Expr> directionalSlots) {
+            this.action = action;
+            this.directional = directional;
+            this.directionalSlots = directionalSlots;
+        }
+    }
+
+    private static final class FunctionSym {
+        final FunctionDeclarationContext ctx;
+        final List<Param> params = new ArrayList<>();
+        final List<Expr> slots = new ArrayList<>();
+        Expr result;
+        Stmt body;
+
+        FunctionSym(FunctionDeclarationContext ctx) {
+            this.ctx = ctx;
+        }
+    }
+
+    private static final class BlockType extends Type.Declared {
+        final ParserRuleContext decl;   // ParserDeclarationContext or ControlDeclarationContext
+        final ParameterListContext params;
+
+        BlockType(String kind, String name, ParserRuleContext decl, ParameterListContext params) {
+            super(kind, name);
+            this.decl = decl;
+            this.params = params;
+        }
+    }
+
+    /** A control instantiated inside another: its parameters are slots, copied in and out. */
+    private static final class ControlInstance {
+        final String name;
+        final List<Param> params;
+        final List<Expr> slots;
+        Stmt body;
+
+        ControlInstance(String name, List<Param> params, List<Expr> slots) {
+            this.name = name;
+            this.params = params;
+            this.slots = slots;
+        }
+    }
+
+    private static final class TableSym {
+        final Table table;
+
+        TableSym(Table table) {
+            this.table = table;
+        }
+    }
+
+    /** The result of t.apply() in an expression, before .hit/.miss/.action_run picks a part. */
+    private static final class ApplyResult {
+        final Table table;
+
+        ApplyResult(Table table) {
+            this.table = table;
+        }
+    }
+
+    /** What a statement compiles in: the enclosing block's name prefix and function result. */
+    private static final class Context {
+        final String prefix;
+        final boolean inParser;
+        final Expr result;
+
+        Context(String prefix, boolean inParser, Expr result) {
+            this.prefix = prefix;
+            this.inParser = inParser;
+            this.result = result;
+        }
+    }
+
+    Elaborator(Preprocessor.Result source, String mainFile, long seed) {
+        this.source = source;
+        this.mainFile = mainFile;
+        this.random = new Random(seed);
+    }
+
+    // ---- errors ----
+
+    private P4CompileException error(ParserRuleContext at, String message) {
+        return error(at.getStart(), message);
+    }
+
+    private P4CompileException error(Token t, String message) {
+        return new P4CompileException(source.fileOf(t.getLine()), source.lineOf(t.getLine()),
+                t.getCharPositionInLine() + 1, message);
+    }
+
+    // ---- storage ----
+
+    private Expr storage(Type t) {
+        if (t instanceof Type.Bits && ((Type.Bits) t).wide()) {
+            return new Expr.WideSlot(t, wideSlots++, ((Type.Bits) t).width);
+        }
+        if (t.isScalar()) {
+            return new Expr.Slot(t, narrowSlots++, widthOf(t));
+        }
+        if (t instanceof Type.Aggregate || t instanceof Type.Stack) {
+            Expr.FixedAgg a = new Expr.FixedAgg(t, narrowSlots, wideSlots);
+            narrowSlots += t.narrowSlots();
+            wideSlots += t.wideSlots();
+            return a;
+        }
+        throw new IllegalStateException("no storage for " + t);
+    }
+
+    private static int widthOf(Type t) {
+        if (t instanceof Type.Bits) {
+            return ((Type.Bits) t).width;
+        }
+        if (t instanceof Type.Enum && ((Type.Enum) t).underlying != null) {
+            return ((Type.Enum) t).underlying.width;
+        }
+        return t == Type.BOOL ? 1 : 0;
+    }
+
+    // ---- the program ----
+
+    Program compile(ProgramContext program) {
+        declareBuiltins();
+        InstantiationContext main = null;
+        for (DeclarationContext d : program.declaration()) {
+            if (d.instantiation() != null && d.instantiation().name().getText().equals("main")) {
+                main = d.instantiation();
+                continue;
+            }
+            declare(d, global);
+        }
+        if (main == null) {
+            throw new P4CompileException(mainFile, "the program has no package instance named 'main' "
+                    + "(add: V1Switch(MyParser(), MyVerifyChecksum(), MyIngress(), MyEgress(), "
+                    + "MyComputeChecksum(), MyDeparser()) main;)");
+        }
+        return instantiateMain(main);
+    }
+
+    private void declareBuiltins() {
+        errorType.members.add("NoError");
+        global.symbols.put("error", errorType);
+        global.symbols.put("match_kind", matchKindType);
+    }
+
+    private void declare(DeclarationContext d, Scope sc) {
+        if (d.constantDeclaration() != null) {
+            constant(d.constantDeclaration(), sc);
+        } else if (d.externDeclaration() != null) {
+            externDeclaration(d.externDeclaration());
+        } else if (d.actionDeclaration() != null) {
+            action(d.actionDeclaration(), sc, "");
+        } else if (d.parserDeclaration() != null) {
+            ParserTypeDeclarationContext t = d.parserDeclaration().parserTypeDeclaration();
+            define(sc, t.name(), new BlockType("parser", t.name().getText(), d.parserDeclaration(), t.parameterList()));
+        } else if (d.controlDeclaration() != null) {
+            ControlTypeDeclarationContext t = d.controlDeclaration().controlTypeDeclaration();
+            define(sc, t.name(), new BlockType("control", t.name().getText(), d.controlDeclaration(), t.parameterList()));
+        } else if (d.typeDeclaration() != null) {
+            typeDeclaration(d.typeDeclaration(), sc);
+        } else if (d.instantiation() != null) {
+            instantiation(d.instantiation(), sc, "");
+        } else if (d.errorDeclaration() != null) {
+            for (NameContext n : d.errorDeclaration().name()) {
+                if (errorType.members.contains(n.getText())) {
+                    throw error(n, "error." + n.getText() + " is already declared");
+                }
+                errorType.members.add(n.getText());
+            }
+        } else if (d.matchKindDeclaration() != null) {
+            for (NameContext n : d.matchKindDeclaration().name()) {
+                matchKindType.members.add(n.getText());
+            }
+        } else if (d.functionDeclaration() != null) {
+            FunctionDeclarationContext f = d.functionDeclaration();
+            FunctionSym fs = new FunctionSym(f);
+            define(sc, f.functionPrototype().name(), fs);
+            compileFunction(fs, sc);
+        } else if (d.parserTypeDeclaration() != null) {
+            define(sc, d.parserTypeDeclaration().name(), new BlockType("parser type",
+                    d.parserTypeDeclaration().name().getText(), null, d.parserTypeDeclaration().parameterList()));
+        } else if (d.controlTypeDeclaration() != null) {
+            define(sc, d.controlTypeDeclaration().name(), new BlockType("control type",
+                    d.controlTypeDeclaration().name().getText(), null, d.controlTypeDeclaration().parameterList()));
+        } else if (d.packageTypeDeclaration() != null) {
+            define(sc, d.packageTypeDeclaration().name(), new BlockType("package",
+                    d.packageTypeDeclaration().name().getText(), null, d.packageTypeDeclaration().parameterList()));
+        }
+    }
+
+    private void define(Scope sc, NameContext name, Object symbol) {
+        define(sc, name, name.getText(), symbol);
+    }
+
+    private void define(Scope sc, ParserRuleContext at, String name, Object symbol) {
+        if (sc.symbols.containsKey(name)) {
+            throw error(at, "'" + name + "' is already declared in this scope");
+        }
+        sc.symbols.put(name, symbol);
+    }
+
+    // ---- types ----
+
+    private void typeDeclaration(TypeDeclarationContext d, Scope sc) {
+        if (d instanceof HeaderDeclarationContext || d instanceof StructDeclarationContext) {
+            boolean header = d instanceof HeaderDeclarationContext;
+            NameContext name = header ? ((HeaderDeclarationContext) d).name() : ((StructDeclarationContext) d).name();
+            AnnotationsContext an = header ? ((HeaderDeclarationContext) d).annotations()
+                    : ((StructDeclarationContext) d).annotations();
+            List<StructFieldContext> fields = header ? ((HeaderDeclarationContext) d).structField()
+                    : ((StructDeclarationContext) d).structField();
+            Type.Aggregate t = new Type.Aggregate(name.getText(), header, annotations(an));
+            define(sc, name, t);
+            for (StructFieldContext f : fields) {
+                Type ft = type(f.typeRef(), sc);
+                if (header && !(ft instanceof Type.Bits)) {
+                    throw error(f.typeRef(), "header field '" + f.name().getText() + "' must be bit<W> or int<W>, not " + ft);
+                }
+                if (!header && !(ft.isScalar() || ft instanceof Type.Aggregate || ft instanceof Type.Stack)) {
+                    throw error(f.typeRef(), "struct field '" + f.name().getText() + "' cannot have type " + ft);
+                }
+                if (t.fields.containsKey(f.name().getText())) {
+                    throw error(f.name(), "field '" + f.name().getText() + "' is declared twice in " + t);
+                }
+                t.addField(f.name().getText(), ft, annotations(f.annotations()));
+            }
+            if (header && t.bitWidth() % 8 != 0) {
+                throw error(name, "header '" + t.name + "' is " + t.bitWidth() + " bits long, not a whole number of bytes");
+            }
+            List<String> ch = t.annotations.get("controller_header");
+            if (ch != null && !ch.isEmpty()) {
+                controllerHeaders.put(ch.get(0), t);
+            }
+        } else if (d instanceof HeaderUnionDeclarationContext) {
+            throw error(d, "header_union is not supported by softswitch yet");
+        } else if (d instanceof EnumDeclarationContext) {
+            EnumDeclarationContext e = (EnumDeclarationContext) d;
+            Type.Enum t = new Type.Enum(e.name(0).getText(), null);
+            for (int i = 1; i < e.name().size(); i++) {
+                t.members.put(e.name(i).getText(), (long) (i - 1));
+            }
+            define(sc, e.name(0), t);
+        } else if (d instanceof SerEnumDeclarationContext) {
+            SerEnumDeclarationContext e = (SerEnumDeclarationContext) d;
+            Type base = type(e.typeRef(), sc);
+            if (!(base instanceof Type.Bits)) {
+                throw error(e.typeRef(), "an enum's underlying type must be bit<W> or int<W>, not " + base);
+            }
+            Type.Enum t = new Type.Enum(e.name().getText(), (Type.Bits) base);
+            for (EnumMemberContext m : e.enumMember()) {
+                t.members.put(m.name().getText(), constantValue(m.expression(), sc, base).longValue());
+            }
+            define(sc, e.name(), t);
+        } else if (d instanceof TypedefDeclarationContext) {
+            TypedefDeclarationContext t = (TypedefDeclarationContext) d;
+            define(sc, t.name(), type(t.typeRef(), sc));
+        } else if (d instanceof NewTypeDeclarationContext) {
+            // 'type' introduces a new type; softswitch treats it as its underlying type.
+            NewTypeDeclarationContext t = (NewTypeDeclarationContext) d;
+            define(sc, t.name(), type(t.typeRef(), sc));
+        }
+    }
+
+    private Type type(TypeRefContext t, Scope sc) {
+        if (t instanceof BaseTypeRefContext) {
+            BaseTypeContext b = ((BaseTypeRefContext) t).baseType();
+            if (b.BOOL() != null) {
+                return Type.BOOL;
+            }
+            if (b.ERROR() != null) {
+                return errorType;
+            }
+            if (b.STRING_KW() != null) {
+                return Type.STRING;
+            }
+            if (b.VOID() != null) {
+                return Type.VOID;
+            }
+            if (b.VARBIT() != null) {
+                throw error(b, "varbit is not supported by softswitch yet; skip variable-length data with packet.advance()");
+            }
+            int width = 1;
+            if (b.widthExpr() != null) {
+                WidthExprContext w = b.widthExpr();
+                BigInteger v = w.INTEGER() != null ? literal(w.INTEGER().getSymbol()).value
+                        : constantValue(w.expression(), sc, null);
+                if (v.signum() <= 0 || v.bitLength() > 16) {
+                    throw error(w, "a width must be a positive constant, not " + v);
+                }
+                width = v.intValue();
+            }
+            boolean signed = b.INT() != null;
+            if (signed && width > 64) {
+                throw error(b, "int<" + width + "> is not supported by softswitch: signed values are limited to 64 bits");
+            }
+            return new Type.Bits(width, signed);
+        }
+        if (t instanceof StackTypeRefContext) {
+            StackTypeRefContext s = (StackTypeRefContext) t;
+            Type elem = type(s.typeRef(), sc);
+            if (!(elem instanceof Type.Aggregate) || !((Type.Aggregate) elem).header) {
+                throw error(s, "a stack's elements must be headers, not " + elem);
+            }
+            BigInteger size = constantValue(s.expression(), sc, null);
+            if (size.signum() <= 0 || size.bitLength() > 16) {
+                throw error(s.expression(), "a stack size must be a positive constant");
+            }
+            return new Type.Stack((Type.Aggregate) elem, size.intValue());
+        }
+        if (t instanceof TupleTypeRefContext) {
+            List<Type> elems = new ArrayList<>();
+            for (TypeArgContext a : ((TupleTypeRefContext) t).typeArgumentList().typeArg()) {
+                elems.add(type(a.typeRef(), sc));
+            }
+            return new Type.Tuple(elems);
+        }
+        NamedTypeRefContext n = (NamedTypeRefContext) t;
+        String name = n.typeName().TYPE_IDENT().getText();
+        Object o = sc.lookup(name);
+        if (o instanceof Type) {
+            return (Type) o;
+        }
+        throw error(n, "'" + name + "' is not a type");
+    }
+
+    private List<Type> typeArgs(TypeArgumentListContext list, Scope sc) {
+        List<Type> out = new ArrayList<>();
+        if (list != null) {
+            for (TypeArgContext a : list.typeArg()) {
+                if (a.DONTCARE() != null) {
+                    throw error(a, "'_' as a type argument is not supported: name the type");
+                }
+                out.add(type(a.typeRef(), sc));
+            }
+        }
+        return out;
+    }
+
+    // ---- annotations ----
+
+    private Map<String, List<String>> annotations(AnnotationsContext an) {
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        if (an == null) {
+            return out;
+        }
+        for (AnnotationContext a : an.annotation()) {
+            List<String> values = new ArrayList<>();
+            if (a.annotationArgs() != null) {
+                for (ExpressionContext e : a.annotationArgs().expression()) {
+                    values.add(e instanceof StringLiteralContext ? unquote(e.getText()) : e.getText());
+                }
+            }
+            out.put(a.name().getText(), values);
+        }
+        return out;
+    }
+
+    private static String unquote(String s) {
+        return s.substring(1, s.length() - 1).replace("\\\"", "\"").replace("\\\\", "\\");
+    }
+
+    /** The control-plane name: @name("x") when given (a leading dot makes it absolute). */
+    private static String qualified(String prefix, String name, Map<String, List<String>> an) {
+        List<String> n = an.get("name");
+        if (n != null && !n.isEmpty()) {
+            name = n.get(0);
+            if (name.startsWith(".")) {
+                return name.substring(1);
+            }
+        }
+        return prefix.isEmpty() ? name : prefix + "." + name;
+    }
+
+    // ---- constants ----
+
+    private void constant(ConstantDeclarationContext c, Scope sc) {
+        Type t = type(c.typeRef(), sc);
+        Expr value = coerce(expr(c.expression(), sc, t), t, c.expression());
+        if (!(value instanceof Expr.Const)) {
+            throw error(c.expression(), "the value of constant '" + c.name().getText() + "' is not known at compile time");
+        }
+        define(sc, c.name(), new Var(c.name().getText(), value, true));
+    }
+
+    private BigInteger constantValue(ExpressionContext e, Scope sc, Type expected) {
+        Expr v = expr(e, sc, expected);
+        if (!(v instanceof Expr.Const)) {
+            throw error(e, "'" + e.getText() + "' must be a compile-time constant");
+        }
+        return ((Expr.Const) v).value;
+    }
+
+    // ---- externs ----
+
+    private void externDeclaration(ExternDeclarationContext d) {
+        if (d instanceof ExternFunctionContext) {
+            FunctionPrototypeContext p = ((ExternFunctionContext) d).functionPrototype();
+            define(global, p.name(), new ExternFunction(p));
+            return;
+        }
+        ExternObjectContext o = (ExternObjectContext) d;
+        ExternType t = new ExternType(o.name().getText());
+        if (o.typeParameters() != null) {
+            for (NameContext n : o.typeParameters().name()) {
+                t.typeParams.add(n.getText());
+            }
+        }
+        for (MethodPrototypeContext m : o.methodPrototype()) {
+            if (m.functionPrototype() != null) {
+                t.methods.put(m.functionPrototype().name().getText(), m.functionPrototype());
+            }
+        }
+        define(global, o.name(), t);
+    }
+
+    /** Parameters of a prototype, with its own and the extern's type parameters as variables. */
+    private List<Param> params(ParameterListContext list, Scope sc, List<String> typeVars) {
+        Scope withVars = new Scope(sc);
+        for (String v : typeVars) {
+            withVars.symbols.put(v, new Type.Var(v));
+        }
+        List<Param> out = new ArrayList<>();
+        for (ParameterContext p : list.parameter()) {
+            String dir = p.direction() == null ? "" : p.direction().getText();
+            Type t = p.typeRef() instanceof NamedTypeRefContext && withVars.lookup(p.typeRef().getText()) instanceof Type.Var
+                    ? (Type) withVars.lookup(p.typeRef().getText()) : paramType(p.typeRef(), withVars);
+            out.add(new Param(p.name().getText(), dir, t));
+        }
+        return out;
+    }
+
+    private Type paramType(TypeRefContext t, Scope sc) {
+        if (t instanceof NamedTypeRefContext) {
+            Object o = sc.lookup(((NamedTypeRefContext) t).typeName().TYPE_IDENT().getText());
+            if (o instanceof ExternType) {
+                return (Type) o;
+            }
+        }
+        return type(t, sc);
+    }
+
+    private static List<String> typeVarsOf(FunctionPrototypeContext p, ExternType owner) {
+        List<String> vars = new ArrayList<>();
+        if (owner != null) {
+            vars.addAll(owner.typeParams);
+        }
+        if (p.typeParameters() != null) {
+            for (NameContext n : p.typeParameters().name()) {
+                vars.add(n.getText());
+            }
+        }
+        return vars;
+    }
+
+    /**
+     * Checks call arguments against parameters: count, writability of out/inout, types with
+     * generic type variables bound from the arguments. Returns the compiled arguments in order.
+     */
+    private List<Expr> arguments(String what, List<Param> params, ArgumentListContext args, Scope sc,
+                                 Map<String, Type> bindings, ParserRuleContext at) {
+        List<ArgumentContext> given = args == null ? List.of() : args.argument();
+        if (given.size() != params.size()) {
+            throw error(at, what + " takes " + params.size() + " argument" + (params.size() == 1 ? "" : "s")
+                    + ", " + given.size() + " given");
+        }
+        Expr[] out = new Expr[params.size()];
+        for (int i = 0; i < given.size(); i++) {
+            ArgumentContext a = given.get(i);
+            int index = i;
+            if (a.name() != null) {
+                index = -1;
+                for (int k = 0; k < params.size(); k++) {
+                    if (params.get(k).name.equals(a.name().getText())) {
+                        index = k;
+                    }
+                }
+                if (index < 0) {
+                    throw error(a, what + " has no parameter named '" + a.name().getText() + "'");
+                }
+            }
+            Param p = params.get(index);
+            if (a.DONTCARE() != null) {
+                if (!p.writable()) {
+                    throw error(a, "'_' can only be passed to an out parameter");
+                }
+                Type t = resolveVar(p.type, bindings);
+                if (t instanceof Type.Var) {
+                    throw error(a, "the type of '_' for parameter '" + p.name + "' of " + what + " is unknown");
+                }
+                out[index] = storage(t);
+                continue;
+            }
+            Type expected = resolveVar(p.type, bindings);
+            Expr e = expr(a.expression(), sc, expected instanceof Type.Var ? null : expected);
+            if (p.writable()) {
+                requireWritable(a.expression(), sc, e, "argument '" + p.name + "' of " + what);
+            }
+            if (expected instanceof Type.Var) {
+                if (e.type != Type.INT_LITERAL) {
+                    bindings.put(((Type.Var) expected).name, e.type);
+                }
+            } else if (!(expected instanceof ExternType)) {
+                e = coerce(e, expected, a.expression());
+            }
+            out[index] = e;
+        }
+        return List.of(out);
+    }
+
+    private static Type resolveVar(Type t, Map<String, Type> bindings) {
+        if (t instanceof Type.Var && bindings.containsKey(((Type.Var) t).name)) {
+            return bindings.get(((Type.Var) t).name);
+        }
+        return t;
+    }
+
+    private void requireWritable(ExpressionContext at, Scope sc, Expr e, String what) {
+        if (!(e instanceof Expr.LValue || e instanceof Expr.Agg) || e instanceof Expr.Const) {
+            throw error(at, what + " must be a writable location, not '" + at.getText() + "'");
+        }
+        String root = rootName(at);
+        Object o = root == null ? null : sc.lookup(root);
+        if (o instanceof Var && ((Var) o).readOnly) {
+            throw error(at, "cannot write to '" + at.getText() + "': '" + root + "' is read-only (an 'in' parameter or a constant)");
+        }
+    }
+
+    private static String rootName(ExpressionContext e) {
+        while (true) {
+            if (e instanceof NameExpressionContext) {
+                return e.getText();
+            }
+            if (e instanceof MemberExpressionContext) {
+                e = ((MemberExpressionContext) e).expression();
+            } else if (e instanceof IndexExpressionContext) {
+                e = ((IndexExpressionContext) e).expression(0);
+            } else if (e instanceof SliceExpressionContext) {
+                e = ((SliceExpressionContext) e).expression(0);
+            } else if (e instanceof ParenExpressionContext) {
+                e = ((ParenExpressionContext) e).expression();
+            } else {
+                return null;
+            }
+        }
+    }
+
+    private void instantiation(InstantiationContext d, Scope sc, String prefix) {
+        String name = d.name().getText();
+        TypeRefContext tr = d.typeRef();
+        String typeName = tr instanceof NamedTypeRefContext ? ((NamedTypeRefContext) tr).typeName().TYPE_IDENT().getText() : tr.getText();
+        Object t = sc.lookup(typeName);
+        Map<String, List<String>> an = annotations(d.annotations());
+        String qname = qualified(prefix, name, an);
+        List<ArgumentContext> args = d.argumentList().argument();
+        if (t instanceof BlockType && "control".equals(((BlockType) t).kind)) {
+            define(sc, d.name(), instantiateControl((BlockType) t, qname, null, args.isEmpty() ? d : args.get(0)));
+            return;
+        }
+        if (!(t instanceof ExternType)) {
+            throw error(tr, "'" + typeName + "' cannot be instantiated here");
+        }
+        ExternType et = (ExternType) t;
+        List<Type> targs = typeArgs(tr instanceof NamedTypeRefContext ? ((NamedTypeRefContext) tr).typeArgumentList() : null, sc);
+        switch (et.name) {
+            case "register": {
+                if (targs.size() != 1 || !(targs.get(0) instanceof Type.Bits)) {
+                    throw error(tr, "register needs one bit<W> type argument, as in register<bit<32>>(1024)");
+                }
+                int size = sizeArg(args, 0, "register", d, sc);
+                Externs.Register r = new Externs.Register(qname, size, ((Type.Bits) targs.get(0)).width);
+                registers.add(r);
+                define(sc, d.name(), new ExternInstance(qname, et, targs, r));
+                return;
+            }
+            case "counter": {
+                int size = sizeArg(args, 0, "counter", d, sc);
+                int unit = args.size() > 1 ? enumMemberIndex(args.get(1), sc, "CounterType") : 0;
+                Externs.Counter c = new Externs.Counter(qname, size, unit);
+                counters.add(c);
+                define(sc, d.name(), new ExternInstance(qname, et, targs, c));
+                return;
+            }
+            case "direct_counter": {
+                if (args.size() != 1) {
+                    throw error(d, "direct_counter takes 1 argument (its CounterType), " + args.size() + " given");
+                }
+                int unit = enumMemberIndex(args.get(0), sc, "CounterType");
+                define(sc, d.name(), new ExternInstance(qname, et, targs, new DirectCounterDecl(qname, unit)));
+                return;
+            }
+            default:
+                throw error(tr, "extern '" + et.name + "' cannot be instantiated by softswitch");
+        }
+    }
+
+    /** A direct counter's declaration; its values live in the entries of the table it is attached to. */
+    static final class DirectCounterDecl {
+        final String name;
+        final int unit;
+
+        DirectCounterDecl(String name, int unit) {
+            this.name = name;
+            this.unit = unit;
+        }
+    }
+
+    private int sizeArg(List<ArgumentContext> args, int i, String what, ParserRuleContext at, Scope sc) {
+        if (args.size() <= i) {
+            throw error(at, what + " needs its size as the first argument");
+        }
+        BigInteger v = constantValue(args.get(i).expression(), sc, new Type.Bits(32, false));
+        if (v.signum() <= 0 || v.bitLength() > 31) {
+            throw error(args.get(i), what + " size must be a positive constant");
+        }
+        return v.intValue();
+    }
+
+    private int enumMemberIndex(ArgumentContext a, Scope sc, String enumName) {
+        Expr e = expr(a.expression(), sc, null);
+        if (!(e instanceof Expr.Const) || !(e.type instanceof Type.Enum) || !((Type.Enum) e.type).name.equals(enumName)) {
+            throw error(a, "expected a member of " + enumName + ", got '" + a.getText() + "'");
+        }
+        return ((Expr.Const) e).value.intValue();
+    }
+
+    // ---- functions and actions ----
+
+    private void compileFunction(FunctionSym fs, Scope sc) {
+        FunctionPrototypeContext p = fs.ctx.functionPrototype();
+        if (p.typeParameters() != null) {
+            throw error(p.typeParameters(), "generic functions are not supported by softswitch");
+        }
+        Scope body = new Scope(sc);
+        for (Param prm : params(p.parameterList(), sc, List.of())) {
+            Expr slot = storage(prm.type);
+            fs.params.add(prm);
+            fs.slots.add(slot);
+            body.symbols.put(prm.name, new Var(prm.name, slot, "in".equals(prm.direction)));
+        }
+        Type rt = type(p.typeRef(), sc);
+        fs.result = rt == Type.VOID ? null : storage(rt);
+        fs.body = new Stmt.Callable(block(fs.ctx.blockStatement(), body, new Context("", false, fs.result)));
+    }
+
+    private ActionSym action(ActionDeclarationContext d, Scope sc, String prefix) {
+        Map<String, List<String>> an = annotations(d.annotations());
+        String qname = qualified(prefix, d.name().getText(), an);
+        Scope body = new Scope(sc);
+        List<Param> directional = new ArrayList<>();
+        List<Expr> directionalSlots = new ArrayList<>();
+        List<Action.Param> data = new ArrayList<>();
+        for (ParameterContext p : d.parameterList().parameter()) {
+            Type t = type(p.typeRef(), sc);
+            Expr slot = storage(t);
+            String name = p.name().getText();
+            if (p.direction() != null) {
+                if (!data.isEmpty()) {
+                    throw error(p, "directional parameters of action '" + d.name().getText() + "' must come before its control-plane parameters");
+                }
+                directional.add(new Param(name, p.direction().getText(), t));
+                directionalSlots.add(slot);
+            } else {
+                if (!(t instanceof Type.Bits || t == Type.BOOL)) {
+                    throw error(p.typeRef(), "control-plane parameter '" + name + "' must be bit<W>, int<W> or bool, not " + t);
+                }
+                data.add(new Action.Param(name, Math.max(widthOf(t), 1), (Expr.LValue) slot, annotations(p.annotations())));
+            }
+            body.symbols.put(name, new Var(name, slot, p.direction() != null && "in".equals(p.direction().getText())));
+        }
+        Action a = new Action(qname, an, data);
+        ActionSym sym = new ActionSym(a, directional, directionalSlots);
+        define(sc, d.name(), sym);
+        a.compiledBody(block(d.blockStatement(), body, new Context(prefix, false, null)));
+        actions.add(a);
+        return sym;
+    }
+
+    // ---- the v1model package ----
+
+    private Program instantiateMain(InstantiationContext main) {
+        TypeRefContext tr = main.typeRef();
+        Object pkg = global.lookup(tr.getText().replaceAll("<.*", ""));
+        if (!(pkg instanceof BlockType) || !"V1Switch".equals(((BlockType) pkg).name)) {
+            throw error(tr, "softswitch runs the v1model architecture: 'main' must be a V1Switch, not '" + tr.getText() + "'");
+        }
+        List<ArgumentContext> args = main.argumentList().argument();
+        String[] roles = {"parser", "verify-checksum control", "ingress control", "egress control",
+            "compute-checksum control", "deparser control"};
+        if (args.size() != 6) {
+            throw error(main, "V1Switch takes 6 arguments (parser, verify checksum, ingress, egress, compute checksum, deparser), "
+                    + args.size() + " given");
+        }
+        BlockType[] blocks = new BlockType[6];
+        for (int i = 0; i < 6; i++) {
+            ExpressionContext e = args.get(i).expression();
+            String name = e instanceof CallExpressionContext ? ((CallExpressionContext) e).expression().getText() : e.getText();
+            Object o = global.lookup(name);
+            boolean wantParser = i == 0;
+            if (!(o instanceof BlockType) || ((BlockType) o).decl == null
+                    || !((BlockType) o).kind.equals(wantParser ? "parser" : "control")) {
+                throw error(e, "argument " + (i + 1) + " of V1Switch must instantiate a " + roles[i] + ", not '" + e.getText() + "'");
+            }
+            blocks[i] = (BlockType) o;
+        }
+        // H and M come from the parser; every other block must agree.
+        List<ParameterContext> pp = blocks[0].params.parameter();
+        if (pp.size() != 4) {
+            throw error(blocks[0].params, "a v1model parser has 4 parameters (packet_in, out H, inout M, inout standard_metadata_t), not " + pp.size());
+        }
+        Type h = type(pp.get(1).typeRef(), global);
+        Type m = type(pp.get(2).typeRef(), global);
+        if (!(h instanceof Type.Aggregate) || ((Type.Aggregate) h).header) {
+            throw error(pp.get(1), "the parser's headers parameter must be a struct, not " + h);
+        }
+        if (!(m instanceof Type.Aggregate) || ((Type.Aggregate) m).header) {
+            throw error(pp.get(2), "the parser's metadata parameter must be a struct, not " + m);
+        }
+        Type std = (Type) global.lookup("standard_metadata_t");
+        Expr.Agg hdr = (Expr.Agg) storage(h);
+        Expr.Agg meta = (Expr.Agg) storage(m);
+        standardMetadata = (Expr.Agg) storage(std);
+        Map<Type, Expr> byType = new HashMap<>();
+        byType.put(h, hdr);
+        byType.put(m, meta);
+        byType.put(std, standardMetadata);
+
+        Parser parser = compileParser(blocks[0], byType, h, m);
+        Stmt[] controls = new Stmt[5];
+        for (int i = 1; i < 6; i++) {
+            ControlInstance ci = instantiateControl(blocks[i], blocks[i].name, byType, args.get(i));
+            controls[i - 1] = ci.body;
+        }
+        Map<Integer, List<Expr>> fieldLists = fieldLists((Type.Aggregate) m, meta);
+        List<Action> used = new ArrayList<>();
+        for (Table t : tables) {
+            for (Table.ActionRef r : t.actions) {
+                if (!used.contains(r.action)) {
+                    used.add(r.action);
+                }
+            }
+        }
+        return new Program(mainFile, narrowSlots, wideSlots, parser, controls[0], controls[1], controls[2], controls[3],
+                controls[4], tables, used, counters, registers, controllerHeaders, errorType.members, hdr, meta,
+                standardMetadata, fieldLists);
+    }
+
+    private Map<Integer, List<Expr>> fieldLists(Type.Aggregate meta, Expr.Agg at) {
+        Map<Integer, List<Expr>> out = new HashMap<>();
+        int[] base = at.fixedBase();
+        for (Type.Field f : meta.fields.values()) {
+            List<String> lists = f.annotations.get("field_list");
+            if (lists == null) {
+                continue;
+            }
+            for (String l : lists) {
+                out.computeIfAbsent(Integer.parseInt(l), k -> new ArrayList<>()).add(field(at, base, f));
+            }
+        }
+        return out;
+    }
+
+    private Expr field(Expr.Agg agg, int[] base, Type.Field f) {
+        if (base != null) {
+            if (f.type instanceof Type.Aggregate || f.type instanceof Type.Stack) {
+                return new Expr.FixedAgg(f.type, base[0] + f.narrowOffset, base[1] + f.wideOffset);
+            }
+            if (f.type instanceof Type.Bits && ((Type.Bits) f.type).wide()) {
+                return new Expr.WideSlot(f.type, base[1] + f.wideOffset, widthOf(f.type));
+            }
+            return new Expr.Slot(f.type, base[0] + f.narrowOffset, widthOf(f.type));
+        }
+        boolean wide = f.type instanceof Type.Bits && ((Type.Bits) f.type).wide();
+        return new Expr.DynField(f.type, agg, wide ? f.wideOffset : f.narrowOffset, wide, widthOf(f.type));
+    }
+
+    /** Binds a block's parameters: to the architecture's storage (top level) or to fresh slots. */
+    private List<Expr> bindParams(BlockType bt, Scope sc, Map<Type, Expr> byType, List<Param> params) {
+        List<Expr> slots = new ArrayList<>();
+        for (ParameterContext p : bt.params.parameter()) {
+            String pname = p.name().getText();
+            String dir = p.direction() == null ? "" : p.direction().getText();
+            String tname = p.typeRef().getText();
+            if (tname.equals("packet_in") || tname.equals("packet_out")) {
+                sc.symbols.put(pname, new PacketParam(tname.equals("packet_in")));
+                slots.add(null);
+                params.add(new Param(pname, dir, null));
+                continue;
+            }
+            Type t = type(p.typeRef(), global);
+            Expr slot = byType != null ? byType.get(t) : storage(t);
+            if (slot == null) {
+                throw error(p, bt.name + "'s parameter '" + pname + "' has type " + t
+                        + ", which does not match the parser's headers or metadata struct");
+            }
+            slots.add(slot);
+            params.add(new Param(pname, dir, t));
+            sc.symbols.put(pname, new Var(pname, slot, "in".equals(dir)));
+        }
+        return slots;
+    }
+
+    private ControlInstance instantiateControl(BlockType bt, String name, Map<Type, Expr> byType, ParserRuleContext at) {
+        if (bt.decl == null || !(bt.decl instanceof ControlDeclarationContext)) {
+            throw error(at, "'" + bt.name + "' is not a control");
+        }
+        ControlDeclarationContext d = (ControlDeclarationContext) bt.decl;
+        if (d.parameterList() != null && !d.parameterList().parameter().isEmpty()) {
+            throw error(d.parameterList(), "controls with constructor parameters are not supported by softswitch");
+        }
+        Scope sc = new Scope(global);
+        List<Param> params = new ArrayList<>();
+        List<Expr> slots = bindParams(bt, sc, byType, params);
+        ControlInstance ci = new ControlInstance(name, params, slots);
+        for (ControlLocalDeclarationContext l : d.controlLocalDeclaration()) {
+            if (l.constantDeclaration() != null) {
+                constant(l.constantDeclaration(), sc);
+            } else if (l.actionDeclaration() != null) {
+                action(l.actionDeclaration(), sc, name);
+            } else if (l.tableDeclaration() != null) {
+                table(l.tableDeclaration(), sc, name);
+            } else if (l.instantiation() != null) {
+                instantiation(l.instantiation(), sc, name);
+            } else if (l.variableDeclaration() != null) {
+                VariableDeclarationContext v = l.variableDeclaration();
+                Type t = type(v.typeRef(), sc);
+                Expr slot = storage(t);
+                define(sc, v.name(), new Var(v.name().getText(), slot, false));
+                if (v.expression() != null) {
+                    throw error(v.expression(), "initialise control-local variable '" + v.name().getText() + "' in the apply block");
+                }
+            }
+        }
+        ci.body = new Stmt.Callable(block(d.blockStatement(), sc, new Context(name, false, null)));
+        return ci;
+    }
+
+    // ---- tables ----
+
+    private void table(TableDeclarationContext d, Scope sc, String prefix) {
+        Map<String, List<String>> an = annotations(d.annotations());
+        String qname = qualified(prefix, d.name().getText(), an);
+        List<Table.KeyField> keys = new ArrayList<>();
+        List<Table.ActionRef> refs = new ArrayList<>();
+        Table.ActionCall defaultAction = null;
+        boolean constDefault = false;
+        boolean constEntries = false;
+        EntriesPropertyContext entries = null;
+        int size = 1024;
+        boolean timeout = false;
+        String directCounter = null;
+        int directCounterUnit = 0;
+        for (TablePropertyContext p : d.tableProperty()) {
+            if (p instanceof KeyPropertyContext) {
+                for (KeyElementContext k : ((KeyPropertyContext) p).keyElement()) {
+                    keys.add(keyField(k, sc));
+                }
+            } else if (p instanceof ActionsPropertyContext) {
+                for (ActionRefContext r : ((ActionsPropertyContext) p).actionRef()) {
+                    ActionSym a = actionSym(r.name(), sc);
+                    if (!a.directional.isEmpty()) {
+                        throw error(r, "action '" + r.name().getText() + "' has directional parameters; softswitch tables take "
+                                + "only actions whose parameters all come from the control plane");
+                    }
+                    Map<String, List<String>> ran = annotations(r.annotations());
+                    refs.add(new Table.ActionRef(a.action, ran.containsKey("tableonly"), ran.containsKey("defaultonly"), ran));
+                }
+            } else if (p instanceof EntriesPropertyContext) {
+                entries = (EntriesPropertyContext) p;
+                constEntries = entries.CONST() != null;
+            } else {
+                SimplePropertyContext s = (SimplePropertyContext) p;
+                String prop = s.name().getText();
+                switch (prop) {
+                    case "default_action":
+                        defaultAction = actionCall(s.expression(), sc, refs, qname);
+                        constDefault = s.CONST() != null;
+                        break;
+                    case "size":
+                        BigInteger v = constantValue(s.expression(), sc, null);
+                        if (v.signum() <= 0 || v.bitLength() > 31) {
+                            throw error(s.expression(), "table size must be a positive constant");
+                        }
+                        size = v.intValue();
+                        break;
+                    case "support_timeout":
+                        timeout = constantValue(s.expression(), sc, Type.BOOL).signum() != 0;
+                        break;
+                    case "counters": {
+                        Object o = sc.lookup(s.expression().getText());
+                        if (!(o instanceof ExternInstance) || !(((ExternInstance) o).runtime instanceof DirectCounterDecl)) {
+                            throw error(s.expression(), "'" + s.expression().getText() + "' is not a direct_counter");
+                        }
+                        DirectCounterDecl dc = (DirectCounterDecl) ((ExternInstance) o).runtime;
+                        directCounter = dc.name;
+                        directCounterUnit = dc.unit;
+                        break;
+                    }
+                    default:
+                        throw error(s.name(), "table property '" + prop + "' is not supported by softswitch "
+                                + "(supported: key, actions, default_action, entries, size, support_timeout, counters)");
+                }
+            }
+        }
+        if (refs.isEmpty()) {
+            throw error(d.name(), "table '" + d.name().getText() + "' has no actions");
+        }
+        if (defaultAction == null) {
+            Object na = global.lookup("NoAction");
+            if (!(na instanceof ActionSym)) {
+                throw error(d.name(), "table '" + d.name().getText() + "' needs a default_action (NoAction is not declared)");
+            }
+            defaultAction = new Table.ActionCall(((ActionSym) na).action, new BigInteger[0]);
+            boolean listed = false;
+            for (Table.ActionRef r : refs) {
+                listed |= r.action == defaultAction.action;
+            }
+            if (!listed) {
+                refs.add(new Table.ActionRef(defaultAction.action, false, true, Map.of("defaultonly", List.of())));
+            }
+        }
+        Table t = new Table(qname, an, keys, refs, size, timeout, constEntries, constDefault, directCounter,
+                directCounterUnit, defaultAction);
+        if (entries != null) {
+            int priority = entries.entry().size();
+            for (EntryContext e : entries.entry()) {
+                int prio = e.PRIORITY() != null ? constantValue(e.expression(), sc, null).intValue() : priority--;
+                t.insert(new Table.Entry(entryMatch(e.keysetExpression(), keys, sc), prio,
+                        actionCallFromRef(e.actionRef(), sc, refs, qname), 0));
+            }
+        }
+        tables.add(t);
+        define(sc, d.name(), new TableSym(t));
+    }
+
+    private Table.KeyField keyField(KeyElementContext k, Scope sc) {
+        Expr e = expr(k.expression(), sc, null);
+        if (!(e.type instanceof Type.Bits || e.type == Type.BOOL
+                || (e.type instanceof Type.Enum && ((Type.Enum) e.type).underlying != null) || e.type == errorType)) {
+            throw error(k.expression(), "a table key must be a bit string, bool or serializable enum, not " + e.type);
+        }
+        String kind = k.name().getText();
+        if (!matchKindType.members.contains(kind)) {
+            throw error(k.name(), "'" + kind + "' is not a match_kind (declared: " + String.join(", ", matchKindType.members) + ")");
+        }
+        Table.MatchKind mk;
+        switch (kind) {
+            case "exact": mk = Table.MatchKind.EXACT; break;
+            case "lpm": mk = Table.MatchKind.LPM; break;
+            case "ternary": mk = Table.MatchKind.TERNARY; break;
+            case "range": mk = Table.MatchKind.RANGE; break;
+            case "optional": mk = Table.MatchKind.OPTIONAL; break;
+            default: throw error(k.name(), "match_kind '" + kind + "' is not supported by softswitch");
+        }
+        Map<String, List<String>> an = annotations(k.annotations());
+        String name = an.containsKey("name") ? an.get("name").get(0) : k.expression().getText();
+        return new Table.KeyField(name, mk, Math.max(widthOf(e.type), e.type == errorType ? 8 : 1), e, an);
+    }
+
+    private ActionSym actionSym(NameContext n, Scope sc) {
+        Object o = sc.lookup(n.getText());
+        if (!(o instanceof ActionSym)) {
+            throw error(n, "'" + n.getText() + "' is not an action" + (o == null ? " (it is not declared)" : ""));
+        }
+        return (ActionSym) o;
+    }
+
+    private Table.ActionCall actionCall(ExpressionContext e, Scope sc, List<Table.ActionRef> refs, String table) {
+        NameContext name;
+        ArgumentListContext args = null;
+        if (e instanceof CallExpressionContext && ((CallExpressionContext) e).expression() instanceof NameExpressionContext) {
+            name = ((NameExpressionContext) ((CallExpressionContext) e).expression()).name();
+            args = ((CallExpressionContext) e).argumentList();
+        } else if (e instanceof NameExpressionContext) {
+            name = ((NameExpressionContext) e).name();
+        } else {
+            throw error(e, "default_action must be an action call, as in default_action = drop();");
+        }
+        return boundCall(name, args, sc, refs, table, e);
+    }
+
+    private Table.ActionCall actionCallFromRef(ActionRefContext r, Scope sc, List<Table.ActionRef> refs, String table) {
+        return boundCall(r.name(), r.argumentList(), sc, refs, table, r);
+    }
+
+    private Table.ActionCall boundCall(NameContext name, ArgumentListContext args, Scope sc, List<Table.ActionRef> refs,
+                                       String table, ParserRuleContext at) {
+        ActionSym a = actionSym(name, sc);
+        boolean listed = false;
+        for (Table.ActionRef r : refs) {
+            listed |= r.action == a.action;
+        }
+        if (!listed) {
+            throw error(name, "action '" + name.getText() + "' is not in the actions of table '" + table + "'");
+        }
+        List<Param> params = new ArrayList<>();
+        for (Action.Param p : a.action.params) {
+            params.add(new Param(p.name, "", p.slot.type));
+        }
+        List<Expr> values = arguments("action '" + name.getText() + "'", params, args, sc, new HashMap<>(), at);
+        BigInteger[] data = new BigInteger[values.size()];
+        for (int i = 0; i < data.length; i++) {
+            if (!(values.get(i) instanceof Expr.Const)) {
+                throw error(args.argument(i), "the arguments of a table's action must be constants");
+            }
+            data[i] = ((Expr.Const) values.get(i)).value;
+        }
+        return new Table.ActionCall(a.action, data);
+    }
+
+    private Table.FieldMatch[] entryMatch(KeysetExpressionContext ks, List<Table.KeyField> keys, Scope sc) {
+        List<SimpleKeysetContext> parts = ks instanceof TupleKeysetContext ? ((TupleKeysetContext) ks).simpleKeyset()
+                : List.of(((SingleKeysetContext) ks).simpleKeyset());
+        if (parts.size() != keys.size()) {
+            throw error(ks, "the entry has " + parts.size() + " key value(s); the table has " + keys.size() + " key field(s)");
+        }
+        Table.FieldMatch[] out = new Table.FieldMatch[parts.size()];
+        for (int i = 0; i < parts.size(); i++) {
+            Table.KeyField k = keys.get(i);
+            SimpleKeysetContext p = parts.get(i);
+            Type kt = k.expr.type;
+            if (p instanceof DefaultKeysetContext || p instanceof DontCareKeysetContext) {
+                if (k.kind == Table.MatchKind.EXACT) {
+                    throw error(p, "an exact key field cannot be a wildcard");
+                }
+                out[i] = k.kind == Table.MatchKind.RANGE
+                        ? Table.FieldMatch.range(BigInteger.ZERO, org.nat64fabric.softswitch.pipeline.Bits.wideMask(k.width))
+                        : Table.FieldMatch.wildcard();
+            } else if (p instanceof MaskKeysetContext) {
+                BigInteger v = constantValue(((MaskKeysetContext) p).expression(0), sc, kt);
+                BigInteger m = constantValue(((MaskKeysetContext) p).expression(1), sc, kt);
+                if (k.kind == Table.MatchKind.LPM) {
+                    int len = m.bitCount();
+                    if (!m.equals(org.nat64fabric.softswitch.pipeline.Bits.wideMask(len).shiftLeft(k.width - len))) {
+                        throw error(p, "an lpm mask must be a prefix of ones");
+                    }
+                    out[i] = Table.FieldMatch.lpm(v, len, k.width);
+                } else if (k.kind == Table.MatchKind.TERNARY) {
+                    out[i] = Table.FieldMatch.ternary(v, m);
+                } else {
+                    throw error(p, "a mask is allowed only for ternary and lpm fields");
+                }
+            } else if (p instanceof RangeKeysetContext) {
+                if (k.kind != Table.MatchKind.RANGE) {
+                    throw error(p, "a range is allowed only for range fields");
+                }
+                out[i] = Table.FieldMatch.range(constantValue(((RangeKeysetContext) p).expression(0), sc, kt),
+                        constantValue(((RangeKeysetContext) p).expression(1), sc, kt));
+            } else {
+                BigInteger v = constantValue(((ValueKeysetContext) p).expression(), sc, kt);
+                out[i] = k.kind == Table.MatchKind.RANGE ? Table.FieldMatch.range(v, v)
+                        : k.kind == Table.MatchKind.LPM ? Table.FieldMatch.lpm(v, k.width, k.width)
+                        : Table.FieldMatch.exact(v, k.width);
+            }
+        }
+        return out;
+    }
+
+    // ---- parsers ----
+
+    private Parser compileParser(BlockType bt, Map<Type, Expr> byType, Type h, Type m) {
+        ParserDeclarationContext d = (ParserDeclarationContext) bt.decl;
+        Scope sc = new Scope(global);
+        bindParams(bt, sc, byType, new ArrayList<>());
+        Context cx = new Context(bt.name, true, null);
+        List<Stmt> init = new ArrayList<>();
+        for (ParserLocalElementContext l : d.parserLocalElement()) {
+            if (l.constantDeclaration() != null) {
+                constant(l.constantDeclaration(), sc);
+            } else if (l.variableDeclaration() != null) {
+                init.add(variable(l.variableDeclaration(), sc));
+            } else {
+                throw error(l, "instantiations inside a parser are not supported by softswitch");
+            }
+        }
+        List<ParserStateContext> states = d.parserState();
+        Map<String, Integer> index = new LinkedHashMap<>();
+        int start = -1;
+        for (ParserStateContext s : states) {
+            String n = s.name().getText();
+            if (n.equals("accept") || n.equals("reject")) {
+                throw error(s.name(), "state '" + n + "' is built in and cannot be declared");
+            }
+            if (index.containsKey(n)) {
+                throw error(s.name(), "state '" + n + "' is declared twice");
+            }
+            index.put(n, index.size());
+            if (n.equals("start")) {
+                start = index.get(n);
+            }
+        }
+        if (start < 0) {
+            throw error(d.parserTypeDeclaration().name(), "parser '" + bt.name + "' has no 'start' state");
+        }
+        // Order states so that start is index 0.
+        List<ParserStateContext> ordered = new ArrayList<>(states);
+        ParserStateContext first = ordered.remove(start);
+        ordered.add(0, first);
+        index.clear();
+        for (ParserStateContext s : ordered) {
+            index.put(s.name().getText(), index.size());
+        }
+        String[] names = new String[ordered.size()];
+        Stmt[] bodies = new Stmt[ordered.size()];
+        Parser.Transition[] transitions = new Parser.Transition[ordered.size()];
+        for (int i = 0; i < ordered.size(); i++) {
+            ParserStateContext s = ordered.get(i);
+            names[i] = s.name().getText();
+            Scope ss = new Scope(sc);
+            List<Stmt> body = new ArrayList<>(i == 0 ? init : List.of());
+            for (ParserStatementContext ps : s.parserStatement()) {
+                body.add(parserStatement(ps, ss, cx));
+            }
+            bodies[i] = new Stmt.Block(body);
+            transitions[i] = transition(s, ss, index);
+        }
+        return new Parser(bt.name, names, bodies, transitions);
+    }
+
+    private Stmt parserStatement(ParserStatementContext ps, Scope sc, Context cx) {
+        if (ps.assignmentOrCall() != null) {
+            return assignmentOrCall(ps.assignmentOrCall(), sc, cx);
+        }
+        if (ps.variableDeclaration() != null) {
+            return variable(ps.variableDeclaration(), sc);
+        }
+        if (ps.constantDeclaration() != null) {
+            constant(ps.constantDeclaration(), sc);
+            return Stmt.EMPTY;
+        }
+        if (ps.conditionalParserStatement() != null) {
+            ConditionalParserStatementContext c = ps.conditionalParserStatement();
+            Expr cond = condition(c.expression(), sc);
+            Stmt then = parserStatement(c.parserStatement(0), new Scope(sc), cx);
+            Stmt other = c.parserStatement().size() > 1 ? parserStatement(c.parserStatement(1), new Scope(sc), cx) : Stmt.EMPTY;
+            return new Stmt.If(cond, then, other);
+        }
+        if (!ps.parserStatement().isEmpty()) {
+            Scope inner = new Scope(sc);
+            List<Stmt> body = new ArrayList<>();
+            for (ParserStatementContext p : ps.parserStatement()) {
+                body.add(parserStatement(p, inner, cx));
+            }
+            return new Stmt.Block(body);
+        }
+        return Stmt.EMPTY;
+    }
+
+    private Parser.Transition transition(ParserStateContext s, Scope sc, Map<String, Integer> index) {
+        TransitionStatementContext t = s.transitionStatement();
+        if (t == null) {
+            return new Parser.Direct(Parser.REJECT_STATE);
+        }
+        StateExpressionContext se = t.stateExpression();
+        if (se.name() != null) {
+            return new Parser.Direct(stateIndex(se.name(), index));
+        }
+        SelectExpressionContext sel = se.selectExpression();
+        List<ExpressionContext> keyCtx = sel.expressionList().expression();
+        Expr[] keys = new Expr[keyCtx.size()];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = expr(keyCtx.get(i), sc, null);
+            if (!keys[i].type.isScalar()) {
+                throw error(keyCtx.get(i), "a select key must be a bit string, bool or enum, not " + keys[i].type);
+            }
+        }
+        List<SelectCaseContext> cases = sel.selectCase();
+        Parser.Keyset[][] sets = new Parser.Keyset[cases.size()][];
+        int[] targets = new int[cases.size()];
+        for (int c = 0; c < cases.size(); c++) {
+            SelectCaseContext sc2 = cases.get(c);
+            KeysetExpressionContext ks = sc2.keysetExpression();
+            List<SimpleKeysetContext> parts = ks instanceof TupleKeysetContext ? ((TupleKeysetContext) ks).simpleKeyset()
+                    : List.of(((SingleKeysetContext) ks).simpleKeyset());
+            boolean isDefault = parts.size() == 1 && (parts.get(0) instanceof DefaultKeysetContext
+                    || parts.get(0) instanceof DontCareKeysetContext);
+            if (!isDefault && parts.size() != keys.length) {
+                throw error(ks, "the case has " + parts.size() + " value(s); select has " + keys.length + " key(s)");
+            }
+            sets[c] = new Parser.Keyset[keys.length];
+            for (int i = 0; i < keys.length; i++) {
+                SimpleKeysetContext p = isDefault ? parts.get(0) : parts.get(i);
+                Type kt = keys[i].type;
+                if (p instanceof DefaultKeysetContext || p instanceof DontCareKeysetContext) {
+                    sets[c][i] = Parser.Keyset.any();
+                } else if (p instanceof MaskKeysetContext) {
+                    sets[c][i] = Parser.Keyset.mask(constantValue(((MaskKeysetContext) p).expression(0), sc, kt),
+                            constantValue(((MaskKeysetContext) p).expression(1), sc, kt));
+                } else if (p instanceof RangeKeysetContext) {
+                    sets[c][i] = Parser.Keyset.range(constantValue(((RangeKeysetContext) p).expression(0), sc, kt),
+                            constantValue(((RangeKeysetContext) p).expression(1), sc, kt));
+                } else {
+                    sets[c][i] = Parser.Keyset.value(constantValue(((ValueKeysetContext) p).expression(), sc, kt),
+                            Math.max(widthOf(kt), 64));
+                }
+            }
+            targets[c] = stateIndex(sc2.name(), index);
+        }
+        return new Parser.Select(keys, sets, targets);
+    }
+
+    private int stateIndex(NameContext n, Map<String, Integer> index) {
+        String s = n.getText();
+        if (s.equals("accept")) {
+            return Parser.ACCEPT_STATE;
+        }
+        if (s.equals("reject")) {
+            return Parser.REJECT_STATE;
+        }
+        Integer i = index.get(s);
+        if (i == null) {
+            throw error(n, "transition to undeclared state '" + s + "'");
+        }
+        return i;
+    }
+
+    // ---- statements ----
+
+    private Stmt block(BlockStatementContext b, Scope sc, Context cx) {
+        Scope inner = new Scope(sc);
+        List<Stmt> body = new ArrayList<>();
+        for (StatementContext s : b.statement()) {
+            body.add(statement(s, inner, cx));
+        }
+        return body.size() == 1 ? body.get(0) : new Stmt.Block(body);
+    }
+
+    private Stmt statement(StatementContext s, Scope sc, Context cx) {
+        if (s.assignmentOrCall() != null) {
+            return assignmentOrCall(s.assignmentOrCall(), sc, cx);
+        }
+        if (s.ifStatement() != null) {
+            IfStatementContext i = s.ifStatement();
+            Expr cond = condition(i.expression(), sc);
+            Stmt then = statement(i.statement(0), new Scope(sc), cx);
+            Stmt other = i.statement().size() > 1 ? statement(i.statement(1), new Scope(sc), cx) : Stmt.EMPTY;
+            Stmt st = new Stmt.If(cond, then, other);
+            return exitAware(st);
+        }
+        if (s.blockStatement() != null) {
+            return block(s.blockStatement(), sc, cx);
+        }
+        if (s.switchStatement() != null) {
+            return switchStatement(s.switchStatement(), sc, cx);
+        }
+        if (s.EXIT() != null) {
+            if (cx.inParser) {
+                throw error(s, "exit is not allowed in a parser");
+            }
+            return new Stmt.Exit();
+        }
+        if (s.RETURN() != null) {
+            if (s.expression() == null) {
+                if (cx.result != null) {
+                    throw error(s, "this function must return a value");
+                }
+                return new Stmt.Return(null);
+            }
+            if (cx.result == null) {
+                throw error(s.expression(), "return with a value outside a function that returns one");
+            }
+            return new Stmt.Return(assign(cx.result, expr(s.expression(), sc, cx.result.type), s.expression()));
+        }
+        if (s.variableDeclaration() != null) {
+            return variable(s.variableDeclaration(), sc);
+        }
+        if (s.constantDeclaration() != null) {
+            constant(s.constantDeclaration(), sc);
+        }
+        return Stmt.EMPTY;
+    }
+
+    /** A statement whose expressions may run a table whose action exits. */
+    private static Stmt exitAware(Stmt st) {
+        return new Stmt() {
+            @Override public int exec(State s) {
+                int r = st.exec(s);
+                return s.exiting ? EXIT : r;
+            }
+        };
+    }
+
+    private Expr condition(ExpressionContext e, Scope sc) {
+        Expr c = expr(e, sc, Type.BOOL);
+        if (c.type != Type.BOOL) {
+            throw error(e, "a condition must be bool, not " + c.type);
+        }
+        return c;
+    }
+
+    private Stmt variable(VariableDeclarationContext v, Scope sc) {
+        Type t = type(v.typeRef(), sc);
+        if (!(t.isScalar() || t instanceof Type.Aggregate || t instanceof Type.Stack)) {
+            throw error(v.typeRef(), "a variable cannot have type " + t);
+        }
+        Expr slot = storage(t);
+        Stmt init = v.expression() != null ? assign(slot, expr(v.expression(), sc, t), v.expression())
+                : slot instanceof Expr.Agg ? new ClearAgg((Expr.Agg) slot) : new Stmt.Assign((Expr.LValue) slot, new Expr.Const(t, 0));
+        define(sc, v.name(), new Var(v.name().getText(), slot, false));
+        return init;
+    }
+
+    private static final class ClearAgg extends Stmt {
+        private final Expr.Agg agg;
+
+        ClearAgg(Expr.Agg agg) {
+            this.agg = agg;
+        }
+
+        @Override public int exec(State s) {
+            agg.clear(s);
+            return NEXT;
+        }
+    }
+
+    private Stmt assignmentOrCall(AssignmentOrCallContext a, Scope sc, Context cx) {
+        if (a.expression().size() == 2) {
+            ExpressionContext lhs = a.expression(0);
+            Expr target = expr(lhs, sc, null);
+            requireWritable(lhs, sc, target, "the left side of '='");
+            Expr value = expr(a.expression(1), sc, target.type);
+            return exitAware(assign(target, value, a.expression(1)));
+        }
+        ExpressionContext e = a.expression(0);
+        if (!(e instanceof CallExpressionContext || e instanceof GenericCallExpressionContext)) {
+            throw error(e, "'" + e.getText() + "' is not a statement (expected an assignment or a call)");
+        }
+        Object r = call(e, sc, cx);
+        if (r instanceof Stmt) {
+            return (Stmt) r;
+        }
+        if (r instanceof ApplyResult) {
+            return applyStmt(((ApplyResult) r).table);
+        }
+        return exitAware(new Stmt.Eval((Expr) r));
+    }
+
+    private Stmt assign(Expr target, Expr value, ParserRuleContext at) {
+        if (target instanceof Expr.Agg) {
+            if (value instanceof ListValue) {
+                return listAssign((Expr.Agg) target, (ListValue) value, at);
+            }
+            if (!(value instanceof Expr.Agg) || !value.type.equals(target.type)) {
+                throw error(at, "cannot assign " + value.type + " to " + target.type);
+            }
+            return new Stmt.CopyAgg((Expr.Agg) target, (Expr.Agg) value);
+        }
+        return new Stmt.Assign((Expr.LValue) target, coerce(value, target.type, at));
+    }
+
+    /** hdr = {f1, f2, ...}: assigns fields in order; a header also becomes valid. */
+    private Stmt listAssign(Expr.Agg target, ListValue value, ParserRuleContext at) {
+        Type.Aggregate t = (Type.Aggregate) target.type;
+        if (value.items.size() != t.fields.size()) {
+            throw error(at, t + " has " + t.fields.size() + " fields; the list has " + value.items.size() + " values");
+        }
+        List<Stmt> out = new ArrayList<>();
+        int i = 0;
+        int[] base = target.fixedBase();
+        for (Type.Field f : t.fields.values()) {
+            out.add(assign(field(target, base, f), value.items.get(i++), at));
+        }
+        if (t.header) {
+            out.add(new SetValid(target, 1));
+        }
+        return new Stmt.Block(out);
+    }
+
+    private static final class ListValue extends Expr {
+        final List<Expr> items;
+
+        ListValue(List<Expr> items) {
+            super(new Type.Tuple(typesOf(items)));
+            this.items = items;
+        }
+
+        static List<Type> typesOf(List<Expr> items) {
+            List<Type> t = new ArrayList<>();
+            for (Expr e : items) {
+                t.add(e.type);
+            }
+            return t;
+        }
+    }
+
+    private Stmt switchStatement(SwitchStatementContext s, Scope sc, Context cx) {
+        ExpressionContext sel = s.expression();
+        Object r = sel instanceof MemberExpressionContext ? resolve(sel, sc, cx) : null;
+        Expr selector;
+        Table table = null;
+        if (r instanceof ActionRun) {
+            table = ((ActionRun) r).table;
+            selector = (Expr) r;
+        } else {
+            selector = expr(sel, sc, null);
+            if (!(selector.type instanceof Type.Bits || selector.type instanceof Type.Enum) || selector.isWide()) {
+                throw error(sel, "switch needs t.apply().action_run or a bit<W> or enum value up to 64 bits, not " + selector.type);
+            }
+        }
+        List<Long> values = new ArrayList<>();
+        List<Integer> branchOf = new ArrayList<>();
+        List<Stmt> branches = new ArrayList<>();
+        int defaultBranch = -1;
+        List<SwitchLabelContext> pending = new ArrayList<>();
+        for (SwitchCaseContext c : s.switchCase()) {
+            pending.add(c.switchLabel());
+            if (c.blockStatement() == null) {
+                continue;   // falls through to the next case with a body
+            }
+            int branch = branches.size();
+            branches.add(block(c.blockStatement(), sc, cx));
+            for (SwitchLabelContext l : pending) {
+                if (l.DEFAULT() != null) {
+                    defaultBranch = branch;
+                    continue;
+                }
+                long v;
+                if (table != null) {
+                    NameContext n = l.name();
+                    if (n == null) {
+                        throw error(l, "a case of a switch on action_run must name an action");
+                    }
+                    ActionSym a = actionSym(n, sc);
+                    int idx = -1;
+                    for (int i = 0; i < table.actions.size(); i++) {
+                        if (table.actions.get(i).action == a.action) {
+                            idx = i;
+                        }
+                    }
+                    if (idx < 0) {
+                        throw error(n, "action '" + n.getText() + "' is not an action of table '" + table.name + "'");
+                    }
+                    v = idx;
+                } else if (l.expression() != null) {
+                    v = constantValue(l.expression(), sc, selector.type).longValue();
+                } else {
+                    Object o = sc.lookup(l.name().getText());
+                    if (!(o instanceof Var) || !(((Var) o).value instanceof Expr.Const)) {
+                        throw error(l, "case '" + l.getText() + "' must be a constant of the switch's type");
+                    }
+                    v = ((Expr.Const) ((Var) o).value).value.longValue();
+                }
+                if (values.contains(v)) {
+                    throw error(l, "case '" + l.getText() + "' appears twice");
+                }
+                values.add(v);
+                branchOf.add(branch);
+            }
+            pending.clear();
+        }
+        if (!pending.isEmpty()) {
+            throw error(pending.get(0), "the last case of a switch needs a body");
+        }
+        long[] vs = new long[values.size()];
+        int[] bs = new int[values.size()];
+        for (int i = 0; i < vs.length; i++) {
+            vs[i] = values.get(i);
+            bs[i] = branchOf.get(i);
+        }
+        return exitAware(new Stmt.Switch(selector, vs, bs, branches.toArray(new Stmt[0]), defaultBranch));
+    }
+
+    // ---- expressions ----
+
+    /** Compiles an expression that must produce a value. */
+    private Expr expr(ExpressionContext e, Scope sc, Type expected) {
+        Object r = resolve(e, sc, new Context("", false, null), expected);
+        if (r instanceof Expr) {
+            return (Expr) r;
+        }
+        if (r instanceof ApplyResult) {
+            throw error(e, "use t.apply().hit, .miss or .action_run, not the apply result itself");
+        }
+        throw error(e, "'" + e.getText() + "' is not a value");
+    }
+
+    private Object resolve(ExpressionContext e, Scope sc, Context cx) {
+        return resolve(e, sc, cx, null);
+    }
+
+    private Object resolve(ExpressionContext e, Scope sc, Context cx, Type expected) {
+        if (e instanceof IntLiteralContext) {
+            return literal(((IntLiteralContext) e).INTEGER().getSymbol());
+        }
+        if (e instanceof BoolLiteralContext) {
+            return new Expr.Const(Type.BOOL, e.getText().equals("true") ? 1 : 0);
+        }
+        if (e instanceof StringLiteralContext) {
+            return new StringValue(unquote(e.getText()));
+        }
+        if (e instanceof ErrorMemberContext) {
+            String m = ((ErrorMemberContext) e).name().getText();
+            int i = errorType.members.indexOf(m);
+            if (i < 0) {
+                throw error(e, "error." + m + " is not declared");
+            }
+            return new Expr.Const(errorType, i);
+        }
+        if (e instanceof ParenExpressionContext) {
+            return resolve(((ParenExpressionContext) e).expression(), sc, cx, expected);
+        }
+        if (e instanceof ListExpressionContext) {
+            List<Expr> items = new ArrayList<>();
+            for (ExpressionContext x : ((ListExpressionContext) e).expressionList().expression()) {
+                items.add(expr(x, sc, null));
+            }
+            return new ListValue(items);
+        }
+        if (e instanceof NameExpressionContext || e instanceof TopNameExpressionContext) {
+            String n = e instanceof NameExpressionContext ? e.getText() : ((TopNameExpressionContext) e).name().getText();
+            Object o = e instanceof NameExpressionContext ? sc.lookup(n) : global.lookup(n);
+            if (o == null) {
+                throw error(e, "'" + n + "' is not declared");
+            }
+            return o instanceof Var ? ((Var) o).value : o;
+        }
+        if (e instanceof MemberExpressionContext) {
+            return member((MemberExpressionContext) e, sc, cx);
+        }
+        if (e instanceof IndexExpressionContext) {
+            IndexExpressionContext ix = (IndexExpressionContext) e;
+            Expr base = expr(ix.expression(0), sc, null);
+            if (!(base.type instanceof Type.Stack)) {
+                throw error(ix, "only header stacks can be indexed; '" + ix.expression(0).getText() + "' is " + base.type);
+            }
+            Type.Stack st = (Type.Stack) base.type;
+            Expr index = expr(ix.expression(1), sc, new Type.Bits(32, false));
+            int[] fixed = ((Expr.Agg) base).fixedBase();
+            if (index instanceof Expr.Const && fixed != null) {
+                long i = ((Expr.Const) index).value.longValue();
+                if (i < 0 || i >= st.size) {
+                    throw error(ix.expression(1), "index " + i + " is out of range for " + st);
+                }
+                return new Expr.FixedAgg(st.element, fixed[0] + (int) i * st.element.narrowSlots(),
+                        fixed[1] + (int) i * st.element.wideSlots());
+            }
+            return new StackElement((Expr.Agg) base, index, StackElement.Mode.INDEX, (Expr.Agg) storage(st.element));
+        }
+        if (e instanceof SliceExpressionContext) {
+            SliceExpressionContext s = (SliceExpressionContext) e;
+            Expr base = expr(s.expression(0), sc, null);
+            if (!(base.type instanceof Type.Bits)) {
+                throw error(s, "only bit strings can be sliced, not " + base.type);
+            }
+            int hi = constantValue(s.expression(1), sc, null).intValue();
+            int lo = constantValue(s.expression(2), sc, null).intValue();
+            int w = ((Type.Bits) base.type).width;
+            if (lo < 0 || hi < lo || hi >= w) {
+                throw error(s, "slice [" + hi + ":" + lo + "] is out of range for " + base.type);
+            }
+            Type t = new Type.Bits(hi - lo + 1, false);
+            if (base instanceof Expr.Const) {
+                return new Expr.Const(t, ((Expr.Const) base).value.shiftRight(lo).and(
+                        org.nat64fabric.softswitch.pipeline.Bits.wideMask(hi - lo + 1)));
+            }
+            return new Ops.Slice(t, base, hi, lo);
+        }
+        if (e instanceof CallExpressionContext || e instanceof GenericCallExpressionContext) {
+            Object r = call(e, sc, cx);
+            if (r instanceof Stmt) {
+                throw error(e, "'" + e.getText() + "' returns no value");
+            }
+            return r;
+        }
+        if (e instanceof CastExpressionContext) {
+            CastExpressionContext c = (CastExpressionContext) e;
+            Type t = type(c.typeRef(), sc);
+            return cast(expr(c.expression(), sc, t), t, c);
+        }
+        if (e instanceof UnaryExpressionContext) {
+            UnaryExpressionContext u = (UnaryExpressionContext) e;
+            String op = u.op.getText();
+            Expr a = expr(u.expression(), sc, op.equals("!") ? Type.BOOL : expected);
+            if (op.equals("!")) {
+                if (a.type != Type.BOOL) {
+                    throw error(u, "'!' needs a bool, not " + a.type);
+                }
+                return fold(new Ops.Unary('!', Type.BOOL, a));
+            }
+            if (a.type == Type.INT_LITERAL) {
+                BigInteger v = ((Expr.Const) a).value;
+                if (op.equals("~")) {
+                    throw error(u, "'~' needs a value with a width; write it as, for example, ~8w" + v);
+                }
+                return new Expr.Const(Type.INT_LITERAL, op.equals("-") ? v.negate() : v);
+            }
+            if (!(a.type instanceof Type.Bits)) {
+                throw error(u, "'" + op + "' needs a bit<W> or int<W>, not " + a.type);
+            }
+            return fold(new Ops.Unary(op.charAt(0), a.type, a));
+        }
+        if (e instanceof CondExpressionContext) {
+            CondExpressionContext c = (CondExpressionContext) e;
+            Expr cond = condition(c.expression(0), sc);
+            Expr x = expr(c.expression(1), sc, expected);
+            Expr y = expr(c.expression(2), sc, x.type == Type.INT_LITERAL ? expected : x.type);
+            Type t = unify(x, y, c, "?:");
+            return fold(new Ops.Conditional(t, cond, coerce(x, t, c), coerce(y, t, c)));
+        }
+        return binary(e, sc, expected);
+    }
+
+    private static final class StringValue extends Expr {
+        final String value;
+
+        StringValue(String value) {
+            super(Type.STRING);
+            this.value = value;
+        }
+    }
+
+    private Expr binary(ExpressionContext e, Scope sc, Type expected) {
+        ExpressionContext l;
+        ExpressionContext r;
+        String op;
+        if (e instanceof MulExpressionContext) {
+            l = ((MulExpressionContext) e).expression(0);
+            r = ((MulExpressionContext) e).expression(1);
+            op = ((MulExpressionContext) e).op.getText();
+        } else if (e instanceof AddExpressionContext) {
+            l = ((AddExpressionContext) e).expression(0);
+            r = ((AddExpressionContext) e).expression(1);
+            op = ((AddExpressionContext) e).op.getText();
+        } else if (e instanceof ShiftExpressionContext) {
+            l = ((ShiftExpressionContext) e).expression(0);
+            r = ((ShiftExpressionContext) e).expression(1);
+            op = e.getChild(1).getText().equals("<<") ? "<<" : ">>";
+        } else if (e instanceof BitAndExpressionContext) {
+            l = ((BitAndExpressionContext) e).expression(0);
+            r = ((BitAndExpressionContext) e).expression(1);
+            op = "&";
+        } else if (e instanceof BitXorExpressionContext) {
+            l = ((BitXorExpressionContext) e).expression(0);
+            r = ((BitXorExpressionContext) e).expression(1);
+            op = "^";
+        } else if (e instanceof BitOrExpressionContext) {
+            l = ((BitOrExpressionContext) e).expression(0);
+            r = ((BitOrExpressionContext) e).expression(1);
+            op = "|";
+        } else if (e instanceof RelExpressionContext) {
+            l = ((RelExpressionContext) e).expression(0);
+            r = ((RelExpressionContext) e).expression(1);
+            op = ((RelExpressionContext) e).op.getText();
+        } else if (e instanceof EqExpressionContext) {
+            l = ((EqExpressionContext) e).expression(0);
+            r = ((EqExpressionContext) e).expression(1);
+            op = ((EqExpressionContext) e).op.getText();
+        } else if (e instanceof AndExpressionContext) {
+            l = ((AndExpressionContext) e).expression(0);
+            r = ((AndExpressionContext) e).expression(1);
+            op = "&&";
+        } else if (e instanceof OrExpressionContext) {
+            l = ((OrExpressionContext) e).expression(0);
+            r = ((OrExpressionContext) e).expression(1);
+            op = "||";
+        } else {
+            throw error(e, "unsupported expression '" + e.getText() + "'");
+        }
+        if (op.equals("&&") || op.equals("||")) {
+            Expr a = condition(l, sc);
+            Expr b = condition(r, sc);
+            return fold(new Ops.Binary(op.equals("&&") ? Ops.Op.LAND : Ops.Op.LOR, Type.BOOL, a, b));
+        }
+        boolean comparison = op.equals("==") || op.equals("!=") || op.equals("<") || op.equals(">")
+                || op.equals("<=") || op.equals(">=");
+        boolean shift = op.equals("<<") || op.equals(">>");
+        Expr a = expr(l, sc, comparison || op.equals("++") ? null : expected);
+        Expr b = expr(r, sc, shift || op.equals("++") ? null : a.type == Type.INT_LITERAL ? (comparison ? null : expected) : a.type);
+        if (a.type == Type.INT_LITERAL && b.type != Type.INT_LITERAL && !shift && !op.equals("++")) {
+            a = coerce(a, b.type, l);
+        }
+        if (op.equals("==") || op.equals("!=")) {
+            if (a instanceof Expr.Agg || b instanceof Expr.Agg) {
+                throw error(e, "comparing headers or structs with '" + op + "' is not supported by softswitch; compare fields");
+            }
+            Type t = unify(a, b, e, op);
+            if (t == Type.INT_LITERAL) {
+                return new Expr.Const(Type.BOOL, ((Expr.Const) a).value.equals(((Expr.Const) b).value) == op.equals("==") ? 1 : 0);
+            }
+            return fold(new Ops.Binary(op.equals("==") ? Ops.Op.EQ : Ops.Op.NE, Type.BOOL, coerce(a, t, l), coerce(b, t, r)));
+        }
+        if (a.type == Type.INT_LITERAL && b.type == Type.INT_LITERAL) {
+            return literalArithmetic(op, ((Expr.Const) a).value, ((Expr.Const) b).value, e);
+        }
+        if (op.equals("++")) {
+            if (!(a.type instanceof Type.Bits) || !(b.type instanceof Type.Bits)) {
+                throw error(e, "'++' needs two bit strings with widths, not " + a.type + " and " + b.type);
+            }
+            int w = ((Type.Bits) a.type).width + ((Type.Bits) b.type).width;
+            return fold(new Ops.Binary(Ops.Op.CONCAT, new Type.Bits(w, ((Type.Bits) a.type).signed), a, b));
+        }
+        if (shift) {
+            if (!(a.type instanceof Type.Bits)) {
+                throw error(l, "'" + op + "' needs a bit<W> or int<W> on its left, not " + a.type);
+            }
+            if (b.type == Type.INT_LITERAL) {
+                b = new Expr.Const(new Type.Bits(32, false), ((Expr.Const) b).value);
+            } else if (!(b.type instanceof Type.Bits) || ((Type.Bits) b.type).signed) {
+                throw error(r, "a shift amount must be unsigned, not " + b.type);
+            }
+            return fold(new Ops.Binary(op.equals("<<") ? Ops.Op.SHL : Ops.Op.SHR, a.type, a, b));
+        }
+        Type t = unify(a, b, e, op);
+        if (!(t instanceof Type.Bits)) {
+            throw error(e, "'" + op + "' needs bit<W> or int<W> operands, not " + t);
+        }
+        a = coerce(a, t, l);
+        b = coerce(b, t, r);
+        Ops.Op o;
+        switch (op) {
+            case "+": o = Ops.Op.ADD; break;
+            case "-": o = Ops.Op.SUB; break;
+            case "*": o = Ops.Op.MUL; break;
+            case "/": o = Ops.Op.DIV; break;
+            case "%": o = Ops.Op.MOD; break;
+            case "|+|": o = Ops.Op.SAT_ADD; break;
+            case "|-|": o = Ops.Op.SAT_SUB; break;
+            case "&": o = Ops.Op.AND; break;
+            case "|": o = Ops.Op.OR; break;
+            case "^": o = Ops.Op.XOR; break;
+            case "<": o = Ops.Op.LT; break;
+            case "<=": o = Ops.Op.LE; break;
+            case ">": o = Ops.Op.GT; break;
+            case ">=": o = Ops.Op.GE; break;
+            default: throw error(e, "unsupported operator '" + op + "'");
+        }
+        boolean cmp = o == Ops.Op.LT || o == Ops.Op.LE || o == Ops.Op.GT || o == Ops.Op.GE;
+        return fold(new Ops.Binary(o, cmp ? Type.BOOL : t, a, b));
+    }
+
+    private Expr literalArithmetic(String op, BigInteger x, BigInteger y, ParserRuleContext at) {
+        BigInteger v;
+        switch (op) {
+            case "+": v = x.add(y); break;
+            case "-": v = x.subtract(y); break;
+            case "*": v = x.multiply(y); break;
+            case "/": case "%":
+                if (y.signum() == 0) {
+                    throw error(at, "division by zero");
+                }
+                v = op.equals("/") ? x.divide(y) : x.mod(y);
+                break;
+            case "<<": v = x.shiftLeft(y.intValue()); break;
+            case ">>": v = x.shiftRight(y.intValue()); break;
+            case "&": v = x.and(y); break;
+            case "|": v = x.or(y); break;
+            case "^": v = x.xor(y); break;
+            case "<": return new Expr.Const(Type.BOOL, x.compareTo(y) < 0 ? 1 : 0);
+            case "<=": return new Expr.Const(Type.BOOL, x.compareTo(y) <= 0 ? 1 : 0);
+            case ">": return new Expr.Const(Type.BOOL, x.compareTo(y) > 0 ? 1 : 0);
+            case ">=": return new Expr.Const(Type.BOOL, x.compareTo(y) >= 0 ? 1 : 0);
+            default: throw error(at, "'" + op + "' needs operands with a width");
+        }
+        return new Expr.Const(Type.INT_LITERAL, v);
+    }
+
+    /** The common type of two operands; a literal takes the other's type. */
+    private Type unify(Expr a, Expr b, ParserRuleContext at, String op) {
+        if (a.type == Type.INT_LITERAL) {
+            return b.type;
+        }
+        if (b.type == Type.INT_LITERAL || a.type.equals(b.type)) {
+            return a.type;
+        }
+        throw error(at, "the operands of '" + op + "' have different types: " + a.type + " and " + b.type
+                + (a.type instanceof Type.Bits && b.type instanceof Type.Bits ? " (cast one of them)" : ""));
+    }
+
+    /** Constant-folds an operator whose operands are all constants. */
+    private static Expr fold(Expr e) {
+        try {
+            return new Expr.Const(e.type, e.evalWide(null));
+        } catch (NullPointerException notConstant) {
+            return e;
+        }
+    }
+
+    /** Converts a literal to the expected type; checks other values for assignability. */
+    private Expr coerce(Expr e, Type to, ParserRuleContext at) {
+        if (to == null || e.type.equals(to) || to instanceof Type.Var) {
+            return e;
+        }
+        if (e.type == Type.INT_LITERAL && to instanceof Type.Bits) {
+            Type.Bits b = (Type.Bits) to;
+            BigInteger v = ((Expr.Const) e).value;
+            BigInteger limit = BigInteger.ONE.shiftLeft(b.width);
+            if (v.signum() >= 0 && v.compareTo(limit) >= 0) {
+                throw error(at, "the value " + v + " does not fit in " + to);
+            }
+            return new Expr.Const(to, v.mod(limit));
+        }
+        if (e.type == Type.INT_LITERAL && to instanceof Type.Enum && ((Type.Enum) to).underlying != null) {
+            return new Expr.Const(to, ((Expr.Const) e).value);
+        }
+        throw error(at, "expected " + to + ", got " + e.type + (e.type instanceof Type.Bits && to instanceof Type.Bits
+                ? " (cast it: (" + to + ") ...)" : ""));
+    }
+
+    private Expr cast(Expr e, Type to, ParserRuleContext at) {
+        if (e.type.equals(to)) {
+            return e;
+        }
+        if (e.type == Type.INT_LITERAL) {
+            if (to instanceof Type.Bits) {
+                Type.Bits b = (Type.Bits) to;
+                return new Expr.Const(to, ((Expr.Const) e).value.mod(BigInteger.ONE.shiftLeft(b.width)));
+            }
+            if (to == Type.BOOL || to instanceof Type.Enum) {
+                return new Expr.Const(to, ((Expr.Const) e).value);
+            }
+        }
+        boolean fromBits = e.type instanceof Type.Bits;
+        boolean fromBool = e.type == Type.BOOL;
+        boolean fromSerEnum = e.type instanceof Type.Enum && ((Type.Enum) e.type).underlying != null;
+        if (to instanceof Type.Bits && (fromBits || fromSerEnum || (fromBool && ((Type.Bits) to).width == 1))) {
+            return fold(new Ops.Cast(to, e));
+        }
+        if (to == Type.BOOL && fromBits && ((Type.Bits) e.type).width == 1) {
+            return fold(new Ops.Cast(to, e));
+        }
+        if (to instanceof Type.Enum && ((Type.Enum) to).underlying != null && fromBits) {
+            return fold(new Ops.Cast(to, e));
+        }
+        throw error(at, "cannot cast " + e.type + " to " + to);
+    }
+
+    private Expr.Const literal(Token t) {
+        String s = t.getText().replace("_", "");
+        int w = -1;
+        boolean signed = false;
+        int at = s.indexOf('w');
+        int sat = s.indexOf('s');
+        if (at > 0 && Character.isDigit(s.charAt(0)) && !s.startsWith("0x") && !s.startsWith("0X") || (at > 0 && s.substring(0, at).chars().allMatch(Character::isDigit))) {
+            w = Integer.parseInt(s.substring(0, at));
+            s = s.substring(at + 1);
+        } else if (sat > 0 && s.substring(0, sat).chars().allMatch(Character::isDigit)) {
+            w = Integer.parseInt(s.substring(0, sat));
+            s = s.substring(sat + 1);
+            signed = true;
+        }
+        BigInteger v;
+        String lower = s.toLowerCase();
+        if (lower.startsWith("0x")) {
+            v = new BigInteger(s.substring(2), 16);
+        } else if (lower.startsWith("0b")) {
+            v = new BigInteger(s.substring(2), 2);
+        } else if (lower.startsWith("0o")) {
+            v = new BigInteger(s.substring(2), 8);
+        } else if (lower.startsWith("0d")) {
+            v = new BigInteger(s.substring(2));
+        } else {
+            v = new BigInteger(s);
+        }
+        if (w < 0) {
+            return new Expr.Const(Type.INT_LITERAL, v);
+        }
+        if (w == 0 || w > 4096) {
+            throw error(t, "a literal's width must be between 1 and 4096");
+        }
+        if (v.bitLength() > w) {
+            throw error(t, "the value " + v + " does not fit in " + w + " bits");
+        }
+        return new Expr.Const(new Type.Bits(w, signed), v);
+    }
+
+    // ---- members ----
+
+    /** t.apply().action_run: the index of the action that ran, in the table's action list. */
+    private static final class ActionRun extends Expr {
+        final Table table;
+        private final Expr apply;
+
+        ActionRun(Table table, Expr apply) {
+            super(new Type.Bits(32, false));
+            this.table = table;
+            this.apply = apply;
+        }
+
+        @Override public long eval(State s) {
+            apply.eval(s);
+            return s.lastActionIndex;
+        }
+    }
+
+    private Object member(MemberExpressionContext m, Scope sc, Context cx) {
+        String name = m.name().getText();
+        ExpressionContext baseCtx = m.expression();
+        Object base = resolve(baseCtx, sc, cx);
+        if (base instanceof ApplyResult) {
+            Table t = ((ApplyResult) base).table;
+            Expr apply = new TableApplyExpr(t);
+            switch (name) {
+                case "hit": return apply;
+                case "miss": return new Ops.Unary('!', Type.BOOL, apply);
+                case "action_run": return new ActionRun(t, apply);
+                default: throw error(m.name(), "a table's apply() result has hit, miss and action_run, not '" + name + "'");
+            }
+        }
+        if (base instanceof Type.Enum) {
+            Type.Enum en = (Type.Enum) base;
+            Long v = en.members.get(name);
+            if (v == null) {
+                throw error(m.name(), "'" + name + "' is not a member of " + en);
+            }
+            return new Expr.Const(en, v);
+        }
+        if (base instanceof Type.Named) {
+            Type.Named n = (Type.Named) base;
+            int i = n.members.indexOf(name);
+            if (i < 0) {
+                throw error(m.name(), "'" + name + "' is not a member of " + n.name);
+            }
+            return new Expr.Const(n, i);
+        }
+        if (base instanceof Expr.Agg) {
+            Expr.Agg agg = (Expr.Agg) base;
+            if (agg.type instanceof Type.Stack) {
+                Type.Stack st = (Type.Stack) agg.type;
+                switch (name) {
+                    case "next":
+                        return new StackElement(agg, null, StackElement.Mode.NEXT, (Expr.Agg) storage(st.element));
+                    case "last":
+                        return new StackElement(agg, null, StackElement.Mode.LAST, (Expr.Agg) storage(st.element));
+                    case "size":
+                        return new Expr.Const(new Type.Bits(32, false), st.size);
+                    case "lastIndex":
+                        return new LastIndex(new PacketIo.Stack(agg));
+                    default:
+                        throw error(m.name(), st + " has no member '" + name + "' (it has next, last, size, lastIndex)");
+                }
+            }
+            Type.Aggregate at = (Type.Aggregate) agg.type;
+            Type.Field f = at.fields.get(name);
+            if (f == null) {
+                throw error(m.name(), at + " has no field '" + name + "'");
+            }
+            return field(agg, agg.fixedBase(), f);
+        }
+        if (base instanceof Expr) {
+            throw error(m.name(), "'" + baseCtx.getText() + "' has type " + ((Expr) base).type + ", which has no member '" + name + "'");
+        }
+        // Methods are resolved by the call; keep the pair.
+        return new MethodRef(base, name, m);
+    }
+
+    private static final class LastIndex extends Expr {
+        private final PacketIo.Stack stack;
+
+        LastIndex(PacketIo.Stack stack) {
+            super(new Type.Bits(32, false));
+            this.stack = stack;
+        }
+
+        @Override public long eval(State s) {
+            return (stack.nextIndex(s) - 1) & 0xFFFFFFFFL;
+        }
+    }
+
+    private static final class MethodRef {
+        final Object target;
+        final String method;
+        final MemberExpressionContext at;
+
+        MethodRef(Object target, String method, MemberExpressionContext at) {
+            this.target = target;
+            this.method = method;
+            this.at = at;
+        }
+    }
+
+    /** t.apply() inside an expression: applies the table, yields whether it hit. */
+    private static final class TableApplyExpr extends Expr {
+        private final Table table;
+
+        TableApplyExpr(Table table) {
+            super(Type.BOOL);
+            this.table = table;
+        }
+
+        @Override public long eval(State s) {
+            return table.apply(s, s.packetLength) != null ? 1 : 0;
+        }
+    }
+
+    private Stmt applyStmt(Table t) {
+        return new Stmt() {
+            @Override public int exec(State s) {
+                t.apply(s, s.packetLength);
+                if (s.exiting) {
+                    return EXIT;
+                }
+                return NEXT;
+            }
+        };
+    }
+
+    // ---- calls ----
+
+    private Object call(ExpressionContext e, Scope sc, Context cx) {
+        ExpressionContext calleeCtx;
+        ArgumentListContext args;
+        List<Type> targs = List.of();
+        if (e instanceof GenericCallExpressionContext) {
+            GenericCallExpressionContext g = (GenericCallExpressionContext) e;
+            calleeCtx = g.expression();
+            args = g.argumentList();
+            targs = typeArgs(g.typeArgumentList(), sc);
+        } else {
+            calleeCtx = ((CallExpressionContext) e).expression();
+            args = ((CallExpressionContext) e).argumentList();
+        }
+        if (calleeCtx instanceof MemberExpressionContext) {
+            MemberExpressionContext mc = (MemberExpressionContext) calleeCtx;
+            Object base = resolve(mc.expression(), sc, cx);
+            String name = mc.name().getText();
+            if (base instanceof Expr.Agg) {
+                return headerMethod((Expr.Agg) base, name, args == null ? 0 : args.argument().size(), args, sc, mc.name());
+            }
+            if (!(base instanceof Expr) && !(base instanceof Type) && !(base instanceof ApplyResult)) {
+                return method(new MethodRef(base, name, mc), args, targs, sc, cx, e);
+            }
+        }
+        Object callee = resolve(calleeCtx, sc, cx);
+        if (callee instanceof MethodRef) {
+            return method((MethodRef) callee, args, targs, sc, cx, e);
+        }
+        if (callee instanceof ActionSym) {
+            return actionDirectCall((ActionSym) callee, args, sc, e);
+        }
+        if (callee instanceof FunctionSym) {
+            return functionCall((FunctionSym) callee, args, sc, e);
+        }
+        if (callee instanceof ExternFunction) {
+            return externFunction(calleeCtx.getText(), ((ExternFunction) callee).proto, args, sc, e);
+        }
+        if (callee instanceof Expr.Agg) {
+            throw error(calleeCtx, "'" + calleeCtx.getText() + "' is not callable");
+        }
+        throw error(calleeCtx, "'" + calleeCtx.getText() + "' is not a function, action or method");
+    }
+
+    private Object method(MethodRef m, ArgumentListContext args, List<Type> targs, Scope sc, Context cx, ParserRuleContext at) {
+        Object t = m.target;
+        int argc = args == null ? 0 : args.argument().size();
+        if (t instanceof TableSym) {
+            if (!m.method.equals("apply") || argc != 0) {
+                throw error(m.at.name(), "a table has only apply(), not '" + m.method + "'");
+            }
+            return new ApplyResult(((TableSym) t).table);
+        }
+        if (t instanceof ControlInstance) {
+            if (!m.method.equals("apply")) {
+                throw error(m.at.name(), "a control instance has only apply(), not '" + m.method + "'");
+            }
+            ControlInstance ci = (ControlInstance) t;
+            List<Expr> values = arguments("'" + ci.name + ".apply'", ci.params, args, sc, new HashMap<>(), at);
+            return copyInOut(ci.params, ci.slots, values, ci.body);
+        }
+        if (t instanceof PacketParam) {
+            return packetMethod((PacketParam) t, m, args, targs, sc, at);
+        }
+        if (t instanceof ExternInstance) {
+            return externMethod((ExternInstance) t, m, args, sc, at);
+        }
+        if (t instanceof Expr.Agg) {
+            throw error(m.at.name(), "'" + m.method + "' is not a method of " + ((Expr) t).type);
+        }
+        throw error(m.at, "'" + m.at.getText() + "' is not a method");
+    }
+
+    /**
+     * Header and stack methods are reached here: member() turned hdr.x into an Agg, and
+     * hdr.x.isValid into a MethodRef on it.
+     */
+    private Object headerMethod(Expr.Agg h, String method, int argc, ArgumentListContext args, Scope sc, ParserRuleContext at) {
+        if (h.type instanceof Type.Stack) {
+            if ((method.equals("push_front") || method.equals("pop_front")) && argc == 1) {
+                int count = constantValue(args.argument(0).expression(), sc, null).intValue();
+                return new StackShift(h, method.equals("push_front") ? count : -count);
+            }
+            throw error(at, "header stacks have push_front(n) and pop_front(n), not '" + method + "'");
+        }
+        Type.Aggregate t = (Type.Aggregate) h.type;
+        if (!t.header) {
+            throw error(at, "'" + method + "' is not a method of " + t);
+        }
+        if (argc != 0) {
+            throw error(at, method + "() takes no arguments");
+        }
+        switch (method) {
+            case "isValid": return new IsValid(h);
+            case "setValid": return new SetValid(h, 1);
+            case "setInvalid": return new SetValid(h, 0);
+            default: throw error(at, "'" + method + "' is not a method of " + t + " (it has isValid, setValid, setInvalid)");
+        }
+    }
+
+    private static final class IsValid extends Expr {
+        private final Expr.Agg h;
+
+        IsValid(Expr.Agg h) {
+            super(Type.BOOL);
+            this.h = h;
+        }
+
+        @Override public long eval(State s) {
+            return s.n[h.narrowBase(s)];
+        }
+    }
+
+    private static final class SetValid extends Stmt {
+        private final Expr.Agg h;
+        private final long valid;
+
+        SetValid(Expr.Agg h, long valid) {
+            this.h = h;
+            this.valid = valid;
+        }
+
+        @Override public int exec(State s) {
+            s.n[h.narrowBase(s)] = valid;
+            return NEXT;
+        }
+    }
+
+    /** push_front(n) (n > 0) and pop_front(n) (as -n): shift elements, invalidate the vacated. */
+    private static final class StackShift extends Stmt {
+        private final Expr.Agg stack;
+        private final int by;
+
+        StackShift(Expr.Agg stack, int by) {
+            this.stack = stack;
+            this.by = by;
+        }
+
+        @Override public int exec(State s) {
+            Type.Stack t = (Type.Stack) stack.type;
+            int en = t.element.narrowSlots();
+            int ew = t.element.wideSlots();
+            int nb = stack.narrowBase(s);
+            int wb = stack.wideBase(s);
+            int size = t.size;
+            long[] nCopy = java.util.Arrays.copyOfRange(s.n, nb, nb + en * size);
+            java.math.BigInteger[] wCopy = java.util.Arrays.copyOfRange(s.w, wb, wb + ew * size);
+            for (int i = 0; i < size; i++) {
+                int from = i - by;
+                if (from >= 0 && from < size) {
+                    System.arraycopy(nCopy, from * en, s.n, nb + i * en, en);
+                    System.arraycopy(wCopy, from * ew, s.w, wb + i * ew, ew);
+                } else {
+                    java.util.Arrays.fill(s.n, nb + i * en, nb + (i + 1) * en, 0L);
+                }
+            }
+            int next = nb + en * size;
+            s.n[next] = Math.max(0, Math.min(size, s.n[next] + by));
+            return NEXT;
+        }
+    }
+
+    private Stmt copyInOut(List<Param> params, List<Expr> slots, List<Expr> values, Stmt body) {
+        List<Stmt> before = new ArrayList<>();
+        List<Stmt> after = new ArrayList<>();
+        for (int i = 0; i < params.size(); i++) {
+            Param p = params.get(i);
+            Expr slot = slots.get(i);
+            if (slot == null) {
+                continue;   // packet_in / packet_out
+            }
+            if (!"out".equals(p.direction)) {
+                before.add(assign(slot, values.get(i), null));
+            } else if (slot instanceof Expr.Agg) {
+                before.add(new ClearAgg((Expr.Agg) slot));
+            }
+            if (p.writable()) {
+                after.add(assign(values.get(i), slot, null));
+            }
+        }
+        Stmt[] b = before.toArray(new Stmt[0]);
+        Stmt[] a = after.toArray(new Stmt[0]);
+        return new Stmt() {
+            @Override public int exec(State s) {
+                for (Stmt st : b) {
+                    st.exec(s);
+                }
+                int r = body.exec(s);
+                for (Stmt st : a) {
+                    st.exec(s);
+                }
+                return r == EXIT ? EXIT : NEXT;
+            }
+        };
+    }
+
+    private Stmt actionDirectCall(ActionSym a, ArgumentListContext args, Scope sc, ParserRuleContext at) {
+        List<Param> params = new ArrayList<>(a.directional);
+        List<Expr> slots = new ArrayList<>(a.directionalSlots);
+        for (Action.Param p : a.action.params) {
+            params.add(new Param(p.name, "in", p.slot.type));
+            slots.add(p.slot);
+        }
+        List<Expr> values = arguments("action '" + a.action.name + "'", params, args, sc, new HashMap<>(), at);
+        Action action = a.action;
+        return copyInOut(params, slots, values, new Stmt() {
+            @Override public int exec(State s) {
+                return action.runBody(s);
+            }
+        });
+    }
+
+    private Object functionCall(FunctionSym f, ArgumentListContext args, Scope sc, ParserRuleContext at) {
+        List<Expr> values = arguments("function '" + f.ctx.functionPrototype().name().getText() + "'", f.params, args, sc,
+                new HashMap<>(), at);
+        Stmt call = copyInOut(f.params, f.slots, values, f.body);
+        if (f.result == null) {
+            return call;
+        }
+        Expr result = f.result;
+        return new Expr(result.type) {
+            @Override public long eval(State s) {
+                call.exec(s);
+                return result.eval(s);
+            }
+
+            @Override public BigInteger evalWide(State s) {
+                call.exec(s);
+                return result.evalWide(s);
+            }
+        };
+    }
+
+    private Object packetMethod(PacketParam p, MethodRef m, ArgumentListContext args, List<Type> targs, Scope sc,
+                                ParserRuleContext at) {
+        List<ArgumentContext> a = args == null ? List.of() : args.argument();
+        String method = m.method;
+        if (p.input) {
+            switch (method) {
+                case "extract": {
+                    if (a.size() != 1) {
+                        throw error(at, "extract takes 1 argument here (variable-size extract is not supported), " + a.size() + " given");
+                    }
+                    Expr h = expr(a.get(0).expression(), sc, null);
+                    if (!(h instanceof Expr.Agg) || !(h.type instanceof Type.Aggregate) || !((Type.Aggregate) h.type).header) {
+                        throw error(a.get(0), "extract needs a header, not " + h.type);
+                    }
+                    requireWritable(a.get(0).expression(), sc, h, "the argument of extract");
+                    PacketIo.Stack stack = null;
+                    if (h instanceof StackElement && a.get(0).expression().getText().endsWith(".next")) {
+                        ExpressionContext stackCtx = ((MemberExpressionContext) a.get(0).expression()).expression();
+                        stack = new PacketIo.Stack((Expr.Agg) expr(stackCtx, sc, null));
+                    }
+                    return new PacketIo.Extract((Expr.Agg) h, stack);
+                }
+                case "lookahead": {
+                    if (targs.size() != 1 || !a.isEmpty()) {
+                        throw error(at, "lookahead takes one type argument and no arguments, as in lookahead<bit<8>>()");
+                    }
+                    Type t = targs.get(0);
+                    if (t instanceof Type.Bits) {
+                        return new PacketIo.Lookahead(t, ((Type.Bits) t).width);
+                    }
+                    if (t instanceof Type.Aggregate && ((Type.Aggregate) t).header) {
+                        return new PacketIo.LookaheadHeader((Expr.Agg) storage(t));
+                    }
+                    throw error(at, "lookahead needs a bit<W> or header type, not " + t);
+                }
+                case "advance": {
+                    if (a.size() != 1) {
+                        throw error(at, "advance takes 1 argument (bits to skip)");
+                    }
+                    return new PacketIo.Advance(coerce(expr(a.get(0).expression(), sc, new Type.Bits(32, false)),
+                            new Type.Bits(32, false), a.get(0)));
+                }
+                case "length":
+                    return new Expr(new Type.Bits(32, false)) {
+                        @Override public long eval(State s) {
+                            return s.packetLength;
+                        }
+                    };
+                default:
+                    throw error(m.at.name(), "'" + method + "' is not a method of packet_in (it has extract, lookahead, advance, length)");
+            }
+        }
+        if (!method.equals("emit")) {
+            throw error(m.at.name(), "'" + method + "' is not a method of packet_out (it has emit)");
+        }
+        if (a.size() != 1) {
+            throw error(at, "emit takes 1 argument, " + a.size() + " given");
+        }
+        Expr h = expr(a.get(0).expression(), sc, null);
+        List<Stmt> emits = new ArrayList<>();
+        emitAll(h, emits, a.get(0));
+        return emits.size() == 1 ? emits.get(0) : new Stmt.Block(emits);
+    }
+
+    private void emitAll(Expr h, List<Stmt> out, ParserRuleContext at) {
+        if (!(h instanceof Expr.Agg)) {
+            throw error(at, "emit needs a header, stack or struct of headers, not " + h.type);
+        }
+        Expr.Agg agg = (Expr.Agg) h;
+        int[] base = agg.fixedBase();
+        if (agg.type instanceof Type.Stack) {
+            Type.Stack st = (Type.Stack) agg.type;
+            for (int i = 0; i < st.size; i++) {
+                out.add(new PacketIo.Emit(new Expr.FixedAgg(st.element, base[0] + i * st.element.narrowSlots(),
+                        base[1] + i * st.element.wideSlots())));
+            }
+            return;
+        }
+        Type.Aggregate t = (Type.Aggregate) agg.type;
+        if (t.header) {
+            out.add(new PacketIo.Emit(agg));
+            return;
+        }
+        for (Type.Field f : t.fields.values()) {
+            if (!(f.type instanceof Type.Aggregate || f.type instanceof Type.Stack)) {
+                throw error(at, "emit of " + t + ": field '" + f.name + "' is not a header");
+            }
+            emitAll(field(agg, base, f), out, at);
+        }
+    }
+
+    private Object externMethod(ExternInstance inst, MethodRef m, ArgumentListContext args, Scope sc, ParserRuleContext at) {
+        FunctionPrototypeContext proto = inst.type.methods.get(m.method);
+        if (proto == null) {
+            throw error(m.at.name(), "'" + m.method + "' is not a method of " + inst.type.name);
+        }
+        Map<String, Type> bindings = new HashMap<>();
+        for (int i = 0; i < inst.type.typeParams.size() && i < inst.typeArgs.size(); i++) {
+            bindings.put(inst.type.typeParams.get(i), inst.typeArgs.get(i));
+        }
+        List<Param> params = params(proto.parameterList(), global, typeVarsOf(proto, inst.type));
+        List<Expr> a = arguments(inst.type.name + "." + m.method, params, args, sc, bindings, at);
+        Object rt = inst.runtime;
+        if (rt instanceof Externs.Register) {
+            Externs.Register r = (Externs.Register) rt;
+            return m.method.equals("read") ? new Externs.RegisterRead(r, (Expr.LValue) a.get(0), a.get(1))
+                    : new Externs.RegisterWrite(r, a.get(0), a.get(1));
+        }
+        if (rt instanceof Externs.Counter) {
+            return new Externs.Count((Externs.Counter) rt, a.get(0), stdField("packet_length"));
+        }
+        if (rt instanceof DirectCounterDecl) {
+            return Stmt.EMPTY;   // direct counters count every hit of their table (see v1model.p4)
+        }
+        throw error(at, "method '" + m.method + "' of " + inst.type.name + " is not supported by softswitch");
+    }
+
+    private Expr.LValue stdField(String name) {
+        Type.Field f = ((Type.Aggregate) standardMetadata.type).fields.get(name);
+        return (Expr.LValue) field(standardMetadata, standardMetadata.fixedBase(), f);
+    }
+
+    private Object externFunction(String name, FunctionPrototypeContext proto, ArgumentListContext args, Scope sc,
+                                  ParserRuleContext at) {
+        List<Param> params = params(proto.parameterList(), global, typeVarsOf(proto, null));
+        Map<String, Type> bindings = new HashMap<>();
+        List<Expr> a = arguments("'" + name + "'", params, args, sc, bindings, at);
+        switch (name) {
+            case "verify":
+                return new PacketIo.Verify(a.get(0), a.get(1));
+            case "mark_to_drop":
+                return new Externs.MarkToDrop(stdField("egress_spec"), stdField("mcast_grp"));
+            case "clone":
+                return new Externs.Clone(a.get(0), a.get(1), 0);
+            case "clone_preserving_field_list":
+                return new Externs.Clone(a.get(0), a.get(1), constInt(a.get(2), args.argument(2)));
+            case "resubmit_preserving_field_list":
+                return new Externs.Reinject(true, constInt(a.get(0), args.argument(0)));
+            case "recirculate_preserving_field_list":
+                return new Externs.Reinject(false, constInt(a.get(0), args.argument(0)));
+            case "truncate":
+                return new Externs.Truncate(a.get(0));
+            case "verify_checksum":
+            case "update_checksum":
+            case "verify_checksum_with_payload":
+            case "update_checksum_with_payload": {
+                Expr sum = a.get(2);
+                if (!(sum instanceof Expr.LValue) || !(sum.type instanceof Type.Bits) || sum.isWide()) {
+                    throw error(args.argument(2), "the checksum must be a bit<W> field of up to 64 bits");
+                }
+                return new Externs.Checksum(name.startsWith("update"), name.endsWith("with_payload"), a.get(0),
+                        data(a.get(1), args.argument(1)), (Expr.LValue) sum, algorithm(a.get(3), args.argument(3)),
+                        stdField("checksum_error"));
+            }
+            case "hash": {
+                Expr result = a.get(0);
+                if (!(result instanceof Expr.LValue) || result.isWide()) {
+                    throw error(args.argument(0), "the result of hash must be a bit<W> location of up to 64 bits");
+                }
+                return new Externs.Hash((Expr.LValue) result, algorithm(a.get(1), args.argument(1)),
+                        narrow(a.get(2), result.type), data(a.get(3), args.argument(3)), narrow(a.get(4), new Type.Bits(64, false)),
+                        random);
+            }
+            case "random": {
+                Expr result = a.get(0);
+                Type t = result.type;
+                return new Externs.RandomValue((Expr.LValue) result, narrow(a.get(1), t), narrow(a.get(2), t), random);
+            }
+            case "log_msg":
+                if (!(a.get(0) instanceof StringValue)) {
+                    throw error(args.argument(0), "log_msg needs a string literal");
+                }
+                return new Externs.LogMsg(((StringValue) a.get(0)).value, List.of());
+            case "assert":
+            case "assume":
+                return new Externs.Assert(a.get(0), stdField("egress_spec"));
+            default:
+                throw error(at, "extern function '" + name + "' is not supported by softswitch");
+        }
+    }
+
+    private Expr narrow(Expr e, Type t) {
+        if (e.type == Type.INT_LITERAL) {
+            return new Expr.Const(t, ((Expr.Const) e).value);
+        }
+        return e;
+    }
+
+    private int constInt(Expr e, ParserRuleContext at) {
+        if (!(e instanceof Expr.Const)) {
+            throw error(at, "this argument must be a compile-time constant");
+        }
+        return ((Expr.Const) e).value.intValue();
+    }
+
+    private Externs.Algorithm algorithm(Expr e, ParserRuleContext at) {
+        if (!(e instanceof Expr.Const) || !(e.type instanceof Type.Enum) || !((Type.Enum) e.type).name.equals("HashAlgorithm")) {
+            throw error(at, "expected a HashAlgorithm member such as HashAlgorithm.csum16");
+        }
+        return Externs.Algorithm.values()[((Expr.Const) e).value.intValue()];
+    }
+
+    /** The data of a checksum or hash: a list, a header or a struct, flattened to its fields. */
+    private Externs.Data data(Expr e, ParserRuleContext at) {
+        List<Expr> out = new ArrayList<>();
+        flatten(e, out, at);
+        return new Externs.Data(out);
+    }
+
+    private void flatten(Expr e, List<Expr> out, ParserRuleContext at) {
+        if (e instanceof ListValue) {
+            for (Expr x : ((ListValue) e).items) {
+                flatten(x, out, at);
+            }
+        } else if (e instanceof Expr.Agg && e.type instanceof Type.Aggregate) {
+            Expr.Agg agg = (Expr.Agg) e;
+            for (Type.Field f : ((Type.Aggregate) e.type).fields.values()) {
+                flatten(field(agg, agg.fixedBase(), f), out, at);
+            }
+        } else if (e.type instanceof Type.Bits || e.type == Type.BOOL
+                || (e.type instanceof Type.Enum && ((Type.Enum) e.type).underlying != null)) {
+            out.add(e);
+        } else {
+            throw error(at, "cannot use " + e.type + " as checksum or hash data (use bit<W> values with widths)");
+        }
+    }
+}

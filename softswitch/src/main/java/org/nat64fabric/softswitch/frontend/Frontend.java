@@ -1,0 +1,189 @@
+package org.nat64fabric.softswitch.frontend;
+
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.antlr.v4.runtime.BaseErrorListener;
+import org.antlr.v4.runtime.CharStreams;
+import org.antlr.v4.runtime.CommonToken;
+import org.antlr.v4.runtime.CommonTokenStream;
+import org.antlr.v4.runtime.RecognitionException;
+import org.antlr.v4.runtime.Recognizer;
+import org.antlr.v4.runtime.Token;
+import org.nat64fabric.softswitch.pipeline.Program;
+
+/** The P4 frontend: preprocess, lex, parse, type-check and compile a P4_16 program. */
+public final class Frontend {
+    private Frontend() {
+    }
+
+    /** Options of a compilation: -D defines, -I include folders, the seed of random externs. */
+    public static final class Options {
+        public final List<String> defines;
+        public final List<Path> includeDirs;
+        public final long seed;
+
+        public Options(List<String> defines, List<Path> includeDirs, long seed) {
+            this.defines = defines;
+            this.includeDirs = includeDirs;
+            this.seed = seed;
+        }
+
+        public static Options defaults() {
+            return new Options(List.of(), List.of(), 0);
+        }
+    }
+
+    public static Program compile(Path file) {
+        return compile(file, Options.defaults());
+    }
+
+    /** Compiles a program; every problem is a {@link P4CompileException} with its location. */
+    public static Program compile(Path file, Options options) {
+        Preprocessor.Result pre = Preprocessor.run(file, options.defines, options.includeDirs);
+        P4Parser.ProgramContext tree = parse(pre);
+        return new Elaborator(pre, file.toString(), options.seed).compile(tree);
+    }
+
+    static P4Parser.ProgramContext parse(Preprocessor.Result pre) {
+        BaseErrorListener listener = new BaseErrorListener() {
+            @Override
+            public void syntaxError(Recognizer<?, ?> recognizer, Object offending, int line, int col, String msg,
+                                    RecognitionException e) {
+                String detail = offending instanceof Token
+                        ? "syntax error at '" + ((Token) offending).getText().replace("<EOF>", "end of file") + "'"
+                        : "syntax error: " + msg;
+                if (offending instanceof Token && msg != null && msg.startsWith("missing")) {
+                    detail = "syntax error: " + msg;
+                } else if (offending instanceof Token && msg != null && msg.contains("expecting")) {
+                    detail += " (" + msg.substring(msg.indexOf("expecting")) + ")";
+                }
+                throw new P4CompileException(pre.fileOf(line), pre.lineOf(line), col + 1, detail);
+            }
+        };
+        P4Lexer lexer = new P4Lexer(CharStreams.fromString(pre.text));
+        lexer.removeErrorListeners();
+        lexer.addErrorListener(listener);
+        CommonTokenStream tokens = new CommonTokenStream(lexer);
+        tokens.fill();
+        for (Token t : tokens.getTokens()) {
+            if (t.getType() == P4Lexer.UNEXPECTED) {
+                throw new P4CompileException(pre.fileOf(t.getLine()), pre.lineOf(t.getLine()),
+                        t.getCharPositionInLine() + 1, "unexpected character '" + t.getText() + "'");
+            }
+        }
+        retagTypeNames(tokens.getTokens());
+        P4Parser parser = new P4Parser(tokens);
+        parser.removeErrorListeners();
+        parser.addErrorListener(listener);
+        return parser.program();
+    }
+
+    /**
+     * Marks identifiers that name types as TYPE_IDENT, as the P4_16 grammar expects from its
+     * lexer: names declared by header, header_union, struct, enum, typedef, type, extern, parser,
+     * control and package, and the type parameters written in angle brackets after a declared name.
+     */
+    static void retagTypeNames(List<Token> tokens) {
+        Set<String> names = new HashSet<>();
+        for (int i = 0; i < tokens.size(); i++) {
+            int type = tokens.get(i).getType();
+            switch (type) {
+                case P4Lexer.HEADER:
+                case P4Lexer.HEADER_UNION:
+                case P4Lexer.STRUCT:
+                case P4Lexer.PARSER:
+                case P4Lexer.CONTROL:
+                case P4Lexer.PACKAGE:
+                    addIdent(tokens, i + 1, names);
+                    addTypeParams(tokens, i + 2, names);
+                    break;
+                case P4Lexer.EXTERN:
+                    if (i + 2 < tokens.size() && (tokens.get(i + 2).getText().equals("{")
+                            || tokens.get(i + 2).getText().equals("<"))) {
+                        addIdent(tokens, i + 1, names);
+                        addTypeParams(tokens, i + 2, names);
+                    } else {
+                        // extern function: the type parameters follow its name
+                        for (int k = i + 1; k < tokens.size() && !tokens.get(k).getText().equals("("); k++) {
+                            if (tokens.get(k).getText().equals("<") && tokens.get(k - 1).getType() == P4Lexer.IDENT
+                                    && k + 1 < tokens.size() && tokens.get(k + 1).getType() == P4Lexer.IDENT) {
+                                addTypeParams(tokens, k, names);
+                                break;
+                            }
+                        }
+                    }
+                    break;
+                case P4Lexer.ENUM:
+                case P4Lexer.TYPEDEF:
+                case P4Lexer.TYPE: {
+                    // the declared name is the identifier before '{' (enum) or ';' (typedef, type)
+                    int depth = 0;
+                    for (int k = i + 1; k < tokens.size(); k++) {
+                        String s = tokens.get(k).getText();
+                        if (s.equals("<") || s.equals("(")) {
+                            depth++;
+                        } else if (s.equals(">") || s.equals(")")) {
+                            depth--;
+                        } else if (depth == 0 && (s.equals("{") || s.equals(";"))) {
+                            addIdent(tokens, k - 1, names);
+                            break;
+                        }
+                    }
+                    break;
+                }
+                default:
+                    break;
+            }
+        }
+        // Method type parameters in extern bodies: "T lookahead<T>()" — an identifier, then <IDENT,...>(
+        for (int i = 1; i + 3 < tokens.size(); i++) {
+            if (tokens.get(i).getText().equals("<") && tokens.get(i - 1).getType() == P4Lexer.IDENT) {
+                int k = i + 1;
+                boolean ok = true;
+                while (k < tokens.size() && !tokens.get(k).getText().equals(">")) {
+                    String s = tokens.get(k).getText();
+                    if (!(tokens.get(k).getType() == P4Lexer.IDENT || s.equals(","))) {
+                        ok = false;
+                        break;
+                    }
+                    k++;
+                }
+                if (ok && k + 1 < tokens.size() && tokens.get(k + 1).getText().equals("(") && isPrototype(tokens, i - 1)) {
+                    addTypeParams(tokens, i, names);
+                }
+            }
+        }
+        for (Token t : tokens) {
+            if (t.getType() == P4Lexer.IDENT && names.contains(t.getText())) {
+                ((CommonToken) t).setType(P4Parser.TYPE_IDENT);
+            }
+        }
+    }
+
+    /** Whether the identifier at i is declared (preceded by a type), not called. */
+    private static boolean isPrototype(List<Token> tokens, int i) {
+        if (i == 0) {
+            return false;
+        }
+        Token prev = tokens.get(i - 1);
+        return prev.getType() == P4Lexer.IDENT || prev.getType() == P4Lexer.VOID || prev.getType() == P4Lexer.BOOL
+                || prev.getText().equals(">");
+    }
+
+    private static void addIdent(List<Token> tokens, int i, Set<String> names) {
+        if (i < tokens.size() && tokens.get(i).getType() == P4Lexer.IDENT) {
+            names.add(tokens.get(i).getText());
+        }
+    }
+
+    private static void addTypeParams(List<Token> tokens, int i, Set<String> names) {
+        if (i >= tokens.size() || !tokens.get(i).getText().equals("<")) {
+            return;
+        }
+        for (int k = i + 1; k < tokens.size() && !tokens.get(k).getText().equals(">"); k++) {
+            addIdent(tokens, k, names);
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package org.nat64fabric.softswitch.frontend;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Runs the C preprocessor over a P4 file, as p4c does, and keeps where each output line came from.
+ * {@code #include <core.p4>} and {@code <v1model.p4>} resolve to softswitch's own declarations of
+ * those libraries, shipped as resources and unpacked to a private folder.
+ */
+public final class Preprocessor {
+    private static final String[] LIBRARIES = {"core.p4", "v1model.p4"};
+    private static final Pattern LINE_MARKER = Pattern.compile("^#\\s*(?:line\\s+)?(\\d+)\\s+\"((?:[^\"\\\\]|\\\\.)*)\".*$");
+    private static final Pattern CPP_DIAGNOSTIC = Pattern.compile("^(.+?):(\\d+):(\\d+): (?:fatal )?error: (.*)$");
+    private static Path libraryDir;
+
+    /** Preprocessed text whose line i (from 1) came from {@code files[i]}, line {@code lines[i]}. */
+    public static final class Result {
+        public final String text;
+        private final List<String> files;
+        private final int[] lines;
+
+        Result(String text, List<String> files, int[] lines) {
+            this.text = text;
+            this.files = files;
+            this.lines = lines;
+        }
+
+        public String fileOf(int outputLine) {
+            return outputLine >= 1 && outputLine <= files.size() ? files.get(outputLine - 1) : "<unknown>";
+        }
+
+        public int lineOf(int outputLine) {
+            return outputLine >= 1 && outputLine <= files.size() ? lines[outputLine - 1] : outputLine;
+        }
+    }
+
+    private Preprocessor() {
+    }
+
+    public static Result run(Path source, List<String> defines, List<Path> includeDirs) {
+        if (!Files.isReadable(source)) {
+            throw new P4CompileException(source.toString(), "cannot read the file (does it exist?)");
+        }
+        List<String> cmd = new ArrayList<>(List.of("cpp", "-undef", "-nostdinc", "-x", "c", "-std=c99"));
+        for (String d : defines) {
+            cmd.add("-D" + d);
+        }
+        for (Path dir : includeDirs) {
+            cmd.add("-I" + dir);
+        }
+        cmd.add("-I" + libraryDir());
+        cmd.add(source.toString());
+        String out;
+        String err;
+        int rc;
+        try {
+            Process p = new ProcessBuilder(cmd).start();
+            p.getOutputStream().close();
+            byte[] errBytes;
+            try (InputStream o = p.getInputStream(); InputStream e = p.getErrorStream()) {
+                // cpp's stderr is small; read stdout first, then stderr.
+                out = new String(o.readAllBytes(), StandardCharsets.UTF_8);
+                errBytes = e.readAllBytes();
+            }
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new P4CompileException(source.toString(), "the C preprocessor did not finish in 60 s");
+            }
+            rc = p.exitValue();
+            err = new String(errBytes, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new P4CompileException(source.toString(),
+                    "cannot run the C preprocessor 'cpp' (" + e.getMessage() + "); install it with: apt-get install cpp");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new P4CompileException(source.toString(), "interrupted while preprocessing");
+        }
+        if (rc != 0) {
+            for (String line : err.split("\n")) {
+                Matcher m = CPP_DIAGNOSTIC.matcher(line);
+                if (m.matches()) {
+                    throw new P4CompileException(m.group(1), Integer.parseInt(m.group(2)),
+                            Integer.parseInt(m.group(3)), m.group(4));
+                }
+            }
+            throw new P4CompileException(source.toString(), "preprocessing failed: " + err.strip());
+        }
+        return mapLines(out);
+    }
+
+    /** Replaces line markers by empty lines and records the origin of every line. */
+    static Result mapLines(String cppOutput) {
+        String[] raw = cppOutput.split("\n", -1);
+        List<String> files = new ArrayList<>(raw.length);
+        int[] lines = new int[raw.length];
+        StringBuilder text = new StringBuilder(cppOutput.length());
+        String file = "<unknown>";
+        int next = 1;
+        for (int i = 0; i < raw.length; i++) {
+            Matcher m = LINE_MARKER.matcher(raw[i]);
+            files.add(file);
+            lines[i] = next;
+            if (m.matches()) {
+                next = Integer.parseInt(m.group(1));
+                file = m.group(2).replace("\\\\", "\\");
+            } else {
+                text.append(raw[i]);
+                next++;
+            }
+            text.append('\n');
+        }
+        return new Result(text.toString(), files, lines);
+    }
+
+    private static synchronized Path libraryDir() {
+        if (libraryDir == null) {
+            try {
+                Path dir = Files.createTempDirectory("softswitch-p4include");
+                for (String lib : LIBRARIES) {
+                    try (InputStream in = Preprocessor.class.getResourceAsStream("/p4include/" + lib)) {
+                        Files.copy(in, dir.resolve(lib));
+                    }
+                }
+                dir.toFile().deleteOnExit();
+                for (String lib : LIBRARIES) {
+                    dir.resolve(lib).toFile().deleteOnExit();
+                }
+                libraryDir = dir;
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot unpack softswitch's P4 libraries: " + e.getMessage(), e);
+            }
+        }
+        return libraryDir;
+    }
+
+    /** Where {@code #include <core.p4>} resolves (for users who want to read it). */
+    public static Path libraryDirectory() {
+        return libraryDir();
+    }
+}

@@ -1,0 +1,161 @@
+package org.nat64fabric.softswitch.frontend;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * P4 types after typedefs are resolved. Every value type knows its storage shape: how many
+ * narrow (up to 64-bit, held in a {@code long}) and wide (held in a BigInteger) slots it takes.
+ */
+public abstract class Type {
+    /** Narrow slots this type occupies (a header's first slot is its validity bit). */
+    public int narrowSlots() { return 0; }
+    public int wideSlots() { return 0; }
+    /** Scalars fit one slot: bits, bool, enums, error. */
+    public boolean isScalar() { return false; }
+
+    public static final class Bits extends Type {
+        public final int width;
+        public final boolean signed;
+        public Bits(int width, boolean signed) { this.width = width; this.signed = signed; }
+        public boolean wide() { return width > 64; }
+        @Override public int narrowSlots() { return wide() ? 0 : 1; }
+        @Override public int wideSlots() { return wide() ? 1 : 0; }
+        @Override public boolean isScalar() { return true; }
+        @Override public boolean equals(Object o) {
+            return o instanceof Bits && ((Bits) o).width == width && ((Bits) o).signed == signed;
+        }
+        @Override public int hashCode() { return width * 2 + (signed ? 1 : 0); }
+        @Override public String toString() { return (signed ? "int<" : "bit<") + width + ">"; }
+    }
+
+    /** The type of integer literals without a width; converts to any bit<W> or int<W>. */
+    public static final Type INT_LITERAL = new Type() {
+        @Override public String toString() { return "int"; }
+    };
+    public static final Type BOOL = new Type() {
+        @Override public int narrowSlots() { return 1; }
+        @Override public boolean isScalar() { return true; }
+        @Override public String toString() { return "bool"; }
+    };
+    public static final Type STRING = new Type() {
+        @Override public String toString() { return "string"; }
+    };
+    public static final Type VOID = new Type() {
+        @Override public String toString() { return "void"; }
+    };
+    /** error and match_kind members: global, named, numbered in declaration order. */
+    public static final class Named extends Type {
+        public final String name;
+        public final List<String> members = new ArrayList<>();
+        final boolean storable;
+        Named(String name, boolean storable) { this.name = name; this.storable = storable; }
+        @Override public int narrowSlots() { return storable ? 1 : 0; }
+        @Override public boolean isScalar() { return storable; }
+        @Override public String toString() { return name; }
+    }
+
+    /** An enum; serializable when it has an underlying bit type. */
+    public static final class Enum extends Type {
+        public final String name;
+        public final Bits underlying;
+        public final Map<String, Long> members = new LinkedHashMap<>();
+        Enum(String name, Bits underlying) { this.name = name; this.underlying = underlying; }
+        @Override public int narrowSlots() { return 1; }
+        @Override public boolean isScalar() { return true; }
+        @Override public String toString() { return "enum " + name; }
+    }
+
+    /** A field of a header or struct with its offset inside the aggregate's slots. */
+    public static final class Field {
+        public final String name;
+        public final Type type;
+        public final Map<String, List<String>> annotations;
+        public final int narrowOffset;
+        public final int wideOffset;
+        Field(String name, Type type, Map<String, List<String>> annotations, int narrowOffset, int wideOffset) {
+            this.name = name;
+            this.type = type;
+            this.annotations = annotations;
+            this.narrowOffset = narrowOffset;
+            this.wideOffset = wideOffset;
+        }
+    }
+
+    /** Headers and structs. */
+    public static final class Aggregate extends Type {
+        public final String name;
+        public final boolean header;
+        public final Map<String, List<String>> annotations;
+        public final Map<String, Field> fields = new LinkedHashMap<>();
+        private int narrow;
+        private int wide;
+        Aggregate(String name, boolean header, Map<String, List<String>> annotations) {
+            this.name = name;
+            this.header = header;
+            this.annotations = annotations;
+            this.narrow = header ? 1 : 0;
+        }
+        void addField(String fieldName, Type type, Map<String, List<String>> fieldAnnotations) {
+            fields.put(fieldName, new Field(fieldName, type, fieldAnnotations, narrow, wide));
+            narrow += type.narrowSlots();
+            wide += type.wideSlots();
+        }
+        /** Bits on the wire (headers only). */
+        public int bitWidth() {
+            int w = 0;
+            for (Field f : fields.values()) {
+                w += ((Bits) f.type).width;
+            }
+            return w;
+        }
+        @Override public int narrowSlots() { return narrow; }
+        @Override public int wideSlots() { return wide; }
+        @Override public String toString() { return (header ? "header " : "struct ") + name; }
+    }
+
+    /** A header stack; its last narrow slot holds nextIndex. */
+    public static final class Stack extends Type {
+        public final Aggregate element;
+        public final int size;
+        Stack(Aggregate element, int size) { this.element = element; this.size = size; }
+        @Override public int narrowSlots() { return element.narrowSlots() * size + 1; }
+        @Override public int wideSlots() { return element.wideSlots() * size; }
+        @Override public String toString() { return element.name + "[" + size + "]"; }
+    }
+
+    /** A list/tuple value such as the data argument of hash() and checksum externs. */
+    public static final class Tuple extends Type {
+        public final List<Type> elements;
+        Tuple(List<Type> elements) { this.elements = elements; }
+        @Override public String toString() { return "tuple" + elements; }
+    }
+
+    /** A type parameter of an extern, parser, control or package. */
+    public static final class Var extends Type {
+        public final String name;
+        Var(String name) { this.name = name; }
+        @Override public String toString() { return name; }
+    }
+
+    /** Extern object types, parsers, controls and packages: things that are instantiated. */
+    public static class Declared extends Type {
+        public final String kind;
+        public final String name;
+        Declared(String kind, String name) { this.kind = kind; this.name = name; }
+        @Override public String toString() { return kind + " " + name; }
+    }
+
+    /** Whether a value of type {@code from} may be assigned where {@code to} is expected. */
+    public static boolean assignable(Type to, Type from) {
+        if (to == from || to.equals(from)) {
+            return true;
+        }
+        if (from == INT_LITERAL) {
+            return to instanceof Bits;
+        }
+        return false;
+    }
+}

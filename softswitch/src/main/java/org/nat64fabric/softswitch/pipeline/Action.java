@@ -1,0 +1,65 @@
+package org.nat64fabric.softswitch.pipeline;
+
+import java.math.BigInteger;
+import java.util.List;
+import java.util.Map;
+
+/** An action instance: its fully qualified name, control-plane parameters and compiled body. */
+public final class Action {
+    public final String name;
+    public final Map<String, List<String>> annotations;
+    public final List<Param> params;
+    private Stmt body = Stmt.EMPTY;
+
+    /** A parameter: its name, width and the slot its value is copied into before the body runs. */
+    public static final class Param {
+        public final String name;
+        public final int width;
+        public final Expr.LValue slot;
+        public final Map<String, List<String>> annotations;
+
+        public Param(String name, int width, Expr.LValue slot, Map<String, List<String>> annotations) {
+            this.name = name;
+            this.width = width;
+            this.slot = slot;
+            this.annotations = annotations;
+        }
+    }
+
+    public Action(String name, Map<String, List<String>> annotations, List<Param> params) {
+        this.name = name;
+        this.annotations = annotations;
+        this.params = params;
+    }
+
+    void setBody(Stmt body) {
+        this.body = new Stmt.Callable(body);
+    }
+
+    /** Set by the compiler once the body is compiled (actions may be referenced before that). */
+    public void compiledBody(Stmt compiled) {
+        setBody(compiled);
+    }
+
+    /** Runs the action with control-plane data, one value per parameter. */
+    public int run(State s, BigInteger[] args) {
+        for (int i = 0; i < args.length; i++) {
+            Param p = params.get(i);
+            if (p.width > 64) {
+                p.slot.setWide(s, args[i]);
+            } else {
+                p.slot.set(s, args[i].longValue());
+            }
+        }
+        return body.exec(s);
+    }
+
+    /** Runs the body with parameters already in place (a direct call from P4 code). */
+    public int runBody(State s) {
+        return body.exec(s);
+    }
+
+    @Override public String toString() {
+        return name;
+    }
+}

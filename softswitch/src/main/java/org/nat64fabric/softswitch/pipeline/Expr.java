@@ -1,0 +1,188 @@
+package org.nat64fabric.softswitch.pipeline;
+
+import java.math.BigInteger;
+import org.nat64fabric.softswitch.frontend.Type;
+
+/**
+ * A compiled, typed expression. Scalars up to 64 bits (and bool, enums, error) evaluate with
+ * {@link #eval}; wider bit strings with {@link #evalWide}. Bool is 0 or 1.
+ */
+public abstract class Expr {
+    public final Type type;
+
+    protected Expr(Type type) {
+        this.type = type;
+    }
+
+    public long eval(State s) {
+        return evalWide(s).longValue();
+    }
+
+    public BigInteger evalWide(State s) {
+        return Bits.unsigned(eval(s));
+    }
+
+    /** The width in bits of a bit/int typed value; 1 for bool, 0 for others. */
+    public int width() {
+        if (type instanceof Type.Bits) {
+            return ((Type.Bits) type).width;
+        }
+        if (type instanceof Type.Enum && ((Type.Enum) type).underlying != null) {
+            return ((Type.Enum) type).underlying.width;
+        }
+        return type == Type.BOOL ? 1 : 0;
+    }
+
+    public boolean isWide() {
+        return width() > 64;
+    }
+
+    /** A value known at compile time. */
+    public static final class Const extends Expr {
+        public final BigInteger value;
+        private final long longValue;
+
+        public Const(Type type, BigInteger value) {
+            super(type);
+            this.value = value;
+            this.longValue = value.longValue();
+        }
+
+        public Const(Type type, long value) {
+            this(type, BigInteger.valueOf(value));
+        }
+
+        @Override public long eval(State s) { return longValue; }
+        @Override public BigInteger evalWide(State s) { return value; }
+    }
+
+    /** A scalar location that can be written. */
+    public abstract static class LValue extends Expr {
+        protected LValue(Type type) {
+            super(type);
+        }
+
+        public abstract void set(State s, long v);
+
+        public void setWide(State s, BigInteger v) {
+            set(s, v.longValue());
+        }
+    }
+
+    /** A narrow slot at a fixed index. */
+    public static final class Slot extends LValue {
+        public final int index;
+        private final long mask;
+
+        public Slot(Type type, int index, int width) {
+            super(type);
+            this.index = index;
+            this.mask = width == 0 ? -1L : Bits.mask(width);
+        }
+
+        @Override public long eval(State s) { return s.n[index]; }
+        @Override public void set(State s, long v) { s.n[index] = v & mask; }
+    }
+
+    /** A wide slot at a fixed index. */
+    public static final class WideSlot extends LValue {
+        public final int index;
+        private final BigInteger mask;
+
+        public WideSlot(Type type, int index, int width) {
+            super(type);
+            this.index = index;
+            this.mask = Bits.wideMask(width);
+        }
+
+        @Override public BigInteger evalWide(State s) { return s.w[index]; }
+        @Override public void setWide(State s, BigInteger v) { s.w[index] = v.and(mask); }
+        @Override public void set(State s, long v) { s.w[index] = Bits.unsigned(v).and(mask); }
+    }
+
+    /**
+     * A header, struct or stack in slots: a fixed place, or one computed per packet (an element
+     * of a stack at a run-time index).
+     */
+    public abstract static class Agg extends Expr {
+        protected Agg(Type type) {
+            super(type);
+        }
+
+        public abstract int narrowBase(State s);
+
+        public abstract int wideBase(State s);
+
+        /** The fixed position, or null when it is computed per packet. */
+        public int[] fixedBase() {
+            return null;
+        }
+
+        public void copyFrom(State s, Agg src) {
+            System.arraycopy(s.n, src.narrowBase(s), s.n, narrowBase(s), type.narrowSlots());
+            System.arraycopy(s.w, src.wideBase(s), s.w, wideBase(s), type.wideSlots());
+        }
+
+        public void clear(State s) {
+            java.util.Arrays.fill(s.n, narrowBase(s), narrowBase(s) + type.narrowSlots(), 0L);
+            java.util.Arrays.fill(s.w, wideBase(s), wideBase(s) + type.wideSlots(), BigInteger.ZERO);
+        }
+    }
+
+    public static final class FixedAgg extends Agg {
+        private final int narrow;
+        private final int wide;
+
+        public FixedAgg(Type type, int narrow, int wide) {
+            super(type);
+            this.narrow = narrow;
+            this.wide = wide;
+        }
+
+        @Override public int narrowBase(State s) { return narrow; }
+        @Override public int wideBase(State s) { return wide; }
+        @Override public int[] fixedBase() { return new int[] {narrow, wide}; }
+    }
+
+    /** A scalar field of an aggregate whose place is computed per packet. */
+    public static final class DynField extends LValue {
+        private final Agg agg;
+        private final int offset;
+        private final boolean wide;
+        private final long mask;
+        private final BigInteger wideMask;
+
+        public DynField(Type type, Agg agg, int offset, boolean wide, int width) {
+            super(type);
+            this.agg = agg;
+            this.offset = offset;
+            this.wide = wide;
+            this.mask = width == 0 ? -1L : Bits.mask(Math.min(width, 64));
+            this.wideMask = wide ? Bits.wideMask(width) : null;
+        }
+
+        @Override public long eval(State s) {
+            return wide ? s.w[agg.wideBase(s) + offset].longValue() : s.n[agg.narrowBase(s) + offset];
+        }
+
+        @Override public BigInteger evalWide(State s) {
+            return wide ? s.w[agg.wideBase(s) + offset] : Bits.unsigned(s.n[agg.narrowBase(s) + offset]);
+        }
+
+        @Override public void set(State s, long v) {
+            if (wide) {
+                s.w[agg.wideBase(s) + offset] = Bits.unsigned(v).and(wideMask);
+            } else {
+                s.n[agg.narrowBase(s) + offset] = v & mask;
+            }
+        }
+
+        @Override public void setWide(State s, BigInteger v) {
+            if (wide) {
+                s.w[agg.wideBase(s) + offset] = v.and(wideMask);
+            } else {
+                s.n[agg.narrowBase(s) + offset] = v.longValue() & mask;
+            }
+        }
+    }
+}

@@ -1,0 +1,259 @@
+package org.nat64fabric.softswitch.pipeline;
+
+import java.math.BigInteger;
+import org.nat64fabric.softswitch.frontend.Type;
+
+/** Operators on compiled expressions, with P4's wrap-around semantics on W-bit values. */
+public final class Ops {
+    private Ops() {
+    }
+
+    public enum Op { ADD, SUB, MUL, DIV, MOD, SAT_ADD, SAT_SUB, AND, OR, XOR, SHL, SHR, CONCAT,
+        EQ, NE, LT, LE, GT, GE, LAND, LOR }
+
+    /** A binary operator. Operands of arithmetic have the result's type; comparisons yield bool. */
+    public static final class Binary extends Expr {
+        private final Op op;
+        private final Expr a;
+        private final Expr b;
+        private final int width;       // of the operands (result for arithmetic)
+        private final boolean signed;
+        private final long mask;
+        private final int bWidth;      // right operand, for ++
+
+        public Binary(Op op, Type type, Expr a, Expr b) {
+            super(type);
+            this.op = op;
+            this.a = a;
+            this.b = b;
+            this.width = op == Op.CONCAT ? ((Type.Bits) type).width : Math.max(a.width(), 1);
+            this.signed = a.type instanceof Type.Bits && ((Type.Bits) a.type).signed;
+            this.mask = Bits.mask(Math.min(width, 64));
+            this.bWidth = b.width();
+        }
+
+        private boolean wideOperands() {
+            return width > 64 || (op == Op.CONCAT && width > 64);
+        }
+
+        @Override public long eval(State s) {
+            if (wideOperands()) {
+                return evalWide(s).longValue();
+            }
+            switch (op) {
+                case LAND: return a.eval(s) != 0 && b.eval(s) != 0 ? 1 : 0;
+                case LOR: return a.eval(s) != 0 || b.eval(s) != 0 ? 1 : 0;
+                default: break;
+            }
+            long x = a.eval(s);
+            long y = b.eval(s);
+            switch (op) {
+                case ADD: return (x + y) & mask;
+                case SUB: return (x - y) & mask;
+                case MUL: return (x * y) & mask;
+                case DIV: return y == 0 ? 0 : (signed ? Bits.signExtend(x, width) / Bits.signExtend(y, width)
+                        : Long.divideUnsigned(x, y)) & mask;
+                case MOD: return y == 0 ? 0 : (signed ? Bits.signExtend(x, width) % Bits.signExtend(y, width)
+                        : Long.remainderUnsigned(x, y)) & mask;
+                case SAT_ADD: return signed ? saturate(Bits.signExtend(x, width) + Bits.signExtend(y, width))
+                        : (Long.compareUnsigned(x + y, mask) > 0 || Long.compareUnsigned(x + y, x) < 0 ? mask : x + y);
+                case SAT_SUB: return signed ? saturate(Bits.signExtend(x, width) - Bits.signExtend(y, width))
+                        : (Long.compareUnsigned(x, y) < 0 ? 0 : x - y);
+                case AND: return x & y;
+                case OR: return x | y;
+                case XOR: return x ^ y;
+                case SHL: return Long.compareUnsigned(y, width) >= 0 ? 0 : (x << y) & mask;
+                case SHR:
+                    if (signed) {
+                        return (Bits.signExtend(x, width) >> Math.min(y < 0 ? 63 : y, 63)) & mask;
+                    }
+                    return Long.compareUnsigned(y, width) >= 0 ? 0 : x >>> y;
+                case CONCAT: return ((x << bWidth) | y) & mask;
+                case EQ: return x == y ? 1 : 0;
+                case NE: return x != y ? 1 : 0;
+                case LT: return compare(x, y) < 0 ? 1 : 0;
+                case LE: return compare(x, y) <= 0 ? 1 : 0;
+                case GT: return compare(x, y) > 0 ? 1 : 0;
+                case GE: return compare(x, y) >= 0 ? 1 : 0;
+                default: throw new IllegalStateException(op.name());
+            }
+        }
+
+        private int compare(long x, long y) {
+            return signed ? Long.compare(Bits.signExtend(x, width), Bits.signExtend(y, width))
+                    : Long.compareUnsigned(x, y);
+        }
+
+        private long saturate(long v) {
+            long max = (1L << (width - 1)) - 1;
+            long min = -(1L << (width - 1));
+            return Math.max(min, Math.min(max, v)) & mask;
+        }
+
+        @Override public BigInteger evalWide(State s) {
+            if (!wideOperands()) {
+                return Bits.unsigned(eval(s));
+            }
+            BigInteger x = a.evalWide(s);
+            BigInteger y = b.evalWide(s);
+            BigInteger m = Bits.wideMask(width);
+            switch (op) {
+                case ADD: return x.add(y).and(m);
+                case SUB: return x.subtract(y).and(m);
+                case MUL: return x.multiply(y).and(m);
+                case DIV: return y.signum() == 0 ? BigInteger.ZERO : x.divide(y);
+                case MOD: return y.signum() == 0 ? BigInteger.ZERO : x.mod(y);
+                case SAT_ADD: return x.add(y).min(m);
+                case SAT_SUB: return x.subtract(y).max(BigInteger.ZERO);
+                case AND: return x.and(y);
+                case OR: return x.or(y);
+                case XOR: return x.xor(y);
+                case SHL: return y.compareTo(BigInteger.valueOf(width)) >= 0 ? BigInteger.ZERO
+                        : x.shiftLeft(y.intValue()).and(m);
+                case SHR: return y.compareTo(BigInteger.valueOf(width)) >= 0 ? BigInteger.ZERO
+                        : x.shiftRight(y.intValue());
+                case CONCAT: return x.shiftLeft(bWidth).or(y).and(m);
+                case EQ: return x.equals(y) ? BigInteger.ONE : BigInteger.ZERO;
+                case NE: return x.equals(y) ? BigInteger.ZERO : BigInteger.ONE;
+                case LT: return x.compareTo(y) < 0 ? BigInteger.ONE : BigInteger.ZERO;
+                case LE: return x.compareTo(y) <= 0 ? BigInteger.ONE : BigInteger.ZERO;
+                case GT: return x.compareTo(y) > 0 ? BigInteger.ONE : BigInteger.ZERO;
+                case GE: return x.compareTo(y) >= 0 ? BigInteger.ONE : BigInteger.ZERO;
+                default: throw new IllegalStateException(op.name());
+            }
+        }
+    }
+
+    /** ~x, -x and !x. */
+    public static final class Unary extends Expr {
+        private final char op;
+        private final Expr a;
+        private final int width;
+
+        public Unary(char op, Type type, Expr a) {
+            super(type);
+            this.op = op;
+            this.a = a;
+            this.width = Math.max(a.width(), 1);
+        }
+
+        @Override public long eval(State s) {
+            if (width > 64) {
+                return evalWide(s).longValue();
+            }
+            long x = a.eval(s);
+            switch (op) {
+                case '!': return x == 0 ? 1 : 0;
+                case '~': return ~x & Bits.mask(width);
+                case '-': return -x & Bits.mask(width);
+                default: return x;
+            }
+        }
+
+        @Override public BigInteger evalWide(State s) {
+            if (width <= 64) {
+                return Bits.unsigned(eval(s));
+            }
+            BigInteger m = Bits.wideMask(width);
+            BigInteger x = a.evalWide(s);
+            switch (op) {
+                case '~': return x.xor(m);
+                case '-': return x.negate().and(m);
+                default: return x;
+            }
+        }
+    }
+
+    /** c ? x : y */
+    public static final class Conditional extends Expr {
+        private final Expr c;
+        private final Expr x;
+        private final Expr y;
+
+        public Conditional(Type type, Expr c, Expr x, Expr y) {
+            super(type);
+            this.c = c;
+            this.x = x;
+            this.y = y;
+        }
+
+        @Override public long eval(State s) { return c.eval(s) != 0 ? x.eval(s) : y.eval(s); }
+        @Override public BigInteger evalWide(State s) { return c.eval(s) != 0 ? x.evalWide(s) : y.evalWide(s); }
+    }
+
+    /** Casts between bit/int widths, bool and bit<1>, serializable enums: truncate or extend. */
+    public static final class Cast extends Expr {
+        private final Expr a;
+        private final int width;
+        private final boolean signExtend;
+        private final int fromWidth;
+
+        public Cast(Type type, Expr a) {
+            super(type);
+            this.a = a;
+            this.width = Math.max(width(), 1);
+            this.fromWidth = a.width();
+            this.signExtend = a.type instanceof Type.Bits && ((Type.Bits) a.type).signed;
+        }
+
+        @Override public long eval(State s) {
+            if (width > 64 || fromWidth > 64) {
+                return evalWide(s).and(Bits.wideMask(Math.min(width, 64))).longValue();
+            }
+            long v = a.eval(s);
+            if (signExtend && fromWidth > 0) {
+                v = Bits.signExtend(v, fromWidth);
+            }
+            return v & Bits.mask(width);
+        }
+
+        @Override public BigInteger evalWide(State s) {
+            BigInteger v = a.evalWide(s);
+            if (signExtend && fromWidth > 0 && v.testBit(fromWidth - 1)) {
+                v = v.subtract(BigInteger.ONE.shiftLeft(fromWidth));
+            }
+            return v.and(Bits.wideMask(width));
+        }
+    }
+
+    /** x[hi:lo], readable and, on an l-value, writable. */
+    public static final class Slice extends Expr.LValue {
+        private final Expr base;
+        private final int hi;
+        private final int lo;
+
+        public Slice(Type type, Expr base, int hi, int lo) {
+            super(type);
+            this.base = base;
+            this.hi = hi;
+            this.lo = lo;
+        }
+
+        @Override public long eval(State s) {
+            if (base.isWide()) {
+                return base.evalWide(s).shiftRight(lo).longValue() & Bits.mask(hi - lo + 1);
+            }
+            return (base.eval(s) >>> lo) & Bits.mask(hi - lo + 1);
+        }
+
+        @Override public BigInteger evalWide(State s) {
+            return base.evalWide(s).shiftRight(lo).and(Bits.wideMask(hi - lo + 1));
+        }
+
+        @Override public void set(State s, long v) {
+            if (base.isWide()) {
+                setWide(s, Bits.unsigned(v));
+                return;
+            }
+            long m = Bits.mask(hi - lo + 1) << lo;
+            ((Expr.LValue) base).set(s, (base.eval(s) & ~m) | ((v << lo) & m));
+        }
+
+        @Override public void setWide(State s, BigInteger v) {
+            Expr.LValue target = (Expr.LValue) base;
+            BigInteger m = Bits.wideMask(hi - lo + 1).shiftLeft(lo);
+            BigInteger old = base.evalWide(s);
+            target.setWide(s, old.andNot(m).or(v.shiftLeft(lo).and(m)));
+        }
+    }
+}

@@ -1,0 +1,211 @@
+package org.nat64fabric.softswitch.pipeline;
+
+import java.math.BigInteger;
+import org.nat64fabric.softswitch.frontend.Type;
+
+/** packet_in and packet_out operations: extract, lookahead, advance, emit. */
+public final class PacketIo {
+    private PacketIo() {
+    }
+
+    /** Error codes, in core.p4's declaration order. */
+    public static final int NO_ERROR = 0;
+    public static final int PACKET_TOO_SHORT = 1;
+    public static final int NO_MATCH = 2;
+    public static final int STACK_OUT_OF_BOUNDS = 3;
+    public static final int PARSER_TIMEOUT = 5;
+
+    /** Reads a header's fields from the packet at the cursor into its slots and validates it. */
+    public static final class Extract extends Stmt {
+        private final Expr.Agg header;
+        private final Type.Aggregate type;
+        private final int bits;
+        private final Stack stack;   // non-null when extracting into stack.next
+
+        public Extract(Expr.Agg header, Stack stack) {
+            this.header = header;
+            this.type = (Type.Aggregate) header.type;
+            this.bits = type.bitWidth();
+            this.stack = stack;
+        }
+
+        @Override public int exec(State s) {
+            if (stack != null && !stack.hasNext(s)) {
+                s.parserError = STACK_OUT_OF_BOUNDS;
+                return Parser.REJECT;
+            }
+            if (s.cursorBits + bits > s.packetLength * 8) {
+                s.parserError = PACKET_TOO_SHORT;
+                return Parser.REJECT;
+            }
+            readHeader(s, header, type, s.packet, s.cursorBits);
+            s.cursorBits += bits;
+            if (stack != null) {
+                stack.advanceNext(s);
+            }
+            return NEXT;
+        }
+    }
+
+    static void readHeader(State s, Expr.Agg header, Type.Aggregate type, byte[] buf, int at) {
+        int nb = header.narrowBase(s);
+        int wb = header.wideBase(s);
+        int pos = at;
+        for (Type.Field f : type.fields.values()) {
+            Type.Bits t = (Type.Bits) f.type;
+            if (t.wide()) {
+                s.w[wb + f.wideOffset] = State.readWide(buf, pos, t.width);
+            } else {
+                s.n[nb + f.narrowOffset] = State.readBits(buf, pos, t.width);
+            }
+            pos += t.width;
+        }
+        s.n[nb] = 1;
+    }
+
+    /** The nextIndex of a header stack, for extract into .next. */
+    public static final class Stack {
+        private final Expr.Agg stack;
+        private final int size;
+        private final int nextSlotOffset;
+
+        public Stack(Expr.Agg stack) {
+            this.stack = stack;
+            this.size = ((Type.Stack) stack.type).size;
+            this.nextSlotOffset = stack.type.narrowSlots() - 1;
+        }
+
+        public boolean hasNext(State s) {
+            return s.n[stack.narrowBase(s) + nextSlotOffset] < size;
+        }
+
+        public long nextIndex(State s) {
+            return s.n[stack.narrowBase(s) + nextSlotOffset];
+        }
+
+        void advanceNext(State s) {
+            s.n[stack.narrowBase(s) + nextSlotOffset]++;
+        }
+    }
+
+    /** lookahead&lt;bit&lt;W&gt;&gt;(): the next W bits, without moving the cursor (0 past the end). */
+    public static final class Lookahead extends Expr {
+        private final int bits;
+
+        public Lookahead(Type type, int bits) {
+            super(type);
+            this.bits = bits;
+        }
+
+        @Override public long eval(State s) {
+            if (s.cursorBits + bits > s.packetLength * 8) {
+                s.parserError = PACKET_TOO_SHORT;
+                return 0;
+            }
+            return State.readBits(s.packet, s.cursorBits, bits);
+        }
+
+        @Override public BigInteger evalWide(State s) {
+            if (s.cursorBits + bits > s.packetLength * 8) {
+                s.parserError = PACKET_TOO_SHORT;
+                return BigInteger.ZERO;
+            }
+            return State.readWide(s.packet, s.cursorBits, bits);
+        }
+    }
+
+    /** lookahead&lt;header&gt;(): fills a scratch header with the next bits. */
+    public static final class LookaheadHeader extends Expr.Agg {
+        private final Expr.Agg scratch;
+
+        public LookaheadHeader(Expr.Agg scratch) {
+            super(scratch.type);
+            this.scratch = scratch;
+        }
+
+        @Override public int narrowBase(State s) {
+            Type.Aggregate t = (Type.Aggregate) type;
+            if (s.cursorBits + t.bitWidth() <= s.packetLength * 8) {
+                readHeader(s, scratch, t, s.packet, s.cursorBits);
+            } else {
+                scratch.clear(s);
+            }
+            return scratch.narrowBase(s);
+        }
+
+        @Override public int wideBase(State s) {
+            return scratch.wideBase(s);
+        }
+    }
+
+    public static final class Advance extends Stmt {
+        private final Expr bits;
+
+        public Advance(Expr bits) {
+            this.bits = bits;
+        }
+
+        @Override public int exec(State s) {
+            long n = bits.eval(s);
+            if (s.cursorBits + n > s.packetLength * 8L) {
+                s.parserError = PACKET_TOO_SHORT;
+                return Parser.REJECT;
+            }
+            s.cursorBits += (int) n;
+            return NEXT;
+        }
+    }
+
+    /** verify(cond, error): rejects with the error when cond is false. */
+    public static final class Verify extends Stmt {
+        private final Expr cond;
+        private final Expr error;
+
+        public Verify(Expr cond, Expr error) {
+            this.cond = cond;
+            this.error = error;
+        }
+
+        @Override public int exec(State s) {
+            if (cond.eval(s) != 0) {
+                return NEXT;
+            }
+            s.parserError = (int) error.eval(s);
+            return Parser.REJECT;
+        }
+    }
+
+    /** emit(h) for a header: appends its fields when valid. */
+    public static final class Emit extends Stmt {
+        private final Expr.Agg header;
+        private final Type.Aggregate type;
+        private final int bytes;
+
+        public Emit(Expr.Agg header) {
+            this.header = header;
+            this.type = (Type.Aggregate) header.type;
+            this.bytes = (type.bitWidth() + 7) / 8;
+        }
+
+        @Override public int exec(State s) {
+            int nb = header.narrowBase(s);
+            if (s.n[nb] == 0) {
+                return NEXT;
+            }
+            int wb = header.wideBase(s);
+            s.ensureOut(bytes);
+            int pos = s.outLength * 8;
+            for (Type.Field f : type.fields.values()) {
+                Type.Bits t = (Type.Bits) f.type;
+                if (t.wide()) {
+                    State.writeWide(s.out, pos, t.width, s.w[wb + f.wideOffset]);
+                } else {
+                    State.writeBits(s.out, pos, t.width, s.n[nb + f.narrowOffset]);
+                }
+                pos += t.width;
+            }
+            s.outLength += bytes;
+            return NEXT;
+        }
+    }
+}

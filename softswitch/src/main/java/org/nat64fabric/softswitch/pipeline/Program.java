@@ -1,0 +1,95 @@
+package org.nat64fabric.softswitch.pipeline;
+
+import java.util.List;
+import java.util.Map;
+import org.nat64fabric.softswitch.frontend.Type;
+import org.nat64fabric.softswitch.v1model.Externs;
+
+/**
+ * A P4 program compiled for the v1model architecture: its six blocks in executable form, the
+ * objects the control plane manages, and where the architecture's metadata lives in the slots.
+ */
+public final class Program {
+    public final String source;
+    public final int narrowSlots;
+    public final int wideSlots;
+
+    public final Parser parser;
+    public final Stmt verifyChecksum;
+    public final Stmt ingress;
+    public final Stmt egress;
+    public final Stmt computeChecksum;
+    public final Stmt deparser;
+
+    public final List<Table> tables;
+    public final List<Action> actions;
+    public final List<Externs.Counter> counters;
+    public final List<Externs.Register> registers;
+    /** Headers annotated @controller_header, by the annotation's name (packet_in, packet_out). */
+    public final Map<String, Type.Aggregate> controllerHeaders;
+    public final List<String> errors;
+
+    public final Expr.Agg headers;
+    public final Expr.Agg metadata;
+    public final Expr.Agg standardMetadata;
+    /** For each @field_list index, the slot ranges of user metadata it preserves. */
+    public final Map<Integer, List<Expr>> fieldLists;
+
+    public Program(String source, int narrowSlots, int wideSlots, Parser parser, Stmt verifyChecksum, Stmt ingress,
+                   Stmt egress, Stmt computeChecksum, Stmt deparser, List<Table> tables, List<Action> actions,
+                   List<Externs.Counter> counters, List<Externs.Register> registers,
+                   Map<String, Type.Aggregate> controllerHeaders, List<String> errors, Expr.Agg headers,
+                   Expr.Agg metadata, Expr.Agg standardMetadata, Map<Integer, List<Expr>> fieldLists) {
+        this.source = source;
+        this.narrowSlots = narrowSlots;
+        this.wideSlots = wideSlots;
+        this.parser = parser;
+        this.verifyChecksum = verifyChecksum;
+        this.ingress = ingress;
+        this.egress = egress;
+        this.computeChecksum = computeChecksum;
+        this.deparser = deparser;
+        this.tables = tables;
+        this.actions = actions;
+        this.counters = counters;
+        this.registers = registers;
+        this.controllerHeaders = controllerHeaders;
+        this.errors = errors;
+        this.headers = headers;
+        this.metadata = metadata;
+        this.standardMetadata = standardMetadata;
+        this.fieldLists = fieldLists;
+    }
+
+    public Table table(String name) {
+        for (Table t : tables) {
+            if (t.name.equals(name)) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    public Action action(String name) {
+        for (Action a : actions) {
+            if (a.name.equals(name)) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    /** A standard_metadata field as an l-value. */
+    public Expr.LValue standardField(String field) {
+        Type.Field f = ((Type.Aggregate) standardMetadata.type).fields.get(field);
+        return new Expr.Slot(f.type, standardMetadata.fixedBase()[0] + f.narrowOffset, widthOf(f.type));
+    }
+
+    static int widthOf(Type t) {
+        return t instanceof Type.Bits ? ((Type.Bits) t).width : 0;
+    }
+
+    public State newState() {
+        return new State(narrowSlots, wideSlots);
+    }
+}

@@ -1,0 +1,140 @@
+package org.nat64fabric.softswitch.pipeline;
+
+import java.math.BigInteger;
+import java.util.Arrays;
+
+/**
+ * All per-packet state of a pipeline: every header, struct, local variable and parameter of the
+ * program lives at a fixed slot, assigned at compile time, in {@link #n} (values up to 64 bits)
+ * or {@link #w} (wider values, such as IPv6 addresses). One State is reused packet after packet.
+ */
+public final class State {
+    public final long[] n;
+    public final BigInteger[] w;
+
+    /** The packet being parsed; the parser's cursor counts bits. */
+    public byte[] packet = new byte[0];
+    public int packetLength;
+    public int cursorBits;
+
+    /** The deparser's output. */
+    public byte[] out = new byte[2048];
+    public int outLength;
+
+    /** Scratch bit buffer for checksums and hashes. */
+    public final BitBuffer scratch = new BitBuffer();
+
+    /** Requests made by externs during this pass through a pipeline block. */
+    public int cloneSession = -1;
+    public int cloneType = -1;
+    public int cloneFieldList;
+    public int resubmitFieldList = -1;
+    public int recirculateFieldList = -1;
+    public int truncateLength = -1;
+
+    /** The last table applied: whether it hit and which of its actions ran (for switch/hit). */
+    public boolean lastHit;
+    public int lastActionIndex;
+    /** An action run from inside an expression called exit; the enclosing statement stops. */
+    public boolean exiting;
+    /** Set by a failed extract or verify: the parser rejects with this error code. */
+    public int parserError;
+
+    public State(int narrow, int wide) {
+        n = new long[narrow];
+        w = new BigInteger[wide];
+        Arrays.fill(w, BigInteger.ZERO);
+    }
+
+    /** Clears every slot and request; the packet buffer is kept for reuse. */
+    public void reset() {
+        Arrays.fill(n, 0L);
+        Arrays.fill(w, BigInteger.ZERO);
+        cursorBits = 0;
+        outLength = 0;
+        cloneSession = -1;
+        cloneType = -1;
+        cloneFieldList = 0;
+        resubmitFieldList = -1;
+        recirculateFieldList = -1;
+        truncateLength = -1;
+        exiting = false;
+        parserError = 0;
+    }
+
+    public void setPacket(byte[] data, int length) {
+        if (packet.length < length) {
+            packet = new byte[Math.max(length, 2048)];
+        }
+        System.arraycopy(data, 0, packet, 0, length);
+        packetLength = length;
+        cursorBits = 0;
+    }
+
+    /** Makes room for {@code more} bytes in the output buffer. */
+    public void ensureOut(int more) {
+        if (outLength + more > out.length) {
+            out = Arrays.copyOf(out, Math.max(out.length * 2, outLength + more));
+        }
+    }
+
+    /** Reads {@code width} (up to 64) bits at bit offset {@code bitOffset} of {@code buf}, big-endian. */
+    public static long readBits(byte[] buf, int bitOffset, int width) {
+        if ((bitOffset & 7) == 0 && (width & 7) == 0) {
+            long v = 0;
+            int i = bitOffset >>> 3;
+            for (int k = width >>> 3; k > 0; k--) {
+                v = (v << 8) | (buf[i++] & 0xFF);
+            }
+            return v;
+        }
+        long v = 0;
+        for (int b = 0; b < width; b++) {
+            int pos = bitOffset + b;
+            v = (v << 1) | ((buf[pos >>> 3] >>> (7 - (pos & 7))) & 1);
+        }
+        return v;
+    }
+
+    /** Writes the low {@code width} (up to 64) bits of {@code v} at bit offset {@code bitOffset}. */
+    public static void writeBits(byte[] buf, int bitOffset, int width, long v) {
+        if ((bitOffset & 7) == 0 && (width & 7) == 0) {
+            int i = (bitOffset >>> 3) + (width >>> 3) - 1;
+            for (int k = width >>> 3; k > 0; k--) {
+                buf[i--] = (byte) v;
+                v >>>= 8;
+            }
+            return;
+        }
+        for (int b = width - 1; b >= 0; b--) {
+            int pos = bitOffset + b;
+            int mask = 1 << (7 - (pos & 7));
+            if ((v & 1) != 0) {
+                buf[pos >>> 3] |= (byte) mask;
+            } else {
+                buf[pos >>> 3] &= (byte) ~mask;
+            }
+            v >>>= 1;
+        }
+    }
+
+    public static BigInteger readWide(byte[] buf, int bitOffset, int width) {
+        BigInteger v = BigInteger.ZERO;
+        int done = 0;
+        while (done < width) {
+            int chunk = Math.min(64, width - done);
+            v = v.shiftLeft(chunk).or(Bits.unsigned(readBits(buf, bitOffset + done, chunk)));
+            done += chunk;
+        }
+        return v;
+    }
+
+    public static void writeWide(byte[] buf, int bitOffset, int width, BigInteger v) {
+        int remaining = width;
+        while (remaining > 0) {
+            int chunk = Math.min(64, remaining);
+            remaining -= chunk;
+            writeBits(buf, bitOffset + remaining, chunk, v.shiftRight(width - remaining - chunk).longValue());
+        }
+    }
+}

@@ -1,0 +1,458 @@
+package org.nat64fabric.softswitch.pipeline;
+
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A match-action table with its entries. Lookups pick a strategy from the match kinds: a hash
+ * map for all-exact keys, one hash map per prefix length for one LPM field with exact others,
+ * and a priority-ordered scan when ternary, range or optional fields are present.
+ */
+public final class Table {
+    public enum MatchKind { EXACT, LPM, TERNARY, RANGE, OPTIONAL }
+
+    /** A key field: the expression as written, its match kind and width. */
+    public static final class KeyField {
+        public final String name;
+        public final MatchKind kind;
+        public final int width;
+        public final Expr expr;
+        public final Map<String, List<String>> annotations;
+        final int words;
+
+        public KeyField(String name, MatchKind kind, int width, Expr expr, Map<String, List<String>> annotations) {
+            this.name = name;
+            this.kind = kind;
+            this.width = width;
+            this.expr = expr;
+            this.annotations = annotations;
+            this.words = (width + 63) / 64;
+        }
+    }
+
+    /** An action the table may run, with its P4Runtime scope. */
+    public static final class ActionRef {
+        public final Action action;
+        public final boolean tableOnly;
+        public final boolean defaultOnly;
+        public final Map<String, List<String>> annotations;
+
+        public ActionRef(Action action, boolean tableOnly, boolean defaultOnly, Map<String, List<String>> annotations) {
+            this.action = action;
+            this.tableOnly = tableOnly;
+            this.defaultOnly = defaultOnly;
+            this.annotations = annotations;
+        }
+    }
+
+    /** An action with its arguments, as a table entry or default action holds it. */
+    public static final class ActionCall {
+        public final Action action;
+        public final BigInteger[] args;
+
+        public ActionCall(Action action, BigInteger[] args) {
+            this.action = action;
+            this.args = args;
+        }
+    }
+
+    /** One field's match: value and mask for exact/ternary/lpm/optional, or low/high for range. */
+    public static final class FieldMatch {
+        public final BigInteger value;
+        public final BigInteger mask;     // all ones for exact; null when the field is a wildcard
+        public final BigInteger high;     // range only
+        public final int prefixLength;    // lpm only
+
+        private FieldMatch(BigInteger value, BigInteger mask, BigInteger high, int prefixLength) {
+            this.value = value;
+            this.mask = mask;
+            this.high = high;
+            this.prefixLength = prefixLength;
+        }
+
+        public static FieldMatch exact(BigInteger v, int width) {
+            return new FieldMatch(v, Bits.wideMask(width), null, width);
+        }
+
+        public static FieldMatch ternary(BigInteger v, BigInteger mask) {
+            return new FieldMatch(v.and(mask), mask, null, -1);
+        }
+
+        public static FieldMatch lpm(BigInteger v, int prefixLength, int width) {
+            BigInteger mask = Bits.wideMask(prefixLength).shiftLeft(width - prefixLength);
+            return new FieldMatch(v.and(mask), mask, null, prefixLength);
+        }
+
+        public static FieldMatch range(BigInteger low, BigInteger high) {
+            return new FieldMatch(low, null, high, -1);
+        }
+
+        /** Matches anything: an omitted ternary, optional, range or lpm field. */
+        public static FieldMatch wildcard() {
+            return new FieldMatch(BigInteger.ZERO, BigInteger.ZERO, null, 0);
+        }
+
+        public boolean isWildcard() {
+            return high == null && mask != null && mask.signum() == 0;
+        }
+
+        boolean matches(long[] key, int from, int words) {
+            if (high != null) {
+                BigInteger k = toBig(key, from, words);
+                return k.compareTo(value) >= 0 && k.compareTo(high) <= 0;
+            }
+            for (int i = 0; i < words; i++) {
+                int shift = 64 * (words - 1 - i);
+                long m = mask.shiftRight(shift).longValue();
+                long v = value.shiftRight(shift).longValue();
+                if ((key[from + i] & m) != v) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        @Override public boolean equals(Object o) {
+            if (!(o instanceof FieldMatch)) {
+                return false;
+            }
+            FieldMatch f = (FieldMatch) o;
+            return value.equals(f.value) && java.util.Objects.equals(mask, f.mask)
+                    && java.util.Objects.equals(high, f.high) && prefixLength == f.prefixLength;
+        }
+
+        @Override public int hashCode() {
+            return value.hashCode() * 31 + (mask == null ? 0 : mask.hashCode()) + prefixLength;
+        }
+    }
+
+    /** A table entry: its match, priority, action, and what the data plane records about it. */
+    public static final class Entry {
+        public final FieldMatch[] match;
+        public final int priority;
+        public volatile ActionCall action;
+        public final long idleTimeoutNs;
+        public volatile long lastHitNanos;
+        public long packets;
+        public long bytes;
+        public byte[] metadata = new byte[0];
+
+        public Entry(FieldMatch[] match, int priority, ActionCall action, long idleTimeoutNs) {
+            this.match = match;
+            this.priority = priority;
+            this.action = action;
+            this.idleTimeoutNs = idleTimeoutNs;
+            this.lastHitNanos = System.nanoTime();
+        }
+
+        /** Same match and priority: the identity of an entry in P4Runtime. */
+        public boolean sameKey(Entry o) {
+            return priority == o.priority && Arrays.equals(match, o.match);
+        }
+    }
+
+    /** Key words as a hash key; a probe instance is reused for lookups. */
+    private static final class Key {
+        long[] words;
+        int hash;
+
+        Key(long[] words) {
+            this.words = words;
+            rehash();
+        }
+
+        void rehash() {
+            hash = Arrays.hashCode(words);
+        }
+
+        @Override public int hashCode() { return hash; }
+        @Override public boolean equals(Object o) { return o instanceof Key && Arrays.equals(words, ((Key) o).words); }
+    }
+
+    public final String name;
+    public final Map<String, List<String>> annotations;
+    public final List<KeyField> keys;
+    public final List<ActionRef> actions;
+    public final int size;
+    public final boolean supportTimeout;
+    public final boolean constEntries;
+    public final boolean constDefaultAction;
+    /** Name of the direct counter attached with the 'counters' property, or null. */
+    public final String directCounter;
+    /** Its CounterType: 0 packets, 1 bytes, 2 packets and bytes. */
+    public final int directCounterUnit;
+    private ActionCall defaultAction;
+    private final ActionCall initialDefault;
+
+    private final int[] keyOffsets;
+    private final int keyWords;
+    private final long[] probeWords;
+    private final long[] lpmValue;        // the packet's LPM field while prefixes are tried
+    private final Key probe;
+    private final int lpmField;           // index of the LPM field, -1 if none
+    private final boolean hashed;         // exact or exact+single-LPM
+    private final List<Entry> entries = new ArrayList<>();
+    private final Map<Key, Entry> exactIndex = new HashMap<>();
+    private final TreeMap<Integer, Map<Key, Entry>> lpmIndex = new TreeMap<>(Collections.reverseOrder());
+    private Entry[] scanOrder = new Entry[0];
+    private long missPackets;
+
+    public Table(String name, Map<String, List<String>> annotations, List<KeyField> keys, List<ActionRef> actions,
+                 int size, boolean supportTimeout, boolean constEntries, boolean constDefaultAction,
+                 String directCounter, int directCounterUnit, ActionCall defaultAction) {
+        this.name = name;
+        this.annotations = annotations;
+        this.keys = keys;
+        this.actions = actions;
+        this.size = size;
+        this.supportTimeout = supportTimeout;
+        this.constEntries = constEntries;
+        this.constDefaultAction = constDefaultAction;
+        this.directCounter = directCounter;
+        this.directCounterUnit = directCounterUnit;
+        this.defaultAction = defaultAction;
+        this.initialDefault = defaultAction;
+        this.keyOffsets = new int[keys.size()];
+        int words = 0;
+        int lpm = -1;
+        boolean onlyExactOrLpm = true;
+        int lpmCount = 0;
+        for (int i = 0; i < keys.size(); i++) {
+            keyOffsets[i] = words;
+            words += keys.get(i).words;
+            MatchKind k = keys.get(i).kind;
+            if (k == MatchKind.LPM) {
+                lpm = i;
+                lpmCount++;
+            } else if (k != MatchKind.EXACT) {
+                onlyExactOrLpm = false;
+            }
+        }
+        this.keyWords = words;
+        this.probeWords = new long[words];
+        this.probe = new Key(probeWords);
+        this.lpmField = lpm;
+        this.lpmValue = new long[lpm < 0 ? 0 : keys.get(lpm).words];
+        this.hashed = onlyExactOrLpm && lpmCount <= 1 && !keys.isEmpty();
+    }
+
+    /** Whether entries need a priority (P4Runtime: ternary, range or optional fields present). */
+    public boolean needsPriority() {
+        for (KeyField k : keys) {
+            if (k.kind == MatchKind.TERNARY || k.kind == MatchKind.RANGE || k.kind == MatchKind.OPTIONAL) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ---- data plane ----
+
+    /** Looks the packet up, runs the chosen action; returns the entry hit, or null on a miss. */
+    public Entry apply(State s, int packetLength) {
+        Entry e = lookup(s);
+        ActionCall call;
+        if (e != null) {
+            if (supportTimeout) {
+                e.lastHitNanos = System.nanoTime();
+            }
+            if (directCounter != null) {
+                e.packets++;
+                e.bytes += packetLength;
+            }
+            call = e.action;
+        } else {
+            missPackets++;
+            call = defaultAction;
+        }
+        s.lastActionIndex = indexOf(call.action);
+        s.lastHit = e != null;
+        if (call.action.run(s, call.args) == Stmt.EXIT) {
+            s.exiting = true;
+        }
+        return e;
+    }
+
+    private int indexOf(Action a) {
+        for (int i = 0; i < actions.size(); i++) {
+            if (actions.get(i).action == a) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private Entry lookup(State s) {
+        if (keys.isEmpty()) {
+            return null;
+        }
+        for (int i = 0; i < keys.size(); i++) {
+            KeyField k = keys.get(i);
+            int at = keyOffsets[i];
+            if (k.words == 1) {
+                probeWords[at] = k.expr.eval(s);
+            } else {
+                BigInteger v = k.expr.evalWide(s);
+                for (int wd = 0; wd < k.words; wd++) {
+                    probeWords[at + wd] = v.shiftRight(64 * (k.words - 1 - wd)).longValue();
+                }
+            }
+        }
+        if (hashed) {
+            if (lpmField < 0) {
+                probe.rehash();
+                return exactIndex.get(probe);
+            }
+            KeyField k = keys.get(lpmField);
+            int at = keyOffsets[lpmField];
+            System.arraycopy(probeWords, at, lpmValue, 0, k.words);
+            for (Map.Entry<Integer, Map<Key, Entry>> byLength : lpmIndex.entrySet()) {
+                maskPrefix(probeWords, at, k.words, k.width, byLength.getKey(), lpmValue);
+                probe.rehash();
+                Entry e = byLength.getValue().get(probe);
+                if (e != null) {
+                    return e;
+                }
+            }
+            return null;
+        }
+        for (Entry e : scanOrder) {
+            if (matches(e)) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    private boolean matches(Entry e) {
+        for (int i = 0; i < keys.size(); i++) {
+            if (!e.match[i].matches(probeWords, keyOffsets[i], keys.get(i).words)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Writes into words[at..] the first prefixLength bits of src (a field of width bits). */
+    private static void maskPrefix(long[] words, int at, int nWords, int width, int prefixLength, long[] src) {
+        int lowBits = width - prefixLength;   // bits to clear, counted from the least significant
+        for (int i = nWords - 1; i >= 0; i--) {
+            long v = src[i];
+            if (lowBits >= 64) {
+                v = 0;
+                lowBits -= 64;
+            } else if (lowBits > 0) {
+                v &= -1L << lowBits;
+                lowBits = 0;
+            }
+            words[at + i] = v;
+        }
+    }
+
+    // ---- control plane ----
+
+    public synchronized List<Entry> entries() {
+        return new ArrayList<>(entries);
+    }
+
+    public ActionCall defaultAction() {
+        return defaultAction;
+    }
+
+    public ActionCall initialDefaultAction() {
+        return initialDefault;
+    }
+
+    public void setDefaultAction(ActionCall call) {
+        this.defaultAction = call;
+    }
+
+    public long missPackets() {
+        return missPackets;
+    }
+
+    public Entry find(Entry like) {
+        for (Entry e : entries) {
+            if (e.sameKey(like)) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    /** Adds an entry; the caller has checked it is well formed and not a duplicate. */
+    public void insert(Entry e) {
+        entries.add(e);
+        if (hashed) {
+            indexFor(e).put(keyOf(e), e);
+        } else {
+            rebuildScan();
+        }
+    }
+
+    public boolean remove(Entry like) {
+        Entry e = find(like);
+        if (e == null) {
+            return false;
+        }
+        entries.remove(e);
+        if (hashed) {
+            indexFor(e).remove(keyOf(e));
+            if (lpmField >= 0 && indexFor(e).isEmpty()) {
+                lpmIndex.remove(e.match[lpmField].prefixLength);
+            }
+        } else {
+            rebuildScan();
+        }
+        return true;
+    }
+
+    public void clear() {
+        entries.clear();
+        exactIndex.clear();
+        lpmIndex.clear();
+        scanOrder = new Entry[0];
+    }
+
+    public int entryCount() {
+        return entries.size();
+    }
+
+    private Map<Key, Entry> indexFor(Entry e) {
+        return lpmField < 0 ? exactIndex
+                : lpmIndex.computeIfAbsent(e.match[lpmField].prefixLength, l -> new HashMap<>());
+    }
+
+    private Key keyOf(Entry e) {
+        long[] w = new long[keyWords];
+        for (int i = 0; i < keys.size(); i++) {
+            KeyField k = keys.get(i);
+            for (int wd = 0; wd < k.words; wd++) {
+                w[keyOffsets[i] + wd] = e.match[i].value.shiftRight(64 * (k.words - 1 - wd)).longValue();
+            }
+        }
+        return new Key(w);
+    }
+
+    private void rebuildScan() {
+        Entry[] order = entries.toArray(new Entry[0]);
+        // Highest priority first; equal priorities keep insertion order (stable sort).
+        Arrays.sort(order, Comparator.comparingInt((Entry e) -> e.priority).reversed());
+        scanOrder = order;
+    }
+
+    static BigInteger toBig(long[] key, int from, int words) {
+        BigInteger v = BigInteger.ZERO;
+        for (int i = 0; i < words; i++) {
+            v = v.shiftLeft(64).or(Bits.unsigned(key[from + i]));
+        }
+        return v;
+    }
+}

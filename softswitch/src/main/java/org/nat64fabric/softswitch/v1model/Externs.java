@@ -1,0 +1,410 @@
+package org.nat64fabric.softswitch.v1model;
+
+import java.math.BigInteger;
+import java.util.List;
+import java.util.Random;
+import java.util.zip.CRC32;
+import org.nat64fabric.softswitch.pipeline.BitBuffer;
+import org.nat64fabric.softswitch.pipeline.Bits;
+import org.nat64fabric.softswitch.pipeline.Expr;
+import org.nat64fabric.softswitch.pipeline.State;
+import org.nat64fabric.softswitch.pipeline.Stmt;
+
+/** The v1model externs, compiled into statements. */
+public final class Externs {
+    private Externs() {
+    }
+
+    /** mark_to_drop(standard_metadata): egress_spec := 511 and mcast_grp := 0, as BMv2 does. */
+    public static final class MarkToDrop extends Stmt {
+        private final Expr.LValue egressSpec;
+        private final Expr.LValue mcastGrp;
+
+        public MarkToDrop(Expr.LValue egressSpec, Expr.LValue mcastGrp) {
+            this.egressSpec = egressSpec;
+            this.mcastGrp = mcastGrp;
+        }
+
+        @Override public int exec(State s) {
+            egressSpec.set(s, V1ModelSwitch.DROP_PORT);
+            mcastGrp.set(s, 0);
+            return NEXT;
+        }
+    }
+
+    /** clone / clone_preserving_field_list: the copy is made when the block ends. */
+    public static final class Clone extends Stmt {
+        private final Expr type;
+        private final Expr session;
+        private final int fieldList;
+
+        public Clone(Expr type, Expr session, int fieldList) {
+            this.type = type;
+            this.session = session;
+            this.fieldList = fieldList;
+        }
+
+        @Override public int exec(State s) {
+            s.cloneType = (int) type.eval(s);
+            s.cloneSession = (int) session.eval(s);
+            s.cloneFieldList = fieldList;
+            return NEXT;
+        }
+    }
+
+    /** resubmit_/recirculate_preserving_field_list. */
+    public static final class Reinject extends Stmt {
+        private final boolean resubmit;
+        private final int fieldList;
+
+        public Reinject(boolean resubmit, int fieldList) {
+            this.resubmit = resubmit;
+            this.fieldList = fieldList;
+        }
+
+        @Override public int exec(State s) {
+            if (resubmit) {
+                s.resubmitFieldList = fieldList;
+            } else {
+                s.recirculateFieldList = fieldList;
+            }
+            return NEXT;
+        }
+    }
+
+    public static final class Truncate extends Stmt {
+        private final Expr length;
+
+        public Truncate(Expr length) {
+            this.length = length;
+        }
+
+        @Override public int exec(State s) {
+            s.truncateLength = (int) Math.min(Integer.MAX_VALUE, length.eval(s));
+            return NEXT;
+        }
+    }
+
+    /** Hash algorithms, in v1model.p4's HashAlgorithm order. */
+    public enum Algorithm { CRC32, CRC16, RANDOM, IDENTITY, CSUM16, XOR16 }
+
+    /** The data of a checksum or hash: scalar expressions packed in order into a bit string. */
+    public static final class Data {
+        private final Expr[] fields;
+        private final int[] widths;
+
+        public Data(List<Expr> fields) {
+            this.fields = fields.toArray(new Expr[0]);
+            this.widths = new int[this.fields.length];
+            for (int i = 0; i < widths.length; i++) {
+                widths[i] = this.fields[i].width();
+            }
+        }
+
+        void pack(State s, BitBuffer buf) {
+            buf.clear();
+            for (int i = 0; i < fields.length; i++) {
+                if (widths[i] > 64) {
+                    buf.append(fields[i].evalWide(s), widths[i]);
+                } else {
+                    buf.append(fields[i].eval(s), widths[i]);
+                }
+            }
+        }
+    }
+
+    /** Computes an algorithm over the first {@code length} bytes (and {@code bits} bits) of data. */
+    static long compute(Algorithm algo, byte[] data, int bits, Random random) {
+        int length = (bits + 7) / 8;
+        switch (algo) {
+            case CSUM16: {
+                long sum = 0;
+                for (int i = 0; i < length; i += 2) {
+                    int hi = data[i] & 0xFF;
+                    int lo = i + 1 < length ? data[i + 1] & 0xFF : 0;
+                    sum += (hi << 8) | lo;
+                }
+                while ((sum >>> 16) != 0) {
+                    sum = (sum & 0xFFFF) + (sum >>> 16);
+                }
+                return ~sum & 0xFFFF;
+            }
+            case XOR16: {
+                int x = 0;
+                for (int i = 0; i < length; i += 2) {
+                    x ^= ((data[i] & 0xFF) << 8) | (i + 1 < length ? data[i + 1] & 0xFF : 0);
+                }
+                return x;
+            }
+            case CRC32: {
+                CRC32 crc = new CRC32();
+                crc.update(data, 0, length);
+                return crc.getValue();
+            }
+            case CRC16: {
+                // CRC-16/ARC: polynomial 0x8005, reflected, initial value 0.
+                int crc = 0;
+                for (int i = 0; i < length; i++) {
+                    crc ^= data[i] & 0xFF;
+                    for (int b = 0; b < 8; b++) {
+                        crc = (crc & 1) != 0 ? (crc >>> 1) ^ 0xA001 : crc >>> 1;
+                    }
+                }
+                return crc & 0xFFFF;
+            }
+            case RANDOM:
+                return random.nextLong();
+            case IDENTITY: {
+                // The data as a number, keeping its last 64 bits.
+                long v = 0;
+                for (int i = 0; i < bits; i++) {
+                    v = (v << 1) | ((data[i >>> 3] >>> (7 - (i & 7))) & 1);
+                }
+                return v;
+            }
+            default:
+                throw new IllegalStateException(algo.name());
+        }
+    }
+
+    /**
+     * verify_checksum / update_checksum and their _with_payload forms. Verification sets
+     * standard_metadata.checksum_error on a mismatch; an update writes the checksum field.
+     */
+    public static final class Checksum extends Stmt {
+        private final boolean update;
+        private final boolean withPayload;
+        private final Expr condition;
+        private final Data data;
+        private final Expr.LValue checksum;
+        private final Algorithm algo;
+        private final Expr.LValue checksumError;
+        private final long mask;
+
+        public Checksum(boolean update, boolean withPayload, Expr condition, Data data, Expr.LValue checksum,
+                        Algorithm algo, Expr.LValue checksumError) {
+            this.update = update;
+            this.withPayload = withPayload;
+            this.condition = condition;
+            this.data = data;
+            this.checksum = checksum;
+            this.algo = algo;
+            this.checksumError = checksumError;
+            this.mask = Bits.mask(checksum.width());
+        }
+
+        @Override public int exec(State s) {
+            if (condition.eval(s) == 0) {
+                return NEXT;
+            }
+            BitBuffer buf = s.scratch;
+            data.pack(s, buf);
+            if (withPayload) {
+                int from = (s.cursorBits + 7) / 8;
+                if (from < s.packetLength) {
+                    buf.appendBytes(s.packet, from, s.packetLength - from);
+                }
+            }
+            long value = compute(algo, buf.bytes(), buf.bitLength(), null) & mask;
+            if (update) {
+                checksum.set(s, value);
+            } else if (checksum.eval(s) != value) {
+                checksumError.set(s, 1);
+            }
+            return NEXT;
+        }
+    }
+
+    /** hash(result, algo, base, data, max): result = base + (h % max), or base + h if max is 0. */
+    public static final class Hash extends Stmt {
+        private final Expr.LValue result;
+        private final Algorithm algo;
+        private final Expr base;
+        private final Data data;
+        private final Expr max;
+        private final Random random;
+
+        public Hash(Expr.LValue result, Algorithm algo, Expr base, Data data, Expr max, Random random) {
+            this.result = result;
+            this.algo = algo;
+            this.base = base;
+            this.data = data;
+            this.max = max;
+            this.random = random;
+        }
+
+        @Override public int exec(State s) {
+            data.pack(s, s.scratch);
+            long h = compute(algo, s.scratch.bytes(), s.scratch.bitLength(), random);
+            long m = max.eval(s);
+            long v = m == 0 ? h : Long.remainderUnsigned(h, m);
+            result.set(s, base.eval(s) + v);
+            return NEXT;
+        }
+    }
+
+    /** random(result, lo, hi): uniform in [lo, hi]. */
+    public static final class RandomValue extends Stmt {
+        private final Expr.LValue result;
+        private final Expr lo;
+        private final Expr hi;
+        private final Random random;
+
+        public RandomValue(Expr.LValue result, Expr lo, Expr hi, Random random) {
+            this.result = result;
+            this.lo = lo;
+            this.hi = hi;
+            this.random = random;
+        }
+
+        @Override public int exec(State s) {
+            long l = lo.eval(s);
+            long h = hi.eval(s);
+            long span = h - l + 1;
+            result.set(s, span <= 0 ? l : l + Math.floorMod(random.nextLong(), span));
+            return NEXT;
+        }
+    }
+
+    /** A register array of W-bit cells. */
+    public static final class Register {
+        public final String name;
+        public final int size;
+        public final int width;
+        private final BigInteger[] cells;
+
+        public Register(String name, int size, int width) {
+            this.name = name;
+            this.size = size;
+            this.width = width;
+            this.cells = new BigInteger[size];
+            java.util.Arrays.fill(cells, BigInteger.ZERO);
+        }
+
+        public synchronized BigInteger get(int i) {
+            return i >= 0 && i < size ? cells[i] : BigInteger.ZERO;
+        }
+
+        public synchronized void put(int i, BigInteger v) {
+            if (i >= 0 && i < size) {
+                cells[i] = v.and(Bits.wideMask(width));
+            }
+        }
+    }
+
+    public static final class RegisterRead extends Stmt {
+        private final Register reg;
+        private final Expr.LValue result;
+        private final Expr index;
+
+        public RegisterRead(Register reg, Expr.LValue result, Expr index) {
+            this.reg = reg;
+            this.result = result;
+            this.index = index;
+        }
+
+        @Override public int exec(State s) {
+            result.setWide(s, reg.get((int) index.eval(s)));
+            return NEXT;
+        }
+    }
+
+    public static final class RegisterWrite extends Stmt {
+        private final Register reg;
+        private final Expr index;
+        private final Expr value;
+
+        public RegisterWrite(Register reg, Expr index, Expr value) {
+            this.reg = reg;
+            this.index = index;
+            this.value = value;
+        }
+
+        @Override public int exec(State s) {
+            long i = index.eval(s);
+            if (i >= 0 && i < reg.size) {
+                reg.put((int) i, value.evalWide(s));
+            }
+            return NEXT;
+        }
+    }
+
+    /** An indexed counter array (counter extern). */
+    public static final class Counter {
+        public final String name;
+        public final int size;
+        public final int unit;   // CounterType: 0 packets, 1 bytes, 2 both
+        public final long[] packets;
+        public final long[] bytes;
+
+        public Counter(String name, int size, int unit) {
+            this.name = name;
+            this.size = size;
+            this.unit = unit;
+            this.packets = new long[size];
+            this.bytes = new long[size];
+        }
+    }
+
+    public static final class Count extends Stmt {
+        private final Counter counter;
+        private final Expr index;
+        private final Expr.LValue packetLength;
+
+        public Count(Counter counter, Expr index, Expr.LValue packetLength) {
+            this.counter = counter;
+            this.index = index;
+            this.packetLength = packetLength;
+        }
+
+        @Override public int exec(State s) {
+            long i = index.eval(s);
+            if (i >= 0 && i < counter.size) {
+                counter.packets[(int) i]++;
+                counter.bytes[(int) i] += packetLength.eval(s);
+            }
+            return NEXT;
+        }
+    }
+
+    /** log_msg: printed by the switch at debug level (kept out of the packet path otherwise). */
+    public static final class LogMsg extends Stmt {
+        private final String message;
+        private final List<Expr> args;
+
+        public LogMsg(String message, List<Expr> args) {
+            this.message = message;
+            this.args = args;
+        }
+
+        @Override public int exec(State s) {
+            if (V1ModelSwitch.LOG.isLoggable(java.util.logging.Level.FINE)) {
+                String m = message;
+                for (Expr a : args) {
+                    m = m.replaceFirst("\\{\\}", a.evalWide(s).toString());
+                }
+                V1ModelSwitch.LOG.fine(m);
+            }
+            return NEXT;
+        }
+    }
+
+    /** assert/assume: a false condition drops the packet and is counted by the switch. */
+    public static final class Assert extends Stmt {
+        private final Expr cond;
+        private final Expr.LValue egressSpec;
+
+        public Assert(Expr cond, Expr.LValue egressSpec) {
+            this.cond = cond;
+            this.egressSpec = egressSpec;
+        }
+
+        @Override public int exec(State s) {
+            if (cond.eval(s) == 0) {
+                egressSpec.set(s, V1ModelSwitch.DROP_PORT);
+                return EXIT;
+            }
+            return NEXT;
+        }
+    }
+}

@@ -1,0 +1,343 @@
+package org.nat64fabric.softswitch.v1model;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Logger;
+import org.nat64fabric.softswitch.pipeline.Expr;
+import org.nat64fabric.softswitch.pipeline.Program;
+import org.nat64fabric.softswitch.pipeline.State;
+
+/**
+ * The v1model architecture around a compiled program, as BMv2's simple_switch runs it: parser,
+ * verifyChecksum, ingress, then the packet replication engine (clone, resubmit, multicast,
+ * unicast or drop), egress, computeChecksum, deparser, and recirculation.
+ */
+public final class V1ModelSwitch {
+    public static final Logger LOG = Logger.getLogger("softswitch");
+    public static final int DROP_PORT = 511;
+
+    /** standard_metadata.instance_type values, as BMv2 numbers them. */
+    public static final int NORMAL = 0;
+    public static final int INGRESS_CLONE = 1;
+    public static final int EGRESS_CLONE = 2;
+    public static final int RECIRCULATED = 4;
+    public static final int REPLICATION = 5;
+    public static final int RESUBMITTED = 6;
+
+    private static final int CLONE_I2E = 0;
+    private static final int CLONE_E2E = 1;
+    /** Bounds on the work one input packet may cause (resubmit/recirculate loops, copies). */
+    private static final int MAX_INGRESS_PASSES = 64;
+    private static final int MAX_EGRESS_PASSES = 1024;
+
+    /** A packet leaving the switch. */
+    public static final class Output {
+        public final int port;
+        public final byte[] data;
+
+        public Output(int port, byte[] data) {
+            this.port = port;
+            this.data = data;
+        }
+    }
+
+    /** A copy made by the replication engine: an egress port and an instance (rid). */
+    public static final class Replica {
+        public final int port;
+        public final int instance;
+
+        public Replica(int port, int instance) {
+            this.port = port;
+            this.instance = instance;
+        }
+    }
+
+    public final Program program;
+    private final Map<Integer, List<Replica>> multicastGroups = new ConcurrentHashMap<>();
+    private final Map<Integer, List<Replica>> cloneSessions = new ConcurrentHashMap<>();
+    private final Map<String, AtomicLong> stats = new ConcurrentHashMap<>();
+    private final State ingressState;
+    private final long startNanos = System.nanoTime();
+
+    private final Expr.LValue ingressPort;
+    private final Expr.LValue egressSpec;
+    private final Expr.LValue egressPort;
+    private final Expr.LValue instanceType;
+    private final Expr.LValue packetLength;
+    private final Expr.LValue mcastGrp;
+    private final Expr.LValue egressRid;
+    private final Expr.LValue parserError;
+    private final Expr.LValue ingressTimestamp;
+    private final Expr.LValue egressTimestamp;
+
+    public V1ModelSwitch(Program program) {
+        this.program = program;
+        this.ingressState = program.newState();
+        this.ingressPort = program.standardField("ingress_port");
+        this.egressSpec = program.standardField("egress_spec");
+        this.egressPort = program.standardField("egress_port");
+        this.instanceType = program.standardField("instance_type");
+        this.packetLength = program.standardField("packet_length");
+        this.mcastGrp = program.standardField("mcast_grp");
+        this.egressRid = program.standardField("egress_rid");
+        this.parserError = program.standardField("parser_error");
+        this.ingressTimestamp = program.standardField("ingress_global_timestamp");
+        this.egressTimestamp = program.standardField("egress_global_timestamp");
+    }
+
+    public void setMulticastGroup(int group, List<Replica> replicas) {
+        multicastGroups.put(group, List.copyOf(replicas));
+    }
+
+    public boolean removeMulticastGroup(int group) {
+        return multicastGroups.remove(group) != null;
+    }
+
+    public Map<Integer, List<Replica>> multicastGroups() {
+        return new TreeMap<>(multicastGroups);
+    }
+
+    public void setCloneSession(int session, List<Replica> replicas) {
+        cloneSessions.put(session, List.copyOf(replicas));
+    }
+
+    public boolean removeCloneSession(int session) {
+        return cloneSessions.remove(session) != null;
+    }
+
+    public Map<Integer, List<Replica>> cloneSessions() {
+        return new TreeMap<>(cloneSessions);
+    }
+
+    /** Counts of what happened to packets: rx, tx, and drops by reason. */
+    public Map<String, Long> stats() {
+        Map<String, Long> out = new TreeMap<>();
+        stats.forEach((k, v) -> out.put(k, v.get()));
+        return out;
+    }
+
+    private void count(String what) {
+        stats.computeIfAbsent(what, k -> new AtomicLong()).incrementAndGet();
+    }
+
+    private static final class Pass {
+        final byte[] data;
+        final int port;
+        final int instance;
+        final State preservedFrom;
+        final int fieldList;
+
+        Pass(byte[] data, int port, int instance, State preservedFrom, int fieldList) {
+            this.data = data;
+            this.port = port;
+            this.instance = instance;
+            this.preservedFrom = preservedFrom;
+            this.fieldList = fieldList;
+        }
+    }
+
+    /** Processes one packet that arrived on {@code port}; returns the packets it produces. */
+    public synchronized List<Output> process(int port, byte[] data) {
+        count("rx");
+        List<Output> out = new ArrayList<>(1);
+        Deque<Pass> ingressQueue = new ArrayDeque<>();
+        Deque<State> egressQueue = new ArrayDeque<>();
+        ingressQueue.add(new Pass(data, port, NORMAL, null, -1));
+        int ingressPasses = 0;
+        int egressPasses = 0;
+        while (!ingressQueue.isEmpty()) {
+            if (++ingressPasses > MAX_INGRESS_PASSES) {
+                count("drop: resubmit/recirculate limit");
+                break;
+            }
+            Pass pass = ingressQueue.poll();
+            State s = ingressState;
+            ingress(s, pass);
+            State unicast = replicate(s, pass.data, egressQueue, ingressQueue);
+            if (unicast != null) {
+                egressPasses++;
+                egress(unicast, out, egressQueue, ingressQueue);
+            }
+            while (!egressQueue.isEmpty()) {
+                if (++egressPasses > MAX_EGRESS_PASSES) {
+                    count("drop: replication limit");
+                    egressQueue.clear();
+                    break;
+                }
+                egress(egressQueue.poll(), out, egressQueue, ingressQueue);
+            }
+        }
+        return out;
+    }
+
+    private void ingress(State s, Pass pass) {
+        s.reset();
+        s.setPacket(pass.data, pass.data.length);
+        if (pass.preservedFrom != null) {
+            preserve(pass.preservedFrom, s, pass.fieldList);
+        }
+        ingressPort.set(s, pass.port);
+        instanceType.set(s, pass.instance);
+        packetLength.set(s, pass.data.length);
+        ingressTimestamp.set(s, (System.nanoTime() - startNanos) / 1000);
+        if (!program.parser.run(s)) {
+            parserError.set(s, s.parserError);
+            count("parser error: " + errorName(s.parserError));
+        }
+        s.exiting = false;
+        program.verifyChecksum.exec(s);
+        s.exiting = false;
+        program.ingress.exec(s);
+    }
+
+    private String errorName(int code) {
+        return code >= 0 && code < program.errors.size() ? program.errors.get(code) : String.valueOf(code);
+    }
+
+    /**
+     * Applies the ingress decisions. Returns the state to run egress on directly for a plain
+     * unicast packet (no copy needed); queues copies for clones and multicast.
+     */
+    private State replicate(State s, byte[] original, Deque<State> egressQueue, Deque<Pass> ingressQueue) {
+        if (s.cloneType == CLONE_I2E && s.cloneSession >= 0) {
+            List<Replica> session = cloneSessions.get(s.cloneSession);
+            if (session == null) {
+                count("clone to unknown session");
+            } else {
+                for (Replica r : session) {
+                    State c = program.newState();
+                    c.setPacket(original, original.length);
+                    preserve(s, c, s.cloneFieldList);
+                    instanceType.set(c, INGRESS_CLONE);
+                    packetLength.set(c, original.length);
+                    egressPort.set(c, r.port);
+                    egressRid.set(c, r.instance);
+                    ingressPort.set(c, ingressPort.eval(s));
+                    egressQueue.add(c);
+                }
+            }
+        }
+        if (s.resubmitFieldList >= 0) {
+            ingressQueue.add(new Pass(original, (int) ingressPort.eval(s), RESUBMITTED, copyOf(s), s.resubmitFieldList));
+            return null;
+        }
+        long group = mcastGrp.eval(s);
+        if (group != 0) {
+            List<Replica> replicas = multicastGroups.get((int) group);
+            if (replicas == null) {
+                count("drop: unknown multicast group");
+                return null;
+            }
+            for (Replica r : replicas) {
+                State c = copyOf(s);
+                egressPort.set(c, r.port);
+                egressRid.set(c, r.instance);
+                instanceType.set(c, REPLICATION);
+                egressQueue.add(c);
+            }
+            return null;
+        }
+        long spec = egressSpec.eval(s);
+        if (spec == DROP_PORT) {
+            count("drop: ingress");
+            return null;
+        }
+        egressPort.set(s, spec);
+        return s;
+    }
+
+    private void egress(State e, List<Output> out, Deque<State> egressQueue, Deque<Pass> ingressQueue) {
+        e.cloneType = -1;
+        e.cloneSession = -1;
+        e.recirculateFieldList = -1;
+        e.truncateLength = -1;
+        e.exiting = false;
+        egressTimestamp.set(e, (System.nanoTime() - startNanos) / 1000);
+        program.egress.exec(e);
+        if (e.cloneType == CLONE_E2E && e.cloneSession >= 0) {
+            List<Replica> session = cloneSessions.get(e.cloneSession);
+            if (session == null) {
+                count("clone to unknown session");
+            } else {
+                for (Replica r : session) {
+                    State c = program.newState();
+                    c.setPacket(e.packet, e.packetLength);
+                    c.cursorBits = e.cursorBits;
+                    copyHeaders(e, c);
+                    preserve(e, c, e.cloneFieldList);
+                    instanceType.set(c, EGRESS_CLONE);
+                    packetLength.set(c, packetLength.eval(e));
+                    egressPort.set(c, r.port);
+                    egressRid.set(c, r.instance);
+                    egressQueue.add(c);
+                }
+            }
+        }
+        if (egressSpec.eval(e) == DROP_PORT) {
+            count("drop: egress");
+            return;
+        }
+        e.exiting = false;
+        program.computeChecksum.exec(e);
+        e.outLength = 0;
+        e.exiting = false;
+        program.deparser.exec(e);
+        int payloadFrom = Math.min(e.cursorBits / 8, e.packetLength);
+        int length = e.outLength + e.packetLength - payloadFrom;
+        if (e.truncateLength >= 0 && e.truncateLength < length) {
+            length = e.truncateLength;
+        }
+        byte[] bytes = new byte[length];
+        int head = Math.min(e.outLength, length);
+        System.arraycopy(e.out, 0, bytes, 0, head);
+        System.arraycopy(e.packet, payloadFrom, bytes, head, length - head);
+        if (e.recirculateFieldList >= 0) {
+            ingressQueue.add(new Pass(bytes, (int) egressPort.eval(e), RECIRCULATED, copyOf(e), e.recirculateFieldList));
+            return;
+        }
+        count("tx");
+        out.add(new Output((int) egressPort.eval(e), bytes));
+    }
+
+    private void copyHeaders(State from, State to) {
+        int[] base = program.headers.fixedBase();
+        System.arraycopy(from.n, base[0], to.n, base[0], program.headers.type.narrowSlots());
+        System.arraycopy(from.w, base[1], to.w, base[1], program.headers.type.wideSlots());
+    }
+
+    private State copyOf(State s) {
+        State c = program.newState();
+        System.arraycopy(s.n, 0, c.n, 0, s.n.length);
+        System.arraycopy(s.w, 0, c.w, 0, s.w.length);
+        c.setPacket(s.packet, s.packetLength);
+        c.cursorBits = s.cursorBits;
+        return c;
+    }
+
+    /** Copies the user-metadata fields of a @field_list from one pass to the next. */
+    private void preserve(State from, State to, int fieldList) {
+        List<Expr> fields = program.fieldLists.get(fieldList);
+        if (fields == null) {
+            return;
+        }
+        for (Expr f : fields) {
+            if (f instanceof Expr.Slot) {
+                int i = ((Expr.Slot) f).index;
+                to.n[i] = from.n[i];
+            } else if (f instanceof Expr.WideSlot) {
+                int i = ((Expr.WideSlot) f).index;
+                to.w[i] = from.w[i];
+            } else if (f instanceof Expr.Agg) {
+                int[] b = ((Expr.Agg) f).fixedBase();
+                System.arraycopy(from.n, b[0], to.n, b[0], f.type.narrowSlots());
+                System.arraycopy(from.w, b[1], to.w, b[1], f.type.wideSlots());
+            }
+        }
+    }
+}

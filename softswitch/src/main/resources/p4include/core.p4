@@ -1,0 +1,42 @@
+/* core.p4 for softswitch: the P4_16 core library as the P4_16 specification defines it,
+ * declared for softswitch's frontend. */
+#ifndef SOFTSWITCH_CORE_P4
+#define SOFTSWITCH_CORE_P4
+
+error {
+    NoError,
+    PacketTooShort,
+    NoMatch,
+    StackOutOfBounds,
+    HeaderTooShort,
+    ParserTimeout,
+    ParserInvalidArgument
+}
+
+extern packet_in {
+    /* Extracts a fixed-size header and advances the cursor. */
+    void extract<T>(out T hdr);
+    /* Reads the next bits without advancing. */
+    T lookahead<T>();
+    void advance(in bit<32> sizeInBits);
+    /* Length of the whole packet in bytes. */
+    bit<32> length();
+}
+
+extern packet_out {
+    /* Appends a header (if valid), or every header of a struct or stack. */
+    void emit<T>(in T hdr);
+}
+
+extern void verify(in bool check, in error toSignal);
+
+@noWarn("unused")
+action NoAction() {}
+
+match_kind {
+    exact,
+    ternary,
+    lpm
+}
+
+#endif

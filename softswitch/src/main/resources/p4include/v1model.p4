@@ -1,0 +1,119 @@
+/* v1model.p4 for softswitch: the v1model architecture of BMv2's simple_switch, declared for
+ * softswitch's frontend. Names, types and semantics follow the v1model documentation; the
+ * comments say where softswitch's behaviour needs stating. */
+#ifndef SOFTSWITCH_V1MODEL_P4
+#define SOFTSWITCH_V1MODEL_P4
+
+#include <core.p4>
+
+match_kind {
+    range,
+    optional,
+    selector
+}
+
+#define V1MODEL_VERSION 20200408
+
+/* standard_metadata.egress_spec value that drops the packet. */
+#define DROP_PORT 511
+
+struct standard_metadata_t {
+    bit<9>  ingress_port;
+    bit<9>  egress_spec;
+    bit<9>  egress_port;
+    bit<32> instance_type;
+    bit<32> packet_length;
+    bit<32> enq_timestamp;
+    bit<19> enq_qdepth;
+    bit<32> deq_timedelta;
+    bit<19> deq_qdepth;
+    bit<48> ingress_global_timestamp;
+    bit<48> egress_global_timestamp;
+    bit<16> mcast_grp;
+    bit<16> egress_rid;
+    bit<1>  checksum_error;
+    error   parser_error;
+    bit<3>  priority;
+}
+
+enum CounterType {
+    packets,
+    bytes,
+    packets_and_bytes
+}
+
+/* Indexed counters; the control plane reads them as P4Runtime CounterEntry. */
+extern counter {
+    counter(bit<32> size, CounterType type);
+    void count(in bit<32> index);
+}
+
+/* Counters attached to a table with the 'counters' property; an entry's counter grows on every
+ * hit of that entry, whether or not its action calls count(). */
+extern direct_counter {
+    direct_counter(CounterType type);
+    void count();
+}
+
+extern register<T> {
+    register(bit<32> size);
+    /* An index out of range reads 0 and writes nothing. */
+    void read(out T result, in bit<32> index);
+    void write(in bit<32> index, in T value);
+}
+
+/* Uniform in [lo, hi]; softswitch sim seeds its generator so runs repeat. */
+extern void random<T>(out T result, in T lo, in T hi);
+
+enum HashAlgorithm {
+    crc32,
+    crc16,
+    random,
+    identity,
+    csum16,
+    xor16
+}
+
+extern void mark_to_drop(inout standard_metadata_t standard_metadata);
+
+/* result = base + (hash(data) % max), or base + hash(data) when max is 0. */
+extern void hash<O, T, D, M>(out O result, in HashAlgorithm algo, in T base, in D data, in M max);
+
+enum CloneType {
+    I2E,
+    E2E
+}
+
+extern void resubmit_preserving_field_list(bit<8> index);
+extern void recirculate_preserving_field_list(bit<8> index);
+extern void clone(in CloneType type, in bit<32> session);
+extern void clone_preserving_field_list(in CloneType type, in bit<32> session, bit<8> index);
+extern void truncate(in bit<32> length);
+
+extern void verify_checksum<T, O>(in bool condition, in T data, in O checksum, HashAlgorithm algo);
+extern void update_checksum<T, O>(in bool condition, in T data, inout O checksum, HashAlgorithm algo);
+extern void verify_checksum_with_payload<T, O>(in bool condition, in T data, in O checksum, HashAlgorithm algo);
+extern void update_checksum_with_payload<T, O>(in bool condition, in T data, inout O checksum, HashAlgorithm algo);
+
+extern void log_msg(string msg);
+extern void assert(in bool check);
+extern void assume(in bool check);
+
+parser Parser<H, M>(packet_in b,
+                    out H parsedHdr,
+                    inout M meta,
+                    inout standard_metadata_t standard_metadata);
+control VerifyChecksum<H, M>(inout H hdr, inout M meta);
+control Ingress<H, M>(inout H hdr, inout M meta, inout standard_metadata_t standard_metadata);
+control Egress<H, M>(inout H hdr, inout M meta, inout standard_metadata_t standard_metadata);
+control ComputeChecksum<H, M>(inout H hdr, inout M meta);
+control Deparser<H>(packet_out b, in H hdr);
+
+package V1Switch<H, M>(Parser<H, M> p,
+                       VerifyChecksum<H, M> vr,
+                       Ingress<H, M> ig,
+                       Egress<H, M> eg,
+                       ComputeChecksum<H, M> ck,
+                       Deparser<H> dep);
+
+#endif
