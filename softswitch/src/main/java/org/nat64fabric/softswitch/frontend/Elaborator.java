@@ -289,7 +289,6 @@ final class Elaborator {
     }
 
     private void declareBuiltins() {
-        errorType.members.add("NoError");
         global.symbols.put("error", errorType);
         global.symbols.put("match_kind", matchKindType);
     }

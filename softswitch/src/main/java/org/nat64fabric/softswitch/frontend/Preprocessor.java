@@ -111,7 +111,7 @@ public final class Preprocessor {
             lines[i] = next;
             if (m.matches()) {
                 next = Integer.parseInt(m.group(1));
-                file = m.group(2).replace("\\\\", "\\");
+                file = displayName(m.group(2).replace("\\\\", "\\"));
             } else {
                 text.append(raw[i]);
                 next++;
@@ -119,6 +119,12 @@ public final class Preprocessor {
             text.append('\n');
         }
         return new Result(text.toString(), files, lines);
+    }
+
+    /** softswitch's own libraries are shown as {@code <core.p4>}, not by their unpacked path. */
+    private static String displayName(String file) {
+        return libraryDir != null && file.startsWith(libraryDir.toString() + "/")
+                ? "<" + file.substring(libraryDir.toString().length() + 1) + ">" : file;
     }
 
     private static synchronized Path libraryDir() {

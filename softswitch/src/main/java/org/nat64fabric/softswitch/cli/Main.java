@@ -1,0 +1,143 @@
+package org.nat64fabric.softswitch.cli;
+
+import com.google.protobuf.TextFormat;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.nat64fabric.softswitch.frontend.Frontend;
+import org.nat64fabric.softswitch.frontend.P4CompileException;
+import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
+import org.nat64fabric.softswitch.pipeline.Program;
+import org.nat64fabric.softswitch.runtime.EntityException;
+import org.nat64fabric.softswitch.sim.Sim;
+
+/** The softswitch command line: check, p4info, sim. */
+public final class Main {
+    private static final String USAGE = String.join("\n",
+            "usage: softswitch COMMAND [OPTIONS] PROGRAM.p4",
+            "",
+            "commands:",
+            "  check PROGRAM.p4                 parse and type-check; print errors as file:line:col: message",
+            "  p4info PROGRAM.p4 [-o FILE]      write the P4Runtime P4Info (text format) to FILE or stdout",
+            "  sim PROGRAM.p4 --input [PORT:]IN.pcap [--input ...] --output-dir DIR",
+            "      [--entries ENTRIES.txt] [--cpu-port N]",
+            "                                   run packets through the program offline: packets of IN.pcap",
+            "                                   enter on PORT (default 0); writes DIR/portN.pcap per egress",
+            "                                   port, DIR/cpu.pcap and DIR/cpu.txt (packet_in metadata) for",
+            "                                   the CPU port (default 255). ENTRIES.txt holds P4Runtime",
+            "                                   entities in protobuf text format: entities { table_entry {...} }",
+            "",
+            "options for every command:",
+            "  -D NAME[=VALUE]                  define a preprocessor macro",
+            "  -I DIR                           add an include folder",
+            "  --seed N                         seed of random() and HashAlgorithm.random (default 0)");
+
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    static int run(String[] args) {
+        if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help") || args[0].equals("help")) {
+            System.out.println(USAGE);
+            return args.length == 0 ? 2 : 0;
+        }
+        String command = args[0];
+        List<String> defines = new ArrayList<>();
+        List<Path> includes = new ArrayList<>();
+        List<Sim.Input> inputs = new ArrayList<>();
+        Path program = null;
+        Path output = null;
+        Path outDir = null;
+        Path entries = null;
+        int cpuPort = 255;
+        long seed = 0;
+        try {
+            for (int i = 1; i < args.length; i++) {
+                String a = args[i];
+                switch (a) {
+                    case "-D": defines.add(value(args, ++i, a)); break;
+                    case "-I": includes.add(Path.of(value(args, ++i, a))); break;
+                    case "-o": output = Path.of(value(args, ++i, a)); break;
+                    case "--output-dir": outDir = Path.of(value(args, ++i, a)); break;
+                    case "--entries": entries = Path.of(value(args, ++i, a)); break;
+                    case "--input": inputs.add(Sim.Input.parse(value(args, ++i, a))); break;
+                    case "--cpu-port": cpuPort = Integer.parseInt(value(args, ++i, a)); break;
+                    case "--seed": seed = Long.parseLong(value(args, ++i, a)); break;
+                    default:
+                        if (a.startsWith("-D") && a.length() > 2) {
+                            defines.add(a.substring(2));
+                        } else if (a.startsWith("-I") && a.length() > 2) {
+                            includes.add(Path.of(a.substring(2)));
+                        } else if (a.startsWith("-")) {
+                            throw new IllegalArgumentException("unknown option " + a + " (see softswitch --help)");
+                        } else if (program == null) {
+                            program = Path.of(a);
+                        } else {
+                            throw new IllegalArgumentException("unexpected argument " + a + " (one program at a time)");
+                        }
+                }
+            }
+            if (program == null) {
+                throw new IllegalArgumentException("no P4 program given (see softswitch --help)");
+            }
+            Frontend.Options options = new Frontend.Options(defines, includes, seed);
+            switch (command) {
+                case "check": {
+                    Program p = Frontend.compile(program, options);
+                    System.out.println(program + ": ok (" + p.tables.size() + " tables, " + p.actions.size() + " actions)");
+                    return 0;
+                }
+                case "p4info": {
+                    String text = TextFormat.printToString(P4InfoBuilder.build(Frontend.compile(program, options)));
+                    if (output == null) {
+                        System.out.print(text);
+                    } else {
+                        if (output.getParent() != null) {
+                            Files.createDirectories(output.getParent());
+                        }
+                        Files.writeString(output, text, StandardCharsets.UTF_8);
+                        System.err.println("wrote " + output);
+                    }
+                    return 0;
+                }
+                case "sim": {
+                    if (inputs.isEmpty() || outDir == null) {
+                        throw new IllegalArgumentException("sim needs --input [PORT:]FILE.pcap and --output-dir DIR");
+                    }
+                    Program p = Frontend.compile(program, options);
+                    Sim.Result r = Sim.run(p, P4InfoBuilder.build(p), entries, inputs, outDir, cpuPort);
+                    Sim.printSummary(System.out, p, r, outDir, cpuPort);
+                    return 0;
+                }
+                default:
+                    throw new IllegalArgumentException("unknown command '" + command + "' (commands: check, p4info, sim)");
+            }
+        } catch (P4CompileException e) {
+            System.err.println(e.getMessage());
+            return 1;
+        } catch (EntityException e) {
+            System.err.println("softswitch: " + e.code() + ": " + e.getMessage());
+            return 1;
+        } catch (NoSuchFileException e) {
+            System.err.println("softswitch: no such file: " + e.getFile());
+            return 2;
+        } catch (IOException | IllegalArgumentException e) {
+            System.err.println("softswitch: " + e.getMessage());
+            return 2;
+        }
+    }
+
+    private static String value(String[] args, int i, String option) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException(option + " needs a value");
+        }
+        return args[i];
+    }
+}

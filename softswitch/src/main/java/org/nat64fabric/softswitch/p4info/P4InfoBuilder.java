@@ -1,0 +1,195 @@
+package org.nat64fabric.softswitch.p4info;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.nat64fabric.softswitch.frontend.Type;
+import org.nat64fabric.softswitch.pipeline.Action;
+import org.nat64fabric.softswitch.pipeline.Program;
+import org.nat64fabric.softswitch.pipeline.Table;
+import org.nat64fabric.softswitch.v1model.Externs;
+import p4.config.v1.P4InfoOuterClass.ActionRef;
+import p4.config.v1.P4InfoOuterClass.ControllerPacketMetadata;
+import p4.config.v1.P4InfoOuterClass.CounterSpec;
+import p4.config.v1.P4InfoOuterClass.MatchField;
+import p4.config.v1.P4InfoOuterClass.P4Ids;
+import p4.config.v1.P4InfoOuterClass.P4Info;
+import p4.config.v1.P4InfoOuterClass.PkgInfo;
+import p4.config.v1.P4InfoOuterClass.Preamble;
+import p4.config.v1.P4Types;
+
+/**
+ * Emits the P4Runtime v1 P4Info of a compiled program. IDs carry the P4Runtime prefix of their
+ * kind in the top byte; the rest is @id when given, else a hash of the fully qualified name,
+ * so IDs are stable across compilations and independent of declaration order.
+ */
+public final class P4InfoBuilder {
+    private final Set<Integer> used = new HashSet<>();
+    private final Map<String, Integer> ids = new HashMap<>();
+    private final List<String> allNames = new ArrayList<>();
+
+    private P4InfoBuilder() {
+    }
+
+    public static P4Info build(Program program) {
+        return new P4InfoBuilder().make(program);
+    }
+
+    private P4Info make(Program p) {
+        for (Table t : p.tables) {
+            allNames.add(t.name);
+        }
+        for (Action a : p.actions) {
+            allNames.add(a.name);
+        }
+        P4Info.Builder info = P4Info.newBuilder().setPkgInfo(PkgInfo.newBuilder().setArch("v1model"));
+        for (Action a : p.actions) {
+            var b = info.addActionsBuilder().setPreamble(preamble(P4Ids.Prefix.ACTION_VALUE, a.name, a.annotations));
+            int pid = 1;
+            for (Action.Param prm : a.params) {
+                b.addParamsBuilder().setId(pid++).setName(prm.name).setBitwidth(prm.width);
+            }
+        }
+        for (Table t : p.tables) {
+            var b = info.addTablesBuilder().setPreamble(preamble(P4Ids.Prefix.TABLE_VALUE, t.name, t.annotations));
+            int fid = 1;
+            for (Table.KeyField k : t.keys) {
+                b.addMatchFields(MatchField.newBuilder().setId(fid++).setName(k.name).setBitwidth(k.width)
+                        .setMatchType(matchType(k.kind)));
+            }
+            for (Table.ActionRef r : t.actions) {
+                b.addActionRefs(ActionRef.newBuilder().setId(id(r.action.name))
+                        .setScope(r.defaultOnly ? ActionRef.Scope.DEFAULT_ONLY
+                                : r.tableOnly ? ActionRef.Scope.TABLE_ONLY : ActionRef.Scope.TABLE_AND_DEFAULT));
+            }
+            if (t.constDefaultAction) {
+                b.setConstDefaultActionId(id(t.defaultAction().action.name));
+            }
+            if (t.directCounter != null) {
+                int dcId = idFor(P4Ids.Prefix.DIRECT_COUNTER_VALUE, t.directCounter, Map.of());
+                b.addDirectResourceIds(dcId);
+                info.addDirectCountersBuilder()
+                        .setPreamble(Preamble.newBuilder().setId(dcId).setName(t.directCounter).setAlias(alias(t.directCounter)))
+                        .setSpec(CounterSpec.newBuilder().setUnit(unit(t.directCounterUnit)))
+                        .setDirectTableId(b.getPreamble().getId());
+            }
+            b.setSize(t.size);
+            if (t.supportTimeout) {
+                b.setIdleTimeoutBehavior(p4.config.v1.P4InfoOuterClass.Table.IdleTimeoutBehavior.NOTIFY_CONTROL);
+            }
+            b.setIsConstTable(t.constEntries);
+        }
+        for (Externs.Counter c : p.counters) {
+            info.addCountersBuilder()
+                    .setPreamble(preamble(P4Ids.Prefix.COUNTER_VALUE, c.name, Map.of()))
+                    .setSpec(CounterSpec.newBuilder().setUnit(unit(c.unit)))
+                    .setSize(c.size);
+        }
+        for (Externs.Register r : p.registers) {
+            info.addRegistersBuilder()
+                    .setPreamble(preamble(P4Ids.Prefix.REGISTER_VALUE, r.name, Map.of()))
+                    .setTypeSpec(P4Types.P4DataTypeSpec.newBuilder().setBitstring(P4Types.P4BitstringLikeTypeSpec
+                            .newBuilder().setBit(P4Types.P4BitTypeSpec.newBuilder().setBitwidth(r.width))))
+                    .setSize(r.size);
+        }
+        for (Map.Entry<String, Type.Aggregate> e : p.controllerHeaders.entrySet()) {
+            var b = info.addControllerPacketMetadataBuilder().setPreamble(
+                    preamble(P4Ids.Prefix.CONTROLLER_HEADER_VALUE, e.getKey(), Map.of()).toBuilder()
+                            .addAnnotations("@controller_header(\"" + e.getKey() + "\")"));
+            int mid = 1;
+            for (Type.Field f : e.getValue().fields.values()) {
+                b.addMetadata(ControllerPacketMetadata.Metadata.newBuilder().setId(mid++).setName(f.name)
+                        .setBitwidth(((Type.Bits) f.type).width));
+            }
+        }
+        return info.build();
+    }
+
+    private static MatchField.MatchType matchType(Table.MatchKind k) {
+        switch (k) {
+            case EXACT: return MatchField.MatchType.EXACT;
+            case LPM: return MatchField.MatchType.LPM;
+            case TERNARY: return MatchField.MatchType.TERNARY;
+            case RANGE: return MatchField.MatchType.RANGE;
+            default: return MatchField.MatchType.OPTIONAL;
+        }
+    }
+
+    private static CounterSpec.Unit unit(int counterType) {
+        return counterType == 0 ? CounterSpec.Unit.PACKETS : counterType == 1 ? CounterSpec.Unit.BYTES : CounterSpec.Unit.BOTH;
+    }
+
+    private Preamble preamble(int prefix, String name, Map<String, List<String>> annotations) {
+        return Preamble.newBuilder().setId(idFor(prefix, name, annotations)).setName(name).setAlias(alias(name)).build();
+    }
+
+    private int id(String name) {
+        Integer id = ids.get(name);
+        if (id == null) {
+            throw new IllegalStateException("no ID assigned to " + name);
+        }
+        return id;
+    }
+
+    private int idFor(int prefix, String name, Map<String, List<String>> annotations) {
+        String key = prefix + ":" + name;
+        Integer known = ids.get(key);
+        if (known != null) {
+            return known;
+        }
+        int id;
+        List<String> given = annotations.get("id");
+        if (given != null && !given.isEmpty()) {
+            long v = Long.decode(given.get(0));
+            id = v < (1 << 24) ? (prefix << 24) | (int) v : (int) v;
+        } else {
+            int h = hash(name) & 0xFFFFFF;
+            id = (prefix << 24) | h;
+            while (used.contains(id)) {
+                h = (h + 1) & 0xFFFFFF;
+                id = (prefix << 24) | h;
+            }
+        }
+        used.add(id);
+        ids.put(key, id);
+        ids.put(name, id);
+        return id;
+    }
+
+    /** Jenkins' one-at-a-time hash of the UTF-8 name. */
+    static int hash(String name) {
+        int h = 0;
+        for (byte b : name.getBytes(StandardCharsets.UTF_8)) {
+            h += b & 0xFF;
+            h += h << 10;
+            h ^= h >>> 6;
+        }
+        h += h << 3;
+        h ^= h >>> 11;
+        h += h << 15;
+        return h;
+    }
+
+    /** The shortest dot-separated suffix of the name that no other table or action ends with. */
+    private String alias(String name) {
+        String[] parts = name.split("\\.");
+        for (int k = 1; k <= parts.length; k++) {
+            String suffix = String.join(".", java.util.Arrays.copyOfRange(parts, parts.length - k, parts.length));
+            boolean unique = true;
+            for (String other : allNames) {
+                if (!other.equals(name) && (other.equals(suffix) || other.endsWith("." + suffix))) {
+                    unique = false;
+                    break;
+                }
+            }
+            if (unique) {
+                return suffix;
+            }
+        }
+        return name;
+    }
+}

@@ -1,0 +1,367 @@
+package org.nat64fabric.softswitch.runtime;
+
+import com.google.protobuf.ByteString;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.nat64fabric.softswitch.pipeline.Action;
+import org.nat64fabric.softswitch.pipeline.Bits;
+import org.nat64fabric.softswitch.pipeline.Table;
+import org.nat64fabric.softswitch.runtime.EntityException.Code;
+import org.nat64fabric.softswitch.v1model.V1ModelSwitch;
+import p4.config.v1.P4InfoOuterClass;
+import p4.config.v1.P4InfoOuterClass.P4Info;
+import p4.v1.P4RuntimeOuterClass.Entity;
+import p4.v1.P4RuntimeOuterClass.FieldMatch;
+import p4.v1.P4RuntimeOuterClass.Replica;
+import p4.v1.P4RuntimeOuterClass.TableEntry;
+import p4.v1.P4RuntimeOuterClass.Update;
+
+/**
+ * Applies P4Runtime entities (table entries, multicast groups, clone sessions) to a switch,
+ * checking them against the P4Info as the P4Runtime specification requires, and turns the
+ * switch's entries back into entities for reads.
+ */
+public final class Entities {
+    private final V1ModelSwitch sw;
+    private final Map<Integer, Table> tablesById = new HashMap<>();
+    private final Map<Integer, Action> actionsById = new HashMap<>();
+    private final Map<String, Integer> tableIds = new HashMap<>();
+    private final Map<String, Integer> actionIds = new HashMap<>();
+
+    public Entities(V1ModelSwitch sw, P4Info info) {
+        this.sw = sw;
+        for (P4InfoOuterClass.Table t : info.getTablesList()) {
+            Table table = sw.program.table(t.getPreamble().getName());
+            tablesById.put(t.getPreamble().getId(), table);
+            tableIds.put(table.name, t.getPreamble().getId());
+        }
+        for (P4InfoOuterClass.Action a : info.getActionsList()) {
+            Action action = sw.program.action(a.getPreamble().getName());
+            actionsById.put(a.getPreamble().getId(), action);
+            actionIds.put(action.name, a.getPreamble().getId());
+        }
+    }
+
+    /** Applies one update; the switch is unchanged when it throws. */
+    public synchronized void apply(Update.Type type, Entity entity) throws EntityException {
+        switch (entity.getEntityCase()) {
+            case TABLE_ENTRY:
+                tableEntry(type, entity.getTableEntry());
+                return;
+            case PACKET_REPLICATION_ENGINE_ENTRY: {
+                var pre = entity.getPacketReplicationEngineEntry();
+                if (pre.hasMulticastGroupEntry()) {
+                    var g = pre.getMulticastGroupEntry();
+                    preEntry(type, "multicast group", g.getMulticastGroupId(), g.getReplicasList(),
+                            sw.multicastGroups().containsKey(g.getMulticastGroupId()), true);
+                } else {
+                    var c = pre.getCloneSessionEntry();
+                    preEntry(type, "clone session", c.getSessionId(), c.getReplicasList(),
+                            sw.cloneSessions().containsKey(c.getSessionId()), false);
+                }
+                return;
+            }
+            default:
+                throw new EntityException(Code.UNIMPLEMENTED, "entity " + entity.getEntityCase() + " is not supported");
+        }
+    }
+
+    private void preEntry(Update.Type type, String what, int id, List<Replica> replicas, boolean exists, boolean group)
+            throws EntityException {
+        if (id == 0) {
+            throw new EntityException(Code.INVALID_ARGUMENT, what + " ID 0 is reserved");
+        }
+        List<V1ModelSwitch.Replica> rs = new ArrayList<>();
+        for (Replica r : replicas) {
+            if (r.getEgressPort() < 0 || r.getEgressPort() >= V1ModelSwitch.DROP_PORT) {
+                throw new EntityException(Code.INVALID_ARGUMENT, what + " " + id + ": egress port " + r.getEgressPort() + " is out of range");
+            }
+            rs.add(new V1ModelSwitch.Replica(r.getEgressPort(), r.getInstance()));
+        }
+        if (type == Update.Type.INSERT && exists) {
+            throw new EntityException(Code.ALREADY_EXISTS, what + " " + id + " already exists");
+        }
+        if ((type == Update.Type.MODIFY || type == Update.Type.DELETE) && !exists) {
+            throw new EntityException(Code.NOT_FOUND, what + " " + id + " does not exist");
+        }
+        if (type == Update.Type.DELETE) {
+            if (group) {
+                sw.removeMulticastGroup(id);
+            } else {
+                sw.removeCloneSession(id);
+            }
+        } else if (group) {
+            sw.setMulticastGroup(id, rs);
+        } else {
+            sw.setCloneSession(id, rs);
+        }
+    }
+
+    private Table table(int id) throws EntityException {
+        Table t = tablesById.get(id);
+        if (t == null) {
+            throw new EntityException(Code.NOT_FOUND, "no table with ID " + id);
+        }
+        return t;
+    }
+
+    private void tableEntry(Update.Type type, TableEntry e) throws EntityException {
+        Table t = table(e.getTableId());
+        if (e.getIsDefaultAction()) {
+            if (type != Update.Type.MODIFY) {
+                throw new EntityException(Code.INVALID_ARGUMENT, "the default entry of " + t.name + " can only be modified");
+            }
+            if (e.getMatchCount() > 0) {
+                throw new EntityException(Code.INVALID_ARGUMENT, "a default entry has no match fields");
+            }
+            if (t.constDefaultAction) {
+                throw new EntityException(Code.PERMISSION_DENIED, "the default action of " + t.name + " is const");
+            }
+            t.setDefaultAction(e.hasAction() ? actionCall(t, e, true) : t.initialDefaultAction());
+            return;
+        }
+        if (t.constEntries) {
+            throw new EntityException(Code.PERMISSION_DENIED, "table " + t.name + " has const entries");
+        }
+        if (e.getIdleTimeoutNs() != 0 && !t.supportTimeout) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " does not support idle timeouts");
+        }
+        boolean needsPriority = t.needsPriority();
+        if (needsPriority && e.getPriority() <= 0) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " needs a priority above 0 (it has ternary, range or optional fields)");
+        }
+        if (!needsPriority && e.getPriority() != 0) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " takes no priority (its fields are exact or lpm)");
+        }
+        Table.FieldMatch[] match = match(t, e.getMatchList());
+        Table.ActionCall call = type == Update.Type.DELETE || !e.hasAction() ? null : actionCall(t, e, false);
+        if (type != Update.Type.DELETE && call == null) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "the entry for " + t.name + " has no action");
+        }
+        Table.Entry entry = new Table.Entry(match, e.getPriority(), call, e.getIdleTimeoutNs());
+        entry.metadata = e.getMetadata().toByteArray();
+        Table.Entry existing = t.find(entry);
+        switch (type) {
+            case INSERT:
+                if (existing != null) {
+                    throw new EntityException(Code.ALREADY_EXISTS, "the entry already exists in " + t.name);
+                }
+                if (t.entryCount() >= t.size) {
+                    throw new EntityException(Code.RESOURCE_EXHAUSTED, "table " + t.name + " is full (" + t.size + " entries)");
+                }
+                t.insert(entry);
+                break;
+            case MODIFY:
+                if (existing == null) {
+                    throw new EntityException(Code.NOT_FOUND, "no such entry in " + t.name);
+                }
+                existing.action = call;
+                existing.metadata = entry.metadata;
+                break;
+            case DELETE:
+                if (existing == null) {
+                    throw new EntityException(Code.NOT_FOUND, "no such entry in " + t.name);
+                }
+                t.remove(existing);
+                break;
+            default:
+                throw new EntityException(Code.INVALID_ARGUMENT, "unknown update type " + type);
+        }
+    }
+
+    private Table.FieldMatch[] match(Table t, List<FieldMatch> fields) throws EntityException {
+        Table.FieldMatch[] out = new Table.FieldMatch[t.keys.size()];
+        for (FieldMatch f : fields) {
+            int i = f.getFieldId() - 1;
+            if (i < 0 || i >= out.length) {
+                throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no match field with ID " + f.getFieldId());
+            }
+            if (out[i] != null) {
+                throw new EntityException(Code.INVALID_ARGUMENT, "match field " + f.getFieldId() + " appears twice");
+            }
+            Table.KeyField k = t.keys.get(i);
+            String where = t.name + " field '" + k.name + "'";
+            switch (f.getFieldMatchTypeCase()) {
+                case EXACT:
+                    expectKind(k, Table.MatchKind.EXACT, "exact", where);
+                    out[i] = Table.FieldMatch.exact(value(f.getExact().getValue(), k.width, where), k.width);
+                    break;
+                case LPM: {
+                    expectKind(k, Table.MatchKind.LPM, "lpm", where);
+                    int len = f.getLpm().getPrefixLen();
+                    if (len <= 0 || len > k.width) {
+                        throw new EntityException(Code.INVALID_ARGUMENT, where + ": prefix length " + len
+                                + " must be 1.." + k.width + " (omit the field for a wildcard)");
+                    }
+                    BigInteger v = value(f.getLpm().getValue(), k.width, where);
+                    Table.FieldMatch m = Table.FieldMatch.lpm(v, len, k.width);
+                    if (!m.value.equals(v)) {
+                        throw new EntityException(Code.INVALID_ARGUMENT, where + ": bits beyond the prefix length must be 0");
+                    }
+                    out[i] = m;
+                    break;
+                }
+                case TERNARY: {
+                    expectKind(k, Table.MatchKind.TERNARY, "ternary", where);
+                    BigInteger v = value(f.getTernary().getValue(), k.width, where);
+                    BigInteger m = value(f.getTernary().getMask(), k.width, where);
+                    if (m.signum() == 0) {
+                        throw new EntityException(Code.INVALID_ARGUMENT, where + ": a zero mask must be omitted (wildcard)");
+                    }
+                    if (!v.and(m).equals(v)) {
+                        throw new EntityException(Code.INVALID_ARGUMENT, where + ": value bits outside the mask must be 0");
+                    }
+                    out[i] = Table.FieldMatch.ternary(v, m);
+                    break;
+                }
+                case RANGE: {
+                    expectKind(k, Table.MatchKind.RANGE, "range", where);
+                    BigInteger lo = value(f.getRange().getLow(), k.width, where);
+                    BigInteger hi = value(f.getRange().getHigh(), k.width, where);
+                    if (lo.compareTo(hi) > 0) {
+                        throw new EntityException(Code.INVALID_ARGUMENT, where + ": low is above high");
+                    }
+                    out[i] = Table.FieldMatch.range(lo, hi);
+                    break;
+                }
+                case OPTIONAL:
+                    expectKind(k, Table.MatchKind.OPTIONAL, "optional", where);
+                    out[i] = Table.FieldMatch.exact(value(f.getOptional().getValue(), k.width, where), k.width);
+                    break;
+                default:
+                    throw new EntityException(Code.INVALID_ARGUMENT, where + ": no match value given");
+            }
+        }
+        for (int i = 0; i < out.length; i++) {
+            if (out[i] == null) {
+                Table.KeyField k = t.keys.get(i);
+                if (k.kind == Table.MatchKind.EXACT) {
+                    throw new EntityException(Code.INVALID_ARGUMENT, t.name + ": exact field '" + k.name + "' (ID " + (i + 1) + ") is missing");
+                }
+                out[i] = k.kind == Table.MatchKind.RANGE ? Table.FieldMatch.range(BigInteger.ZERO, Bits.wideMask(k.width))
+                        : Table.FieldMatch.wildcard();
+            }
+        }
+        return out;
+    }
+
+    private static void expectKind(Table.KeyField k, Table.MatchKind kind, String name, String where) throws EntityException {
+        if (k.kind != kind) {
+            throw new EntityException(Code.INVALID_ARGUMENT, where + " is " + k.kind.name().toLowerCase() + ", not " + name);
+        }
+    }
+
+    /** A P4Runtime bytestring as a number, checked against the bit width. */
+    static BigInteger value(ByteString bytes, int width, String where) throws EntityException {
+        if (bytes.isEmpty()) {
+            throw new EntityException(Code.INVALID_ARGUMENT, where + ": empty value");
+        }
+        BigInteger v = new BigInteger(1, bytes.toByteArray());
+        if (v.bitLength() > width) {
+            throw new EntityException(Code.OUT_OF_RANGE, where + ": value 0x" + v.toString(16) + " does not fit in " + width + " bits");
+        }
+        return v;
+    }
+
+    private Table.ActionCall actionCall(Table t, TableEntry e, boolean asDefault) throws EntityException {
+        if (!e.getAction().hasAction()) {
+            throw new EntityException(Code.UNIMPLEMENTED, "only direct actions are supported (no action profiles)");
+        }
+        var a = e.getAction().getAction();
+        Action action = actionsById.get(a.getActionId());
+        if (action == null) {
+            throw new EntityException(Code.NOT_FOUND, "no action with ID " + a.getActionId());
+        }
+        Table.ActionRef ref = null;
+        for (Table.ActionRef r : t.actions) {
+            if (r.action == action) {
+                ref = r;
+            }
+        }
+        if (ref == null) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "action " + action.name + " is not an action of " + t.name);
+        }
+        if (asDefault && ref.tableOnly) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "action " + action.name + " is @tableonly in " + t.name);
+        }
+        if (!asDefault && ref.defaultOnly) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "action " + action.name + " is @defaultonly in " + t.name);
+        }
+        BigInteger[] args = new BigInteger[action.params.size()];
+        for (var p : a.getParamsList()) {
+            int i = p.getParamId() - 1;
+            if (i < 0 || i >= args.length) {
+                throw new EntityException(Code.INVALID_ARGUMENT, action.name + " has no parameter with ID " + p.getParamId());
+            }
+            Action.Param prm = action.params.get(i);
+            args[i] = value(p.getValue(), prm.width, action.name + " parameter '" + prm.name + "'");
+        }
+        for (int i = 0; i < args.length; i++) {
+            if (args[i] == null) {
+                throw new EntityException(Code.INVALID_ARGUMENT, action.name + ": parameter '" + action.params.get(i).name + "' is missing");
+            }
+        }
+        return new Table.ActionCall(action, args);
+    }
+
+    /** The switch's entries of a table as P4Runtime entities (for reads). */
+    public List<TableEntry> read(Table t) {
+        List<TableEntry> out = new ArrayList<>();
+        int tid = tableIds.get(t.name);
+        for (Table.Entry e : t.entries()) {
+            TableEntry.Builder b = TableEntry.newBuilder().setTableId(tid).setPriority(e.priority)
+                    .setIdleTimeoutNs(e.idleTimeoutNs).setMetadata(ByteString.copyFrom(e.metadata));
+            for (int i = 0; i < t.keys.size(); i++) {
+                Table.KeyField k = t.keys.get(i);
+                Table.FieldMatch m = e.match[i];
+                FieldMatch.Builder f = FieldMatch.newBuilder().setFieldId(i + 1);
+                switch (k.kind) {
+                    case EXACT: f.getExactBuilder().setValue(bytes(m.value, k.width)); break;
+                    case LPM:
+                        if (m.prefixLength == 0) {
+                            continue;
+                        }
+                        f.getLpmBuilder().setValue(bytes(m.value, k.width)).setPrefixLen(m.prefixLength);
+                        break;
+                    case TERNARY:
+                        if (m.isWildcard()) {
+                            continue;
+                        }
+                        f.getTernaryBuilder().setValue(bytes(m.value, k.width)).setMask(bytes(m.mask, k.width));
+                        break;
+                    case RANGE:
+                        if (m.value.signum() == 0 && m.high.equals(Bits.wideMask(k.width))) {
+                            continue;
+                        }
+                        f.getRangeBuilder().setLow(bytes(m.value, k.width)).setHigh(bytes(m.high, k.width));
+                        break;
+                    default:
+                        if (m.isWildcard()) {
+                            continue;
+                        }
+                        f.getOptionalBuilder().setValue(bytes(m.value, k.width));
+                }
+                b.addMatch(f);
+            }
+            var act = b.getActionBuilder().getActionBuilder().setActionId(actionIds.get(e.action.action.name));
+            for (int i = 0; i < e.action.args.length; i++) {
+                act.addParamsBuilder().setParamId(i + 1).setValue(bytes(e.action.args[i], e.action.action.params.get(i).width));
+            }
+            out.add(b.build());
+        }
+        return out;
+    }
+
+    /** Canonical P4Runtime bytestring: big-endian, no leading zero bytes (at least one byte). */
+    public static ByteString bytes(BigInteger v, int width) {
+        byte[] b = v.toByteArray();
+        int skip = 0;
+        while (skip < b.length - 1 && b[skip] == 0) {
+            skip++;
+        }
+        return ByteString.copyFrom(b, skip, b.length - skip);
+    }
+}
