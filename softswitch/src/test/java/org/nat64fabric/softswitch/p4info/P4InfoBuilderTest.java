@@ -1,0 +1,95 @@
+package org.nat64fabric.softswitch.p4info;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.TextFormat;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.nat64fabric.softswitch.frontend.Frontend;
+import org.nat64fabric.softswitch.pipeline.Program;
+import org.onosproject.net.pi.model.PiActionId;
+import org.onosproject.net.pi.model.PiMatchFieldId;
+import org.onosproject.net.pi.model.PiMatchType;
+import org.onosproject.net.pi.model.PiPacketOperationType;
+import org.onosproject.net.pi.model.PiPipelineModel;
+import org.onosproject.net.pi.model.PiTableId;
+import org.onosproject.net.pi.model.PiTableModel;
+import org.onosproject.p4runtime.model.P4InfoParser;
+import p4.config.v1.P4InfoOuterClass.MatchField;
+import p4.config.v1.P4InfoOuterClass.P4Info;
+import p4.config.v1.P4InfoOuterClass.Table;
+
+class P4InfoBuilderTest {
+    private static final Path L3 = Path.of("examples/l3_forwarding.p4");
+
+    @Test
+    void describesTablesActionsAndControllerHeaders() {
+        P4Info info = P4InfoBuilder.build(Frontend.compile(L3));
+        assertEquals("v1model", info.getPkgInfo().getArch());
+        Table v4 = info.getTablesList().stream().filter(t -> t.getPreamble().getName().equals("L3Ingress.ipv4_lpm"))
+                .findFirst().orElseThrow();
+        assertEquals("ipv4_lpm", v4.getPreamble().getAlias());
+        assertEquals(0x02, v4.getPreamble().getId() >>> 24, "table IDs carry the TABLE prefix");
+        assertEquals(1, v4.getMatchFieldsCount());
+        MatchField f = v4.getMatchFields(0);
+        assertEquals("hdr.ipv4.dst_addr", f.getName());
+        assertEquals(32, f.getBitwidth());
+        assertEquals(MatchField.MatchType.LPM, f.getMatchType());
+        assertEquals(131072, v4.getSize());
+        assertEquals(1, v4.getDirectResourceIdsCount());
+        assertEquals(v4.getDirectResourceIds(0), info.getDirectCounters(0).getPreamble().getId());
+        assertEquals(v4.getPreamble().getId(), info.getDirectCounters(0).getDirectTableId());
+        Table v6 = info.getTablesList().stream().filter(t -> t.getPreamble().getName().equals("L3Ingress.ipv6_lpm"))
+                .findFirst().orElseThrow();
+        assertEquals(Table.IdleTimeoutBehavior.NOTIFY_CONTROL, v6.getIdleTimeoutBehavior());
+        assertEquals(128, v6.getMatchFields(0).getBitwidth());
+
+        var hop = info.getActionsList().stream().filter(a -> a.getPreamble().getName().equals("L3Ingress.set_next_hop_v4"))
+                .findFirst().orElseThrow();
+        assertEquals(3, hop.getParamsCount());
+        assertEquals("port", hop.getParams(0).getName());
+        assertEquals(9, hop.getParams(0).getBitwidth());
+        assertEquals(48, hop.getParams(2).getBitwidth());
+
+        var packetIn = info.getControllerPacketMetadataList().stream()
+                .filter(c -> c.getPreamble().getName().equals("packet_in")).findFirst().orElseThrow();
+        assertEquals("ingress_port", packetIn.getMetadata(0).getName());
+        assertEquals(9, packetIn.getMetadata(0).getBitwidth());
+        assertEquals(512, info.getCounters(0).getSize());
+    }
+
+    @Test
+    void idsAreStableAcrossCompilations() {
+        P4Info a = P4InfoBuilder.build(Frontend.compile(L3));
+        P4Info b = P4InfoBuilder.build(Frontend.compile(L3));
+        assertEquals(a, b);
+    }
+
+    @Test
+    void idAnnotationsAreHonoured(@TempDir Path dir) throws Exception {
+        String src = Files.readString(L3).replace("table ipv4_lpm {", "@id(0x02000077) table ipv4_lpm {")
+                .replace("action drop() {", "@id(5) action drop() {");
+        Path p = dir.resolve("ids.p4");
+        Files.writeString(p, src);
+        P4Info info = P4InfoBuilder.build(Frontend.compile(p));
+        assertTrue(info.getTablesList().stream().anyMatch(t -> t.getPreamble().getId() == 0x02000077));
+        assertTrue(info.getActionsList().stream().anyMatch(t -> t.getPreamble().getId() == 0x01000005));
+    }
+
+    @Test
+    void onosParsesIt(@TempDir Path dir) throws Exception {
+        Program program = Frontend.compile(L3);
+        Path file = dir.resolve("p4info.txt");
+        Files.writeString(file, TextFormat.printToString(P4InfoBuilder.build(program)));
+        PiPipelineModel model = P4InfoParser.parse(file.toUri().toURL());
+        PiTableModel t = model.table(PiTableId.of("L3Ingress.ipv4_lpm")).orElseThrow();
+        assertEquals(PiMatchType.LPM, t.matchField(PiMatchFieldId.of("hdr.ipv4.dst_addr")).orElseThrow().matchType());
+        assertEquals(32, t.matchField(PiMatchFieldId.of("hdr.ipv4.dst_addr")).orElseThrow().bitWidth());
+        assertTrue(t.action(PiActionId.of("L3Ingress.set_next_hop_v4")).isPresent());
+        assertEquals(2, model.packetOperationModel(PiPacketOperationType.PACKET_IN).orElseThrow().metadatas().size());
+        assertTrue(model.table(PiTableId.of("L3Ingress.ipv6_lpm")).orElseThrow().supportsAging());
+    }
+}
