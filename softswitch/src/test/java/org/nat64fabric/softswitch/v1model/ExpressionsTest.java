@@ -1,0 +1,153 @@
+package org.nat64fabric.softswitch.v1model;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.nat64fabric.softswitch.testutil.P4Programs.bytes;
+import static org.nat64fabric.softswitch.testutil.P4Programs.hex;
+
+import java.nio.file.Path;
+import java.util.zip.CRC32;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.nat64fabric.softswitch.pipeline.Program;
+import org.nat64fabric.softswitch.testutil.P4Programs;
+
+/** Expression semantics, header stacks, checksum and hash externs. */
+class ExpressionsTest {
+    @TempDir
+    Path dir;
+
+    private static final String HEADERS = String.join("\n",
+            "header h_t { bit<8> a; bit<8> b; bit<16> c; int<8> s; bit<32> d; bit<128> w; }",
+            "header out_t { bit<64> r0; bit<64> r1; bit<64> r2; bit<64> r3; }",
+            "header label_t { bit<8> v; bit<7> pad; bit<1> bos; }",
+            "struct headers_t { h_t h; label_t[4] labels; out_t o; }",
+            "struct meta_t { bit<8> x; }");
+
+    private String run(String parse, String ingress, String input) {
+        Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS, parse, "", "sm.egress_spec = 1; hdr.o.setValid();\n" + ingress,
+                "", "pkt.emit(hdr.o);"));
+        return hex(new V1ModelSwitch(p).process(0, bytes(input)).get(0).data);
+    }
+
+    private static final String PARSE_H = "state start { pkt.extract(hdr.h); transition accept; }";
+    // a=0xf0 b=0x20 c=0x0003 s=-3 d=0x80000001 w=2^127+1
+    private static final String H = "f0 20 0003 fd 80000001 80000000000000000000000000000001";
+
+    private static String words(long... v) {
+        StringBuilder sb = new StringBuilder();
+        for (long x : v) {
+            sb.append(String.format("%016x", x));
+        }
+        return sb.toString();
+    }
+
+    @Test
+    void arithmeticWrapsAroundAtTheWidth() {
+        assertEquals(words(0x10, 0xd0, 0xe0, 0xd0 >> 3), run(PARSE_H,
+                "hdr.o.r0 = (bit<64>) (hdr.h.a + hdr.h.b);"        // 0x110 wraps to 0x10
+                + "hdr.o.r1 = (bit<64>) (hdr.h.a - hdr.h.b);"
+                + "hdr.o.r2 = (bit<64>) (hdr.h.a * 8w2);"
+                + "hdr.o.r3 = (bit<64>) (hdr.h.a |-| hdr.h.b) >> 3;", H));   // the cast binds tighter than >>
+    }
+
+    @Test
+    void saturatingShiftsSlicesAndConcatenation() {
+        assertEquals(words(0xff, 0x0f, 0xf020, 0x80000001L << 16 | 3), run(PARSE_H,
+                "hdr.o.r0 = (bit<64>) (hdr.h.a |+| hdr.h.b);"
+                + "hdr.o.r1 = (bit<64>) hdr.h.a[7:4];"
+                + "hdr.o.r2 = (bit<64>) (hdr.h.a ++ hdr.h.b);"
+                + "hdr.o.r3 = (bit<64>) (hdr.h.d ++ hdr.h.c);", H));
+    }
+
+    @Test
+    void signedValuesCompareAndShiftWithTheirSign() {
+        assertEquals(words(1, 0xfe, 0xfffffffffffffffdL, 0), run(PARSE_H,
+                "if (hdr.h.s < 0) { hdr.o.r0 = 1; }"
+                + "hdr.o.r1 = (bit<64>) (bit<8>) (hdr.h.s >> 1);"   // -3 >> 1 = -2 = 0xfe
+                + "hdr.o.r2 = (bit<64>) (int<64>) hdr.h.s;"          // sign extension
+                + "if (hdr.h.s > 8s1) { hdr.o.r3 = 1; }", H));
+    }
+
+    @Test
+    void wideValuesKeepAllTheirBits() {
+        assertEquals(words(0x8000000000000000L, 2, 1, 2), run(PARSE_H,
+                "bit<128> x = hdr.h.w + 1;"
+                + "hdr.o.r0 = x[127:64];"
+                + "hdr.o.r1 = x[63:0];"
+                + "if (hdr.h.w == 0x80000000000000000000000000000001) { hdr.o.r2 = 1; }"
+                + "hdr.o.r3 = (bit<64>) (hdr.h.w << 1);", H));   // the top bit shifts out
+    }
+
+    @Test
+    void sliceAssignmentAndBoolCasts() {
+        assertEquals(words(0x5f, 1, 0, 0), run(PARSE_H,
+                "bit<8> v = hdr.h.a; v[7:4] = 4w5; v[3:0] = 0xf; hdr.o.r0 = (bit<64>) v;"
+                + "bool t = (bool) hdr.h.a[7:7]; hdr.o.r1 = (bit<64>) (bit<1>) t;", H));
+    }
+
+    @Test
+    void headerStacksExtractUntilBottomOfStack() {
+        String parse = String.join("\n",
+                "state start { transition parse_label; }",
+                "state parse_label { pkt.extract(hdr.labels.next);",
+                "  transition select(hdr.labels.last.bos) { 1: accept; default: parse_label; } }");
+        // three labels, the third with bottom-of-stack set
+        // the unparsed rest (ffff) follows the emitted headers
+        assertEquals(words(3, 0x0a0b0c, 1, 0) + "ffff", run(parse,
+                "hdr.o.r0 = (bit<64>) hdr.labels.lastIndex + 1;"
+                + "hdr.o.r1 = (bit<64>) (hdr.labels[0].v ++ hdr.labels[1].v ++ hdr.labels[2].v);"
+                + "if (!hdr.labels[3].isValid()) { hdr.o.r2 = 1; }", "0a00 0b00 0c01 ffff"));
+    }
+
+    @Test
+    void stackOverflowIsAParserError() {
+        String parse = "state start { pkt.extract(hdr.labels.next); transition start; }";
+        // the fifth extract fails: four labels were consumed, the fifth stays as payload
+        assertEquals(words(3, 0, 0, 0) + "0500", run(parse,
+                "if (sm.parser_error == error.StackOutOfBounds) { hdr.o.r0 = 3; }", "0100 0200 0300 0400 0500"));
+    }
+
+    @Test
+    void checksumWithPayloadCoversTheUnparsedBytes() {
+        // csum16 over h.c ++ payload, computed independently below
+        String input = H + "01020304";
+        String out = run(PARSE_H + " ", "", input);
+        byte[] data = bytes("0003 01020304");
+        long sum = 0;
+        for (int i = 0; i < data.length; i += 2) {
+            sum += ((data[i] & 0xff) << 8) | (data[i + 1] & 0xff);
+        }
+        sum = ~((sum & 0xffff) + (sum >> 16)) & 0xffff;
+        Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS, PARSE_H, "",
+                "sm.egress_spec = 1; hdr.o.setValid(); bit<16> c = 0;"
+                + "update_checksum_with_payload(true, { hdr.h.c }, c, HashAlgorithm.csum16); hdr.o.r0 = (bit<64>) c;",
+                "", "pkt.emit(hdr.o);"));
+        String got = hex(new V1ModelSwitch(p).process(0, bytes(input)).get(0).data);
+        assertEquals(words(sum, 0, 0, 0) + "01020304", got);
+        assertEquals(words(0, 0, 0, 0) + "01020304", out);
+    }
+
+    @Test
+    void hashAlgorithmsMatchTheirDefinitions() {
+        CRC32 crc = new CRC32();
+        crc.update(bytes("f020"));
+        String out = run(PARSE_H,
+                "bit<32> h32; hash(h32, HashAlgorithm.crc32, 32w0, { hdr.h.a, hdr.h.b }, 64w0); hdr.o.r0 = (bit<64>) h32;"
+                + "bit<16> h16; hash(h16, HashAlgorithm.crc16, 16w0, { 72w0x313233343536373839 }, 32w0); hdr.o.r1 = (bit<64>) h16;"
+                + "bit<16> id; hash(id, HashAlgorithm.identity, 16w0, { hdr.h.a, hdr.h.b }, 32w0); hdr.o.r2 = (bit<64>) id;"
+                + "bit<16> m; hash(m, HashAlgorithm.identity, 16w100, { hdr.h.c }, 32w2); hdr.o.r3 = (bit<64>) m;", H);
+        // CRC-16/ARC check value of "123456789" is 0xbb3d
+        assertEquals(words(crc.getValue(), 0xbb3d, 0xf020, 101), out);
+    }
+
+    @Test
+    void registersAndFunctionsKeepState() {
+        String decls = "register<bit<32>>(8) r;";
+        Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS, PARSE_H, decls,
+                "sm.egress_spec = 1; hdr.o.setValid(); bit<32> v; r.read(v, 3); v = v + 5; r.write(3, v);"
+                + "hdr.o.r0 = (bit<64>) v;", "", "pkt.emit(hdr.o);"));
+        V1ModelSwitch sw = new V1ModelSwitch(p);
+        sw.process(0, bytes(H));
+        assertEquals(words(10, 0, 0, 0), hex(sw.process(0, bytes(H)).get(0).data));
+    }
+}
