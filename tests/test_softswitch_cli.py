@@ -1,0 +1,85 @@
+"""softswitch's command line driven from another codebase: P4Info read by the PyPI p4runtime
+package, the offline runner fed and checked with scapy, errors located and free of stack traces."""
+from google.protobuf import text_format
+from p4.config.v1 import p4info_pb2
+from scapy.layers.inet import IP, UDP
+from scapy.layers.inet6 import IPv6
+from scapy.layers.l2 import Ether
+from scapy.utils import rdpcap, wrpcap
+
+from conftest import ROOT
+
+L3 = ROOT / "softswitch" / "examples" / "l3_forwarding.p4"
+ENTRIES = ROOT / "softswitch" / "examples" / "l3_forwarding.entries.txt"
+BROKEN = ROOT / "softswitch" / "src" / "test" / "resources" / "broken"
+
+
+def test_p4info_is_read_by_the_p4runtime_package(softswitch, tmp_path):
+    out = tmp_path / "p4info.txt"
+    softswitch("p4info", L3, "-o", out)
+    info = text_format.Parse(out.read_text(), p4info_pb2.P4Info())
+    tables = {t.preamble.name: t for t in info.tables}
+    assert set(tables) == {"L3Ingress.ipv4_lpm", "L3Ingress.ipv6_lpm"}
+    assert tables["L3Ingress.ipv6_lpm"].match_fields[0].bitwidth == 128
+    assert tables["L3Ingress.ipv6_lpm"].idle_timeout_behavior == p4info_pb2.Table.NOTIFY_CONTROL
+    actions = {a.preamble.id: a.preamble.name for a in info.actions}
+    assert {actions[r.id] for r in tables["L3Ingress.ipv4_lpm"].action_refs} == {
+        "L3Ingress.set_next_hop_v4", "L3Ingress.send_to_cpu", "L3Ingress.drop"}
+    packet_in = [c for c in info.controller_packet_metadata if c.preamble.name == "packet_in"][0]
+    assert [(m.name, m.bitwidth) for m in packet_in.metadata] == [("ingress_port", 9), ("_pad", 7)]
+
+
+def test_sim_forwards_and_punts(softswitch, tmp_path):
+    mac = dict(src="00:00:00:00:bb:01", dst="00:00:00:00:aa:01")
+    packets = [
+        Ether(**mac) / IP(src="192.168.0.1", dst="10.1.2.3", ttl=64) / UDP(sport=1000, dport=53) / b"query",
+        Ether(**mac) / IP(src="192.168.0.1", dst="10.200.0.1", ttl=64) / UDP(sport=1000, dport=53),
+        Ether(**mac) / IP(src="192.168.0.1", dst="11.0.0.1", ttl=64) / UDP(),          # no route: dropped
+        Ether(**mac) / IP(src="192.168.0.1", dst="10.1.2.3", ttl=1) / UDP(),           # TTL expires: to CPU
+        Ether(**mac) / IPv6(src="fd00::1", dst="2001:db8::99", hlim=9) / UDP(sport=7, dport=7),
+    ]
+    for i, p in enumerate(packets):
+        p.time = 1_700_000_000 + i
+    wrpcap(str(tmp_path / "in.pcap"), packets)
+    out = tmp_path / "out"
+    proc = softswitch("sim", L3, "--entries", ENTRIES, "--input", f"1:{tmp_path / 'in.pcap'}", "--output-dir", out)
+    assert "packets in: 5" in proc.stdout
+    assert "drop: ingress" in proc.stdout
+
+    port3 = rdpcap(str(out / "port3.pcap"))
+    assert len(port3) == 1
+    got = Ether(bytes(port3[0]))
+    assert got[IP].ttl == 63
+    assert got.src == "00:00:00:00:cc:02" and got.dst == "00:00:00:00:dd:02"
+    recomputed = IP(bytes(got[IP]))
+    del recomputed.chksum
+    assert IP(bytes(recomputed)).chksum == got[IP].chksum, "the switch's IPv4 checksum equals scapy's"
+    assert bytes(got[UDP].payload) == b"query"
+
+    assert len(rdpcap(str(out / "port2.pcap"))) == 1
+    v6 = Ether(bytes(rdpcap(str(out / "port4.pcap"))[0]))
+    assert v6[IPv6].hlim == 8
+
+    cpu = rdpcap(str(out / "cpu.pcap"))
+    assert len(cpu) == 1
+    assert (out / "cpu.txt").read_text().strip() == "ingress_port=1 _pad=0"
+    assert bytes(cpu[0])[2:] == bytes(packets[3]), "packet_in header, then the original frame"
+
+
+def test_broken_programs_get_located_errors_not_stack_traces(softswitch):
+    for f in sorted(BROKEN.glob("*.p4")):
+        proc = softswitch("check", f, check=False)
+        assert proc.returncode == 1, f
+        expected = f.read_text().splitlines()[0].removeprefix("// expect: ")
+        assert proc.stderr.strip() == f"{f}:{expected}"
+        assert "Exception" not in proc.stderr and "\tat " not in proc.stderr
+
+
+def test_bad_entries_are_reported_with_their_p4runtime_code(softswitch, tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text('entities { table_entry { table_id: 1 } }\n')
+    wrpcap(str(tmp_path / "in.pcap"), [Ether() / IP()])
+    proc = softswitch("sim", L3, "--entries", bad, "--input", tmp_path / "in.pcap", "--output-dir", tmp_path / "o",
+                      check=False)
+    assert proc.returncode == 1
+    assert "NOT_FOUND" in proc.stderr and "entity 1: no table with ID 1" in proc.stderr
