@@ -88,6 +88,18 @@ public final class State {
             }
             return v;
         }
+        int first = bitOffset >>> 3;
+        int skip = bitOffset & 7;
+        if (skip + width <= 64) {
+            // Gather the covering bytes (at most 8) into one word, then shift the field out.
+            int last = (bitOffset + width - 1) >>> 3;
+            long window = 0;
+            for (int i = first; i <= last; i++) {
+                window = (window << 8) | (buf[i] & 0xFF);
+            }
+            int trailing = (last - first + 1) * 8 - skip - width;
+            return (window >>> trailing) & Bits.mask(width);
+        }
         long v = 0;
         for (int b = 0; b < width; b++) {
             int pos = bitOffset + b;
@@ -103,6 +115,25 @@ public final class State {
             for (int k = width >>> 3; k > 0; k--) {
                 buf[i--] = (byte) v;
                 v >>>= 8;
+            }
+            return;
+        }
+        int first = bitOffset >>> 3;
+        int skip = bitOffset & 7;
+        if (skip + width <= 64) {
+            // Read-modify-write the covering bytes as one word.
+            int last = (bitOffset + width - 1) >>> 3;
+            int n = last - first + 1;
+            long window = 0;
+            for (int i = first; i <= last; i++) {
+                window = (window << 8) | (buf[i] & 0xFF);
+            }
+            int trailing = n * 8 - skip - width;
+            long mask = Bits.mask(width) << trailing;
+            window = (window & ~mask) | ((v << trailing) & mask);
+            for (int i = last; i >= first; i--) {
+                buf[i] = (byte) window;
+                window >>>= 8;
             }
             return;
         }

@@ -201,6 +201,9 @@ public final class Table {
     private final List<Entry> entries = new ArrayList<>();
     private final Map<Key, Entry> exactIndex = new HashMap<>();
     private final TreeMap<Integer, Map<Key, Entry>> lpmIndex = new TreeMap<>(Collections.reverseOrder());
+    /** lpmIndex flattened, longest prefix first, for lookups without iterator allocation. */
+    private int[] lpmLengths = new int[0];
+    private Map<?, ?>[] lpmMaps = new Map<?, ?>[0];
     private Entry[] scanOrder = new Entry[0];
     private long missPackets;
 
@@ -313,10 +316,12 @@ public final class Table {
             KeyField k = keys.get(lpmField);
             int at = keyOffsets[lpmField];
             System.arraycopy(probeWords, at, lpmValue, 0, k.words);
-            for (Map.Entry<Integer, Map<Key, Entry>> byLength : lpmIndex.entrySet()) {
-                maskPrefix(probeWords, at, k.words, k.width, byLength.getKey(), lpmValue);
+            int[] lengths = lpmLengths;
+            Map<?, ?>[] maps = lpmMaps;
+            for (int i = 0; i < lengths.length; i++) {
+                maskPrefix(probeWords, at, k.words, k.width, lengths[i], lpmValue);
                 probe.rehash();
-                Entry e = byLength.getValue().get(probe);
+                Entry e = (Entry) maps[i].get(probe);
                 if (e != null) {
                     return e;
                 }
@@ -392,6 +397,7 @@ public final class Table {
         entries.add(e);
         if (hashed) {
             indexFor(e).put(keyOf(e), e);
+            flattenLpm();
         } else {
             rebuildScan();
         }
@@ -408,6 +414,7 @@ public final class Table {
             if (lpmField >= 0 && indexFor(e).isEmpty()) {
                 lpmIndex.remove(e.match[lpmField].prefixLength);
             }
+            flattenLpm();
         } else {
             rebuildScan();
         }
@@ -418,7 +425,23 @@ public final class Table {
         entries.clear();
         exactIndex.clear();
         lpmIndex.clear();
+        flattenLpm();
         scanOrder = new Entry[0];
+    }
+
+    private void flattenLpm() {
+        if (lpmLengths.length == lpmIndex.size()) {
+            return;   // same prefix lengths: the maps themselves were updated in place
+        }
+        int[] lengths = new int[lpmIndex.size()];
+        Map<?, ?>[] maps = new Map<?, ?>[lengths.length];
+        int i = 0;
+        for (Map.Entry<Integer, Map<Key, Entry>> e : lpmIndex.entrySet()) {
+            lengths[i] = e.getKey();
+            maps[i++] = e.getValue();
+        }
+        lpmMaps = maps;
+        lpmLengths = lengths;
     }
 
     public int entryCount() {

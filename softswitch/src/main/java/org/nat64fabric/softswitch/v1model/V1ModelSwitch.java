@@ -62,6 +62,8 @@ public final class V1ModelSwitch {
     private final Map<Integer, List<Replica>> multicastGroups = new ConcurrentHashMap<>();
     private final Map<Integer, List<Replica>> cloneSessions = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> stats = new ConcurrentHashMap<>();
+    private final AtomicLong received = new AtomicLong();
+    private final AtomicLong transmitted = new AtomicLong();
     private final State ingressState;
     private final long startNanos = System.nanoTime();
 
@@ -119,6 +121,8 @@ public final class V1ModelSwitch {
     public Map<String, Long> stats() {
         Map<String, Long> out = new TreeMap<>();
         stats.forEach((k, v) -> out.put(k, v.get()));
+        out.put("rx", received.get());
+        out.put("tx", transmitted.get());
         return out;
     }
 
@@ -144,7 +148,7 @@ public final class V1ModelSwitch {
 
     /** Processes one packet that arrived on {@code port}; returns the packets it produces. */
     public synchronized List<Output> process(int port, byte[] data) {
-        count("rx");
+        received.incrementAndGet();
         List<Output> out = new ArrayList<>(1);
         Deque<Pass> ingressQueue = new ArrayDeque<>();
         Deque<State> egressQueue = new ArrayDeque<>();
@@ -301,7 +305,7 @@ public final class V1ModelSwitch {
             ingressQueue.add(new Pass(bytes, (int) egressPort.eval(e), RECIRCULATED, copyOf(e), e.recirculateFieldList));
             return;
         }
-        count("tx");
+        transmitted.incrementAndGet();
         out.add(new Output((int) egressPort.eval(e), bytes));
     }
 
