@@ -158,6 +158,18 @@ public final class Table {
         }
     }
 
+    /** An entry's identity (match and priority) as a hash key. */
+    private static final class Identity {
+        final Entry entry;
+
+        Identity(Entry entry) {
+            this.entry = entry;
+        }
+
+        @Override public int hashCode() { return Arrays.hashCode(entry.match) * 31 + entry.priority; }
+        @Override public boolean equals(Object o) { return o instanceof Identity && entry.sameKey(((Identity) o).entry); }
+    }
+
     /** Key words as a hash key; a probe instance is reused for lookups. */
     private static final class Key {
         long[] words;
@@ -199,6 +211,7 @@ public final class Table {
     private final int lpmField;           // index of the LPM field, -1 if none
     private final boolean hashed;         // exact or exact+single-LPM
     private final List<Entry> entries = new ArrayList<>();
+    private final Map<Identity, Entry> byIdentity = new HashMap<>();
     private final Map<Key, Entry> exactIndex = new HashMap<>();
     private final TreeMap<Integer, Map<Key, Entry>> lpmIndex = new TreeMap<>(Collections.reverseOrder());
     /** lpmIndex flattened, longest prefix first, for lookups without iterator allocation. */
@@ -384,17 +397,13 @@ public final class Table {
     }
 
     public Entry find(Entry like) {
-        for (Entry e : entries) {
-            if (e.sameKey(like)) {
-                return e;
-            }
-        }
-        return null;
+        return byIdentity.get(new Identity(like));
     }
 
     /** Adds an entry; the caller has checked it is well formed and not a duplicate. */
     public void insert(Entry e) {
         entries.add(e);
+        byIdentity.put(new Identity(e), e);
         if (hashed) {
             indexFor(e).put(keyOf(e), e);
             flattenLpm();
@@ -409,6 +418,7 @@ public final class Table {
             return false;
         }
         entries.remove(e);
+        byIdentity.remove(new Identity(e));
         if (hashed) {
             indexFor(e).remove(keyOf(e));
             if (lpmField >= 0 && indexFor(e).isEmpty()) {
@@ -423,6 +433,7 @@ public final class Table {
 
     public void clear() {
         entries.clear();
+        byIdentity.clear();
         exactIndex.clear();
         lpmIndex.clear();
         flattenLpm();

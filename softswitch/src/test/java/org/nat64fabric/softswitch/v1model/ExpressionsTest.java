@@ -150,4 +150,19 @@ class ExpressionsTest {
         sw.process(0, bytes(H));
         assertEquals(words(10, 0, 0, 0), hex(sw.process(0, bytes(H)).get(0).data));
     }
+
+    @Test
+    void truncateCutsTheOutputAndRandomStaysInItsRange() {
+        Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS, PARSE_H, "",
+                "sm.egress_spec = 1; hdr.o.setValid(); bit<16> r; random(r, 16w10, 16w12);"
+                + "hdr.o.r0 = (bit<64>) r; truncate(10);", "", "pkt.emit(hdr.o);"));
+        V1ModelSwitch sw = new V1ModelSwitch(p);
+        java.util.Set<Long> seen = new java.util.TreeSet<>();
+        for (int i = 0; i < 200; i++) {
+            byte[] out = sw.process(0, bytes(H)).get(0).data;
+            assertEquals(10, out.length);
+            seen.add(Long.parseLong(hex(out).substring(0, 16), 16));
+        }
+        assertEquals(java.util.Set.of(10L, 11L, 12L), seen);
+    }
 }
