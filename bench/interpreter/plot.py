@@ -3,7 +3,8 @@ import csv
 import sys
 
 rows = list(csv.DictReader(open(sys.argv[1])))
-width, bar, gap, top, left = 760, 60, 30, 40, 60
+bar, gap, top, left = 60, 30, 40, 60
+width = left + 20 + len(rows) * (bar + gap)
 height = 320
 peak = max(float(r["mpps"]) for r in rows) * 1.15
 svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 90}" font-family="sans-serif" font-size="11">',

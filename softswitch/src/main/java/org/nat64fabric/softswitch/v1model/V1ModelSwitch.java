@@ -260,7 +260,6 @@ public final class V1ModelSwitch {
         e.cloneType = -1;
         e.cloneSession = -1;
         e.recirculateFieldList = -1;
-        e.truncateLength = -1;
         e.exiting = false;
         egressTimestamp.set(e, (System.nanoTime() - startNanos) / 1000);
         program.egress.exec(e);
@@ -321,6 +320,7 @@ public final class V1ModelSwitch {
         System.arraycopy(s.w, 0, c.w, 0, s.w.length);
         c.setPacket(s.packet, s.packetLength);
         c.cursorBits = s.cursorBits;
+        c.truncateLength = s.truncateLength;   // truncate() in ingress applies to every copy
         return c;
     }
 
