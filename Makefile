@@ -51,7 +51,7 @@ test: build
 demo:
 	@echo "make demo: the NAT64 fabric demo is not built yet."
 	@echo "What exists today is softswitch, the P4 toolchain: try"
-	@echo "  make build && bin/softswitch sim softswitch/examples/l3_forwarding.p4 --help"
+	@echo "  make build && bin/softswitch --help"
 	@echo "and see README.md for what works."
 	@exit 1
 
