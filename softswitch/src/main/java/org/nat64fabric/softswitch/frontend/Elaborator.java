@@ -135,15 +135,6 @@ final class Elaborator {
         }
     }
 
-    /** A direct counter, known by name until a table claims it with the 'counters' property. */
-    private static final class DirectCounter {
-        final String name;
-
-        DirectCounter(String name) {
-            this.name = name;
-        }
-    }
-
     private static final class ActionSym {
         final Action action;
         final List<Param> directional;   // parameters passed by P4 callers, before the data ones
@@ -1249,12 +1240,10 @@ final class Elaborator {
         for (ParserStateContext s : ordered) {
             index.put(s.name().getText(), index.size());
         }
-        String[] names = new String[ordered.size()];
         Stmt[] bodies = new Stmt[ordered.size()];
         Parser.Transition[] transitions = new Parser.Transition[ordered.size()];
         for (int i = 0; i < ordered.size(); i++) {
             ParserStateContext s = ordered.get(i);
-            names[i] = s.name().getText();
             Scope ss = new Scope(sc);
             List<Stmt> body = new ArrayList<>(i == 0 ? init : List.of());
             for (ParserStatementContext ps : s.parserStatement()) {
@@ -1263,7 +1252,7 @@ final class Elaborator {
             bodies[i] = new Stmt.Block(body);
             transitions[i] = transition(s, ss, index);
         }
-        return new Parser(bt.name, names, bodies, transitions);
+        return new Parser(bt.name, bodies, transitions);
     }
 
     private Stmt parserStatement(ParserStatementContext ps, Scope sc, Context cx) {

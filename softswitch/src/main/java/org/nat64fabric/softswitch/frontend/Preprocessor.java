@@ -147,9 +147,4 @@ public final class Preprocessor {
         }
         return libraryDir;
     }
-
-    /** Where {@code #include <core.p4>} resolves (for users who want to read it). */
-    public static Path libraryDirectory() {
-        return libraryDir();
-    }
 }

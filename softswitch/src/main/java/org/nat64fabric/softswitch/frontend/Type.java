@@ -147,15 +147,4 @@ public abstract class Type {
         Declared(String kind, String name) { this.kind = kind; this.name = name; }
         @Override public String toString() { return kind + " " + name; }
     }
-
-    /** Whether a value of type {@code from} may be assigned where {@code to} is expected. */
-    public static boolean assignable(Type to, Type from) {
-        if (to == from || to.equals(from)) {
-            return true;
-        }
-        if (from == INT_LITERAL) {
-            return to instanceof Bits;
-        }
-        return false;
-    }
 }

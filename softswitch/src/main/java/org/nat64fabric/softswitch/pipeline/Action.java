@@ -32,13 +32,9 @@ public final class Action {
         this.params = params;
     }
 
-    void setBody(Stmt body) {
-        this.body = new Stmt.Callable(body);
-    }
-
-    /** Set by the compiler once the body is compiled (actions may be referenced before that). */
+    /** Set by the compiler once the body is compiled (the action exists before, for recursion checks and names). */
     public void compiledBody(Stmt compiled) {
-        setBody(compiled);
+        this.body = new Stmt.Callable(compiled);
     }
 
     /** Runs the action with control-plane data, one value per parameter. */

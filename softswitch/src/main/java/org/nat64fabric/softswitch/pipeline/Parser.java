@@ -12,7 +12,6 @@ public final class Parser {
     private static final int MAX_TRANSITIONS = 4096;
 
     public final String name;
-    private final String[] stateNames;
     private final Stmt[] bodies;
     private final Transition[] transitions;
 
@@ -126,9 +125,8 @@ public final class Parser {
         }
     }
 
-    public Parser(String name, String[] stateNames, Stmt[] bodies, Transition[] transitions) {
+    public Parser(String name, Stmt[] bodies, Transition[] transitions) {
         this.name = name;
-        this.stateNames = stateNames;
         this.bodies = bodies;
         this.transitions = transitions;
     }
@@ -154,9 +152,5 @@ public final class Parser {
         }
         s.parserError = PacketIo.PARSER_TIMEOUT;
         return false;
-    }
-
-    public String stateName(int i) {
-        return stateNames[i];
     }
 }

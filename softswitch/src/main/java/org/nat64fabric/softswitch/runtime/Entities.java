@@ -319,36 +319,36 @@ public final class Entities {
                 Table.FieldMatch m = e.match[i];
                 FieldMatch.Builder f = FieldMatch.newBuilder().setFieldId(i + 1);
                 switch (k.kind) {
-                    case EXACT: f.getExactBuilder().setValue(bytes(m.value, k.width)); break;
+                    case EXACT: f.getExactBuilder().setValue(bytes(m.value)); break;
                     case LPM:
                         if (m.prefixLength == 0) {
                             continue;
                         }
-                        f.getLpmBuilder().setValue(bytes(m.value, k.width)).setPrefixLen(m.prefixLength);
+                        f.getLpmBuilder().setValue(bytes(m.value)).setPrefixLen(m.prefixLength);
                         break;
                     case TERNARY:
                         if (m.isWildcard()) {
                             continue;
                         }
-                        f.getTernaryBuilder().setValue(bytes(m.value, k.width)).setMask(bytes(m.mask, k.width));
+                        f.getTernaryBuilder().setValue(bytes(m.value)).setMask(bytes(m.mask));
                         break;
                     case RANGE:
                         if (m.value.signum() == 0 && m.high.equals(Bits.wideMask(k.width))) {
                             continue;
                         }
-                        f.getRangeBuilder().setLow(bytes(m.value, k.width)).setHigh(bytes(m.high, k.width));
+                        f.getRangeBuilder().setLow(bytes(m.value)).setHigh(bytes(m.high));
                         break;
                     default:
                         if (m.isWildcard()) {
                             continue;
                         }
-                        f.getOptionalBuilder().setValue(bytes(m.value, k.width));
+                        f.getOptionalBuilder().setValue(bytes(m.value));
                 }
                 b.addMatch(f);
             }
             var act = b.getActionBuilder().getActionBuilder().setActionId(actionIds.get(e.action.action.name));
             for (int i = 0; i < e.action.args.length; i++) {
-                act.addParamsBuilder().setParamId(i + 1).setValue(bytes(e.action.args[i], e.action.action.params.get(i).width));
+                act.addParamsBuilder().setParamId(i + 1).setValue(bytes(e.action.args[i]));
             }
             out.add(b.build());
         }
@@ -356,7 +356,7 @@ public final class Entities {
     }
 
     /** Canonical P4Runtime bytestring: big-endian, no leading zero bytes (at least one byte). */
-    public static ByteString bytes(BigInteger v, int width) {
+    public static ByteString bytes(BigInteger v) {
         byte[] b = v.toByteArray();
         int skip = 0;
         while (skip < b.length - 1 && b[skip] == 0) {

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.nat64fabric.softswitch.frontend.Type;
-import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
 import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.pipeline.State;
 import org.nat64fabric.softswitch.pipeline.Table;
@@ -164,9 +163,5 @@ public final class Sim {
         if (!r.cpuMetadata.isEmpty()) {
             out.println("  packet_in metadata: " + outDir.resolve("cpu.txt"));
         }
-    }
-
-    public static P4Info p4info(Program program) {
-        return P4InfoBuilder.build(program);
     }
 }
