@@ -31,6 +31,11 @@ class ArchitectureTest {
             "hdr.rec.rid = sm.egress_rid;",
             "hdr.rec.passes = meta.passes;");
 
+    /** The record program with the given ingress declarations and apply body, and an empty egress. */
+    private Program programWith(String ingressDecls, String ingress) {
+        return P4Programs.compile(dir, P4Programs.v1(HEADERS, PARSE, ingressDecls, ingress, "", "pkt.emit(hdr.rec);"));
+    }
+
     private V1ModelSwitch switchFor(String ingressDecls, String ingress, String egress) {
         Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS, PARSE, ingressDecls, ingress, egress, "pkt.emit(hdr.rec);"));
         return new V1ModelSwitch(p);
@@ -100,8 +105,7 @@ class ArchitectureTest {
                 "action set(bit<8> k) { hdr.rec.kind = k; }",
                 "table t { key = { hdr.rec.key: ternary; hdr.rec.rid: range; hdr.rec.port: optional; }",
                 "  actions = { set; NoAction; } default_action = set(0xff); }");
-        Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS, PARSE, decls, "sm.egress_spec = 1; t.apply();", "",
-                "pkt.emit(hdr.rec);"));
+        Program p = programWith(decls, "sm.egress_spec = 1; t.apply();");
         V1ModelSwitch sw = new V1ModelSwitch(p);
         Table t = p.table("I.t");
         Table.FieldMatch anyRange = Table.FieldMatch.range(BigInteger.ZERO, BigInteger.valueOf(0xffff));
@@ -133,8 +137,7 @@ class ArchitectureTest {
                 "table t { key = { hdr.rec.key: exact; } actions = { set; }",
                 "  const entries = { 0x0001: set(0x10); 0x0002: set(0x20); }",
                 "  default_action = set(0); }");
-        Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS, PARSE, decls, "sm.egress_spec = 1; t.apply();", "",
-                "pkt.emit(hdr.rec);"));
+        Program p = programWith(decls, "sm.egress_spec = 1; t.apply();");
         V1ModelSwitch sw = new V1ModelSwitch(p);
         assertEquals("20", hex(sw.process(0, bytes("00000000 0000 0002")).get(0).data).substring(0, 2));
         assertEquals("00", hex(sw.process(0, bytes("00000000 0000 0003")).get(0).data).substring(0, 2));
@@ -150,7 +153,7 @@ class ArchitectureTest {
                 "sm.egress_spec = 1;",
                 "switch (t.apply().action_run) { a: { hdr.rec.kind = 1; } b: { hdr.rec.kind = 2; } }",
                 "if (t.apply().hit) { hdr.rec.passes = 1; } else { hdr.rec.passes = 2; }");
-        Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS, PARSE, decls, apply, "", "pkt.emit(hdr.rec);"));
+        Program p = programWith(decls, apply);
         V1ModelSwitch sw = new V1ModelSwitch(p);
         p.table("I.t").insert(new Table.Entry(new Table.FieldMatch[] {Table.FieldMatch.exact(BigInteger.ONE, 16)}, 0,
                 P4Programs.call(p, "I.a"), 0));
