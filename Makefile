@@ -3,7 +3,8 @@ SHELL := /bin/bash
 MVN ?= mvn -B -q
 VENV := .venv
 PY := $(VENV)/bin/python
-APT_PACKAGES := maven openjdk-17-jdk-headless cpp python3-venv python3-pip
+APT_PACKAGES := maven openjdk-17-jdk-headless cpp python3-venv python3-pip iproute2 procps ethtool \
+                mininet bridge-utils iputils-ping iperf3 tayga
 PY_PACKAGES := -r tests/requirements.txt
 
 .PHONY: all deps build test demo bench p4info clean

@@ -1,10 +1,13 @@
 /* IPv4 + IPv6 longest-prefix-match forwarding for v1model: the reference program of softswitch's
  * tests, offline runner examples and benchmark. Packets from the CPU port carry a packet_out
- * header naming the egress port; packets to the CPU carry a packet_in header. */
+ * header naming the egress port; packets to the CPU carry a packet_in header. An ACL after routing
+ * can copy a packet to the CPU (clone session CPU_CLONE_SESSION), punt it, or flood it to a
+ * multicast group. */
 #include <core.p4>
 #include <v1model.p4>
 
 #define CPU_PORT 255
+#define CPU_CLONE_SESSION 99
 
 const bit<16> ETHERTYPE_IPV4 = 0x0800;
 const bit<16> ETHERTYPE_IPV6 = 0x86dd;
@@ -144,6 +147,24 @@ control L3Ingress(inout headers_t hdr, inout metadata_t meta,
         counters = ipv4_counter;
         size = 131072;
     }
+    action clone_to_cpu() {
+        clone(CloneType.I2E, CPU_CLONE_SESSION);
+    }
+    action flood(bit<16> group) {
+        standard_metadata.mcast_grp = group;
+    }
+
+    table acl {
+        key = {
+            standard_metadata.ingress_port: ternary;
+            hdr.ethernet.dst_addr: ternary;
+            hdr.ethernet.ether_type: ternary;
+        }
+        actions = { NoAction; clone_to_cpu; send_to_cpu; flood; drop; }
+        default_action = NoAction();
+        size = 256;
+    }
+
     table ipv6_lpm {
         key = { hdr.ipv6.dst_addr: lpm; }
         actions = { set_next_hop_v6; send_to_cpu; drop; }
@@ -178,6 +199,7 @@ control L3Ingress(inout headers_t hdr, inout metadata_t meta,
         } else {
             drop();
         }
+        acl.apply();
     }
 }
 

@@ -10,12 +10,14 @@ import java.util.ArrayList;
 import java.util.List;
 import org.nat64fabric.softswitch.frontend.Frontend;
 import org.nat64fabric.softswitch.frontend.P4CompileException;
+import org.nat64fabric.softswitch.frontend.Preprocessor;
 import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
 import org.nat64fabric.softswitch.pipeline.Program;
+import org.nat64fabric.softswitch.proto.DeviceConfig;
 import org.nat64fabric.softswitch.runtime.EntityException;
 import org.nat64fabric.softswitch.sim.Sim;
 
-/** The softswitch command line: check, p4info, sim. */
+/** The softswitch command line: check, p4info, compile, sim, run. */
 public final class Main {
     private static final String USAGE = String.join("\n",
             "usage: softswitch COMMAND [OPTIONS] PROGRAM.p4",
@@ -23,6 +25,9 @@ public final class Main {
             "commands:",
             "  check PROGRAM.p4                 parse and type-check; print errors as file:line:col: message",
             "  p4info PROGRAM.p4 [-o FILE]      write the P4Runtime P4Info (text format) to FILE or stdout",
+            "  compile PROGRAM.p4 --out-dir DIR write DIR/p4info.txt and DIR/device_config.bin: the pair a",
+            "                                   P4Runtime client sends to softswitch in SetForwardingPipelineConfig",
+            "  run -i PORT@IFACE ...            be a P4Runtime switch on Linux interfaces (softswitch run --help)",
             "  sim PROGRAM.p4 --input [PORT:]IN.pcap [--input ...] --output-dir DIR",
             "      [--entries ENTRIES.txt] [--cpu-port N]",
             "                                   run packets through the program offline: packets of IN.pcap",
@@ -49,6 +54,9 @@ public final class Main {
             return args.length == 0 ? 2 : 0;
         }
         String command = args[0];
+        if (command.equals("run")) {
+            return RunCommand.run(args);
+        }
         List<String> defines = new ArrayList<>();
         List<Path> includes = new ArrayList<>();
         List<Sim.Input> inputs = new ArrayList<>();
@@ -65,11 +73,12 @@ public final class Main {
                     case "-D": defines.add(value(args, ++i, a)); break;
                     case "-I": includes.add(Path.of(value(args, ++i, a))); break;
                     case "-o": output = Path.of(value(args, ++i, a)); break;
-                    case "--output-dir": outDir = Path.of(value(args, ++i, a)); break;
+                    case "--output-dir":
+                    case "--out-dir": outDir = Path.of(value(args, ++i, a)); break;
                     case "--entries": entries = Path.of(value(args, ++i, a)); break;
                     case "--input": inputs.add(Sim.Input.parse(value(args, ++i, a))); break;
-                    case "--cpu-port": cpuPort = Integer.parseInt(value(args, ++i, a)); break;
-                    case "--seed": seed = Long.parseLong(value(args, ++i, a)); break;
+                    case "--cpu-port": cpuPort = number(value(args, ++i, a), a); break;
+                    case "--seed": seed = number(value(args, ++i, a), a); break;
                     default:
                         if (a.startsWith("-D") && a.length() > 2) {
                             defines.add(a.substring(2));
@@ -107,6 +116,19 @@ public final class Main {
                     }
                     return 0;
                 }
+                case "compile": {
+                    if (outDir == null) {
+                        throw new IllegalArgumentException("compile needs --out-dir DIR");
+                    }
+                    Preprocessor.Result pre = Preprocessor.run(program, defines, includes);
+                    Program p = Frontend.compilePreprocessed(pre.preprocessed, program.toString(), seed);
+                    Files.createDirectories(outDir);
+                    Files.writeString(outDir.resolve("p4info.txt"), TextFormat.printToString(P4InfoBuilder.build(p)),
+                            StandardCharsets.UTF_8);
+                    Files.write(outDir.resolve("device_config.bin"), deviceConfig(program, pre, seed).toByteArray());
+                    System.out.println("wrote " + outDir.resolve("p4info.txt") + " and " + outDir.resolve("device_config.bin"));
+                    return 0;
+                }
                 case "sim": {
                     if (inputs.isEmpty() || outDir == null) {
                         throw new IllegalArgumentException("sim needs --input [PORT:]FILE.pcap and --output-dir DIR");
@@ -117,7 +139,7 @@ public final class Main {
                     return 0;
                 }
                 default:
-                    throw new IllegalArgumentException("unknown command '" + command + "' (commands: check, p4info, sim)");
+                    throw new IllegalArgumentException("unknown command '" + command + "' (commands: check, p4info, compile, sim, run)");
             }
         } catch (P4CompileException e) {
             System.err.println(e.getMessage());
@@ -134,10 +156,24 @@ public final class Main {
         }
     }
 
-    private static String value(String[] args, int i, String option) {
+    static String value(String[] args, int i, String option) {
         if (i >= args.length) {
             throw new IllegalArgumentException(option + " needs a value");
         }
         return args[i];
+    }
+
+    static int number(String text, String option) {
+        try {
+            return Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " takes a number, not '" + text + "'");
+        }
+    }
+
+    /** The p4_device_config softswitch reads (proto/softswitch/v1/device_config.proto). */
+    static DeviceConfig deviceConfig(Path program, Preprocessor.Result pre, long seed) {
+        return DeviceConfig.newBuilder().setFormatVersion(1).setProgramName(program.getFileName().toString())
+                .setPreprocessedSource(pre.preprocessed).setSeed(seed).build();
     }
 }

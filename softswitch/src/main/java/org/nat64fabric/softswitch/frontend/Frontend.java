@@ -46,6 +46,12 @@ public final class Frontend {
         return new Elaborator(pre, file.toString(), options.seed).compile(tree);
     }
 
+    /** Compiles the output of {@link Preprocessor} (as shipped in a device config); no cpp runs. */
+    public static Program compilePreprocessed(String preprocessed, String name, long seed) {
+        Preprocessor.Result pre = Preprocessor.mapLines(preprocessed);
+        return new Elaborator(pre, name, seed).compile(parse(pre));
+    }
+
     static P4Parser.ProgramContext parse(Preprocessor.Result pre) {
         BaseErrorListener listener = new BaseErrorListener() {
             @Override

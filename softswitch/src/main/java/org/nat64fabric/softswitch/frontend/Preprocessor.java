@@ -24,11 +24,15 @@ public final class Preprocessor {
 
     /** Preprocessed text whose line i (from 1) came from {@code files[i]}, line {@code lines[i]}. */
     public static final class Result {
+        /** The preprocessor's output with its line markers, libraries named {@code <core.p4>}. */
+        public final String preprocessed;
+        /** The same text with line markers blanked, as the lexer reads it. */
         public final String text;
         private final List<String> files;
         private final int[] lines;
 
-        Result(String text, List<String> files, int[] lines) {
+        Result(String preprocessed, String text, List<String> files, int[] lines) {
+            this.preprocessed = preprocessed;
             this.text = text;
             this.files = files;
             this.lines = lines;
@@ -94,11 +98,16 @@ public final class Preprocessor {
             }
             throw new P4CompileException(source.toString(), "preprocessing failed: " + err.strip());
         }
+        // Library paths are those of a temporary folder; name them as the program names them, so that
+        // the preprocessed text is the same on every machine (it is shipped to switches).
+        for (String lib : LIBRARIES) {
+            out = out.replace("\"" + libraryDir().resolve(lib) + "\"", "\"<" + lib + ">\"");
+        }
         return mapLines(out);
     }
 
     /** Replaces line markers by empty lines and records the origin of every line. */
-    static Result mapLines(String cppOutput) {
+    public static Result mapLines(String cppOutput) {
         String[] raw = cppOutput.split("\n", -1);
         List<String> files = new ArrayList<>(raw.length);
         int[] lines = new int[raw.length];
@@ -111,20 +120,14 @@ public final class Preprocessor {
             lines[i] = next;
             if (m.matches()) {
                 next = Integer.parseInt(m.group(1));
-                file = displayName(m.group(2).replace("\\\\", "\\"));
+                file = m.group(2).replace("\\\\", "\\");
             } else {
                 text.append(raw[i]);
                 next++;
             }
             text.append('\n');
         }
-        return new Result(text.toString(), files, lines);
-    }
-
-    /** softswitch's own libraries are shown as {@code <core.p4>}, not by their unpacked path. */
-    private static String displayName(String file) {
-        return libraryDir != null && file.startsWith(libraryDir.toString() + "/")
-                ? "<" + file.substring(libraryDir.toString().length() + 1) + ">" : file;
+        return new Result(cppOutput, text.toString(), files, lines);
     }
 
     private static synchronized Path libraryDir() {

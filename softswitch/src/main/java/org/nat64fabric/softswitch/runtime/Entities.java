@@ -10,11 +10,21 @@ import org.nat64fabric.softswitch.pipeline.Action;
 import org.nat64fabric.softswitch.pipeline.Bits;
 import org.nat64fabric.softswitch.pipeline.Table;
 import org.nat64fabric.softswitch.runtime.EntityException.Code;
+import org.nat64fabric.softswitch.v1model.Externs;
 import org.nat64fabric.softswitch.v1model.V1ModelSwitch;
+import p4.v1.P4DataOuterClass.P4Data;
 import p4.config.v1.P4InfoOuterClass;
 import p4.config.v1.P4InfoOuterClass.P4Info;
+import p4.v1.P4RuntimeOuterClass.CloneSessionEntry;
+import p4.v1.P4RuntimeOuterClass.CounterData;
+import p4.v1.P4RuntimeOuterClass.CounterEntry;
+import p4.v1.P4RuntimeOuterClass.DirectCounterEntry;
 import p4.v1.P4RuntimeOuterClass.Entity;
 import p4.v1.P4RuntimeOuterClass.FieldMatch;
+import p4.v1.P4RuntimeOuterClass.Index;
+import p4.v1.P4RuntimeOuterClass.MulticastGroupEntry;
+import p4.v1.P4RuntimeOuterClass.PacketReplicationEngineEntry;
+import p4.v1.P4RuntimeOuterClass.RegisterEntry;
 import p4.v1.P4RuntimeOuterClass.Replica;
 import p4.v1.P4RuntimeOuterClass.TableEntry;
 import p4.v1.P4RuntimeOuterClass.Update;
@@ -30,7 +40,12 @@ public final class Entities {
     private final Map<Integer, Action> actionsById = new HashMap<>();
     private final Map<String, Integer> tableIds = new HashMap<>();
     private final Map<String, Integer> actionIds = new HashMap<>();
+    private final Map<Integer, Externs.Counter> countersById = new HashMap<>();
+    private final Map<Integer, Externs.Register> registersById = new HashMap<>();
+    private final Map<Externs.Counter, Integer> counterIds = new HashMap<>();
+    private final Map<Externs.Register, Integer> registerIds = new HashMap<>();
 
+    /** Maps the P4Info's IDs to the program's objects by name; the caller has checked they match. */
     public Entities(V1ModelSwitch sw, P4Info info) {
         this.sw = sw;
         for (P4InfoOuterClass.Table t : info.getTablesList()) {
@@ -42,6 +57,22 @@ public final class Entities {
             Action action = sw.program.action(a.getPreamble().getName());
             actionsById.put(a.getPreamble().getId(), action);
             actionIds.put(action.name, a.getPreamble().getId());
+        }
+        for (P4InfoOuterClass.Counter c : info.getCountersList()) {
+            for (Externs.Counter counter : sw.program.counters) {
+                if (counter.name.equals(c.getPreamble().getName())) {
+                    countersById.put(c.getPreamble().getId(), counter);
+                    counterIds.put(counter, c.getPreamble().getId());
+                }
+            }
+        }
+        for (P4InfoOuterClass.Register r : info.getRegistersList()) {
+            for (Externs.Register register : sw.program.registers) {
+                if (register.name.equals(r.getPreamble().getName())) {
+                    registersById.put(r.getPreamble().getId(), register);
+                    registerIds.put(register, r.getPreamble().getId());
+                }
+            }
         }
     }
 
@@ -64,9 +95,188 @@ public final class Entities {
                 }
                 return;
             }
+            case COUNTER_ENTRY:
+                expectModify(type, "counter entries");
+                counterEntry(entity.getCounterEntry());
+                return;
+            case DIRECT_COUNTER_ENTRY: {
+                expectModify(type, "direct counter entries");
+                Table.Entry e = existingEntry(entity.getDirectCounterEntry().getTableEntry());
+                e.packets = entity.getDirectCounterEntry().getData().getPacketCount();
+                e.bytes = entity.getDirectCounterEntry().getData().getByteCount();
+                return;
+            }
+            case REGISTER_ENTRY:
+                expectModify(type, "register entries");
+                registerEntry(entity.getRegisterEntry());
+                return;
             default:
                 throw new EntityException(Code.UNIMPLEMENTED, "entity " + entity.getEntityCase() + " is not supported");
         }
+    }
+
+    private static void expectModify(Update.Type type, String what) throws EntityException {
+        if (type != Update.Type.MODIFY) {
+            throw new EntityException(Code.INVALID_ARGUMENT, what + " exist for every index: only MODIFY applies to them");
+        }
+    }
+
+    private Externs.Counter counter(int id) throws EntityException {
+        Externs.Counter c = countersById.get(id);
+        if (c == null) {
+            throw new EntityException(Code.NOT_FOUND, "no counter with ID " + id);
+        }
+        return c;
+    }
+
+    private Externs.Register register(int id) throws EntityException {
+        Externs.Register r = registersById.get(id);
+        if (r == null) {
+            throw new EntityException(Code.NOT_FOUND, "no register with ID " + id);
+        }
+        return r;
+    }
+
+    /** The cells an entry names: its index, or every cell when the index is unset. */
+    private static int[] cells(boolean hasIndex, Index index, int size, String name) throws EntityException {
+        if (!hasIndex) {
+            int[] all = new int[size];
+            for (int i = 0; i < size; i++) {
+                all[i] = i;
+            }
+            return all;
+        }
+        if (index.getIndex() < 0 || index.getIndex() >= size) {
+            throw new EntityException(Code.OUT_OF_RANGE, name + ": index " + index.getIndex() + " is not in 0.." + (size - 1));
+        }
+        return new int[] {(int) index.getIndex()};
+    }
+
+    private void counterEntry(CounterEntry e) throws EntityException {
+        Externs.Counter c = counter(e.getCounterId());
+        for (int i : cells(e.hasIndex(), e.getIndex(), c.size, c.name)) {
+            c.packets[i] = e.getData().getPacketCount();
+            c.bytes[i] = e.getData().getByteCount();
+        }
+    }
+
+    private void registerEntry(RegisterEntry e) throws EntityException {
+        Externs.Register r = register(e.getRegisterId());
+        if (e.getData().getDataCase() != P4Data.DataCase.BITSTRING) {
+            throw new EntityException(Code.INVALID_ARGUMENT, r.name + ": the data must be a bitstring");
+        }
+        BigInteger v = value(e.getData().getBitstring(), r.width, r.name);
+        for (int i : cells(e.hasIndex(), e.getIndex(), r.size, r.name)) {
+            r.put(i, v);
+        }
+    }
+
+    /** The installed entry a request's key names (match and priority), or NOT_FOUND. */
+    private Table.Entry existingEntry(TableEntry key) throws EntityException {
+        Table t = table(key.getTableId());
+        if (t.directCounter == null) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no direct counter");
+        }
+        Table.Entry found = t.find(new Table.Entry(match(t, key.getMatchList()), key.getPriority(), null, 0));
+        if (found == null) {
+            throw new EntityException(Code.NOT_FOUND, "no such entry in " + t.name);
+        }
+        return found;
+    }
+
+    // ---- reads ----
+
+    /**
+     * The entities a read request names. Unset IDs and indexes are wildcards, as the P4Runtime
+     * specification defines them; a table entry with match fields names that one entry.
+     */
+    public synchronized List<Entity> read(Entity request) throws EntityException {
+        List<Entity> out = new ArrayList<>();
+        switch (request.getEntityCase()) {
+            case TABLE_ENTRY: {
+                TableEntry q = request.getTableEntry();
+                for (Table t : q.getTableId() == 0 ? sw.program.tables : List.of(table(q.getTableId()))) {
+                    for (TableEntry e : tableEntries(t, q)) {
+                        out.add(Entity.newBuilder().setTableEntry(e).build());
+                    }
+                }
+                return out;
+            }
+            case COUNTER_ENTRY: {
+                CounterEntry q = request.getCounterEntry();
+                for (Externs.Counter c : q.getCounterId() == 0 ? sw.program.counters : List.of(counter(q.getCounterId()))) {
+                    for (int i : cells(q.hasIndex(), q.getIndex(), c.size, c.name)) {
+                        out.add(Entity.newBuilder().setCounterEntry(CounterEntry.newBuilder().setCounterId(counterIds.get(c))
+                                .setIndex(Index.newBuilder().setIndex(i))
+                                .setData(CounterData.newBuilder().setPacketCount(c.packets[i]).setByteCount(c.bytes[i]))).build());
+                    }
+                }
+                return out;
+            }
+            case DIRECT_COUNTER_ENTRY: {
+                TableEntry q = request.getDirectCounterEntry().getTableEntry();
+                for (Table t : q.getTableId() == 0 ? sw.program.tables : List.of(table(q.getTableId()))) {
+                    if (t.directCounter == null) {
+                        if (q.getTableId() != 0) {
+                            throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no direct counter");
+                        }
+                        continue;
+                    }
+                    for (TableEntry e : tableEntries(t, q.toBuilder().setCounterData(CounterData.getDefaultInstance()).build())) {
+                        out.add(Entity.newBuilder().setDirectCounterEntry(DirectCounterEntry.newBuilder()
+                                .setTableEntry(e.toBuilder().clearCounterData().clearAction())
+                                .setData(e.getCounterData())).build());
+                    }
+                }
+                return out;
+            }
+            case REGISTER_ENTRY: {
+                RegisterEntry q = request.getRegisterEntry();
+                for (Externs.Register r : q.getRegisterId() == 0 ? sw.program.registers : List.of(register(q.getRegisterId()))) {
+                    for (int i : cells(q.hasIndex(), q.getIndex(), r.size, r.name)) {
+                        out.add(Entity.newBuilder().setRegisterEntry(RegisterEntry.newBuilder().setRegisterId(registerIds.get(r))
+                                .setIndex(Index.newBuilder().setIndex(i))
+                                .setData(P4Data.newBuilder().setBitstring(bytes(r.get(i))))).build());
+                    }
+                }
+                return out;
+            }
+            case PACKET_REPLICATION_ENGINE_ENTRY: {
+                var q = request.getPacketReplicationEngineEntry();
+                if (q.hasCloneSessionEntry()) {
+                    int id = q.getCloneSessionEntry().getSessionId();
+                    sw.cloneSessions().forEach((sid, replicas) -> {
+                        if (id == 0 || id == sid) {
+                            out.add(pre(PacketReplicationEngineEntry.newBuilder().setCloneSessionEntry(
+                                    CloneSessionEntry.newBuilder().setSessionId(sid).addAllReplicas(replicas(replicas)))));
+                        }
+                    });
+                } else {
+                    int id = q.getMulticastGroupEntry().getMulticastGroupId();
+                    sw.multicastGroups().forEach((gid, replicas) -> {
+                        if (id == 0 || id == gid) {
+                            out.add(pre(PacketReplicationEngineEntry.newBuilder().setMulticastGroupEntry(
+                                    MulticastGroupEntry.newBuilder().setMulticastGroupId(gid).addAllReplicas(replicas(replicas)))));
+                        }
+                    });
+                }
+                return out;
+            }
+            default:
+                throw new EntityException(Code.UNIMPLEMENTED, "reading " + request.getEntityCase() + " is not supported");
+        }
+    }
+
+    private static Entity pre(PacketReplicationEngineEntry.Builder b) {
+        return Entity.newBuilder().setPacketReplicationEngineEntry(b).build();
+    }
+
+    private static List<Replica> replicas(List<V1ModelSwitch.Replica> rs) {
+        List<Replica> out = new ArrayList<>();
+        for (V1ModelSwitch.Replica r : rs) {
+            out.add(Replica.newBuilder().setEgressPort(r.port).setInstance(r.instance).build());
+        }
+        return out;
     }
 
     private void preEntry(Update.Type type, String what, int id, List<Replica> replicas, boolean exists, boolean group)
@@ -307,52 +517,102 @@ public final class Entities {
         return new Table.ActionCall(action, args);
     }
 
-    /** The switch's entries of a table as P4Runtime entities (for reads). */
+    /** The switch's entries of a table as P4Runtime entities (every entry of {@code t}). */
     public List<TableEntry> read(Table t) {
+        try {
+            return tableEntries(t, TableEntry.getDefaultInstance());
+        } catch (EntityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * The entries of a table that a query names: all, the one with the query's match and priority,
+     * or the default entry; with counter data and time since the last hit when the query asks.
+     */
+    private List<TableEntry> tableEntries(Table t, TableEntry q) throws EntityException {
         List<TableEntry> out = new ArrayList<>();
         int tid = tableIds.get(t.name);
-        for (Table.Entry e : t.entries()) {
-            TableEntry.Builder b = TableEntry.newBuilder().setTableId(tid).setPriority(e.priority)
-                    .setIdleTimeoutNs(e.idleTimeoutNs).setMetadata(ByteString.copyFrom(e.metadata));
-            for (int i = 0; i < t.keys.size(); i++) {
-                Table.KeyField k = t.keys.get(i);
-                Table.FieldMatch m = e.match[i];
-                FieldMatch.Builder f = FieldMatch.newBuilder().setFieldId(i + 1);
-                switch (k.kind) {
-                    case EXACT: f.getExactBuilder().setValue(bytes(m.value)); break;
-                    case LPM:
-                        if (m.prefixLength == 0) {
-                            continue;
-                        }
-                        f.getLpmBuilder().setValue(bytes(m.value)).setPrefixLen(m.prefixLength);
-                        break;
-                    case TERNARY:
-                        if (m.isWildcard()) {
-                            continue;
-                        }
-                        f.getTernaryBuilder().setValue(bytes(m.value)).setMask(bytes(m.mask));
-                        break;
-                    case RANGE:
-                        if (m.value.signum() == 0 && m.high.equals(Bits.wideMask(k.width))) {
-                            continue;
-                        }
-                        f.getRangeBuilder().setLow(bytes(m.value)).setHigh(bytes(m.high));
-                        break;
-                    default:
-                        if (m.isWildcard()) {
-                            continue;
-                        }
-                        f.getOptionalBuilder().setValue(bytes(m.value));
-                }
-                b.addMatch(f);
-            }
-            var act = b.getActionBuilder().getActionBuilder().setActionId(actionIds.get(e.action.action.name));
-            for (int i = 0; i < e.action.args.length; i++) {
-                act.addParamsBuilder().setParamId(i + 1).setValue(bytes(e.action.args[i]));
-            }
+        boolean withCounters = q.hasCounterData() && t.directCounter != null;
+        long now = System.nanoTime();
+        if (q.getIsDefaultAction()) {
+            TableEntry.Builder b = TableEntry.newBuilder().setTableId(tid).setIsDefaultAction(true);
+            b.getActionBuilder().setAction(action(t.defaultAction()));
             out.add(b.build());
+            return out;
+        }
+        List<Table.Entry> selected = t.entries();
+        if (q.getMatchCount() > 0) {
+            Table.Entry found = t.find(new Table.Entry(match(t, q.getMatchList()), q.getPriority(), null, 0));
+            selected = found == null ? List.of() : List.of(found);
+        }
+        for (Table.Entry e : selected) {
+            out.add(tableEntry(t, tid, e, withCounters, q.hasTimeSinceLastHit() && t.supportTimeout, now));
         }
         return out;
+    }
+
+    private TableEntry tableEntry(Table t, int tid, Table.Entry e, boolean withCounters, boolean withHitTime, long now) {
+        TableEntry.Builder b = TableEntry.newBuilder().setTableId(tid).setPriority(e.priority)
+                .setIdleTimeoutNs(e.idleTimeoutNs).setMetadata(ByteString.copyFrom(e.metadata));
+        for (int i = 0; i < t.keys.size(); i++) {
+            Table.KeyField k = t.keys.get(i);
+            Table.FieldMatch m = e.match[i];
+            FieldMatch.Builder f = FieldMatch.newBuilder().setFieldId(i + 1);
+            switch (k.kind) {
+                case EXACT: f.getExactBuilder().setValue(bytes(m.value)); break;
+                case LPM:
+                    if (m.prefixLength == 0) {
+                        continue;
+                    }
+                    f.getLpmBuilder().setValue(bytes(m.value)).setPrefixLen(m.prefixLength);
+                    break;
+                case TERNARY:
+                    if (m.isWildcard()) {
+                        continue;
+                    }
+                    f.getTernaryBuilder().setValue(bytes(m.value)).setMask(bytes(m.mask));
+                    break;
+                case RANGE:
+                    if (m.value.signum() == 0 && m.high.equals(Bits.wideMask(k.width))) {
+                        continue;
+                    }
+                    f.getRangeBuilder().setLow(bytes(m.value)).setHigh(bytes(m.high));
+                    break;
+                default:
+                    if (m.isWildcard()) {
+                        continue;
+                    }
+                    f.getOptionalBuilder().setValue(bytes(m.value));
+            }
+            b.addMatch(f);
+        }
+        b.getActionBuilder().setAction(action(e.action));
+        if (withCounters) {
+            b.setCounterData(CounterData.newBuilder().setPacketCount(e.packets).setByteCount(e.bytes));
+        }
+        if (withHitTime) {
+            b.getTimeSinceLastHitBuilder().setElapsedNs(now - e.lastHitNanos);
+        }
+        return b.build();
+    }
+
+    private p4.v1.P4RuntimeOuterClass.Action action(Table.ActionCall call) {
+        var act = p4.v1.P4RuntimeOuterClass.Action.newBuilder().setActionId(actionIds.get(call.action.name));
+        for (int i = 0; i < call.args.length; i++) {
+            act.addParamsBuilder().setParamId(i + 1).setValue(bytes(call.args[i]));
+        }
+        return act.build();
+    }
+
+    /** The P4Runtime table ID of a table. */
+    public int tableId(Table t) {
+        return tableIds.get(t.name);
+    }
+
+    /** An installed entry as a P4Runtime entity (for idle-timeout notifications). */
+    public TableEntry describe(Table t, Table.Entry e) {
+        return tableEntry(t, tableIds.get(t.name), e, false, false, 0);
     }
 
     /** Canonical P4Runtime bytestring: big-endian, no leading zero bytes (at least one byte). */

@@ -79,18 +79,36 @@ public final class Pcap {
     }
 
     public static void write(Path file, List<Packet> packets) throws IOException {
-        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
+        try (Writer w = new Writer(file)) {
+            for (Packet p : packets) {
+                w.write(p.timeMicros, p.data);
+            }
+        }
+    }
+
+    /** A pcap file written packet by packet (softswitch run --pcap). */
+    public static final class Writer implements java.io.Closeable {
+        private final OutputStream out;
+
+        public Writer(Path file) throws IOException {
+            out = new BufferedOutputStream(Files.newOutputStream(file));
             ByteBuffer h = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
             h.putInt(MAGIC_MICROS).putShort((short) 2).putShort((short) 4).putInt(0).putInt(0).putInt(262144)
                     .putInt(LINKTYPE_ETHERNET);
             out.write(h.array());
-            for (Packet p : packets) {
-                ByteBuffer r = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
-                r.putInt((int) (p.timeMicros / 1_000_000)).putInt((int) (p.timeMicros % 1_000_000))
-                        .putInt(p.data.length).putInt(p.data.length);
-                out.write(r.array());
-                out.write(p.data);
-            }
+        }
+
+        public synchronized void write(long timeMicros, byte[] data) throws IOException {
+            ByteBuffer r = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
+            r.putInt((int) (timeMicros / 1_000_000)).putInt((int) (timeMicros % 1_000_000))
+                    .putInt(data.length).putInt(data.length);
+            out.write(r.array());
+            out.write(data);
+        }
+
+        @Override
+        public synchronized void close() throws IOException {
+            out.close();
         }
     }
 }

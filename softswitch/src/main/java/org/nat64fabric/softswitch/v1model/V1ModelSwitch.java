@@ -261,6 +261,9 @@ public final class V1ModelSwitch {
         e.cloneSession = -1;
         e.recirculateFieldList = -1;
         e.exiting = false;
+        // As in simple_switch: egress starts with egress_spec 0, so that only a mark_to_drop in
+        // egress drops the packet (a replica of a packet dropped in ingress still leaves).
+        egressSpec.set(e, 0);
         egressTimestamp.set(e, (System.nanoTime() - startNanos) / 1000);
         program.egress.exec(e);
         if (e.cloneType == CLONE_E2E && e.cloneSession >= 0) {

@@ -1,0 +1,52 @@
+package org.nat64fabric.softswitch.io;
+
+import com.sun.jna.LastErrorException;
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+
+/** The few C library calls packet I/O needs (JNA direct mapping). */
+final class LibC {
+    static final int AF_PACKET = 17;
+    static final int SOCK_RAW = 3;
+    static final int ETH_P_ALL_BE = 0x0300;     // htons(ETH_P_ALL) on a little-endian host
+    static final int SOL_PACKET = 263;
+    static final int PACKET_ADD_MEMBERSHIP = 1;
+    static final int PACKET_MR_PROMISC = 1;
+    static final int PACKET_RX_RING = 5;
+    static final int PACKET_VERSION = 10;
+    static final int PACKET_TX_RING = 13;
+    static final int PACKET_QDISC_BYPASS = 20;
+    static final int PACKET_IGNORE_OUTGOING = 23;
+    static final int TPACKET_V2 = 1;
+    static final int PROT_READ_WRITE = 3;
+    static final int MAP_SHARED = 1;
+    static final int MSG_DONTWAIT = 0x40;
+    static final short POLLIN = 1;
+
+    static {
+        Native.register("c");
+    }
+
+    private LibC() {
+    }
+
+    static native int socket(int domain, int type, int protocol) throws LastErrorException;
+
+    static native int bind(int fd, byte[] addr, int len) throws LastErrorException;
+
+    static native int setsockopt(int fd, int level, int name, byte[] value, int len) throws LastErrorException;
+
+    static native Pointer mmap(Pointer addr, long len, int prot, int flags, int fd, long offset) throws LastErrorException;
+
+    static native int munmap(Pointer addr, long len);
+
+    static native long send(int fd, Pointer buf, long len, int flags);
+
+    static native int poll(Pointer fds, long nfds, int timeoutMs);
+
+    static native int if_nametoindex(String name);
+
+    static native int close(int fd);
+
+    static native String strerror(int errno);
+}

@@ -1,0 +1,242 @@
+package org.nat64fabric.softswitch.server;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.nat64fabric.softswitch.pipeline.Table;
+import org.nat64fabric.softswitch.sim.Pcap;
+import org.nat64fabric.softswitch.v1model.V1ModelSwitch;
+import p4.v1.P4RuntimeOuterClass.IdleTimeoutNotification;
+import p4.v1.P4RuntimeOuterClass.PacketIn;
+import p4.v1.P4RuntimeOuterClass.PacketOut;
+import p4.v1.P4RuntimeOuterClass.TableEntry;
+
+/**
+ * One switch: its ports, its CPU port and the forwarding pipeline it runs. Packets from ports and
+ * packet-outs go through the pipeline; what leaves on the CPU port becomes a packet-in.
+ */
+public final class Device implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger("softswitch");
+    private static final long IDLE_SCAN_MS = 100;
+
+    /** Where packets leave the switch: {@code send} may queue, {@code flush} sends what is queued. */
+    public interface Port {
+        void send(byte[] frame);
+
+        default void flush() {
+        }
+    }
+
+    public final long deviceId;
+    public final int cpuPort;
+    private final Map<Integer, Port> ports = new ConcurrentHashMap<>();
+    private final Map<Integer, Pcap.Writer[]> captures = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> counters = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService idleScanner;
+    private final long startMicros = System.currentTimeMillis() * 1000;
+    private final long startNanos = System.nanoTime();
+    private volatile Pipeline pipeline;
+    private volatile Consumer<PacketIn> packetIns = p -> count("packet-in: no controller");
+    private volatile Consumer<IdleTimeoutNotification> idleNotifications = n -> { };
+    /** When each idle entry was last reported, so that it is reported once per timeout period (scanner thread only). */
+    private Map<Table.Entry, Long> reported = new IdentityHashMap<>();
+
+    public Device(long deviceId, int cpuPort) {
+        this.deviceId = deviceId;
+        this.cpuPort = cpuPort;
+        this.idleScanner = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "idle-timeouts");
+            t.setDaemon(true);
+            return t;
+        });
+        idleScanner.scheduleWithFixedDelay(this::scanIdleEntries, IDLE_SCAN_MS, IDLE_SCAN_MS, TimeUnit.MILLISECONDS);
+    }
+
+    public void addPort(int number, Port port) {
+        ports.put(number, port);
+    }
+
+    /** Writes DIR/portN_in.pcap and DIR/portN_out.pcap for every port, as simple_switch --pcap does. */
+    public void capture(Path dir, int port) throws IOException {
+        captures.put(port, new Pcap.Writer[] {
+            new Pcap.Writer(dir.resolve("port" + port + "_in.pcap")),
+            new Pcap.Writer(dir.resolve("port" + port + "_out.pcap"))});
+    }
+
+    Pipeline pipeline() {
+        return pipeline;
+    }
+
+    void setPipeline(Pipeline p) {
+        pipeline = p;
+    }
+
+    void onPacketIn(Consumer<PacketIn> sink) {
+        packetIns = sink;
+    }
+
+    void onIdleTimeout(Consumer<IdleTimeoutNotification> sink) {
+        idleNotifications = sink;
+    }
+
+    /** A frame received on a port; the caller flushes the ports after a batch. */
+    public void receive(int port, byte[] frame) {
+        count("rx");
+        capture(port, 0, frame);
+        Pipeline p = pipeline;
+        if (p == null) {
+            count("drop: no pipeline");
+            return;
+        }
+        process(p, port, frame);
+    }
+
+    /** A packet-out from the primary controller: the packet_out header is prepended, it enters on the CPU port. */
+    void packetOut(PacketOut po) {
+        Pipeline p = pipeline;
+        if (p == null) {
+            throw new IllegalStateException("no forwarding pipeline is set");
+        }
+        if (p.packetOut == null) {
+            throw new IllegalStateException("the program has no @controller_header(\"packet_out\") header");
+        }
+        count("packet-out");
+        process(p, cpuPort, p.packetOut.encode(po.getMetadataList(), po.getPayload()));
+        for (Port port : ports.values()) {
+            port.flush();
+        }
+    }
+
+    private void process(Pipeline p, int port, byte[] frame) {
+        List<V1ModelSwitch.Output> outputs;
+        try {
+            outputs = p.sw.process(port, frame);
+        } catch (RuntimeException e) {
+            // The interpreter must never fail on a packet; if it does, lose the packet, not the switch.
+            count("drop: internal error");
+            LOG.log(Level.WARNING, "packet from port " + port + " caused an internal error", e);
+            return;
+        }
+        for (V1ModelSwitch.Output out : outputs) {
+            if (out.port == cpuPort) {
+                toController(p, out.data);
+                continue;
+            }
+            Port dst = ports.get(out.port);
+            if (dst == null) {
+                count("drop: no port " + out.port);
+                continue;
+            }
+            capture(out.port, 1, out.data);
+            dst.send(out.data);
+            count("tx");
+        }
+    }
+
+    private void toController(Pipeline p, byte[] data) {
+        PacketIn.Builder b = PacketIn.newBuilder();
+        if (p.packetIn != null) {
+            var metadata = p.packetIn.decode(data);
+            if (metadata == null) {
+                count("drop: packet-in shorter than its header");
+                return;
+            }
+            b.addAllMetadata(metadata).setPayload(p.packetIn.payload(data));
+        } else {
+            b.setPayload(com.google.protobuf.ByteString.copyFrom(data));
+        }
+        count("packet-in");
+        packetIns.accept(b.build());
+    }
+
+    private void capture(int port, int direction, byte[] frame) {
+        Pcap.Writer[] w = captures.get(port);
+        if (w != null) {
+            try {
+                w[direction].write(startMicros + (System.nanoTime() - startNanos) / 1000, frame);
+            } catch (IOException e) {
+                count("capture: write error");
+            }
+        }
+    }
+
+    /** Reports entries of tables with idle timeouts that have not been hit for their timeout. */
+    private void scanIdleEntries() {
+        Pipeline p = pipeline;
+        if (p == null) {
+            return;
+        }
+        try {
+            List<TableEntry> idle = new ArrayList<>();
+            long now = System.nanoTime();
+            Map<Table.Entry, Long> stillIdle = new IdentityHashMap<>();
+            synchronized (p.sw) {
+                for (Table t : p.sw.program.tables) {
+                    if (!t.supportTimeout) {
+                        continue;
+                    }
+                    for (Table.Entry e : t.entries()) {
+                        if (e.idleTimeoutNs <= 0 || now - e.lastHitNanos < e.idleTimeoutNs) {
+                            continue;
+                        }
+                        Long last = reported.get(e);
+                        if (last == null || now - last >= e.idleTimeoutNs) {
+                            last = now;
+                            idle.add(p.entities.describe(t, e));
+                        }
+                        stillIdle.put(e, last);
+                    }
+                }
+            }
+            reported = stillIdle;
+            if (!idle.isEmpty()) {
+                count("idle-timeout notifications");
+                idleNotifications.accept(IdleTimeoutNotification.newBuilder().addAllTableEntry(idle)
+                        .setTimestamp(System.currentTimeMillis() * 1_000_000L).build());
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "idle-timeout scan failed", e);
+        }
+    }
+
+    public void count(String what) {
+        counters.computeIfAbsent(what, k -> new LongAdder()).increment();
+    }
+
+    /** Counters of the device and of its pipeline, by name. */
+    public Map<String, Long> stats() {
+        Map<String, Long> out = new TreeMap<>();
+        counters.forEach((k, v) -> out.put(k, v.sum()));
+        Pipeline p = pipeline;
+        if (p != null) {
+            p.sw.stats().forEach((k, v) -> out.put("pipeline " + k, v));
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        idleScanner.shutdownNow();
+        for (Pcap.Writer[] w : captures.values()) {
+            for (Pcap.Writer x : w) {
+                try {
+                    x.close();
+                } catch (IOException e) {
+                    LOG.warning("cannot close a capture: " + e.getMessage());
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package org.nat64fabric.softswitch.server;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import p4.config.v1.P4InfoOuterClass;
+import p4.config.v1.P4InfoOuterClass.P4Info;
+
+/**
+ * Checks that the P4Info a controller sent describes the program it sent: the same objects, by
+ * name, with the same match fields, parameters, widths and sizes. IDs may differ from ours (another
+ * compiler may have assigned them); the controller's IDs are the ones the switch then uses.
+ */
+final class P4InfoCheck {
+    private P4InfoCheck() {
+    }
+
+    /** Null when they match, else what differs. */
+    static String difference(P4Info program, P4Info given) {
+        Map<String, String> ours = describe(program);
+        Map<String, String> theirs = describe(given);
+        for (Map.Entry<String, String> e : ours.entrySet()) {
+            String t = theirs.get(e.getKey());
+            if (t == null) {
+                return e.getKey() + " is in the program but not in the P4Info";
+            }
+            if (!t.equals(e.getValue())) {
+                return e.getKey() + " differs: the P4Info says " + t + ", the program has " + e.getValue();
+            }
+        }
+        for (String k : theirs.keySet()) {
+            if (!ours.containsKey(k)) {
+                return k + " is in the P4Info but not in the program";
+            }
+        }
+        return null;
+    }
+
+    private static Map<String, String> describe(P4Info info) {
+        Map<Integer, String> actionNames = new HashMap<>();
+        for (P4InfoOuterClass.Action a : info.getActionsList()) {
+            actionNames.put(a.getPreamble().getId(), a.getPreamble().getName());
+        }
+        Map<String, String> out = new TreeMap<>();
+        for (P4InfoOuterClass.Table t : info.getTablesList()) {
+            StringBuilder sb = new StringBuilder("match (");
+            for (P4InfoOuterClass.MatchField f : t.getMatchFieldsList()) {
+                sb.append(f.getId()).append(':').append(f.getName()).append(' ').append(f.getMatchType())
+                        .append(" bit<").append(f.getBitwidth()).append(">; ");
+            }
+            TreeSet<String> actions = new TreeSet<>();
+            for (P4InfoOuterClass.ActionRef r : t.getActionRefsList()) {
+                actions.add(actionNames.get(r.getId()) + " " + r.getScope());
+            }
+            sb.append(") actions ").append(actions).append(" size ").append(t.getSize())
+                    .append(" idle timeout ").append(t.getIdleTimeoutBehavior())
+                    .append(" direct resources ").append(t.getDirectResourceIdsCount());
+            out.put("table " + t.getPreamble().getName(), sb.toString());
+        }
+        for (P4InfoOuterClass.Action a : info.getActionsList()) {
+            StringBuilder sb = new StringBuilder("params (");
+            for (P4InfoOuterClass.Action.Param p : a.getParamsList()) {
+                sb.append(p.getId()).append(':').append(p.getName()).append(" bit<").append(p.getBitwidth()).append(">; ");
+            }
+            out.put("action " + a.getPreamble().getName(), sb.append(')').toString());
+        }
+        for (P4InfoOuterClass.Counter c : info.getCountersList()) {
+            out.put("counter " + c.getPreamble().getName(), c.getSpec().getUnit() + " size " + c.getSize());
+        }
+        for (P4InfoOuterClass.DirectCounter c : info.getDirectCountersList()) {
+            out.put("direct counter " + c.getPreamble().getName(), c.getSpec().getUnit().toString());
+        }
+        for (P4InfoOuterClass.Register r : info.getRegistersList()) {
+            out.put("register " + r.getPreamble().getName(),
+                    "bit<" + r.getTypeSpec().getBitstring().getBit().getBitwidth() + "> size " + r.getSize());
+        }
+        for (P4InfoOuterClass.ControllerPacketMetadata m : info.getControllerPacketMetadataList()) {
+            StringBuilder sb = new StringBuilder("(");
+            for (P4InfoOuterClass.ControllerPacketMetadata.Metadata f : m.getMetadataList()) {
+                sb.append(f.getId()).append(':').append(f.getName()).append(" bit<").append(f.getBitwidth()).append(">; ");
+            }
+            out.put("controller header " + m.getPreamble().getName(), sb.append(')').toString());
+        }
+        return out;
+    }
+}

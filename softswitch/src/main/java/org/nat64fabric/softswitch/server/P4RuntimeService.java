@@ -1,0 +1,343 @@
+package org.nat64fabric.softswitch.server;
+
+import com.google.protobuf.Any;
+import com.google.protobuf.Message;
+import com.google.protobuf.UnknownFieldSet;
+import com.google.rpc.Code;
+import io.grpc.Status;
+import io.grpc.StatusException;
+import io.grpc.protobuf.StatusProto;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Logger;
+import org.nat64fabric.softswitch.runtime.EntityException;
+import p4.v1.P4RuntimeGrpc;
+import p4.v1.P4RuntimeOuterClass.CapabilitiesRequest;
+import p4.v1.P4RuntimeOuterClass.CapabilitiesResponse;
+import p4.v1.P4RuntimeOuterClass.Entity;
+import p4.v1.P4RuntimeOuterClass.Error;
+import p4.v1.P4RuntimeOuterClass.ForwardingPipelineConfig;
+import p4.v1.P4RuntimeOuterClass.GetForwardingPipelineConfigRequest;
+import p4.v1.P4RuntimeOuterClass.GetForwardingPipelineConfigResponse;
+import p4.v1.P4RuntimeOuterClass.MasterArbitrationUpdate;
+import p4.v1.P4RuntimeOuterClass.ReadRequest;
+import p4.v1.P4RuntimeOuterClass.ReadResponse;
+import p4.v1.P4RuntimeOuterClass.SetForwardingPipelineConfigRequest;
+import p4.v1.P4RuntimeOuterClass.SetForwardingPipelineConfigResponse;
+import p4.v1.P4RuntimeOuterClass.StreamError;
+import p4.v1.P4RuntimeOuterClass.StreamMessageRequest;
+import p4.v1.P4RuntimeOuterClass.StreamMessageResponse;
+import p4.v1.P4RuntimeOuterClass.Uint128;
+import p4.v1.P4RuntimeOuterClass.Update;
+import p4.v1.P4RuntimeOuterClass.WriteRequest;
+import p4.v1.P4RuntimeOuterClass.WriteResponse;
+
+/**
+ * The P4Runtime v1 service of one device: pipeline config, writes, reads and the stream channel
+ * with primary arbitration, packet-in/out and idle-timeout notifications.
+ */
+final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
+    static final String API_VERSION = "1.3.0";
+    private static final Logger LOG = Logger.getLogger("softswitch");
+    private static final int READ_BATCH = 1000;
+
+    private final Device device;
+    private final Arbitration arbitration = new Arbitration();
+    /** A pipeline saved by VERIFY_AND_SAVE, waiting for COMMIT. */
+    private Pipeline saved;
+
+    P4RuntimeService(Device device) {
+        this.device = device;
+        device.onPacketIn(packetIn -> arbitration.sendToPrimaries(
+                StreamMessageResponse.newBuilder().setPacket(packetIn).build(), device));
+        device.onIdleTimeout(n -> arbitration.sendToPrimaries(
+                StreamMessageResponse.newBuilder().setIdleTimeoutNotification(n).build(), device));
+    }
+
+    @Override
+    public void capabilities(CapabilitiesRequest request, StreamObserver<CapabilitiesResponse> response) {
+        response.onNext(CapabilitiesResponse.newBuilder().setP4RuntimeApiVersion(API_VERSION).build());
+        response.onCompleted();
+    }
+
+    @Override
+    public void setForwardingPipelineConfig(SetForwardingPipelineConfigRequest request,
+                                            StreamObserver<SetForwardingPipelineConfigResponse> response) {
+        try {
+            checkDevice(request.getDeviceId());
+            arbitration.checkPrimary(roleOf(request), request.getElectionId());
+            ForwardingPipelineConfig config = request.getConfig();
+            synchronized (this) {
+                switch (request.getAction()) {
+                    case VERIFY:
+                        Pipeline.verify(config);
+                        break;
+                    case VERIFY_AND_SAVE:
+                        saved = Pipeline.verify(config);
+                        break;
+                    case VERIFY_AND_COMMIT:
+                        commit(Pipeline.verify(config));
+                        break;
+                    case COMMIT:
+                        if (saved == null) {
+                            throw Status.FAILED_PRECONDITION.withDescription(
+                                    "COMMIT needs a config saved by VERIFY_AND_SAVE first").asException();
+                        }
+                        commit(saved);
+                        break;
+                    case RECONCILE_AND_COMMIT: {
+                        Pipeline current = device.pipeline();
+                        if (current == null || !current.config.getP4Info().equals(config.getP4Info())
+                                || !current.config.getP4DeviceConfig().equals(config.getP4DeviceConfig())) {
+                            throw Status.UNIMPLEMENTED.withDescription("softswitch reconciles only to the pipeline "
+                                    + "it runs (keeping its state); use VERIFY_AND_COMMIT for another one").asException();
+                        }
+                        device.setPipeline(current.withCookie(config.getCookie()));
+                        break;
+                    }
+                    default:
+                        throw Status.INVALID_ARGUMENT.withDescription("action " + request.getAction()
+                                + " is not a pipeline config action").asException();
+                }
+            }
+            response.onNext(SetForwardingPipelineConfigResponse.getDefaultInstance());
+            response.onCompleted();
+        } catch (StatusException e) {
+            response.onError(e);
+        }
+    }
+
+    private void commit(Pipeline p) {
+        saved = null;
+        device.setPipeline(p);
+        LOG.info("pipeline committed: " + p.sw.program.tables.size() + " tables");
+    }
+
+    @Override
+    public void getForwardingPipelineConfig(GetForwardingPipelineConfigRequest request,
+                                            StreamObserver<GetForwardingPipelineConfigResponse> response) {
+        try {
+            checkDevice(request.getDeviceId());
+            Pipeline p = device.pipeline();
+            ForwardingPipelineConfig.Builder c = ForwardingPipelineConfig.newBuilder();
+            if (p != null) {
+                c.setCookie(p.config.getCookie());
+                switch (request.getResponseType()) {
+                    case ALL:
+                        c.setP4Info(p.config.getP4Info()).setP4DeviceConfig(p.config.getP4DeviceConfig());
+                        break;
+                    case P4INFO_AND_COOKIE:
+                        c.setP4Info(p.config.getP4Info());
+                        break;
+                    case DEVICE_CONFIG_AND_COOKIE:
+                        c.setP4DeviceConfig(p.config.getP4DeviceConfig());
+                        break;
+                    default:
+                        break;
+                }
+            }
+            response.onNext(GetForwardingPipelineConfigResponse.newBuilder().setConfig(c).build());
+            response.onCompleted();
+        } catch (StatusException e) {
+            response.onError(e);
+        }
+    }
+
+    @Override
+    public void write(WriteRequest request, StreamObserver<WriteResponse> response) {
+        try {
+            checkDevice(request.getDeviceId());
+            arbitration.checkPrimary(roleOf(request), request.getElectionId());
+            Pipeline p = requirePipeline();
+            if (request.getAtomicity() != WriteRequest.Atomicity.CONTINUE_ON_ERROR) {
+                throw Status.UNIMPLEMENTED.withDescription("only CONTINUE_ON_ERROR atomicity is supported").asException();
+            }
+            List<Error> errors = new ArrayList<>(request.getUpdatesCount());
+            boolean failed = false;
+            synchronized (p.sw) {
+                for (Update u : request.getUpdatesList()) {
+                    try {
+                        p.entities.apply(u.getType(), u.getEntity());
+                        errors.add(Error.newBuilder().setCanonicalCode(Code.OK_VALUE).build());
+                    } catch (EntityException e) {
+                        failed = true;
+                        errors.add(Error.newBuilder().setCanonicalCode(code(e.code()).getNumber())
+                                .setMessage(e.getMessage()).build());
+                    } catch (RuntimeException e) {
+                        failed = true;
+                        errors.add(Error.newBuilder().setCanonicalCode(Code.INTERNAL_VALUE)
+                                .setMessage("internal error: " + e).build());
+                    }
+                }
+            }
+            if (failed) {
+                // P4Runtime 12.3: a batch with failures is UNKNOWN, with one p4.v1.Error per update, in order.
+                com.google.rpc.Status.Builder status = com.google.rpc.Status.newBuilder().setCode(Code.UNKNOWN_VALUE)
+                        .setMessage(firstError(errors));
+                for (Error e : errors) {
+                    status.addDetails(Any.pack(e));
+                }
+                response.onError(StatusProto.toStatusRuntimeException(status.build()));
+                return;
+            }
+            response.onNext(WriteResponse.getDefaultInstance());
+            response.onCompleted();
+        } catch (StatusException e) {
+            response.onError(e);
+        }
+    }
+
+    private static String firstError(List<Error> errors) {
+        int failed = 0;
+        String first = null;
+        for (int i = 0; i < errors.size(); i++) {
+            if (errors.get(i).getCanonicalCode() != Code.OK_VALUE) {
+                failed++;
+                if (first == null) {
+                    first = "update " + i + ": " + Code.forNumber(errors.get(i).getCanonicalCode()) + ": " + errors.get(i).getMessage();
+                }
+            }
+        }
+        return failed == 1 ? first : failed + " updates failed; first: " + first;
+    }
+
+    @Override
+    public void read(ReadRequest request, StreamObserver<ReadResponse> response) {
+        try {
+            checkDevice(request.getDeviceId());
+            Pipeline p = requirePipeline();
+            List<Entity> found = new ArrayList<>();
+            synchronized (p.sw) {
+                for (Entity e : request.getEntitiesList()) {
+                    found.addAll(p.entities.read(e));
+                }
+            }
+            for (int i = 0; i < found.size() || i == 0; i += READ_BATCH) {
+                response.onNext(ReadResponse.newBuilder()
+                        .addAllEntities(found.subList(i, Math.min(found.size(), i + READ_BATCH))).build());
+            }
+            response.onCompleted();
+        } catch (EntityException e) {
+            response.onError(Status.fromCodeValue(code(e.code()).getNumber()).withDescription(e.getMessage()).asException());
+        } catch (StatusException e) {
+            response.onError(e);
+        }
+    }
+
+    @Override
+    public StreamObserver<StreamMessageRequest> streamChannel(StreamObserver<StreamMessageResponse> responses) {
+        Arbitration.Controller controller = new Arbitration.Controller((ServerCallStreamObserver<StreamMessageResponse>) responses);
+        return new StreamObserver<>() {
+            @Override
+            public void onNext(StreamMessageRequest request) {
+                switch (request.getUpdateCase()) {
+                    case ARBITRATION:
+                        arbitrate(controller, request.getArbitration());
+                        break;
+                    case PACKET:
+                        if (!arbitration.isPrimary(controller)) {
+                            controller.send(streamError(Code.PERMISSION_DENIED,
+                                    "packet-out from a controller that is not the primary (send arbitration first)"));
+                            return;
+                        }
+                        try {
+                            device.packetOut(request.getPacket());
+                        } catch (IllegalArgumentException | IllegalStateException e) {
+                            device.count("packet-out: rejected");
+                            controller.send(streamError(Code.INVALID_ARGUMENT, e.getMessage()));
+                        }
+                        break;
+                    case DIGEST_ACK:
+                        break;   // the v1model programs softswitch runs have no digests
+                    default:
+                        controller.send(streamError(Code.UNIMPLEMENTED, "stream message " + request.getUpdateCase()
+                                + " is not supported"));
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                arbitration.remove(controller, device);
+            }
+
+            @Override
+            public void onCompleted() {
+                arbitration.remove(controller, device);
+                controller.close();
+            }
+        };
+    }
+
+    private void arbitrate(Arbitration.Controller controller, MasterArbitrationUpdate update) {
+        if (update.getDeviceId() != device.deviceId) {
+            controller.fail(Status.NOT_FOUND.withDescription("this switch is device " + device.deviceId
+                    + ", not " + update.getDeviceId()));
+            return;
+        }
+        if (!update.hasElectionId()) {
+            controller.fail(Status.INVALID_ARGUMENT.withDescription("arbitration without an election_id "
+                    + "(a controller that may write must send one)"));
+            return;
+        }
+        String problem = arbitration.update(controller, roleOf(update), electionId(update.getElectionId()), update, device);
+        if (problem != null) {
+            controller.fail(Status.INVALID_ARGUMENT.withDescription(problem));
+        }
+    }
+
+    private static StreamMessageResponse streamError(Code code, String message) {
+        return StreamMessageResponse.newBuilder().setError(StreamError.newBuilder().setCanonicalCode(code.getNumber())
+                .setMessage(message)).build();
+    }
+
+    private void checkDevice(long id) throws StatusException {
+        if (id != device.deviceId) {
+            throw Status.NOT_FOUND.withDescription("this switch is device " + device.deviceId + ", not " + id).asException();
+        }
+    }
+
+    private Pipeline requirePipeline() throws StatusException {
+        Pipeline p = device.pipeline();
+        if (p == null) {
+            throw Status.FAILED_PRECONDITION.withDescription("no forwarding pipeline is set; "
+                    + "send SetForwardingPipelineConfig first").asException();
+        }
+        return p;
+    }
+
+    static BigInteger electionId(Uint128 id) {
+        return new BigInteger(1, java.nio.ByteBuffer.allocate(16).putLong(id.getHigh()).putLong(id.getLow()).array());
+    }
+
+    /**
+     * The role a request is made in. P4Runtime 1.3 names roles by a number (role_id), 1.4 by a
+     * string (field 6 of WriteRequest/SetForwardingPipelineConfigRequest, field 3 of Role), which
+     * this generated code keeps as an unknown field; either way "" / 0 is the default role.
+     */
+    static String roleOf(Message m) {
+        if (m instanceof MasterArbitrationUpdate) {
+            var role = ((MasterArbitrationUpdate) m).getRole();
+            String name = unknownString(role.getUnknownFields(), 3);
+            return name != null ? name : role.getId() == 0 ? "" : "#" + role.getId();
+        }
+        String name = unknownString(m.getUnknownFields(), 6);
+        if (name != null) {
+            return name;
+        }
+        long id = m instanceof WriteRequest ? ((WriteRequest) m).getRoleId()
+                : ((SetForwardingPipelineConfigRequest) m).getRoleId();
+        return id == 0 ? "" : "#" + id;
+    }
+
+    private static String unknownString(UnknownFieldSet fields, int number) {
+        UnknownFieldSet.Field f = fields.getField(number);
+        return f.getLengthDelimitedList().isEmpty() ? null : f.getLengthDelimitedList().get(0).toStringUtf8();
+    }
+
+    static Code code(EntityException.Code c) {
+        return Code.valueOf(c.name());
+    }
+}

@@ -1,0 +1,84 @@
+package org.nat64fabric.softswitch.server;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.grpc.Status;
+import io.grpc.StatusException;
+import org.nat64fabric.softswitch.frontend.Frontend;
+import org.nat64fabric.softswitch.frontend.P4CompileException;
+import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
+import org.nat64fabric.softswitch.pipeline.Program;
+import org.nat64fabric.softswitch.proto.DeviceConfig;
+import org.nat64fabric.softswitch.runtime.Entities;
+import org.nat64fabric.softswitch.v1model.V1ModelSwitch;
+import p4.config.v1.P4InfoOuterClass.ControllerPacketMetadata;
+import p4.v1.P4RuntimeOuterClass.ForwardingPipelineConfig;
+
+/** A forwarding pipeline a controller sent: its config, the compiled program and the switch running it. */
+final class Pipeline {
+    static final int DEVICE_CONFIG_VERSION = 1;
+
+    final ForwardingPipelineConfig config;
+    final V1ModelSwitch sw;
+    final Entities entities;
+    final ControllerHeader packetIn;
+    final ControllerHeader packetOut;
+
+    private Pipeline(ForwardingPipelineConfig config, V1ModelSwitch sw, Entities entities) {
+        this.config = config;
+        this.sw = sw;
+        this.entities = entities;
+        ControllerHeader in = null;
+        ControllerHeader out = null;
+        for (ControllerPacketMetadata m : config.getP4Info().getControllerPacketMetadataList()) {
+            if (m.getPreamble().getName().equals("packet_in")) {
+                in = new ControllerHeader(m);
+            } else if (m.getPreamble().getName().equals("packet_out")) {
+                out = new ControllerHeader(m);
+            }
+        }
+        this.packetIn = in;
+        this.packetOut = out;
+    }
+
+    /** Compiles and checks a config (the VERIFY step); INVALID_ARGUMENT says what is wrong. */
+    static Pipeline verify(ForwardingPipelineConfig config) throws StatusException {
+        if (!config.hasP4Info()) {
+            throw invalid("config.p4info is missing");
+        }
+        DeviceConfig dc;
+        try {
+            dc = DeviceConfig.parseFrom(config.getP4DeviceConfig());
+        } catch (InvalidProtocolBufferException e) {
+            throw invalid("config.p4_device_config is not a softswitch DeviceConfig; make it with "
+                    + "'softswitch compile PROGRAM.p4 --out-dir DIR' (DIR/device_config.bin)");
+        }
+        if (dc.getFormatVersion() != DEVICE_CONFIG_VERSION) {
+            throw invalid("config.p4_device_config has format version " + dc.getFormatVersion()
+                    + "; this softswitch reads version " + DEVICE_CONFIG_VERSION + " (rebuild it with this softswitch)");
+        }
+        if (dc.getPreprocessedSource().isEmpty()) {
+            throw invalid("config.p4_device_config carries no program");
+        }
+        Program program;
+        try {
+            program = Frontend.compilePreprocessed(dc.getPreprocessedSource(), dc.getProgramName(), dc.getSeed());
+        } catch (P4CompileException e) {
+            throw invalid("the program does not compile: " + e.getMessage());
+        }
+        String diff = P4InfoCheck.difference(P4InfoBuilder.build(program), config.getP4Info());
+        if (diff != null) {
+            throw invalid("config.p4info does not describe the program: " + diff);
+        }
+        V1ModelSwitch sw = new V1ModelSwitch(program);
+        return new Pipeline(config, sw, new Entities(sw, config.getP4Info()));
+    }
+
+    /** The same pipeline and state under another cookie (RECONCILE_AND_COMMIT of the running config). */
+    Pipeline withCookie(ForwardingPipelineConfig.Cookie cookie) {
+        return new Pipeline(config.toBuilder().setCookie(cookie).build(), sw, entities);
+    }
+
+    private static StatusException invalid(String message) {
+        return Status.INVALID_ARGUMENT.withDescription(message).asException();
+    }
+}

@@ -1,0 +1,64 @@
+package org.nat64fabric.softswitch.server;
+
+import io.grpc.Server;
+import io.grpc.StatusException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
+import org.nat64fabric.softswitch.pipeline.Program;
+import org.nat64fabric.softswitch.proto.DeviceConfig;
+import p4.v1.P4RuntimeOuterClass.ForwardingPipelineConfig;
+
+/** A device served over P4Runtime on a TCP address. */
+public final class SwitchServer implements AutoCloseable {
+    private static final int MAX_MESSAGE_BYTES = 256 << 20;   // pipelines and large reads
+
+    public final Device device;
+    private final Server server;
+
+    private SwitchServer(Device device, Server server) {
+        this.device = device;
+        this.server = server;
+    }
+
+    /** Starts serving; IOException says plainly when the address is taken. */
+    public static SwitchServer start(Device device, InetSocketAddress address) throws IOException {
+        P4RuntimeService service = new P4RuntimeService(device);
+        Server server = NettyServerBuilder.forAddress(address).addService(service)
+                .maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
+        try {
+            server.start();
+        } catch (IOException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof BindException) {
+                throw new IOException("cannot listen on " + address.getHostString() + ":" + address.getPort()
+                        + " (" + cause.getMessage() + "): is another switch using that gRPC port?");
+            }
+            throw e;
+        }
+        return new SwitchServer(device, server);
+    }
+
+    public int port() {
+        return server.getPort();
+    }
+
+    /** Runs {@code program} from the start, as if a controller had pushed it (softswitch run --p4). */
+    public static void preload(Device device, Program program, DeviceConfig config) throws StatusException {
+        ForwardingPipelineConfig fpc = ForwardingPipelineConfig.newBuilder()
+                .setP4Info(P4InfoBuilder.build(program)).setP4DeviceConfig(config.toByteString()).build();
+        device.setPipeline(Pipeline.verify(fpc));
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        server.shutdown();
+        if (!server.awaitTermination(2, TimeUnit.SECONDS)) {
+            server.shutdownNow();
+        }
+        device.close();
+    }
+}

@@ -1,0 +1,87 @@
+"""The base of packet tests (PTF style), as pytest fixtures.
+
+`switch_under_test(program, n_ports)` starts a switch on veth pairs in the tests' own network
+namespace, pushes the program, and connects a primary controller. `PacketTest` wraps it for one
+test: entries it inserts are deleted afterwards, and no stray packet may be left over.
+"""
+import contextlib
+import tempfile
+
+from . import netns
+from .dataplane import Dataplane
+from .p4rt import P4RuntimeClient
+from .target import SwitchProcess
+
+
+class SwitchUnderTest:
+    def __init__(self, switch, client, dataplane, p4info_path, device_config):
+        self.switch = switch
+        self.client = client
+        self.dataplane = dataplane
+        self.p4info_path = p4info_path
+        self.device_config = device_config
+
+
+@contextlib.contextmanager
+def switch_under_test(program, n_ports=4, device_id=1):
+    netns.enter_private_namespace()
+    ports = {}
+    for n in range(1, n_ports + 1):
+        netns.delete_link(f"sw{n}")
+        netns.add_veth_pair(f"sw{n}", f"t{n}")
+        ports[n] = f"sw{n}"
+    switch = client = dataplane = None
+    try:
+        switch = SwitchProcess(ports, device_id=device_id).start()
+        p4info_path, device_config = switch.build_pipeline(program, tempfile.mkdtemp(prefix="nat64fabric-p4-"))
+        client = P4RuntimeClient(switch.address, device_id)
+        assert client.arbitrate().status.code == 0, "the first controller must become primary"
+        client.set_pipeline(p4info_path, device_config)
+        dataplane = Dataplane({n: f"t{n}" for n in ports})
+        yield SwitchUnderTest(switch, client, dataplane, p4info_path, device_config)
+    finally:
+        if dataplane:
+            dataplane.close()
+        if client:
+            client.close()
+        if switch:
+            switch.stop()
+        for n in ports:
+            netns.delete_link(f"sw{n}")
+
+
+class PacketTest:
+    """One test's view of a switch: entries inserted here are deleted when the test ends."""
+
+    def __init__(self, sut):
+        self.sut = sut
+        self.client = sut.client
+        self.dataplane = sut.dataplane
+        self._undo = []
+
+    def insert(self, *entities):
+        self.client.write(*(self.client.update("INSERT", e) for e in entities))
+        self._undo.extend(self.client.update("DELETE", e) for e in entities)
+
+    def modify(self, entity):
+        """Modifies an entry; a default entry is reset to the program's default afterwards."""
+        self.client.write(self.client.update("MODIFY", entity))
+        if entity.HasField("table_entry") and entity.table_entry.is_default_action:
+            reset = type(entity)()
+            reset.table_entry.table_id = entity.table_entry.table_id
+            reset.table_entry.is_default_action = True
+            self._undo.append(self.client.update("MODIFY", reset))
+
+    def send(self, port, packet):
+        self.dataplane.send(port, packet)
+
+    def verify_packet(self, packet, port):
+        self.dataplane.verify_packet(packet, port)
+
+    def verify_no_other_packets(self):
+        self.dataplane.verify_no_other_packets()
+
+    def cleanup(self):
+        for update in reversed(self._undo):
+            self.client.write(update)
+        self._undo.clear()

@@ -1,0 +1,84 @@
+"""The test side of the veth pairs: send frames into switch ports, verify what comes out."""
+import select
+import socket
+import time
+
+from scapy.layers.l2 import Ether
+
+ETH_P_ALL = 0x0003
+DEFAULT_TIMEOUT = 2.0
+# How long a port must stay silent before "no other packets" is believed.
+QUIET_TIME = 0.3
+
+
+def _describe(frame):
+    return Ether(frame).summary() if frame else "(nothing)"
+
+
+class Dataplane:
+    """One raw socket per switch port, on the test-side interface of that port's veth pair."""
+
+    def __init__(self, interfaces):
+        self.sockets = {}
+        for port, name in interfaces.items():
+            s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+            s.bind((name, 0))
+            s.setblocking(False)
+            self.sockets[port] = s
+        self.pending = {port: [] for port in interfaces}
+
+    def close(self):
+        for s in self.sockets.values():
+            s.close()
+
+    def send(self, port, packet):
+        self.sockets[port].send(bytes(packet))
+
+    def _drain(self, timeout):
+        """Moves frames that arrive within `timeout` into the pending queues; True if any came."""
+        ready, _, _ = select.select(list(self.sockets.values()), [], [], timeout)
+        for s in ready:
+            port = next(p for p, x in self.sockets.items() if x is s)
+            while True:
+                try:
+                    frame, addr = s.recvfrom(65535)
+                except BlockingIOError:
+                    break
+                if addr[2] != socket.PACKET_OUTGOING:
+                    self.pending[port].append(frame)
+        return bool(ready)
+
+    def poll(self, port, timeout=DEFAULT_TIMEOUT):
+        """The next frame that left the switch on `port`, or None after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while not self.pending[port]:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            self._drain(left)
+        return self.pending[port].pop(0)
+
+    def verify_packet(self, expected, port, timeout=DEFAULT_TIMEOUT):
+        """The next frame on `port` is byte for byte `expected`."""
+        want = bytes(expected)
+        got = self.poll(port, timeout)
+        if got != want:
+            detail = ""
+            if got:
+                detail = "\n--- expected\n" + Ether(want).show2(dump=True) + "--- got\n" + Ether(got).show2(dump=True)
+            raise AssertionError(f"port {port}: expected {_describe(want)}, got {_describe(got)}{detail}")
+
+    def verify_no_other_packets(self, quiet=QUIET_TIME):
+        """No frame is waiting on any port, and none arrives within `quiet` seconds."""
+        self._drain(quiet)
+        extra = {p: q for p, q in self.pending.items() if q}
+        if extra:
+            lines = [f"port {p}: {_describe(f)}" for p, q in extra.items() for f in q]
+            for q in self.pending.values():
+                q.clear()
+            raise AssertionError("unexpected packets:\n  " + "\n  ".join(lines))
+
+    def verify_no_packet(self, port, quiet=QUIET_TIME):
+        frame = self.poll(port, quiet)
+        if frame is not None:
+            raise AssertionError(f"port {port}: expected nothing, got {_describe(frame)}")
