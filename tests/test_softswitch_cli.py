@@ -19,7 +19,7 @@ def test_p4info_is_read_by_the_p4runtime_package(softswitch, tmp_path):
     softswitch("p4info", L3, "-o", out)
     info = text_format.Parse(out.read_text(), p4info_pb2.P4Info())
     tables = {t.preamble.name: t for t in info.tables}
-    assert set(tables) == {"L3Ingress.ipv4_lpm", "L3Ingress.ipv6_lpm"}
+    assert set(tables) == {"L3Ingress.ipv4_lpm", "L3Ingress.ipv6_lpm", "L3Ingress.acl"}
     assert tables["L3Ingress.ipv6_lpm"].match_fields[0].bitwidth == 128
     assert tables["L3Ingress.ipv6_lpm"].idle_timeout_behavior == p4info_pb2.Table.NOTIFY_CONTROL
     actions = {a.preamble.id: a.preamble.name for a in info.actions}
