@@ -56,9 +56,10 @@ demo:
 	@echo "and see README.md for what works."
 	@exit 1
 
-## bench: interpreter packets-per-second benchmark (see bench/README.md)
+## bench: interpreter packets/s and forwarding throughput (see bench/*/README.md)
 bench: build
 	@bash bench/interpreter/run.sh
+	@bash bench/forwarding/run.sh
 
 clean:
 	@$(MVN) clean
