@@ -83,3 +83,26 @@ def test_bad_entries_are_reported_with_their_p4runtime_code(softswitch, tmp_path
                       check=False)
     assert proc.returncode == 1
     assert "NOT_FOUND" in proc.stderr and "entity 1: no table with ID 1" in proc.stderr
+
+
+def test_run_refuses_bad_setups_in_one_line(softswitch, tmp_path):
+    """softswitch run: a missing interface, a taken gRPC port, a program that does not compile."""
+    import socket
+    missing = softswitch("run", "-i", "1@nosuch0", "--grpc-port", "0", check=False)
+    assert missing.returncode == 1
+    assert missing.stderr.strip() == "softswitch: interface nosuch0 does not exist (see 'ip link')"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = softswitch("run", "--grpc-addr", "127.0.0.1", "--grpc-port", port, check=False)
+    assert busy.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in busy.stderr and "another switch" in busy.stderr
+    broken = BROKEN / sorted(p.name for p in BROKEN.glob("*.p4"))[0]
+    bad = softswitch("run", "--grpc-port", "0", "--p4", broken, check=False)
+    expected = broken.read_text().splitlines()[0].removeprefix("// expect: ")
+    assert bad.returncode == 1 and f"{broken}:{expected}" in bad.stderr
+    for proc in (missing, busy, bad):
+        assert "Exception" not in proc.stderr and "\tat " not in proc.stderr
+    usage = softswitch("run", "--bogus", check=False)
+    assert usage.returncode == 2 and "unknown option --bogus" in usage.stderr

@@ -29,7 +29,9 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     public final int number;
     final int fd;
     private final Pointer rings;
-    private final Pointer txRing;
+    // The rings as direct buffers: plain memory reads and writes, no native call per access.
+    private final ByteBuffer rx;
+    private final ByteBuffer tx;
     private final Device device;
     private int rxIndex;
     private int txIndex;
@@ -61,7 +63,8 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
             setInt(LibC.PACKET_QDISC_BYPASS, 1);
             setInt(LibC.PACKET_IGNORE_OUTGOING, 1);
             rings = LibC.mmap(null, 2 * RING_BYTES, LibC.PROT_READ_WRITE, LibC.MAP_SHARED, fd, 0);
-            txRing = rings.share(RING_BYTES);
+            rx = rings.getByteBuffer(0, RING_BYTES).order(ByteOrder.nativeOrder());
+            tx = rings.getByteBuffer(RING_BYTES, RING_BYTES).order(ByteOrder.nativeOrder());
             byte[] mreq = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder())
                     .putInt(ifindex).putShort((short) LibC.PACKET_MR_PROMISC).array();
             LibC.setsockopt(fd, LibC.SOL_PACKET, LibC.PACKET_ADD_MEMBERSHIP, mreq, mreq.length);
@@ -83,15 +86,17 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     int receive(int max, ObjIntConsumer<byte[]> sink) {
         int n = 0;
         while (n < max) {
-            long off = (long) rxIndex * FRAME_SIZE;
-            if ((rings.getInt(off) & TP_STATUS_USER) == 0) {
+            int off = rxIndex * FRAME_SIZE;
+            if ((rx.getInt(off) & TP_STATUS_USER) == 0) {
                 break;
             }
-            int len = rings.getInt(off + 4);
-            int snap = rings.getInt(off + 8);
-            int mac = rings.getShort(off + 12) & 0xffff;   // tp_mac
-            byte[] frame = rings.getByteArray(off + mac, snap);
-            rings.setInt(off, 0);   // back to the kernel
+            int len = rx.getInt(off + 4);
+            int snap = rx.getInt(off + 8);
+            int mac = rx.getShort(off + 12) & 0xffff;   // tp_mac
+            byte[] frame = new byte[snap];
+            rx.position(off + mac);
+            rx.get(frame);   // receive() runs on the data-plane thread only
+            rx.putInt(off, 0);   // back to the kernel
             rxIndex = (rxIndex + 1) % FRAMES;
             n++;
             if (snap < len) {
@@ -110,20 +115,21 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
             device.count("drop: frame too large to send on port " + number);
             return;
         }
-        long off = (long) txIndex * FRAME_SIZE;
-        int status = txRing.getInt(off);
+        int off = txIndex * FRAME_SIZE;
+        int status = tx.getInt(off);
         if (status == TP_STATUS_WRONG_FORMAT) {
             device.count("tx: frame refused by the kernel on port " + number);
         } else if (status != 0) {
             flush();   // the ring is full: let the kernel drain it, then look once more
-            if (txRing.getInt(off) != 0) {
+            if (tx.getInt(off) != 0) {
                 device.count("drop: transmit ring full on port " + number);
                 return;
             }
         }
-        txRing.write(off + TX_DATA_OFFSET, frame, 0, frame.length);
-        txRing.setInt(off + 4, frame.length);
-        txRing.setInt(off, TP_STATUS_SEND_REQUEST);
+        tx.position(off + TX_DATA_OFFSET);
+        tx.put(frame);
+        tx.putInt(off + 4, frame.length);
+        tx.putInt(off, TP_STATUS_SEND_REQUEST);
         txIndex = (txIndex + 1) % FRAMES;
         txPending = true;
     }
@@ -144,7 +150,7 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     }
 
     static Memory pollFds(AfPacketPort[] ports) {
-        Memory m = new Memory(8L * ports.length);
+        Memory m = new Memory(8L * Math.max(1, ports.length));   // poll() with no ports just waits
         for (int i = 0; i < ports.length; i++) {
             m.setInt(8L * i, ports[i].fd);
             m.setShort(8L * i + 4, LibC.POLLIN);

@@ -4,7 +4,6 @@ import io.grpc.Server;
 import io.grpc.StatusException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
-import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
@@ -32,12 +31,10 @@ public final class SwitchServer implements AutoCloseable {
         try {
             server.start();
         } catch (IOException e) {
+            // Netty's epoll transport reports a taken port as a plain IOException with the errno text.
             Throwable cause = e.getCause() != null ? e.getCause() : e;
-            if (cause instanceof BindException) {
-                throw new IOException("cannot listen on " + address.getHostString() + ":" + address.getPort()
-                        + " (" + cause.getMessage() + "): is another switch using that gRPC port?");
-            }
-            throw e;
+            throw new IOException("cannot listen on " + address.getHostString() + ":" + address.getPort()
+                    + " (" + cause.getMessage() + "): is another switch using that gRPC port?");
         }
         return new SwitchServer(device, server);
     }
