@@ -98,10 +98,23 @@ public abstract class Type {
             this.annotations = annotations;
             this.narrow = header ? 1 : 0;
         }
+        private Field[] wireFields;
+
         void addField(String fieldName, Type type, Map<String, List<String>> fieldAnnotations) {
             fields.put(fieldName, new Field(fieldName, type, fieldAnnotations, narrow, wide));
             narrow += type.narrowSlots();
             wide += type.wideSlots();
+            wireFields = null;
+        }
+
+        /** The fields in order as an array: extract and emit walk it per packet without an iterator. */
+        public Field[] fieldArray() {
+            Field[] f = wireFields;
+            if (f == null) {
+                f = fields.values().toArray(new Field[0]);
+                wireFields = f;
+            }
+            return f;
         }
         /** Bits on the wire (headers only). */
         public int bitWidth() {

@@ -51,7 +51,7 @@ public final class PacketIo {
         int nb = header.narrowBase(s);
         int wb = header.wideBase(s);
         int pos = at;
-        for (Type.Field f : type.fields.values()) {
+        for (Type.Field f : type.fieldArray()) {
             Type.Bits t = (Type.Bits) f.type;
             if (t.wide()) {
                 s.w[wb + f.wideOffset] = State.readWide(buf, pos, t.width);
@@ -195,7 +195,7 @@ public final class PacketIo {
             int wb = header.wideBase(s);
             s.ensureOut(bytes);
             int pos = s.outLength * 8;
-            for (Type.Field f : type.fields.values()) {
+            for (Type.Field f : type.fieldArray()) {
                 Type.Bits t = (Type.Bits) f.type;
                 if (t.wide()) {
                     State.writeWide(s.out, pos, t.width, s.w[wb + f.wideOffset]);
