@@ -1,0 +1,164 @@
+/* Headers and metadata of the NAT64 pipeline. */
+#ifndef NAT64_HEADERS_P4
+#define NAT64_HEADERS_P4
+
+#include "defines.p4"
+
+/* Sent to the controller in front of every punted packet. */
+@controller_header("packet_in")
+header packet_in_t {
+    port_t ingress_port;
+    bit<7> _pad;
+    bit<8> punt_reason;
+}
+
+/* Sent by the controller in front of every packet-out. With to_pipeline = 1 the packet goes
+ * through the whole pipeline (after a session was installed); otherwise out of egress_port. */
+@controller_header("packet_out")
+header packet_out_t {
+    port_t egress_port;
+    bit<1> to_pipeline;
+    bit<6> _pad;
+}
+
+header ethernet_t {
+    mac_t dst_addr;
+    mac_t src_addr;
+    bit<16> ether_type;
+}
+
+header arp_t {
+    bit<16> htype;
+    bit<16> ptype;
+    bit<8>  hlen;
+    bit<8>  plen;
+    bit<16> oper;
+    mac_t   sha;
+    ipv4_t  spa;
+    mac_t   tha;
+    ipv4_t  tpa;
+}
+
+header ipv4_h {
+    bit<4>  version;
+    bit<4>  ihl;
+    bit<8>  dscp_ecn;
+    bit<16> total_len;
+    bit<16> identification;
+    bit<1>  reserved;
+    bit<1>  dont_fragment;
+    bit<1>  more_fragments;
+    bit<13> frag_offset;
+    bit<8>  ttl;
+    bit<8>  protocol;
+    bit<16> hdr_checksum;
+    ipv4_t  src_addr;
+    ipv4_t  dst_addr;
+}
+
+header ipv6_h {
+    bit<4>   version;
+    bit<8>   traffic_class;
+    bit<20>  flow_label;
+    bit<16>  payload_len;
+    bit<8>   next_hdr;
+    bit<8>   hop_limit;
+    ipv6_t   src_addr;
+    ipv6_t   dst_addr;
+}
+
+header ipv6_frag_h {
+    bit<8>  next_hdr;
+    bit<8>  reserved;
+    bit<13> frag_offset;
+    bit<2>  res;
+    bit<1>  more_fragments;
+    bit<32> identification;
+}
+
+header tcp_h {
+    bit<16> src_port;
+    bit<16> dst_port;
+    bit<32> seq_no;
+    bit<32> ack_no;
+    bit<4>  data_offset;
+    bit<4>  res;
+    bit<8>  flags;
+    bit<16> window;
+    bit<16> checksum;
+    bit<16> urgent_ptr;
+}
+
+header udp_h {
+    bit<16> src_port;
+    bit<16> dst_port;
+    bit<16> len;
+    bit<16> checksum;
+}
+
+/* ICMP and ICMPv6 share this layout; for echo, rest is identifier and sequence number. */
+header icmp_h {
+    bit<8>  type;
+    bit<8>  code;
+    bit<16> checksum;
+    bit<16> identifier;
+    bit<16> sequence;
+}
+
+/* Neighbour solicitation / advertisement target, after the 8-byte ICMPv6 header (whose last
+ * four bytes hold the NA flags). */
+header ndp_h {
+    ipv6_t target;
+}
+
+/* IPv4 options, kept as 32-bit words so that routed packets leave with them unchanged. */
+header ipv4_option_h {
+    bit<32> word;
+}
+
+header ndp_option_h {
+    bit<8> type;
+    bit<8> len;
+    mac_t  addr;
+}
+
+struct headers_t {
+    packet_out_t packet_out;
+    packet_in_t  packet_in;
+    ethernet_t   ethernet;
+    arp_t        arp;
+    ipv4_h       ipv4;
+    ipv4_option_h[10] ipv4_options;
+    ipv6_h       ipv6;
+    ipv6_frag_h  ipv6_frag;
+    tcp_h        tcp;
+    udp_h        udp;
+    icmp_h       icmp;
+    ndp_h        ndp;
+    ndp_option_h ndp_option;
+}
+
+struct metadata_t {
+    @field_list(1)
+    bit<8>  punt_reason;     /* kept in the clone that copies TCP control packets to the CPU */
+    bit<4>  ipv4_option_words;   /* parser loop counter */
+    bit<16> l4_src;          /* TCP/UDP ports or the ICMP echo identifier, as parsed */
+    bit<16> l4_dst;
+    bool    is_echo;         /* ICMP(v6) echo request or reply: identifier acts as a port */
+    /* Translation results, filled before the new header is built. */
+    bool    xlate_src;
+    bool    xlate_dst;
+    ipv4_t  new_src4;
+    ipv4_t  new_dst4;
+    ipv6_t  new_src6;
+    ipv6_t  new_dst6;
+    bit<16> new_l4_src;
+    bit<16> new_l4_dst;
+    bool    stateful;        /* the source went through a session, not EAMT */
+    bool    udp_csum_from_payload;   /* IPv4 UDP with checksum 0: computed over the payload */
+    ipv4_t  local4_key;      /* key of local_ipv4: ARP target or IPv4 echo destination */
+    ipv6_t  local6_key;      /* key of local_ipv6: NS target or IPv6 echo destination */
+    bool    ndp_reply;       /* the switch built a neighbour advertisement: checksum it */
+}
+
+#endif

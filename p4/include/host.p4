@@ -1,0 +1,115 @@
+/* The switch as a network host: ARP replies, neighbour advertisements and echo replies for its
+ * own addresses (router and pool4 addresses), answered out of the port they came in on. */
+#ifndef NAT64_HOST_P4
+#define NAT64_HOST_P4
+
+#include "checksums.p4"
+
+control LocalHost(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t standard_metadata,
+                  out bool answered) {
+    mac_t my_mac;
+    bool local;
+
+    direct_counter(CounterType.packets) local_ipv4_counter;
+    direct_counter(CounterType.packets) local_ipv6_counter;
+
+    action is_local(mac_t mac) {
+        my_mac = mac;
+        local = true;
+    }
+
+    /* IPv4 addresses the switch answers for (ARP target or echo destination). */
+    table local_ipv4 {
+        key = { meta.local4_key: exact; }
+        actions = { is_local; @defaultonly NoAction; }
+        default_action = NoAction();
+        counters = local_ipv4_counter;
+        size = 1024;
+    }
+
+    /* IPv6 addresses the switch answers for (NS target or echo destination). */
+    table local_ipv6 {
+        key = { meta.local6_key: exact; }
+        actions = { is_local; @defaultonly NoAction; }
+        default_action = NoAction();
+        counters = local_ipv6_counter;
+        size = 1024;
+    }
+
+    action back_to_sender() {
+        hdr.ethernet.dst_addr = hdr.ethernet.src_addr;
+        hdr.ethernet.src_addr = my_mac;
+        standard_metadata.egress_spec = standard_metadata.ingress_port;
+    }
+
+    apply {
+        my_mac = 0;
+        local = false;
+        answered = false;
+        if (hdr.arp.isValid() && hdr.arp.oper == ARP_REQUEST) {
+            meta.local4_key = hdr.arp.tpa;
+        } else if (hdr.ipv4.isValid() && hdr.icmp.isValid() && hdr.icmp.type == ICMP_ECHO_REQUEST) {
+            meta.local4_key = hdr.ipv4.dst_addr;
+        }
+        if (hdr.ipv6.isValid() && hdr.icmp.isValid()) {
+            if (hdr.ndp.isValid() && hdr.icmp.type == ICMP6_NS) {
+                meta.local6_key = hdr.ndp.target;
+            } else if (hdr.icmp.type == ICMP6_ECHO_REQUEST) {
+                meta.local6_key = hdr.ipv6.dst_addr;
+            }
+        }
+        if (meta.local4_key != 0) {
+            local_ipv4.apply();
+        } else if (meta.local6_key != 0) {
+            local_ipv6.apply();
+        }
+        if (!local) {
+            return;
+        }
+        answered = true;
+        back_to_sender();
+        if (hdr.arp.isValid()) {
+            hdr.arp.oper = ARP_REPLY;
+            hdr.arp.tha = hdr.arp.sha;
+            hdr.arp.sha = my_mac;
+            ipv4_t asked = hdr.arp.tpa;
+            hdr.arp.tpa = hdr.arp.spa;
+            hdr.arp.spa = asked;
+        } else if (hdr.ipv4.isValid()) {
+            ipv4_t peer = hdr.ipv4.src_addr;
+            hdr.ipv4.src_addr = hdr.ipv4.dst_addr;
+            hdr.ipv4.dst_addr = peer;
+            hdr.ipv4.ttl = 64;
+            hdr.icmp.checksum = csum_replace(hdr.icmp.checksum, (bit<32>) (ICMP_ECHO_REQUEST ++ hdr.icmp.code), 1,
+                                             (bit<32>) (ICMP_ECHO_REPLY ++ hdr.icmp.code));
+            hdr.icmp.type = ICMP_ECHO_REPLY;
+        } else if (hdr.ndp.isValid()) {
+            /* Solicited neighbour advertisement with the target link-layer address option;
+             * the checksum is computed in Nat64ComputeChecksum. */
+            hdr.ipv6.dst_addr = hdr.ipv6.src_addr;
+            hdr.ipv6.src_addr = hdr.ndp.target;
+            hdr.ipv6.hop_limit = 255;
+            hdr.ipv6.payload_len = 32;
+            hdr.icmp.type = ICMP6_NA;
+            hdr.icmp.code = 0;
+            hdr.icmp.identifier = 0xe000;     /* Router, Solicited, Override */
+            hdr.icmp.sequence = 0;
+            hdr.ndp_option.setValid();
+            hdr.ndp_option.type = 2;          /* target link-layer address */
+            hdr.ndp_option.len = 1;
+            hdr.ndp_option.addr = my_mac;
+            meta.ndp_reply = true;
+        } else {
+            ipv6_t peer = hdr.ipv6.src_addr;
+            hdr.ipv6.src_addr = hdr.ipv6.dst_addr;
+            hdr.ipv6.dst_addr = peer;
+            hdr.ipv6.hop_limit = 64;
+            /* The pseudo-header sum is unchanged by the swap; only the type word changes. */
+            hdr.icmp.checksum = csum_replace(hdr.icmp.checksum, (bit<32>) (ICMP6_ECHO_REQUEST ++ hdr.icmp.code), 1,
+                                             (bit<32>) (ICMP6_ECHO_REPLY ++ hdr.icmp.code));
+            hdr.icmp.type = ICMP6_ECHO_REPLY;
+        }
+    }
+}
+
+#endif
