@@ -124,13 +124,13 @@ control Translate(inout headers_t hdr, inout metadata_t meta, inout standard_met
         size = 65536;
     }
 
-    /* check_remote: address-dependent filtering, the remote must be in remote_filter. */
-    action dnat(ipv6_t dst6, bit<16> dst_port, bool filtered) {
+    /* filtered = 1: address-dependent filtering, the remote must be in remote_filter. */
+    action dnat(ipv6_t dst6, bit<16> dst_port, bit<1> filtered) {
         meta.new_dst6 = dst6;
         meta.new_l4_dst = dst_port;
         meta.xlate_dst = true;
         meta.stateful = true;
-        check_remote = filtered;
+        check_remote = filtered == 1;
     }
     table session_v4 {
         key = {
@@ -255,6 +255,10 @@ control Translate(inout headers_t hdr, inout metadata_t meta, inout standard_met
             if (!meta.xlate_dst) {
                 return;                                 /* not for translation: routed as IPv6 */
             }
+            if (hdr.ipv6.hop_limit <= 1) {
+                meta.punt_reason = PUNT_TTL_EXPIRED;    /* before any session is allocated for it */
+                return;
+            }
             if (!eamt_v6_src.apply().hit) {
                 if (proto == 0 || hdr.ipv6_frag.isValid() && hdr.ipv6_frag.frag_offset != 0) {
                     drop_reason = DROP_NOT_TRANSLATABLE;  /* no transport address to map */
@@ -267,10 +271,6 @@ control Translate(inout headers_t hdr, inout metadata_t meta, inout standard_met
             }
             if (hdr.icmp.isValid() && !meta.is_echo) {
                 drop_reason = DROP_NOT_TRANSLATABLE;      /* RFC 7915 5.2: other ICMPv6 not yet translated */
-                return;
-            }
-            if (hdr.ipv6.hop_limit <= 1) {
-                meta.punt_reason = PUNT_TTL_EXPIRED;
                 return;
             }
             /* Transport checksums: the pseudo-header addresses and the ports change. */
@@ -326,6 +326,7 @@ control Translate(inout headers_t hdr, inout metadata_t meta, inout standard_met
                         return;
                     }
                 }
+                meta.xlate_src = true;
             }
             if (hdr.icmp.isValid() && !meta.is_echo) {
                 drop_reason = DROP_NOT_TRANSLATABLE;      /* RFC 7915 4.2: other ICMP not yet translated */

@@ -64,13 +64,14 @@ class PacketTest:
         self._undo.extend(self.client.update("DELETE", e) for e in entities)
 
     def modify(self, entity):
-        """Modifies an entry; a default entry is reset to the program's default afterwards."""
-        self.client.write(self.client.update("MODIFY", entity))
+        """Modifies an entry; a default entry gets back the action it had before, afterwards."""
         if entity.HasField("table_entry") and entity.table_entry.is_default_action:
-            reset = type(entity)()
-            reset.table_entry.table_id = entity.table_entry.table_id
-            reset.table_entry.is_default_action = True
-            self._undo.append(self.client.update("MODIFY", reset))
+            query = type(entity)()
+            query.table_entry.table_id = entity.table_entry.table_id
+            query.table_entry.is_default_action = True
+            (previous,) = self.client.read(query)
+            self._undo.append(self.client.update("MODIFY", previous))
+        self.client.write(self.client.update("MODIFY", entity))
 
     def send(self, port, packet):
         self.dataplane.send(port, packet)

@@ -1,0 +1,365 @@
+"""Conformance of the NAT64 pipeline (p4/nat64.p4) on a P4Runtime switch: entries are written as
+the controller writes them, packets are built with scapy, and every expected packet carries
+checksums scapy computed itself. Each test names the line of NAT64-BEHAVIOUR.md it proves; the
+coverage table is in tests/NAT64-COVERAGE.md."""
+import ipaddress
+
+import pytest
+from p4.v1 import p4runtime_pb2
+from scapy.layers.inet import ICMP, IP, TCP, UDP
+from scapy.layers.inet6 import (ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6ND_NA, ICMPv6ND_NS,
+                                ICMPv6NDOptDstLLAddr, ICMPv6NDOptSrcLLAddr, IPv6, IPv6ExtHdrFragment)
+from scapy.layers.l2 import ARP, Ether
+
+from harness.base import PacketTest, switch_under_test
+from harness.target import ROOT
+
+PROGRAM = ROOT / "p4" / "nat64.p4"
+P = "Nat64Ingress."
+T = "Nat64Ingress.translate."
+ROUTER_MAC = "00:00:00:00:0a:01"
+V6_HOST_MAC = "00:00:00:00:00:06"
+V4_HOST_MAC = "00:00:00:00:00:04"
+V6_PORT, V4_PORT = 1, 2
+POOL6 = "2001:db8:64::"          # network-specific /96 (Tayga-style tests need no WKP rules)
+POOL4 = "192.0.2.0"              # /24
+SWITCH_V4, SWITCH_V6 = "192.0.2.1", "2001:db8:1::1"
+V6_HOST, V4_SERVER = "2001:db8:1::5", "198.51.100.7"
+MAPPED = "192.0.2.10"            # the session's IPv4 address
+CPU_CLONE_SESSION = 99
+
+# Counter indexes of Nat64Ingress.drops (p4/include/defines.p4)
+DROP_PARSER_ERROR, DROP_BAD_CHECKSUM, DROP_NO_ROUTE, DROP_POOL4_NO_BIB, DROP_NOT_TRANSLATABLE = 0, 1, 2, 3, 4
+DROP_FILTERED = 6
+PUNT_SESSION_MISS, PUNT_TCP_CONTROL, PUNT_TTL_EXPIRED = 1, 2, 3
+
+
+def embed(ipv4, prefix, length):
+    """RFC 6052 2.2, written here independently of the pipeline: IPv4 around the u octet."""
+    p = int(ipaddress.IPv6Address(prefix))
+    v4 = int(ipaddress.IPv4Address(ipv4))
+    if length == 96:
+        return str(ipaddress.IPv6Address(p | v4))
+    head_bits = 64 - length                      # bits of the IPv4 address before the u octet
+    head = v4 >> (32 - head_bits) if head_bits else 0
+    tail = v4 & ((1 << (32 - head_bits)) - 1)
+    return str(ipaddress.IPv6Address(p | head << 64 | tail << (56 - (32 - head_bits))))
+
+
+@pytest.fixture(scope="module")
+def sut():
+    with switch_under_test(PROGRAM, n_ports=3) as s:
+        c = s.client
+        base = [
+            c.table_entry(P + "local_host.local_ipv4", match={"meta.local4_key": SWITCH_V4},
+                          action=P + "local_host.is_local", params={"mac": ROUTER_MAC}),
+            c.table_entry(P + "local_host.local_ipv6", match={"meta.local6_key": SWITCH_V6},
+                          action=P + "local_host.is_local", params={"mac": ROUTER_MAC}),
+            c.table_entry(P + "ipv6_routes", match={"hdr.ipv6.dst_addr": ("2001:db8:1::", 64)},
+                          action=P + "set_next_hop",
+                          params={"port": V6_PORT, "src_mac": ROUTER_MAC, "dst_mac": V6_HOST_MAC}),
+            c.table_entry(P + "ipv4_routes", match={"hdr.ipv4.dst_addr": ("198.51.100.0", 24)},
+                          action=P + "set_next_hop",
+                          params={"port": V4_PORT, "src_mac": ROUTER_MAC, "dst_mac": V4_HOST_MAC}),
+            c.table_entry(T + "pool6", match={"hdr.ipv6.dst_addr": (POOL6, 96)}, action=T + "extract_96"),
+            c.table_entry(T + "pool4", match={"hdr.ipv4.dst_addr": (POOL4, 24)}, action=T + "in_pool4"),
+        ]
+        c.write(*(c.update("INSERT", e) for e in base))
+        c.write(c.update("MODIFY", c.table_entry(T + "pool6_embed", default=True, action=T + "embed_96",
+                                                 params={"prefix": POOL6})))
+        clone = p4runtime_pb2.Entity()
+        clone.packet_replication_engine_entry.clone_session_entry.session_id = CPU_CLONE_SESSION
+        clone.packet_replication_engine_entry.clone_session_entry.replicas.add(egress_port=255, instance=1)
+        c.write(c.update("INSERT", clone))
+        yield s
+
+
+@pytest.fixture
+def ptf(sut):
+    test = PacketTest(sut)
+    yield test
+    test.cleanup()
+    sut.dataplane.verify_no_other_packets()
+    leftover = sut.client.packet_in(timeout=0)
+    assert leftover is None, f"unexpected packet-in {leftover}"
+
+
+def drops(ptf, index):
+    e = p4runtime_pb2.Entity()
+    e.counter_entry.counter_id = ptf.client.p4info.id("counters", P + "drops")
+    e.counter_entry.index.index = index
+    return ptf.client.read(e)[0].counter_entry.data.packet_count
+
+
+def session_v6(ptf, proto, src6, sport, src4, port4):
+    return ptf.client.table_entry(T + "session_v6", match={"proto": proto, "hdr.ipv6.src_addr": src6, "src_port": sport},
+                                  action=T + "snat", params={"src4": src4, "src_port": port4})
+
+
+def session_v4(ptf, proto, dst4, dport, dst6, port6, filtered=0):
+    return ptf.client.table_entry(T + "session_v4", match={"proto": proto, "hdr.ipv4.dst_addr": dst4, "dst_port": dport},
+                                  action=T + "dnat", params={"dst6": dst6, "dst_port": port6, "filtered": filtered})
+
+
+def from_v6_host(l4, src=V6_HOST, dst=None, hlim=64, tc=0):
+    return Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IPv6(src=src, dst=dst or embed(V4_SERVER, POOL6, 96),
+                                                          hlim=hlim, tc=tc) / l4
+
+
+def from_v4_server(l4, dst=MAPPED, ttl=64, tos=0, src=V4_SERVER, **ip):
+    return Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src=src, dst=dst, ttl=ttl, tos=tos, **ip) / l4
+
+
+def to_v4_server(l4, src=MAPPED, ttl=63, tos=0, flags=0, id=0):
+    return Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=src, dst=V4_SERVER, ttl=ttl, tos=tos, flags=flags, id=id) / l4
+
+
+def to_v6_host(l4, src=None, dst=V6_HOST, hlim=63, tc=0):
+    return Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=src or embed(V4_SERVER, POOL6, 96), dst=dst,
+                                                          hlim=hlim, tc=tc, fl=0) / l4
+
+
+# ---- the switch as a network host ----
+
+def test_arp_request_for_switch_address_is_answered(ptf):
+    req = Ether(src=V4_HOST_MAC, dst="ff:ff:ff:ff:ff:ff") / ARP(op=1, hwsrc=V4_HOST_MAC, psrc=V4_SERVER, pdst=SWITCH_V4)
+    ptf.send(V4_PORT, req)
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) /
+                      ARP(op=2, hwsrc=ROUTER_MAC, psrc=SWITCH_V4, hwdst=V4_HOST_MAC, pdst=V4_SERVER), V4_PORT)
+    ptf.send(V4_PORT, Ether(src=V4_HOST_MAC, dst="ff:ff:ff:ff:ff:ff") /
+             ARP(op=1, hwsrc=V4_HOST_MAC, psrc=V4_SERVER, pdst="192.0.2.99"))   # not ours: no answer
+    ptf.verify_no_other_packets()
+
+
+def test_neighbour_solicitation_gets_advertisement_with_checksum_and_option(ptf):
+    ns = Ether(src=V6_HOST_MAC, dst="33:33:ff:00:00:01") / IPv6(src=V6_HOST, dst="ff02::1:ff00:1", hlim=255) / \
+        ICMPv6ND_NS(tgt=SWITCH_V6) / ICMPv6NDOptSrcLLAddr(lladdr=V6_HOST_MAC)
+    ptf.send(V6_PORT, ns)
+    na = Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=255) / \
+        ICMPv6ND_NA(R=1, S=1, O=1, tgt=SWITCH_V6) / ICMPv6NDOptDstLLAddr(lladdr=ROUTER_MAC)
+    ptf.verify_packet(na, V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_echo_to_switch_is_answered_in_both_families(ptf):
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=8, id=7, seq=1) / b"ping", dst=SWITCH_V4))
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64) /
+                      ICMP(type=0, id=7, seq=1) / b"ping", V4_PORT)
+    ptf.send(V6_PORT, from_v6_host(ICMPv6EchoRequest(id=9, seq=2, data=b"ping6"), dst=SWITCH_V6))
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
+                      ICMPv6EchoReply(id=9, seq=2, data=b"ping6"), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_untranslated_traffic_is_routed_by_longest_prefix(ptf):
+    pkt = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, ttl=20) / UDP(sport=1, dport=2)
+    ptf.send(3, pkt)
+    exp = pkt.copy()
+    exp[Ether].src, exp[Ether].dst = ROUTER_MAC, V4_HOST_MAC
+    exp[IP].ttl = 19
+    del exp[IP].chksum
+    ptf.verify_packet(exp, V4_PORT)
+    six = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IPv6(src="2001:db8:9::1", dst="2001:db8:1::77", hlim=5) / UDP()
+    ptf.send(3, six)
+    exp6 = six.copy()
+    exp6[Ether].src, exp6[Ether].dst = ROUTER_MAC, V6_HOST_MAC
+    exp6[IPv6].hlim = 4
+    ptf.verify_packet(exp6, V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_routed_ipv4_with_options_keeps_them_and_a_valid_checksum(ptf):
+    from scapy.layers.inet import IPOption_RR
+    pkt = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, ttl=20,
+                                                       options=[IPOption_RR(routers=["0.0.0.0"])]) / UDP()
+    ptf.send(3, pkt)
+    exp = Ether(bytes(pkt))
+    exp[Ether].src, exp[Ether].dst = ROUTER_MAC, V4_HOST_MAC
+    exp[IP].ttl = 19
+    del exp[IP].chksum
+    ptf.verify_packet(exp, V4_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_ttl_expiry_punts_instead_of_forwarding(ptf):
+    pkt = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, ttl=1) / UDP()
+    ptf.send(3, pkt)
+    payload, md = ptf.client.packet_in()
+    assert (payload, md["ingress_port"], md["punt_reason"]) == (bytes(pkt), 3, PUNT_TTL_EXPIRED)
+    ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53), hlim=1))      # would expire when translated
+    assert ptf.client.packet_in()[1]["punt_reason"] == PUNT_TTL_EXPIRED
+    ptf.verify_no_other_packets()
+
+
+# ---- stateful NAT64 (RFC 6146) with RFC 7915 header translation ----
+
+def test_udp_v6_to_v4_through_a_session(ptf):
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000))
+    ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53) / b"query", tc=0xb8))
+    ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / b"query", tos=0xb8), V4_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_udp_v4_to_v6_through_a_session(ptf):
+    ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
+    ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / b"answer", tos=0x20))
+    ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / b"answer", tc=0x20), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_ipv4_udp_without_checksum_gets_one(ptf):
+    ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
+    pkt = from_v4_server(UDP(sport=53, dport=40000, chksum=0) / b"no checksum here")
+    ptf.send(V4_PORT, pkt)
+    ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / b"no checksum here"), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_tcp_both_ways_and_control_segments_copied_to_controller(ptf):
+    ptf.insert(session_v6(ptf, 6, V6_HOST, 33000, MAPPED, 41000), session_v4(ptf, 6, MAPPED, 41000, V6_HOST, 33000))
+    syn = from_v6_host(TCP(sport=33000, dport=80, flags="S", seq=1000, options=[("MSS", 1440)]))
+    ptf.send(V6_PORT, syn)
+    ptf.verify_packet(to_v4_server(TCP(sport=41000, dport=80, flags="S", seq=1000, options=[("MSS", 1440)])), V4_PORT)
+    payload, md = ptf.client.packet_in()
+    assert (payload, md["punt_reason"], md["ingress_port"]) == (bytes(syn), PUNT_TCP_CONTROL, V6_PORT)
+    data = from_v4_server(TCP(sport=80, dport=41000, flags="A", seq=5, ack=1001) / b"HTTP/1.1 200 OK")
+    ptf.send(V4_PORT, data)
+    ptf.verify_packet(to_v6_host(TCP(sport=80, dport=33000, flags="A", seq=5, ack=1001) / b"HTTP/1.1 200 OK"), V6_PORT)
+    assert ptf.client.packet_in(timeout=0.3) is None, "data segments are not copied"
+    ptf.verify_no_other_packets()
+
+
+def test_echo_identifier_is_mapped_like_a_port(ptf):
+    ptf.insert(session_v6(ptf, 1, V6_HOST, 0x1234, MAPPED, 0x4321), session_v4(ptf, 1, MAPPED, 0x4321, V6_HOST, 0x1234))
+    ptf.send(V6_PORT, from_v6_host(ICMPv6EchoRequest(id=0x1234, seq=3, data=b"abc")))
+    ptf.verify_packet(to_v4_server(ICMP(type=8, id=0x4321, seq=3) / b"abc"), V4_PORT)
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=0, id=0x4321, seq=3) / b"abc"))
+    ptf.verify_packet(to_v6_host(ICMPv6EchoReply(id=0x1234, seq=3, data=b"abc")), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_session_miss_punts_then_packet_out_goes_through_the_pipeline(ptf):
+    pkt = from_v6_host(UDP(sport=6000, dport=123) / b"ntp")
+    ptf.send(V6_PORT, pkt)
+    payload, md = ptf.client.packet_in()
+    assert (payload, md["ingress_port"], md["punt_reason"]) == (bytes(pkt), V6_PORT, PUNT_SESSION_MISS)
+    ptf.verify_no_other_packets()
+    # The controller allocates, installs, and re-injects the packet into the pipeline.
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 6000, MAPPED, 40001))
+    ptf.client.packet_out(payload, egress_port=0, to_pipeline=1)
+    ptf.verify_packet(to_v4_server(UDP(sport=40001, dport=123) / b"ntp"), V4_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_ipv4_to_pool4_without_session_is_dropped_and_counted(ptf):
+    before = drops(ptf, DROP_POOL4_NO_BIB)
+    ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=9999)))
+    ptf.verify_no_other_packets()
+    assert drops(ptf, DROP_POOL4_NO_BIB) == before + 1
+
+
+def test_address_dependent_filtering_admits_only_known_remotes(ptf):
+    ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000, filtered=1))
+    ptf.insert(ptf.client.table_entry(T + "remote_filter", match={"proto": 17, "hdr.ipv4.dst_addr": MAPPED,
+                                                                 "dst_port": 40000, "hdr.ipv4.src_addr": V4_SERVER},
+                                      action="NoAction"))
+    before = drops(ptf, DROP_FILTERED)
+    ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000), src="198.51.100.8"))
+    ptf.verify_no_other_packets()
+    assert drops(ptf, DROP_FILTERED) == before + 1
+    ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000)))
+    ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000)), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_large_translated_packet_gets_df_and_fragments_keep_their_id(ptf):
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000))
+    big = b"x" * 1300
+    ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53) / big))
+    ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / big, flags="DF"), V4_PORT)
+    # An IPv6 first fragment becomes an IPv4 first fragment with MF and the identification.
+    frag = from_v6_host(IPv6ExtHdrFragment(id=0xabcd1234, m=1, offset=0) / UDP(sport=5000, dport=53, len=2000,
+                                                                                 chksum=0x1111) / (b"y" * 64))
+    ptf.send(V6_PORT, frag)
+    got = ptf.dataplane.poll(V4_PORT)
+    ip = Ether(got)[IP]
+    assert (ip.flags, ip.id, ip.frag, ip.proto, ip.len) == ("MF", 0x1234, 0, 17, 20 + 8 + 64)
+    ptf.verify_no_other_packets()
+
+
+# ---- RFC 6052 and RFC 7757 ----
+
+RFC6052_EXAMPLES = [   # RFC 6052 2.4: 192.0.2.33 under each prefix length
+    ("2001:db8::", 32, "2001:db8:c000:221::"),
+    ("2001:db8:100::", 40, "2001:db8:1c0:2:21::"),
+    ("2001:db8:122::", 48, "2001:db8:122:c000:2:2100::"),
+    ("2001:db8:122:300::", 56, "2001:db8:122:3c0:0:221::"),
+    ("2001:db8:122:344::", 64, "2001:db8:122:344:c0:2:2100:0"),
+    ("2001:db8:122:344::", 96, "2001:db8:122:344::c000:221"),
+]
+
+
+@pytest.mark.parametrize("prefix,length,expected", RFC6052_EXAMPLES, ids=[f"/{x[1]}" for x in RFC6052_EXAMPLES])
+def test_rfc6052_embedding_and_extraction_for_every_length(ptf, prefix, length, expected):
+    assert embed("192.0.2.33", prefix, length) == str(ipaddress.IPv6Address(expected))   # the test's own helper
+    # Stateless both ways: the IPv6 host has an EAM so no session is involved.
+    eam6 = ptf.client.table_entry(T + "eamt_v6_src", match={"hdr.ipv6.src_addr": (V6_HOST, 128)},
+                                  action=T + "eam_v6_to_v4_src", params={"prefix": MAPPED, "suffix_mask": 0})
+    eam4 = ptf.client.table_entry(T + "eamt_v4_dst", match={"hdr.ipv4.dst_addr": (MAPPED, 32)},
+                                  action=T + "eam_v4_to_v6_dst", params={"prefix": V6_HOST, "suffix_mask": 0})
+    route = ptf.client.table_entry(P + "ipv4_routes", match={"hdr.ipv4.dst_addr": ("192.0.2.33", 32)},
+                                   action=P + "set_next_hop",
+                                   params={"port": V4_PORT, "src_mac": ROUTER_MAC, "dst_mac": V4_HOST_MAC})
+    pool = ptf.client.table_entry(T + "pool6", match={"hdr.ipv6.dst_addr": (prefix, length)},
+                                  action=T + f"extract_{length}")
+    ptf.insert(eam6, eam4, route, pool)
+    ptf.modify(ptf.client.table_entry(T + "pool6_embed", default=True, action=T + f"embed_{length}",
+                                      params={"prefix": prefix}))
+    ptf.send(V6_PORT, from_v6_host(UDP(sport=7, dport=7) / b"6052", dst=expected))
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=MAPPED, dst="192.0.2.33", ttl=63, flags=0, id=0) /
+                      UDP(sport=7, dport=7) / b"6052", V4_PORT)
+    ptf.send(V4_PORT, from_v4_server(UDP(sport=7, dport=7) / b"back", src="192.0.2.33"))
+    ptf.verify_packet(to_v6_host(UDP(sport=7, dport=7) / b"back", src=expected), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_eamt_translates_both_ways_copying_suffix_bits(ptf):
+    c = ptf.client
+    ptf.insert(
+        c.table_entry(T + "eamt_v6_src", match={"hdr.ipv6.src_addr": ("2001:db8:1::e00", 120)},
+                      action=T + "eam_v6_to_v4_src", params={"prefix": "203.0.113.0", "suffix_mask": 0xff}),
+        c.table_entry(T + "eamt_v4_dst", match={"hdr.ipv4.dst_addr": ("203.0.113.0", 24)},
+                      action=T + "eam_v4_to_v6_dst", params={"prefix": "2001:db8:1::e00", "suffix_mask": 0xff}))
+    ptf.send(V6_PORT, from_v6_host(UDP(sport=1111, dport=2222) / b"eam", src="2001:db8:1::e42"))
+    ptf.verify_packet(to_v4_server(UDP(sport=1111, dport=2222) / b"eam", src="203.0.113.66"), V4_PORT)
+    ptf.send(V4_PORT, from_v4_server(UDP(sport=2222, dport=1111) / b"mae", dst="203.0.113.66"))
+    ptf.verify_packet(to_v6_host(UDP(sport=2222, dport=1111) / b"mae", dst="2001:db8:1::e42"), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+# ---- robustness ----
+
+def test_malformed_packets_are_dropped_and_counted_and_the_switch_stays_up(sut, ptf):
+    before = drops(ptf, DROP_PARSER_ERROR) + drops(ptf, DROP_BAD_CHECKSUM)
+    bad_sum = from_v4_server(UDP(sport=53, dport=40000))
+    bad_sum[IP].chksum = 0xdead
+    malformed = [
+        bytes(from_v6_host(UDP()))[:30],                       # IPv6 header cut short
+        bytes(from_v4_server(UDP()))[:24],                     # IPv4 header cut short
+        bad_sum,
+        Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src=V4_SERVER, dst=MAPPED, ihl=3),   # ihl below 5
+    ]
+    for m in malformed:
+        ptf.send(V4_PORT, m)
+    rng = __import__("random").Random(64)
+    for i in range(300):
+        ptf.send(1 + i % 3, bytes(rng.getrandbits(8) for _ in range(rng.choice((14, 40, 60, 120, 400)))))
+    for q in sut.dataplane.pending.values():
+        q.clear()
+    sut.dataplane._drain(0.5)
+    for q in sut.dataplane.pending.values():
+        q.clear()
+    while ptf.client.packet_in(timeout=0.2) is not None:
+        pass
+    assert drops(ptf, DROP_PARSER_ERROR) + drops(ptf, DROP_BAD_CHECKSUM) >= before + len(malformed)
+    test_udp_v6_to_v4_through_a_session(ptf)                  # still translating
