@@ -50,7 +50,7 @@ p4info: build
 	@bin/softswitch p4info softswitch/examples/l3_forwarding.p4 -o softswitch/target/l3_forwarding.p4info.txt
 
 ## test: unit tests (JUnit) and the Python tests that run the built tools
-test: build
+test: build p4
 	@echo "test: JUnit suites"
 	@$(MVN) test
 	@echo "test: Python suites (pytest)"
