@@ -363,3 +363,28 @@ def test_malformed_packets_are_dropped_and_counted_and_the_switch_stays_up(sut, 
         pass
     assert drops(ptf, DROP_PARSER_ERROR) + drops(ptf, DROP_BAD_CHECKSUM) >= before + len(malformed)
     test_udp_v6_to_v4_through_a_session(ptf)                  # still translating
+
+
+def test_ipv4_fragment_gets_an_ipv6_fragment_header_and_options_are_not_translated(ptf):
+    from scapy.layers.inet import IPOption_RR
+    c = ptf.client
+    ptf.insert(c.table_entry(T + "eamt_v4_dst", match={"hdr.ipv4.dst_addr": ("203.0.113.66", 32)},
+                             action=T + "eam_v4_to_v6_dst", params={"prefix": V6_HOST, "suffix_mask": 0}))
+    first = from_v4_server(UDP(sport=9, dport=9, len=1000, chksum=0x2222) / (b"f" * 32), dst="203.0.113.66",
+                           id=0x4242, flags="MF", options=[IPOption_RR(routers=["0.0.0.0"])])
+    ptf.send(V4_PORT, first)
+    got = Ether(ptf.dataplane.poll(V6_PORT))
+    assert got[IPv6].nh == 44 and got[IPv6].plen == 8 + 8 + 32, "Fragment header added, options gone"
+    frag = got[IPv6ExtHdrFragment]
+    assert (frag.id, frag.m, frag.offset, frag.nh) == (0x4242, 1, 0, 17)
+    assert got[UDP].sport == 9 and bytes(got[UDP].payload) == b"f" * 32
+    ptf.verify_no_other_packets()
+
+
+def test_icmp_informational_other_than_echo_is_not_translated(ptf):
+    from scapy.layers.inet6 import ICMPv6NIQueryNOOP
+    before4, before6 = drops(ptf, DROP_POOL4_NO_BIB), drops(ptf, DROP_NOT_TRANSLATABLE)
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=13, id=7), dst=MAPPED))      # timestamp: no identifier mapping
+    ptf.send(V6_PORT, from_v6_host(ICMPv6NIQueryNOOP()))                    # node information query
+    ptf.verify_no_other_packets()
+    assert (drops(ptf, DROP_POOL4_NO_BIB), drops(ptf, DROP_NOT_TRANSLATABLE)) == (before4 + 1, before6 + 1)
