@@ -1,16 +1,13 @@
 """The Mininet switch class: two hosts routed through one P4RuntimeSwitch, programmed over
 P4Runtime by the test as a controller would, with real ping and TCP between the hosts."""
 import pathlib
-import sys
 import tempfile
 
 import pytest
 
-from harness import netns
+from harness import ROOT, netns
 from harness.p4rt import P4RuntimeClient
-from harness.target import ROOT, SwitchProcess
-
-sys.path.insert(0, str(ROOT / "mininet"))
+from switch_process import SwitchProcess   # mininet/ is on the path (harness/__init__.py)
 
 ROUTER_MAC = "00:00:00:00:0a:01"
 

@@ -12,7 +12,7 @@ from scapy.layers.inet6 import (ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6ND_NA,
 from scapy.layers.l2 import ARP, Ether
 
 from harness.base import PacketTest, switch_under_test
-from harness.target import ROOT
+from harness import ROOT
 
 PROGRAM = ROOT / "p4" / "nat64.p4"
 P = "Nat64Ingress."
@@ -78,10 +78,7 @@ def sut():
 def ptf(sut):
     test = PacketTest(sut)
     yield test
-    test.cleanup()
-    sut.dataplane.verify_no_other_packets()
-    leftover = sut.client.packet_in(timeout=0)
-    assert leftover is None, f"unexpected packet-in {leftover}"
+    test.finish()
 
 
 def drops(ptf, index):

@@ -17,7 +17,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from harness import netns                      # noqa: E402
 from harness.p4rt import P4RuntimeClient       # noqa: E402
-from harness.target import SwitchProcess       # noqa: E402
+from switch_process import SwitchProcess    # noqa: E402  (harness put mininet/ on the path)
 
 SECONDS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 PREFIX = f"nfb{os.getpid()}"

@@ -10,7 +10,7 @@ import tempfile
 from . import netns
 from .dataplane import Dataplane
 from .p4rt import P4RuntimeClient
-from .target import SwitchProcess
+from switch_process import SwitchProcess
 
 
 class SwitchUnderTest:
@@ -86,3 +86,15 @@ class PacketTest:
         for update in reversed(self._undo):
             self.client.write(update)
         self._undo.clear()
+
+    def finish(self, unread_packet_ins="fail"):
+        """After a test: undo its entries, fail on stray packets, and fail on unread packet-ins
+        (or, with unread_packet_ins="drain", drop them) so that nothing leaks into the next test."""
+        self.cleanup()
+        self.dataplane.verify_no_other_packets()
+        if unread_packet_ins == "drain":
+            while self.client.packet_in(timeout=0) is not None:
+                pass
+        else:
+            leftover = self.client.packet_in(timeout=0)
+            assert leftover is None, f"unexpected packet-in {leftover}"
