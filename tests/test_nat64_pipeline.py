@@ -7,7 +7,8 @@ import ipaddress
 import pytest
 from p4.v1 import p4runtime_pb2
 from scapy.layers.inet import ICMP, IP, TCP, UDP
-from scapy.layers.inet6 import (ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6ND_NA, ICMPv6ND_NS,
+from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6PacketTooBig, ICMPv6ParamProblem, ICMPv6TimeExceeded,
+                                ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6ND_NA, ICMPv6ND_NS,
                                 ICMPv6NDOptDstLLAddr, ICMPv6NDOptSrcLLAddr, IPv6, IPv6ExtHdrFragment)
 from scapy.layers.l2 import ARP, Ether
 
@@ -31,7 +32,10 @@ CPU_CLONE_SESSION = 99
 # Counter indexes of Nat64Ingress.drops (p4/include/defines.p4)
 DROP_PARSER_ERROR, DROP_BAD_CHECKSUM, DROP_NO_ROUTE, DROP_POOL4_NO_BIB, DROP_NOT_TRANSLATABLE = 0, 1, 2, 3, 4
 DROP_FILTERED = 6
-PUNT_SESSION_MISS, PUNT_TCP_CONTROL, PUNT_TTL_EXPIRED = 1, 2, 3
+DROP_TTL_EXPIRED, DROP_ICMP_ERROR, DROP_TOO_BIG, DROP_NOT_GLOBAL = 5, 7, 8, 9
+PUNT_SESSION_MISS, PUNT_TCP_CONTROL, PUNT_NEEDS_FRAGMENTATION = 1, 2, 3
+# Counter indexes of Nat64Ingress.icmp_error.sent
+SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SENT_TOO_BIG, SENT_PARAM_PROBLEM = 0, 1, 2, 3
 
 
 def embed(ipv4, prefix, length):
@@ -55,18 +59,21 @@ def sut():
                           action=P + "local_host.is_local", params={"mac": ROUTER_MAC}),
             c.table_entry(P + "local_host.local_ipv6", match={"meta.local6_key": SWITCH_V6},
                           action=P + "local_host.is_local", params={"mac": ROUTER_MAC}),
-            c.table_entry(P + "ipv6_routes", match={"hdr.ipv6.dst_addr": ("2001:db8:1::", 64)},
+            c.table_entry(P + "ipv6_routes", match={"dst_addr": ("2001:db8:1::", 64)},
                           action=P + "set_next_hop",
                           params={"port": V6_PORT, "src_mac": ROUTER_MAC, "dst_mac": V6_HOST_MAC}),
-            c.table_entry(P + "ipv4_routes", match={"hdr.ipv4.dst_addr": ("198.51.100.0", 24)},
+            c.table_entry(P + "ipv4_routes", match={"dst_addr": ("198.51.100.0", 24)},
                           action=P + "set_next_hop",
                           params={"port": V4_PORT, "src_mac": ROUTER_MAC, "dst_mac": V4_HOST_MAC}),
-            c.table_entry(T + "pool6", match={"hdr.ipv6.dst_addr": (POOL6, 96)}, action=T + "extract_96"),
-            c.table_entry(T + "pool4", match={"hdr.ipv4.dst_addr": (POOL4, 24)}, action=T + "in_pool4"),
+            c.table_entry(T + "pool6", match={"dst_addr": (POOL6, 96)}, action=T + "extract_96"),
+            c.table_entry(T + "pool4", match={"dst_addr": (POOL4, 24)}, action=T + "in_pool4"),
         ]
         c.write(*(c.update("INSERT", e) for e in base))
-        c.write(c.update("MODIFY", c.table_entry(T + "pool6_embed", default=True, action=T + "embed_96",
-                                                 params={"prefix": POOL6})))
+        c.write(c.update("MODIFY", c.table_entry(P + "icmp_error.icmp_source", default=True,
+                                                 action=P + "icmp_error.use_source",
+                                                 params={"addr4": SWITCH_V4, "addr6": SWITCH_V6})))
+        c.write(c.update("MODIFY", c.table_entry(T + "pool6_embed", default=True, action=T + "use_pool6",
+                                                 params={"prefix": POOL6, "length": 96})))
         clone = p4runtime_pb2.Entity()
         clone.packet_replication_engine_entry.clone_session_entry.session_id = CPU_CLONE_SESSION
         clone.packet_replication_engine_entry.clone_session_entry.replicas.add(egress_port=255, instance=1)
@@ -81,20 +88,28 @@ def ptf(sut):
     test.finish()
 
 
-def drops(ptf, index):
+def counter(ptf, name, index):
     e = p4runtime_pb2.Entity()
-    e.counter_entry.counter_id = ptf.client.p4info.id("counters", P + "drops")
+    e.counter_entry.counter_id = ptf.client.p4info.id("counters", name)
     e.counter_entry.index.index = index
     return ptf.client.read(e)[0].counter_entry.data.packet_count
 
 
+def drops(ptf, index):
+    return counter(ptf, P + "drops", index)
+
+
+def sent(ptf, index):
+    return counter(ptf, P + "icmp_error.sent", index)
+
+
 def session_v6(ptf, proto, src6, sport, src4, port4):
-    return ptf.client.table_entry(T + "session_v6", match={"proto": proto, "hdr.ipv6.src_addr": src6, "src_port": sport},
+    return ptf.client.table_entry(T + "session_v6", match={"proto": proto, "src_addr": src6, "src_port": sport},
                                   action=T + "snat", params={"src4": src4, "src_port": port4})
 
 
 def session_v4(ptf, proto, dst4, dport, dst6, port6, filtered=0):
-    return ptf.client.table_entry(T + "session_v4", match={"proto": proto, "hdr.ipv4.dst_addr": dst4, "dst_port": dport},
+    return ptf.client.table_entry(T + "session_v4", match={"proto": proto, "dst_addr": dst4, "dst_port": dport},
                                   action=T + "dnat", params={"dst6": dst6, "dst_port": port6, "filtered": filtered})
 
 
@@ -178,14 +193,19 @@ def test_routed_ipv4_with_options_keeps_them_and_a_valid_checksum(ptf):
     ptf.verify_no_other_packets()
 
 
-def test_ttl_expiry_punts_instead_of_forwarding(ptf):
-    pkt = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, ttl=1) / UDP()
-    ptf.send(3, pkt)
-    payload, md = ptf.client.packet_in()
-    assert (payload, md["ingress_port"], md["punt_reason"]) == (bytes(pkt), 3, PUNT_TTL_EXPIRED)
-    ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53), hlim=1))      # would expire when translated
-    assert ptf.client.packet_in()[1]["punt_reason"] == PUNT_TTL_EXPIRED
+def test_expiring_packets_get_time_exceeded_from_the_switch(ptf):
+    """RFC 7915 4.1/5.1, RFC 1812, RFC 4443: the error quotes the packet, comes from the switch's
+    address and goes back out of the port the packet came in on."""
+    routed = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, ttl=1) / UDP(sport=9, dport=33434)
+    ptf.send(3, routed)
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst="203.0.113.9", ttl=64, id=0) /
+                      ICMP(type=11, code=0) / bytes(routed[IP]), 3)
+    to_translate = from_v6_host(UDP(sport=5000, dport=33434) / b"probe", hlim=1)
+    ptf.send(V6_PORT, to_translate)                          # would expire when translated
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
+                      ICMPv6TimeExceeded(code=0) / bytes(to_translate[IPv6]), V6_PORT)
     ptf.verify_no_other_packets()
+    assert sent(ptf, SENT_TIME_EXCEEDED) >= 2
 
 
 # ---- stateful NAT64 (RFC 6146) with RFC 7915 header translation ----
@@ -257,8 +277,8 @@ def test_ipv4_to_pool4_without_session_is_dropped_and_counted(ptf):
 
 def test_address_dependent_filtering_admits_only_known_remotes(ptf):
     ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000, filtered=1))
-    ptf.insert(ptf.client.table_entry(T + "remote_filter", match={"proto": 17, "hdr.ipv4.dst_addr": MAPPED,
-                                                                 "dst_port": 40000, "hdr.ipv4.src_addr": V4_SERVER},
+    ptf.insert(ptf.client.table_entry(T + "remote_filter", match={"proto": 17, "dst_addr": MAPPED,
+                                                                 "dst_port": 40000, "remote_addr": V4_SERVER},
                                       action="NoAction"))
     before = drops(ptf, DROP_FILTERED)
     ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000), src="198.51.100.8"))
@@ -300,18 +320,18 @@ RFC6052_EXAMPLES = [   # RFC 6052 2.4: 192.0.2.33 under each prefix length
 def test_rfc6052_embedding_and_extraction_for_every_length(ptf, prefix, length, expected):
     assert embed("192.0.2.33", prefix, length) == str(ipaddress.IPv6Address(expected))   # the test's own helper
     # Stateless both ways: the IPv6 host has an EAM so no session is involved.
-    eam6 = ptf.client.table_entry(T + "eamt_v6_src", match={"hdr.ipv6.src_addr": (V6_HOST, 128)},
+    eam6 = ptf.client.table_entry(T + "eamt_v6_src", match={"ipv6_addr": (V6_HOST, 128)},
                                   action=T + "eam_v6_to_v4_src", params={"prefix": MAPPED, "suffix_mask": 0})
-    eam4 = ptf.client.table_entry(T + "eamt_v4_dst", match={"hdr.ipv4.dst_addr": (MAPPED, 32)},
+    eam4 = ptf.client.table_entry(T + "eamt_v4_dst", match={"ipv4_addr": (MAPPED, 32)},
                                   action=T + "eam_v4_to_v6_dst", params={"prefix": V6_HOST, "suffix_mask": 0})
-    route = ptf.client.table_entry(P + "ipv4_routes", match={"hdr.ipv4.dst_addr": ("192.0.2.33", 32)},
+    route = ptf.client.table_entry(P + "ipv4_routes", match={"dst_addr": ("192.0.2.33", 32)},
                                    action=P + "set_next_hop",
                                    params={"port": V4_PORT, "src_mac": ROUTER_MAC, "dst_mac": V4_HOST_MAC})
-    pool = ptf.client.table_entry(T + "pool6", match={"hdr.ipv6.dst_addr": (prefix, length)},
+    pool = ptf.client.table_entry(T + "pool6", match={"dst_addr": (prefix, length)},
                                   action=T + f"extract_{length}")
     ptf.insert(eam6, eam4, route, pool)
-    ptf.modify(ptf.client.table_entry(T + "pool6_embed", default=True, action=T + f"embed_{length}",
-                                      params={"prefix": prefix}))
+    ptf.modify(ptf.client.table_entry(T + "pool6_embed", default=True, action=T + "use_pool6",
+                                      params={"prefix": prefix, "length": length}))
     ptf.send(V6_PORT, from_v6_host(UDP(sport=7, dport=7) / b"6052", dst=expected))
     ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=MAPPED, dst="192.0.2.33", ttl=63, flags=0, id=0) /
                       UDP(sport=7, dport=7) / b"6052", V4_PORT)
@@ -323,9 +343,9 @@ def test_rfc6052_embedding_and_extraction_for_every_length(ptf, prefix, length, 
 def test_eamt_translates_both_ways_copying_suffix_bits(ptf):
     c = ptf.client
     ptf.insert(
-        c.table_entry(T + "eamt_v6_src", match={"hdr.ipv6.src_addr": ("2001:db8:1::e00", 120)},
+        c.table_entry(T + "eamt_v6_src", match={"ipv6_addr": ("2001:db8:1::e00", 120)},
                       action=T + "eam_v6_to_v4_src", params={"prefix": "203.0.113.0", "suffix_mask": 0xff}),
-        c.table_entry(T + "eamt_v4_dst", match={"hdr.ipv4.dst_addr": ("203.0.113.0", 24)},
+        c.table_entry(T + "eamt_v4_dst", match={"ipv4_addr": ("203.0.113.0", 24)},
                       action=T + "eam_v4_to_v6_dst", params={"prefix": "2001:db8:1::e00", "suffix_mask": 0xff}))
     ptf.send(V6_PORT, from_v6_host(UDP(sport=1111, dport=2222) / b"eam", src="2001:db8:1::e42"))
     ptf.verify_packet(to_v4_server(UDP(sport=1111, dport=2222) / b"eam", src="203.0.113.66"), V4_PORT)
@@ -365,7 +385,7 @@ def test_malformed_packets_are_dropped_and_counted_and_the_switch_stays_up(sut, 
 def test_ipv4_fragment_gets_an_ipv6_fragment_header_and_options_are_not_translated(ptf):
     from scapy.layers.inet import IPOption_RR
     c = ptf.client
-    ptf.insert(c.table_entry(T + "eamt_v4_dst", match={"hdr.ipv4.dst_addr": ("203.0.113.66", 32)},
+    ptf.insert(c.table_entry(T + "eamt_v4_dst", match={"ipv4_addr": ("203.0.113.66", 32)},
                              action=T + "eam_v4_to_v6_dst", params={"prefix": V6_HOST, "suffix_mask": 0}))
     first = from_v4_server(UDP(sport=9, dport=9, len=1000, chksum=0x2222) / (b"f" * 32), dst="203.0.113.66",
                            id=0x4242, flags="MF", options=[IPOption_RR(routers=["0.0.0.0"])])

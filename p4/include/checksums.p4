@@ -17,6 +17,25 @@ bit<32> sum_v6(in ipv6_t a) {
          + (bit<32>) a[63:48] + (bit<32>) a[47:32] + (bit<32>) a[31:16] + (bit<32>) a[15:0];
 }
 
+/* The 16-bit words of an IPv4 header without options, summed (its checksum included). */
+bit<32> sum_ipv4_header(in ipv4_h h) {
+    return (bit<32>) (h.version ++ h.ihl ++ h.dscp_ecn) + (bit<32>) h.total_len + (bit<32>) h.identification
+         + (bit<32>) (h.reserved ++ h.dont_fragment ++ h.more_fragments ++ h.frag_offset)
+         + (bit<32>) (h.ttl ++ h.protocol) + (bit<32>) h.hdr_checksum + sum_v4(h.src_addr) + sum_v4(h.dst_addr);
+}
+
+/* The 16-bit words of an IPv6 header, summed. */
+bit<32> sum_ipv6_header(in ipv6_h h) {
+    bit<32> first = h.version ++ h.traffic_class ++ h.flow_label;
+    return (bit<32>) first[31:16] + (bit<32>) first[15:0] + (bit<32>) h.payload_len
+         + (bit<32>) (h.next_hdr ++ h.hop_limit) + sum_v6(h.src_addr) + sum_v6(h.dst_addr);
+}
+
+/* The 16-bit words of the first 8 bytes of a quoted transport header, summed. */
+bit<32> sum_l4_head(in l4_head_h h) {
+    return (bit<32>) h.w0 + (bit<32>) h.w1 + (bit<32>) h.w2 + (bit<32>) h.w3;
+}
+
 /* The checksum after `old_count` words summing to `old_sum` were replaced by words summing to
  * `new_sum`: HC' = ~(~HC + sum(~m) + sum(m')), where sum(~m) = old_count * 0xffff - old_sum. */
 bit<16> csum_replace(in bit<16> csum, in bit<32> old_sum, in bit<32> old_count, in bit<32> new_sum) {
@@ -51,6 +70,22 @@ control Nat64ComputeChecksum(inout headers_t hdr, inout metadata_t meta) {
             { hdr.ipv6.src_addr, hdr.ipv6.dst_addr, 16w0, hdr.ipv6.payload_len, 24w0, PROTO_ICMPV6,
               hdr.icmp.type, hdr.icmp.code, hdr.icmp.identifier, hdr.icmp.sequence,
               hdr.ndp.target, hdr.ndp_option.type, hdr.ndp_option.len, hdr.ndp_option.addr },
+            hdr.icmp.checksum, HashAlgorithm.csum16);
+        /* The IPv4 header quoted in an ICMPv6 error translated to ICMPv4. */
+        update_checksum(hdr.inner_ipv4.isValid(),
+            { hdr.inner_ipv4.version, hdr.inner_ipv4.ihl, hdr.inner_ipv4.dscp_ecn, hdr.inner_ipv4.total_len,
+              hdr.inner_ipv4.identification, hdr.inner_ipv4.reserved, hdr.inner_ipv4.dont_fragment,
+              hdr.inner_ipv4.more_fragments, hdr.inner_ipv4.frag_offset, hdr.inner_ipv4.ttl,
+              hdr.inner_ipv4.protocol, hdr.inner_ipv4.src_addr, hdr.inner_ipv4.dst_addr },
+            hdr.inner_ipv4.hdr_checksum, HashAlgorithm.csum16);
+        /* Second pass of an ICMP error the switch built or cut short: the whole message is summed,
+         * so it needs payload access (BMv2 and softswitch; the NetFPGA variant punts these). */
+        update_checksum_with_payload(meta.icmp_checksum_now && hdr.ipv4.isValid(),
+            { hdr.icmp.type, hdr.icmp.code, hdr.icmp.identifier, hdr.icmp.sequence },
+            hdr.icmp.checksum, HashAlgorithm.csum16);
+        update_checksum_with_payload(meta.icmp_checksum_now && hdr.ipv6.isValid(),
+            { hdr.ipv6.src_addr, hdr.ipv6.dst_addr, 16w0, hdr.ipv6.payload_len, 24w0, PROTO_ICMPV6,
+              hdr.icmp.type, hdr.icmp.code, hdr.icmp.identifier, hdr.icmp.sequence },
             hdr.icmp.checksum, HashAlgorithm.csum16);
         /* IPv4 UDP without a checksum has none to adjust: compute it over the payload (RFC
          * 7915 4.5, stateful NAT64). Needs payload access: BMv2 and softswitch, not NetFPGA. */

@@ -4,6 +4,8 @@
 
 #include "host.p4"
 #include "translate.p4"
+#include "rewrite.p4"
+#include "icmp_error.p4"
 
 #define CPU_CLONE_SESSION 99
 
@@ -15,6 +17,8 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
 
     LocalHost() local_host;
     Translate() translate;
+    Rewrite() rewrite;
+    IcmpError() icmp_error;
 
     action drop_for(bit<32> reason) {
         drops.count(reason);
@@ -29,30 +33,51 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         standard_metadata.egress_spec = port;
         hdr.ethernet.src_addr = src_mac;
         hdr.ethernet.dst_addr = dst_mac;
+        meta.routed = true;
     }
     action no_route() {
         drop_for(DROP_NO_ROUTE);
     }
     action punt_no_route() {
-        punt(PUNT_NO_ROUTE);
+        meta.punt_reason = PUNT_NO_ROUTE;
+    }
+    /* For pool4 and EAM IPv4 prefixes: a translated packet to an address the NAT64 owns goes
+     * round once more to be translated back (RFC 6146 3.8, RFC 7757 4.2 hairpinning). */
+    action hairpin() {
+        meta.recirc = RECIRC_HAIRPIN;
+        standard_metadata.egress_spec = standard_metadata.ingress_port;
     }
 
     table ipv4_routes {
-        key = { hdr.ipv4.dst_addr: lpm; }
-        actions = { set_next_hop; no_route; punt_no_route; }
+        key = { meta.route4: lpm @name("dst_addr"); }
+        actions = { set_next_hop; no_route; punt_no_route; hairpin; }
         default_action = no_route();
         counters = ipv4_routes_counter;
         size = 65536;
     }
     table ipv6_routes {
-        key = { hdr.ipv6.dst_addr: lpm; }
+        key = { meta.route6: lpm @name("dst_addr"); }
         actions = { set_next_hop; no_route; punt_no_route; }
         default_action = no_route();
         counters = ipv6_routes_counter;
         size = 65536;
     }
 
+    action set_mtu(bit<16> mtu) {
+        meta.mtu = mtu;
+    }
+    /* IP MTU of each port's link; ports without an entry take any size. */
+    table egress_mtu {
+        key = { standard_metadata.egress_spec: exact @name("port"); }
+        actions = { set_mtu; @defaultonly NoAction; }
+        default_action = NoAction();
+        size = 512;
+    }
+
+
     apply {
+        bit<2> recirculated = meta.recirc;
+        meta.recirc = 0;
         if (hdr.packet_out.isValid()) {
             bool to_pipeline = hdr.packet_out.to_pipeline == 1;
             standard_metadata.egress_spec = hdr.packet_out.egress_port;
@@ -60,6 +85,11 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             if (!to_pipeline) {
                 exit;
             }
+        }
+        if (recirculated == RECIRC_CHECKSUM) {
+            meta.icmp_checksum_now = true;
+            standard_metadata.egress_spec = meta.out_port;
+            exit;
         }
         if (standard_metadata.parser_error != error.NoError) {
             drop_for(DROP_PARSER_ERROR);
@@ -74,9 +104,72 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         if (answered) {
             exit;
         }
-        bool was_ipv6 = hdr.ipv6.isValid();
         bit<32> drop_reason;
-        translate.apply(hdr, meta, standard_metadata, drop_reason);
+        translate.apply(hdr, meta, drop_reason);
+        bool translated = meta.xlate_src && meta.xlate_dst && drop_reason == DROP_REASONS
+                          && meta.punt_reason == 0 && !meta.send_error;
+        /* The family the packet leaves in, and its IP length there. */
+        bool out_v4 = translated ? hdr.ipv6.isValid() : hdr.ipv4.isValid();
+        bit<16> out_len = 0;
+        if (drop_reason == DROP_REASONS && meta.punt_reason == 0 && !meta.send_error) {
+            if (translated) {
+                meta.route4 = meta.new_dst4;
+                meta.route6 = meta.new_dst6;
+                if (out_v4) {
+                    out_len = hdr.ipv6.payload_len + 20 - (hdr.ipv6_frag.isValid() ? 16w8 : 0);
+                } else {
+                    out_len = hdr.ipv4.total_len - ((bit<16>) hdr.ipv4.ihl << 2) + 40
+                              + (hdr.ipv4.more_fragments == 1 || hdr.ipv4.frag_offset != 0 ? 16w8 : 0);
+                }
+            } else if (hdr.ipv4.isValid()) {
+                meta.route4 = hdr.ipv4.dst_addr;
+                out_len = hdr.ipv4.total_len;
+                if (hdr.ipv4.ttl <= 1) {
+                    request_error(meta, ICMP_TIME_EXCEEDED, 0, 0, DROP_TTL_EXPIRED);
+                }
+            } else if (hdr.ipv6.isValid()) {
+                meta.route6 = hdr.ipv6.dst_addr;
+                out_len = hdr.ipv6.payload_len + 40;
+                if (hdr.ipv6.hop_limit <= 1) {
+                    request_error(meta, ICMP6_TIME_EXCEEDED, 0, 0, DROP_TTL_EXPIRED);
+                }
+            } else {
+                drop_reason = DROP_NO_ROUTE;
+            }
+        }
+        if (drop_reason == DROP_REASONS && meta.punt_reason == 0 && !meta.send_error) {
+            if (out_v4) {
+                ipv4_routes.apply();
+            } else {
+                ipv6_routes.apply();
+            }
+            meta.mtu = 0xffff;
+            if (meta.routed) {
+                egress_mtu.apply();
+            }
+            /* Translated ICMP errors are at most 576/1280 bytes: the MTU is for the rest. */
+            if (meta.routed && out_len > meta.mtu && !meta.is_icmp_error) {
+                bool v4_in = hdr.ipv4.isValid();
+                bool df = v4_in && hdr.ipv4.dont_fragment == 1;
+                if (out_v4 && !v4_in) {
+                    /* RFC 7915 5.1: Packet Too Big with the IPv4 MTU plus the header difference. */
+                    bit<32> mtu6 = (bit<32>) meta.mtu + (hdr.ipv6_frag.isValid() ? 32w28 : 32w20);
+                    request_error(meta, ICMP6_PACKET_TOO_BIG, 0, mtu6 < 1280 ? 1280 : mtu6, DROP_TOO_BIG);
+                } else if (!out_v4 && !v4_in) {
+                    request_error(meta, ICMP6_PACKET_TOO_BIG, 0, (bit<32>) meta.mtu, DROP_TOO_BIG);
+                } else if (df) {
+                    /* Fragmentation Needed with the MTU the packet may have in its own family. */
+                    bit<16> mtu4 = out_v4 ? meta.mtu : meta.mtu - (out_len - hdr.ipv4.total_len);
+                    request_error(meta, ICMP_DEST_UNREACH, 4, (bit<32>) mtu4, DROP_TOO_BIG);
+                } else {
+                    punt(PUNT_NEEDS_FRAGMENTATION);     /* the controller fragments (IPv4 without DF) */
+                    exit;
+                }
+            }
+        }
+        if (meta.send_error) {
+            icmp_error.apply(hdr, meta, standard_metadata, drop_reason);
+        }
         if (drop_reason != DROP_REASONS) {
             drop_for(drop_reason);
             exit;
@@ -85,33 +178,24 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             punt(meta.punt_reason);
             exit;
         }
-        bool translated = meta.xlate_src && meta.xlate_dst;
-        if (hdr.ipv4.isValid()) {
-            if (!translated) {
-                if (hdr.ipv4.ttl <= 1) {
-                    punt(PUNT_TTL_EXPIRED);
-                    exit;
-                }
-                if (hdr.ipv4.ihl != 5) {
-                    /* With options the header checksum is adjusted, not recomputed. */
-                    hdr.ipv4.hdr_checksum = csum_replace(hdr.ipv4.hdr_checksum, (bit<32>) (hdr.ipv4.ttl ++ hdr.ipv4.protocol),
-                                                         1, (bit<32>) ((hdr.ipv4.ttl - 1) ++ hdr.ipv4.protocol));
-                }
-                hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
+        if (meta.send_error || !meta.routed && meta.recirc == 0) {
+            exit;                                   /* answered, or dropped/punted by the route */
+        }
+        if (translated) {
+            rewrite.apply(hdr, meta, drop_reason);
+            if (drop_reason != DROP_REASONS) {
+                drop_for(drop_reason);
+                exit;
             }
-            ipv4_routes.apply();
-        } else if (hdr.ipv6.isValid()) {
-            if (!translated) {
-                if (hdr.ipv6.hop_limit <= 1) {
-                    punt(PUNT_TTL_EXPIRED);
-                    exit;
-                }
-                hdr.ipv6.hop_limit = hdr.ipv6.hop_limit - 1;
+        } else if (hdr.ipv4.isValid()) {
+            if (hdr.ipv4.ihl != 5) {
+                /* With options the header checksum is adjusted, not recomputed. */
+                hdr.ipv4.hdr_checksum = csum_replace(hdr.ipv4.hdr_checksum, (bit<32>) (hdr.ipv4.ttl ++ hdr.ipv4.protocol),
+                                                     1, (bit<32>) ((hdr.ipv4.ttl - 1) ++ hdr.ipv4.protocol));
             }
-            ipv6_routes.apply();
+            hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
         } else {
-            drop_for(DROP_NO_ROUTE);
-            exit;
+            hdr.ipv6.hop_limit = hdr.ipv6.hop_limit - 1;
         }
         /* The controller tracks TCP state from copies of SYN, FIN and RST of translated flows. */
         if (translated && meta.stateful && hdr.tcp.isValid() && (hdr.tcp.flags & 0x07) != 0) {
@@ -124,6 +208,13 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
 
 control Nat64Egress(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t standard_metadata) {
     apply {
+        if (meta.recirc != 0) {
+            meta.out_port = standard_metadata.egress_port;
+            if (meta.truncate_to != 0) {
+                truncate(meta.truncate_to);
+            }
+            recirculate_preserving_field_list(2);
+        }
         if (standard_metadata.egress_port == CPU_PORT) {
             hdr.packet_in.setValid();
             hdr.packet_in.ingress_port = standard_metadata.ingress_port;

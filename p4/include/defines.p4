@@ -16,11 +16,19 @@ const bit<16> ETHERTYPE_ARP  = 0x0806;
 const bit<8> PROTO_ICMP   = 1;
 const bit<8> PROTO_TCP    = 6;
 const bit<8> PROTO_UDP    = 17;
+const bit<8> PROTO_ROUTING = 43;
 const bit<8> PROTO_FRAG   = 44;
 const bit<8> PROTO_ICMPV6 = 58;
 
 const bit<8> ICMP_ECHO_REPLY     = 0;
+const bit<8> ICMP_DEST_UNREACH   = 3;
 const bit<8> ICMP_ECHO_REQUEST   = 8;
+const bit<8> ICMP_TIME_EXCEEDED  = 11;
+const bit<8> ICMP_PARAM_PROBLEM  = 12;
+const bit<8> ICMP6_DEST_UNREACH  = 1;
+const bit<8> ICMP6_PACKET_TOO_BIG = 2;
+const bit<8> ICMP6_TIME_EXCEEDED = 3;
+const bit<8> ICMP6_PARAM_PROBLEM = 4;
 const bit<8> ICMP6_ECHO_REQUEST  = 128;
 const bit<8> ICMP6_ECHO_REPLY    = 129;
 const bit<8> ICMP6_NS            = 135;
@@ -32,11 +40,10 @@ const bit<16> ARP_REPLY   = 2;
 /* Why a packet went to the controller: packet_in.punt_reason. */
 const bit<8> PUNT_SESSION_MISS = 1;   /* IPv6 flow to pool6 with no session: allocate one */
 const bit<8> PUNT_TCP_CONTROL  = 2;   /* copy of a translated TCP SYN/FIN/RST, for state tracking */
-const bit<8> PUNT_TTL_EXPIRED  = 3;   /* hop limit / TTL would expire */
+const bit<8> PUNT_NEEDS_FRAGMENTATION = 3;   /* IPv4 without DF larger than the next hop's MTU */
 const bit<8> PUNT_NO_ROUTE     = 4;   /* no route after translation or for a routed packet */
-const bit<8> PUNT_ACL          = 5;   /* sent by the punt table (controller's choice) */
 
-/* Index of drop_reasons / punt counters. */
+/* Index of the drops counter. A packet answered with an ICMP error is counted here too. */
 const bit<32> DROP_PARSER_ERROR    = 0;
 const bit<32> DROP_BAD_CHECKSUM    = 1;
 const bit<32> DROP_NO_ROUTE        = 2;
@@ -44,6 +51,23 @@ const bit<32> DROP_POOL4_NO_BIB    = 3;   /* RFC 6146 3.5.1: IPv4 to pool4 witho
 const bit<32> DROP_NOT_TRANSLATABLE = 4;
 const bit<32> DROP_TTL_EXPIRED     = 5;
 const bit<32> DROP_FILTERED        = 6;   /* address-dependent filtering */
-const bit<32> DROP_REASONS         = 8;
+const bit<32> DROP_ICMP_ERROR      = 7;   /* ICMP error RFC 7915 drops, or about no session of ours */
+const bit<32> DROP_TOO_BIG         = 8;   /* larger than the next hop's MTU */
+const bit<32> DROP_NOT_GLOBAL      = 9;   /* RFC 6052 3.1: non-global IPv4 under the well-known prefix */
+const bit<32> DROP_REASONS         = 16;
+
+/* Index of the icmp_errors counter: errors the switch sent itself. */
+const bit<32> SENT_TIME_EXCEEDED   = 0;
+const bit<32> SENT_UNREACHABLE     = 1;
+const bit<32> SENT_TOO_BIG         = 2;   /* Packet Too Big / Fragmentation Needed */
+const bit<32> SENT_PARAM_PROBLEM   = 3;
+
+/* Why a packet goes round the pipeline once more (metadata recirc). */
+const bit<2> RECIRC_CHECKSUM = 1;   /* an ICMP error built or truncated here: checksum its message */
+const bit<2> RECIRC_HAIRPIN  = 2;   /* translated to an address the NAT64 itself owns: translate back */
+
+/* RFC 1812 4.3.2.3 and RFC 4443 2.4: the largest ICMP errors, as IP packets. */
+const bit<16> ICMP4_ERROR_MAX = 576;
+const bit<16> ICMP6_ERROR_MAX = 1280;
 
 #endif

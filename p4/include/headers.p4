@@ -111,6 +111,33 @@ header ndp_h {
     ipv6_t target;
 }
 
+/* The first four bytes of an IPv6 routing header: enough to see whether segments are left. */
+header ipv6_routing_h {
+    bit<8> next_hdr;
+    bit<8> hdr_ext_len;
+    bit<8> routing_type;
+    bit<8> segments_left;
+}
+
+/* The first 8 bytes of the transport header inside an ICMP error (all an IPv4 router must
+ * quote): TCP and UDP ports in w0/w1, the UDP checksum in w3; for ICMP echo, type and code in
+ * w0, checksum in w1, identifier in w2. */
+header l4_head_h {
+    bit<16> w0;
+    bit<16> w1;
+    bit<16> w2;
+    bit<16> w3;
+}
+
+/* The rest of a quoted TCP header, when the error quotes all of it: its checksum is there. */
+header tcp_tail_h {
+    bit<32> ack_no;
+    bit<16> offset_flags;
+    bit<16> window;
+    bit<16> checksum;
+    bit<16> urgent_ptr;
+}
+
 /* IPv4 options, kept as 32-bit words so that routed packets leave with them unchanged. */
 header ipv4_option_h {
     bit<32> word;
@@ -131,27 +158,48 @@ struct headers_t {
     ipv4_option_h[10] ipv4_options;
     ipv6_h       ipv6;
     ipv6_frag_h  ipv6_frag;
+    ipv6_routing_h ipv6_routing;
     tcp_h        tcp;
     udp_h        udp;
     icmp_h       icmp;
     ndp_h        ndp;
     ndp_option_h ndp_option;
+    /* The packet quoted in an ICMP error: parsed when translating one, filled when sending one. */
+    ipv4_h         inner_ipv4;
+    ipv6_h         inner_ipv6;
+    ipv6_routing_h inner_routing;
+    l4_head_h      inner_l4;
+    tcp_tail_h     inner_tcp_tail;
 }
 
 struct metadata_t {
     @field_list(1)
     bit<8>  punt_reason;     /* kept in the clone that copies TCP control packets to the CPU */
+    @field_list(2)
+    bit<2>  recirc;          /* RECIRC_*: why this packet goes round once more */
+    @field_list(2)
+    port_t  out_port;        /* where a packet that went round for its checksum leaves */
+    bool    icmp_checksum_now;   /* second pass: checksum the ICMP message over its payload */
+    bit<32> truncate_to;     /* frame length an ICMP error is cut to, 0: not cut */
     bit<4>  ipv4_option_words;   /* parser loop counter */
-    bit<16> l4_src;          /* TCP/UDP ports or the ICMP echo identifier, as parsed */
-    bit<16> l4_dst;
+    bit<16> icmp_room;       /* bytes an ICMP error quotes after the inner IP header */
+    bit<16> l4_src;          /* TCP/UDP ports or the ICMP echo identifier, as parsed; for an */
+    bit<16> l4_dst;          /* ICMP error, those of the quoted packet, swapped (see parser) */
     bool    is_echo;         /* ICMP(v6) echo request or reply: identifier acts as a port */
-    /* Translation results, filled before the new header is built. */
+    bool    is_icmp_error;   /* an ICMP error quoting a TCP, UDP or echo packet */
+    bit<8>  inner_proto;     /* the quoted packet's transport, as IPv4 names it */
+    /* Lookup keys: the IPv6-side node of a flow and the IPv4-side node. For an ICMP error they
+     * come from the quoted packet, so the error finds the session of the flow it is about. */
+    ipv6_t  host6;
+    ipv4_t  remote4;
+    /* Translation results, filled before any header is rewritten. */
     bool    xlate_src;
     bool    xlate_dst;
     ipv4_t  new_src4;
     ipv4_t  new_dst4;
     ipv6_t  new_src6;
     ipv6_t  new_dst6;
+    ipv6_t  error_src6;      /* outer source of a translated ICMPv4 error (the router that sent it) */
     bit<16> new_l4_src;
     bit<16> new_l4_dst;
     bool    stateful;        /* the source went through a session, not EAMT */
@@ -159,6 +207,16 @@ struct metadata_t {
     ipv4_t  local4_key;      /* key of local_ipv4: ARP target or IPv4 echo destination */
     ipv6_t  local6_key;      /* key of local_ipv6: NS target or IPv6 echo destination */
     bool    ndp_reply;       /* the switch built a neighbour advertisement: checksum it */
+    /* Routing and the ICMP error the switch sends instead of forwarding. */
+    ipv4_t  route4;
+    ipv6_t  route6;
+    bool    routed;          /* a next hop was found */
+    bit<16> mtu;             /* of the next hop's link */
+    bool    send_error;
+    bit<8>  error_type;
+    bit<8>  error_code;
+    bit<32> error_param;     /* MTU or pointer, as the ICMP header's last four bytes */
+    bit<32> error_drop_reason;   /* counted for the packet the error replaces */
 }
 
 #endif

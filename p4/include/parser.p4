@@ -1,5 +1,6 @@
 /* Parser and deparser. IPv4 options are kept as words (dropped when translated, RFC 7915 4.1);
- * only the first fragment's transport header is parsed. */
+ * only the first fragment's transport header is parsed. In an ICMP error the quoted IP header
+ * and the first 8 bytes of its transport (all of TCP when quoted) are parsed too. */
 #ifndef NAT64_PARSER_P4
 #define NAT64_PARSER_P4
 
@@ -8,10 +9,29 @@
 parser Nat64Parser(packet_in packet, out headers_t hdr, inout metadata_t meta,
                    inout standard_metadata_t standard_metadata) {
     state start {
-        transition select(standard_metadata.ingress_port) {
-            CPU_PORT: parse_packet_out;
+        transition select(standard_metadata.ingress_port, meta.recirc) {
+            (CPU_PORT, _): parse_packet_out;
+            (_, RECIRC_CHECKSUM): parse_checksum_pass;
             default: parse_ethernet;
         }
+    }
+    /* Second pass of an ICMP error built or cut here: the rest is the message's payload. */
+    state parse_checksum_pass {
+        packet.extract(hdr.ethernet);
+        transition select(hdr.ethernet.ether_type) {
+            ETHERTYPE_IPV4: parse_checksum_pass_ipv4;
+            default: parse_checksum_pass_ipv6;
+        }
+    }
+    state parse_checksum_pass_ipv4 {
+        packet.extract(hdr.ipv4);
+        packet.extract(hdr.icmp);
+        transition accept;
+    }
+    state parse_checksum_pass_ipv6 {
+        packet.extract(hdr.ipv6);
+        packet.extract(hdr.icmp);
+        transition accept;
     }
     state parse_packet_out {
         packet.extract(hdr.packet_out);
@@ -60,11 +80,16 @@ parser Nat64Parser(packet_in packet, out headers_t hdr, inout metadata_t meta,
         verify(hdr.ipv6.version == 6, error.HeaderTooShort);
         transition select(hdr.ipv6.next_hdr) {
             PROTO_FRAG: parse_ipv6_frag;
+            PROTO_ROUTING: parse_ipv6_routing;
             PROTO_TCP: parse_tcp;
             PROTO_UDP: parse_udp;
             PROTO_ICMPV6: parse_icmpv6;
             default: accept;
         }
+    }
+    state parse_ipv6_routing {
+        packet.extract(hdr.ipv6_routing);
+        transition accept;
     }
     state parse_ipv6_frag {
         packet.extract(hdr.ipv6_frag);
@@ -92,6 +117,9 @@ parser Nat64Parser(packet_in packet, out headers_t hdr, inout metadata_t meta,
         transition select(hdr.icmp.type) {
             ICMP_ECHO_REQUEST: parse_echo;
             ICMP_ECHO_REPLY: parse_echo;
+            ICMP_DEST_UNREACH: parse_icmp_error4;
+            ICMP_TIME_EXCEEDED: parse_icmp_error4;
+            ICMP_PARAM_PROBLEM: parse_icmp_error4;
             default: accept;
         }
     }
@@ -102,8 +130,75 @@ parser Nat64Parser(packet_in packet, out headers_t hdr, inout metadata_t meta,
             ICMP6_ECHO_REPLY: parse_echo;
             ICMP6_NS: parse_ndp;
             ICMP6_NA: parse_ndp;
+            ICMP6_DEST_UNREACH: parse_icmp_error6;
+            ICMP6_PACKET_TOO_BIG: parse_icmp_error6;
+            ICMP6_TIME_EXCEEDED: parse_icmp_error6;
+            ICMP6_PARAM_PROBLEM: parse_icmp_error6;
             default: accept;
         }
+    }
+    /* ---- the packet quoted in an ICMP error ---- */
+    state parse_icmp_error4 {
+        packet.extract(hdr.inner_ipv4);
+        meta.icmp_room = hdr.ipv4.total_len - ((bit<16>) hdr.ipv4.ihl << 2) - 8 - 20;
+        transition select(hdr.inner_ipv4.ihl, hdr.inner_ipv4.frag_offset, hdr.inner_ipv4.protocol) {
+            (5, 0, PROTO_TCP): parse_inner_tcp;
+            (5, 0, PROTO_UDP): parse_inner_udp;
+            (5, 0, PROTO_ICMP): parse_inner_icmp;
+            default: accept;               /* options or a later fragment: not translated */
+        }
+    }
+    state parse_icmp_error6 {
+        packet.extract(hdr.inner_ipv6);
+        meta.icmp_room = hdr.ipv6.payload_len - 8 - 40;
+        transition select(hdr.inner_ipv6.next_hdr) {
+            PROTO_TCP: parse_inner_tcp;
+            PROTO_UDP: parse_inner_udp;
+            PROTO_ICMPV6: parse_inner_icmp;
+            default: accept;               /* extension headers: not translated */
+        }
+    }
+    /* The error travels opposite to the packet it quotes: its source port is the port of the
+     * error's destination. l4_src/l4_dst are swapped so the session lookups work unchanged. */
+    state parse_inner_tcp {
+        packet.extract(hdr.inner_l4);
+        meta.inner_proto = PROTO_TCP;
+        meta.l4_src = hdr.inner_l4.w1;
+        meta.l4_dst = hdr.inner_l4.w0;
+        meta.is_icmp_error = true;
+        transition select((bit<1>) (meta.icmp_room >= 20)) {
+            1: parse_inner_tcp_tail;
+            default: accept;
+        }
+    }
+    state parse_inner_tcp_tail {
+        packet.extract(hdr.inner_tcp_tail);
+        transition accept;
+    }
+    state parse_inner_udp {
+        packet.extract(hdr.inner_l4);
+        meta.inner_proto = PROTO_UDP;
+        meta.l4_src = hdr.inner_l4.w1;
+        meta.l4_dst = hdr.inner_l4.w0;
+        meta.is_icmp_error = true;
+        transition accept;
+    }
+    state parse_inner_icmp {
+        packet.extract(hdr.inner_l4);
+        transition select(hdr.inner_l4.w0[15:8]) {
+            ICMP_ECHO_REQUEST: parse_inner_echo;
+            ICMP_ECHO_REPLY: parse_inner_echo;
+            ICMP6_ECHO_REQUEST: parse_inner_echo;
+            ICMP6_ECHO_REPLY: parse_inner_echo;
+            default: accept;               /* an error about an error: never translated */
+        }
+    }
+    state parse_inner_echo {
+        meta.inner_proto = PROTO_ICMP;
+        meta.l4_src = hdr.inner_l4.w2;
+        meta.l4_dst = hdr.inner_l4.w2;
+        meta.is_icmp_error = true;
+        transition accept;
     }
     state parse_echo {
         /* The identifier plays the part of both ports (RFC 6146 3.5.3). */
@@ -134,11 +229,17 @@ control Nat64Deparser(packet_out packet, in headers_t hdr) {
         packet.emit(hdr.ipv4_options);
         packet.emit(hdr.ipv6);
         packet.emit(hdr.ipv6_frag);
+        packet.emit(hdr.ipv6_routing);
         packet.emit(hdr.tcp);
         packet.emit(hdr.udp);
         packet.emit(hdr.icmp);
         packet.emit(hdr.ndp);
         packet.emit(hdr.ndp_option);
+        packet.emit(hdr.inner_ipv4);
+        packet.emit(hdr.inner_ipv6);
+        packet.emit(hdr.inner_routing);
+        packet.emit(hdr.inner_l4);
+        packet.emit(hdr.inner_tcp_tail);
     }
 }
 

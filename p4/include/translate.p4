@@ -1,18 +1,40 @@
-/* RFC 7915 translation with RFC 6052 pool6, RFC 7757 EAMT and RFC 6146 sessions.
+/* Which packets are translated, and to what: RFC 6052 pool6, RFC 7757 EAMT, RFC 6146 sessions.
+ * This control only decides; headers are rewritten by Rewrite (rewrite.p4) once the route and
+ * the next hop's MTU are known, so that an ICMP error can still quote the untouched packet.
  *
  * IPv6 -> IPv4: destination by EAMT, else by pool6 extraction; source by EAMT, else by the
  * session table (a miss punts the packet so the controller allocates a session).
  * IPv4 -> IPv6: destination by EAMT, else by the session table (a pool4 address without one is
- * dropped, RFC 6146 3.5.1); source by EAMT, else embedded in pool6. */
+ * dropped, RFC 6146 3.5.1); source by EAMT, else embedded in pool6.
+ * An ICMP error is looked up by the packet it quotes, so it follows that packet's session. */
 #ifndef NAT64_TRANSLATE_P4
 #define NAT64_TRANSLATE_P4
 
 #include "checksums.p4"
+#include "icmp_error.p4"
 
-control Translate(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t standard_metadata,
-                  out bit<32> drop_reason) {
+/* RFC 6052 2.2: the IPv4 address written into a pool6 prefix around the zero "u" octet. */
+ipv6_t embed_in_pool6(in ipv6_t prefix, in bit<8> length, in ipv4_t a) {
+    ipv6_t at = (bit<128>) a;
+    if (length == 32) {
+        return prefix | (at << 64);
+    } else if (length == 40) {
+        return prefix | ((bit<128>) a[31:8] << 64) | ((bit<128>) a[7:0] << 48);
+    } else if (length == 48) {
+        return prefix | ((bit<128>) a[31:16] << 64) | ((bit<128>) a[15:0] << 40);
+    } else if (length == 56) {
+        return prefix | ((bit<128>) a[31:24] << 64) | ((bit<128>) a[23:0] << 32);
+    } else if (length == 64) {
+        return prefix | (at << 24);
+    }
+    return prefix | at;
+}
+
+control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_reason) {
     bit<8> proto;                  /* the transport as both families name it: 6, 17 or 1 */
     bool check_remote;
+    ipv6_t pool6_prefix;
+    bit<8> pool6_length;
 
     direct_counter(CounterType.packets_and_bytes) eamt_v6_src_counter;
     direct_counter(CounterType.packets_and_bytes) eamt_v6_dst_counter;
@@ -22,9 +44,10 @@ control Translate(inout headers_t hdr, inout metadata_t meta, inout standard_met
     direct_counter(CounterType.packets_and_bytes) session_v6_counter;
     direct_counter(CounterType.packets_and_bytes) session_v4_counter;
 
-    /* ---- RFC 7757 EAMT: prefix pairs, suffix bits copied ---- */
+    /* ---- RFC 7757 EAMT: prefix pairs, suffix bits copied. The controller writes each EAM
+     * into all four tables: one lookup per address and direction. ---- */
     action eam_v6_to_v4_src(ipv4_t prefix, ipv4_t suffix_mask) {
-        meta.new_src4 = prefix | ((bit<32>) hdr.ipv6.src_addr & suffix_mask);
+        meta.new_src4 = prefix | ((bit<32>) meta.host6 & suffix_mask);
         meta.xlate_src = true;
     }
     action eam_v6_to_v4_dst(ipv4_t prefix, ipv4_t suffix_mask) {
@@ -32,7 +55,7 @@ control Translate(inout headers_t hdr, inout metadata_t meta, inout standard_met
         meta.xlate_dst = true;
     }
     action eam_v4_to_v6_src(ipv6_t prefix, ipv4_t suffix_mask) {
-        meta.new_src6 = prefix | (bit<128>) (hdr.ipv4.src_addr & suffix_mask);
+        meta.new_src6 = prefix | (bit<128>) (meta.remote4 & suffix_mask);
         meta.xlate_src = true;
     }
     action eam_v4_to_v6_dst(ipv6_t prefix, ipv4_t suffix_mask) {
@@ -40,28 +63,28 @@ control Translate(inout headers_t hdr, inout metadata_t meta, inout standard_met
         meta.xlate_dst = true;
     }
     table eamt_v6_src {
-        key = { hdr.ipv6.src_addr: lpm; }
+        key = { meta.host6: lpm @name("ipv6_addr"); }
         actions = { eam_v6_to_v4_src; @defaultonly NoAction; }
         default_action = NoAction();
         counters = eamt_v6_src_counter;
         size = 4096;
     }
     table eamt_v6_dst {
-        key = { hdr.ipv6.dst_addr: lpm; }
+        key = { hdr.ipv6.dst_addr: lpm @name("ipv6_addr"); }
         actions = { eam_v6_to_v4_dst; @defaultonly NoAction; }
         default_action = NoAction();
         counters = eamt_v6_dst_counter;
         size = 4096;
     }
     table eamt_v4_src {
-        key = { hdr.ipv4.src_addr: lpm; }
+        key = { meta.remote4: lpm @name("ipv4_addr"); }
         actions = { eam_v4_to_v6_src; @defaultonly NoAction; }
         default_action = NoAction();
         counters = eamt_v4_src_counter;
         size = 4096;
     }
     table eamt_v4_dst {
-        key = { hdr.ipv4.dst_addr: lpm; }
+        key = { hdr.ipv4.dst_addr: lpm @name("ipv4_addr"); }
         actions = { eam_v4_to_v6_dst; @defaultonly NoAction; }
         default_action = NoAction();
         counters = eamt_v4_dst_counter;
@@ -75,33 +98,33 @@ control Translate(inout headers_t hdr, inout metadata_t meta, inout standard_met
     action extract_48() { meta.new_dst4 = hdr.ipv6.dst_addr[79:64] ++ hdr.ipv6.dst_addr[55:40]; meta.xlate_dst = true; }
     action extract_40() { meta.new_dst4 = hdr.ipv6.dst_addr[87:64] ++ hdr.ipv6.dst_addr[55:48]; meta.xlate_dst = true; }
     action extract_32() { meta.new_dst4 = hdr.ipv6.dst_addr[95:64]; meta.xlate_dst = true; }
+    /* RFC 6052 3.1: under the well-known prefix 64:ff9b::/96, the controller adds longer
+     * entries for the non-global IPv4 ranges with this action. */
+    action not_global() { drop_reason = DROP_NOT_GLOBAL; }
     /* Destinations inside pool6 (one entry per pool6 prefix, the action names its length). */
     table pool6 {
-        key = { hdr.ipv6.dst_addr: lpm; }
-        actions = { extract_96; extract_64; extract_56; extract_48; extract_40; extract_32; @defaultonly NoAction; }
+        key = { hdr.ipv6.dst_addr: lpm @name("dst_addr"); }
+        actions = { extract_96; extract_64; extract_56; extract_48; extract_40; extract_32; not_global;
+                    @defaultonly NoAction; }
         default_action = NoAction();
         counters = pool6_counter;
         size = 64;
     }
 
-    action embed_96(ipv6_t prefix) { meta.new_src6 = prefix | (bit<128>) hdr.ipv4.src_addr; }
-    action embed_64(ipv6_t prefix) { meta.new_src6 = prefix | ((bit<128>) hdr.ipv4.src_addr << 24); }
-    action embed_56(ipv6_t prefix) {
-        meta.new_src6 = prefix | ((bit<128>) hdr.ipv4.src_addr[31:24] << 64) | ((bit<128>) hdr.ipv4.src_addr[23:0] << 32);
+    action use_pool6(ipv6_t prefix, bit<8> length) {
+        pool6_prefix = prefix;
+        pool6_length = length;
     }
-    action embed_48(ipv6_t prefix) {
-        meta.new_src6 = prefix | ((bit<128>) hdr.ipv4.src_addr[31:16] << 64) | ((bit<128>) hdr.ipv4.src_addr[15:0] << 40);
-    }
-    action embed_40(ipv6_t prefix) {
-        meta.new_src6 = prefix | ((bit<128>) hdr.ipv4.src_addr[31:8] << 64) | ((bit<128>) hdr.ipv4.src_addr[7:0] << 48);
-    }
-    action embed_32(ipv6_t prefix) { meta.new_src6 = prefix | ((bit<128>) hdr.ipv4.src_addr << 64); }
+    action not_global_source() { drop_reason = DROP_NOT_GLOBAL; }
     /* How IPv4 sources are written into IPv6: the controller sets the default action to the
-     * embedding of the deployment's pool6 prefix. Until then IPv4 is not translated. */
+     * deployment's pool6 prefix and length (32, 40, 48, 56, 64 or 96); under the well-known
+     * prefix it adds the non-global IPv4 ranges with not_global_source. Until then IPv4 sources
+     * without an EAM are not translated. */
     table pool6_embed {
-        key = { }
-        actions = { embed_96; embed_64; embed_56; embed_48; embed_40; embed_32; NoAction; }
+        key = { meta.remote4: lpm @name("ipv4_addr"); }
+        actions = { use_pool6; not_global_source; NoAction; }
         default_action = NoAction();
+        size = 64;
     }
 
     /* ---- RFC 6146 sessions: endpoint-independent mapping, one entry per BIB entry ---- */
@@ -114,7 +137,7 @@ control Translate(inout headers_t hdr, inout metadata_t meta, inout standard_met
     table session_v6 {
         key = {
             proto: exact @name("proto");
-            hdr.ipv6.src_addr: exact;
+            meta.host6: exact @name("src_addr");
             meta.l4_src: exact @name("src_port");
         }
         actions = { snat; @defaultonly NoAction; }
@@ -135,7 +158,7 @@ control Translate(inout headers_t hdr, inout metadata_t meta, inout standard_met
     table session_v4 {
         key = {
             proto: exact @name("proto");
-            hdr.ipv4.dst_addr: exact;
+            hdr.ipv4.dst_addr: exact @name("dst_addr");
             meta.l4_dst: exact @name("dst_port");
         }
         actions = { dnat; @defaultonly NoAction; }
@@ -149,9 +172,9 @@ control Translate(inout headers_t hdr, inout metadata_t meta, inout standard_met
     table remote_filter {
         key = {
             proto: exact @name("proto");
-            hdr.ipv4.dst_addr: exact;
+            hdr.ipv4.dst_addr: exact @name("dst_addr");
             meta.l4_dst: exact @name("dst_port");
-            hdr.ipv4.src_addr: exact;
+            hdr.ipv4.src_addr: exact @name("remote_addr");
         }
         actions = { NoAction; }
         default_action = NoAction();
@@ -161,84 +184,22 @@ control Translate(inout headers_t hdr, inout metadata_t meta, inout standard_met
     action in_pool4() { }
     /* The IPv4 addresses the NAT64 owns: without a session their packets are dropped. */
     table pool4 {
-        key = { hdr.ipv4.dst_addr: lpm; }
+        key = { hdr.ipv4.dst_addr: lpm @name("dst_addr"); }
         actions = { in_pool4; @defaultonly NoAction; }
         default_action = NoAction();
         size = 1024;
     }
 
-    /* ---- header builders ---- */
-    action v6_to_v4() {
-        bit<16> l4_len = hdr.ipv6.payload_len;
-        bit<8> next = hdr.ipv6.next_hdr;
-        hdr.ipv4.setValid();
-        hdr.ipv4.version = 4;
-        hdr.ipv4.ihl = 5;
-        hdr.ipv4.dscp_ecn = hdr.ipv6.traffic_class;
-        hdr.ipv4.reserved = 0;
-        hdr.ipv4.identification = 0;
-        hdr.ipv4.more_fragments = 0;
-        hdr.ipv4.frag_offset = 0;
-        if (hdr.ipv6_frag.isValid()) {
-            l4_len = l4_len - 8;
-            next = hdr.ipv6_frag.next_hdr;
-            hdr.ipv4.identification = hdr.ipv6_frag.identification[15:0];
-            hdr.ipv4.more_fragments = hdr.ipv6_frag.more_fragments;
-            hdr.ipv4.frag_offset = hdr.ipv6_frag.frag_offset;
-        }
-        hdr.ipv4.total_len = l4_len + 20;
-        /* RFC 7915 5.1: DF set when the IPv4 packet is larger than 1260 bytes, unfragmented. */
-        hdr.ipv4.dont_fragment = (bit<1>) (!hdr.ipv6_frag.isValid() && hdr.ipv4.total_len > 1260);
-        hdr.ipv4.ttl = hdr.ipv6.hop_limit - 1;
-        hdr.ipv4.protocol = next == PROTO_ICMPV6 ? PROTO_ICMP : next;
-        hdr.ipv4.hdr_checksum = 0;
-        hdr.ipv4.src_addr = meta.new_src4;
-        hdr.ipv4.dst_addr = meta.new_dst4;
-        hdr.ethernet.ether_type = ETHERTYPE_IPV4;
-    }
-
-    action v4_to_v6() {
-        bit<16> l4_len = hdr.ipv4.total_len - ((bit<16>) hdr.ipv4.ihl << 2);
-        hdr.ipv6.setValid();
-        hdr.ipv6.version = 6;
-        hdr.ipv6.traffic_class = hdr.ipv4.dscp_ecn;
-        hdr.ipv6.flow_label = 0;
-        hdr.ipv6.payload_len = l4_len;
-        hdr.ipv6.next_hdr = hdr.ipv4.protocol == PROTO_ICMP ? PROTO_ICMPV6 : hdr.ipv4.protocol;
-        hdr.ipv6.hop_limit = hdr.ipv4.ttl - 1;
-        hdr.ipv6.src_addr = meta.new_src6;
-        hdr.ipv6.dst_addr = meta.new_dst6;
-        if (hdr.ipv4.more_fragments == 1 || hdr.ipv4.frag_offset != 0) {
-            /* RFC 7915 4.1: a fragment keeps its identification in a Fragment header. */
-            hdr.ipv6_frag.setValid();
-            hdr.ipv6_frag.next_hdr = hdr.ipv6.next_hdr;
-            hdr.ipv6_frag.reserved = 0;
-            hdr.ipv6_frag.frag_offset = hdr.ipv4.frag_offset;
-            hdr.ipv6_frag.res = 0;
-            hdr.ipv6_frag.more_fragments = hdr.ipv4.more_fragments;
-            hdr.ipv6_frag.identification = (bit<32>) hdr.ipv4.identification;
-            hdr.ipv6.next_hdr = PROTO_FRAG;
-            hdr.ipv6.payload_len = l4_len + 8;
-        }
-        hdr.ipv4.setInvalid();
-        hdr.ipv4_options[0].setInvalid();
-        hdr.ipv4_options[1].setInvalid();
-        hdr.ipv4_options[2].setInvalid();
-        hdr.ipv4_options[3].setInvalid();
-        hdr.ipv4_options[4].setInvalid();
-        hdr.ipv4_options[5].setInvalid();
-        hdr.ipv4_options[6].setInvalid();
-        hdr.ipv4_options[7].setInvalid();
-        hdr.ipv4_options[8].setInvalid();
-        hdr.ipv4_options[9].setInvalid();
-        hdr.ethernet.ether_type = ETHERTYPE_IPV6;
-    }
 
     apply {
         proto = 0;
         check_remote = false;
+        pool6_prefix = 0;
+        pool6_length = 0;
         drop_reason = DROP_REASONS;   /* none */
-        if (hdr.tcp.isValid()) {
+        if (meta.is_icmp_error) {
+            proto = meta.inner_proto;
+        } else if (hdr.tcp.isValid()) {
             proto = PROTO_TCP;
         } else if (hdr.udp.isValid()) {
             proto = PROTO_UDP;
@@ -247,68 +208,58 @@ control Translate(inout headers_t hdr, inout metadata_t meta, inout standard_met
         }
         meta.new_l4_src = meta.l4_src;
         meta.new_l4_dst = meta.l4_dst;
+        bool icmp_untranslatable = hdr.icmp.isValid() && !meta.is_echo && !meta.is_icmp_error;
 
         if (hdr.ipv6.isValid()) {
+            meta.host6 = meta.is_icmp_error ? hdr.inner_ipv6.dst_addr : hdr.ipv6.src_addr;
             if (!eamt_v6_dst.apply().hit) {
                 pool6.apply();
             }
-            if (!meta.xlate_dst) {
+            if (!meta.xlate_dst || drop_reason != DROP_REASONS) {
                 return;                                 /* not for translation: routed as IPv6 */
             }
+            if (hdr.ipv6_routing.isValid()) {
+                if (hdr.ipv6_routing.segments_left != 0) {
+                    /* RFC 7915 5.1: Parameter Problem pointing at Segments Left. */
+                    request_error(meta, ICMP6_PARAM_PROBLEM, 0, 40 + 3, DROP_NOT_TRANSLATABLE);
+                } else {
+                    drop_reason = DROP_NOT_TRANSLATABLE;
+                }
+                return;
+            }
+            if (meta.is_icmp_error && (hdr.ipv6_frag.isValid() || hdr.inner_ipv6.src_addr != hdr.ipv6.dst_addr)) {
+                drop_reason = DROP_ICMP_ERROR;          /* not about a packet this NAT64 sent */
+                return;
+            }
             if (hdr.ipv6.hop_limit <= 1) {
-                meta.punt_reason = PUNT_TTL_EXPIRED;    /* before any session is allocated for it */
+                request_error(meta, ICMP6_TIME_EXCEEDED, 0, 0, DROP_TTL_EXPIRED);   /* before any session is made */
                 return;
             }
             if (!eamt_v6_src.apply().hit) {
                 if (proto == 0 || hdr.ipv6_frag.isValid() && hdr.ipv6_frag.frag_offset != 0) {
-                    drop_reason = DROP_NOT_TRANSLATABLE;  /* no transport address to map */
+                    /* RFC 7915 5.4: no transport address to map. */
+                    request_error(meta, ICMP6_DEST_UNREACH, 1, 0, DROP_NOT_TRANSLATABLE);
                     return;
                 }
                 if (!session_v6.apply().hit) {
-                    meta.punt_reason = PUNT_SESSION_MISS;
+                    if (meta.is_icmp_error) {
+                        drop_reason = DROP_ICMP_ERROR;
+                    } else {
+                        meta.punt_reason = PUNT_SESSION_MISS;
+                    }
                     return;
                 }
             }
-            if (hdr.icmp.isValid() && !meta.is_echo) {
-                drop_reason = DROP_NOT_TRANSLATABLE;      /* RFC 7915 5.2: other ICMPv6 not yet translated */
+            if (icmp_untranslatable) {
+                drop_reason = DROP_NOT_TRANSLATABLE;    /* RFC 7915 5.2: informational other than echo */
                 return;
             }
-            /* Transport checksums: the pseudo-header addresses and the ports change. */
-            bit<32> old_sum = sum_v6(hdr.ipv6.src_addr) + sum_v6(hdr.ipv6.dst_addr)
-                              + (bit<32>) meta.l4_src + (bit<32>) meta.l4_dst;
-            bit<32> new_sum = sum_v4(meta.new_src4) + sum_v4(meta.new_dst4)
-                              + (bit<32>) meta.new_l4_src + (bit<32>) meta.new_l4_dst;
-            if (hdr.tcp.isValid()) {
-                hdr.tcp.src_port = meta.new_l4_src;
-                hdr.tcp.dst_port = meta.new_l4_dst;
-                hdr.tcp.checksum = csum_replace(hdr.tcp.checksum, old_sum, 18, new_sum);
-            } else if (hdr.udp.isValid()) {
-                hdr.udp.src_port = meta.new_l4_src;
-                hdr.udp.dst_port = meta.new_l4_dst;
-                hdr.udp.checksum = csum_replace(hdr.udp.checksum, old_sum, 18, new_sum);
-                if (hdr.udp.checksum == 0) {
-                    hdr.udp.checksum = 0xffff;
-                }
-            } else {
-                /* ICMPv6 echo -> ICMP echo: the pseudo-header leaves the sum; type and
-                 * identifier change. Identifier counted once (it is both "ports"). */
-                bit<8> type4 = hdr.icmp.type == ICMP6_ECHO_REQUEST ? ICMP_ECHO_REQUEST : ICMP_ECHO_REPLY;
-                bit<16> upper_len = hdr.ipv6.payload_len;
-                bit<32> old_icmp = sum_v6(hdr.ipv6.src_addr) + sum_v6(hdr.ipv6.dst_addr) + (bit<32>) upper_len
-                                   + (bit<32>) PROTO_ICMPV6 + (bit<32>) (hdr.icmp.type ++ hdr.icmp.code)
-                                   + (bit<32>) meta.l4_src;
-                bit<32> new_icmp = (bit<32>) (type4 ++ hdr.icmp.code) + (bit<32>) meta.new_l4_src;
-                hdr.icmp.checksum = csum_replace(hdr.icmp.checksum, old_icmp, 22, new_icmp);
-                hdr.icmp.type = type4;
-                hdr.icmp.identifier = meta.new_l4_src;
-            }
-            v6_to_v4();
-            hdr.ipv6.setInvalid();
-            hdr.ipv6_frag.setInvalid();
         } else if (hdr.ipv4.isValid()) {
+            meta.remote4 = meta.is_icmp_error ? hdr.inner_ipv4.dst_addr : hdr.ipv4.src_addr;
             if (!eamt_v4_dst.apply().hit) {
                 if (proto != 0 && session_v4.apply().hit) {
-                    if (check_remote && !remote_filter.apply().hit) {
+                    /* Errors come from routers on the path, not from the remote: not filtered. */
+                    if (check_remote && !meta.is_icmp_error && !remote_filter.apply().hit) {
                         drop_reason = DROP_FILTERED;
                         return;
                     }
@@ -319,54 +270,37 @@ control Translate(inout headers_t hdr, inout metadata_t meta, inout standard_met
                     return;                             /* not for translation: routed as IPv4 */
                 }
             }
+            if (meta.is_icmp_error && (hdr.ipv4.frag_offset != 0 || hdr.ipv4.more_fragments == 1
+                                       || hdr.inner_ipv4.src_addr != hdr.ipv4.dst_addr)) {
+                drop_reason = DROP_ICMP_ERROR;
+                return;
+            }
+            pool6_embed.apply();
+            if (drop_reason != DROP_REASONS) {
+                return;
+            }
             if (!eamt_v4_src.apply().hit) {
-                switch (pool6_embed.apply().action_run) {
-                    NoAction: {
-                        drop_reason = DROP_NOT_TRANSLATABLE;   /* no pool6 configured */
-                        return;
-                    }
+                if (pool6_length == 0) {
+                    /* RFC 7915 4.4: no pool6 to write the source into. */
+                    request_error(meta, ICMP_DEST_UNREACH, 13, 0, DROP_NOT_TRANSLATABLE);
+                    return;
                 }
+                meta.new_src6 = embed_in_pool6(pool6_prefix, pool6_length, meta.remote4);
                 meta.xlate_src = true;
             }
-            if (hdr.icmp.isValid() && !meta.is_echo) {
-                drop_reason = DROP_NOT_TRANSLATABLE;      /* RFC 7915 4.2: other ICMP not yet translated */
+            /* The router that sent an ICMP error: in pool6, or as the remote when it is one. */
+            meta.error_src6 = meta.new_src6;
+            if (meta.is_icmp_error && hdr.ipv4.src_addr != meta.remote4 && pool6_length != 0) {
+                meta.error_src6 = embed_in_pool6(pool6_prefix, pool6_length, hdr.ipv4.src_addr);
+            }
+            if (icmp_untranslatable) {
+                drop_reason = DROP_NOT_TRANSLATABLE;    /* RFC 7915 4.2: informational other than echo */
                 return;
             }
             if (hdr.ipv4.ttl <= 1) {
-                meta.punt_reason = PUNT_TTL_EXPIRED;
+                request_error(meta, ICMP_TIME_EXCEEDED, 0, 0, DROP_TTL_EXPIRED);
                 return;
             }
-            bit<32> old_sum = sum_v4(hdr.ipv4.src_addr) + sum_v4(hdr.ipv4.dst_addr)
-                              + (bit<32>) meta.l4_src + (bit<32>) meta.l4_dst;
-            bit<32> new_sum = sum_v6(meta.new_src6) + sum_v6(meta.new_dst6)
-                              + (bit<32>) meta.new_l4_src + (bit<32>) meta.new_l4_dst;
-            if (hdr.tcp.isValid()) {
-                hdr.tcp.src_port = meta.new_l4_src;
-                hdr.tcp.dst_port = meta.new_l4_dst;
-                hdr.tcp.checksum = csum_replace(hdr.tcp.checksum, old_sum, 6, new_sum);
-            } else if (hdr.udp.isValid()) {
-                hdr.udp.src_port = meta.new_l4_src;
-                hdr.udp.dst_port = meta.new_l4_dst;
-                if (hdr.udp.checksum == 0) {
-                    meta.udp_csum_from_payload = true;
-                } else {
-                    hdr.udp.checksum = csum_replace(hdr.udp.checksum, old_sum, 6, new_sum);
-                    if (hdr.udp.checksum == 0) {
-                        hdr.udp.checksum = 0xffff;
-                    }
-                }
-            } else {
-                bit<8> type6 = hdr.icmp.type == ICMP_ECHO_REQUEST ? ICMP6_ECHO_REQUEST : ICMP6_ECHO_REPLY;
-                bit<16> upper_len = hdr.ipv4.total_len - ((bit<16>) hdr.ipv4.ihl << 2);
-                bit<32> old_icmp = (bit<32>) (hdr.icmp.type ++ hdr.icmp.code) + (bit<32>) meta.l4_dst;
-                bit<32> new_icmp = sum_v6(meta.new_src6) + sum_v6(meta.new_dst6) + (bit<32>) upper_len
-                                   + (bit<32>) PROTO_ICMPV6 + (bit<32>) (type6 ++ hdr.icmp.code)
-                                   + (bit<32>) meta.new_l4_dst;
-                hdr.icmp.checksum = csum_replace(hdr.icmp.checksum, old_icmp, 2, new_icmp);
-                hdr.icmp.type = type6;
-                hdr.icmp.identifier = meta.new_l4_dst;
-            }
-            v4_to_v6();
         }
     }
 }

@@ -65,7 +65,10 @@ class Dataplane:
         if got != want:
             detail = ""
             if got:
-                detail = "\n--- expected\n" + Ether(want).show2(dump=True) + "--- got\n" + Ether(got).show2(dump=True)
+                first = next((i for i, (a, b) in enumerate(zip(want, got)) if a != b), min(len(want), len(got)))
+                detail = (f"\nfirst difference at byte {first} (lengths {len(want)}, {len(got)}): "
+                          f"expected {want[first:first + 8].hex()}, got {got[first:first + 8].hex()}"
+                          "\n--- expected\n" + Ether(want).show2(dump=True) + "--- got\n" + Ether(got).show2(dump=True))
             raise AssertionError(f"port {port}: expected {_describe(want)}, got {_describe(got)}{detail}")
 
     def verify_no_other_packets(self, quiet=QUIET_TIME):

@@ -1,0 +1,144 @@
+/* ICMP errors the switch sends itself (RFC 7915 4.4/5.4, RFC 1812, RFC 4443): Time Exceeded,
+ * Destination Unreachable, Packet Too Big / Fragmentation Needed and Parameter Problem, in the
+ * family of the packet that caused them, back out of the port it came in on. The packet is
+ * quoted as far as the error may grow (576 bytes for IPv4, 1280 for IPv6); the ICMP checksum is
+ * computed over the whole message on a second pass (see Nat64ComputeChecksum). */
+#ifndef NAT64_ICMP_ERROR_P4
+#define NAT64_ICMP_ERROR_P4
+
+#include "headers.p4"
+
+/* Asks for an error of the packet's own family instead of forwarding it; `reason` is counted
+ * as the packet's drop reason when no error may be sent about it. */
+void request_error(inout metadata_t meta, in bit<8> type, in bit<8> code, in bit<32> param, in bit<32> reason) {
+    meta.send_error = true;
+    meta.error_type = type;
+    meta.error_code = code;
+    meta.error_param = param;
+    meta.error_drop_reason = reason;
+}
+
+control IcmpError(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t standard_metadata,
+                  out bit<32> drop_reason) {
+    ipv4_t source4;
+    ipv6_t source6;
+    bool configured;
+
+    counter(4, CounterType.packets) sent;
+
+    action use_source(ipv4_t addr4, ipv6_t addr6) {
+        source4 = addr4;
+        source6 = addr6;
+        configured = true;
+    }
+    /* The addresses the switch sends its errors from; until set, it sends none. */
+    table icmp_source {
+        key = { }
+        actions = { use_source; NoAction; }
+        default_action = NoAction();
+    }
+
+    apply {
+        source4 = 0;
+        source6 = 0;
+        configured = false;
+        drop_reason = meta.error_drop_reason;
+        /* Never an error about an ICMP error (or informational message other than echo), about a
+         * fragment after the first, or quoting IPv4 options (they would have to move). */
+        if (hdr.icmp.isValid() && !meta.is_echo || hdr.ipv6_frag.isValid()
+            || hdr.ipv4.isValid() && (hdr.ipv4.frag_offset != 0 || hdr.ipv4.ihl != 5)) {
+            return;
+        }
+        icmp_source.apply();
+        if (!configured) {
+            return;
+        }
+        drop_reason = DROP_REASONS;   /* none: the packet became the error */
+        bit<8> t = meta.error_type;
+        if (t == ICMP_TIME_EXCEEDED && hdr.ipv4.isValid() || t == ICMP6_TIME_EXCEEDED && hdr.ipv6.isValid()) {
+            sent.count(SENT_TIME_EXCEEDED);
+        } else if (t == ICMP_DEST_UNREACH && meta.error_code == 4 || t == ICMP6_PACKET_TOO_BIG && hdr.ipv6.isValid()) {
+            sent.count(SENT_TOO_BIG);
+        } else if (t == ICMP_PARAM_PROBLEM && hdr.ipv4.isValid() || t == ICMP6_PARAM_PROBLEM && hdr.ipv6.isValid()) {
+            sent.count(SENT_PARAM_PROBLEM);
+        } else {
+            sent.count(SENT_UNREACHABLE);
+        }
+
+        /* The transport header moves behind the quoted IP header; hdr.icmp becomes the error. */
+        if (hdr.tcp.isValid()) {
+            hdr.inner_l4.setValid();
+            hdr.inner_l4.w0 = hdr.tcp.src_port;
+            hdr.inner_l4.w1 = hdr.tcp.dst_port;
+            hdr.inner_l4.w2 = hdr.tcp.seq_no[31:16];
+            hdr.inner_l4.w3 = hdr.tcp.seq_no[15:0];
+            hdr.inner_tcp_tail.setValid();
+            hdr.inner_tcp_tail.ack_no = hdr.tcp.ack_no;
+            hdr.inner_tcp_tail.offset_flags = hdr.tcp.data_offset ++ hdr.tcp.res ++ hdr.tcp.flags;
+            hdr.inner_tcp_tail.window = hdr.tcp.window;
+            hdr.inner_tcp_tail.checksum = hdr.tcp.checksum;
+            hdr.inner_tcp_tail.urgent_ptr = hdr.tcp.urgent_ptr;
+            hdr.tcp.setInvalid();
+        } else if (hdr.udp.isValid()) {
+            hdr.inner_l4.setValid();
+            hdr.inner_l4.w0 = hdr.udp.src_port;
+            hdr.inner_l4.w1 = hdr.udp.dst_port;
+            hdr.inner_l4.w2 = hdr.udp.len;
+            hdr.inner_l4.w3 = hdr.udp.checksum;
+            hdr.udp.setInvalid();
+        } else if (hdr.icmp.isValid()) {
+            hdr.inner_l4.setValid();
+            hdr.inner_l4.w0 = hdr.icmp.type ++ hdr.icmp.code;
+            hdr.inner_l4.w1 = hdr.icmp.checksum;
+            hdr.inner_l4.w2 = hdr.icmp.identifier;
+            hdr.inner_l4.w3 = hdr.icmp.sequence;
+        }
+        hdr.icmp.setValid();
+        hdr.icmp.type = meta.error_type;
+        hdr.icmp.code = meta.error_code;
+        hdr.icmp.checksum = 0;
+        hdr.icmp.identifier = meta.error_param[31:16];
+        hdr.icmp.sequence = meta.error_param[15:0];
+
+        if (hdr.ipv4.isValid()) {
+            hdr.inner_ipv4 = hdr.ipv4;
+            bit<16> length = 20 + 8 + hdr.ipv4.total_len;
+            if (length > ICMP4_ERROR_MAX) {
+                length = ICMP4_ERROR_MAX;
+                meta.truncate_to = 14 + (bit<32>) ICMP4_ERROR_MAX;
+            }
+            hdr.ipv4.dscp_ecn = 0;
+            hdr.ipv4.total_len = length;
+            hdr.ipv4.identification = 0;
+            hdr.ipv4.dont_fragment = 0;
+            hdr.ipv4.more_fragments = 0;
+            hdr.ipv4.ttl = 64;
+            hdr.ipv4.protocol = PROTO_ICMP;
+            hdr.ipv4.dst_addr = hdr.ipv4.src_addr;
+            hdr.ipv4.src_addr = source4;
+        } else {
+            hdr.inner_ipv6 = hdr.ipv6;
+            hdr.inner_routing = hdr.ipv6_routing;
+            hdr.ipv6_routing.setInvalid();
+            bit<16> length = 8 + 40 + hdr.ipv6.payload_len;
+            if (length > ICMP6_ERROR_MAX - 40) {
+                length = ICMP6_ERROR_MAX - 40;
+                meta.truncate_to = 14 + (bit<32>) ICMP6_ERROR_MAX;
+            }
+            hdr.ipv6.traffic_class = 0;
+            hdr.ipv6.flow_label = 0;
+            hdr.ipv6.payload_len = length;
+            hdr.ipv6.next_hdr = PROTO_ICMPV6;
+            hdr.ipv6.hop_limit = 64;
+            hdr.ipv6.dst_addr = hdr.ipv6.src_addr;
+            hdr.ipv6.src_addr = source6;
+        }
+        mac_t peer = hdr.ethernet.src_addr;
+        hdr.ethernet.src_addr = hdr.ethernet.dst_addr;
+        hdr.ethernet.dst_addr = peer;
+        standard_metadata.egress_spec = standard_metadata.ingress_port;
+        meta.recirc = RECIRC_CHECKSUM;
+    }
+}
+
+#endif
