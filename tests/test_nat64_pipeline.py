@@ -1,134 +1,22 @@
-"""Conformance of the NAT64 pipeline (p4/nat64.p4) on a P4Runtime switch: entries are written as
-the controller writes them, packets are built with scapy, and every expected packet carries
-checksums scapy computed itself. Each test names the line of NAT64-BEHAVIOUR.md it proves; the
-coverage table is in tests/NAT64-COVERAGE.md."""
+"""Conformance of the NAT64 pipeline (p4/nat64.p4) on a P4Runtime switch: the switch as a host,
+routing, RFC 6052/7757 addressing and RFC 6146/7915 translation of TCP, UDP and echo. Each test
+names the line of NAT64-BEHAVIOUR.md it proves; the coverage table is in tests/NAT64-COVERAGE.md.
+ICMP errors are in test_nat64_icmp.py."""
 import ipaddress
 
 import pytest
-from p4.v1 import p4runtime_pb2
 from scapy.layers.inet import ICMP, IP, TCP, UDP
-from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6PacketTooBig, ICMPv6ParamProblem, ICMPv6TimeExceeded,
-                                ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6ND_NA, ICMPv6ND_NS,
-                                ICMPv6NDOptDstLLAddr, ICMPv6NDOptSrcLLAddr, IPv6, IPv6ExtHdrFragment)
+from scapy.layers.inet6 import (ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6ND_NA, ICMPv6ND_NS,
+                                ICMPv6NDOptDstLLAddr, ICMPv6NDOptSrcLLAddr, ICMPv6TimeExceeded, IPv6,
+                                IPv6ExtHdrFragment)
 from scapy.layers.l2 import ARP, Ether
 
-from harness.base import PacketTest, switch_under_test
-from harness import ROOT
-
-PROGRAM = ROOT / "p4" / "nat64.p4"
-P = "Nat64Ingress."
-T = "Nat64Ingress.translate."
-ROUTER_MAC = "00:00:00:00:0a:01"
-V6_HOST_MAC = "00:00:00:00:00:06"
-V4_HOST_MAC = "00:00:00:00:00:04"
-V6_PORT, V4_PORT = 1, 2
-POOL6 = "2001:db8:64::"          # network-specific /96 (Tayga-style tests need no WKP rules)
-POOL4 = "192.0.2.0"              # /24
-SWITCH_V4, SWITCH_V6 = "192.0.2.1", "2001:db8:1::1"
-V6_HOST, V4_SERVER = "2001:db8:1::5", "198.51.100.7"
-MAPPED = "192.0.2.10"            # the session's IPv4 address
-CPU_CLONE_SESSION = 99
-
-# Counter indexes of Nat64Ingress.drops (p4/include/defines.p4)
-DROP_PARSER_ERROR, DROP_BAD_CHECKSUM, DROP_NO_ROUTE, DROP_POOL4_NO_BIB, DROP_NOT_TRANSLATABLE = 0, 1, 2, 3, 4
-DROP_FILTERED = 6
-DROP_TTL_EXPIRED, DROP_ICMP_ERROR, DROP_TOO_BIG, DROP_NOT_GLOBAL = 5, 7, 8, 9
-PUNT_SESSION_MISS, PUNT_TCP_CONTROL, PUNT_NEEDS_FRAGMENTATION = 1, 2, 3
-# Counter indexes of Nat64Ingress.icmp_error.sent
-SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SENT_TOO_BIG, SENT_PARAM_PROBLEM = 0, 1, 2, 3
-
-
-def embed(ipv4, prefix, length):
-    """RFC 6052 2.2, written here independently of the pipeline: IPv4 around the u octet."""
-    p = int(ipaddress.IPv6Address(prefix))
-    v4 = int(ipaddress.IPv4Address(ipv4))
-    if length == 96:
-        return str(ipaddress.IPv6Address(p | v4))
-    head_bits = 64 - length                      # bits of the IPv4 address before the u octet
-    head = v4 >> (32 - head_bits) if head_bits else 0
-    tail = v4 & ((1 << (32 - head_bits)) - 1)
-    return str(ipaddress.IPv6Address(p | head << 64 | tail << (56 - (32 - head_bits))))
-
-
-@pytest.fixture(scope="module")
-def sut():
-    with switch_under_test(PROGRAM, n_ports=3) as s:
-        c = s.client
-        base = [
-            c.table_entry(P + "local_host.local_ipv4", match={"meta.local4_key": SWITCH_V4},
-                          action=P + "local_host.is_local", params={"mac": ROUTER_MAC}),
-            c.table_entry(P + "local_host.local_ipv6", match={"meta.local6_key": SWITCH_V6},
-                          action=P + "local_host.is_local", params={"mac": ROUTER_MAC}),
-            c.table_entry(P + "ipv6_routes", match={"dst_addr": ("2001:db8:1::", 64)},
-                          action=P + "set_next_hop",
-                          params={"port": V6_PORT, "src_mac": ROUTER_MAC, "dst_mac": V6_HOST_MAC}),
-            c.table_entry(P + "ipv4_routes", match={"dst_addr": ("198.51.100.0", 24)},
-                          action=P + "set_next_hop",
-                          params={"port": V4_PORT, "src_mac": ROUTER_MAC, "dst_mac": V4_HOST_MAC}),
-            c.table_entry(T + "pool6", match={"dst_addr": (POOL6, 96)}, action=T + "extract_96"),
-            c.table_entry(T + "pool4", match={"dst_addr": (POOL4, 24)}, action=T + "in_pool4"),
-        ]
-        c.write(*(c.update("INSERT", e) for e in base))
-        c.write(c.update("MODIFY", c.table_entry(P + "icmp_error.icmp_source", default=True,
-                                                 action=P + "icmp_error.use_source",
-                                                 params={"addr4": SWITCH_V4, "addr6": SWITCH_V6})))
-        c.write(c.update("MODIFY", c.table_entry(T + "pool6_embed", default=True, action=T + "use_pool6",
-                                                 params={"prefix": POOL6, "length": 96})))
-        clone = p4runtime_pb2.Entity()
-        clone.packet_replication_engine_entry.clone_session_entry.session_id = CPU_CLONE_SESSION
-        clone.packet_replication_engine_entry.clone_session_entry.replicas.add(egress_port=255, instance=1)
-        c.write(c.update("INSERT", clone))
-        yield s
-
-
-@pytest.fixture
-def ptf(sut):
-    test = PacketTest(sut)
-    yield test
-    test.finish()
-
-
-def counter(ptf, name, index):
-    e = p4runtime_pb2.Entity()
-    e.counter_entry.counter_id = ptf.client.p4info.id("counters", name)
-    e.counter_entry.index.index = index
-    return ptf.client.read(e)[0].counter_entry.data.packet_count
-
-
-def drops(ptf, index):
-    return counter(ptf, P + "drops", index)
-
-
-def sent(ptf, index):
-    return counter(ptf, P + "icmp_error.sent", index)
-
-
-def session_v6(ptf, proto, src6, sport, src4, port4):
-    return ptf.client.table_entry(T + "session_v6", match={"proto": proto, "src_addr": src6, "src_port": sport},
-                                  action=T + "snat", params={"src4": src4, "src_port": port4})
-
-
-def session_v4(ptf, proto, dst4, dport, dst6, port6, filtered=0):
-    return ptf.client.table_entry(T + "session_v4", match={"proto": proto, "dst_addr": dst4, "dst_port": dport},
-                                  action=T + "dnat", params={"dst6": dst6, "dst_port": port6, "filtered": filtered})
-
-
-def from_v6_host(l4, src=V6_HOST, dst=None, hlim=64, tc=0):
-    return Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IPv6(src=src, dst=dst or embed(V4_SERVER, POOL6, 96),
-                                                          hlim=hlim, tc=tc) / l4
-
-
-def from_v4_server(l4, dst=MAPPED, ttl=64, tos=0, src=V4_SERVER, **ip):
-    return Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src=src, dst=dst, ttl=ttl, tos=tos, **ip) / l4
-
-
-def to_v4_server(l4, src=MAPPED, ttl=63, tos=0, flags=0, id=0):
-    return Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=src, dst=V4_SERVER, ttl=ttl, tos=tos, flags=flags, id=id) / l4
-
-
-def to_v6_host(l4, src=None, dst=V6_HOST, hlim=63, tc=0):
-    return Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=src or embed(V4_SERVER, POOL6, 96), dst=dst,
-                                                          hlim=hlim, tc=tc, fl=0) / l4
+from nat64_setup import (DROP_BAD_CHECKSUM, DROP_FILTERED, DROP_NOT_TRANSLATABLE, DROP_PARSER_ERROR,
+                         DROP_POOL4_NO_BIB, MAPPED, P, POOL6, PUNT_SESSION_MISS, PUNT_TCP_CONTROL, ROUTER_MAC,
+                         SENT_TIME_EXCEEDED, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
+                         V6_HOST, V6_HOST_MAC, V6_PORT, drops, embed, from_v4_server, from_v6_host, sent,
+                         session_v4, session_v6, to_v4_server, to_v6_host)
+from nat64_setup import ptf, sut  # noqa: F401  (pytest fixtures, found by name)
 
 
 # ---- the switch as a network host ----

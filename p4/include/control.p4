@@ -29,10 +29,12 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         meta.punt_reason = reason;
         standard_metadata.egress_spec = CPU_PORT;
     }
+    /* The MACs are written once the packet is known to leave (not as an ICMP error, which
+     * goes back to the sender). */
     action set_next_hop(port_t port, mac_t src_mac, mac_t dst_mac) {
         standard_metadata.egress_spec = port;
-        hdr.ethernet.src_addr = src_mac;
-        hdr.ethernet.dst_addr = dst_mac;
+        meta.next_hop_src_mac = src_mac;
+        meta.next_hop_dst_mac = dst_mac;
         meta.routed = true;
     }
     action no_route() {
@@ -180,6 +182,10 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         }
         if (meta.send_error || !meta.routed && meta.recirc == 0) {
             exit;                                   /* answered, or dropped/punted by the route */
+        }
+        if (meta.routed) {
+            hdr.ethernet.src_addr = meta.next_hop_src_mac;
+            hdr.ethernet.dst_addr = meta.next_hop_dst_mac;
         }
         if (translated) {
             rewrite.apply(hdr, meta, drop_reason);

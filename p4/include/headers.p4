@@ -211,6 +211,8 @@ struct metadata_t {
     ipv4_t  route4;
     ipv6_t  route6;
     bool    routed;          /* a next hop was found */
+    mac_t   next_hop_src_mac;
+    mac_t   next_hop_dst_mac;
     bit<16> mtu;             /* of the next hop's link */
     bool    send_error;
     bit<8>  error_type;

@@ -1,0 +1,326 @@
+"""Conformance of the NAT64 pipeline for ICMP errors: those it translates (RFC 7915 4.2/5.2 with
+the quoted packet, RFC 6146 3.7) and those it sends itself (RFC 7915 4.4/5.4, path MTU), plus
+hairpinning (RFC 6146 3.8, RFC 7757 4.2) and the well-known prefix (RFC 6052 3.1). Expected
+packets, quoted ones included, are built and checksummed by scapy."""
+import pytest
+from scapy.layers.inet import ICMP, IP, TCP, UDP
+from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoRequest, ICMPv6PacketTooBig, ICMPv6ParamProblem,
+                                ICMPv6TimeExceeded, IPv6, IPv6ExtHdrRouting)
+from scapy.layers.l2 import Ether
+from scapy.packet import Raw
+
+from nat64_setup import (DROP_ICMP_ERROR, DROP_NOT_GLOBAL, DROP_POOL4_NO_BIB, DROP_TTL_EXPIRED, MAPPED, P, POOL6,
+                         PUNT_NEEDS_FRAGMENTATION, ROUTER_MAC, SENT_PARAM_PROBLEM, SENT_TOO_BIG, SENT_UNREACHABLE,
+                         SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT,
+                         drops, embed, from_v4_server, from_v6_host, sent, session_v4, session_v6, to_v4_server,
+                         to_v6_host)
+from nat64_setup import ptf, sut  # noqa: F401  (pytest fixtures, found by name)
+
+V4_ROUTER = "198.51.100.1"       # an IPv4 router between the NAT64 and the server
+V6_ROUTER = "2001:db8:1::fe"     # an IPv6 router between the NAT64 and the host
+SERVER6 = embed(V4_SERVER, POOL6, 96)
+
+
+def stateful_udp(ptf):
+    """The IPv6 host's UDP port 5000 is 192.0.2.10:40000 in both directions (a static BIB entry)."""
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
+
+
+def mtu(ptf, port, value):
+    ptf.insert(ptf.client.table_entry(P + "egress_mtu", match={"port": port}, action=P + "set_mtu",
+                                      params={"mtu": value}))
+
+
+# ---- ICMPv4 errors translated to ICMPv6 (RFC 7915 4.2, RFC 6146 3.7) ----
+
+def test_time_exceeded_from_an_ipv4_router_reaches_the_ipv6_host_translated(ptf):
+    """Traceroute through the NAT64: the quoted packet is the one the NAT64 sent, so the error finds
+    its session; the router's address is written into pool6."""
+    stateful_udp(ptf)
+    quoted4 = IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / UDP(sport=40000, dport=33434) / b"probe"
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=11, code=0) / quoted4, src=V4_ROUTER))
+    quoted6 = IPv6(src=V6_HOST, dst=SERVER6, hlim=1) / UDP(sport=5000, dport=33434) / b"probe"
+    ptf.verify_packet(to_v6_host(ICMPv6TimeExceeded(code=0) / quoted6, src=embed(V4_ROUTER, POOL6, 96)), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_port_unreachable_quoting_a_whole_tcp_header_has_every_checksum_right(ptf):
+    ptf.insert(session_v4(ptf, 6, MAPPED, 41000, V6_HOST, 33000))
+    quoted4 = IP(src=MAPPED, dst=V4_SERVER, ttl=60, id=0) / TCP(sport=41000, dport=80, flags="S", seq=7)
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=3, code=3) / quoted4))
+    quoted6 = IPv6(src=V6_HOST, dst=SERVER6, hlim=60) / TCP(sport=33000, dport=80, flags="S", seq=7)
+    ptf.verify_packet(to_v6_host(ICMPv6DestUnreach(code=4) / quoted6), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_error_about_an_echo_request_maps_the_identifier_back(ptf):
+    ptf.insert(session_v4(ptf, 1, MAPPED, 0x4321, V6_HOST, 0x1234))
+    quoted4 = IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / ICMP(type=8, id=0x4321, seq=3) / b"abc"
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=11, code=0) / quoted4, src=V4_ROUTER))
+    quoted6 = IPv6(src=V6_HOST, dst=SERVER6, hlim=1) / ICMPv6EchoRequest(id=0x1234, seq=3, data=b"abc")
+    ptf.verify_packet(to_v6_host(ICMPv6TimeExceeded(code=0) / quoted6, src=embed(V4_ROUTER, POOL6, 96)), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+@pytest.mark.parametrize("advertised,expected", [(1400, 1420), (0, 1492)], ids=["mtu+20", "plateau"])
+def test_fragmentation_needed_becomes_packet_too_big(ptf, advertised, expected):
+    """RFC 7915 4.2: MTU + 20; a router without RFC 1191 (MTU 0) gets the plateau below the quoted
+    packet's length (1500 -> 1492). The quoted UDP has no checksum, so its cut length is harmless."""
+    stateful_udp(ptf)
+    quoted4 = IP(src=MAPPED, dst=V4_SERVER, ttl=63, id=0, flags="DF", len=1500) / UDP(sport=40000, dport=53,
+                                                                                    len=1480, chksum=0) / (b"q" * 64)
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=3, code=4, nexthopmtu=advertised) / quoted4, src=V4_ROUTER))
+    quoted6 = IPv6(src=V6_HOST, dst=SERVER6, hlim=63, plen=1480) / UDP(sport=5000, dport=53, len=1480,
+                                                                       chksum=0) / (b"q" * 64)
+    ptf.verify_packet(to_v6_host(ICMPv6PacketTooBig(mtu=expected) / quoted6, src=embed(V4_ROUTER, POOL6, 96)), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+# RFC 7915 4.2: (ICMPv4 type, code) -> (ICMPv6 type, code, pointer), None: dropped.
+V4_TO_V6 = [((3, 0), (1, 0, 0)), ((3, 1), (1, 0, 0)), ((3, 2), (4, 1, 6)), ((3, 3), (1, 4, 0)),
+            ((3, 5), (1, 0, 0)), ((3, 6), (1, 0, 0)), ((3, 7), (1, 0, 0)), ((3, 8), (1, 0, 0)),
+            ((3, 9), (1, 1, 0)), ((3, 10), (1, 1, 0)), ((3, 11), (1, 0, 0)), ((3, 12), (1, 0, 0)),
+            ((3, 13), (1, 1, 0)), ((3, 14), None), ((3, 15), (1, 1, 0)), ((4, 0), None), ((5, 1), None),
+            ((11, 0), (3, 0, 0)), ((11, 1), (3, 1, 0)), ((12, 1), None)]
+# RFC 7915 4.2 Figure 3: IPv4 header offset -> IPv6 header offset, None: dropped.
+POINTER_4TO6 = [(0, 0), (1, 1), (2, 4), (3, 4), (4, None), (8, 7), (9, 6), (10, None), (12, 8), (15, 8),
+                (16, 24), (19, 24), (20, None)]
+
+
+def test_icmpv4_error_types_and_codes_follow_rfc7915(ptf):
+    stateful_udp(ptf)
+    quoted4 = IP(src=MAPPED, dst=V4_SERVER, ttl=9, id=0) / UDP(sport=40000, dport=53) / b"?"
+    quoted6 = IPv6(src=V6_HOST, dst=SERVER6, hlim=9) / UDP(sport=5000, dport=53) / b"?"
+    cases = [((t, c), None, want) for (t, c), want in V4_TO_V6]
+    cases += [((12, 0), ptr, None if p6 is None else (4, 0, p6)) for ptr, p6 in POINTER_4TO6]
+    cases += [((12, 2), 9, (4, 0, 6))]
+    before = drops(ptf, DROP_ICMP_ERROR)
+    for (t, c), ptr, want in cases:
+        icmp = ICMP(type=t, code=c, ptr=ptr) if ptr is not None else ICMP(type=t, code=c)
+        ptf.send(V4_PORT, from_v4_server(icmp / quoted4))
+        if want is None:
+            continue
+        t6, c6, p6 = want
+        header = ICMPv6ParamProblem(code=c6, ptr=p6) if t6 == 4 else \
+            ICMPv6DestUnreach(code=c6) if t6 == 1 else ICMPv6TimeExceeded(code=c6)
+        ptf.verify_packet(to_v6_host(header / quoted6), V6_PORT)
+    ptf.verify_no_other_packets()
+    # Source quench and redirect are not errors the parser quotes: they count as pool4 without a BIB.
+    assert drops(ptf, DROP_ICMP_ERROR) == before + sum(1 for case in cases if case[2] is None and case[0][0] != 4
+                                                       and case[0][0] != 5)
+
+
+# ---- ICMPv6 errors translated to ICMPv4 (RFC 7915 5.2) ----
+
+def v6_error_about_inbound(ptf, icmp6, payload=b"data"):
+    """An IPv6 router's error about what the IPv4 server sent to 192.0.2.10:40000; the quoted
+    packet is the translated one, and so is the expected ICMPv4 error's."""
+    quoted6 = IPv6(src=SERVER6, dst=V6_HOST, hlim=61) / UDP(sport=53, dport=5000) / payload
+    ptf.send(V6_PORT, from_v6_host(icmp6 / quoted6, src=V6_ROUTER, dst=SERVER6))
+    return IP(src=V4_SERVER, dst=MAPPED, ttl=61, id=0, flags="DF" if 28 + len(payload) > 1260 else 0) / \
+        UDP(sport=53, dport=40000) / payload
+
+
+def test_packet_too_big_from_an_ipv6_router_becomes_fragmentation_needed(ptf):
+    """RFC 7915 5.2: MTU - 20, from the session's IPv4 address (RFC 6146: the host's mapping)."""
+    stateful_udp(ptf)
+    quoted4 = v6_error_about_inbound(ptf, ICMPv6PacketTooBig(mtu=1300))
+    ptf.verify_packet(to_v4_server(ICMP(type=3, code=4, nexthopmtu=1280) / quoted4), V4_PORT)
+    ptf.verify_no_other_packets()
+
+
+V6_TO_V4 = [((1, 0), (3, 1)), ((1, 1), (3, 10)), ((1, 2), (3, 1)), ((1, 3), (3, 1)), ((1, 4), (3, 3)),
+            ((1, 5), None), ((3, 0), (11, 0)), ((3, 1), (11, 1)), ((4, 1), (3, 2)), ((4, 2), None)]
+# RFC 7915 5.2 Figure 6: IPv6 header offset -> IPv4 header offset, None: dropped.
+POINTER_6TO4 = [(0, 0), (1, 1), (2, None), (4, 2), (5, 2), (6, 9), (7, 8), (8, 12), (23, 12), (24, 16),
+                (39, 16), (40, None)]
+
+
+def test_icmpv6_error_types_codes_and_pointers_follow_rfc7915(ptf):
+    stateful_udp(ptf)
+    cases = [(t, c, None, want) for (t, c), want in V6_TO_V4]
+    cases += [(4, 0, p6, None if p4 is None else (12, 0, p4)) for p6, p4 in POINTER_6TO4]
+    before = drops(ptf, DROP_ICMP_ERROR)
+    for t, c, ptr, want in cases:
+        icmp6 = ICMPv6ParamProblem(code=c, ptr=ptr) if t == 4 else \
+            ICMPv6DestUnreach(code=c) if t == 1 else ICMPv6TimeExceeded(code=c)
+        quoted4 = v6_error_about_inbound(ptf, icmp6)
+        if want is None:
+            continue
+        icmp = ICMP(type=want[0], code=want[1], ptr=want[2]) if len(want) == 3 else ICMP(type=want[0], code=want[1])
+        ptf.verify_packet(to_v4_server(icmp / quoted4), V4_PORT)
+    ptf.verify_no_other_packets()
+    assert drops(ptf, DROP_ICMP_ERROR) == before + sum(1 for case in cases if case[3] is None)
+
+
+def test_translated_icmpv4_error_is_cut_to_576_bytes_with_its_checksum(ptf):
+    """RFC 1812 4.3.2.3: an IPv6 error quoting 1100 bytes of payload leaves as a 576-byte IPv4 one,
+    checksummed over what is left."""
+    stateful_udp(ptf)
+    quoted4 = v6_error_about_inbound(ptf, ICMPv6TimeExceeded(code=0), payload=b"z" * 1100)
+    whole = to_v4_server(ICMP(type=11, code=0) / quoted4)
+    cut = bytes(whole[ICMP].payload)[:576 - 28]
+    ptf.verify_packet(to_v4_server(ICMP(type=11, code=0) / Raw(cut)), V4_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_errors_about_other_flows_or_about_errors_are_dropped(ptf):
+    """No session for the quoted packet (RFC 6146 3.5.1); the quoted source is not the error's
+    destination; an expiring error gets no error of its own."""
+    stateful_udp(ptf)
+    before, before_bib = drops(ptf, DROP_ICMP_ERROR), drops(ptf, DROP_POOL4_NO_BIB)
+    no_session = IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / UDP(sport=40001, dport=53)
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=11) / no_session, src=V4_ROUTER))
+    not_ours = IP(src="192.0.2.11", dst=V4_SERVER, ttl=1) / UDP(sport=40000, dport=53)
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=11) / not_ours, src=V4_ROUTER))
+    ptf.verify_no_other_packets()
+    assert (drops(ptf, DROP_ICMP_ERROR), drops(ptf, DROP_POOL4_NO_BIB)) == (before + 1, before_bib + 1)
+    expired_before = drops(ptf, DROP_TTL_EXPIRED)
+    ours = IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / UDP(sport=40000, dport=53)
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=11) / ours, src=V4_ROUTER, ttl=1))
+    ptf.verify_no_other_packets()
+    assert drops(ptf, DROP_TTL_EXPIRED) == expired_before + 1
+
+
+# ---- errors the switch sends (RFC 7915 4.4/5.4, 5.1, path MTU) ----
+
+def test_untranslatable_packets_get_unreachable_in_their_own_family(ptf):
+    """IPv6 with no transport to map and no EAM: ICMPv6 1/1. IPv4 to an EAM address with no pool6
+    to write the source into: ICMPv4 3/13."""
+    before = sent(ptf, SENT_UNREACHABLE)
+    gre = from_v6_host(Raw(b"\x00\x00\x08\x00" + b"g" * 12))
+    gre[IPv6].nh = 47
+    ptf.send(V6_PORT, gre)
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
+                      ICMPv6DestUnreach(code=1) / bytes(gre[IPv6]), V6_PORT)
+    ptf.insert(ptf.client.table_entry(T + "eamt_v4_dst", match={"ipv4_addr": ("203.0.113.66", 32)},
+                                      action=T + "eam_v4_to_v6_dst", params={"prefix": V6_HOST, "suffix_mask": 0}))
+    ptf.modify(ptf.client.table_entry(T + "pool6_embed", default=True, action="NoAction"))
+    udp = from_v4_server(UDP(sport=7, dport=7) / b"eam", dst="203.0.113.66")
+    ptf.send(V4_PORT, udp)
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64, id=0) /
+                      ICMP(type=3, code=13) / bytes(udp[IP]), V4_PORT)
+    ptf.verify_no_other_packets()
+    assert sent(ptf, SENT_UNREACHABLE) == before + 2
+
+
+def test_routing_header_with_segments_left_gets_parameter_problem(ptf):
+    """RFC 7915 5.1: the pointer is Segments Left, 43 bytes into the packet."""
+    before = sent(ptf, SENT_PARAM_PROBLEM)
+    pkt = from_v6_host(IPv6ExtHdrRouting(addresses=["2001:db8::99"], segleft=1) / UDP(sport=5000, dport=53))
+    ptf.send(V6_PORT, pkt)
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
+                      ICMPv6ParamProblem(code=0, ptr=43) / bytes(pkt[IPv6]), V6_PORT)
+    ptf.verify_no_other_packets()
+    assert sent(ptf, SENT_PARAM_PROBLEM) == before + 1
+
+
+def test_error_the_switch_sends_quotes_at_most_1280_bytes(ptf):
+    big = from_v6_host(UDP(sport=5000, dport=53) / (b"b" * 1400), hlim=1)
+    ptf.send(V6_PORT, big)
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
+                      ICMPv6TimeExceeded(code=0) / bytes(big[IPv6])[:1280 - 48], V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_translated_packet_over_the_ipv4_mtu_gets_packet_too_big(ptf):
+    """RFC 7915 5.1: the IPv6 host learns the IPv4 link's MTU plus 20."""
+    stateful_udp(ptf)
+    mtu(ptf, V4_PORT, 1400)
+    before = sent(ptf, SENT_TOO_BIG)
+    big = from_v6_host(UDP(sport=5000, dport=53) / (b"m" * 1400))           # 1448 bytes as IPv6, 1428 as IPv4
+    ptf.send(V6_PORT, big)
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
+                      ICMPv6PacketTooBig(mtu=1420) / bytes(big[IPv6])[:1280 - 48], V6_PORT)
+    fits = from_v6_host(UDP(sport=5000, dport=53) / (b"m" * 1372))          # exactly 1400 as IPv4
+    ptf.send(V6_PORT, fits)
+    ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / (b"m" * 1372), flags="DF"), V4_PORT)
+    ptf.verify_no_other_packets()
+    assert sent(ptf, SENT_TOO_BIG) == before + 1
+
+
+def test_ipv4_over_the_ipv6_mtu_gets_fragmentation_needed_or_goes_to_the_controller(ptf):
+    """With DF: Fragmentation Needed with the IPv6 MTU minus 20. Without: the controller fragments."""
+    stateful_udp(ptf)
+    mtu(ptf, V6_PORT, 1300)
+    df = from_v4_server(UDP(sport=53, dport=40000) / (b"d" * 1300), flags="DF")
+    ptf.send(V4_PORT, df)
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64, id=0) /
+                      ICMP(type=3, code=4, nexthopmtu=1280) / bytes(df[IP])[:576 - 28], V4_PORT)
+    no_df = from_v4_server(UDP(sport=53, dport=40000) / (b"d" * 1300))
+    ptf.send(V4_PORT, no_df)
+    payload, md = ptf.client.packet_in()
+    assert (payload, md["punt_reason"], md["ingress_port"]) == (bytes(no_df), PUNT_NEEDS_FRAGMENTATION, V4_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_routed_packets_over_the_mtu_get_packet_too_big_and_fragmentation_needed(ptf):
+    mtu(ptf, V6_PORT, 1300)
+    mtu(ptf, V4_PORT, 1000)
+    six = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IPv6(src="2001:db8:9::1", dst="2001:db8:1::77") / (b"6" * 1300)
+    ptf.send(3, six)
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IPv6(src=SWITCH_V6, dst="2001:db8:9::1", hlim=64) /
+                      ICMPv6PacketTooBig(mtu=1300) / bytes(six[IPv6])[:1280 - 48], 3)
+    four = Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, flags="DF") / \
+        UDP(sport=1, dport=2) / (b"4" * 1000)
+    ptf.send(3, four)
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IP(src=SWITCH_V4, dst="203.0.113.9", ttl=64, id=0) /
+                      ICMP(type=3, code=4, nexthopmtu=1000) / bytes(four[IP])[:576 - 28], 3)
+    ptf.verify_no_other_packets()
+
+
+# ---- hairpinning and the well-known prefix ----
+
+def hairpin_route(ptf, prefix, length):
+    return ptf.client.table_entry(P + "ipv4_routes", match={"dst_addr": (prefix, length)}, action=P + "hairpin")
+
+
+def test_eam_hairpinning_between_two_ipv6_hosts(ptf):
+    """RFC 7757 4.2: host A reaches host B by B's EAM IPv4 address and is seen as its own EAM."""
+    c = ptf.client
+    a4, b4, b6 = "203.0.113.5", "203.0.113.66", "2001:db8:1::e42"
+    ptf.insert(
+        c.table_entry(T + "eamt_v6_src", match={"ipv6_addr": (V6_HOST, 128)},
+                      action=T + "eam_v6_to_v4_src", params={"prefix": a4, "suffix_mask": 0}),
+        c.table_entry(T + "eamt_v4_src", match={"ipv4_addr": (a4, 32)},
+                      action=T + "eam_v4_to_v6_src", params={"prefix": V6_HOST, "suffix_mask": 0}),
+        c.table_entry(T + "eamt_v4_dst", match={"ipv4_addr": (b4, 32)},
+                      action=T + "eam_v4_to_v6_dst", params={"prefix": b6, "suffix_mask": 0}),
+        hairpin_route(ptf, "203.0.113.0", 24))
+    ptf.send(V6_PORT, from_v6_host(UDP(sport=1000, dport=2000) / b"hi B", dst=embed(b4, POOL6, 96)))
+    ptf.verify_packet(to_v6_host(UDP(sport=1000, dport=2000) / b"hi B", src=V6_HOST, dst=b6, hlim=62), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_stateful_hairpinning_through_pool4(ptf):
+    """RFC 6146 3.8: A reaches B's static BIB entry; B sees A's pool4 transport address in pool6."""
+    b6, b4 = "2001:db8:1::b", "192.0.2.20"
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, b4, 8080, b6, 80),
+               hairpin_route(ptf, "192.0.2.0", 24))
+    ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=8080) / b"GET", dst=embed(b4, POOL6, 96)))
+    ptf.verify_packet(to_v6_host(UDP(sport=40000, dport=80) / b"GET", src=embed(MAPPED, POOL6, 96), dst=b6, hlim=62),
+                      V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_well_known_prefix_refuses_non_global_ipv4(ptf):
+    """RFC 6052 3.1: under 64:ff9b::/96 private IPv4 is neither a destination nor a source."""
+    wkp = "64:ff9b::"
+    c = ptf.client
+    ptf.insert(
+        c.table_entry(T + "pool6", match={"dst_addr": (wkp, 96)}, action=T + "extract_96"),
+        c.table_entry(T + "pool6", match={"dst_addr": ("64:ff9b::a00:0", 104)}, action=T + "not_global"),
+        c.table_entry(T + "pool6_embed", match={"ipv4_addr": ("10.0.0.0", 8)}, action=T + "not_global_source"),
+        session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
+    ptf.modify(c.table_entry(T + "pool6_embed", default=True, action=T + "use_pool6",
+                             params={"prefix": wkp, "length": 96}))
+    before = drops(ptf, DROP_NOT_GLOBAL)
+    ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53), dst=embed("10.1.2.3", wkp, 96)))
+    ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000), src="10.1.2.3"))
+    ptf.verify_no_other_packets()
+    assert drops(ptf, DROP_NOT_GLOBAL) == before + 2
+    ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53) / b"ok", dst=embed(V4_SERVER, wkp, 96)))
+    ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / b"ok"), V4_PORT)
+    ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / b"ok"))
+    ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / b"ok", src=embed(V4_SERVER, wkp, 96)), V6_PORT)
+    ptf.verify_no_other_packets()
