@@ -101,6 +101,12 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             drop_for(DROP_BAD_CHECKSUM);
             exit;
         }
+        /* Translation trusts the length fields (it cannot see the payload): check them. */
+        if (hdr.ipv4.isValid() && (bit<32>) hdr.ipv4.total_len + 14 > standard_metadata.packet_length
+            || hdr.ipv6.isValid() && (bit<32>) hdr.ipv6.payload_len + 54 > standard_metadata.packet_length) {
+            drop_for(DROP_BAD_LENGTH);
+            exit;
+        }
         bool answered;
         local_host.apply(hdr, meta, standard_metadata, answered);
         if (answered) {

@@ -54,6 +54,7 @@ const bit<32> DROP_FILTERED        = 6;   /* address-dependent filtering */
 const bit<32> DROP_ICMP_ERROR      = 7;   /* ICMP error RFC 7915 drops, or about no session of ours */
 const bit<32> DROP_TOO_BIG         = 8;   /* larger than the next hop's MTU */
 const bit<32> DROP_NOT_GLOBAL      = 9;   /* RFC 6052 3.1: non-global IPv4 under the well-known prefix */
+const bit<32> DROP_BAD_LENGTH      = 10;  /* the IP length claims more than the frame holds */
 const bit<32> DROP_REASONS         = 16;
 
 /* Index of the icmp_errors counter: errors the switch sent itself. */
