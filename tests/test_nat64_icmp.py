@@ -62,6 +62,19 @@ def test_error_about_an_echo_request_maps_the_identifier_back(ptf):
     ptf.verify_no_other_packets()
 
 
+def test_error_about_an_eam_host_uses_the_eamt_for_the_quoted_addresses(ptf):
+    """RFC 7757 3: EAMs apply inside ICMP error payloads; no session is involved."""
+    ptf.insert(ptf.client.table_entry(T + "eamt_v4_dst", match={"ipv4_addr": ("203.0.113.0", 24)},
+                                      action=T + "eam_v4_to_v6_dst",
+                                      params={"prefix": "2001:db8:1::e00", "suffix_mask": 0xff}))
+    quoted4 = IP(src="203.0.113.66", dst=V4_SERVER, ttl=1, id=0) / UDP(sport=1111, dport=33434) / b"eam"
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=11, code=0) / quoted4, src=V4_ROUTER, dst="203.0.113.66"))
+    quoted6 = IPv6(src="2001:db8:1::e42", dst=SERVER6, hlim=1) / UDP(sport=1111, dport=33434) / b"eam"
+    ptf.verify_packet(to_v6_host(ICMPv6TimeExceeded(code=0) / quoted6, src=embed(V4_ROUTER, POOL6, 96),
+                                 dst="2001:db8:1::e42"), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
 @pytest.mark.parametrize("advertised,expected", [(1400, 1420), (0, 1492)], ids=["mtu+20", "plateau"])
 def test_fragmentation_needed_becomes_packet_too_big(ptf, advertised, expected):
     """RFC 7915 4.2: MTU + 20; a router without RFC 1191 (MTU 0) gets the plateau below the quoted
