@@ -21,8 +21,10 @@ class Dataplane:
     def __init__(self, interfaces):
         self.sockets = {}
         for port, name in interfaces.items():
-            s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
-            s.bind((name, 0))
+            # Protocol 0 until bound: a socket opened for ETH_P_ALL sees every interface's frames
+            # (loopback gRPC included) until bind() narrows it to one.
+            s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
+            s.bind((name, ETH_P_ALL))
             s.setblocking(False)
             self.sockets[port] = s
         self.pending = {port: [] for port in interfaces}

@@ -48,7 +48,9 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
         }
         int s;
         try {
-            s = LibC.socket(LibC.AF_PACKET, LibC.SOCK_RAW, LibC.ETH_P_ALL_BE);
+            // Protocol 0 until bind(): opened for ETH_P_ALL, the socket would take every interface's
+            // frames into its ring until it is bound to this one.
+            s = LibC.socket(LibC.AF_PACKET, LibC.SOCK_RAW, 0);
         } catch (LastErrorException e) {
             throw new IOException("cannot open a packet socket for " + name + ": " + LibC.strerror(e.getErrorCode())
                     + " (softswitch run needs root or CAP_NET_RAW)");
