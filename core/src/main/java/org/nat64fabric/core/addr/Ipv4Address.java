@@ -1,0 +1,65 @@
+package org.nat64fabric.core.addr;
+
+import com.google.common.net.InetAddresses;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import org.nat64fabric.core.ConfigException;
+
+/** An IPv4 address as a 32-bit value. */
+public final class Ipv4Address implements Comparable<Ipv4Address> {
+    private final int bits;
+
+    private Ipv4Address(int bits) {
+        this.bits = bits;
+    }
+
+    public static Ipv4Address of(int bits) {
+        return new Ipv4Address(bits);
+    }
+
+    /** Parses dotted-quad text; {@code field} names the value in the error. */
+    public static Ipv4Address parse(String text, String field) {
+        InetAddress a = text == null ? null : InetAddresses.forString(checkLiteral(text, field));
+        if (!(a instanceof Inet4Address)) {
+            throw new ConfigException(field, "'" + text + "' is not an IPv4 address");
+        }
+        byte[] b = a.getAddress();
+        return of((b[0] & 0xff) << 24 | (b[1] & 0xff) << 16 | (b[2] & 0xff) << 8 | (b[3] & 0xff));
+    }
+
+    static String checkLiteral(String text, String field) {
+        if (!InetAddresses.isInetAddress(text)) {
+            throw new ConfigException(field, "'" + text + "' is not an IP address");
+        }
+        return text;
+    }
+
+    public int bits() {
+        return bits;
+    }
+
+    /** The address as an unsigned number. */
+    public long unsigned() {
+        return bits & 0xffffffffL;
+    }
+
+    @Override
+    public int compareTo(Ipv4Address o) {
+        return Integer.compareUnsigned(bits, o.bits);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Ipv4Address && ((Ipv4Address) o).bits == bits;
+    }
+
+    @Override
+    public int hashCode() {
+        return bits;
+    }
+
+    @Override
+    public String toString() {
+        return (bits >>> 24) + "." + (bits >>> 16 & 0xff) + "." + (bits >>> 8 & 0xff) + "." + (bits & 0xff);
+    }
+}
