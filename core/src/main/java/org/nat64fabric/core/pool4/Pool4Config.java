@@ -1,0 +1,114 @@
+package org.nat64fabric.core.pool4;
+
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import org.nat64fabric.core.ConfigException;
+import org.nat64fabric.core.addr.Ipv4Prefix;
+
+/**
+ * What pool4 hands out: addresses, a port range per protocol, blocks of ports per subscriber
+ * (RFC 6888 REQ-14: one log record per block), a limit of blocks per subscriber (REQ-4), the
+ * length of the IPv6 prefix that is one subscriber, and how long a freed port rests before reuse
+ * (REQ-8: at least 120 s).
+ */
+public final class Pool4Config {
+    public static final long MIN_HOLD_MILLIS = 120_000;
+
+    final List<Ipv4Prefix> addresses;
+    final Map<Protocol, int[]> portRanges;
+    final int blockSize;
+    final int blocksPerSubscriber;
+    final int subscriberPrefixLength;
+    final long holdMillis;
+
+    private Pool4Config(Builder b) {
+        this.addresses = List.copyOf(b.addresses);
+        this.portRanges = Map.copyOf(b.portRanges);
+        this.blockSize = b.blockSize;
+        this.blocksPerSubscriber = b.blocksPerSubscriber;
+        this.subscriberPrefixLength = b.subscriberPrefixLength;
+        this.holdMillis = b.holdMillis;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public static final class Builder {
+        private List<Ipv4Prefix> addresses = List.of();
+        private final Map<Protocol, int[]> portRanges = new EnumMap<>(Map.of(
+                Protocol.TCP, new int[] {1024, 65535}, Protocol.UDP, new int[] {1024, 65535},
+                Protocol.ICMP, new int[] {0, 65535}));
+        private int blockSize = 128;
+        private int blocksPerSubscriber = 8;
+        private int subscriberPrefixLength = 128;
+        private long holdMillis = MIN_HOLD_MILLIS;
+
+        public Builder addresses(List<Ipv4Prefix> prefixes) {
+            this.addresses = prefixes;
+            return this;
+        }
+
+        public Builder ports(Protocol p, int first, int last) {
+            portRanges.put(p, new int[] {first, last});
+            return this;
+        }
+
+        public Builder blockSize(int ports) {
+            this.blockSize = ports;
+            return this;
+        }
+
+        public Builder blocksPerSubscriber(int blocks) {
+            this.blocksPerSubscriber = blocks;
+            return this;
+        }
+
+        public Builder subscriberPrefixLength(int length) {
+            this.subscriberPrefixLength = length;
+            return this;
+        }
+
+        public Builder holdMillis(long millis) {
+            this.holdMillis = millis;
+            return this;
+        }
+
+        public Pool4Config build() {
+            if (addresses.isEmpty()) {
+                throw new ConfigException("pool4.addresses", "at least one IPv4 prefix is needed");
+            }
+            for (int i = 0; i < addresses.size(); i++) {
+                for (int j = 0; j < i; j++) {
+                    if (addresses.get(i).overlaps(addresses.get(j))) {
+                        throw new ConfigException("pool4.addresses[" + i + "]", addresses.get(i) + " overlaps "
+                                + addresses.get(j));
+                    }
+                }
+            }
+            for (Map.Entry<Protocol, int[]> r : portRanges.entrySet()) {
+                int[] range = r.getValue();
+                if (range[0] < 0 || range[1] > 65535 || range[0] > range[1]) {
+                    throw new ConfigException("pool4.ports." + r.getKey().name().toLowerCase(),
+                            range[0] + "-" + range[1] + " is not a range of ports within 0-65535");
+                }
+            }
+            if (blockSize < 1 || blockSize > 1024 || Integer.bitCount(blockSize) != 1) {
+                throw new ConfigException("pool4.blockSize", blockSize + " is not a power of two from 1 to 1024"
+                        + " (blocks must not straddle the well-known/registered/dynamic boundaries)");
+            }
+            if (blocksPerSubscriber < 1) {
+                throw new ConfigException("pool4.blocksPerSubscriber", "must be at least 1");
+            }
+            if (subscriberPrefixLength < 0 || subscriberPrefixLength > 128) {
+                throw new ConfigException("pool4.subscriberPrefixLength", "must be between 0 and 128");
+            }
+            if (holdMillis < MIN_HOLD_MILLIS) {
+                throw new ConfigException("pool4.holdMillis", holdMillis
+                        + " ms is shorter than the 120 s RFC 6888 REQ-8 asks before a port is reused");
+            }
+            return new Pool4Config(this);
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package org.nat64fabric.core.pool4;
+
+import org.nat64fabric.core.addr.Ipv4Address;
+import org.nat64fabric.core.addr.Ipv6Address;
+
+/** Ports {@code first..last} of one IPv4 address, for one protocol, held by one subscriber. */
+public final class PortBlock {
+    private final Protocol protocol;
+    private final Ipv4Address address;
+    private final int first;
+    private final int last;
+    private final Ipv6Address subscriber;
+
+    PortBlock(Protocol protocol, Ipv4Address address, int first, int last, Ipv6Address subscriber) {
+        this.protocol = protocol;
+        this.address = address;
+        this.first = first;
+        this.last = last;
+        this.subscriber = subscriber;
+    }
+
+    public Protocol protocol() {
+        return protocol;
+    }
+
+    public Ipv4Address address() {
+        return address;
+    }
+
+    public int first() {
+        return first;
+    }
+
+    public int last() {
+        return last;
+    }
+
+    /** The subscriber: its IPv6 address masked to the configured subscriber prefix length. */
+    public Ipv6Address subscriber() {
+        return subscriber;
+    }
+
+    @Override
+    public String toString() {
+        return protocol + " " + address + ":" + first + "-" + last + " for " + subscriber;
+    }
+}

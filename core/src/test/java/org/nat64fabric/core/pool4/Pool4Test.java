@@ -1,0 +1,173 @@
+package org.nat64fabric.core.pool4;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.nat64fabric.core.ConfigException;
+import org.nat64fabric.core.addr.Ipv4Address;
+import org.nat64fabric.core.addr.Ipv4Prefix;
+import org.nat64fabric.core.addr.Ipv6Address;
+
+class Pool4Test {
+    private static Ipv6Address host(int n) {
+        return Ipv6Address.of(0x20010db800010000L, n);
+    }
+
+    private static Pool4Config.Builder pool(String... prefixes) {
+        List<Ipv4Prefix> list = new ArrayList<>();
+        for (String p : prefixes) {
+            list.add(Ipv4Prefix.parse(p, "pool4"));
+        }
+        return Pool4Config.builder().addresses(list);
+    }
+
+    private static TransportAddress get(Pool4.Result r) {
+        return r.address().orElseThrow(() -> new AssertionError("refused: " + r.refusal().orElseThrow()));
+    }
+
+    @Test
+    void portsKeepParityAndRangeOfTheSourcePort() {
+        Pool4 p = new Pool4(pool("192.0.2.1/32").ports(Protocol.UDP, 0, 65535).build());
+        for (int source : new int[] {5060, 5061, 80, 81, 50000, 50001, 1023, 49152}) {
+            TransportAddress t = get(p.allocate(Protocol.UDP, host(1), source, 0));
+            assertEquals(source & 1, t.port() & 1, "parity of " + source);
+            assertEquals(Pool4.rangeClass(source), Pool4.rangeClass(t.port()), "range of " + source + " -> " + t);
+        }
+    }
+
+    @Test
+    void aSubscriberKeepsOneAddressForEveryProtocolAndSubscribersSpreadOut() {
+        Pool4 p = new Pool4(pool("192.0.2.0/30").build());
+        Set<Ipv4Address> first = new HashSet<>();
+        for (int s = 1; s <= 4; s++) {
+            Set<Ipv4Address> used = new HashSet<>();
+            for (Protocol proto : Protocol.values()) {
+                for (int port = 2000; port < 2300; port++) {
+                    used.add(get(p.allocate(proto, host(s), port, 0)).address());
+                }
+            }
+            assertEquals(1, used.size(), "paired pooling for subscriber " + s + ": " + used);
+            first.addAll(used);
+        }
+        assertEquals(4, first.size(), "four subscribers, four addresses: the least used one is chosen");
+    }
+
+    @Test
+    void aSubscriberOverItsLimitIsRefusedAndOthersAreNotAffected() {
+        Pool4 p = new Pool4(pool("192.0.2.1/32").blockSize(4).blocksPerSubscriber(2).build());
+        for (int i = 0; i < 8; i++) {
+            get(p.allocate(Protocol.TCP, host(1), 3000 + i, 0));
+        }
+        Pool4.Result over = p.allocate(Protocol.TCP, host(1), 4000, 0);
+        assertEquals(Optional.of(Pool4.Refusal.SUBSCRIBER_LIMIT), over.refusal());
+        get(p.allocate(Protocol.TCP, host(2), 3000, 0));
+        assertEquals(2, p.blocksOf(host(1)).size());
+    }
+
+    @Test
+    void exhaustionRefusesCleanlyAndEvictsNothing() {
+        Pool4 p = new Pool4(pool("192.0.2.1/32").ports(Protocol.UDP, 1024, 1031).blockSize(4).build());
+        TransportAddress a = get(p.allocate(Protocol.UDP, host(1), 5000, 0));
+        TransportAddress b = get(p.allocate(Protocol.UDP, host(2), 5000, 0));
+        assertEquals(Optional.of(Pool4.Refusal.EXHAUSTED), p.allocate(Protocol.UDP, host(3), 5000, 0).refusal());
+        p.release(Protocol.UDP, a, 0);                // both still allocated: release succeeds
+        p.release(Protocol.UDP, b, 0);
+        assertThrows(IllegalStateException.class, () -> p.release(Protocol.UDP, a, 0));
+    }
+
+    @Test
+    void aFreedPortRestsFor120SecondsBeforeAnyoneGetsItAgain() {
+        Pool4 p = new Pool4(pool("192.0.2.1/32").ports(Protocol.UDP, 1024, 1027).blockSize(4).blocksPerSubscriber(1)
+                .build());
+        List<TransportAddress> all = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            all.add(get(p.allocate(Protocol.UDP, host(1), 1024 + i, 0)));
+        }
+        p.release(Protocol.UDP, all.get(0), 1_000);
+        assertTrue(p.allocate(Protocol.UDP, host(1), 1024, 120_999).refusal().isPresent(), "still resting");
+        assertEquals(all.get(0), get(p.allocate(Protocol.UDP, host(1), 1024, 121_000)));
+        for (TransportAddress t : all) {
+            p.release(Protocol.UDP, t, 200_000);
+        }
+        assertEquals(List.of(), p.expire(319_999), "the block waits for its last resting port");
+        assertEquals(1, p.expire(320_000).size());
+        assertEquals(List.of(), p.blocksOf(host(1)));
+        get(p.allocate(Protocol.UDP, host(2), 1024, 320_000));   // the block went back to the pool
+    }
+
+    @Test
+    void staticEntriesReserveTheirPortUnlessAnotherSubscriberHoldsTheBlock() {
+        Pool4 p = new Pool4(pool("192.0.2.1/32").blockSize(16).build());
+        TransportAddress web = new TransportAddress(Ipv4Address.parse("192.0.2.1", "a"), 8080);
+        Pool4.Result r = p.reserve(Protocol.TCP, web, host(1), 0);
+        assertEquals(Optional.of(web), r.address());
+        assertTrue(r.newBlock().isPresent(), "a new block is logged");
+        assertEquals(Optional.of(Pool4.Refusal.TAKEN), p.reserve(Protocol.TCP, web, host(1), 0).refusal());
+        TransportAddress next = new TransportAddress(web.address(), 8081);
+        assertEquals(Optional.of(Pool4.Refusal.TAKEN), p.reserve(Protocol.TCP, next, host(2), 0).refusal());
+        assertEquals(Optional.of(next), p.reserve(Protocol.TCP, next, host(1), 0).address());
+    }
+
+    @Test
+    void concurrentSetupsNeverShareATransportAddress() throws InterruptedException {
+        Pool4 p = new Pool4(pool("192.0.2.0/29").blockSize(64).blocksPerSubscriber(64).build());
+        ConcurrentLinkedQueue<TransportAddress> got = new ConcurrentLinkedQueue<>();
+        ConcurrentLinkedQueue<Pool4.Refusal> refused = new ConcurrentLinkedQueue<>();
+        int threads = 8;
+        int perThread = 3000;
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int id = t;
+            Thread w = new Thread(() -> {
+                try {
+                    start.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int i = 0; i < perThread; i++) {
+                    Pool4.Result r = p.allocate(Protocol.TCP, host(id * 100 + i % 37), 1024 + i, 0);
+                    r.address().ifPresent(got::add);
+                    r.refusal().ifPresent(refused::add);
+                }
+            });
+            workers.add(w);
+            w.start();
+        }
+        start.countDown();
+        for (Thread w : workers) {
+            w.join();
+        }
+        Set<TransportAddress> unique = new HashSet<>(got);
+        assertEquals(got.size(), unique.size(), "a transport address was handed out twice");
+        assertEquals(threads * perThread, got.size() + refused.size());
+        assertTrue(got.size() > threads * perThread / 2, "most setups succeed: " + got.size());
+        Set<Pool4.Refusal> why = refused.stream().collect(Collectors.toSet());
+        assertTrue(why.isEmpty() || why.equals(Set.of(Pool4.Refusal.SUBSCRIBER_LIMIT)) || why.contains(Pool4.Refusal.EXHAUSTED),
+                why.toString());
+    }
+
+    @Test
+    void badConfigurationNamesTheField() {
+        ConfigException e = assertThrows(ConfigException.class, () -> pool("192.0.2.0/24").holdMillis(60_000).build());
+        assertEquals("pool4.holdMillis", e.field());
+        e = assertThrows(ConfigException.class, () -> pool("192.0.2.0/24").blockSize(100).build());
+        assertEquals("pool4.blockSize", e.field());
+        e = assertThrows(ConfigException.class, () -> pool("192.0.2.0/24", "192.0.2.128/25").build());
+        assertEquals("pool4.addresses[1]", e.field());
+        e = assertThrows(ConfigException.class, () -> pool("192.0.2.0/24").ports(Protocol.TCP, 2000, 1000).build());
+        assertEquals("pool4.ports.tcp", e.field());
+        e = assertThrows(ConfigException.class, () -> pool().build());
+        assertEquals("pool4.addresses", e.field());
+    }
+}
