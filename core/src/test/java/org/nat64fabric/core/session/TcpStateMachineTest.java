@@ -1,0 +1,72 @@
+package org.nat64fabric.core.session;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
+import org.nat64fabric.core.ConfigException;
+import org.nat64fabric.core.session.TcpStateMachine.Segment;
+import org.nat64fabric.core.session.TcpStateMachine.Side;
+import org.nat64fabric.core.session.TcpStateMachine.Step;
+
+class TcpStateMachineTest {
+    private final TcpStateMachine m = new TcpStateMachine(Timeouts.DEFAULTS);
+
+    private Step run(TcpState from, Object... events) {
+        Step s = new Step(from, 0);
+        for (int i = 0; i < events.length; i += 2) {
+            s = m.onSegment(s.state, (Side) events[i], (Segment) events[i + 1]);
+        }
+        return s;
+    }
+
+    @Test
+    void outboundOpenAndBothFinsCloseAfterTheTransitoryTime() {
+        Step s = run(TcpState.CLOSED, Side.V6, Segment.SYN);
+        assertEquals(TcpState.V6_INIT, s.state);
+        assertEquals(240, s.lifetime);
+        s = run(s.state, Side.V4, Segment.SYN);
+        assertEquals(TcpState.ESTABLISHED, s.state);
+        assertEquals(7440, s.lifetime);
+        s = run(s.state, Side.V4, Segment.FIN, Side.V6, Segment.FIN);
+        assertEquals(TcpState.V4_FIN_V6_FIN_RCV, s.state);
+        assertEquals(240, s.lifetime);
+        assertEquals(TcpState.CLOSED, m.onIdle(s.state).state);
+    }
+
+    @Test
+    void inboundSynWaitsSixSecondsForSimultaneousOpen() {
+        Step s = run(TcpState.CLOSED, Side.V4, Segment.SYN);
+        assertEquals(TcpState.V4_INIT, s.state);
+        assertEquals(6, s.lifetime);
+        assertEquals(TcpState.ESTABLISHED, run(s.state, Side.V6, Segment.SYN).state);
+        assertEquals(TcpState.CLOSED, m.onIdle(TcpState.V4_INIT).state, "no IPv6 SYN in 6 s: dropped");
+    }
+
+    @Test
+    void rstMovesToTransitoryAndTrafficBringsItBack() {
+        Step s = run(TcpState.ESTABLISHED, Side.V6, Segment.RST);
+        assertEquals(TcpState.TRANS, s.state);
+        assertEquals(240, s.lifetime);
+        assertEquals(TcpState.ESTABLISHED, run(TcpState.TRANS, Side.V4, Segment.OTHER).state);
+        assertEquals(TcpState.CLOSED, m.onIdle(TcpState.TRANS).state);
+        assertEquals(TcpState.TRANS, m.onIdle(TcpState.ESTABLISHED).state, "idle established: transitory");
+    }
+
+    @Test
+    void finFromOneSideKeepsTheSessionEstablishedLong() {
+        assertEquals(TcpState.V6_FIN_RCV, run(TcpState.ESTABLISHED, Side.V6, Segment.FIN).state);
+        assertEquals(7440, run(TcpState.ESTABLISHED, Side.V6, Segment.FIN).lifetime);
+        assertEquals(TcpState.V6_FIN_RCV, run(TcpState.V6_FIN_RCV, Side.V6, Segment.FIN).state, "same side again");
+        assertEquals(TcpState.CLOSED, run(TcpState.CLOSED, Side.V6, Segment.FIN).state, "no SYN, no session");
+    }
+
+    @Test
+    void timeoutsBelowTheRfcFloorsAreRefusedNamingTheField() {
+        assertEquals("timeouts.udp", assertThrows(ConfigException.class,
+                () -> Timeouts.of(60, 7440, 240, 6, 60)).field());
+        assertEquals("timeouts.tcpEstablished", assertThrows(ConfigException.class,
+                () -> Timeouts.of(300, 3600, 240, 6, 60)).field());
+        assertEquals(300, Timeouts.of(300, 7440, 240, 6, 60).udp);
+    }
+}
