@@ -6,7 +6,7 @@ import java.net.InetAddress;
 import org.nat64fabric.core.ConfigException;
 
 /** An IPv4 address as a 32-bit value. */
-public final class Ipv4Address implements Comparable<Ipv4Address> {
+public final class Ipv4Address {
     private final int bits;
 
     private Ipv4Address(int bits) {
@@ -41,11 +41,6 @@ public final class Ipv4Address implements Comparable<Ipv4Address> {
     /** The address as an unsigned number. */
     public long unsigned() {
         return bits & 0xffffffffL;
-    }
-
-    @Override
-    public int compareTo(Ipv4Address o) {
-        return Integer.compareUnsigned(bits, o.bits);
     }
 
     @Override

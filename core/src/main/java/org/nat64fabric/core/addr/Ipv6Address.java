@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
 import org.nat64fabric.core.ConfigException;
 
 /** An IPv6 address as two 64-bit halves. */
-public final class Ipv6Address implements Comparable<Ipv6Address> {
+public final class Ipv6Address {
     private final long high;
     private final long low;
 
@@ -59,12 +59,6 @@ public final class Ipv6Address implements Comparable<Ipv6Address> {
 
     public byte[] toBytes() {
         return ByteBuffer.allocate(16).putLong(high).putLong(low).array();
-    }
-
-    @Override
-    public int compareTo(Ipv6Address o) {
-        int c = Long.compareUnsigned(high, o.high);
-        return c != 0 ? c : Long.compareUnsigned(low, o.low);
     }
 
     @Override

@@ -50,6 +50,17 @@ public final class Pool4 {
         }
     }
 
+    /** A usable port and the block it is in. */
+    private static final class Free {
+        final Block block;
+        final int port;
+
+        Free(Block block, int port) {
+            this.block = block;
+            this.port = port;
+        }
+    }
+
     private static final class Block {
         final PortBlock info;
         final BitSet used = new BitSet();
@@ -104,27 +115,27 @@ public final class Pool4 {
         List<Block> own = blocksOf(protocol, subscriber);
         int cls = rangeClass(sourcePort);
         int parity = sourcePort & 1;
-        Optional<TransportAddress> found = find(own, now, cls, parity);
+        Optional<Free> found = find(own, now, cls, parity);
         if (found.isPresent()) {
-            return take(own, found.get(), null);
+            return take(found.get(), null);
         }
         if (own.size() < config.blocksPerSubscriber) {
             Optional<Block> fresh = openBlock(protocol, subscriber, cls);
             if (fresh.isPresent()) {
                 own.add(fresh.get());
-                return take(own, find(List.of(fresh.get()), now, cls, parity)
+                return take(find(List.of(fresh.get()), now, cls, parity)
                         .or(() -> find(List.of(fresh.get()), now, cls, -1)).orElseThrow(), fresh.get().info);
             }
         }
         found = find(own, now, cls, -1).or(() -> find(own, now, -1, -1));
         if (found.isPresent()) {
-            return take(own, found.get(), null);
+            return take(found.get(), null);
         }
         if (own.size() < config.blocksPerSubscriber) {
             Optional<Block> fresh = openBlock(protocol, subscriber, -1);
             if (fresh.isPresent()) {
                 own.add(fresh.get());
-                return take(own, find(List.of(fresh.get()), now, -1, -1).orElseThrow(), fresh.get().info);
+                return take(find(List.of(fresh.get()), now, -1, -1).orElseThrow(), fresh.get().info);
             }
         }
         return new Result(null, own.size() >= config.blocksPerSubscriber ? Refusal.SUBSCRIBER_LIMIT
@@ -207,25 +218,20 @@ public final class Pool4 {
     }
 
     /** A usable port in {@code candidates}, of range class {@code cls} and {@code parity} (-1: any). */
-    private static Optional<TransportAddress> find(List<Block> candidates, long now, int cls, int parity) {
+    private static Optional<Free> find(List<Block> candidates, long now, int cls, int parity) {
         for (Block b : candidates) {
             for (int port = b.info.first(); port <= b.info.last(); port++) {
                 if ((cls < 0 || rangeClass(port) == cls) && (parity < 0 || (port & 1) == parity) && b.usable(port, now)) {
-                    return Optional.of(new TransportAddress(b.info.address(), port));
+                    return Optional.of(new Free(b, port));
                 }
             }
         }
         return Optional.empty();
     }
 
-    private Result take(List<Block> own, TransportAddress t, PortBlock opened) {
-        for (Block b : own) {
-            if (b.info.address().equals(t.address()) && t.port() >= b.info.first() && t.port() <= b.info.last()) {
-                b.used.set(t.port() - b.info.first());
-                return new Result(t, null, opened);
-            }
-        }
-        throw new IllegalStateException("no block holds " + t);
+    private static Result take(Free f, PortBlock opened) {
+        f.block.used.set(f.port - f.block.info.first());
+        return new Result(new TransportAddress(f.block.info.address(), f.port), null, opened);
     }
 
     /** A free block for the subscriber on its paired address (or the least used one), in range class {@code cls}. */

@@ -1,7 +1,6 @@
 package org.nat64fabric.core.session;
 
 import org.nat64fabric.core.ConfigException;
-import org.nat64fabric.core.pool4.Protocol;
 
 /**
  * RFC 6146 section 4 session lifetimes, in seconds, with the RFC's floors: UDP at least 2 min
@@ -38,13 +37,5 @@ public final class Timeouts {
         if (value < floor) {
             throw new ConfigException(field, value + " s is below " + floor + " s (" + why + ")");
         }
-    }
-
-    /** The lifetime of a UDP or ICMP session; TCP's depends on its state (TcpStateMachine). */
-    public long of(Protocol p) {
-        if (p == Protocol.TCP) {
-            throw new IllegalArgumentException("TCP lifetimes follow the session's state");
-        }
-        return p == Protocol.UDP ? udp : icmp;
     }
 }
