@@ -1,14 +1,12 @@
 package org.nat64fabric.core.pool4;
 
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.Comparator;
-import java.util.EnumMap;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Address;
@@ -18,11 +16,15 @@ import org.nat64fabric.core.addr.Ipv6Address;
  * subscriber in blocks; a subscriber keeps one IPv4 address for all its blocks (paired pooling);
  * a port keeps the parity and the range (well-known, registered, dynamic) of the IPv6 source port
  * when it can; a subscriber over its block limit, or a full pool, is refused and nothing is
- * evicted; a freed port rests for the hold time before anyone gets it again. Thread-safe.
+ * evicted; a freed port rests for the hold time before anyone gets it again. With deterministic
+ * mapping (RFC 7422) a subscriber's blocks are computed from its prefix instead of chosen.
+ *
+ * <p>All state is in the {@link PortStore}, whose atomic claims keep addresses unique across
+ * controller instances sharing it.
  */
 public final class Pool4 {
     /** Why an allocation was refused. */
-    public enum Refusal { EXHAUSTED, SUBSCRIBER_LIMIT, TAKEN }
+    public enum Refusal { EXHAUSTED, SUBSCRIBER_LIMIT, TAKEN, NOT_A_SUBSCRIBER }
 
     /** An allocation: the transport address, or why there is none; and the block it opened, if any. */
     public static final class Result {
@@ -50,54 +52,31 @@ public final class Pool4 {
         }
     }
 
-    /** A usable port and the block it is in. */
-    private static final class Free {
-        final Block block;
-        final int port;
-
-        Free(Block block, int port) {
-            this.block = block;
-            this.port = port;
-        }
-    }
-
-    private static final class Block {
-        final PortBlock info;
-        final BitSet used = new BitSet();
-        final Map<Integer, Long> resting = new HashMap<>();   // port -> when it may be used again
-
-        Block(PortBlock info) {
-            this.info = info;
-        }
-
-        boolean usable(int port, long now) {
-            return !used.get(port - info.first()) && resting.getOrDefault(port, 0L) <= now;
-        }
-
-        boolean idle(long now) {
-            return used.isEmpty() && resting.values().stream().allMatch(t -> t <= now);
-        }
-    }
-
     private final Pool4Config config;
+    private final PortStore store;
     private final List<Ipv4Address> addresses = new ArrayList<>();
-    private final Map<Protocol, Map<Long, Block>> blocks = new EnumMap<>(Protocol.class);   // key: address << 16 | block
-    private final Map<Ipv6Address, Ipv4Address> paired = new HashMap<>();
 
-    public Pool4(Pool4Config config) {
+    public Pool4(Pool4Config config, PortStore store) {
         this.config = config;
+        this.store = store;
         for (Ipv4Prefix p : config.addresses) {
             for (long i = 0; i < p.size(); i++) {
                 addresses.add(p.at(i));
             }
         }
-        for (Protocol p : Protocol.values()) {
-            blocks.put(p, new HashMap<>());
-        }
+    }
+
+    public Pool4Config config() {
+        return config;
     }
 
     public Ipv6Address subscriberOf(Ipv6Address source) {
         return source.mask(config.subscriberPrefixLength);
+    }
+
+    /** Whether {@code address} is one pool4 hands out. */
+    public boolean contains(Ipv4Address address) {
+        return config.addresses.stream().anyMatch(p -> p.contains(address));
     }
 
     /** 0 well-known, 1 registered, 2 dynamic (RFC 6335). */
@@ -105,165 +84,216 @@ public final class Pool4 {
         return port < 1024 ? 0 : port < 49152 ? 1 : 2;
     }
 
-    private static long key(Ipv4Address a, int blockIndex) {
-        return a.unsigned() << 16 | blockIndex;
-    }
-
     /** A new transport address for a mapping from {@code source} port {@code sourcePort}. */
     public synchronized Result allocate(Protocol protocol, Ipv6Address source, int sourcePort, long now) {
         Ipv6Address subscriber = subscriberOf(source);
-        List<Block> own = blocksOf(protocol, subscriber);
+        if (config.deterministic != null && !config.deterministic.contains(subscriber)) {
+            return new Result(null, Refusal.NOT_A_SUBSCRIBER, null);
+        }
         int cls = rangeClass(sourcePort);
         int parity = sourcePort & 1;
-        Optional<Free> found = find(own, now, cls, parity);
+        List<PortBlock> own = blocksOf(protocol, subscriber);
+        Optional<TransportAddress> found = claim(own, now, cls, parity);
         if (found.isPresent()) {
-            return take(found.get(), null);
+            return new Result(found.get(), null, null);
         }
-        if (own.size() < config.blocksPerSubscriber) {
-            Optional<Block> fresh = openBlock(protocol, subscriber, cls);
-            if (fresh.isPresent()) {
-                own.add(fresh.get());
-                return take(find(List.of(fresh.get()), now, cls, parity)
-                        .or(() -> find(List.of(fresh.get()), now, cls, -1)).orElseThrow(), fresh.get().info);
-            }
+        Optional<Result> fresh = inNewBlock(protocol, subscriber, own, now, cls, parity);
+        if (fresh.isPresent()) {
+            return fresh.get();
         }
-        found = find(own, now, cls, -1).or(() -> find(own, now, -1, -1));
+        found = claim(own, now, cls, -1).or(() -> claim(own, now, -1, -1));
         if (found.isPresent()) {
-            return take(found.get(), null);
+            return new Result(found.get(), null, null);
         }
-        if (own.size() < config.blocksPerSubscriber) {
-            Optional<Block> fresh = openBlock(protocol, subscriber, -1);
-            if (fresh.isPresent()) {
-                own.add(fresh.get());
-                return take(find(List.of(fresh.get()), now, -1, -1).orElseThrow(), fresh.get().info);
-            }
-        }
-        return new Result(null, own.size() >= config.blocksPerSubscriber ? Refusal.SUBSCRIBER_LIMIT
-                : Refusal.EXHAUSTED, null);
+        return inNewBlock(protocol, subscriber, own, now, -1, -1).orElseGet(() -> new Result(null,
+                own.size() >= config.blocksPerSubscriber ? Refusal.SUBSCRIBER_LIMIT : Refusal.EXHAUSTED, null));
     }
 
     /**
      * A chosen transport address for a static BIB entry. Refused when its block belongs to another
-     * subscriber or the port is in use or resting.
+     * subscriber, would break paired pooling, or the port is in use or resting.
      */
     public synchronized Result reserve(Protocol protocol, TransportAddress wanted, Ipv6Address source, long now) {
         Ipv6Address subscriber = subscriberOf(source);
-        int index = wanted.port() / config.blockSize;
         int[] range = config.portRanges.get(protocol);
         if (!addresses.contains(wanted.address()) || wanted.port() < range[0] || wanted.port() > range[1]) {
             return new Result(null, Refusal.TAKEN, null);
         }
-        Block b = blocks.get(protocol).get(key(wanted.address(), index));
+        Optional<PortBlock> holder = store.blocks().stream()
+                .filter(b -> b.protocol() == protocol && b.address().equals(wanted.address()) && b.contains(wanted.port()))
+                .findFirst();
         PortBlock opened = null;
-        if (b == null) {
-            Ipv4Address pair = paired.get(subscriber);
-            if (pair != null && !pair.equals(wanted.address())) {
-                return new Result(null, Refusal.TAKEN, null);   // would break paired pooling
+        if (holder.isEmpty()) {
+            Optional<Ipv4Address> pair = pairedAddress(subscriber);
+            if (pair.isPresent() && !pair.get().equals(wanted.address())) {
+                return new Result(null, Refusal.TAKEN, null);
             }
-            b = newBlock(protocol, wanted.address(), index, subscriber);
-            opened = b.info;
-        } else if (!b.info.subscriber().equals(subscriber) || !b.usable(wanted.port(), now)) {
+            opened = block(protocol, wanted.address(), wanted.port() / config.blockSize, subscriber);
+            if (!store.claimBlock(opened)) {
+                return new Result(null, Refusal.TAKEN, null);
+            }
+        } else if (!holder.get().subscriber().equals(subscriber)) {
             return new Result(null, Refusal.TAKEN, null);
         }
-        b.used.set(wanted.port() - b.info.first());
+        if (!store.claimPort(protocol, wanted, now)) {
+            if (opened != null) {
+                store.releaseBlock(opened);
+            }
+            return new Result(null, Refusal.TAKEN, null);
+        }
         return new Result(wanted, null, opened);
     }
 
     /** The mapping using {@code address} ended: its port rests for the hold time. */
-    public synchronized void release(Protocol protocol, TransportAddress address, long now) {
-        Block b = blocks.get(protocol).get(key(address.address(), address.port() / config.blockSize));
-        if (b == null || !b.used.get(address.port() - b.info.first())) {
-            throw new IllegalStateException(protocol + " " + address + " is not allocated");
-        }
-        b.used.clear(address.port() - b.info.first());
-        b.resting.put(address.port(), now + config.holdMillis);
+    public void release(Protocol protocol, TransportAddress address, long now) {
+        store.restPort(protocol, address, now + config.holdMillis);
     }
 
     /** Returns to the pool the blocks with no mapping and no resting port left; they are returned for logging. */
     public synchronized List<PortBlock> expire(long now) {
         List<PortBlock> freed = new ArrayList<>();
-        for (Map<Long, Block> byKey : blocks.values()) {
-            for (Iterator<Block> it = byKey.values().iterator(); it.hasNext(); ) {
-                Block b = it.next();
-                if (b.idle(now)) {
-                    it.remove();
-                    freed.add(b.info);
-                }
+        for (PortBlock b : store.blocks()) {
+            boolean busy = false;
+            for (int port = b.first(); port <= b.last() && !busy; port++) {
+                busy = store.portBusy(b.protocol(), new TransportAddress(b.address(), port), now);
             }
-        }
-        for (PortBlock f : freed) {
-            boolean stillHolds = blocks.values().stream()
-                    .anyMatch(m -> m.values().stream().anyMatch(b -> b.info.subscriber().equals(f.subscriber())));
-            if (!stillHolds) {
-                paired.remove(f.subscriber());
+            if (!busy) {
+                store.releaseBlock(b);
+                freed.add(b);
             }
         }
         return freed;
     }
 
     /** The blocks a subscriber holds now. */
-    public synchronized List<PortBlock> blocksOf(Ipv6Address subscriber) {
+    public List<PortBlock> blocksOf(Ipv6Address subscriber) {
+        return store.blocks().stream().filter(b -> b.subscriber().equals(subscriber)).collect(Collectors.toList());
+    }
+
+    /**
+     * RFC 7422: the blocks a subscriber gets under deterministic mapping, which an operator can
+     * compute from the configuration alone (so blocks need no log record).
+     */
+    public List<PortBlock> deterministicBlocks(Protocol protocol, Ipv6Address subscriber) {
+        long index = subscriberIndex(subscriber);
+        int[] indexes = blockIndexes(protocol);
+        long perAddress = indexes[1] - indexes[0] + 1L;
         List<PortBlock> out = new ArrayList<>();
-        for (Map<Long, Block> byKey : blocks.values()) {
-            byKey.values().stream().filter(b -> b.info.subscriber().equals(subscriber)).forEach(b -> out.add(b.info));
+        for (int j = 0; j < config.blocksPerSubscriber; j++) {
+            long g = index * config.blocksPerSubscriber + j;
+            out.add(block(protocol, addresses.get((int) (g / perAddress)), (int) (indexes[0] + g % perAddress),
+                    subscriber));
         }
         return out;
     }
 
-    private List<Block> blocksOf(Protocol protocol, Ipv6Address subscriber) {
-        List<Block> own = new ArrayList<>();
-        blocks.get(protocol).values().stream().filter(b -> b.info.subscriber().equals(subscriber))
-                .sorted(Comparator.comparingInt(b -> b.info.first())).forEach(own::add);
-        return own;
+    private long subscriberIndex(Ipv6Address subscriber) {
+        long index = 0;
+        for (int i = config.deterministic.length(); i < config.subscriberPrefixLength; i++) {
+            index = index << 1 | subscriber.bit(i);
+        }
+        return index;
     }
 
-    /** A usable port in {@code candidates}, of range class {@code cls} and {@code parity} (-1: any). */
-    private static Optional<Free> find(List<Block> candidates, long now, int cls, int parity) {
-        for (Block b : candidates) {
-            for (int port = b.info.first(); port <= b.info.last(); port++) {
-                if ((cls < 0 || rangeClass(port) == cls) && (parity < 0 || (port & 1) == parity) && b.usable(port, now)) {
-                    return Optional.of(new Free(b, port));
+    /** The first and last block index inside the protocol's port range. */
+    private int[] blockIndexes(Protocol protocol) {
+        int[] range = config.portRanges.get(protocol);
+        return new int[] {range[0] / config.blockSize, range[1] / config.blockSize};
+    }
+
+    private List<PortBlock> blocksOf(Protocol protocol, Ipv6Address subscriber) {
+        return store.blocks().stream().filter(b -> b.protocol() == protocol && b.subscriber().equals(subscriber))
+                .sorted(Comparator.comparingLong((PortBlock b) -> b.address().unsigned()).thenComparingInt(PortBlock::first))
+                .collect(Collectors.toList());
+    }
+
+    private Optional<Ipv4Address> pairedAddress(Ipv6Address subscriber) {
+        return store.blocks().stream().filter(b -> b.subscriber().equals(subscriber)).map(PortBlock::address)
+                .findFirst();
+    }
+
+    /** Claims a usable port in {@code candidates}, of range class {@code cls} and {@code parity} (-1: any). */
+    private Optional<TransportAddress> claim(List<PortBlock> candidates, long now, int cls, int parity) {
+        for (PortBlock b : candidates) {
+            for (int port = b.first(); port <= b.last(); port++) {
+                if ((cls < 0 || rangeClass(port) == cls) && (parity < 0 || (port & 1) == parity)) {
+                    TransportAddress t = new TransportAddress(b.address(), port);
+                    if (store.claimPort(b.protocol(), t, now)) {
+                        return Optional.of(t);
+                    }
                 }
             }
         }
         return Optional.empty();
     }
 
-    private static Result take(Free f, PortBlock opened) {
-        f.block.used.set(f.port - f.block.info.first());
-        return new Result(new TransportAddress(f.block.info.address(), f.port), null, opened);
+    /** Opens a block for the subscriber (if under its limit) in range class {@code cls} and claims a port in it. */
+    private Optional<Result> inNewBlock(Protocol protocol, Ipv6Address subscriber, List<PortBlock> own, long now,
+                                        int cls, int parity) {
+        if (own.size() >= config.blocksPerSubscriber) {
+            return Optional.empty();
+        }
+        for (PortBlock candidate : candidateBlocks(protocol, subscriber, cls)) {
+            if (!store.claimBlock(candidate)) {
+                continue;   // another subscriber, or another controller instance, has it
+            }
+            if (blocksOf(protocol, subscriber).size() > config.blocksPerSubscriber) {
+                store.releaseBlock(candidate);   // another instance opened one for this subscriber meanwhile
+                return Optional.empty();
+            }
+            own.add(candidate);
+            Optional<TransportAddress> t = claim(List.of(candidate), now, cls, parity)
+                    .or(() -> claim(List.of(candidate), now, cls, -1))
+                    .or(() -> claim(List.of(candidate), now, -1, -1));
+            if (t.isPresent()) {
+                return Optional.of(new Result(t.get(), null, candidate));
+            }
+        }
+        return Optional.empty();
     }
 
-    /** A free block for the subscriber on its paired address (or the least used one), in range class {@code cls}. */
-    private Optional<Block> openBlock(Protocol protocol, Ipv6Address subscriber, int cls) {
-        int[] range = config.portRanges.get(protocol);
-        Ipv4Address pair = paired.get(subscriber);
-        List<Ipv4Address> choices = new ArrayList<>(pair != null ? List.of(pair) : addresses);
-        if (pair == null) {
-            Map<Ipv4Address, Long> load = new HashMap<>();
-            for (Block b : blocks.get(protocol).values()) {
-                load.merge(b.info.address(), 1L, Long::sum);
+    /** Blocks a subscriber may open, best first: its deterministic ones, or free ones on its paired (else least used) address. */
+    private List<PortBlock> candidateBlocks(Protocol protocol, Ipv6Address subscriber, int cls) {
+        List<PortBlock> held = store.blocks();
+        List<PortBlock> out = new ArrayList<>();
+        if (config.deterministic != null) {
+            for (PortBlock b : deterministicBlocks(protocol, subscriber)) {
+                if ((cls < 0 || rangeClass(b.first()) == cls) && !held.contains(b)) {
+                    out.add(b);
+                }
             }
+            return out;
+        }
+        Optional<Ipv4Address> pair = pairedAddress(subscriber);
+        List<Ipv4Address> choices = new ArrayList<>(pair.map(List::of).orElse(addresses));
+        if (pair.isEmpty()) {
+            Map<Ipv4Address, Long> load = new HashMap<>();
+            held.stream().filter(b -> b.protocol() == protocol).forEach(b -> load.merge(b.address(), 1L, Long::sum));
             choices.sort(Comparator.comparingLong((Ipv4Address a) -> load.getOrDefault(a, 0L)));
         }
+        int[] indexes = blockIndexes(protocol);
         for (Ipv4Address a : choices) {
-            for (int index = range[0] / config.blockSize; index <= range[1] / config.blockSize; index++) {
-                int first = Math.max(index * config.blockSize, range[0]);
-                if ((cls < 0 || rangeClass(first) == cls) && !blocks.get(protocol).containsKey(key(a, index))) {
-                    return Optional.of(newBlock(protocol, a, index, subscriber));
+            for (int index = indexes[0]; index <= indexes[1]; index++) {
+                PortBlock b = block(protocol, a, index, subscriber);
+                if ((cls < 0 || rangeClass(b.first()) == cls) && held.stream().noneMatch(h -> sameStart(h, b))) {
+                    out.add(b);
+                    if (out.size() > 8) {
+                        return out;   // enough to survive races; the next call looks again
+                    }
                 }
             }
         }
-        return Optional.empty();
+        return out;
     }
 
-    private Block newBlock(Protocol protocol, Ipv4Address a, int index, Ipv6Address subscriber) {
+    private static boolean sameStart(PortBlock a, PortBlock b) {
+        return a.protocol() == b.protocol() && a.address().equals(b.address()) && a.first() == b.first();
+    }
+
+    private PortBlock block(Protocol protocol, Ipv4Address a, int index, Ipv6Address subscriber) {
         int[] range = config.portRanges.get(protocol);
         int first = Math.max(index * config.blockSize, range[0]);
         int last = Math.min(index * config.blockSize + config.blockSize - 1, range[1]);
-        Block b = new Block(new PortBlock(protocol, a, first, last, subscriber));
-        blocks.get(protocol).put(key(a, index), b);
-        paired.putIfAbsent(subscriber, a);
-        return b;
+        return new PortBlock(protocol, a, first, last, subscriber);
     }
 }

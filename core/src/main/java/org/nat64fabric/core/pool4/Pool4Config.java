@@ -5,12 +5,14 @@ import java.util.List;
 import java.util.Map;
 import org.nat64fabric.core.ConfigException;
 import org.nat64fabric.core.addr.Ipv4Prefix;
+import org.nat64fabric.core.addr.Ipv6Prefix;
 
 /**
  * What pool4 hands out: addresses, a port range per protocol, blocks of ports per subscriber
  * (RFC 6888 REQ-14: one log record per block), a limit of blocks per subscriber (REQ-4), the
  * length of the IPv6 prefix that is one subscriber, and how long a freed port rests before reuse
- * (REQ-8: at least 120 s).
+ * (REQ-8: at least 120 s). With {@code deterministic} set, the subscribers are the
+ * subscriber-length prefixes inside it and each one's blocks follow from its index (RFC 7422).
  */
 public final class Pool4Config {
     public static final long MIN_HOLD_MILLIS = 120_000;
@@ -21,6 +23,7 @@ public final class Pool4Config {
     final int blocksPerSubscriber;
     final int subscriberPrefixLength;
     final long holdMillis;
+    final Ipv6Prefix deterministic;
 
     private Pool4Config(Builder b) {
         this.addresses = List.copyOf(b.addresses);
@@ -29,6 +32,15 @@ public final class Pool4Config {
         this.blocksPerSubscriber = b.blocksPerSubscriber;
         this.subscriberPrefixLength = b.subscriberPrefixLength;
         this.holdMillis = b.holdMillis;
+        this.deterministic = b.deterministic;
+    }
+
+    public List<Ipv4Prefix> addresses() {
+        return addresses;
+    }
+
+    public int blocksPerSubscriber() {
+        return blocksPerSubscriber;
     }
 
     public static Builder builder() {
@@ -44,6 +56,7 @@ public final class Pool4Config {
         private int blocksPerSubscriber = 8;
         private int subscriberPrefixLength = 128;
         private long holdMillis = MIN_HOLD_MILLIS;
+        private Ipv6Prefix deterministic;
 
         public Builder addresses(List<Ipv4Prefix> prefixes) {
             this.addresses = prefixes;
@@ -72,6 +85,12 @@ public final class Pool4Config {
 
         public Builder holdMillis(long millis) {
             this.holdMillis = millis;
+            return this;
+        }
+
+        /** RFC 7422 deterministic mapping for the subscribers inside {@code subscribers}; null turns it off. */
+        public Builder deterministic(Ipv6Prefix subscribers) {
+            this.deterministic = subscribers;
             return this;
         }
 
@@ -108,7 +127,34 @@ public final class Pool4Config {
                 throw new ConfigException("pool4.holdMillis", holdMillis
                         + " ms is shorter than the 120 s RFC 6888 REQ-8 asks before a port is reused");
             }
+            if (deterministic != null) {
+                checkDeterministic();
+            }
             return new Pool4Config(this);
+        }
+
+        /** Every subscriber inside the prefix must get its blocks, all on one address (paired pooling). */
+        private void checkDeterministic() {
+            int bits = subscriberPrefixLength - deterministic.length();
+            if (bits < 0 || bits > 30) {
+                throw new ConfigException("pool4.deterministic", deterministic + " must be 0 to 30 bits shorter"
+                        + " than the subscriber prefix length /" + subscriberPrefixLength);
+            }
+            long addressCount = addresses.stream().mapToLong(Ipv4Prefix::size).sum();
+            for (Map.Entry<Protocol, int[]> r : portRanges.entrySet()) {
+                long perAddress = r.getValue()[1] / blockSize - r.getValue()[0] / blockSize + 1;
+                if (perAddress % blocksPerSubscriber != 0) {
+                    throw new ConfigException("pool4.blocksPerSubscriber", blocksPerSubscriber + " does not divide the "
+                            + perAddress + " " + r.getKey() + " blocks of an address: a subscriber's blocks would"
+                            + " straddle two addresses");
+                }
+                long needed = (1L << bits) * blocksPerSubscriber;
+                if (needed > perAddress * addressCount) {
+                    throw new ConfigException("pool4.deterministic", (1L << bits) + " subscribers × "
+                            + blocksPerSubscriber + " blocks need " + needed + " " + r.getKey() + " blocks; the pool has "
+                            + perAddress * addressCount + " (add addresses or shrink blocks)");
+                }
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 package org.nat64fabric.core.pool4;
 
+import java.util.Objects;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv6Address;
 
@@ -11,7 +12,7 @@ public final class PortBlock {
     private final int last;
     private final Ipv6Address subscriber;
 
-    PortBlock(Protocol protocol, Ipv4Address address, int first, int last, Ipv6Address subscriber) {
+    public PortBlock(Protocol protocol, Ipv4Address address, int first, int last, Ipv6Address subscriber) {
         this.protocol = protocol;
         this.address = address;
         this.first = first;
@@ -38,6 +39,25 @@ public final class PortBlock {
     /** The subscriber: its IPv6 address masked to the configured subscriber prefix length. */
     public Ipv6Address subscriber() {
         return subscriber;
+    }
+
+    public boolean contains(int port) {
+        return port >= first && port <= last;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof PortBlock)) {
+            return false;
+        }
+        PortBlock b = (PortBlock) o;
+        return b.protocol == protocol && b.address.equals(address) && b.first == first && b.last == last
+                && b.subscriber.equals(subscriber);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(protocol, address, first, last, subscriber);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package org.nat64fabric.core.pool4;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,6 +18,8 @@ import org.nat64fabric.core.ConfigException;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Address;
+import org.nat64fabric.core.addr.Ipv6Prefix;
+import org.nat64fabric.core.store.InMemoryNatStore;
 
 class Pool4Test {
     private static Ipv6Address host(int n) {
@@ -31,13 +34,17 @@ class Pool4Test {
         return Pool4Config.builder().addresses(list);
     }
 
+    private static Pool4 pool4(Pool4Config config) {
+        return new Pool4(config, new InMemoryNatStore());
+    }
+
     private static TransportAddress get(Pool4.Result r) {
         return r.address().orElseThrow(() -> new AssertionError("refused: " + r.refusal().orElseThrow()));
     }
 
     @Test
     void portsKeepParityAndRangeOfTheSourcePort() {
-        Pool4 p = new Pool4(pool("192.0.2.1/32").ports(Protocol.UDP, 0, 65535).build());
+        Pool4 p = pool4(pool("192.0.2.1/32").ports(Protocol.UDP, 0, 65535).build());
         for (int source : new int[] {5060, 5061, 80, 81, 50000, 50001, 1023, 49152}) {
             TransportAddress t = get(p.allocate(Protocol.UDP, host(1), source, 0));
             assertEquals(source & 1, t.port() & 1, "parity of " + source);
@@ -47,7 +54,7 @@ class Pool4Test {
 
     @Test
     void aSubscriberKeepsOneAddressForEveryProtocolAndSubscribersSpreadOut() {
-        Pool4 p = new Pool4(pool("192.0.2.0/30").build());
+        Pool4 p = pool4(pool("192.0.2.0/30").build());
         Set<Ipv4Address> first = new HashSet<>();
         for (int s = 1; s <= 4; s++) {
             Set<Ipv4Address> used = new HashSet<>();
@@ -64,7 +71,7 @@ class Pool4Test {
 
     @Test
     void aSubscriberOverItsLimitIsRefusedAndOthersAreNotAffected() {
-        Pool4 p = new Pool4(pool("192.0.2.1/32").blockSize(4).blocksPerSubscriber(2).build());
+        Pool4 p = pool4(pool("192.0.2.1/32").blockSize(4).blocksPerSubscriber(2).build());
         for (int i = 0; i < 8; i++) {
             get(p.allocate(Protocol.TCP, host(1), 3000 + i, 0));
         }
@@ -76,18 +83,20 @@ class Pool4Test {
 
     @Test
     void exhaustionRefusesCleanlyAndEvictsNothing() {
-        Pool4 p = new Pool4(pool("192.0.2.1/32").ports(Protocol.UDP, 1024, 1031).blockSize(4).build());
+        Pool4 p = pool4(pool("192.0.2.1/32").ports(Protocol.UDP, 1024, 1031).blockSize(4).build());
         TransportAddress a = get(p.allocate(Protocol.UDP, host(1), 5000, 0));
         TransportAddress b = get(p.allocate(Protocol.UDP, host(2), 5000, 0));
         assertEquals(Optional.of(Pool4.Refusal.EXHAUSTED), p.allocate(Protocol.UDP, host(3), 5000, 0).refusal());
-        p.release(Protocol.UDP, a, 0);                // both still allocated: release succeeds
-        p.release(Protocol.UDP, b, 0);
-        assertThrows(IllegalStateException.class, () -> p.release(Protocol.UDP, a, 0));
+        p.release(Protocol.UDP, a, 0);
+        assertEquals(Optional.of(Pool4.Refusal.EXHAUSTED), p.allocate(Protocol.UDP, host(3), 5000, 1).refusal(),
+                "a released port rests: still nothing for a third subscriber");
+        TransportAddress more = get(p.allocate(Protocol.UDP, host(2), 5002, 1));
+        assertNotEquals(b, more, "b is still in use: nothing was evicted");
     }
 
     @Test
     void aFreedPortRestsFor120SecondsBeforeAnyoneGetsItAgain() {
-        Pool4 p = new Pool4(pool("192.0.2.1/32").ports(Protocol.UDP, 1024, 1027).blockSize(4).blocksPerSubscriber(1)
+        Pool4 p = pool4(pool("192.0.2.1/32").ports(Protocol.UDP, 1024, 1027).blockSize(4).blocksPerSubscriber(1)
                 .build());
         List<TransportAddress> all = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
@@ -107,7 +116,7 @@ class Pool4Test {
 
     @Test
     void staticEntriesReserveTheirPortUnlessAnotherSubscriberHoldsTheBlock() {
-        Pool4 p = new Pool4(pool("192.0.2.1/32").blockSize(16).build());
+        Pool4 p = pool4(pool("192.0.2.1/32").blockSize(16).build());
         TransportAddress web = new TransportAddress(Ipv4Address.parse("192.0.2.1", "a"), 8080);
         Pool4.Result r = p.reserve(Protocol.TCP, web, host(1), 0);
         assertEquals(Optional.of(web), r.address());
@@ -119,8 +128,10 @@ class Pool4Test {
     }
 
     @Test
-    void concurrentSetupsNeverShareATransportAddress() throws InterruptedException {
-        Pool4 p = new Pool4(pool("192.0.2.0/29").blockSize(64).blocksPerSubscriber(64).build());
+    void concurrentSetupsOnTwoControllerInstancesNeverShareATransportAddress() throws InterruptedException {
+        Pool4Config config = pool("192.0.2.0/29").blockSize(64).blocksPerSubscriber(64).build();
+        InMemoryNatStore shared = new InMemoryNatStore();
+        Pool4[] instances = {new Pool4(config, shared), new Pool4(config, shared)};
         ConcurrentLinkedQueue<TransportAddress> got = new ConcurrentLinkedQueue<>();
         ConcurrentLinkedQueue<Pool4.Refusal> refused = new ConcurrentLinkedQueue<>();
         int threads = 8;
@@ -136,7 +147,7 @@ class Pool4Test {
                     return;
                 }
                 for (int i = 0; i < perThread; i++) {
-                    Pool4.Result r = p.allocate(Protocol.TCP, host(id * 100 + i % 37), 1024 + i, 0);
+                    Pool4.Result r = instances[i % 2].allocate(Protocol.TCP, host(id * 100 + i % 37), 1024 + i, 0);
                     r.address().ifPresent(got::add);
                     r.refusal().ifPresent(refused::add);
                 }
@@ -155,6 +166,33 @@ class Pool4Test {
         Set<Pool4.Refusal> why = refused.stream().collect(Collectors.toSet());
         assertTrue(why.isEmpty() || why.equals(Set.of(Pool4.Refusal.SUBSCRIBER_LIMIT)) || why.contains(Pool4.Refusal.EXHAUSTED),
                 why.toString());
+    }
+
+    @Test
+    void deterministicMappingGivesEachSubscriberItsOwnComputableBlocks() {
+        Pool4Config config = pool("192.0.2.0/29").blockSize(256).blocksPerSubscriber(4).subscriberPrefixLength(56)
+                .deterministic(Ipv6Prefix.parse("2001:db8:100::/48", "d")).build();
+        Pool4 p = pool4(config);
+        Ipv6Address fifth = Ipv6Address.parse("2001:db8:100:500::1", "h");
+        TransportAddress t = get(p.allocate(Protocol.UDP, fifth, 5000, 0));
+        // subscriber 5, UDP 1024-65535 in 256-port blocks: 252 per address; its blocks are 20..23 after the first.
+        assertEquals(Ipv4Address.parse("192.0.2.0", "a"), t.address());
+        assertTrue(t.port() >= 6144 && t.port() <= 7167 && t.port() % 2 == 0, t.toString());
+        assertEquals(p.deterministicBlocks(Protocol.UDP, p.subscriberOf(fifth)).subList(0, 1),
+                p.blocksOf(p.subscriberOf(fifth)), "blocks open on demand, in their computed order");
+        Set<String> ports = new HashSet<>();
+        for (int s = 0; s < 256; s++) {
+            Ipv6Address sub = Ipv6Address.of(0x20010db801000000L | (long) s << 8, 0);
+            for (PortBlock b : p.deterministicBlocks(Protocol.UDP, sub)) {
+                assertTrue(ports.add(b.address() + ":" + b.first()), "block given twice: " + b);
+            }
+        }
+        assertEquals(Optional.of(Pool4.Refusal.NOT_A_SUBSCRIBER),
+                p.allocate(Protocol.UDP, Ipv6Address.parse("2001:db8:200::1", "h"), 5000, 0).refusal());
+        ConfigException tooSmall = assertThrows(ConfigException.class, () -> pool("192.0.2.0/30").blockSize(256)
+                .blocksPerSubscriber(4).subscriberPrefixLength(56)
+                .deterministic(Ipv6Prefix.parse("2001:db8:100::/48", "d")).build());
+        assertEquals("pool4.deterministic", tooSmall.field());
     }
 
     @Test

@@ -11,13 +11,14 @@ import java.util.List;
 import org.nat64fabric.softswitch.frontend.Frontend;
 import org.nat64fabric.softswitch.frontend.P4CompileException;
 import org.nat64fabric.softswitch.frontend.Preprocessor;
+import org.nat64fabric.softswitch.p4info.ConstantsWriter;
 import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
 import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.proto.DeviceConfig;
 import org.nat64fabric.softswitch.runtime.EntityException;
 import org.nat64fabric.softswitch.sim.Sim;
 
-/** The softswitch command line: check, p4info, compile, sim, run. */
+/** The softswitch command line: check, p4info, compile, constants, sim, run. */
 public final class Main {
     private static final String USAGE = String.join("\n",
             "usage: softswitch COMMAND [OPTIONS] PROGRAM.p4",
@@ -27,6 +28,9 @@ public final class Main {
             "  p4info PROGRAM.p4 [-o FILE]      write the P4Runtime P4Info (text format) to FILE or stdout",
             "  compile PROGRAM.p4 --out-dir DIR write DIR/p4info.txt and DIR/device_config.bin: the pair a",
             "                                   P4Runtime client sends to softswitch in SetForwardingPipelineConfig",
+            "  constants PROGRAM.p4 --class PACKAGE.NAME --out-dir DIR",
+            "                                   write DIR/PACKAGE/NAME.java: a Java constant for every name",
+            "                                   in the program's P4Info (tables, fields, actions, ...)",
             "  run -i PORT@IFACE ...            be a P4Runtime switch on Linux interfaces (softswitch run --help)",
             "  sim PROGRAM.p4 --input [PORT:]IN.pcap [--input ...] --output-dir DIR",
             "      [--entries ENTRIES.txt] [--cpu-port N]",
@@ -64,6 +68,7 @@ public final class Main {
         Path output = null;
         Path outDir = null;
         Path entries = null;
+        String className = null;
         int cpuPort = 255;
         long seed = 0;
         try {
@@ -76,6 +81,7 @@ public final class Main {
                     case "--output-dir":
                     case "--out-dir": outDir = Path.of(value(args, ++i, a)); break;
                     case "--entries": entries = Path.of(value(args, ++i, a)); break;
+                    case "--class": className = value(args, ++i, a); break;
                     case "--input": inputs.add(Sim.Input.parse(value(args, ++i, a))); break;
                     case "--cpu-port": cpuPort = number(value(args, ++i, a), a); break;
                     case "--seed": seed = number(value(args, ++i, a), a); break;
@@ -129,6 +135,17 @@ public final class Main {
                     System.out.println("wrote " + outDir.resolve("p4info.txt") + " and " + outDir.resolve("device_config.bin"));
                     return 0;
                 }
+                case "constants": {
+                    if (className == null || outDir == null) {
+                        throw new IllegalArgumentException("constants needs --class PACKAGE.NAME and --out-dir DIR");
+                    }
+                    Path file = outDir.resolve(className.replace('.', '/') + ".java");
+                    Files.createDirectories(file.getParent());
+                    Files.writeString(file, ConstantsWriter.write(P4InfoBuilder.build(Frontend.compile(program, options)),
+                            className, program.getFileName().toString()), StandardCharsets.UTF_8);
+                    System.out.println("wrote " + file);
+                    return 0;
+                }
                 case "sim": {
                     if (inputs.isEmpty() || outDir == null) {
                         throw new IllegalArgumentException("sim needs --input [PORT:]FILE.pcap and --output-dir DIR");
@@ -139,7 +156,7 @@ public final class Main {
                     return 0;
                 }
                 default:
-                    throw new IllegalArgumentException("unknown command '" + command + "' (commands: check, p4info, compile, sim, run)");
+                    throw new IllegalArgumentException("unknown command '" + command + "' (commands: check, p4info, compile, constants, sim, run)");
             }
         } catch (P4CompileException e) {
             System.err.println(e.getMessage());

@@ -1,0 +1,341 @@
+package org.nat64fabric.core.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import org.nat64fabric.core.ConfigException;
+import org.nat64fabric.core.addr.Ipv4Address;
+import org.nat64fabric.core.addr.Ipv6Address;
+import org.nat64fabric.core.config.Nat64Config;
+import org.nat64fabric.core.eamt.Eam;
+import org.nat64fabric.core.eamt.Eamt;
+import org.nat64fabric.core.event.NatEvent;
+import org.nat64fabric.core.event.NatEvents;
+import org.nat64fabric.core.pool4.Pool4;
+import org.nat64fabric.core.pool4.PortBlock;
+import org.nat64fabric.core.pool4.Protocol;
+import org.nat64fabric.core.pool4.TransportAddress;
+import org.nat64fabric.core.session.BibEntry;
+import org.nat64fabric.core.session.Session;
+import org.nat64fabric.core.session.TcpState;
+import org.nat64fabric.core.session.TcpStateMachine;
+import org.nat64fabric.core.session.TcpStateMachine.Segment;
+import org.nat64fabric.core.session.TcpStateMachine.Side;
+import org.nat64fabric.core.store.NatStore;
+
+/**
+ * The stateful NAT64 (RFC 6146) as the controller runs it, driven by events: packets the
+ * switches punt or copy (a session miss from IPv6, TCP SYN/FIN/RST copies from either side),
+ * idle timeouts the switches report, and operator changes (static BIB entries, EAMs). State
+ * lives in the {@link NatStore}; every change is logged as an RFC 8158 event.
+ */
+public final class Nat64Engine {
+    private final Nat64Config config;
+    private final NatStore store;
+    private final Pool4 pool4;
+    private final TcpStateMachine tcp;
+    private final NatEvents events;
+    private final Consumer<NatEvent> log;
+    /** BIB entries (by IPv6 key) and the switches that reported them idle since they were last seen. */
+    private final Map<String, Set<String>> idleOn = new ConcurrentHashMap<>();
+
+    public Nat64Engine(Nat64Config config, NatStore store, Consumer<NatEvent> log) {
+        this.config = config;
+        this.store = store;
+        this.pool4 = new Pool4(config.pool4, store);
+        this.tcp = new TcpStateMachine(config.timeouts);
+        this.events = new NatEvents(config.logDestination);
+        this.log = log;
+    }
+
+    public Nat64Config config() {
+        return config;
+    }
+
+    public NatStore store() {
+        return store;
+    }
+
+    /**
+     * A packet from the IPv6 side: a session miss, or a copy of a TCP control segment. Finds or
+     * creates the BIB entry (allocating from pool4) and the session, and advances TCP state.
+     */
+    public synchronized Outcome fromV6(Protocol protocol, Ipv6Address source, int sourcePort, Ipv6Address destination,
+                                       int destinationPort, Segment segment, long now) {
+        Optional<Ipv4Address> remote = eamt().toIpv4(destination);
+        if (remote.isEmpty() && config.pool6.prefix().contains(destination)) {
+            remote = Optional.of(config.pool6.extract(destination));
+        }
+        if (remote.isEmpty() || !config.pool6.mayRepresent(remote.get())) {
+            return Outcome.drop(destination + " is neither in pool6 " + config.pool6.prefix()
+                    + " nor in the EAMT, or is a non-global IPv4 address under the well-known prefix");
+        }
+        TransportAddress remote4 = new TransportAddress(remote.get(), destinationPort);
+        Optional<BibEntry> found = store.bibBy6(protocol, source, sourcePort);
+        boolean newBib = found.isEmpty();
+        BibEntry bib;
+        if (newBib) {
+            if (protocol == Protocol.TCP && segment != Segment.SYN) {
+                return Outcome.drop("a TCP segment other than SYN opens no mapping (RFC 6146 3.5.2.2)");
+            }
+            Ipv6Address subscriber = pool4.subscriberOf(source);
+            if (sessionsOf(subscriber) >= config.maxSessionsPerSubscriber) {
+                log.accept(events.quotaExceeded(subscriber, config.maxSessionsPerSubscriber, now));
+                return Outcome.refuse("subscriber " + subscriber + " has " + config.maxSessionsPerSubscriber
+                        + " sessions, its limit", Outcome.IcmpError.V6_ADDRESS_UNREACHABLE);
+            }
+            Pool4.Result r = pool4.allocate(protocol, source, sourcePort, now);
+            if (r.address().isEmpty()) {
+                return refused(protocol, subscriber, r.refusal().orElseThrow(), now);
+            }
+            r.newBlock().ifPresent(b -> log.accept(events.portBlock(true, b, now)));
+            BibEntry created = new BibEntry(protocol, source, sourcePort, r.address().get(), false);
+            Optional<BibEntry> held = store.addBib(created);
+            if (held.isPresent()) {
+                pool4.release(protocol, created.v4(), now);   // another controller instance mapped it first
+                bib = held.get();
+                newBib = false;
+            } else {
+                bib = created;
+                log.accept(events.bib(true, bib, now));
+            }
+        } else {
+            bib = found.get();
+        }
+        return advance(bib, remote4, destination, Side.V6, segment, newBib, now);
+    }
+
+    /**
+     * A packet from the IPv4 side (a TCP control segment copy, or any packet the switch could not
+     * place): it needs a BIB entry for its destination; with address-dependent filtering, also a
+     * session with its source address.
+     */
+    public synchronized Outcome fromV4(Protocol protocol, Ipv4Address source, int sourcePort, Ipv4Address destination,
+                                       int destinationPort, Segment segment, long now) {
+        Optional<BibEntry> found = store.bibBy4(protocol, new TransportAddress(destination, destinationPort));
+        if (found.isEmpty()) {
+            return Outcome.drop("no BIB entry for " + protocol + " " + destination + ":" + destinationPort
+                    + " (RFC 6146 3.5.1)");
+        }
+        BibEntry bib = found.get();
+        TransportAddress remote4 = new TransportAddress(source, sourcePort);
+        if (config.addressDependentFiltering && store.session(Session.key(bib, remote4)).isEmpty()
+                && sessionsOf(bib).stream().noneMatch(s -> s.remote4().address().equals(source))) {
+            return Outcome.drop(source + " is filtered: " + bib + " has not sent to it (address-dependent filtering)");
+        }
+        return advance(bib, remote4, representation(source), Side.V4, segment, false, now);
+    }
+
+    private Outcome advance(BibEntry bib, TransportAddress remote4, Ipv6Address remote6, Side side, Segment segment,
+                            boolean newBib, long now) {
+        Optional<Session> existing = store.session(Session.key(bib, remote4));
+        long before = lifetimeOf(bib);
+        TcpState state = null;
+        long lifetime;
+        if (bib.protocol() == Protocol.TCP) {
+            TcpStateMachine.Step step = tcp.onSegment(existing.flatMap(Session::state).orElse(TcpState.CLOSED), side,
+                    segment);
+            if (step.state == TcpState.CLOSED) {
+                return Outcome.drop("a TCP segment other than SYN opens no session (RFC 6146 3.5.2.2)");
+            }
+            state = step.state;
+            lifetime = step.lifetime;
+        } else {
+            lifetime = bib.protocol() == Protocol.UDP ? config.timeouts.udp : config.timeouts.icmp;
+        }
+        Session next = existing.isPresent() ? existing.get().with(state, lifetime)
+                : new Session(bib, remote4, remote6, state, lifetime, now);
+        store.putSession(next);
+        if (existing.isEmpty()) {
+            log.accept(events.session(true, next, now));
+        }
+        idleOn.remove(bib.key6());
+        boolean reprogram = newBib || lifetimeOf(bib) != before
+                || (existing.isEmpty() && config.addressDependentFiltering);
+        return Outcome.translate(next, reprogram);
+    }
+
+    /** What became of a BIB entry a switch reported idle. */
+    public enum Idle {
+        /** Other switches holding it have not reported it idle yet. */
+        WAITING,
+        /** Sessions moved on (TCP established to transitory): write the entries with the new lifetime. */
+        REPROGRAM,
+        /** Its sessions ended and the entry is gone: delete its table entries everywhere. */
+        REMOVED,
+        /** A static entry: its sessions ended, the entry stays. */
+        KEPT,
+        /** No such entry (already removed). */
+        UNKNOWN
+    }
+
+    /**
+     * Switch {@code device} reports the entries of a BIB entry idle for their lifetime. Once every
+     * switch in {@code holders} has, the sessions time out (RFC 6146 3.5.2.2 / 4); a dynamic
+     * entry without sessions is removed and its port rests before reuse.
+     */
+    public synchronized Idle onIdle(Protocol protocol, Ipv6Address address6, int port6, String device,
+                                    Set<String> holders, long now) {
+        Optional<BibEntry> found = store.bibBy6(protocol, address6, port6);
+        if (found.isEmpty()) {
+            return Idle.UNKNOWN;
+        }
+        BibEntry bib = found.get();
+        Set<String> idle = idleOn.computeIfAbsent(bib.key6(), k -> ConcurrentHashMap.newKeySet());
+        idle.add(device);
+        if (!idle.containsAll(holders)) {
+            return Idle.WAITING;
+        }
+        idleOn.remove(bib.key6());
+        for (Session s : sessionsOf(bib)) {
+            TcpStateMachine.Step step = s.state().map(tcp::onIdle).orElse(null);
+            if (step != null && step.state != TcpState.CLOSED) {
+                store.putSession(s.with(step.state, step.lifetime));
+            } else {
+                endSession(s, now);
+            }
+        }
+        if (!sessionsOf(bib).isEmpty()) {
+            return Idle.REPROGRAM;
+        }
+        if (bib.isStatic()) {
+            return Idle.KEPT;
+        }
+        removeBibEntry(bib, now);
+        return Idle.REMOVED;
+    }
+
+    /**
+     * A static BIB entry (RFC 6146 3.5.1: port forwarding to an IPv6 server), which never
+     * expires. The IPv4 transport address must be free in pool4.
+     */
+    public synchronized BibEntry addStaticBib(Protocol protocol, Ipv6Address address6, int port6, TransportAddress v4,
+                                              long now) {
+        checkPort("bib.ipv6Port", port6);
+        checkPort("bib.ipv4Port", v4.port());
+        if (!pool4.contains(v4.address())) {
+            throw new ConfigException("bib.ipv4Address", v4.address() + " is not in pool4");
+        }
+        if (store.bibBy6(protocol, address6, port6).isPresent()) {
+            throw new ConfigException("bib.ipv6Address", protocol + " [" + address6 + "]:" + port6
+                    + " is already mapped to " + store.bibBy6(protocol, address6, port6).get().v4());
+        }
+        Pool4.Result r = pool4.reserve(protocol, v4, address6, now);
+        if (r.address().isEmpty()) {
+            throw new ConfigException("bib.ipv4Port", protocol + " " + v4 + " is in use, resting after use,"
+                    + " or in another subscriber's port block");
+        }
+        r.newBlock().ifPresent(b -> log.accept(events.portBlock(true, b, now)));
+        BibEntry entry = new BibEntry(protocol, address6, port6, v4, true);
+        Optional<BibEntry> held = store.addBib(entry);
+        if (held.isPresent()) {
+            pool4.release(protocol, v4, now);
+            throw new ConfigException("bib.ipv4Port", protocol + " " + v4 + " is mapped by " + held.get());
+        }
+        log.accept(events.bib(true, entry, now));
+        return entry;
+    }
+
+    /** Removes a BIB entry (static or dynamic) and its sessions; empty when there was none. */
+    public synchronized Optional<BibEntry> removeBib(Protocol protocol, Ipv6Address address6, int port6, long now) {
+        Optional<BibEntry> found = store.bibBy6(protocol, address6, port6);
+        found.ifPresent(bib -> {
+            sessionsOf(bib).forEach(s -> endSession(s, now));
+            removeBibEntry(bib, now);
+        });
+        return found;
+    }
+
+    /** Adds an EAM, refusing one whose IPv6 or IPv4 prefix is already mapped or overlaps pool4. */
+    public synchronized void addEam(Eam eam) {
+        eamt().add(eam);    // throws ConfigException on an ambiguous entry
+        if (config.pool4.addresses().stream().anyMatch(p -> p.overlaps(eam.ipv4()))) {
+            throw new ConfigException("eamt.ipv4", eam.ipv4() + " overlaps pool4: its addresses are for sessions");
+        }
+        store.addEam(eam);
+    }
+
+    public synchronized boolean removeEam(Eam eam) {
+        return store.removeEam(eam);
+    }
+
+    /** The EAMT as the store holds it. */
+    public Eamt eamt() {
+        Eamt t = new Eamt();
+        store.eams().forEach(t::add);
+        return t;
+    }
+
+    /** Gives back port blocks left without mappings or resting ports; returns them (each logged). */
+    public synchronized List<PortBlock> expireBlocks(long now) {
+        List<PortBlock> freed = pool4.expire(now);
+        freed.forEach(b -> log.accept(events.portBlock(false, b, now)));
+        return freed;
+    }
+
+    /** The idle timeout, in seconds, of a BIB entry's table entries: 0 (none) when static. */
+    public long lifetimeOf(BibEntry bib) {
+        return bib.isStatic() ? 0 : sessionsOf(bib).stream().mapToLong(Session::lifetime).max().orElse(0);
+    }
+
+    public List<Session> sessionsOf(BibEntry bib) {
+        return store.sessions().stream().filter(s -> s.bib().key6().equals(bib.key6())).collect(Collectors.toList());
+    }
+
+    public List<PortBlock> blocksOf(Ipv6Address subscriber) {
+        return pool4.blocksOf(subscriber);
+    }
+
+    public Pool4 pool4() {
+        return pool4;
+    }
+
+    private long sessionsOf(Ipv6Address subscriber) {
+        return store.sessions().stream().filter(s -> pool4.subscriberOf(s.bib().address6()).equals(subscriber)).count();
+    }
+
+    /** How an IPv4 remote appears on the IPv6 side: its EAM, else pool6. */
+    private Ipv6Address representation(Ipv4Address a) {
+        return eamt().toIpv6(a).orElseGet(() -> config.pool6.embed(a));
+    }
+
+    private Outcome refused(Protocol protocol, Ipv6Address subscriber, Pool4.Refusal why, long now) {
+        switch (why) {
+            case SUBSCRIBER_LIMIT:
+                log.accept(events.quotaExceeded(subscriber, config.pool4.blocksPerSubscriber(), now));
+                return Outcome.refuse("subscriber " + subscriber + " holds its " + config.pool4.blocksPerSubscriber()
+                        + " port blocks, all in use", Outcome.IcmpError.V6_ADDRESS_UNREACHABLE);
+            case NOT_A_SUBSCRIBER:
+                return Outcome.refuse(subscriber + " is outside the deterministic subscriber prefix",
+                        Outcome.IcmpError.V6_ADDRESS_UNREACHABLE);
+            default:
+                log.accept(events.exhausted(false, protocol, now));
+                return Outcome.refuse("pool4 has no free " + protocol + " port (RFC 6146 3.5.1.1)",
+                        Outcome.IcmpError.V6_ADDRESS_UNREACHABLE);
+        }
+    }
+
+    private void endSession(Session s, long now) {
+        if (store.removeSession(s)) {
+            log.accept(events.session(false, s, now));
+        }
+    }
+
+    private void removeBibEntry(BibEntry bib, long now) {
+        if (store.removeBib(bib)) {
+            pool4.release(bib.protocol(), bib.v4(), now);
+            log.accept(events.bib(false, bib, now));
+        }
+    }
+
+    private static void checkPort(String field, int port) {
+        if (port < 0 || port > 65535) {
+            throw new ConfigException(field, port + " is not a port (0-65535)");
+        }
+    }
+}

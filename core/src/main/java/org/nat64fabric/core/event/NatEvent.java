@@ -1,0 +1,57 @@
+package org.nat64fabric.core.event;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * A NAT event for logging and export, named as RFC 8158 names it: the {@code natEvent} value
+ * and the IPFIX information elements of its template, each with its IANA name
+ * (sourceIPv6Address, postNATSourceIPv4Address, portRangeStart, ...), in template order.
+ */
+public final class NatEvent {
+    /** RFC 8158 natEvent values this NAT64 produces. */
+    public enum Type {
+        NAT_ADDRESSES_EXHAUSTED(3), NAT64_SESSION_CREATE(4), NAT64_SESSION_DELETE(5), NAT64_BIB_CREATE(8),
+        NAT64_BIB_DELETE(9), NAT_PORTS_EXHAUSTED(10), QUOTA_EXCEEDED(11), PORT_BLOCK_ALLOCATION(14),
+        PORT_BLOCK_DEALLOCATION(15);
+
+        public final int natEvent;
+
+        Type(int natEvent) {
+            this.natEvent = natEvent;
+        }
+    }
+
+    private final Type type;
+    private final long observationTimeMilliseconds;
+    private final Map<String, Object> fields;
+
+    NatEvent(Type type, long observationTimeMilliseconds, Map<String, Object> fields) {
+        this.type = type;
+        this.observationTimeMilliseconds = observationTimeMilliseconds;
+        this.fields = Collections.unmodifiableMap(new LinkedHashMap<>(fields));
+    }
+
+    public Type type() {
+        return type;
+    }
+
+    public long observationTimeMilliseconds() {
+        return observationTimeMilliseconds;
+    }
+
+    /** The template's information elements other than natEvent and the timestamp. */
+    public Map<String, Object> fields() {
+        return fields;
+    }
+
+    /** One log line: {@code natEvent=4 observationTimeMilliseconds=... sourceIPv6Address=...}. */
+    @Override
+    public String toString() {
+        return "natEvent=" + type.natEvent + " (" + type + ") observationTimeMilliseconds="
+                + observationTimeMilliseconds + fields.entrySet().stream()
+                .map(e -> " " + e.getKey() + "=" + e.getValue()).collect(Collectors.joining());
+    }
+}

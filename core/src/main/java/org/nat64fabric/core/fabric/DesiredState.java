@@ -1,0 +1,187 @@
+package org.nat64fabric.core.fabric;
+
+import static org.nat64fabric.core.p4.P4InfoConstants.*;
+
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToLongFunction;
+import org.nat64fabric.core.addr.Ipv4Address;
+import org.nat64fabric.core.addr.Ipv4Prefix;
+import org.nat64fabric.core.addr.Ipv6Address;
+import org.nat64fabric.core.addr.Ipv6Prefix;
+import org.nat64fabric.core.config.Nat64Config;
+import org.nat64fabric.core.eamt.Eam;
+import org.nat64fabric.core.pool6.Pool6;
+import org.nat64fabric.core.session.BibEntry;
+import org.nat64fabric.core.session.Session;
+
+/**
+ * The table entries each switch must hold, computed from configuration and NAT state alone, so
+ * that a switch that (re)connects is brought to exactly this set (extra entries deleted, missing
+ * ones written) and any controller instance computes the same answer.
+ */
+public final class DesiredState {
+    /** The clone session the pipeline copies TCP control segments to (control.p4). */
+    public static final int CPU_CLONE_SESSION = 99;
+    /** The CPU port of the v1model pipeline (defines.p4). */
+    public static final int CPU_PORT = 255;
+
+    private DesiredState() {
+    }
+
+    /** Every entry of one switch. {@code lifetime} gives each BIB entry's idle timeout (0: none). */
+    public static List<TableEntry> of(SwitchConfig sw, Nat64Config config, List<Eam> eams,
+                                      Collection<BibEntry> bib, ToLongFunction<BibEntry> lifetime,
+                                      Collection<Session> sessions) {
+        List<TableEntry> out = new ArrayList<>(routing(sw));
+        if (sw.translates()) {
+            out.addAll(translation(config, eams));
+            for (BibEntry b : bib) {
+                out.addAll(bibEntries(b, lifetime.applyAsLong(b), config.addressDependentFiltering));
+            }
+            if (config.addressDependentFiltering) {
+                sessions.forEach(s -> out.add(remoteFilter(s)));
+            }
+        }
+        return out;
+    }
+
+    /** The switch's own addresses, routes, port MTUs and the source of its ICMP errors. */
+    public static List<TableEntry> routing(SwitchConfig sw) {
+        List<TableEntry> out = new ArrayList<>();
+        if (sw.address4 != null) {
+            out.add(TableEntry.in(NAT64_INGRESS_LOCAL_HOST_LOCAL_IPV4).exact(HDR_META_LOCAL4_KEY, v4(sw.address4))
+                    .action(NAT64_INGRESS_LOCAL_HOST_IS_LOCAL).param(MAC, sw.routerMac).build());
+        }
+        if (sw.address6 != null) {
+            out.add(TableEntry.in(NAT64_INGRESS_LOCAL_HOST_LOCAL_IPV6).exact(HDR_META_LOCAL6_KEY, v6(sw.address6))
+                    .action(NAT64_INGRESS_LOCAL_HOST_IS_LOCAL).param(MAC, sw.routerMac).build());
+        }
+        if (sw.address4 != null && sw.address6 != null) {
+            out.add(TableEntry.in(NAT64_INGRESS_ICMP_ERROR_ICMP_SOURCE).action(NAT64_INGRESS_ICMP_ERROR_USE_SOURCE)
+                    .param(ADDR4, v4(sw.address4)).param(ADDR6, v6(sw.address6)).build());
+        }
+        for (Route r : sw.routes) {
+            TableEntry.Builder e = TableEntry.in(r.ipv6 ? NAT64_INGRESS_IPV6_ROUTES : NAT64_INGRESS_IPV4_ROUTES);
+            if (r.ipv6) {
+                Ipv6Prefix p = Ipv6Prefix.parse(r.prefix, "route");
+                e.lpm(HDR_DST_ADDR, v6(p.address()), p.length());
+            } else {
+                Ipv4Prefix p = Ipv4Prefix.parse(r.prefix, "route");
+                e.lpm(HDR_DST_ADDR, v4(p.address()), p.length());
+            }
+            switch (r.kind) {
+                case NEXT_HOP:
+                    e.action(NAT64_INGRESS_SET_NEXT_HOP).param(PORT, r.port).param(SRC_MAC, r.srcMac)
+                            .param(DST_MAC, r.dstMac);
+                    break;
+                case HAIRPIN:
+                    e.action(NAT64_INGRESS_HAIRPIN);
+                    break;
+                case PUNT:
+                    e.action(NAT64_INGRESS_PUNT_NO_ROUTE);
+                    break;
+                default:
+                    e.action(NAT64_INGRESS_NO_ROUTE);
+            }
+            out.add(e.build());
+        }
+        for (Map.Entry<Integer, Integer> m : sw.portMtus.entrySet()) {
+            out.add(TableEntry.in(NAT64_INGRESS_EGRESS_MTU).exact(HDR_PORT, m.getKey()).action(NAT64_INGRESS_SET_MTU)
+                    .param(MTU, m.getValue()).build());
+        }
+        return out;
+    }
+
+    /** pool6, pool4 and the EAMT, on a switch that translates. */
+    public static List<TableEntry> translation(Nat64Config config, List<Eam> eams) {
+        List<TableEntry> out = new ArrayList<>();
+        Pool6 pool6 = config.pool6;
+        Ipv6Prefix p6 = pool6.prefix();
+        out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6).lpm(HDR_DST_ADDR, v6(p6.address()), p6.length())
+                .action(extractAction(p6.length())).build());
+        out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6_EMBED).action(NAT64_INGRESS_TRANSLATE_USE_POOL6)
+                .param(PREFIX, v6(p6.address())).param(LENGTH, p6.length()).build());
+        if (pool6.isWellKnown()) {
+            for (Ipv4Prefix n : Pool6.NON_GLOBAL) {
+                out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6)
+                        .lpm(HDR_DST_ADDR, v6(pool6.embed(n.address())), 96 + n.length())
+                        .action(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL).build());
+                out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6_EMBED).lpm(HDR_IPV4_ADDR, v4(n.address()), n.length())
+                        .action(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL_SOURCE).build());
+            }
+        }
+        for (Ipv4Prefix p : config.pool4.addresses()) {
+            out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL4).lpm(HDR_DST_ADDR, v4(p.address()), p.length())
+                    .action(NAT64_INGRESS_TRANSLATE_IN_POOL4).build());
+            out.add(TableEntry.in(NAT64_INGRESS_IPV4_ROUTES).lpm(HDR_DST_ADDR, v4(p.address()), p.length())
+                    .action(NAT64_INGRESS_HAIRPIN).build());
+        }
+        for (Eam e : eams) {
+            out.addAll(eamEntries(e));
+        }
+        return out;
+    }
+
+    /** An EAM is written into all four EAMT tables: source and destination, each direction. */
+    public static List<TableEntry> eamEntries(Eam e) {
+        BigInteger a6 = v6(e.ipv6().address());
+        BigInteger a4 = v4(e.ipv4().address());
+        int l6 = e.ipv6().length();
+        int l4 = e.ipv4().length();
+        long mask = e.suffixMask() & 0xffffffffL;
+        return List.of(
+                TableEntry.in(NAT64_INGRESS_TRANSLATE_EAMT_V6_SRC).lpm(HDR_IPV6_ADDR, a6, l6)
+                        .action(NAT64_INGRESS_TRANSLATE_EAM_V6_TO_V4_SRC).param(PREFIX, a4).param(SUFFIX_MASK, mask).build(),
+                TableEntry.in(NAT64_INGRESS_TRANSLATE_EAMT_V6_DST).lpm(HDR_IPV6_ADDR, a6, l6)
+                        .action(NAT64_INGRESS_TRANSLATE_EAM_V6_TO_V4_DST).param(PREFIX, a4).param(SUFFIX_MASK, mask).build(),
+                TableEntry.in(NAT64_INGRESS_TRANSLATE_EAMT_V4_SRC).lpm(HDR_IPV4_ADDR, a4, l4)
+                        .action(NAT64_INGRESS_TRANSLATE_EAM_V4_TO_V6_SRC).param(PREFIX, a6).param(SUFFIX_MASK, mask).build(),
+                TableEntry.in(NAT64_INGRESS_TRANSLATE_EAMT_V4_DST).lpm(HDR_IPV4_ADDR, a4, l4)
+                        .action(NAT64_INGRESS_TRANSLATE_EAM_V4_TO_V6_DST).param(PREFIX, a6).param(SUFFIX_MASK, mask).build());
+    }
+
+    /** A BIB entry's two entries (session_v6 and session_v4), aging after {@code lifetime} s (0: never). */
+    public static List<TableEntry> bibEntries(BibEntry b, long lifetime, boolean filtered) {
+        int proto = b.protocol().number;
+        return List.of(
+                TableEntry.in(NAT64_INGRESS_TRANSLATE_SESSION_V6).exact(HDR_PROTO, proto)
+                        .exact(HDR_SRC_ADDR, v6(b.address6())).exact(HDR_SRC_PORT, b.port6())
+                        .action(NAT64_INGRESS_TRANSLATE_SNAT).param(SRC4, v4(b.v4().address()))
+                        .param(SRC_PORT, b.v4().port()).idleTimeout(lifetime).build(),
+                TableEntry.in(NAT64_INGRESS_TRANSLATE_SESSION_V4).exact(HDR_PROTO, proto)
+                        .exact(HDR_DST_ADDR, v4(b.v4().address())).exact(HDR_DST_PORT, b.v4().port())
+                        .action(NAT64_INGRESS_TRANSLATE_DNAT).param(DST6, v6(b.address6()))
+                        .param(DST_PORT, b.port6()).param(FILTERED, filtered ? 1 : 0).idleTimeout(lifetime).build());
+    }
+
+    /** With address-dependent filtering: the remote address a session's mapping has sent to. */
+    public static TableEntry remoteFilter(Session s) {
+        BibEntry b = s.bib();
+        return TableEntry.in(NAT64_INGRESS_TRANSLATE_REMOTE_FILTER).exact(HDR_PROTO, b.protocol().number)
+                .exact(HDR_DST_ADDR, v4(b.v4().address())).exact(HDR_DST_PORT, b.v4().port())
+                .exact(HDR_REMOTE_ADDR, v4(s.remote4().address())).action(NO_ACTION).build();
+    }
+
+    private static String extractAction(int length) {
+        switch (length) {
+            case 32: return NAT64_INGRESS_TRANSLATE_EXTRACT_32;
+            case 40: return NAT64_INGRESS_TRANSLATE_EXTRACT_40;
+            case 48: return NAT64_INGRESS_TRANSLATE_EXTRACT_48;
+            case 56: return NAT64_INGRESS_TRANSLATE_EXTRACT_56;
+            case 64: return NAT64_INGRESS_TRANSLATE_EXTRACT_64;
+            default: return NAT64_INGRESS_TRANSLATE_EXTRACT_96;
+        }
+    }
+
+    static BigInteger v4(Ipv4Address a) {
+        return BigInteger.valueOf(a.unsigned());
+    }
+
+    static BigInteger v6(Ipv6Address a) {
+        return new BigInteger(1, a.toBytes());
+    }
+}

@@ -1,0 +1,28 @@
+package org.nat64fabric.core.pool4;
+
+import java.util.List;
+
+/**
+ * Where pool4 keeps its state, so that every controller instance sharing the store hands out
+ * unique transport addresses and a restart forgets none. Claims are atomic: of two instances
+ * claiming the same block or port at once, exactly one succeeds.
+ */
+public interface PortStore {
+    /** Claims a block unless a block starting at the same address, protocol and port is held. */
+    boolean claimBlock(PortBlock block);
+
+    /** Gives a block and the rest marks of its ports back. */
+    void releaseBlock(PortBlock block);
+
+    /** Every block held. */
+    List<PortBlock> blocks();
+
+    /** Claims a port that is neither in use nor resting at {@code now}. */
+    boolean claimPort(Protocol protocol, TransportAddress address, long now);
+
+    /** The port's mapping ended: it rests until {@code until} (epoch ms). */
+    void restPort(Protocol protocol, TransportAddress address, long until);
+
+    /** Whether the port is in use, or resting at {@code now}. */
+    boolean portBusy(Protocol protocol, TransportAddress address, long now);
+}

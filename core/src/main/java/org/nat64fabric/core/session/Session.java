@@ -1,0 +1,87 @@
+package org.nat64fabric.core.session;
+
+import java.util.Objects;
+import java.util.Optional;
+import org.nat64fabric.core.addr.Ipv6Address;
+import org.nat64fabric.core.pool4.TransportAddress;
+
+/**
+ * An RFC 6146 session: a BIB entry talking to one remote IPv4 transport address (Z, z), known on
+ * the IPv6 side as (Y', z) with Y' the pool6 representation of Z. TCP sessions carry their
+ * state; {@code lifetime} is the idle timeout, in seconds, the session's table entries get.
+ */
+public final class Session {
+    private final BibEntry bib;
+    private final TransportAddress remote4;
+    private final Ipv6Address remote6;
+    private final TcpState state;
+    private final long lifetime;
+    private final long createdMillis;
+
+    public Session(BibEntry bib, TransportAddress remote4, Ipv6Address remote6, TcpState state, long lifetime,
+                   long createdMillis) {
+        this.bib = bib;
+        this.remote4 = remote4;
+        this.remote6 = remote6;
+        this.state = state;
+        this.lifetime = lifetime;
+        this.createdMillis = createdMillis;
+    }
+
+    public BibEntry bib() {
+        return bib;
+    }
+
+    public TransportAddress remote4() {
+        return remote4;
+    }
+
+    public Ipv6Address remote6() {
+        return remote6;
+    }
+
+    /** The TCP state; empty for UDP and ICMP. */
+    public Optional<TcpState> state() {
+        return Optional.ofNullable(state);
+    }
+
+    public long lifetime() {
+        return lifetime;
+    }
+
+    public long createdMillis() {
+        return createdMillis;
+    }
+
+    public Session with(TcpState newState, long newLifetime) {
+        return new Session(bib, remote4, remote6, newState, newLifetime, createdMillis);
+    }
+
+    public String key() {
+        return key(bib, remote4);
+    }
+
+    public static String key(BibEntry bib, TransportAddress remote4) {
+        return bib.key6() + " -> " + remote4;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof Session)) {
+            return false;
+        }
+        Session s = (Session) o;
+        return s.bib.equals(bib) && s.remote4.equals(remote4) && s.remote6.equals(remote6) && s.state == state
+                && s.lifetime == lifetime && s.createdMillis == createdMillis;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(bib, remote4, state, lifetime);
+    }
+
+    @Override
+    public String toString() {
+        return key() + (state != null ? " " + state : "") + " (" + lifetime + " s)";
+    }
+}

@@ -1,0 +1,152 @@
+package org.nat64fabric.core.store;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.nat64fabric.core.addr.Ipv6Address;
+import org.nat64fabric.core.eamt.Eam;
+import org.nat64fabric.core.pool4.PortBlock;
+import org.nat64fabric.core.pool4.Protocol;
+import org.nat64fabric.core.pool4.TransportAddress;
+import org.nat64fabric.core.session.BibEntry;
+import org.nat64fabric.core.session.Session;
+
+/** The store in memory: for tests, and as the cache in front of a durable one. Thread-safe. */
+public final class InMemoryNatStore implements NatStore {
+    /** A port in use never rests out. */
+    private static final long IN_USE = Long.MAX_VALUE;
+
+    private final Map<String, PortBlock> blocks = new ConcurrentHashMap<>();
+    private final Map<String, Long> ports = new ConcurrentHashMap<>();   // key -> rests until (ms)
+    private final Map<String, BibEntry> bib6 = new ConcurrentHashMap<>();
+    private final Map<String, BibEntry> bib4 = new ConcurrentHashMap<>();
+    private final Map<String, Session> sessions = new ConcurrentHashMap<>();
+    private final List<Eam> eams = new CopyOnWriteArrayList<>();
+
+    private static String blockKey(PortBlock b) {
+        return b.protocol() + " " + b.address() + ":" + b.first();
+    }
+
+    private static String portKey(Protocol p, TransportAddress a) {
+        return p + " " + a;
+    }
+
+    @Override
+    public boolean claimBlock(PortBlock block) {
+        return blocks.putIfAbsent(blockKey(block), block) == null;
+    }
+
+    @Override
+    public void releaseBlock(PortBlock block) {
+        if (blocks.remove(blockKey(block), block)) {
+            for (int port = block.first(); port <= block.last(); port++) {
+                ports.remove(portKey(block.protocol(), new TransportAddress(block.address(), port)));
+            }
+        }
+    }
+
+    @Override
+    public List<PortBlock> blocks() {
+        return new ArrayList<>(blocks.values());
+    }
+
+    @Override
+    public boolean claimPort(Protocol protocol, TransportAddress address, long now) {
+        boolean[] claimed = {false};
+        ports.compute(portKey(protocol, address), (k, until) -> {
+            if (until == null || until <= now) {
+                claimed[0] = true;
+                return IN_USE;
+            }
+            return until;
+        });
+        return claimed[0];
+    }
+
+    @Override
+    public void restPort(Protocol protocol, TransportAddress address, long until) {
+        ports.put(portKey(protocol, address), until);
+    }
+
+    @Override
+    public boolean portBusy(Protocol protocol, TransportAddress address, long now) {
+        Long until = ports.get(portKey(protocol, address));
+        return until != null && until > now;
+    }
+
+    @Override
+    public synchronized Optional<BibEntry> addBib(BibEntry entry) {
+        BibEntry held = bib6.get(entry.key6());
+        if (held == null) {
+            held = bib4.get(entry.key4());
+        }
+        if (held != null) {
+            return Optional.of(held);
+        }
+        bib6.put(entry.key6(), entry);
+        bib4.put(entry.key4(), entry);
+        return Optional.empty();
+    }
+
+    @Override
+    public synchronized boolean removeBib(BibEntry entry) {
+        boolean removed = bib6.remove(entry.key6(), entry);
+        if (removed) {
+            bib4.remove(entry.key4(), entry);
+        }
+        return removed;
+    }
+
+    @Override
+    public Optional<BibEntry> bibBy6(Protocol protocol, Ipv6Address address, int port) {
+        return Optional.ofNullable(bib6.get(BibEntry.key6(protocol, address, port)));
+    }
+
+    @Override
+    public Optional<BibEntry> bibBy4(Protocol protocol, TransportAddress address) {
+        return Optional.ofNullable(bib4.get(BibEntry.key4(protocol, address)));
+    }
+
+    @Override
+    public List<BibEntry> bib() {
+        return new ArrayList<>(bib6.values());
+    }
+
+    @Override
+    public void putSession(Session session) {
+        sessions.put(session.key(), session);
+    }
+
+    @Override
+    public boolean removeSession(Session session) {
+        return sessions.remove(session.key()) != null;
+    }
+
+    @Override
+    public Optional<Session> session(String key) {
+        return Optional.ofNullable(sessions.get(key));
+    }
+
+    @Override
+    public List<Session> sessions() {
+        return new ArrayList<>(sessions.values());
+    }
+
+    @Override
+    public List<Eam> eams() {
+        return List.copyOf(eams);
+    }
+
+    @Override
+    public void addEam(Eam eam) {
+        eams.add(eam);
+    }
+
+    @Override
+    public boolean removeEam(Eam eam) {
+        return eams.remove(eam);
+    }
+}

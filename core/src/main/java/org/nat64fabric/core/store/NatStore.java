@@ -1,0 +1,48 @@
+package org.nat64fabric.core.store;
+
+import java.util.List;
+import java.util.Optional;
+import org.nat64fabric.core.eamt.Eam;
+import org.nat64fabric.core.pool4.PortStore;
+import org.nat64fabric.core.pool4.Protocol;
+import org.nat64fabric.core.pool4.TransportAddress;
+import org.nat64fabric.core.session.BibEntry;
+import org.nat64fabric.core.session.Session;
+import org.nat64fabric.core.addr.Ipv6Address;
+
+/**
+ * Everything the NAT64 must not lose: port blocks and ports (via {@link PortStore}), the BIB,
+ * sessions and the EAMT. Implementations: {@link InMemoryNatStore} here, ONOS primitives in
+ * the app, a durable database in the embedded controller. Writes that can race between
+ * controller instances are atomic.
+ */
+public interface NatStore extends PortStore {
+    /**
+     * Adds the entry unless its IPv6 or IPv4 side is already in the BIB; then returns the entry
+     * that holds it and stores nothing.
+     */
+    Optional<BibEntry> addBib(BibEntry entry);
+
+    boolean removeBib(BibEntry entry);
+
+    Optional<BibEntry> bibBy6(Protocol protocol, Ipv6Address address, int port);
+
+    Optional<BibEntry> bibBy4(Protocol protocol, TransportAddress address);
+
+    List<BibEntry> bib();
+
+    void putSession(Session session);
+
+    boolean removeSession(Session session);
+
+    Optional<Session> session(String key);
+
+    List<Session> sessions();
+
+    /** The EAMT's entries, in the order they were added. */
+    List<Eam> eams();
+
+    void addEam(Eam eam);
+
+    boolean removeEam(Eam eam);
+}
