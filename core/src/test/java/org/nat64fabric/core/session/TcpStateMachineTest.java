@@ -49,6 +49,8 @@ class TcpStateMachineTest {
         assertEquals(TcpState.TRANS, s.state);
         assertEquals(240, s.lifetime);
         assertEquals(TcpState.ESTABLISHED, run(TcpState.TRANS, Side.V4, Segment.OTHER).state);
+        assertEquals(TcpState.V6_FIN_RCV, run(TcpState.TRANS, Side.V6, Segment.FIN).state,
+                "a FIN after an idle spell closes the re-established session");
         assertEquals(TcpState.CLOSED, m.onIdle(TcpState.TRANS).state);
         assertEquals(TcpState.TRANS, m.onIdle(TcpState.ESTABLISHED).state, "idle established: transitory");
     }

@@ -1,0 +1,278 @@
+package org.nat64fabric.core.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.nat64fabric.core.ConfigException;
+import org.nat64fabric.core.addr.Ipv4Address;
+import org.nat64fabric.core.addr.Ipv4Prefix;
+import org.nat64fabric.core.addr.Ipv6Address;
+import org.nat64fabric.core.config.Nat64Config;
+import org.nat64fabric.core.eamt.Eam;
+import org.nat64fabric.core.event.NatEvent;
+import org.nat64fabric.core.pool4.Pool4Config;
+import org.nat64fabric.core.pool4.Protocol;
+import org.nat64fabric.core.pool4.TransportAddress;
+import org.nat64fabric.core.pool6.Pool6;
+import org.nat64fabric.core.session.BibEntry;
+import org.nat64fabric.core.session.Session;
+import org.nat64fabric.core.session.TcpState;
+import org.nat64fabric.core.session.TcpStateMachine.Segment;
+import org.nat64fabric.core.store.InMemoryNatStore;
+import org.nat64fabric.core.store.NatStore;
+
+class Nat64EngineTest {
+    private static final Pool6 POOL6 = Pool6.parse("2001:db8:64::/96", "pool6");
+    private static final Ipv4Address SERVER = Ipv4Address.parse("198.51.100.10", "s");
+    private static final Ipv6Address SERVER6 = POOL6.embed(SERVER);
+    private static final Set<String> BORDERS = Set.of("border-1", "border-2");
+
+    private final List<NatEvent> log = new ArrayList<>();
+
+    private static Ipv6Address host(int n) {
+        return Ipv6Address.of(0x20010db800010000L, n);
+    }
+
+    private static Pool4Config.Builder pool4(String prefix) {
+        return Pool4Config.builder().addresses(List.of(Ipv4Prefix.parse(prefix, "pool4")));
+    }
+
+    private Nat64Engine engine(Nat64Config.Builder config, NatStore store) {
+        return new Nat64Engine(config.build(), store, log::add);
+    }
+
+    private Nat64Engine engine(Pool4Config.Builder pool4) {
+        return engine(Nat64Config.builder().pool6(POOL6).pool4(pool4.build()), new InMemoryNatStore());
+    }
+
+    private List<Integer> events() {
+        return log.stream().map(e -> e.type().natEvent).collect(Collectors.toList());
+    }
+
+    @Test
+    void aUdpSessionMissMapsTheHostAndLogsBlockBibAndSession() {
+        Nat64Engine e = engine(pool4("192.0.2.0/30"));
+        Outcome o = e.fromV6(Protocol.UDP, host(1), 5353, SERVER6, 53, Segment.OTHER, 1_000);
+        Session s = o.session().orElseThrow();
+        assertTrue(o.reprogram(), "a new BIB entry must be written to the switches");
+        assertEquals(new TransportAddress(SERVER, 53), s.remote4());
+        assertTrue(e.pool4().contains(s.bib().v4().address()));
+        assertEquals(1, s.bib().v4().port() & 1, "parity kept");
+        assertEquals(300, e.lifetimeOf(s.bib()), "UDP default lifetime");
+        assertEquals(List.of(14, 8, 4), events(), "port block, BIB, session (RFC 8158 natEvent values)");
+        NatEvent bib = log.get(1);
+        assertEquals(host(1), bib.fields().get("sourceIPv6Address"));
+        assertEquals(s.bib().v4().address(), bib.fields().get("postNATSourceIPv4Address"));
+        assertEquals(s.bib().v4().port(), bib.fields().get("postNAPTSourceTransportPort"));
+        assertEquals(1_000, bib.observationTimeMilliseconds());
+
+        Outcome again = e.fromV6(Protocol.UDP, host(1), 5353, SERVER6, 53, Segment.OTHER, 2_000);
+        assertEquals(s.bib(), again.session().orElseThrow().bib());
+        assertFalse(again.reprogram());
+        assertEquals(3, log.size(), "nothing new to log");
+
+        Outcome other = e.fromV6(Protocol.UDP, host(1), 5353, POOL6.embed(Ipv4Address.parse("203.0.113.1", "r")), 53,
+                Segment.OTHER, 3_000);
+        assertEquals(s.bib(), other.session().orElseThrow().bib(), "endpoint-independent mapping");
+        assertEquals(2, e.sessionsOf(s.bib()).size());
+    }
+
+    @Test
+    void tcpFollowsTheStateMachineAndIsRemovedWhenEveryBorderReportsItIdle() {
+        Nat64Engine e = engine(pool4("192.0.2.1/32"));
+        assertFalse(e.fromV6(Protocol.TCP, host(1), 40000, SERVER6, 80, Segment.OTHER, 0).translated(),
+                "no mapping from a segment other than SYN");
+        Session syn = e.fromV6(Protocol.TCP, host(1), 40000, SERVER6, 80, Segment.SYN, 0).session().orElseThrow();
+        assertEquals(Optional.of(TcpState.V6_INIT), syn.state());
+        assertEquals(240, syn.lifetime());
+        TransportAddress mapped = syn.bib().v4();
+        Outcome synAck = e.fromV4(Protocol.TCP, SERVER, 80, mapped.address(), mapped.port(), Segment.SYN, 10);
+        assertEquals(Optional.of(TcpState.ESTABLISHED), synAck.session().orElseThrow().state());
+        assertTrue(synAck.reprogram(), "the lifetime grew from 4 min to 2 h 4 min");
+        assertEquals(7440, e.lifetimeOf(syn.bib()));
+
+        assertEquals(Nat64Engine.Idle.WAITING, e.onIdle(Protocol.TCP, host(1), 40000, "border-1", BORDERS, 7_440_000));
+        assertEquals(Nat64Engine.Idle.REPROGRAM, e.onIdle(Protocol.TCP, host(1), 40000, "border-2", BORDERS, 7_440_000),
+                "idle established: transitory, not closed");
+        assertEquals(240, e.lifetimeOf(syn.bib()));
+        e.fromV6(Protocol.TCP, host(1), 40000, SERVER6, 80, Segment.FIN, 7_500_000);
+        e.fromV4(Protocol.TCP, SERVER, 80, mapped.address(), mapped.port(), Segment.FIN, 7_500_100);
+        assertEquals(Optional.of(TcpState.V4_FIN_V6_FIN_RCV),
+                e.sessionsOf(syn.bib()).get(0).state());
+        e.onIdle(Protocol.TCP, host(1), 40000, "border-1", BORDERS, 7_800_000);
+        assertEquals(Nat64Engine.Idle.REMOVED, e.onIdle(Protocol.TCP, host(1), 40000, "border-2", BORDERS, 7_800_000));
+        assertEquals(List.of(), e.store().bib());
+        assertEquals(List.of(14, 8, 4, 5, 9), events());
+        Session next = e.fromV6(Protocol.TCP, host(1), 40000, SERVER6, 80, Segment.SYN, 7_800_001).session().orElseThrow();
+        assertNotEquals(mapped, next.bib().v4(), "the old port rests for 120 s");
+    }
+
+    @Test
+    void packetsSeenOnOneBorderResetTheOtherBordersIdleReport() {
+        Nat64Engine e = engine(pool4("192.0.2.1/32"));
+        e.fromV6(Protocol.UDP, host(1), 7000, SERVER6, 53, Segment.OTHER, 0);
+        e.onIdle(Protocol.UDP, host(1), 7000, "border-1", BORDERS, 300_000);
+        e.fromV6(Protocol.UDP, host(1), 7000, POOL6.embed(Ipv4Address.parse("203.0.113.9", "r")), 53, Segment.OTHER,
+                300_001);
+        assertEquals(Nat64Engine.Idle.WAITING, e.onIdle(Protocol.UDP, host(1), 7000, "border-2", BORDERS, 600_000));
+    }
+
+    @Test
+    void exhaustionRefusesWithIcmpAndKeepsEverySession() {
+        Nat64Engine e = engine(pool4("192.0.2.1/32").ports(Protocol.UDP, 1024, 1027).blockSize(2));
+        for (int h = 1; h <= 2; h++) {
+            for (int p = 0; p < 2; p++) {
+                assertTrue(e.fromV6(Protocol.UDP, host(h), 6000 + p, SERVER6, 53, Segment.OTHER, 0).translated());
+            }
+        }
+        Outcome refused = e.fromV6(Protocol.UDP, host(3), 6000, SERVER6, 53, Segment.OTHER, 0);
+        assertEquals(Optional.of(Outcome.IcmpError.V6_ADDRESS_UNREACHABLE), refused.icmpError());
+        assertEquals(10, log.get(log.size() - 1).type().natEvent, "NAT ports exhausted");
+        assertEquals(4, e.store().sessions().size(), "nothing evicted");
+        assertEquals(4, e.store().bib().size());
+    }
+
+    @Test
+    void aSubscriberOverItsSessionLimitIsRefusedAndOthersAreNot() {
+        Nat64Engine e = engine(Nat64Config.builder().pool6(POOL6).pool4(pool4("192.0.2.1/32").build())
+                .maxSessionsPerSubscriber(2), new InMemoryNatStore());
+        e.fromV6(Protocol.UDP, host(1), 1, SERVER6, 53, Segment.OTHER, 0);
+        e.fromV6(Protocol.UDP, host(1), 2, SERVER6, 53, Segment.OTHER, 0);
+        Outcome over = e.fromV6(Protocol.UDP, host(1), 3, SERVER6, 53, Segment.OTHER, 0);
+        assertEquals(Optional.of(Outcome.IcmpError.V6_ADDRESS_UNREACHABLE), over.icmpError());
+        NatEvent quota = log.get(log.size() - 1);
+        assertEquals(11, quota.type().natEvent);
+        assertEquals(3, quota.fields().get("natQuotaExceededEvent"));
+        assertTrue(e.fromV6(Protocol.UDP, host(2), 3, SERVER6, 53, Segment.OTHER, 0).translated());
+    }
+
+    @Test
+    void staticEntriesForwardInboundAndNeverExpire() {
+        Nat64Engine e = engine(pool4("192.0.2.0/30"));
+        TransportAddress web = new TransportAddress(Ipv4Address.parse("192.0.2.2", "a"), 8080);
+        BibEntry entry = e.addStaticBib(Protocol.TCP, host(7), 80, web, 0);
+        assertTrue(entry.isStatic());
+        assertEquals(0, e.lifetimeOf(entry), "no idle timeout on its entries");
+        Outcome in = e.fromV4(Protocol.TCP, SERVER, 55555, web.address(), web.port(), Segment.SYN, 10);
+        Session s = in.session().orElseThrow();
+        assertEquals(Optional.of(TcpState.V4_INIT), s.state());
+        assertEquals(SERVER6, s.remote6(), "the remote appears through pool6");
+        e.onIdle(Protocol.TCP, host(7), 80, "border-1", BORDERS, 100_000);
+        assertEquals(Nat64Engine.Idle.KEPT, e.onIdle(Protocol.TCP, host(7), 80, "border-2", BORDERS, 100_000));
+        assertEquals(List.of(entry), e.store().bib());
+
+        ConfigException taken = assertThrows(ConfigException.class,
+                () -> e.addStaticBib(Protocol.TCP, host(8), 80, web, 0));
+        assertEquals("bib.ipv4Port", taken.field());
+        ConfigException outside = assertThrows(ConfigException.class, () -> e.addStaticBib(Protocol.TCP, host(8), 80,
+                new TransportAddress(SERVER, 80), 0));
+        assertEquals("bib.ipv4Address", outside.field());
+        assertEquals(Optional.of(entry), e.removeBib(Protocol.TCP, host(7), 80, 200_000));
+        assertEquals(List.of(), e.store().bib());
+    }
+
+    @Test
+    void addressDependentFilteringAdmitsOnlyRemotesTheHostSentTo() {
+        Nat64Engine e = engine(Nat64Config.builder().pool6(POOL6).pool4(pool4("192.0.2.1/32").build())
+                .addressDependentFiltering(true), new InMemoryNatStore());
+        BibEntry b = e.fromV6(Protocol.UDP, host(1), 5000, SERVER6, 53, Segment.OTHER, 0).session().orElseThrow().bib();
+        Ipv4Address stranger = Ipv4Address.parse("203.0.113.66", "x");
+        assertFalse(e.fromV4(Protocol.UDP, stranger, 53, b.v4().address(), b.v4().port(), Segment.OTHER, 1).translated());
+        Outcome otherPort = e.fromV4(Protocol.UDP, SERVER, 5353, b.v4().address(), b.v4().port(), Segment.OTHER, 1);
+        assertTrue(otherPort.translated(), "address-dependent: any port of a known remote address");
+        assertTrue(otherPort.reprogram(), "its remote_filter entry must be written");
+    }
+
+    @Test
+    void eamsThatWouldBeAmbiguousOrOverlapPool4AreRefused() {
+        Nat64Engine e = engine(pool4("192.0.2.0/24"));
+        Eam eam = Eam.parse("2001:db8:1::e00/120", "203.0.113.0/24", "eam");
+        e.addEam(eam);
+        assertEquals(List.of(eam), e.store().eams());
+        assertEquals("eamt", assertThrows(ConfigException.class,
+                () -> e.addEam(Eam.parse("2001:db8:1::e00/120", "198.51.100.0/24", "eam"))).field());
+        assertEquals("eamt.ipv4", assertThrows(ConfigException.class,
+                () -> e.addEam(Eam.parse("2001:db8:2::/120", "192.0.2.0/24", "eam"))).field());
+        Ipv6Address eamHost = Ipv6Address.parse("2001:db8:1::e05", "h");
+        Session s = e.fromV6(Protocol.UDP, host(1), 4000, eamHost, 53, Segment.OTHER, 0).session().orElseThrow();
+        assertEquals(Ipv4Address.parse("203.0.113.5", "x"), s.remote4().address(), "destination through the EAMT");
+    }
+
+    @Test
+    void withoutDestinationLoggingSessionEventsLeaveItOut() {
+        Nat64Engine e = engine(Nat64Config.builder().pool6(POOL6).pool4(pool4("192.0.2.1/32").build())
+                .logDestination(false), new InMemoryNatStore());
+        e.fromV6(Protocol.UDP, host(1), 5000, SERVER6, 53, Segment.OTHER, 0);
+        NatEvent session = log.get(log.size() - 1);
+        assertEquals(NatEvent.Type.NAT64_SESSION_CREATE, session.type());
+        assertFalse(session.fields().containsKey("postNATDestinationIPv4Address"));
+        assertFalse(session.toString().contains(SERVER.toString()), session.toString());
+    }
+
+    @Test
+    void aNewEngineOverTheSameStoreKeepsEveryMapping() {
+        NatStore store = new InMemoryNatStore();
+        Nat64Config.Builder config = Nat64Config.builder().pool6(POOL6).pool4(pool4("192.0.2.1/32").build());
+        Session before = engine(config, store).fromV6(Protocol.UDP, host(1), 5000, SERVER6, 53, Segment.OTHER, 0)
+                .session().orElseThrow();
+        log.clear();
+        Nat64Engine restarted = engine(config, store);
+        Outcome after = restarted.fromV6(Protocol.UDP, host(1), 5000, SERVER6, 53, Segment.OTHER, 5);
+        assertEquals(before.bib(), after.session().orElseThrow().bib());
+        assertEquals(List.of(), log, "nothing was created again");
+        assertNotEquals(before.bib().v4(),
+                restarted.fromV6(Protocol.UDP, host(2), 5000, SERVER6, 53, Segment.OTHER, 5).session().orElseThrow()
+                        .bib().v4(), "the restarted engine does not hand out a port in use");
+    }
+
+    @Test
+    void twoControllerInstancesSettingUpAtOnceNeverShareAnIpv4TransportAddress() throws InterruptedException {
+        NatStore store = new InMemoryNatStore();
+        Nat64Config.Builder config = Nat64Config.builder().pool6(POOL6)
+                .pool4(pool4("192.0.2.0/30").blockSize(32).blocksPerSubscriber(64).build());
+        Nat64Engine[] instances = {new Nat64Engine(config.build(), store, ev -> { }),
+            new Nat64Engine(config.build(), store, ev -> { })};
+        ConcurrentLinkedQueue<BibEntry> made = new ConcurrentLinkedQueue<>();
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            int id = t;
+            Thread w = new Thread(() -> {
+                try {
+                    start.await();
+                } catch (InterruptedException ex) {
+                    return;
+                }
+                for (int i = 0; i < 500; i++) {
+                    // threads 0/1 and 2/3 set up the same flows: the same mapping must come back
+                    instances[id % 2].fromV6(Protocol.UDP, host(id / 2 * 1000 + i % 50), 1024 + i, SERVER6, 53,
+                            Segment.OTHER, 0).session().ifPresent(s -> made.add(s.bib()));
+                }
+            });
+            workers.add(w);
+            w.start();
+        }
+        start.countDown();
+        for (Thread w : workers) {
+            w.join();
+        }
+        Set<TransportAddress> v4 = new HashSet<>();
+        for (BibEntry b : store.bib()) {
+            assertTrue(v4.add(b.v4()), "shared IPv4 transport address " + b.v4());
+        }
+        assertEquals(1000, store.bib().size(), "one BIB entry per flow, whichever instance set it up");
+        assertEquals(new HashSet<>(store.bib()), new HashSet<>(made), "both instances answered with the stored entry");
+    }
+}

@@ -1,0 +1,98 @@
+package org.nat64fabric.core.fabric;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.nat64fabric.core.p4.P4InfoConstants.*;
+
+import java.math.BigInteger;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.nat64fabric.core.ConfigException;
+import org.nat64fabric.core.addr.Ipv4Address;
+import org.nat64fabric.core.addr.Ipv4Prefix;
+import org.nat64fabric.core.addr.Ipv6Address;
+import org.nat64fabric.core.config.Nat64Config;
+import org.nat64fabric.core.eamt.Eam;
+import org.nat64fabric.core.pool4.Pool4Config;
+import org.nat64fabric.core.pool4.Protocol;
+import org.nat64fabric.core.pool4.TransportAddress;
+import org.nat64fabric.core.pool6.Pool6;
+import org.nat64fabric.core.session.BibEntry;
+
+class DesiredStateTest {
+    private static final Nat64Config CONFIG = Nat64Config.builder().pool6(Pool6.of(Pool6.WELL_KNOWN, "pool6"))
+            .pool4(Pool4Config.builder().addresses(List.of(Ipv4Prefix.parse("192.0.2.0/24", "p"))).build()).build();
+    private static final BibEntry BIB = new BibEntry(Protocol.UDP, Ipv6Address.parse("2001:db8:1::5", "h"), 5353,
+            new TransportAddress(Ipv4Address.parse("192.0.2.7", "a"), 40001), false);
+    private static final Eam EAM = Eam.parse("2001:db8:1::e00/120", "203.0.113.0/24", "eam");
+
+    private static SwitchConfig sw(SwitchConfig.Role role) {
+        return new SwitchConfig("device:" + role, role, 0x0000000000aaL, Ipv4Address.parse("192.0.2.254", "a"),
+                Ipv6Address.parse("2001:db8::1", "a"),
+                List.of(Route.nextHop("2001:db8:1::/64", 1, 0xaa, 0xbb, "routes[0]"),
+                        Route.nextHop("198.51.100.0/24", 2, 0xaa, 0xcc, "routes[1]")),
+                Map.of(2, 1500));
+    }
+
+    private static List<TableEntry> in(List<TableEntry> entries, String table) {
+        return entries.stream().filter(e -> e.table().equals(table)).collect(Collectors.toList());
+    }
+
+    @Test
+    void bordersTranslateAndHoldEverySessionEdgesOnlyRoute() {
+        List<TableEntry> border = DesiredState.of(sw(SwitchConfig.Role.BORDER), CONFIG, List.of(EAM), List.of(BIB),
+                b -> 300, List.of());
+        List<TableEntry> edge = DesiredState.of(sw(SwitchConfig.Role.EDGE), CONFIG, List.of(EAM), List.of(BIB),
+                b -> 300, List.of());
+        assertEquals(Set.of(NAT64_INGRESS_LOCAL_HOST_LOCAL_IPV4, NAT64_INGRESS_LOCAL_HOST_LOCAL_IPV6,
+                NAT64_INGRESS_ICMP_ERROR_ICMP_SOURCE, NAT64_INGRESS_IPV6_ROUTES, NAT64_INGRESS_IPV4_ROUTES,
+                NAT64_INGRESS_EGRESS_MTU), edge.stream().map(TableEntry::table).collect(Collectors.toSet()));
+        assertTrue(border.containsAll(edge), "a border routes like an edge");
+        TableEntry v4 = in(border, NAT64_INGRESS_TRANSLATE_SESSION_V4).get(0);
+        assertEquals(List.of(BigInteger.valueOf(17), BigInteger.valueOf(0xc0000207L), BigInteger.valueOf(40001)),
+                v4.matches().stream().map(m -> m.value).collect(Collectors.toList()));
+        assertEquals(NAT64_INGRESS_TRANSLATE_DNAT, v4.action());
+        assertEquals(new BigInteger("20010db8000100000000000000000005", 16), v4.params().get(DST6));
+        assertEquals(300, v4.idleTimeoutSeconds());
+        assertEquals(4, border.stream().filter(e -> e.table().contains("eamt_")).count(), "one EAM, four tables");
+        assertEquals(1, in(border, NAT64_INGRESS_TRANSLATE_POOL4).size());
+    }
+
+    @Test
+    void theWellKnownPrefixRefusesEveryNonGlobalRangeBothWays() {
+        List<TableEntry> t = DesiredState.translation(CONFIG, List.of());
+        List<TableEntry> pool6 = in(t, NAT64_INGRESS_TRANSLATE_POOL6);
+        assertEquals(1 + Pool6.NON_GLOBAL.size(), pool6.size());
+        BigInteger tenNet = new BigInteger("0064ff9b00000000000000000a000000", 16);
+        TableEntry e = pool6.stream().filter(x -> x.matches().get(0).value.equals(tenNet)).findFirst()
+                .orElseThrow(() -> new AssertionError("no entry for 10.0.0.0/8 under 64:ff9b::/96"));
+        assertEquals(104, e.matches().get(0).prefixLength);
+        assertEquals(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL, e.action());
+        assertEquals(Pool6.NON_GLOBAL.size(), in(t, NAT64_INGRESS_TRANSLATE_POOL6_EMBED).stream()
+                .filter(e -> e.action().equals(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL_SOURCE)).count());
+    }
+
+    @Test
+    void everyEntryOfASwitchHasItsOwnKeySoReconciliationCanDiffThem() {
+        List<TableEntry> border = DesiredState.of(sw(SwitchConfig.Role.BORDER), CONFIG, List.of(EAM), List.of(BIB),
+                b -> 300, List.of());
+        Set<String> keys = new HashSet<>();
+        for (TableEntry e : border) {
+            assertTrue(keys.add(e.key()), "two entries for " + e.key());
+        }
+    }
+
+    @Test
+    void badRoutesNameTheField() {
+        assertEquals("routes[3].port", org.junit.jupiter.api.Assertions.assertThrows(ConfigException.class,
+                () -> Route.nextHop("10.0.0.0/8", 999, 0, 0, "routes[3]")).field());
+        assertEquals("routes[0].prefix", org.junit.jupiter.api.Assertions.assertThrows(ConfigException.class,
+                () -> Route.of("10.0.0.1/8", Route.Kind.NO_ROUTE, "routes[0]")).field());
+        assertEquals("sw.mac", org.junit.jupiter.api.Assertions.assertThrows(ConfigException.class,
+                () -> Route.mac("00:11:22:33:44", "sw.mac")).field());
+    }
+}
