@@ -68,10 +68,10 @@ class DesiredStateTest {
         List<TableEntry> pool6 = in(t, NAT64_INGRESS_TRANSLATE_POOL6);
         assertEquals(1 + Pool6.NON_GLOBAL.size(), pool6.size());
         BigInteger tenNet = new BigInteger("0064ff9b00000000000000000a000000", 16);
-        TableEntry e = pool6.stream().filter(x -> x.matches().get(0).value.equals(tenNet)).findFirst()
+        TableEntry ten = pool6.stream().filter(x -> x.matches().get(0).value.equals(tenNet)).findFirst()
                 .orElseThrow(() -> new AssertionError("no entry for 10.0.0.0/8 under 64:ff9b::/96"));
-        assertEquals(104, e.matches().get(0).prefixLength);
-        assertEquals(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL, e.action());
+        assertEquals(104, ten.matches().get(0).prefixLength);
+        assertEquals(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL, ten.action());
         assertEquals(Pool6.NON_GLOBAL.size(), in(t, NAT64_INGRESS_TRANSLATE_POOL6_EMBED).stream()
                 .filter(e -> e.action().equals(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL_SOURCE)).count());
     }
