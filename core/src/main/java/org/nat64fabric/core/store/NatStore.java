@@ -39,7 +39,7 @@ public interface NatStore extends PortStore {
 
     List<Session> sessions();
 
-    /** The EAMT's entries, in the order they were added. */
+    /** The EAMT's entries, in no particular order (lookups are longest-prefix). */
     List<Eam> eams();
 
     void addEam(Eam eam);
