@@ -1,0 +1,77 @@
+"""The ONOS applications as `onos-app install` receives them: the built .oar files, their
+app.xml, and the OSGi manifests of the bundles inside (what Karaf resolves at install time)."""
+import re
+import xml.etree.ElementTree as ET
+import zipfile
+from io import BytesIO
+
+import pytest
+
+from conftest import ROOT
+
+VERSION = "0.1.0-SNAPSHOT"
+
+
+def oar(module, artifact):
+    path = ROOT / module / "target" / f"{artifact}-{VERSION}.oar"
+    assert path.exists(), f"{path} is missing: `make build` packages it"
+    return zipfile.ZipFile(path)
+
+
+def manifest(jar_bytes):
+    text = zipfile.ZipFile(BytesIO(jar_bytes)).read("META-INF/MANIFEST.MF").decode()
+    headers, key = {}, None
+    for line in text.splitlines():
+        if line.startswith(" ") and key:
+            headers[key] += line[1:]
+        elif ":" in line:
+            key, value = line.split(":", 1)
+            headers[key] = value.strip()
+    return headers
+
+
+@pytest.mark.parametrize("module,artifact,name,requires", [
+    ("pipeconf", "nat64fabric-pipeconf", "org.nat64fabric.pipeconf",
+     {"org.onosproject.drivers.p4runtime", "org.onosproject.drivers.bmv2"}),
+    ("app", "nat64fabric-app", "org.nat64fabric.app", {"org.nat64fabric.pipeconf"}),
+])
+def test_oar_declares_the_app_and_the_apps_it_needs(module, artifact, name, requires):
+    z = oar(module, artifact)
+    app = ET.fromstring(z.read("app.xml"))
+    assert app.get("name") == name
+    assert app.get("version") == VERSION
+    assert set(app.get("apps").split(",")) == requires
+    jar = f"m2/org/nat64fabric/{artifact}/{VERSION}/{artifact}-{VERSION}.jar"
+    features = ET.fromstring(z.read(f"m2/org/nat64fabric/{artifact}/{VERSION}/{artifact}-{VERSION}-features.xml"))
+    bundles = [b.text for b in features.iter() if b.tag.endswith("bundle")]
+    assert f"mvn:org.nat64fabric/{artifact}/{VERSION}" in bundles
+    headers = manifest(z.read(jar))
+    assert headers["Bundle-SymbolicName"] == name
+    # Every ONOS package is imported at the 2.7 API: the bundle resolves on ONOS 2.7.x only.
+    onos = re.findall(r'(org\.onosproject\.[\w.]+);version="([^"]+)"', headers["Import-Package"])
+    assert onos and all(v == "[2.7,3)" for _, v in onos), onos
+    assert "org.nat64fabric.core" not in headers["Import-Package"], "core is embedded, not imported"
+
+
+def test_pipeconf_bundle_carries_the_pipeline_and_registers_its_components():
+    z = oar("pipeconf", "nat64fabric-pipeconf")
+    jar_bytes = z.read(f"m2/org/nat64fabric/nat64fabric-pipeconf/{VERSION}/nat64fabric-pipeconf-{VERSION}.jar")
+    jar = zipfile.ZipFile(BytesIO(jar_bytes))
+    names = set(jar.namelist())
+    assert {"p4/p4info.txt", "p4/device_config.bin", "softswitch-drivers.xml", "cpu_port.txt"} <= names
+    assert jar.read("p4/p4info.txt") == (ROOT / "p4" / "build" / "p4info.txt").read_bytes(), \
+        "the pipeconf ships the P4Info `make p4` compiled from p4/nat64.p4"
+    assert ("p4/nat64.json" in names) == (ROOT / "p4" / "build" / "nat64.json").exists(), \
+        "BMv2 JSON exactly when p4c produced it"
+    components = manifest(jar_bytes)["Service-Component"]
+    assert "PipeconfLoader" in components and "SoftswitchDriversLoader" in components
+
+
+def test_app_bundle_embeds_core_and_accepts_the_guava_onos_ships():
+    z = oar("app", "nat64fabric-app")
+    jar_bytes = z.read(f"m2/org/nat64fabric/nat64fabric-app/{VERSION}/nat64fabric-app-{VERSION}.jar")
+    names = set(zipfile.ZipFile(BytesIO(jar_bytes)).namelist())
+    assert "org/nat64fabric/core/engine/Nat64Engine.class" in names
+    assert "org/nat64fabric/core/p4/P4InfoConstants.class" in names
+    guava = re.findall(r'com\.google\.common\.[\w.]+;version="\[([\d.]+),', manifest(jar_bytes)["Import-Package"])
+    assert guava and all(float(v.split(".")[0]) <= 22 for v in guava), "ONOS 2.7 runs Guava 22"
