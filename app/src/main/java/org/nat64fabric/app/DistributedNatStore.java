@@ -9,6 +9,7 @@ import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.addr.Ipv6Prefix;
 import org.nat64fabric.core.eamt.Eam;
 import org.nat64fabric.core.pool4.PortBlock;
+import org.nat64fabric.core.pool4.PortStore;
 import org.nat64fabric.core.pool4.Protocol;
 import org.nat64fabric.core.pool4.TransportAddress;
 import org.nat64fabric.core.session.BibEntry;
@@ -57,28 +58,20 @@ public final class DistributedNatStore implements NatStore {
         return storage.<String, V>consistentMapBuilder().withName(name).withSerializer(SERIALIZER).build();
     }
 
-    private static String blockKey(PortBlock b) {
-        return b.protocol() + " " + b.address() + ":" + b.first();
-    }
-
-    private static String portKey(Protocol p, TransportAddress a) {
-        return p + " " + a;
-    }
-
     private static <V> List<V> values(ConsistentMap<String, V> map) {
         return map.values().stream().map(Versioned::value).collect(Collectors.toList());
     }
 
     @Override
     public boolean claimBlock(PortBlock block) {
-        return blocks.putIfAbsent(blockKey(block), block) == null;
+        return blocks.putIfAbsent(PortStore.blockKey(block), block) == null;
     }
 
     @Override
     public void releaseBlock(PortBlock block) {
-        if (blocks.remove(blockKey(block), block)) {
+        if (blocks.remove(PortStore.blockKey(block), block)) {
             for (int port = block.first(); port <= block.last(); port++) {
-                ports.remove(portKey(block.protocol(), new TransportAddress(block.address(), port)));
+                ports.remove(PortStore.portKey(block.protocol(), new TransportAddress(block.address(), port)));
             }
         }
     }
@@ -90,13 +83,13 @@ public final class DistributedNatStore implements NatStore {
 
     @Override
     public boolean claimPort(Protocol protocol, TransportAddress address, long now) {
-        Versioned<Long> before = ports.get(portKey(protocol, address));
+        Versioned<Long> before = ports.get(PortStore.portKey(protocol, address));
         if (before != null && before.value() > now) {
             return false;
         }
         // compute runs atomically in the map: of two racing claims, one sees the other's IN_USE.
         boolean[] claimed = {false};
-        ports.compute(portKey(protocol, address), (k, until) -> {
+        ports.compute(PortStore.portKey(protocol, address), (k, until) -> {
             claimed[0] = until == null || until <= now;
             return claimed[0] ? IN_USE : until;
         });
@@ -105,12 +98,12 @@ public final class DistributedNatStore implements NatStore {
 
     @Override
     public void restPort(Protocol protocol, TransportAddress address, long until) {
-        ports.put(portKey(protocol, address), until);
+        ports.put(PortStore.portKey(protocol, address), until);
     }
 
     @Override
     public boolean portBusy(Protocol protocol, TransportAddress address, long now) {
-        Versioned<Long> until = ports.get(portKey(protocol, address));
+        Versioned<Long> until = ports.get(PortStore.portKey(protocol, address));
         return until != null && until.value() > now;
     }
 

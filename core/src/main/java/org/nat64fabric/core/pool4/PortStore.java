@@ -8,6 +8,16 @@ import java.util.List;
  * claiming the same block or port at once, exactly one succeeds.
  */
 public interface PortStore {
+    /** The key of a port in a store's map. */
+    static String portKey(Protocol protocol, TransportAddress address) {
+        return protocol + " " + address;
+    }
+
+    /** The key of a block in a store's map: two blocks may not start at the same port. */
+    static String blockKey(PortBlock block) {
+        return block.protocol() + " " + block.address() + ":" + block.first();
+    }
+
     /** Claims a block unless a block starting at the same address, protocol and port is held. */
     boolean claimBlock(PortBlock block);
 

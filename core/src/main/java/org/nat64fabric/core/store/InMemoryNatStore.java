@@ -9,6 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.eamt.Eam;
 import org.nat64fabric.core.pool4.PortBlock;
+import org.nat64fabric.core.pool4.PortStore;
 import org.nat64fabric.core.pool4.Protocol;
 import org.nat64fabric.core.pool4.TransportAddress;
 import org.nat64fabric.core.session.BibEntry;
@@ -26,24 +27,16 @@ public final class InMemoryNatStore implements NatStore {
     private final Map<String, Session> sessions = new ConcurrentHashMap<>();
     private final List<Eam> eams = new CopyOnWriteArrayList<>();
 
-    private static String blockKey(PortBlock b) {
-        return b.protocol() + " " + b.address() + ":" + b.first();
-    }
-
-    private static String portKey(Protocol p, TransportAddress a) {
-        return p + " " + a;
-    }
-
     @Override
     public boolean claimBlock(PortBlock block) {
-        return blocks.putIfAbsent(blockKey(block), block) == null;
+        return blocks.putIfAbsent(PortStore.blockKey(block), block) == null;
     }
 
     @Override
     public void releaseBlock(PortBlock block) {
-        if (blocks.remove(blockKey(block), block)) {
+        if (blocks.remove(PortStore.blockKey(block), block)) {
             for (int port = block.first(); port <= block.last(); port++) {
-                ports.remove(portKey(block.protocol(), new TransportAddress(block.address(), port)));
+                ports.remove(PortStore.portKey(block.protocol(), new TransportAddress(block.address(), port)));
             }
         }
     }
@@ -56,7 +49,7 @@ public final class InMemoryNatStore implements NatStore {
     @Override
     public boolean claimPort(Protocol protocol, TransportAddress address, long now) {
         boolean[] claimed = {false};
-        ports.compute(portKey(protocol, address), (k, until) -> {
+        ports.compute(PortStore.portKey(protocol, address), (k, until) -> {
             if (until == null || until <= now) {
                 claimed[0] = true;
                 return IN_USE;
@@ -68,12 +61,12 @@ public final class InMemoryNatStore implements NatStore {
 
     @Override
     public void restPort(Protocol protocol, TransportAddress address, long until) {
-        ports.put(portKey(protocol, address), until);
+        ports.put(PortStore.portKey(protocol, address), until);
     }
 
     @Override
     public boolean portBusy(Protocol protocol, TransportAddress address, long now) {
-        Long until = ports.get(portKey(protocol, address));
+        Long until = ports.get(PortStore.portKey(protocol, address));
         return until != null && until > now;
     }
 
