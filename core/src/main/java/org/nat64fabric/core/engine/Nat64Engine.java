@@ -53,10 +53,6 @@ public final class Nat64Engine {
         this.log = log;
     }
 
-    public Nat64Config config() {
-        return config;
-    }
-
     public NatStore store() {
         return store;
     }
@@ -285,10 +281,6 @@ public final class Nat64Engine {
 
     public List<Session> sessionsOf(BibEntry bib) {
         return store.sessions().stream().filter(s -> s.bib().key6().equals(bib.key6())).collect(Collectors.toList());
-    }
-
-    public List<PortBlock> blocksOf(Ipv6Address subscriber) {
-        return pool4.blocksOf(subscriber);
     }
 
     public Pool4 pool4() {

@@ -24,11 +24,6 @@ import org.nat64fabric.core.session.Session;
  * ones written) and any controller instance computes the same answer.
  */
 public final class DesiredState {
-    /** The clone session the pipeline copies TCP control segments to (control.p4). */
-    public static final int CPU_CLONE_SESSION = 99;
-    /** The CPU port of the v1model pipeline (defines.p4). */
-    public static final int CPU_PORT = 255;
-
     private DesiredState() {
     }
 

@@ -1,6 +1,5 @@
 package org.nat64fabric.core.fabric;
 
-import java.util.Locale;
 import org.nat64fabric.core.ConfigException;
 
 /**
@@ -41,14 +40,6 @@ public final class Route {
             throw new ConfigException(field + ".kind", "hairpin is for IPv4 prefixes (pool4 and EAM addresses)");
         }
         return new Route(check(prefix, field), prefix.contains(":"), kind, 0, 0, 0);
-    }
-
-    public static Kind kind(String text, String field) {
-        try {
-            return Kind.valueOf(text.toUpperCase(Locale.ROOT).replace('-', '_'));
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException(field, "'" + text + "' is not one of next_hop, hairpin, no_route, punt");
-        }
     }
 
     /** A MAC address written as six hex bytes separated by colons. */

@@ -66,10 +66,6 @@ public final class Pool4 {
         }
     }
 
-    public Pool4Config config() {
-        return config;
-    }
-
     public Ipv6Address subscriberOf(Ipv6Address source) {
         return source.mask(config.subscriberPrefixLength);
     }

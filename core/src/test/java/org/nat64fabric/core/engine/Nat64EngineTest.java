@@ -120,6 +120,18 @@ class Nat64EngineTest {
     }
 
     @Test
+    void aBlockWithoutMappingsGoesBackToThePoolAfterTheHoldAndIsLogged() {
+        Nat64Engine e = engine(pool4("192.0.2.1/32"));
+        e.fromV6(Protocol.UDP, host(1), 7000, SERVER6, 53, Segment.OTHER, 0);
+        for (String border : BORDERS) {
+            e.onIdle(Protocol.UDP, host(1), 7000, border, BORDERS, 300_000);
+        }
+        assertEquals(List.of(), e.expireBlocks(419_999), "the freed port still rests");
+        assertEquals(1, e.expireBlocks(420_000).size());
+        assertEquals(15, log.get(log.size() - 1).type().natEvent, "port block de-allocation");
+    }
+
+    @Test
     void packetsSeenOnOneBorderResetTheOtherBordersIdleReport() {
         Nat64Engine e = engine(pool4("192.0.2.1/32"));
         e.fromV6(Protocol.UDP, host(1), 7000, SERVER6, 53, Segment.OTHER, 0);
