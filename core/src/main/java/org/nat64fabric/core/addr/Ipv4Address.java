@@ -1,12 +1,16 @@
 package org.nat64fabric.core.addr;
 
+import java.io.Serializable;
 import com.google.common.net.InetAddresses;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import org.nat64fabric.core.ConfigException;
 
 /** An IPv4 address as a 32-bit value. */
-public final class Ipv4Address {
+public final class Ipv4Address implements Serializable {
+    /** Kept in the embedded controller's durable store. */
+    private static final long serialVersionUID = 1L;
+
     private final int bits;
 
     private Ipv4Address(int bits) {

@@ -1,9 +1,13 @@
 package org.nat64fabric.core.addr;
 
+import java.io.Serializable;
 import org.nat64fabric.core.ConfigException;
 
 /** An IPv4 prefix: address and length, with no bits set past the length. */
-public final class Ipv4Prefix {
+public final class Ipv4Prefix implements Serializable {
+    /** Kept in the embedded controller's durable store. */
+    private static final long serialVersionUID = 1L;
+
     private final Ipv4Address address;
     private final int length;
 

@@ -1,5 +1,6 @@
 package org.nat64fabric.core.addr;
 
+import java.io.Serializable;
 import com.google.common.net.InetAddresses;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -7,7 +8,10 @@ import java.nio.ByteBuffer;
 import org.nat64fabric.core.ConfigException;
 
 /** An IPv6 address as two 64-bit halves. */
-public final class Ipv6Address {
+public final class Ipv6Address implements Serializable {
+    /** Kept in the embedded controller's durable store. */
+    private static final long serialVersionUID = 1L;
+
     private final long high;
     private final long low;
 

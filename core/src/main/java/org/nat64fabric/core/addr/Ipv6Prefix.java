@@ -1,9 +1,13 @@
 package org.nat64fabric.core.addr;
 
+import java.io.Serializable;
 import org.nat64fabric.core.ConfigException;
 
 /** An IPv6 prefix: address and length, with no bits set past the length. */
-public final class Ipv6Prefix {
+public final class Ipv6Prefix implements Serializable {
+    /** Kept in the embedded controller's durable store. */
+    private static final long serialVersionUID = 1L;
+
     private final Ipv6Address address;
     private final int length;
 

@@ -1,5 +1,6 @@
 package org.nat64fabric.core.eamt;
 
+import java.io.Serializable;
 import org.nat64fabric.core.ConfigException;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv4Prefix;
@@ -10,7 +11,10 @@ import org.nat64fabric.core.addr.Ipv6Prefix;
  * One RFC 7757 Explicit Address Mapping: an IPv6 prefix and an IPv4 prefix with the same number
  * of suffix bits, which are copied unchanged in both directions.
  */
-public final class Eam {
+public final class Eam implements Serializable {
+    /** Kept in the embedded controller's durable store. */
+    private static final long serialVersionUID = 1L;
+
     private final Ipv6Prefix ipv6;
     private final Ipv4Prefix ipv4;
 

@@ -3,6 +3,7 @@ package org.nat64fabric.core.pool4;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.nat64fabric.core.ConfigException;
 import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Prefix;
@@ -41,6 +42,23 @@ public final class Pool4Config {
 
     public int blocksPerSubscriber() {
         return blocksPerSubscriber;
+    }
+
+    /** The first and last port (ICMP: identifier) a protocol's mappings may use. */
+    public int[] portRange(Protocol protocol) {
+        return portRanges.get(protocol).clone();
+    }
+
+    public int blockSize() {
+        return blockSize;
+    }
+
+    public long holdMillis() {
+        return holdMillis;
+    }
+
+    public Optional<Ipv6Prefix> deterministic() {
+        return Optional.ofNullable(deterministic);
     }
 
     public static Builder builder() {

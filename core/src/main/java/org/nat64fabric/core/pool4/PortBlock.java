@@ -1,11 +1,15 @@
 package org.nat64fabric.core.pool4;
 
+import java.io.Serializable;
 import java.util.Objects;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv6Address;
 
 /** Ports {@code first..last} of one IPv4 address, for one protocol, held by one subscriber. */
-public final class PortBlock {
+public final class PortBlock implements Serializable {
+    /** Kept in the embedded controller's durable store. */
+    private static final long serialVersionUID = 1L;
+
     private final Protocol protocol;
     private final Ipv4Address address;
     private final int first;

@@ -1,9 +1,13 @@
 package org.nat64fabric.core.pool4;
 
+import java.io.Serializable;
 import org.nat64fabric.core.addr.Ipv4Address;
 
 /** An IPv4 address and a port (or ICMP identifier). */
-public final class TransportAddress {
+public final class TransportAddress implements Serializable {
+    /** Kept in the embedded controller's durable store. */
+    private static final long serialVersionUID = 1L;
+
     private final Ipv4Address address;
     private final int port;
 

@@ -1,5 +1,6 @@
 package org.nat64fabric.core.session;
 
+import java.io.Serializable;
 import java.util.Objects;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.pool4.Protocol;
@@ -10,7 +11,10 @@ import org.nat64fabric.core.pool4.TransportAddress;
  * address (T, t) it is known by. Endpoint-independent: one entry serves every remote. Static
  * entries (port forwarding to an IPv6 server) never expire.
  */
-public final class BibEntry {
+public final class BibEntry implements Serializable {
+    /** Kept in the embedded controller's durable store. */
+    private static final long serialVersionUID = 1L;
+
     private final Protocol protocol;
     private final Ipv6Address address6;
     private final int port6;

@@ -1,5 +1,6 @@
 package org.nat64fabric.core.session;
 
+import java.io.Serializable;
 import java.util.Objects;
 import java.util.Optional;
 import org.nat64fabric.core.addr.Ipv6Address;
@@ -10,7 +11,10 @@ import org.nat64fabric.core.pool4.TransportAddress;
  * the IPv6 side as (Y', z) with Y' the pool6 representation of Z. TCP sessions carry their
  * state; {@code lifetime} is the idle timeout, in seconds, the session's table entries get.
  */
-public final class Session {
+public final class Session implements Serializable {
+    /** Kept in the embedded controller's durable store. */
+    private static final long serialVersionUID = 1L;
+
     private final BibEntry bib;
     private final TransportAddress remote4;
     private final Ipv6Address remote6;

@@ -1,0 +1,62 @@
+package org.nat64fabric.core.control;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.nat64fabric.core.addr.Ipv4Prefix;
+import org.nat64fabric.core.addr.Ipv6Address;
+import org.nat64fabric.core.config.Nat64Config;
+import org.nat64fabric.core.eamt.Eam;
+import org.nat64fabric.core.fabric.SwitchConfig;
+import org.nat64fabric.core.pool4.PortBlock;
+import org.nat64fabric.core.pool4.Protocol;
+import org.nat64fabric.core.pool4.TransportAddress;
+import org.nat64fabric.core.session.BibEntry;
+import org.nat64fabric.core.session.Session;
+
+/**
+ * What an operator manages, through the REST API and the command line: the EAMT, static BIB
+ * entries, sessions, pools, switches and counters. Changes reach every switch that needs them
+ * before the call returns. Bad input throws {@link org.nat64fabric.core.ConfigException} naming
+ * the field.
+ */
+public interface Nat64Service {
+    /** A switch as the controller sees it. */
+    final class DeviceStatus {
+        public final String deviceId;
+        public final SwitchConfig.Role role;
+        public final boolean connected;
+        public final int entries;
+
+        public DeviceStatus(String deviceId, SwitchConfig.Role role, boolean connected, int entries) {
+            this.deviceId = deviceId;
+            this.role = role;
+            this.connected = connected;
+            this.entries = entries;
+        }
+    }
+
+    Nat64Config config();
+
+    List<Eam> eamt();
+
+    void addEam(Eam eam);
+
+    /** Removes the EAM of this IPv4 prefix; empty when there was none. */
+    Optional<Eam> removeEam(Ipv4Prefix ipv4);
+
+    List<BibEntry> bib();
+
+    BibEntry addStaticBib(Protocol protocol, Ipv6Address address6, int port6, TransportAddress v4);
+
+    Optional<BibEntry> removeBib(Protocol protocol, Ipv6Address address6, int port6);
+
+    List<Session> sessions();
+
+    List<PortBlock> blocks();
+
+    /** Counters: packet-ins by punt reason, setups, refusals, writes, NAT events by type, table sizes. */
+    Map<String, Long> stats();
+
+    List<DeviceStatus> devices();
+}

@@ -1,0 +1,158 @@
+package org.nat64fabric.core.control;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Optional;
+import org.nat64fabric.core.addr.Ipv4Address;
+import org.nat64fabric.core.addr.Ipv6Address;
+import org.nat64fabric.core.pool4.Protocol;
+import org.nat64fabric.core.session.TcpStateMachine.Segment;
+
+/**
+ * What the controller reads from a frame a switch punted or copied: family, transport, addresses,
+ * ports (an ICMP echo's identifier stands for both, RFC 6146 3.5.3) and the TCP control flag.
+ * Only the first fragment or an unfragmented packet carries ports; anything else is not parsed.
+ */
+public final class PuntedPacket {
+    private static final int ETHERTYPE_IPV4 = 0x0800;
+    private static final int ETHERTYPE_IPV6 = 0x86dd;
+
+    public final boolean ipv6;
+    public final Protocol protocol;
+    public final String source;
+    public final int sourcePort;
+    public final String destination;
+    public final int destinationPort;
+    public final Segment segment;
+
+    private PuntedPacket(boolean ipv6, Protocol protocol, String source, int sourcePort, String destination,
+                         int destinationPort, Segment segment) {
+        this.ipv6 = ipv6;
+        this.protocol = protocol;
+        this.source = source;
+        this.sourcePort = sourcePort;
+        this.destination = destination;
+        this.destinationPort = destinationPort;
+        this.segment = segment;
+    }
+
+    public Ipv6Address source6() {
+        return Ipv6Address.parse(source, "source");
+    }
+
+    public Ipv6Address destination6() {
+        return Ipv6Address.parse(destination, "destination");
+    }
+
+    public Ipv4Address source4() {
+        return Ipv4Address.parse(source, "source");
+    }
+
+    public Ipv4Address destination4() {
+        return Ipv4Address.parse(destination, "destination");
+    }
+
+    /** The packet's flow, or empty for a frame that is not TCP, UDP or an ICMP echo over IP. */
+    public static Optional<PuntedPacket> parse(byte[] frame) {
+        try {
+            ByteBuffer b = ByteBuffer.wrap(frame);
+            int etherType = b.getShort(12) & 0xffff;
+            if (etherType == ETHERTYPE_IPV6) {
+                int next = b.get(14 + 6) & 0xff;
+                String src = Ipv6Address.of(b.getLong(22), b.getLong(30)).toString();
+                String dst = Ipv6Address.of(b.getLong(38), b.getLong(46)).toString();
+                return transport(b, 54, next, true, src, dst);
+            }
+            if (etherType == ETHERTYPE_IPV4) {
+                int ihl = (b.get(14) & 0x0f) * 4;
+                int fragment = b.getShort(14 + 6) & 0x1fff;
+                if (fragment != 0) {
+                    return Optional.empty();
+                }
+                String src = Ipv4Address.of(b.getInt(26)).toString();
+                String dst = Ipv4Address.of(b.getInt(30)).toString();
+                return transport(b, 14 + ihl, b.get(14 + 9) & 0xff, false, src, dst);
+            }
+        } catch (IndexOutOfBoundsException e) {
+            // a truncated frame: not a flow
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<PuntedPacket> transport(ByteBuffer b, int at, int next, boolean ipv6, String src,
+                                                    String dst) {
+        if (ipv6 && next == 44) {                          // fragment header: only the first carries ports
+            if ((b.getShort(at + 2) & 0xfff8) != 0) {
+                return Optional.empty();
+            }
+            next = b.get(at) & 0xff;
+            at += 8;
+        }
+        if (next == 6 || next == 17) {
+            int sport = b.getShort(at) & 0xffff;
+            int dport = b.getShort(at + 2) & 0xffff;
+            Segment seg = Segment.OTHER;
+            if (next == 6) {
+                int flags = b.get(at + 13) & 0xff;
+                seg = (flags & 0x04) != 0 ? Segment.RST : (flags & 0x02) != 0 ? Segment.SYN
+                        : (flags & 0x01) != 0 ? Segment.FIN : Segment.OTHER;
+            }
+            return Optional.of(new PuntedPacket(ipv6, next == 6 ? Protocol.TCP : Protocol.UDP, src, sport, dst,
+                    dport, seg));
+        }
+        int type = b.get(at) & 0xff;
+        boolean echo = ipv6 ? next == 58 && (type == 128 || type == 129) : next == 1 && (type == 8 || type == 0);
+        if (echo) {
+            int id = b.getShort(at + 4) & 0xffff;
+            return Optional.of(new PuntedPacket(ipv6, Protocol.ICMP, src, id, dst, id, Segment.OTHER));
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * An ICMPv6 Destination Unreachable (RFC 4443 3.1) from {@code source} about an IPv6 frame,
+     * quoting as much of it as fits in 1280 bytes, addressed back to its sender and framed to go
+     * through the switch's pipeline (which routes it).
+     */
+    public static byte[] icmpv6Unreachable(byte[] frame, Ipv6Address source, long routerMac, int code) {
+        int quoted = Math.min(frame.length - 14, 1280 - 40 - 8);
+        byte[] out = new byte[14 + 40 + 8 + quoted];
+        ByteBuffer b = ByteBuffer.wrap(out);
+        putMac(b, routerMac);
+        putMac(b, routerMac);
+        b.putShort((short) ETHERTYPE_IPV6);
+        b.putInt(0x60000000);
+        b.putShort((short) (8 + quoted));
+        b.put((byte) 58).put((byte) 64);
+        byte[] src = source.toBytes();
+        byte[] dst = Arrays.copyOfRange(frame, 22, 38);
+        b.put(src).put(dst);
+        b.put((byte) 1).put((byte) code).putShort((short) 0).putInt(0);
+        b.put(frame, 14, quoted);
+        long sum = 0;
+        for (int i = 0; i < 16; i += 2) {
+            sum += ((src[i] & 0xff) << 8 | src[i + 1] & 0xff) + ((dst[i] & 0xff) << 8 | dst[i + 1] & 0xff);
+        }
+        sum += 8 + quoted + 58;
+        for (int i = 54; i < out.length; i += 2) {
+            sum += (out[i] & 0xff) << 8 | (i + 1 < out.length ? out[i + 1] & 0xff : 0);
+        }
+        while (sum >> 16 != 0) {
+            sum = (sum & 0xffff) + (sum >> 16);
+        }
+        b.putShort(56, (short) ~sum);
+        return out;
+    }
+
+    private static void putMac(ByteBuffer b, long mac) {
+        for (int shift = 40; shift >= 0; shift -= 8) {
+            b.put((byte) (mac >> shift));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return protocol + " " + source + "#" + sourcePort + " -> " + destination + "#" + destinationPort
+                + (protocol == Protocol.TCP ? " " + segment : "");
+    }
+}

@@ -1,0 +1,278 @@
+package org.nat64fabric.core.rest;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import javax.ws.rs.Consumes;
+import javax.ws.rs.DELETE;
+import javax.ws.rs.GET;
+import javax.ws.rs.POST;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.Produces;
+import javax.ws.rs.QueryParam;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
+import org.nat64fabric.core.ConfigException;
+import org.nat64fabric.core.addr.Ipv4Address;
+import org.nat64fabric.core.addr.Ipv4Prefix;
+import org.nat64fabric.core.addr.Ipv6Address;
+import org.nat64fabric.core.config.FabricConfig;
+import org.nat64fabric.core.config.Nat64Config;
+import org.nat64fabric.core.control.Nat64Service;
+import org.nat64fabric.core.eamt.Eam;
+import org.nat64fabric.core.pool4.PortBlock;
+import org.nat64fabric.core.pool4.Protocol;
+import org.nat64fabric.core.session.BibEntry;
+import org.nat64fabric.core.session.Session;
+
+/**
+ * The REST API for mapping management, the same in the ONOS app (under /onos/nat64fabric) and in
+ * the embedded controller: pools, EAMT, static BIB entries, sessions with filters, switches and
+ * counters. Bad input is answered 400 with {@code {"field": ..., "message": ...}} naming the
+ * field; an unknown mapping 404. The runtime supplies the service. docs/rest.md documents every
+ * endpoint with curl, docs/openapi.yaml is its specification.
+ */
+@Produces(MediaType.APPLICATION_JSON)
+public class Nat64Resource {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private final Supplier<Nat64Service> service;
+
+    public Nat64Resource(Supplier<Nat64Service> service) {
+        this.service = service;
+    }
+
+    @GET
+    @Path("pools")
+    public Response pools() {
+        Nat64Config c = service.get().config();
+        ObjectNode root = MAPPER.createObjectNode();
+        root.put("pool6", c.pool6.prefix().toString());
+        ObjectNode p4 = root.putObject("pool4");
+        ArrayNode addresses = p4.putArray("addresses");
+        c.pool4.addresses().forEach(a -> addresses.add(a.toString()));
+        for (Protocol p : Protocol.values()) {
+            int[] r = c.pool4.portRange(p);
+            p4.putArray(p.name().toLowerCase(Locale.ROOT) + "Ports").add(r[0]).add(r[1]);
+        }
+        p4.put("blockSize", c.pool4.blockSize());
+        p4.put("blocksPerSubscriber", c.pool4.blocksPerSubscriber());
+        p4.put("holdSeconds", c.pool4.holdMillis() / 1000);
+        c.pool4.deterministic().ifPresent(d -> p4.put("deterministic", d.toString()));
+        ArrayNode blocks = root.putArray("blocks");
+        service.get().blocks().stream().sorted(Comparator.comparing(PortBlock::toString))
+                .forEach(b -> blocks.add(block(b)));
+        return ok(root);
+    }
+
+    @GET
+    @Path("eamt")
+    public Response eamt() {
+        ObjectNode root = MAPPER.createObjectNode();
+        ArrayNode list = root.putArray("eamt");
+        service.get().eamt().forEach(e -> list.add(eam(e)));
+        return ok(root);
+    }
+
+    @POST
+    @Path("eamt")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response addEam(InputStream body) {
+        return handle(() -> {
+            Eam e = FabricConfig.eam(json(body), "eam");
+            service.get().addEam(e);
+            return Response.status(Response.Status.CREATED).entity(eam(e).toString()).type(MediaType.APPLICATION_JSON).build();
+        });
+    }
+
+    @DELETE
+    @Path("eamt")
+    public Response removeEam(@QueryParam("ipv4Prefix") String ipv4Prefix) {
+        return handle(() -> {
+            Ipv4Prefix p = Ipv4Prefix.parse(required("ipv4Prefix", ipv4Prefix), "ipv4Prefix");
+            Optional<Eam> removed = service.get().removeEam(p);
+            return removed.isPresent() ? ok(eam(removed.get()))
+                    : notFound("ipv4Prefix", "no EAM maps " + p);
+        });
+    }
+
+    @GET
+    @Path("bib")
+    public Response bib(@QueryParam("protocol") String protocol, @QueryParam("static") Boolean isStatic) {
+        return handle(() -> {
+            Optional<Protocol> proto = protocol(protocol);
+            ObjectNode root = MAPPER.createObjectNode();
+            ArrayNode list = root.putArray("bib");
+            service.get().bib().stream()
+                    .filter(b -> proto.isEmpty() || b.protocol() == proto.get())
+                    .filter(b -> isStatic == null || b.isStatic() == isStatic)
+                    .sorted(Comparator.comparing(BibEntry::key6))
+                    .forEach(b -> list.add(bib(b)));
+            return ok(root);
+        });
+    }
+
+    @POST
+    @Path("bib")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response addStaticBib(InputStream body) {
+        return handle(() -> {
+            FabricConfig.StaticBib b = FabricConfig.staticBib(json(body), "bib");
+            BibEntry added = service.get().addStaticBib(b.protocol, b.address6, b.port6, b.v4);
+            return Response.status(Response.Status.CREATED).entity(bib(added).toString()).type(MediaType.APPLICATION_JSON).build();
+        });
+    }
+
+    @DELETE
+    @Path("bib/{protocol}/{ipv6Address}/{ipv6Port}")
+    public Response removeBib(@PathParam("protocol") String protocol, @PathParam("ipv6Address") String address,
+                              @PathParam("ipv6Port") String port) {
+        return handle(() -> {
+            Protocol proto = FabricConfig.protocol(protocol, "protocol");
+            Ipv6Address a = Ipv6Address.parse(address, "ipv6Address");
+            int p = port("ipv6Port", port);
+            Optional<BibEntry> removed = service.get().removeBib(proto, a, p);
+            return removed.isPresent() ? ok(bib(removed.get()))
+                    : notFound("ipv6Address", "no BIB entry for " + proto + " [" + a + "]:" + p);
+        });
+    }
+
+    @GET
+    @Path("sessions")
+    public Response sessions(@QueryParam("protocol") String protocol, @QueryParam("ipv6Address") String ipv6,
+                             @QueryParam("ipv4Address") String ipv4, @QueryParam("remote") String remote) {
+        return handle(() -> {
+            Optional<Protocol> proto = protocol(protocol);
+            Optional<Ipv6Address> a6 = Optional.ofNullable(ipv6).map(a -> Ipv6Address.parse(a, "ipv6Address"));
+            Optional<Ipv4Address> a4 = Optional.ofNullable(ipv4).map(a -> Ipv4Address.parse(a, "ipv4Address"));
+            Optional<Ipv4Address> r4 = Optional.ofNullable(remote).map(a -> Ipv4Address.parse(a, "remote"));
+            Stream<Session> s = service.get().sessions().stream()
+                    .filter(x -> proto.isEmpty() || x.bib().protocol() == proto.get())
+                    .filter(x -> a6.isEmpty() || x.bib().address6().equals(a6.get()))
+                    .filter(x -> a4.isEmpty() || x.bib().v4().address().equals(a4.get()))
+                    .filter(x -> r4.isEmpty() || x.remote4().address().equals(r4.get()));
+            ObjectNode root = MAPPER.createObjectNode();
+            ArrayNode list = root.putArray("sessions");
+            s.sorted(Comparator.comparing(Session::key)).forEach(x -> list.add(session(x)));
+            return ok(root);
+        });
+    }
+
+    @GET
+    @Path("stats")
+    public Response stats() {
+        ObjectNode root = MAPPER.createObjectNode();
+        service.get().stats().forEach(root::put);
+        return ok(root);
+    }
+
+    @GET
+    @Path("devices")
+    public Response devices() {
+        ObjectNode root = MAPPER.createObjectNode();
+        ArrayNode list = root.putArray("devices");
+        for (Nat64Service.DeviceStatus d : service.get().devices()) {
+            list.addObject().put("id", d.deviceId).put("role", d.role.name()).put("connected", d.connected)
+                    .put("entries", d.entries);
+        }
+        return ok(root);
+    }
+
+    // ---- JSON --------------------------------------------------------------------------------------
+
+    static ObjectNode eam(Eam e) {
+        return MAPPER.createObjectNode().put("ipv6Prefix", e.ipv6().toString()).put("ipv4Prefix", e.ipv4().toString());
+    }
+
+    static ObjectNode bib(BibEntry b) {
+        return MAPPER.createObjectNode().put("protocol", b.protocol().name())
+                .put("ipv6Address", b.address6().toString()).put("ipv6Port", b.port6())
+                .put("ipv4Address", b.v4().address().toString()).put("ipv4Port", b.v4().port())
+                .put("static", b.isStatic());
+    }
+
+    static ObjectNode session(Session s) {
+        ObjectNode n = bib(s.bib());
+        n.remove("static");
+        n.put("remoteIpv4Address", s.remote4().address().toString()).put("remotePort", s.remote4().port())
+                .put("remoteIpv6Address", s.remote6().toString());
+        s.state().ifPresent(st -> n.put("tcpState", st.name()));
+        n.put("lifetimeSeconds", s.lifetime()).put("createdMillis", s.createdMillis());
+        return n;
+    }
+
+    static ObjectNode block(PortBlock b) {
+        return MAPPER.createObjectNode().put("protocol", b.protocol().name())
+                .put("ipv4Address", b.address().toString()).put("firstPort", b.first()).put("lastPort", b.last())
+                .put("subscriber", b.subscriber().toString());
+    }
+
+    // ---- errors ------------------------------------------------------------------------------------
+
+    private interface Action {
+        Response run();
+    }
+
+    private static Response handle(Action a) {
+        try {
+            return a.run();
+        } catch (ConfigException e) {
+            return error(Response.Status.BAD_REQUEST, e.field(), e.getMessage());
+        }
+    }
+
+    private static JsonNode json(InputStream body) {
+        try {
+            JsonNode n = body == null ? null : MAPPER.readTree(body);
+            if (n == null || !n.isObject()) {
+                throw new ConfigException("body", "must be a JSON object");
+            }
+            return n;
+        } catch (JsonProcessingException e) {
+            throw new ConfigException("body", "is not JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new ConfigException("body", "could not be read: " + e.getMessage());
+        }
+    }
+
+    private static String required(String field, String value) {
+        if (value == null || value.isEmpty()) {
+            throw new ConfigException(field, "missing");
+        }
+        return value;
+    }
+
+    private static int port(String field, String value) {
+        if (value == null || !value.matches("\\d{1,5}") || Integer.parseInt(value) > 65535) {
+            throw new ConfigException(field, "'" + value + "' is not a port (0-65535)");
+        }
+        return Integer.parseInt(value);
+    }
+
+    private static Optional<Protocol> protocol(String text) {
+        return Optional.ofNullable(text).map(t -> FabricConfig.protocol(t, "protocol"));
+    }
+
+    private static Response ok(JsonNode n) {
+        return Response.ok(n.toString(), MediaType.APPLICATION_JSON).build();
+    }
+
+    private static Response notFound(String field, String message) {
+        return error(Response.Status.NOT_FOUND, field, message);
+    }
+
+    private static Response error(Response.Status status, String field, String message) {
+        ObjectNode n = MAPPER.createObjectNode().put("field", field).put("message", message);
+        return Response.status(status).entity(n.toString()).type(MediaType.APPLICATION_JSON).build();
+    }
+}
