@@ -4,28 +4,9 @@ Packet tests move the pytest process into a new, private network namespace befor
 thread exists. Every veth pair, switch process and socket they make lives there, switches are
 reached on its loopback, and the kernel deletes it all when the last process in it exits.
 """
-import ctypes
-import os
 import subprocess
 
-CLONE_NEWNET = 0x40000000
-_entered = False
-
-
-def enter_private_namespace():
-    """Moves this process into a fresh network namespace (once); raises with advice when it cannot."""
-    global _entered
-    if _entered:
-        return
-    if len(os.listdir("/proc/self/task")) != 1:
-        raise RuntimeError("the packet tests must enter their network namespace before any thread starts")
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.unshare(CLONE_NEWNET) != 0:
-        err = ctypes.get_errno()
-        raise RuntimeError(f"cannot create a network namespace ({os.strerror(err)}): "
-                           "the packet tests need root (CAP_SYS_ADMIN and CAP_NET_ADMIN)")
-    run("ip", "link", "set", "lo", "up")
-    _entered = True
+from private_netns import enter_private_namespace  # noqa: F401 (mininet/ is on the path)
 
 
 def run(*cmd):

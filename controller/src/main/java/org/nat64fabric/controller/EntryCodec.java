@@ -53,8 +53,9 @@ final class EntryCodec {
         return p4info;
     }
 
-    int tableId(String name) {
-        return table(name).getPreamble().getId();
+    boolean isConstTable(int tableId) {
+        Table t = tablesById.get(tableId);
+        return t != null && t.getIsConstTable();
     }
 
     P4RuntimeOuterClass.TableEntry encode(TableEntry e) {

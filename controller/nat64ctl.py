@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""nat64ctl: manage the NAT64 fabric's mappings over its REST API (the embedded controller's or
+the ONOS app's: the paths are the same). Standard library only.
+
+    nat64ctl sessions [--protocol P] [--ipv6 ADDR] [--ipv4 ADDR] [--remote ADDR]
+    nat64ctl bib [--protocol P] [--static]
+    nat64ctl bib add PROTOCOL IPV6 PORT IPV4 PORT
+    nat64ctl bib remove PROTOCOL IPV6 PORT
+    nat64ctl eamt
+    nat64ctl eamt add IPV6_PREFIX IPV4_PREFIX
+    nat64ctl eamt remove IPV4_PREFIX
+    nat64ctl pools | stats | devices
+
+The API is at $NAT64FABRIC_URL (default http://127.0.0.1:8181/onos/nat64fabric); --url overrides.
+ONOS's REST API needs --user USER:PASSWORD (or $NAT64FABRIC_USER).
+"""
+import argparse
+import base64
+import json
+import os
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+
+DEFAULT_URL = "http://127.0.0.1:8181/onos/nat64fabric"
+
+
+def call(args, method, path, body=None, query=None):
+    url = args.url.rstrip("/") + path
+    if query:
+        url += "?" + urllib.parse.urlencode({k: v for k, v in query.items() if v is not None})
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method)
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    if args.user:
+        req.add_header("Authorization", "Basic " + base64.b64encode(args.user.encode()).decode())
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return json.load(r)
+    except urllib.error.HTTPError as e:
+        try:
+            err = json.load(e)
+            sys.exit(f"nat64ctl: {e.code}: {err.get('field')}: {err.get('message')}")
+        except ValueError:
+            sys.exit(f"nat64ctl: {e.code} {e.reason} from {url}")
+    except urllib.error.URLError as e:
+        sys.exit(f"nat64ctl: cannot reach {args.url} ({e.reason}): is the controller running? "
+                 "Set NAT64FABRIC_URL or --url.")
+
+
+def table(rows, columns):
+    """Rows of dicts as aligned columns, with a header."""
+    if not rows:
+        print("(none)")
+        return
+    cells = [[str(r.get(c, "")) for c in columns] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
+    print("  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip())
+    for row in cells:
+        print("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip())
+
+
+def sessions(args):
+    rows = call(args, "GET", "/sessions", query={"protocol": args.protocol, "ipv6Address": args.ipv6,
+                                                  "ipv4Address": args.ipv4, "remote": args.remote})["sessions"]
+    for r in rows:
+        r["ipv6"] = f"[{r['ipv6Address']}]:{r['ipv6Port']}"
+        r["ipv4"] = f"{r['ipv4Address']}:{r['ipv4Port']}"
+        r["remote"] = f"{r['remoteIpv4Address']}:{r['remotePort']}"
+        r["state"] = r.get("tcpState", "-")
+        r["lifetime"] = f"{r['lifetimeSeconds']} s"
+    table(rows, ["protocol", "ipv6", "ipv4", "remote", "state", "lifetime"])
+
+
+def bib(args):
+    if args.action == "add":
+        if len(args.fields) != 5:
+            sys.exit("nat64ctl: bib add PROTOCOL IPV6 PORT IPV4 PORT")
+        p, a6, p6, a4, p4 = args.fields
+        r = call(args, "POST", "/bib", body={"protocol": p, "ipv6Address": a6, "ipv6Port": _int(p6, "ipv6Port"),
+                                             "ipv4Address": a4, "ipv4Port": _int(p4, "ipv4Port")})
+        print(f"added {r['protocol']} [{r['ipv6Address']}]:{r['ipv6Port']} = {r['ipv4Address']}:{r['ipv4Port']}")
+        return
+    if args.action == "remove":
+        if len(args.fields) != 3:
+            sys.exit("nat64ctl: bib remove PROTOCOL IPV6 PORT")
+        p, a6, p6 = args.fields
+        r = call(args, "DELETE", f"/bib/{urllib.parse.quote(p)}/{urllib.parse.quote(a6)}/{urllib.parse.quote(p6)}")
+        print(f"removed {r['protocol']} [{r['ipv6Address']}]:{r['ipv6Port']} = {r['ipv4Address']}:{r['ipv4Port']}")
+        return
+    rows = call(args, "GET", "/bib", query={"protocol": args.protocol,
+                                            "static": "true" if args.static else None})["bib"]
+    for r in rows:
+        r["ipv6"] = f"[{r['ipv6Address']}]:{r['ipv6Port']}"
+        r["ipv4"] = f"{r['ipv4Address']}:{r['ipv4Port']}"
+        r["kind"] = "static" if r["static"] else "dynamic"
+    table(rows, ["protocol", "ipv6", "ipv4", "kind"])
+
+
+def eamt(args):
+    if args.action == "add":
+        if len(args.fields) != 2:
+            sys.exit("nat64ctl: eamt add IPV6_PREFIX IPV4_PREFIX")
+        r = call(args, "POST", "/eamt", body={"ipv6Prefix": args.fields[0], "ipv4Prefix": args.fields[1]})
+        print(f"added {r['ipv6Prefix']} = {r['ipv4Prefix']}")
+        return
+    if args.action == "remove":
+        if len(args.fields) != 1:
+            sys.exit("nat64ctl: eamt remove IPV4_PREFIX")
+        r = call(args, "DELETE", "/eamt", query={"ipv4Prefix": args.fields[0]})
+        print(f"removed {r['ipv6Prefix']} = {r['ipv4Prefix']}")
+        return
+    table(call(args, "GET", "/eamt")["eamt"], ["ipv6Prefix", "ipv4Prefix"])
+
+
+def pools(args):
+    p = call(args, "GET", "/pools")
+    print(f"pool6  {p['pool6']}")
+    p4 = p["pool4"]
+    print(f"pool4  {', '.join(p4['addresses'])}  tcp {p4['tcpPorts'][0]}-{p4['tcpPorts'][1]}"
+          f"  udp {p4['udpPorts'][0]}-{p4['udpPorts'][1]}  icmp {p4['icmpPorts'][0]}-{p4['icmpPorts'][1]}"
+          f"  blocks of {p4['blockSize']}, {p4['blocksPerSubscriber']} per subscriber")
+    print("port blocks in use:")
+    table(p["blocks"], ["protocol", "ipv4Address", "firstPort", "lastPort", "subscriber"])
+
+
+def stats(args):
+    for k, v in call(args, "GET", "/stats").items():
+        print(f"{k:32} {v}")
+
+
+def devices(args):
+    table(call(args, "GET", "/devices")["devices"], ["id", "role", "connected", "entries"])
+
+
+def _int(text, field):
+    try:
+        return int(text)
+    except ValueError:
+        sys.exit(f"nat64ctl: {field}: '{text}' is not a number")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="nat64ctl", description="Manage the NAT64 fabric's mappings.")
+    ap.add_argument("--url", default=os.environ.get("NAT64FABRIC_URL", DEFAULT_URL),
+                    help="the REST API (env NAT64FABRIC_URL)")
+    ap.add_argument("--user", default=os.environ.get("NAT64FABRIC_USER"),
+                    help="USER:PASSWORD for ONOS (env NAT64FABRIC_USER)")
+    sub = ap.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("sessions", help="list sessions, with filters")
+    s.add_argument("--protocol")
+    s.add_argument("--ipv6")
+    s.add_argument("--ipv4")
+    s.add_argument("--remote")
+    s.set_defaults(run=sessions)
+    b = sub.add_parser("bib", help="list, add or remove BIB entries (static ones: port forwarding)")
+    b.add_argument("action", nargs="?", choices=["list", "add", "remove"], default="list")
+    b.add_argument("fields", nargs="*")
+    b.add_argument("--protocol")
+    b.add_argument("--static", action="store_true")
+    b.set_defaults(run=bib)
+    e = sub.add_parser("eamt", help="list, add or remove EAMs (RFC 7757)")
+    e.add_argument("action", nargs="?", choices=["list", "add", "remove"], default="list")
+    e.add_argument("fields", nargs="*")
+    e.set_defaults(run=eamt)
+    for name, fn, text in (("pools", pools, "pool6, pool4 and the port blocks in use"),
+                           ("stats", stats, "counters"), ("devices", devices, "switches")):
+        sub.add_parser(name, help=text).set_defaults(run=fn)
+    args = ap.parse_args(argv)
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+package org.nat64fabric.controller;
+
+import java.net.URI;
+import org.nat64fabric.core.ConfigException;
+
+/**
+ * A switch's P4Runtime address as ONOS netcfg writes it: {@code grpc://HOST:PORT?device_id=N}.
+ */
+final class ManagementAddress {
+    final String target;
+    final long deviceId;
+
+    private ManagementAddress(String target, long deviceId) {
+        this.target = target;
+        this.deviceId = deviceId;
+    }
+
+    static ManagementAddress parse(String text, String field) {
+        if (text == null) {
+            throw new ConfigException(field, "missing: the switch's P4Runtime address, grpc://HOST:PORT?device_id=N");
+        }
+        URI u;
+        try {
+            u = URI.create(text);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(field, "'" + text + "' is not a URI: " + e.getMessage());
+        }
+        if (!"grpc".equals(u.getScheme()) || u.getHost() == null || u.getPort() < 0) {
+            throw new ConfigException(field, "'" + text + "' must be grpc://HOST:PORT?device_id=N");
+        }
+        long id = 1;
+        if (u.getQuery() != null) {
+            for (String kv : u.getQuery().split("&")) {
+                if (kv.startsWith("device_id=")) {
+                    try {
+                        id = Long.parseLong(kv.substring("device_id=".length()));
+                    } catch (NumberFormatException e) {
+                        throw new ConfigException(field, "device_id in '" + text + "' is not a number");
+                    }
+                }
+            }
+        }
+        return new ManagementAddress(u.getHost() + ":" + u.getPort(), id);
+    }
+}

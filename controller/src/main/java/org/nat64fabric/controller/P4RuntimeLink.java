@@ -1,0 +1,313 @@
+package org.nat64fabric.controller;
+
+import com.google.protobuf.ByteString;
+import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.StreamObserver;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+import org.nat64fabric.core.control.Nat64Fabric;
+import org.nat64fabric.core.control.SwitchLink;
+import org.nat64fabric.core.fabric.TableEntry;
+import p4.config.v1.P4InfoOuterClass.ControllerPacketMetadata;
+import p4.v1.P4RuntimeGrpc;
+import p4.v1.P4RuntimeOuterClass.CloneSessionEntry;
+import p4.v1.P4RuntimeOuterClass.Entity;
+import p4.v1.P4RuntimeOuterClass.ForwardingPipelineConfig;
+import p4.v1.P4RuntimeOuterClass.GetForwardingPipelineConfigRequest;
+import p4.v1.P4RuntimeOuterClass.MasterArbitrationUpdate;
+import p4.v1.P4RuntimeOuterClass.PacketMetadata;
+import p4.v1.P4RuntimeOuterClass.PacketOut;
+import p4.v1.P4RuntimeOuterClass.PacketReplicationEngineEntry;
+import p4.v1.P4RuntimeOuterClass.ReadRequest;
+import p4.v1.P4RuntimeOuterClass.ReadResponse;
+import p4.v1.P4RuntimeOuterClass.Replica;
+import p4.v1.P4RuntimeOuterClass.SetForwardingPipelineConfigRequest;
+import p4.v1.P4RuntimeOuterClass.StreamMessageRequest;
+import p4.v1.P4RuntimeOuterClass.StreamMessageResponse;
+import p4.v1.P4RuntimeOuterClass.Uint128;
+import p4.v1.P4RuntimeOuterClass.WriteRequest;
+
+/**
+ * One switch over P4Runtime: connects (and reconnects, after a switch or link restart), becomes
+ * primary controller, sets the pipeline unless the switch already runs it (same cookie: a
+ * controller restart keeps the switch's entries and reconciles them), then hands the switch to
+ * {@link Nat64Fabric}. Stream events (packet-ins, idle timeouts) go to the fabric on
+ * {@code events}, one at a time, in order.
+ */
+final class P4RuntimeLink implements SwitchLink {
+    private static final Logger LOG = Logger.getLogger(P4RuntimeLink.class.getName());
+    /** p4/include/control.p4: the CPU port and the clone session that copies TCP control segments to it. */
+    static final int CPU_PORT = 255;
+    static final int CPU_CLONE_SESSION = 99;
+    private static final long RETRY_MS = 1000;
+
+    private final String deviceId;
+    private final String target;
+    private final long p4DeviceId;
+    private final Uint128 electionId;
+    private final EntryCodec codec;
+    private final ByteString deviceConfig;
+    private final long cookie;
+    private final Nat64Fabric fabric;
+    private final ExecutorService events;
+    private volatile boolean running = true;
+    private volatile ManagedChannel channel;
+    private volatile StreamObserver<StreamMessageRequest> stream;
+
+    P4RuntimeLink(String deviceId, String managementAddress, EntryCodec codec, byte[] deviceConfig, long electionId,
+                  Nat64Fabric fabric, ExecutorService events) {
+        this.deviceId = deviceId;
+        ManagementAddress a = ManagementAddress.parse(managementAddress, "devices." + deviceId
+                + ".basic.managementAddress");
+        this.target = a.target;
+        this.p4DeviceId = a.deviceId;
+        this.electionId = Uint128.newBuilder().setLow(electionId).build();
+        this.codec = codec;
+        this.deviceConfig = ByteString.copyFrom(deviceConfig);
+        this.cookie = (Arrays.hashCode(codec.p4info().toByteArray()) * 31L + Arrays.hashCode(deviceConfig))
+                & 0x7fffffffffffffffL;
+        this.fabric = fabric;
+        this.events = events;
+    }
+
+    /** Runs the connection loop on its own thread until {@link #stop()}. */
+    void start() {
+        Thread t = new Thread(this::loop, "p4rt-" + deviceId);
+        t.setDaemon(true);
+        t.start();
+    }
+
+    void stop() {
+        running = false;
+        ManagedChannel c = channel;
+        if (c != null) {
+            c.shutdownNow();
+        }
+    }
+
+    private void loop() {
+        boolean announced = false;
+        while (running) {
+            try {
+                session();
+                announced = false;
+            } catch (RuntimeException e) {
+                if (!announced) {
+                    LOG.info(deviceId + " (" + target + "): not reachable yet, retrying every second ("
+                            + e.getMessage() + ")");
+                    announced = true;
+                }
+            } finally {
+                if (running) {
+                    events.execute(() -> fabric.disconnected(deviceId));
+                }
+                ManagedChannel c = channel;
+                if (c != null) {
+                    c.shutdownNow();
+                }
+            }
+            sleep(RETRY_MS);
+        }
+    }
+
+    /** One connection, from arbitration until the stream ends. */
+    private void session() {
+        channel = NettyChannelBuilder.forTarget(target).usePlaintext().build();
+        CountDownLatch primary = new CountDownLatch(1);
+        CountDownLatch closed = new CountDownLatch(1);
+        stream = P4RuntimeGrpc.newStub(channel).streamChannel(new StreamObserver<>() {
+            @Override
+            public void onNext(StreamMessageResponse m) {
+                if (m.hasArbitration()) {
+                    if (m.getArbitration().getStatus().getCode() == 0) {
+                        primary.countDown();
+                    }
+                } else if (m.hasPacket()) {
+                    int reason = metadata(m.getPacket().getMetadataList(), "punt_reason");
+                    byte[] frame = m.getPacket().getPayload().toByteArray();
+                    events.execute(() -> guard(() -> fabric.packetIn(deviceId, reason, frame)));
+                } else if (m.hasIdleTimeoutNotification()) {
+                    for (p4.v1.P4RuntimeOuterClass.TableEntry e : m.getIdleTimeoutNotification().getTableEntryList()) {
+                        TableEntry entry = codec.decode(e);
+                        events.execute(() -> guard(() -> fabric.idle(deviceId, entry)));
+                    }
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                closed.countDown();
+                primary.countDown();
+            }
+
+            @Override
+            public void onCompleted() {
+                closed.countDown();
+                primary.countDown();
+            }
+        });
+        send(StreamMessageRequest.newBuilder().setArbitration(MasterArbitrationUpdate.newBuilder()
+                .setDeviceId(p4DeviceId).setElectionId(electionId)).build());
+        await(primary);
+        if (closed.getCount() == 0) {
+            throw new IllegalStateException("stream closed before arbitration");
+        }
+        boolean fresh = setPipelineUnlessRunning();
+        CountDownLatch ready = new CountDownLatch(1);
+        events.execute(() -> {
+            try {
+                guard(() -> fabric.connected(this));
+            } finally {
+                ready.countDown();
+            }
+        });
+        await(ready);
+        LOG.info(deviceId + " (" + target + "): connected, pipeline " + (fresh ? "set" : "kept (already running)"));
+        await(closed);
+        LOG.warning(deviceId + " (" + target + "): stream closed; reconnecting");
+    }
+
+    /** Sets the pipeline (and the CPU clone session) unless the switch runs ours; true when set. */
+    private boolean setPipelineUnlessRunning() {
+        P4RuntimeGrpc.P4RuntimeBlockingStub stub = P4RuntimeGrpc.newBlockingStub(channel);
+        try {
+            ForwardingPipelineConfig running = stub.getForwardingPipelineConfig(GetForwardingPipelineConfigRequest
+                    .newBuilder().setDeviceId(p4DeviceId)
+                    .setResponseType(GetForwardingPipelineConfigRequest.ResponseType.COOKIE_ONLY).build()).getConfig();
+            if (running.hasCookie() && running.getCookie().getCookie() == cookie) {
+                return false;
+            }
+        } catch (StatusRuntimeException e) {
+            // no pipeline yet
+        }
+        stub.setForwardingPipelineConfig(SetForwardingPipelineConfigRequest.newBuilder()
+                .setDeviceId(p4DeviceId).setElectionId(electionId)
+                .setAction(SetForwardingPipelineConfigRequest.Action.VERIFY_AND_COMMIT)
+                .setConfig(ForwardingPipelineConfig.newBuilder().setP4Info(codec.p4info())
+                        .setP4DeviceConfig(deviceConfig)
+                        .setCookie(ForwardingPipelineConfig.Cookie.newBuilder().setCookie(cookie))).build());
+        Entity clone = Entity.newBuilder().setPacketReplicationEngineEntry(PacketReplicationEngineEntry.newBuilder()
+                .setCloneSessionEntry(CloneSessionEntry.newBuilder().setSessionId(CPU_CLONE_SESSION)
+                        .addReplicas(Replica.newBuilder().setEgressPort(CPU_PORT).setInstance(1)))).build();
+        stub.write(WriteRequest.newBuilder().setDeviceId(p4DeviceId).setElectionId(electionId)
+                .addUpdates(p4.v1.P4RuntimeOuterClass.Update.newBuilder().setType(p4.v1.P4RuntimeOuterClass.Update.Type.INSERT).setEntity(clone)).build());
+        return true;
+    }
+
+    @Override
+    public String deviceId() {
+        return deviceId;
+    }
+
+    @Override
+    public void write(List<SwitchLink.Update> updates) {
+        if (updates.isEmpty()) {
+            return;
+        }
+        WriteRequest.Builder w = WriteRequest.newBuilder().setDeviceId(p4DeviceId).setElectionId(electionId);
+        for (SwitchLink.Update u : updates) {
+            w.addUpdates(p4.v1.P4RuntimeOuterClass.Update.newBuilder()
+                    .setType(p4.v1.P4RuntimeOuterClass.Update.Type.valueOf(u.type.name()))
+                    .setEntity(Entity.newBuilder().setTableEntry(codec.encode(u.entry))));
+        }
+        try {
+            P4RuntimeGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS).write(w.build());
+        } catch (StatusRuntimeException e) {
+            throw new SwitchException(deviceId + ": write of " + updates.size() + " updates failed: "
+                    + e.getStatus(), e);
+        }
+    }
+
+    @Override
+    public List<TableEntry> read() {
+        List<TableEntry> out = new ArrayList<>();
+        ReadRequest r = ReadRequest.newBuilder().setDeviceId(p4DeviceId)
+                .addEntities(Entity.newBuilder().setTableEntry(p4.v1.P4RuntimeOuterClass.TableEntry.newBuilder()))
+                .build();
+        try {
+            Iterator<ReadResponse> it = P4RuntimeGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS)
+                    .read(r);
+            it.forEachRemaining(resp -> resp.getEntitiesList().forEach(e -> {
+                // Const tables (the pipeline's own fixed entries) are not the controller's to reconcile.
+                if (e.hasTableEntry() && !e.getTableEntry().getIsDefaultAction()
+                        && !codec.isConstTable(e.getTableEntry().getTableId())) {
+                    out.add(codec.decode(e.getTableEntry()));
+                }
+            }));
+        } catch (StatusRuntimeException e) {
+            throw new SwitchException(deviceId + ": read failed: " + e.getStatus(), e);
+        }
+        return out;
+    }
+
+    @Override
+    public void packetOut(byte[] frame) {
+        PacketOut.Builder p = PacketOut.newBuilder().setPayload(ByteString.copyFrom(frame));
+        for (ControllerPacketMetadata.Metadata m : metadataOf("packet_out")) {
+            int value = m.getName().equals("to_pipeline") ? 1 : 0;
+            p.addMetadata(PacketMetadata.newBuilder().setMetadataId(m.getId())
+                    .setValue(ByteString.copyFrom(new byte[] {(byte) value})));
+        }
+        send(StreamMessageRequest.newBuilder().setPacket(p).build());
+    }
+
+    private List<ControllerPacketMetadata.Metadata> metadataOf(String header) {
+        return codec.p4info().getControllerPacketMetadataList().stream()
+                .filter(c -> c.getPreamble().getName().equals(header)).findFirst()
+                .map(ControllerPacketMetadata::getMetadataList).orElse(List.of());
+    }
+
+    private int metadata(List<PacketMetadata> values, String name) {
+        for (ControllerPacketMetadata.Metadata m : metadataOf("packet_in")) {
+            if (m.getName().equals(name)) {
+                for (PacketMetadata v : values) {
+                    if (v.getMetadataId() == m.getId()) {
+                        return EntryCodec.value(v.getValue()).intValue();
+                    }
+                }
+            }
+        }
+        return 0;
+    }
+
+    private synchronized void send(StreamMessageRequest m) {
+        StreamObserver<StreamMessageRequest> s = stream;
+        if (s != null) {
+            s.onNext(m);
+        }
+    }
+
+    /** An event the fabric could not handle is logged; the link goes on. */
+    private void guard(Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            LOG.warning(deviceId + ": " + e);
+        }
+    }
+
+    private static void await(CountDownLatch l) {
+        try {
+            l.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted");
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
