@@ -19,11 +19,17 @@ from private_netns import enter_private_namespace  # noqa: E402
 
 
 class Report:
+    """The scenario's steps, printed as they end; the end-to-end tests read them."""
+
     def __init__(self):
-        self.failed = 0
+        self.steps = []   # (title, ok, detail)
+
+    @property
+    def failed(self):
+        return sum(1 for _, ok, _ in self.steps if not ok)
 
     def step(self, title, ok, detail):
-        self.failed += 0 if ok else 1
+        self.steps.append((title, ok, detail))
         print(f"\n[{'ok' if ok else 'FAILED'}] {title}")
         for line in detail.rstrip().splitlines():
             print(f"    {line}")

@@ -96,8 +96,9 @@ def routes():
     }
 
 
-def netcfg(grpc_ports, pool4=POOL4, blocks_per_subscriber=8, block_size=128):
-    """The fabric's configuration in ONOS netcfg form, for the controller (and for ONOS)."""
+def netcfg(grpc_ports, pool4=None):
+    """The fabric's configuration in ONOS netcfg form, for the controller (and for ONOS); pool4
+    replaces the default pool4 settings (a small pool, for exhaustion tests)."""
     devices = {}
     table = routes()
     for i, (name, (role, mac, v4, v6)) in enumerate(SWITCHES.items(), start=1):
@@ -109,7 +110,7 @@ def netcfg(grpc_ports, pool4=POOL4, blocks_per_subscriber=8, block_size=128):
     return {
         "apps": {"org.nat64fabric.app": {"nat64": {
             "pool6": POOL6,
-            "pool4": {"addresses": [pool4], "blockSize": block_size, "blocksPerSubscriber": blocks_per_subscriber},
+            "pool4": pool4 or {"addresses": [POOL4], "blockSize": 128, "blocksPerSubscriber": 8},
             "timeouts": {"udp": 300, "icmp": 60},
             "eamt": [{"ipv6Prefix": EAM[0], "ipv4Prefix": EAM[1]}],
         }}},
@@ -241,8 +242,10 @@ class Fabric:
     def __exit__(self, *exc):
         if self.controller:
             self.controller.stop()
+            self.controller = None
         if self.net:
             self.net.stop()
+            self.net = None
         return False
 
     def host(self, name):

@@ -1,0 +1,177 @@
+"""End to end: the Mininet fabric of mininet/fabric.py (four softswitches, real hosts) driven by
+the embedded controller. The demo's scenario, a controller crash during traffic, a switch
+restart, and pool exhaustion. Runs as root in the test process's own network namespace."""
+import ipaddress
+import json
+import re
+import sys
+import time
+
+import grpc
+import pytest
+from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
+
+from harness import netns
+
+SRV1 = "198.51.100.10"
+
+
+def _start(tmp_path_factory, name, **config):
+    netns.enter_private_namespace()
+    from mininet.log import setLogLevel
+    from fabric import Fabric
+    setLogLevel("warning")
+    return Fabric(work_dir=tmp_path_factory.mktemp(name), **config).__enter__()
+
+
+@pytest.fixture(scope="module")
+def fabric(tmp_path_factory):
+    f = _start(tmp_path_factory, "fabric")
+    try:
+        yield f
+    finally:
+        f.__exit__(None, None, None)
+
+
+def _sessions(fabric):
+    return {(s["protocol"], s["ipv6Address"], s["ipv6Port"], s["remoteIpv4Address"], s["remotePort"]):
+            (s["ipv4Address"], s["ipv4Port"]) for s in fabric.controller.get("/sessions")["sessions"]}
+
+
+def _ping_result(out):
+    m = re.search(r"(\d+) packets transmitted, (\d+) received", out)
+    assert m, out
+    return int(m.group(1)), int(m.group(2))
+
+
+def test_demo_scenario(fabric):
+    import demo
+    report = demo.Report()
+    demo.scenario(fabric, report)
+    failed = [f"{title}:\n{detail}" for title, ok, detail in report.steps if not ok]
+    assert len(report.steps) == 8
+    assert not failed, "\n\n".join(failed)
+
+
+def test_controller_crash_during_traffic_loses_no_session_and_breaks_no_flow(fabric):
+    from fabric import embed
+    h1, h2, srv1 = fabric.host("h1"), fabric.host("h2"), fabric.host("srv1")
+    srv1.cmd(f"iperf3 -s -1 -D -B {SRV1} -p 5202 >/dev/null 2>&1")
+    time.sleep(0.5)
+    work = fabric.work
+    # A ping and a TCP transfer that both run across the crash and the restart.
+    h1.cmd(f"ping -6 -i 0.2 -c 75 {embed(SRV1)} > {work}/ping.log 2>&1 &")
+    h2.cmd(f"iperf3 -6 -c {embed(SRV1)} -p 5202 -t 14 -J > {work}/iperf.json 2>&1 &")
+    time.sleep(3)
+    before = _sessions(fabric)
+    assert any(k[0] == "ICMP" for k in before) and any(k[0] == "TCP" and k[4] == 5202 for k in before), before
+
+    fabric.restart_controller(crash=True)          # SIGKILL: no shutdown hook, nothing flushed late
+    after = _sessions(fabric)
+    assert {k: v for k, v in after.items() if k in before} == before, "every session kept its mapping"
+
+    h1.cmd("wait")
+    h2.cmd("wait")
+    sent, received = _ping_result((work / "ping.log").read_text())
+    assert received == sent, f"ping lost {sent - received} of {sent} across the controller restart"
+    result = json.loads((work / "iperf.json").read_text())
+    assert "error" not in result, result.get("error")
+    assert result["end"]["sum_received"]["bytes"] > 0
+
+
+def _read_entries(switch):
+    """Every table entry the switch holds, read over P4Runtime independently of the controller."""
+    channel = grpc.insecure_channel(f"127.0.0.1:{switch.grpc_port}")
+    try:
+        stub = p4runtime_pb2_grpc.P4RuntimeStub(channel)
+        req = p4runtime_pb2.ReadRequest(device_id=switch.device_id)
+        req.entities.add().table_entry.SetInParent()
+        return [e.table_entry for r in stub.Read(req, timeout=30) for e in r.entities]
+    finally:
+        channel.close()
+
+
+def _nat_entries(switch, p4info):
+    names = {t.preamble.id: t.preamble.name for t in p4info.tables}
+    entries = [e for e in _read_entries(switch) if names[e.table_id].startswith("Nat64Ingress.translate.")]
+    for e in entries:
+        e.ClearField("time_since_last_hit")         # differs between switches, and is not state
+    return sorted(e.SerializeToString(deterministic=True) for e in entries)
+
+
+def test_switch_restart_is_reconciled_to_the_desired_state(fabric):
+    from fabric import P4BUILD, embed
+    from google.protobuf import text_format
+    from p4.config.v1 import p4info_pb2
+    p4info = text_format.Parse((P4BUILD / "p4info.txt").read_text(), p4info_pb2.P4Info())
+    h1, border1, border2 = fabric.host("h1"), fabric.net.get("border1"), fabric.net.get("border2")
+    out = h1.cmd(f"ping -6 -c 2 -i 0.3 -W 3 {embed(SRV1)}")
+    assert _ping_result(out)[1] == 2, out
+    # Both borders hold every NAT entry (border2's stay current: a session may change meanwhile).
+    assert _nat_entries(border2, p4info) and _nat_entries(border1, p4info) == _nat_entries(border2, p4info)
+
+    old_pid = border1.process.proc.pid
+    border1.process.stop()
+    border1.start([])                                # a new, empty switch process on the same ports
+    assert border1.process.proc.pid != old_pid
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            if _nat_entries(border1, p4info) == _nat_entries(border2, p4info):
+                break
+        except grpc.RpcError:
+            pass                                     # pipeline not set yet
+        time.sleep(0.5)
+    assert _nat_entries(border1, p4info) == _nat_entries(border2, p4info), "border1 holds its NAT entries again"
+    out = h1.cmd(f"ping -6 -c 3 -i 0.3 -W 3 {embed(SRV1)}")
+    assert _ping_result(out)[1] == 3, f"the session works through the restarted border: {out}"
+
+
+@pytest.fixture(scope="module")
+def small_pool(tmp_path_factory, fabric):
+    # One address, UDP ports 2000-2003 in one block of 4: the fifth UDP flow finds no port.
+    fabric.__exit__(None, None, None)
+    f = _start(tmp_path_factory, "small-pool", pool4={"addresses": ["192.0.2.0/32"], "udpPorts": [2000, 2003],
+                                                      "blockSize": 4, "blocksPerSubscriber": 1})
+    try:
+        yield f
+    finally:
+        f.__exit__(None, None, None)
+
+
+def test_pool_exhaustion_sends_icmp_errors_logs_and_keeps_existing_sessions(small_pool):
+    from fabric import embed
+    f = small_pool
+    h1, srv1 = f.host("h1"), f.host("srv1")
+    work = f.work
+    (work / "echo.py").write_text(
+        "import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+        f"s.bind(('{SRV1}', 7))\nwhile True:\n    d, p = s.recvfrom(2048)\n    s.sendto(d, p)\n")
+    (work / "flows.py").write_text(
+        "import socket, sys\nsocks = []\n"
+        "def ask(s):\n    for _ in range(5):\n        s.send(b'x')\n        try:\n"
+        "            return s.recv(100).decode()\n        except socket.timeout:\n            pass\n"
+        "        except OSError as e:\n            return 'error %d' % e.errno\n    return 'timeout'\n"
+        "for i in range(5):\n    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)\n    s.settimeout(1)\n"
+        # Linux reports a non-fatal ICMPv6 error (address unreachable) only with IPV6_RECVERR.
+        "    s.setsockopt(socket.IPPROTO_IPV6, 25, 1)  # IPV6_RECVERR\n"
+        "    s.connect((sys.argv[1], 7))\n    socks.append(s)\n    print(i, ask(s), sep='\\t')\n"
+        "for i, s in enumerate(socks[:4]):\n    print('again %d' % i, ask(s), sep='\\t')\n")
+    pid = srv1.cmd(f"{sys.executable} {work / 'echo.py'} >/dev/null 2>&1 & echo $!").strip().splitlines()[-1]
+    try:
+        time.sleep(0.5)
+        out = h1.cmd(f"{sys.executable} {work / 'flows.py'} {embed(SRV1)}")
+    finally:
+        srv1.cmd(f"kill {pid}")
+    lines = dict(line.split("\t") for line in out.strip().splitlines())
+    assert all(lines[str(i)] == "x" for i in range(4)), out
+    assert lines["4"] == "error 113", \
+        f"the fifth flow gets ICMPv6 address unreachable (EHOSTUNREACH): {out}\n{f.controller.get('/stats')}"
+    assert all(lines[f"again {i}"] == "x" for i in range(4)), f"existing sessions keep working: {out}"
+    stats = f.controller.get("/stats")
+    assert stats["setups.refused"] >= 1, stats
+    events = (f.controller.state_dir / "nat-events.log").read_text()
+    assert "natEvent=11 (QUOTA_EXCEEDED)" in events or "natEvent=3 " in events or "natEvent=10 " in events, events
+    udp = [s for s in f.controller.get("/sessions?protocol=UDP")["sessions"]]
+    assert sorted(s["ipv4Port"] for s in udp) == [2000, 2001, 2002, 2003]
+    assert all(ipaddress.IPv4Address(s["ipv4Address"]) == ipaddress.IPv4Address("192.0.2.0") for s in udp)
