@@ -180,7 +180,8 @@ public final class FabricConfig {
     }
 
     public static Eam eam(JsonNode e, String at) {
-        return Eam.parse(text(e, "ipv6Prefix", at), text(e, "ipv4Prefix", at), at);
+        return Eam.of(Ipv6Prefix.parse(text(e, "ipv6Prefix", at), at + ".ipv6Prefix"),
+                Ipv4Prefix.parse(text(e, "ipv4Prefix", at), at + ".ipv4Prefix"), at);
     }
 
     public static StaticBib staticBib(JsonNode e, String at) {

@@ -227,7 +227,7 @@ public class Nat64Resource {
         try {
             return a.run();
         } catch (ConfigException e) {
-            return error(Response.Status.BAD_REQUEST, e.field(), e.getMessage());
+            return error(Response.Status.BAD_REQUEST, e.field(), e.problem());
         }
     }
 

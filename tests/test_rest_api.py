@@ -1,0 +1,241 @@
+"""The REST API (core's Nat64Resource) as the embedded controller serves it: every endpoint,
+bad input answered 4xx naming the field, concurrent allocations, and state that survives a
+restart. No switch is needed: the configured ones are simply not reachable.
+
+The same requests are meant for the ONOS app (same paths and JSON): NAT64FABRIC_URL and
+NAT64FABRIC_USER point the suite at a running instance instead. No ONOS runs on our machines,
+so that path has not run."""
+import base64
+import concurrent.futures
+import json
+import os
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from harness import ROOT
+
+CONTROLLER = ROOT / "bin" / "nat64fabric-controller"
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+CONFIG = {
+    "apps": {"org.nat64fabric.app": {"nat64": {
+        "pool6": "64:ff9b::/96",
+        "pool4": {"addresses": ["192.0.2.0/30"], "tcpPorts": [1, 65535], "udpPorts": [1, 65535], "blockSize": 64,
+                  "blocksPerSubscriber": 64},
+        "eamt": [{"ipv6Prefix": "2001:db8:6::/120", "ipv4Prefix": "198.18.6.0/24"}],
+        "staticBib": [{"protocol": "TCP", "ipv6Address": "2001:db8::80", "ipv6Port": 80,
+                       "ipv4Address": "192.0.2.1", "ipv4Port": 80}],
+    }}},
+    "devices": {"device:border1": {
+        "basic": {"managementAddress": "grpc://127.0.0.1:{port}?device_id=1"},
+        "nat64fabric": {"role": "BORDER", "routerMac": "00:00:00:00:b1:01", "ipv4": "198.51.100.1",
+                        "ipv6": "2001:db8:ff::1", "routes": []}}},
+}
+
+
+class Api:
+    def __init__(self, url, user=None):
+        self.url = url.rstrip("/")
+        self.user = user
+
+    def call(self, method, path, body=None):
+        data = body if isinstance(body, bytes) else json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.url + path, data=data, method=method)
+        if data is not None:
+            req.add_header("Content-Type", "application/json")
+        if self.user:
+            req.add_header("Authorization", "Basic " + base64.b64encode(self.user.encode()).decode())
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return r.status, json.load(r)
+        except urllib.error.HTTPError as e:
+            return e.code, json.load(e)
+
+
+class Controller:
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.port = _free_port()
+        config = json.loads(json.dumps(CONFIG).replace("{port}", str(_free_port())))
+        (tmp / "fabric.json").write_text(json.dumps(config))
+        self.proc = None
+
+    def start(self):
+        self.proc = subprocess.Popen(
+            [str(CONTROLLER), "--config", str(self.tmp / "fabric.json"), "--state", str(self.tmp / "state"),
+             "--p4info", str(ROOT / "p4" / "build" / "p4info.txt"),
+             "--device-config", str(ROOT / "p4" / "build" / "device_config.bin"), "--rest-port", str(self.port)],
+            stdout=open(self.tmp / "controller.log", "a"), stderr=subprocess.STDOUT)
+        api = Api(f"http://127.0.0.1:{self.port}/onos/nat64fabric")
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            assert self.proc.poll() is None, (self.tmp / "controller.log").read_text()
+            try:
+                api.call("GET", "/stats")
+                return api
+            except OSError:
+                time.sleep(0.2)
+        raise AssertionError("the REST API did not come up: " + (self.tmp / "controller.log").read_text())
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def controller(tmp_path_factory):
+    if not CONTROLLER.exists():
+        pytest.fail("bin/nat64fabric-controller is missing: run `make build` first (make test does)")
+    c = Controller(tmp_path_factory.mktemp("rest"))
+    c.api = c.start()
+    yield c
+    c.stop()
+
+
+@pytest.fixture
+def api(controller):
+    if os.environ.get("NAT64FABRIC_URL"):
+        return Api(os.environ["NAT64FABRIC_URL"], os.environ.get("NAT64FABRIC_USER"))
+    return controller.api
+
+
+def test_pools_show_the_configuration(api):
+    status, body = api.call("GET", "/pools")
+    assert status == 200
+    assert body["pool6"] == "64:ff9b::/96"
+    assert body["pool4"]["addresses"] == ["192.0.2.0/30"]
+    assert body["pool4"]["tcpPorts"] == [1, 65535] and body["pool4"]["blockSize"] == 64
+    # the static entry of the configuration holds TCP 192.0.2.1:80 in a block
+    assert any(b["protocol"] == "TCP" and b["firstPort"] <= 80 <= b["lastPort"] for b in body["blocks"])
+
+
+def test_eamt_add_list_remove(api):
+    status, body = api.call("POST", "/eamt", {"ipv6Prefix": "2001:db8:7::/120", "ipv4Prefix": "198.18.7.0/24"})
+    assert status == 201, body
+    assert body == {"ipv6Prefix": "2001:db8:7::/120", "ipv4Prefix": "198.18.7.0/24"}
+    eamt = api.call("GET", "/eamt")[1]["eamt"]
+    assert {"ipv6Prefix": "2001:db8:6::/120", "ipv4Prefix": "198.18.6.0/24"} in eamt
+    assert {"ipv6Prefix": "2001:db8:7::/120", "ipv4Prefix": "198.18.7.0/24"} in eamt
+    assert api.call("DELETE", "/eamt?ipv4Prefix=198.18.7.0/24")[0] == 200
+    assert api.call("DELETE", "/eamt?ipv4Prefix=198.18.7.0/24") == \
+        (404, {"field": "ipv4Prefix", "message": "no EAM maps 198.18.7.0/24"})
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"ipv6Prefix": "2001:db8:8::/120"}, "eam.ipv4Prefix"),
+    ({"ipv6Prefix": "2001:db8:8::/999", "ipv4Prefix": "198.18.8.0/24"}, "eam.ipv6Prefix"),
+    ({"ipv6Prefix": "2001:db8:8::/120", "ipv4Prefix": "198.18.8.0/23"}, "eam"),
+    ({"ipv6Prefix": "2001:db8:8::/126", "ipv4Prefix": "192.0.2.0/30"}, "eamt.ipv4"),
+    ({"ipv6Prefix": "2001:db8:6::/120", "ipv4Prefix": "198.18.9.0/24"}, "eamt"),
+    (b"{not json", "body"),
+    ([1, 2], "body"),
+])
+def test_bad_eams_are_refused_naming_the_field(api, body, field):
+    status, answer = api.call("POST", "/eamt", body)
+    assert status == 400 and answer["field"] == field, answer
+    assert answer["message"]
+
+
+def test_static_bib_add_list_remove(api):
+    entry = {"protocol": "UDP", "ipv6Address": "2001:db8::53", "ipv6Port": 53, "ipv4Address": "192.0.2.2",
+             "ipv4Port": 53}
+    status, body = api.call("POST", "/bib", entry)
+    assert status == 201, body
+    assert body == dict(entry, static=True)
+    assert dict(entry, static=True) in api.call("GET", "/bib?protocol=udp&static=true")[1]["bib"]
+    assert all(b["protocol"] == "TCP" for b in api.call("GET", "/bib?protocol=TCP")[1]["bib"])
+    assert api.call("DELETE", "/bib/UDP/2001:db8::53/53") == (200, dict(entry, static=True))
+    status, body = api.call("DELETE", "/bib/UDP/2001:db8::53/53")
+    assert status == 404 and body["field"] == "ipv6Address"
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"protocol": "SCTP", "ipv6Address": "2001:db8::1", "ipv6Port": 1, "ipv4Address": "192.0.2.2", "ipv4Port": 1},
+     "bib.protocol"),
+    ({"protocol": "TCP", "ipv6Address": "2001:db8::1", "ipv6Port": 1, "ipv4Address": "203.0.113.1", "ipv4Port": 1},
+     "bib.ipv4Address"),
+    ({"protocol": "TCP", "ipv6Address": "2001:db8::1", "ipv6Port": 70000, "ipv4Address": "192.0.2.2",
+      "ipv4Port": 1}, "bib.ipv6Port"),
+    ({"protocol": "TCP", "ipv6Address": "2001:db8::zz", "ipv6Port": 1, "ipv4Address": "192.0.2.2", "ipv4Port": 1},
+     "bib.ipv6Address"),
+    ({"protocol": "TCP", "ipv6Address": "2001:db8::1", "ipv6Port": 1, "ipv4Address": "192.0.2.1", "ipv4Port": 80},
+     "bib.ipv4Port"),
+    ({"protocol": "TCP", "ipv6Address": "2001:db8::1", "ipv6Port": 1, "ipv4Address": "192.0.2.2"},
+     "bib.ipv4Port"),
+])
+def test_bad_bib_entries_are_refused_naming_the_field(api, body, field):
+    status, answer = api.call("POST", "/bib", body)
+    assert status == 400 and answer["field"] == field, answer
+
+
+@pytest.mark.parametrize("path, field", [
+    ("/sessions?protocol=SCTP", "protocol"),
+    ("/sessions?ipv6Address=nope", "ipv6Address"),
+    ("/sessions?remote=300.1.1.1", "remote"),
+    ("/bib?protocol=x", "protocol"),
+])
+def test_bad_filters_are_refused_naming_the_field(api, path, field):
+    status, answer = api.call("GET", path)
+    assert status == 400 and answer["field"] == field, answer
+
+
+def test_bad_delete_is_refused_naming_the_field(api):
+    status, answer = api.call("DELETE", "/bib/TCP/2001:db8::1/http")
+    assert status == 400 and answer["field"] == "ipv6Port"
+    status, answer = api.call("DELETE", "/eamt")
+    assert status == 400 and answer["field"] == "ipv4Prefix"
+
+
+def test_concurrent_allocations_of_one_transport_address_succeed_once(api):
+    def add(i):
+        return api.call("POST", "/bib", {"protocol": "TCP", "ipv6Address": f"2001:db8::{i + 1:x}", "ipv6Port": 443,
+                                         "ipv4Address": "192.0.2.3", "ipv4Port": 443})
+    with concurrent.futures.ThreadPoolExecutor(16) as pool:
+        results = list(pool.map(add, range(32)))
+    assert sorted(s for s, _ in results).count(201) == 1, results
+    assert all(b["field"] == "bib.ipv4Port" for s, b in results if s != 201)
+
+
+def test_concurrent_allocations_of_distinct_addresses_are_all_unique(api):
+    # One subscriber: its ports fall in its own port blocks (another subscriber's block is refused).
+    def add(i):
+        return api.call("POST", "/bib", {"protocol": "UDP", "ipv6Address": "2001:db8:1::1",
+                                         "ipv6Port": 5000 + i, "ipv4Address": "192.0.2.3", "ipv4Port": 6000 + i})
+    with concurrent.futures.ThreadPoolExecutor(16) as pool:
+        results = list(pool.map(add, range(48)))
+    assert all(s == 201 for s, _ in results), results
+    bib = [b for b in api.call("GET", "/bib?protocol=UDP")[1]["bib"] if b["ipv4Address"] == "192.0.2.3"]
+    assert len({b["ipv4Port"] for b in bib}) == len(bib) == 48
+
+
+def test_stats_and_devices(api):
+    stats = api.call("GET", "/stats")[1]
+    assert stats["bib"] >= 1 and stats["eamt"] >= 1 and "sessions" in stats
+    devices = api.call("GET", "/devices")[1]["devices"]
+    assert devices == [{"id": "device:border1", "role": "BORDER", "connected": False, "entries": 0}]
+
+
+def test_state_survives_a_restart(controller):
+    api = controller.api
+    assert api.call("POST", "/bib", {"protocol": "ICMP", "ipv6Address": "2001:db8::99", "ipv6Port": 7,
+                                     "ipv4Address": "192.0.2.0", "ipv4Port": 7})[0] == 201
+    assert api.call("POST", "/eamt", {"ipv6Prefix": "2001:db8:9::/128", "ipv4Prefix": "198.18.9.9/32"})[0] == 201
+    before = api.call("GET", "/bib")[1], api.call("GET", "/eamt")[1], api.call("GET", "/pools")[1]["blocks"]
+    controller.proc.kill()                       # a crash: only what was committed survives
+    controller.proc.wait()
+    controller.api = api = controller.start()
+    after = api.call("GET", "/bib")[1], api.call("GET", "/eamt")[1], api.call("GET", "/pools")[1]["blocks"]
+    assert after[0] == before[0]
+    assert sorted(map(json.dumps, after[1]["eamt"])) == sorted(map(json.dumps, before[1]["eamt"]))
+    assert after[2] == before[2]
