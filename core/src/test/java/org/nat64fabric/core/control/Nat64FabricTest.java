@@ -1,0 +1,206 @@
+package org.nat64fabric.core.control;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.nat64fabric.core.addr.Ipv6Address;
+import org.nat64fabric.core.config.FabricConfig;
+import org.nat64fabric.core.fabric.TableEntry;
+import org.nat64fabric.core.p4.P4InfoConstants;
+import org.nat64fabric.core.store.InMemoryNatStore;
+
+class Nat64FabricTest {
+    private static final String HOST = "2001:db8:1::10";
+
+    /** A switch that holds entries as P4Runtime does: INSERT of a held key, MODIFY or DELETE of a missing one fail. */
+    static final class FakeSwitch implements SwitchLink {
+        final String id;
+        final Map<String, TableEntry> entries = new HashMap<>();
+        final List<byte[]> packetOuts = new ArrayList<>();
+
+        FakeSwitch(String id) {
+            this.id = id;
+        }
+
+        @Override
+        public String deviceId() {
+            return id;
+        }
+
+        @Override
+        public void write(List<Update> updates) {
+            for (Update u : updates) {
+                String key = u.entry.key();
+                boolean held = entries.containsKey(key);
+                if (u.type == Update.Type.INSERT && held || u.type != Update.Type.INSERT && !held
+                        && !u.entry.isDefault()) {
+                    throw new SwitchException(id + ": " + u + " is refused", null);
+                }
+                if (u.type == Update.Type.DELETE) {
+                    entries.remove(key);
+                } else {
+                    entries.put(key, u.entry);
+                }
+            }
+        }
+
+        @Override
+        public List<TableEntry> read() {
+            return entries.values().stream().filter(e -> !e.isDefault()).collect(Collectors.toList());
+        }
+
+        @Override
+        public void packetOut(byte[] frame) {
+            packetOuts.add(frame);
+        }
+
+        List<TableEntry> sessions() {
+            return entries.values().stream().filter(e -> e.table().startsWith("Nat64Ingress.translate.session_"))
+                    .collect(Collectors.toList());
+        }
+    }
+
+    private Nat64Fabric fabric;
+    private FakeSwitch edge;
+    private FakeSwitch border1;
+    private FakeSwitch border2;
+    private long now = 1_000_000;
+
+    private static FabricConfig config(String pool4) throws Exception {
+        String sw = "\"routerMac\": \"00:00:00:00:b1:0%d\", \"ipv4\": \"198.51.100.%d\", \"ipv6\": \"2001:db8:ff::%d\","
+                + " \"routes\": [{\"prefix\": \"2001:db8:1::/64\", \"port\": 1, \"nextHopMac\": \"00:00:00:00:01:10\"}]";
+        String json = "{\"apps\": {\"org.nat64fabric.app\": {\"nat64\": {\"pool6\": \"2001:db8:64::/96\", \"pool4\": "
+                + pool4 + "}}}, \"devices\": {"
+                + "\"edge\": {\"nat64fabric\": {\"role\": \"EDGE\", " + String.format(sw, 1, 1, 1) + "}},"
+                + "\"border1\": {\"nat64fabric\": {\"role\": \"BORDER\", " + String.format(sw, 2, 2, 2) + "}},"
+                + "\"border2\": {\"nat64fabric\": {\"role\": \"BORDER\", " + String.format(sw, 3, 3, 3) + "}}}}";
+        return FabricConfig.parse(new ObjectMapper().readTree(json));
+    }
+
+    private void start(String pool4) throws Exception {
+        fabric = new Nat64Fabric(config(pool4), new InMemoryNatStore(), e -> { }, () -> now);
+        edge = new FakeSwitch("edge");
+        border1 = new FakeSwitch("border1");
+        border2 = new FakeSwitch("border2");
+        fabric.connected(edge);
+        fabric.connected(border1);
+        fabric.connected(border2);
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        start("{\"addresses\": [\"192.0.2.0/30\"]}");
+    }
+
+    /** An Ethernet frame with IPv6 and UDP from the host's port to 198.51.100.10 (in pool6), port 53. */
+    static byte[] udpFrame(int sourcePort) {
+        ByteBuffer b = ByteBuffer.allocate(14 + 40 + 8 + 4);
+        b.put(new byte[12]).putShort((short) 0x86dd);
+        b.putInt(0x60000000).putShort((short) 12).put((byte) 17).put((byte) 64);
+        b.put(Ipv6Address.parse(HOST, "src").toBytes());
+        b.put(Ipv6Address.parse("2001:db8:64::c633:640a", "dst").toBytes());
+        b.putShort((short) sourcePort).putShort((short) 53).putShort((short) 12).putShort((short) 0);
+        b.put(new byte[] {1, 2, 3, 4});
+        return b.array();
+    }
+
+    @Test
+    void aReconnectingSwitchIsBroughtToItsDesiredState() {
+        FakeSwitch again = new FakeSwitch("border1");
+        TableEntry stale = TableEntry.in(P4InfoConstants.NAT64_INGRESS_IPV4_ROUTES)
+                .lpm(P4InfoConstants.HDR_DST_ADDR, java.math.BigInteger.valueOf(0x0a000000L), 8)
+                .action(P4InfoConstants.NAT64_INGRESS_NO_ROUTE).build();
+        again.entries.put(stale.key(), stale);
+        TableEntry kept = border1.read().get(0);
+        again.entries.put(kept.key(), kept);
+        fabric.connected(again);
+        Set<TableEntry> want = fabric.desiredState("border1").stream().filter(e -> !e.isDefault())
+                .collect(Collectors.toSet());
+        assertEquals(want, new HashSet<>(again.read()));
+        assertFalse(again.entries.containsKey(stale.key()));
+    }
+
+    @Test
+    void aSessionMissIsWrittenToEveryBorderBeforeThePacketGoesBack() {
+        byte[] frame = udpFrame(5000);
+        fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, frame);
+        assertEquals(2, border1.sessions().size());
+        assertEquals(new HashSet<>(border1.sessions()), new HashSet<>(border2.sessions()));
+        assertTrue(edge.sessions().isEmpty());
+        assertEquals(1, border1.packetOuts.size());
+        assertTrue(java.util.Arrays.equals(frame, border1.packetOuts.get(0)));
+        assertTrue(border2.packetOuts.isEmpty());
+        assertEquals(1, fabric.bib().size());
+        assertEquals(300, border1.sessions().get(0).idleTimeoutSeconds());
+    }
+
+    @Test
+    void sessionsEndOnlyWhenEveryBorderReportedBothEntriesIdle() {
+        fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(5000));
+        List<TableEntry> entries = border1.sessions();
+        now += 301_000;
+        fabric.idle("border1", entries.get(0));
+        fabric.idle("border1", entries.get(1));
+        fabric.idle("border2", entries.get(0));
+        assertEquals(2, border2.sessions().size(), "border2 has not reported all its entries idle yet");
+        assertEquals(1, fabric.sessions().size());
+        fabric.idle("border2", entries.get(1));
+        assertTrue(border1.sessions().isEmpty());
+        assertTrue(border2.sessions().isEmpty());
+        assertTrue(fabric.bib().isEmpty());
+        assertTrue(fabric.sessions().isEmpty());
+    }
+
+    @Test
+    void anExhaustedPoolAnswersWithIcmpv6AddressUnreachableAndEvictsNothing() throws Exception {
+        start("{\"addresses\": [\"192.0.2.0/32\"], \"udpPorts\": [2000, 2003], \"blockSize\": 4,"
+                + " \"blocksPerSubscriber\": 1}");
+        for (int port = 5000; port < 5004; port++) {
+            fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(port));
+        }
+        byte[] refused = udpFrame(5004);
+        fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, refused);
+        assertEquals(4, fabric.bib().size());
+        assertEquals(8, border2.sessions().size());
+        byte[] icmp = border1.packetOuts.get(4);
+        ByteBuffer b = ByteBuffer.wrap(icmp);
+        assertEquals(0x86dd, b.getShort(12) & 0xffff);
+        assertEquals(58, icmp[20]);
+        assertEquals(Ipv6Address.parse("2001:db8:ff::2", "x"), Ipv6Address.of(b.getLong(22), b.getLong(30)));
+        assertEquals(Ipv6Address.parse(HOST, "x"), Ipv6Address.of(b.getLong(38), b.getLong(46)));
+        assertEquals(1, icmp[54]);
+        assertEquals(3, icmp[55]);
+        assertEquals(0, checksum(icmp), "the ICMPv6 checksum verifies");
+        byte[] quoted = java.util.Arrays.copyOfRange(icmp, 62, icmp.length);
+        assertTrue(java.util.Arrays.equals(java.util.Arrays.copyOfRange(refused, 14, refused.length), quoted));
+        assertEquals(1L, fabric.stats().get("setups.refused"));
+    }
+
+    /** The ones'-complement sum over the pseudo-header and the ICMPv6 message: 0 when the checksum is right. */
+    private static int checksum(byte[] f) {
+        long sum = 0;
+        for (int i = 22; i < 54; i += 2) {
+            sum += (f[i] & 0xff) << 8 | f[i + 1] & 0xff;
+        }
+        sum += f.length - 54 + 58;
+        for (int i = 54; i < f.length; i += 2) {
+            sum += (f[i] & 0xff) << 8 | (i + 1 < f.length ? f[i + 1] & 0xff : 0);
+        }
+        while (sum >> 16 != 0) {
+            sum = (sum & 0xffff) + (sum >> 16);
+        }
+        return (int) (~sum & 0xffff);
+    }
+}
