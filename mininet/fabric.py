@@ -18,7 +18,6 @@ import json
 import os
 import pathlib
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -27,6 +26,7 @@ import urllib.request
 from mininet.net import Mininet
 
 from p4switch import P4Host, P4RuntimeSwitch
+from switch_process import free_tcp_port
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CONTROLLER = ROOT / "bin" / "nat64fabric-controller"
@@ -118,12 +118,6 @@ def netcfg(grpc_ports, pool4=None):
     }
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Controller:
     """The embedded controller as a process, stopped by its PID; its state survives a restart."""
 
@@ -131,7 +125,7 @@ class Controller:
         self.config_path = config_path
         self.state_dir = state_dir
         self.log_path = log_path
-        self.rest_port = _free_port()
+        self.rest_port = free_tcp_port()
         self.url = f"http://127.0.0.1:{self.rest_port}/onos/nat64fabric"
         self.proc = None
 

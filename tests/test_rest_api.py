@@ -9,7 +9,6 @@ import base64
 import concurrent.futures
 import json
 import os
-import socket
 import subprocess
 import time
 import urllib.error
@@ -18,14 +17,9 @@ import urllib.request
 import pytest
 
 from harness import ROOT
+from switch_process import free_tcp_port   # mininet/ is on the path (harness/__init__.py)
 
 CONTROLLER = ROOT / "bin" / "nat64fabric-controller"
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 CONFIG = {
@@ -66,8 +60,8 @@ class Api:
 class Controller:
     def __init__(self, tmp):
         self.tmp = tmp
-        self.port = _free_port()
-        config = json.loads(json.dumps(CONFIG).replace("{port}", str(_free_port())))
+        self.port = free_tcp_port()
+        config = json.loads(json.dumps(CONFIG).replace("{port}", str(free_tcp_port())))
         (tmp / "fabric.json").write_text(json.dumps(config))
         self.proc = None
 
