@@ -200,7 +200,7 @@ public final class FabricConfig {
         }
     }
 
-    private static SwitchConfig switchConfig(String deviceId, JsonNode sw, String at) {
+    public static SwitchConfig switchConfig(String deviceId, JsonNode sw, String at) {
         SwitchConfig.Role role;
         try {
             role = SwitchConfig.Role.valueOf(text(sw, "role", at).toUpperCase(Locale.ROOT));

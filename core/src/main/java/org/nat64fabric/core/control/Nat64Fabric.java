@@ -123,6 +123,17 @@ public final class Nat64Fabric implements Nat64Service {
                 + " updates written, " + desired.size() + " entries held");
     }
 
+    /**
+     * A switch that another controller instance reconciles (in an ONOS cluster, the device's
+     * master): this instance writes its setups to it too, but leaves what it holds alone.
+     */
+    public synchronized void attached(SwitchLink link) {
+        links.put(link.deviceId(), link);
+        Map<String, TableEntry> desired = new ConcurrentHashMap<>();
+        desiredState(switchConfig(link.deviceId())).forEach(e -> desired.put(e.key(), e));
+        installed.put(link.deviceId(), desired);
+    }
+
     public synchronized void disconnected(String deviceId) {
         links.remove(deviceId);
         installed.remove(deviceId);

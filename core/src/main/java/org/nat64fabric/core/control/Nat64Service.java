@@ -36,6 +36,18 @@ public interface Nat64Service {
         }
     }
 
+    /** The runtime has no NAT64 configuration yet (ONOS: no netcfg pushed), so it cannot answer. */
+    final class NotConfigured extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        /** Where the configuration is missing. */
+        public final String field;
+
+        public NotConfigured(String field, String message) {
+            super(message);
+            this.field = field;
+        }
+    }
+
     Nat64Config config();
 
     List<Eam> eamt();

@@ -40,8 +40,12 @@ import org.nat64fabric.core.session.Session;
  * the embedded controller: pools, EAMT, static BIB entries, sessions with filters, switches and
  * counters. Bad input is answered 400 with {@code {"field": ..., "message": ...}} naming the
  * field; an unknown mapping 404. The runtime supplies the service. docs/rest.md documents every
- * endpoint with curl, docs/openapi.yaml is its specification.
+ * endpoint with curl; the ONOS app's build generates its swagger.json from these annotations.
+ *
+ * <p>Each runtime serves a subclass with its own {@code @Path} (class-level {@code @Path} is not
+ * inherited); this one is what the swagger generator reads.
  */
+@Path("")
 @Produces(MediaType.APPLICATION_JSON)
 public class Nat64Resource {
     private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -52,38 +56,45 @@ public class Nat64Resource {
         this.service = service;
     }
 
+    /** Pools: pool6, pool4 with its port ranges and block settings, and the port blocks in use. */
     @GET
     @Path("pools")
     public Response pools() {
-        Nat64Config c = service.get().config();
-        ObjectNode root = MAPPER.createObjectNode();
-        root.put("pool6", c.pool6.prefix().toString());
-        ObjectNode p4 = root.putObject("pool4");
-        ArrayNode addresses = p4.putArray("addresses");
-        c.pool4.addresses().forEach(a -> addresses.add(a.toString()));
-        for (Protocol p : Protocol.values()) {
-            int[] r = c.pool4.portRange(p);
-            p4.putArray(p.name().toLowerCase(Locale.ROOT) + "Ports").add(r[0]).add(r[1]);
-        }
-        p4.put("blockSize", c.pool4.blockSize());
-        p4.put("blocksPerSubscriber", c.pool4.blocksPerSubscriber());
-        p4.put("holdSeconds", c.pool4.holdMillis() / 1000);
-        c.pool4.deterministic().ifPresent(d -> p4.put("deterministic", d.toString()));
-        ArrayNode blocks = root.putArray("blocks");
-        service.get().blocks().stream().sorted(Comparator.comparing(PortBlock::toString))
-                .forEach(b -> blocks.add(block(b)));
-        return ok(root);
+        return handle(() -> {
+            Nat64Config c = service.get().config();
+            ObjectNode root = MAPPER.createObjectNode();
+            root.put("pool6", c.pool6.prefix().toString());
+            ObjectNode p4 = root.putObject("pool4");
+            ArrayNode addresses = p4.putArray("addresses");
+            c.pool4.addresses().forEach(a -> addresses.add(a.toString()));
+            for (Protocol p : Protocol.values()) {
+                int[] r = c.pool4.portRange(p);
+                p4.putArray(p.name().toLowerCase(Locale.ROOT) + "Ports").add(r[0]).add(r[1]);
+            }
+            p4.put("blockSize", c.pool4.blockSize());
+            p4.put("blocksPerSubscriber", c.pool4.blocksPerSubscriber());
+            p4.put("holdSeconds", c.pool4.holdMillis() / 1000);
+            c.pool4.deterministic().ifPresent(d -> p4.put("deterministic", d.toString()));
+            ArrayNode blocks = root.putArray("blocks");
+            service.get().blocks().stream().sorted(Comparator.comparing(PortBlock::toString))
+                    .forEach(b -> blocks.add(block(b)));
+            return ok(root);
+        });
     }
 
+    /** The EAMT (RFC 7757), as IPv6 and IPv4 prefix pairs. */
     @GET
     @Path("eamt")
     public Response eamt() {
-        ObjectNode root = MAPPER.createObjectNode();
-        ArrayNode list = root.putArray("eamt");
-        service.get().eamt().forEach(e -> list.add(eam(e)));
-        return ok(root);
+        return handle(() -> {
+            ObjectNode root = MAPPER.createObjectNode();
+            ArrayNode list = root.putArray("eamt");
+            service.get().eamt().forEach(e -> list.add(eam(e)));
+            return ok(root);
+        });
     }
 
+    /** Adds an EAM: body {"ipv6Prefix": ..., "ipv4Prefix": ...}; it reaches every switch before the answer. */
     @POST
     @Path("eamt")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -95,6 +106,7 @@ public class Nat64Resource {
         });
     }
 
+    /** Removes the EAM of an IPv4 prefix. */
     @DELETE
     @Path("eamt")
     public Response removeEam(@QueryParam("ipv4Prefix") String ipv4Prefix) {
@@ -106,6 +118,7 @@ public class Nat64Resource {
         });
     }
 
+    /** BIB entries, filtered by protocol (TCP, UDP, ICMP) and static or dynamic. */
     @GET
     @Path("bib")
     public Response bib(@QueryParam("protocol") String protocol, @QueryParam("static") Boolean isStatic) {
@@ -122,6 +135,7 @@ public class Nat64Resource {
         });
     }
 
+    /** Adds a static BIB entry: body {"protocol", "ipv6Address", "ipv6Port", "ipv4Address", "ipv4Port"}. */
     @POST
     @Path("bib")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -133,6 +147,7 @@ public class Nat64Resource {
         });
     }
 
+    /** Removes a BIB entry and its sessions. */
     @DELETE
     @Path("bib/{protocol}/{ipv6Address}/{ipv6Port}")
     public Response removeBib(@PathParam("protocol") String protocol, @PathParam("ipv6Address") String address,
@@ -147,6 +162,7 @@ public class Nat64Resource {
         });
     }
 
+    /** Sessions, filtered by protocol, IPv6 source, pool4 address and remote IPv4 address. */
     @GET
     @Path("sessions")
     public Response sessions(@QueryParam("protocol") String protocol, @QueryParam("ipv6Address") String ipv6,
@@ -168,24 +184,30 @@ public class Nat64Resource {
         });
     }
 
+    /** Counters: packet-ins by punt reason, setups, refusals, NAT events by type, table sizes. */
     @GET
     @Path("stats")
     public Response stats() {
-        ObjectNode root = MAPPER.createObjectNode();
-        service.get().stats().forEach(root::put);
-        return ok(root);
+        return handle(() -> {
+            ObjectNode root = MAPPER.createObjectNode();
+            service.get().stats().forEach(root::put);
+            return ok(root);
+        });
     }
 
+    /** The configured switches: role, connected or not, entries held. */
     @GET
     @Path("devices")
     public Response devices() {
-        ObjectNode root = MAPPER.createObjectNode();
-        ArrayNode list = root.putArray("devices");
-        for (Nat64Service.DeviceStatus d : service.get().devices()) {
-            list.addObject().put("id", d.deviceId).put("role", d.role.name()).put("connected", d.connected)
-                    .put("entries", d.entries);
-        }
-        return ok(root);
+        return handle(() -> {
+            ObjectNode root = MAPPER.createObjectNode();
+            ArrayNode list = root.putArray("devices");
+            for (Nat64Service.DeviceStatus d : service.get().devices()) {
+                list.addObject().put("id", d.deviceId).put("role", d.role.name()).put("connected", d.connected)
+                        .put("entries", d.entries);
+            }
+            return ok(root);
+        });
     }
 
     // ---- JSON --------------------------------------------------------------------------------------
@@ -228,6 +250,8 @@ public class Nat64Resource {
             return a.run();
         } catch (ConfigException e) {
             return error(Response.Status.BAD_REQUEST, e.field(), e.problem());
+        } catch (Nat64Service.NotConfigured e) {
+            return error(Response.Status.SERVICE_UNAVAILABLE, e.field, e.getMessage());
         }
     }
 

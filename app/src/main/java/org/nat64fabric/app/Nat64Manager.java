@@ -1,0 +1,378 @@
+package org.nat64fabric.app;
+
+import static org.onlab.util.Tools.groupedThreads;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.nat64fabric.core.ConfigException;
+import org.nat64fabric.core.addr.Ipv4Prefix;
+import org.nat64fabric.core.addr.Ipv6Address;
+import org.nat64fabric.core.config.FabricConfig;
+import org.nat64fabric.core.config.Nat64Config;
+import org.nat64fabric.core.control.Nat64Fabric;
+import org.nat64fabric.core.control.Nat64Service;
+import org.nat64fabric.core.control.SwitchLink;
+import org.nat64fabric.core.eamt.Eam;
+import org.nat64fabric.core.pool4.PortBlock;
+import org.nat64fabric.core.pool4.Protocol;
+import org.nat64fabric.core.pool4.TransportAddress;
+import org.nat64fabric.core.session.BibEntry;
+import org.nat64fabric.core.session.Session;
+import org.nat64fabric.app.config.Nat64AppConfig;
+import org.nat64fabric.app.config.Nat64DeviceConfig;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.core.CoreService;
+import org.onosproject.mastership.MastershipService;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.config.ConfigFactory;
+import org.onosproject.net.config.NetworkConfigEvent;
+import org.onosproject.net.config.NetworkConfigListener;
+import org.onosproject.net.config.NetworkConfigRegistry;
+import org.onosproject.net.config.basics.SubjectFactories;
+import org.onosproject.net.device.DeviceEvent;
+import org.onosproject.net.device.DeviceListener;
+import org.onosproject.net.device.DeviceService;
+import org.onosproject.net.flow.FlowId;
+import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.FlowRuleEvent;
+import org.onosproject.net.flow.FlowRuleListener;
+import org.onosproject.net.flow.FlowRuleService;
+import org.onosproject.net.packet.InboundPacket;
+import org.onosproject.net.packet.PacketContext;
+import org.onosproject.net.packet.PacketProcessor;
+import org.onosproject.net.packet.PacketService;
+import org.onosproject.store.service.StorageService;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The network-wide NAT64 inside ONOS: hosts core's {@link Nat64Fabric} over ONOS services.
+ * The netcfg gives the pools and each switch's role; the NAT state lives in
+ * {@link DistributedNatStore}, so allocations are unique across the cluster and survive any
+ * instance. Session misses punted by the pipeline come in through a packet processor; switches
+ * are programmed with PI flow rules; a switch that becomes available is reconciled by the
+ * instance that masters it; a session rule that ONOS's flow subsystem expires is an idle
+ * report. Every event is handled on one app thread, never on ONOS's event threads.
+ */
+@Component(immediate = true, service = Nat64Service.class)
+public final class Nat64Manager implements Nat64Service {
+    private static final Logger LOG = LoggerFactory.getLogger(Nat64Manager.class);
+    /** RFC 8158 events, one line each: route this logger to a file of its own in Karaf. */
+    private static final Logger EVENTS = LoggerFactory.getLogger("org.nat64fabric.events");
+    private static final String CONFIG_FIELD = "apps." + FabricConfig.APP + "." + Nat64AppConfig.KEY;
+    private static final long TICK_SECONDS = 5;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected CoreService coreService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected NetworkConfigRegistry configRegistry;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected DeviceService deviceService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected MastershipService mastershipService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected FlowRuleService flowRuleService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected PacketService packetService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected StorageService storageService;
+
+    private final ConfigFactory<ApplicationId, Nat64AppConfig> appConfigFactory = new ConfigFactory<>(
+            SubjectFactories.APP_SUBJECT_FACTORY, Nat64AppConfig.class, Nat64AppConfig.KEY) {
+        @Override
+        public Nat64AppConfig createConfig() {
+            return new Nat64AppConfig();
+        }
+    };
+    private final ConfigFactory<DeviceId, Nat64DeviceConfig> deviceConfigFactory = new ConfigFactory<>(
+            SubjectFactories.DEVICE_SUBJECT_FACTORY, Nat64DeviceConfig.class, Nat64DeviceConfig.KEY) {
+        @Override
+        public Nat64DeviceConfig createConfig() {
+            return new Nat64DeviceConfig();
+        }
+    };
+    private final NetworkConfigListener configListener = new InternalConfigListener();
+    private final DeviceListener deviceListener = new InternalDeviceListener();
+    private final FlowRuleListener flowListener = new InternalFlowListener();
+    private final PacketProcessor packetProcessor = new InternalPacketProcessor();
+    private final Set<FlowId> removing = ConcurrentHashMap.newKeySet();
+
+    private ApplicationId appId;
+    private DistributedNatStore store;
+    private ScheduledExecutorService events;
+    /** Null until the netcfg holds a valid NAT64 configuration. */
+    private volatile Nat64Fabric fabric;
+
+    @Activate
+    protected void activate() {
+        appId = coreService.registerApplication(FabricConfig.APP);
+        store = new DistributedNatStore(storageService);
+        events = Executors.newSingleThreadScheduledExecutor(groupedThreads("nat64fabric", "events", LOG));
+        configRegistry.registerConfigFactory(appConfigFactory);
+        configRegistry.registerConfigFactory(deviceConfigFactory);
+        configRegistry.addListener(configListener);
+        deviceService.addListener(deviceListener);
+        flowRuleService.addListener(flowListener);
+        packetService.addProcessor(packetProcessor, PacketProcessor.director(2));
+        events.execute(this::configure);
+        events.scheduleWithFixedDelay(this::tick, TICK_SECONDS, TICK_SECONDS, TimeUnit.SECONDS);
+        LOG.info("Started");
+    }
+
+    @Deactivate
+    protected void deactivate() {
+        packetService.removeProcessor(packetProcessor);
+        flowRuleService.removeListener(flowListener);
+        deviceService.removeListener(deviceListener);
+        configRegistry.removeListener(configListener);
+        configRegistry.unregisterConfigFactory(appConfigFactory);
+        configRegistry.unregisterConfigFactory(deviceConfigFactory);
+        events.shutdown();
+        try {
+            events.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        fabric = null;
+        // The rules stay on the switches and the state in the store: a reactivated app carries on.
+        LOG.info("Stopped");
+    }
+
+    // ---- configuration and switches (on the events thread) ----------------------------------
+
+    /** (Re)builds the fabric from the netcfg and attaches every available configured switch. */
+    private void configure() {
+        Nat64AppConfig app = configRegistry.getConfig(appId, Nat64AppConfig.class);
+        if (app == null) {
+            fabric = null;
+            LOG.info("Waiting for the netcfg at {} (docs/netcfg.md)", CONFIG_FIELD);
+            return;
+        }
+        ObjectNode root = new ObjectMapper().createObjectNode();
+        root.putObject("apps").putObject(FabricConfig.APP).set(Nat64AppConfig.KEY, app.node());
+        ObjectNode devices = root.putObject("devices");
+        for (DeviceId d : configRegistry.getSubjects(DeviceId.class, Nat64DeviceConfig.class)) {
+            devices.putObject(d.toString()).set(Nat64DeviceConfig.KEY,
+                    configRegistry.getConfig(d, Nat64DeviceConfig.class).node());
+        }
+        try {
+            FabricConfig config = FabricConfig.parse(root);
+            Nat64Fabric f = new Nat64Fabric(config, store, e -> EVENTS.info("{}", e), System::currentTimeMillis);
+            fabric = f;
+            for (String id : config.devices.keySet()) {
+                DeviceId d = DeviceId.deviceId(id);
+                if (deviceService.isAvailable(d)) {
+                    attach(f, d);
+                }
+            }
+            LOG.info("Configured: {} switches", devices.size());
+        } catch (ConfigException e) {
+            fabric = null;
+            LOG.error("The netcfg is not usable, NAT64 stopped: {}", e.getMessage());
+        }
+    }
+
+    /** The device's master reconciles it; other instances only write their setups to it. */
+    private void attach(Nat64Fabric f, DeviceId d) {
+        SwitchLink link = new FlowRuleSwitchLink(d, appId, flowRuleService, packetService, removing);
+        try {
+            if (mastershipService.isLocalMaster(d)) {
+                f.connected(link);
+            } else {
+                f.attached(link);
+            }
+        } catch (SwitchLink.SwitchException e) {
+            LOG.warn("{}: not reconciled, retried when it is next available: {}", d, e.getMessage());
+        }
+    }
+
+    private void deviceChanged(DeviceId d) {
+        Nat64Fabric f = fabric;
+        if (f == null || configRegistry.getConfig(d, Nat64DeviceConfig.class) == null) {
+            return;
+        }
+        if (deviceService.isAvailable(d)) {
+            attach(f, d);
+        } else {
+            f.disconnected(d.toString());
+        }
+    }
+
+    private void tick() {
+        Nat64Fabric f = fabric;
+        if (f != null) {
+            f.tick();
+        }
+    }
+
+    private void submit(String what, Runnable work) {
+        events.execute(() -> {
+            try {
+                work.run();
+            } catch (RuntimeException e) {
+                LOG.warn("{} failed: {}", what, e.toString());
+            }
+        });
+    }
+
+    private final class InternalConfigListener implements NetworkConfigListener {
+        @Override
+        public boolean isRelevant(NetworkConfigEvent event) {
+            return event.configClass().equals(Nat64AppConfig.class)
+                    || event.configClass().equals(Nat64DeviceConfig.class);
+        }
+
+        @Override
+        public void event(NetworkConfigEvent event) {
+            submit("configuration", Nat64Manager.this::configure);
+        }
+    }
+
+    private final class InternalDeviceListener implements DeviceListener {
+        @Override
+        public boolean isRelevant(DeviceEvent event) {
+            return event.type() == DeviceEvent.Type.DEVICE_ADDED
+                    || event.type() == DeviceEvent.Type.DEVICE_AVAILABILITY_CHANGED
+                    || event.type() == DeviceEvent.Type.DEVICE_REMOVED;
+        }
+
+        @Override
+        public void event(DeviceEvent event) {
+            DeviceId d = event.subject().id();
+            submit(d + " " + event.type(), () -> deviceChanged(d));
+        }
+    }
+
+    /** A temporary rule of this app removed by ONOS, not by the app: it went idle. */
+    private final class InternalFlowListener implements FlowRuleListener {
+        @Override
+        public boolean isRelevant(FlowRuleEvent event) {
+            FlowRule rule = event.subject();
+            return event.type() == FlowRuleEvent.Type.RULE_REMOVED && appId != null
+                    && rule.appId() == appId.id() && !rule.isPermanent();
+        }
+
+        @Override
+        public void event(FlowRuleEvent event) {
+            FlowRule rule = event.subject();
+            if (removing.remove(rule.id())) {
+                return;
+            }
+            submit("idle " + rule.id(), () -> {
+                Nat64Fabric f = fabric;
+                if (f != null) {
+                    f.idle(rule.deviceId().toString(), FlowRuleSwitchLink.tableEntry(rule));
+                }
+            });
+        }
+    }
+
+    /** Punted packets: the interpreter puts punt_reason in the cookie. */
+    private final class InternalPacketProcessor implements PacketProcessor {
+        @Override
+        public void process(PacketContext context) {
+            InboundPacket in = context.inPacket();
+            if (context.isHandled() || in.cookie().isEmpty() || fabric == null) {
+                return;
+            }
+            context.block();
+            int reason = in.cookie().get().intValue();
+            ByteBuffer data = in.unparsed().duplicate();
+            byte[] frame = new byte[data.remaining()];
+            data.get(frame);
+            DeviceId d = in.receivedFrom().deviceId();
+            submit("packet-in from " + d, () -> {
+                Nat64Fabric f = fabric;
+                if (f != null) {
+                    f.packetIn(d.toString(), reason, frame);
+                }
+            });
+        }
+    }
+
+    // ---- Nat64Service: the operator's API, for REST and CLI ------------------------------------
+
+    private Nat64Fabric fabric() {
+        Nat64Fabric f = fabric;
+        if (f == null) {
+            throw new NotConfigured(CONFIG_FIELD, "no valid NAT64 configuration: push it with onos-netcfg"
+                    + " (docs/netcfg.md, docs/onos.md)");
+        }
+        return f;
+    }
+
+    @Override
+    public Nat64Config config() {
+        return fabric().config();
+    }
+
+    @Override
+    public List<Eam> eamt() {
+        return fabric().eamt();
+    }
+
+    @Override
+    public void addEam(Eam eam) {
+        fabric().addEam(eam);
+    }
+
+    @Override
+    public Optional<Eam> removeEam(Ipv4Prefix ipv4) {
+        return fabric().removeEam(ipv4);
+    }
+
+    @Override
+    public List<BibEntry> bib() {
+        return fabric().bib();
+    }
+
+    @Override
+    public BibEntry addStaticBib(Protocol protocol, Ipv6Address address6, int port6, TransportAddress v4) {
+        return fabric().addStaticBib(protocol, address6, port6, v4);
+    }
+
+    @Override
+    public Optional<BibEntry> removeBib(Protocol protocol, Ipv6Address address6, int port6) {
+        return fabric().removeBib(protocol, address6, port6);
+    }
+
+    @Override
+    public List<Session> sessions() {
+        return fabric().sessions();
+    }
+
+    @Override
+    public List<PortBlock> blocks() {
+        return fabric().blocks();
+    }
+
+    @Override
+    public Map<String, Long> stats() {
+        return fabric().stats();
+    }
+
+    @Override
+    public List<DeviceStatus> devices() {
+        return fabric().devices();
+    }
+}

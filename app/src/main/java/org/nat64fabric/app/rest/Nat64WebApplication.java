@@ -1,0 +1,12 @@
+package org.nat64fabric.app.rest;
+
+import java.util.Set;
+import org.onlab.rest.AbstractWebApplication;
+
+/** The app's JAX-RS application, named in WEB-INF/web.xml. */
+public class Nat64WebApplication extends AbstractWebApplication {
+    @Override
+    public Set<Class<?>> getClasses() {
+        return getClasses(Nat64WebResource.class);
+    }
+}
