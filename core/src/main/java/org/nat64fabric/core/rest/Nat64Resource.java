@@ -212,18 +212,18 @@ public class Nat64Resource {
 
     // ---- JSON --------------------------------------------------------------------------------------
 
-    static ObjectNode eam(Eam e) {
+    public static ObjectNode eam(Eam e) {
         return MAPPER.createObjectNode().put("ipv6Prefix", e.ipv6().toString()).put("ipv4Prefix", e.ipv4().toString());
     }
 
-    static ObjectNode bib(BibEntry b) {
+    public static ObjectNode bib(BibEntry b) {
         return MAPPER.createObjectNode().put("protocol", b.protocol().name())
                 .put("ipv6Address", b.address6().toString()).put("ipv6Port", b.port6())
                 .put("ipv4Address", b.v4().address().toString()).put("ipv4Port", b.v4().port())
                 .put("static", b.isStatic());
     }
 
-    static ObjectNode session(Session s) {
+    public static ObjectNode session(Session s) {
         ObjectNode n = bib(s.bib());
         n.remove("static");
         n.put("remoteIpv4Address", s.remote4().address().toString()).put("remotePort", s.remote4().port())
@@ -233,7 +233,7 @@ public class Nat64Resource {
         return n;
     }
 
-    static ObjectNode block(PortBlock b) {
+    public static ObjectNode block(PortBlock b) {
         return MAPPER.createObjectNode().put("protocol", b.protocol().name())
                 .put("ipv4Address", b.address().toString()).put("firstPort", b.first()).put("lastPort", b.last())
                 .put("subscriber", b.subscriber().toString());
