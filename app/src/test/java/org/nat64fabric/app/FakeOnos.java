@@ -1,0 +1,230 @@
+package org.nat64fabric.app;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import org.nat64fabric.app.config.Nat64AppConfig;
+import org.nat64fabric.app.config.Nat64DeviceConfig;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.core.CoreServiceAdapter;
+import org.onosproject.core.DefaultApplicationId;
+import org.onosproject.mastership.MastershipServiceAdapter;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.config.Config;
+import org.onosproject.net.config.NetworkConfigEvent;
+import org.onosproject.net.config.NetworkConfigListener;
+import org.onosproject.net.config.NetworkConfigRegistryAdapter;
+import org.onosproject.net.device.DeviceEvent;
+import org.onosproject.net.device.DeviceListener;
+import org.onosproject.net.device.DeviceServiceAdapter;
+import org.onosproject.net.flow.DefaultFlowEntry;
+import org.onosproject.net.flow.FlowEntry;
+import org.onosproject.net.flow.FlowId;
+import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.FlowRuleEvent;
+import org.onosproject.net.flow.FlowRuleListener;
+import org.onosproject.net.flow.FlowRuleOperation;
+import org.onosproject.net.flow.FlowRuleOperations;
+import org.onosproject.net.flow.FlowRuleServiceAdapter;
+import org.onosproject.net.packet.OutboundPacket;
+import org.onosproject.net.packet.PacketProcessor;
+import org.onosproject.net.packet.PacketServiceAdapter;
+import org.onosproject.store.service.TestStorageService;
+
+/**
+ * ONOS as {@link Nat64Manager} sees it, from ONOS's test adapters: a flow rule store that
+ * confirms batches and fires RULE_REMOVED as ONOS does, the netcfg, devices and their mastership,
+ * and the packet service. {@link #journal} records writes and packet-outs in order.
+ */
+final class FakeOnos {
+    static final ApplicationId APP = new DefaultApplicationId(7, "org.nat64fabric.app");
+    static final DeviceId LEAF = DeviceId.deviceId("device:leaf1");
+    static final DeviceId BORDER1 = DeviceId.deviceId("device:border1");
+    static final DeviceId BORDER2 = DeviceId.deviceId("device:border2");
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    /** "device ADD|MODIFY|REMOVE table" and "device packet-out", in the order they happened. */
+    final List<String> journal = new CopyOnWriteArrayList<>();
+    final Map<FlowId, FlowEntry> flows = new ConcurrentHashMap<>();
+    final List<OutboundPacket> packetOuts = new CopyOnWriteArrayList<>();
+    final Set<DeviceId> available = ConcurrentHashMap.newKeySet();
+    final Set<DeviceId> mastered = ConcurrentHashMap.newKeySet();
+    final Map<Object, Config<?>> configs = new ConcurrentHashMap<>();
+    final List<NetworkConfigListener> configListeners = new CopyOnWriteArrayList<>();
+    final List<DeviceListener> deviceListeners = new CopyOnWriteArrayList<>();
+    final List<FlowRuleListener> flowListeners = new CopyOnWriteArrayList<>();
+    volatile PacketProcessor processor;
+
+    Nat64Manager start() {
+        Nat64Manager m = new Nat64Manager();
+        m.coreService = new CoreServiceAdapter() {
+            @Override
+            public ApplicationId registerApplication(String name) {
+                return APP;
+            }
+        };
+        m.configRegistry = new NetworkConfigRegistryAdapter() {
+            @Override
+            public void addListener(NetworkConfigListener l) {
+                configListeners.add(l);
+            }
+
+            @Override
+            @SuppressWarnings("unchecked")
+            public <S, C extends Config<S>> C getConfig(S subject, Class<C> configClass) {
+                return (C) configs.get(subject);
+            }
+
+            @Override
+            @SuppressWarnings("unchecked")
+            public <S, C extends Config<S>> Set<S> getSubjects(Class<S> subjectClass, Class<C> configClass) {
+                return (Set<S>) configs.keySet().stream().filter(subjectClass::isInstance).collect(Collectors.toSet());
+            }
+        };
+        m.deviceService = new DeviceServiceAdapter() {
+            @Override
+            public boolean isAvailable(DeviceId d) {
+                return available.contains(d);
+            }
+
+            @Override
+            public void addListener(DeviceListener l) {
+                deviceListeners.add(l);
+            }
+        };
+        m.mastershipService = new MastershipServiceAdapter() {
+            @Override
+            public boolean isLocalMaster(DeviceId d) {
+                return mastered.contains(d);
+            }
+        };
+        m.flowRuleService = new FlowRuleServiceAdapter() {
+            @Override
+            public void apply(FlowRuleOperations ops) {
+                for (Set<FlowRuleOperation> stage : ops.stages()) {
+                    for (FlowRuleOperation op : stage) {
+                        FlowRule r = op.rule();
+                        journal.add(r.deviceId() + " " + op.type() + " " + r.table());
+                        if (op.type() == FlowRuleOperation.Type.REMOVE) {
+                            FlowEntry gone = flows.remove(r.id());
+                            if (gone != null) {
+                                fire(new FlowRuleEvent(FlowRuleEvent.Type.RULE_REMOVED, gone));
+                            }
+                        } else {
+                            flows.put(r.id(), new DefaultFlowEntry(r, FlowEntry.FlowEntryState.ADDED));
+                        }
+                    }
+                }
+                ops.callback().onSuccess(ops);
+            }
+
+            @Override
+            public Iterable<FlowEntry> getFlowEntriesById(ApplicationId id) {
+                return flows.values().stream().filter(f -> f.appId() == id.id()).collect(Collectors.toList());
+            }
+
+            @Override
+            public void addListener(FlowRuleListener l) {
+                flowListeners.add(l);
+            }
+        };
+        m.packetService = new PacketServiceAdapter() {
+            @Override
+            public void addProcessor(PacketProcessor p, int priority) {
+                processor = p;
+            }
+
+            @Override
+            public void emit(OutboundPacket packet) {
+                journal.add(packet.sendThrough() + " packet-out");
+                packetOuts.add(packet);
+            }
+        };
+        m.storageService = new TestStorageService();
+        m.activate();
+        return m;
+    }
+
+    /** What ONOS's flow subsystem does when a temporary rule's counters stood still too long. */
+    void expire(FlowEntry f) {
+        flows.remove(f.id());
+        fire(new FlowRuleEvent(FlowRuleEvent.Type.RULE_REMOVED, f));
+    }
+
+    private void fire(FlowRuleEvent e) {
+        flowListeners.stream().filter(l -> l.isRelevant(e)).forEach(l -> l.event(e));
+    }
+
+    /** Pushes the netcfg: the NAT64 and three switches, as onos-netcfg would. */
+    void pushNetcfg(String pool4) throws Exception {
+        String sw = "{\"role\": \"%s\", \"routerMac\": \"00:00:00:00:b1:0%d\", \"ipv4\": \"198.51.100.%d\","
+                + " \"ipv6\": \"2001:db8:ff::%d\", \"routes\": [{\"prefix\": \"2001:db8:1::/64\", \"port\": 1,"
+                + " \"nextHopMac\": \"00:00:00:00:01:10\"}]}";
+        Nat64AppConfig app = new Nat64AppConfig();
+        app.init(APP, Nat64AppConfig.KEY, MAPPER.readTree("{\"pool6\": \"2001:db8:64::/96\", \"pool4\": " + pool4 + "}"),
+                MAPPER, null);
+        configs.put(APP, app);
+        int n = 1;
+        for (DeviceId d : List.of(LEAF, BORDER1, BORDER2)) {
+            Nat64DeviceConfig c = new Nat64DeviceConfig();
+            JsonNode node = MAPPER.readTree(String.format(sw, d == LEAF ? "EDGE" : "BORDER", n, n, n));
+            c.init(d, Nat64DeviceConfig.KEY, node, MAPPER, null);
+            configs.put(d, c);
+            n++;
+        }
+        NetworkConfigEvent e = new NetworkConfigEvent(NetworkConfigEvent.Type.CONFIG_ADDED, APP, Nat64AppConfig.class);
+        configListeners.stream().filter(l -> l.isRelevant(e)).forEach(l -> l.event(e));
+    }
+
+    void deviceAvailable(DeviceId d, boolean up) {
+        if (up) {
+            available.add(d);
+        } else {
+            available.remove(d);
+        }
+        DeviceEvent e = new DeviceEvent(DeviceEvent.Type.DEVICE_AVAILABILITY_CHANGED,
+                new org.onosproject.net.DefaultDevice(null, d, org.onosproject.net.Device.Type.SWITCH,
+                        "nat64fabric", "softswitch", "0", "0", new org.onlab.packet.ChassisId()));
+        deviceListeners.stream().filter(l -> l.isRelevant(e)).forEach(l -> l.event(e));
+    }
+
+    List<FlowEntry> flowsOn(DeviceId d, String tableSuffix) {
+        return flows.values().stream().filter(f -> f.deviceId().equals(d))
+                .filter(f -> f.table().toString().endsWith(tableSuffix)).collect(Collectors.toList());
+    }
+
+    Map<String, Long> journalCounts(DeviceId d) {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        journal.stream().filter(j -> j.startsWith(d + " ")).forEach(j -> counts.merge(j, 1L, Long::sum));
+        return counts;
+    }
+
+    /** Waits until the manager has written nothing for 200 ms. */
+    void settle() throws InterruptedException {
+        int size;
+        do {
+            size = journal.size();
+            Thread.sleep(200);
+        } while (journal.size() != size);
+    }
+
+    /** The manager works on its own thread: waits for what it should have done. */
+    static void await(String what, BooleanSupplier done) throws InterruptedException {
+        for (int i = 0; i < 500; i++) {
+            if (done.getAsBoolean()) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        fail("not within 5 s: " + what);
+    }
+}
