@@ -197,9 +197,9 @@ final class FakeOnos {
         deviceListeners.stream().filter(l -> l.isRelevant(e)).forEach(l -> l.event(e));
     }
 
-    List<FlowEntry> flowsOn(DeviceId d, String tableSuffix) {
+    List<FlowEntry> flowsOn(DeviceId d, String tablePart) {
         return flows.values().stream().filter(f -> f.deviceId().equals(d))
-                .filter(f -> f.table().toString().endsWith(tableSuffix)).collect(Collectors.toList());
+                .filter(f -> f.table().toString().contains(tablePart)).collect(Collectors.toList());
     }
 
     Map<String, Long> journalCounts(DeviceId d) {

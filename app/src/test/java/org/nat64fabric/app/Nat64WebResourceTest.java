@@ -1,0 +1,174 @@
+package org.nat64fabric.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import javax.ws.rs.client.Entity;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
+import org.glassfish.jersey.server.ResourceConfig;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.nat64fabric.app.rest.Nat64WebApplication;
+import org.nat64fabric.core.control.Nat64Service;
+import org.glassfish.jersey.test.JerseyTest;
+import org.glassfish.jersey.test.TestProperties;
+import org.glassfish.jersey.test.jetty.JettyTestContainerFactory;
+import org.glassfish.jersey.test.spi.TestContainerFactory;
+import org.onlab.junit.TestUtils;
+import org.onlab.osgi.TestServiceDirectory;
+import org.onlab.rest.AuthorizationFilter;
+import org.onlab.rest.BaseResource;
+
+/**
+ * The REST API as ONOS serves it: Nat64WebApplication in Jetty, in front of a Nat64Manager
+ * running on ONOS's adapters. This is what ONOS's ResourceTest does; it is not used because its
+ * constructor loads a filter from onos-rest's main jar, a web bundle whose classes sit under
+ * WEB-INF/classes, out of a test's class path.
+ */
+class Nat64WebResourceTest extends JerseyTest {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private FakeOnos onos;
+    private Nat64Manager manager;
+
+    Nat64WebResourceTest() {
+        super(ResourceConfig.forApplicationClass(Nat64WebApplication.class));
+        forceSet(TestProperties.CONTAINER_PORT, "0");
+        // ONOS's authorization filter, which AbstractWebApplication adds, wants a login; ONOS's tests lift it so.
+        AuthorizationFilter.disableForTests();
+    }
+
+    @Override
+    protected TestContainerFactory getTestContainerFactory() {
+        return new JettyTestContainerFactory();
+    }
+
+    private void start(boolean configured) throws Exception {
+        onos = new FakeOnos();
+        onos.available.addAll(List.of(FakeOnos.LEAF, FakeOnos.BORDER1, FakeOnos.BORDER2));
+        onos.mastered.addAll(onos.available);
+        manager = onos.start();
+        if (configured) {
+            onos.pushNetcfg("{\"addresses\": [\"192.0.2.0/30\"]}");
+            FakeOnos.await("configured", () -> {
+                try {
+                    return manager.devices().stream().allMatch(d -> d.connected);
+                } catch (Nat64Service.NotConfigured e) {
+                    return false;
+                }
+            });
+        }
+        // Where ONOS's web resources find services (BaseResource's directory), as ResourceTest sets it.
+        TestUtils.setField(BaseResource.class, "services", new TestServiceDirectory().add(Nat64Service.class, manager));
+    }
+
+    /** JerseyTest starts and stops the server around each test itself. */
+    @AfterEach
+    void stop() {
+        manager.deactivate();
+    }
+
+    private static JsonNode json(Response r) throws Exception {
+        return MAPPER.readTree(r.readEntity(String.class));
+    }
+
+    private Response post(String path, String body) {
+        return target(path).request().post(Entity.entity(body, MediaType.APPLICATION_JSON));
+    }
+
+    @Test
+    void poolsAreServedFromTheNetcfg() throws Exception {
+        start(true);
+        Response r = target("pools").request().get();
+        assertEquals(200, r.getStatus());
+        JsonNode pools = json(r);
+        assertEquals("2001:db8:64::/96", pools.path("pool6").asText());
+        assertEquals("192.0.2.0/30", pools.path("pool4").path("addresses").get(0).asText());
+    }
+
+    @Test
+    void anEamAddedOverRestIsOnTheSwitchesWhenTheAnswerComes() throws Exception {
+        start(true);
+        Response r = post("eamt", "{\"ipv6Prefix\": \"2001:db8:2::20/128\", \"ipv4Prefix\": \"198.18.0.20/32\"}");
+        assertEquals(201, r.getStatus());
+        for (var border : List.of(FakeOnos.BORDER1, FakeOnos.BORDER2)) {
+            for (String table : List.of("eamt_v6_src", "eamt_v6_dst", "eamt_v4_src", "eamt_v4_dst")) {
+                assertEquals(1, onos.flowsOn(border, table).size(), border + " " + table);
+            }
+        }
+        assertEquals("198.18.0.20/32", json(target("eamt").request().get()).path("eamt").get(0)
+                .path("ipv4Prefix").asText());
+
+        assertEquals(200, target("eamt").queryParam("ipv4Prefix", "198.18.0.20/32").request().delete().getStatus());
+        assertTrue(onos.flowsOn(FakeOnos.BORDER1, "eamt_").isEmpty());
+        assertTrue(onos.flowsOn(FakeOnos.BORDER2, "eamt_").isEmpty());
+    }
+
+    @Test
+    void badInputIsA4xxNamingTheField() throws Exception {
+        start(true);
+        Response r = post("eamt", "{\"ipv6Prefix\": \"2001:db8:2::20/128\", \"ipv4Prefix\": \"198.18.0.300/32\"}");
+        assertEquals(400, r.getStatus());
+        assertEquals("eam.ipv4Prefix", json(r).path("field").asText());
+
+        r = post("bib", "{\"protocol\": \"SCTP\"}");
+        assertEquals(400, r.getStatus());
+        assertEquals("bib.protocol", json(r).path("field").asText());
+
+        r = post("bib", "not json");
+        assertEquals(400, r.getStatus());
+        assertEquals("body", json(r).path("field").asText());
+
+        r = target("sessions").queryParam("ipv6Address", "2001:db8::zz").request().get();
+        assertEquals(400, r.getStatus());
+        assertEquals("ipv6Address", json(r).path("field").asText());
+
+        r = target("eamt").queryParam("ipv4Prefix", "10.9.9.0/24").request().delete();
+        assertEquals(404, r.getStatus());
+        assertEquals("ipv4Prefix", json(r).path("field").asText());
+
+        r = target("bib/TCP/2001:db8:1::10/70000").request().delete();
+        assertEquals(400, r.getStatus());
+        assertEquals("ipv6Port", json(r).path("field").asText());
+    }
+
+    @Test
+    void ofConcurrentClaimsOfOneTransportAddressExactlyOneWins() throws Exception {
+        start(true);
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        List<Callable<Integer>> claims = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            String body = String.format("{\"protocol\": \"TCP\", \"ipv6Address\": \"2001:db8:1::%x\", \"ipv6Port\": 80,"
+                    + " \"ipv4Address\": \"192.0.2.1\", \"ipv4Port\": 8080}", 0x100 + i);
+            claims.add(() -> post("bib", body).getStatus());
+        }
+        List<Integer> statuses = new ArrayList<>();
+        for (Future<Integer> f : pool.invokeAll(claims)) {
+            statuses.add(f.get());
+        }
+        pool.shutdown();
+        assertEquals(1, statuses.stream().filter(s -> s == 201).count(), statuses.toString());
+        assertTrue(statuses.stream().allMatch(s -> s == 201 || s == 400), statuses.toString());
+        assertEquals(1, json(target("bib").queryParam("static", true).request().get()).path("bib").size());
+    }
+
+    @Test
+    void withoutNetcfgTheApiSaysWhatToPush() throws Exception {
+        start(false);
+        Response r = target("sessions").request().get();
+        assertEquals(503, r.getStatus());
+        JsonNode error = json(r);
+        assertEquals("apps.org.nat64fabric.app.nat64", error.path("field").asText());
+        assertTrue(error.path("message").asText().contains("onos-netcfg"));
+    }
+}
