@@ -1,5 +1,6 @@
 """The ONOS applications as `onos-app install` receives them: the built .oar files, their
 app.xml, and the OSGi manifests of the bundles inside (what Karaf resolves at install time)."""
+import json
 import re
 import xml.etree.ElementTree as ET
 import zipfile
@@ -67,11 +68,54 @@ def test_pipeconf_bundle_carries_the_pipeline_and_registers_its_components():
     assert "PipeconfLoader" in components and "SoftswitchDriversLoader" in components
 
 
-def test_app_bundle_embeds_core_and_accepts_the_guava_onos_ships():
+def app_jar():
     z = oar("app", "nat64fabric-app")
-    jar_bytes = z.read(f"m2/org/nat64fabric/nat64fabric-app/{VERSION}/nat64fabric-app-{VERSION}.jar")
+    return z.read(f"m2/org/nat64fabric/nat64fabric-app/{VERSION}/nat64fabric-app-{VERSION}.jar")
+
+
+def test_app_bundle_embeds_core_and_accepts_the_guava_onos_ships():
+    jar_bytes = app_jar()
     names = set(zipfile.ZipFile(BytesIO(jar_bytes)).namelist())
-    assert "org/nat64fabric/core/engine/Nat64Engine.class" in names
-    assert "org/nat64fabric/core/p4/P4InfoConstants.class" in names
+    assert "WEB-INF/classes/org/nat64fabric/core/engine/Nat64Engine.class" in names
+    assert "WEB-INF/classes/org/nat64fabric/core/p4/P4InfoConstants.class" in names
     guava = re.findall(r'com\.google\.common\.[\w.]+;version="\[([\d.]+),', manifest(jar_bytes)["Import-Package"])
     assert guava and all(float(v.split(".")[0]) <= 22 for v in guava), "ONOS 2.7 runs Guava 22"
+
+
+def test_app_bundle_serves_the_rest_api_with_its_swagger_page():
+    jar_bytes = app_jar()
+    jar = zipfile.ZipFile(BytesIO(jar_bytes))
+    headers = manifest(jar_bytes)
+    assert headers["Web-ContextPath"] == "/onos/nat64fabric"
+    assert headers["Bundle-ClassPath"] == "WEB-INF/classes"
+    assert "org.glassfish.jersey.servlet" in headers["Import-Package"], "web.xml names Jersey's servlet"
+    web = ET.fromstring(jar.read("WEB-INF/web.xml"))
+    application = [p.text for p in web.iter() if p.tag.endswith("param-value")]
+    assert application == ["org.nat64fabric.app.rest.Nat64WebApplication"]
+    assert "WEB-INF/classes/org/nat64fabric/app/rest/Nat64WebApplication.class" in jar.namelist()
+    # Every endpoint of core's resource is in the generated swagger.json, and nothing else.
+    source = (ROOT / "core/src/main/java/org/nat64fabric/core/rest/Nat64Resource.java").read_text()
+    endpoints = set(re.findall(r'@(GET|POST|DELETE)\s+@Path\("([^"]+)"\)', source))
+    swagger = json.loads(jar.read("WEB-INF/classes/apidoc/swagger.json"))
+    assert swagger["basePath"] == "/onos/nat64fabric"
+    documented = {(verb.upper(), path.lstrip("/")) for path, ops in swagger["paths"].items() for verb in ops}
+    assert documented == endpoints and len(endpoints) == 10
+    components = headers["Service-Component"]
+    assert "org.nat64fabric.app.Nat64Manager" in components
+    assert "org.nat64fabric.app.rest.ApiDocRegistrator" in components, "registers the swagger page with ONOS"
+
+
+def test_app_bundle_registers_its_cli_commands():
+    jar_bytes = app_jar()
+    names = set(zipfile.ZipFile(BytesIO(jar_bytes)).namelist())
+    assert manifest(jar_bytes)["Karaf-Commands"] == "org.nat64fabric.app.cli"
+    cli = ROOT / "app/src/main/java/org/nat64fabric/app/cli"
+    commands = {}
+    for f in cli.glob("*Command.java"):
+        name = re.search(r'name = "(nat64-[\w-]+)"', f.read_text())
+        if name:
+            commands[name.group(1)] = f.stem
+    assert set(commands) == {"nat64-eamt", "nat64-eamt-add", "nat64-eamt-remove", "nat64-bib", "nat64-bib-add",
+                             "nat64-bib-remove", "nat64-sessions", "nat64-pools", "nat64-stats", "nat64-devices"}
+    for cls in commands.values():
+        assert f"WEB-INF/classes/org/nat64fabric/app/cli/{cls}.class" in names
