@@ -1,7 +1,5 @@
 package org.nat64fabric.app.cli;
 
-import java.util.Comparator;
-import java.util.stream.Collectors;
 import org.apache.karaf.shell.api.action.Command;
 import org.apache.karaf.shell.api.action.Completion;
 import org.apache.karaf.shell.api.action.Option;
@@ -10,7 +8,6 @@ import org.nat64fabric.core.config.FabricConfig;
 import org.nat64fabric.core.control.Nat64Service;
 import org.nat64fabric.core.pool4.Protocol;
 import org.nat64fabric.core.rest.Nat64Resource;
-import org.nat64fabric.core.session.BibEntry;
 
 /** nat64-bib: the binding information base, static and dynamic entries. */
 @Service
@@ -26,10 +23,6 @@ public class BibCommand extends Nat64Command {
     @Override
     protected void run(Nat64Service nat64) {
         Protocol p = protocol == null ? null : FabricConfig.protocol(protocol, "protocol");
-        list("bib", nat64.bib().stream()
-                .filter(b -> p == null || b.protocol() == p)
-                .filter(b -> !staticOnly || b.isStatic())
-                .sorted(Comparator.comparing(BibEntry::key6))
-                .collect(Collectors.toList()), Nat64Resource::bib);
+        list("bib", nat64.bib(p, staticOnly ? Boolean.TRUE : null), Nat64Resource::bib);
     }
 }

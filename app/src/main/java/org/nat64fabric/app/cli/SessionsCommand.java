@@ -1,7 +1,5 @@
 package org.nat64fabric.app.cli;
 
-import java.util.Comparator;
-import java.util.stream.Collectors;
 import org.apache.karaf.shell.api.action.Command;
 import org.apache.karaf.shell.api.action.Completion;
 import org.apache.karaf.shell.api.action.Option;
@@ -12,7 +10,6 @@ import org.nat64fabric.core.config.FabricConfig;
 import org.nat64fabric.core.control.Nat64Service;
 import org.nat64fabric.core.pool4.Protocol;
 import org.nat64fabric.core.rest.Nat64Resource;
-import org.nat64fabric.core.session.Session;
 
 /** nat64-sessions: the session table, with the REST API's filters. */
 @Service
@@ -38,12 +35,6 @@ public class SessionsCommand extends Nat64Command {
         Ipv6Address a6 = ipv6Address == null ? null : Ipv6Address.parse(ipv6Address, "ipv6Address");
         Ipv4Address a4 = ipv4Address == null ? null : Ipv4Address.parse(ipv4Address, "ipv4Address");
         Ipv4Address r4 = remote == null ? null : Ipv4Address.parse(remote, "remote");
-        list("sessions", nat64.sessions().stream()
-                .filter(s -> p == null || s.bib().protocol() == p)
-                .filter(s -> a6 == null || s.bib().address6().equals(a6))
-                .filter(s -> a4 == null || s.bib().v4().address().equals(a4))
-                .filter(s -> r4 == null || s.remote4().address().equals(r4))
-                .sorted(Comparator.comparing(Session::key))
-                .collect(Collectors.toList()), Nat64Resource::session);
+        list("sessions", nat64.sessions(p, a6, a4, r4), Nat64Resource::session);
     }
 }

@@ -1,8 +1,11 @@
 package org.nat64fabric.core.control;
 
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
+import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.config.Nat64Config;
@@ -59,11 +62,31 @@ public interface Nat64Service {
 
     List<BibEntry> bib();
 
+    /** BIB entries of a protocol and kind (null: any), by their IPv6 side: the REST API's and CLI's filter. */
+    default List<BibEntry> bib(Protocol protocol, Boolean isStatic) {
+        return bib().stream()
+                .filter(b -> protocol == null || b.protocol() == protocol)
+                .filter(b -> isStatic == null || b.isStatic() == isStatic)
+                .sorted(Comparator.comparing(BibEntry::key6))
+                .collect(Collectors.toList());
+    }
+
     BibEntry addStaticBib(Protocol protocol, Ipv6Address address6, int port6, TransportAddress v4);
 
     Optional<BibEntry> removeBib(Protocol protocol, Ipv6Address address6, int port6);
 
     List<Session> sessions();
+
+    /** Sessions matching every filter given (null: any), in key order: the REST API's and CLI's filter. */
+    default List<Session> sessions(Protocol protocol, Ipv6Address ipv6, Ipv4Address ipv4, Ipv4Address remote) {
+        return sessions().stream()
+                .filter(s -> protocol == null || s.bib().protocol() == protocol)
+                .filter(s -> ipv6 == null || s.bib().address6().equals(ipv6))
+                .filter(s -> ipv4 == null || s.bib().v4().address().equals(ipv4))
+                .filter(s -> remote == null || s.remote4().address().equals(remote))
+                .sorted(Comparator.comparing(Session::key))
+                .collect(Collectors.toList());
+    }
 
     List<PortBlock> blocks();
 

@@ -8,10 +8,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
@@ -123,14 +123,9 @@ public class Nat64Resource {
     @Path("bib")
     public Response bib(@QueryParam("protocol") String protocol, @QueryParam("static") Boolean isStatic) {
         return handle(() -> {
-            Optional<Protocol> proto = protocol(protocol);
             ObjectNode root = MAPPER.createObjectNode();
             ArrayNode list = root.putArray("bib");
-            service.get().bib().stream()
-                    .filter(b -> proto.isEmpty() || b.protocol() == proto.get())
-                    .filter(b -> isStatic == null || b.isStatic() == isStatic)
-                    .sorted(Comparator.comparing(BibEntry::key6))
-                    .forEach(b -> list.add(bib(b)));
+            service.get().bib(protocol(protocol), isStatic).forEach(b -> list.add(bib(b)));
             return ok(root);
         });
     }
@@ -168,18 +163,13 @@ public class Nat64Resource {
     public Response sessions(@QueryParam("protocol") String protocol, @QueryParam("ipv6Address") String ipv6,
                              @QueryParam("ipv4Address") String ipv4, @QueryParam("remote") String remote) {
         return handle(() -> {
-            Optional<Protocol> proto = protocol(protocol);
-            Optional<Ipv6Address> a6 = Optional.ofNullable(ipv6).map(a -> Ipv6Address.parse(a, "ipv6Address"));
-            Optional<Ipv4Address> a4 = Optional.ofNullable(ipv4).map(a -> Ipv4Address.parse(a, "ipv4Address"));
-            Optional<Ipv4Address> r4 = Optional.ofNullable(remote).map(a -> Ipv4Address.parse(a, "remote"));
-            Stream<Session> s = service.get().sessions().stream()
-                    .filter(x -> proto.isEmpty() || x.bib().protocol() == proto.get())
-                    .filter(x -> a6.isEmpty() || x.bib().address6().equals(a6.get()))
-                    .filter(x -> a4.isEmpty() || x.bib().v4().address().equals(a4.get()))
-                    .filter(x -> r4.isEmpty() || x.remote4().address().equals(r4.get()));
+            List<Session> found = service.get().sessions(protocol(protocol),
+                    ipv6 == null ? null : Ipv6Address.parse(ipv6, "ipv6Address"),
+                    ipv4 == null ? null : Ipv4Address.parse(ipv4, "ipv4Address"),
+                    remote == null ? null : Ipv4Address.parse(remote, "remote"));
             ObjectNode root = MAPPER.createObjectNode();
             ArrayNode list = root.putArray("sessions");
-            s.sorted(Comparator.comparing(Session::key)).forEach(x -> list.add(session(x)));
+            found.forEach(x -> list.add(session(x)));
             return ok(root);
         });
     }
@@ -283,8 +273,8 @@ public class Nat64Resource {
         return Integer.parseInt(value);
     }
 
-    private static Optional<Protocol> protocol(String text) {
-        return Optional.ofNullable(text).map(t -> FabricConfig.protocol(t, "protocol"));
+    private static Protocol protocol(String text) {
+        return text == null ? null : FabricConfig.protocol(text, "protocol");
     }
 
     private static Response ok(JsonNode n) {
