@@ -1,10 +1,10 @@
 package org.nat64fabric.core.store;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentMap;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.eamt.Eam;
 import org.nat64fabric.core.pool4.PortBlock;
@@ -15,14 +15,18 @@ import org.nat64fabric.core.session.BibEntry;
 import org.nat64fabric.core.session.Session;
 
 /**
- * The store on concurrent maps, which its creator supplies by name: in memory
- * ({@link InMemoryNatStore}), or a durable store's maps (the embedded controller's MVStore),
- * which then commits in {@link #changed()}. Thread-safe.
+ * The store on maps which its creator supplies by name: in memory ({@link InMemoryNatStore}), a
+ * durable store's maps (the embedded controller's MVStore, which then commits in
+ * {@link #changed()}), or ONOS's ConsistentMaps (the app's distributed store). Every claim is one
+ * atomic map operation, so it holds across threads and across the instances sharing the maps.
  */
 public class MapNatStore implements NatStore {
-    /** Supplies the store's named maps. */
+    /**
+     * Supplies the store's named maps, whose {@code putIfAbsent}, {@code compute} and
+     * {@code remove(key, value)} are atomic: a ConcurrentMap, or a ConsistentMap as a Java map.
+     */
     public interface Maps {
-        <V> ConcurrentMap<String, V> open(String name);
+        <V> Map<String, V> open(String name);
     }
 
     /** A port in use never rests out. */
@@ -97,22 +101,23 @@ public class MapNatStore implements NatStore {
     }
 
     @Override
-    public synchronized Optional<BibEntry> addBib(BibEntry entry) {
-        BibEntry held = bib6.get(entry.key6());
-        if (held == null) {
-            held = bib4.get(entry.key4());
-        }
+    public Optional<BibEntry> addBib(BibEntry entry) {
+        BibEntry held = bib4.putIfAbsent(entry.key4(), entry);
         if (held != null) {
             return Optional.of(held);
         }
-        bib6.put(entry.key6(), entry);
-        bib4.put(entry.key4(), entry);
+        held = bib6.putIfAbsent(entry.key6(), entry);
+        if (held != null) {
+            bib4.remove(entry.key4(), entry);   // the IPv6 side is mapped already: undo the claim
+            changed();
+            return Optional.of(held);
+        }
         changed();
         return Optional.empty();
     }
 
     @Override
-    public synchronized boolean removeBib(BibEntry entry) {
+    public boolean removeBib(BibEntry entry) {
         boolean removed = bib6.remove(entry.key6(), entry);
         if (removed) {
             bib4.remove(entry.key4(), entry);
@@ -161,7 +166,9 @@ public class MapNatStore implements NatStore {
 
     @Override
     public List<Eam> eams() {
-        return List.copyOf(eams.values());
+        List<Eam> list = new ArrayList<>(eams.values());
+        list.sort(Comparator.comparing(Eam::toString));
+        return list;
     }
 
     @Override
