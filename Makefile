@@ -3,7 +3,7 @@ SHELL := /bin/bash
 MVN ?= mvn -B -q
 VENV := .venv
 PY := $(VENV)/bin/python
-APT_PACKAGES := maven openjdk-17-jdk-headless cpp python3-venv python3-pip iproute2 procps ethtool \
+APT_PACKAGES := maven openjdk-17-jdk-headless cpp python3-venv python3-pip iproute2 procps ethtool openssl \
                 mininet bridge-utils iputils-ping iperf3 tayga curl traceroute
 PY_PACKAGES := -r tests/requirements.txt
 
@@ -68,10 +68,12 @@ mn-cli: build p4
 	@if [ "$$(id -u)" != 0 ]; then echo "make mn-cli: Mininet needs root: sudo make mn-cli" >&2; exit 1; fi
 	@$(PY) mininet/demo.py --cli
 
-## bench: interpreter packets/s and forwarding throughput (see bench/*/README.md)
-bench: build
+## bench: interpreter packets/s, forwarding throughput, softswitch tables, session setups/s (see bench/*/README.md)
+bench: build p4
 	@bash bench/interpreter/run.sh
 	@bash bench/forwarding/run.sh
+	@bash bench/softswitch/run.sh
+	@bash bench/setup/run.sh
 
 clean:
 	@$(MVN) clean

@@ -12,18 +12,36 @@ the ONOS app's: the paths are the same). Standard library only.
     nat64ctl pools | stats | devices
 
 The API is at $NAT64FABRIC_URL (default http://127.0.0.1:8181/onos/nat64fabric); --url overrides.
-ONOS's REST API needs --user USER:PASSWORD (or $NAT64FABRIC_USER).
+Credentials: --user USER:PASSWORD (or $NAT64FABRIC_USER), as ONOS's REST API needs; otherwise the
+embedded controller's credentials file, --credentials FILE (or $NAT64FABRIC_CREDENTIALS, default
+/var/lib/nat64fabric/rest-credentials), which the controller writes in its --state directory.
+--cacert FILE trusts the CA of an HTTPS API (the system's CAs otherwise).
 """
 import argparse
 import base64
 import json
 import os
+import ssl
 import sys
 import urllib.error
 import urllib.parse
 import urllib.request
 
 DEFAULT_URL = "http://127.0.0.1:8181/onos/nat64fabric"
+DEFAULT_CREDENTIALS = "/var/lib/nat64fabric/rest-credentials"
+
+
+def credentials(args):
+    """USER:PASSWORD from --user, else from the credentials file if it exists."""
+    if args.user:
+        return args.user
+    try:
+        with open(args.credentials) as f:
+            return f.read().strip()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        sys.exit(f"nat64ctl: cannot read the credentials {args.credentials}: {e.strerror}")
 
 
 def call(args, method, path, body=None, query=None):
@@ -34,12 +52,17 @@ def call(args, method, path, body=None, query=None):
     req = urllib.request.Request(url, data=data, method=method)
     if data is not None:
         req.add_header("Content-Type", "application/json")
-    if args.user:
-        req.add_header("Authorization", "Basic " + base64.b64encode(args.user.encode()).decode())
+    user = credentials(args)
+    if user:
+        req.add_header("Authorization", "Basic " + base64.b64encode(user.encode()).decode())
+    context = ssl.create_default_context(cafile=args.cacert) if args.cacert else None
     try:
-        with urllib.request.urlopen(req, timeout=30) as r:
+        with urllib.request.urlopen(req, timeout=30, context=context) as r:
             return json.load(r)
     except urllib.error.HTTPError as e:
+        if e.code == 401:
+            sys.exit(f"nat64ctl: 401 from {url}: give the credentials with --credentials FILE (the controller's "
+                     f"STATE/rest-credentials; tried {args.credentials}) or --user USER:PASSWORD")
         try:
             err = json.load(e)
             sys.exit(f"nat64ctl: {e.code}: {err.get('field')}: {err.get('message')}")
@@ -147,7 +170,11 @@ def main(argv=None):
     ap.add_argument("--url", default=os.environ.get("NAT64FABRIC_URL", DEFAULT_URL),
                     help="the REST API (env NAT64FABRIC_URL)")
     ap.add_argument("--user", default=os.environ.get("NAT64FABRIC_USER"),
-                    help="USER:PASSWORD for ONOS (env NAT64FABRIC_USER)")
+                    help="USER:PASSWORD, as ONOS needs (env NAT64FABRIC_USER)")
+    ap.add_argument("--credentials", default=os.environ.get("NAT64FABRIC_CREDENTIALS", DEFAULT_CREDENTIALS),
+                    help="the embedded controller's credentials file, STATE/rest-credentials "
+                         "(env NAT64FABRIC_CREDENTIALS)")
+    ap.add_argument("--cacert", help="trust this CA certificate (PEM) for an HTTPS API")
     sub = ap.add_subparsers(dest="command", required=True)
     s = sub.add_parser("sessions", help="list sessions, with filters")
     s.add_argument("--protocol")

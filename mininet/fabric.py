@@ -14,6 +14,7 @@ Fabric (a context manager) starts the switches in Mininet, writes the fabric's c
 (ONOS netcfg form, docs/netcfg.md), starts the embedded controller and waits until every
 switch is programmed; on exit it stops the controller by PID and the network.
 """
+import base64
 import json
 import os
 import pathlib
@@ -105,7 +106,8 @@ def netcfg(grpc_ports, pool4=None):
         devices[f"device:{name}"] = {
             "basic": {"managementAddress": f"grpc://127.0.0.1:{grpc_ports[name]}?device_id={i}",
                       "driver": "softswitch", "pipeconf": "org.nat64fabric.softswitch"},
-            "nat64fabric": {"role": role, "routerMac": mac, "ipv4": v4, "ipv6": v6, "routes": table[name]},
+            "nat64fabric": {"role": role, "routerMac": mac, "ipv4": v4, "ipv6": v6, "routes": table[name],
+                            "mtu": 1500},   # the veth links' MTU: the pipeline answers PTB / FN above it
         }
     return {
         "apps": {"org.nat64fabric.app": {"nat64": {
@@ -143,8 +145,25 @@ class Controller:
         log.close()
         return self
 
+    @property
+    def credentials(self):
+        """The REST credentials file, written by the controller at its first start."""
+        return pathlib.Path(self.state_dir) / "rest-credentials"
+
+    def events(self, timeout=5):
+        """The NAT event log's text; the controller flushes it every second, so wait for new lines."""
+        log = pathlib.Path(self.state_dir) / "nat-events.log"
+        size = log.stat().st_size if log.exists() else 0
+        deadline = time.time() + timeout
+        while time.time() < deadline and (not log.exists() or log.stat().st_size == size):
+            time.sleep(0.2)
+        return log.read_text() if log.exists() else ""
+
     def get(self, path):
-        with urllib.request.urlopen(self.url + path, timeout=10) as r:
+        user = self.credentials.read_text().strip()
+        req = urllib.request.Request(self.url + path,
+                                     headers={"Authorization": "Basic " + base64.b64encode(user.encode()).decode()})
+        with urllib.request.urlopen(req, timeout=10) as r:
             return json.load(r)
 
     def wait_programmed(self, timeout=120):
@@ -248,7 +267,7 @@ class Fabric:
 
 def nat64ctl(controller, *args):
     """The command-line client against this controller: its output."""
-    env = dict(os.environ, NAT64FABRIC_URL=controller.url)
+    env = dict(os.environ, NAT64FABRIC_URL=controller.url, NAT64FABRIC_CREDENTIALS=str(controller.credentials))
     proc = subprocess.run([str(ROOT / "bin" / "nat64ctl"), *args], capture_output=True, text=True, env=env,
                           timeout=30)
     if proc.returncode != 0:

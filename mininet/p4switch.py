@@ -33,13 +33,17 @@ class P4RuntimeSwitch(Switch):
     next_grpc_port = 50001
 
     def __init__(self, name, device_id=None, grpc_port=None, cpu_port=255, target=None, log_dir="/tmp",
-                 **params):
+                 grpc_addr="127.0.0.1", **params):
         super().__init__(name, **params)
         self.device_id = device_id if device_id is not None else int(self.dpid, 16)
         if grpc_port is None:
             grpc_port = P4RuntimeSwitch.next_grpc_port
             P4RuntimeSwitch.next_grpc_port += 1
         self.grpc_port = grpc_port
+        # Loopback: the embedded controller (and ONOS with host networking) runs on this host. A
+        # controller elsewhere needs grpc_addr="0.0.0.0", and then anyone who reaches the port can
+        # program the switch.
+        self.grpc_addr = grpc_addr
         self.cpu_port = cpu_port
         self.target = target or default_target()
         if self.target not in TARGETS:
@@ -54,11 +58,10 @@ class P4RuntimeSwitch(Switch):
     def start(self, controllers):
         for name in self.data_ports().values():
             _offload_off(self, name)
-        # 0.0.0.0: a controller in a container (ONOS) reaches it too.
         self.process = SwitchProcess(self.data_ports(), device_id=self.device_id, cpu_port=self.cpu_port,
-                                  grpc_port=self.grpc_port, grpc_addr="0.0.0.0", log_path=self.log_path,
+                                  grpc_port=self.grpc_port, grpc_addr=self.grpc_addr, log_path=self.log_path,
                                   target=self.target).start()
-        info(f"*** {self.name}: {self.target} pid {self.process.proc.pid}, P4Runtime 127.0.0.1:{self.grpc_port}, "
+        info(f"*** {self.name}: {self.target} pid {self.process.proc.pid}, P4Runtime {self.grpc_addr}:{self.grpc_port}, "
              f"log {self.log_path}\n")
 
     def stop(self, deleteIntfs=True):

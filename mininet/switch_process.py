@@ -7,6 +7,7 @@ test harness and the benchmarks (no Mininet import here).
 
 NAT64FABRIC_TARGET chooses the target when the caller does not.
 """
+import collections
 import os
 import pathlib
 import shutil
@@ -18,6 +19,10 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SOFTSWITCH = ROOT / "bin" / "softswitch"
 TARGETS = ("softswitch", "simple_switch_grpc", "stratum_bmv2")
+
+# P4Runtime over TLS: the server's certificate and key (PEM), and with client_ca only clients
+# holding a certificate of that CA are admitted (mutual TLS).
+TlsFiles = collections.namedtuple("TlsFiles", "cert key client_ca", defaults=(None,))
 
 
 def default_target():
@@ -34,7 +39,7 @@ class SwitchProcess:
     """A switch process on the given {port number: interface} map, stopped by its PID."""
 
     def __init__(self, ports, device_id=1, cpu_port=255, grpc_port=None, grpc_addr="127.0.0.1",
-                 log_path=None, target=None):
+                 log_path=None, target=None, tls=None):
         self.target = target or default_target()
         if self.target not in TARGETS:
             raise RuntimeError(f"NAT64FABRIC_TARGET={self.target!r}: choose one of {', '.join(TARGETS)}")
@@ -43,25 +48,35 @@ class SwitchProcess:
         self.cpu_port = cpu_port
         self.grpc_port = grpc_port or free_tcp_port()
         self.grpc_addr = grpc_addr
-        self.address = f"127.0.0.1:{self.grpc_port}"
+        self.tls = tls
+        # Where clients dial: the address itself, or loopback when it listens on every address.
+        self.host = "127.0.0.1" if grpc_addr in ("0.0.0.0", "::") else grpc_addr
+        self.address = f"{self.host}:{self.grpc_port}" if ":" not in self.host else f"[{self.host}]:{self.grpc_port}"
         self.log_path = pathlib.Path(log_path or pathlib.Path(tempfile.mkdtemp(prefix="nat64fabric-switch-"))
                                      / f"{self.target}-{device_id}.log")
         self.proc = None
 
     def command(self):
         interfaces = [arg for port, name in sorted(self.ports.items()) for arg in ("-i", f"{port}@{name}")]
+        tls = []
+        if self.tls:
+            if self.target == "stratum_bmv2":
+                raise RuntimeError("TLS for stratum_bmv2 is not set up here (its flags differ)")
+            tls = ["--grpc-server-ssl", "--grpc-server-cert", str(self.tls.cert), "--grpc-server-key", str(self.tls.key)]
+            if self.tls.client_ca:
+                tls += ["--grpc-server-cacert", str(self.tls.client_ca), "--grpc-server-with-client-auth"]
         if self.target == "softswitch":
             if not SOFTSWITCH.exists():
                 raise RuntimeError("bin/softswitch is missing: run `make build` first (make test does)")
             return [str(SOFTSWITCH), "run", "--device-id", str(self.device_id), "--grpc-addr", self.grpc_addr,
-                    "--grpc-port", str(self.grpc_port), "--cpu-port", str(self.cpu_port), *interfaces]
+                    "--grpc-port", str(self.grpc_port), "--cpu-port", str(self.cpu_port), *tls, *interfaces]
         exe = shutil.which(self.target)
         if exe is None:
             raise RuntimeError(f"NAT64FABRIC_TARGET={self.target} but {self.target} is not on PATH")
         listen = f"{self.grpc_addr}:{self.grpc_port}"
         if self.target == "simple_switch_grpc":
             return [exe, "--device-id", str(self.device_id), *interfaces, "--no-p4", "--",
-                    "--grpc-server-addr", listen, "--cpu-port", str(self.cpu_port)]
+                    "--grpc-server-addr", listen, "--cpu-port", str(self.cpu_port), *tls]
         config = self.log_path.with_suffix(".chassis.txt")
         config.write_text(self._chassis_config())
         return [exe, f"-device_id={self.device_id}", f"-chassis_config_file={config}",
@@ -90,7 +105,7 @@ class SwitchProcess:
                 raise RuntimeError(f"{self.target} exited with {self.proc.returncode} (log {self.log_path}):\n"
                                    f"{self.log_text()}")
             try:
-                with socket.create_connection(("127.0.0.1", self.grpc_port), timeout=0.2):
+                with socket.create_connection((self.host, self.grpc_port), timeout=0.2):
                     return self
             except OSError:
                 time.sleep(0.1)

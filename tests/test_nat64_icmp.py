@@ -4,8 +4,8 @@ hairpinning (RFC 6146 3.8, RFC 7757 4.2) and the well-known prefix (RFC 6052 3.1
 packets, quoted ones included, are built and checksummed by scapy."""
 import pytest
 from scapy.layers.inet import ICMP, IP, TCP, UDP
-from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoRequest, ICMPv6PacketTooBig, ICMPv6ParamProblem,
-                                ICMPv6TimeExceeded, IPv6, IPv6ExtHdrRouting)
+from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6PacketTooBig,
+                                ICMPv6ParamProblem, ICMPv6TimeExceeded, IPv6, IPv6ExtHdrFragment, IPv6ExtHdrRouting)
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
@@ -75,10 +75,12 @@ def test_error_about_an_eam_host_uses_the_eamt_for_the_quoted_addresses(ptf):
     ptf.verify_no_other_packets()
 
 
-@pytest.mark.parametrize("advertised,expected", [(1400, 1420), (0, 1492)], ids=["mtu+20", "plateau"])
+@pytest.mark.parametrize("advertised,expected", [(1400, 1420), (0, 1492), (1000, 1280), (1259, 1280), (1260, 1280)],
+                         ids=["mtu+20", "plateau", "below-1260", "1259", "1260"])
 def test_fragmentation_needed_becomes_packet_too_big(ptf, advertised, expected):
     """RFC 7915 4.2: MTU + 20; a router without RFC 1191 (MTU 0) gets the plateau below the quoted
-    packet's length (1500 -> 1492). The quoted UDP has no checksum, so its cut length is harmless."""
+    packet's length (1500 -> 1492). An IPv4 MTU below 1260 still gives 1280, the IPv6 minimum link
+    MTU (RFC 7915 5). The quoted UDP has no checksum, so its cut length is harmless."""
     stateful_udp(ptf)
     quoted4 = IP(src=MAPPED, dst=V4_SERVER, ttl=63, id=0, flags="DF", len=1500) / UDP(sport=40000, dport=53,
                                                                                     len=1480, chksum=0) / (b"q" * 64)
@@ -139,6 +141,32 @@ def test_packet_too_big_from_an_ipv6_router_becomes_fragmentation_needed(ptf):
     stateful_udp(ptf)
     quoted4 = v6_error_about_inbound(ptf, ICMPv6PacketTooBig(mtu=1300))
     ptf.verify_packet(to_v4_server(ICMP(type=3, code=4, nexthopmtu=1280) / quoted4), V4_PORT)
+    ptf.verify_no_other_packets()
+
+
+QUOTED_FRAGMENTS = {   # the inbound datagram in either family, as scapy checksums it; bytes quoted; MF
+    "udp-first-fragment": (UDP(sport=53, dport=40000) / (b"f" * 120), UDP(sport=53, dport=5000) / (b"f" * 120), 64, 1),
+    "echo-atomic": (ICMP(type=0, id=0x4321, seq=9) / (b"e" * 120),
+                    ICMPv6EchoReply(id=0x1234, seq=9, data=b"e" * 120), 128, 0),
+}
+
+
+@pytest.mark.parametrize("kind", list(QUOTED_FRAGMENTS))
+def test_icmpv6_error_quoting_a_fragment_header_is_translated(ptf, kind):
+    """RFC 7915 5.3: the quoted IPv6 packet is translated as 5.1.1 says: its Fragment header
+    leaves, the IPv4 header takes its identification (low 16 bits), offset and MF, DF 0. The
+    quoted echo's ICMPv6 pseudo-header counted the length without the Fragment header."""
+    stateful_udp(ptf)
+    ptf.insert(session_v6(ptf, 1, V6_HOST, 0x1234, MAPPED, 0x4321), session_v4(ptf, 1, MAPPED, 0x4321, V6_HOST, 0x1234))
+    l4_4, l4_6, quoted, mf = QUOTED_FRAGMENTS[kind]
+    whole4 = bytes(IP(src=V4_SERVER, dst=MAPPED) / l4_4)[20:]
+    whole6 = bytes(IPv6(src=SERVER6, dst=V6_HOST) / l4_6)[40:]
+    frag6 = IPv6(src=SERVER6, dst=V6_HOST, hlim=61) / IPv6ExtHdrFragment(
+        id=0x9abc1234, m=mf, offset=0, nh=l4_6.overload_fields[IPv6]["nh"]) / Raw(whole6[:quoted])
+    ptf.send(V6_PORT, from_v6_host(ICMPv6TimeExceeded(code=1) / frag6, dst=SERVER6))
+    frag4 = IP(src=V4_SERVER, dst=MAPPED, ttl=61, id=0x1234, flags="MF" if mf else 0, frag=0,
+               proto=l4_4.overload_fields[IP]["proto"]) / Raw(whole4[:quoted])
+    ptf.verify_packet(to_v4_server(ICMP(type=11, code=1) / frag4), V4_PORT)
     ptf.verify_no_other_packets()
 
 
@@ -252,6 +280,26 @@ def test_translated_packet_over_the_ipv4_mtu_gets_packet_too_big(ptf):
     assert sent(ptf, SENT_TOO_BIG) == before + 1
 
 
+def test_ipv6_with_a_fragment_header_over_the_ipv4_mtu_gets_packet_too_big(ptf):
+    """RFC 7915 5.1: a packet too large to translate gets Packet Too Big even when it carries a
+    Fragment header (here an atomic fragment); the Fragment header leaves too, so the MTU is the
+    IPv4 one plus 28, and the error quotes the Fragment header."""
+    stateful_udp(ptf)
+    mtu(ptf, V4_PORT, 1400)
+    before = sent(ptf, SENT_TOO_BIG)
+    big = from_v6_host(IPv6ExtHdrFragment(id=0x11112222, m=0, offset=0) /
+                       UDP(sport=5000, dport=53) / (b"m" * 1373))           # 1429 bytes as IPv4
+    ptf.send(V6_PORT, big)
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
+                      ICMPv6PacketTooBig(mtu=1428) / bytes(big[IPv6])[:1280 - 48], V6_PORT)
+    fits = from_v6_host(IPv6ExtHdrFragment(id=0x11112222, m=0, offset=0) /
+                        UDP(sport=5000, dport=53) / (b"m" * 1372))          # exactly 1400 as IPv4
+    ptf.send(V6_PORT, fits)
+    ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / (b"m" * 1372), id=0x2222), V4_PORT)
+    ptf.verify_no_other_packets()
+    assert sent(ptf, SENT_TOO_BIG) == before + 1
+
+
 def test_ipv4_over_the_ipv6_mtu_gets_fragmentation_needed_or_goes_to_the_controller(ptf):
     """With DF: Fragmentation Needed with the IPv6 MTU minus 20. Without: the controller fragments."""
     stateful_udp(ptf)
@@ -274,6 +322,12 @@ def test_routed_packets_over_the_mtu_get_packet_too_big_and_fragmentation_needed
     ptf.send(3, six)
     ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IPv6(src=SWITCH_V6, dst="2001:db8:9::1", hlim=64) /
                       ICMPv6PacketTooBig(mtu=1300) / bytes(six[IPv6])[:1280 - 48], 3)
+    # RFC 4443 3.2: a fragment, even one after the first, gets Packet Too Big as well.
+    frag = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IPv6(src="2001:db8:9::1", dst="2001:db8:1::77") / \
+        IPv6ExtHdrFragment(id=5, m=1, offset=200, nh=17) / (b"7" * 1296)
+    ptf.send(3, frag)
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IPv6(src=SWITCH_V6, dst="2001:db8:9::1", hlim=64) /
+                      ICMPv6PacketTooBig(mtu=1300) / bytes(frag[IPv6])[:1280 - 48], 3)
     four = Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, flags="DF") / \
         UDP(sport=1, dport=2) / (b"4" * 1000)
     ptf.send(3, four)
@@ -336,4 +390,22 @@ def test_well_known_prefix_refuses_non_global_ipv4(ptf):
     ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / b"ok"), V4_PORT)
     ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / b"ok"))
     ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / b"ok", src=embed(V4_SERVER, wkp, 96)), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_routed_icmpv4_error_keeps_the_quoted_header_as_it_came(ptf):
+    """Routers often quote a header whose checksum no longer matches (TTL already decremented).
+    A routed (untranslated) error must reach its destination with its quote and its ICMP checksum
+    untouched: only the outer TTL, its checksum and the MACs change."""
+    quoted = IP(src=V4_SERVER, dst="203.0.113.50", ttl=1, chksum=0x1234) / UDP(sport=53, dport=5353)
+    error = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, ttl=30) / \
+        ICMP(type=11, code=0) / quoted
+    ptf.send(3, error)
+    routed = error.copy()
+    routed[Ether].src, routed[Ether].dst = ROUTER_MAC, V4_HOST_MAC
+    routed[IP].ttl = 29
+    del routed[IP].chksum
+    raw = bytearray(bytes(routed))
+    assert raw[34 + 8 + 10:34 + 8 + 12] == b"\x12\x34"   # the quote as sent, bad checksum and all
+    ptf.verify_packet(bytes(raw), V4_PORT)
     ptf.verify_no_other_packets()

@@ -5,15 +5,15 @@ ICMP errors are in test_nat64_icmp.py."""
 import ipaddress
 
 import pytest
-from scapy.layers.inet import ICMP, IP, TCP, UDP
+from scapy.layers.inet import ICMP, IP, TCP, UDP, IPOption_NOP
 from scapy.layers.inet6 import (ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6ND_NA, ICMPv6ND_NS,
                                 ICMPv6NDOptDstLLAddr, ICMPv6NDOptSrcLLAddr, ICMPv6TimeExceeded, IPv6,
                                 IPv6ExtHdrFragment)
 from scapy.layers.l2 import ARP, Ether
 
-from nat64_setup import (DROP_BAD_CHECKSUM, DROP_BAD_LENGTH, DROP_FILTERED, DROP_NOT_TRANSLATABLE, DROP_PARSER_ERROR,
-                         DROP_POOL4_NO_BIB, MAPPED, P, POOL6, PUNT_SESSION_MISS, PUNT_TCP_CONTROL, ROUTER_MAC,
-                         SENT_TIME_EXCEEDED, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
+from nat64_setup import (DROP_BAD_CHECKSUM, DROP_BAD_LENGTH, DROP_FILTERED, DROP_LOCAL_FRAGMENT, DROP_NOT_TRANSLATABLE, DROP_PARSER_ERROR,
+                         DROP_POOL4_NO_BIB, DROP_UDP_ZERO_CHECKSUM_FRAGMENT, MAPPED, P, POOL6, PUNT_SESSION_MISS,
+                         PUNT_TCP_CONTROL, ROUTER_MAC, SENT_TIME_EXCEEDED, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
                          V6_HOST, V6_HOST_MAC, V6_PORT, drops, embed, from_v4_server, from_v6_host, sent,
                          session_v4, session_v6, to_v4_server, to_v6_host)
 from nat64_setup import ptf, sut  # noqa: F401  (pytest fixtures, found by name)
@@ -49,6 +49,24 @@ def test_echo_to_switch_is_answered_in_both_families(ptf):
     ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
                       ICMPv6EchoReply(id=9, seq=2, data=b"ping6"), V6_PORT)
     ptf.verify_no_other_packets()
+
+
+def test_echo_with_ipv4_options_is_answered_with_a_valid_header_checksum(ptf):
+    request = from_v4_server(ICMP(type=8, id=7, seq=3) / b"ping", dst=SWITCH_V4, ttl=20, options=[IPOption_NOP()] * 4)
+    ptf.send(V4_PORT, request)
+    reply = Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64,
+                                                        options=[IPOption_NOP()] * 4) / ICMP(type=0, id=7, seq=3) / b"ping"
+    ptf.verify_packet(reply, V4_PORT)   # scapy computes the header checksum over the options too
+    ptf.verify_no_other_packets()
+
+
+def test_fragmented_echo_to_switch_is_dropped_and_counted_not_half_answered(ptf):
+    before = drops(ptf, DROP_LOCAL_FRAGMENT)
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=8, id=7, seq=4) / (b"x" * 64), dst=SWITCH_V4, flags="MF", id=77))
+    ptf.send(V6_PORT, from_v6_host(IPv6ExtHdrFragment(id=78, m=1) / ICMPv6EchoRequest(id=9, seq=4, data=b"y" * 64),
+                                   dst=SWITCH_V6))
+    ptf.verify_no_other_packets()
+    assert drops(ptf, DROP_LOCAL_FRAGMENT) == before + 2
 
 
 def test_untranslated_traffic_is_routed_by_longest_prefix(ptf):
@@ -120,6 +138,22 @@ def test_ipv4_udp_without_checksum_gets_one(ptf):
     ptf.verify_no_other_packets()
 
 
+def test_ipv4_udp_fragment_without_checksum_is_dropped_and_counted(ptf):
+    """RFC 7915 4.5: the first fragment of a UDP datagram with checksum 0 cannot get a checksum
+    (it covers every fragment, and the switch does not reassemble): dropped and counted, not sent
+    with a checksum over the first fragment only. The same datagram whole still gets one."""
+    ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
+    before = drops(ptf, DROP_UDP_ZERO_CHECKSUM_FRAGMENT)
+    ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000, len=8 + 200, chksum=0) / (b"z" * 64),
+                                     flags="MF", id=0x777))
+    ptf.verify_no_other_packets()
+    assert drops(ptf, DROP_UDP_ZERO_CHECKSUM_FRAGMENT) == before + 1
+    ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000, chksum=0) / (b"z" * 64), id=0x777))
+    ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / (b"z" * 64)), V6_PORT)
+    ptf.verify_no_other_packets()
+    assert drops(ptf, DROP_UDP_ZERO_CHECKSUM_FRAGMENT) == before + 1
+
+
 def test_tcp_both_ways_and_control_segments_copied_to_controller(ptf):
     ptf.insert(session_v6(ptf, 6, V6_HOST, 33000, MAPPED, 41000), session_v4(ptf, 6, MAPPED, 41000, V6_HOST, 33000))
     syn = from_v6_host(TCP(sport=33000, dport=80, flags="S", seq=1000, options=[("MSS", 1440)]))
@@ -140,6 +174,17 @@ def test_echo_identifier_is_mapped_like_a_port(ptf):
     ptf.verify_packet(to_v4_server(ICMP(type=8, id=0x4321, seq=3) / b"abc"), V4_PORT)
     ptf.send(V4_PORT, from_v4_server(ICMP(type=0, id=0x4321, seq=3) / b"abc"))
     ptf.verify_packet(to_v6_host(ICMPv6EchoReply(id=0x1234, seq=3, data=b"abc")), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_atomic_fragment_echo_is_translated_with_its_checksum(ptf):
+    """RFC 7915 5.1.1: an IPv6 atomic fragment (offset 0, M 0) becomes an unfragmented IPv4 packet
+    with the low 16 bits of the identification; the ICMPv6 pseudo-header counted the upper-layer
+    length, without the Fragment header (RFC 8200 8.1), so that is what leaves the checksum."""
+    ptf.insert(session_v6(ptf, 1, V6_HOST, 0x1234, MAPPED, 0x4321))
+    ptf.send(V6_PORT, from_v6_host(IPv6ExtHdrFragment(id=0xabcd5678, m=0, offset=0) /
+                                   ICMPv6EchoRequest(id=0x1234, seq=3, data=b"atomic")))
+    ptf.verify_packet(to_v4_server(ICMP(type=8, id=0x4321, seq=3) / b"atomic", id=0x5678), V4_PORT)
     ptf.verify_no_other_packets()
 
 

@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ET
 import zipfile
 from io import BytesIO
 
+import openapi_spec_validator
 import pytest
 
 from conftest import ROOT
@@ -99,7 +100,10 @@ def test_app_bundle_serves_the_rest_api_with_its_swagger_page():
     swagger = json.loads(jar.read("WEB-INF/classes/apidoc/swagger.json"))
     assert swagger["basePath"] == "/onos/nat64fabric"
     documented = {(verb.upper(), path.lstrip("/")) for path, ops in swagger["paths"].items() for verb in ops}
-    assert documented == endpoints and len(endpoints) == 10
+    assert documented == endpoints and len(endpoints) == 11
+    openapi_spec_validator.validate(swagger)   # Swagger 2.0, as ONOS's API docs page reads it
+    # The same description, built in core, is what the resource serves at /swagger.json in both runtimes.
+    assert json.loads(jar.read("WEB-INF/classes/org/nat64fabric/core/rest/swagger.json"))["paths"] == swagger["paths"]
     components = headers["Service-Component"]
     assert "org.nat64fabric.app.Nat64Manager" in components
     assert "org.nat64fabric.app.rest.ApiDocRegistrator" in components, "registers the swagger page with ONOS"

@@ -187,6 +187,29 @@ def test_idle_timeout_notification_names_the_idle_entry(ptf):
     ptf.verify_no_other_packets()
 
 
+def test_an_entry_hit_within_its_timeout_is_not_reported_until_traffic_stops(ptf):
+    route = route_v6(ptf, "2001:db8:6::", 48, 2, idle_timeout_ns=400_000_000)
+
+    def names_route(note):
+        return note is not None and any(e.match == route.table_entry.match for e in note.table_entry)
+
+    ptf.insert(route)
+    pkt = Ether(src="00:00:00:00:00:01", dst=ROUTER_MAC) / IPv6(src="2001:db8:1::1", dst="2001:db8:6::7") / UDP()
+    end = time.monotonic() + 1.2      # three timeout periods of traffic, a packet every 100 ms
+    while time.monotonic() < end:
+        ptf.send(1, pkt)
+        assert ptf.dataplane.poll(2, timeout=1) is not None
+        time.sleep(0.1)
+    # Earlier tests' entries may still be reported; this one must not be while it is hit.
+    while (note := ptf.client.idle_timeout_notification(timeout=0)) is not None:
+        assert not names_route(note), "reported while hit"
+    stopped = time.monotonic()
+    while not names_route(note := ptf.client.idle_timeout_notification(timeout=5)):
+        assert note is not None, "no notification after the traffic stopped"
+    assert time.monotonic() - stopped >= 0.3, "reported a timeout after the last hit, not before"
+    ptf.verify_no_other_packets()
+
+
 def pre_entity(group=None, clone_session=None, ports=()):
 
     e = p4runtime_pb2.Entity()

@@ -7,8 +7,10 @@ NAT64FABRIC_USER point the suite at a running instance instead. No ONOS runs on 
 so that path has not run."""
 import base64
 import concurrent.futures
+import http.client
 import json
 import os
+import ssl
 import subprocess
 import time
 import urllib.error
@@ -43,40 +45,57 @@ class Api:
         self.url = url.rstrip("/")
         self.user = user
 
-    def call(self, method, path, body=None):
+    def headers(self):
+        """What every request carries: the credentials, when there are any."""
+        if not self.user:
+            return {}
+        return {"Authorization": "Basic " + base64.b64encode(self.user.encode()).decode()}
+
+    def call(self, method, path, body=None, headers=None, context=None):
         data = body if isinstance(body, bytes) else json.dumps(body).encode() if body is not None else None
         req = urllib.request.Request(self.url + path, data=data, method=method)
         if data is not None:
             req.add_header("Content-Type", "application/json")
-        if self.user:
-            req.add_header("Authorization", "Basic " + base64.b64encode(self.user.encode()).decode())
+        for k, v in (self.headers() if headers is None else headers).items():
+            req.add_header(k, v)
         try:
-            with urllib.request.urlopen(req, timeout=30) as r:
+            with urllib.request.urlopen(req, timeout=30, context=context) as r:
                 return r.status, json.load(r)
         except urllib.error.HTTPError as e:
-            return e.code, json.load(e)
+            text = e.read()
+            try:
+                return e.code, json.loads(text)
+            except ValueError:                   # not JSON: a server stopping, or a bug the test then names
+                return e.code, {"notJson": text[:200].decode(errors="replace")}
 
 
 class Controller:
-    def __init__(self, tmp):
+    """The embedded controller on a configuration whose "{port}" is the switch's gRPC port."""
+
+    def __init__(self, tmp, config=CONFIG, switch_port=None):
         self.tmp = tmp
         self.port = free_tcp_port()
-        config = json.loads(json.dumps(CONFIG).replace("{port}", str(free_tcp_port())))
+        config = json.loads(json.dumps(config).replace("{port}", str(switch_port or free_tcp_port())))
         (tmp / "fabric.json").write_text(json.dumps(config))
         self.proc = None
 
-    def start(self):
-        self.proc = subprocess.Popen(
-            [str(CONTROLLER), "--config", str(self.tmp / "fabric.json"), "--state", str(self.tmp / "state"),
-             "--p4info", str(ROOT / "p4" / "build" / "p4info.txt"),
-             "--device-config", str(ROOT / "p4" / "build" / "device_config.bin"), "--rest-port", str(self.port)],
-            stdout=open(self.tmp / "controller.log", "a"), stderr=subprocess.STDOUT)
-        api = Api(f"http://127.0.0.1:{self.port}/onos/nat64fabric")
+    def command(self, *extra):
+        return [str(CONTROLLER), "--config", str(self.tmp / "fabric.json"), "--state", str(self.tmp / "state"),
+                "--p4info", str(ROOT / "p4" / "build" / "p4info.txt"),
+                "--device-config", str(ROOT / "p4" / "build" / "device_config.bin"), "--rest-port", str(self.port),
+                *extra]
+
+    def start(self, *extra, scheme="http", context=None):
+        self.proc = subprocess.Popen(self.command(*extra), stdout=open(self.tmp / "controller.log", "a"),
+                                     stderr=subprocess.STDOUT)
+        api = Api(f"{scheme}://127.0.0.1:{self.port}/onos/nat64fabric")
         deadline = time.time() + 60
         while time.time() < deadline:
             assert self.proc.poll() is None, (self.tmp / "controller.log").read_text()
             try:
-                api.call("GET", "/stats")
+                # the credentials file is written at first start, before the REST API listens
+                api.user = (self.tmp / "state" / "rest-credentials").read_text().strip()
+                api.call("GET", "/stats", context=context)
                 return api
             except OSError:
                 time.sleep(0.2)
@@ -130,7 +149,7 @@ def test_eamt_add_list_remove(api):
     ({"ipv6Prefix": "2001:db8:8::/120"}, "eam.ipv4Prefix"),
     ({"ipv6Prefix": "2001:db8:8::/999", "ipv4Prefix": "198.18.8.0/24"}, "eam.ipv6Prefix"),
     ({"ipv6Prefix": "2001:db8:8::/120", "ipv4Prefix": "198.18.8.0/23"}, "eam"),
-    ({"ipv6Prefix": "2001:db8:8::/126", "ipv4Prefix": "192.0.2.0/30"}, "eamt.ipv4"),
+    ({"ipv6Prefix": "2001:db8:8::/126", "ipv4Prefix": "192.0.2.0/30"}, "eam.ipv4Prefix"),
     ({"ipv6Prefix": "2001:db8:6::/120", "ipv4Prefix": "198.18.9.0/24"}, "eamt"),
     (b"{not json", "body"),
     ([1, 2], "body"),
@@ -233,3 +252,61 @@ def test_state_survives_a_restart(controller):
     assert after[0] == before[0]
     assert sorted(map(json.dumps, after[1]["eamt"])) == sorted(map(json.dumps, before[1]["eamt"]))
     assert after[2] == before[2]
+
+
+# ---- access control -------------------------------------------------------------------------
+
+def test_requests_without_the_credentials_are_refused(controller):
+    api = controller.api
+    for headers in ({}, {"Authorization": "Basic " + base64.b64encode(b"nat64:wrong").decode()},
+                    {"Authorization": "Bearer x"}):
+        status, body = api.call("GET", "/bib", headers=headers)
+        assert status == 401 and body["field"] == "Authorization", body
+        status, body = api.call("POST", "/eamt", {"ipv6Prefix": "2001:db8:5::/128", "ipv4Prefix": "198.18.5.5/32"},
+                                headers=headers)
+        assert status == 401, body
+    assert "198.18.5.5/32" not in json.dumps(api.call("GET", "/eamt")[1])
+
+
+def test_the_credentials_file_is_private_to_its_owner(controller):
+    path = controller.tmp / "state" / "rest-credentials"
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+    user, password = path.read_text().strip().split(":")
+    assert user and len(password) >= 20
+    assert "credentials in " + str(path) in (controller.tmp / "controller.log").read_text()
+
+
+def test_nat64ctl_reads_the_credentials_file(controller):
+    nat64ctl = ROOT / "bin" / "nat64ctl"
+    env = dict(os.environ, NAT64FABRIC_URL=controller.api.url,
+               NAT64FABRIC_CREDENTIALS=str(controller.tmp / "state" / "rest-credentials"))
+    out = subprocess.run([str(nat64ctl), "eamt"], capture_output=True, text=True, env=env, timeout=30)
+    assert out.returncode == 0 and "198.18.6.0/24" in out.stdout, out.stderr
+    env["NAT64FABRIC_CREDENTIALS"] = str(controller.tmp / "nowhere")
+    out = subprocess.run([str(nat64ctl), "eamt"], capture_output=True, text=True, env=env, timeout=30)
+    assert out.returncode != 0 and "401" in out.stderr and "--credentials" in out.stderr, out.stderr
+
+
+def test_https_serves_the_api_and_plain_http_is_not_answered(tmp_path, pki):
+    cert, key = pki / "server.crt", pki / "server.key"     # for 127.0.0.1, signed by pki/ca.crt
+    c = Controller(tmp_path)
+    context = ssl.create_default_context(cafile=str(pki / "ca.crt"))
+    api = c.start("--rest-tls-cert", str(cert), "--rest-tls-key", str(key), scheme="https", context=context)
+    try:
+        status, body = api.call("GET", "/eamt", context=context)
+        assert status == 200 and body["eamt"], body
+        with pytest.raises((OSError, http.client.HTTPException)):
+            Api(f"http://127.0.0.1:{c.port}/onos/nat64fabric", api.user).call("GET", "/eamt")
+        untrusted = ssl.create_default_context()
+        with pytest.raises(urllib.error.URLError):
+            api.call("GET", "/eamt", context=untrusted)
+    finally:
+        c.stop()
+
+
+def test_a_non_loopback_address_without_tls_is_warned_about(tmp_path):
+    c = Controller(tmp_path)
+    c.start("--rest-addr", "0.0.0.0")
+    c.stop()
+    log = (tmp_path / "controller.log").read_text()
+    assert "WARNING" in log and "without TLS" in log, log

@@ -31,6 +31,12 @@ bit<32> sum_ipv6_header(in ipv6_h h) {
          + (bit<32>) (h.next_hdr ++ h.hop_limit) + sum_v6(h.src_addr) + sum_v6(h.dst_addr);
 }
 
+/* The 16-bit words of an IPv6 Fragment header, summed. */
+bit<32> sum_frag_header(in ipv6_frag_h h) {
+    return (bit<32>) (h.next_hdr ++ h.reserved) + (bit<32>) (h.frag_offset ++ h.res ++ h.more_fragments)
+         + (bit<32>) h.identification[31:16] + (bit<32>) h.identification[15:0];
+}
+
 /* The 16-bit words of the first 8 bytes of a quoted transport header, summed. */
 bit<32> sum_l4_head(in l4_head_h h) {
     return (bit<32>) h.w0 + (bit<32>) h.w1 + (bit<32>) h.w2 + (bit<32>) h.w3;
@@ -71,8 +77,10 @@ control Nat64ComputeChecksum(inout headers_t hdr, inout metadata_t meta) {
               hdr.icmp.type, hdr.icmp.code, hdr.icmp.identifier, hdr.icmp.sequence,
               hdr.ndp.target, hdr.ndp_option.type, hdr.ndp_option.len, hdr.ndp_option.addr },
             hdr.icmp.checksum, HashAlgorithm.csum16);
-        /* The IPv4 header quoted in an ICMPv6 error translated to ICMPv4. */
-        update_checksum(hdr.inner_ipv4.isValid(),
+        /* The IPv4 header quoted in an ICMPv6 error translated to ICMPv4. Only there: an ICMPv4
+         * error that is routed keeps the quoted header as it came, checksum included, or its
+         * own ICMP checksum (not recomputed when routing) would no longer match. */
+        update_checksum(hdr.inner_ipv4.isValid() && meta.xlate_src && meta.xlate_dst,
             { hdr.inner_ipv4.version, hdr.inner_ipv4.ihl, hdr.inner_ipv4.dscp_ecn, hdr.inner_ipv4.total_len,
               hdr.inner_ipv4.identification, hdr.inner_ipv4.reserved, hdr.inner_ipv4.dont_fragment,
               hdr.inner_ipv4.more_fragments, hdr.inner_ipv4.frag_offset, hdr.inner_ipv4.ttl,

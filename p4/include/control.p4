@@ -12,6 +12,8 @@
 control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t standard_metadata) {
     counter(DROP_REASONS, CounterType.packets) drops;
     counter(8, CounterType.packets) punts;
+    meter(PUNT_PORT_METER_SIZE, MeterType.packets) punt_port_meter;
+    meter(PUNT_SOURCE_METER_SIZE, MeterType.packets) punt_source_meter;
     direct_counter(CounterType.packets_and_bytes) ipv4_routes_counter;
     direct_counter(CounterType.packets_and_bytes) ipv6_routes_counter;
 
@@ -28,6 +30,21 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         punts.count((bit<32>) reason);
         meta.punt_reason = reason;
         standard_metadata.egress_spec = CPU_PORT;
+    }
+    /* Control-plane policing: a punt passes the meter of its source address's hash bucket, then
+     * the meter of its ingress port; RED from either refuses it (meta.punt_color). The source
+     * meter comes first so that a flooding source's refused punts spend none of its port's
+     * budget. Unconfigured meters pass everything. */
+    action police_punt() {
+        if (hdr.ipv6.isValid()) {
+            hash(meta.punt_source_bucket, HashAlgorithm.crc16, 32w0, { hdr.ipv6.src_addr }, PUNT_SOURCE_METER_SIZE);
+        } else {
+            hash(meta.punt_source_bucket, HashAlgorithm.crc16, 32w0, { hdr.ipv4.src_addr }, PUNT_SOURCE_METER_SIZE);
+        }
+        punt_source_meter.execute_meter(meta.punt_source_bucket, meta.punt_color);
+        if (meta.punt_color != V1MODEL_METER_COLOR_RED) {
+            punt_port_meter.execute_meter((bit<32>) standard_metadata.ingress_port, meta.punt_color);
+        }
     }
     /* The MACs are written once the packet is known to leave (not as an ICMP error, which
      * goes back to the sender). */
@@ -101,14 +118,29 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             drop_for(DROP_BAD_CHECKSUM);
             exit;
         }
-        /* Translation trusts the length fields (it cannot see the payload): check them. */
-        if (hdr.ipv4.isValid() && (bit<32>) hdr.ipv4.total_len + 14 > standard_metadata.packet_length
-            || hdr.ipv6.isValid() && (bit<32>) hdr.ipv6.payload_len + 54 > standard_metadata.packet_length) {
+        /* Translation trusts the length fields (it cannot see the payload): check them, both ways.
+         * A length that ends before the headers parsed after the IP header (which the parser took
+         * from beyond it) is as malformed as one that runs past the frame. */
+        bit<16> parsed_after_ip = (hdr.ipv6_frag.isValid() ? 16w8 : 0) + (hdr.ipv6_routing.isValid() ? 16w4 : 0)
+            + (hdr.tcp.isValid() ? 16w20 : 0) + (hdr.udp.isValid() ? 16w8 : 0) + (hdr.icmp.isValid() ? 16w8 : 0)
+            + (hdr.ndp.isValid() ? 16w16 : 0) + (hdr.ndp_option.isValid() ? 16w8 : 0)
+            + (hdr.inner_ipv4.isValid() ? 16w20 : 0) + (hdr.inner_ipv6.isValid() ? 16w40 : 0)
+            + (hdr.inner_frag.isValid() ? 16w8 : 0)
+            + (hdr.inner_l4.isValid() ? 16w8 : 0) + (hdr.inner_tcp_tail.isValid() ? 16w12 : 0);
+        if (hdr.ipv4.isValid() && ((bit<32>) hdr.ipv4.total_len + 14 > standard_metadata.packet_length
+                                   || hdr.ipv4.total_len < ((bit<16>) hdr.ipv4.ihl << 2) + parsed_after_ip)
+            || hdr.ipv6.isValid() && ((bit<32>) hdr.ipv6.payload_len + 54 > standard_metadata.packet_length
+                                      || hdr.ipv6.payload_len < parsed_after_ip)) {
             drop_for(DROP_BAD_LENGTH);
             exit;
         }
         bool answered;
-        local_host.apply(hdr, meta, standard_metadata, answered);
+        bool refused;
+        local_host.apply(hdr, meta, standard_metadata, answered, refused);
+        if (refused) {
+            drop_for(DROP_LOCAL_FRAGMENT);
+            exit;
+        }
         if (answered) {
             exit;
         }
@@ -170,8 +202,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
                     bit<16> mtu4 = out_v4 ? meta.mtu : meta.mtu - (out_len - hdr.ipv4.total_len);
                     request_error(meta, ICMP_DEST_UNREACH, 4, (bit<32>) mtu4, DROP_TOO_BIG);
                 } else {
-                    punt(PUNT_NEEDS_FRAGMENTATION);     /* the controller fragments (IPv4 without DF) */
-                    exit;
+                    meta.punt_reason = PUNT_NEEDS_FRAGMENTATION;   /* the controller fragments (IPv4 without DF) */
                 }
             }
         }
@@ -183,7 +214,12 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             exit;
         }
         if (meta.punt_reason != 0) {
-            punt(meta.punt_reason);
+            police_punt();
+            if (meta.punt_color == V1MODEL_METER_COLOR_RED) {
+                drop_for(DROP_PUNT_POLICED);
+            } else {
+                punt(meta.punt_reason);
+            }
             exit;
         }
         if (meta.send_error || !meta.routed && meta.recirc == 0) {
@@ -192,6 +228,16 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         if (meta.routed) {
             hdr.ethernet.src_addr = meta.next_hop_src_mac;
             hdr.ethernet.dst_addr = meta.next_hop_dst_mac;
+        }
+        /* The controller tracks TCP state from copies of SYN, FIN and RST of translated flows;
+         * the copy is policed on the addresses the packet arrived with. */
+        bool copy_tcp_control = translated && meta.stateful && hdr.tcp.isValid() && (hdr.tcp.flags & 0x07) != 0;
+        if (copy_tcp_control) {
+            police_punt();
+            if (meta.punt_color == V1MODEL_METER_COLOR_RED) {
+                drops.count(DROP_PUNT_POLICED);     /* the copy only: the packet itself goes on */
+                copy_tcp_control = false;
+            }
         }
         if (translated) {
             rewrite.apply(hdr, meta, drop_reason);
@@ -209,8 +255,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         } else {
             hdr.ipv6.hop_limit = hdr.ipv6.hop_limit - 1;
         }
-        /* The controller tracks TCP state from copies of SYN, FIN and RST of translated flows. */
-        if (translated && meta.stateful && hdr.tcp.isValid() && (hdr.tcp.flags & 0x07) != 0) {
+        if (copy_tcp_control) {
             meta.punt_reason = PUNT_TCP_CONTROL;
             punts.count((bit<32>) PUNT_TCP_CONTROL);
             clone_preserving_field_list(CloneType.I2E, CPU_CLONE_SESSION, 1);

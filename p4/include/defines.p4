@@ -54,8 +54,19 @@ const bit<32> DROP_FILTERED        = 6;   /* address-dependent filtering */
 const bit<32> DROP_ICMP_ERROR      = 7;   /* ICMP error RFC 7915 drops, or about no session of ours */
 const bit<32> DROP_TOO_BIG         = 8;   /* larger than the next hop's MTU */
 const bit<32> DROP_NOT_GLOBAL      = 9;   /* RFC 6052 3.1: non-global IPv4 under the well-known prefix */
-const bit<32> DROP_BAD_LENGTH      = 10;  /* the IP length claims more than the frame holds */
+const bit<32> DROP_BAD_LENGTH      = 10;  /* the IP length runs past the frame or ends inside its headers */
+const bit<32> DROP_LOCAL_FRAGMENT  = 11;  /* a fragmented request to the switch itself: it does not reassemble */
+const bit<32> DROP_PUNT_POLICED    = 12;  /* a punt over its port's or its source's rate (control-plane policing) */
+const bit<32> DROP_UDP_ZERO_CHECKSUM_FRAGMENT = 13;  /* RFC 7915 4.5: IPv4 UDP fragment without a checksum */
 const bit<32> DROP_REASONS         = 16;
+
+/* Entries of session_v6, session_v4 and remote_filter: a million sessions per switch. */
+#define SESSION_TABLE_SIZE 1048576
+
+/* Control-plane policing: punts pass a packet meter per ingress port and one per hash bucket
+ * of their source address (see Nat64Ingress.police_punt). */
+const bit<32> PUNT_PORT_METER_SIZE   = 512;    /* every 9-bit port */
+const bit<32> PUNT_SOURCE_METER_SIZE = 4096;
 
 /* Index of the icmp_errors counter: errors the switch sent itself. */
 const bit<32> SENT_TIME_EXCEEDED   = 0;

@@ -6,7 +6,7 @@
 #include "checksums.p4"
 
 control LocalHost(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t standard_metadata,
-                  out bool answered) {
+                  out bool answered, out bool refused) {
     mac_t my_mac;
     bool local;
 
@@ -46,6 +46,7 @@ control LocalHost(inout headers_t hdr, inout metadata_t meta, inout standard_met
         my_mac = 0;
         local = false;
         answered = false;
+        refused = false;
         if (hdr.arp.isValid() && hdr.arp.oper == ARP_REQUEST) {
             meta.local4_key = hdr.arp.tpa;
         } else if (hdr.ipv4.isValid() && hdr.icmp.isValid() && hdr.icmp.type == ICMP_ECHO_REQUEST) {
@@ -66,6 +67,12 @@ control LocalHost(inout headers_t hdr, inout metadata_t meta, inout standard_met
         if (!local) {
             return;
         }
+        /* Only the first fragment is parsed: answering it would send part of a reply (flagged as
+         * a fragment). The switch does not reassemble, so it refuses (the ingress counts it). */
+        if (hdr.ipv4.isValid() && hdr.ipv4.more_fragments == 1 || hdr.ipv6_frag.isValid()) {
+            refused = true;
+            return;
+        }
         answered = true;
         back_to_sender();
         if (hdr.arp.isValid()) {
@@ -79,6 +86,12 @@ control LocalHost(inout headers_t hdr, inout metadata_t meta, inout standard_met
             ipv4_t peer = hdr.ipv4.src_addr;
             hdr.ipv4.src_addr = hdr.ipv4.dst_addr;
             hdr.ipv4.dst_addr = peer;
+            if (hdr.ipv4.ihl != 5) {
+                /* With options the header checksum is adjusted, not recomputed (see Nat64Ingress);
+                 * swapping the addresses leaves the sum as it was, the TTL does not. */
+                hdr.ipv4.hdr_checksum = csum_replace(hdr.ipv4.hdr_checksum, (bit<32>) (hdr.ipv4.ttl ++ hdr.ipv4.protocol),
+                                                     1, (bit<32>) (8w64 ++ hdr.ipv4.protocol));
+            }
             hdr.ipv4.ttl = 64;
             hdr.icmp.checksum = csum_replace(hdr.icmp.checksum, (bit<32>) (ICMP_ECHO_REQUEST ++ hdr.icmp.code), 1,
                                              (bit<32>) (ICMP_ECHO_REPLY ++ hdr.icmp.code));

@@ -152,10 +152,22 @@ parser Nat64Parser(packet_in packet, out headers_t hdr, inout metadata_t meta,
         packet.extract(hdr.inner_ipv6);
         meta.icmp_room = hdr.ipv6.payload_len - 8 - 40;
         transition select(hdr.inner_ipv6.next_hdr) {
+            PROTO_FRAG: parse_inner_frag;
             PROTO_TCP: parse_inner_tcp;
             PROTO_UDP: parse_inner_udp;
             PROTO_ICMPV6: parse_inner_icmp;
-            default: accept;               /* extension headers: not translated */
+            default: accept;               /* other extension headers: not translated */
+        }
+    }
+    /* A quoted fragment (RFC 7915 5.3: translated as 5.1.1 says); only a first one has ports. */
+    state parse_inner_frag {
+        packet.extract(hdr.inner_frag);
+        meta.icmp_room = meta.icmp_room - 8;
+        transition select(hdr.inner_frag.frag_offset, hdr.inner_frag.next_hdr) {
+            (0, PROTO_TCP): parse_inner_tcp;
+            (0, PROTO_UDP): parse_inner_udp;
+            (0, PROTO_ICMPV6): parse_inner_icmp;
+            default: accept;
         }
     }
     /* The error travels opposite to the packet it quotes: its source port is the port of the
@@ -237,6 +249,7 @@ control Nat64Deparser(packet_out packet, in headers_t hdr) {
         packet.emit(hdr.ndp_option);
         packet.emit(hdr.inner_ipv4);
         packet.emit(hdr.inner_ipv6);
+        packet.emit(hdr.inner_frag);
         packet.emit(hdr.inner_routing);
         packet.emit(hdr.inner_l4);
         packet.emit(hdr.inner_tcp_tail);

@@ -50,10 +50,12 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
     }
     action too_big_to_icmp6() {
         /* RFC 7915 4.2: minimum(advertised MTU + 20, MTU of the IPv6 next hop); an MTU of 0 is
-         * from a router older than RFC 1191: use the plateau below the quoted length. */
+         * from a router older than RFC 1191: use the plateau below the quoted length. RFC 7915 5:
+         * never lower than 1280, the IPv6 minimum link MTU. */
         bit<32> advertised = hdr.icmp.sequence == 0 ? plateau_mtu(hdr.inner_ipv4.total_len)
                                                      : (bit<32>) hdr.icmp.sequence + 20;
-        icmp_to_pointing(ICMP6_PACKET_TOO_BIG, 0, min32(advertised, (bit<32>) meta.mtu));
+        bit<32> mtu6 = min32(advertised, (bit<32>) meta.mtu);
+        icmp_to_pointing(ICMP6_PACKET_TOO_BIG, 0, mtu6 < 1280 ? 1280 : mtu6);
     }
     action pointer_to_icmp4() {
         new_type = ICMP_PARAM_PROBLEM;
@@ -234,7 +236,17 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         hdr.inner_ipv4.hdr_checksum = 0;        /* computed in Nat64ComputeChecksum */
         hdr.inner_ipv4.src_addr = meta.new_dst4;
         hdr.inner_ipv4.dst_addr = meta.new_src4;
+        if (hdr.inner_frag.isValid()) {
+            /* RFC 7915 5.1.1: the Fragment header's length leaves; identification (low 16 bits),
+             * offset and MF are copied; DF is 0. */
+            hdr.inner_ipv4.total_len = hdr.inner_ipv6.payload_len - 8 + 20;
+            hdr.inner_ipv4.identification = hdr.inner_frag.identification[15:0];
+            hdr.inner_ipv4.dont_fragment = 0;
+            hdr.inner_ipv4.more_fragments = hdr.inner_frag.more_fragments;
+            hdr.inner_ipv4.frag_offset = hdr.inner_frag.frag_offset;
+        }
         hdr.inner_ipv6.setInvalid();
+        hdr.inner_frag.setInvalid();
     }
     action quoted_v4_to_v6() {
         hdr.inner_ipv6.setValid();
@@ -258,7 +270,8 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
             bit<8> new_type6 = type == ICMP_ECHO_REQUEST ? ICMP6_ECHO_REQUEST : ICMP6_ECHO_REPLY;
             bit<16> new_w0 = (to_v6 ? new_type6 : new_type4) ++ hdr.inner_l4.w0[7:0];
             /* ICMPv4 has no pseudo-header: only the ICMPv6 side's addresses are summed. */
-            bit<16> quoted_len = to_v6 ? hdr.inner_ipv4.total_len - 20 : hdr.inner_ipv6.payload_len;
+            bit<16> quoted_len = to_v6 ? hdr.inner_ipv4.total_len - 20
+                                       : hdr.inner_ipv6.payload_len - (hdr.inner_frag.isValid() ? 16w8 : 0);
             bit<32> length_and_next = (bit<32>) quoted_len + (bit<32>) PROTO_ICMPV6;
             bit<32> old_words = (to_v6 ? 0 : old_sum + length_and_next) + (bit<32>) hdr.inner_l4.w0 + (bit<32>) hdr.inner_l4.w2;
             bit<32> new_words = (to_v6 ? new_sum + length_and_next : 0) + (bit<32>) new_w0 + (bit<32>) new_port;
@@ -292,7 +305,10 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
                             + (bit<32>) PROTO_ICMPV6 + (bit<32>) (hdr.icmp.type ++ hdr.icmp.code)
                             + (bit<32>) hdr.icmp.identifier + (bit<32>) hdr.icmp.sequence
                             + sum_ipv6_header(hdr.inner_ipv6) + sum_l4_head(hdr.inner_l4)
-                            + (bit<32>) hdr.inner_tcp_tail.checksum;
+                            + (bit<32>) hdr.inner_tcp_tail.checksum
+                            + (hdr.inner_frag.isValid() ? sum_frag_header(hdr.inner_frag) : 0);
+        /* The quoted header shrinks by 20, and by the 8 of a quoted Fragment header. */
+        bit<16> shrink = hdr.inner_frag.isValid() ? 16w28 : 16w20;
         quoted_transport(sum_v6(hdr.inner_ipv6.src_addr) + sum_v6(hdr.inner_ipv6.dst_addr),
                          sum_v4(meta.new_dst4) + sum_v4(meta.new_src4), meta.new_l4_src, false);
         quoted_v6_to_v4();
@@ -304,9 +320,9 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         bit<32> new_words = (bit<32>) (hdr.icmp.type ++ hdr.icmp.code) + (bit<32>) hdr.icmp.identifier
                             + (bit<32>) hdr.icmp.sequence + sum_l4_head(hdr.inner_l4)
                             + (bit<32>) hdr.inner_tcp_tail.checksum;
-        hdr.icmp.checksum = csum_replace(hdr.icmp.checksum, old_words, 48, new_words);
+        hdr.icmp.checksum = csum_replace(hdr.icmp.checksum, old_words, 52, new_words);
         v6_to_v4();
-        hdr.ipv4.total_len = hdr.ipv4.total_len - 20;   /* the quoted header shrank */
+        hdr.ipv4.total_len = hdr.ipv4.total_len - shrink;
         hdr.ipv4.dont_fragment = 0;
         if (hdr.ipv4.total_len > ICMP4_ERROR_MAX) {
             hdr.ipv4.total_len = ICMP4_ERROR_MAX;
@@ -377,9 +393,12 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
                 }
             } else if (meta.is_echo) {
                 /* ICMPv6 echo -> ICMP echo: the pseudo-header leaves the sum; type and
-                 * identifier change. Identifier counted once (it is both "ports"). */
+                 * identifier change. Identifier counted once (it is both "ports"). The pseudo-header
+                 * length is the upper-layer one: without a Fragment header (an atomic fragment,
+                 * RFC 7915 5.1.1; RFC 8200 8.1). */
                 bit<8> type4 = hdr.icmp.type == ICMP6_ECHO_REQUEST ? ICMP_ECHO_REQUEST : ICMP_ECHO_REPLY;
-                bit<32> old_icmp = sum_v6(hdr.ipv6.src_addr) + sum_v6(hdr.ipv6.dst_addr) + (bit<32>) hdr.ipv6.payload_len
+                bit<16> upper_len = hdr.ipv6.payload_len - (hdr.ipv6_frag.isValid() ? 16w8 : 0);
+                bit<32> old_icmp = sum_v6(hdr.ipv6.src_addr) + sum_v6(hdr.ipv6.dst_addr) + (bit<32>) upper_len
                                    + (bit<32>) PROTO_ICMPV6 + (bit<32>) (hdr.icmp.type ++ hdr.icmp.code)
                                    + (bit<32>) meta.l4_src;
                 bit<32> new_icmp = (bit<32>) (type4 ++ hdr.icmp.code) + (bit<32>) meta.new_l4_src;

@@ -144,7 +144,7 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
         default_action = NoAction();
         counters = session_v6_counter;
         support_timeout = true;
-        size = 65536;
+        size = SESSION_TABLE_SIZE;
     }
 
     /* filtered = 1: address-dependent filtering, the remote must be in remote_filter. */
@@ -165,7 +165,7 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
         default_action = NoAction();
         counters = session_v4_counter;
         support_timeout = true;
-        size = 65536;
+        size = SESSION_TABLE_SIZE;
     }
 
     /* Remote IPv4 endpoints a mapping has sent to (address-dependent filtering, RFC 4787). */
@@ -178,7 +178,7 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
         }
         actions = { NoAction; }
         default_action = NoAction();
-        size = 65536;
+        size = SESSION_TABLE_SIZE;
     }
 
     action in_pool4() { }
@@ -273,6 +273,12 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
             if (meta.is_icmp_error && (hdr.ipv4.frag_offset != 0 || hdr.ipv4.more_fragments == 1
                                        || hdr.inner_ipv4.src_addr != hdr.ipv4.dst_addr)) {
                 drop_reason = DROP_ICMP_ERROR;
+                return;
+            }
+            if (hdr.udp.isValid() && hdr.udp.checksum == 0 && hdr.ipv4.more_fragments == 1) {
+                /* RFC 7915 4.5: the checksum of a fragmented datagram cannot be computed from its
+                 * first fragment (the switch does not reassemble): drop it. */
+                drop_reason = DROP_UDP_ZERO_CHECKSUM_FRAGMENT;
                 return;
             }
             pool6_embed.apply();

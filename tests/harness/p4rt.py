@@ -33,7 +33,8 @@ class P4Info:
     def __init__(self, path):
         self.message = text_format.Parse(open(path).read(), p4info_pb2.P4Info())
         self._by_name = {}
-        for kind in ("tables", "actions", "counters", "direct_counters", "registers", "controller_packet_metadata"):
+        for kind in ("tables", "actions", "counters", "direct_counters", "meters", "direct_meters", "registers",
+                     "controller_packet_metadata"):
             for obj in getattr(self.message, kind):
                 self._by_name[(kind, obj.preamble.name)] = obj
                 self._by_name[(kind, obj.preamble.alias)] = obj
@@ -75,11 +76,12 @@ def _write_error(err):
 class P4RuntimeClient:
     """One controller connected to one device."""
 
-    def __init__(self, address, device_id, p4info=None, election_id=1):
+    def __init__(self, address, device_id, p4info=None, election_id=1, credentials=None):
+        """credentials: grpc.ssl_channel_credentials(...) for a switch serving TLS; plaintext without."""
         self.device_id = device_id
         self.election_id = p4runtime_pb2.Uint128(high=0, low=election_id)
         self.p4info = p4info
-        self.channel = grpc.insecure_channel(address)
+        self.channel = grpc.secure_channel(address, credentials) if credentials else grpc.insecure_channel(address)
         grpc.channel_ready_future(self.channel).result(timeout=30)
         self.stub = p4runtime_pb2_grpc.P4RuntimeStub(self.channel)
         self._requests = queue.Queue()
@@ -225,6 +227,29 @@ class P4RuntimeClient:
             for name, value in (params or {}).items():
                 p = param_defs[name]
                 e.action.action.params.add(param_id=p.id, value=encode(value, p.bitwidth))
+        return entity
+
+    def meter_entry(self, meter, index=None, config=None):
+        """An Entity with a MeterEntry: index None names every cell; config is (cir, cburst, pir,
+        pburst), or None for no configuration (which resets the cells when written)."""
+        entity = p4runtime_pb2.Entity()
+        e = entity.meter_entry
+        e.meter_id = self.p4info.id("meters", meter)
+        if index is not None:
+            e.index.index = index
+        if config is not None:
+            e.config.cir, e.config.cburst, e.config.pir, e.config.pburst = config
+        return entity
+
+    @staticmethod
+    def direct_meter_entry(table_entry, config=None):
+        """An Entity with a DirectMeterEntry for the entry of table_entry (an Entity)."""
+        entity = p4runtime_pb2.Entity()
+        e = entity.direct_meter_entry
+        e.table_entry.CopyFrom(table_entry.table_entry)
+        e.table_entry.ClearField("action")
+        if config is not None:
+            e.config.cir, e.config.cburst, e.config.pir, e.config.pburst = config
         return entity
 
     @staticmethod

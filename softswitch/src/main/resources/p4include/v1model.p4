@@ -62,6 +62,30 @@ extern register<T> {
     void write(in bit<32> index, in T value);
 }
 
+enum MeterType {
+    packets,
+    bytes
+}
+
+/* The colours a meter writes (RFC 2698 two-rate three-color marker, colour-blind). */
+#define V1MODEL_METER_COLOR_GREEN  0
+#define V1MODEL_METER_COLOR_YELLOW 1
+#define V1MODEL_METER_COLOR_RED    2
+
+/* Indexed meters; the control plane configures them as P4Runtime MeterEntry. A cell with no
+ * configuration, or an index out of range, marks every packet GREEN. */
+extern meter {
+    meter(bit<32> size, MeterType type);
+    void execute_meter<T>(in bit<32> index, out T result);
+}
+
+/* Meters attached to a table with the 'meters' property: a hit runs the entry's meter, and
+ * read() in the entry's action gives its colour (GREEN on a miss or with no configuration). */
+extern direct_meter<T> {
+    direct_meter(MeterType type);
+    void read(out T result);
+}
+
 /* Uniform in [lo, hi]; softswitch sim seeds its generator so runs repeat. */
 extern void random<T>(out T result, in T lo, in T hi);
 

@@ -38,6 +38,6 @@ public final class DistributedNatStore extends MapNatStore {
                 return storage.<String, V>consistentMapBuilder().withName("nat64fabric-" + name)
                         .withSerializer(SERIALIZER).build().asJavaMap();
             }
-        });
+        }, true);   // other instances change the maps too: no local session index
     }
 }

@@ -2,18 +2,25 @@ package org.nat64fabric.app;
 
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import java.util.stream.StreamSupport;
 import org.nat64fabric.core.control.SwitchLink;
+import org.nat64fabric.core.fabric.CloneSession;
+import org.nat64fabric.core.fabric.Entity;
+import org.nat64fabric.core.fabric.MeterConfig;
 import org.nat64fabric.core.fabric.TableEntry;
+import org.nat64fabric.core.p4.P4InfoConstants;
 import org.onlab.util.ImmutableByteSequence;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.net.DeviceId;
@@ -31,45 +38,79 @@ import org.onosproject.net.flow.TrafficSelector;
 import org.onosproject.net.flow.criteria.Criterion;
 import org.onosproject.net.flow.criteria.PiCriterion;
 import org.onosproject.net.flow.instructions.Instruction;
+import org.onosproject.net.flow.instructions.Instructions;
+import org.onosproject.net.group.DefaultGroupBucket;
+import org.onosproject.net.group.DefaultGroupDescription;
+import org.onosproject.net.group.DefaultGroupKey;
+import org.onosproject.net.group.Group;
+import org.onosproject.net.group.GroupBuckets;
+import org.onosproject.net.group.GroupDescription;
+import org.onosproject.net.group.GroupKey;
+import org.onosproject.net.group.GroupService;
+import org.onosproject.net.meter.Band;
+import org.onosproject.net.meter.DefaultBand;
+import org.onosproject.net.meter.DefaultMeterRequest;
+import org.onosproject.net.meter.Meter;
+import org.onosproject.net.meter.MeterScope;
+import org.onosproject.net.meter.MeterService;
+import org.onosproject.net.meter.MeterState;
 import org.onosproject.net.flow.instructions.PiInstruction;
 import org.onosproject.net.packet.DefaultOutboundPacket;
 import org.onosproject.net.packet.PacketService;
 import org.onosproject.net.pi.model.PiActionId;
 import org.onosproject.net.pi.model.PiActionParamId;
 import org.onosproject.net.pi.model.PiMatchFieldId;
+import org.onosproject.net.pi.model.PiMeterId;
+import org.onosproject.net.pi.model.PiMeterModel;
 import org.onosproject.net.pi.model.PiTableId;
 import org.onosproject.net.pi.runtime.PiAction;
 import org.onosproject.net.pi.runtime.PiActionParam;
 import org.onosproject.net.pi.runtime.PiExactFieldMatch;
 import org.onosproject.net.pi.runtime.PiFieldMatch;
 import org.onosproject.net.pi.runtime.PiLpmFieldMatch;
+import org.onosproject.net.pi.service.PiPipeconfService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A switch as ONOS drives it: table entries become flow rules with PI criteria and actions,
- * which the P4Runtime driver translates through the pipeconf; a batch is one
+ * which the P4Runtime driver translates through the pipeconf; a batch's table entries are one
  * {@link FlowRuleOperations} and {@link #write} returns once the device confirmed it, so a
  * session is on every border before its first packet goes back through the pipeline.
+ * Clone sessions become CLONE groups (the driver writes them to the packet replication engine,
+ * the group ID as session ID); a meter's configuration becomes one ONOS meter per cell, scoped by
+ * the P4 meter's name and indexed by the cell. ONOS's group and meter subsystems apply those
+ * asynchronously and audit the device themselves: they are not awaited.
  * Packet-outs go to {@link PortNumber#TABLE}, which the pipeconf's interpreter maps to the
  * pipeline.
  */
 final class FlowRuleSwitchLink implements SwitchLink {
     /** nat64.p4 has no ternary tables, so P4Runtime ignores it; ONOS requires one. */
     static final int PRIORITY = FlowRule.MIN_PRIORITY;
+    private static final Logger LOG = LoggerFactory.getLogger(FlowRuleSwitchLink.class);
     private static final long WRITE_TIMEOUT_SECONDS = 10;
 
     private final DeviceId device;
     private final ApplicationId app;
     private final FlowRuleService flows;
     private final PacketService packets;
+    private final GroupService groups;
+    private final MeterService meters;
+    private final PiPipeconfService pipeconfs;
     /** Rules this app asked to remove: their RULE_REMOVED events are not idle timeouts. */
     private final Set<FlowId> removing;
+    /** Meters of the configuration the device's pipeconf lacks: logged once each. */
+    private final Set<String> missingMeters = ConcurrentHashMap.newKeySet();
 
     FlowRuleSwitchLink(DeviceId device, ApplicationId app, FlowRuleService flows, PacketService packets,
-                       Set<FlowId> removing) {
+                       GroupService groups, MeterService meters, PiPipeconfService pipeconfs, Set<FlowId> removing) {
         this.device = device;
         this.app = app;
         this.flows = flows;
         this.packets = packets;
+        this.groups = groups;
+        this.meters = meters;
+        this.pipeconfs = pipeconfs;
         this.removing = removing;
     }
 
@@ -85,8 +126,18 @@ final class FlowRuleSwitchLink implements SwitchLink {
         }
         FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
         Set<FlowId> removals = new HashSet<>();
+        int rules = 0;
         for (Update u : updates) {
-            FlowRule rule = flowRule(u.entry, device, app);
+            if (u.entity instanceof CloneSession) {
+                writeCloneSession(u.type, (CloneSession) u.entity);
+                continue;
+            }
+            if (u.entity instanceof MeterConfig) {
+                writeMeter((MeterConfig) u.entity);
+                continue;
+            }
+            rules++;
+            FlowRule rule = flowRule((TableEntry) u.entity, device, app);
             switch (u.type) {
                 case INSERT:
                     ops.add(rule);
@@ -99,6 +150,9 @@ final class FlowRuleSwitchLink implements SwitchLink {
                     ops.remove(rule);
                     break;
             }
+        }
+        if (rules == 0) {
+            return;
         }
         removing.addAll(removals);
         CompletableFuture<Void> done = new CompletableFuture<>();
@@ -134,14 +188,90 @@ final class FlowRuleSwitchLink implements SwitchLink {
         return new SwitchException(device + ": interrupted while writing", e);
     }
 
+    /** What ONOS holds for this app on the device: its flow rules, CLONE groups and meters. */
     @Override
-    public List<TableEntry> read() {
-        return StreamSupport.stream(flows.getFlowEntriesById(app).spliterator(), false)
+    public List<Entity> read() {
+        List<Entity> out = StreamSupport.stream(flows.getFlowEntriesById(app).spliterator(), false)
                 .filter(f -> f.deviceId().equals(device))
                 .filter(f -> f.state() != FlowEntry.FlowEntryState.PENDING_REMOVE
                         && f.state() != FlowEntry.FlowEntryState.REMOVED)
                 .map(FlowRuleSwitchLink::tableEntry)
                 .collect(Collectors.toList());
+        for (Group g : groups.getGroups(device, app)) {
+            if (g.type() == GroupDescription.Type.CLONE && g.state() != Group.GroupState.PENDING_DELETE) {
+                out.add(new CloneSession(g.id().id(), g.buckets().buckets().stream()
+                        .map(b -> (int) ((Instructions.OutputInstruction) b.treatment().allInstructions().get(0))
+                                .port().toLong())
+                        .collect(Collectors.toList())));
+            }
+        }
+        for (String meter : List.of(P4InfoConstants.NAT64_INGRESS_PUNT_PORT_METER, P4InfoConstants.NAT64_INGRESS_PUNT_SOURCE_METER)) {
+            meterSize(meter).ifPresent(size -> MeterConfig.ofCells(size, meters.getMeters(device, MeterScope.of(meter))
+                    .stream().filter(m -> m.appId().equals(app) && m.state() != MeterState.PENDING_REMOVE)
+                    .map(m -> meterConfig(meter, m)).collect(Collectors.toList())).ifPresent(out::add));
+        }
+        return out;
+    }
+
+    /** The session as a CLONE group: one bucket per copy, the group ID as session ID. */
+    private void writeCloneSession(Update.Type type, CloneSession c) {
+        GroupKey key = new DefaultGroupKey(c.key().getBytes(StandardCharsets.UTF_8));
+        if (type == Update.Type.DELETE) {
+            groups.removeGroup(device, key, app);
+            return;
+        }
+        GroupBuckets buckets = new GroupBuckets(c.ports.stream().map(p -> DefaultGroupBucket.createCloneGroupBucket(
+                DefaultTrafficTreatment.builder().setOutput(PortNumber.portNumber(p)).build()))
+                .collect(Collectors.toList()));
+        if (groups.getGroup(device, key) == null) {
+            groups.addGroup(new DefaultGroupDescription(device, GroupDescription.Type.CLONE, buckets, key,
+                    c.sessionId, app));
+        } else {
+            groups.setBucketsForGroup(device, key, buckets, key, app);
+        }
+    }
+
+    /**
+     * Every cell of the meter, as ONOS meters with the P4 meter as scope and the cell as index:
+     * a committed band (above it: yellow) and a peak band (above it: red, dropped), which the
+     * P4Runtime driver writes as the cell's MeterConfig.
+     */
+    private void writeMeter(MeterConfig m) {
+        Optional<Long> size = meterSize(m.meter);
+        if (size.isEmpty()) {
+            if (missingMeters.add(m.meter)) {
+                LOG.info("{}: the pipeconf has no meter {}: its punts are not policed", device, m.meter);
+            }
+            return;
+        }
+        List<Band> bands = List.of(
+                DefaultBand.builder().ofType(Band.Type.MARK_YELLOW).withRate(m.cir).burstSize(m.cburst).build(),
+                DefaultBand.builder().ofType(Band.Type.DROP).withRate(m.pir).burstSize(m.pburst).build());
+        for (long i = 0; i < size.get(); i++) {
+            meters.submit(DefaultMeterRequest.builder().forDevice(device).fromApp(app)
+                    .withUnit(Meter.Unit.PKTS_PER_SEC).burst().withBands(bands)
+                    .withScope(MeterScope.of(m.meter)).withIndex(i).add());
+        }
+    }
+
+    private static MeterConfig meterConfig(String meter, Meter m) {
+        Band committed = null;
+        Band peak = null;
+        for (Band b : m.bands()) {
+            if (b.type() == Band.Type.MARK_YELLOW) {
+                committed = b;
+            } else if (b.type() == Band.Type.DROP) {
+                peak = b;
+            }
+        }
+        return committed == null || peak == null ? null : new MeterConfig(meter, committed.rate(),
+                committed.burst(), peak.rate(), peak.burst());
+    }
+
+    /** The meter's cell count in the device's pipeconf; empty when it has no such meter. */
+    private Optional<Long> meterSize(String meter) {
+        return pipeconfs.getPipeconf(device).flatMap(p -> p.pipelineModel().meter(PiMeterId.of(meter)))
+                .map(PiMeterModel::size);
     }
 
     @Override

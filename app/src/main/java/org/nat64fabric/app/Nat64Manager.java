@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -46,10 +47,13 @@ import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.FlowRuleEvent;
 import org.onosproject.net.flow.FlowRuleListener;
 import org.onosproject.net.flow.FlowRuleService;
+import org.onosproject.net.group.GroupService;
+import org.onosproject.net.meter.MeterService;
 import org.onosproject.net.packet.InboundPacket;
 import org.onosproject.net.packet.PacketContext;
 import org.onosproject.net.packet.PacketProcessor;
 import org.onosproject.net.packet.PacketService;
+import org.onosproject.net.pi.service.PiPipeconfService;
 import org.onosproject.store.service.StorageService;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -63,10 +67,12 @@ import org.slf4j.LoggerFactory;
  * The network-wide NAT64 inside ONOS: hosts core's {@link Nat64Fabric} over ONOS services.
  * The netcfg gives the pools and each switch's role; the NAT state lives in
  * {@link DistributedNatStore}, so allocations are unique across the cluster and survive any
- * instance. Session misses punted by the pipeline come in through a packet processor; switches
- * are programmed with PI flow rules; a switch that becomes available is reconciled by the
- * instance that masters it; a session rule that ONOS's flow subsystem expires is an idle
- * report. Every event is handled on one app thread, never on ONOS's event threads.
+ * instance. Session misses and TCP control copies punted by the pipeline come in through a
+ * packet processor and are set up in batches (core's pipeline: one confirmed flow-rule batch per
+ * switch per setup batch); switches are programmed with PI flow rules, a CLONE group for the CPU
+ * clone session and ONOS meters for the punt policers; a switch that becomes available is
+ * reconciled by the instance that masters it; a session rule that ONOS's flow subsystem expires
+ * is an idle report. Events are handled on the app's threads, never on ONOS's event threads.
  */
 @Component(immediate = true, service = Nat64Service.class)
 public final class Nat64Manager implements Nat64Service {
@@ -75,6 +81,8 @@ public final class Nat64Manager implements Nat64Service {
     private static final Logger EVENTS = LoggerFactory.getLogger("org.nat64fabric.events");
     private static final String CONFIG_FIELD = "apps." + FabricConfig.APP + "." + Nat64AppConfig.KEY;
     private static final long TICK_SECONDS = 5;
+    /** Switches written at the same time. */
+    private static final int WRITER_THREADS = 4;
 
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected CoreService coreService;
@@ -96,6 +104,15 @@ public final class Nat64Manager implements Nat64Service {
 
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected StorageService storageService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected GroupService groupService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected MeterService meterService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected PiPipeconfService pipeconfService;
 
     private final ConfigFactory<ApplicationId, Nat64AppConfig> appConfigFactory = new ConfigFactory<>(
             SubjectFactories.APP_SUBJECT_FACTORY, Nat64AppConfig.class, Nat64AppConfig.KEY) {
@@ -120,6 +137,9 @@ public final class Nat64Manager implements Nat64Service {
     private ApplicationId appId;
     private DistributedNatStore store;
     private ScheduledExecutorService events;
+    /** Setup batches (one at a time), and the writes to switches (several switches at once). */
+    private ExecutorService setups;
+    private ExecutorService writers;
     /** Null until the netcfg holds a valid NAT64 configuration. */
     private volatile Nat64Fabric fabric;
 
@@ -128,6 +148,8 @@ public final class Nat64Manager implements Nat64Service {
         appId = coreService.registerApplication(FabricConfig.APP);
         store = new DistributedNatStore(storageService);
         events = Executors.newSingleThreadScheduledExecutor(groupedThreads("nat64fabric", "events", LOG));
+        setups = Executors.newSingleThreadExecutor(groupedThreads("nat64fabric", "setups", LOG));
+        writers = Executors.newFixedThreadPool(WRITER_THREADS, groupedThreads("nat64fabric", "writer-%d", LOG));
         configRegistry.registerConfigFactory(appConfigFactory);
         configRegistry.registerConfigFactory(deviceConfigFactory);
         configRegistry.addListener(configListener);
@@ -147,11 +169,13 @@ public final class Nat64Manager implements Nat64Service {
         configRegistry.removeListener(configListener);
         configRegistry.unregisterConfigFactory(appConfigFactory);
         configRegistry.unregisterConfigFactory(deviceConfigFactory);
-        events.shutdown();
-        try {
-            events.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        for (ExecutorService e : List.of(events, setups, writers)) {
+            e.shutdown();
+            try {
+                e.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
         fabric = null;
         // The rules stay on the switches and the state in the store: a reactivated app carries on.
@@ -177,7 +201,9 @@ public final class Nat64Manager implements Nat64Service {
         }
         try {
             FabricConfig config = FabricConfig.parse(root);
-            Nat64Fabric f = new Nat64Fabric(config, store, e -> EVENTS.info("{}", e), System::currentTimeMillis);
+            // Packet-ins queue on the events thread; batches form while the setups thread runs one.
+            Nat64Fabric f = new Nat64Fabric(config, store, e -> EVENTS.info("{}", e), System::currentTimeMillis,
+                    setups, writers);
             fabric = f;
             for (String id : config.devices.keySet()) {
                 DeviceId d = DeviceId.deviceId(id);
@@ -194,7 +220,8 @@ public final class Nat64Manager implements Nat64Service {
 
     /** The device's master reconciles it; other instances only write their setups to it. */
     private void attach(Nat64Fabric f, DeviceId d) {
-        SwitchLink link = new FlowRuleSwitchLink(d, appId, flowRuleService, packetService, removing);
+        SwitchLink link = new FlowRuleSwitchLink(d, appId, flowRuleService, packetService, groupService,
+                meterService, pipeconfService, removing);
         try {
             if (mastershipService.isLocalMaster(d)) {
                 f.connected(link);

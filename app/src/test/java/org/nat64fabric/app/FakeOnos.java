@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -14,9 +16,11 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.nat64fabric.app.config.Nat64AppConfig;
 import org.nat64fabric.app.config.Nat64DeviceConfig;
+import org.nat64fabric.core.p4.P4InfoConstants;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreServiceAdapter;
 import org.onosproject.core.DefaultApplicationId;
+import org.onosproject.core.GroupId;
 import org.onosproject.mastership.MastershipServiceAdapter;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.config.Config;
@@ -35,9 +39,41 @@ import org.onosproject.net.flow.FlowRuleListener;
 import org.onosproject.net.flow.FlowRuleOperation;
 import org.onosproject.net.flow.FlowRuleOperations;
 import org.onosproject.net.flow.FlowRuleServiceAdapter;
+import org.onosproject.net.group.DefaultGroup;
+import org.onosproject.net.group.DefaultGroupDescription;
+import org.onosproject.net.group.Group;
+import org.onosproject.net.group.GroupBuckets;
+import org.onosproject.net.group.GroupDescription;
+import org.onosproject.net.group.GroupKey;
+import org.onosproject.net.group.GroupServiceAdapter;
+import org.onosproject.net.meter.DefaultMeter;
+import org.onosproject.net.meter.Meter;
+import org.onosproject.net.meter.MeterRequest;
+import org.onosproject.net.meter.MeterScope;
+import org.onosproject.net.meter.MeterServiceAdapter;
+import org.onosproject.net.meter.MeterState;
 import org.onosproject.net.packet.OutboundPacket;
 import org.onosproject.net.packet.PacketProcessor;
 import org.onosproject.net.packet.PacketServiceAdapter;
+import org.onosproject.net.pi.PiPipeconfServiceAdapter;
+import org.onosproject.net.pi.model.DefaultPiPipeconf;
+import org.onosproject.net.pi.model.PiActionProfileId;
+import org.onosproject.net.pi.model.PiActionProfileModel;
+import org.onosproject.net.pi.model.PiCounterId;
+import org.onosproject.net.pi.model.PiCounterModel;
+import org.onosproject.net.pi.model.PiMeterId;
+import org.onosproject.net.pi.model.PiMeterModel;
+import org.onosproject.net.pi.model.PiMeterType;
+import org.onosproject.net.pi.model.PiPacketOperationModel;
+import org.onosproject.net.pi.model.PiPacketOperationType;
+import org.onosproject.net.pi.model.PiPipeconf;
+import org.onosproject.net.pi.model.PiPipeconfId;
+import org.onosproject.net.pi.model.PiPipelineModel;
+import org.onosproject.net.pi.model.PiRegisterId;
+import org.onosproject.net.pi.model.PiRegisterModel;
+import org.onosproject.net.pi.model.PiTableId;
+import org.onosproject.net.pi.model.PiTableModel;
+import org.onosproject.net.pi.runtime.PiMeterCellId;
 import org.onosproject.store.service.TestStorageService;
 
 /**
@@ -63,6 +99,13 @@ final class FakeOnos {
     final List<DeviceListener> deviceListeners = new CopyOnWriteArrayList<>();
     final List<FlowRuleListener> flowListeners = new CopyOnWriteArrayList<>();
     volatile PacketProcessor processor;
+    /** Groups and meters by device and key (meters: device and cell). */
+    final Map<String, DefaultGroup> groups = new ConcurrentHashMap<>();
+    final Map<String, Meter> meters = new ConcurrentHashMap<>();
+    final java.util.concurrent.atomic.AtomicInteger meterSubmits = new java.util.concurrent.atomic.AtomicInteger();
+    /** The cells of each meter the devices' pipeconf has; empty: a pipeline without punt meters. */
+    final Map<String, Long> meterSizes = new ConcurrentHashMap<>(Map.of(P4InfoConstants.NAT64_INGRESS_PUNT_PORT_METER, 512L,
+            P4InfoConstants.NAT64_INGRESS_PUNT_SOURCE_METER, 4096L));
 
     Nat64Manager start() {
         Nat64Manager m = new Nat64Manager();
@@ -150,8 +193,159 @@ final class FakeOnos {
             }
         };
         m.storageService = new TestStorageService();
+        m.groupService = new GroupServiceAdapter() {
+            @Override
+            public void addGroup(GroupDescription g) {
+                journal.add(g.deviceId() + " ADD_GROUP " + g.type() + " " + g.givenGroupId());
+                DefaultGroup group = new DefaultGroup(new GroupId(g.givenGroupId()), g);
+                group.setState(Group.GroupState.ADDED);
+                groups.put(g.deviceId() + "|" + g.appCookie(), group);
+            }
+
+            @Override
+            public void setBucketsForGroup(DeviceId d, GroupKey key, GroupBuckets buckets, GroupKey newKey,
+                                           ApplicationId app) {
+                journal.add(d + " SET_BUCKETS " + groups.get(d + "|" + key).id().id());
+                DefaultGroup old = groups.get(d + "|" + key);
+                DefaultGroup group = new DefaultGroup(old.id(), new DefaultGroupDescription(d, old.type(), buckets,
+                        newKey, old.givenGroupId(), app));
+                group.setState(Group.GroupState.ADDED);
+                groups.put(d + "|" + newKey, group);
+            }
+
+            @Override
+            public void removeGroup(DeviceId d, GroupKey key, ApplicationId app) {
+                journal.add(d + " REMOVE_GROUP " + groups.remove(d + "|" + key).id().id());
+            }
+
+            @Override
+            public Group getGroup(DeviceId d, GroupKey key) {
+                return groups.get(d + "|" + key);
+            }
+
+            @Override
+            public Iterable<Group> getGroups(DeviceId d, ApplicationId app) {
+                return groups.values().stream().filter(g -> g.deviceId().equals(d) && g.appId().equals(app))
+                        .collect(Collectors.toList());
+            }
+        };
+        m.meterService = new MeterServiceAdapter() {
+            @Override
+            public Meter submit(MeterRequest r) {
+                meterSubmits.incrementAndGet();
+                PiMeterCellId cell = PiMeterCellId.ofIndirect(PiMeterId.of(r.scope().id()), r.index().orElseThrow());
+                Meter meter = DefaultMeter.builder().forDevice(r.deviceId()).fromApp(r.appId()).withUnit(r.unit())
+                        .burst().withBands(r.bands()).withCellId(cell).build();
+                ((DefaultMeter) meter).setState(MeterState.ADDED);
+                meters.put(r.deviceId() + "|" + cell, meter);
+                return meter;
+            }
+
+            @Override
+            public Collection<Meter> getMeters(DeviceId d, MeterScope scope) {
+                return meters.values().stream().filter(x -> x.deviceId().equals(d)
+                        && ((PiMeterCellId) x.meterCellId()).meterId().id().equals(scope.id()))
+                        .collect(Collectors.toList());
+            }
+        };
+        m.pipeconfService = new PiPipeconfServiceAdapter() {
+            @Override
+            public Optional<PiPipeconf> getPipeconf(DeviceId d) {
+                return Optional.of(DefaultPiPipeconf.builder().withId(new PiPipeconfId("test"))
+                        .withPipelineModel(new MetersOnly()).build());
+            }
+        };
         m.activate();
         return m;
+    }
+
+    /** A pipeline model with the meters of {@link #meterSizes}, nothing else. */
+    private final class MetersOnly implements PiPipelineModel {
+        @Override
+        public Optional<PiMeterModel> meter(PiMeterId id) {
+            Long size = meterSizes.get(id.id());
+            return size == null ? Optional.empty() : Optional.of(new PiMeterModel() {
+                @Override
+                public PiMeterId id() {
+                    return id;
+                }
+
+                @Override
+                public PiMeterType meterType() {
+                    return PiMeterType.INDIRECT;
+                }
+
+                @Override
+                public Unit unit() {
+                    return Unit.PACKETS;
+                }
+
+                @Override
+                public PiTableId table() {
+                    return null;
+                }
+
+                @Override
+                public long size() {
+                    return size;
+                }
+            });
+        }
+
+        @Override
+        public Collection<PiMeterModel> meters() {
+            return meterSizes.keySet().stream().map(n -> meter(PiMeterId.of(n)).orElseThrow()).collect(Collectors.toList());
+        }
+
+        @Override
+        public Optional<String> architecture() {
+            return Optional.of("v1model");
+        }
+
+        @Override
+        public Optional<PiTableModel> table(PiTableId id) {
+            return Optional.empty();
+        }
+
+        @Override
+        public Collection<PiTableModel> tables() {
+            return List.of();
+        }
+
+        @Override
+        public Optional<PiCounterModel> counter(PiCounterId id) {
+            return Optional.empty();
+        }
+
+        @Override
+        public Collection<PiCounterModel> counters() {
+            return List.of();
+        }
+
+        @Override
+        public Optional<PiRegisterModel> register(PiRegisterId id) {
+            return Optional.empty();
+        }
+
+        @Override
+        public Collection<PiRegisterModel> registers() {
+            return List.of();
+        }
+
+        @Override
+        public Optional<PiActionProfileModel> actionProfiles(PiActionProfileId id) {
+            return Optional.empty();
+        }
+
+        @Override
+        public Collection<PiActionProfileModel> actionProfiles() {
+            return List.of();
+        }
+
+        @Override
+        public Optional<PiPacketOperationModel> packetOperationModel(PiPacketOperationType type) {
+            return Optional.empty();
+        }
     }
 
     /** What ONOS's flow subsystem does when a temporary rule's counters stood still too long. */

@@ -13,16 +13,21 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.nat64fabric.app.config.Nat64AppConfig;
 import org.nat64fabric.app.config.Nat64DeviceConfig;
 import org.nat64fabric.core.control.Nat64Service;
+import org.nat64fabric.core.pool4.TransportAddress;
+import org.nat64fabric.core.session.TcpState;
 import org.onlab.packet.Data;
 import org.onlab.packet.Ethernet;
 import org.onlab.packet.IPv6;
 import org.onlab.packet.Ip6Address;
+import org.onlab.packet.IPv4;
+import org.onlab.packet.TCP;
 import org.onlab.packet.UDP;
 import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
@@ -32,6 +37,9 @@ import org.onosproject.net.flow.FlowEntry;
 import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.instructions.Instruction;
 import org.onosproject.net.flow.instructions.Instructions;
+import org.onosproject.net.group.Group;
+import org.onosproject.net.group.GroupDescription;
+import org.onosproject.net.meter.Meter;
 import org.onosproject.net.packet.DefaultInboundPacket;
 import org.onosproject.net.packet.PacketContextAdapter;
 
@@ -128,7 +136,8 @@ class Nat64ManagerTest {
         onos.settle();
         assertFalse(onos.journal.isEmpty());
         assertTrue(onos.journal.stream().allMatch(j -> j.startsWith(BORDER1 + " MODIFY ")
-                && (j.endsWith("icmp_source") || j.endsWith("pool6_embed"))), onos.journal.toString());
+                && (j.endsWith("icmp_source") || j.endsWith("pool6_embed") || j.endsWith("egress_mtu"))),
+                onos.journal.toString());
     }
 
     @Test
@@ -200,6 +209,109 @@ class Nat64ManagerTest {
         assertEquals(1, onos.flowsOn(BORDER1, SESSION_V4).size());
     }
 
+    /** IPv6 TCP from the host's port 40100 to 198.51.100.10:80 through pool6, with the given flags. */
+    private static byte[] tcp6(int flags) {
+        TCP tcp = new TCP();
+        tcp.setSourcePort(40100);
+        tcp.setDestinationPort(80);
+        tcp.setFlags((short) flags);
+        tcp.setDataOffset((byte) 5);
+        IPv6 ip = new IPv6();
+        ip.setSourceAddress(Ip6Address.valueOf("2001:db8:1::10").toOctets());
+        ip.setDestinationAddress(Ip6Address.valueOf("2001:db8:64::c633:640a").toOctets());
+        ip.setNextHeader(IPv6.PROTOCOL_TCP);
+        ip.setHopLimit((byte) 64);
+        ip.setPayload(tcp);
+        return ethernet(Ethernet.TYPE_IPV6, ip);
+    }
+
+    /** IPv4 TCP from 198.51.100.10:80 back to the mapping's pool4 address and port. */
+    private static byte[] tcp4(TransportAddress mapped, int flags) {
+        TCP tcp = new TCP();
+        tcp.setSourcePort(80);
+        tcp.setDestinationPort(mapped.port());
+        tcp.setFlags((short) flags);
+        tcp.setDataOffset((byte) 5);
+        IPv4 ip = new IPv4();
+        ip.setSourceAddress("198.51.100.10");
+        ip.setDestinationAddress(mapped.address().toString());
+        ip.setProtocol(IPv4.PROTOCOL_TCP);
+        ip.setTtl((byte) 64);
+        ip.setPayload(tcp);
+        return ethernet(Ethernet.TYPE_IPV4, ip);
+    }
+
+    private static byte[] ethernet(short type, org.onlab.packet.IPacket ip) {
+        Ethernet eth = new Ethernet();
+        eth.setEtherType(type);
+        eth.setSourceMACAddress("00:00:00:00:01:10");
+        eth.setDestinationMACAddress("00:00:00:00:b1:01");
+        eth.setPayload(ip);
+        return eth.serialize();
+    }
+
+    @Test
+    void everySwitchGetsTheCpuCloneSessionAndThePuntMetersOnConnectAndKeepsThem() throws Exception {
+        configured(LEAF, BORDER1, BORDER2);
+        for (DeviceId d : List.of(LEAF, BORDER1, BORDER2)) {
+            assertTrue(onos.journal.contains(d + " ADD_GROUP CLONE 99"), onos.journal.toString());
+            Group clone = onos.groups.values().stream().filter(g -> g.deviceId().equals(d)).findFirst().orElseThrow();
+            assertEquals(GroupDescription.Type.CLONE, clone.type());
+            assertEquals(List.of(PortNumber.portNumber(255)), clone.buckets().buckets().stream()
+                    .map(b -> ((Instructions.OutputInstruction) b.treatment().allInstructions().get(0)).port())
+                    .collect(Collectors.toList()), "TCP control copies go to the CPU port");
+            List<Meter> perSource = onos.meters.values().stream().filter(m -> m.deviceId().equals(d)
+                    && m.meterCellId().toString().contains("punt_source_meter")).collect(Collectors.toList());
+            assertEquals(4096, perSource.size(), "every cell of the per-source meter");
+            assertTrue(perSource.stream().allMatch(m -> m.unit() == Meter.Unit.PKTS_PER_SEC && m.bands().stream()
+                    .allMatch(b -> b.rate() == 500 && b.burst() == 250)), perSource.get(0).toString());
+            assertEquals(512, onos.meters.values().stream().filter(m -> m.deviceId().equals(d)
+                    && m.meterCellId().toString().contains("punt_port_meter")).count());
+        }
+        // Available again with all of it held: no group or meter is written again.
+        int submits = onos.meterSubmits.get();
+        onos.journal.clear();
+        onos.deviceAvailable(BORDER1, true);
+        onos.settle();
+        assertTrue(onos.journal.stream().noneMatch(j -> j.contains("GROUP")), onos.journal.toString());
+        assertEquals(submits, onos.meterSubmits.get());
+        // A lost clone session and a changed meter cell are restored when the device comes back.
+        onos.deviceAvailable(BORDER1, false);
+        onos.groups.keySet().removeIf(k -> k.startsWith(BORDER1 + "|"));
+        String cell = onos.meters.keySet().stream().filter(k -> k.startsWith(BORDER1 + "|")).findFirst().orElseThrow();
+        onos.meters.remove(cell);
+        onos.deviceAvailable(BORDER1, true);
+        await("border1's clone session", () -> onos.journal.contains(BORDER1 + " ADD_GROUP CLONE 99"));
+        await("border1's meter rewritten", () -> onos.meters.containsKey(cell));
+    }
+
+    @Test
+    void aPipeconfWithoutThePuntMetersGetsTheCloneSessionAndNoMeters() throws Exception {
+        onos.meterSizes.clear();
+        configured(LEAF, BORDER1, BORDER2);
+        assertTrue(onos.journal.contains(BORDER1 + " ADD_GROUP CLONE 99"), onos.journal.toString());
+        assertEquals(0, onos.meterSubmits.get());
+    }
+
+    @Test
+    void tcpControlCopiesPuntedThroughTheCloneSessionDriveTheSessionState() throws Exception {
+        configured(LEAF, BORDER1, BORDER2);
+        assertTrue(onos.journal.contains(LEAF + " ADD_GROUP CLONE 99"), "the copies' clone session is written");
+        packetIn(tcp6(0x02), 1);                                                   // SYN: a session miss
+        await("the session", () -> manager.sessions().size() == 1);
+        assertEquals(Optional.of(TcpState.V6_INIT), manager.sessions().get(0).state());
+        TransportAddress mapped = manager.bib().get(0).v4();
+        packetIn(tcp4(mapped, 0x12), 2);                                           // the SYN/ACK's copy
+        await("established", () -> manager.sessions().get(0).state().equals(Optional.of(TcpState.ESTABLISHED)));
+        await("established lifetime on the borders", () -> onos.flowsOn(BORDER2, SESSION_V4).stream()
+                .allMatch(f -> f.timeout() == 7440));
+        packetIn(tcp6(0x11), 2);                                                   // FIN copies, both ways
+        packetIn(tcp4(mapped, 0x11), 2);
+        await("both FINs seen", () -> manager.sessions().get(0).state().equals(Optional.of(TcpState.V4_FIN_V6_FIN_RCV)));
+        await("the transitory lifetime on both borders", () -> List.of(BORDER1, BORDER2).stream()
+                .allMatch(b -> onos.flowsOn(b, SESSION_V6).size() == 1 && onos.flowsOn(b, SESSION_V6).get(0).timeout() == 240));
+    }
+
     @Test
     void aNetcfgWithABadFieldIsRefusedNamingIt() throws Exception {
         ObjectMapper mapper = new ObjectMapper();
@@ -213,5 +325,29 @@ class Nat64ManagerTest {
         device.init(LEAF, Nat64DeviceConfig.KEY, mapper.readTree("{\"role\": \"CORE\"}"), mapper, null);
         e = assertThrows(InvalidFieldException.class, device::isValid);
         assertEquals("devices.device:leaf1.nat64fabric.role", e.field());
+    }
+
+    @Test
+    void theNetcfgClassesGiveTheConfigFilesAnswers() throws Exception {
+        ObjectMapper mapper = new ObjectMapper();
+        Nat64AppConfig app = new Nat64AppConfig();
+        app.init(FakeOnos.APP, Nat64AppConfig.KEY, mapper.readTree("{\"pool6\": \"2001:db8:64::/96\","
+                + " \"pool4\": {\"addresses\": [\"192.0.2.0/30\"], \"blocksize\": 64}}"), mapper, null);
+        InvalidFieldException e = assertThrows(InvalidFieldException.class, app::isValid);
+        assertEquals("apps.org.nat64fabric.app.nat64.pool4.blocksize", e.field());
+        assertTrue(e.getMessage().contains("did you mean 'blockSize'?"), e.getMessage());
+
+        app.init(FakeOnos.APP, Nat64AppConfig.KEY, mapper.readTree("{\"pool6\": \"2001:db8:64::/96\","
+                + " \"pool4\": {\"addresses\": [\"192.0.2.0/30\"]}, \"staticBib\": [{\"protocol\": \"TCP\","
+                + " \"ipv6Address\": \"fe80::1\", \"ipv6Port\": 80, \"ipv4Address\": \"192.0.2.1\", \"ipv4Port\": 8080}]}"),
+                mapper, null);
+        e = assertThrows(InvalidFieldException.class, app::isValid);
+        assertEquals("apps.org.nat64fabric.app.nat64.staticBib[0].ipv6Address", e.field());
+
+        Nat64DeviceConfig device = new Nat64DeviceConfig();
+        device.init(LEAF, Nat64DeviceConfig.KEY, mapper.readTree("{\"role\": \"EDGE\", \"routerMac\":"
+                + " \"00:00:00:00:a1:01\", \"mtu\": 1000}"), mapper, null);
+        e = assertThrows(InvalidFieldException.class, device::isValid);
+        assertEquals("devices.device:leaf1.nat64fabric.mtu", e.field());
     }
 }

@@ -143,6 +143,27 @@ class Nat64WebResourceTest extends JerseyTest {
     }
 
     @Test
+    void theWebApplicationHasCoresLimitsAndErrorAnswers() throws Exception {
+        start(true);
+        Response r = post("bib", "{\"x\": \"" + "a".repeat(2 << 20) + "\"}");
+        assertEquals(413, r.getStatus());
+        assertEquals("body", json(r).path("field").asText());
+
+        r = post("bib", "{\"protocol\": \"TCP\", \"ipv6Address\": \"fe80::1%eth0\", \"ipv6Port\": 80,"
+                + " \"ipv4Address\": \"192.0.2.1\", \"ipv4Port\": 8080}");
+        assertEquals(400, r.getStatus());
+        assertEquals("bib.ipv6Address", json(r).path("field").asText());
+
+        r = target("bib").queryParam("static", "maybe").request().get();
+        assertEquals(400, r.getStatus());
+        assertEquals("static", json(r).path("field").asText());
+
+        r = post("eamt", "{\"ipv6Prefix\": \"2001:db8:9::/128\", \"ipv4Prefix\": \"127.0.0.1/32\"}");
+        assertEquals(400, r.getStatus());
+        assertEquals("eam.ipv4Prefix", json(r).path("field").asText());
+    }
+
+    @Test
     void ofConcurrentClaimsOfOneTransportAddressExactlyOneWins() throws Exception {
         start(true);
         ExecutorService pool = Executors.newFixedThreadPool(8);

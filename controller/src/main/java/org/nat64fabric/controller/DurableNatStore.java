@@ -1,33 +1,399 @@
 package org.nat64fabric.controller;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import org.h2.mvstore.MVStore;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.zip.CRC32;
+import org.nat64fabric.controller.TrackedMap.RowKey;
 import org.nat64fabric.core.store.MapNatStore;
 
 /**
- * The NAT state on disk, in an H2 MVStore file: BIB, sessions, EAMT, port blocks and resting
- * ports. Every change is committed before the call that made it returns, so a controller killed
- * at any moment restarts with every mapping it handed out.
+ * The NAT state on disk: BIB, sessions, EAMT, port blocks and resting ports, in a SQLite file
+ * ({@value #FILE}, write-ahead log, {@code synchronous=FULL}), one row per map entry in
+ * {@link StateCodec}'s format with a CRC-32. The maps are
+ * held in memory; {@link #changed()} writes every key changed since the last commit in one
+ * transaction before it returns, so a change is on disk before anyone is told it happened, and
+ * concurrent callers share one commit (group commit).
+ *
+ * <p>Opening refuses a state file that is missing (when the directory was used before), empty,
+ * not SQLite, failing SQLite's integrity check, or holding a row whose CRC or content is wrong:
+ * {@link StateException} names the file, the fault and the two ways on. A run that did not stop
+ * cleanly leaves its write-ahead log beside the file; a file marked open whose log is gone lost its
+ * last commits and is refused too. A last-known-good copy, {@value #BACKUP}, is written after every
+ * successful open, every hour and at a clean stop; starting empty keeps the previous one aside.
  */
 final class DurableNatStore extends MapNatStore implements AutoCloseable {
-    private final MVStore mv;
+    static final String FILE = "nat64.db";
+    static final String BACKUP = "nat64.db.bak";
+    /** The H2 MVStore file of versions before the SQLite store. */
+    static final String LEGACY_FILE = "nat64.mv";
+    private static final String WAL = FILE + "-wal";
+    private static final String FORMAT = "nat64fabric-state 1";
+    private static final byte[] SQLITE_MAGIC = "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);
 
-    private DurableNatStore(MVStore mv) {
-        super(mv::openMap);
-        this.mv = mv;
+    /** What to do with a state file that cannot be used, chosen explicitly by the operator. */
+    enum Recovery { NONE, START_EMPTY, RESTORE_BACKUP }
+
+    /** The state cannot be opened; the message is one line for the operator. */
+    static final class StateException extends Exception {
+        StateException(String message) {
+            super(message);
+        }
     }
 
-    static DurableNatStore open(Path file) {
-        return new DurableNatStore(new MVStore.Builder().fileName(file.toString()).autoCommitDisabled().open());
+    /** The maps read from the file, handed to MapNatStore by name. */
+    private static final class Loaded implements Maps {
+        final Set<RowKey> dirty = ConcurrentHashMap.newKeySet();
+        final Map<String, TrackedMap<Object>> maps = new HashMap<>();
+
+        TrackedMap<Object> map(String name) {
+            return maps.computeIfAbsent(name, n -> new TrackedMap<>(n, dirty));
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public <V> Map<String, V> open(String name) {
+            return (Map<String, V>) (Map<String, ?>) map(name);
+        }
+    }
+
+    private final Path dir;
+    private final Connection db;
+    private final FileLock lock;
+    private final Loaded loaded;
+    /** Prepared once: a commit is a few rows, and compiling its statements would cost more than writing them. */
+    private PreparedStatement upsert;
+    private PreparedStatement delete;
+    private final Object backupLock = new Object();
+
+    private DurableNatStore(Path dir, Connection db, FileLock lock, Loaded loaded) {
+        super(loaded);
+        this.dir = dir;
+        this.db = db;
+        this.lock = lock;
+        this.loaded = loaded;
+    }
+
+    /**
+     * Opens the state in {@code dir}. {@code firstUseMarker} is a file that exists once the
+     * directory has been used (the REST credentials): the state file is then expected too.
+     */
+    static DurableNatStore open(Path dir, Path firstUseMarker, Recovery recovery) throws StateException {
+        Path file = dir.resolve(FILE);
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new StateException("cannot create the state directory " + dir + ": " + e.getMessage());
+        }
+        FileLock lock = lockDirectory(dir);
+        try {
+            if (Files.exists(dir.resolve(LEGACY_FILE))) {
+                throw new StateException(dir.resolve(LEGACY_FILE) + ": state of an earlier version (H2 MVStore), "
+                        + "which this version does not read. Start that version to export its BIB and EAMT "
+                        + "(GET /bib?static=true, GET /eamt), move the file away, and add them here again.");
+            }
+            if (recovery != Recovery.NONE) {
+                setAside(dir, recovery);
+            }
+            boolean walPresent = Files.exists(dir.resolve(WAL));
+            boolean expected = recovery == Recovery.NONE
+                    && (Files.exists(firstUseMarker) || Files.exists(dir.resolve(BACKUP)));
+            String fault = fault(file, expected);
+            if (fault != null) {
+                throw new StateException(file + ": " + fault + ". "
+                        + (Files.isRegularFile(dir.resolve(BACKUP))
+                            ? "Restart with --restore-backup to use the last good copy (" + dir.resolve(BACKUP)
+                              + ", " + Files.getLastModifiedTime(dir.resolve(BACKUP)).toInstant() + "), or"
+                            : "No backup exists (" + dir.resolve(BACKUP) + "); restart")
+                        + " with --empty-state to start with no NAT state (the damaged file is kept aside).");
+            }
+            Connection db = DriverManager.getConnection("jdbc:sqlite:" + file);
+            Loaded loaded = new Loaded();
+            try {
+                prepare(db);
+                String problem = load(db, loaded);
+                if (problem == null && recovery == Recovery.NONE && !walPresent && "open".equals(meta(db, "run"))) {
+                    problem = "its write-ahead log " + dir.resolve(WAL) + " is missing although the last run did "
+                            + "not stop cleanly, so its last changes are lost";
+                }
+                if (problem == null) {
+                    markOpen(db);
+                }
+                if (problem != null) {
+                    db.close();
+                    throw new StateException(file + ": " + problem + ". Restart with --restore-backup to use the "
+                            + "last good copy, or with --empty-state to start with no NAT state.");
+                }
+            } catch (SQLException e) {
+                db.close();
+                throw new StateException(file + ": not a usable state file (" + firstLine(e.getMessage())
+                        + "). Restart with --restore-backup to use the last good copy, or with --empty-state "
+                        + "to start with no NAT state.");
+            }
+            DurableNatStore store = new DurableNatStore(dir, db, lock, loaded);
+            store.backup();
+            return store;
+        } catch (IOException | SQLException e) {
+            release(lock);
+            throw new StateException(file + ": " + e.getMessage());
+        } catch (StateException e) {
+            release(lock);
+            throw e;
+        }
+    }
+
+    /** Two controllers on one state directory would hand out the same ports. */
+    private static FileLock lockDirectory(Path dir) throws StateException {
+        Path lockFile = dir.resolve("lock");
+        try {
+            FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileLock lock = channel.tryLock();
+            if (lock == null) {
+                channel.close();
+                throw new StateException(dir + " is in use by another controller (it holds " + lockFile + ")");
+            }
+            return lock;
+        } catch (IOException e) {
+            throw new StateException("cannot lock " + lockFile + ": " + e.getMessage());
+        }
+    }
+
+    private static void release(FileLock lock) {
+        try {
+            lock.channel().close();
+        } catch (IOException ignored) {
+            // closing the channel is all there is to do; the lock goes with the process anyway
+        }
+    }
+
+    /** Why the file cannot be opened before SQLite sees it, or null. */
+    private static String fault(Path file, boolean usedBefore) throws IOException {
+        if (!Files.exists(file)) {
+            return usedBefore ? "missing, although this state directory was used before" : null;
+        }
+        if (Files.size(file) == 0) {
+            return "empty (0 bytes)";
+        }
+        byte[] head = new byte[SQLITE_MAGIC.length];
+        try (InputStream in = Files.newInputStream(file)) {
+            if (in.readNBytes(head, 0, head.length) < head.length || !java.util.Arrays.equals(head, SQLITE_MAGIC)) {
+                return "not a state file (its header is not SQLite's)";
+            }
+        }
+        return null;
+    }
+
+    /** Moves the damaged files aside, then copies the backup in for RESTORE_BACKUP. */
+    private static void setAside(Path dir, Recovery recovery) throws IOException, StateException {
+        Path backup = dir.resolve(BACKUP);
+        if (recovery == Recovery.RESTORE_BACKUP && !Files.isRegularFile(backup)) {
+            throw new StateException("--restore-backup: there is no backup " + backup);
+        }
+        String stamp = Instant.now().toString().replace(':', '-');
+        for (String suffix : List.of("", "-wal", "-shm")) {
+            Path f = dir.resolve(FILE + suffix);
+            if (Files.exists(f)) {
+                Files.move(f, dir.resolve(FILE + suffix + ".damaged-" + stamp));
+            }
+        }
+        if (recovery == Recovery.RESTORE_BACKUP) {
+            Files.copy(backup, dir.resolve(FILE));
+        } else if (Files.exists(backup)) {
+            // the empty start's own backups will replace it: keep the last good copy of the old state
+            Files.copy(backup, dir.resolve(BACKUP + ".before-empty-" + stamp));
+        }
+    }
+
+    private static void prepare(Connection db) throws SQLException {
+        try (Statement s = db.createStatement()) {
+            s.execute("PRAGMA journal_mode=WAL");
+            s.execute("PRAGMA synchronous=FULL");
+            try (ResultSet r = s.executeQuery("PRAGMA integrity_check")) {
+                String verdict = r.next() ? r.getString(1) : "no answer";
+                if (!"ok".equals(verdict)) {
+                    throw new SQLException("integrity check: " + verdict);
+                }
+            }
+            s.execute("CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS entries(map TEXT NOT NULL, key TEXT NOT NULL, "
+                    + "value BLOB NOT NULL, crc INTEGER NOT NULL, PRIMARY KEY (map, key)) WITHOUT ROWID");
+            s.execute("INSERT OR IGNORE INTO meta VALUES ('format', '" + FORMAT + "')");
+        }
+        db.setAutoCommit(false);
+        db.commit();
+    }
+
+    /** Reads every row into memory; the first bad row's description, or null. */
+    private static String load(Connection db, Loaded loaded) throws SQLException {
+        try (Statement s = db.createStatement()) {
+            try (ResultSet r = s.executeQuery("SELECT value FROM meta WHERE name = 'format'")) {
+                if (!r.next() || !FORMAT.equals(r.getString(1))) {
+                    return "not a nat64fabric state file of this version (format " + FORMAT + " expected)";
+                }
+            }
+            try (ResultSet r = s.executeQuery("SELECT map, key, value, crc FROM entries")) {
+                while (r.next()) {
+                    String map = r.getString(1);
+                    String key = r.getString(2);
+                    byte[] value = r.getBytes(3);
+                    if (crc(value) != r.getLong(4)) {
+                        return "the row " + map + "/" + key + " fails its CRC check";
+                    }
+                    try {
+                        loaded.map(map).load(key, StateCodec.decode(value));
+                    } catch (IOException | RuntimeException e) {
+                        return "the row " + map + "/" + key + " cannot be read (" + e.getMessage() + ")";
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    private static String meta(Connection db, String name) throws SQLException {
+        try (PreparedStatement s = db.prepareStatement("SELECT value FROM meta WHERE name = ?")) {
+            s.setString(1, name);
+            try (ResultSet r = s.executeQuery()) {
+                return r.next() ? r.getString(1) : null;
+            }
+        }
+    }
+
+    /**
+     * Marks the file in use, in the file itself (a checkpoint): should the log be lost after a
+     * crash, the file still says that a run did not stop cleanly.
+     */
+    private static void markOpen(Connection db) throws SQLException {
+        setMeta(db, "run", "open");
+        db.setAutoCommit(true);
+        try (Statement s = db.createStatement()) {
+            s.execute("PRAGMA wal_checkpoint(FULL)");
+        }
+        db.setAutoCommit(false);
+    }
+
+    /** Records a fact about the file (the run's state), committed at once. */
+    private static void setMeta(Connection db, String name, String value) throws SQLException {
+        try (PreparedStatement s = db.prepareStatement("INSERT OR REPLACE INTO meta VALUES (?, ?)")) {
+            s.setString(1, name);
+            s.setString(2, value);
+            s.executeUpdate();
+        }
+        db.commit();
     }
 
     @Override
     protected void changed() {
-        mv.commit();
+        commit();
+    }
+
+    /**
+     * Writes every changed key in one transaction. A caller whose change another thread's commit
+     * took waits for that commit here (the lock), so it too returns only once its change is durable.
+     */
+    private synchronized void commit() {
+        if (loaded.dirty.isEmpty()) {
+            return;
+        }
+        List<RowKey> batch = new ArrayList<>(loaded.dirty);
+        loaded.dirty.removeAll(batch);
+        try {
+            if (upsert == null) {
+                upsert = db.prepareStatement("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?)");
+                delete = db.prepareStatement("DELETE FROM entries WHERE map = ? AND key = ?");
+            }
+            for (RowKey k : batch) {
+                Object value = loaded.map(k.map).get(k.key);
+                if (value == null) {
+                    delete.setString(1, k.map);
+                    delete.setString(2, k.key);
+                    delete.addBatch();
+                } else {
+                    byte[] bytes = StateCodec.encode(value);
+                    upsert.setString(1, k.map);
+                    upsert.setString(2, k.key);
+                    upsert.setBytes(3, bytes);
+                    upsert.setLong(4, crc(bytes));
+                    upsert.addBatch();
+                }
+            }
+            upsert.executeBatch();
+            delete.executeBatch();
+            db.commit();
+        } catch (SQLException | IOException | RuntimeException e) {
+            loaded.dirty.addAll(batch);   // still to be written: the next commit tries again
+            try {
+                upsert.clearBatch();
+                delete.clearBatch();
+                db.rollback();
+            } catch (SQLException ignored) {
+                // the transaction is lost either way; the keys are marked again
+            }
+            throw new IllegalStateException("cannot write the NAT state to " + dir.resolve(FILE) + ": "
+                    + firstLine(e.getMessage()), e);
+        }
+    }
+
+    /**
+     * Writes the last-known-good copy: a consistent snapshot, then an atomic rename. On a connection
+     * of its own: in WAL mode a reader sees the last commit and does not hold up
+     * the writer, so setups go on while a large state is copied.
+     */
+    void backup() throws SQLException, IOException {
+        Path tmp = dir.resolve(BACKUP + ".tmp");
+        synchronized (backupLock) {
+            Files.deleteIfExists(tmp);
+            try (Connection reader = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(FILE));
+                 Statement s = reader.createStatement()) {
+                s.execute("VACUUM INTO '" + tmp.toString().replace("'", "''") + "'");
+            }
+            Files.move(tmp, dir.resolve(BACKUP), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        }
     }
 
     @Override
-    public void close() {
-        mv.close();
+    public synchronized void close() throws SQLException, IOException {
+        commit();
+        backup();
+        if (upsert != null) {   // an open statement would keep the checkpoint from truncating the log
+            upsert.close();
+            delete.close();
+        }
+        setMeta(db, "run", "closed");
+        db.setAutoCommit(true);   // no transaction open: a checkpoint cannot run inside one
+        try (Statement s = db.createStatement()) {
+            s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+        }
+        db.close();
+        release(lock);
+    }
+
+    private static long crc(byte[] bytes) {
+        CRC32 crc = new CRC32();
+        crc.update(bytes);
+        return crc.getValue();
+    }
+
+    private static String firstLine(String message) {
+        return message == null ? "unknown error" : message.lines().findFirst().orElse(message);
     }
 }

@@ -7,20 +7,34 @@ import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import p4.config.v1.P4InfoOuterClass.Action;
 import p4.config.v1.P4InfoOuterClass.MatchField;
+import p4.config.v1.P4InfoOuterClass.Meter;
 import p4.config.v1.P4InfoOuterClass.P4Info;
 import p4.config.v1.P4InfoOuterClass.Table;
 import p4.v1.P4RuntimeOuterClass;
+import p4.v1.P4RuntimeOuterClass.CloneSessionEntry;
 import p4.v1.P4RuntimeOuterClass.FieldMatch;
+import p4.v1.P4RuntimeOuterClass.Index;
+import p4.v1.P4RuntimeOuterClass.MeterEntry;
+import p4.v1.P4RuntimeOuterClass.PacketReplicationEngineEntry;
+import p4.v1.P4RuntimeOuterClass.Replica;
+import org.nat64fabric.core.fabric.CloneSession;
+import org.nat64fabric.core.fabric.Entity;
+import org.nat64fabric.core.fabric.MeterConfig;
 import org.nat64fabric.core.fabric.TableEntry;
 
 /**
- * Core's named table entries to P4Runtime's numbered ones and back, through the pipeline's
- * P4Info. Values are canonical bytestrings (P4Runtime 1.3 section 8.4: big-endian, no leading
- * zero bytes).
+ * Core's named entities to P4Runtime's numbered ones and back, through the pipeline's P4Info:
+ * table entries, clone sessions, and meter configurations (one core entity, one P4Runtime
+ * MeterEntry per cell). Values are canonical bytestrings (P4Runtime 1.3 section 8.4: big-endian,
+ * no leading zero bytes).
  */
 final class EntryCodec {
     private static final long NANOS = 1_000_000_000L;
@@ -30,6 +44,8 @@ final class EntryCodec {
     private final Map<Integer, Table> tablesById = new HashMap<>();
     private final Map<String, Action> actions = new HashMap<>();
     private final Map<Integer, Action> actionsById = new HashMap<>();
+    private final Map<String, Meter> meters = new HashMap<>();
+    private final Map<Integer, Meter> metersById = new HashMap<>();
 
     EntryCodec(P4Info p4info) {
         this.p4info = p4info;
@@ -40,6 +56,10 @@ final class EntryCodec {
         for (Action a : p4info.getActionsList()) {
             actions.put(a.getPreamble().getName(), a);
             actionsById.put(a.getPreamble().getId(), a);
+        }
+        for (Meter m : p4info.getMetersList()) {
+            meters.put(m.getPreamble().getName(), m);
+            metersById.put(m.getPreamble().getId(), m);
         }
     }
 
@@ -56,6 +76,94 @@ final class EntryCodec {
     boolean isConstTable(int tableId) {
         Table t = tablesById.get(tableId);
         return t != null && t.getIsConstTable();
+    }
+
+    /** False when the pipeline has no such meter (a program older than the configuration). */
+    boolean hasMeter(String name) {
+        return meters.containsKey(name);
+    }
+
+    /**
+     * The P4Runtime entities that write {@code e}: one, or one per cell of a meter (every cell
+     * gets the configuration; a meter the pipeline lacks gives none).
+     */
+    List<P4RuntimeOuterClass.Entity> encode(Entity e) {
+        if (e instanceof TableEntry) {
+            return List.of(P4RuntimeOuterClass.Entity.newBuilder().setTableEntry(encode((TableEntry) e)).build());
+        }
+        if (e instanceof CloneSession) {
+            CloneSession c = (CloneSession) e;
+            CloneSessionEntry.Builder b = CloneSessionEntry.newBuilder().setSessionId(c.sessionId);
+            Map<Integer, Integer> copies = new HashMap<>();
+            // (port, instance) names a replica: copies to the same port are numbered from 1
+            c.ports.forEach(p -> b.addReplicas(Replica.newBuilder().setEgressPort(p)
+                    .setInstance(copies.merge(p, 1, Integer::sum))));
+            return List.of(P4RuntimeOuterClass.Entity.newBuilder().setPacketReplicationEngineEntry(
+                    PacketReplicationEngineEntry.newBuilder().setCloneSessionEntry(b)).build());
+        }
+        MeterConfig m = (MeterConfig) e;
+        Meter meter = meters.get(m.meter);
+        if (meter == null) {
+            return List.of();
+        }
+        P4RuntimeOuterClass.MeterConfig config = P4RuntimeOuterClass.MeterConfig.newBuilder().setCir(m.cir)
+                .setCburst(m.cburst).setPir(m.pir).setPburst(m.pburst).build();
+        List<P4RuntimeOuterClass.Entity> out = new ArrayList<>((int) meter.getSize());
+        for (long i = 0; i < meter.getSize(); i++) {
+            out.add(P4RuntimeOuterClass.Entity.newBuilder().setMeterEntry(MeterEntry.newBuilder()
+                    .setMeterId(meter.getPreamble().getId()).setIndex(Index.newBuilder().setIndex(i))
+                    .setConfig(config)).build());
+        }
+        return out;
+    }
+
+    /** What a read asks for: every table entry, every clone session, every cell of every meter. */
+    List<P4RuntimeOuterClass.Entity> readRequest() {
+        List<P4RuntimeOuterClass.Entity> out = new ArrayList<>();
+        out.add(P4RuntimeOuterClass.Entity.newBuilder().setTableEntry(P4RuntimeOuterClass.TableEntry.newBuilder())
+                .build());
+        out.add(P4RuntimeOuterClass.Entity.newBuilder().setPacketReplicationEngineEntry(
+                PacketReplicationEngineEntry.newBuilder().setCloneSessionEntry(CloneSessionEntry.newBuilder())).build());
+        for (Meter m : meters.values()) {
+            out.add(P4RuntimeOuterClass.Entity.newBuilder().setMeterEntry(MeterEntry.newBuilder()
+                    .setMeterId(m.getPreamble().getId())).build());
+        }
+        return out;
+    }
+
+    /**
+     * What a read returned, as core's entities: table entries of the controller's tables (const
+     * tables hold the pipeline's own entries, default entries are not listed), clone sessions, and
+     * a meter's configuration when every cell has the same one (otherwise none, so that it is
+     * written again).
+     */
+    List<Entity> decode(List<P4RuntimeOuterClass.Entity> read) {
+        List<Entity> out = new ArrayList<>();
+        Map<Integer, List<MeterConfig>> meterCells = new LinkedHashMap<>();
+        for (P4RuntimeOuterClass.Entity e : read) {
+            if (e.hasTableEntry()) {
+                if (!e.getTableEntry().getIsDefaultAction() && !isConstTable(e.getTableEntry().getTableId())) {
+                    out.add(decode(e.getTableEntry()));
+                }
+            } else if (e.hasPacketReplicationEngineEntry()
+                    && e.getPacketReplicationEngineEntry().hasCloneSessionEntry()) {
+                CloneSessionEntry c = e.getPacketReplicationEngineEntry().getCloneSessionEntry();
+                out.add(new CloneSession(c.getSessionId(), c.getReplicasList().stream()
+                        .map(Replica::getEgressPort).collect(Collectors.toList())));
+            } else if (e.hasMeterEntry()) {
+                MeterEntry m = e.getMeterEntry();
+                Meter meter = metersById.get(m.getMeterId());
+                if (meter != null) {
+                    P4RuntimeOuterClass.MeterConfig c = m.getConfig();
+                    meterCells.computeIfAbsent(m.getMeterId(), id -> new ArrayList<>()).add(m.hasConfig()
+                            ? new MeterConfig(meter.getPreamble().getName(), c.getCir(), c.getCburst(), c.getPir(),
+                                    c.getPburst()) : null);
+                }
+            }
+        }
+        meterCells.forEach((id, cells) -> MeterConfig.ofCells(metersById.get(id).getSize(), cells)
+                .ifPresent(out::add));
+        return out;
     }
 
     P4RuntimeOuterClass.TableEntry encode(TableEntry e) {

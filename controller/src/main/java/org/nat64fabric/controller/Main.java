@@ -1,149 +1,208 @@
 package org.nat64fabric.controller;
 
+import com.sun.net.httpserver.HttpServer;
+import io.grpc.ChannelCredentials;
+import io.grpc.TlsChannelCredentials;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.security.GeneralSecurityException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
 import java.util.logging.Logger;
-import javax.ws.rs.Path;
-import javax.ws.rs.Produces;
-import javax.ws.rs.core.MediaType;
-import com.sun.net.httpserver.HttpServer;
-import org.glassfish.jersey.jdkhttp.JdkHttpServerFactory;
-import org.glassfish.jersey.server.ResourceConfig;
+import org.nat64fabric.controller.DurableNatStore.Recovery;
+import org.nat64fabric.controller.DurableNatStore.StateException;
 import org.nat64fabric.core.ConfigException;
 import org.nat64fabric.core.config.FabricConfig;
 import org.nat64fabric.core.control.Nat64Fabric;
-import org.nat64fabric.core.control.Nat64Service;
-import org.nat64fabric.core.rest.Nat64Resource;
 
 /**
  * The embedded controller: the NAT64 fabric without ONOS. Reads the fabric's netcfg-form
  * configuration, keeps NAT state in a durable store, drives every switch over P4Runtime and
- * serves the REST API at http://ADDR:PORT/onos/nat64fabric/, the ONOS app's paths.
+ * serves the REST API at http(s)://ADDR:PORT/onos/nat64fabric/, the ONOS app's paths.
  */
 public final class Main {
     private static final Logger LOG = Logger.getLogger(Main.class.getName());
     /** Jersey warns at start about optional features it does not find (JAXB, WADL, activation). */
     private static final Logger JERSEY = Logger.getLogger("org.glassfish.jersey");
+    private static final long BACKUP_EVERY_MINUTES = 60;
     private static final String USAGE = String.join("\n",
             "usage: nat64fabric-controller --config FABRIC.json --state DIR --p4info P4INFO.txt",
-            "                              --device-config DEVICE_CONFIG.bin [--rest-addr 127.0.0.1] [--rest-port 8181]",
+            "                              --device-config DEVICE_CONFIG.bin [options]",
             "  --config         the fabric in ONOS netcfg form (docs/netcfg.md)",
-            "  --state          directory of the durable NAT state (nat64.mv) and the NAT event log (nat-events.log)",
+            "  --state          directory of the durable NAT state (nat64.db, its backup nat64.db.bak), the REST",
+            "                   credentials (rest-credentials) and the NAT event log (nat-events.log)",
             "  --p4info, --device-config   the pipeline, as `make p4` writes them to p4/build/",
-            "  --rest-addr/--rest-port     where the REST API listens (default 127.0.0.1:8181)");
-
-    /** The REST API at the ONOS app's paths. */
-    @Path("onos/nat64fabric")
-    @Produces(MediaType.APPLICATION_JSON)
-    public static final class RestApi extends Nat64Resource {
-        public RestApi(Nat64Service service) {
-            super(() -> service);
-        }
-    }
+            "  --rest-addr ADDR, --rest-port PORT   where the REST API listens (default 127.0.0.1:8181)",
+            "  --rest-tls-cert PEM, --rest-tls-key PEM   serve the REST API over HTTPS (key in PKCS#8 PEM)",
+            "  --p4rt-ca-cert PEM   trust these CAs for switches at grpcs:// addresses (default: the system's)",
+            "  --p4rt-cert PEM, --p4rt-key PEM   the controller's own certificate, for switches that ask for one",
+            "  --restore-backup     the state file is damaged: set it aside and start from nat64.db.bak",
+            "  --empty-state        the state file is damaged: set it aside and start with no NAT state");
 
     private Main() {
     }
 
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] args) {
         System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tT %4$s %3$s: %5$s%6$s%n");
-        JERSEY.setLevel(java.util.logging.Level.SEVERE);
-        String config = null;
-        String state = null;
-        String p4info = null;
-        String deviceConfig = null;
-        String restAddr = "127.0.0.1";
-        int restPort = 8181;
+        JERSEY.setLevel(Level.SEVERE);
+        Map<String, String> opts = new HashMap<>();
+        Recovery recovery = Recovery.NONE;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
-            if (a.equals("-h") || a.equals("--help")) {
-                System.out.println(USAGE);
-                return;
-            }
-            if (i + 1 >= args.length) {
-                fail("option " + a + " needs a value");
-            }
-            String v = args[++i];
             switch (a) {
-                case "--config": config = v; break;
-                case "--state": state = v; break;
-                case "--p4info": p4info = v; break;
-                case "--device-config": deviceConfig = v; break;
-                case "--rest-addr": restAddr = v; break;
-                case "--rest-port": restPort = Integer.parseInt(v); break;
-                default: fail("unknown option " + a);
+                case "-h": case "--help":
+                    System.out.println(USAGE);
+                    return;
+                case "--restore-backup": case "--empty-state":
+                    if (recovery != Recovery.NONE) {
+                        fail("choose one of --restore-backup and --empty-state");
+                    }
+                    recovery = a.equals("--empty-state") ? Recovery.START_EMPTY : Recovery.RESTORE_BACKUP;
+                    continue;
+                case "--config": case "--state": case "--p4info": case "--device-config": case "--rest-addr":
+                case "--rest-port": case "--rest-tls-cert": case "--rest-tls-key": case "--p4rt-ca-cert":
+                case "--p4rt-cert": case "--p4rt-key":
+                    if (i + 1 >= args.length) {
+                        fail("option " + a + " needs a value");
+                    }
+                    opts.put(a, args[++i]);
+                    continue;
+                default:
+                    fail("unknown option " + a);
             }
         }
-        if (config == null || state == null || p4info == null || deviceConfig == null) {
-            fail("--config, --state, --p4info and --device-config are required");
+        for (String required : List.of("--config", "--state", "--p4info", "--device-config")) {
+            if (!opts.containsKey(required)) {
+                fail(required + " is required");
+            }
+        }
+        if (opts.containsKey("--rest-tls-cert") != opts.containsKey("--rest-tls-key")) {
+            fail("--rest-tls-cert and --rest-tls-key go together");
+        }
+        if (opts.containsKey("--p4rt-cert") != opts.containsKey("--p4rt-key")) {
+            fail("--p4rt-cert and --p4rt-key go together");
+        }
+        int restPort = 0;
+        try {
+            restPort = Integer.parseInt(opts.getOrDefault("--rest-port", "8181"));
+        } catch (NumberFormatException e) {
+            fail("--rest-port must be a number, not '" + opts.get("--rest-port") + "'");
         }
         try {
-            run(java.nio.file.Path.of(config), java.nio.file.Path.of(state), java.nio.file.Path.of(p4info),
-                    java.nio.file.Path.of(deviceConfig), restAddr, restPort);
+            run(opts, restPort, recovery);
         } catch (ConfigException e) {
-            fail(config + ": " + e.getMessage());
+            fail(opts.get("--config") + ": " + e.getMessage());
+        } catch (StateException e) {
+            System.err.println("nat64fabric-controller: " + e.getMessage());   // one line: what, and what to do
+            System.exit(2);
+        } catch (IOException | GeneralSecurityException e) {
+            fail(e.getMessage());
         }
     }
 
-    private static void run(java.nio.file.Path configFile, java.nio.file.Path stateDir, java.nio.file.Path p4info,
-                            java.nio.file.Path deviceConfig, String restAddr, int restPort) throws IOException {
-        FabricConfig config = FabricConfig.read(configFile);
-        for (java.nio.file.Path p : List.of(p4info, deviceConfig)) {
+    private static void run(Map<String, String> opts, int restPort, Recovery recovery)
+            throws IOException, GeneralSecurityException, StateException {
+        FabricConfig config = FabricConfig.read(Path.of(opts.get("--config")));
+        Path p4info = Path.of(opts.get("--p4info"));
+        Path deviceConfig = Path.of(opts.get("--device-config"));
+        for (Path p : List.of(p4info, deviceConfig)) {
             if (!Files.isRegularFile(p)) {
                 fail(p + " is missing: run `make p4` to compile the pipeline");
             }
         }
         EntryCodec codec = EntryCodec.load(p4info);
         byte[] device = Files.readAllBytes(deviceConfig);
-        Files.createDirectories(stateDir);
-        DurableNatStore store = DurableNatStore.open(stateDir.resolve("nat64.mv"));
+        ChannelCredentials switchTls = switchTls(opts);
+        Path stateDir = Path.of(opts.get("--state"));
+        DurableNatStore store = DurableNatStore.open(stateDir, stateDir.resolve(Credentials.FILE), recovery);
+        Credentials credentials = Credentials.loadOrCreate(stateDir);
+        // Buffered, flushed every second and at a stop: a line per event must not cost a system call per setup.
         PrintWriter eventLog = new PrintWriter(Files.newBufferedWriter(stateDir.resolve("nat-events.log"),
-                StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND), true);
-        Nat64Fabric fabric = new Nat64Fabric(config, store, e -> eventLog.println(e), System::currentTimeMillis);
-        LOG.info("NAT state in " + stateDir.resolve("nat64.mv") + ": " + store.bib().size() + " BIB entries, "
-                + store.sessions().size() + " sessions, " + store.eams().size() + " EAMs");
+                StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND), false);
+        ExecutorService setups = Executors.newSingleThreadExecutor(r -> new Thread(r, "fabric-setups"));
+        ExecutorService writers = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "fabric-writes");
+            t.setDaemon(true);
+            return t;
+        });
+        Nat64Fabric fabric = new Nat64Fabric(config, store, e -> eventLog.println(e), System::currentTimeMillis,
+                setups, writers);
+        LOG.info("NAT state in " + stateDir.resolve(DurableNatStore.FILE) + ": " + store.bib().size() + " BIB entries, "
+                + store.sessions().size() + " sessions, " + store.eams().size() + " EAMs; last good copy in "
+                + stateDir.resolve(DurableNatStore.BACKUP));
 
         ExecutorService events = Executors.newSingleThreadExecutor(r -> new Thread(r, "fabric-events"));
         List<P4RuntimeLink> links = new ArrayList<>();
         long electionId = System.currentTimeMillis();   // a restarted controller outranks its predecessor
-        config.devices.forEach((id, d) -> links.add(new P4RuntimeLink(id, d.managementAddress, codec, device,
-                electionId, fabric, events)));
+        config.devices.forEach((id, d) -> links.add(new P4RuntimeLink(id, d.managementAddress, switchTls, codec,
+                device, electionId, fabric, events)));
         links.forEach(P4RuntimeLink::start);
 
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         timer.scheduleWithFixedDelay(() -> events.execute(fabric::tick), 5, 5, TimeUnit.SECONDS);
+        timer.scheduleWithFixedDelay(eventLog::flush, 1, 1, TimeUnit.SECONDS);
+        timer.scheduleWithFixedDelay(() -> {
+            try {
+                store.backup();
+            } catch (Exception e) {
+                LOG.warning("could not write the backup " + stateDir.resolve(DurableNatStore.BACKUP) + ": " + e);
+            }
+        }, BACKUP_EVERY_MINUTES, BACKUP_EVERY_MINUTES, TimeUnit.MINUTES);
 
-        URI base = URI.create("http://" + restAddr + ":" + restPort + "/");
-        HttpServer http = JdkHttpServerFactory.createHttpServer(base, new ResourceConfig().register(new RestApi(fabric)));
-        LOG.info("REST API at " + base + "onos/nat64fabric/ ; " + links.size() + " switches");
+        String restAddr = opts.getOrDefault("--rest-addr", "127.0.0.1");
+        HttpServer http = RestServer.start(fabric, credentials, restAddr, restPort,
+                opts.containsKey("--rest-tls-cert") ? Path.of(opts.get("--rest-tls-cert")) : null,
+                opts.containsKey("--rest-tls-key") ? Path.of(opts.get("--rest-tls-key")) : null);
+        LOG.info(links.size() + " switches");
 
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             http.stop(0);
             links.forEach(P4RuntimeLink::stop);
             timer.shutdownNow();
             events.shutdown();
+            setups.shutdown();
             try {
                 events.awaitTermination(5, TimeUnit.SECONDS);
+                setups.awaitTermination(5, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            store.close();
+            try {
+                store.close();
+            } catch (Exception e) {
+                // every change was committed when it was made; only the backup copy may be older
+                System.err.println("nat64fabric-controller: closing " + stateDir.resolve(DurableNatStore.FILE) + ": " + e);
+            }
             eventLog.close();
         }));
     }
 
+    /** How the controller speaks TLS to switches at grpcs:// addresses. */
+    private static ChannelCredentials switchTls(Map<String, String> opts) throws IOException {
+        TlsChannelCredentials.Builder tls = TlsChannelCredentials.newBuilder();
+        if (opts.containsKey("--p4rt-ca-cert")) {
+            tls.trustManager(Path.of(opts.get("--p4rt-ca-cert")).toFile());
+        }
+        if (opts.containsKey("--p4rt-cert")) {
+            tls.keyManager(Path.of(opts.get("--p4rt-cert")).toFile(), Path.of(opts.get("--p4rt-key")).toFile());
+        }
+        return tls.build();
+    }
+
     private static void fail(String message) {
         System.err.println("nat64fabric-controller: " + message);
-        System.err.println(USAGE);
+        System.err.println("run with --help for the options");
         System.exit(2);
     }
 }

@@ -4,15 +4,18 @@ import java.net.URI;
 import org.nat64fabric.core.ConfigException;
 
 /**
- * A switch's P4Runtime address as ONOS netcfg writes it: {@code grpc://HOST:PORT?device_id=N}.
+ * A switch's P4Runtime address as ONOS netcfg writes it: {@code grpc://HOST:PORT?device_id=N},
+ * or {@code grpcs://...} for a switch that speaks TLS.
  */
 final class ManagementAddress {
     final String target;
     final long deviceId;
+    final boolean tls;
 
-    private ManagementAddress(String target, long deviceId) {
+    private ManagementAddress(String target, long deviceId, boolean tls) {
         this.target = target;
         this.deviceId = deviceId;
+        this.tls = tls;
     }
 
     static ManagementAddress parse(String text, String field) {
@@ -25,8 +28,9 @@ final class ManagementAddress {
         } catch (IllegalArgumentException e) {
             throw new ConfigException(field, "'" + text + "' is not a URI: " + e.getMessage());
         }
-        if (!"grpc".equals(u.getScheme()) || u.getHost() == null || u.getPort() < 0) {
-            throw new ConfigException(field, "'" + text + "' must be grpc://HOST:PORT?device_id=N");
+        boolean tls = "grpcs".equals(u.getScheme());
+        if (!(tls || "grpc".equals(u.getScheme())) || u.getHost() == null || u.getPort() < 0) {
+            throw new ConfigException(field, "'" + text + "' must be grpc://HOST:PORT?device_id=N (grpcs:// for TLS)");
         }
         long id = 1;
         if (u.getQuery() != null) {
@@ -40,6 +44,6 @@ final class ManagementAddress {
                 }
             }
         }
-        return new ManagementAddress(u.getHost() + ":" + u.getPort(), id);
+        return new ManagementAddress(u.getHost() + ":" + u.getPort(), id, tls);
     }
 }

@@ -1,6 +1,8 @@
 package org.nat64fabric.controller;
 
 import com.google.protobuf.ByteString;
+import io.grpc.ChannelCredentials;
+import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -9,26 +11,26 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 import org.nat64fabric.core.control.Nat64Fabric;
 import org.nat64fabric.core.control.SwitchLink;
+import org.nat64fabric.core.fabric.MeterConfig;
 import org.nat64fabric.core.fabric.TableEntry;
 import p4.config.v1.P4InfoOuterClass.ControllerPacketMetadata;
 import p4.v1.P4RuntimeGrpc;
-import p4.v1.P4RuntimeOuterClass.CloneSessionEntry;
 import p4.v1.P4RuntimeOuterClass.Entity;
 import p4.v1.P4RuntimeOuterClass.ForwardingPipelineConfig;
 import p4.v1.P4RuntimeOuterClass.GetForwardingPipelineConfigRequest;
 import p4.v1.P4RuntimeOuterClass.MasterArbitrationUpdate;
 import p4.v1.P4RuntimeOuterClass.PacketMetadata;
 import p4.v1.P4RuntimeOuterClass.PacketOut;
-import p4.v1.P4RuntimeOuterClass.PacketReplicationEngineEntry;
 import p4.v1.P4RuntimeOuterClass.ReadRequest;
 import p4.v1.P4RuntimeOuterClass.ReadResponse;
-import p4.v1.P4RuntimeOuterClass.Replica;
 import p4.v1.P4RuntimeOuterClass.SetForwardingPipelineConfigRequest;
 import p4.v1.P4RuntimeOuterClass.StreamMessageRequest;
 import p4.v1.P4RuntimeOuterClass.StreamMessageResponse;
@@ -44,13 +46,11 @@ import p4.v1.P4RuntimeOuterClass.WriteRequest;
  */
 final class P4RuntimeLink implements SwitchLink {
     private static final Logger LOG = Logger.getLogger(P4RuntimeLink.class.getName());
-    /** p4/include/control.p4: the CPU port and the clone session that copies TCP control segments to it. */
-    static final int CPU_PORT = 255;
-    static final int CPU_CLONE_SESSION = 99;
     private static final long RETRY_MS = 1000;
 
     private final String deviceId;
     private final String target;
+    private final ChannelCredentials credentials;
     private final long p4DeviceId;
     private final Uint128 electionId;
     private final EntryCodec codec;
@@ -61,13 +61,17 @@ final class P4RuntimeLink implements SwitchLink {
     private volatile boolean running = true;
     private volatile ManagedChannel channel;
     private volatile StreamObserver<StreamMessageRequest> stream;
+    /** Meters of the configuration that this switch's pipeline lacks: logged once each, then skipped. */
+    private final Set<String> missingMeters = ConcurrentHashMap.newKeySet();
 
-    P4RuntimeLink(String deviceId, String managementAddress, EntryCodec codec, byte[] deviceConfig, long electionId,
-                  Nat64Fabric fabric, ExecutorService events) {
+    /** {@code tls} serves the switches whose address is {@code grpcs://}. */
+    P4RuntimeLink(String deviceId, String managementAddress, ChannelCredentials tls, EntryCodec codec,
+                  byte[] deviceConfig, long electionId, Nat64Fabric fabric, ExecutorService events) {
         this.deviceId = deviceId;
         ManagementAddress a = ManagementAddress.parse(managementAddress, "devices." + deviceId
                 + ".basic.managementAddress");
         this.target = a.target;
+        this.credentials = a.tls ? tls : InsecureChannelCredentials.create();
         this.p4DeviceId = a.deviceId;
         this.electionId = Uint128.newBuilder().setLow(electionId).build();
         this.codec = codec;
@@ -120,7 +124,7 @@ final class P4RuntimeLink implements SwitchLink {
 
     /** One connection, from arbitration until the stream ends. */
     private void session() {
-        channel = NettyChannelBuilder.forTarget(target).usePlaintext().build();
+        channel = NettyChannelBuilder.forTarget(target, credentials).build();
         CountDownLatch primary = new CountDownLatch(1);
         CountDownLatch closed = new CountDownLatch(1);
         stream = P4RuntimeGrpc.newStub(channel).streamChannel(new StreamObserver<>() {
@@ -133,7 +137,7 @@ final class P4RuntimeLink implements SwitchLink {
                 } else if (m.hasPacket()) {
                     int reason = metadata(m.getPacket().getMetadataList(), "punt_reason");
                     byte[] frame = m.getPacket().getPayload().toByteArray();
-                    events.execute(() -> guard(() -> fabric.packetIn(deviceId, reason, frame)));
+                    guard(() -> fabric.packetIn(deviceId, reason, frame));   // parses and queues: safe on gRPC's thread
                 } else if (m.hasIdleTimeoutNotification()) {
                     for (p4.v1.P4RuntimeOuterClass.TableEntry e : m.getIdleTimeoutNotification().getTableEntryList()) {
                         TableEntry entry = codec.decode(e);
@@ -164,7 +168,14 @@ final class P4RuntimeLink implements SwitchLink {
         CountDownLatch ready = new CountDownLatch(1);
         events.execute(() -> {
             try {
-                guard(() -> fabric.connected(this));
+                fabric.connected(this);
+            } catch (RuntimeException e) {
+                // A switch left unreconciled would get no writes: drop the connection and start again.
+                LOG.warning(deviceId + ": reconciliation failed (" + e.getMessage() + "); reconnecting");
+                ManagedChannel c = channel;
+                if (c != null) {
+                    c.shutdownNow();
+                }
             } finally {
                 ready.countDown();
             }
@@ -175,7 +186,7 @@ final class P4RuntimeLink implements SwitchLink {
         LOG.warning(deviceId + " (" + target + "): stream closed; reconnecting");
     }
 
-    /** Sets the pipeline (and the CPU clone session) unless the switch runs ours; true when set. */
+    /** Sets the pipeline unless the switch runs ours; true when set. */
     private boolean setPipelineUnlessRunning() {
         P4RuntimeGrpc.P4RuntimeBlockingStub stub = P4RuntimeGrpc.newBlockingStub(channel);
         try {
@@ -194,11 +205,6 @@ final class P4RuntimeLink implements SwitchLink {
                 .setConfig(ForwardingPipelineConfig.newBuilder().setP4Info(codec.p4info())
                         .setP4DeviceConfig(deviceConfig)
                         .setCookie(ForwardingPipelineConfig.Cookie.newBuilder().setCookie(cookie))).build());
-        Entity clone = Entity.newBuilder().setPacketReplicationEngineEntry(PacketReplicationEngineEntry.newBuilder()
-                .setCloneSessionEntry(CloneSessionEntry.newBuilder().setSessionId(CPU_CLONE_SESSION)
-                        .addReplicas(Replica.newBuilder().setEgressPort(CPU_PORT).setInstance(1)))).build();
-        stub.write(WriteRequest.newBuilder().setDeviceId(p4DeviceId).setElectionId(electionId)
-                .addUpdates(p4.v1.P4RuntimeOuterClass.Update.newBuilder().setType(p4.v1.P4RuntimeOuterClass.Update.Type.INSERT).setEntity(clone)).build());
         return true;
     }
 
@@ -214,9 +220,20 @@ final class P4RuntimeLink implements SwitchLink {
         }
         WriteRequest.Builder w = WriteRequest.newBuilder().setDeviceId(p4DeviceId).setElectionId(electionId);
         for (SwitchLink.Update u : updates) {
-            w.addUpdates(p4.v1.P4RuntimeOuterClass.Update.newBuilder()
-                    .setType(p4.v1.P4RuntimeOuterClass.Update.Type.valueOf(u.type.name()))
-                    .setEntity(Entity.newBuilder().setTableEntry(codec.encode(u.entry))));
+            if (u.entity instanceof MeterConfig && !codec.hasMeter(((MeterConfig) u.entity).meter)) {
+                if (missingMeters.add(((MeterConfig) u.entity).meter)) {
+                    LOG.info(deviceId + ": the pipeline has no meter " + ((MeterConfig) u.entity).meter
+                            + ": its punts are not policed");
+                }
+                continue;
+            }
+            p4.v1.P4RuntimeOuterClass.Update.Type type = p4.v1.P4RuntimeOuterClass.Update.Type.valueOf(u.type.name());
+            for (Entity e : codec.encode(u.entity)) {
+                w.addUpdates(p4.v1.P4RuntimeOuterClass.Update.newBuilder().setType(type).setEntity(e));
+            }
+        }
+        if (w.getUpdatesCount() == 0) {
+            return;
         }
         try {
             P4RuntimeGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS).write(w.build());
@@ -227,25 +244,17 @@ final class P4RuntimeLink implements SwitchLink {
     }
 
     @Override
-    public List<TableEntry> read() {
-        List<TableEntry> out = new ArrayList<>();
-        ReadRequest r = ReadRequest.newBuilder().setDeviceId(p4DeviceId)
-                .addEntities(Entity.newBuilder().setTableEntry(p4.v1.P4RuntimeOuterClass.TableEntry.newBuilder()))
-                .build();
+    public List<org.nat64fabric.core.fabric.Entity> read() {
+        List<Entity> read = new ArrayList<>();
+        ReadRequest r = ReadRequest.newBuilder().setDeviceId(p4DeviceId).addAllEntities(codec.readRequest()).build();
         try {
             Iterator<ReadResponse> it = P4RuntimeGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS)
                     .read(r);
-            it.forEachRemaining(resp -> resp.getEntitiesList().forEach(e -> {
-                // Const tables (the pipeline's own fixed entries) are not the controller's to reconcile.
-                if (e.hasTableEntry() && !e.getTableEntry().getIsDefaultAction()
-                        && !codec.isConstTable(e.getTableEntry().getTableId())) {
-                    out.add(codec.decode(e.getTableEntry()));
-                }
-            }));
+            it.forEachRemaining(resp -> read.addAll(resp.getEntitiesList()));
         } catch (StatusRuntimeException e) {
             throw new SwitchException(deviceId + ": read failed: " + e.getStatus(), e);
         }
-        return out;
+        return codec.decode(read);
     }
 
     @Override

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import org.nat64fabric.core.p4.Constants;
 import org.onlab.packet.DeserializationException;
 import org.onlab.packet.Ethernet;
 import org.onlab.util.ImmutableByteSequence;
@@ -44,8 +45,6 @@ import org.onosproject.net.pi.runtime.PiPacketOperation;
  * mapped: {@link #mapTreatment} says so instead of guessing.
  */
 public final class Nat64Interpreter extends AbstractHandlerBehaviour implements PiPipelineInterpreter {
-    /** The CPU port of nat64.p4 (defines.p4). */
-    public static final int CPU_PORT = 255;
     private static final int PORT_BITS = 9;
 
     @Override
@@ -105,7 +104,7 @@ public final class Nat64Interpreter extends AbstractHandlerBehaviour implements 
 
     @Override
     public Optional<Integer> mapLogicalPortNumber(PortNumber port) {
-        return port.equals(PortNumber.CONTROLLER) ? Optional.of(CPU_PORT) : Optional.empty();
+        return port.equals(PortNumber.CONTROLLER) ? Optional.of(Constants.CPU_PORT) : Optional.empty();
     }
 
     private static PiPacketMetadata metadata(String name, long value, int bits) throws PiInterpreterException {

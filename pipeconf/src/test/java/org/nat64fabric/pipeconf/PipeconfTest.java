@@ -50,6 +50,13 @@ class PipeconfTest {
                 "session entries age out");
         assertTrue(soft.extension(PiPipeconf.ExtensionType.RAW_DEVICE_CONFIG).isPresent());
         assertTrue(soft.extension(PiPipeconf.ExtensionType.P4_INFO_TEXT).isPresent());
+        try (java.io.InputStream cpu = PipeconfTest.class.getResourceAsStream("/cpu_port.txt")) {
+            assertEquals(String.valueOf(org.nat64fabric.core.p4.Constants.CPU_PORT),
+                    new String(cpu.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).trim(),
+                    "the BMv2 pipeconf's CPU_PORT_TXT is the program's CPU port");
+        }
+        assertEquals(java.util.Optional.of(org.nat64fabric.core.p4.Constants.CPU_PORT),
+                new Nat64Interpreter().mapLogicalPortNumber(org.onosproject.net.PortNumber.CONTROLLER));
         ByteBuffer config = new SoftswitchPipelineProgrammable().createDeviceDataBuffer(soft);
         assertTrue(config.remaining() > 1000, "device_config.bin of nat64.p4");
         boolean p4c = PipeconfTest.class.getResource("/p4/nat64.json") != null;

@@ -4,12 +4,16 @@ import java.io.Serializable;
 import com.google.common.net.InetAddresses;
 import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.util.regex.Pattern;
 import org.nat64fabric.core.ConfigException;
 
 /** An IPv4 address as a 32-bit value. */
 public final class Ipv4Address implements Serializable {
     /** Kept in the embedded controller's durable store. */
     private static final long serialVersionUID = 1L;
+
+    /** ASCII hex digits, colons and dots only; at most 45 characters, the longest IPv6 text. */
+    private static final Pattern LITERAL = Pattern.compile("[0-9A-Fa-f:.]{2,45}");
 
     private final int bits;
 
@@ -25,18 +29,27 @@ public final class Ipv4Address implements Serializable {
     public static Ipv4Address parse(String text, String field) {
         InetAddress a = text == null ? null : InetAddresses.forString(checkLiteral(text, field));
         if (!(a instanceof Inet4Address)) {
-            throw new ConfigException(field, "'" + text + "' is not an IPv4 address");
+            throw new ConfigException(field, ConfigException.quote(text) + " is not an IPv4 address");
         }
         byte[] b = a.getAddress();
         return of((b[0] & 0xff) << 24 | (b[1] & 0xff) << 16 | (b[2] & 0xff) << 8 | (b[3] & 0xff));
     }
 
+    /**
+     * Refuses what Guava's parser would take but a NAT64 must not: zone indexes ({@code %eth0},
+     * which name a link, not a host) and non-ASCII digits (Guava reads full-width ones).
+     */
     static String checkLiteral(String text, String field) {
-        if (!InetAddresses.isInetAddress(text)) {
-            throw new ConfigException(field, "'" + text + "' is not an IP address");
+        if (text.indexOf('%') >= 0) {
+            throw new ConfigException(field, ConfigException.quote(text) + " has a zone index (%...): a zone names"
+                    + " a link of one machine, give the address alone");
+        }
+        if (!LITERAL.matcher(text).matches() || !InetAddresses.isInetAddress(text)) {
+            throw new ConfigException(field, ConfigException.quote(text) + " is not an IP address");
         }
         return text;
     }
+
 
     public int bits() {
         return bits;

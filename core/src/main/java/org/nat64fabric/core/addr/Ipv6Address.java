@@ -14,6 +14,7 @@ public final class Ipv6Address implements Serializable {
 
     private final long high;
     private final long low;
+    private transient String text;
 
     private Ipv6Address(long high, long low) {
         this.high = high;
@@ -27,7 +28,7 @@ public final class Ipv6Address implements Serializable {
     public static Ipv6Address parse(String text, String field) {
         InetAddress a = text == null ? null : InetAddresses.forString(Ipv4Address.checkLiteral(text, field));
         if (!(a instanceof Inet6Address)) {
-            throw new ConfigException(field, "'" + text + "' is not an IPv6 address");
+            throw new ConfigException(field, ConfigException.quote(text) + " is not an IPv6 address");
         }
         ByteBuffer b = ByteBuffer.wrap(a.getAddress());
         return of(b.getLong(), b.getLong());
@@ -75,13 +76,18 @@ public final class Ipv6Address implements Serializable {
         return Long.hashCode(high) * 31 + Long.hashCode(low);
     }
 
-    /** RFC 5952 text. */
+    /** RFC 5952 text, made once: keys of the BIB and sessions are built from it at every setup. */
     @Override
     public String toString() {
-        try {
-            return InetAddresses.toAddrString(InetAddress.getByAddress(toBytes()));
-        } catch (java.net.UnknownHostException e) {
-            throw new AssertionError(e);   // 16 bytes are always an address
+        String t = text;
+        if (t == null) {
+            try {
+                t = InetAddresses.toAddrString(InetAddress.getByAddress(toBytes()));
+            } catch (java.net.UnknownHostException e) {
+                throw new AssertionError(e);   // 16 bytes are always an address
+            }
+            text = t;
         }
+        return t;
     }
 }

@@ -49,6 +49,11 @@ public final class Ipv6Prefix implements Serializable {
         return a.mask(length).equals(address);
     }
 
+    public boolean overlaps(Ipv6Prefix o) {
+        int shorter = Math.min(length, o.length);
+        return address.mask(shorter).equals(o.address.mask(shorter));
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof Ipv6Prefix && ((Ipv6Prefix) o).address.equals(address) && ((Ipv6Prefix) o).length == length;

@@ -8,10 +8,10 @@ final class Prefixes {
     }
 
     static int length(String text, String field) {
-        try {
-            return Integer.parseInt(text);
-        } catch (NumberFormatException e) {
-            throw new ConfigException(field, "'" + text + "' is not a prefix length");
+        // ASCII digits only: Integer.parseInt also reads full-width and other Unicode digits.
+        if (!text.matches("[0-9]{1,3}")) {
+            throw new ConfigException(field, ConfigException.quote(text) + " is not a prefix length");
         }
+        return Integer.parseInt(text);
     }
 }

@@ -1,7 +1,6 @@
 package org.nat64fabric.core.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,12 +10,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.nat64fabric.core.ConfigException;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.addr.Ipv6Prefix;
+import org.nat64fabric.core.addr.Reserved;
 import org.nat64fabric.core.eamt.Eam;
+import org.nat64fabric.core.eamt.Eamt;
 import org.nat64fabric.core.fabric.Route;
 import org.nat64fabric.core.fabric.SwitchConfig;
 import org.nat64fabric.core.pool4.Pool4Config;
@@ -34,6 +36,14 @@ import org.nat64fabric.core.session.Timeouts;
  */
 public final class FabricConfig {
     public static final String APP = "org.nat64fabric.app";
+    /** Where the NAT64's section is in the user's file. */
+    public static final String NAT64 = "apps." + APP + ".nat64";
+    /** The IP MTU of a port the configuration does not name (Ethernet's). */
+    public static final int DEFAULT_MTU = 1500;
+    /** The largest MTU the pipeline holds (16 bits). */
+    private static final int MAX_MTU = 65535;
+    /** ONOS's netcfg subject keys: a fabric file may carry sections for ONOS beside ours. */
+    private static final String[] ROOT_KEYS = {"apps", "devices", "ports", "hosts", "links", "regions", "layouts"};
 
     /** A static BIB entry as configured (RFC 6146 3.5.1: port forwarding to an IPv6 server). */
     public static final class StaticBib {
@@ -61,45 +71,50 @@ public final class FabricConfig {
         }
     }
 
+    /** The NAT64's section ({@link #NAT64}), as the ONOS app's netcfg class receives it alone. */
+    public static final class Nat64Section {
+        public final Nat64Config nat64;
+        public final List<Eam> eamt;
+        public final List<StaticBib> staticBib;
+
+        private Nat64Section(Nat64Config nat64, List<Eam> eamt, List<StaticBib> staticBib) {
+            this.nat64 = nat64;
+            this.eamt = List.copyOf(eamt);
+            this.staticBib = List.copyOf(staticBib);
+        }
+    }
+
     public final Nat64Config nat64;
     public final List<Eam> eamt;
     public final List<StaticBib> staticBib;
     public final Map<String, Device> devices;
 
-    private FabricConfig(Nat64Config nat64, List<Eam> eamt, List<StaticBib> staticBib, Map<String, Device> devices) {
-        this.nat64 = nat64;
-        this.eamt = List.copyOf(eamt);
-        this.staticBib = List.copyOf(staticBib);
+    private FabricConfig(Nat64Section section, Map<String, Device> devices) {
+        this.nat64 = section.nat64;
+        this.eamt = section.eamt;
+        this.staticBib = section.staticBib;
         this.devices = Map.copyOf(devices);
     }
 
     public static FabricConfig read(Path file) throws IOException {
-        JsonNode root;
-        try {
-            root = new ObjectMapper().readTree(Files.readAllBytes(file));
-        } catch (IOException e) {
-            throw new ConfigException(file.toString(), "is not JSON: " + e.getMessage());
+        JsonNode root = Json.parse(Files.readAllBytes(file), file.toString());
+        if (root == null || !root.isObject()) {
+            throw new ConfigException(file.toString(), "must hold a JSON object (docs/netcfg.md)");
         }
         return parse(root);
     }
 
     public static FabricConfig parse(JsonNode root) {
-        String at = "apps." + APP + ".nat64";
-        JsonNode nat = root.path("apps").path(APP).path("nat64");
+        Json.only(root, "", ROOT_KEYS);
+        JsonNode apps = root.path("apps").path(APP);
+        if (apps.isObject()) {
+            Json.only(apps, "apps." + APP, "nat64");
+        }
+        JsonNode nat = apps.path("nat64");
         if (!nat.isObject()) {
-            throw new ConfigException(at, "missing: the NAT64's pools and timers go here");
+            throw new ConfigException(NAT64, "missing: the NAT64's pools and timers go here");
         }
-        Nat64Config nat64 = nat64(nat, at);
-        List<Eam> eamt = new ArrayList<>();
-        JsonNode eams = nat.path("eamt");
-        for (int i = 0; i < eams.size(); i++) {
-            eamt.add(eam(eams.get(i), at + ".eamt[" + i + "]"));
-        }
-        List<StaticBib> bib = new ArrayList<>();
-        JsonNode statics = nat.path("staticBib");
-        for (int i = 0; i < statics.size(); i++) {
-            bib.add(staticBib(statics.get(i), at + ".staticBib[" + i + "]"));
-        }
+        Nat64Section section = nat64Section(nat, NAT64);
         Map<String, Device> devices = new LinkedHashMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = root.path("devices").fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> d = it.next();
@@ -111,36 +126,115 @@ public final class FabricConfig {
                         mgmt.isTextual() ? mgmt.asText() : null));
             }
         }
-        return new FabricConfig(nat64, eamt, bib, devices);
+        FabricConfig config = new FabricConfig(section, devices);
+        for (int i = 0; i < config.eamt.size(); i++) {
+            config.checkSwitchAddresses(config.eamt.get(i), NAT64 + ".eamt[" + i + "]");
+        }
+        return config;
     }
 
-    public static Nat64Config nat64(JsonNode nat, String at) {
-        Nat64Config.Builder b = Nat64Config.builder()
-                .pool6(Pool6.parse(text(nat, "pool6", at), at + ".pool6"))
-                .pool4(pool4(nat.path("pool4"), at + ".pool4"));
+    /**
+     * The NAT64's section with everything that section alone decides: types, ranges, unknown
+     * fields, and the EAMs and static BIB entries the pools rule out. Errors name fields under {@code at}.
+     */
+    public static Nat64Section nat64Section(JsonNode nat, String at) {
+        Json.only(nat, at, "pool6", "pool4", "timeouts", "addressDependentFiltering", "maxSessionsPerSubscriber",
+                "logDestination", "eamt", "staticBib", "puntPolicing");
+        Nat64Config nat64 = nat64(nat, at);
+        List<Eam> eamt = new ArrayList<>();
+        Eamt table = new Eamt();
+        JsonNode eams = list(nat, "eamt", at);
+        for (int i = 0; i < eams.size(); i++) {
+            String field = at + ".eamt[" + i + "]";
+            Eam e = eam(eams.get(i), field);
+            nat64.checkEam(e, field);
+            try {
+                table.add(e);
+            } catch (ConfigException ambiguous) {
+                throw new ConfigException(field, ambiguous.problem());
+            }
+            eamt.add(e);
+        }
+        List<StaticBib> bib = new ArrayList<>();
+        JsonNode statics = list(nat, "staticBib", at);
+        for (int i = 0; i < statics.size(); i++) {
+            String field = at + ".staticBib[" + i + "]";
+            StaticBib b = staticBib(statics.get(i), field);
+            nat64.checkStaticBib(b.protocol, b.address6, b.v4, field);
+            bib.add(b);
+        }
+        return new Nat64Section(nat64, eamt, bib);
+    }
+
+    /**
+     * Refuses an EAM that maps a switch's own address: the switch answers for that address
+     * itself (ARP, ND, ping, the source of its ICMP errors), so no host may own it.
+     */
+    public void checkSwitchAddresses(Eam eam, String at) {
+        for (Map.Entry<String, Device> d : devices.entrySet()) {
+            SwitchConfig sw = d.getValue().config;
+            if (sw.address4 != null && eam.ipv4().contains(sw.address4)) {
+                throw new ConfigException(at + ".ipv4Prefix", eam.ipv4() + " holds " + sw.address4
+                        + ", the address of the switch " + d.getKey() + " (devices." + d.getKey() + ".nat64fabric.ipv4)");
+            }
+            if (sw.address6 != null && eam.ipv6().contains(sw.address6)) {
+                throw new ConfigException(at + ".ipv6Prefix", eam.ipv6() + " holds " + sw.address6
+                        + ", the address of the switch " + d.getKey() + " (devices." + d.getKey() + ".nat64fabric.ipv6)");
+            }
+        }
+    }
+
+    private static Nat64Config nat64(JsonNode nat, String at) {
+        Pool6 pool6 = Pool6.parse(text(nat, "pool6", at), at + ".pool6");
+        Reserved.why(pool6.prefix()).ifPresent(why -> {
+            throw new ConfigException(at + ".pool6", why);
+        });
+        Nat64Config.Builder b = Nat64Config.builder().pool6(pool6).pool4(pool4(nat.path("pool4"), at + ".pool4"));
         JsonNode t = nat.path("timeouts");
+        if (!t.isMissingNode()) {
+            object(t, at + ".timeouts");
+            Json.only(t, at + ".timeouts", "udp", "tcpEstablished", "tcpTransitory", "tcpIncomingSyn", "icmp");
+        }
         Timeouts d = Timeouts.DEFAULTS;
-        b.timeouts(Timeouts.of(number(t, "udp", d.udp, at + ".timeouts"),
-                number(t, "tcpEstablished", d.tcpEstablished, at + ".timeouts"),
-                number(t, "tcpTransitory", d.tcpTransitory, at + ".timeouts"),
-                number(t, "tcpIncomingSyn", d.tcpIncomingSyn, at + ".timeouts"),
-                number(t, "icmp", d.icmp, at + ".timeouts")));
+        long udp = number(t, "udp", d.udp, at + ".timeouts");
+        long established = number(t, "tcpEstablished", d.tcpEstablished, at + ".timeouts");
+        long transitory = number(t, "tcpTransitory", d.tcpTransitory, at + ".timeouts");
+        long syn = number(t, "tcpIncomingSyn", d.tcpIncomingSyn, at + ".timeouts");
+        long icmp = number(t, "icmp", d.icmp, at + ".timeouts");
+        within(at, () -> b.timeouts(Timeouts.of(udp, established, transitory, syn, icmp)));
         if (nat.has("addressDependentFiltering")) {
             b.addressDependentFiltering(bool(nat, "addressDependentFiltering", at));
         }
         if (nat.has("maxSessionsPerSubscriber")) {
-            b.maxSessionsPerSubscriber((int) number(nat, "maxSessionsPerSubscriber", 0, at));
+            b.maxSessionsPerSubscriber((int) number(nat, "maxSessionsPerSubscriber", 0, Integer.MAX_VALUE, at));
         }
         if (nat.has("logDestination")) {
             b.logDestination(bool(nat, "logDestination", at));
         }
-        return b.build();
+        if (nat.has("puntPolicing")) {
+            b.puntPolicing(puntPolicing(nat.path("puntPolicing"), at + ".puntPolicing"));
+        }
+        return within(at, b::build);
+    }
+
+    /** {@code puntPolicing}: any of its four fields, the others keep their defaults. */
+    private static PuntPolicing puntPolicing(JsonNode p, String at) {
+        object(p, at);
+        Json.only(p, at, "perPortPps", "perPortBurst", "perSourcePps", "perSourceBurst");
+        PuntPolicing d = PuntPolicing.DEFAULTS;
+        long portPps = number(p, "perPortPps", d.perPortPps, PuntPolicing.MAX, at);
+        long portBurst = number(p, "perPortBurst", d.perPortBurst, PuntPolicing.MAX, at);
+        long sourcePps = number(p, "perSourcePps", d.perSourcePps, PuntPolicing.MAX, at);
+        long sourceBurst = number(p, "perSourceBurst", d.perSourceBurst, PuntPolicing.MAX, at);
+        return within(at, () -> PuntPolicing.of(portPps, portBurst, sourcePps, sourceBurst));
     }
 
     private static Pool4Config pool4(JsonNode p, String at) {
         if (!p.isObject()) {
             throw new ConfigException(at, "missing: give pool4.addresses, a list of IPv4 prefixes");
         }
+        Json.only(p, at, "addresses", "tcpPorts", "udpPorts", "icmpPorts", "blockSize", "blocksPerSubscriber",
+                "subscriberPrefixLength", "holdSeconds", "deterministic");
         Pool4Config.Builder b = Pool4Config.builder();
         List<Ipv4Prefix> addresses = new ArrayList<>();
         JsonNode list = p.path("addresses");
@@ -148,7 +242,15 @@ public final class FabricConfig {
             throw new ConfigException(at + ".addresses", "must be a list of IPv4 prefixes");
         }
         for (int i = 0; i < list.size(); i++) {
-            addresses.add(Ipv4Prefix.parse(list.get(i).asText(), at + ".addresses[" + i + "]"));
+            String field = at + ".addresses[" + i + "]";
+            if (!list.get(i).isTextual()) {
+                throw new ConfigException(field, "must be a string, an IPv4 prefix");
+            }
+            Ipv4Prefix prefix = Ipv4Prefix.parse(list.get(i).asText(), field);
+            Reserved.why(prefix).ifPresent(why -> {
+                throw new ConfigException(field, why);
+            });
+            addresses.add(prefix);
         }
         b.addresses(addresses);
         for (Protocol proto : Protocol.values()) {
@@ -162,29 +264,36 @@ public final class FabricConfig {
             }
         }
         if (p.has("blockSize")) {
-            b.blockSize((int) number(p, "blockSize", 0, at));
+            b.blockSize((int) number(p, "blockSize", 0, Integer.MAX_VALUE, at));
         }
         if (p.has("blocksPerSubscriber")) {
-            b.blocksPerSubscriber((int) number(p, "blocksPerSubscriber", 0, at));
+            b.blocksPerSubscriber((int) number(p, "blocksPerSubscriber", 0, Integer.MAX_VALUE, at));
         }
         if (p.has("subscriberPrefixLength")) {
-            b.subscriberPrefixLength((int) number(p, "subscriberPrefixLength", 0, at));
+            b.subscriberPrefixLength((int) number(p, "subscriberPrefixLength", 0, Integer.MAX_VALUE, at));
         }
         if (p.has("holdSeconds")) {
-            b.holdMillis(number(p, "holdSeconds", 0, at) * 1000);
+            b.holdMillis(number(p, "holdSeconds", 0, Integer.MAX_VALUE, at) * 1000);
         }
         if (p.has("deterministic")) {
             b.deterministic(Ipv6Prefix.parse(text(p, "deterministic", at), at + ".deterministic"));
         }
-        return b.build();
+        // The builder names fields from the NAT64 section ("pool4.tcpPorts"): put them under its path.
+        return within(at.substring(0, at.lastIndexOf('.')), b::build);
     }
 
+    /** An EAM object: {"ipv6Prefix", "ipv4Prefix"}, nothing else. */
     public static Eam eam(JsonNode e, String at) {
+        object(e, at);
+        Json.only(e, at, "ipv6Prefix", "ipv4Prefix");
         return Eam.of(Ipv6Prefix.parse(text(e, "ipv6Prefix", at), at + ".ipv6Prefix"),
                 Ipv4Prefix.parse(text(e, "ipv4Prefix", at), at + ".ipv4Prefix"), at);
     }
 
+    /** A static BIB object: {"protocol", "ipv6Address", "ipv6Port", "ipv4Address", "ipv4Port"}, nothing else. */
     public static StaticBib staticBib(JsonNode e, String at) {
+        object(e, at);
+        Json.only(e, at, "protocol", "ipv6Address", "ipv6Port", "ipv4Address", "ipv4Port");
         return new StaticBib(protocol(text(e, "protocol", at), at + ".protocol"),
                 Ipv6Address.parse(text(e, "ipv6Address", at), at + ".ipv6Address"),
                 port(e, "ipv6Port", at),
@@ -196,11 +305,12 @@ public final class FabricConfig {
         try {
             return Protocol.valueOf(text.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new ConfigException(field, "'" + text + "' is not a protocol: TCP, UDP or ICMP");
+            throw new ConfigException(field, ConfigException.quote(text) + " is not a protocol: TCP, UDP or ICMP");
         }
     }
 
     public static SwitchConfig switchConfig(String deviceId, JsonNode sw, String at) {
+        Json.only(sw, at, "role", "routerMac", "ipv4", "ipv6", "routes", "mtu", "portMtus");
         SwitchConfig.Role role;
         try {
             role = SwitchConfig.Role.valueOf(text(sw, "role", at).toUpperCase(Locale.ROOT));
@@ -211,10 +321,12 @@ public final class FabricConfig {
         Ipv4Address v4 = sw.has("ipv4") ? Ipv4Address.parse(text(sw, "ipv4", at), at + ".ipv4") : null;
         Ipv6Address v6 = sw.has("ipv6") ? Ipv6Address.parse(text(sw, "ipv6", at), at + ".ipv6") : null;
         List<Route> routes = new ArrayList<>();
-        JsonNode list = sw.path("routes");
+        JsonNode list = list(sw, "routes", at);
         for (int i = 0; i < list.size(); i++) {
             JsonNode r = list.get(i);
             String field = at + ".routes[" + i + "]";
+            object(r, field);
+            Json.only(r, field, "prefix", "port", "nextHopMac", "srcMac", "action");
             String prefix = text(r, "prefix", field);
             if (r.has("action")) {
                 Route.Kind kind;
@@ -227,20 +339,63 @@ public final class FabricConfig {
                 routes.add(Route.of(prefix, kind, field));
             } else {
                 long src = r.has("srcMac") ? Route.mac(text(r, "srcMac", field), field + ".srcMac") : routerMac;
-                routes.add(Route.nextHop(prefix, (int) number(r, "port", -1, field), src,
+                routes.add(Route.nextHop(prefix, (int) number(r, "port", -1, Integer.MAX_VALUE, field), src,
                         Route.mac(text(r, "nextHopMac", field), field + ".nextHopMac"), field));
             }
         }
+        int mtu = (int) number(sw, "mtu", DEFAULT_MTU, MAX_MTU, at);
+        checkMtu(mtu, at + ".mtu");
         Map<Integer, Integer> mtus = new LinkedHashMap<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = sw.path("portMtus").fields(); it.hasNext(); ) {
+        JsonNode portMtus = sw.path("portMtus");
+        if (!portMtus.isMissingNode()) {
+            object(portMtus, at + ".portMtus");
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> it = portMtus.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> m = it.next();
-            String field = at + ".portMtus." + m.getKey();
-            if (!m.getKey().matches("\\d{1,3}") || !m.getValue().isInt() || m.getValue().asInt() < 1280) {
-                throw new ConfigException(field, "must map a port number to an MTU of at least 1280");
+            String field = at + ".portMtus." + (m.getKey().matches("[0-9]{1,3}") ? m.getKey()
+                    : ConfigException.quote(m.getKey()));
+            if (!m.getKey().matches("[0-9]{1,3}") || Integer.parseInt(m.getKey()) > Route.MAX_PORT) {
+                throw new ConfigException(field, "keys are data-plane port numbers (0-" + Route.MAX_PORT + ")");
             }
+            if (!m.getValue().isInt()) {
+                throw new ConfigException(field, "must be a whole number, the port's IP MTU");
+            }
+            checkMtu(m.getValue().asInt(), field);
             mtus.put(Integer.parseInt(m.getKey()), m.getValue().asInt());
         }
-        return new SwitchConfig(deviceId, role, routerMac, v4, v6, routes, mtus);
+        return new SwitchConfig(deviceId, role, routerMac, v4, v6, routes, mtu, mtus);
+    }
+
+    /** IPv6 needs 1280 on every link (RFC 8200 5); the pipeline's MTU field has 16 bits. */
+    private static void checkMtu(int mtu, String field) {
+        if (mtu < 1280 || mtu > MAX_MTU) {
+            throw new ConfigException(field, mtu + " is not an IP MTU from 1280 (IPv6's minimum, RFC 8200 5) to "
+                    + MAX_MTU);
+        }
+    }
+
+    /** Runs a builder whose errors name fields relative to a section, and puts them under its path. */
+    private static <T> T within(String section, Supplier<T> build) {
+        try {
+            return build.get();
+        } catch (ConfigException e) {
+            throw e.under(section);
+        }
+    }
+
+    private static void object(JsonNode node, String at) {
+        if (!node.isObject()) {
+            throw new ConfigException(at, "must be a JSON object");
+        }
+    }
+
+    /** An optional list: missing is empty, anything else but a list is refused. */
+    private static JsonNode list(JsonNode node, String name, String at) {
+        JsonNode v = node.path(name);
+        if (!v.isMissingNode() && !v.isArray()) {
+            throw new ConfigException(at + "." + name, "must be a list");
+        }
+        return v;
     }
 
     private static String text(JsonNode node, String name, String at) {
@@ -251,7 +406,8 @@ public final class FabricConfig {
         return v.asText();
     }
 
-    private static long number(JsonNode node, String name, long otherwise, String at) {
+    /** A whole number from 0 to {@code max}; missing gives {@code otherwise}, or is refused when that is negative. */
+    private static long number(JsonNode node, String name, long otherwise, long max, String at) {
         JsonNode v = node.path(name);
         if (v.isMissingNode()) {
             if (otherwise < 0) {
@@ -262,15 +418,23 @@ public final class FabricConfig {
         if (!v.isIntegralNumber()) {
             throw new ConfigException(at + "." + name, "must be a whole number");
         }
+        // canConvertToLong first: asLong() wraps numbers past 64 bits around (2^64 + 80 would be 80).
+        if (!v.canConvertToLong() || v.asLong() < 0 || v.asLong() > max) {
+            throw new ConfigException(at + "." + name, ConfigException.quote(v.asText()) + " is not from 0 to " + max);
+        }
         return v.asLong();
     }
 
+    private static long number(JsonNode node, String name, long otherwise, String at) {
+        return number(node, name, otherwise, Integer.MAX_VALUE, at);
+    }
+
     private static int port(JsonNode node, String name, String at) {
-        long p = number(node, name, -1, at);
-        if (p < 0 || p > 65535) {
-            throw new ConfigException(at + "." + name, p + " is not a port (0-65535)");
+        JsonNode v = node.path(name);
+        if (v.isIntegralNumber() && !(v.canConvertToLong() && v.asLong() >= 0 && v.asLong() <= 65535)) {
+            throw new ConfigException(at + "." + name, ConfigException.quote(v.asText()) + " is not a port (0-65535)");
         }
-        return (int) p;
+        return (int) number(node, name, -1, 65535, at);
     }
 
     private static boolean bool(JsonNode node, String name, String at) {

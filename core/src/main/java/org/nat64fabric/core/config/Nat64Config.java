@@ -1,13 +1,20 @@
 package org.nat64fabric.core.config;
 
+import java.util.Locale;
 import org.nat64fabric.core.ConfigException;
+import org.nat64fabric.core.addr.Ipv6Address;
+import org.nat64fabric.core.addr.Reserved;
+import org.nat64fabric.core.eamt.Eam;
 import org.nat64fabric.core.pool4.Pool4Config;
+import org.nat64fabric.core.pool4.Protocol;
+import org.nat64fabric.core.pool4.TransportAddress;
 import org.nat64fabric.core.pool6.Pool6;
 import org.nat64fabric.core.session.Timeouts;
 
 /**
  * The translator's settings, shared by every switch: pool6, pool4, timers, filtering, the
- * per-subscriber session limit (RFC 6888 REQ-4) and whether logs carry destinations (REQ-12).
+ * per-subscriber session limit (RFC 6888 REQ-4), whether logs carry destinations (REQ-12) and
+ * the policing of punts.
  */
 public final class Nat64Config {
     public final Pool6 pool6;
@@ -17,6 +24,8 @@ public final class Nat64Config {
     public final boolean addressDependentFiltering;
     public final int maxSessionsPerSubscriber;
     public final boolean logDestination;
+    /** The pipeline's limits on punts to the controller. */
+    public final PuntPolicing puntPolicing;
 
     private Nat64Config(Builder b) {
         this.pool6 = b.pool6;
@@ -25,6 +34,54 @@ public final class Nat64Config {
         this.addressDependentFiltering = b.addressDependentFiltering;
         this.maxSessionsPerSubscriber = b.maxSessionsPerSubscriber;
         this.logDestination = b.logDestination;
+        this.puntPolicing = b.puntPolicing;
+    }
+
+    /**
+     * Refuses a static BIB entry the configuration rules out, whatever the state: its IPv6 side
+     * must be a host's unicast address ({@link Reserved}) outside pool6 (whose addresses stand for
+     * IPv4 hosts), its IPv4 side in pool4 and inside the protocol's port range. {@code at} is the
+     * entry's path; the store may still refuse it (port in use, paired pooling).
+     */
+    public void checkStaticBib(Protocol protocol, Ipv6Address address6, TransportAddress v4, String at) {
+        Reserved.why(address6).ifPresent(why -> {
+            throw new ConfigException(at + ".ipv6Address", why + "; a static BIB entry needs an IPv6 host's unicast address");
+        });
+        if (pool6.prefix().contains(address6)) {
+            throw new ConfigException(at + ".ipv6Address", address6 + " is inside pool6 " + pool6.prefix()
+                    + ": its addresses stand for IPv4 hosts, not IPv6 servers");
+        }
+        if (pool4.addresses().stream().noneMatch(p -> p.contains(v4.address()))) {
+            throw new ConfigException(at + ".ipv4Address", v4.address() + " is not in pool4 " + pool4.addresses());
+        }
+        int[] range = pool4.portRange(protocol);
+        if (v4.port() < range[0] || v4.port() > range[1]) {
+            throw new ConfigException(at + ".ipv4Port", (protocol == Protocol.ICMP ? "identifier " : "port ") + v4.port()
+                    + " is outside the " + protocol + " range " + range[0] + "–" + range[1] + " (pool4."
+                    + protocol.name().toLowerCase(Locale.ROOT) + "Ports)");
+        }
+    }
+
+    /**
+     * Refuses an EAM the configuration rules out: reserved addresses on either side
+     * ({@link Reserved}), an IPv6 prefix overlapping pool6 or an IPv4 prefix overlapping pool4
+     * (RFC 7757 looks the EAMT up first, so it would take their traffic). {@code at} is its path.
+     */
+    public void checkEam(Eam eam, String at) {
+        Reserved.why(eam.ipv6()).ifPresent(why -> {
+            throw new ConfigException(at + ".ipv6Prefix", why);
+        });
+        if (eam.ipv6().overlaps(pool6.prefix())) {
+            throw new ConfigException(at + ".ipv6Prefix", eam.ipv6() + " overlaps pool6 " + pool6.prefix()
+                    + ": the EAMT would take its traffic");
+        }
+        Reserved.why(eam.ipv4()).ifPresent(why -> {
+            throw new ConfigException(at + ".ipv4Prefix", why);
+        });
+        pool4.addresses().stream().filter(p -> p.overlaps(eam.ipv4())).findFirst().ifPresent(p -> {
+            throw new ConfigException(at + ".ipv4Prefix", eam.ipv4() + " overlaps pool4 " + p
+                    + ": its addresses are for sessions");
+        });
     }
 
     public static Builder builder() {
@@ -38,6 +95,7 @@ public final class Nat64Config {
         private boolean addressDependentFiltering;
         private int maxSessionsPerSubscriber = 4096;
         private boolean logDestination = true;
+        private PuntPolicing puntPolicing = PuntPolicing.DEFAULTS;
 
         public Builder pool6(Pool6 pool6) {
             this.pool6 = pool6;
@@ -69,6 +127,11 @@ public final class Nat64Config {
             return this;
         }
 
+        public Builder puntPolicing(PuntPolicing policing) {
+            this.puntPolicing = policing;
+            return this;
+        }
+
         public Nat64Config build() {
             if (pool6 == null) {
                 throw new ConfigException("pool6", "is required (for example 64:ff9b::/96)");
@@ -77,7 +140,7 @@ public final class Nat64Config {
                 throw new ConfigException("pool4", "is required (at least one IPv4 prefix in pool4.addresses)");
             }
             if (maxSessionsPerSubscriber < 1) {
-                throw new ConfigException("limits.maxSessionsPerSubscriber", "must be at least 1");
+                throw new ConfigException("maxSessionsPerSubscriber", "must be at least 1");
             }
             return new Nat64Config(this);
         }

@@ -9,7 +9,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -27,6 +31,7 @@ import org.nat64fabric.core.engine.Nat64Engine;
 import org.nat64fabric.core.engine.Outcome;
 import org.nat64fabric.core.event.NatEvent;
 import org.nat64fabric.core.fabric.DesiredState;
+import org.nat64fabric.core.fabric.Entity;
 import org.nat64fabric.core.fabric.SwitchConfig;
 import org.nat64fabric.core.fabric.TableEntry;
 import org.nat64fabric.core.p4.P4InfoConstants;
@@ -43,8 +48,11 @@ import org.nat64fabric.core.store.NatStore;
  * {@link DesiredState}. Both runtimes use it: the embedded controller and the ONOS app, each with
  * its own {@link SwitchLink}s and {@link NatStore}.
  *
- * <p>Setups are serialised: a session miss is written to every border switch before the punted
- * packet is sent back through the pipeline, so its translation finds the new entries.
+ * <p>Setups run in batches: packet-ins wait in per-subscriber queues ({@link SetupQueue}); a
+ * batch takes them round-robin, allocates in memory, makes the batch durable with one commit,
+ * writes each border switch once (all borders at the same time), and only then sends the punted
+ * packets back through the pipeline, so their translation finds the new entries. A subscriber
+ * whose queue is full is refused with ICMPv6 address unreachable (rate-limited) and counted.
  */
 public final class Nat64Fabric implements Nat64Service {
     /** Punt reasons of p4/include/defines.p4, carried in packet-in metadata. */
@@ -56,34 +64,80 @@ public final class Nat64Fabric implements Nat64Service {
     private static final int ICMP6_ADDRESS_UNREACHABLE = 3;
 
     private static final Logger LOG = Logger.getLogger(Nat64Fabric.class.getName());
+    /** Packets a batch takes; packets one subscriber may have waiting. */
+    static final int MAX_BATCH = 1024;
+    static final int QUEUE_PER_SUBSCRIBER = 256;
+    static final int QUEUE_TOTAL = 65536;
+    /** Batches whose writes may be under way while the next one allocates. */
+    static final int BATCHES_IN_FLIGHT = 4;
+    /** RFC 4443 2.4(f): ICMPv6 errors are rate-limited; refusals send at most this many per second. */
+    private static final int REFUSALS_PER_SECOND = 100;
+
+    /** A punted packet waiting for its setup. */
+    private static final class Punt {
+        final String deviceId;
+        final int reason;
+        final byte[] frame;
+        final PuntedPacket packet;
+
+        Punt(String deviceId, int reason, byte[] frame, PuntedPacket packet) {
+            this.deviceId = deviceId;
+            this.reason = reason;
+            this.frame = frame;
+            this.packet = packet;
+        }
+    }
 
     private final FabricConfig config;
     private final Nat64Engine engine;
     private final LongSupplier clock;
     private final Map<String, SwitchLink> links = new ConcurrentHashMap<>();
-    /** What each connected switch holds, by entry key, as last written or read. */
-    private final Map<String, Map<String, TableEntry>> installed = new ConcurrentHashMap<>();
+    /** What each connected switch holds, by entity key, as last written or read. */
+    private final Map<String, Map<String, Entity>> installed = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> counters = new ConcurrentHashMap<>();
+    private final SetupQueue<Punt> setupQueue = new SetupQueue<>(QUEUE_PER_SUBSCRIBER, QUEUE_TOTAL);
+    private final Executor setups;
+    private final SwitchWriters switchWriters;
+    private final Semaphore batchesInFlight = new Semaphore(BATCHES_IN_FLIGHT);
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private final Object refusalLock = new Object();
+    private long refusalSecond;
+    private int refusalsThisSecond;
 
+    /** Setups and writes run on the caller's thread: for tests, where each packet-in completes at once. */
     public Nat64Fabric(FabricConfig config, NatStore store, Consumer<NatEvent> log, LongSupplier clock) {
+        this(config, store, log, clock, Runnable::run, Runnable::run);
+    }
+
+    /**
+     * @param setups  runs the setup batches (one at a time is enough: batches grow while one runs)
+     * @param writers runs the writes, several switches at the same time, each switch's in order
+     */
+    public Nat64Fabric(FabricConfig config, NatStore store, Consumer<NatEvent> log, LongSupplier clock,
+                       Executor setups, Executor writers) {
         this.config = config;
         this.clock = clock;
+        this.setups = setups;
+        this.switchWriters = new SwitchWriters(writers);
         this.engine = new Nat64Engine(config.nat64, store, e -> {
             count("events." + e.type());
             log.accept(e);
         });
         long now = clock.getAsLong();
-        for (Eam e : config.eamt) {
+        for (int i = 0; i < config.eamt.size(); i++) {
+            Eam e = config.eamt.get(i);
             if (!store.eams().contains(e)) {
-                engine.addEam(e);
+                engine.addEam(e, FabricConfig.NAT64 + ".eamt[" + i + "]");
             }
         }
-        for (FabricConfig.StaticBib b : config.staticBib) {
+        for (int i = 0; i < config.staticBib.size(); i++) {
+            FabricConfig.StaticBib b = config.staticBib.get(i);
+            String at = FabricConfig.NAT64 + ".staticBib[" + i + "]";
             Optional<BibEntry> held = store.bibBy6(b.protocol, b.address6, b.port6);
             if (held.isEmpty()) {
-                engine.addStaticBib(b.protocol, b.address6, b.port6, b.v4, now);
+                engine.addStaticBib(b.protocol, b.address6, b.port6, b.v4, now, at);
             } else if (!held.get().v4().equals(b.v4)) {
-                throw new ConfigException("staticBib", held.get() + " is already in the store with another"
+                throw new ConfigException(at, held.get() + " is already in the store with another"
                         + " IPv4 side: remove it first");
             }
         }
@@ -93,31 +147,45 @@ public final class Nat64Fabric implements Nat64Service {
 
     /**
      * A switch (re)connected with its pipeline set: reads what it holds and writes the
-     * difference to its desired state (extra entries deleted, missing or changed ones written).
+     * difference to its desired state (extra entities deleted, missing or changed ones written),
+     * in one batch.
      */
-    public synchronized void connected(SwitchLink link) {
-        SwitchConfig sw = switchConfig(link.deviceId());
-        Map<String, TableEntry> held = new LinkedHashMap<>();
+    public void connected(SwitchLink link) {
+        switchWriters.submit(link.deviceId(), () -> reconcile(link)).join();   // after the writes queued before
+    }
+
+    /**
+     * The work of {@link #connected}, on the switch's writer queue: the switch is read, then what
+     * it must hold is taken and recorded under the fabric's lock (so a batch allocating meanwhile
+     * diffs against it and queues its write after this one), then the difference is written. No
+     * thread holds the lock while it waits for a write, so taking it here cannot deadlock.
+     */
+    private void reconcile(SwitchLink link) {
+        Map<String, Entity> held = new LinkedHashMap<>();
         link.read().forEach(e -> held.put(e.key(), e));
-        Map<String, TableEntry> desired = new LinkedHashMap<>();
-        desiredState(sw).forEach(e -> desired.put(e.key(), e));
+        Map<String, Entity> desired = new LinkedHashMap<>();
+        synchronized (this) {
+            desiredState(switchConfig(link.deviceId())).forEach(e -> desired.put(e.key(), e));
+            links.put(link.deviceId(), link);
+            installed.put(link.deviceId(), new ConcurrentHashMap<>(desired));
+        }
         List<Update> updates = new ArrayList<>();
         held.forEach((key, e) -> {
-            if (!desired.containsKey(key)) {
+            if (!desired.containsKey(key) && !e.alwaysPresent()) {
                 updates.add(new Update(Update.Type.DELETE, e));
             }
         });
+        // What no read lists (default entries) is written every time; what always exists (meter
+        // cells, default entries) is modified, never inserted or deleted.
         desired.forEach((key, e) -> {
-            TableEntry h = held.get(key);
-            if (e.isDefault() || h != null && !h.equals(e)) {
+            Entity h = held.get(key);
+            if (!e.readable() || h != null && !h.equals(e) || h == null && e.alwaysPresent()) {
                 updates.add(new Update(Update.Type.MODIFY, e));
             } else if (h == null) {
                 updates.add(new Update(Update.Type.INSERT, e));
             }
         });
         link.write(updates);
-        links.put(link.deviceId(), link);
-        installed.put(link.deviceId(), new ConcurrentHashMap<>(desired));
         count("reconciliations");
         LOG.info(() -> link.deviceId() + ": reconciled, " + held.size() + " entries found, " + updates.size()
                 + " updates written, " + desired.size() + " entries held");
@@ -129,7 +197,7 @@ public final class Nat64Fabric implements Nat64Service {
      */
     public synchronized void attached(SwitchLink link) {
         links.put(link.deviceId(), link);
-        Map<String, TableEntry> desired = new ConcurrentHashMap<>();
+        Map<String, Entity> desired = new ConcurrentHashMap<>();
         desiredState(switchConfig(link.deviceId())).forEach(e -> desired.put(e.key(), e));
         installed.put(link.deviceId(), desired);
     }
@@ -140,11 +208,11 @@ public final class Nat64Fabric implements Nat64Service {
     }
 
     /** The switch's desired state now. */
-    public synchronized List<TableEntry> desiredState(String deviceId) {
+    public synchronized List<Entity> desiredState(String deviceId) {
         return desiredState(switchConfig(deviceId));
     }
 
-    private List<TableEntry> desiredState(SwitchConfig sw) {
+    private List<Entity> desiredState(SwitchConfig sw) {
         NatStore store = engine.store();
         return DesiredState.of(sw, config.nat64, store.eams(), store.bib(), engine::lifetimeOf, store.sessions());
     }
@@ -160,8 +228,11 @@ public final class Nat64Fabric implements Nat64Service {
 
     // ---- events from switches ----------------------------------------------------------------
 
-    /** A packet-in: sets up a session, follows a TCP control segment, or is counted and dropped. */
-    public synchronized void packetIn(String deviceId, int puntReason, byte[] frame) {
+    /**
+     * A packet-in: queued for a setup (a session miss, a TCP control segment), or counted and
+     * dropped. Returns at once; the setup runs in the next batch.
+     */
+    public void packetIn(String deviceId, int puntReason, byte[] frame) {
         count("packetIn." + puntReason);
         if (puntReason != PUNT_SESSION_MISS && puntReason != PUNT_TCP_CONTROL) {
             LOG.fine(() -> deviceId + ": packet-in reason " + puntReason + " needs no setup, dropped");
@@ -173,53 +244,152 @@ public final class Nat64Fabric implements Nat64Service {
             return;
         }
         PuntedPacket p = parsed.get();
-        long now = clock.getAsLong();
-        Outcome o;
+        Object subscriber;
         try {
-            o = p.ipv6
+            subscriber = p.ipv6 ? engine.pool4().subscriberOf(p.source6()) : p.source4();
+        } catch (ConfigException e) {
+            count("packetIn.unparsed");
+            return;
+        }
+        if (!setupQueue.offer(subscriber, new Punt(deviceId, puntReason, frame, p))) {
+            count("setups.queueFull");
+            if (p.ipv6 && puntReason == PUNT_SESSION_MISS && refusalAllowed()) {
+                refuse(deviceId, frame);
+            }
+            return;
+        }
+        if (drainScheduled.compareAndSet(false, true)) {
+            setups.execute(this::drainSetups);
+        }
+    }
+
+    /** Runs batches until the queue is empty. */
+    private void drainSetups() {
+        drainScheduled.set(false);    // a packet-in queued from now on schedules another drain
+        List<Punt> batch;
+        while (!(batch = setupQueue.take(MAX_BATCH)).isEmpty()) {
+            try {
+                setUp(batch);
+            } catch (RuntimeException e) {
+                count("setups.failed");
+                LOG.log(java.util.logging.Level.WARNING, "a batch of " + batch.size() + " setups failed", e);
+            }
+        }
+    }
+
+    /**
+     * One batch: every allocation in memory and one durable commit, under the fabric's lock; then
+     * one write per border switch, borders at the same time, while the next batch allocates; the
+     * packets go back once their batch's writes are done on every border.
+     */
+    private void setUp(List<Punt> batch) {
+        batchesInFlight.acquireUninterruptibly();
+        List<Punt> toSend = new ArrayList<>();
+        List<Punt> refused = new ArrayList<>();
+        CompletableFuture<Void> written;
+        try {
+            written = allocate(batch, toSend, refused);
+        } catch (Throwable e) {
+            batchesInFlight.release();
+            throw e;
+        }
+        written.whenComplete((done, failure) -> {
+            batchesInFlight.release();
+            // a failed write was reconciled; a packet that still misses is punted again
+            toSend.forEach(p -> send(p.deviceId, p.frame));
+        });
+        refused.stream().filter(p -> refusalAllowed()).forEach(p -> refuse(p.deviceId, p.frame));
+    }
+
+    private synchronized CompletableFuture<Void> allocate(List<Punt> batch, List<Punt> toSend, List<Punt> refused) {
+        long now = clock.getAsLong();
+        Map<String, TableEntry> toPut = new LinkedHashMap<>();
+        engine.store().batch(() -> {
+            for (Punt punt : batch) {
+                Outcome o = outcome(punt.packet, now);
+                if (o == null) {
+                    count("packetIn.unparsed");
+                } else if (o.icmpError().isPresent() && punt.packet.ipv6) {
+                    count("setups.refused");
+                    LOG.info(() -> punt.deviceId + ": " + punt.packet + " refused: " + o.dropReason().orElse(""));
+                    refused.add(punt);
+                } else if (!o.translated()) {
+                    count("setups.dropped");
+                    LOG.fine(() -> punt.deviceId + ": " + punt.packet + " dropped: " + o.dropReason().orElse(""));
+                } else {
+                    Session s = o.session().orElseThrow();
+                    if (o.reprogram() || punt.reason == PUNT_SESSION_MISS) {
+                        // A miss of a held session too: if its entries are not on the switch (a
+                        // write lost), they are written; if they are, the diff makes it free and
+                        // the packet still waits behind the write that carries them.
+                        bibEntries(s.bib()).forEach(e -> toPut.put(e.key(), e));   // the last state wins
+                    }
+                    if (punt.reason == PUNT_SESSION_MISS) {
+                        count("setups.translated");
+                        toSend.add(punt);
+                    }
+                }
+            }
+        });
+        count("setups.batches");
+        return putOnBorders(new ArrayList<>(toPut.values()));
+    }
+
+    private Outcome outcome(PuntedPacket p, long now) {
+        try {
+            return p.ipv6
                     ? engine.fromV6(p.protocol, p.source6(), p.sourcePort, p.destination6(), p.destinationPort,
                             p.segment, now)
                     : engine.fromV4(p.protocol, p.source4(), p.sourcePort, p.destination4(), p.destinationPort,
                             p.segment, now);
         } catch (ConfigException e) {
-            count("packetIn.unparsed");
-            return;
+            return null;
         }
-        if (o.icmpError().isPresent() && p.ipv6) {
-            count("setups.refused");
-            SwitchConfig sw = switchConfig(deviceId);
-            LOG.info(() -> deviceId + ": " + p + " refused: " + o.dropReason().orElse(""));
-            if (sw.address6 != null) {
-                send(deviceId, PuntedPacket.icmpv6Unreachable(frame, sw.address6, sw.routerMac,
-                        ICMP6_ADDRESS_UNREACHABLE));
+    }
+
+    /** RFC 6146 3.5.1.1: a flow that gets no mapping is answered ICMPv6 address unreachable. */
+    private void refuse(String deviceId, byte[] frame) {
+        SwitchConfig sw = switchConfig(deviceId);
+        if (sw.address6 != null) {
+            send(deviceId, PuntedPacket.icmpv6Unreachable(frame, sw.address6, sw.routerMac,
+                    ICMP6_ADDRESS_UNREACHABLE));
+        }
+    }
+
+    /** RFC 4443 2.4(f): whether one more ICMPv6 error may go out this second; counted when not. */
+    private boolean refusalAllowed() {
+        synchronized (refusalLock) {     // not the fabric's lock: gRPC's thread asks this under a flood
+            long second = clock.getAsLong() / 1000;
+            if (second != refusalSecond) {
+                refusalSecond = second;
+                refusalsThisSecond = 0;
             }
-            return;
+            if (refusalsThisSecond++ < REFUSALS_PER_SECOND) {
+                return true;
+            }
         }
-        if (!o.translated()) {
-            count("setups.dropped");
-            LOG.fine(() -> deviceId + ": " + p + " dropped: " + o.dropReason().orElse(""));
-            return;
-        }
-        Session s = o.session().orElseThrow();
-        if (o.reprogram()) {
-            putOnBorders(bibEntries(s.bib()));
-        }
-        if (puntReason == PUNT_SESSION_MISS) {
-            count("setups.translated");
-            send(deviceId, frame);
-        }
+        count("icmpErrors.rateLimited");
+        return false;
     }
 
     /**
      * A switch reports a session entry idle. Once every border switch reported both of a BIB
      * entry's entries idle, its sessions time out; what is left is rewritten or deleted.
      */
-    public synchronized void idle(String deviceId, TableEntry entry) {
+    public void idle(String deviceId, TableEntry entry) {
+        idleWrites(deviceId, entry).join();
+    }
+
+    private synchronized CompletableFuture<Void> idleWrites(String deviceId, TableEntry entry) {
         count("idleNotifications");
         Optional<BibEntry> bib = bibOf(entry);
         if (bib.isEmpty()) {
-            deleteOn(deviceId, List.of(entry));         // stale: nothing maps it any more
-            return;
+            // stale: nothing maps it any more; deleted even if our view of the switch lacks it
+            Map<String, Entity> held = installed.get(deviceId);
+            if (held != null) {
+                held.remove(entry.key());
+            }
+            return write(deviceId, List.of(new Update(Update.Type.DELETE, entry)));
         }
         BibEntry b = bib.get();
         List<TableEntry> before = bibEntries(b);
@@ -227,26 +397,26 @@ public final class Nat64Fabric implements Nat64Service {
                 .flatMap(d -> before.stream().filter(e -> !e.table().equals(P4InfoConstants
                         .NAT64_INGRESS_TRANSLATE_REMOTE_FILTER)).map(e -> d + "|" + e.table()))
                 .collect(Collectors.toSet());
-        Nat64Engine.Idle what = engine.onIdle(b.protocol(), b.address6(), b.port6(), deviceId + "|" + entry.table(),
-                holders, clock.getAsLong());
+        Nat64Engine.Idle[] outcome = new Nat64Engine.Idle[1];
+        engine.store().batch(() -> outcome[0] = engine.onIdle(b.protocol(), b.address6(), b.port6(),
+                deviceId + "|" + entry.table(), holders, clock.getAsLong()));   // all its changes in one commit
+        Nat64Engine.Idle what = outcome[0];
         switch (what) {
             case REPROGRAM:
                 List<TableEntry> after = bibEntries(b);
                 Set<String> kept = after.stream().map(TableEntry::key).collect(Collectors.toSet());
                 deleteOnBorders(before.stream().filter(e -> !kept.contains(e.key())).collect(Collectors.toList()));
-                putOnBorders(after);
-                break;
+                return putOnBorders(after);   // queued after the deletes on each switch
             case REMOVED:
-                deleteOnBorders(before);
-                break;
+                return deleteOnBorders(before);
             default:
-                break;
+                return CompletableFuture.completedFuture(null);
         }
     }
 
     /** Periodic work: port blocks left empty or resting go back to the pool. */
     public synchronized void tick() {
-        engine.expireBlocks(clock.getAsLong());
+        engine.store().batch(() -> engine.expireBlocks(clock.getAsLong()));
     }
 
     private Optional<BibEntry> bibOf(TableEntry e) {
@@ -284,57 +454,64 @@ public final class Nat64Fabric implements Nat64Service {
 
     // ---- writing -------------------------------------------------------------------------------
 
-    private void putOnBorders(List<TableEntry> entries) {
+    /**
+     * Writes the entries to every border switch that lacks them, all borders at the same time;
+     * done when every border took them. What each switch holds is updated now, so that the next
+     * batch's difference counts this one's entries as written (a failed write reconciles).
+     */
+    private CompletableFuture<Void> putOnBorders(List<TableEntry> entries) {
+        List<CompletableFuture<Void>> writes = new ArrayList<>();
         for (String d : borders()) {
-            Map<String, TableEntry> held = installed.get(d);
+            Map<String, Entity> held = installed.get(d);
+            if (held == null) {
+                continue;
+            }
             List<Update> updates = new ArrayList<>();
             for (TableEntry e : entries) {
-                TableEntry h = held.get(e.key());
+                Entity h = held.put(e.key(), e);
                 if (h == null) {
                     updates.add(new Update(Update.Type.INSERT, e));
                 } else if (!h.equals(e)) {
                     updates.add(new Update(Update.Type.MODIFY, e));
                 }
             }
-            apply(d, updates);
+            writes.add(write(d, updates));
         }
+        return CompletableFuture.allOf(writes.toArray(new CompletableFuture[0]));
     }
 
-    private void deleteOnBorders(List<TableEntry> entries) {
-        borders().forEach(d -> deleteOn(d, entries));
+    private CompletableFuture<Void> deleteOnBorders(List<TableEntry> entries) {
+        return CompletableFuture.allOf(borders().stream().map(d -> deleteOn(d, entries))
+                .toArray(CompletableFuture[]::new));
     }
 
-    private void deleteOn(String deviceId, List<TableEntry> entries) {
-        Map<String, TableEntry> held = installed.get(deviceId);
-        if (held != null) {
-            apply(deviceId, entries.stream().filter(e -> held.containsKey(e.key()))
-                    .map(e -> new Update(Update.Type.DELETE, e)).collect(Collectors.toList()));
+    private CompletableFuture<Void> deleteOn(String deviceId, List<TableEntry> entries) {
+        Map<String, Entity> held = installed.get(deviceId);
+        if (held == null) {
+            return CompletableFuture.completedFuture(null);
         }
+        return write(deviceId, entries.stream().filter(e -> held.remove(e.key()) != null)
+                .map(e -> new Update(Update.Type.DELETE, e)).collect(Collectors.toList()));
     }
 
-    private void apply(String deviceId, List<Update> updates) {
-        SwitchLink link = links.get(deviceId);
-        if (link == null || updates.isEmpty()) {
-            return;
-        }
-        Map<String, TableEntry> held = installed.get(deviceId);
-        try {
-            link.write(updates);
-            count("writes");
-        } catch (SwitchLink.SwitchException e) {
-            // The switch and our view of it differ: bring it back to its desired state.
-            count("writes.failed");
-            LOG.warning(deviceId + ": " + e.getMessage() + "; reconciling");
-            connected(link);
-            return;
-        }
-        for (Update u : updates) {
-            if (u.type == Update.Type.DELETE) {
-                held.remove(u.entry.key());
-            } else {
-                held.put(u.entry.key(), u.entry);
+    /** Queues one batch for the switch, after the ones queued before. */
+    private CompletableFuture<Void> write(String deviceId, List<Update> updates) {
+        // Queued even when empty: its completion then still means "after every earlier write".
+        return switchWriters.submit(deviceId, () -> {
+            SwitchLink link = links.get(deviceId);
+            if (link == null || updates.isEmpty()) {
+                return;   // disconnected: it is reconciled when it comes back
             }
-        }
+            try {
+                link.write(updates);
+                count("writes");
+            } catch (SwitchLink.SwitchException e) {
+                // The switch and our view of it differ: bring it back to its desired state.
+                count("writes.failed");
+                LOG.warning(deviceId + ": " + e.getMessage() + "; reconciling");
+                reconcile(link);
+            }
+        });
     }
 
     private void send(String deviceId, byte[] frame) {
@@ -365,18 +542,28 @@ public final class Nat64Fabric implements Nat64Service {
     }
 
     @Override
-    public synchronized void addEam(Eam eam) {
-        engine.addEam(eam);
-        putOnBorders(DesiredState.eamEntries(eam));
+    public void addEam(Eam eam) {
+        CompletableFuture<Void> written;
+        synchronized (this) {
+            config.checkSwitchAddresses(eam, "eam");
+            engine.addEam(eam, "eam");
+            written = putOnBorders(DesiredState.eamEntries(eam));
+        }
+        written.join();   // answered once every border has it; no lock held while waiting
     }
 
     @Override
-    public synchronized Optional<Eam> removeEam(Ipv4Prefix ipv4) {
-        Optional<Eam> found = engine.store().eams().stream().filter(e -> e.ipv4().equals(ipv4)).findFirst();
-        found.ifPresent(e -> {
-            engine.removeEam(e);
-            deleteOnBorders(DesiredState.eamEntries(e));
-        });
+    public Optional<Eam> removeEam(Ipv4Prefix ipv4) {
+        Optional<Eam> found;
+        CompletableFuture<Void> written = CompletableFuture.completedFuture(null);
+        synchronized (this) {
+            found = engine.store().eams().stream().filter(e -> e.ipv4().equals(ipv4)).findFirst();
+            if (found.isPresent()) {
+                engine.removeEam(found.get());
+                written = deleteOnBorders(DesiredState.eamEntries(found.get()));
+            }
+        }
+        written.join();
         return found;
     }
 
@@ -386,20 +573,34 @@ public final class Nat64Fabric implements Nat64Service {
     }
 
     @Override
-    public synchronized BibEntry addStaticBib(Protocol protocol, Ipv6Address address6, int port6, TransportAddress v4) {
-        BibEntry b = engine.addStaticBib(protocol, address6, port6, v4, clock.getAsLong());
-        putOnBorders(bibEntries(b));
+    public BibEntry addStaticBib(Protocol protocol, Ipv6Address address6, int port6, TransportAddress v4) {
+        BibEntry b;
+        CompletableFuture<Void> written;
+        synchronized (this) {
+            BibEntry[] added = new BibEntry[1];
+            // block, port and entry in one commit: a crash between them would leave the port claimed for good
+            engine.store().batch(() -> added[0] = engine.addStaticBib(protocol, address6, port6, v4,
+                    clock.getAsLong(), "bib"));
+            b = added[0];
+            written = putOnBorders(bibEntries(b));
+        }
+        written.join();
         return b;
     }
 
     @Override
-    public synchronized Optional<BibEntry> removeBib(Protocol protocol, Ipv6Address address6, int port6) {
-        Optional<BibEntry> found = engine.store().bibBy6(protocol, address6, port6);
-        found.ifPresent(b -> {
-            List<TableEntry> entries = bibEntries(b);
-            engine.removeBib(protocol, address6, port6, clock.getAsLong());
-            deleteOnBorders(entries);
-        });
+    public Optional<BibEntry> removeBib(Protocol protocol, Ipv6Address address6, int port6) {
+        Optional<BibEntry> found;
+        CompletableFuture<Void> written = CompletableFuture.completedFuture(null);
+        synchronized (this) {
+            found = engine.store().bibBy6(protocol, address6, port6);
+            if (found.isPresent()) {
+                List<TableEntry> entries = bibEntries(found.get());
+                engine.store().batch(() -> engine.removeBib(protocol, address6, port6, clock.getAsLong()));
+                written = deleteOnBorders(entries);
+            }
+        }
+        written.join();
         return found;
     }
 
@@ -428,7 +629,7 @@ public final class Nat64Fabric implements Nat64Service {
     @Override
     public List<DeviceStatus> devices() {
         return config.devices.keySet().stream().sorted().map(id -> {
-            Map<String, TableEntry> held = installed.get(id);
+            Map<String, Entity> held = installed.get(id);
             return new DeviceStatus(id, switchConfig(id).role, links.containsKey(id), held == null ? 0 : held.size());
         }).collect(Collectors.toList());
     }

@@ -1,7 +1,7 @@
 package org.nat64fabric.core.control;
 
 import java.util.List;
-import org.nat64fabric.core.fabric.TableEntry;
+import org.nat64fabric.core.fabric.Entity;
 
 /**
  * A connected switch as {@link Nat64Fabric} drives it: the embedded controller implements it
@@ -13,26 +13,32 @@ public interface SwitchLink {
         public enum Type { INSERT, MODIFY, DELETE }
 
         public final Type type;
-        public final TableEntry entry;
+        public final Entity entity;
 
-        public Update(Type type, TableEntry entry) {
+        public Update(Type type, Entity entity) {
             this.type = type;
-            this.entry = entry;
+            this.entity = entity;
         }
 
         @Override
         public String toString() {
-            return type + " " + entry;
+            return type + " " + entity;
         }
     }
 
     String deviceId();
 
-    /** Applies the updates as one batch; throws {@link SwitchException} naming what failed. */
+    /**
+     * Applies the updates as one batch; throws {@link SwitchException} naming what failed. An
+     * entity the switch's pipeline lacks (a meter of a newer program) is skipped, and logged once.
+     */
     void write(List<Update> updates);
 
-    /** Every entry the switch holds, default entries excepted (P4Runtime does not list them). */
-    List<TableEntry> read();
+    /**
+     * Everything the switch holds that the controller may have written: table entries (default
+     * entries excepted: P4Runtime does not list them), clone sessions, meter configurations.
+     */
+    List<Entity> read();
 
     /** Sends a frame through the switch's pipeline, as if it had just arrived. */
     void packetOut(byte[] frame);

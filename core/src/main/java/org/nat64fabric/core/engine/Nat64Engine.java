@@ -208,30 +208,30 @@ public final class Nat64Engine {
 
     /**
      * A static BIB entry (RFC 6146 3.5.1: port forwarding to an IPv6 server), which never
-     * expires. The IPv4 transport address must be free in pool4.
+     * expires. The configuration must allow it ({@link Nat64Config#checkStaticBib}) and its IPv4
+     * transport address must be free in pool4; errors name fields under {@code at}.
      */
     public synchronized BibEntry addStaticBib(Protocol protocol, Ipv6Address address6, int port6, TransportAddress v4,
-                                              long now) {
-        checkPort("bib.ipv6Port", port6);
-        checkPort("bib.ipv4Port", v4.port());
-        if (!pool4.contains(v4.address())) {
-            throw new ConfigException("bib.ipv4Address", v4.address() + " is not in pool4");
-        }
-        if (store.bibBy6(protocol, address6, port6).isPresent()) {
-            throw new ConfigException("bib.ipv6Address", protocol + " [" + address6 + "]:" + port6
-                    + " is already mapped to " + store.bibBy6(protocol, address6, port6).get().v4());
+                                              long now, String at) {
+        checkPort(at + ".ipv6Port", port6);
+        checkPort(at + ".ipv4Port", v4.port());
+        config.checkStaticBib(protocol, address6, v4, at);
+        Optional<BibEntry> mapped = store.bibBy6(protocol, address6, port6);
+        if (mapped.isPresent()) {
+            throw new ConfigException(at + ".ipv6Address", protocol + " [" + address6 + "]:" + port6
+                    + " is already mapped to " + mapped.get().v4());
         }
         Pool4.Result r = pool4.reserve(protocol, v4, address6, now);
         if (r.address().isEmpty()) {
-            throw new ConfigException("bib.ipv4Port", protocol + " " + v4 + " is in use, resting after use,"
-                    + " or in another subscriber's port block");
+            throw new ConfigException(r.refusal().orElseThrow() == Pool4.Refusal.PAIRED ? at + ".ipv4Address"
+                    : at + ".ipv4Port", r.why().orElseThrow());
         }
         r.newBlock().ifPresent(b -> log.accept(events.portBlock(true, b, now)));
         BibEntry entry = new BibEntry(protocol, address6, port6, v4, true);
         Optional<BibEntry> held = store.addBib(entry);
         if (held.isPresent()) {
             pool4.release(protocol, v4, now);
-            throw new ConfigException("bib.ipv4Port", protocol + " " + v4 + " is mapped by " + held.get());
+            throw new ConfigException(at + ".ipv4Port", protocol + " " + v4 + " is mapped by " + held.get());
         }
         log.accept(events.bib(true, entry, now));
         return entry;
@@ -247,12 +247,13 @@ public final class Nat64Engine {
         return found;
     }
 
-    /** Adds an EAM, refusing one whose IPv6 or IPv4 prefix is already mapped or overlaps pool4. */
-    public synchronized void addEam(Eam eam) {
+    /**
+     * Adds an EAM the configuration allows ({@link Nat64Config#checkEam}, errors under {@code at}),
+     * refusing one whose IPv6 or IPv4 prefix is already mapped (field {@code eamt}).
+     */
+    public synchronized void addEam(Eam eam, String at) {
+        config.checkEam(eam, at);
         eamt().add(eam);    // throws ConfigException on an ambiguous entry
-        if (config.pool4.addresses().stream().anyMatch(p -> p.overlaps(eam.ipv4()))) {
-            throw new ConfigException("eamt.ipv4", eam.ipv4() + " overlaps pool4: its addresses are for sessions");
-        }
         store.addEam(eam);
     }
 
@@ -280,7 +281,7 @@ public final class Nat64Engine {
     }
 
     public List<Session> sessionsOf(BibEntry bib) {
-        return store.sessions().stream().filter(s -> s.bib().key6().equals(bib.key6())).collect(Collectors.toList());
+        return store.sessionsOf(bib);
     }
 
     public Pool4 pool4() {
@@ -288,7 +289,7 @@ public final class Nat64Engine {
     }
 
     private long sessionsOf(Ipv6Address subscriber) {
-        return store.sessions().stream().filter(s -> pool4.subscriberOf(s.bib().address6()).equals(subscriber)).count();
+        return store.sessionCount(subscriber, config.pool4.subscriberPrefixLength());
     }
 
     /** How an IPv4 remote appears on the IPv6 side: its EAM, else pool6. */

@@ -13,25 +13,30 @@ import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.addr.Ipv6Prefix;
 import org.nat64fabric.core.config.Nat64Config;
+import org.nat64fabric.core.config.PuntPolicing;
 import org.nat64fabric.core.eamt.Eam;
+import org.nat64fabric.core.p4.Constants;
+import org.nat64fabric.core.p4.P4InfoConstants;
 import org.nat64fabric.core.pool6.Pool6;
 import org.nat64fabric.core.session.BibEntry;
 import org.nat64fabric.core.session.Session;
 
 /**
- * The table entries each switch must hold, computed from configuration and NAT state alone, so
- * that a switch that (re)connects is brought to exactly this set (extra entries deleted, missing
- * ones written) and any controller instance computes the same answer.
+ * What each switch must hold (table entries, the CPU clone session, the punt meters'
+ * configurations), computed from configuration and NAT state alone, so that a switch that
+ * (re)connects is brought to exactly this set (extra entries deleted, missing ones written) and
+ * any controller instance computes the same answer.
  */
 public final class DesiredState {
     private DesiredState() {
     }
 
-    /** Every entry of one switch. {@code lifetime} gives each BIB entry's idle timeout (0: none). */
-    public static List<TableEntry> of(SwitchConfig sw, Nat64Config config, List<Eam> eams,
-                                      Collection<BibEntry> bib, ToLongFunction<BibEntry> lifetime,
-                                      Collection<Session> sessions) {
-        List<TableEntry> out = new ArrayList<>(routing(sw));
+    /** Everything one switch holds. {@code lifetime} gives each BIB entry's idle timeout (0: none). */
+    public static List<Entity> of(SwitchConfig sw, Nat64Config config, List<Eam> eams,
+                                  Collection<BibEntry> bib, ToLongFunction<BibEntry> lifetime,
+                                  Collection<Session> sessions) {
+        List<Entity> out = new ArrayList<>(punting(config.puntPolicing));
+        out.addAll(routing(sw));
         if (sw.translates()) {
             out.addAll(translation(config, eams));
             for (BibEntry b : bib) {
@@ -42,6 +47,19 @@ public final class DesiredState {
             }
         }
         return out;
+    }
+
+    /**
+     * What every switch needs to reach the controller, whatever its role (edges punt session
+     * misses too): the clone session that copies TCP control segments to the CPU port, and the
+     * punt meters' limits. Committed and peak rates are the same, so a punt is green or red.
+     */
+    public static List<Entity> punting(PuntPolicing p) {
+        return List.of(
+                new CloneSession(Constants.CPU_CLONE_SESSION, List.of(Constants.CPU_PORT)),
+                new MeterConfig(P4InfoConstants.NAT64_INGRESS_PUNT_PORT_METER, p.perPortPps, p.perPortBurst, p.perPortPps, p.perPortBurst),
+                new MeterConfig(P4InfoConstants.NAT64_INGRESS_PUNT_SOURCE_METER, p.perSourcePps, p.perSourceBurst, p.perSourcePps,
+                        p.perSourceBurst));
     }
 
     /** The switch's own addresses, routes, port MTUs and the source of its ICMP errors. */
@@ -84,6 +102,9 @@ public final class DesiredState {
             }
             out.add(e.build());
         }
+        // Every port's MTU as the default action, so that oversize packets get Packet Too Big or
+        // Fragmentation Needed from the pipeline on any port; then the ports that differ.
+        out.add(TableEntry.in(NAT64_INGRESS_EGRESS_MTU).action(NAT64_INGRESS_SET_MTU).param(MTU, sw.mtu).build());
         for (Map.Entry<Integer, Integer> m : sw.portMtus.entrySet()) {
             out.add(TableEntry.in(NAT64_INGRESS_EGRESS_MTU).exact(HDR_PORT, m.getKey()).action(NAT64_INGRESS_SET_MTU)
                     .param(MTU, m.getValue()).build());

@@ -9,6 +9,9 @@ import org.nat64fabric.core.ConfigException;
 public final class Route {
     public enum Kind { NEXT_HOP, HAIRPIN, NO_ROUTE, PUNT }
 
+    /** The highest data-plane port (nat64.p4's 9-bit ports; 511 is v1model's drop port, Constants.CPU_PORT the CPU's). */
+    public static final int MAX_PORT = 510;
+
     public final String prefix;
     public final boolean ipv6;
     public final Kind kind;
@@ -26,18 +29,18 @@ public final class Route {
     }
 
     public static Route nextHop(String prefix, int port, long srcMac, long dstMac, String field) {
-        if (port < 0 || port > 510) {
-            throw new ConfigException(field + ".port", port + " is not a data-plane port (0-510)");
+        if (port < 0 || port > MAX_PORT) {
+            throw new ConfigException(field + ".port", port + " is not a data-plane port (0-" + MAX_PORT + ")");
         }
         return new Route(check(prefix, field), prefix.contains(":"), Kind.NEXT_HOP, port, srcMac, dstMac);
     }
 
     public static Route of(String prefix, Kind kind, String field) {
         if (kind == Kind.NEXT_HOP) {
-            throw new ConfigException(field + ".kind", "a next hop needs a port and MACs");
+            throw new ConfigException(field + ".action", "a next hop needs a port and MACs");
         }
         if (kind == Kind.HAIRPIN && prefix.contains(":")) {
-            throw new ConfigException(field + ".kind", "hairpin is for IPv4 prefixes (pool4 and EAM addresses)");
+            throw new ConfigException(field + ".action", "hairpin is for IPv4 prefixes (pool4 and EAM addresses)");
         }
         return new Route(check(prefix, field), prefix.contains(":"), kind, 0, 0, 0);
     }
@@ -46,12 +49,12 @@ public final class Route {
     public static long mac(String text, String field) {
         String[] parts = text.split(":");
         if (parts.length != 6) {
-            throw new ConfigException(field, "'" + text + "' is not a MAC address (six hex bytes, aa:bb:cc:dd:ee:ff)");
+            throw new ConfigException(field, ConfigException.quote(text) + " is not a MAC address (six hex bytes, aa:bb:cc:dd:ee:ff)");
         }
         long mac = 0;
         for (String p : parts) {
             if (!p.matches("[0-9A-Fa-f]{1,2}")) {
-                throw new ConfigException(field, "'" + text + "' is not a MAC address (six hex bytes, aa:bb:cc:dd:ee:ff)");
+                throw new ConfigException(field, ConfigException.quote(text) + " is not a MAC address (six hex bytes, aa:bb:cc:dd:ee:ff)");
             }
             mac = mac << 8 | Integer.parseInt(p, 16);
         }

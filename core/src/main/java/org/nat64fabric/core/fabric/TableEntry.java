@@ -12,7 +12,7 @@ import java.util.Objects;
  * P4InfoConstants, values as unsigned integers (P4Runtime's canonical byte strings). A default
  * entry has no match. {@code idleTimeoutSeconds} 0 means the entry does not age.
  */
-public final class TableEntry {
+public final class TableEntry implements Entity {
     /** One match field: exact (prefixLength -1) or LPM. */
     public static final class Match {
         public final String field;
@@ -51,6 +51,7 @@ public final class TableEntry {
     private final String action;
     private final Map<String, BigInteger> params;
     private final long idleTimeoutSeconds;
+    private String key;   // made once: entries are looked up by key at every setup
 
     private TableEntry(Builder b) {
         this.table = b.table;
@@ -89,8 +90,26 @@ public final class TableEntry {
     }
 
     /** What identifies the entry in its table (P4Runtime: the match); the rest may be modified. */
+    @Override
     public String key() {
-        return table + (isDefault() ? " default" : " " + matches);
+        String k = key;
+        if (k == null) {
+            k = table + (isDefault() ? " default" : " " + matches);
+            key = k;
+        }
+        return k;
+    }
+
+    /** A default entry exists from the pipeline's start: P4Runtime only modifies it. */
+    @Override
+    public boolean alwaysPresent() {
+        return isDefault();
+    }
+
+    /** Reads list no default entries (P4Runtime returns them only when asked for one table's). */
+    @Override
+    public boolean readable() {
+        return !isDefault();
     }
 
     @Override

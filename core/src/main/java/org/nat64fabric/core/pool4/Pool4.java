@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv4Prefix;
@@ -24,18 +25,33 @@ import org.nat64fabric.core.addr.Ipv6Address;
  */
 public final class Pool4 {
     /** Why an allocation was refused. */
-    public enum Refusal { EXHAUSTED, SUBSCRIBER_LIMIT, TAKEN, NOT_A_SUBSCRIBER }
+    public enum Refusal { EXHAUSTED, SUBSCRIBER_LIMIT, TAKEN, NOT_A_SUBSCRIBER, OUT_OF_POOL, PAIRED, OTHER_SUBSCRIBER }
 
     /** An allocation: the transport address, or why there is none; and the block it opened, if any. */
     public static final class Result {
         private final TransportAddress address;
         private final Refusal refusal;
         private final PortBlock newBlock;
+        private final String why;
 
         private Result(TransportAddress address, Refusal refusal, PortBlock newBlock) {
+            this(address, refusal, newBlock, null);
+        }
+
+        private Result(TransportAddress address, Refusal refusal, PortBlock newBlock, String why) {
             this.address = address;
             this.refusal = refusal;
             this.newBlock = newBlock;
+            this.why = why;
+        }
+
+        private static Result refused(Refusal refusal, String why) {
+            return new Result(null, refusal, null, why);
+        }
+
+        /** A refusal of {@link #reserve} in words, for the operator who asked. */
+        public Optional<String> why() {
+            return Optional.ofNullable(why);
         }
 
         public Optional<TransportAddress> address() {
@@ -55,6 +71,10 @@ public final class Pool4 {
     private final Pool4Config config;
     private final PortStore store;
     private final List<Ipv4Address> addresses = new ArrayList<>();
+    /** Per block, the port its next search starts at: a hint only, kept in memory. */
+    private final Map<String, Integer> cursors = new HashMap<>();
+    /** Per subscriber and protocol, the block of its last claimed port: a hint only. */
+    private final Map<String, String> lastBlock = new HashMap<>();
 
     public Pool4(Pool4Config config, PortStore store) {
         this.config = config;
@@ -89,6 +109,9 @@ public final class Pool4 {
         int cls = rangeClass(sourcePort);
         int parity = sourcePort & 1;
         List<PortBlock> own = blocksOf(protocol, subscriber);
+        // The block that gave the last port is likely to give the next: try it first.
+        String last = lastBlock.get(protocol + " " + subscriber);
+        own.sort(Comparator.comparing((PortBlock b) -> !PortStore.blockKey(b).equals(last)));
         Optional<TransportAddress> found = claim(own, now, cls, parity);
         if (found.isPresent()) {
             return new Result(found.get(), null, null);
@@ -113,7 +136,8 @@ public final class Pool4 {
         Ipv6Address subscriber = subscriberOf(source);
         int[] range = config.portRanges.get(protocol);
         if (!addresses.contains(wanted.address()) || wanted.port() < range[0] || wanted.port() > range[1]) {
-            return new Result(null, Refusal.TAKEN, null);
+            return Result.refused(Refusal.OUT_OF_POOL, protocol + " " + wanted + " is outside pool4 or its "
+                    + protocol + " range " + range[0] + "–" + range[1]);
         }
         Optional<PortBlock> holder = store.blocks().stream()
                 .filter(b -> b.protocol() == protocol && b.address().equals(wanted.address()) && b.contains(wanted.port()))
@@ -122,20 +146,25 @@ public final class Pool4 {
         if (holder.isEmpty()) {
             Optional<Ipv4Address> pair = pairedAddress(subscriber);
             if (pair.isPresent() && !pair.get().equals(wanted.address())) {
-                return new Result(null, Refusal.TAKEN, null);
+                return Result.refused(Refusal.PAIRED, subscriber + " is paired with " + pair.get()
+                        + " (paired pooling, RFC 6888 REQ-2): its mappings all use that address");
             }
             opened = block(protocol, wanted.address(), wanted.port() / config.blockSize, subscriber);
             if (!store.claimBlock(opened)) {
-                return new Result(null, Refusal.TAKEN, null);
+                return Result.refused(Refusal.TAKEN, protocol + " " + wanted + " was just taken: its port block"
+                        + " went to another subscriber");
             }
         } else if (!holder.get().subscriber().equals(subscriber)) {
-            return new Result(null, Refusal.TAKEN, null);
+            PortBlock b = holder.get();
+            return Result.refused(Refusal.OTHER_SUBSCRIBER, protocol + " " + wanted + " is in the port block "
+                    + b.first() + "–" + b.last() + " of another subscriber, " + b.subscriber());
         }
         if (!store.claimPort(protocol, wanted, now)) {
             if (opened != null) {
-                store.releaseBlock(opened);
+                giveBack(opened);
             }
-            return new Result(null, Refusal.TAKEN, null);
+            return Result.refused(Refusal.TAKEN, protocol + " " + wanted + " is in use, or resting for "
+                    + config.holdMillis / 1000 + " s after its last use (RFC 6888 REQ-8)");
         }
         return new Result(wanted, null, opened);
     }
@@ -154,11 +183,19 @@ public final class Pool4 {
                 busy = store.portBusy(b.protocol(), new TransportAddress(b.address(), port), now);
             }
             if (!busy) {
-                store.releaseBlock(b);
+                giveBack(b);
                 freed.add(b);
             }
         }
         return freed;
+    }
+
+    /** Gives a block back, and forgets the search hints about it (they would outlive every block). */
+    private void giveBack(PortBlock b) {
+        store.releaseBlock(b);
+        String key = PortStore.blockKey(b);
+        cursors.remove(key);
+        lastBlock.remove(b.protocol() + " " + b.subscriber(), key);
     }
 
     /** The blocks a subscriber holds now. */
@@ -211,10 +248,18 @@ public final class Pool4 {
     /** Claims a usable port in {@code candidates}, of range class {@code cls} and {@code parity} (-1: any). */
     private Optional<TransportAddress> claim(List<PortBlock> candidates, long now, int cls, int parity) {
         for (PortBlock b : candidates) {
-            for (int port = b.first(); port <= b.last(); port++) {
+            // Start after the port claimed last in this block, so that a busy block is not probed
+            // from its first port at every allocation; wrap round to reach ports freed since.
+            String key = PortStore.blockKey(b);
+            int size = b.last() - b.first() + 1;
+            int start = cursors.getOrDefault(key, b.first());
+            for (int i = 0; i < size; i++) {
+                int port = b.first() + (start - b.first() + i) % size;
                 if ((cls < 0 || rangeClass(port) == cls) && (parity < 0 || (port & 1) == parity)) {
                     TransportAddress t = new TransportAddress(b.address(), port);
                     if (store.claimPort(b.protocol(), t, now)) {
+                        cursors.put(key, port == b.last() ? b.first() : port + 1);
+                        lastBlock.put(b.protocol() + " " + b.subscriber(), key);
                         return Optional.of(t);
                     }
                 }
@@ -234,7 +279,7 @@ public final class Pool4 {
                 continue;   // another subscriber, or another controller instance, has it
             }
             if (blocksOf(protocol, subscriber).size() > config.blocksPerSubscriber) {
-                store.releaseBlock(candidate);   // another instance opened one for this subscriber meanwhile
+                giveBack(candidate);   // another instance opened one for this subscriber meanwhile
                 return Optional.empty();
             }
             own.add(candidate);
@@ -251,6 +296,8 @@ public final class Pool4 {
     /** Blocks a subscriber may open, best first: its deterministic ones, or free ones on its paired (else least used) address. */
     private List<PortBlock> candidateBlocks(Protocol protocol, Ipv6Address subscriber, int cls) {
         List<PortBlock> held = store.blocks();
+        Set<String> heldStarts = held.stream().map(h -> h.protocol() + " " + h.address() + " " + h.first())
+                .collect(Collectors.toSet());
         List<PortBlock> out = new ArrayList<>();
         if (config.deterministic != null) {
             for (PortBlock b : deterministicBlocks(protocol, subscriber)) {
@@ -271,7 +318,8 @@ public final class Pool4 {
         for (Ipv4Address a : choices) {
             for (int index = indexes[0]; index <= indexes[1]; index++) {
                 PortBlock b = block(protocol, a, index, subscriber);
-                if ((cls < 0 || rangeClass(b.first()) == cls) && held.stream().noneMatch(h -> sameStart(h, b))) {
+                if ((cls < 0 || rangeClass(b.first()) == cls)
+                        && !heldStarts.contains(b.protocol() + " " + b.address() + " " + b.first())) {
                     out.add(b);
                     if (out.size() > 8) {
                         return out;   // enough to survive races; the next call looks again
@@ -280,10 +328,6 @@ public final class Pool4 {
             }
         }
         return out;
-    }
-
-    private static boolean sameStart(PortBlock a, PortBlock b) {
-        return a.protocol() == b.protocol() && a.address().equals(b.address()) && a.first() == b.first();
     }
 
     private PortBlock block(Protocol protocol, Ipv4Address a, int index, Ipv6Address subscriber) {

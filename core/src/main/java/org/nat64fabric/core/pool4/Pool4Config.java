@@ -2,6 +2,7 @@ package org.nat64fabric.core.pool4;
 
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.nat64fabric.core.ConfigException;
@@ -51,6 +52,11 @@ public final class Pool4Config {
 
     public int blockSize() {
         return blockSize;
+    }
+
+    /** The IPv6 prefix length that identifies a subscriber. */
+    public int subscriberPrefixLength() {
+        return subscriberPrefixLength;
     }
 
     public long holdMillis() {
@@ -127,7 +133,7 @@ public final class Pool4Config {
             for (Map.Entry<Protocol, int[]> r : portRanges.entrySet()) {
                 int[] range = r.getValue();
                 if (range[0] < 0 || range[1] > 65535 || range[0] > range[1]) {
-                    throw new ConfigException("pool4.ports." + r.getKey().name().toLowerCase(),
+                    throw new ConfigException("pool4." + r.getKey().name().toLowerCase(Locale.ROOT) + "Ports",
                             range[0] + "-" + range[1] + " is not a range of ports within 0-65535");
                 }
             }
@@ -142,8 +148,8 @@ public final class Pool4Config {
                 throw new ConfigException("pool4.subscriberPrefixLength", "must be between 0 and 128");
             }
             if (holdMillis < MIN_HOLD_MILLIS) {
-                throw new ConfigException("pool4.holdMillis", holdMillis
-                        + " ms is shorter than the 120 s RFC 6888 REQ-8 asks before a port is reused");
+                throw new ConfigException("pool4.holdSeconds", holdMillis / 1000
+                        + " s is shorter than the 120 s RFC 6888 REQ-8 asks before a port is reused");
             }
             if (deterministic != null) {
                 checkDeterministic();

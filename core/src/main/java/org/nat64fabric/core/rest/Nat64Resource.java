@@ -1,15 +1,17 @@
 package org.nat64fabric.core.rest;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 import javax.ws.rs.Consumes;
@@ -20,13 +22,16 @@ import javax.ws.rs.Path;
 import javax.ws.rs.PathParam;
 import javax.ws.rs.Produces;
 import javax.ws.rs.QueryParam;
+import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
+import javax.ws.rs.core.UriInfo;
 import org.nat64fabric.core.ConfigException;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.config.FabricConfig;
+import org.nat64fabric.core.config.Json;
 import org.nat64fabric.core.config.Nat64Config;
 import org.nat64fabric.core.control.Nat64Service;
 import org.nat64fabric.core.eamt.Eam;
@@ -39,8 +44,10 @@ import org.nat64fabric.core.session.Session;
  * The REST API for mapping management, the same in the ONOS app (under /onos/nat64fabric) and in
  * the embedded controller: pools, EAMT, static BIB entries, sessions with filters, switches and
  * counters. Bad input is answered 400 with {@code {"field": ..., "message": ...}} naming the
- * field; an unknown mapping 404. The runtime supplies the service. docs/rest.md documents every
- * endpoint with curl; the ONOS app's build generates its swagger.json from these annotations.
+ * field; an unknown mapping 404. The runtime supplies the service and registers
+ * {@link Nat64RestFeature} beside it. docs/rest.md documents every endpoint with curl; the build
+ * generates the Swagger 2.0 description from these annotations and javadoc tags
+ * ({@code @onos.rsModel} names a schema in src/main/resources/definitions).
  *
  * <p>Each runtime serves a subclass with its own {@code @Path} (class-level {@code @Path} is not
  * inherited); this one is what the swagger generator reads.
@@ -51,16 +58,25 @@ public class Nat64Resource {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private final Supplier<Nat64Service> service;
+    /** The request's URI, for its query parameters (a proxy to the current request's in a singleton). */
+    @Context
+    private UriInfo uri;
 
     public Nat64Resource(Supplier<Nat64Service> service) {
         this.service = service;
     }
 
-    /** Pools: pool6, pool4 with its port ranges and block settings, and the port blocks in use. */
+    /**
+     * Pools: pool6, pool4 with its port ranges and block settings, and the port blocks in use.
+     *
+     * @return 200 and the pools
+     * @onos.rsModel Pools
+     */
     @GET
     @Path("pools")
     public Response pools() {
         return handle(() -> {
+            queryOnly();
             Nat64Config c = service.get().config();
             ObjectNode root = MAPPER.createObjectNode();
             root.put("pool6", c.pool6.prefix().toString());
@@ -82,11 +98,17 @@ public class Nat64Resource {
         });
     }
 
-    /** The EAMT (RFC 7757), as IPv6 and IPv4 prefix pairs. */
+    /**
+     * The EAMT (RFC 7757), as IPv6 and IPv4 prefix pairs.
+     *
+     * @return 200 and the EAMT
+     * @onos.rsModel Eamt
+     */
     @GET
     @Path("eamt")
     public Response eamt() {
         return handle(() -> {
+            queryOnly();
             ObjectNode root = MAPPER.createObjectNode();
             ArrayNode list = root.putArray("eamt");
             service.get().eamt().forEach(e -> list.add(eam(e)));
@@ -94,23 +116,36 @@ public class Nat64Resource {
         });
     }
 
-    /** Adds an EAM: body {"ipv6Prefix": ..., "ipv4Prefix": ...}; it reaches every switch before the answer. */
+    /**
+     * Adds an EAM, which reaches every switch before the answer.
+     *
+     * @param body the EAM: {"ipv6Prefix", "ipv4Prefix"}
+     * @return 201 and the EAM; 400 naming the field at fault
+     * @onos.rsModel Eam
+     */
     @POST
     @Path("eamt")
     @Consumes(MediaType.APPLICATION_JSON)
     public Response addEam(InputStream body) {
         return handle(() -> {
+            queryOnly();
             Eam e = FabricConfig.eam(json(body), "eam");
             service.get().addEam(e);
             return Response.status(Response.Status.CREATED).entity(eam(e).toString()).type(MediaType.APPLICATION_JSON).build();
         });
     }
 
-    /** Removes the EAM of an IPv4 prefix. */
+    /**
+     * Removes the EAM of an IPv4 prefix.
+     *
+     * @param ipv4Prefix the EAM's IPv4 prefix
+     * @return 200 and the removed EAM; 404 when none maps the prefix
+     */
     @DELETE
     @Path("eamt")
     public Response removeEam(@QueryParam("ipv4Prefix") String ipv4Prefix) {
         return handle(() -> {
+            queryOnly("ipv4Prefix");
             Ipv4Prefix p = Ipv4Prefix.parse(required("ipv4Prefix", ipv4Prefix), "ipv4Prefix");
             Optional<Eam> removed = service.get().removeEam(p);
             return removed.isPresent() ? ok(eam(removed.get()))
@@ -118,36 +153,59 @@ public class Nat64Resource {
         });
     }
 
-    /** BIB entries, filtered by protocol (TCP, UDP, ICMP) and static or dynamic. */
+    /**
+     * BIB entries, filtered by protocol and static or dynamic.
+     *
+     * @param protocol optional: TCP, UDP or ICMP
+     * @param isStatic optional: true for static entries only, false for dynamic ones only
+     * @return 200 and the entries
+     * @onos.rsModel Bib
+     */
     @GET
     @Path("bib")
-    public Response bib(@QueryParam("protocol") String protocol, @QueryParam("static") Boolean isStatic) {
+    public Response bib(@QueryParam("protocol") String protocol, @QueryParam("static") String isStatic) {
         return handle(() -> {
+            queryOnly("protocol", "static");
             ObjectNode root = MAPPER.createObjectNode();
             ArrayNode list = root.putArray("bib");
-            service.get().bib(protocol(protocol), isStatic).forEach(b -> list.add(bib(b)));
+            service.get().bib(protocol(protocol), bool("static", isStatic)).forEach(b -> list.add(bib(b)));
             return ok(root);
         });
     }
 
-    /** Adds a static BIB entry: body {"protocol", "ipv6Address", "ipv6Port", "ipv4Address", "ipv4Port"}. */
+    /**
+     * Adds a static BIB entry (port forwarding to an IPv6 server), written to every border switch.
+     *
+     * @param body the entry: {"protocol", "ipv6Address", "ipv6Port", "ipv4Address", "ipv4Port"}
+     * @return 201 and the entry; 400 naming the field at fault
+     * @onos.rsModel StaticBib
+     */
     @POST
     @Path("bib")
     @Consumes(MediaType.APPLICATION_JSON)
     public Response addStaticBib(InputStream body) {
         return handle(() -> {
+            queryOnly();
             FabricConfig.StaticBib b = FabricConfig.staticBib(json(body), "bib");
             BibEntry added = service.get().addStaticBib(b.protocol, b.address6, b.port6, b.v4);
             return Response.status(Response.Status.CREATED).entity(bib(added).toString()).type(MediaType.APPLICATION_JSON).build();
         });
     }
 
-    /** Removes a BIB entry and its sessions. */
+    /**
+     * Removes a BIB entry and its sessions.
+     *
+     * @param protocol the entry's protocol: TCP, UDP or ICMP
+     * @param address the entry's IPv6 address
+     * @param port the entry's IPv6 port (ICMP: identifier)
+     * @return 200 and the removed entry; 404 when there is none
+     */
     @DELETE
     @Path("bib/{protocol}/{ipv6Address}/{ipv6Port}")
     public Response removeBib(@PathParam("protocol") String protocol, @PathParam("ipv6Address") String address,
                               @PathParam("ipv6Port") String port) {
         return handle(() -> {
+            queryOnly();
             Protocol proto = FabricConfig.protocol(protocol, "protocol");
             Ipv6Address a = Ipv6Address.parse(address, "ipv6Address");
             int p = port("ipv6Port", port);
@@ -157,12 +215,22 @@ public class Nat64Resource {
         });
     }
 
-    /** Sessions, filtered by protocol, IPv6 source, pool4 address and remote IPv4 address. */
+    /**
+     * Sessions, filtered by protocol, IPv6 source, pool4 address and remote IPv4 address.
+     *
+     * @param protocol optional: TCP, UDP or ICMP
+     * @param ipv6 optional: the IPv6 host
+     * @param ipv4 optional: its pool4 address
+     * @param remote optional: the remote IPv4 address
+     * @return 200 and the sessions
+     * @onos.rsModel Sessions
+     */
     @GET
     @Path("sessions")
     public Response sessions(@QueryParam("protocol") String protocol, @QueryParam("ipv6Address") String ipv6,
                              @QueryParam("ipv4Address") String ipv4, @QueryParam("remote") String remote) {
         return handle(() -> {
+            queryOnly("protocol", "ipv6Address", "ipv4Address", "remote");
             List<Session> found = service.get().sessions(protocol(protocol),
                     ipv6 == null ? null : Ipv6Address.parse(ipv6, "ipv6Address"),
                     ipv4 == null ? null : Ipv4Address.parse(ipv4, "ipv4Address"),
@@ -174,22 +242,34 @@ public class Nat64Resource {
         });
     }
 
-    /** Counters: packet-ins by punt reason, setups, refusals, NAT events by type, table sizes. */
+    /**
+     * Counters: packet-ins by punt reason, setups, refusals, NAT events by type, table sizes.
+     *
+     * @return 200 and the counters
+     * @onos.rsModel Stats
+     */
     @GET
     @Path("stats")
     public Response stats() {
         return handle(() -> {
+            queryOnly();
             ObjectNode root = MAPPER.createObjectNode();
             service.get().stats().forEach(root::put);
             return ok(root);
         });
     }
 
-    /** The configured switches: role, connected or not, entries held. */
+    /**
+     * The configured switches: role, connected or not, entries held.
+     *
+     * @return 200 and the switches
+     * @onos.rsModel Devices
+     */
     @GET
     @Path("devices")
     public Response devices() {
         return handle(() -> {
+            queryOnly();
             ObjectNode root = MAPPER.createObjectNode();
             ArrayNode list = root.putArray("devices");
             for (Nat64Service.DeviceStatus d : service.get().devices()) {
@@ -197,6 +277,28 @@ public class Nat64Resource {
                         .put("entries", d.entries);
             }
             return ok(root);
+        });
+    }
+
+    /**
+     * This API's description (Swagger 2.0), generated by the build from these annotations.
+     *
+     * @return 200 and the description
+     */
+    @GET
+    @Path("swagger.json")
+    public Response swagger() {
+        return handle(() -> {
+            queryOnly();
+            try (InputStream doc = Nat64Resource.class.getResourceAsStream("swagger.json")) {
+                if (doc == null) {
+                    return notFound("path", "this build has no API description (the onos-maven-plugin swagger goal)");
+                }
+                return Response.ok(new String(doc.readAllBytes(), StandardCharsets.UTF_8), MediaType.APPLICATION_JSON)
+                        .build();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         });
     }
 
@@ -239,24 +341,55 @@ public class Nat64Resource {
         try {
             return a.run();
         } catch (ConfigException e) {
-            return error(Response.Status.BAD_REQUEST, e.field(), e.problem());
+            return Errors.of(400, e.field(), e.problem());
+        } catch (RequestLimits.TooLarge e) {
+            return Errors.of(413, "body", e.getMessage());
         } catch (Nat64Service.NotConfigured e) {
-            return error(Response.Status.SERVICE_UNAVAILABLE, e.field, e.getMessage());
+            return Errors.of(503, e.field, e.getMessage());
+        } catch (RuntimeException e) {
+            return new ErrorMappers.Unexpected().toResponse(e);   // a bug: logged with its stack trace
         }
     }
 
+    /** The body as one JSON object, at most {@link RequestLimits#MAX_BODY} bytes, read strictly ({@link Json}). */
     private static JsonNode json(InputStream body) {
-        try {
-            JsonNode n = body == null ? null : MAPPER.readTree(body);
-            if (n == null || !n.isObject()) {
-                throw new ConfigException("body", "must be a JSON object");
-            }
-            return n;
-        } catch (JsonProcessingException e) {
-            throw new ConfigException("body", "is not JSON: " + e.getOriginalMessage());
-        } catch (IOException e) {
-            throw new ConfigException("body", "could not be read: " + e.getMessage());
+        JsonNode n = body == null ? null : Json.parse(RequestLimits.read(body), "body");
+        if (n == null || !n.isObject()) {
+            throw new ConfigException("body", "must be a JSON object");
         }
+        return n;
+    }
+
+    /** Refuses query parameters the endpoint does not know, or gives twice: a typo must not widen a filter. */
+    private void queryOnly(String... known) {
+        if (uri == null) {
+            return;    // called directly, outside a container
+        }
+        // JAX-RS drops a parameter without a name ("?=false"): look at the raw query for one.
+        String raw = uri.getRequestUri().getRawQuery();
+        if (raw != null && List.of(raw.split("&")).stream().anyMatch(q -> q.startsWith("="))) {
+            throw new ConfigException("query", "has a parameter without a name");
+        }
+        for (Map.Entry<String, List<String>> q : uri.getQueryParameters().entrySet()) {
+            String name = q.getKey().matches("[A-Za-z0-9]{1,40}") ? q.getKey() : ConfigException.quote(q.getKey());
+            if (!List.of(known).contains(q.getKey())) {
+                throw new ConfigException(name, "unknown query parameter (this endpoint takes "
+                        + String.join(", ", known) + ")");
+            }
+            if (q.getValue().size() > 1) {
+                throw new ConfigException(name, "given " + q.getValue().size() + " times: give it once");
+            }
+        }
+    }
+
+    private static Boolean bool(String field, String value) {
+        if (value == null) {
+            return null;
+        }
+        if (!value.equals("true") && !value.equals("false")) {
+            throw new ConfigException(field, ConfigException.quote(value) + " is neither true nor false");
+        }
+        return Boolean.valueOf(value);
     }
 
     private static String required(String field, String value) {
@@ -268,7 +401,7 @@ public class Nat64Resource {
 
     private static int port(String field, String value) {
         if (value == null || !value.matches("\\d{1,5}") || Integer.parseInt(value) > 65535) {
-            throw new ConfigException(field, "'" + value + "' is not a port (0-65535)");
+            throw new ConfigException(field, ConfigException.quote(value) + " is not a port (0-65535)");
         }
         return Integer.parseInt(value);
     }
@@ -282,11 +415,6 @@ public class Nat64Resource {
     }
 
     private static Response notFound(String field, String message) {
-        return error(Response.Status.NOT_FOUND, field, message);
-    }
-
-    private static Response error(Response.Status status, String field, String message) {
-        ObjectNode n = MAPPER.createObjectNode().put("field", field).put("message", message);
-        return Response.status(status).entity(n.toString()).type(MediaType.APPLICATION_JSON).build();
+        return Errors.of(404, field, message);
     }
 }

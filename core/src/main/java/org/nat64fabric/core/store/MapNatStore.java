@@ -4,7 +4,12 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.stream.Collectors;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.eamt.Eam;
 import org.nat64fabric.core.pool4.PortBlock;
@@ -16,7 +21,7 @@ import org.nat64fabric.core.session.Session;
 
 /**
  * The store on maps which its creator supplies by name: in memory ({@link InMemoryNatStore}), a
- * durable store's maps (the embedded controller's MVStore, which then commits in
+ * durable store's maps (the embedded controller's SQLite-backed maps, which then commit in
  * {@link #changed()}), or ONOS's ConsistentMaps (the app's distributed store). Every claim is one
  * atomic map operation, so it holds across threads and across the instances sharing the maps.
  */
@@ -38,24 +43,62 @@ public class MapNatStore implements NatStore {
     private final Map<String, BibEntry> bib4;
     private final Map<String, Session> sessions;
     private final Map<String, Eam> eams;
+    /**
+     * Indexes of the sessions, kept in memory by this instance: session keys by BIB entry, and
+     * session counts by IPv6 host in address order (a subscriber is a range of hosts). Null when
+     * other instances change the maps too: then every question scans the sessions.
+     */
+    private final Map<String, Set<String>> sessionsByBib;
+    private final NavigableMap<Ipv6Address, Integer> sessionsByHost;
+    private final ThreadLocal<int[]> batchDepth = ThreadLocal.withInitial(() -> new int[1]);
 
+    /** A store whose maps only this instance changes. */
     public MapNatStore(Maps maps) {
+        this(maps, false);
+    }
+
+    /** {@code shared}: other instances change the same maps (a cluster), so no local index can be kept. */
+    protected MapNatStore(Maps maps, boolean shared) {
         blocks = maps.open("blocks");
         ports = maps.open("ports");
         bib6 = maps.open("bib6");
         bib4 = maps.open("bib4");
         sessions = maps.open("sessions");
         eams = maps.open("eamt");
+        sessionsByBib = shared ? null : new ConcurrentHashMap<>();
+        sessionsByHost = shared ? null : new ConcurrentSkipListMap<>(MapNatStore::unsignedOrder);
+        if (!shared) {
+            sessions.values().forEach(this::indexed);
+        }
     }
 
-    /** Called after every change; a durable store commits here. */
+    /** Called after every change (once after a batch); a durable store commits here. */
     protected void changed() {
+    }
+
+    private void committed() {
+        if (batchDepth.get()[0] == 0) {
+            changed();
+        }
+    }
+
+    @Override
+    public void batch(Runnable work) {
+        int[] depth = batchDepth.get();
+        depth[0]++;
+        try {
+            work.run();
+        } finally {
+            if (--depth[0] == 0) {
+                changed();
+            }
+        }
     }
 
     @Override
     public boolean claimBlock(PortBlock block) {
         boolean claimed = blocks.putIfAbsent(PortStore.blockKey(block), block) == null;
-        changed();
+        committed();
         return claimed;
     }
 
@@ -66,7 +109,7 @@ public class MapNatStore implements NatStore {
                 ports.remove(PortStore.portKey(block.protocol(), new TransportAddress(block.address(), port)));
             }
         }
-        changed();
+        committed();
     }
 
     @Override
@@ -84,14 +127,14 @@ public class MapNatStore implements NatStore {
             }
             return until;
         });
-        changed();
+        committed();
         return claimed[0];
     }
 
     @Override
     public void restPort(Protocol protocol, TransportAddress address, long until) {
         ports.put(PortStore.portKey(protocol, address), until);
-        changed();
+        committed();
     }
 
     @Override
@@ -109,10 +152,10 @@ public class MapNatStore implements NatStore {
         held = bib6.putIfAbsent(entry.key6(), entry);
         if (held != null) {
             bib4.remove(entry.key4(), entry);   // the IPv6 side is mapped already: undo the claim
-            changed();
+            committed();
             return Optional.of(held);
         }
-        changed();
+        committed();
         return Optional.empty();
     }
 
@@ -121,7 +164,7 @@ public class MapNatStore implements NatStore {
         boolean removed = bib6.remove(entry.key6(), entry);
         if (removed) {
             bib4.remove(entry.key4(), entry);
-            changed();
+            committed();
         }
         return removed;
     }
@@ -143,15 +186,63 @@ public class MapNatStore implements NatStore {
 
     @Override
     public void putSession(Session session) {
-        sessions.put(session.key(), session);
-        changed();
+        if (sessions.put(session.key(), session) == null && sessionsByBib != null) {
+            indexed(session);
+        }
+        committed();
     }
 
     @Override
     public boolean removeSession(Session session) {
         boolean removed = sessions.remove(session.key()) != null;
-        changed();
+        if (removed && sessionsByBib != null) {
+            sessionsByBib.computeIfPresent(session.bib().key6(), (k, keys) -> {
+                keys.remove(session.key());
+                return keys.isEmpty() ? null : keys;
+            });
+            sessionsByHost.computeIfPresent(session.bib().address6(), (k, n) -> n == 1 ? null : n - 1);
+        }
+        committed();
         return removed;
+    }
+
+    private void indexed(Session s) {
+        sessionsByBib.computeIfAbsent(s.bib().key6(), k -> ConcurrentHashMap.newKeySet()).add(s.key());
+        sessionsByHost.merge(s.bib().address6(), 1, Integer::sum);
+    }
+
+    @Override
+    public List<Session> sessionsOf(BibEntry bib) {
+        if (sessionsByBib == null) {
+            String key6 = bib.key6();
+            return sessions.values().stream().filter(s -> s.bib().key6().equals(key6)).collect(Collectors.toList());
+        }
+        List<Session> out = new ArrayList<>();
+        for (String key : sessionsByBib.getOrDefault(bib.key6(), Set.of())) {
+            Session s = sessions.get(key);
+            if (s != null) {
+                out.add(s);
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public long sessionCount(Ipv6Address subscriber, int prefixLength) {
+        Ipv6Address first = subscriber.mask(prefixLength);
+        if (sessionsByHost == null) {
+            return sessions.values().stream().filter(s -> s.bib().address6().mask(prefixLength).equals(first)).count();
+        }
+        // Java shifts by the distance mod 64: the host-bit masks of each half, spelled out
+        long highHostBits = prefixLength >= 64 ? 0 : -1L >>> prefixLength;
+        long lowHostBits = prefixLength == 128 ? 0 : prefixLength <= 64 ? -1L : -1L >>> (prefixLength - 64);
+        Ipv6Address last = Ipv6Address.of(first.high() | highHostBits, first.low() | lowHostBits);
+        return sessionsByHost.subMap(first, true, last, true).values().stream().mapToLong(Integer::longValue).sum();
+    }
+
+    private static int unsignedOrder(Ipv6Address a, Ipv6Address b) {
+        int c = Long.compareUnsigned(a.high(), b.high());
+        return c != 0 ? c : Long.compareUnsigned(a.low(), b.low());
     }
 
     @Override
@@ -174,13 +265,13 @@ public class MapNatStore implements NatStore {
     @Override
     public void addEam(Eam eam) {
         eams.put(eam.toString(), eam);
-        changed();
+        committed();
     }
 
     @Override
     public boolean removeEam(Eam eam) {
         boolean removed = eams.remove(eam.toString(), eam);
-        changed();
+        committed();
         return removed;
     }
 }

@@ -39,6 +39,19 @@ public interface NatStore extends PortStore {
 
     List<Session> sessions();
 
+    /** The sessions of one BIB entry. */
+    List<Session> sessionsOf(BibEntry bib);
+
+    /** How many sessions the hosts in {@code subscriber}/{@code prefixLength} hold. */
+    long sessionCount(Ipv6Address subscriber, int prefixLength);
+
+    /**
+     * Runs {@code work}, whose changes a durable store may make durable together, once, when it
+     * ends (group commit) instead of after each change. Nothing done inside may be acknowledged
+     * to anyone before this returns.
+     */
+    void batch(Runnable work);
+
     /** The EAMT's entries, in no particular order (lookups are longest-prefix). */
     List<Eam> eams();
 

@@ -17,18 +17,29 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.config.FabricConfig;
+import org.nat64fabric.core.fabric.CloneSession;
+import org.nat64fabric.core.fabric.Entity;
+import org.nat64fabric.core.fabric.MeterConfig;
 import org.nat64fabric.core.fabric.TableEntry;
+import org.nat64fabric.core.p4.Constants;
 import org.nat64fabric.core.p4.P4InfoConstants;
 import org.nat64fabric.core.store.InMemoryNatStore;
 
 class Nat64FabricTest {
     private static final String HOST = "2001:db8:1::10";
 
-    /** A switch that holds entries as P4Runtime does: INSERT of a held key, MODIFY or DELETE of a missing one fail. */
+    /**
+     * A switch that holds entities as P4Runtime does: INSERT of a held key, MODIFY or DELETE of a
+     * missing one fail; what always exists (default entries, meters) is only modified.
+     */
     static final class FakeSwitch implements SwitchLink {
         final String id;
-        final Map<String, TableEntry> entries = new HashMap<>();
+        final Map<String, Entity> entries = new HashMap<>();
+        final List<List<Update>> batches = new ArrayList<>();
         final List<byte[]> packetOuts = new ArrayList<>();
+        /** Writes taken, and how many session entries the switch held when each packet came back. */
+        int writes;
+        final List<Integer> sessionsAtPacketOut = new ArrayList<>();
 
         FakeSwitch(String id) {
             this.id = id;
@@ -41,34 +52,37 @@ class Nat64FabricTest {
 
         @Override
         public void write(List<Update> updates) {
+            writes++;
+            batches.add(updates);
             for (Update u : updates) {
-                String key = u.entry.key();
-                boolean held = entries.containsKey(key);
+                String key = u.entity.key();
+                boolean held = entries.containsKey(key) || u.entity.alwaysPresent();
                 if (u.type == Update.Type.INSERT && held || u.type != Update.Type.INSERT && !held
-                        && !u.entry.isDefault()) {
+                        || u.type == Update.Type.DELETE && u.entity.alwaysPresent()) {
                     throw new SwitchException(id + ": " + u + " is refused", null);
                 }
                 if (u.type == Update.Type.DELETE) {
                     entries.remove(key);
                 } else {
-                    entries.put(key, u.entry);
+                    entries.put(key, u.entity);
                 }
             }
         }
 
         @Override
-        public List<TableEntry> read() {
-            return entries.values().stream().filter(e -> !e.isDefault()).collect(Collectors.toList());
+        public List<Entity> read() {
+            return entries.values().stream().filter(Entity::readable).collect(Collectors.toList());
         }
 
         @Override
         public void packetOut(byte[] frame) {
             packetOuts.add(frame);
+            sessionsAtPacketOut.add(sessions().size());
         }
 
         List<TableEntry> sessions() {
-            return entries.values().stream().filter(e -> e.table().startsWith("Nat64Ingress.translate.session_"))
-                    .collect(Collectors.toList());
+            return entries.values().stream().filter(e -> e instanceof TableEntry).map(e -> (TableEntry) e)
+                    .filter(e -> e.table().startsWith("Nat64Ingress.translate.session_")).collect(Collectors.toList());
         }
     }
 
@@ -106,10 +120,14 @@ class Nat64FabricTest {
 
     /** An Ethernet frame with IPv6 and UDP from the host's port to 198.51.100.10 (in pool6), port 53. */
     static byte[] udpFrame(int sourcePort) {
+        return udpFrame(HOST, sourcePort);
+    }
+
+    static byte[] udpFrame(String host, int sourcePort) {
         ByteBuffer b = ByteBuffer.allocate(14 + 40 + 8 + 4);
         b.put(new byte[12]).putShort((short) 0x86dd);
         b.putInt(0x60000000).putShort((short) 12).put((byte) 17).put((byte) 64);
-        b.put(Ipv6Address.parse(HOST, "src").toBytes());
+        b.put(Ipv6Address.parse(host, "src").toBytes());
         b.put(Ipv6Address.parse("2001:db8:64::c633:640a", "dst").toBytes());
         b.putShort((short) sourcePort).putShort((short) 53).putShort((short) 12).putShort((short) 0);
         b.put(new byte[] {1, 2, 3, 4});
@@ -123,10 +141,10 @@ class Nat64FabricTest {
                 .lpm(P4InfoConstants.HDR_DST_ADDR, java.math.BigInteger.valueOf(0x0a000000L), 8)
                 .action(P4InfoConstants.NAT64_INGRESS_NO_ROUTE).build();
         again.entries.put(stale.key(), stale);
-        TableEntry kept = border1.read().get(0);
+        Entity kept = border1.read().get(0);
         again.entries.put(kept.key(), kept);
         fabric.connected(again);
-        Set<TableEntry> want = fabric.desiredState("border1").stream().filter(e -> !e.isDefault())
+        Set<Entity> want = fabric.desiredState("border1").stream().filter(Entity::readable)
                 .collect(Collectors.toSet());
         assertEquals(want, new HashSet<>(again.read()));
         assertFalse(again.entries.containsKey(stale.key()));
@@ -144,6 +162,132 @@ class Nat64FabricTest {
         assertTrue(border2.packetOuts.isEmpty());
         assertEquals(1, fabric.bib().size());
         assertEquals(300, border1.sessions().get(0).idleTimeoutSeconds());
+    }
+
+    @Test
+    void aBatchIsOneWritePerBorderAndItsPacketsGoBackOnlyAfterIt() throws Exception {
+        List<Runnable> scheduled = new ArrayList<>();
+        fabric = new Nat64Fabric(config("{\"addresses\": [\"192.0.2.0/30\"], \"blocksPerSubscriber\": 64}"),
+                new InMemoryNatStore(), e -> { }, () -> now, scheduled::add, Runnable::run);
+        border1 = new FakeSwitch("border1");
+        border2 = new FakeSwitch("border2");
+        fabric.connected(border1);
+        fabric.connected(border2);
+        int writes1 = border1.writes;
+        int writes2 = border2.writes;
+        for (int port = 5000; port < 5300; port++) {           // one host floods: 256 wait, 44 are refused
+            fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(port));
+        }
+        fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame("2001:db8:1::20", 7000));
+        assertEquals(1, scheduled.size(), "one drain is scheduled however many packets wait");
+        assertEquals(44, fabric.stats().get("setups.queueFull"));
+        assertEquals(44, border1.packetOuts.size(), "each refused packet is answered ICMPv6 unreachable");
+        assertTrue(border1.sessions().isEmpty(), "nothing is set up before the batch runs");
+        scheduled.remove(0).run();
+        assertEquals(writes1 + 1, border1.writes, "the whole batch is one write to border1");
+        assertEquals(writes2 + 1, border2.writes, "and one to border2");
+        assertEquals(2 * 257, border1.sessions().size());
+        assertEquals(new HashSet<>(border1.sessions()), new HashSet<>(border2.sessions()));
+        List<Integer> afterBatch = border1.sessionsAtPacketOut.subList(44, border1.sessionsAtPacketOut.size());
+        assertEquals(257, afterBatch.size());
+        assertTrue(afterBatch.stream().allMatch(n -> n == 2 * 257), "every packet went back after the write");
+    }
+
+    @Test
+    void refusalsAreRateLimitedToAHundredIcmpErrorsASecond() throws Exception {
+        List<Runnable> scheduled = new ArrayList<>();
+        fabric = new Nat64Fabric(config("{\"addresses\": [\"192.0.2.0/30\"]}"), new InMemoryNatStore(), e -> { },
+                () -> now, scheduled::add, Runnable::run);
+        border1 = new FakeSwitch("border1");
+        fabric.connected(border1);
+        for (int port = 5000; port < 5600; port++) {           // 256 wait, 344 are refused
+            fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(port));
+        }
+        assertEquals(100, border1.packetOuts.size(), "RFC 4443 2.4(f): ICMPv6 errors are rate-limited");
+        assertEquals(244, fabric.stats().get("icmpErrors.rateLimited"));
+        now += 1000;
+        fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(6000));
+        assertEquals(101, border1.packetOuts.size(), "a new second allows errors again");
+    }
+
+    @Test
+    void aFloodingSubscriberDelaysOnlyItself() {
+        SetupQueue<String> queue = new SetupQueue<>(4, 100);
+        for (int i = 0; i < 10; i++) {
+            queue.offer("flooder", "f" + i);
+        }
+        queue.offer("a", "a0");
+        queue.offer("b", "b0");
+        queue.offer("b", "b1");
+        assertEquals(List.of("f0", "a0", "b0"), queue.take(3), "one from each subscriber in turn");
+        assertEquals(List.of("f1", "b1", "f2", "f3"), queue.take(10));
+        assertTrue(queue.take(10).isEmpty());
+        assertFalse(queue.offer("flooder", "x") && queue.offer("flooder", "x") && queue.offer("flooder", "x")
+                && queue.offer("flooder", "x") && queue.offer("flooder", "x"), "a subscriber's queue is bounded");
+        SetupQueue<Integer> bySource = new SetupQueue<>(4, 100);
+        int taken = 0;
+        for (int source = 0; source < 1000; source++) {
+            taken += bySource.offer(source, source) ? 1 : 0;
+        }
+        assertEquals(100, taken, "many senders together are bounded too");
+        SetupQueue<String> crowded = new SetupQueue<>(4, 100);
+        for (int s = 0; s < 10; s++) {
+            crowded.offer("busy" + s, "b" + s);
+            crowded.offer("busy" + s, "b" + s);
+        }
+        crowded.offer("late", "late");
+        List<String> first = crowded.take(6);
+        assertFalse(first.contains("late"));
+        assertTrue(crowded.take(6).contains("late"), "a subscriber behind busy ones is reached by the next batch");
+    }
+
+    @Test
+    void theCpuCloneSessionAndPuntMetersAreWrittenOnConnectAndReadBackAsDesired() {
+        for (FakeSwitch sw : List.of(edge, border1, border2)) {
+            assertEquals(new CloneSession(Constants.CPU_CLONE_SESSION, List.of(Constants.CPU_PORT)),
+                    sw.entries.get("clone session " + Constants.CPU_CLONE_SESSION), sw.id);
+            assertEquals(new MeterConfig(P4InfoConstants.NAT64_INGRESS_PUNT_SOURCE_METER, 500, 250, 500, 250),
+                    sw.entries.get("meter " + P4InfoConstants.NAT64_INGRESS_PUNT_SOURCE_METER), sw.id);
+            assertTrue(sw.batches.get(0).stream().anyMatch(u -> u.type == SwitchLink.Update.Type.INSERT
+                    && u.entity instanceof CloneSession), "the clone session is inserted");
+            assertTrue(sw.batches.get(0).stream().filter(u -> u.entity instanceof MeterConfig)
+                    .allMatch(u -> u.type == SwitchLink.Update.Type.MODIFY), "meters are only modified");
+        }
+        // Connected again with all of it held: only the unreadable default entries are written.
+        FakeSwitch again = new FakeSwitch("border1");
+        again.entries.putAll(border1.entries);
+        fabric.connected(again);
+        assertTrue(again.batches.get(0).stream().allMatch(u -> u.entity instanceof TableEntry
+                && ((TableEntry) u.entity).isDefault()), again.batches.toString());
+    }
+
+    @Test
+    void reconciliationRestoresAMissingOrChangedCloneSessionAndMeterAndDropsAStrangeSession() {
+        FakeSwitch lost = new FakeSwitch("border1");
+        lost.entries.putAll(border1.entries);
+        lost.entries.remove("clone session " + Constants.CPU_CLONE_SESSION);
+        fabric.connected(lost);
+        assertEquals(border1.entries.get("clone session " + Constants.CPU_CLONE_SESSION),
+                lost.entries.get("clone session " + Constants.CPU_CLONE_SESSION), "a lost session is inserted again");
+
+        FakeSwitch changed = new FakeSwitch("border2");
+        changed.entries.putAll(border2.entries);
+        CloneSession wrongPort = new CloneSession(Constants.CPU_CLONE_SESSION, List.of(7));
+        CloneSession strange = new CloneSession(5, List.of(3));
+        MeterConfig loose = new MeterConfig(P4InfoConstants.NAT64_INGRESS_PUNT_PORT_METER, 1_000_000, 1, 1_000_000, 1);
+        changed.entries.put(wrongPort.key(), wrongPort);
+        changed.entries.put(strange.key(), strange);
+        changed.entries.put(loose.key(), loose);
+        fabric.connected(changed);
+        List<SwitchLink.Update> batch = changed.batches.get(0);
+        assertTrue(batch.stream().anyMatch(u -> u.type == SwitchLink.Update.Type.MODIFY
+                && u.entity.key().equals(wrongPort.key())), batch.toString());
+        assertTrue(batch.stream().anyMatch(u -> u.type == SwitchLink.Update.Type.DELETE
+                && u.entity.equals(strange)), batch.toString());
+        assertEquals(Set.copyOf(fabric.desiredState("border2").stream().filter(Entity::readable)
+                .collect(Collectors.toList())), Set.copyOf(changed.read()));
+        assertEquals(new MeterConfig(P4InfoConstants.NAT64_INGRESS_PUNT_PORT_METER, 20_000, 5_000, 20_000, 5_000),
+                changed.entries.get(loose.key()));
     }
 
     @Test

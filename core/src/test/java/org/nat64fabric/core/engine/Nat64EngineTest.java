@@ -174,7 +174,7 @@ class Nat64EngineTest {
     void staticEntriesForwardInboundAndNeverExpire() {
         Nat64Engine e = engine(pool4("192.0.2.0/30"));
         TransportAddress web = new TransportAddress(Ipv4Address.parse("192.0.2.2", "a"), 8080);
-        BibEntry entry = e.addStaticBib(Protocol.TCP, host(7), 80, web, 0);
+        BibEntry entry = e.addStaticBib(Protocol.TCP, host(7), 80, web, 0, "bib");
         assertTrue(entry.isStatic());
         assertEquals(0, e.lifetimeOf(entry), "no idle timeout on its entries");
         Outcome in = e.fromV4(Protocol.TCP, SERVER, 55555, web.address(), web.port(), Segment.SYN, 10);
@@ -186,10 +186,10 @@ class Nat64EngineTest {
         assertEquals(List.of(entry), e.store().bib());
 
         ConfigException taken = assertThrows(ConfigException.class,
-                () -> e.addStaticBib(Protocol.TCP, host(8), 80, web, 0));
+                () -> e.addStaticBib(Protocol.TCP, host(8), 80, web, 0, "bib"));
         assertEquals("bib.ipv4Port", taken.field());
         ConfigException outside = assertThrows(ConfigException.class, () -> e.addStaticBib(Protocol.TCP, host(8), 80,
-                new TransportAddress(SERVER, 80), 0));
+                new TransportAddress(SERVER, 80), 0, "bib"));
         assertEquals("bib.ipv4Address", outside.field());
         assertEquals(Optional.of(entry), e.removeBib(Protocol.TCP, host(7), 80, 200_000));
         assertEquals(List.of(), e.store().bib());
@@ -211,12 +211,12 @@ class Nat64EngineTest {
     void eamsThatWouldBeAmbiguousOrOverlapPool4AreRefused() {
         Nat64Engine e = engine(pool4("192.0.2.0/24"));
         Eam eam = Eam.parse("2001:db8:1::e00/120", "203.0.113.0/24", "eam");
-        e.addEam(eam);
+        e.addEam(eam, "eam");
         assertEquals(List.of(eam), e.store().eams());
         assertEquals("eamt", assertThrows(ConfigException.class,
-                () -> e.addEam(Eam.parse("2001:db8:1::e00/120", "198.51.100.0/24", "eam"))).field());
-        assertEquals("eamt.ipv4", assertThrows(ConfigException.class,
-                () -> e.addEam(Eam.parse("2001:db8:2::/120", "192.0.2.0/24", "eam"))).field());
+                () -> e.addEam(Eam.parse("2001:db8:1::e00/120", "198.51.100.0/24", "eam"), "eam")).field());
+        assertEquals("eam.ipv4Prefix", assertThrows(ConfigException.class,
+                () -> e.addEam(Eam.parse("2001:db8:2::/120", "192.0.2.0/24", "eam"), "eam")).field());
         Ipv6Address eamHost = Ipv6Address.parse("2001:db8:1::e05", "h");
         Session s = e.fromV6(Protocol.UDP, host(1), 4000, eamHost, 53, Segment.OTHER, 0).session().orElseThrow();
         assertEquals(Ipv4Address.parse("203.0.113.5", "x"), s.remote4().address(), "destination through the EAMT");

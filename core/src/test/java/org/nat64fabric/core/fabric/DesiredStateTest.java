@@ -16,6 +16,7 @@ import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.config.Nat64Config;
+import org.nat64fabric.core.config.PuntPolicing;
 import org.nat64fabric.core.eamt.Eam;
 import org.nat64fabric.core.pool4.Pool4Config;
 import org.nat64fabric.core.pool4.Protocol;
@@ -35,19 +36,34 @@ class DesiredStateTest {
                 Ipv6Address.parse("2001:db8::1", "a"),
                 List.of(Route.nextHop("2001:db8:1::/64", 1, 0xaa, 0xbb, "routes[0]"),
                         Route.nextHop("198.51.100.0/24", 2, 0xaa, 0xcc, "routes[1]")),
-                Map.of(2, 1500));
+                9000, Map.of(2, 1400));
     }
 
-    private static List<TableEntry> in(List<TableEntry> entries, String table) {
-        return entries.stream().filter(e -> e.table().equals(table)).collect(Collectors.toList());
+    private static List<TableEntry> in(List<? extends Entity> entities, String table) {
+        return tables(entities).stream().filter(e -> e.table().equals(table)).collect(Collectors.toList());
+    }
+
+    private static List<TableEntry> tables(List<? extends Entity> entities) {
+        return entities.stream().filter(e -> e instanceof TableEntry).map(e -> (TableEntry) e)
+                .collect(Collectors.toList());
+    }
+
+    @Test
+    void everyPortHasTheSwitchMtuAsDefaultAndOverridesPerPort() {
+        List<TableEntry> mtu = in(DesiredState.routing(sw(SwitchConfig.Role.EDGE)), NAT64_INGRESS_EGRESS_MTU);
+        TableEntry all = TableEntry.in(NAT64_INGRESS_EGRESS_MTU).action(NAT64_INGRESS_SET_MTU).param(MTU, 9000).build();
+        TableEntry port2 = TableEntry.in(NAT64_INGRESS_EGRESS_MTU).exact(HDR_PORT, 2).action(NAT64_INGRESS_SET_MTU)
+                .param(MTU, 1400).build();
+        assertEquals(List.of(all, port2), mtu);
+        assertTrue(all.isDefault(), "the switch's MTU is the table's default action: it covers every port");
     }
 
     @Test
     void bordersTranslateAndHoldEverySessionEdgesOnlyRoute() {
-        List<TableEntry> border = DesiredState.of(sw(SwitchConfig.Role.BORDER), CONFIG, List.of(EAM), List.of(BIB),
-                b -> 300, List.of());
-        List<TableEntry> edge = DesiredState.of(sw(SwitchConfig.Role.EDGE), CONFIG, List.of(EAM), List.of(BIB),
-                b -> 300, List.of());
+        List<TableEntry> border = tables(DesiredState.of(sw(SwitchConfig.Role.BORDER), CONFIG, List.of(EAM),
+                List.of(BIB), b -> 300, List.of()));
+        List<TableEntry> edge = tables(DesiredState.of(sw(SwitchConfig.Role.EDGE), CONFIG, List.of(EAM), List.of(BIB),
+                b -> 300, List.of()));
         assertEquals(Set.of(NAT64_INGRESS_LOCAL_HOST_LOCAL_IPV4, NAT64_INGRESS_LOCAL_HOST_LOCAL_IPV6,
                 NAT64_INGRESS_ICMP_ERROR_ICMP_SOURCE, NAT64_INGRESS_IPV6_ROUTES, NAT64_INGRESS_IPV4_ROUTES,
                 NAT64_INGRESS_EGRESS_MTU), edge.stream().map(TableEntry::table).collect(Collectors.toSet()));
@@ -78,12 +94,31 @@ class DesiredStateTest {
 
     @Test
     void everyEntryOfASwitchHasItsOwnKeySoReconciliationCanDiffThem() {
-        List<TableEntry> border = DesiredState.of(sw(SwitchConfig.Role.BORDER), CONFIG, List.of(EAM), List.of(BIB),
+        List<Entity> border = DesiredState.of(sw(SwitchConfig.Role.BORDER), CONFIG, List.of(EAM), List.of(BIB),
                 b -> 300, List.of());
         Set<String> keys = new HashSet<>();
-        for (TableEntry e : border) {
+        for (Entity e : border) {
             assertTrue(keys.add(e.key()), "two entries for " + e.key());
         }
+    }
+
+    @Test
+    void everySwitchHoldsTheCpuCloneSessionAndThePuntMetersLimits() {
+        Nat64Config limited = Nat64Config.builder().pool6(CONFIG.pool6).pool4(CONFIG.pool4)
+                .puntPolicing(PuntPolicing.of(1000, 100, 50, 10)).build();
+        for (SwitchConfig.Role role : SwitchConfig.Role.values()) {
+            List<Entity> all = DesiredState.of(sw(role), limited, List.of(), List.of(), b -> 0, List.of());
+            assertTrue(all.contains(new CloneSession(99, List.of(255))),
+                    role + ": TCP control copies reach CPU port 255 through session 99");
+            assertTrue(all.contains(new MeterConfig("Nat64Ingress.punt_port_meter", 1000, 100, 1000, 100)), role.name());
+            assertTrue(all.contains(new MeterConfig("Nat64Ingress.punt_source_meter", 50, 10, 50, 10)), role.name());
+            assertTrue(all.stream().filter(e -> e instanceof MeterConfig).allMatch(Entity::alwaysPresent),
+                    "meter cells exist without the controller: written by MODIFY only");
+        }
+        List<Entity> defaults = DesiredState.of(sw(SwitchConfig.Role.EDGE), CONFIG, List.of(), List.of(), b -> 0,
+                List.of());
+        assertTrue(defaults.contains(new MeterConfig("Nat64Ingress.punt_port_meter", 20_000, 5_000, 20_000, 5_000)));
+        assertTrue(defaults.contains(new MeterConfig("Nat64Ingress.punt_source_meter", 500, 250, 500, 250)));
     }
 
     @Test

@@ -123,7 +123,7 @@ class Pool4Test {
         assertTrue(r.newBlock().isPresent(), "a new block is logged");
         assertEquals(Optional.of(Pool4.Refusal.TAKEN), p.reserve(Protocol.TCP, web, host(1), 0).refusal());
         TransportAddress next = new TransportAddress(web.address(), 8081);
-        assertEquals(Optional.of(Pool4.Refusal.TAKEN), p.reserve(Protocol.TCP, next, host(2), 0).refusal());
+        assertEquals(Optional.of(Pool4.Refusal.OTHER_SUBSCRIBER), p.reserve(Protocol.TCP, next, host(2), 0).refusal());
         assertEquals(Optional.of(next), p.reserve(Protocol.TCP, next, host(1), 0).address());
     }
 
@@ -198,13 +198,13 @@ class Pool4Test {
     @Test
     void badConfigurationNamesTheField() {
         ConfigException e = assertThrows(ConfigException.class, () -> pool("192.0.2.0/24").holdMillis(60_000).build());
-        assertEquals("pool4.holdMillis", e.field());
+        assertEquals("pool4.holdSeconds", e.field());
         e = assertThrows(ConfigException.class, () -> pool("192.0.2.0/24").blockSize(100).build());
         assertEquals("pool4.blockSize", e.field());
         e = assertThrows(ConfigException.class, () -> pool("192.0.2.0/24", "192.0.2.128/25").build());
         assertEquals("pool4.addresses[1]", e.field());
         e = assertThrows(ConfigException.class, () -> pool("192.0.2.0/24").ports(Protocol.TCP, 2000, 1000).build());
-        assertEquals("pool4.ports.tcp", e.field());
+        assertEquals("pool4.tcpPorts", e.field());
         e = assertThrows(ConfigException.class, () -> pool().build());
         assertEquals("pool4.addresses", e.field());
     }

@@ -1,5 +1,7 @@
 package org.nat64fabric.softswitch.cli;
 
+import io.grpc.InsecureServerCredentials;
+import io.grpc.ServerCredentials;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -29,8 +31,14 @@ final class RunCommand {
             "",
             "  -i, --interface PORT@IFACE       attach Linux interface IFACE as switch port PORT (repeatable)",
             "  --device-id N                    P4Runtime device ID (default 1)",
-            "  --grpc-port N                    P4Runtime port (default 9559; 0 picks a free one)",
-            "  --grpc-addr HOST                 address to listen on (default 0.0.0.0)",
+            "  --grpc-server-addr ADDR:PORT     P4Runtime address (default 127.0.0.1:9559; [::1]:9559 for IPv6)",
+            "  --grpc-addr HOST                 P4Runtime host only (default 127.0.0.1; 0.0.0.0 for every interface)",
+            "  --grpc-port N                    P4Runtime port only (default 9559; 0 picks a free one)",
+            "  --grpc-server-ssl                serve P4Runtime over TLS, with:",
+            "  --grpc-server-cert FILE            the server's certificate chain (PEM)",
+            "  --grpc-server-key FILE             its private key (PEM, PKCS#8)",
+            "  --grpc-server-cacert FILE          CA that signs client certificates, with:",
+            "  --grpc-server-with-client-auth     only clients with a certificate of that CA may connect",
             "  --cpu-port N                     port whose packets become packet-ins (default 255)",
             "  --p4 PROGRAM.p4                  start with this program (P4Info as 'softswitch p4info' makes it)",
             "  --pcap DIR                       write DIR/portN_in.pcap and DIR/portN_out.pcap for every port",
@@ -45,7 +53,12 @@ final class RunCommand {
         Map<Integer, String> interfaces = new TreeMap<>();
         long deviceId = 1;
         int grpcPort = 9559;
-        String grpcAddr = "0.0.0.0";
+        String grpcAddr = "127.0.0.1";   // any host that reaches the port could become primary
+        boolean tls = false;
+        boolean clientAuth = false;
+        Path cert = null;
+        Path key = null;
+        Path caCert = null;
         int cpuPort = 255;
         Path p4 = null;
         Path pcapDir = null;
@@ -71,6 +84,22 @@ final class RunCommand {
                     case "--device-id": deviceId = Main.number(Main.value(args, ++i, a), a); break;
                     case "--grpc-port": grpcPort = Main.number(Main.value(args, ++i, a), a); break;
                     case "--grpc-addr": grpcAddr = Main.value(args, ++i, a); break;
+                    case "--grpc-server-addr": {
+                        String spec = Main.value(args, ++i, a);
+                        int colon = spec.lastIndexOf(':');
+                        if (colon <= 0 || colon == spec.length() - 1) {
+                            throw new IllegalArgumentException(a + " takes ADDR:PORT, e.g. 127.0.0.1:9559 or [::1]:9559"
+                                    + " (got '" + spec + "')");
+                        }
+                        grpcAddr = spec.substring(0, colon).replaceAll("^\\[(.*)]$", "$1");
+                        grpcPort = Main.number(spec.substring(colon + 1), a);
+                        break;
+                    }
+                    case "--grpc-server-ssl": tls = true; break;
+                    case "--grpc-server-cert": cert = Path.of(Main.value(args, ++i, a)); break;
+                    case "--grpc-server-key": key = Path.of(Main.value(args, ++i, a)); break;
+                    case "--grpc-server-cacert": caCert = Path.of(Main.value(args, ++i, a)); break;
+                    case "--grpc-server-with-client-auth": clientAuth = true; break;
                     case "--cpu-port": cpuPort = Main.number(Main.value(args, ++i, a), a); break;
                     case "--p4": p4 = Path.of(Main.value(args, ++i, a)); break;
                     case "--pcap": pcapDir = Path.of(Main.value(args, ++i, a)); break;
@@ -83,6 +112,14 @@ final class RunCommand {
                     default:
                         throw new IllegalArgumentException("unknown option " + a + " (see softswitch run --help)");
                 }
+            }
+            if (tls != (cert != null && key != null) || (!tls && (caCert != null || clientAuth))) {
+                throw new IllegalArgumentException("TLS takes --grpc-server-ssl with both --grpc-server-cert and"
+                        + " --grpc-server-key (and optionally --grpc-server-cacert with --grpc-server-with-client-auth)");
+            }
+            if (clientAuth != (caCert != null)) {
+                throw new IllegalArgumentException("--grpc-server-with-client-auth and --grpc-server-cacert go together:"
+                        + " the CA is what client certificates are checked against");
             }
             if (interfaces.containsKey(cpuPort)) {
                 throw new IllegalArgumentException("port " + cpuPort + " is the CPU port; give interfaces other numbers");
@@ -113,7 +150,16 @@ final class RunCommand {
                     device.capture(pcapDir, e.getKey());
                 }
             }
-            server = SwitchServer.start(device, new InetSocketAddress(grpcAddr, grpcPort));
+            InetSocketAddress listen = new InetSocketAddress(grpcAddr, grpcPort);
+            if (listen.isUnresolved()) {
+                throw new IOException("cannot listen on " + grpcAddr + ": no such address");
+            }
+            ServerCredentials credentials = tls ? SwitchServer.tls(cert, key, caCert) : InsecureServerCredentials.create();
+            server = SwitchServer.start(device, listen, credentials);
+            if (!tls && !listen.getAddress().isLoopbackAddress()) {
+                log.warning("P4Runtime listens on " + grpcAddr + " without TLS: any host that reaches port "
+                        + server.port() + " can become primary and rewrite the pipeline (see --grpc-server-ssl)");
+            }
         } catch (P4CompileException e) {
             System.err.println(e.getMessage());
             closeAll(ports);
@@ -145,7 +191,8 @@ final class RunCommand {
         StringBuilder desc = new StringBuilder();
         interfaces.forEach((n, name) -> desc.append(' ').append(n).append('@').append(name));
         log.info("device " + deviceId + ", ports" + (desc.length() == 0 ? " (none)" : desc) + ", CPU port " + cpuPort
-                + ", P4Runtime on " + grpcAddr + ":" + server.port() + (p4 != null ? ", running " + p4 : ", waiting for a pipeline"));
+                + ", P4Runtime on " + grpcAddr + ":" + server.port() + (tls ? " (TLS" + (clientAuth ? ", client certificates)" : ")") : "")
+                + (p4 != null ? ", running " + p4 : ", waiting for a pipeline"));
         System.out.println("softswitch ready: grpc port " + server.port());
         System.out.flush();
         try {

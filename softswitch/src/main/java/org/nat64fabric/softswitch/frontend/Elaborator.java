@@ -41,6 +41,7 @@ final class Elaborator {
     private final List<Action> actions = new ArrayList<>();
     private final List<Externs.Counter> counters = new ArrayList<>();
     private final List<Externs.Register> registers = new ArrayList<>();
+    private final List<Externs.Meter> meters = new ArrayList<>();
     private final Map<String, Type.Aggregate> controllerHeaders = new LinkedHashMap<>();
     private Expr.Agg standardMetadata;
 
@@ -729,6 +730,24 @@ final class Elaborator {
                 define(sc, d.name(), new ExternInstance(qname, et, targs, new DirectCounterDecl(qname, unit)));
                 return;
             }
+            case "meter": {
+                if (args.size() != 2) {
+                    throw error(d, "meter takes 2 arguments (its size and MeterType), " + args.size() + " given");
+                }
+                int size = sizeArg(args, 0, "meter", d, sc);
+                Externs.Meter mt = new Externs.Meter(qname, size, enumMemberIndex(args.get(1), sc, "MeterType"));
+                meters.add(mt);
+                define(sc, d.name(), new ExternInstance(qname, et, targs, mt));
+                return;
+            }
+            case "direct_meter": {
+                if (args.size() != 1) {
+                    throw error(d, "direct_meter takes 1 argument (its MeterType), " + args.size() + " given");
+                }
+                int unit = enumMemberIndex(args.get(0), sc, "MeterType");
+                define(sc, d.name(), new ExternInstance(qname, et, targs, new DirectMeterDecl(qname, unit)));
+                return;
+            }
             default:
                 throw error(tr, "extern '" + et.name + "' cannot be instantiated by softswitch");
         }
@@ -740,6 +759,17 @@ final class Elaborator {
         final int unit;
 
         DirectCounterDecl(String name, int unit) {
+            this.name = name;
+            this.unit = unit;
+        }
+    }
+
+    /** A direct meter's declaration; its state lives in the entries of the table it is attached to. */
+    static final class DirectMeterDecl {
+        final String name;
+        final int unit;
+
+        DirectMeterDecl(String name, int unit) {
             this.name = name;
             this.unit = unit;
         }
@@ -881,7 +911,7 @@ final class Elaborator {
             }
         }
         return new Program(mainFile, narrowSlots, wideSlots, parser, controls[0], controls[1], controls[2], controls[3],
-                controls[4], tables, used, counters, registers, controllerHeaders, errorType.members, hdr, meta,
+                controls[4], tables, used, counters, registers, meters, controllerHeaders, errorType.members, hdr, meta,
                 standardMetadata, fieldLists);
     }
 
@@ -990,6 +1020,8 @@ final class Elaborator {
         boolean timeout = false;
         String directCounter = null;
         int directCounterUnit = 0;
+        String directMeter = null;
+        int directMeterUnit = 0;
         for (TablePropertyContext p : d.tableProperty()) {
             if (p instanceof KeyPropertyContext) {
                 for (KeyElementContext k : ((KeyPropertyContext) p).keyElement()) {
@@ -1036,9 +1068,19 @@ final class Elaborator {
                         directCounterUnit = dc.unit;
                         break;
                     }
+                    case "meters": {
+                        Object o = sc.lookup(s.expression().getText());
+                        if (!(o instanceof ExternInstance) || !(((ExternInstance) o).runtime instanceof DirectMeterDecl)) {
+                            throw error(s.expression(), "'" + s.expression().getText() + "' is not a direct_meter");
+                        }
+                        DirectMeterDecl dm = (DirectMeterDecl) ((ExternInstance) o).runtime;
+                        directMeter = dm.name;
+                        directMeterUnit = dm.unit;
+                        break;
+                    }
                     default:
                         throw error(s.name(), "table property '" + prop + "' is not supported by softswitch "
-                                + "(supported: key, actions, default_action, entries, size, support_timeout, counters)");
+                                + "(supported: key, actions, default_action, entries, size, support_timeout, counters, meters)");
                 }
             }
         }
@@ -1060,7 +1102,7 @@ final class Elaborator {
             }
         }
         Table t = new Table(qname, an, keys, refs, size, timeout, constEntries, constDefault, directCounter,
-                directCounterUnit, defaultAction);
+                directCounterUnit, directMeter, directMeterUnit, defaultAction);
         if (entries != null) {
             int priority = entries.entry().size();
             for (EntryContext e : entries.entry()) {
@@ -2479,6 +2521,12 @@ final class Elaborator {
         }
         if (rt instanceof DirectCounterDecl) {
             return Stmt.EMPTY;   // direct counters count every hit of their table (see v1model.p4)
+        }
+        if (rt instanceof Externs.Meter) {
+            return new Externs.ExecuteMeter((Externs.Meter) rt, a.get(0), (Expr.LValue) a.get(1), stdField("packet_length"));
+        }
+        if (rt instanceof DirectMeterDecl) {
+            return new Externs.DirectMeterRead((Expr.LValue) a.get(0));
         }
         throw error(at, "method '" + m.method + "' of " + inst.type.name + " is not supported by softswitch");
     }

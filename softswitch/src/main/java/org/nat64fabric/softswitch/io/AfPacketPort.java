@@ -6,13 +6,17 @@ import com.sun.jna.Pointer;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.ObjIntConsumer;
 import org.nat64fabric.softswitch.server.Device;
 
 /**
- * A switch port on a Linux interface: an AF_PACKET socket with PACKET_MMAP receive and transmit
- * rings (TPACKET_V2), so that frames move without a system call each: the kernel fills receive
- * frames in shared memory, and one send() flushes every transmit frame queued since the last one.
+ * A switch port on a Linux interface: AF_PACKET sockets with PACKET_MMAP rings (TPACKET_V2), so
+ * that frames move without a system call each: the kernel fills receive frames in shared memory,
+ * and one send() flushes every transmit frame queued since the last one. Transmit has a socket of
+ * its own, so that it can be opened afresh without losing received frames (see {@link #flush()}).
  */
 public final class AfPacketPort implements Device.Port, AutoCloseable {
     private static final int FRAME_SIZE = 4096;          // one page: frames up to FRAME_SIZE - 32 bytes
@@ -22,66 +26,119 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     private static final long RING_BYTES = (long) BLOCK_SIZE * BLOCKS;
     private static final int TX_DATA_OFFSET = 32;        // TPACKET2_HDRLEN - sizeof(struct sockaddr_ll)
     private static final int TP_STATUS_USER = 1;
+    private static final int TP_STATUS_AVAILABLE = 0;
     private static final int TP_STATUS_SEND_REQUEST = 1;
     private static final int TP_STATUS_WRONG_FORMAT = 4;
+    private static final int ETH_HEADER = 14;
+    private static final long MTU_REFRESH_NS = 1_000_000_000L;
 
     public final String name;
     public final int number;
+    /** The receive socket, the one PacketLoop polls. */
     final int fd;
-    private final Pointer rings;
+    private final int ifindex;
+    private final Pointer rxRing;
     // The rings as direct buffers: plain memory reads and writes, no native call per access.
     private final ByteBuffer rx;
-    private final ByteBuffer tx;
     private final Device device;
+    private final TxDrops drops;
     private int rxIndex;
+    private int txFd = -1;
+    private Pointer txRing;
+    private ByteBuffer tx;
     private int txIndex;
     private boolean txPending;
+    private int mtu;
+    private long mtuReadNanos;
+    /** errno of the last send() that failed, 0 after one that succeeded. */
+    private int lastSendError;
 
     /** Opens the interface, puts it in promiscuous mode and maps its rings; IOException says why not. */
     public AfPacketPort(String name, int number, Device device) throws IOException {
         this.name = name;
         this.number = number;
         this.device = device;
-        int ifindex = LibC.if_nametoindex(name);
+        this.drops = new TxDrops(device, number, name, System::nanoTime);
+        this.ifindex = LibC.if_nametoindex(name);
         if (ifindex == 0) {
             throw new IOException("interface " + name + " does not exist (see 'ip link')");
         }
-        int s;
         try {
             // Protocol 0 until bind(): opened for ETH_P_ALL, the socket would take every interface's
             // frames into its ring until it is bound to this one.
-            s = LibC.socket(LibC.AF_PACKET, LibC.SOCK_RAW, 0);
+            fd = LibC.socket(LibC.AF_PACKET, LibC.SOCK_RAW, 0);
         } catch (LastErrorException e) {
             throw new IOException("cannot open a packet socket for " + name + ": " + LibC.strerror(e.getErrorCode())
                     + " (softswitch run needs root or CAP_NET_RAW)");
         }
-        this.fd = s;
+        Pointer ring = null;
         try {
-            setInt(LibC.PACKET_VERSION, LibC.TPACKET_V2);
-            byte[] req = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder())
-                    .putInt(BLOCK_SIZE).putInt(BLOCKS).putInt(FRAME_SIZE).putInt(FRAMES).array();
-            LibC.setsockopt(fd, LibC.SOL_PACKET, LibC.PACKET_RX_RING, req, req.length);
-            LibC.setsockopt(fd, LibC.SOL_PACKET, LibC.PACKET_TX_RING, req, req.length);
-            setInt(LibC.PACKET_QDISC_BYPASS, 1);
-            setInt(LibC.PACKET_IGNORE_OUTGOING, 1);
-            rings = LibC.mmap(null, 2 * RING_BYTES, LibC.PROT_READ_WRITE, LibC.MAP_SHARED, fd, 0);
-            rx = rings.getByteBuffer(0, RING_BYTES).order(ByteOrder.nativeOrder());
-            tx = rings.getByteBuffer(RING_BYTES, RING_BYTES).order(ByteOrder.nativeOrder());
+            setInt(fd, LibC.PACKET_VERSION, LibC.TPACKET_V2);
+            setRing(fd, LibC.PACKET_RX_RING);
+            setInt(fd, LibC.PACKET_IGNORE_OUTGOING, 1);
+            ring = LibC.mmap(null, RING_BYTES, LibC.PROT_READ_WRITE, LibC.MAP_SHARED, fd, 0);
             byte[] mreq = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder())
                     .putInt(ifindex).putShort((short) LibC.PACKET_MR_PROMISC).array();
             LibC.setsockopt(fd, LibC.SOL_PACKET, LibC.PACKET_ADD_MEMBERSHIP, mreq, mreq.length);
-            byte[] sll = ByteBuffer.allocate(20).order(ByteOrder.nativeOrder())
-                    .putShort((short) LibC.AF_PACKET).putShort((short) LibC.ETH_P_ALL_BE).putInt(ifindex).array();
-            LibC.bind(fd, sll, sll.length);
+            bind(fd, LibC.ETH_P_ALL_BE);
+            mtu = readMtu();
+            mtuReadNanos = System.nanoTime();
+            openTx();
         } catch (LastErrorException e) {
+            if (ring != null) {
+                LibC.munmap(ring, RING_BYTES);
+            }
             LibC.close(fd);
             throw new IOException("cannot set up " + name + ": " + LibC.strerror(e.getErrorCode()));
         }
+        rxRing = ring;
+        rx = ring.getByteBuffer(0, RING_BYTES).order(ByteOrder.nativeOrder());
     }
 
-    private void setInt(int option, int value) {
+    /** A transmit socket with an empty ring; bound with protocol 0, so that it receives nothing. */
+    private void openTx() {
+        int s = LibC.socket(LibC.AF_PACKET, LibC.SOCK_RAW, 0);
+        try {
+            setInt(s, LibC.PACKET_VERSION, LibC.TPACKET_V2);
+            setRing(s, LibC.PACKET_TX_RING);
+            setInt(s, LibC.PACKET_QDISC_BYPASS, 1);
+            Pointer ring = LibC.mmap(null, RING_BYTES, LibC.PROT_READ_WRITE, LibC.MAP_SHARED, s, 0);
+            bind(s, 0);
+            txFd = s;
+            txRing = ring;
+            tx = ring.getByteBuffer(0, RING_BYTES).order(ByteOrder.nativeOrder());
+            txIndex = 0;
+        } catch (LastErrorException e) {
+            LibC.close(s);
+            throw e;
+        }
+    }
+
+    private void closeTx() {
+        if (txRing != null) {
+            LibC.munmap(txRing, RING_BYTES);
+            LibC.close(txFd);
+        }
+        txRing = null;
+        tx = null;
+        txFd = -1;
+    }
+
+    private void bind(int socket, int protocolBigEndian) {
+        byte[] sll = ByteBuffer.allocate(20).order(ByteOrder.nativeOrder())
+                .putShort((short) LibC.AF_PACKET).putShort((short) protocolBigEndian).putInt(ifindex).array();
+        LibC.bind(socket, sll, sll.length);
+    }
+
+    private static void setRing(int socket, int option) {
+        byte[] req = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder())
+                .putInt(BLOCK_SIZE).putInt(BLOCKS).putInt(FRAME_SIZE).putInt(FRAMES).array();
+        LibC.setsockopt(socket, LibC.SOL_PACKET, option, req, req.length);
+    }
+
+    private static void setInt(int socket, int option, int value) {
         byte[] v = ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(value).array();
-        LibC.setsockopt(fd, LibC.SOL_PACKET, option, v, v.length);
+        LibC.setsockopt(socket, LibC.SOL_PACKET, option, v, v.length);
     }
 
     /** Hands up to {@code max} received frames to {@code sink}; returns how many there were. */
@@ -110,24 +167,39 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
         return n;
     }
 
-    /** Queues a frame in the transmit ring; {@link #flush()} sends what is queued. */
+    /**
+     * Queues a frame in the transmit ring; {@link #flush()} sends what is queued. A frame the link
+     * cannot carry (larger than its MTU plus the Ethernet header) is dropped and counted here, so
+     * that the kernel never sees it.
+     */
     @Override
     public synchronized void send(byte[] frame) {
-        if (frame.length > FRAME_SIZE - TX_DATA_OFFSET) {
-            device.count("drop: frame too large to send on port " + number);
+        int mtu = mtu();
+        if (frame.length > maxFrameLength(frame, mtu)) {
+            drops.drop("oversize", frame.length + "-byte frame, MTU " + mtu);
             return;
         }
-        int off = txIndex * FRAME_SIZE;
-        int status = tx.getInt(off);
-        if (status == TP_STATUS_WRONG_FORMAT) {
-            device.count("tx: frame refused by the kernel on port " + number);
-        } else if (status != 0) {
-            flush();   // the ring is full: let the kernel drain it, then look once more
-            if (tx.getInt(off) != 0) {
-                device.count("drop: transmit ring full on port " + number);
+        if (frame.length > FRAME_SIZE - TX_DATA_OFFSET) {
+            drops.drop("larger than a ring frame", frame.length + " bytes, at most " + (FRAME_SIZE - TX_DATA_OFFSET));
+            return;
+        }
+        if (tx == null && !reopenTx()) {
+            drops.drop("no transmit socket", LibC.strerror(lastSendError));
+            return;
+        }
+        enqueue(frame);
+    }
+
+    private void enqueue(byte[] frame) {
+        if (tx.getInt(txIndex * FRAME_SIZE) != TP_STATUS_AVAILABLE) {
+            flush();   // the ring is full: let the kernel drain it, then look once more (flush may renew the ring)
+            if (tx == null || tx.getInt(txIndex * FRAME_SIZE) != TP_STATUS_AVAILABLE) {
+                drops.drop("ring full", lastSendError == 0 ? "the link is slower than the traffic"
+                        : "last send error: " + LibC.strerror(lastSendError));
                 return;
             }
         }
+        int off = txIndex * FRAME_SIZE;
         tx.position(off + TX_DATA_OFFSET);
         tx.put(frame);
         tx.putInt(off + 4, frame.length);
@@ -136,18 +208,111 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
         txPending = true;
     }
 
-    /** Asks the kernel to send every queued frame. */
+    /** The longest frame the link carries: MTU + Ethernet header, + 4 for an 802.1Q tag (as the kernel allows). */
+    static int maxFrameLength(byte[] frame, int mtu) {
+        boolean tagged = frame.length >= ETH_HEADER + 4 && (frame[12] & 0xff) == 0x81 && frame[13] == 0;
+        return mtu + ETH_HEADER + (tagged ? 4 : 0);
+    }
+
+    /** The interface's MTU, read again at most once per MTU_REFRESH_NS so that a change is seen soon. */
+    int mtu() {
+        long now = System.nanoTime();
+        if (now - mtuReadNanos >= MTU_REFRESH_NS) {
+            mtuReadNanos = now;
+            try {
+                mtu = readMtu();
+            } catch (LastErrorException e) {
+                // Keep the last value: the kernel still refuses what the link cannot carry, and that is counted too.
+            }
+        }
+        return mtu;
+    }
+
+    private int readMtu() {
+        byte[] ifreq = new byte[LibC.IFREQ_SIZE];
+        byte[] n = name.getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(n, 0, ifreq, 0, Math.min(n.length, LibC.IFNAMSIZ - 1));
+        LibC.ioctl(fd, LibC.SIOCGIFMTU, ifreq);
+        return ByteBuffer.wrap(ifreq, LibC.IFNAMSIZ, 4).order(ByteOrder.nativeOrder()).getInt();
+    }
+
+    /**
+     * Asks the kernel to send every queued frame. A frame it refuses, it marks
+     * TP_STATUS_WRONG_FORMAT and stops there for good: no later send() passes it (only PACKET_LOSS,
+     * which cannot be set once the ring exists, would skip refused frames, and silently). So the
+     * refused frame is counted with the kernel's reason, and the frames behind it move to a fresh
+     * transmit socket.
+     */
     @Override
     public synchronized void flush() {
-        if (txPending) {
-            txPending = false;
-            LibC.send(fd, null, 0, LibC.MSG_DONTWAIT);
+        if (!txPending || tx == null) {
+            return;
+        }
+        txPending = false;
+        while (true) {
+            try {
+                LibC.send(txFd, null, 0, LibC.MSG_DONTWAIT);
+                lastSendError = 0;
+                return;
+            } catch (LastErrorException e) {
+                lastSendError = e.getErrorCode();
+            }
+            int slot = refusedSlot();
+            if (slot < 0) {
+                txPending = true;   // nothing refused (e.g. ENOBUFS): the frames stay queued, the loop's next flush sends them
+                return;
+            }
+            drops.drop("refused by the kernel", LibC.strerror(lastSendError) + " (errno " + lastSendError + ")");
+            List<byte[]> behind = queuedAfter(slot);
+            closeTx();
+            if (!reopenTx()) {
+                for (int i = 0; i < behind.size(); i++) {
+                    drops.drop("no transmit socket", LibC.strerror(lastSendError));
+                }
+                return;
+            }
+            behind.forEach(this::enqueue);
         }
     }
 
+    private boolean reopenTx() {
+        try {
+            openTx();
+            return true;
+        } catch (LastErrorException e) {
+            lastSendError = e.getErrorCode();
+            return false;
+        }
+    }
+
+    private int refusedSlot() {
+        for (int i = 0; i < FRAMES; i++) {
+            if (tx.getInt(i * FRAME_SIZE) == TP_STATUS_WRONG_FORMAT) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Copies of the frames queued behind {@code slot} that the kernel has not taken yet, in order. */
+    private List<byte[]> queuedAfter(int slot) {
+        List<byte[]> frames = new ArrayList<>();
+        for (int i = (slot + 1) % FRAMES; i != txIndex; i = (i + 1) % FRAMES) {
+            int off = i * FRAME_SIZE;
+            if (tx.getInt(off) == TP_STATUS_SEND_REQUEST) {
+                byte[] frame = new byte[tx.getInt(off + 4)];
+                tx.position(off + TX_DATA_OFFSET);
+                tx.get(frame);
+                frames.add(frame);
+            }
+        }
+        return frames;
+    }
+
     @Override
-    public void close() {
-        LibC.munmap(rings, 2 * RING_BYTES);
+    public synchronized void close() {
+        closeTx();
+        LibC.munmap(rxRing, RING_BYTES);
         LibC.close(fd);
     }
 

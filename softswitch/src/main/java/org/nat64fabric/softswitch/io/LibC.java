@@ -17,6 +17,9 @@ final class LibC {
     static final int PACKET_TX_RING = 13;
     static final int PACKET_QDISC_BYPASS = 20;
     static final int PACKET_IGNORE_OUTGOING = 23;
+    static final long SIOCGIFMTU = 0x8921;
+    static final int IFNAMSIZ = 16;
+    static final int IFREQ_SIZE = 40;
     static final int TPACKET_V2 = 1;
     static final int PROT_READ_WRITE = 3;
     static final int MAP_SHARED = 1;
@@ -40,7 +43,9 @@ final class LibC {
 
     static native int munmap(Pointer addr, long len);
 
-    static native long send(int fd, Pointer buf, long len, int flags);
+    static native long send(int fd, Pointer buf, long len, int flags) throws LastErrorException;
+
+    static native int ioctl(int fd, long request, byte[] ifreq) throws LastErrorException;
 
     static native int poll(Pointer fds, long nfds, int timeoutMs);
 

@@ -7,13 +7,15 @@ import p4.config.v1.P4InfoOuterClass.Action;
 import p4.config.v1.P4InfoOuterClass.ControllerPacketMetadata;
 import p4.config.v1.P4InfoOuterClass.Counter;
 import p4.config.v1.P4InfoOuterClass.DirectCounter;
+import p4.config.v1.P4InfoOuterClass.DirectMeter;
 import p4.config.v1.P4InfoOuterClass.MatchField;
+import p4.config.v1.P4InfoOuterClass.Meter;
 import p4.config.v1.P4InfoOuterClass.P4Info;
 import p4.config.v1.P4InfoOuterClass.Table;
 
 /**
  * Java constants for every name in a P4Info (tables, match fields, actions, action parameters,
- * counters, packet-in/out metadata), so controller code names pipeline objects through the
+ * counters, meters, packet-in/out metadata), so controller code names pipeline objects through the
  * compiler: a renamed table breaks the build instead of a running switch. Names follow ONOS's
  * P4InfoConstants: the fully qualified name upper-cased with dots as underscores; match fields
  * take the prefix {@code HDR_}, packet metadata {@code META_}, action parameters none.
@@ -29,6 +31,7 @@ public final class ConstantsWriter {
         Map<String, String> actions = new TreeMap<>();
         Map<String, String> params = new TreeMap<>();
         Map<String, String> counters = new TreeMap<>();
+        Map<String, String> meters = new TreeMap<>();
         Map<String, String> metadata = new TreeMap<>();
         for (Table t : info.getTablesList()) {
             tables.put(constant(t.getPreamble().getName()), t.getPreamble().getName());
@@ -48,6 +51,12 @@ public final class ConstantsWriter {
         for (DirectCounter c : info.getDirectCountersList()) {
             counters.put(constant(c.getPreamble().getName()), c.getPreamble().getName());
         }
+        for (Meter m : info.getMetersList()) {
+            meters.put(constant(m.getPreamble().getName()), m.getPreamble().getName());
+        }
+        for (DirectMeter m : info.getDirectMetersList()) {
+            meters.put(constant(m.getPreamble().getName()), m.getPreamble().getName());
+        }
         for (ControllerPacketMetadata m : info.getControllerPacketMetadataList()) {
             for (ControllerPacketMetadata.Metadata f : m.getMetadataList()) {
                 metadata.put("META_" + constant(f.getName()), f.getName());
@@ -65,6 +74,7 @@ public final class ConstantsWriter {
         section(out, "Actions", actions);
         section(out, "Action parameters", params);
         section(out, "Counters", counters);
+        section(out, "Meters", meters);
         section(out, "Packet-in and packet-out metadata", metadata);
         out.append("\n    private ").append(className.substring(dot + 1)).append("() {\n    }\n}\n");
         return out.toString();

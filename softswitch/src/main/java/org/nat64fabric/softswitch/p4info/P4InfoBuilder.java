@@ -16,6 +16,7 @@ import p4.config.v1.P4InfoOuterClass.ActionRef;
 import p4.config.v1.P4InfoOuterClass.ControllerPacketMetadata;
 import p4.config.v1.P4InfoOuterClass.CounterSpec;
 import p4.config.v1.P4InfoOuterClass.MatchField;
+import p4.config.v1.P4InfoOuterClass.MeterSpec;
 import p4.config.v1.P4InfoOuterClass.P4Ids;
 import p4.config.v1.P4InfoOuterClass.P4Info;
 import p4.config.v1.P4InfoOuterClass.PkgInfo;
@@ -77,6 +78,14 @@ public final class P4InfoBuilder {
                         .setSpec(CounterSpec.newBuilder().setUnit(unit(t.directCounterUnit)))
                         .setDirectTableId(b.getPreamble().getId());
             }
+            if (t.directMeter != null) {
+                int dmId = idFor(P4Ids.Prefix.DIRECT_METER_VALUE, t.directMeter, Map.of());
+                b.addDirectResourceIds(dmId);
+                info.addDirectMetersBuilder()
+                        .setPreamble(Preamble.newBuilder().setId(dmId).setName(t.directMeter).setAlias(alias(t.directMeter)))
+                        .setSpec(MeterSpec.newBuilder().setUnit(meterUnit(t.directMeterUnit)))
+                        .setDirectTableId(b.getPreamble().getId());
+            }
             b.setSize(t.size);
             if (t.supportTimeout) {
                 b.setIdleTimeoutBehavior(p4.config.v1.P4InfoOuterClass.Table.IdleTimeoutBehavior.NOTIFY_CONTROL);
@@ -88,6 +97,12 @@ public final class P4InfoBuilder {
                     .setPreamble(preamble(P4Ids.Prefix.COUNTER_VALUE, c.name, Map.of()))
                     .setSpec(CounterSpec.newBuilder().setUnit(unit(c.unit)))
                     .setSize(c.size);
+        }
+        for (Externs.Meter m : p.meters) {
+            info.addMetersBuilder()
+                    .setPreamble(preamble(P4Ids.Prefix.METER_VALUE, m.name, Map.of()))
+                    .setSpec(MeterSpec.newBuilder().setUnit(meterUnit(m.unit)))
+                    .setSize(m.size);
         }
         for (Externs.Register r : p.registers) {
             info.addRegistersBuilder()
@@ -117,6 +132,10 @@ public final class P4InfoBuilder {
             case RANGE: return MatchField.MatchType.RANGE;
             default: return MatchField.MatchType.OPTIONAL;
         }
+    }
+
+    private static MeterSpec.Unit meterUnit(int meterType) {
+        return meterType == Externs.METER_BYTES ? MeterSpec.Unit.BYTES : MeterSpec.Unit.PACKETS;
     }
 
     private static CounterSpec.Unit unit(int counterType) {

@@ -13,8 +13,31 @@ public final class Bits {
         return width >= 64 ? -1L : (1L << width) - 1;
     }
 
+    /** All-ones masks by width, shared: every exact match field of every entry holds one. */
+    private static final BigInteger[] WIDE_MASKS = new BigInteger[1025];
+
+    static {
+        for (int w = 0; w < WIDE_MASKS.length; w++) {
+            WIDE_MASKS[w] = BigInteger.ONE.shiftLeft(w).subtract(BigInteger.ONE);
+        }
+    }
+
     public static BigInteger wideMask(int width) {
-        return BigInteger.ONE.shiftLeft(width).subtract(BigInteger.ONE);
+        return width < WIDE_MASKS.length ? WIDE_MASKS[width] : BigInteger.ONE.shiftLeft(width).subtract(BigInteger.ONE);
+    }
+
+    /**
+     * Scrambles a hash (the finaliser of MurmurHash3's 64-bit variant): keys that differ in a few
+     * low bits of several fields, as addresses and ports of sessions do, must not collide the way
+     * a sum of 31-multiples makes them.
+     */
+    public static long mix(long h) {
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        h ^= h >>> 33;
+        return h;
     }
 
     /** Sign-extends a W-bit two's complement value. */

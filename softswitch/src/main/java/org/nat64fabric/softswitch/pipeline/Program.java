@@ -25,6 +25,7 @@ public final class Program {
     public final List<Action> actions;
     public final List<Externs.Counter> counters;
     public final List<Externs.Register> registers;
+    public final List<Externs.Meter> meters;
     /** Headers annotated @controller_header, by the annotation's name (packet_in, packet_out). */
     public final Map<String, Type.Aggregate> controllerHeaders;
     public final List<String> errors;
@@ -38,7 +39,7 @@ public final class Program {
     public Program(String source, int narrowSlots, int wideSlots, Parser parser, Stmt verifyChecksum, Stmt ingress,
                    Stmt egress, Stmt computeChecksum, Stmt deparser, List<Table> tables, List<Action> actions,
                    List<Externs.Counter> counters, List<Externs.Register> registers,
-                   Map<String, Type.Aggregate> controllerHeaders, List<String> errors, Expr.Agg headers,
+                   List<Externs.Meter> meters, Map<String, Type.Aggregate> controllerHeaders, List<String> errors, Expr.Agg headers,
                    Expr.Agg metadata, Expr.Agg standardMetadata, Map<Integer, List<Expr>> fieldLists) {
         this.source = source;
         this.narrowSlots = narrowSlots;
@@ -53,6 +54,7 @@ public final class Program {
         this.actions = actions;
         this.counters = counters;
         this.registers = registers;
+        this.meters = meters;
         this.controllerHeaders = controllerHeaders;
         this.errors = errors;
         this.headers = headers;

@@ -35,6 +35,8 @@ public final class State {
     /** The last table applied: whether it hit and which of its actions ran (for switch/hit). */
     public boolean lastHit;
     public int lastActionIndex;
+    /** The colour the direct meter of the table being applied gave its entry (direct_meter.read). */
+    public int directMeterColor;
     /** An action run from inside an expression called exit; the enclosing statement stops. */
     public boolean exiting;
     /** Set by a failed extract or verify: the parser rejects with this error code. */

@@ -6,8 +6,10 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.TreeMap;
 
 /**
@@ -129,9 +131,12 @@ public final class Table {
         }
 
         @Override public int hashCode() {
-            return value.hashCode() * 31 + (mask == null ? 0 : mask.hashCode()) + prefixLength;
+            return (int) Bits.mix(value.hashCode() * 0x9E3779B97F4A7C15L + prefixLength);
         }
     }
+
+    /** The metadata of entries that have none, shared (a million sessions would hold a million). */
+    public static final byte[] NO_METADATA = new byte[0];
 
     /** A table entry: its match, priority, action, and what the data plane records about it. */
     public static final class Entry {
@@ -142,7 +147,11 @@ public final class Table {
         public volatile long lastHitNanos;
         public long packets;
         public long bytes;
-        public byte[] metadata = new byte[0];
+        public byte[] metadata = NO_METADATA;
+        /** When the idle-timeout check looks at this entry next (tables with support_timeout). */
+        long nextIdleCheck;
+        /** The entry's direct meter; null while unconfigured (every packet GREEN). */
+        public volatile TwoRateMarker meter;
 
         public Entry(FieldMatch[] match, int priority, ActionCall action, long idleTimeoutNs) {
             this.match = match;
@@ -166,12 +175,18 @@ public final class Table {
             this.entry = entry;
         }
 
-        @Override public int hashCode() { return Arrays.hashCode(entry.match) * 31 + entry.priority; }
+        @Override public int hashCode() {
+            long h = entry.priority;
+            for (FieldMatch m : entry.match) {
+                h = Bits.mix(h ^ m.hashCode());
+            }
+            return (int) h;
+        }
         @Override public boolean equals(Object o) { return o instanceof Identity && entry.sameKey(((Identity) o).entry); }
     }
 
     /** Key words as a hash key; a probe instance is reused for lookups. */
-    private static final class Key {
+    static final class Key {
         long[] words;
         int hash;
 
@@ -181,7 +196,11 @@ public final class Table {
         }
 
         void rehash() {
-            hash = Arrays.hashCode(words);
+            long h = words.length;
+            for (long w : words) {
+                h = Bits.mix(h ^ w) + w;
+            }
+            hash = (int) (h ^ (h >>> 32));
         }
 
         @Override public int hashCode() { return hash; }
@@ -200,6 +219,10 @@ public final class Table {
     public final String directCounter;
     /** Its CounterType: 0 packets, 1 bytes, 2 packets and bytes. */
     public final int directCounterUnit;
+    /** Name of the direct meter attached with the 'meters' property, or null. */
+    public final String directMeter;
+    /** Its MeterType: 0 packets, 1 bytes. */
+    public final int directMeterUnit;
     private ActionCall defaultAction;
     private final ActionCall initialDefault;
 
@@ -210,19 +233,33 @@ public final class Table {
     private final Key probe;
     private final int lpmField;           // index of the LPM field, -1 if none
     private final boolean hashed;         // exact or exact+single-LPM
-    private final List<Entry> entries = new ArrayList<>();
-    private final Map<Identity, Entry> byIdentity = new HashMap<>();
-    private final Map<Key, Entry> exactIndex = new HashMap<>();
+    /** All key fields exact: the key words identify an entry, and exactIndex alone holds them. */
+    private final boolean exactOnly;
+    /** The entries of other tables by match and priority, in insertion order. */
+    private final Map<Identity, Entry> byIdentity = new LinkedHashMap<>();
+    /**
+     * The entries of an exact-only table by key, in insertion order; sized for the table's declared
+     * size, so that filling it never rehashes a million entries under the pipeline's lock (the map
+     * allocates its slots at the first insert: 8 MiB for a million-entry table).
+     */
+    private final Map<Key, Entry> exactIndex;
     private final TreeMap<Integer, Map<Key, Entry>> lpmIndex = new TreeMap<>(Collections.reverseOrder());
     /** lpmIndex flattened, longest prefix first, for lookups without iterator allocation. */
     private int[] lpmLengths = new int[0];
     private Map<?, ?>[] lpmMaps = new Map<?, ?>[0];
     private Entry[] scanOrder = new Entry[0];
+    /**
+     * Entries with an idle timeout, soonest check first: the idle check looks only at the entries
+     * due, not at every entry every time (a million sessions made that a full-time job). Deleted
+     * entries leave when they come due.
+     */
+    private final PriorityQueue<Entry> idleChecks = new PriorityQueue<>(Comparator.comparingLong(e -> e.nextIdleCheck));
     private long missPackets;
 
     public Table(String name, Map<String, List<String>> annotations, List<KeyField> keys, List<ActionRef> actions,
                  int size, boolean supportTimeout, boolean constEntries, boolean constDefaultAction,
-                 String directCounter, int directCounterUnit, ActionCall defaultAction) {
+                 String directCounter, int directCounterUnit, String directMeter, int directMeterUnit,
+                 ActionCall defaultAction) {
         this.name = name;
         this.annotations = annotations;
         this.keys = keys;
@@ -233,6 +270,8 @@ public final class Table {
         this.constDefaultAction = constDefaultAction;
         this.directCounter = directCounter;
         this.directCounterUnit = directCounterUnit;
+        this.directMeter = directMeter;
+        this.directMeterUnit = directMeterUnit;
         this.defaultAction = defaultAction;
         this.initialDefault = defaultAction;
         this.keyOffsets = new int[keys.size()];
@@ -257,6 +296,8 @@ public final class Table {
         this.lpmField = lpm;
         this.lpmValue = new long[lpm < 0 ? 0 : keys.get(lpm).words];
         this.hashed = onlyExactOrLpm && lpmCount <= 1 && !keys.isEmpty();
+        this.exactOnly = hashed && lpm < 0;
+        this.exactIndex = exactOnly ? new LinkedHashMap<>(size / 3 * 4 + 4) : new LinkedHashMap<>();
     }
 
     /** Whether entries need a priority (P4Runtime: ternary, range or optional fields present). */
@@ -284,7 +325,13 @@ public final class Table {
                 e.bytes += packetLength;
             }
             call = e.action;
+            if (directMeter != null) {
+                TwoRateMarker m = e.meter;
+                s.directMeterColor = m == null ? TwoRateMarker.GREEN
+                        : m.mark(System.nanoTime(), directMeterUnit == 1 ? packetLength : 1);
+            }
         } else {
+            s.directMeterColor = TwoRateMarker.GREEN;
             missPackets++;
             call = defaultAction;
         }
@@ -377,7 +424,7 @@ public final class Table {
     // ---- control plane ----
 
     public synchronized List<Entry> entries() {
-        return new ArrayList<>(entries);
+        return new ArrayList<>(exactOnly ? exactIndex.values() : byIdentity.values());
     }
 
     public ActionCall defaultAction() {
@@ -397,13 +444,21 @@ public final class Table {
     }
 
     public Entry find(Entry like) {
+        if (exactOnly) {
+            Entry e = exactIndex.get(keyOf(like));
+            return e != null && e.priority == like.priority ? e : null;
+        }
         return byIdentity.get(new Identity(like));
     }
 
     /** Adds an entry; the caller has checked it is well formed and not a duplicate. */
     public void insert(Entry e) {
-        entries.add(e);
-        byIdentity.put(new Identity(e), e);
+        if (supportTimeout && e.idleTimeoutNs > 0) {
+            scheduleIdleCheck(e, e.lastHitNanos + e.idleTimeoutNs);
+        }
+        if (!exactOnly) {
+            byIdentity.put(new Identity(e), e);
+        }
         if (hashed) {
             indexFor(e).put(keyOf(e), e);
             flattenLpm();
@@ -417,8 +472,9 @@ public final class Table {
         if (e == null) {
             return false;
         }
-        entries.remove(e);
-        byIdentity.remove(new Identity(e));
+        if (!exactOnly) {
+            byIdentity.remove(new Identity(e));
+        }
         if (hashed) {
             indexFor(e).remove(keyOf(e));
             if (lpmField >= 0 && indexFor(e).isEmpty()) {
@@ -432,12 +488,27 @@ public final class Table {
     }
 
     public void clear() {
-        entries.clear();
+        idleChecks.clear();
         byIdentity.clear();
         exactIndex.clear();
         lpmIndex.clear();
         flattenLpm();
         scanOrder = new Entry[0];
+    }
+
+    /** Removes and returns the entries whose idle check is due at {@code now}, some possibly deleted since. */
+    public List<Entry> takeIdleChecksDue(long now) {
+        List<Entry> due = new ArrayList<>();
+        while (!idleChecks.isEmpty() && idleChecks.peek().nextIdleCheck - now <= 0) {
+            due.add(idleChecks.poll());
+        }
+        return due;
+    }
+
+    /** Checks an installed entry for idleness again at {@code at} (System.nanoTime()). */
+    public void scheduleIdleCheck(Entry e, long at) {
+        e.nextIdleCheck = at;
+        idleChecks.add(e);
     }
 
     private void flattenLpm() {
@@ -456,7 +527,7 @@ public final class Table {
     }
 
     public int entryCount() {
-        return entries.size();
+        return exactOnly ? exactIndex.size() : byIdentity.size();
     }
 
     private Map<Key, Entry> indexFor(Entry e) {
@@ -476,7 +547,7 @@ public final class Table {
     }
 
     private void rebuildScan() {
-        Entry[] order = entries.toArray(new Entry[0]);
+        Entry[] order = byIdentity.values().toArray(new Entry[0]);
         // Highest priority first; equal priorities keep insertion order (stable sort).
         Arrays.sort(order, Comparator.comparingInt((Entry e) -> e.priority).reversed());
         scanOrder = order;

@@ -6,9 +6,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.nat64fabric.softswitch.pipeline.Action;
 import org.nat64fabric.softswitch.pipeline.Bits;
 import org.nat64fabric.softswitch.pipeline.Table;
+import org.nat64fabric.softswitch.pipeline.TwoRateMarker;
 import org.nat64fabric.softswitch.runtime.EntityException.Code;
 import org.nat64fabric.softswitch.v1model.Externs;
 import org.nat64fabric.softswitch.v1model.V1ModelSwitch;
@@ -19,9 +21,12 @@ import p4.v1.P4RuntimeOuterClass.CloneSessionEntry;
 import p4.v1.P4RuntimeOuterClass.CounterData;
 import p4.v1.P4RuntimeOuterClass.CounterEntry;
 import p4.v1.P4RuntimeOuterClass.DirectCounterEntry;
+import p4.v1.P4RuntimeOuterClass.DirectMeterEntry;
 import p4.v1.P4RuntimeOuterClass.Entity;
 import p4.v1.P4RuntimeOuterClass.FieldMatch;
 import p4.v1.P4RuntimeOuterClass.Index;
+import p4.v1.P4RuntimeOuterClass.MeterConfig;
+import p4.v1.P4RuntimeOuterClass.MeterEntry;
 import p4.v1.P4RuntimeOuterClass.MulticastGroupEntry;
 import p4.v1.P4RuntimeOuterClass.PacketReplicationEngineEntry;
 import p4.v1.P4RuntimeOuterClass.RegisterEntry;
@@ -44,6 +49,8 @@ public final class Entities {
     private final Map<Integer, Externs.Register> registersById = new HashMap<>();
     private final Map<Externs.Counter, Integer> counterIds = new HashMap<>();
     private final Map<Externs.Register, Integer> registerIds = new HashMap<>();
+    private final Map<Integer, Externs.Meter> metersById = new HashMap<>();
+    private final Map<Externs.Meter, Integer> meterIds = new HashMap<>();
 
     /** Maps the P4Info's IDs to the program's objects by name; the caller has checked they match. */
     public Entities(V1ModelSwitch sw, P4Info info) {
@@ -63,6 +70,14 @@ public final class Entities {
                 if (counter.name.equals(c.getPreamble().getName())) {
                     countersById.put(c.getPreamble().getId(), counter);
                     counterIds.put(counter, c.getPreamble().getId());
+                }
+            }
+        }
+        for (P4InfoOuterClass.Meter m : info.getMetersList()) {
+            for (Externs.Meter meter : sw.program.meters) {
+                if (meter.name.equals(m.getPreamble().getName())) {
+                    metersById.put(m.getPreamble().getId(), meter);
+                    meterIds.put(meter, m.getPreamble().getId());
                 }
             }
         }
@@ -99,6 +114,28 @@ public final class Entities {
                 expectModify(type, "counter entries");
                 counterEntry(entity.getCounterEntry());
                 return;
+            case METER_ENTRY: {
+                expectModify(type, "meter entries");
+                MeterEntry me = entity.getMeterEntry();
+                Externs.Meter m = meter(me.getMeterId());
+                TwoRateMarker.Config config = meterConfig(me.hasConfig(), me.getConfig(), m.name);
+                for (int i : cells(me.hasIndex(), me.getIndex(), m.size, m.name)) {
+                    m.configure(i, config);
+                }
+                return;
+            }
+            case DIRECT_METER_ENTRY: {
+                expectModify(type, "direct meter entries");
+                DirectMeterEntry dm = entity.getDirectMeterEntry();
+                Table t = table(dm.getTableEntry().getTableId());
+                if (t.directMeter == null) {
+                    throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no direct meter");
+                }
+                TwoRateMarker.Config config = meterConfig(dm.hasConfig(), dm.getConfig(), t.directMeter);
+                Table.Entry e = installedEntry(t, dm.getTableEntry());
+                e.meter = config == null ? null : new TwoRateMarker(config, System.nanoTime());
+                return;
+            }
             case DIRECT_COUNTER_ENTRY: {
                 expectModify(type, "direct counter entries");
                 Table.Entry e = existingEntry(entity.getDirectCounterEntry().getTableEntry());
@@ -127,6 +164,33 @@ public final class Entities {
             throw new EntityException(Code.NOT_FOUND, "no counter with ID " + id);
         }
         return c;
+    }
+
+    private Externs.Meter meter(int id) throws EntityException {
+        Externs.Meter m = metersById.get(id);
+        if (m == null) {
+            throw new EntityException(Code.NOT_FOUND, "no meter with ID " + id);
+        }
+        return m;
+    }
+
+    /** A MeterConfig as the marker takes it; none means unconfigured (every packet GREEN). */
+    private static TwoRateMarker.Config meterConfig(boolean present, MeterConfig c, String name) throws EntityException {
+        if (!present) {
+            return null;
+        }
+        if (c.getCir() < 0 || c.getCburst() < 0 || c.getPir() < 0 || c.getPburst() < 0) {
+            throw new EntityException(Code.INVALID_ARGUMENT, name + ": meter rates and bursts must not be negative");
+        }
+        if (c.getPir() < c.getCir()) {
+            throw new EntityException(Code.INVALID_ARGUMENT, name + ": PIR " + c.getPir() + " is below CIR " + c.getCir()
+                    + " (RFC 2698: PIR must be equal to or greater than CIR)");
+        }
+        return new TwoRateMarker.Config(c.getCir(), c.getCburst(), c.getPir(), c.getPburst());
+    }
+
+    private static MeterConfig meterConfig(TwoRateMarker.Config c) {
+        return MeterConfig.newBuilder().setCir(c.cir).setCburst(c.cburst).setPir(c.pir).setPburst(c.pburst).build();
     }
 
     private Externs.Register register(int id) throws EntityException {
@@ -177,6 +241,10 @@ public final class Entities {
         if (t.directCounter == null) {
             throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no direct counter");
         }
+        return installedEntry(t, key);
+    }
+
+    private Table.Entry installedEntry(Table t, TableEntry key) throws EntityException {
         Table.Entry found = t.find(new Table.Entry(match(t, key.getMatchList()), key.getPriority(), null, 0));
         if (found == null) {
             throw new EntityException(Code.NOT_FOUND, "no such entry in " + t.name);
@@ -226,6 +294,41 @@ public final class Entities {
                         out.add(Entity.newBuilder().setDirectCounterEntry(DirectCounterEntry.newBuilder()
                                 .setTableEntry(e.toBuilder().clearCounterData().clearAction())
                                 .setData(e.getCounterData())).build());
+                    }
+                }
+                return out;
+            }
+            case METER_ENTRY: {
+                MeterEntry q = request.getMeterEntry();
+                for (Externs.Meter m : q.getMeterId() == 0 ? sw.program.meters : List.of(meter(q.getMeterId()))) {
+                    for (int i : cells(q.hasIndex(), q.getIndex(), m.size, m.name)) {
+                        MeterEntry.Builder b = MeterEntry.newBuilder().setMeterId(meterIds.get(m))
+                                .setIndex(Index.newBuilder().setIndex(i));
+                        TwoRateMarker.Config c = m.config(i);
+                        if (c != null) {
+                            b.setConfig(meterConfig(c));
+                        }
+                        out.add(Entity.newBuilder().setMeterEntry(b).build());
+                    }
+                }
+                return out;
+            }
+            case DIRECT_METER_ENTRY: {
+                TableEntry q = request.getDirectMeterEntry().getTableEntry();
+                for (Table t : q.getTableId() == 0 ? sw.program.tables : List.of(table(q.getTableId()))) {
+                    if (t.directMeter == null) {
+                        if (q.getTableId() != 0) {
+                            throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no direct meter");
+                        }
+                        continue;
+                    }
+                    for (Table.Entry e : matchingEntries(t, q)) {
+                        DirectMeterEntry.Builder b = DirectMeterEntry.newBuilder().setTableEntry(entityKey(t, e));
+                        TwoRateMarker m = e.meter;
+                        if (m != null) {
+                            b.setConfig(meterConfig(m.config));
+                        }
+                        out.add(Entity.newBuilder().setDirectMeterEntry(b).build());
                     }
                 }
                 return out;
@@ -351,8 +454,17 @@ public final class Entities {
         if (type != Update.Type.DELETE && call == null) {
             throw new EntityException(Code.INVALID_ARGUMENT, "the entry for " + t.name + " has no action");
         }
+        // A table entry may carry its direct meter's configuration (P4Runtime TableEntry.meter_config).
+        TwoRateMarker meter = null;
+        if (e.hasMeterConfig() && type != Update.Type.DELETE) {
+            if (t.directMeter == null) {
+                throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no direct meter");
+            }
+            meter = new TwoRateMarker(meterConfig(true, e.getMeterConfig(), t.directMeter), System.nanoTime());
+        }
         Table.Entry entry = new Table.Entry(match, e.getPriority(), call, e.getIdleTimeoutNs());
-        entry.metadata = e.getMetadata().toByteArray();
+        entry.meter = meter;
+        entry.metadata = e.getMetadata().isEmpty() ? Table.NO_METADATA : e.getMetadata().toByteArray();
         Table.Entry existing = t.find(entry);
         switch (type) {
             case INSERT:
@@ -370,6 +482,9 @@ public final class Entities {
                 }
                 existing.action = call;
                 existing.metadata = entry.metadata;
+                if (meter != null) {
+                    existing.meter = meter;
+                }
                 break;
             case DELETE:
                 if (existing == null) {
@@ -393,7 +508,8 @@ public final class Entities {
                 throw new EntityException(Code.INVALID_ARGUMENT, "match field " + f.getFieldId() + " appears twice");
             }
             Table.KeyField k = t.keys.get(i);
-            String where = t.name + " field '" + k.name + "'";
+            // Built only for an error message: this runs for every field of every entry written.
+            Supplier<String> where = () -> t.name + " field '" + k.name + "'";
             switch (f.getFieldMatchTypeCase()) {
                 case EXACT:
                     expectKind(k, Table.MatchKind.EXACT, "exact", where);
@@ -403,13 +519,13 @@ public final class Entities {
                     expectKind(k, Table.MatchKind.LPM, "lpm", where);
                     int len = f.getLpm().getPrefixLen();
                     if (len <= 0 || len > k.width) {
-                        throw new EntityException(Code.INVALID_ARGUMENT, where + ": prefix length " + len
+                        throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": prefix length " + len
                                 + " must be 1.." + k.width + " (omit the field for a wildcard)");
                     }
                     BigInteger v = value(f.getLpm().getValue(), k.width, where);
                     Table.FieldMatch m = Table.FieldMatch.lpm(v, len, k.width);
                     if (!m.value.equals(v)) {
-                        throw new EntityException(Code.INVALID_ARGUMENT, where + ": bits beyond the prefix length must be 0");
+                        throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": bits beyond the prefix length must be 0");
                     }
                     out[i] = m;
                     break;
@@ -419,10 +535,10 @@ public final class Entities {
                     BigInteger v = value(f.getTernary().getValue(), k.width, where);
                     BigInteger m = value(f.getTernary().getMask(), k.width, where);
                     if (m.signum() == 0) {
-                        throw new EntityException(Code.INVALID_ARGUMENT, where + ": a zero mask must be omitted (wildcard)");
+                        throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": a zero mask must be omitted (wildcard)");
                     }
                     if (!v.and(m).equals(v)) {
-                        throw new EntityException(Code.INVALID_ARGUMENT, where + ": value bits outside the mask must be 0");
+                        throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": value bits outside the mask must be 0");
                     }
                     out[i] = Table.FieldMatch.ternary(v, m);
                     break;
@@ -432,7 +548,7 @@ public final class Entities {
                     BigInteger lo = value(f.getRange().getLow(), k.width, where);
                     BigInteger hi = value(f.getRange().getHigh(), k.width, where);
                     if (lo.compareTo(hi) > 0) {
-                        throw new EntityException(Code.INVALID_ARGUMENT, where + ": low is above high");
+                        throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": low is above high");
                     }
                     out[i] = Table.FieldMatch.range(lo, hi);
                     break;
@@ -442,7 +558,7 @@ public final class Entities {
                     out[i] = Table.FieldMatch.exact(value(f.getOptional().getValue(), k.width, where), k.width);
                     break;
                 default:
-                    throw new EntityException(Code.INVALID_ARGUMENT, where + ": no match value given");
+                    throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": no match value given");
             }
         }
         for (int i = 0; i < out.length; i++) {
@@ -458,20 +574,24 @@ public final class Entities {
         return out;
     }
 
-    private static void expectKind(Table.KeyField k, Table.MatchKind kind, String name, String where) throws EntityException {
+    private static void expectKind(Table.KeyField k, Table.MatchKind kind, String name, Supplier<String> where) throws EntityException {
         if (k.kind != kind) {
-            throw new EntityException(Code.INVALID_ARGUMENT, where + " is " + k.kind.name().toLowerCase() + ", not " + name);
+            throw new EntityException(Code.INVALID_ARGUMENT, where.get() + " is " + k.kind.name().toLowerCase() + ", not " + name);
         }
     }
 
     /** A P4Runtime bytestring as a number, checked against the bit width. */
     static BigInteger value(ByteString bytes, int width, String where) throws EntityException {
+        return value(bytes, width, () -> where);
+    }
+
+    static BigInteger value(ByteString bytes, int width, Supplier<String> where) throws EntityException {
         if (bytes.isEmpty()) {
-            throw new EntityException(Code.INVALID_ARGUMENT, where + ": empty value");
+            throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": empty value");
         }
         BigInteger v = new BigInteger(1, bytes.toByteArray());
         if (v.bitLength() > width) {
-            throw new EntityException(Code.OUT_OF_RANGE, where + ": value 0x" + v.toString(16) + " does not fit in " + width + " bits");
+            throw new EntityException(Code.OUT_OF_RANGE, where.get() + ": value 0x" + v.toString(16) + " does not fit in " + width + " bits");
         }
         return v;
     }
@@ -507,7 +627,7 @@ public final class Entities {
                 throw new EntityException(Code.INVALID_ARGUMENT, action.name + " has no parameter with ID " + p.getParamId());
             }
             Action.Param prm = action.params.get(i);
-            args[i] = value(p.getValue(), prm.width, action.name + " parameter '" + prm.name + "'");
+            args[i] = value(p.getValue(), prm.width, () -> action.name + " parameter '" + prm.name + "'");
         }
         for (int i = 0; i < args.length; i++) {
             if (args[i] == null) {
@@ -541,15 +661,30 @@ public final class Entities {
             out.add(b.build());
             return out;
         }
-        List<Table.Entry> selected = t.entries();
-        if (q.getMatchCount() > 0) {
-            Table.Entry found = t.find(new Table.Entry(match(t, q.getMatchList()), q.getPriority(), null, 0));
-            selected = found == null ? List.of() : List.of(found);
-        }
-        for (Table.Entry e : selected) {
-            out.add(tableEntry(t, tid, e, withCounters, q.hasTimeSinceLastHit() && t.supportTimeout, now));
+        for (Table.Entry e : matchingEntries(t, q)) {
+            TableEntry te = tableEntry(t, tid, e, withCounters, q.hasTimeSinceLastHit() && t.supportTimeout, now);
+            TwoRateMarker meter = e.meter;
+            if (q.hasMeterConfig() && meter != null) {
+                te = te.toBuilder().setMeterConfig(meterConfig(meter.config)).build();
+            }
+            out.add(te);
         }
         return out;
+    }
+
+    /** Every entry of the table, or the one with the query's match and priority when it has a match. */
+    private List<Table.Entry> matchingEntries(Table t, TableEntry q) throws EntityException {
+        if (q.getMatchCount() == 0) {
+            return t.entries();
+        }
+        Table.Entry found = t.find(new Table.Entry(match(t, q.getMatchList()), q.getPriority(), null, 0));
+        return found == null ? List.of() : List.of(found);
+    }
+
+    /** The entry's table, match and priority: how a direct resource names its entry. */
+    private TableEntry entityKey(Table t, Table.Entry e) {
+        return tableEntry(t, tableIds.get(t.name), e, false, false, 0).toBuilder().clearAction().clearMetadata()
+                .clearIdleTimeoutNs().build();
     }
 
     private TableEntry tableEntry(Table t, int tid, Table.Entry e, boolean withCounters, boolean withHitTime, long now) {

@@ -3,7 +3,6 @@ package org.nat64fabric.softswitch.server;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -50,8 +49,6 @@ public final class Device implements AutoCloseable {
     private volatile Pipeline pipeline;
     private volatile Consumer<PacketIn> packetIns = p -> count("packet-in: no controller");
     private volatile Consumer<IdleTimeoutNotification> idleNotifications = n -> { };
-    /** When each idle entry was last reported, so that it is reported once per timeout period (scanner thread only). */
-    private Map<Table.Entry, Long> reported = new IdentityHashMap<>();
 
     public Device(long deviceId, int cpuPort) {
         this.deviceId = deviceId;
@@ -170,7 +167,12 @@ public final class Device implements AutoCloseable {
         }
     }
 
-    /** Reports entries of tables with idle timeouts that have not been hit for their timeout. */
+    /**
+     * Reports entries of tables with idle timeouts that have not been hit for their timeout, once
+     * per timeout period while they stay idle. Only the entries whose check is due are looked at:
+     * one not hit is reported and checked again a period later, one hit since is checked again a
+     * period after that hit.
+     */
     private void scanIdleEntries() {
         Pipeline p = pipeline;
         if (p == null) {
@@ -179,26 +181,25 @@ public final class Device implements AutoCloseable {
         try {
             List<TableEntry> idle = new ArrayList<>();
             long now = System.nanoTime();
-            Map<Table.Entry, Long> stillIdle = new IdentityHashMap<>();
             synchronized (p.sw) {
                 for (Table t : p.sw.program.tables) {
                     if (!t.supportTimeout) {
                         continue;
                     }
-                    for (Table.Entry e : t.entries()) {
-                        if (e.idleTimeoutNs <= 0 || now - e.lastHitNanos < e.idleTimeoutNs) {
+                    for (Table.Entry e : t.takeIdleChecksDue(now)) {
+                        if (t.find(e) != e) {
+                            continue;   // deleted since it was scheduled
+                        }
+                        long lastHit = e.lastHitNanos;
+                        if (now - lastHit < e.idleTimeoutNs) {
+                            t.scheduleIdleCheck(e, lastHit + e.idleTimeoutNs);
                             continue;
                         }
-                        Long last = reported.get(e);
-                        if (last == null || now - last >= e.idleTimeoutNs) {
-                            last = now;
-                            idle.add(p.entities.describe(t, e));
-                        }
-                        stillIdle.put(e, last);
+                        idle.add(p.entities.describe(t, e));
+                        t.scheduleIdleCheck(e, now + e.idleTimeoutNs);
                     }
                 }
             }
-            reported = stillIdle;
             if (!idle.isEmpty()) {
                 count("idle-timeout notifications");
                 idleNotifications.accept(IdleTimeoutNotification.newBuilder().addAllTableEntry(idle)

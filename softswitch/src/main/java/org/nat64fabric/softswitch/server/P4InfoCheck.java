@@ -71,6 +71,12 @@ final class P4InfoCheck {
         for (P4InfoOuterClass.DirectCounter c : info.getDirectCountersList()) {
             out.put("direct counter " + c.getPreamble().getName(), c.getSpec().getUnit().toString());
         }
+        for (P4InfoOuterClass.Meter m : info.getMetersList()) {
+            out.put("meter " + m.getPreamble().getName(), m.getSpec().getUnit() + " size " + m.getSize());
+        }
+        for (P4InfoOuterClass.DirectMeter m : info.getDirectMetersList()) {
+            out.put("direct meter " + m.getPreamble().getName(), m.getSpec().getUnit().toString());
+        }
         for (P4InfoOuterClass.Register r : info.getRegistersList()) {
             out.put("register " + r.getPreamble().getName(),
                     "bit<" + r.getTypeSpec().getBitstring().getBit().getBitwidth() + "> size " + r.getSize());

@@ -1,10 +1,13 @@
 package org.nat64fabric.softswitch.server;
 
 import io.grpc.Server;
+import io.grpc.ServerCredentials;
 import io.grpc.StatusException;
+import io.grpc.TlsServerCredentials;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
 import org.nat64fabric.softswitch.pipeline.Program;
@@ -23,10 +26,14 @@ public final class SwitchServer implements AutoCloseable {
         this.server = server;
     }
 
-    /** Starts serving; IOException says plainly when the address is taken. */
-    public static SwitchServer start(Device device, InetSocketAddress address) throws IOException {
+    /**
+     * Starts serving with {@code credentials} (InsecureServerCredentials, or TLS from {@link #tls});
+     * IOException says plainly when the address is taken.
+     */
+    public static SwitchServer start(Device device, InetSocketAddress address, ServerCredentials credentials)
+            throws IOException {
         P4RuntimeService service = new P4RuntimeService(device);
-        Server server = NettyServerBuilder.forAddress(address).addService(service)
+        Server server = NettyServerBuilder.forAddress(address, credentials).addService(service)
                 .maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
         try {
             server.start();
@@ -37,6 +44,24 @@ public final class SwitchServer implements AutoCloseable {
                     + " (" + cause.getMessage() + "): is another switch using that gRPC port?");
         }
         return new SwitchServer(device, server);
+    }
+
+    /**
+     * TLS with the server's certificate chain and PKCS#8 key (PEM files); with {@code clientCa}, only
+     * clients whose certificate that CA signed may connect.
+     */
+    public static ServerCredentials tls(Path cert, Path key, Path clientCa) throws IOException {
+        TlsServerCredentials.Builder b = TlsServerCredentials.newBuilder();
+        try {
+            b.keyManager(cert.toFile(), key.toFile());
+            if (clientCa != null) {
+                b.trustManager(clientCa.toFile()).clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
+            }
+        } catch (IOException | IllegalArgumentException e) {
+            throw new IOException("cannot use TLS certificate " + cert + " / key " + key
+                    + (clientCa != null ? " / client CA " + clientCa : "") + ": " + e.getMessage());
+        }
+        return b.build();
     }
 
     public int port() {

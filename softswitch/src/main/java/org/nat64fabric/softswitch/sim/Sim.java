@@ -72,11 +72,26 @@ public final class Sim {
         for (Entity e : r.getEntitiesList()) {
             n++;
             try {
-                entities.apply(e.hasTableEntry() && e.getTableEntry().getIsDefaultAction() ? Update.Type.MODIFY
-                        : Update.Type.INSERT, e);
+                entities.apply(existsAlready(e) ? Update.Type.MODIFY : Update.Type.INSERT, e);
             } catch (EntityException ex) {
                 throw new EntityException(ex.code(), file + ": entity " + n + ": " + ex.getMessage());
             }
+        }
+    }
+
+    /** Default entries and the cells of meters, counters and registers exist from the start: they are modified. */
+    private static boolean existsAlready(Entity e) {
+        switch (e.getEntityCase()) {
+            case TABLE_ENTRY:
+                return e.getTableEntry().getIsDefaultAction();
+            case METER_ENTRY:
+            case DIRECT_METER_ENTRY:
+            case COUNTER_ENTRY:
+            case DIRECT_COUNTER_ENTRY:
+            case REGISTER_ENTRY:
+                return true;
+            default:
+                return false;
         }
     }
 

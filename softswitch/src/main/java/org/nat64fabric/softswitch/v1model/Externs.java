@@ -9,6 +9,7 @@ import org.nat64fabric.softswitch.pipeline.Bits;
 import org.nat64fabric.softswitch.pipeline.Expr;
 import org.nat64fabric.softswitch.pipeline.State;
 import org.nat64fabric.softswitch.pipeline.Stmt;
+import org.nat64fabric.softswitch.pipeline.TwoRateMarker;
 
 /** The v1model externs, compiled into statements. */
 public final class Externs {
@@ -363,6 +364,76 @@ public final class Externs {
                 counter.packets[(int) i]++;
                 counter.bytes[(int) i] += packetLength.eval(s);
             }
+            return NEXT;
+        }
+    }
+
+    /** MeterType, in v1model.p4's order. */
+    public static final int METER_PACKETS = 0;
+    public static final int METER_BYTES = 1;
+
+    /** An indexed meter array (meter extern); an index with no configuration marks GREEN, as BMv2 does. */
+    public static final class Meter {
+        public final String name;
+        public final int size;
+        public final int unit;   // MeterType: 0 packets, 1 bytes
+        private final TwoRateMarker[] markers;
+
+        public Meter(String name, int size, int unit) {
+            this.name = name;
+            this.size = size;
+            this.unit = unit;
+            this.markers = new TwoRateMarker[size];
+        }
+
+        /** Configures one cell (null resets it to unconfigured); its buckets start full. */
+        public synchronized void configure(int index, TwoRateMarker.Config config) {
+            markers[index] = config == null ? null : new TwoRateMarker(config, System.nanoTime());
+        }
+
+        public synchronized TwoRateMarker.Config config(int index) {
+            return markers[index] == null ? null : markers[index].config;
+        }
+
+        int execute(long index, long packetLength) {
+            TwoRateMarker m;
+            synchronized (this) {
+                m = index >= 0 && index < size ? markers[(int) index] : null;
+            }
+            return m == null ? TwoRateMarker.GREEN : m.mark(System.nanoTime(), unit == METER_BYTES ? packetLength : 1);
+        }
+    }
+
+    /** meter.execute_meter(index, result). */
+    public static final class ExecuteMeter extends Stmt {
+        private final Meter meter;
+        private final Expr index;
+        private final Expr.LValue result;
+        private final Expr.LValue packetLength;
+
+        public ExecuteMeter(Meter meter, Expr index, Expr.LValue result, Expr.LValue packetLength) {
+            this.meter = meter;
+            this.index = index;
+            this.result = result;
+            this.packetLength = packetLength;
+        }
+
+        @Override public int exec(State s) {
+            result.set(s, meter.execute(index.eval(s), packetLength.eval(s)));
+            return NEXT;
+        }
+    }
+
+    /** direct_meter.read(result): the colour the table gave the entry it hit (GREEN on a miss). */
+    public static final class DirectMeterRead extends Stmt {
+        private final Expr.LValue result;
+
+        public DirectMeterRead(Expr.LValue result) {
+            this.result = result;
+        }
+
+        @Override public int exec(State s) {
+            result.set(s, s.directMeterColor);
             return NEXT;
         }
     }

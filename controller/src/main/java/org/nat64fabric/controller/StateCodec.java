@@ -1,0 +1,153 @@
+package org.nat64fabric.controller;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import org.nat64fabric.core.addr.Ipv4Address;
+import org.nat64fabric.core.addr.Ipv4Prefix;
+import org.nat64fabric.core.addr.Ipv6Address;
+import org.nat64fabric.core.addr.Ipv6Prefix;
+import org.nat64fabric.core.eamt.Eam;
+import org.nat64fabric.core.pool4.PortBlock;
+import org.nat64fabric.core.pool4.Protocol;
+import org.nat64fabric.core.pool4.TransportAddress;
+import org.nat64fabric.core.session.BibEntry;
+import org.nat64fabric.core.session.Session;
+import org.nat64fabric.core.session.TcpState;
+
+/**
+ * The state file's row format: a tag byte, then the value's fields in a fixed order, big-endian.
+ * Explicit rather than Java serialization, so that a row reads the same after core's classes
+ * change (a new format gets new tags), and small (a session is about 60 bytes), so that a batch
+ * of setups is a small write.
+ */
+final class StateCodec {
+    private static final int LONG = 1;
+    private static final int PORT_BLOCK = 2;
+    private static final int BIB_ENTRY = 3;
+    private static final int SESSION = 4;
+    private static final int EAM = 5;
+
+    private StateCodec() {
+    }
+
+    static byte[] encode(Object value) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
+        DataOutputStream out = new DataOutputStream(bytes);
+        if (value instanceof Long) {
+            out.writeByte(LONG);
+            out.writeLong((Long) value);
+        } else if (value instanceof PortBlock) {
+            PortBlock b = (PortBlock) value;
+            out.writeByte(PORT_BLOCK);
+            out.writeByte(b.protocol().number);
+            out.writeInt(b.address().bits());
+            out.writeShort(b.first());
+            out.writeShort(b.last());
+            write(out, b.subscriber());
+        } else if (value instanceof BibEntry) {
+            out.writeByte(BIB_ENTRY);
+            write(out, (BibEntry) value);
+        } else if (value instanceof Session) {
+            Session s = (Session) value;
+            out.writeByte(SESSION);
+            write(out, s.bib());
+            write(out, s.remote4());
+            write(out, s.remote6());
+            out.writeByte(s.state().map(TcpState::ordinal).orElse(-1));   // RFC 6146's order, which is fixed
+            out.writeLong(s.lifetime());
+            out.writeLong(s.createdMillis());
+        } else if (value instanceof Eam) {
+            Eam e = (Eam) value;
+            out.writeByte(EAM);
+            write(out, e.ipv6().address());
+            out.writeByte(e.ipv6().length());
+            out.writeInt(e.ipv4().address().bits());
+            out.writeByte(e.ipv4().length());
+        } else {
+            throw new IOException("no row format for " + value.getClass().getName());
+        }
+        return bytes.toByteArray();
+    }
+
+    static Object decode(byte[] row) throws IOException {
+        DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(row));
+        int tag = in.readUnsignedByte();
+        Object value;
+        switch (tag) {
+            case LONG:
+                value = in.readLong();
+                break;
+            case PORT_BLOCK:
+                value = new PortBlock(protocol(in), Ipv4Address.of(in.readInt()), in.readUnsignedShort(),
+                        in.readUnsignedShort(), ipv6(in));
+                break;
+            case BIB_ENTRY:
+                value = bibEntry(in);
+                break;
+            case SESSION:
+                BibEntry bib = bibEntry(in);
+                TransportAddress remote4 = transport(in);
+                Ipv6Address remote6 = ipv6(in);
+                int state = in.readByte();
+                if (state >= TcpState.values().length) {
+                    throw new IOException("TCP state " + state + " does not exist");
+                }
+                value = new Session(bib, remote4, remote6, state < 0 ? null : TcpState.values()[state], in.readLong(),
+                        in.readLong());
+                break;
+            case EAM:
+                Ipv6Prefix v6 = Ipv6Prefix.of(ipv6(in), in.readUnsignedByte(), "eam.ipv6Prefix");
+                Ipv4Prefix v4 = Ipv4Prefix.of(Ipv4Address.of(in.readInt()), in.readUnsignedByte(), "eam.ipv4Prefix");
+                value = Eam.of(v6, v4, "eam");
+                break;
+            default:
+                throw new IOException("unknown row tag " + tag);
+        }
+        if (in.available() != 0) {
+            throw new IOException(in.available() + " bytes after the value");
+        }
+        return value;
+    }
+
+    private static void write(DataOutputStream out, Ipv6Address a) throws IOException {
+        out.writeLong(a.high());
+        out.writeLong(a.low());
+    }
+
+    private static void write(DataOutputStream out, TransportAddress t) throws IOException {
+        out.writeInt(t.address().bits());
+        out.writeShort(t.port());
+    }
+
+    private static void write(DataOutputStream out, BibEntry b) throws IOException {
+        out.writeByte(b.protocol().number);
+        write(out, b.address6());
+        out.writeShort(b.port6());
+        write(out, b.v4());
+        out.writeBoolean(b.isStatic());
+    }
+
+    private static Ipv6Address ipv6(DataInputStream in) throws IOException {
+        return Ipv6Address.of(in.readLong(), in.readLong());
+    }
+
+    private static TransportAddress transport(DataInputStream in) throws IOException {
+        return new TransportAddress(Ipv4Address.of(in.readInt()), in.readUnsignedShort());
+    }
+
+    private static Protocol protocol(DataInputStream in) throws IOException {
+        int number = in.readUnsignedByte();
+        for (Protocol p : Protocol.values()) {
+            if (p.number == number) {
+                return p;
+            }
+        }
+        throw new IOException("protocol " + number + " is not TCP, UDP or ICMP");
+    }
+
+    private static BibEntry bibEntry(DataInputStream in) throws IOException {
+        return new BibEntry(protocol(in), ipv6(in), in.readUnsignedShort(), transport(in), in.readBoolean());
+    }
+}

@@ -1,0 +1,88 @@
+package org.nat64fabric.controller;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.nat64fabric.controller.DurableNatStore.Recovery;
+import org.nat64fabric.controller.DurableNatStore.StateException;
+import org.nat64fabric.core.addr.Ipv4Address;
+import org.nat64fabric.core.addr.Ipv6Address;
+import org.nat64fabric.core.eamt.Eam;
+import org.nat64fabric.core.pool4.PortBlock;
+import org.nat64fabric.core.pool4.Protocol;
+import org.nat64fabric.core.pool4.TransportAddress;
+import org.nat64fabric.core.session.BibEntry;
+import org.nat64fabric.core.session.Session;
+import org.nat64fabric.core.session.TcpState;
+
+class DurableNatStoreTest {
+    private static final Ipv6Address HOST = Ipv6Address.parse("2001:db8:1::10", "host");
+    private static final BibEntry BIB = new BibEntry(Protocol.TCP, HOST, 40000,
+            new TransportAddress(Ipv4Address.parse("192.0.2.1", "v4"), 1024), false);
+    private static final Session SESSION = new Session(BIB,
+            new TransportAddress(Ipv4Address.parse("198.51.100.10", "r"), 80),
+            Ipv6Address.parse("2001:db8:64::c633:640a", "r6"), TcpState.ESTABLISHED, 7440, 1_795_000_000_000L);
+
+    @Test
+    void everyValueKindReadsBackAsWritten() throws Exception {
+        List<Object> values = List.of(Long.MAX_VALUE, 1234L,
+                new PortBlock(Protocol.UDP, Ipv4Address.parse("192.0.2.3", "a"), 65408, 65535, HOST),
+                BIB, new BibEntry(Protocol.ICMP, HOST, 0, BIB.v4(), true), SESSION,
+                new Session(BIB, SESSION.remote4(), SESSION.remote6(), null, 300, 1),
+                Eam.parse("2001:db8:2::/120", "198.18.0.0/24", "eam"));
+        for (Object v : values) {
+            assertEquals(v, StateCodec.decode(StateCodec.encode(v)), v.toString());
+        }
+        assertTrue(StateCodec.encode(SESSION).length < 80, "a session row is small");
+    }
+
+    @Test
+    void aDamagedRowIsAnErrorNotAValue() throws Exception {
+        byte[] row = StateCodec.encode(SESSION);
+        assertThrows(java.io.IOException.class, () -> StateCodec.decode(java.util.Arrays.copyOf(row, row.length - 3)));
+        byte[] longer = java.util.Arrays.copyOf(row, row.length + 1);
+        assertThrows(java.io.IOException.class, () -> StateCodec.decode(longer));
+        byte[] badTag = row.clone();
+        badTag[0] = 99;
+        assertThrows(java.io.IOException.class, () -> StateCodec.decode(badTag));
+    }
+
+    @Test
+    void whatIsCommittedIsThereAfterReopeningAndABatchIsOneCommit(@TempDir Path dir) throws Exception {
+        Path marker = dir.resolve(Credentials.FILE);
+        try (DurableNatStore store = DurableNatStore.open(dir, marker, Recovery.NONE)) {
+            store.batch(() -> {
+                assertEquals(Optional.empty(), store.addBib(BIB));
+                store.putSession(SESSION);
+                store.addEam(Eam.parse("2001:db8:2::/120", "198.18.0.0/24", "eam"));
+            });
+        }
+        Files.writeString(marker, "nat64:x\n");
+        try (DurableNatStore store = DurableNatStore.open(dir, marker, Recovery.NONE)) {
+            assertEquals(List.of(BIB), store.bib());
+            assertEquals(List.of(SESSION), store.sessionsOf(BIB));
+            assertEquals(1, store.eams().size());
+            assertTrue(store.removeSession(SESSION));
+        }
+        try (DurableNatStore store = DurableNatStore.open(dir, marker, Recovery.NONE)) {
+            assertTrue(store.sessions().isEmpty());
+            assertEquals(1, store.bib().size());
+        }
+    }
+
+    @Test
+    void aMissingFileInAUsedDirectoryIsRefused(@TempDir Path dir) throws Exception {
+        Path marker = dir.resolve(Credentials.FILE);
+        Files.writeString(marker, "nat64:x\n");
+        StateException e = assertThrows(StateException.class, () -> DurableNatStore.open(dir, marker, Recovery.NONE));
+        assertTrue(e.getMessage().contains("missing") && e.getMessage().contains("--empty-state"), e.getMessage());
+        DurableNatStore.open(dir, marker, Recovery.START_EMPTY).close();
+    }
+}

@@ -1,0 +1,81 @@
+package org.nat64fabric.controller;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.nat64fabric.core.fabric.CloneSession;
+import org.nat64fabric.core.fabric.Entity;
+import org.nat64fabric.core.fabric.MeterConfig;
+import org.nat64fabric.core.p4.Constants;
+import org.nat64fabric.core.p4.P4InfoConstants;
+import p4.config.v1.P4InfoOuterClass.Meter;
+import p4.config.v1.P4InfoOuterClass.MeterSpec;
+import p4.config.v1.P4InfoOuterClass.P4Info;
+import p4.config.v1.P4InfoOuterClass.Preamble;
+import p4.v1.P4RuntimeOuterClass;
+
+/** Clone sessions and meter configurations to P4Runtime and back. */
+class EntryCodecTest {
+    private static final int PORT_METER_ID = 0x15000001;
+    private static final EntryCodec WITH_METERS = new EntryCodec(P4Info.newBuilder()
+            .addMeters(meter(PORT_METER_ID, P4InfoConstants.NAT64_INGRESS_PUNT_PORT_METER, 512))
+            .addMeters(meter(0x15000002, P4InfoConstants.NAT64_INGRESS_PUNT_SOURCE_METER, 4096)).build());
+    private static final MeterConfig PER_PORT = new MeterConfig(P4InfoConstants.NAT64_INGRESS_PUNT_PORT_METER, 20_000, 5_000, 20_000, 5_000);
+
+    private static Meter meter(int id, String name, long size) {
+        return Meter.newBuilder().setPreamble(Preamble.newBuilder().setId(id).setName(name))
+                .setSpec(MeterSpec.newBuilder().setUnit(MeterSpec.Unit.PACKETS)).setSize(size).build();
+    }
+
+    @Test
+    void aMeterConfigIsWrittenToEveryCellAndReadBackAsOneWhenAllCellsAgree() {
+        List<P4RuntimeOuterClass.Entity> cells = WITH_METERS.encode(PER_PORT);
+        assertEquals(512, cells.size());
+        for (int i = 0; i < cells.size(); i++) {
+            P4RuntimeOuterClass.MeterEntry m = cells.get(i).getMeterEntry();
+            assertEquals(PORT_METER_ID, m.getMeterId());
+            assertEquals(i, m.getIndex().getIndex());
+            assertEquals(List.of(20_000L, 5_000L, 20_000L, 5_000L), List.of(m.getConfig().getCir(),
+                    m.getConfig().getCburst(), m.getConfig().getPir(), m.getConfig().getPburst()));
+        }
+        assertEquals(4096, WITH_METERS.encode(new MeterConfig(P4InfoConstants.NAT64_INGRESS_PUNT_SOURCE_METER, 1, 1, 1, 1)).size());
+        assertEquals(List.of(PER_PORT), WITH_METERS.decode(cells));
+
+        List<P4RuntimeOuterClass.Entity> oneDiffers = new ArrayList<>(cells);
+        oneDiffers.set(7, cells.get(7).toBuilder().setMeterEntry(cells.get(7).getMeterEntry().toBuilder()
+                .setConfig(cells.get(7).getMeterEntry().getConfig().toBuilder().setCir(1))).build());
+        assertTrue(WITH_METERS.decode(oneDiffers).isEmpty(), "one cell off: the meter is written again");
+        oneDiffers.set(7, cells.get(7).toBuilder().setMeterEntry(cells.get(7).getMeterEntry().toBuilder()
+                .clearConfig()).build());
+        assertTrue(WITH_METERS.decode(oneDiffers).isEmpty(), "one cell unconfigured: the meter is written again");
+        assertTrue(WITH_METERS.decode(cells.subList(0, 511)).isEmpty(), "a cell missing from the read");
+    }
+
+    @Test
+    void aPipelineWithoutTheMetersWritesAndReadsNoneOfThem() {
+        EntryCodec without = new EntryCodec(P4Info.getDefaultInstance());
+        assertFalse(without.hasMeter(P4InfoConstants.NAT64_INGRESS_PUNT_PORT_METER));
+        assertTrue(without.encode(PER_PORT).isEmpty());
+        assertTrue(without.readRequest().stream().noneMatch(P4RuntimeOuterClass.Entity::hasMeterEntry));
+        assertEquals(2, WITH_METERS.readRequest().stream().filter(P4RuntimeOuterClass.Entity::hasMeterEntry).count());
+    }
+
+    @Test
+    void theCloneSessionRoundTrips() {
+        CloneSession cpu = new CloneSession(Constants.CPU_CLONE_SESSION, List.of(Constants.CPU_PORT));
+        List<P4RuntimeOuterClass.Entity> written = WITH_METERS.encode(cpu);
+        P4RuntimeOuterClass.CloneSessionEntry c = written.get(0).getPacketReplicationEngineEntry().getCloneSessionEntry();
+        assertEquals(99, c.getSessionId());
+        assertEquals(255, c.getReplicas(0).getEgressPort());
+        assertEquals(1, c.getReplicas(0).getInstance());
+        List<Entity> back = WITH_METERS.decode(written);
+        assertEquals(List.of(cpu), back);
+        assertEquals(List.of(true), WITH_METERS.readRequest().stream().filter(e -> e.hasPacketReplicationEngineEntry())
+                .map(e -> e.getPacketReplicationEngineEntry().hasCloneSessionEntry()).collect(Collectors.toList()));
+    }
+}

@@ -1,0 +1,203 @@
+package org.nat64fabric.core.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.nat64fabric.core.ConfigException;
+
+/** The config file as users write it: every error names the field by its path in their file. */
+class FabricConfigTest {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final String NAT = "apps.org.nat64fabric.app.nat64";
+    private static final String GOOD = "{\"apps\": {\"org.nat64fabric.app\": {\"nat64\": {"
+            + "\"pool6\": \"64:ff9b::/96\", \"pool4\": {\"addresses\": [\"192.0.2.0/30\"]},"
+            + "\"eamt\": [{\"ipv6Prefix\": \"2001:db8:6::/120\", \"ipv4Prefix\": \"198.18.6.0/24\"}],"
+            + "\"staticBib\": [{\"protocol\": \"TCP\", \"ipv6Address\": \"2001:db8::80\", \"ipv6Port\": 80,"
+            + " \"ipv4Address\": \"192.0.2.1\", \"ipv4Port\": 8080}]}}},"
+            + "\"devices\": {\"device:b1\": {\"nat64fabric\": {\"role\": \"BORDER\", \"routerMac\": \"00:00:00:00:b1:01\","
+            + " \"ipv4\": \"198.51.100.1\", \"ipv6\": \"2001:db8:ff::1\", \"routes\": []}}}}";
+
+    private static ObjectNode good() throws Exception {
+        return (ObjectNode) MAPPER.readTree(GOOD);
+    }
+
+    private static ObjectNode nat(ObjectNode root) {
+        return (ObjectNode) root.path("apps").path("org.nat64fabric.app").path("nat64");
+    }
+
+    private static ObjectNode device(ObjectNode root) {
+        return (ObjectNode) root.path("devices").path("device:b1").path("nat64fabric");
+    }
+
+    /** The error of the config {@code change} makes to the good one. */
+    private static ConfigException refused(Consumer<ObjectNode> change) throws Exception {
+        ObjectNode root = good();
+        change.accept(root);
+        return assertThrows(ConfigException.class, () -> FabricConfig.parse(root));
+    }
+
+    /** A change that sets {@code puntPolicing} to the given JSON. */
+    private static Consumer<ObjectNode> policing(String text) throws Exception {
+        JsonNode p = json(text);
+        return r -> nat(r).set("puntPolicing", p);
+    }
+
+    private static JsonNode json(String text) throws Exception {
+        return MAPPER.readTree(text);
+    }
+
+    @Test
+    void theGoodConfigIsReadWithDefaultMtu() throws Exception {
+        FabricConfig c = FabricConfig.parse(good());
+        assertEquals(1, c.staticBib.size());
+        assertEquals(1500, c.devices.get("device:b1").config.mtu, "every port's IP MTU unless stated");
+    }
+
+    @Test
+    void puntPolicingHasDefaultsTakesAnyOfItsFieldsAndRefusesTheRestByPath() throws Exception {
+        assertEquals(PuntPolicing.DEFAULTS, FabricConfig.parse(good()).nat64.puntPolicing);
+        ObjectNode root = good();
+        nat(root).set("puntPolicing", json("{\"perSourcePps\": 100, \"perPortBurst\": 1000}"));
+        PuntPolicing p = FabricConfig.parse(root).nat64.puntPolicing;
+        assertEquals(List.of(20_000L, 1000L, 100L, 250L),
+                List.of(p.perPortPps, p.perPortBurst, p.perSourcePps, p.perSourceBurst));
+
+        ConfigException e = refused(policing("{\"perSourcePPS\": 100}"));
+        assertEquals(NAT + ".puntPolicing.perSourcePPS", e.field());
+        assertTrue(e.getMessage().contains("did you mean 'perSourcePps'?"), e.getMessage());
+        e = refused(policing("{\"perPortPps\": 0}"));
+        assertEquals(NAT + ".puntPolicing.perPortPps", e.field());
+        assertTrue(e.problem().contains("cut the controller off"), e.problem());
+        e = refused(policing("{\"perSourceBurst\": 1.5}"));
+        assertEquals(NAT + ".puntPolicing.perSourceBurst", e.field());
+        e = refused(policing("{\"perPortBurst\": 100000001}"));
+        assertEquals(NAT + ".puntPolicing.perPortBurst", e.field());
+        e = refused(r -> nat(r).put("puntPolicing", 500));
+        assertEquals(NAT + ".puntPolicing", e.field());
+    }
+
+    @Test
+    void misspeltFieldsAreRefusedWithTheirRightSpelling() throws Exception {
+        ConfigException e = refused(r -> ((ObjectNode) nat(r).path("pool4")).put("blocksize", 64));
+        assertEquals(NAT + ".pool4.blocksize", e.field());
+        assertTrue(e.problem().contains("did you mean 'blockSize'?"), e.problem());
+        e = refused(r -> nat(r).put("pool7", "x"));
+        assertEquals(NAT + ".pool7", e.field());
+        assertTrue(e.problem().contains("'pool6'"), e.problem());
+        e = refused(r -> device(r).putObject("portMtu"));
+        assertEquals("devices.device:b1.nat64fabric.portMtu", e.field());
+        e = refused(r -> ((ObjectNode) nat(r).path("staticBib").get(0)).put("static", true));
+        assertEquals(NAT + ".staticBib[0].static", e.field());
+        e = refused(r -> r.putObject("device"));
+        assertEquals("device", e.field());
+        assertTrue(e.problem().contains("did you mean 'devices'? (the top level has apps, devices"), e.problem());
+    }
+
+    @Test
+    void errorsNameThePathInTheUsersFile() throws Exception {
+        assertEquals(NAT + ".pool4.tcpPorts", refused(r -> ((ObjectNode) nat(r).path("pool4")).putArray("tcpPorts")
+                .add(5).add(1)).field());
+        assertEquals(NAT + ".pool4.holdSeconds", refused(r -> ((ObjectNode) nat(r).path("pool4"))
+                .put("holdSeconds", 5)).field());
+        assertEquals(NAT + ".timeouts.udp", refused(r -> nat(r).putObject("timeouts").put("udp", 5)).field());
+        assertEquals(NAT + ".maxSessionsPerSubscriber", refused(r -> nat(r).put("maxSessionsPerSubscriber", 0)).field());
+        assertEquals(NAT + ".staticBib[0].ipv4Address", refused(r -> ((ObjectNode) nat(r).path("staticBib").get(0))
+                .put("ipv4Address", "192.0.2.9")).field());
+    }
+
+    @Test
+    void staticBibNeedsAHostOutsidePool6AndAPortInsideTheRange() throws Exception {
+        for (String bad : new String[] {"::", "::1", "ff02::1", "fe80::1", "64:ff9b::c000:201"}) {
+            ConfigException e = refused(r -> ((ObjectNode) nat(r).path("staticBib").get(0)).put("ipv6Address", bad));
+            assertEquals(NAT + ".staticBib[0].ipv6Address", e.field(), bad);
+        }
+        ConfigException e = refused(r -> ((ObjectNode) nat(r).path("staticBib").get(0)).put("ipv4Port", 80));
+        assertEquals(NAT + ".staticBib[0].ipv4Port", e.field());
+        assertEquals("port 80 is outside the TCP range 1024–65535 (pool4.tcpPorts)", e.problem());
+    }
+
+    @Test
+    void eamsMayNotMapReservedPoolOrSwitchAddresses() throws Exception {
+        Map<String, String> bad = Map.of(
+                "127.0.0.1/32", NAT + ".eamt[0].ipv4Prefix",
+                "224.0.0.0/24", NAT + ".eamt[0].ipv4Prefix",
+                "192.0.2.0/32", NAT + ".eamt[0].ipv4Prefix",          // pool4
+                "198.51.100.1/32", NAT + ".eamt[0].ipv4Prefix");      // the switch's own address
+        bad.forEach((v4, field) -> assertEquals(field, assertThrows(ConfigException.class, () -> {
+            ObjectNode root = good();
+            ((ObjectNode) nat(root).path("eamt").get(0)).put("ipv6Prefix", "2001:db8:7::/" + (96 + Integer.parseInt(v4.split("/")[1])))
+                    .put("ipv4Prefix", v4);
+            FabricConfig.parse(root);
+        }).field(), v4));
+        assertEquals(NAT + ".eamt[0].ipv6Prefix", refused(r -> ((ObjectNode) nat(r).path("eamt").get(0))
+                .put("ipv6Prefix", "64:ff9b::/120")).field(), "pool6");
+        assertEquals(NAT + ".eamt[0].ipv6Prefix", refused(r -> ((ObjectNode) nat(r).path("eamt").get(0))
+                .put("ipv6Prefix", "2001:db8:ff::1/128").put("ipv4Prefix", "198.18.0.1/32")).field(), "switch");
+        ConfigException twice = refused(r -> ((com.fasterxml.jackson.databind.node.ArrayNode) nat(r).path("eamt"))
+                .addObject().put("ipv6Prefix", "2001:db8:6::/120").put("ipv4Prefix", "198.18.7.0/24"));
+        assertEquals(NAT + ".eamt[1]", twice.field());
+    }
+
+    @Test
+    void addressesTakeAsciiDigitsAndNoZone() throws Exception {
+        assertEquals(NAT + ".staticBib[0].ipv6Address", refused(r -> ((ObjectNode) nat(r).path("staticBib").get(0))
+                .put("ipv6Address", "fe80::1%eth0")).field());
+        assertEquals(NAT + ".pool4.addresses[0]", refused(r -> ((ObjectNode) nat(r).path("pool4")).putArray("addresses")
+                .add("１９２.0.2.0/30")).field());
+        assertEquals(NAT + ".pool4.addresses[0]", refused(r -> ((ObjectNode) nat(r).path("pool4")).putArray("addresses")
+                .add("192.0.2.0/３０")).field());
+    }
+
+    @Test
+    void numbersPast64BitsDoNotWrapAround() throws Exception {
+        ObjectNode root = good();
+        ((ObjectNode) nat(root).path("staticBib").get(0)).put("ipv4Port", new java.math.BigInteger("18446744073709559696"));
+        assertEquals(NAT + ".staticBib[0].ipv4Port", assertThrows(ConfigException.class,
+                () -> FabricConfig.parse(root)).field());
+    }
+
+    @Test
+    void mtusAreCheckedAndKeptPerPort() throws Exception {
+        ObjectNode root = good();
+        device(root).put("mtu", 9000).putObject("portMtus").put("3", 1400);
+        FabricConfig c = FabricConfig.parse(root);
+        assertEquals(9000, c.devices.get("device:b1").config.mtu);
+        assertEquals(Map.of(3, 1400), c.devices.get("device:b1").config.portMtus);
+        assertEquals("devices.device:b1.nat64fabric.mtu", refused(r -> device(r).put("mtu", 1000)).field());
+        assertEquals("devices.device:b1.nat64fabric.portMtus.3",
+                refused(r -> device(r).putObject("portMtus").put("3", 70000)).field());
+        assertEquals("devices.device:b1.nat64fabric.portMtus.600",
+                refused(r -> device(r).putObject("portMtus").put("600", 1500)).field());
+    }
+
+    @Test
+    void strictJsonRefusesDuplicateKeysDeepNestingAndTrailingContent() {
+        ConfigException dup = assertThrows(ConfigException.class,
+                () -> Json.parse("{\"a\": 1, \"a\": 2}".getBytes(StandardCharsets.UTF_8), "f.json"));
+        assertEquals("f.json", dup.field());
+        assertTrue(dup.problem().contains("Duplicate field 'a'"), dup.problem());
+        byte[] deep = "[".repeat(100_000).getBytes(StandardCharsets.UTF_8);
+        assertTrue(assertThrows(ConfigException.class, () -> Json.parse(deep, "body")).problem().contains("deeper"));
+        assertThrows(ConfigException.class, () -> Json.parse("{} {}".getBytes(StandardCharsets.UTF_8), "body"));
+        byte[] token = ("{\"a\": " + "x".repeat(1_000_000) + "}").getBytes(StandardCharsets.UTF_8);
+        assertTrue(assertThrows(ConfigException.class, () -> Json.parse(token, "body")).problem().length() < 300,
+                "a bad token is not echoed whole");
+    }
+
+    @Test
+    void errorsQuoteOnlyAShortPrefix() throws Exception {
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> FabricConfig.staticBib(json("{\"protocol\": \"" + "T".repeat(100_000) + "\"}"), "bib"));
+        assertEquals("bib.protocol", e.field());
+        assertTrue(e.problem().length() < 200, e.problem());
+    }
+}

@@ -1,0 +1,127 @@
+package org.nat64fabric.core.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.nat64fabric.core.addr.Ipv4Address;
+import org.nat64fabric.core.addr.Ipv6Address;
+import org.nat64fabric.core.pool4.Protocol;
+import org.nat64fabric.core.pool4.TransportAddress;
+import org.nat64fabric.core.session.BibEntry;
+import org.nat64fabric.core.session.Session;
+
+class MapNatStoreTest {
+    /** The same maps without the local indexes: every answer comes from a scan. */
+    static final class ScanningStore extends MapNatStore {
+        ScanningStore() {
+            super(new Maps() {
+                @Override
+                public <V> java.util.Map<String, V> open(String name) {
+                    return new ConcurrentHashMap<>();
+                }
+            }, true);
+        }
+    }
+
+    /** Counts commits. */
+    static final class CountingStore extends MapNatStore {
+        int commits;
+
+        CountingStore() {
+            super(new Maps() {
+                @Override
+                public <V> java.util.Map<String, V> open(String name) {
+                    return new ConcurrentHashMap<>();
+                }
+            });
+        }
+
+        @Override
+        protected void changed() {
+            commits++;
+        }
+    }
+
+    private static Session session(Random r) {
+        // hosts spread over a few /64s and /96s so that prefix counts cross index boundaries
+        Ipv6Address host = Ipv6Address.of(0x20010db800000000L | r.nextInt(4),
+                (long) r.nextInt(3) << 32 | r.nextInt(6) | (r.nextBoolean() ? 0x8000000000000000L : 0));
+        BibEntry bib = new BibEntry(Protocol.UDP, host, 1000 + r.nextInt(5),
+                new TransportAddress(Ipv4Address.of(0xc0000200), 2000 + r.nextInt(50)), false);
+        return new Session(bib, new TransportAddress(Ipv4Address.of(0xc6336400 | r.nextInt(4)), 53), host,
+                null, 300, 0);
+    }
+
+    private static List<String> keys(List<Session> sessions) {
+        return sessions.stream().map(Session::key).sorted().collect(Collectors.toList());
+    }
+
+    @Test
+    void theIndexesAnswerAsAScanDoesThroughPutsAndRemoves() {
+        Random r = new Random(7);
+        MapNatStore indexed = new InMemoryNatStore();
+        MapNatStore scanned = new ScanningStore();
+        List<Session> live = new ArrayList<>();
+        for (int step = 0; step < 3000; step++) {
+            if (live.isEmpty() || r.nextInt(3) > 0) {
+                Session s = session(r);
+                indexed.putSession(s);
+                scanned.putSession(s);
+                live.add(s);
+            } else {
+                Session s = live.remove(r.nextInt(live.size()));
+                assertEquals(scanned.removeSession(s), indexed.removeSession(s));
+            }
+            if (step % 50 == 0) {
+                Session probe = session(r);
+                assertEquals(keys(scanned.sessionsOf(probe.bib())), keys(indexed.sessionsOf(probe.bib())));
+                for (int length : new int[] {0, 32, 62, 64, 65, 96, 127, 128}) {
+                    Ipv6Address h = probe.bib().address6();
+                    assertEquals(scanned.sessionCount(h, length), indexed.sessionCount(h, length),
+                            "sessions under " + h.mask(length) + "/" + length);
+                }
+            }
+        }
+        assertEquals(indexed.sessions().size(), indexed.sessionCount(Ipv6Address.of(0, 0), 0));
+    }
+
+    @Test
+    void anIndexedStoreRebuildsItsIndexesFromItsMaps() {
+        Random r = new Random(11);
+        ConcurrentHashMap<String, Object> sessions = new ConcurrentHashMap<>();
+        MapNatStore.Maps maps = new MapNatStore.Maps() {
+            @Override
+            @SuppressWarnings("unchecked")
+            public <V> java.util.Map<String, V> open(String name) {
+                return name.equals("sessions") ? (java.util.Map<String, V>) sessions : new ConcurrentHashMap<>();
+            }
+        };
+        MapNatStore first = new MapNatStore(maps);
+        Session s = session(r);
+        first.putSession(s);
+        MapNatStore reopened = new MapNatStore(maps);
+        assertEquals(List.of(s.key()), keys(reopened.sessionsOf(s.bib())));
+        assertEquals(1, reopened.sessionCount(s.bib().address6(), 128));
+    }
+
+    @Test
+    void aBatchCommitsOnceAtItsEnd() {
+        CountingStore store = new CountingStore();
+        Random r = new Random(3);
+        store.putSession(session(r));
+        assertEquals(1, store.commits);
+        store.batch(() -> {
+            for (int i = 0; i < 100; i++) {
+                store.putSession(session(r));
+            }
+            store.batch(() -> store.putSession(session(r)));   // nested: still one commit, at the outer end
+            assertEquals(1, store.commits);
+        });
+        assertEquals(2, store.commits);
+    }
+}

@@ -1,0 +1,61 @@
+package org.nat64fabric.softswitch.io;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.logging.Logger;
+import org.nat64fabric.softswitch.server.Device;
+
+/**
+ * Frames one port could not send, by reason. Each drop is a device counter ("drop: port 2 (veth2)
+ * tx oversize", printed with the others at shutdown); the first drop of each reason is a warning
+ * in the log, later ones are summed into at most one warning per {@link #LOG_INTERVAL_NS}, so a
+ * flood of drops cannot flood the log, yet a user watching the log sees that they go on.
+ */
+final class TxDrops {
+    static final long LOG_INTERVAL_NS = TimeUnit.SECONDS.toNanos(10);
+    private static final Logger LOG = Logger.getLogger("softswitch");
+
+    private final Device device;
+    private final String port;
+    private final LongSupplier nanoClock;
+    private final Map<String, Tally> tallies = new HashMap<>();
+
+    private static final class Tally {
+        long total;
+        long lastLoggedNanos;
+        long sinceLogged;
+    }
+
+    TxDrops(Device device, int number, String name, LongSupplier nanoClock) {
+        this.device = device;
+        this.port = "port " + number + " (" + name + ")";
+        this.nanoClock = nanoClock;
+    }
+
+    /** The counter name of a reason, as {@link Device#stats()} shows it. */
+    String counterName(String reason) {
+        return "drop: " + port + " tx " + reason;
+    }
+
+    synchronized void drop(String reason, String detail) {
+        device.count(counterName(reason));
+        Tally t = tallies.computeIfAbsent(reason, r -> new Tally());
+        t.total++;
+        t.sinceLogged++;
+        long now = nanoClock.getAsLong();
+        if (t.total == 1) {
+            LOG.warning(port + ": dropped a frame it cannot send (" + reason + ": " + detail
+                    + "); further drops of this kind are summed up at most every "
+                    + TimeUnit.NANOSECONDS.toSeconds(LOG_INTERVAL_NS) + " s and counted in the totals at shutdown");
+        } else if (now - t.lastLoggedNanos >= LOG_INTERVAL_NS) {
+            LOG.warning(port + ": " + t.sinceLogged + " more frames dropped (" + reason + ": " + detail + "), "
+                    + t.total + " in all");
+        } else {
+            return;
+        }
+        t.lastLoggedNanos = now;
+        t.sinceLogged = 0;
+    }
+}

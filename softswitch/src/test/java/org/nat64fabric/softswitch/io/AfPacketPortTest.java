@@ -1,0 +1,137 @@
+package org.nat64fabric.softswitch.io;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import com.sun.jna.Library;
+import com.sun.jna.Native;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ObjIntConsumer;
+import org.junit.jupiter.api.Test;
+import org.nat64fabric.softswitch.server.Device;
+
+/**
+ * A real port on a veth pair, in a network namespace of the test's own (so nothing leaves it):
+ * a frame the link cannot carry is dropped and counted, whether softswitch or the kernel refuses
+ * it, and the frames after it are sent. Needs root, as {@code softswitch run} does.
+ */
+class AfPacketPortTest {
+    private static final int CLONE_NEWNET = 0x40000000;
+    private static final int EXPERIMENTAL_ETHERTYPE = 0x88b5;
+
+    interface Unshare extends Library {
+        int unshare(int flags);
+    }
+
+    @Test
+    void oversizeFrameIsDroppedAndCountedAndLaterFramesAreSent() throws Exception {
+        inPrivateNamespace(() -> {
+            ip("link", "set", "ssA", "mtu", "1280");
+            Device device = new Device(1, 255);
+            try (AfPacketPort a = new AfPacketPort("ssA", 1, device); AfPacketPort b = new AfPacketPort("ssB", 2, device)) {
+                a.send(frame(1, 1280 + 14 + 1));
+                a.send(frame(2, 1280 + 14));
+                a.send(frame(3, 60));
+                a.flush();
+                assertEquals(List.of(2, 3), received(b, 2));
+                assertEquals(1L, device.stats().get("drop: port 1 (ssA) tx oversize"));
+            } finally {
+                device.close();
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void frameTheKernelRefusesIsCountedAndDoesNotBlockTheFramesBehindIt() throws Exception {
+        inPrivateNamespace(() -> {
+            Device device = new Device(1, 255);
+            try (AfPacketPort a = new AfPacketPort("ssA", 1, device); AfPacketPort b = new AfPacketPort("ssB", 2, device)) {
+                // softswitch read 1500 when it opened the port and keeps that for a second: the kernel refuses.
+                ip("link", "set", "ssA", "mtu", "1280");
+                a.send(frame(1, 100));
+                a.send(frame(2, 1400));
+                a.send(frame(3, 100));
+                a.send(frame(4, 100));
+                a.flush();
+                a.send(frame(5, 100));
+                a.flush();
+                assertEquals(List.of(1, 3, 4, 5), received(b, 4));
+                assertEquals(1L, device.stats().get("drop: port 1 (ssA) tx refused by the kernel"));
+                assertNull(device.stats().get("drop: port 1 (ssA) tx oversize"));
+            } finally {
+                device.close();
+            }
+            return null;
+        });
+    }
+
+    /** Runs {@code body} on a thread of its own in a new network namespace with veth pair ssA/ssB. */
+    private static void inPrivateNamespace(Callable<Void> body) throws Exception {
+        ExecutorService thread = Executors.newSingleThreadExecutor();
+        try {
+            thread.submit(() -> {
+                // unshare() moves only the calling thread; the ip commands it starts inherit its namespace.
+                if (Native.load("c", Unshare.class).unshare(CLONE_NEWNET) != 0) {
+                    throw new IllegalStateException("cannot create a network namespace: run as root");
+                }
+                ip("link", "add", "ssA", "type", "veth", "peer", "name", "ssB");
+                ip("link", "set", "ssA", "up");
+                ip("link", "set", "ssB", "up");
+                return body.call();
+            }).get(60, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Exception) {
+                throw (Exception) e.getCause();
+            }
+            throw (Error) e.getCause();
+        } finally {
+            thread.shutdownNow();
+        }
+    }
+
+    private static void ip(String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of("ip"));
+        cmd.addAll(Arrays.asList(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        if (p.waitFor() != 0) {
+            throw new IOException(String.join(" ", cmd) + " failed: " + out);
+        }
+    }
+
+    /** A broadcast frame of the local experimental EtherType carrying {@code seq}, {@code length} bytes long. */
+    private static byte[] frame(int seq, int length) {
+        ByteBuffer b = ByteBuffer.allocate(length);
+        b.put(new byte[] {-1, -1, -1, -1, -1, -1, 2, 0, 0, 0, 0, 1}).putShort((short) EXPERIMENTAL_ETHERTYPE).putInt(seq);
+        return b.array();
+    }
+
+    /** The sequence numbers of the test's frames that reach {@code port}: up to 2 s for {@code count}, then 100 ms more. */
+    private static List<Integer> received(AfPacketPort port, int count) throws InterruptedException {
+        List<Integer> seqs = new ArrayList<>();
+        ObjIntConsumer<byte[]> ours = (f, n) -> {
+            ByteBuffer b = ByteBuffer.wrap(f);
+            if (f.length >= 18 && (b.getShort(12) & 0xffff) == EXPERIMENTAL_ETHERTYPE) {   // not the kernel's own NDP
+                seqs.add(b.getInt(14));
+            }
+        };
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        while (seqs.size() < count && System.nanoTime() < deadline) {
+            port.receive(64, ours);
+            Thread.sleep(10);
+        }
+        Thread.sleep(100);
+        port.receive(64, ours);
+        return seqs;
+    }
+}
