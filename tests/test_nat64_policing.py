@@ -1,6 +1,6 @@
 """Control-plane policing in the NAT64 pipeline: every punt (session miss, TCP control copy,
 fragmentation, no route) passes Nat64Ingress.punt_source_meter, indexed by CRC-16 of the source
-address modulo 4096, then Nat64Ingress.punt_port_meter, indexed by ingress port. RED from either
+address (IPv6: masked to the subscriber prefix that punt_subscriber holds) modulo 4096, then Nat64Ingress.punt_port_meter, indexed by ingress port. RED from either
 drops the punt and counts it under DROP_PUNT_POLICED; YELLOW passes; unconfigured meters pass all.
 The bucket index is computed here independently of the pipeline (CRC-16/ARC)."""
 import ipaddress
@@ -96,6 +96,32 @@ def test_the_source_meter_cell_is_the_crc16_bucket_of_the_ipv6_source(ptf):
     misses(ptf, 1, src=OTHER_HOST)
     assert packet_ins(ptf) == [(V6_PORT, PUNT_SESSION_MISS)]
     assert drops(ptf, DROP_PUNT_POLICED) - before == 2
+
+
+def subscriber_mask(ptf, length):
+    mask = ((1 << 128) - 1) ^ ((1 << (128 - length)) - 1)
+    ptf.client.write(ptf.client.update("MODIFY", ptf.client.table_entry(
+        P + "punt_subscriber", action=P + "set_subscriber_mask", params={"mask": mask}, default=True)))
+
+
+def test_the_source_meter_counts_the_subscriber_prefix_so_a_host_cannot_change_bucket(ptf):
+    """With /64 subscribers, every address of a /64 is one bucket: a host that rotates its
+    interface identifier stays in its bucket; with /128 (the default) each address is its own."""
+    subscriber = str(ipaddress.ip_network(V6_HOST + "/64", strict=False).network_address)
+    assert source_bucket(subscriber) not in (source_bucket(V6_HOST), source_bucket(OTHER_HOST))
+    subscriber_mask(ptf, 64)
+    try:
+        configure(ptf, SOURCE_METER, (0, 1, 0, 1), index=source_bucket(subscriber))   # one punt, never refilled
+        before = drops(ptf, DROP_PUNT_POLICED)
+        for i in range(4):      # four addresses of the same /64
+            misses(ptf, 1, src=f"2001:db8:1::{0x200 + i:x}", first_sport=7100 + i)
+        misses(ptf, 1, src=OTHER_HOST)
+        assert packet_ins(ptf) == [(V6_PORT, PUNT_SESSION_MISS)]
+        assert drops(ptf, DROP_PUNT_POLICED) - before == 4
+    finally:
+        subscriber_mask(ptf, 128)
+    misses(ptf, 2, src=OTHER_HOST)      # its own /128 bucket again, unconfigured
+    assert packet_ins(ptf) == [(V6_PORT, PUNT_SESSION_MISS)] * 2
 
 
 def test_the_port_meter_limits_every_source_on_a_port_and_no_other_port(ptf):

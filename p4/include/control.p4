@@ -31,13 +31,27 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         meta.punt_reason = reason;
         standard_metadata.egress_spec = CPU_PORT;
     }
-    /* Control-plane policing: a punt passes the meter of its source address's hash bucket, then
-     * the meter of its ingress port; RED from either refuses it (meta.punt_color). The source
-     * meter comes first so that a flooding source's refused punts spend none of its port's
-     * budget. Unconfigured meters pass everything. */
+    /* The IPv6 prefix that is one subscriber (pool4's subscriberPrefixLength), as a mask: the
+     * source meter counts a subscriber, so a host cannot leave its bucket by changing its
+     * interface identifier. */
+    action set_subscriber_mask(ipv6_t mask) {
+        meta.subscriber_mask = mask;
+    }
+    table punt_subscriber {
+        key = { }
+        actions = { set_subscriber_mask; }
+        default_action = set_subscriber_mask(128w0xffffffffffffffffffffffffffffffff);
+        size = 1;
+    }
+    /* Control-plane policing: a punt passes the meter of its source's hash bucket (the
+     * subscriber's prefix for IPv6, the address for IPv4), then the meter of its ingress port;
+     * RED from either refuses it (meta.punt_color). The source meter comes first so that a
+     * flooding source's refused punts spend none of its port's budget. Unconfigured meters pass
+     * everything. punt_subscriber is applied first. */
     action police_punt() {
         if (hdr.ipv6.isValid()) {
-            hash(meta.punt_source_bucket, HashAlgorithm.crc16, 32w0, { hdr.ipv6.src_addr }, PUNT_SOURCE_METER_SIZE);
+            hash(meta.punt_source_bucket, HashAlgorithm.crc16, 32w0, { hdr.ipv6.src_addr & meta.subscriber_mask },
+                 PUNT_SOURCE_METER_SIZE);
         } else {
             hash(meta.punt_source_bucket, HashAlgorithm.crc16, 32w0, { hdr.ipv4.src_addr }, PUNT_SOURCE_METER_SIZE);
         }
@@ -214,6 +228,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             exit;
         }
         if (meta.punt_reason != 0) {
+            punt_subscriber.apply();
             police_punt();
             if (meta.punt_color == V1MODEL_METER_COLOR_RED) {
                 drop_for(DROP_PUNT_POLICED);
@@ -233,6 +248,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
          * the copy is policed on the addresses the packet arrived with. */
         bool copy_tcp_control = translated && meta.stateful && hdr.tcp.isValid() && (hdr.tcp.flags & 0x07) != 0;
         if (copy_tcp_control) {
+            punt_subscriber.apply();
             police_punt();
             if (meta.punt_color == V1MODEL_METER_COLOR_RED) {
                 drops.count(DROP_PUNT_POLICED);     /* the copy only: the packet itself goes on */

@@ -189,7 +189,8 @@ struct metadata_t {
     bool    is_echo;         /* ICMP(v6) echo request or reply: identifier acts as a port */
     bool    is_icmp_error;   /* an ICMP error quoting a TCP, UDP or echo packet */
     bit<8>  inner_proto;     /* the quoted packet's transport, as IPv4 names it */
-    bit<32> punt_source_bucket;  /* the punt_source_meter cell of the packet's source address */
+    ipv6_t  subscriber_mask;     /* set by punt_subscriber: the prefix of one subscriber */
+    bit<32> punt_source_bucket;  /* the punt_source_meter cell of the packet's source */
     bit<2>  punt_color;          /* V1MODEL_METER_COLOR_* of the punt meters */
     /* Lookup keys: the IPv6-side node of a flow and the IPv4-side node. For an ICMP error they
      * come from the quoted packet, so the error finds the session of the flow it is about. */

@@ -136,7 +136,8 @@ class Nat64ManagerTest {
         onos.settle();
         assertFalse(onos.journal.isEmpty());
         assertTrue(onos.journal.stream().allMatch(j -> j.startsWith(BORDER1 + " MODIFY ")
-                && (j.endsWith("icmp_source") || j.endsWith("pool6_embed") || j.endsWith("egress_mtu"))),
+                && (j.endsWith("icmp_source") || j.endsWith("pool6_embed") || j.endsWith("egress_mtu")
+                        || j.endsWith("punt_subscriber"))),
                 onos.journal.toString());
     }
 
@@ -170,7 +171,9 @@ class Nat64ManagerTest {
     void aRuleOnosExpiresIsAnIdleReportAndTheAppsOwnRemovalsAreNot() throws Exception {
         configured(LEAF, BORDER1, BORDER2);
         packetIn(udpFrame(40000), 1);
-        await("the session", () -> onos.flowsOn(BORDER2, SESSION_V4).size() == 1);
+        // borders are written in parallel: wait for both, or an expiry could find nothing to expire
+        await("the session on both borders", () -> List.of(BORDER1, BORDER2).stream().allMatch(b ->
+                onos.flowsOn(b, SESSION_V6).size() == 1 && onos.flowsOn(b, SESSION_V4).size() == 1));
         // ONOS's flow subsystem expires one border's rules: the others still carry traffic.
         onos.flowsOn(BORDER1, SESSION_V6).forEach(onos::expire);
         onos.flowsOn(BORDER1, SESSION_V4).forEach(onos::expire);

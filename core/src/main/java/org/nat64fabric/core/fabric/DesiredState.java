@@ -35,7 +35,7 @@ public final class DesiredState {
     public static List<Entity> of(SwitchConfig sw, Nat64Config config, List<Eam> eams,
                                   Collection<BibEntry> bib, ToLongFunction<BibEntry> lifetime,
                                   Collection<Session> sessions) {
-        List<Entity> out = new ArrayList<>(punting(config.puntPolicing));
+        List<Entity> out = new ArrayList<>(punting(config.puntPolicing, config.pool4.subscriberPrefixLength()));
         out.addAll(routing(sw));
         if (sw.translates()) {
             out.addAll(translation(config, eams));
@@ -51,12 +51,16 @@ public final class DesiredState {
 
     /**
      * What every switch needs to reach the controller, whatever its role (edges punt session
-     * misses too): the clone session that copies TCP control segments to the CPU port, and the
-     * punt meters' limits. Committed and peak rates are the same, so a punt is green or red.
+     * misses too): the clone session that copies TCP control segments to the CPU port, the
+     * subscriber prefix that the source meter counts, and the punt meters' limits. Committed and peak rates are the same, so a punt is green or red.
      */
-    public static List<Entity> punting(PuntPolicing p) {
+    public static List<Entity> punting(PuntPolicing p, int subscriberPrefixLength) {
+        BigInteger ones = BigInteger.ONE.shiftLeft(128).subtract(BigInteger.ONE);
+        BigInteger subscriberMask = ones.shiftLeft(128 - subscriberPrefixLength).and(ones);
         return List.of(
                 new CloneSession(Constants.CPU_CLONE_SESSION, List.of(Constants.CPU_PORT)),
+                TableEntry.in(NAT64_INGRESS_PUNT_SUBSCRIBER).action(NAT64_INGRESS_SET_SUBSCRIBER_MASK)
+                        .param(MASK, subscriberMask).build(),
                 new MeterConfig(P4InfoConstants.NAT64_INGRESS_PUNT_PORT_METER, p.perPortPps, p.perPortBurst, p.perPortPps, p.perPortBurst),
                 new MeterConfig(P4InfoConstants.NAT64_INGRESS_PUNT_SOURCE_METER, p.perSourcePps, p.perSourceBurst, p.perSourcePps,
                         p.perSourceBurst));

@@ -66,7 +66,7 @@ class DesiredStateTest {
                 b -> 300, List.of()));
         assertEquals(Set.of(NAT64_INGRESS_LOCAL_HOST_LOCAL_IPV4, NAT64_INGRESS_LOCAL_HOST_LOCAL_IPV6,
                 NAT64_INGRESS_ICMP_ERROR_ICMP_SOURCE, NAT64_INGRESS_IPV6_ROUTES, NAT64_INGRESS_IPV4_ROUTES,
-                NAT64_INGRESS_EGRESS_MTU), edge.stream().map(TableEntry::table).collect(Collectors.toSet()));
+                NAT64_INGRESS_EGRESS_MTU, NAT64_INGRESS_PUNT_SUBSCRIBER), edge.stream().map(TableEntry::table).collect(Collectors.toSet()));
         assertTrue(border.containsAll(edge), "a border routes like an edge");
         TableEntry v4 = in(border, NAT64_INGRESS_TRANSLATE_SESSION_V4).get(0);
         assertEquals(List.of(BigInteger.valueOf(17), BigInteger.valueOf(0xc0000207L), BigInteger.valueOf(40001)),
@@ -119,6 +119,18 @@ class DesiredStateTest {
                 List.of());
         assertTrue(defaults.contains(new MeterConfig("Nat64Ingress.punt_port_meter", 20_000, 5_000, 20_000, 5_000)));
         assertTrue(defaults.contains(new MeterConfig("Nat64Ingress.punt_source_meter", 500, 250, 500, 250)));
+    }
+
+    @Test
+    void theSourceMeterCountsTheSubscribersPrefixNotTheHost() {
+        BigInteger slash56 = new BigInteger("ffffffffffffff000000000000000000", 16);
+        List<TableEntry> subscriber = in(DesiredState.punting(PuntPolicing.DEFAULTS, 56), NAT64_INGRESS_PUNT_SUBSCRIBER);
+        assertEquals(1, subscriber.size());
+        assertTrue(subscriber.get(0).isDefault(), "a keyless table: its default action holds the mask");
+        assertEquals(slash56, subscriber.get(0).params().get(MASK));
+        BigInteger all = BigInteger.ONE.shiftLeft(128).subtract(BigInteger.ONE);
+        assertEquals(all, in(DesiredState.punting(PuntPolicing.DEFAULTS, 128), NAT64_INGRESS_PUNT_SUBSCRIBER)
+                .get(0).params().get(MASK));
     }
 
     @Test
