@@ -328,12 +328,17 @@ public final class Nat64Manager implements Nat64Service {
             byte[] frame = new byte[data.remaining()];
             data.get(frame);
             DeviceId d = in.receivedFrom().deviceId();
-            submit("packet-in from " + d, () -> {
-                Nat64Fabric f = fabric;
+            // Straight into the fabric's bounded per-subscriber queues (packetIn only parses and
+            // queues): through the events executor, a flood would queue there without bound and
+            // ahead of every other subscriber.
+            Nat64Fabric f = fabric;
+            try {
                 if (f != null) {
                     f.packetIn(d.toString(), reason, frame);
                 }
-            });
+            } catch (RuntimeException e) {
+                LOG.warn("packet-in from {} failed: {}", d, e.toString());
+            }
         }
     }
 

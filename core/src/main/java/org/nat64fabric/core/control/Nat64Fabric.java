@@ -3,6 +3,7 @@ package org.nat64fabric.core.control;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -304,9 +305,25 @@ public final class Nat64Fabric implements Nat64Service {
     private synchronized CompletableFuture<Void> allocate(List<Punt> batch, List<Punt> toSend, List<Punt> refused) {
         long now = clock.getAsLong();
         Map<String, TableEntry> toPut = new LinkedHashMap<>();
+        // Misses of one flow in one batch (a burst before the first setup is done) are set up once.
+        Map<List<Object>, Outcome> misses = new HashMap<>();
         engine.store().batch(() -> {
             for (Punt punt : batch) {
+                List<Object> flow = punt.reason == PUNT_SESSION_MISS ? flowOf(punt.packet) : null;
+                Outcome seen = flow == null ? null : misses.get(flow);
+                if (seen != null) {
+                    count("setups.coalesced");
+                    if (seen.translated()) {
+                        toSend.add(punt);
+                    } else if (seen.icmpError().isPresent() && punt.packet.ipv6) {
+                        refused.add(punt);
+                    }
+                    continue;
+                }
                 Outcome o = outcome(punt.packet, now);
+                if (flow != null && o != null) {
+                    misses.put(flow, o);
+                }
                 if (o == null) {
                     count("packetIn.unparsed");
                 } else if (o.icmpError().isPresent() && punt.packet.ipv6) {
@@ -333,6 +350,10 @@ public final class Nat64Fabric implements Nat64Service {
         });
         count("setups.batches");
         return putOnBorders(new ArrayList<>(toPut.values()));
+    }
+
+    private static List<Object> flowOf(PuntedPacket p) {
+        return List.of(p.protocol, p.source, p.sourcePort, p.destination, p.destinationPort);
     }
 
     private Outcome outcome(PuntedPacket p, long now) {

@@ -23,7 +23,9 @@ import org.nat64fabric.core.fabric.MeterConfig;
 import org.nat64fabric.core.fabric.TableEntry;
 import org.nat64fabric.core.p4.Constants;
 import org.nat64fabric.core.p4.P4InfoConstants;
+import org.nat64fabric.core.event.NatEvent;
 import org.nat64fabric.core.store.InMemoryNatStore;
+import org.nat64fabric.core.store.MapNatStore;
 
 class Nat64FabricTest {
     private static final String HOST = "2001:db8:1::10";
@@ -191,6 +193,56 @@ class Nat64FabricTest {
         List<Integer> afterBatch = border1.sessionsAtPacketOut.subList(44, border1.sessionsAtPacketOut.size());
         assertEquals(257, afterBatch.size());
         assertTrue(afterBatch.stream().allMatch(n -> n == 2 * 257), "every packet went back after the write");
+    }
+
+    @Test
+    void missesOfOneFlowInABatchAreSetUpOnceAndEveryPacketGoesBack() throws Exception {
+        List<Runnable> scheduled = new ArrayList<>();
+        List<NatEvent> events = new ArrayList<>();
+        fabric = new Nat64Fabric(config("{\"addresses\": [\"192.0.2.0/30\"]}"), new InMemoryNatStore(), events::add,
+                () -> now, scheduled::add, Runnable::run);
+        border1 = new FakeSwitch("border1");
+        fabric.connected(border1);
+        for (int i = 0; i < 5; i++) {       // a burst of one flow's packets before its session exists
+            fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(5000));
+        }
+        fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(5001));
+        scheduled.remove(0).run();
+        assertEquals(4, fabric.stats().get("setups.coalesced"));
+        assertEquals(2, fabric.bib().size());
+        assertEquals(2, events.stream().filter(e -> e.type() == NatEvent.Type.NAT64_BIB_CREATE).count(),
+                "one mapping, one event, per flow");
+        assertEquals(6, border1.packetOuts.size(), "every punted packet goes back translated");
+    }
+
+    @Test
+    void aBatchWhoseCommitFailsIsNeitherWrittenNorSent() throws Exception {
+        List<Runnable> scheduled = new ArrayList<>();
+        boolean[] diskFull = {false};
+        MapNatStore store = new MapNatStore(new MapNatStore.Maps() {
+            @Override
+            public <V> Map<String, V> open(String name) {
+                return new java.util.concurrent.ConcurrentHashMap<>();
+            }
+        }) {
+            @Override
+            protected void changed() {
+                if (diskFull[0]) {
+                    throw new IllegalStateException("cannot write the NAT state: disk full");
+                }
+            }
+        };
+        fabric = new Nat64Fabric(config("{\"addresses\": [\"192.0.2.0/30\"]}"), store, e -> { }, () -> now,
+                scheduled::add, Runnable::run);
+        border1 = new FakeSwitch("border1");
+        fabric.connected(border1);
+        int writes = border1.writes;
+        diskFull[0] = true;
+        fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(5000));
+        scheduled.remove(0).run();
+        assertEquals(1, fabric.stats().get("setups.failed"));
+        assertEquals(writes, border1.writes, "nothing that is not durable reaches a switch");
+        assertTrue(border1.packetOuts.isEmpty(), "and the packet is not sent: its sender retries");
     }
 
     @Test
