@@ -200,7 +200,7 @@ public final class Pool4 {
 
     /** The blocks a subscriber holds now. */
     public List<PortBlock> blocksOf(Ipv6Address subscriber) {
-        return store.blocks().stream().filter(b -> b.subscriber().equals(subscriber)).collect(Collectors.toList());
+        return store.blocksOf(subscriber);
     }
 
     /**
@@ -235,14 +235,13 @@ public final class Pool4 {
     }
 
     private List<PortBlock> blocksOf(Protocol protocol, Ipv6Address subscriber) {
-        return store.blocks().stream().filter(b -> b.protocol() == protocol && b.subscriber().equals(subscriber))
+        return store.blocksOf(subscriber).stream().filter(b -> b.protocol() == protocol)
                 .sorted(Comparator.comparingLong((PortBlock b) -> b.address().unsigned()).thenComparingInt(PortBlock::first))
                 .collect(Collectors.toList());
     }
 
     private Optional<Ipv4Address> pairedAddress(Ipv6Address subscriber) {
-        return store.blocks().stream().filter(b -> b.subscriber().equals(subscriber)).map(PortBlock::address)
-                .findFirst();
+        return store.blocksOf(subscriber).stream().map(PortBlock::address).findFirst();
     }
 
     /** Claims a usable port in {@code candidates}, of range class {@code cls} and {@code parity} (-1: any). */

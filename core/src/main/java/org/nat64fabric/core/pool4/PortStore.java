@@ -27,6 +27,17 @@ public interface PortStore {
     /** Every block held. */
     List<PortBlock> blocks();
 
+    /** The blocks one subscriber holds: asked at every allocation, so a store may index them. */
+    default List<PortBlock> blocksOf(org.nat64fabric.core.addr.Ipv6Address subscriber) {
+        List<PortBlock> out = new java.util.ArrayList<>();
+        for (PortBlock b : blocks()) {
+            if (b.subscriber().equals(subscriber)) {
+                out.add(b);
+            }
+        }
+        return out;
+    }
+
     /** Claims a port that is neither in use nor resting at {@code now}. */
     boolean claimPort(Protocol protocol, TransportAddress address, long now);
 

@@ -49,6 +49,8 @@ public class MapNatStore implements NatStore {
      * other instances change the maps too: then every question scans the sessions.
      */
     private final Map<String, Set<String>> sessionsByBib;
+    /** Block keys by subscriber, for the same instances: an allocation looks at its subscriber's blocks only. */
+    private final Map<Ipv6Address, Set<String>> blocksBySubscriber;
     private final NavigableMap<Ipv6Address, Integer> sessionsByHost;
     private final ThreadLocal<int[]> batchDepth = ThreadLocal.withInitial(() -> new int[1]);
 
@@ -66,9 +68,11 @@ public class MapNatStore implements NatStore {
         sessions = maps.open("sessions");
         eams = maps.open("eamt");
         sessionsByBib = shared ? null : new ConcurrentHashMap<>();
+        blocksBySubscriber = shared ? null : new ConcurrentHashMap<>();
         sessionsByHost = shared ? null : new ConcurrentSkipListMap<>(MapNatStore::unsignedOrder);
         if (!shared) {
             sessions.values().forEach(this::indexed);
+            blocks.forEach((key, b) -> blockIndex(b).add(key));
         }
     }
 
@@ -97,14 +101,29 @@ public class MapNatStore implements NatStore {
 
     @Override
     public boolean claimBlock(PortBlock block) {
-        boolean claimed = blocks.putIfAbsent(PortStore.blockKey(block), block) == null;
+        String key = PortStore.blockKey(block);
+        boolean claimed = blocks.putIfAbsent(key, block) == null;
+        if (claimed && blocksBySubscriber != null) {
+            blockIndex(block).add(key);
+        }
         committed();
         return claimed;
     }
 
+    private Set<String> blockIndex(PortBlock block) {
+        return blocksBySubscriber.computeIfAbsent(block.subscriber(), s -> ConcurrentHashMap.newKeySet());
+    }
+
     @Override
     public void releaseBlock(PortBlock block) {
-        if (blocks.remove(PortStore.blockKey(block), block)) {
+        String key = PortStore.blockKey(block);
+        if (blocks.remove(key, block)) {
+            if (blocksBySubscriber != null) {
+                blocksBySubscriber.computeIfPresent(block.subscriber(), (s, keys) -> {
+                    keys.remove(key);
+                    return keys.isEmpty() ? null : keys;
+                });
+            }
             for (int port = block.first(); port <= block.last(); port++) {
                 ports.remove(PortStore.portKey(block.protocol(), new TransportAddress(block.address(), port)));
             }
@@ -115,6 +134,21 @@ public class MapNatStore implements NatStore {
     @Override
     public List<PortBlock> blocks() {
         return new ArrayList<>(blocks.values());
+    }
+
+    @Override
+    public List<PortBlock> blocksOf(Ipv6Address subscriber) {
+        if (blocksBySubscriber == null) {
+            return NatStore.super.blocksOf(subscriber);
+        }
+        List<PortBlock> out = new ArrayList<>();
+        for (String key : blocksBySubscriber.getOrDefault(subscriber, Set.of())) {
+            PortBlock b = blocks.get(key);
+            if (b != null) {
+                out.add(b);
+            }
+        }
+        return out;
     }
 
     @Override

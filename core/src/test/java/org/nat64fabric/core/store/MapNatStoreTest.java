@@ -10,6 +10,8 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv6Address;
+import org.nat64fabric.core.pool4.PortBlock;
+import org.nat64fabric.core.pool4.PortStore;
 import org.nat64fabric.core.pool4.Protocol;
 import org.nat64fabric.core.pool4.TransportAddress;
 import org.nat64fabric.core.session.BibEntry;
@@ -88,6 +90,50 @@ class MapNatStoreTest {
             }
         }
         assertEquals(indexed.sessions().size(), indexed.sessionCount(Ipv6Address.of(0, 0), 0));
+    }
+
+    @Test
+    void aSubscribersBlocksFromTheIndexAreThoseAScanFindsThroughClaimsReleasesAndAReopen() {
+        Random r = new Random(5);
+        java.util.Map<String, java.util.Map<String, Object>> shared = new java.util.HashMap<>();
+        MapNatStore.Maps maps = new MapNatStore.Maps() {
+            @Override
+            @SuppressWarnings("unchecked")
+            public <V> java.util.Map<String, V> open(String name) {
+                return (java.util.Map<String, V>) (java.util.Map<String, ?>) shared.computeIfAbsent(name,
+                        n -> new ConcurrentHashMap<>());
+            }
+        };
+        MapNatStore indexed = new MapNatStore(maps);
+        MapNatStore scanned = new ScanningStore();
+        List<PortBlock> held = new ArrayList<>();
+        Ipv6Address[] subscribers = new Ipv6Address[5];
+        for (int i = 0; i < subscribers.length; i++) {
+            subscribers[i] = Ipv6Address.of(0x20010db800010000L + i, 0);
+        }
+        for (int step = 0; step < 2000; step++) {
+            if (held.isEmpty() || r.nextInt(3) > 0) {
+                int first = 1024 + 64 * r.nextInt(900);
+                PortBlock b = new PortBlock(Protocol.values()[r.nextInt(3)], Ipv4Address.of(0xc0000200 | r.nextInt(4)),
+                        first, first + 63, subscribers[r.nextInt(subscribers.length)]);
+                assertEquals(scanned.claimBlock(b), indexed.claimBlock(b));
+                held.add(b);
+            } else {
+                PortBlock b = held.remove(r.nextInt(held.size()));
+                indexed.releaseBlock(b);
+                scanned.releaseBlock(b);
+            }
+        }
+        MapNatStore reopened = new MapNatStore(maps);
+        for (Ipv6Address s : subscribers) {
+            List<String> expected = blockKeys(scanned.blocksOf(s));
+            assertEquals(expected, blockKeys(indexed.blocksOf(s)), s.toString());
+            assertEquals(expected, blockKeys(reopened.blocksOf(s)), "rebuilt from the maps: " + s);
+        }
+    }
+
+    private static List<String> blockKeys(List<PortBlock> blocks) {
+        return blocks.stream().map(PortStore::blockKey).sorted().collect(Collectors.toList());
     }
 
     @Test
