@@ -139,10 +139,11 @@ final class P4RuntimeLink implements SwitchLink {
                     byte[] frame = m.getPacket().getPayload().toByteArray();
                     guard(() -> fabric.packetIn(deviceId, reason, frame));   // parses and queues: safe on gRPC's thread
                 } else if (m.hasIdleTimeoutNotification()) {
-                    for (p4.v1.P4RuntimeOuterClass.TableEntry e : m.getIdleTimeoutNotification().getTableEntryList()) {
-                        TableEntry entry = codec.decode(e);
-                        events.execute(() -> guard(() -> fabric.idle(deviceId, entry)));
-                    }
+                    events.execute(() -> guard(() -> {   // one batch per notification
+                        List<TableEntry> entries = new ArrayList<>();
+                        m.getIdleTimeoutNotification().getTableEntryList().forEach(e -> entries.add(codec.decode(e)));
+                        fabric.idle(deviceId, entries);
+                    }));
                 }
             }
 

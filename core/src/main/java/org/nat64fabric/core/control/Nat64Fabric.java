@@ -398,41 +398,68 @@ public final class Nat64Fabric implements Nat64Service {
      * entry's entries idle, its sessions time out; what is left is rewritten or deleted.
      */
     public void idle(String deviceId, TableEntry entry) {
-        idleWrites(deviceId, entry).join();
+        idle(deviceId, List.of(entry));
     }
 
-    private synchronized CompletableFuture<Void> idleWrites(String deviceId, TableEntry entry) {
-        count("idleNotifications");
-        Optional<BibEntry> bib = bibOf(entry);
-        if (bib.isEmpty()) {
-            // stale: nothing maps it any more; deleted even if our view of the switch lacks it
+    /**
+     * A switch reports entries idle (one P4Runtime notification): handled as one batch, one
+     * commit, and on each border one write of what is deleted, then one of what is rewritten.
+     */
+    public void idle(String deviceId, List<TableEntry> entries) {
+        idleWrites(deviceId, entries).join();
+    }
+
+    private synchronized CompletableFuture<Void> idleWrites(String deviceId, List<TableEntry> entries) {
+        List<TableEntry> stale = new ArrayList<>();
+        // by entry key: an entry is either deleted or rewritten, whatever order its BIB entry's reports came in
+        Map<String, TableEntry> deletes = new LinkedHashMap<>();
+        Map<String, TableEntry> puts = new LinkedHashMap<>();
+        long now = clock.getAsLong();
+        engine.store().batch(() -> {
+            for (TableEntry entry : entries) {
+                count("idleNotifications");
+                Optional<BibEntry> bib = bibOf(entry);
+                if (bib.isEmpty()) {
+                    stale.add(entry);
+                    continue;
+                }
+                BibEntry b = bib.get();
+                List<TableEntry> before = bibEntries(b);
+                Set<String> holders = links.keySet().stream().filter(d -> switchConfig(d).translates())
+                        .flatMap(d -> before.stream().filter(e -> !e.table().equals(P4InfoConstants
+                                .NAT64_INGRESS_TRANSLATE_REMOTE_FILTER)).map(e -> d + "|" + e.table()))
+                        .collect(Collectors.toSet());
+                Nat64Engine.Idle what = engine.onIdle(b.protocol(), b.address6(), b.port6(),
+                        deviceId + "|" + entry.table(), holders, now);
+                if (what == Nat64Engine.Idle.REPROGRAM) {
+                    List<TableEntry> after = bibEntries(b);
+                    Set<String> kept = after.stream().map(TableEntry::key).collect(Collectors.toSet());
+                    before.stream().filter(e -> !kept.contains(e.key())).forEach(e -> deletes.put(e.key(), e));
+                    after.forEach(e -> {
+                        deletes.remove(e.key());
+                        puts.put(e.key(), e);
+                    });
+                } else if (what == Nat64Engine.Idle.REMOVED) {
+                    before.forEach(e -> {
+                        puts.remove(e.key());
+                        deletes.put(e.key(), e);
+                    });
+                }
+            }
+        });
+        List<CompletableFuture<Void>> writes = new ArrayList<>();
+        if (!stale.isEmpty()) {
+            // stale: nothing maps them any more; deleted even if our view of the switch lacks them
             Map<String, Entity> held = installed.get(deviceId);
             if (held != null) {
-                held.remove(entry.key());
+                stale.forEach(e -> held.remove(e.key()));
             }
-            return write(deviceId, List.of(new Update(Update.Type.DELETE, entry)));
+            writes.add(write(deviceId, stale.stream().map(e -> new Update(Update.Type.DELETE, e))
+                    .collect(Collectors.toList())));
         }
-        BibEntry b = bib.get();
-        List<TableEntry> before = bibEntries(b);
-        Set<String> holders = links.keySet().stream().filter(d -> switchConfig(d).translates())
-                .flatMap(d -> before.stream().filter(e -> !e.table().equals(P4InfoConstants
-                        .NAT64_INGRESS_TRANSLATE_REMOTE_FILTER)).map(e -> d + "|" + e.table()))
-                .collect(Collectors.toSet());
-        Nat64Engine.Idle[] outcome = new Nat64Engine.Idle[1];
-        engine.store().batch(() -> outcome[0] = engine.onIdle(b.protocol(), b.address6(), b.port6(),
-                deviceId + "|" + entry.table(), holders, clock.getAsLong()));   // all its changes in one commit
-        Nat64Engine.Idle what = outcome[0];
-        switch (what) {
-            case REPROGRAM:
-                List<TableEntry> after = bibEntries(b);
-                Set<String> kept = after.stream().map(TableEntry::key).collect(Collectors.toSet());
-                deleteOnBorders(before.stream().filter(e -> !kept.contains(e.key())).collect(Collectors.toList()));
-                return putOnBorders(after);   // queued after the deletes on each switch
-            case REMOVED:
-                return deleteOnBorders(before);
-            default:
-                return CompletableFuture.completedFuture(null);
-        }
+        writes.add(deleteOnBorders(new ArrayList<>(deletes.values())));
+        writes.add(putOnBorders(new ArrayList<>(puts.values())));   // queued after the deletes on each switch
+        return CompletableFuture.allOf(writes.toArray(new CompletableFuture[0]));
     }
 
     /** Periodic work: port blocks left empty or resting go back to the pool. */

@@ -360,6 +360,25 @@ class Nat64FabricTest {
     }
 
     @Test
+    void oneIdleNotificationOfManyEntriesIsOneCommitAndOneDeleteWritePerBorder() {
+        for (int port = 5000; port < 5100; port++) {
+            fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(port));
+        }
+        List<TableEntry> entries = border1.sessions();
+        assertEquals(200, entries.size());
+        now += 301_000;
+        fabric.idle("border2", entries);
+        assertEquals(100, fabric.sessions().size(), "border1 has not reported them idle yet");
+        int writes1 = border1.writes;
+        int writes2 = border2.writes;
+        fabric.idle("border1", entries);
+        assertTrue(fabric.sessions().isEmpty() && fabric.bib().isEmpty());
+        assertTrue(border1.sessions().isEmpty() && border2.sessions().isEmpty());
+        assertEquals(writes1 + 1, border1.writes, "200 deletes, one write");
+        assertEquals(writes2 + 1, border2.writes);
+    }
+
+    @Test
     void anExhaustedPoolAnswersWithIcmpv6AddressUnreachableAndEvictsNothing() throws Exception {
         start("{\"addresses\": [\"192.0.2.0/32\"], \"udpPorts\": [2000, 2003], \"blockSize\": 4,"
                 + " \"blocksPerSubscriber\": 1}");
