@@ -1,19 +1,29 @@
 """Session setup through the controller: new NAT64 sessions per second against the offered rate,
-and the first packet's delay (sent into the switch -> left it translated), on one border
-softswitch driven by the embedded controller. Also the same while one host floods: the delay
-of a well-behaved host's flows.
+and the first packet's delay (sent into the fabric -> left it translated), on softswitches driven
+by the embedded controller, in three topologies (one border; an edge in front of it; the demo's
+2x2 fabric, where every setup is written to both borders).
 
 Each flow is one new UDP flow whose single packet misses the session table, is punted, set up
 by the controller and sent back through the pipeline; its payload carries the flow's number, so
-the translated packet is matched to the moment it was sent. Every level starts from a fresh
-switch and an empty state directory. Writes results.csv and results.svg here.
+the translated packet is matched to the moment it was sent. Every level starts from fresh
+switches and an empty state directory. Per topology: a ramp of offered rates finds saturation
+(the most setups/s any ramp level reached); then three levels at 10 %, 50 % and 90 % of it; then
+the flood level (a well-behaved host's delay while one host floods).
+
+The softswitch and controller jars (with their lib/ directories) and the P4 build are copied to a
+temporary directory at start and run from there with `java -jar`, so a rebuild of */target/
+during the run does not change what is measured.
 
 Usage (as root): bench/setup/run.sh [SECONDS_PER_LEVEL] [RATE ...]
+    NAT64FABRIC_BENCH_TOPOLOGIES=border,edge-border,fabric2x2   the topologies (default all three)
+    NAT64FABRIC_BENCH_OUT=DIR   where results.csv and results.svg go (default: this directory)
 """
 import csv
+import datetime
 import json
 import os
 import pathlib
+import shutil
 import socket
 import statistics
 import struct
@@ -22,6 +32,7 @@ import sys
 import tempfile
 import threading
 import time
+import zipfile
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -31,7 +42,8 @@ from switch_process import SwitchProcess   # noqa: E402  (harness put mininet/ o
 from fabric import Controller              # noqa: E402
 
 SECONDS = float(sys.argv[1]) if len(sys.argv) > 1 else 4
-RATES = [int(r) for r in sys.argv[2:]] or [50, 200, 1000, 5000, 20000]
+RATES = sorted(int(r) for r in sys.argv[2:]) or [100, 300, 1000, 3000, 10000, 30000]
+FRACTIONS = (0.1, 0.5, 0.9)                 # of each topology's saturation rate
 DRAIN = 10                                  # seconds to wait for the last setups after sending stops
 WARMUP = 2000                               # flows set up before each level, at 500/s
 ROUTER_MAC, V6_MAC, V4_MAC = "00:00:00:00:b1:01", "00:00:00:00:00:06", "00:00:00:00:00:04"
@@ -39,35 +51,170 @@ SUBSCRIBERS = 100
 POOL6_96 = bytes.fromhex("20010db8006400000000000000000000")[:12]
 SERVER4 = socket.inet_aton("198.51.100.7")
 ETH_P_ALL = 0x0003
+OUT = pathlib.Path(os.environ.get("NAT64FABRIC_BENCH_OUT") or HERE)
 
 EDGE_MAC = "00:00:00:00:e1:01"
-TOPOLOGIES = os.environ.get("NAT64FABRIC_BENCH_TOPOLOGIES", "border,edge-border").split(",")
+ALL_TOPOLOGIES = ("border", "edge-border", "fabric2x2")
+TOPOLOGIES = [t.strip() for t in os.environ.get("NAT64FABRIC_BENCH_TOPOLOGIES", ",".join(ALL_TOPOLOGIES)).split(",")
+              if t.strip()]
 NAT64 = {
     "pool6": "2001:db8:64::/96",
     "pool4": {"addresses": ["192.0.2.0/24"], "blockSize": 512, "blocksPerSubscriber": 64},
     "maxSessionsPerSubscriber": 1000000,
 }
 BORDER = {"role": "BORDER", "routerMac": ROUTER_MAC, "ipv4": "192.0.2.255", "ipv6": "2001:db8:ff::1"}
+HOSTS1, HOSTS2 = "2001:db8:1::/64", "2001:db8:2::/64"
+FIELDS = ["topology", "offered_per_s", "flood_per_s", "fraction_of_saturation", "saturation_per_s", "flows",
+          "set_up", "setups_per_s", "p50_ms", "p99_ms", "flood_set_up"]
+
+
+def route(prefix, port, next_hop):
+    return {"prefix": prefix, "port": port, "nextHopMac": next_hop}
 
 
 def topology(name):
     """The switches ({device: {port: interface}}), their nat64fabric sections, the veth pairs to
-    make and the MAC the hosts send to. The test side is always bt1 (hosts) and bt2 (server)."""
-    to_server = {"prefix": "198.51.100.0/24", "port": 2, "nextHopMac": V4_MAC}
+    make, and the hosts' sides: [(test interface, first-hop MAC, IPv6 /64 of its subscribers)].
+    The translated packets always leave on bt2 (the port towards 198.51.100.7)."""
+    to_server = route("198.51.100.0/24", 2, V4_MAC)
     if name == "border":
         return ({"border1": {1: "bsw1", 2: "bsw2"}},
-                {"border1": dict(BORDER, routes=[{"prefix": "2001:db8:1::/64", "port": 1, "nextHopMac": V6_MAC},
-                                                 to_server])},
-                [("bsw1", "bt1"), ("bsw2", "bt2")], ROUTER_MAC)
-    # one edge switch in front of the border: the hosts' first hop only routes
-    return ({"edge1": {1: "esw1", 2: "esw2"}, "border1": {1: "bsw1", 2: "bsw2"}},
-            {"edge1": {"role": "EDGE", "routerMac": EDGE_MAC, "ipv4": "203.0.113.1", "ipv6": "2001:db8:ff::2",
-                       "routes": [{"prefix": "2001:db8:1::/64", "port": 1, "nextHopMac": V6_MAC},
-                                  {"prefix": "2001:db8:64::/96", "port": 2, "nextHopMac": ROUTER_MAC}]},
-             "border1": dict(BORDER, routes=[{"prefix": "2001:db8:1::/64", "port": 1, "nextHopMac": EDGE_MAC},
-                                             to_server])},
-            [("esw1", "bt1"), ("esw2", "bsw1"), ("bsw2", "bt2")], EDGE_MAC)
+                {"border1": dict(BORDER, routes=[route(HOSTS1, 1, V6_MAC), to_server])},
+                [("bsw1", "bt1"), ("bsw2", "bt2")], [("bt1", ROUTER_MAC, HOSTS1)])
+    if name == "edge-border":
+        # one edge switch in front of the border: the hosts' first hop only routes
+        return ({"edge1": {1: "esw1", 2: "esw2"}, "border1": {1: "bsw1", 2: "bsw2"}},
+                {"edge1": {"role": "EDGE", "routerMac": EDGE_MAC, "ipv4": "203.0.113.1", "ipv6": "2001:db8:ff::2",
+                           "routes": [route(HOSTS1, 1, V6_MAC), route(NAT64["pool6"], 2, ROUTER_MAC)]},
+                 "border1": dict(BORDER, routes=[route(HOSTS1, 1, EDGE_MAC), to_server])},
+                [("esw1", "bt1"), ("esw2", "bsw1"), ("bsw2", "bt2")], [("bt1", EDGE_MAC, HOSTS1)])
+    if name == "fabric2x2":
+        # The demo's fabric (mininet/fabric.py): leaf1 and leaf2 each with IPv6 subscribers (half of
+        # them each), both meshed to border1 and border2; leaf1 sends to border1, leaf2 to border2.
+        # The server 198.51.100.7 is behind border1 (port 3, bt2): leaf2's flows are translated on
+        # border2 and cross the border2-border1 trunk. Every setup is written to both borders.
+        # Port numbers, MACs and routes as in the demo; the switches' own IPv6 addresses are taken
+        # from 2001:db8:ff::/64 so that none is a subscriber's address.
+        leaf1, leaf2, border2 = "00:00:00:00:a1:01", "00:00:00:00:a1:02", "00:00:00:00:b1:02"
+        return ({"leaf1": {1: "l1p1", 2: "l1p2", 3: "l1p3"},
+                 "leaf2": {1: "l2p1", 3: "l2p3", 4: "l2p4"},
+                 "border1": {1: "b1p1", 2: "b1p2", 3: "b1p3", 4: "b1p4"},
+                 "border2": {1: "b2p1", 2: "b2p2", 3: "b2p3", 4: "b2p4"}},
+                {"leaf1": {"role": "EDGE", "routerMac": leaf1, "ipv4": "10.255.0.1", "ipv6": "2001:db8:ff::11",
+                           "routes": [route(HOSTS1, 1, V6_MAC), route(HOSTS2, 2, ROUTER_MAC),
+                                      route(NAT64["pool6"], 2, ROUTER_MAC)]},
+                 "leaf2": {"role": "EDGE", "routerMac": leaf2, "ipv4": "10.255.0.2", "ipv6": "2001:db8:ff::12",
+                           "routes": [route(HOSTS2, 1, V6_MAC), route(HOSTS1, 4, border2),
+                                      route(NAT64["pool6"], 4, border2)]},
+                 "border1": {"role": "BORDER", "routerMac": ROUTER_MAC, "ipv4": "198.51.100.1",
+                             "ipv6": "2001:db8:ff::1",
+                             "routes": [route(HOSTS1, 1, leaf1), route(HOSTS2, 2, leaf2),
+                                        route("198.51.100.0/24", 3, V4_MAC), route("203.0.113.0/24", 4, border2)]},
+                 "border2": {"role": "BORDER", "routerMac": border2, "ipv4": "203.0.113.1",
+                             "ipv6": "2001:db8:ff::2",
+                             "routes": [route(HOSTS1, 1, leaf1), route(HOSTS2, 2, leaf2),
+                                        route("203.0.113.0/24", 3, V4_MAC), route("198.51.100.0/24", 4, ROUTER_MAC)]}},
+                [("l1p1", "bt1"), ("l2p1", "bt3"), ("b1p3", "bt2"), ("b2p3", "bt4"),
+                 ("l1p2", "b1p1"), ("l1p3", "b2p1"), ("l2p3", "b1p2"), ("l2p4", "b2p2"), ("b1p4", "b2p4")],
+                [("bt1", leaf1, HOSTS1), ("bt3", leaf2, HOSTS2)])
+    raise SystemExit(f"setup bench: unknown topology {name!r} in NAT64FABRIC_BENCH_TOPOLOGIES "
+                     f"(choose from {', '.join(ALL_TOPOLOGIES)})")
 
+
+# --- the jars, copied so that a rebuild under */target/ does not change them mid-run ---------------
+
+JARS = {"softswitch": ROOT / "softswitch" / "target" / "softswitch.jar",
+        "controller": ROOT / "controller" / "target" / "controller.jar"}
+P4BUILD = ROOT / "p4" / "build"
+P4FILES = ("p4info.txt", "device_config.bin")
+
+
+def _sources():
+    """Every file to copy: each jar, its lib/ directory (the manifest's Class-Path), the P4 build."""
+    files = []
+    for jar in JARS.values():
+        files.append(jar)
+        lib = jar.parent / "lib"
+        if lib.is_dir():
+            files += sorted(p for p in lib.iterdir() if p.is_file())
+    return files + [P4BUILD / f for f in P4FILES]
+
+
+def _stamp(paths):
+    return {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in paths}
+
+
+def _class_path(jar):
+    with zipfile.ZipFile(jar) as z:
+        text = z.read("META-INF/MANIFEST.MF").decode()
+    manifest, key = {}, None
+    for line in text.splitlines():
+        if line.startswith(" ") and key:
+            manifest[key] += line[1:]
+        elif ":" in line:
+            key, value = line.split(":", 1)
+            manifest[key] = value.strip()
+    return manifest.get("Class-Path", "").split()
+
+
+def snapshot(into, attempts=60):
+    """Copies the jars (with lib/) and the P4 build into `into`; retries while a build is rewriting
+    them (a file changed during the copy, a jar is not a whole zip, or a Class-Path entry is missing).
+    Returns ({name: copied jar}, p4 directory copy, [(source, mtime, size)] of what was copied)."""
+    for attempt in range(attempts):
+        if attempt:
+            time.sleep(5)
+        shutil.rmtree(into, ignore_errors=True)
+        try:
+            files = _sources()
+            before = _stamp(files)
+            for src in files:
+                dst = into / src.relative_to(ROOT)
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, dst)
+            if _stamp(_sources()) != before:
+                raise OSError("changed while being copied")
+            jars = {name: into / jar.relative_to(ROOT) for name, jar in JARS.items()}
+            for copy in (into / f.relative_to(ROOT) for f in files if f.suffix == ".jar"):
+                with zipfile.ZipFile(copy) as z:
+                    if z.testzip() is not None:
+                        raise OSError(f"{copy.name} is not a whole jar")
+            for jar in jars.values():
+                missing = [c for c in _class_path(jar) if not (jar.parent / c).is_file()]
+                if missing:
+                    raise OSError(f"{jar.name}: Class-Path entries missing: {' '.join(missing)}")
+            return jars, into / P4BUILD.relative_to(ROOT), [(f, *before[f]) for f in files]
+        except (OSError, zipfile.BadZipFile, KeyError) as e:
+            print(f"setup bench: the jars could not be copied ({e}; a build running?); "
+                  f"retrying in 5 s ({attempt + 1}/{attempts})", flush=True)
+    raise SystemExit("setup bench: the jars did not hold still long enough to copy; run make build first")
+
+
+class JarSwitch(SwitchProcess):
+    """A softswitch run from the copied jar (the bench's own copy, not bin/softswitch)."""
+    jar = None
+
+    def command(self):
+        interfaces = [arg for port, name in sorted(self.ports.items()) for arg in ("-i", f"{port}@{name}")]
+        return ["java", "-jar", str(self.jar), "run", "--device-id", str(self.device_id), "--grpc-addr",
+                self.grpc_addr, "--grpc-port", str(self.grpc_port), "--cpu-port", str(self.cpu_port), *interfaces]
+
+
+class JarController(Controller):
+    """The embedded controller run from the copied jar and P4 build; stopped by its PID."""
+    jar = None
+    p4 = None
+
+    def start(self):
+        with open(self.log_path, "a") as log:
+            self.proc = subprocess.Popen(
+                ["java", "-jar", str(self.jar), "--config", str(self.config_path), "--state", str(self.state_dir),
+                 "--p4info", str(self.p4 / "p4info.txt"), "--device-config", str(self.p4 / "device_config.bin"),
+                 "--rest-port", str(self.rest_port)], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        return self
+
+
+# --- traffic ----------------------------------------------------------------------------------------
 
 def mac(text):
     return bytes.fromhex(text.replace(":", ""))
@@ -82,9 +229,12 @@ def checksum(data):
     return ~s & 0xffff
 
 
-def first_packet(subscriber, sport, flow, first_hop=ROUTER_MAC):
-    """The IPv6 UDP packet that opens a flow, its payload the flow's number."""
-    src = bytes.fromhex("20010db8000100000000000000000000")[:14] + struct.pack("!H", subscriber)
+def first_packet(subscriber, sport, flow, hosts):
+    """The IPv6 UDP packet that opens a flow, its payload the flow's number; the subscriber lives
+    behind hosts[subscriber % len(hosts)] (its /64, its first hop)."""
+    _, first_hop, prefix = hosts[subscriber % len(hosts)]
+    network = socket.inet_pton(socket.AF_INET6, prefix.split("/")[0])
+    src = network[:14] + struct.pack("!H", subscriber)
     dst = POOL6_96 + SERVER4
     payload = struct.pack("!Q", flow)
     udp = struct.pack("!HHHH", sport, 9, 8 + len(payload), 0) + payload
@@ -94,8 +244,26 @@ def first_packet(subscriber, sport, flow, first_hop=ROUTER_MAC):
     return mac(first_hop) + mac(V6_MAC) + b"\x86\xdd" + ip6 + udp
 
 
+class Sender:
+    """Raw sockets on the hosts' sides; a frame leaves on the side of its first hop (its destination MAC)."""
+
+    def __init__(self, hosts):
+        self.socks = {}
+        for interface, first_hop, _ in hosts:
+            s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+            s.bind((interface, 0))
+            self.socks[mac(first_hop)] = s
+
+    def send(self, frame):
+        self.socks[frame[:6]].send(frame)
+
+    def close(self):
+        for s in self.socks.values():
+            s.close()
+
+
 class Receiver(threading.Thread):
-    """Records when each flow's translated packet leaves the switch's IPv4 port."""
+    """Records when each flow's translated packet leaves the fabric's port towards the server."""
 
     def __init__(self, interface):
         super().__init__(daemon=True)
@@ -118,6 +286,11 @@ class Receiver(threading.Thread):
                 flow = struct.unpack("!Q", frame[14 + ihl + 8:14 + ihl + 16])[0]
                 self.arrived.setdefault(flow, now)
 
+    def stop(self):
+        self.running = False
+        self.join()
+        self.sock.close()
+
 
 def offer(sender, flows, rate):
     """Sends each (flow, frame) at `rate` per second; the time each was sent."""
@@ -133,28 +306,29 @@ def offer(sender, flows, rate):
     return sent
 
 
-def level(name, rate, flood_rate=None):
+def level(name, rate, work, flood_rate=None):
     """One measurement on fresh switches and controller. With flood_rate, subscriber 1 offers
     that rate while the others together offer `rate`: the row then reports the others only."""
-    work = pathlib.Path(tempfile.mkdtemp(prefix="nat64fabric-setup-bench-"))
-    ports, sections, _, first_hop = topology(name)
-    switches = [SwitchProcess(p, device_id=i, log_path=work / f"{d}.log").start()
-                for i, (d, p) in enumerate(ports.items(), start=1)]
-    devices = {f"device:{d}": {"basic": {"managementAddress": f"grpc://127.0.0.1:{sw.grpc_port}?device_id={i}"},
-                               "nat64fabric": sections[d]}
-               for i, (d, sw) in enumerate(zip(ports, switches), start=1)}
-    (work / "fabric.json").write_text(json.dumps({"apps": {"org.nat64fabric.app": {"nat64": NAT64}},
-                                                  "devices": devices}))
-    controller = Controller(work / "fabric.json", work / "state", work / "controller.log").start()
-
-    def first(subscriber, sport, flow):
-        return first_packet(subscriber, sport, flow, first_hop)
+    work.mkdir(parents=True)
+    ports, sections, _, hosts = topology(name)
+    switches, controller, receiver, senders = [], None, None, []
     try:
+        for i, (d, p) in enumerate(ports.items(), start=1):
+            switches.append(JarSwitch(p, device_id=i, log_path=work / f"{d}.log", target="softswitch").start())
+        devices = {f"device:{d}": {"basic": {"managementAddress": f"grpc://127.0.0.1:{sw.grpc_port}?device_id={i}"},
+                                   "nat64fabric": sections[d]}
+                   for i, (d, sw) in enumerate(zip(ports, switches), start=1)}
+        (work / "fabric.json").write_text(json.dumps({"apps": {"org.nat64fabric.app": {"nat64": NAT64}},
+                                                      "devices": devices}))
+        controller = JarController(work / "fabric.json", work / "state", work / "controller.log").start()
         controller.wait_programmed()
         receiver = Receiver("bt2")
         receiver.start()
-        sender = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-        sender.bind(("bt1", 0))
+        sender = Sender(hosts)
+        senders.append(sender)
+
+        def first(subscriber, sport, flow):
+            return first_packet(subscriber, sport, flow, hosts)
         # Warm-up: the controller's and the switch's JIT compile the setup path first (steady state is
         # what is measured); from other subscribers, whose sessions stay.
         warm = [(20_000_000 + n, first(1000 + n % 100, 30000 + n // 100, 20_000_000 + n)) for n in range(WARMUP)]
@@ -172,8 +346,8 @@ def level(name, rate, flood_rate=None):
         flood_sent = {}
         flooder = None
         if flood:
-            flood_sender = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-            flood_sender.bind(("bt1", 0))
+            flood_sender = Sender(hosts)
+            senders.append(flood_sender)
             flooder = threading.Thread(target=lambda: flood_sent.update(offer(flood_sender, flood, flood_rate)))
             flooder.start()
         sent = offer(sender, polite, rate)
@@ -182,54 +356,111 @@ def level(name, rate, flood_rate=None):
         deadline = time.monotonic() + DRAIN
         while time.monotonic() < deadline and len([f for f in sent if f in receiver.arrived]) < len(sent):
             time.sleep(0.1)
-        receiver.running = False
-        receiver.join()
+        receiver.stop()
         delays = sorted((receiver.arrived[f] - t) * 1000 for f, t in sent.items() if f in receiver.arrived)
         done = len(delays)
-        first = min(sent.values())
-        last = max((receiver.arrived[f] for f in sent if f in receiver.arrived), default=first)
+        start = min(sent.values())
+        last = max((receiver.arrived[f] for f in sent if f in receiver.arrived), default=start)
         flood_done = len([f for f in flood_sent if f in receiver.arrived])
         return {
             "topology": name, "offered_per_s": rate, "flood_per_s": flood_rate or 0, "flows": len(sent), "set_up": done,
-            "setups_per_s": round(done / max(last - first, SECONDS / 2), 1) if done else 0,
+            "setups_per_s": round(done / max(last - start, SECONDS / 2), 1) if done else 0,
             "p50_ms": round(statistics.median(delays), 2) if delays else "",
             "p99_ms": round(delays[min(done - 1, int(done * 0.99))], 2) if delays else "",
             "flood_set_up": flood_done,
         }
     finally:
-        controller.stop()
+        if receiver and receiver.is_alive():
+            receiver.stop()
+        for s in senders:
+            s.close()
+        if controller:
+            controller.stop()
         for sw in switches:
             sw.stop()
 
 
+def ms(v):
+    return "-" if v == "" else f"{v:.1f} ms" if v < 1000 else f"{v / 1000:.2f} s"
+
+
+def summary(row):
+    text = (f"{row['set_up']}/{row['flows']} set up, {row['setups_per_s']}/s, "
+            f"p50 {ms(row['p50_ms'])}, p99 {ms(row['p99_ms'])}")
+    if row["flood_per_s"]:
+        text += f"; flooder's set up: {row['flood_set_up']}"
+    return text
+
+
 def main():
-    netns.enter_private_namespace()
-    rows = []
     for name in TOPOLOGIES:
-        pairs = topology(name)[2]
-        for a, b in pairs:
-            netns.delete_link(a)
-            netns.add_veth_pair(a, b)
-        try:
-            for rate in RATES:
-                print(f"setup bench ({name}): offering {rate} new flows/s for {SECONDS} s ...", flush=True)
-                rows.append(level(name, rate))
-                print("   ", rows[-1], flush=True)
-            polite, flood = max(10, min(RATES)), max(RATES)
-            print(f"setup bench ({name}): {polite} flows/s from 99 hosts while one host floods {flood} flows/s ...",
-                  flush=True)
-            rows.append(level(name, polite, flood_rate=flood))
-            print("   ", rows[-1], flush=True)
-        finally:
-            for a, _ in pairs:
+        topology(name)   # unknown names fail before anything starts
+    netns.enter_private_namespace()
+    run_dir = pathlib.Path(tempfile.mkdtemp(prefix="nat64fabric-setup-bench-"))
+    print(f"setup bench: copying the jars and the P4 build to {run_dir} ...", flush=True)
+    jars, p4, copied = snapshot(run_dir / "snapshot")
+    JarSwitch.jar, JarController.jar, JarController.p4 = jars["softswitch"], jars["controller"], p4
+    print(f"setup bench: running {shutil.which('java')} -jar on copies of:")
+    for src, mtime_ns, size in copied:
+        if src in JARS.values() or src.name.endswith("-SNAPSHOT.jar") or src.parent == P4BUILD:
+            stamp = datetime.datetime.fromtimestamp(mtime_ns / 1e9).strftime("%Y-%m-%d %H:%M:%S")
+            print(f"    {src.relative_to(ROOT)}  (modified {stamp}, {size} bytes)")
+    levels = len(RATES) + len(FRACTIONS) + 1
+    print(f"setup bench: topologies {', '.join(TOPOLOGIES)}; per topology {levels} levels of {SECONDS:g} s "
+          f"(ramp {', '.join(map(str, RATES))}/s; {', '.join(f'{f:.0%}' for f in FRACTIONS)} of saturation; flood)",
+          flush=True)
+    rows, started, ok = [], time.monotonic(), False
+    n = 0
+
+    def run(name, what, rate, **kw):
+        nonlocal n
+        n += 1
+        print(f"setup bench [{name}] {what}: {rate} flows/s for {SECONDS:g} s ...", end=" ", flush=True)
+        t = time.monotonic()
+        row = level(name, rate, run_dir / f"{n:02d}-{name}-{rate}", **kw)
+        print(f"{summary(row)}  [{time.monotonic() - t:.0f} s]", flush=True)
+        return row
+
+    try:
+        for name in TOPOLOGIES:
+            pairs = topology(name)[2]
+            for a, b in pairs:
                 netns.delete_link(a)
-    with open(HERE / "results.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+                netns.add_veth_pair(a, b)
+            try:
+                ramp = []
+                for i, rate in enumerate(RATES, start=1):
+                    ramp.append(dict(run(name, f"ramp {i}/{len(RATES)}", rate), fraction_of_saturation="",
+                                     saturation_per_s=""))
+                rows += ramp
+                saturation = max(r["setups_per_s"] for r in ramp)
+                all_done = all(r["set_up"] == r["flows"] for r in ramp)
+                print(f"setup bench [{name}] saturation: {saturation:g} setups/s"
+                      + (" (every ramp level was set up in full: a lower bound)" if all_done else ""), flush=True)
+                for f in FRACTIONS:
+                    rate = max(1, round(saturation * f))
+                    rows.append(dict(run(name, f"{f:.0%} of saturation", rate), fraction_of_saturation=f,
+                                     saturation_per_s=saturation))
+                polite, flood = max(10, min(RATES)), max(RATES)
+                rows.append(dict(run(name, f"flood ({flood}/s from one host, the row: the 99 others)", polite,
+                                     flood_rate=flood), fraction_of_saturation="", saturation_per_s=""))
+            finally:
+                for a, _ in pairs:
+                    netns.delete_link(a)
+        ok = True
+    finally:
+        if ok:
+            shutil.rmtree(run_dir, ignore_errors=True)
+        else:
+            print(f"setup bench: stopped; logs and state of the levels are in {run_dir}", flush=True)
+    OUT.mkdir(parents=True, exist_ok=True)
+    with open(OUT / "results.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS)
         w.writeheader()
         w.writerows(rows)
-    subprocess.run([sys.executable, str(HERE / "plot.py"), str(HERE / "results.csv"), str(HERE / "results.svg")],
+    subprocess.run([sys.executable, str(HERE / "plot.py"), str(OUT / "results.csv"), str(OUT / "results.svg")],
                    check=True)
-    print(f"wrote {HERE / 'results.csv'} and results.svg")
+    print(f"setup bench: wrote {OUT / 'results.csv'} and results.svg ({(time.monotonic() - started) / 60:.1f} min)")
 
 
 if __name__ == "__main__":

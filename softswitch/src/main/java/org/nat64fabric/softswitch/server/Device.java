@@ -96,7 +96,7 @@ public final class Device implements AutoCloseable {
             count("drop: no pipeline");
             return;
         }
-        process(p, port, frame);
+        process(p, port, frame, false);
     }
 
     /** A packet-out from the primary controller: the packet_out header is prepended, it enters on the CPU port. */
@@ -109,13 +109,12 @@ public final class Device implements AutoCloseable {
             throw new IllegalStateException("the program has no @controller_header(\"packet_out\") header");
         }
         count("packet-out");
-        process(p, cpuPort, p.packetOut.encode(po.getMetadataList(), po.getPayload()));
-        for (Port port : ports.values()) {
-            port.flush();
-        }
+        // A packet-out comes from no port, so no data-plane loop flushes after it: it flushes where it goes.
+        process(p, cpuPort, p.packetOut.encode(po.getMetadataList(), po.getPayload()), true);
     }
 
-    private void process(Pipeline p, int port, byte[] frame) {
+    /** {@code flush}: flush each port the packet leaves on (the data plane flushes after a batch instead). */
+    private void process(Pipeline p, int port, byte[] frame, boolean flush) {
         List<V1ModelSwitch.Output> outputs;
         try {
             outputs = p.sw.process(port, frame);
@@ -137,6 +136,9 @@ public final class Device implements AutoCloseable {
             }
             capture(out.port, 1, out.data);
             dst.send(out.data);
+            if (flush) {
+                dst.flush();
+            }
         }
     }
 
