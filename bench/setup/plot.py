@@ -1,12 +1,13 @@
 """Draws results.csv of the setup benchmark (SVG, no plotting library needed): sessions set up per
-second against the offered rate, and the first packet's delay (p50, p99), on log scales."""
+second against the offered rate, and the first packet's delay (p50, p99), on log scales. The ramp's
+levels are lines; the levels at 10/50/90 % of saturation are open circles (flood rows not drawn)."""
 import csv
 import math
 import sys
 
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["flood_per_s"] == "0"]
 topologies = list(dict.fromkeys(r.get("topology", "border") for r in rows))
-COLOURS = ["#4878a8", "#d08040", "#58a058", "#a05890"]
+COLOURS = ["#4878a8", "#d08040", "#58a058", "#a05890", "#b04848", "#808030"]
 W, H, LEFT, TOP, GAP = 380, 260, 60, 40, 90
 
 
@@ -36,12 +37,16 @@ def panel(x0, title, series, y_lo, y_hi, y_label, target=None):
         y = TOP + H - log_scale(value, y_lo, y_hi, H)
         out.append(f'<line x1="{x0}" y1="{y:.1f}" x2="{x0 + W}" y2="{y:.1f}" stroke="red" stroke-dasharray="4"/>')
         out.append(f'<text x="{x0 + W - 4}" y="{y - 4:.1f}" text-anchor="end" fill="red">{label}</text>')
-    for k, (name, colour, values) in enumerate(series):
-        points = [(x0 + log_scale(float(x), x_lo, x_hi, W), TOP + H - log_scale(float(v), y_lo, y_hi, H))
-                  for x, v in values if v != ""]
+    for k, (name, colour, values, extra) in enumerate(series):
+        def xy(points):
+            return sorted((x0 + log_scale(float(x), x_lo, x_hi, W), TOP + H - log_scale(float(v), y_lo, y_hi, H))
+                          for x, v in points if v != "")
+        points = xy(values)
         out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="'
                    + " ".join(f"{x:.1f},{y:.1f}" for x, y in points) + '"/>')
         out += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{colour}"/>' for x, y in points]
+        out += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="none" stroke="{colour}" stroke-width="1.5"/>'
+                for x, y in xy(extra)]
         out.append(f'<text x="{x0 + 10}" y="{TOP + 14 + 14 * k}" fill="{colour}">{name}</text>')
     return out
 
@@ -50,16 +55,19 @@ svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{2 * W + GAP + LEFT + 20
        'font-family="sans-serif" font-size="11">']
 
 
-def of(topology, field):
-    return [(r["offered_per_s"], r[field]) for r in rows if r.get("topology", "border") == topology]
+def of(topology, field, fractions=False):
+    """(offered, value) of the ramp's rows, or with fractions of the rows at a fraction of saturation."""
+    return [(r["offered_per_s"], r[field]) for r in rows if r.get("topology", "border") == topology
+            and bool(r.get("fraction_of_saturation")) == fractions]
 
 
 svg += panel(LEFT, "sessions set up per second",
-             [(f"set up ({t})", COLOURS[i], of(t, "setups_per_s")) for i, t in enumerate(topologies)]
-             + [("offered", "#999", of(topologies[0], "offered_per_s"))], 10, 100000, "per second",
+             [(f"set up ({t})", COLOURS[i], of(t, "setups_per_s"), of(t, "setups_per_s", True))
+              for i, t in enumerate(topologies)]
+             + [("offered", "#999", of(topologies[0], "offered_per_s"), [])], 10, 100000, "per second",
              (10000, "target 10 000/s"))
-svg += panel(LEFT + W + GAP, "first packet's delay (ms)",
-             [(f"{q} ({t})", COLOURS[(2 * i + j) % len(COLOURS)], of(t, f"{q}_ms"))
+svg += panel(LEFT + W + GAP, "first packet's delay (ms); open: 10/50/90 % of saturation",
+             [(f"{q} ({t})", COLOURS[(2 * i + j) % len(COLOURS)], of(t, f"{q}_ms"), of(t, f"{q}_ms", True))
               for i, t in enumerate(topologies) for j, q in enumerate(("p50", "p99"))],
              1, 100000, "milliseconds", (10, "target p99 10 ms"))
 svg.append("</svg>")

@@ -252,12 +252,12 @@ public final class Nat64Fabric implements Nat64Service {
             count("packetIn.unparsed");
             return;
         }
-        if (!setupQueue.offer(subscriber, new Punt(deviceId, puntReason, frame, p))) {
+        Punt refused = setupQueue.offer(subscriber, new Punt(deviceId, puntReason, frame, p));
+        if (refused != null) {
             count("setups.queueFull");
-            if (p.ipv6 && puntReason == PUNT_SESSION_MISS && refusalAllowed()) {
-                refuse(deviceId, frame);
+            if (refused.packet.ipv6 && refused.reason == PUNT_SESSION_MISS && refusalAllowed()) {
+                refuse(refused.deviceId, refused.frame);
             }
-            return;
         }
         if (drainScheduled.compareAndSet(false, true)) {
             setups.execute(this::drainSetups);

@@ -11,7 +11,8 @@ import java.util.Map;
  * Punted packets waiting for their session setup, one queue per subscriber, served in rounds:
  * a batch takes one packet from each subscriber in turn, so a subscriber that floods delays only
  * itself. A subscriber's queue is bounded, and so is the whole (IPv4 packets are queued by
- * source, which a sender can vary at will); what does not fit is refused, not queued.
+ * source, which a sender can vary at will); what does not fit is refused, not queued, and a full
+ * whole makes room for a short queue at the expense of the longest.
  */
 final class SetupQueue<T> {
     private final int perSubscriber;
@@ -24,18 +25,39 @@ final class SetupQueue<T> {
         this.total = total;
     }
 
-    /** Queues {@code item} for {@code subscriber}; false when that subscriber's queue, or the whole, is full. */
-    synchronized boolean offer(Object subscriber, T item) {
-        if (size >= total) {
-            return false;
+    /**
+     * Queues {@code item} for {@code subscriber}. Returns what is refused: null when nothing is,
+     * {@code item} when its subscriber's queue is full, or when the whole is full and no queue is
+     * longer than its subscriber's; else the newest packet of the longest queue, pushed out to
+     * make room. So many flooding sources together still cannot shut out one that sends little.
+     */
+    synchronized T offer(Object subscriber, T item) {
+        ArrayDeque<T> q = queues.get(subscriber);
+        int mine = q == null ? 0 : q.size();
+        if (mine >= perSubscriber) {
+            return item;
         }
-        ArrayDeque<T> q = queues.computeIfAbsent(subscriber, s -> new ArrayDeque<>());
-        if (q.size() >= perSubscriber) {
-            return false;
+        T pushedOut = null;
+        if (size >= total) {
+            ArrayDeque<T> longest = null;
+            for (ArrayDeque<T> other : queues.values()) {
+                if (longest == null || other.size() > longest.size()) {
+                    longest = other;
+                }
+            }
+            if (longest == null || longest.size() <= mine + 1) {
+                return item;
+            }
+            pushedOut = longest.pollLast();
+            size--;
+        }
+        if (q == null) {
+            q = new ArrayDeque<>();
+            queues.put(subscriber, q);
         }
         q.add(item);
         size++;
-        return true;
+        return pushedOut;
     }
 
     /**

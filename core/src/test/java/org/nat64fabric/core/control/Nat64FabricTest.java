@@ -274,14 +274,32 @@ class Nat64FabricTest {
         assertEquals(List.of("f0", "a0", "b0"), queue.take(3), "one from each subscriber in turn");
         assertEquals(List.of("f1", "b1", "f2", "f3"), queue.take(10));
         assertTrue(queue.take(10).isEmpty());
-        assertFalse(queue.offer("flooder", "x") && queue.offer("flooder", "x") && queue.offer("flooder", "x")
-                && queue.offer("flooder", "x") && queue.offer("flooder", "x"), "a subscriber's queue is bounded");
-        SetupQueue<Integer> bySource = new SetupQueue<>(4, 100);
-        int taken = 0;
-        for (int source = 0; source < 1000; source++) {
-            taken += bySource.offer(source, source) ? 1 : 0;
+        for (int i = 0; i < 4; i++) {
+            assertEquals(null, queue.offer("flooder", "x" + i));
         }
-        assertEquals(100, taken, "many senders together are bounded too");
+        assertEquals("y", queue.offer("flooder", "y"), "a subscriber's queue is bounded: the new packet is refused");
+        SetupQueue<Integer> bySource = new SetupQueue<>(4, 100);
+        int refused = 0;
+        for (int source = 0; source < 1000; source++) {
+            refused += bySource.offer(source, source) != null ? 1 : 0;
+        }
+        assertEquals(900, refused, "many senders together are bounded too");
+        assertEquals(100, bySource.size());
+        // Full: a subscriber with little waiting pushes out the newest packet of the longest queue.
+        SetupQueue<String> full = new SetupQueue<>(60, 100);
+        for (int i = 0; i < 60; i++) {
+            full.offer("flooder1", "f" + i);
+        }
+        for (int i = 0; i < 40; i++) {
+            full.offer("flooder2", "g" + i);
+        }
+        assertEquals("f59", full.offer("polite", "p0"));
+        assertEquals("f58", full.offer("polite", "p1"));
+        assertEquals(100, full.size());
+        assertEquals("f60", full.offer("flooder1", "f60"), "the longest queue gains nothing");
+        assertEquals("f57", full.offer("flooder2", "g40"), "a shorter queue grows at the longest's expense");
+        List<String> all = full.take(100);
+        assertTrue(all.containsAll(List.of("p0", "p1", "g40")) && !all.contains("f57"), all.toString());
         SetupQueue<String> crowded = new SetupQueue<>(4, 100);
         for (int s = 0; s < 10; s++) {
             crowded.offer("busy" + s, "b" + s);
