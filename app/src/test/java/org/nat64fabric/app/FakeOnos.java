@@ -90,6 +90,11 @@ final class FakeOnos {
 
     /** "device ADD|MODIFY|REMOVE table" and "device packet-out", in the order they happened. */
     final List<String> journal = new CopyOnWriteArrayList<>();
+    /** FlowRuleOperations applied, by device they touch. */
+    final Map<DeviceId, java.util.concurrent.atomic.AtomicInteger> applies = new java.util.concurrent.ConcurrentHashMap<>();
+    /** While set and closed, applying FlowRuleOperations waits: as a slow device would hold its writes. */
+    volatile java.util.concurrent.CountDownLatch applyGate;
+    final java.util.concurrent.atomic.AtomicInteger heldAtGate = new java.util.concurrent.atomic.AtomicInteger();
     final Map<FlowId, FlowEntry> flows = new ConcurrentHashMap<>();
     final List<OutboundPacket> packetOuts = new CopyOnWriteArrayList<>();
     final Set<DeviceId> available = ConcurrentHashMap.newKeySet();
@@ -153,6 +158,18 @@ final class FakeOnos {
         m.flowRuleService = new FlowRuleServiceAdapter() {
             @Override
             public void apply(FlowRuleOperations ops) {
+                java.util.concurrent.CountDownLatch gate = applyGate;
+                if (gate != null) {
+                    heldAtGate.incrementAndGet();
+                    try {
+                        gate.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                ops.stages().stream().flatMap(Set::stream).map(op -> op.rule().deviceId()).distinct()
+                        .forEach(d -> applies.computeIfAbsent(d, k -> new java.util.concurrent.atomic.AtomicInteger())
+                                .incrementAndGet());
                 for (Set<FlowRuleOperation> stage : ops.stages()) {
                     for (FlowRuleOperation op : stage) {
                         FlowRule r = op.rule();

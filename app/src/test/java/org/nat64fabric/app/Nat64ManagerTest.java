@@ -168,6 +168,29 @@ class Nat64ManagerTest {
     }
 
     @Test
+    void packetInsArrivingWhileBordersAreSlowAreSetUpInFewBatchesOneFlowRuleBatchPerBorderEach() throws Exception {
+        configured(LEAF, BORDER1, BORDER2);
+        onos.applies.clear();
+        onos.applyGate = new java.util.concurrent.CountDownLatch(1);
+        packetIn(udpFrame(30000), 1);
+        await("the first batch held by the slow borders", () -> onos.heldAtGate.get() == 2);
+        assertTrue(onos.packetOuts.isEmpty(), "its packet waits for its writes");
+        for (int port = 30001; port <= 30200; port++) {
+            packetIn(udpFrame(port), 1);
+        }
+        onos.applyGate.countDown();
+        await("200 packets back", () -> onos.packetOuts.size() == 201);
+        // At most four batches are in flight and a fifth waits: whatever the timing, the 200
+        // packets that came meanwhile go in at most two more batches, each one operation per border.
+        for (DeviceId border : List.of(BORDER1, BORDER2)) {
+            int applied = onos.applies.get(border).get();
+            assertTrue(applied <= 6, border + ": " + applied + " flow-rule batches for 201 setups");
+            assertEquals(201, onos.flowsOn(border, SESSION_V4).size());
+        }
+        assertEquals(201, manager.sessions().size());
+    }
+
+    @Test
     void aRuleOnosExpiresIsAnIdleReportAndTheAppsOwnRemovalsAreNot() throws Exception {
         configured(LEAF, BORDER1, BORDER2);
         packetIn(udpFrame(40000), 1);
