@@ -397,18 +397,6 @@ def main():
         topology(name)   # unknown names fail before anything starts
     netns.enter_private_namespace()
     run_dir = pathlib.Path(tempfile.mkdtemp(prefix="nat64fabric-setup-bench-"))
-    print(f"setup bench: copying the jars and the P4 build to {run_dir} ...", flush=True)
-    jars, p4, copied = snapshot(run_dir / "snapshot")
-    JarSwitch.jar, JarController.jar, JarController.p4 = jars["softswitch"], jars["controller"], p4
-    print(f"setup bench: running {shutil.which('java')} -jar on copies of:")
-    for src, mtime_ns, size in copied:
-        if src in JARS.values() or src.name.endswith("-SNAPSHOT.jar") or src.parent == P4BUILD:
-            stamp = datetime.datetime.fromtimestamp(mtime_ns / 1e9).strftime("%Y-%m-%d %H:%M:%S")
-            print(f"    {src.relative_to(ROOT)}  (modified {stamp}, {size} bytes)")
-    levels = len(RATES) + len(FRACTIONS) + 1
-    print(f"setup bench: topologies {', '.join(TOPOLOGIES)}; per topology {levels} levels of {SECONDS:g} s "
-          f"(ramp {', '.join(map(str, RATES))}/s; {', '.join(f'{f:.0%}' for f in FRACTIONS)} of saturation; flood)",
-          flush=True)
     rows, started, ok = [], time.monotonic(), False
     n = 0
 
@@ -422,12 +410,24 @@ def main():
         return row
 
     try:
+        print(f"setup bench: copying the jars and the P4 build to {run_dir} ...", flush=True)
+        jars, p4, copied = snapshot(run_dir / "snapshot")
+        JarSwitch.jar, JarController.jar, JarController.p4 = jars["softswitch"], jars["controller"], p4
+        print(f"setup bench: running {shutil.which('java')} -jar on copies of:")
+        for src, mtime_ns, size in copied:
+            if src in JARS.values() or src.name.endswith("-SNAPSHOT.jar") or src.parent == P4BUILD:
+                stamp = datetime.datetime.fromtimestamp(mtime_ns / 1e9).strftime("%Y-%m-%d %H:%M:%S")
+                print(f"    {src.relative_to(ROOT)}  (modified {stamp}, {size} bytes)")
+        levels = len(RATES) + len(FRACTIONS) + 1
+        print(f"setup bench: topologies {', '.join(TOPOLOGIES)}; per topology {levels} levels of {SECONDS:g} s "
+              f"(ramp {', '.join(map(str, RATES))}/s; {', '.join(f'{f:.0%}' for f in FRACTIONS)} of saturation; "
+              "flood)", flush=True)
         for name in TOPOLOGIES:
             pairs = topology(name)[2]
-            for a, b in pairs:
-                netns.delete_link(a)
-                netns.add_veth_pair(a, b)
             try:
+                for a, b in pairs:
+                    netns.delete_link(a)
+                    netns.add_veth_pair(a, b)
                 ramp = []
                 for i, rate in enumerate(RATES, start=1):
                     ramp.append(dict(run(name, f"ramp {i}/{len(RATES)}", rate), fraction_of_saturation="",
@@ -452,7 +452,8 @@ def main():
         if ok:
             shutil.rmtree(run_dir, ignore_errors=True)
         else:
-            print(f"setup bench: stopped; logs and state of the levels are in {run_dir}", flush=True)
+            shutil.rmtree(run_dir / "snapshot", ignore_errors=True)
+            print(f"\nsetup bench: stopped; the levels' logs and state are in {run_dir}", flush=True)
     OUT.mkdir(parents=True, exist_ok=True)
     with open(OUT / "results.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=FIELDS)
