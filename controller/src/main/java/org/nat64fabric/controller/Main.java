@@ -4,11 +4,8 @@ import com.sun.net.httpserver.HttpServer;
 import io.grpc.ChannelCredentials;
 import io.grpc.TlsChannelCredentials;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.security.GeneralSecurityException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -127,16 +124,14 @@ public final class Main {
         Path stateDir = Path.of(opts.get("--state"));
         DurableNatStore store = DurableNatStore.open(stateDir, stateDir.resolve(Credentials.FILE), recovery);
         Credentials credentials = Credentials.loadOrCreate(stateDir);
-        // Buffered, flushed every second and at a stop: a line per event must not cost a system call per setup.
-        PrintWriter eventLog = new PrintWriter(Files.newBufferedWriter(stateDir.resolve("nat-events.log"),
-                StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND), false);
+        EventLog eventLog = new EventLog(stateDir.resolve("nat-events.log"));
         ExecutorService setups = Executors.newSingleThreadExecutor(r -> new Thread(r, "fabric-setups"));
         ExecutorService writers = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "fabric-writes");
             t.setDaemon(true);
             return t;
         });
-        Nat64Fabric fabric = new Nat64Fabric(config, store, e -> eventLog.println(e), System::currentTimeMillis,
+        Nat64Fabric fabric = new Nat64Fabric(config, store, eventLog, System::currentTimeMillis,
                 setups, writers);
         LOG.info("NAT state in " + stateDir.resolve(DurableNatStore.FILE) + ": " + store.bib().size() + " BIB entries, "
                 + store.sessions().size() + " sessions, " + store.eams().size() + " EAMs; last good copy in "
@@ -151,7 +146,6 @@ public final class Main {
 
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         timer.scheduleWithFixedDelay(() -> events.execute(fabric::tick), 5, 5, TimeUnit.SECONDS);
-        timer.scheduleWithFixedDelay(eventLog::flush, 1, 1, TimeUnit.SECONDS);
         timer.scheduleWithFixedDelay(() -> {
             try {
                 store.backup();
