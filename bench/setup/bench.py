@@ -5,10 +5,13 @@ by the embedded controller, in three topologies (one border; an edge in front of
 
 Each flow is one new UDP flow whose single packet misses the session table, is punted, set up
 by the controller and sent back through the pipeline; its payload carries the flow's number, so
-the translated packet is matched to the moment it was sent. Every level starts from fresh
-switches and an empty state directory. Per topology: a ramp of offered rates finds saturation
-(the most setups/s any ramp level reached); then three levels at 10 %, 50 % and 90 % of it; then
-the flood level (a well-behaved host's delay while one host floods).
+the translated packet is matched to the moment it was sent. Per topology the switches and the
+controller start once, with an empty state directory, and run every level, as a deployed
+controller runs for days: first a warm-up (60 s of new flows at 1000/s, so that the measured
+levels see compiled code, not the JIT at work), then a ramp of offered rates that finds
+saturation (the most setups/s any ramp level reached), three levels at 10 %, 50 % and 90 % of
+it, and the flood level (a well-behaved host's delay while one host floods). Every flow is new:
+each gets a source port of its own, and the sessions of earlier levels stay.
 
 The softswitch and controller jars (with their lib/ directories) and the P4 build are copied to a
 temporary directory at start and run from there with `java -jar`, so a rebuild of */target/
@@ -45,7 +48,8 @@ SECONDS = float(sys.argv[1]) if len(sys.argv) > 1 else 4
 RATES = sorted(int(r) for r in sys.argv[2:]) or [100, 300, 1000, 3000, 10000, 30000]
 FRACTIONS = (0.1, 0.5, 0.9)                 # of each topology's saturation rate
 DRAIN = 10                                  # seconds to wait for the last setups after sending stops
-WARMUP = 2000                               # flows set up before each level, at 500/s
+WARMUP_SECONDS, WARMUP_RATE = 60, 1000       # new flows before a topology's first level
+QUIET = 3                                   # seconds between levels
 ROUTER_MAC, V6_MAC, V4_MAC = "00:00:00:00:b1:01", "00:00:00:00:00:06", "00:00:00:00:00:04"
 SUBSCRIBERS = 100
 POOL6_96 = bytes.fromhex("20010db8006400000000000000000000")[:12]
@@ -306,78 +310,138 @@ def offer(sender, flows, rate):
     return sent
 
 
-def level(name, rate, work, flood_rate=None):
-    """One measurement on fresh switches and controller. With flood_rate, subscriber 1 offers
-    that rate while the others together offer `rate`: the row then reports the others only."""
-    work.mkdir(parents=True)
-    ports, sections, _, hosts = topology(name)
-    switches, controller, receiver, senders = [], None, None, []
-    try:
-        for i, (d, p) in enumerate(ports.items(), start=1):
-            switches.append(JarSwitch(p, device_id=i, log_path=work / f"{d}.log", target="softswitch").start())
-        devices = {f"device:{d}": {"basic": {"managementAddress": f"grpc://127.0.0.1:{sw.grpc_port}?device_id={i}"},
-                                   "nat64fabric": sections[d]}
-                   for i, (d, sw) in enumerate(zip(ports, switches), start=1)}
-        (work / "fabric.json").write_text(json.dumps({"apps": {"org.nat64fabric.app": {"nat64": NAT64}},
-                                                      "devices": devices}))
-        controller = JarController(work / "fabric.json", work / "state", work / "controller.log").start()
-        controller.wait_programmed()
-        receiver = Receiver("bt2")
-        receiver.start()
-        sender = Sender(hosts)
-        senders.append(sender)
+def thread_cpu():
+    """CPU ticks (1/100 s) so far of every thread of the bench's JVMs and of this process, by
+    (process, thread group): where the cores go during a level."""
+    ticks = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            args = open(f"/proc/{pid}/cmdline").read().split("\0")
+            who = ("softswitch" if any(a.endswith("softswitch.jar") for a in args) else
+                   "controller" if any(a.endswith("controller.jar") for a in args) else
+                   "bench" if int(pid) == os.getpid() else None)
+            if who is None:
+                continue
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                stat = open(f"/proc/{pid}/task/{tid}/stat").read()
+                name, fields = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
+                key = (who, THREAD_GROUPS.get(name.rstrip("0123456789#-"), name.rstrip("0123456789#-")))
+                ticks[key] = ticks.get(key, 0) + int(fields[11]) + int(fields[12])
+        except (OSError, ValueError):
+            continue   # a thread or process that ended meanwhile
+    return ticks
 
-        def first(subscriber, sport, flow):
-            return first_packet(subscriber, sport, flow, hosts)
-        # Warm-up: the controller's and the switch's JIT compile the setup path first (steady state is
-        # what is measured); from other subscribers, whose sessions stay.
-        warm = [(20_000_000 + n, first(1000 + n % 100, 30000 + n // 100, 20_000_000 + n)) for n in range(WARMUP)]
-        offer(sender, warm, 500)
-        deadline = time.monotonic() + DRAIN
-        while time.monotonic() < deadline and sum(1 for f, _ in warm if f in receiver.arrived) < len(warm):
+
+# Threads named by their pools, grouped: their numbers say nothing.
+THREAD_GROUPS = {"C2 CompilerThre": "JIT (C2)", "C1 CompilerThre": "JIT (C1)", "GC Thread": "GC", "G1 Refine": "GC",
+                 "G1 Conc": "GC", "G1 Main Marker": "GC", "grpc-default-executor": "gRPC handlers",
+                 "grpc-default-ex": "gRPC handlers", "grpc-default-worker-ELG-": "gRPC I/O",
+                 "grpc-default-wo": "gRPC I/O", "grpc-nio-worker-ELG-": "gRPC I/O"}
+
+
+class Fabric:
+    """One topology's softswitches and controller, started once and kept for all its levels, as
+    an operator's controller runs for days: the sessions of earlier levels stay (as in a live
+    NAT64), and the JVMs are measured after their compilers have settled, not while they compile."""
+
+    def __init__(self, name, work):
+        self.name, self.work = name, work
+        self.switches, self.controller, self.receiver, self.senders = [], None, None, []
+        self.next_port = {}         # per subscriber: every flow of the run gets a source port of its own
+        self.next_flow = 0
+
+    def __enter__(self):
+        ports, sections, _, self.hosts = topology(self.name)
+        self.work.mkdir(parents=True)
+        try:
+            for i, (d, p) in enumerate(ports.items(), start=1):
+                self.switches.append(JarSwitch(p, device_id=i, log_path=self.work / f"{d}.log",
+                                               target="softswitch").start())
+            devices = {f"device:{d}": {"basic": {"managementAddress": f"grpc://127.0.0.1:{sw.grpc_port}?device_id={i}"},
+                                       "nat64fabric": sections[d]}
+                       for i, (d, sw) in enumerate(zip(ports, self.switches), start=1)}
+            (self.work / "fabric.json").write_text(json.dumps({"apps": {"org.nat64fabric.app": {"nat64": NAT64}},
+                                                               "devices": devices}))
+            self.controller = JarController(self.work / "fabric.json", self.work / "state",
+                                            self.work / "controller.log").start()
+            self.controller.wait_programmed()
+            self.receiver = Receiver("bt2")
+            self.receiver.start()
+            self.sender = Sender(self.hosts)
+            self.senders.append(self.sender)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        if self.receiver and self.receiver.is_alive():
+            self.receiver.stop()
+        for s in self.senders:
+            s.close()
+        if self.controller:
+            self.controller.stop()
+        for sw in self.switches:
+            sw.stop()
+
+    def flows(self, subscribers, count):
+        """`count` new flows spread over `subscribers`: (flow number, first packet)."""
+        out = []
+        for n in range(count):
+            subscriber = subscribers[n % len(subscribers)]
+            port = self.next_port.get(subscriber, 1024)
+            self.next_port[subscriber] = port + 1 if port < 65535 else 1024   # a flooder comes round again
+            out.append((self.next_flow, first_packet(subscriber, port, self.next_flow, self.hosts)))
+            self.next_flow += 1
+        return out
+
+    def wait_arrived(self, flows, timeout):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and sum(1 for f in flows if f in self.receiver.arrived) < len(flows):
             time.sleep(0.1)
-        count = max(1, int(rate * SECONDS))
-        polite = [(n, first(2 + n % (SUBSCRIBERS - 1), 1024 + n // (SUBSCRIBERS - 1), n))
-                  for n in range(count)]
-        flood = []
-        if flood_rate:
-            flood = [(10_000_000 + n, first(1, 1024 + n % 60000, 10_000_000 + n))
-                     for n in range(int(flood_rate * SECONDS))]
-        flood_sent = {}
-        flooder = None
+
+    def warm_up(self, seconds, rate):
+        """New flows from 100 other subscribers until the JIT compilers are done with the setup path."""
+        warm = self.flows(range(1000, 1100), int(seconds * rate))
+        offer(self.sender, warm, rate)
+        self.wait_arrived([f for f, _ in warm], DRAIN)
+
+    def level(self, rate, flood_rate=None):
+        """One measurement. With flood_rate, subscriber 1 offers that rate while the others together
+        offer `rate`: the row then reports the others only."""
+        polite = self.flows(range(2, SUBSCRIBERS + 1), max(1, int(rate * SECONDS)))
+        flood = self.flows([1], int(flood_rate * SECONDS)) if flood_rate else []
+        flood_sent, flooder = {}, None
         if flood:
-            flood_sender = Sender(hosts)
-            senders.append(flood_sender)
+            flood_sender = Sender(self.hosts)
+            self.senders.append(flood_sender)
             flooder = threading.Thread(target=lambda: flood_sent.update(offer(flood_sender, flood, flood_rate)))
             flooder.start()
-        sent = offer(sender, polite, rate)
+        cpu_before, t0 = thread_cpu(), time.monotonic()
+        sent = offer(self.sender, polite, rate)
         if flooder:
             flooder.join()
-        deadline = time.monotonic() + DRAIN
-        while time.monotonic() < deadline and len([f for f in sent if f in receiver.arrived]) < len(sent):
-            time.sleep(0.1)
-        receiver.stop()
-        delays = sorted((receiver.arrived[f] - t) * 1000 for f, t in sent.items() if f in receiver.arrived)
+        cpu_after, seconds = thread_cpu(), time.monotonic() - t0
+        profile = sorted(((k, (cpu_after[k] - cpu_before.get(k, 0)) / seconds) for k in cpu_after),
+                         key=lambda kv: -kv[1])
+        self.profile = [{"topology": self.name, "offered_per_s": rate, "flood_per_s": flood_rate or 0,
+                         "process": who, "threads": group, "cpu_percent_of_a_core": round(pct, 1)}
+                        for (who, group), pct in profile if pct >= 1]
+        self.wait_arrived(list(sent), DRAIN)
+        arrived = self.receiver.arrived
+        delays = sorted((arrived[f] - t) * 1000 for f, t in sent.items() if f in arrived)
         done = len(delays)
         start = min(sent.values())
-        last = max((receiver.arrived[f] for f in sent if f in receiver.arrived), default=start)
-        flood_done = len([f for f in flood_sent if f in receiver.arrived])
+        last = max((arrived[f] for f in sent if f in arrived), default=start)
+        time.sleep(QUIET)   # what a saturated level left queued is done before the next one starts
         return {
-            "topology": name, "offered_per_s": rate, "flood_per_s": flood_rate or 0, "flows": len(sent), "set_up": done,
+            "topology": self.name, "offered_per_s": rate, "flood_per_s": flood_rate or 0, "flows": len(sent),
+            "set_up": done,
             "setups_per_s": round(done / max(last - start, SECONDS / 2), 1) if done else 0,
             "p50_ms": round(statistics.median(delays), 2) if delays else "",
             "p99_ms": round(delays[min(done - 1, int(done * 0.99))], 2) if delays else "",
-            "flood_set_up": flood_done,
+            "flood_set_up": len([f for f in flood_sent if f in arrived]),
         }
-    finally:
-        if receiver and receiver.is_alive():
-            receiver.stop()
-        for s in senders:
-            s.close()
-        if controller:
-            controller.stop()
-        for sw in switches:
-            sw.stop()
 
 
 def ms(v):
@@ -400,12 +464,13 @@ def main():
     rows, started, ok = [], time.monotonic(), False
     n = 0
 
-    def run(name, what, rate, **kw):
-        nonlocal n
-        n += 1
-        print(f"setup bench [{name}] {what}: {rate} flows/s for {SECONDS:g} s ...", end=" ", flush=True)
+    profiles = []
+
+    def run(fabric, what, rate, **kw):
+        print(f"setup bench [{fabric.name}] {what}: {rate} flows/s for {SECONDS:g} s ...", end=" ", flush=True)
         t = time.monotonic()
-        row = level(name, rate, run_dir / f"{n:02d}-{name}-{rate}", **kw)
+        row = fabric.level(rate, **kw)
+        profiles.extend(fabric.profile)
         print(f"{summary(row)}  [{time.monotonic() - t:.0f} s]", flush=True)
         return row
 
@@ -428,22 +493,28 @@ def main():
                 for a, b in pairs:
                     netns.delete_link(a)
                     netns.add_veth_pair(a, b)
-                ramp = []
-                for i, rate in enumerate(RATES, start=1):
-                    ramp.append(dict(run(name, f"ramp {i}/{len(RATES)}", rate), fraction_of_saturation="",
-                                     saturation_per_s=""))
-                rows += ramp
-                saturation = max(r["setups_per_s"] for r in ramp)
-                all_done = all(r["set_up"] == r["flows"] for r in ramp)
-                print(f"setup bench [{name}] saturation: {saturation:g} setups/s"
-                      + (" (every ramp level was set up in full: a lower bound)" if all_done else ""), flush=True)
-                for f in FRACTIONS:
-                    rate = max(1, round(saturation * f))
-                    rows.append(dict(run(name, f"{f:.0%} of saturation", rate), fraction_of_saturation=f,
-                                     saturation_per_s=saturation))
-                polite, flood = max(10, min(RATES)), max(RATES)
-                rows.append(dict(run(name, f"flood ({flood}/s from one host, the row: the 99 others)", polite,
-                                     flood_rate=flood), fraction_of_saturation="", saturation_per_s=""))
+                with Fabric(name, run_dir / name) as fabric:
+                    print(f"setup bench [{name}] warm-up: {WARMUP_SECONDS} s of new flows at {WARMUP_RATE}/s "
+                          "(the JVMs compile the setup path) ...", end=" ", flush=True)
+                    t = time.monotonic()
+                    fabric.warm_up(WARMUP_SECONDS, WARMUP_RATE)
+                    print(f"done [{time.monotonic() - t:.0f} s]", flush=True)
+                    ramp = []
+                    for i, rate in enumerate(RATES, start=1):
+                        ramp.append(dict(run(fabric, f"ramp {i}/{len(RATES)}", rate), fraction_of_saturation="",
+                                         saturation_per_s=""))
+                    rows += ramp
+                    saturation = max(r["setups_per_s"] for r in ramp)
+                    all_done = all(r["set_up"] == r["flows"] for r in ramp)
+                    print(f"setup bench [{name}] saturation: {saturation:g} setups/s"
+                          + (" (every ramp level was set up in full: a lower bound)" if all_done else ""), flush=True)
+                    for f in FRACTIONS:
+                        rate = max(1, round(saturation * f))
+                        rows.append(dict(run(fabric, f"{f:.0%} of saturation", rate), fraction_of_saturation=f,
+                                         saturation_per_s=saturation))
+                    polite, flood = max(10, min(RATES)), max(RATES)
+                    rows.append(dict(run(fabric, f"flood ({flood}/s from one host, the row: the 99 others)", polite,
+                                         flood_rate=flood), fraction_of_saturation="", saturation_per_s=""))
             finally:
                 for a, _ in pairs:
                     netns.delete_link(a)
@@ -459,9 +530,14 @@ def main():
         w = csv.DictWriter(f, fieldnames=FIELDS)
         w.writeheader()
         w.writerows(rows)
+    with open(OUT / "profile.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["topology", "offered_per_s", "flood_per_s", "process", "threads",
+                                          "cpu_percent_of_a_core"])
+        w.writeheader()
+        w.writerows(profiles)
     subprocess.run([sys.executable, str(HERE / "plot.py"), str(OUT / "results.csv"), str(OUT / "results.svg")],
                    check=True)
-    print(f"setup bench: wrote {OUT / 'results.csv'} and results.svg ({(time.monotonic() - started) / 60:.1f} min)")
+    print(f"setup bench: wrote {OUT / 'results.csv'}, results.svg and profile.csv ({(time.monotonic() - started) / 60:.1f} min)")
 
 
 if __name__ == "__main__":
