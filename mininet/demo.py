@@ -54,7 +54,7 @@ def scenario(fabric, report):
         "import functools, http.server, socketserver, sys\n"
         "handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])\n"
         "socketserver.TCPServer(('198.51.100.10', 80), handler).serve_forever()\n")
-    web = _background(srv1, f"{work / 'web.py'} {work / 'www'}", work / "web.log")
+    web = _background(srv1, f"{sys.executable} {work / 'web.py'} {work / 'www'}", work / "web.log")
     try:
         page = ""
         for _ in range(20):
@@ -74,7 +74,7 @@ def scenario(fabric, report):
         "import socket, sys\ns = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)\ns.settimeout(2)\n"
         "for _ in range(5):\n    s.sendto(b'question', (sys.argv[1], 5353))\n    try:\n"
         "        print(s.recvfrom(2048)[0].decode())\n        break\n    except socket.timeout:\n        pass\n")
-    echo = _background(srv1, str(work / "udp_echo.py"), work / "udp_echo.log")
+    echo = _background(srv1, f"{sys.executable} {work / 'udp_echo.py'}", work / "udp_echo.log")
     try:
         time.sleep(0.5)
         answer = h2.cmd(f"{sys.executable} {work / 'udp_ask.py'} {srv1_6}").strip()
@@ -97,9 +97,13 @@ def scenario(fabric, report):
     report.step(f"traceroute -6 from h2 to {srv1_6}: border1's IPv4 Time Exceeded arrives translated "
                 f"(from {embed('198.51.100.1')})", translated, trace)
 
-    srv1.cmd("iperf3 -s -1 -D -B 198.51.100.10 >/dev/null 2>&1")
-    time.sleep(0.5)
-    result = h1.cmd(f"iperf3 -6 -c {srv1_6} -t 3 -J")
+    # Not `iperf3 -D`: a daemon needs a working /dev/null, and its own log tells more.
+    server = _background(srv1, "iperf3 -s -1 -B 198.51.100.10", work / "iperf3-server.log")
+    try:
+        time.sleep(0.5)
+        result = h1.cmd(f"iperf3 -6 -c {srv1_6} -t 3 -J")
+    finally:
+        srv1.cmd(f"kill {server}")   # gone already when the client ran: -1 serves one client
     try:
         end = json.loads(result[result.index("{"):])["end"]
         rate = f"{end['sum_received']['bits_per_second'] / 1e6:.1f} Mbit/s received, " \
@@ -117,9 +121,9 @@ def scenario(fabric, report):
                 "\n".join(events.splitlines()[:4]))
 
 
-def _background(host, python_args, log):
-    """A Python program started in the background on a host; returns its PID (stopped with kill)."""
-    return int(host.cmd(f"{sys.executable} {python_args} >{log} 2>&1 & echo $!").strip().splitlines()[-1])
+def _background(host, command, log):
+    """A program started in the background on a host; returns its PID (stopped with kill)."""
+    return int(host.cmd(f"{command} >{log} 2>&1 & echo $!").strip().splitlines()[-1])
 
 
 def _summary(ping_output):

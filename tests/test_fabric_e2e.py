@@ -53,12 +53,14 @@ def test_demo_scenario(fabric):
     assert not failed, "\n\n".join(failed)
 
 
-def test_controller_crash_during_traffic_loses_no_session_and_breaks_no_flow(fabric):
+def test_controller_crash_during_traffic_loses_no_session_and_breaks_no_flow(fabric, request):
     from fabric import embed
     h1, h2, srv1 = fabric.host("h1"), fabric.host("h2"), fabric.host("srv1")
-    srv1.cmd(f"iperf3 -s -1 -D -B {SRV1} -p 5202 >/dev/null 2>&1")
-    time.sleep(0.5)
     work = fabric.work
+    # Not `iperf3 -D`: a daemon needs a working /dev/null; killed by its PID at the end.
+    server = srv1.cmd(f"iperf3 -s -1 -B {SRV1} -p 5202 > {work}/iperf3-server.log 2>&1 & echo $!").split()[-1]
+    request.addfinalizer(lambda: srv1.cmd(f"kill {server}"))
+    time.sleep(0.5)
     # A ping and a TCP transfer that both run across the crash and the restart.
     h1.cmd(f"ping -6 -i 0.2 -c 75 {embed(SRV1)} > {work}/ping.log 2>&1 &")
     h2.cmd(f"iperf3 -6 -c {embed(SRV1)} -p 5202 -t 14 -J > {work}/iperf.json 2>&1 &")

@@ -187,6 +187,32 @@ def test_idle_timeout_notification_names_the_idle_entry(ptf):
     ptf.verify_no_other_packets()
 
 
+def test_modify_sets_the_idle_timeout_it_carries(ptf):
+    """P4Runtime 9.1: a MODIFY sets the entry's idle_timeout_ns; a read returns it, and the
+    notification follows the new timeout (a NAT session that closes moves to a shorter one)."""
+    route = route_v6(ptf, "2001:db8:7::", 48, 2, idle_timeout_ns=3600 * 10**9)
+
+    def names_route(note):
+        return note is not None and any(e.match == route.table_entry.match for e in note.table_entry)
+
+    ptf.insert(route)
+    shorter = route_v6(ptf, "2001:db8:7::", 48, 3, idle_timeout_ns=300_000_000)
+    ptf.modify(shorter)
+    (read,) = ptf.client.read(route_v6(ptf, "2001:db8:7::", 48, 3))
+    assert read.table_entry.idle_timeout_ns == 300_000_000
+    deadline = time.monotonic() + 5
+    while not names_route(ptf.client.idle_timeout_notification(timeout=max(0, deadline - time.monotonic()))):
+        assert time.monotonic() < deadline, "no notification within 5 s of a MODIFY to a 300 ms timeout"
+    # Back to no timeout at all: no more notifications for it.
+    ptf.modify(route_v6(ptf, "2001:db8:7::", 48, 3, idle_timeout_ns=0))
+    while (note := ptf.client.idle_timeout_notification(timeout=0)) is not None:
+        pass
+    end = time.monotonic() + 1.0
+    while time.monotonic() < end:
+        assert not names_route(ptf.client.idle_timeout_notification(timeout=0.2)), "reported with no timeout"
+    ptf.verify_no_other_packets()
+
+
 def test_an_entry_hit_within_its_timeout_is_not_reported_until_traffic_stops(ptf):
     route = route_v6(ptf, "2001:db8:6::", 48, 2, idle_timeout_ns=400_000_000)
 

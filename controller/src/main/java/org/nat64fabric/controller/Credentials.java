@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
@@ -35,8 +36,12 @@ final class Credentials {
             byte[] secret = new byte[18];
             new SecureRandom().nextBytes(secret);
             String line = DEFAULT_USER + ":" + Base64.getUrlEncoder().withoutPadding().encodeToString(secret) + "\n";
-            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            Files.writeString(file, line, StandardOpenOption.TRUNCATE_EXISTING);
+            // Written aside, then renamed: a crash meanwhile leaves no empty file to refuse at the next start.
+            Path tmp = stateDir.resolve(FILE + ".tmp");
+            Files.deleteIfExists(tmp);
+            Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            Files.writeString(tmp, line, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.SYNC);
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
         }
         String line = Files.readString(file).trim();
         int colon = line.indexOf(':');

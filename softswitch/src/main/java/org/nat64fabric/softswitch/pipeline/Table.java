@@ -143,7 +143,8 @@ public final class Table {
         public final FieldMatch[] match;
         public final int priority;
         public volatile ActionCall action;
-        public final long idleTimeoutNs;
+        /** Changed by a MODIFY (P4Runtime 9.1: the idle timeout is part of what MODIFY sets). */
+        public volatile long idleTimeoutNs;
         public volatile long lastHitNanos;
         public long packets;
         public long bytes;
@@ -251,9 +252,19 @@ public final class Table {
     /**
      * Entries with an idle timeout, soonest check first: the idle check looks only at the entries
      * due, not at every entry every time (a million sessions made that a full-time job). Deleted
-     * entries leave when they come due.
+     * entries and superseded checks (the entry was rescheduled) leave when they come due.
      */
-    private final PriorityQueue<Entry> idleChecks = new PriorityQueue<>(Comparator.comparingLong(e -> e.nextIdleCheck));
+    private final PriorityQueue<IdleCheck> idleChecks = new PriorityQueue<>(Comparator.comparingLong(c -> c.at));
+
+    private static final class IdleCheck {
+        final long at;
+        final Entry entry;
+
+        IdleCheck(long at, Entry entry) {
+            this.at = at;
+            this.entry = entry;
+        }
+    }
     private long missPackets;
 
     public Table(String name, Map<String, List<String>> annotations, List<KeyField> keys, List<ActionRef> actions,
@@ -499,16 +510,30 @@ public final class Table {
     /** Removes and returns the entries whose idle check is due at {@code now}, some possibly deleted since. */
     public List<Entry> takeIdleChecksDue(long now) {
         List<Entry> due = new ArrayList<>();
-        while (!idleChecks.isEmpty() && idleChecks.peek().nextIdleCheck - now <= 0) {
-            due.add(idleChecks.poll());
+        while (!idleChecks.isEmpty() && idleChecks.peek().at - now <= 0) {
+            IdleCheck c = idleChecks.poll();
+            if (c.entry.nextIdleCheck == c.at && c.entry.idleTimeoutNs > 0) {
+                due.add(c.entry);
+            }
         }
         return due;
     }
 
-    /** Checks an installed entry for idleness again at {@code at} (System.nanoTime()). */
+    /** Checks an installed entry for idleness at {@code at} (System.nanoTime()), instead of when planned before. */
     public void scheduleIdleCheck(Entry e, long at) {
         e.nextIdleCheck = at;
-        idleChecks.add(e);
+        idleChecks.add(new IdleCheck(at, e));
+    }
+
+    /** A MODIFY's new idle timeout: the entry is checked when the new one says, from its last hit. */
+    public void setIdleTimeout(Entry e, long idleTimeoutNs) {
+        if (e.idleTimeoutNs == idleTimeoutNs) {
+            return;
+        }
+        e.idleTimeoutNs = idleTimeoutNs;
+        if (supportTimeout && idleTimeoutNs > 0) {
+            scheduleIdleCheck(e, e.lastHitNanos + idleTimeoutNs);
+        }
     }
 
     private void flattenLpm() {

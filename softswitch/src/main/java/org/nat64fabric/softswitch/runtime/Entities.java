@@ -482,6 +482,7 @@ public final class Entities {
                 }
                 existing.action = call;
                 existing.metadata = entry.metadata;
+                t.setIdleTimeout(existing, entry.idleTimeoutNs);
                 if (meter != null) {
                     existing.meter = meter;
                 }
