@@ -32,6 +32,7 @@ DROP_FILTERED = 6
 DROP_TTL_EXPIRED, DROP_ICMP_ERROR, DROP_TOO_BIG, DROP_NOT_GLOBAL, DROP_BAD_LENGTH, DROP_LOCAL_FRAGMENT = 5, 7, 8, 9, 10, 11
 DROP_PUNT_POLICED = 12
 DROP_UDP_ZERO_CHECKSUM_FRAGMENT = 13
+DROP_ICMP_ERROR_RATE = 14
 PUNT_SESSION_MISS, PUNT_TCP_CONTROL, PUNT_NEEDS_FRAGMENTATION = 1, 2, 3
 # Counter indexes of Nat64Ingress.icmp_error.sent
 SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SENT_TOO_BIG, SENT_PARAM_PROBLEM = 0, 1, 2, 3
@@ -65,7 +66,8 @@ def sut():
                           action=P + "set_next_hop",
                           params={"port": V4_PORT, "src_mac": ROUTER_MAC, "dst_mac": V4_HOST_MAC}),
             c.table_entry(T + "pool6", match={"dst_addr": (POOL6, 96)}, action=T + "extract_96"),
-            c.table_entry(T + "pool4", match={"dst_addr": (POOL4, 24)}, action=T + "in_pool4"),
+            c.table_entry(T + "pool4", match={"dst_addr": (POOL4, 24)}, action=T + "in_pool4",
+                          params={"unmapped_port_unreachable": 1}),
         ]
         c.write(*(c.update("INSERT", e) for e in base))
         c.write(c.update("MODIFY", c.table_entry(P + "icmp_error.icmp_source", default=True,

@@ -3,6 +3,7 @@ routing, RFC 6052/7757 addressing and RFC 6146/7915 translation of TCP, UDP and 
 names the line of NAT64-BEHAVIOUR.md it proves; the coverage table is in tests/NAT64-COVERAGE.md.
 ICMP errors are in test_nat64_icmp.py."""
 import ipaddress
+import time
 
 import pytest
 from scapy.layers.inet import ICMP, IP, TCP, UDP, IPOption_NOP
@@ -12,8 +13,8 @@ from scapy.layers.inet6 import (ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6ND_NA,
 from scapy.layers.l2 import ARP, Ether
 
 from nat64_setup import (DROP_BAD_CHECKSUM, DROP_BAD_LENGTH, DROP_FILTERED, DROP_LOCAL_FRAGMENT, DROP_NOT_TRANSLATABLE, DROP_PARSER_ERROR,
-                         DROP_POOL4_NO_BIB, DROP_UDP_ZERO_CHECKSUM_FRAGMENT, MAPPED, P, POOL6, PUNT_SESSION_MISS,
-                         PUNT_TCP_CONTROL, ROUTER_MAC, SENT_TIME_EXCEEDED, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
+                         DROP_ICMP_ERROR_RATE, DROP_POOL4_NO_BIB, DROP_UDP_ZERO_CHECKSUM_FRAGMENT, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
+                         PUNT_TCP_CONTROL, ROUTER_MAC, SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
                          V6_HOST, V6_HOST_MAC, V6_PORT, drops, embed, from_v4_server, from_v6_host, sent,
                          session_v4, session_v6, to_v4_server, to_v6_host)
 from nat64_setup import ptf, sut  # noqa: F401  (pytest fixtures, found by name)
@@ -201,11 +202,63 @@ def test_session_miss_punts_then_packet_out_goes_through_the_pipeline(ptf):
     ptf.verify_no_other_packets()
 
 
-def test_ipv4_to_pool4_without_session_is_dropped_and_counted(ptf):
-    before = drops(ptf, DROP_POOL4_NO_BIB)
-    ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=9999)))
+def test_udp_to_pool4_without_session_gets_port_unreachable_and_is_counted(ptf):
+    """RFC 6146 3.5.1: UDP to a pool4 transport address that no BIB entry maps is discarded and
+    answered with Destination Unreachable, Port Unreachable (the pool4 entry's setting, on by
+    default), sent from the switch's own address and quoting the packet."""
+    before, before_sent = drops(ptf, DROP_POOL4_NO_BIB), sent(ptf, SENT_UNREACHABLE)
+    udp = from_v4_server(UDP(sport=53, dport=9999) / b"who")
+    ptf.send(V4_PORT, udp)
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64, id=0) /
+                      ICMP(type=3, code=3) / bytes(udp[IP]), V4_PORT)
     ptf.verify_no_other_packets()
-    assert drops(ptf, DROP_POOL4_NO_BIB) == before + 1
+    assert sent(ptf, SENT_UNREACHABLE) == before_sent + 1
+    assert drops(ptf, DROP_POOL4_NO_BIB) == before, "answered, not dropped"
+    # TCP and ICMP without a mapping are dropped silently (RFC 6146 3.5.2.2, 3.5.3), and counted.
+    ptf.send(V4_PORT, from_v4_server(TCP(sport=80, dport=9999, flags="A")))
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=8, id=9999)))
+    ptf.verify_no_other_packets()
+    assert drops(ptf, DROP_POOL4_NO_BIB) == before + 2
+
+
+def test_ipv4_to_pool4_without_session_is_dropped_silently_when_the_setting_is_off(ptf):
+    ptf.modify(ptf.client.table_entry(T + "pool4", match={"dst_addr": (POOL4, 24)}, action=T + "in_pool4",
+                                      params={"unmapped_port_unreachable": 0}))
+    try:
+        before = drops(ptf, DROP_POOL4_NO_BIB)
+        ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=9999)))
+        ptf.verify_no_other_packets()
+        assert drops(ptf, DROP_POOL4_NO_BIB) == before + 1
+    finally:
+        ptf.modify(ptf.client.table_entry(T + "pool4", match={"dst_addr": (POOL4, 24)}, action=T + "in_pool4",
+                                          params={"unmapped_port_unreachable": 1}))
+
+
+def test_icmp_errors_the_switch_sends_are_limited_per_ingress_port(ptf):
+    """RFC 4443 2.4(f), RFC 1812 4.3.2.8: Nat64Ingress.icmp_error.error_meter, one cell per
+    ingress port; over the rate no error is sent and the packet counts as DROP_ICMP_ERROR_RATE."""
+    meter = P + "icmp_error.error_meter"
+    c = ptf.client
+    # One token a second, a burst of 3: three errors pass, the rest of a quick burst is refused.
+    c.write(c.update("MODIFY", c.meter_entry(meter, V4_PORT, (1, 3, 1, 3))))
+    try:
+        before_sent, before_limited = sent(ptf, SENT_UNREACHABLE), drops(ptf, DROP_ICMP_ERROR_RATE)
+        start = time.monotonic()
+        for i in range(10):
+            ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=9000 + i)))
+        answered = 0
+        while ptf.dataplane.poll(V4_PORT, timeout=0.5) is not None:
+            answered += 1
+        refills = int(time.monotonic() - start) + 1
+        assert 3 <= answered <= 3 + refills
+        assert sent(ptf, SENT_UNREACHABLE) - before_sent == answered
+        assert drops(ptf, DROP_ICMP_ERROR_RATE) - before_limited == 10 - answered
+        # Another port's cell is untouched: its error goes out.
+        ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53), hlim=1))
+        assert ptf.dataplane.poll(V6_PORT, timeout=2) is not None
+    finally:
+        c.write(c.update("MODIFY", c.meter_entry(meter)))
+    ptf.verify_no_other_packets()
 
 
 def test_address_dependent_filtering_admits_only_known_remotes(ptf):

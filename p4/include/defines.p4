@@ -58,6 +58,7 @@ const bit<32> DROP_BAD_LENGTH      = 10;  /* the IP length runs past the frame o
 const bit<32> DROP_LOCAL_FRAGMENT  = 11;  /* a fragmented request to the switch itself: it does not reassemble */
 const bit<32> DROP_PUNT_POLICED    = 12;  /* a punt over its port's or its source's rate (control-plane policing) */
 const bit<32> DROP_UDP_ZERO_CHECKSUM_FRAGMENT = 13;  /* RFC 7915 4.5: IPv4 UDP fragment without a checksum */
+const bit<32> DROP_ICMP_ERROR_RATE = 14;  /* an ICMP error the switch would send, over its port's rate */
 const bit<32> DROP_REASONS         = 16;
 
 /* Entries of session_v6, session_v4 and remote_filter: a million sessions per switch. */
@@ -67,6 +68,8 @@ const bit<32> DROP_REASONS         = 16;
  * of their source address (see Nat64Ingress.police_punt). */
 const bit<32> PUNT_PORT_METER_SIZE   = 512;    /* every 9-bit port */
 const bit<32> PUNT_SOURCE_METER_SIZE = 4096;
+/* ICMP errors the switch sends itself pass a packet meter per ingress port (RFC 4443 2.4(f)). */
+const bit<32> ICMP_ERROR_METER_SIZE  = 512;
 
 /* Index of the icmp_errors counter: errors the switch sent itself. */
 const bit<32> SENT_TIME_EXCEEDED   = 0;

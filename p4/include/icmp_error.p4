@@ -25,6 +25,9 @@ control IcmpError(inout headers_t hdr, inout metadata_t meta, inout standard_met
     bool configured;
 
     counter(4, CounterType.packets) sent;
+    /* RFC 4443 2.4(f) (MUST) and RFC 1812 4.3.2.8: the errors a switch originates are rate-limited,
+     * here per ingress port, the port they go back out of. Unconfigured it passes everything. */
+    meter(ICMP_ERROR_METER_SIZE, MeterType.packets) error_meter;
 
     action use_source(ipv4_t addr4, ipv6_t addr6) {
         source4 = addr4;
@@ -54,6 +57,12 @@ control IcmpError(inout headers_t hdr, inout metadata_t meta, inout standard_met
         }
         icmp_source.apply();
         if (!configured) {
+            return;
+        }
+        bit<2> color;
+        error_meter.execute_meter((bit<32>) standard_metadata.ingress_port, color);
+        if (color == V1MODEL_METER_COLOR_RED) {
+            drop_reason = DROP_ICMP_ERROR_RATE;
             return;
         }
         drop_reason = DROP_REASONS;   /* none: the packet became the error */

@@ -181,8 +181,13 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
         size = SESSION_TABLE_SIZE;
     }
 
-    action in_pool4() { }
-    /* The IPv4 addresses the NAT64 owns: without a session their packets are dropped. */
+    bool unmapped_unreachable;
+    /* unmapped_port_unreachable = 1: UDP that no BIB entry maps is answered (RFC 6146 3.5.1). */
+    action in_pool4(bit<1> unmapped_port_unreachable) {
+        unmapped_unreachable = unmapped_port_unreachable == 1;
+    }
+    /* The IPv4 addresses the NAT64 owns: without a session their packets are dropped, UDP
+     * answered with Port Unreachable when the entry says so. */
     table pool4 {
         key = { hdr.ipv4.dst_addr: lpm @name("dst_addr"); }
         actions = { in_pool4; @defaultonly NoAction; }
@@ -264,8 +269,13 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                         return;
                     }
                 } else {
+                    unmapped_unreachable = false;
                     if (pool4.apply().hit) {
-                        drop_reason = DROP_POOL4_NO_BIB;
+                        if (unmapped_unreachable && hdr.udp.isValid() && !meta.is_icmp_error) {
+                            request_error(meta, ICMP_DEST_UNREACH, 3, 0, DROP_POOL4_NO_BIB);
+                        } else {
+                            drop_reason = DROP_POOL4_NO_BIB;
+                        }
                     }
                     return;                             /* not for translation: routed as IPv4 */
                 }

@@ -205,7 +205,8 @@ final class FlowRuleSwitchLink implements SwitchLink {
                         .collect(Collectors.toList())));
             }
         }
-        for (String meter : List.of(P4InfoConstants.NAT64_INGRESS_PUNT_PORT_METER, P4InfoConstants.NAT64_INGRESS_PUNT_SOURCE_METER)) {
+        for (String meter : List.of(P4InfoConstants.NAT64_INGRESS_PUNT_PORT_METER, P4InfoConstants.NAT64_INGRESS_PUNT_SOURCE_METER,
+                P4InfoConstants.NAT64_INGRESS_ICMP_ERROR_ERROR_METER)) {
             meterSize(meter).ifPresent(size -> MeterConfig.ofCells(size, meters.getMeters(device, MeterScope.of(meter))
                     .stream().filter(m -> m.appId().equals(app) && m.state() != MeterState.PENDING_REMOVE)
                     .map(m -> meterConfig(meter, m)).collect(Collectors.toList())).ifPresent(out::add));

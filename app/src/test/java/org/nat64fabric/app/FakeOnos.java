@@ -110,7 +110,7 @@ final class FakeOnos {
     final java.util.concurrent.atomic.AtomicInteger meterSubmits = new java.util.concurrent.atomic.AtomicInteger();
     /** The cells of each meter the devices' pipeconf has; empty: a pipeline without punt meters. */
     final Map<String, Long> meterSizes = new ConcurrentHashMap<>(Map.of(P4InfoConstants.NAT64_INGRESS_PUNT_PORT_METER, 512L,
-            P4InfoConstants.NAT64_INGRESS_PUNT_SOURCE_METER, 4096L));
+            P4InfoConstants.NAT64_INGRESS_PUNT_SOURCE_METER, 4096L, P4InfoConstants.NAT64_INGRESS_ICMP_ERROR_ERROR_METER, 512L));
 
     Nat64Manager start() {
         Nat64Manager m = new Nat64Manager();

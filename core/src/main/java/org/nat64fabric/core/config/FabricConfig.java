@@ -139,7 +139,7 @@ public final class FabricConfig {
      */
     public static Nat64Section nat64Section(JsonNode nat, String at) {
         Json.only(nat, at, "pool6", "pool4", "timeouts", "addressDependentFiltering", "maxSessionsPerSubscriber",
-                "logDestination", "eamt", "staticBib", "puntPolicing");
+                "logDestination", "eamt", "staticBib", "puntPolicing", "icmpErrors");
         Nat64Config nat64 = nat64(nat, at);
         List<Eam> eamt = new ArrayList<>();
         Eamt table = new Eamt();
@@ -214,6 +214,9 @@ public final class FabricConfig {
         if (nat.has("puntPolicing")) {
             b.puntPolicing(puntPolicing(nat.path("puntPolicing"), at + ".puntPolicing"));
         }
+        if (nat.has("icmpErrors")) {
+            b.icmpErrors(icmpErrors(nat.path("icmpErrors"), at + ".icmpErrors"));
+        }
         return within(at, b::build);
     }
 
@@ -227,6 +230,18 @@ public final class FabricConfig {
         long sourcePps = number(p, "perSourcePps", d.perSourcePps, PuntPolicing.MAX, at);
         long sourceBurst = number(p, "perSourceBurst", d.perSourceBurst, PuntPolicing.MAX, at);
         return within(at, () -> PuntPolicing.of(portPps, portBurst, sourcePps, sourceBurst));
+    }
+
+    /** {@code icmpErrors}: any of its fields, the others keep their defaults. */
+    private static IcmpErrors icmpErrors(JsonNode e, String at) {
+        object(e, at);
+        Json.only(e, at, "perPortPps", "perPortBurst", "unmappedPortUnreachable");
+        IcmpErrors d = IcmpErrors.DEFAULTS;
+        long pps = number(e, "perPortPps", d.perPortPps, PuntPolicing.MAX, at);
+        long burst = number(e, "perPortBurst", d.perPortBurst, PuntPolicing.MAX, at);
+        boolean unreachable = e.has("unmappedPortUnreachable") ? bool(e, "unmappedPortUnreachable", at)
+                : d.unmappedPortUnreachable;
+        return within(at, () -> IcmpErrors.of(pps, burst, unreachable));
     }
 
     private static Pool4Config pool4(JsonNode p, String at) {

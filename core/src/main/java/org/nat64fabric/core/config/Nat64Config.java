@@ -26,6 +26,8 @@ public final class Nat64Config {
     public final boolean logDestination;
     /** The pipeline's limits on punts to the controller. */
     public final PuntPolicing puntPolicing;
+    /** The ICMP errors the switches originate: their rate, and the answer to unmapped UDP. */
+    public final IcmpErrors icmpErrors;
 
     private Nat64Config(Builder b) {
         this.pool6 = b.pool6;
@@ -35,6 +37,7 @@ public final class Nat64Config {
         this.maxSessionsPerSubscriber = b.maxSessionsPerSubscriber;
         this.logDestination = b.logDestination;
         this.puntPolicing = b.puntPolicing;
+        this.icmpErrors = b.icmpErrors;
     }
 
     /**
@@ -96,6 +99,7 @@ public final class Nat64Config {
         private int maxSessionsPerSubscriber = 4096;
         private boolean logDestination = true;
         private PuntPolicing puntPolicing = PuntPolicing.DEFAULTS;
+        private IcmpErrors icmpErrors = IcmpErrors.DEFAULTS;
 
         public Builder pool6(Pool6 pool6) {
             this.pool6 = pool6;
@@ -129,6 +133,11 @@ public final class Nat64Config {
 
         public Builder puntPolicing(PuntPolicing policing) {
             this.puntPolicing = policing;
+            return this;
+        }
+
+        public Builder icmpErrors(IcmpErrors errors) {
+            this.icmpErrors = errors;
             return this;
         }
 

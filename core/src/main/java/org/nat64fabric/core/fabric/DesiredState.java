@@ -13,6 +13,7 @@ import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.addr.Ipv6Prefix;
 import org.nat64fabric.core.config.Nat64Config;
+import org.nat64fabric.core.config.IcmpErrors;
 import org.nat64fabric.core.config.PuntPolicing;
 import org.nat64fabric.core.eamt.Eam;
 import org.nat64fabric.core.p4.Constants;
@@ -36,6 +37,7 @@ public final class DesiredState {
                                   Collection<BibEntry> bib, ToLongFunction<BibEntry> lifetime,
                                   Collection<Session> sessions) {
         List<Entity> out = new ArrayList<>(punting(config.puntPolicing, config.pool4.subscriberPrefixLength()));
+        out.add(icmpErrorLimit(config.icmpErrors));
         out.addAll(routing(sw));
         if (sw.translates()) {
             out.addAll(translation(config, eams));
@@ -64,6 +66,12 @@ public final class DesiredState {
                 new MeterConfig(P4InfoConstants.NAT64_INGRESS_PUNT_PORT_METER, p.perPortPps, p.perPortBurst, p.perPortPps, p.perPortBurst),
                 new MeterConfig(P4InfoConstants.NAT64_INGRESS_PUNT_SOURCE_METER, p.perSourcePps, p.perSourceBurst, p.perSourcePps,
                         p.perSourceBurst));
+    }
+
+    /** Every switch sends ICMP errors (Time Exceeded at least): their limit per ingress port. */
+    public static MeterConfig icmpErrorLimit(IcmpErrors e) {
+        return new MeterConfig(P4InfoConstants.NAT64_INGRESS_ICMP_ERROR_ERROR_METER, e.perPortPps, e.perPortBurst,
+                e.perPortPps, e.perPortBurst);
     }
 
     /** The switch's own addresses, routes, port MTUs and the source of its ICMP errors. */
@@ -136,7 +144,8 @@ public final class DesiredState {
         }
         for (Ipv4Prefix p : config.pool4.addresses()) {
             out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL4).lpm(HDR_DST_ADDR, v4(p.address()), p.length())
-                    .action(NAT64_INGRESS_TRANSLATE_IN_POOL4).build());
+                    .action(NAT64_INGRESS_TRANSLATE_IN_POOL4)
+                    .param(UNMAPPED_PORT_UNREACHABLE, config.icmpErrors.unmappedPortUnreachable ? 1 : 0).build());
             out.add(TableEntry.in(NAT64_INGRESS_IPV4_ROUTES).lpm(HDR_DST_ADDR, v4(p.address()), p.length())
                     .action(NAT64_INGRESS_HAIRPIN).build());
         }

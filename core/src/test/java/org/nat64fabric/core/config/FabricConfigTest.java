@@ -86,6 +86,26 @@ class FabricConfigTest {
     }
 
     @Test
+    void icmpErrorsHaveDefaultsTakeAnyOfTheirFieldsAndRefuseTheRestByPath() throws Exception {
+        IcmpErrors d = FabricConfig.parse(good()).nat64.icmpErrors;
+        assertEquals(List.of(1000L, 200L, true), List.of(d.perPortPps, d.perPortBurst, d.unmappedPortUnreachable));
+        ObjectNode root = good();
+        nat(root).set("icmpErrors", json("{\"perPortPps\": 50, \"unmappedPortUnreachable\": false}"));
+        IcmpErrors e = FabricConfig.parse(root).nat64.icmpErrors;
+        assertEquals(List.of(50L, 200L, false), List.of(e.perPortPps, e.perPortBurst, e.unmappedPortUnreachable));
+
+        JsonNode bad = json("{\"unmappedPortUnreachable\": \"yes\"}");
+        ConfigException x = refused(r -> nat(r).set("icmpErrors", bad));
+        assertEquals(NAT + ".icmpErrors.unmappedPortUnreachable", x.field());
+        JsonNode zero = json("{\"perPortBurst\": 0}");
+        x = refused(r -> nat(r).set("icmpErrors", zero));
+        assertEquals(NAT + ".icmpErrors.perPortBurst", x.field());
+        JsonNode typo = json("{\"perPortPPS\": 10}");
+        x = refused(r -> nat(r).set("icmpErrors", typo));
+        assertEquals(NAT + ".icmpErrors.perPortPPS", x.field());
+    }
+
+    @Test
     void misspeltFieldsAreRefusedWithTheirRightSpelling() throws Exception {
         ConfigException e = refused(r -> ((ObjectNode) nat(r).path("pool4")).put("blocksize", 64));
         assertEquals(NAT + ".pool4.blocksize", e.field());

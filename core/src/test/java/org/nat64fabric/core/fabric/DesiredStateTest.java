@@ -1,6 +1,7 @@
 package org.nat64fabric.core.fabric;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.nat64fabric.core.p4.P4InfoConstants.*;
 
@@ -15,6 +16,7 @@ import org.nat64fabric.core.ConfigException;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Address;
+import org.nat64fabric.core.config.IcmpErrors;
 import org.nat64fabric.core.config.Nat64Config;
 import org.nat64fabric.core.config.PuntPolicing;
 import org.nat64fabric.core.eamt.Eam;
@@ -119,6 +121,25 @@ class DesiredStateTest {
                 List.of());
         assertTrue(defaults.contains(new MeterConfig("Nat64Ingress.punt_port_meter", 20_000, 5_000, 20_000, 5_000)));
         assertTrue(defaults.contains(new MeterConfig("Nat64Ingress.punt_source_meter", 500, 250, 500, 250)));
+    }
+
+    @Test
+    void everySwitchLimitsItsIcmpErrorsAndBordersAnswerUnmappedUdpAsConfigured() {
+        Nat64Config quiet = Nat64Config.builder().pool6(CONFIG.pool6).pool4(CONFIG.pool4)
+                .icmpErrors(IcmpErrors.of(10, 5, false)).build();
+        for (SwitchConfig.Role role : SwitchConfig.Role.values()) {
+            assertTrue(DesiredState.of(sw(role), quiet, List.of(), List.of(), b -> 0, List.of())
+                    .contains(new MeterConfig("Nat64Ingress.icmp_error.error_meter", 10, 5, 10, 5)), role.name());
+        }
+        for (Nat64Config c : List.of(CONFIG, quiet)) {
+            List<TableEntry> pool4 = DesiredState.of(sw(SwitchConfig.Role.BORDER), c, List.of(), List.of(), b -> 0,
+                    List.of()).stream().filter(e -> e instanceof TableEntry).map(e -> (TableEntry) e)
+                    .filter(e -> e.table().equals(NAT64_INGRESS_TRANSLATE_POOL4)).collect(Collectors.toList());
+            assertFalse(pool4.isEmpty());
+            BigInteger expected = BigInteger.valueOf(c.icmpErrors.unmappedPortUnreachable ? 1 : 0);
+            assertTrue(pool4.stream().allMatch(e -> e.params().get(UNMAPPED_PORT_UNREACHABLE).equals(expected)),
+                    pool4.toString());
+        }
     }
 
     @Test

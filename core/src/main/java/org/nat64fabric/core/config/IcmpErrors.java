@@ -1,0 +1,48 @@
+package org.nat64fabric.core.config;
+
+import org.nat64fabric.core.ConfigException;
+
+/**
+ * The ICMP errors the switches send themselves (Time Exceeded, Packet Too Big, Destination
+ * Unreachable, Parameter Problem): how many per second each ingress port may send (RFC 4443
+ * 2.4(f) requires a limit, RFC 1812 4.3.2.8 asks for one), and whether an IPv4 UDP packet to a
+ * pool4 address that no BIB entry maps is answered with Port Unreachable (RFC 6146 3.5.1) or
+ * dropped silently.
+ *
+ * <p>Defaults: 1 000 errors per second per port with a burst of 200 lets traceroute and path-MTU
+ * discovery of a whole access network through, yet keeps a flood of packets that all draw an
+ * error from turning the switch into a reflector at line rate.
+ */
+public final class IcmpErrors {
+    public static final IcmpErrors DEFAULTS = new IcmpErrors(1_000, 200, true);
+
+    public final long perPortPps;
+    public final long perPortBurst;
+    /** RFC 6146 3.5.1: UDP to pool4 without a BIB entry gets Destination Unreachable, Port Unreachable. */
+    public final boolean unmappedPortUnreachable;
+
+    private IcmpErrors(long perPortPps, long perPortBurst, boolean unmappedPortUnreachable) {
+        this.perPortPps = perPortPps;
+        this.perPortBurst = perPortBurst;
+        this.unmappedPortUnreachable = unmappedPortUnreachable;
+    }
+
+    /** Errors name the field by its name alone; the reader puts them under its path. */
+    public static IcmpErrors of(long perPortPps, long perPortBurst, boolean unmappedPortUnreachable) {
+        check("perPortPps", perPortPps);
+        check("perPortBurst", perPortBurst);
+        return new IcmpErrors(perPortPps, perPortBurst, unmappedPortUnreachable);
+    }
+
+    private static void check(String field, long value) {
+        if (value < 1 || value > PuntPolicing.MAX) {
+            throw new ConfigException(field, value + " is not from 1 to " + PuntPolicing.MAX);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "per port " + perPortPps + " errors/s (burst " + perPortBurst + "), unmapped UDP "
+                + (unmappedPortUnreachable ? "answered Port Unreachable" : "dropped silently");
+    }
+}
