@@ -343,7 +343,8 @@ def hairpin_route(ptf, prefix, length):
 
 
 def test_eam_hairpinning_between_two_ipv6_hosts(ptf):
-    """RFC 7757 4.2: host A reaches host B by B's EAM IPv4 address and is seen as its own EAM."""
+    """RFC 7757 4.2 and its Appendix B: host A reaches host B by B's EAM IPv4 address; B sees A's
+    IPv4 address written into pool6 (not mapped back by A's EAM), one router hop later."""
     c = ptf.client
     a4, b4, b6 = "203.0.113.5", "203.0.113.66", "2001:db8:1::e42"
     ptf.insert(
@@ -355,17 +356,23 @@ def test_eam_hairpinning_between_two_ipv6_hosts(ptf):
                       action=T + "eam_v4_to_v6_dst", params={"prefix": b6, "suffix_mask": 0}),
         hairpin_route(ptf, "203.0.113.0", 24))
     ptf.send(V6_PORT, from_v6_host(UDP(sport=1000, dport=2000) / b"hi B", dst=embed(b4, POOL6, 96)))
-    ptf.verify_packet(to_v6_host(UDP(sport=1000, dport=2000) / b"hi B", src=V6_HOST, dst=b6, hlim=62), V6_PORT)
+    ptf.verify_packet(to_v6_host(UDP(sport=1000, dport=2000) / b"hi B", src=embed(a4, POOL6, 96), dst=b6, hlim=63),
+                      V6_PORT)
     ptf.verify_no_other_packets()
 
 
 def test_stateful_hairpinning_through_pool4(ptf):
-    """RFC 6146 3.8: A reaches B's static BIB entry; B sees A's pool4 transport address in pool6."""
+    """RFC 6146 3.8: A reaches B's static BIB entry; B sees A's pool4 transport address in pool6,
+    one router hop later (the two passes through the pipeline are one hop)."""
     b6, b4 = "2001:db8:1::b", "192.0.2.20"
     ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, b4, 8080, b6, 80),
                hairpin_route(ptf, "192.0.2.0", 24))
     ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=8080) / b"GET", dst=embed(b4, POOL6, 96)))
-    ptf.verify_packet(to_v6_host(UDP(sport=40000, dport=80) / b"GET", src=embed(MAPPED, POOL6, 96), dst=b6, hlim=62),
+    ptf.verify_packet(to_v6_host(UDP(sport=40000, dport=80) / b"GET", src=embed(MAPPED, POOL6, 96), dst=b6, hlim=63),
+                      V6_PORT)
+    # Hop limit 2 still reaches B (with 1): the second pass neither decrements nor expires it.
+    ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=8080) / b"GET", dst=embed(b4, POOL6, 96), hlim=2))
+    ptf.verify_packet(to_v6_host(UDP(sport=40000, dport=80) / b"GET", src=embed(MAPPED, POOL6, 96), dst=b6, hlim=1),
                       V6_PORT)
     ptf.verify_no_other_packets()
 

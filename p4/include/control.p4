@@ -111,6 +111,9 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
     apply {
         bit<2> recirculated = meta.recirc;
         meta.recirc = 0;
+        /* One router hop for both passes of a hairpinned packet (RFC 6146 3.8, RFC 7757 4.2):
+         * the first decremented the hop limit and checked it. */
+        meta.hairpinned = recirculated == RECIRC_HAIRPIN;
         if (hdr.packet_out.isValid()) {
             bool to_pipeline = hdr.packet_out.to_pipeline == 1;
             standard_metadata.egress_spec = hdr.packet_out.egress_port;

@@ -178,6 +178,7 @@ struct metadata_t {
     bit<8>  punt_reason;     /* kept in the clone that copies TCP control packets to the CPU */
     @field_list(2)
     bit<2>  recirc;          /* RECIRC_*: why this packet goes round once more */
+    bool    hairpinned;      /* this pass translates back a packet hairpinned by the last one */
     @field_list(2)
     port_t  out_port;        /* where a packet that went round for its checksum leaves */
     bool    icmp_checksum_now;   /* second pass: checksum the ICMP message over its payload */

@@ -190,7 +190,7 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         hdr.ipv6.flow_label = 0;
         hdr.ipv6.payload_len = l4_len;
         hdr.ipv6.next_hdr = hdr.ipv4.protocol == PROTO_ICMP ? PROTO_ICMPV6 : hdr.ipv4.protocol;
-        hdr.ipv6.hop_limit = hdr.ipv4.ttl - 1;
+        hdr.ipv6.hop_limit = meta.hairpinned ? hdr.ipv4.ttl : hdr.ipv4.ttl - 1;
         hdr.ipv6.src_addr = meta.new_src6;
         hdr.ipv6.dst_addr = meta.new_dst6;
         if (hdr.ipv4.more_fragments == 1 || hdr.ipv4.frag_offset != 0) {

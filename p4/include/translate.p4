@@ -295,7 +295,9 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
             if (drop_reason != DROP_REASONS) {
                 return;
             }
-            if (!eamt_v4_src.apply().hit) {
+            /* RFC 7757 4.2 (its Appendix B example): a hairpinned packet's source is written into
+             * pool6, not mapped back by the EAMT, so that the host sees where it came through. */
+            if (meta.hairpinned || !eamt_v4_src.apply().hit) {
                 if (pool6_length == 0) {
                     /* RFC 7915 4.4: no pool6 to write the source into. */
                     request_error(meta, ICMP_DEST_UNREACH, 13, 0, DROP_NOT_TRANSLATABLE);
@@ -313,7 +315,7 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                 drop_reason = DROP_NOT_TRANSLATABLE;    /* RFC 7915 4.2: informational other than echo */
                 return;
             }
-            if (hdr.ipv4.ttl <= 1) {
+            if (hdr.ipv4.ttl <= 1 && !meta.hairpinned) {
                 request_error(meta, ICMP_TIME_EXCEEDED, 0, 0, DROP_TTL_EXPIRED);
                 return;
             }
