@@ -20,7 +20,6 @@ import org.nat64fabric.core.fabric.CloneSession;
 import org.nat64fabric.core.fabric.Entity;
 import org.nat64fabric.core.fabric.MeterConfig;
 import org.nat64fabric.core.fabric.TableEntry;
-import org.nat64fabric.core.p4.P4InfoConstants;
 import org.onlab.util.ImmutableByteSequence;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.net.DeviceId;
@@ -205,11 +204,13 @@ final class FlowRuleSwitchLink implements SwitchLink {
                         .collect(Collectors.toList())));
             }
         }
-        for (String meter : List.of(P4InfoConstants.NAT64_INGRESS_PUNT_PORT_METER, P4InfoConstants.NAT64_INGRESS_PUNT_SOURCE_METER,
-                P4InfoConstants.NAT64_INGRESS_ICMP_ERROR_ERROR_METER)) {
-            meterSize(meter).ifPresent(size -> MeterConfig.ofCells(size, meters.getMeters(device, MeterScope.of(meter))
-                    .stream().filter(m -> m.appId().equals(app) && m.state() != MeterState.PENDING_REMOVE)
-                    .map(m -> meterConfig(meter, m)).collect(Collectors.toList())).ifPresent(out::add));
+        // Every meter of the pipeline: those core configures read back whole, the others never (no cell is ours).
+        for (PiMeterModel model : pipeconfs.getPipeconf(device).map(p -> p.pipelineModel().meters())
+                .orElse(List.of())) {
+            String meter = model.id().id();
+            MeterConfig.ofCells(model.size(), meters.getMeters(device, MeterScope.of(meter)).stream()
+                    .filter(m -> m.appId().equals(app) && m.state() != MeterState.PENDING_REMOVE)
+                    .map(m -> meterConfig(meter, m)).collect(Collectors.toList())).ifPresent(out::add);
         }
         return out;
     }

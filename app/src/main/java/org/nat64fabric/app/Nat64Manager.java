@@ -79,7 +79,6 @@ public final class Nat64Manager implements Nat64Service {
     private static final Logger LOG = LoggerFactory.getLogger(Nat64Manager.class);
     /** RFC 8158 events, one line each: route this logger to a file of its own in Karaf. */
     private static final Logger EVENTS = LoggerFactory.getLogger("org.nat64fabric.events");
-    private static final String CONFIG_FIELD = "apps." + FabricConfig.APP + "." + Nat64AppConfig.KEY;
     private static final long TICK_SECONDS = 5;
     /** Switches written at the same time. */
     private static final int WRITER_THREADS = 4;
@@ -189,7 +188,7 @@ public final class Nat64Manager implements Nat64Service {
         Nat64AppConfig app = configRegistry.getConfig(appId, Nat64AppConfig.class);
         if (app == null) {
             fabric = null;
-            LOG.info("Waiting for the netcfg at {} (docs/netcfg.md)", CONFIG_FIELD);
+            LOG.info("Waiting for the netcfg at {} (docs/netcfg.md)", FabricConfig.NAT64);
             return;
         }
         ObjectNode root = new ObjectMapper().createObjectNode();
@@ -347,7 +346,7 @@ public final class Nat64Manager implements Nat64Service {
     private Nat64Fabric fabric() {
         Nat64Fabric f = fabric;
         if (f == null) {
-            throw new NotConfigured(CONFIG_FIELD, "no valid NAT64 configuration: push it with onos-netcfg"
+            throw new NotConfigured(FabricConfig.NAT64, "no valid NAT64 configuration: push it with onos-netcfg"
                     + " (docs/netcfg.md, docs/onos.md)");
         }
         return f;

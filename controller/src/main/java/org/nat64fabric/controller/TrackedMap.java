@@ -47,10 +47,6 @@ final class TrackedMap<V> extends AbstractMap<String, V> implements ConcurrentMa
         this.dirty = dirty;
     }
 
-    String name() {
-        return name;
-    }
-
     /** Loads a row read from the state file: not a change. */
     void load(String key, V value) {
         data.put(key, value);

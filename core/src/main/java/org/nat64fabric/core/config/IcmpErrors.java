@@ -1,7 +1,5 @@
 package org.nat64fabric.core.config;
 
-import org.nat64fabric.core.ConfigException;
-
 /**
  * The ICMP errors the switches send themselves (Time Exceeded, Packet Too Big, Destination
  * Unreachable, Parameter Problem): how many per second each ingress port may send (RFC 4443
@@ -29,15 +27,9 @@ public final class IcmpErrors {
 
     /** Errors name the field by its name alone; the reader puts them under its path. */
     public static IcmpErrors of(long perPortPps, long perPortBurst, boolean unmappedPortUnreachable) {
-        check("perPortPps", perPortPps);
-        check("perPortBurst", perPortBurst);
+        PuntPolicing.checkMeterValue("perPortPps", perPortPps, "");
+        PuntPolicing.checkMeterValue("perPortBurst", perPortBurst, "");
         return new IcmpErrors(perPortPps, perPortBurst, unmappedPortUnreachable);
-    }
-
-    private static void check(String field, long value) {
-        if (value < 1 || value > PuntPolicing.MAX) {
-            throw new ConfigException(field, value + " is not from 1 to " + PuntPolicing.MAX);
-        }
     }
 
     @Override

@@ -42,9 +42,13 @@ public final class PuntPolicing {
     }
 
     private static void check(String field, long value) {
+        checkMeterValue(field, value, " (a meter that lets nothing through would cut the controller off)");
+    }
+
+    /** A meter's rate or burst from the config: 1 to {@link #MAX}; {@code why} ends the error. */
+    static void checkMeterValue(String field, long value, String why) {
         if (value < 1 || value > MAX) {
-            throw new ConfigException(field, value + " is not from 1 to " + MAX
-                    + " (a meter that lets nothing through would cut the controller off)");
+            throw new ConfigException(field, value + " is not from 1 to " + MAX + why);
         }
     }
 

@@ -15,20 +15,21 @@ import org.nat64fabric.core.ConfigException;
 @PreMatching
 public final class RequestLimits implements ContainerRequestFilter {
     public static final int MAX_BODY = 1 << 20;
+    private static final String TOO_LARGE = "the body is larger than " + MAX_BODY + " bytes (1 MiB)";
 
     /** A body over the limit: answered 413. */
     static final class TooLarge extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
         TooLarge() {
-            super("the body is larger than " + MAX_BODY + " bytes (1 MiB)");
+            super(TOO_LARGE);
         }
     }
 
     @Override
     public void filter(ContainerRequestContext request) {
         if (request.getLength() > MAX_BODY) {
-            request.abortWith(Errors.of(413, "body", new TooLarge().getMessage()));
+            request.abortWith(Errors.of(413, "body", TOO_LARGE));
         }
     }
 

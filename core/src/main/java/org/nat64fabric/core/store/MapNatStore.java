@@ -119,10 +119,7 @@ public class MapNatStore implements NatStore {
         String key = PortStore.blockKey(block);
         if (blocks.remove(key, block)) {
             if (blocksBySubscriber != null) {
-                blocksBySubscriber.computeIfPresent(block.subscriber(), (s, keys) -> {
-                    keys.remove(key);
-                    return keys.isEmpty() ? null : keys;
-                });
+                unindex(blocksBySubscriber, block.subscriber(), key);
             }
             for (int port = block.first(); port <= block.last(); port++) {
                 ports.remove(PortStore.portKey(block.protocol(), new TransportAddress(block.address(), port)));
@@ -230,10 +227,7 @@ public class MapNatStore implements NatStore {
     public boolean removeSession(Session session) {
         boolean removed = sessions.remove(session.key()) != null;
         if (removed && sessionsByBib != null) {
-            sessionsByBib.computeIfPresent(session.bib().key6(), (k, keys) -> {
-                keys.remove(session.key());
-                return keys.isEmpty() ? null : keys;
-            });
+            unindex(sessionsByBib, session.bib().key6(), session.key());
             sessionsByHost.computeIfPresent(session.bib().address6(), (k, n) -> n == 1 ? null : n - 1);
         }
         committed();
@@ -267,11 +261,17 @@ public class MapNatStore implements NatStore {
         if (sessionsByHost == null) {
             return sessions.values().stream().filter(s -> s.bib().address6().mask(prefixLength).equals(first)).count();
         }
-        // Java shifts by the distance mod 64: the host-bit masks of each half, spelled out
-        long highHostBits = prefixLength >= 64 ? 0 : -1L >>> prefixLength;
-        long lowHostBits = prefixLength == 128 ? 0 : prefixLength <= 64 ? -1L : -1L >>> (prefixLength - 64);
-        Ipv6Address last = Ipv6Address.of(first.high() | highHostBits, first.low() | lowHostBits);
+        Ipv6Address network = Ipv6Address.of(-1L, -1L).mask(prefixLength);
+        Ipv6Address last = Ipv6Address.of(first.high() | ~network.high(), first.low() | ~network.low());
         return sessionsByHost.subMap(first, true, last, true).values().stream().mapToLong(Integer::longValue).sum();
+    }
+
+    /** Takes {@code member} out of the set-valued index at {@code key}, and the set once it is empty. */
+    private static <K, M> void unindex(Map<K, Set<M>> index, K key, M member) {
+        index.computeIfPresent(key, (k, members) -> {
+            members.remove(member);
+            return members.isEmpty() ? null : members;
+        });
     }
 
     private static int unsignedOrder(Ipv6Address a, Ipv6Address b) {

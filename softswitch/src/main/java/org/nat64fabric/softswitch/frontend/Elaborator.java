@@ -28,6 +28,8 @@ import org.nat64fabric.softswitch.v1model.Externs;
  * each instance gets its own slots, tables and extern objects. Every error is located.
  */
 final class Elaborator {
+    private static final String DIRECT_COUNTER = "direct_counter";
+    private static final String DIRECT_METER = "direct_meter";
     private final Preprocessor.Result source;
     private final String mainFile;
     private final Random random;
@@ -722,12 +724,12 @@ final class Elaborator {
                 define(sc, d.name(), new ExternInstance(qname, et, targs, c));
                 return;
             }
-            case "direct_counter": {
+            case DIRECT_COUNTER: {
                 if (args.size() != 1) {
                     throw error(d, "direct_counter takes 1 argument (its CounterType), " + args.size() + " given");
                 }
                 int unit = enumMemberIndex(args.get(0), sc, "CounterType");
-                define(sc, d.name(), new ExternInstance(qname, et, targs, new DirectCounterDecl(qname, unit)));
+                define(sc, d.name(), new ExternInstance(qname, et, targs, new DirectDecl(qname, unit, DIRECT_COUNTER)));
                 return;
             }
             case "meter": {
@@ -740,12 +742,12 @@ final class Elaborator {
                 define(sc, d.name(), new ExternInstance(qname, et, targs, mt));
                 return;
             }
-            case "direct_meter": {
+            case DIRECT_METER: {
                 if (args.size() != 1) {
                     throw error(d, "direct_meter takes 1 argument (its MeterType), " + args.size() + " given");
                 }
                 int unit = enumMemberIndex(args.get(0), sc, "MeterType");
-                define(sc, d.name(), new ExternInstance(qname, et, targs, new DirectMeterDecl(qname, unit)));
+                define(sc, d.name(), new ExternInstance(qname, et, targs, new DirectDecl(qname, unit, DIRECT_METER)));
                 return;
             }
             default:
@@ -753,26 +755,31 @@ final class Elaborator {
         }
     }
 
-    /** A direct counter's declaration; its values live in the entries of the table it is attached to. */
-    static final class DirectCounterDecl {
+    /**
+     * A direct counter's or direct meter's declaration; its values live in the entries of the
+     * table it is attached to (the table's {@code counters} or {@code meters} property).
+     */
+    static final class DirectDecl {
         final String name;
         final int unit;
+        /** "direct_counter" or "direct_meter", as the program names the extern. */
+        final String kind;
 
-        DirectCounterDecl(String name, int unit) {
+        DirectDecl(String name, int unit, String kind) {
             this.name = name;
             this.unit = unit;
+            this.kind = kind;
         }
     }
 
-    /** A direct meter's declaration; its state lives in the entries of the table it is attached to. */
-    static final class DirectMeterDecl {
-        final String name;
-        final int unit;
-
-        DirectMeterDecl(String name, int unit) {
-            this.name = name;
-            this.unit = unit;
+    /** The table property's value: the named extern instance, which must be a {@code kind}. */
+    private DirectDecl directProperty(ExpressionContext e, String kind, Scope sc) {
+        Object o = sc.lookup(e.getText());
+        if (!(o instanceof ExternInstance) || !(((ExternInstance) o).runtime instanceof DirectDecl)
+                || !((DirectDecl) ((ExternInstance) o).runtime).kind.equals(kind)) {
+            throw error(e, "'" + e.getText() + "' is not a " + kind);
         }
+        return (DirectDecl) ((ExternInstance) o).runtime;
     }
 
     private int sizeArg(List<ArgumentContext> args, int i, String what, ParserRuleContext at, Scope sc) {
@@ -1059,21 +1066,13 @@ final class Elaborator {
                         timeout = constantValue(s.expression(), sc, Type.BOOL).signum() != 0;
                         break;
                     case "counters": {
-                        Object o = sc.lookup(s.expression().getText());
-                        if (!(o instanceof ExternInstance) || !(((ExternInstance) o).runtime instanceof DirectCounterDecl)) {
-                            throw error(s.expression(), "'" + s.expression().getText() + "' is not a direct_counter");
-                        }
-                        DirectCounterDecl dc = (DirectCounterDecl) ((ExternInstance) o).runtime;
+                        DirectDecl dc = directProperty(s.expression(), DIRECT_COUNTER, sc);
                         directCounter = dc.name;
                         directCounterUnit = dc.unit;
                         break;
                     }
                     case "meters": {
-                        Object o = sc.lookup(s.expression().getText());
-                        if (!(o instanceof ExternInstance) || !(((ExternInstance) o).runtime instanceof DirectMeterDecl)) {
-                            throw error(s.expression(), "'" + s.expression().getText() + "' is not a direct_meter");
-                        }
-                        DirectMeterDecl dm = (DirectMeterDecl) ((ExternInstance) o).runtime;
+                        DirectDecl dm = directProperty(s.expression(), DIRECT_METER, sc);
                         directMeter = dm.name;
                         directMeterUnit = dm.unit;
                         break;
@@ -2519,13 +2518,13 @@ final class Elaborator {
         if (rt instanceof Externs.Counter) {
             return new Externs.Count((Externs.Counter) rt, a.get(0), stdField("packet_length"));
         }
-        if (rt instanceof DirectCounterDecl) {
+        if (rt instanceof DirectDecl && ((DirectDecl) rt).kind.equals(DIRECT_COUNTER)) {
             return Stmt.EMPTY;   // direct counters count every hit of their table (see v1model.p4)
         }
         if (rt instanceof Externs.Meter) {
             return new Externs.ExecuteMeter((Externs.Meter) rt, a.get(0), (Expr.LValue) a.get(1), stdField("packet_length"));
         }
-        if (rt instanceof DirectMeterDecl) {
+        if (rt instanceof DirectDecl) {   // a direct meter: read its colour
             return new Externs.DirectMeterRead((Expr.LValue) a.get(0));
         }
         throw error(at, "method '" + m.method + "' of " + inst.type.name + " is not supported by softswitch");

@@ -176,15 +176,15 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     public synchronized void send(byte[] frame) {
         int mtu = mtu();
         if (frame.length > maxFrameLength(frame, mtu)) {
-            drops.drop("oversize", frame.length + "-byte frame, MTU " + mtu);
+            drops.drop("oversize", () -> frame.length + "-byte frame, MTU " + mtu);
             return;
         }
         if (frame.length > FRAME_SIZE - TX_DATA_OFFSET) {
-            drops.drop("larger than a ring frame", frame.length + " bytes, at most " + (FRAME_SIZE - TX_DATA_OFFSET));
+            drops.drop("larger than a ring frame", () -> frame.length + " bytes, at most " + (FRAME_SIZE - TX_DATA_OFFSET));
             return;
         }
         if (tx == null && !reopenTx()) {
-            drops.drop("no transmit socket", LibC.strerror(lastSendError));
+            drops.drop("no transmit socket", () -> LibC.strerror(lastSendError));
             return;
         }
         enqueue(frame);
@@ -194,7 +194,7 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
         if (tx.getInt(txIndex * FRAME_SIZE) != TP_STATUS_AVAILABLE) {
             flush();   // the ring is full: let the kernel drain it, then look once more (flush may renew the ring)
             if (tx == null || tx.getInt(txIndex * FRAME_SIZE) != TP_STATUS_AVAILABLE) {
-                drops.drop("ring full", lastSendError == 0 ? "the link is slower than the traffic"
+                drops.drop("ring full", () -> lastSendError == 0 ? "the link is slower than the traffic"
                         : "last send error: " + LibC.strerror(lastSendError));
                 return;
             }
@@ -262,12 +262,12 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
                 txPending = true;   // nothing refused (e.g. ENOBUFS): the frames stay queued, the loop's next flush sends them
                 return;
             }
-            drops.drop("refused by the kernel", LibC.strerror(lastSendError) + " (errno " + lastSendError + ")");
+            drops.drop("refused by the kernel", () -> LibC.strerror(lastSendError) + " (errno " + lastSendError + ")");
             List<byte[]> behind = queuedAfter(slot);
             closeTx();
             if (!reopenTx()) {
                 for (int i = 0; i < behind.size(); i++) {
-                    drops.drop("no transmit socket", LibC.strerror(lastSendError));
+                    drops.drop("no transmit socket", () -> LibC.strerror(lastSendError));
                 }
                 return;
             }

@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 import org.nat64fabric.softswitch.server.Device;
 
@@ -23,9 +24,14 @@ final class TxDrops {
     private final Map<String, Tally> tallies = new HashMap<>();
 
     private static final class Tally {
+        final String counter;
         long total;
         long lastLoggedNanos;
         long sinceLogged;
+
+        Tally(String counter) {
+            this.counter = counter;
+        }
     }
 
     TxDrops(Device device, int number, String name, LongSupplier nanoClock) {
@@ -39,18 +45,23 @@ final class TxDrops {
         return "drop: " + port + " tx " + reason;
     }
 
-    synchronized void drop(String reason, String detail) {
-        device.count(counterName(reason));
-        Tally t = tallies.computeIfAbsent(reason, r -> new Tally());
+    /** {@code detail} is built only when the drop is logged: under a flood of drops, rarely. */
+    synchronized void drop(String reason, Supplier<String> detail) {
+        Tally t = tallies.get(reason);
+        if (t == null) {
+            t = new Tally(counterName(reason));
+            tallies.put(reason, t);
+        }
+        device.count(t.counter);
         t.total++;
         t.sinceLogged++;
         long now = nanoClock.getAsLong();
         if (t.total == 1) {
-            LOG.warning(port + ": dropped a frame it cannot send (" + reason + ": " + detail
+            LOG.warning(port + ": dropped a frame it cannot send (" + reason + ": " + detail.get()
                     + "); further drops of this kind are summed up at most every "
                     + TimeUnit.NANOSECONDS.toSeconds(LOG_INTERVAL_NS) + " s and counted in the totals at shutdown");
         } else if (now - t.lastLoggedNanos >= LOG_INTERVAL_NS) {
-            LOG.warning(port + ": " + t.sinceLogged + " more frames dropped (" + reason + ": " + detail + "), "
+            LOG.warning(port + ": " + t.sinceLogged + " more frames dropped (" + reason + ": " + detail.get() + "), "
                     + t.total + " in all");
         } else {
             return;

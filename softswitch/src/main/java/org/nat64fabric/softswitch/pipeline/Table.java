@@ -328,8 +328,9 @@ public final class Table {
         Entry e = lookup(s);
         ActionCall call;
         if (e != null) {
+            long now = supportTimeout || directMeter != null ? System.nanoTime() : 0;
             if (supportTimeout) {
-                e.lastHitNanos = System.nanoTime();
+                e.lastHitNanos = now;
             }
             if (directCounter != null) {
                 e.packets++;
@@ -337,9 +338,7 @@ public final class Table {
             }
             call = e.action;
             if (directMeter != null) {
-                TwoRateMarker m = e.meter;
-                s.directMeterColor = m == null ? TwoRateMarker.GREEN
-                        : m.mark(System.nanoTime(), directMeterUnit == 1 ? packetLength : 1);
+                s.directMeterColor = TwoRateMarker.colorOf(e.meter, directMeterUnit, packetLength, now);
             }
         } else {
             s.directMeterColor = TwoRateMarker.GREEN;

@@ -9,6 +9,8 @@ public final class TwoRateMarker {
     public static final int GREEN = 0;
     public static final int YELLOW = 1;
     public static final int RED = 2;
+    /** MeterType.bytes in v1model.p4's order (packets is 0): the unit a packet's size is counted in. */
+    public static final int UNIT_BYTES = 1;
 
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
@@ -46,6 +48,14 @@ public final class TwoRateMarker {
 
     private static long scaled(long units) {
         return units > Long.MAX_VALUE / NANOS_PER_SECOND ? Long.MAX_VALUE : units * NANOS_PER_SECOND;
+    }
+
+    /**
+     * The colour of a packet through a meter cell in the meter's {@code unit} (v1model MeterType):
+     * GREEN while the cell is unconfigured ({@code marker} null), as BMv2 does.
+     */
+    public static int colorOf(TwoRateMarker marker, int unit, long packetLength, long nowNanos) {
+        return marker == null ? GREEN : marker.mark(nowNanos, unit == UNIT_BYTES ? packetLength : 1);
     }
 
     /** The colour of a packet of {@code size} units (1 for packet meters, its length for byte meters). */

@@ -368,9 +368,8 @@ public final class Externs {
         }
     }
 
-    /** MeterType, in v1model.p4's order. */
-    public static final int METER_PACKETS = 0;
-    public static final int METER_BYTES = 1;
+    /** MeterType.bytes, in v1model.p4's order. */
+    public static final int METER_BYTES = TwoRateMarker.UNIT_BYTES;
 
     /** An indexed meter array (meter extern); an index with no configuration marks GREEN, as BMv2 does. */
     public static final class Meter {
@@ -400,7 +399,7 @@ public final class Externs {
             synchronized (this) {
                 m = index >= 0 && index < size ? markers[(int) index] : null;
             }
-            return m == null ? TwoRateMarker.GREEN : m.mark(System.nanoTime(), unit == METER_BYTES ? packetLength : 1);
+            return TwoRateMarker.colorOf(m, unit, packetLength, System.nanoTime());
         }
     }
 

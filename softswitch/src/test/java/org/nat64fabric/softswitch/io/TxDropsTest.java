@@ -50,22 +50,22 @@ class TxDropsTest {
     void countsEachReasonPerPortAndWarnsOnceThenSummed() {
         TxDrops port2 = new TxDrops(device, 2, "veth2", () -> now);
         TxDrops port3 = new TxDrops(device, 3, "veth3", () -> now);
-        port2.drop("oversize", "1520-byte frame, MTU 1500");
+        port2.drop("oversize", () -> "1520-byte frame, MTU 1500");
         assertEquals(1, warnings.size());
         assertTrue(warnings.get(0).startsWith("port 2 (veth2): dropped a frame it cannot send (oversize: 1520-byte"),
                 warnings.get(0));
         for (int i = 0; i < 99; i++) {
             now += TxDrops.LOG_INTERVAL_NS / 100;
-            port2.drop("oversize", "1520-byte frame, MTU 1500");
+            port2.drop("oversize", () -> "1520-byte frame, MTU 1500");
         }
         assertEquals(1, warnings.size(), "no more than one warning per interval");
         now += TxDrops.LOG_INTERVAL_NS / 100;
-        port2.drop("oversize", "1520-byte frame, MTU 1500");
+        port2.drop("oversize", () -> "1520-byte frame, MTU 1500");
         assertEquals(2, warnings.size());
         assertTrue(warnings.get(1).contains("100 more frames dropped") && warnings.get(1).endsWith("101 in all"),
                 warnings.get(1));
-        port2.drop("refused by the kernel", "Message too long (errno 90)");
-        port3.drop("oversize", "9000-byte frame, MTU 1500");
+        port2.drop("refused by the kernel", () -> "Message too long (errno 90)");
+        port3.drop("oversize", () -> "9000-byte frame, MTU 1500");
         assertEquals(4, warnings.size(), "a new reason or a new port is warned about at once");
 
         assertEquals(101L, device.stats().get("drop: port 2 (veth2) tx oversize"));
