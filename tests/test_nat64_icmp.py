@@ -91,6 +91,28 @@ def test_fragmentation_needed_becomes_packet_too_big(ptf, advertised, expected):
     ptf.verify_no_other_packets()
 
 
+def ingress_mtu(ptf, port, value):
+    ptf.insert(ptf.client.table_entry(P + "ingress_mtu", match={"port": port}, action=P + "set_ingress_mtu",
+                                      params={"mtu": value}))
+
+
+def test_fragmentation_needed_is_limited_by_the_ipv4_link_it_came_in_on(ptf):
+    """RFC 7915 4.2: minimum(advertised MTU + 20, MTU of the IPv6 next hop, MTU of the IPv4 next
+    hop + 20). The IPv4 next hop is the link to the server (port 2, the error's ingress port), MTU
+    1300 here: an advertised 1400 gives 1320; 1200 advertised still gives 1280."""
+    stateful_udp(ptf)
+    ingress_mtu(ptf, V4_PORT, 1300)
+    for advertised, expected in ((1400, 1320), (1200, 1280)):
+        quoted4 = IP(src=MAPPED, dst=V4_SERVER, ttl=63, id=0, flags="DF", len=1500) / UDP(
+            sport=40000, dport=53, len=1480, chksum=0) / (b"q" * 64)
+        ptf.send(V4_PORT, from_v4_server(ICMP(type=3, code=4, nexthopmtu=advertised) / quoted4, src=V4_ROUTER))
+        quoted6 = IPv6(src=V6_HOST, dst=SERVER6, hlim=63, plen=1480) / UDP(sport=5000, dport=53, len=1480,
+                                                                           chksum=0) / (b"q" * 64)
+        ptf.verify_packet(to_v6_host(ICMPv6PacketTooBig(mtu=expected) / quoted6, src=embed(V4_ROUTER, POOL6, 96)),
+                          V6_PORT)
+    ptf.verify_no_other_packets()
+
+
 # RFC 7915 4.2: (ICMPv4 type, code) -> (ICMPv6 type, code, pointer), None: dropped.
 V4_TO_V6 = [((3, 0), (1, 0, 0)), ((3, 1), (1, 0, 0)), ((3, 2), (4, 1, 6)), ((3, 3), (1, 4, 0)),
             ((3, 5), (1, 0, 0)), ((3, 6), (1, 0, 0)), ((3, 7), (1, 0, 0)), ((3, 8), (1, 0, 0)),
@@ -141,6 +163,16 @@ def test_packet_too_big_from_an_ipv6_router_becomes_fragmentation_needed(ptf):
     stateful_udp(ptf)
     quoted4 = v6_error_about_inbound(ptf, ICMPv6PacketTooBig(mtu=1300))
     ptf.verify_packet(to_v4_server(ICMP(type=3, code=4, nexthopmtu=1280) / quoted4), V4_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_packet_too_big_is_limited_by_the_ipv6_link_it_came_in_on(ptf):
+    """RFC 7915 5.2: minimum(advertised MTU - 20, MTU of the IPv4 next hop, MTU of the IPv6 next
+    hop - 20). The IPv6 next hop is the link to the host (port 1, the error's ingress port)."""
+    stateful_udp(ptf)
+    ingress_mtu(ptf, V6_PORT, 1400)
+    quoted4 = v6_error_about_inbound(ptf, ICMPv6PacketTooBig(mtu=1500))
+    ptf.verify_packet(to_v4_server(ICMP(type=3, code=4, nexthopmtu=1380) / quoted4), V4_PORT)
     ptf.verify_no_other_packets()
 
 

@@ -107,6 +107,18 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         size = 512;
     }
 
+    action set_ingress_mtu(bit<16> mtu) {
+        meta.ingress_mtu = mtu;
+    }
+    /* The same MTUs by the port a packet came in on: a translated Packet Too Big or Fragmentation
+     * Needed also tells the MTU of the link its sender's packets take (RFC 7915 4.2, 5.2). */
+    table ingress_mtu {
+        key = { standard_metadata.ingress_port: exact @name("port"); }
+        actions = { set_ingress_mtu; @defaultonly NoAction; }
+        default_action = NoAction();
+        size = 512;
+    }
+
 
     apply {
         bit<2> recirculated = meta.recirc;
@@ -202,8 +214,12 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
                 ipv6_routes.apply();
             }
             meta.mtu = 0xffff;
+            meta.ingress_mtu = 0xffff;
             if (meta.routed) {
                 egress_mtu.apply();
+                if (meta.is_icmp_error && translated) {
+                    ingress_mtu.apply();
+                }
             }
             /* Translated ICMP errors are at most 576/1280 bytes: the MTU is for the rest. */
             if (meta.routed && out_len > meta.mtu && !meta.is_icmp_error) {

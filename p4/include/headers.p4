@@ -219,6 +219,7 @@ struct metadata_t {
     mac_t   next_hop_src_mac;
     mac_t   next_hop_dst_mac;
     bit<16> mtu;             /* of the next hop's link */
+    bit<16> ingress_mtu;     /* of the link the packet came in on (translated ICMP errors only) */
     bool    send_error;
     bit<8>  error_type;
     bit<8>  error_code;

@@ -43,18 +43,21 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         drop_reason = DROP_ICMP_ERROR;
     }
     action too_big_to_icmp4() {
-        /* RFC 7915 5.2: minimum(advertised MTU - 20, MTU of the IPv4 next hop). */
+        /* RFC 7915 5.2: minimum(advertised MTU - 20, MTU of the IPv4 next hop, MTU of the IPv6
+         * next hop - 20), the IPv6 next hop being the link the error came in on. */
         bit<32> mtu6 = hdr.icmp.identifier ++ hdr.icmp.sequence;
         bit<32> mtu4 = mtu6 > 0xffff + 20 ? 0xffff : (mtu6 < 88 ? 68 : mtu6 - 20);
-        icmp_to_pointing(ICMP_DEST_UNREACH, 4, min32(mtu4, (bit<32>) meta.mtu));
+        bit<32> in_mtu4 = meta.ingress_mtu < 88 ? 68 : (bit<32>) meta.ingress_mtu - 20;
+        icmp_to_pointing(ICMP_DEST_UNREACH, 4, min32(min32(mtu4, (bit<32>) meta.mtu), in_mtu4));
     }
     action too_big_to_icmp6() {
-        /* RFC 7915 4.2: minimum(advertised MTU + 20, MTU of the IPv6 next hop); an MTU of 0 is
+        /* RFC 7915 4.2: minimum(advertised MTU + 20, MTU of the IPv6 next hop, MTU of the IPv4
+         * next hop + 20), the IPv4 next hop being the link the error came in on; an MTU of 0 is
          * from a router older than RFC 1191: use the plateau below the quoted length. RFC 7915 5:
          * never lower than 1280, the IPv6 minimum link MTU. */
         bit<32> advertised = hdr.icmp.sequence == 0 ? plateau_mtu(hdr.inner_ipv4.total_len)
                                                      : (bit<32>) hdr.icmp.sequence + 20;
-        bit<32> mtu6 = min32(advertised, (bit<32>) meta.mtu);
+        bit<32> mtu6 = min32(min32(advertised, (bit<32>) meta.mtu), (bit<32>) meta.ingress_mtu + 20);
         icmp_to_pointing(ICMP6_PACKET_TOO_BIG, 0, mtu6 < 1280 ? 1280 : mtu6);
     }
     action pointer_to_icmp4() {

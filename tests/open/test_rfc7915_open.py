@@ -1,6 +1,6 @@
 """Open conformance checks of issue 16, not part of `make test`: `make test-open` runs them. They
 fail where the pipeline still differs from the RFCs (RFC 4884 extensions, IPv6 extension headers,
-the IPv4 next hop in Packet Too Big, the source of translated ICMPv6 errors); a check moves into
+the source of translated ICMPv6 errors); a check moves into
 the suites of `make test` with the fix that makes it pass. Those that pass already are kept here
 with their group until the group is done.
 
@@ -373,16 +373,6 @@ def test_packet_too_big_is_limited_by_the_ipv6_next_hop_but_not_below_1280(ptf, 
     quoted6 = fragmentation_needed(ptf, advertised)
     sends_exactly(ptf, to_v6_host(ICMPv6PacketTooBig(mtu=expected) / quoted6, src=embed(V4_ROUTER, POOL6, 96)),
                   V6_PORT)
-
-
-def test_packet_too_big_is_limited_by_the_ipv4_next_hop_plus_20(ptf):
-    """RFC 7915 4.2 names a third term: minimum(advertised MTU + 20, MTU_of_IPv6_nexthop,
-    (MTU_of_IPv4_nexthop) + 20). The IPv4 next hop here is the link to the server (port 2), MTU 1300:
-    an advertised 1400 gives 1320."""
-    stateful_udp(ptf)
-    mtu(ptf, V4_PORT, 1300)
-    quoted6 = fragmentation_needed(ptf, 1400)
-    sends_exactly(ptf, to_v6_host(ICMPv6PacketTooBig(mtu=1320) / quoted6, src=embed(V4_ROUTER, POOL6, 96)), V6_PORT)
 
 
 # ---- 6. IPv4 UDP with checksum 0 (RFC 7915 4.5, RFC 6146 3.4) ----

@@ -136,7 +136,7 @@ class Nat64ManagerTest {
         onos.settle();
         assertFalse(onos.journal.isEmpty());
         assertTrue(onos.journal.stream().allMatch(j -> j.startsWith(BORDER1 + " MODIFY ")
-                && (j.endsWith("icmp_source") || j.endsWith("pool6_embed") || j.endsWith("egress_mtu")
+                && (j.endsWith("icmp_source") || j.endsWith("pool6_embed") || j.endsWith("egress_mtu") || j.endsWith("ingress_mtu")
                         || j.endsWith("punt_subscriber"))),
                 onos.journal.toString());
     }

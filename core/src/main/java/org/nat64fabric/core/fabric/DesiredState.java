@@ -115,11 +115,18 @@ public final class DesiredState {
             out.add(e.build());
         }
         // Every port's MTU as the default action, so that oversize packets get Packet Too Big or
-        // Fragmentation Needed from the pipeline on any port; then the ports that differ.
-        out.add(TableEntry.in(NAT64_INGRESS_EGRESS_MTU).action(NAT64_INGRESS_SET_MTU).param(MTU, sw.mtu).build());
+        // Fragmentation Needed from the pipeline on any port; then the ports that differ. The same
+        // by ingress port, for the MTU that a translated Packet Too Big or Fragmentation Needed tells.
+        out.addAll(portMtus(sw, NAT64_INGRESS_EGRESS_MTU, NAT64_INGRESS_SET_MTU));
+        out.addAll(portMtus(sw, NAT64_INGRESS_INGRESS_MTU, NAT64_INGRESS_SET_INGRESS_MTU));
+        return out;
+    }
+
+    private static List<TableEntry> portMtus(SwitchConfig sw, String table, String action) {
+        List<TableEntry> out = new ArrayList<>();
+        out.add(TableEntry.in(table).action(action).param(MTU, sw.mtu).build());
         for (Map.Entry<Integer, Integer> m : sw.portMtus.entrySet()) {
-            out.add(TableEntry.in(NAT64_INGRESS_EGRESS_MTU).exact(HDR_PORT, m.getKey()).action(NAT64_INGRESS_SET_MTU)
-                    .param(MTU, m.getValue()).build());
+            out.add(TableEntry.in(table).exact(HDR_PORT, m.getKey()).action(action).param(MTU, m.getValue()).build());
         }
         return out;
     }

@@ -58,6 +58,12 @@ class DesiredStateTest {
                 .param(MTU, 1400).build();
         assertEquals(List.of(all, port2), mtu);
         assertTrue(all.isDefault(), "the switch's MTU is the table's default action: it covers every port");
+        // The same MTUs by ingress port, for translated Packet Too Big / Fragmentation Needed.
+        assertEquals(List.of(
+                TableEntry.in(NAT64_INGRESS_INGRESS_MTU).action(NAT64_INGRESS_SET_INGRESS_MTU).param(MTU, 9000).build(),
+                TableEntry.in(NAT64_INGRESS_INGRESS_MTU).exact(HDR_PORT, 2).action(NAT64_INGRESS_SET_INGRESS_MTU)
+                        .param(MTU, 1400).build()),
+                in(DesiredState.routing(sw(SwitchConfig.Role.EDGE)), NAT64_INGRESS_INGRESS_MTU));
     }
 
     @Test
@@ -68,7 +74,7 @@ class DesiredStateTest {
                 b -> 300, List.of()));
         assertEquals(Set.of(NAT64_INGRESS_LOCAL_HOST_LOCAL_IPV4, NAT64_INGRESS_LOCAL_HOST_LOCAL_IPV6,
                 NAT64_INGRESS_ICMP_ERROR_ICMP_SOURCE, NAT64_INGRESS_IPV6_ROUTES, NAT64_INGRESS_IPV4_ROUTES,
-                NAT64_INGRESS_EGRESS_MTU, NAT64_INGRESS_PUNT_SUBSCRIBER), edge.stream().map(TableEntry::table).collect(Collectors.toSet()));
+                NAT64_INGRESS_EGRESS_MTU, NAT64_INGRESS_INGRESS_MTU, NAT64_INGRESS_PUNT_SUBSCRIBER), edge.stream().map(TableEntry::table).collect(Collectors.toSet()));
         assertTrue(border.containsAll(edge), "a border routes like an edge");
         TableEntry v4 = in(border, NAT64_INGRESS_TRANSLATE_SESSION_V4).get(0);
         assertEquals(List.of(BigInteger.valueOf(17), BigInteger.valueOf(0xc0000207L), BigInteger.valueOf(40001)),
