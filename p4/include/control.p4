@@ -47,7 +47,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
      * subscriber's prefix for IPv6, the address for IPv4), then the meter of its ingress port;
      * RED from either refuses it (meta.punt_color). The source meter comes first so that a
      * flooding source's refused punts spend none of its port's budget. Unconfigured meters pass
-     * everything. punt_subscriber (applied once, at the start) gives the subscriber's mask. */
+     * everything. punt_subscriber is applied first: it gives the subscriber's mask. */
     action police_punt() {
         if (hdr.ipv6.isValid()) {
             hash(meta.punt_source_bucket, HashAlgorithm.crc16, 32w0, { hdr.ipv6.src_addr & meta.subscriber_mask },
@@ -126,7 +126,6 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         /* One router hop for both passes of a hairpinned packet (RFC 6146 3.8, RFC 7757 4.2):
          * the first decremented the hop limit and checked it. */
         meta.hairpinned = recirculated == RECIRC_HAIRPIN;
-        punt_subscriber.apply();   /* once: both punt paths below police with its mask */
         if (hdr.packet_out.isValid()) {
             bool to_pipeline = hdr.packet_out.to_pipeline == 1;
             standard_metadata.egress_spec = hdr.packet_out.egress_port;
@@ -247,8 +246,15 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             drop_for(drop_reason);
             exit;
         }
-        if (meta.punt_reason != 0) {
+        /* The controller tracks TCP state from copies of SYN, FIN and RST of translated flows.
+         * What goes to the controller, a punted packet or such a copy, is policed first, on the
+         * addresses the packet arrived with (a translated packet never punts: one or the other). */
+        bool copy_tcp_control = translated && meta.stateful && hdr.tcp.isValid() && (hdr.tcp.flags & 0x07) != 0;
+        if (meta.punt_reason != 0 || copy_tcp_control) {
+            punt_subscriber.apply();
             police_punt();
+        }
+        if (meta.punt_reason != 0) {
             if (meta.punt_color == V1MODEL_METER_COLOR_RED) {
                 drop_for(DROP_PUNT_POLICED);
             } else {
@@ -263,15 +269,9 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             hdr.ethernet.src_addr = meta.next_hop_src_mac;
             hdr.ethernet.dst_addr = meta.next_hop_dst_mac;
         }
-        /* The controller tracks TCP state from copies of SYN, FIN and RST of translated flows;
-         * the copy is policed on the addresses the packet arrived with. */
-        bool copy_tcp_control = translated && meta.stateful && hdr.tcp.isValid() && (hdr.tcp.flags & 0x07) != 0;
-        if (copy_tcp_control) {
-            police_punt();
-            if (meta.punt_color == V1MODEL_METER_COLOR_RED) {
-                drops.count(DROP_PUNT_POLICED);     /* the copy only: the packet itself goes on */
-                copy_tcp_control = false;
-            }
+        if (copy_tcp_control && meta.punt_color == V1MODEL_METER_COLOR_RED) {
+            drops.count(DROP_PUNT_POLICED);     /* the copy only: the packet itself goes on */
+            copy_tcp_control = false;
         }
         if (translated) {
             rewrite.apply(hdr, meta, drop_reason);
