@@ -29,6 +29,11 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     private static final int TP_STATUS_AVAILABLE = 0;
     private static final int TP_STATUS_SEND_REQUEST = 1;
     private static final int TP_STATUS_WRONG_FORMAT = 4;
+    private static final int TP_STATUS_VLAN_VALID = 1 << 4;
+    private static final int TP_STATUS_VLAN_TPID_VALID = 1 << 6;
+    private static final int ETH_P_8021Q = 0x8100;
+    private static final int VLAN_TAG = 4;
+    private static final int MAC_ADDRESSES = 12;
     private static final int ETH_HEADER = 14;
     private static final long MTU_REFRESH_NS = 1_000_000_000L;
 
@@ -149,12 +154,11 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
             if ((rx.getInt(off) & TP_STATUS_USER) == 0) {
                 break;
             }
+            int status = rx.getInt(off);
             int len = rx.getInt(off + 4);
             int snap = rx.getInt(off + 8);
             int mac = rx.getShort(off + 12) & 0xffff;   // tp_mac
-            byte[] frame = new byte[snap];
-            rx.position(off + mac);
-            rx.get(frame);   // receive() runs on the data-plane thread only
+            byte[] frame = (status & TP_STATUS_VLAN_VALID) == 0 ? copy(off + mac, snap) : withVlanTag(off, mac, snap);
             rx.putInt(off, 0);   // back to the kernel
             rxIndex = (rxIndex + 1) % FRAMES;
             n++;
@@ -165,6 +169,31 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
             sink.accept(frame, number);
         }
         return n;
+    }
+
+    private byte[] copy(int from, int length) {
+        byte[] frame = new byte[length];
+        rx.position(from);
+        rx.get(frame);   // receive() runs on the data-plane thread only
+        return frame;
+    }
+
+    /**
+     * The frame as it was on the wire: the kernel takes an 802.1Q/802.1ad tag out of the frame and
+     * hands it beside it (tp_vlan_tci, tp_vlan_tpid), so a program that parses VLANs would never see one.
+     */
+    private byte[] withVlanTag(int off, int mac, int snap) {
+        int status = rx.getInt(off);
+        int tci = rx.getShort(off + 24) & 0xffff;
+        int tpid = (status & TP_STATUS_VLAN_TPID_VALID) != 0 ? rx.getShort(off + 26) & 0xffff : ETH_P_8021Q;
+        byte[] untagged = copy(off + mac, snap);
+        if (snap < MAC_ADDRESSES) {
+            return untagged;
+        }
+        ByteBuffer frame = ByteBuffer.allocate(snap + VLAN_TAG);
+        frame.put(untagged, 0, MAC_ADDRESSES).putShort((short) tpid).putShort((short) tci)
+                .put(untagged, MAC_ADDRESSES, snap - MAC_ADDRESSES);
+        return frame.array();
     }
 
     /**

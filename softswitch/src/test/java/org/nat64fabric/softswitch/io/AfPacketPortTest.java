@@ -22,7 +22,7 @@ import org.nat64fabric.softswitch.server.Device;
 /**
  * A real port on a veth pair, in a network namespace of the test's own (so nothing leaves it):
  * a frame the link cannot carry is dropped and counted, whether softswitch or the kernel refuses
- * it, and the frames after it are sent. Needs root, as {@code softswitch run} does.
+ * it, and the frames after it are sent; a VLAN-tagged frame arrives as it was sent. Needs root, as {@code softswitch run} does.
  */
 class AfPacketPortTest {
     private static final int CLONE_NEWNET = 0x40000000;
@@ -75,6 +75,26 @@ class AfPacketPortTest {
         });
     }
 
+    @Test
+    void vlanTaggedFrameIsReceivedWithItsTag() throws Exception {
+        inPrivateNamespace(() -> {
+            Device device = new Device(1, 255);
+            try (AfPacketPort a = new AfPacketPort("ssA", 1, device); AfPacketPort b = new AfPacketPort("ssB", 2, device)) {
+                for (int tpid : new int[] {0x8100, 0x88a8}) {
+                    byte[] untagged = frame(tpid, 64);
+                    byte[] tagged = ByteBuffer.allocate(68).put(untagged, 0, 12).putShort((short) tpid)
+                            .putShort((short) 0x2123).put(untagged, 12, 52).array();   // priority 1, VLAN 291
+                    a.send(tagged);
+                    a.flush();
+                    assertEquals(List.of(Arrays.toString(tagged)), framesOf(b, tagged.length));
+                }
+            } finally {
+                device.close();
+            }
+            return null;
+        });
+    }
+
     /** Runs {@code body} on a thread of its own in a new network namespace with veth pair ssA/ssB. */
     private static void inPrivateNamespace(Callable<Void> body) throws Exception {
         ExecutorService thread = Executors.newSingleThreadExecutor();
@@ -114,6 +134,21 @@ class AfPacketPortTest {
         ByteBuffer b = ByteBuffer.allocate(length);
         b.put(new byte[] {-1, -1, -1, -1, -1, -1, 2, 0, 0, 0, 0, 1}).putShort((short) EXPERIMENTAL_ETHERTYPE).putInt(seq);
         return b.array();
+    }
+
+    /** The frames of {@code length} bytes that reach {@code port} within 2 s (the kernel's own NDP is shorter). */
+    private static List<String> framesOf(AfPacketPort port, int length) throws InterruptedException {
+        List<String> frames = new ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        while (frames.isEmpty() && System.nanoTime() < deadline) {
+            port.receive(64, (f, n) -> {
+                if (f.length == length) {
+                    frames.add(Arrays.toString(f));
+                }
+            });
+            Thread.sleep(10);
+        }
+        return frames;
     }
 
     /** The sequence numbers of the test's frames that reach {@code port}: up to 2 s for {@code count}, then 100 ms more. */
