@@ -114,6 +114,18 @@ def session_v4(ptf, proto, dst4, dport, dst6, port6, filtered=0):
                                   action=T + "dnat", params={"dst6": dst6, "dst_port": port6, "filtered": filtered})
 
 
+def eam(ptf, v6, v4):
+    """One RFC 7757 EAM (v6/128 <-> v4/32), written into all four EAMT tables as the controller does."""
+    c = ptf.client
+    return [c.table_entry(T + table, match={key: (prefix, length)}, action=T + action,
+                          params={"prefix": mapped, "suffix_mask": 0})
+            for table, key, prefix, length, action, mapped in (
+                ("eamt_v6_src", "ipv6_addr", v6, 128, "eam_v6_to_v4_src", v4),
+                ("eamt_v6_dst", "ipv6_addr", v6, 128, "eam_v6_to_v4_dst", v4),
+                ("eamt_v4_src", "ipv4_addr", v4, 32, "eam_v4_to_v6_src", v6),
+                ("eamt_v4_dst", "ipv4_addr", v4, 32, "eam_v4_to_v6_dst", v6))]
+
+
 def from_v6_host(l4, src=V6_HOST, dst=None, hlim=64, tc=0):
     return Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IPv6(src=src, dst=dst or embed(V4_SERVER, POOL6, 96),
                                                           hlim=hlim, tc=tc) / l4

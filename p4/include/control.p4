@@ -150,7 +150,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         /* Translation trusts the length fields (it cannot see the payload): check them, both ways.
          * A length that ends before the headers parsed after the IP header (which the parser took
          * from beyond it) is as malformed as one that runs past the frame. */
-        bit<16> parsed_after_ip = (hdr.ipv6_frag.isValid() ? 16w8 : 0) + (hdr.ipv6_routing.isValid() ? 16w4 : 0)
+        bit<16> parsed_after_ip = (hdr.ipv6_frag.isValid() ? 16w8 : 0) + meta.ipv6_ext_len
             + (hdr.tcp.isValid() ? 16w20 : 0) + (hdr.udp.isValid() ? 16w8 : 0) + (hdr.icmp.isValid() ? 16w8 : 0)
             + (hdr.ndp.isValid() ? 16w16 : 0) + (hdr.ndp_option.isValid() ? 16w8 : 0)
             + (hdr.inner_ipv4.isValid() ? 16w20 : 0) + (hdr.inner_ipv6.isValid() ? 16w40 : 0)
@@ -179,13 +179,15 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
                           && meta.punt_reason == 0 && !meta.send_error;
         /* The family the packet leaves in, and its IP length there. */
         bool out_v4 = translated ? hdr.ipv6.isValid() : hdr.ipv4.isValid();
+        /* What IPv6 -> IPv4 translation leaves out after the IPv6 header: extension headers. */
+        bit<16> ipv6_headers_dropped = meta.ipv6_ext_len + (hdr.ipv6_frag.isValid() ? 16w8 : 0);
         bit<16> out_len = 0;
         if (drop_reason == DROP_REASONS && meta.punt_reason == 0 && !meta.send_error) {
             if (translated) {
                 meta.route4 = meta.new_dst4;
                 meta.route6 = meta.new_dst6;
                 if (out_v4) {
-                    out_len = hdr.ipv6.payload_len + 20 - (hdr.ipv6_frag.isValid() ? 16w8 : 0);
+                    out_len = hdr.ipv6.payload_len + 20 - ipv6_headers_dropped;
                 } else {
                     out_len = hdr.ipv4.total_len - ((bit<16>) hdr.ipv4.ihl << 2) + 40
                               + (hdr.ipv4.more_fragments == 1 || hdr.ipv4.frag_offset != 0 ? 16w8 : 0);
@@ -225,8 +227,9 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
                 bool v4_in = hdr.ipv4.isValid();
                 bool df = v4_in && hdr.ipv4.dont_fragment == 1;
                 if (out_v4 && !v4_in) {
-                    /* RFC 7915 5.1: Packet Too Big with the IPv4 MTU plus the header difference. */
-                    bit<32> mtu6 = (bit<32>) meta.mtu + (hdr.ipv6_frag.isValid() ? 32w28 : 32w20);
+                    /* RFC 7915 5.1: Packet Too Big with the IPv4 MTU plus the header difference
+                     * (20, and the Fragment and extension headers translation leaves out). */
+                    bit<32> mtu6 = (bit<32>) meta.mtu + 20 + (bit<32>) ipv6_headers_dropped;
                     request_error(meta, ICMP6_PACKET_TOO_BIG, 0, mtu6 < 1280 ? 1280 : mtu6, DROP_TOO_BIG);
                 } else if (!out_v4 && !v4_in) {
                     request_error(meta, ICMP6_PACKET_TOO_BIG, 0, (bit<32>) meta.mtu, DROP_TOO_BIG);

@@ -13,12 +13,22 @@ const bit<16> ETHERTYPE_IPV4 = 0x0800;
 const bit<16> ETHERTYPE_IPV6 = 0x86dd;
 const bit<16> ETHERTYPE_ARP  = 0x0806;
 
+const bit<8> PROTO_HOPOPT = 0;
 const bit<8> PROTO_ICMP   = 1;
 const bit<8> PROTO_TCP    = 6;
 const bit<8> PROTO_UDP    = 17;
 const bit<8> PROTO_ROUTING = 43;
 const bit<8> PROTO_FRAG   = 44;
 const bit<8> PROTO_ICMPV6 = 58;
+const bit<8> PROTO_DSTOPTS = 60;
+
+/* IPv6 extension headers the parser walks (Hop-by-Hop, Destination Options, Routing), in bytes:
+ * before a Fragment header, and after it. A longer chain is left unparsed: routed as it came,
+ * not translated. */
+#define IPV6_EXT_WORDS 8
+#define IPV6_EXT_AFTER_WORDS 2
+const bit<16> IPV6_EXT_BYTES = 8 * IPV6_EXT_WORDS;
+const bit<16> IPV6_EXT_AFTER_BYTES = 8 * IPV6_EXT_AFTER_WORDS;
 
 const bit<8> ICMP_ECHO_REPLY     = 0;
 const bit<8> ICMP_DEST_UNREACH   = 3;
@@ -43,7 +53,8 @@ const bit<8> PUNT_TCP_CONTROL  = 2;   /* copy of a translated TCP SYN/FIN/RST, f
 const bit<8> PUNT_NEEDS_FRAGMENTATION = 3;   /* IPv4 without DF larger than the next hop's MTU */
 const bit<8> PUNT_NO_ROUTE     = 4;   /* no route after translation or for a routed packet */
 
-/* Index of the drops counter. A packet answered with an ICMP error is counted here too. */
+/* Index of the drops counter. A packet the switch answers with an ICMP error is counted in
+ * icmp_error.sent instead; here when the error may not be sent (its rate, or what it would quote). */
 const bit<32> DROP_PARSER_ERROR    = 0;
 const bit<32> DROP_BAD_CHECKSUM    = 1;
 const bit<32> DROP_NO_ROUTE        = 2;

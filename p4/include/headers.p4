@@ -111,12 +111,10 @@ header ndp_h {
     ipv6_t target;
 }
 
-/* The first four bytes of an IPv6 routing header: enough to see whether segments are left. */
-header ipv6_routing_h {
-    bit<8> next_hdr;
-    bit<8> hdr_ext_len;
-    bit<8> routing_type;
-    bit<8> segments_left;
+/* Eight bytes of an IPv6 extension header (Hop-by-Hop, Destination Options, Routing): each is
+ * a whole number of them, its first byte the next header, its second how many follow. */
+header ipv6_ext_word_h {
+    bit<64> word;
 }
 
 /* The first 8 bytes of the transport header inside an ICMP error (all an IPv4 router must
@@ -157,8 +155,9 @@ struct headers_t {
     ipv4_h       ipv4;
     ipv4_option_h[10] ipv4_options;
     ipv6_h       ipv6;
+    ipv6_ext_word_h[IPV6_EXT_WORDS] ipv6_ext;              /* before a Fragment header */
     ipv6_frag_h  ipv6_frag;
-    ipv6_routing_h ipv6_routing;
+    ipv6_ext_word_h[IPV6_EXT_AFTER_WORDS] ipv6_ext_after;  /* after it */
     tcp_h        tcp;
     udp_h        udp;
     icmp_h       icmp;
@@ -167,8 +166,9 @@ struct headers_t {
     /* The packet quoted in an ICMP error: parsed when translating one, filled when sending one. */
     ipv4_h         inner_ipv4;
     ipv6_h         inner_ipv6;
+    ipv6_ext_word_h[IPV6_EXT_WORDS] inner_ext;
     ipv6_frag_h    inner_frag;
-    ipv6_routing_h inner_routing;
+    ipv6_ext_word_h[IPV6_EXT_AFTER_WORDS] inner_ext_after;
     l4_head_h      inner_l4;
     tcp_tail_h     inner_tcp_tail;
 }
@@ -184,6 +184,13 @@ struct metadata_t {
     bool    icmp_checksum_now;   /* second pass: checksum the ICMP message over its payload */
     bit<32> truncate_to;     /* frame length an ICMP error is cut to, 0: not cut */
     bit<4>  ipv4_option_words;   /* parser loop counter */
+    bit<8>  ipv6_next;       /* the Next Header after the IPv6 extension headers the parser walked */
+    bit<16> ipv6_ext_len;    /* their bytes, before and after a Fragment header (not counting it) */
+    bit<16> ipv6_ext_after_len;  /* those after it */
+    bit<16> ipv6_ext_words;  /* parser loop counter */
+    bool    ipv6_ext_unparsed;   /* the chain was longer than the parser walks, or out of order */
+    bit<8>  routing_segments_left;   /* of a Routing header, 0 without one */
+    bit<16> routing_pointer; /* its Segments Left field, as an offset from the IPv6 header */
     bit<16> icmp_room;       /* bytes an ICMP error quotes after the inner IP header */
     bit<16> l4_src;          /* TCP/UDP ports or the ICMP echo identifier, as parsed; for an */
     bit<16> l4_dst;          /* ICMP error, those of the quoted packet, swapped (see parser) */

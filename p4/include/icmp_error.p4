@@ -130,10 +130,12 @@ control IcmpError(inout headers_t hdr, inout metadata_t meta, inout standard_met
             hdr.ipv4.src_addr = source4;
         } else {
             hdr.inner_ipv6 = hdr.ipv6;
+            hdr.inner_ext = hdr.ipv6_ext;
+            hdr.ipv6_ext.pop_front(IPV6_EXT_WORDS);
             hdr.inner_frag = hdr.ipv6_frag;
             hdr.ipv6_frag.setInvalid();
-            hdr.inner_routing = hdr.ipv6_routing;
-            hdr.ipv6_routing.setInvalid();
+            hdr.inner_ext_after = hdr.ipv6_ext_after;
+            hdr.ipv6_ext_after.pop_front(IPV6_EXT_AFTER_WORDS);
             bit<16> length = 8 + 40 + hdr.ipv6.payload_len;
             if (length > ICMP6_ERROR_MAX - 40) {
                 length = ICMP6_ERROR_MAX - 40;

@@ -75,30 +75,97 @@ parser Nat64Parser(packet_in packet, out headers_t hdr, inout metadata_t meta,
             default: accept;
         }
     }
+    /* RFC 7915 5.1 translates what follows the extension headers: the parser walks Hop-by-Hop
+     * (first only, RFC 8200 4.1), Destination Options and Routing headers, a Fragment header,
+     * and Destination Options after it, eight bytes at a time, as far as the stacks reach. */
     state parse_ipv6 {
         packet.extract(hdr.ipv6);
         verify(hdr.ipv6.version == 6, error.HeaderTooShort);
+        meta.ipv6_next = hdr.ipv6.next_hdr;
         transition select(hdr.ipv6.next_hdr) {
-            PROTO_FRAG: parse_ipv6_frag;
+            PROTO_HOPOPT: parse_ipv6_ext;
+            default: parse_ipv6_chain;
+        }
+    }
+    state parse_ipv6_chain {
+        transition select(meta.ipv6_next) {
+            PROTO_DSTOPTS: parse_ipv6_ext;
             PROTO_ROUTING: parse_ipv6_routing;
+            PROTO_FRAG: parse_ipv6_frag;
             PROTO_TCP: parse_tcp;
             PROTO_UDP: parse_udp;
             PROTO_ICMPV6: parse_icmpv6;
+            PROTO_HOPOPT: ipv6_ext_unparsed;
             default: accept;
         }
     }
     state parse_ipv6_routing {
-        packet.extract(hdr.ipv6_routing);
-        transition accept;
+        bit<32> head = packet.lookahead<bit<32>>();
+        meta.routing_segments_left = head[7:0];
+        meta.routing_pointer = 40 + meta.ipv6_ext_len + 3;
+        transition parse_ipv6_ext;
+    }
+    state parse_ipv6_ext {
+        bit<16> head = packet.lookahead<bit<16>>();
+        meta.ipv6_next = head[15:8];
+        meta.ipv6_ext_words = (bit<16>) head[7:0] + 1;
+        transition select((bit<1>) (meta.ipv6_ext_len + (meta.ipv6_ext_words << 3) > IPV6_EXT_BYTES)) {
+            1: ipv6_ext_unparsed;
+            default: parse_ipv6_ext_word;
+        }
+    }
+    state parse_ipv6_ext_word {
+        packet.extract(hdr.ipv6_ext.next);
+        meta.ipv6_ext_len = meta.ipv6_ext_len + 8;
+        meta.ipv6_ext_words = meta.ipv6_ext_words - 1;
+        transition select(meta.ipv6_ext_words) {
+            0: parse_ipv6_chain;
+            default: parse_ipv6_ext_word;
+        }
     }
     state parse_ipv6_frag {
         packet.extract(hdr.ipv6_frag);
-        transition select(hdr.ipv6_frag.frag_offset, hdr.ipv6_frag.next_hdr) {
-            (0, PROTO_TCP): parse_tcp;
-            (0, PROTO_UDP): parse_udp;
-            (0, PROTO_ICMPV6): parse_icmpv6;
+        meta.ipv6_next = hdr.ipv6_frag.next_hdr;
+        transition select(hdr.ipv6_frag.frag_offset) {
+            0: parse_ipv6_after_frag;
+            default: accept;               /* a later fragment: no transport header */
+        }
+    }
+    state parse_ipv6_after_frag {
+        transition select(meta.ipv6_next) {
+            PROTO_DSTOPTS: parse_ipv6_ext_after;
+            PROTO_TCP: parse_tcp;
+            PROTO_UDP: parse_udp;
+            PROTO_ICMPV6: parse_icmpv6;
+            PROTO_HOPOPT: ipv6_ext_unparsed;
+            PROTO_ROUTING: ipv6_ext_unparsed;
+            PROTO_FRAG: ipv6_ext_unparsed;
             default: accept;
         }
+    }
+    state parse_ipv6_ext_after {
+        bit<16> head = packet.lookahead<bit<16>>();
+        meta.ipv6_next = head[15:8];
+        meta.ipv6_ext_words = (bit<16>) head[7:0] + 1;
+        transition select((bit<1>) (meta.ipv6_ext_after_len + (meta.ipv6_ext_words << 3) > IPV6_EXT_AFTER_BYTES)) {
+            1: ipv6_ext_unparsed;
+            default: parse_ipv6_ext_after_word;
+        }
+    }
+    state parse_ipv6_ext_after_word {
+        packet.extract(hdr.ipv6_ext_after.next);
+        meta.ipv6_ext_len = meta.ipv6_ext_len + 8;
+        meta.ipv6_ext_after_len = meta.ipv6_ext_after_len + 8;
+        meta.ipv6_ext_words = meta.ipv6_ext_words - 1;
+        transition select(meta.ipv6_ext_words) {
+            0: parse_ipv6_after_frag;
+            default: parse_ipv6_ext_after_word;
+        }
+    }
+    /* Routed as it came; never translated (what follows is not known). */
+    state ipv6_ext_unparsed {
+        meta.ipv6_ext_unparsed = true;
+        transition accept;
     }
     state parse_tcp {
         packet.extract(hdr.tcp);
@@ -240,8 +307,9 @@ control Nat64Deparser(packet_out packet, in headers_t hdr) {
         packet.emit(hdr.ipv4);
         packet.emit(hdr.ipv4_options);
         packet.emit(hdr.ipv6);
+        packet.emit(hdr.ipv6_ext);
         packet.emit(hdr.ipv6_frag);
-        packet.emit(hdr.ipv6_routing);
+        packet.emit(hdr.ipv6_ext_after);
         packet.emit(hdr.tcp);
         packet.emit(hdr.udp);
         packet.emit(hdr.icmp);
@@ -249,8 +317,9 @@ control Nat64Deparser(packet_out packet, in headers_t hdr) {
         packet.emit(hdr.ndp_option);
         packet.emit(hdr.inner_ipv4);
         packet.emit(hdr.inner_ipv6);
+        packet.emit(hdr.inner_ext);
         packet.emit(hdr.inner_frag);
-        packet.emit(hdr.inner_routing);
+        packet.emit(hdr.inner_ext_after);
         packet.emit(hdr.inner_l4);
         packet.emit(hdr.inner_tcp_tail);
     }

@@ -155,8 +155,9 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
 
     /* ---- outer headers ---- */
     action v6_to_v4() {
-        bit<16> l4_len = hdr.ipv6.payload_len;
-        bit<8> next = hdr.ipv6.next_hdr;
+        /* RFC 7915 5.1: extension headers are not translated; Protocol is the last Next Header. */
+        bit<16> l4_len = hdr.ipv6.payload_len - meta.ipv6_ext_len;
+        bit<8> next = meta.ipv6_next;
         hdr.ipv4.setValid();
         hdr.ipv4.version = 4;
         hdr.ipv4.ihl = 5;
@@ -167,7 +168,6 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         hdr.ipv4.frag_offset = 0;
         if (hdr.ipv6_frag.isValid()) {
             l4_len = l4_len - 8;
-            next = hdr.ipv6_frag.next_hdr;
             hdr.ipv4.identification = hdr.ipv6_frag.identification[15:0];
             hdr.ipv4.more_fragments = hdr.ipv6_frag.more_fragments;
             hdr.ipv4.frag_offset = hdr.ipv6_frag.frag_offset;
@@ -182,7 +182,9 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         hdr.ipv4.dst_addr = meta.new_dst4;
         hdr.ethernet.ether_type = ETHERTYPE_IPV4;
         hdr.ipv6.setInvalid();
+        hdr.ipv6_ext.pop_front(IPV6_EXT_WORDS);
         hdr.ipv6_frag.setInvalid();
+        hdr.ipv6_ext_after.pop_front(IPV6_EXT_AFTER_WORDS);
     }
 
     action v4_to_v6() {
@@ -304,7 +306,8 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
 
     /* ICMPv6 error -> ICMPv4 error. */
     action error_6to4_headers() {
-        bit<32> old_words = sum_v6(hdr.ipv6.src_addr) + sum_v6(hdr.ipv6.dst_addr) + (bit<32>) hdr.ipv6.payload_len
+        bit<32> old_words = sum_v6(hdr.ipv6.src_addr) + sum_v6(hdr.ipv6.dst_addr)
+                            + (bit<32>) (hdr.ipv6.payload_len - meta.ipv6_ext_len)
                             + (bit<32>) PROTO_ICMPV6 + (bit<32>) (hdr.icmp.type ++ hdr.icmp.code)
                             + (bit<32>) hdr.icmp.identifier + (bit<32>) hdr.icmp.sequence
                             + sum_ipv6_header(hdr.inner_ipv6) + sum_l4_head(hdr.inner_l4)
@@ -397,10 +400,10 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
             } else if (meta.is_echo) {
                 /* ICMPv6 echo -> ICMP echo: the pseudo-header leaves the sum; type and
                  * identifier change. Identifier counted once (it is both "ports"). The pseudo-header
-                 * length is the upper-layer one: without a Fragment header (an atomic fragment,
-                 * RFC 7915 5.1.1; RFC 8200 8.1). */
+                 * length is the upper-layer one: without extension or Fragment headers (an atomic
+                 * fragment, RFC 7915 5.1.1; RFC 8200 8.1). */
                 bit<8> type4 = hdr.icmp.type == ICMP6_ECHO_REQUEST ? ICMP_ECHO_REQUEST : ICMP_ECHO_REPLY;
-                bit<16> upper_len = hdr.ipv6.payload_len - (hdr.ipv6_frag.isValid() ? 16w8 : 0);
+                bit<16> upper_len = hdr.ipv6.payload_len - meta.ipv6_ext_len - (hdr.ipv6_frag.isValid() ? 16w8 : 0);
                 bit<32> old_icmp = sum_v6(hdr.ipv6.src_addr) + sum_v6(hdr.ipv6.dst_addr) + (bit<32>) upper_len
                                    + (bit<32>) PROTO_ICMPV6 + (bit<32>) (hdr.icmp.type ++ hdr.icmp.code)
                                    + (bit<32>) meta.l4_src;

@@ -223,13 +223,14 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
             if (!meta.xlate_dst || drop_reason != DROP_REASONS) {
                 return;                                 /* not for translation: routed as IPv6 */
             }
-            if (hdr.ipv6_routing.isValid()) {
-                if (hdr.ipv6_routing.segments_left != 0) {
-                    /* RFC 7915 5.1: Parameter Problem pointing at Segments Left. */
-                    request_error(meta, ICMP6_PARAM_PROBLEM, 0, 40 + 3, DROP_NOT_TRANSLATABLE);
-                } else {
-                    drop_reason = DROP_NOT_TRANSLATABLE;
-                }
+            if (meta.routing_segments_left != 0) {
+                /* RFC 7915 5.1: Parameter Problem pointing at Segments Left. */
+                request_error(meta, ICMP6_PARAM_PROBLEM, 0, (bit<32>) meta.routing_pointer, DROP_NOT_TRANSLATABLE);
+                return;
+            }
+            if (meta.ipv6_ext_unparsed) {
+                /* More extension headers than the parser walks: what follows them is unknown. */
+                request_error(meta, ICMP6_DEST_UNREACH, 1, 0, DROP_NOT_TRANSLATABLE);
                 return;
             }
             if (meta.is_icmp_error && (hdr.ipv6_frag.isValid() || hdr.inner_ipv6.src_addr != hdr.ipv6.dst_addr)) {

@@ -1,6 +1,6 @@
 """Open conformance checks of issue 16, not part of `make test`: `make test-open` runs them. They
-fail where the pipeline still differs from the RFCs (RFC 4884 extensions, IPv6 extension headers,
-the source of translated ICMPv6 errors); a check moves into
+fail where the pipeline still differs from the RFCs (RFC 4884 extensions, the source of translated
+ICMPv6 errors); a check moves into
 the suites of `make test` with the fix that makes it pass. Those that pass already are kept here
 with their group until the group is done.
 
@@ -16,13 +16,13 @@ import ipaddress
 import pytest
 from scapy.layers.inet import ICMP, IP, TCP, UDP
 from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoRequest, ICMPv6PacketTooBig, ICMPv6TimeExceeded, IPv6,
-                                IPv6ExtHdrDestOpt, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, IPv6ExtHdrRouting)
+                                IPv6ExtHdrFragment)
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
 from nat64_setup import (DROP_UDP_ZERO_CHECKSUM_FRAGMENT, MAPPED, P, POOL6, ROUTER_MAC,
                          SENT_TOO_BIG, SWITCH_V6, T, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT,
-                         drops, embed, from_v4_server, from_v6_host, sent, session_v4, session_v6, to_v4_server,
+                         drops, eam, embed, from_v4_server, from_v6_host, sent, session_v4, session_v6, to_v4_server,
                          to_v6_host)
 from nat64_setup import ptf, sut  # noqa: F401  (pytest fixtures, found by name)
 
@@ -38,21 +38,6 @@ ROUTER_EAM4 = "203.0.113.254"    # the IPv6 router's EAM, where a test gives it 
 def stateful_udp(ptf):
     """The IPv6 host's UDP port 5000 is 192.0.2.10:40000 in both directions (a static BIB entry)."""
     ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
-
-
-def eam(ptf, v6, v4):
-    """One RFC 7757 EAM (v6/128 <-> v4/32), written into all four EAMT tables as the controller does."""
-    c = ptf.client
-    return [
-        c.table_entry(T + "eamt_v6_src", match={"ipv6_addr": (v6, 128)}, action=T + "eam_v6_to_v4_src",
-                      params={"prefix": v4, "suffix_mask": 0}),
-        c.table_entry(T + "eamt_v6_dst", match={"ipv6_addr": (v6, 128)}, action=T + "eam_v6_to_v4_dst",
-                      params={"prefix": v4, "suffix_mask": 0}),
-        c.table_entry(T + "eamt_v4_src", match={"ipv4_addr": (v4, 32)}, action=T + "eam_v4_to_v6_src",
-                      params={"prefix": v6, "suffix_mask": 0}),
-        c.table_entry(T + "eamt_v4_dst", match={"ipv4_addr": (v4, 32)}, action=T + "eam_v4_to_v6_dst",
-                      params={"prefix": v6, "suffix_mask": 0}),
-    ]
 
 
 def mtu(ptf, port, value):
@@ -228,35 +213,6 @@ def test_icmpv4_error_with_extension_translated_over_1280_bytes_stays_well_forme
         n = length * 8
         assert n >= 128 and body[:n] == pad(quoted6, 8)[:n] and body[n:] == ext, \
             f"length {length}: the {n}-byte datagram field is not followed by the whole extension"
-
-
-# ---- 2. IPv6 extension headers before the transport header (RFC 7915 5.1) ----
-
-EXTENSION_HEADERS = {
-    "hop-by-hop": lambda: IPv6ExtHdrHopByHop(),
-    "destination-options": lambda: IPv6ExtHdrDestOpt(),
-    "routing-segments-left-0": lambda: IPv6ExtHdrRouting(addresses=[], segleft=0),
-    "all-three": lambda: IPv6ExtHdrHopByHop() / IPv6ExtHdrDestOpt() / IPv6ExtHdrRouting(addresses=[], segleft=0),
-}
-
-
-@pytest.mark.parametrize("kind", list(EXTENSION_HEADERS))
-def test_extension_headers_are_not_translated_for_an_eam_source(ptf, kind):
-    """RFC 7915 5.1: Protocol is the Next Header of the last extension header (here UDP, 17); Hop-by-Hop,
-    Destination Options and a Routing header with Segments Left 0 are dropped, not carried as payload,
-    and Total Length counts none of them. The UDP checksum is adjusted as without them."""
-    ptf.insert(*eam(ptf, V6_HOST, HOST_EAM4))
-    ptf.send(V6_PORT, from_v6_host(EXTENSION_HEADERS[kind]() / UDP(sport=1111, dport=2222) / b"extension headers"))
-    sends_exactly(ptf, to_v4_server(UDP(sport=1111, dport=2222) / b"extension headers", src=HOST_EAM4), V4_PORT)
-
-
-@pytest.mark.parametrize("kind", list(EXTENSION_HEADERS))
-def test_extension_headers_are_not_translated_through_a_session(ptf, kind):
-    """The same through a session: the transport (UDP 5000) is behind the extension headers and its
-    port is the one the session maps."""
-    stateful_udp(ptf)
-    ptf.send(V6_PORT, from_v6_host(EXTENSION_HEADERS[kind]() / UDP(sport=5000, dport=53) / b"extension headers"))
-    sends_exactly(ptf, to_v4_server(UDP(sport=40000, dport=53) / b"extension headers"), V4_PORT)
 
 
 # ---- 3. atomic fragments (RFC 7915 5.1.1, 5.3) ----

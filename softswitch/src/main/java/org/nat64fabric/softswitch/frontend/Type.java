@@ -137,6 +137,11 @@ public abstract class Type {
         @Override public int narrowSlots() { return element.narrowSlots() * size + 1; }
         @Override public int wideSlots() { return element.wideSlots() * size; }
         @Override public String toString() { return element.name + "[" + size + "]"; }
+        /** Stacks of one header type and size are one type: one may be assigned to another. */
+        @Override public boolean equals(Object o) {
+            return o instanceof Stack && ((Stack) o).element.equals(element) && ((Stack) o).size == size;
+        }
+        @Override public int hashCode() { return element.hashCode() * 31 + size; }
     }
 
     /** A list/tuple value such as the data argument of hash() and checksum externs. */

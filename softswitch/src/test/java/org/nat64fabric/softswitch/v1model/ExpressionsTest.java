@@ -20,7 +20,7 @@ class ExpressionsTest {
             "header h_t { bit<8> a; bit<8> b; bit<16> c; int<8> s; bit<32> d; bit<128> w; }",
             "header out_t { bit<64> r0; bit<64> r1; bit<64> r2; bit<64> r3; }",
             "header label_t { bit<8> v; bit<7> pad; bit<1> bos; }",
-            "struct headers_t { h_t h; label_t[4] labels; out_t o; }",
+            "struct headers_t { h_t h; label_t[4] labels; label_t[4] copy; out_t o; }",
             "struct meta_t { bit<8> x; }");
 
     private String run(String parse, String ingress, String input) {
@@ -97,6 +97,20 @@ class ExpressionsTest {
                 "hdr.o.r0 = (bit<64>) hdr.labels.lastIndex + 1;"
                 + "hdr.o.r1 = (bit<64>) (hdr.labels[0].v ++ hdr.labels[1].v ++ hdr.labels[2].v);"
                 + "if (!hdr.labels[3].isValid()) { hdr.o.r2 = 1; }", "0a00 0b00 0c01 ffff"));
+    }
+
+    @Test
+    void aStackAssignedToAnotherCopiesEveryElementAndItsValidity() {
+        String parse = String.join("\n",
+                "state start { transition parse_label; }",
+                "state parse_label { pkt.extract(hdr.labels.next);",
+                "  transition select(hdr.labels.last.bos) { 1: accept; default: parse_label; } }");
+        assertEquals(words(2, 0x0a0b, 1, 1) + "ffff", run(parse,
+                "hdr.copy = hdr.labels; hdr.labels.pop_front(4);"
+                + "hdr.o.r0 = (bit<64>) hdr.copy.lastIndex + 1;"
+                + "hdr.o.r1 = (bit<64>) (hdr.copy[0].v ++ hdr.copy[1].v);"
+                + "if (!hdr.copy[2].isValid()) { hdr.o.r2 = 1; }"
+                + "if (!hdr.labels[0].isValid()) { hdr.o.r3 = 1; }", "0a00 0b01 ffff"));
     }
 
     @Test

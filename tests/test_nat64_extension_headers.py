@@ -1,0 +1,163 @@
+"""IPv6 extension headers through the NAT64 pipeline (RFC 7915 5.1, RFC 8200 4): Hop-by-Hop,
+Destination Options and Routing headers with no segments left are not translated (IPv4 gets the
+transport behind them, with Protocol the last Next Header); a packet that is routed, or that the
+switch answers with an ICMPv6 error, keeps them as they came. Expected packets are scapy's."""
+import pytest
+from scapy.layers.inet import ICMP, IP, UDP
+from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoRequest, ICMPv6PacketTooBig, ICMPv6ParamProblem,
+                                ICMPv6TimeExceeded, IPv6, IPv6ExtHdrDestOpt, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop,
+                                IPv6ExtHdrRouting, PadN)
+from scapy.layers.l2 import Ether
+from scapy.packet import Raw
+
+from nat64_setup import (MAPPED, P, ROUTER_MAC, SENT_PARAM_PROBLEM, SENT_TOO_BIG, SENT_UNREACHABLE, SWITCH_V6,
+                         V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT, POOL6, eam, embed,
+                         from_v6_host, sent, session_v4, session_v6, to_v4_server)
+from nat64_setup import ptf, sut  # noqa: F401  (pytest fixtures, found by name)
+
+HOST_EAM4 = "203.0.113.5"
+SERVER6 = embed(V4_SERVER, POOL6, 96)
+
+
+def hop_by_hop(length=8):
+    """A Hop-by-Hop header of `length` bytes (a multiple of 8): PadN fills it."""
+    return IPv6ExtHdrHopByHop(options=[PadN(optdata=b"\x00" * (length - 4))])
+
+
+CHAINS = {
+    "hop-by-hop": lambda: IPv6ExtHdrHopByHop(),
+    "hop-by-hop-24-bytes": lambda: hop_by_hop(24),
+    "destination-options": lambda: IPv6ExtHdrDestOpt(),
+    "routing-segments-left-0": lambda: IPv6ExtHdrRouting(addresses=["2001:db8::99"], segleft=0),
+    "all-three": lambda: IPv6ExtHdrHopByHop() / IPv6ExtHdrDestOpt() / IPv6ExtHdrRouting(addresses=[], segleft=0),
+}
+
+
+def stateful_udp(ptf):
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
+
+
+def mtu(ptf, port, value):
+    ptf.insert(ptf.client.table_entry(P + "egress_mtu", match={"port": port}, action=P + "set_mtu",
+                                      params={"mtu": value}))
+
+
+def error_to_host(icmp6, quoted):
+    """An ICMPv6 error the switch sends back to the IPv6 host, quoting `quoted` (an Ether frame)."""
+    return Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) / icmp6 / \
+        bytes(quoted[IPv6])[:1280 - 48]
+
+
+@pytest.mark.parametrize("kind", list(CHAINS))
+def test_extension_headers_are_not_translated_for_an_eam_source(ptf, kind):
+    """RFC 7915 5.1: Protocol is the Next Header of the last extension header; Hop-by-Hop, Destination
+    Options and a Routing header with Segments Left 0 leave, and Total Length counts none of them."""
+    ptf.insert(*eam(ptf, V6_HOST, HOST_EAM4))
+    ptf.send(V6_PORT, from_v6_host(CHAINS[kind]() / UDP(sport=1111, dport=2222) / b"extension headers"))
+    ptf.verify_packet(to_v4_server(UDP(sport=1111, dport=2222) / b"extension headers", src=HOST_EAM4), V4_PORT)
+    ptf.verify_no_other_packets()
+
+
+@pytest.mark.parametrize("kind", list(CHAINS))
+def test_extension_headers_are_not_translated_through_a_session(ptf, kind):
+    """The transport behind the extension headers is the one the session maps (UDP 5000)."""
+    stateful_udp(ptf)
+    ptf.send(V6_PORT, from_v6_host(CHAINS[kind]() / UDP(sport=5000, dport=53) / b"extension headers"))
+    ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / b"extension headers"), V4_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_echo_behind_destination_options_gets_a_right_icmpv4_checksum(ptf):
+    """The ICMPv6 pseudo-header counted the upper-layer length, without the extension headers (RFC
+    8200 8.1): the ICMPv4 checksum, which has no pseudo-header, must come out right all the same."""
+    ptf.insert(session_v6(ptf, 1, V6_HOST, 0x1234, MAPPED, 0x4321))
+    ptf.send(V6_PORT, from_v6_host(IPv6ExtHdrDestOpt() / ICMPv6EchoRequest(id=0x1234, seq=5, data=b"behind options")))
+    ptf.verify_packet(to_v4_server(ICMP(type=8, id=0x4321, seq=5) / b"behind options"), V4_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_destination_options_after_a_first_fragment_are_not_translated(ptf):
+    """RFC 8200 4.1 puts Destination Options for the final destination after the Fragment header:
+    the IPv4 fragment keeps the identification (low 16 bits), MF and offset, and carries the
+    transport, not the options. The UDP checksum is the whole datagram's, as IPv4 would have it."""
+    stateful_udp(ptf)
+    data = b"f" * 300
+    udp6 = bytes((IPv6(src=V6_HOST, dst=SERVER6) / UDP(sport=5000, dport=53) / data)[UDP])
+    udp4 = bytes((IP(src=MAPPED, dst=V4_SERVER) / UDP(sport=40000, dport=53) / data)[UDP])
+    ptf.send(V6_PORT, from_v6_host(IPv6ExtHdrFragment(id=0x0001abcd, m=1, offset=0) / IPv6ExtHdrDestOpt(nh=17) /
+                                   Raw(udp6[:40])))
+    expected = to_v4_server(Raw(udp4[:40]), flags="MF", id=0xabcd)
+    expected[IP].proto = 17
+    ptf.verify_packet(expected, V4_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_routed_ipv6_keeps_its_extension_headers(ptf):
+    """Not for translation: routed with the headers as they came, only the hop limit one lower."""
+    pkt = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IPv6(src="2001:db8:9::1", dst="2001:db8:1::77", hlim=9) / \
+        hop_by_hop(16) / IPv6ExtHdrDestOpt() / IPv6ExtHdrFragment(id=7, m=1) / IPv6ExtHdrDestOpt() / \
+        UDP(sport=1, dport=2) / b"routed"
+    ptf.send(3, pkt)
+    exp = pkt.copy()
+    exp[Ether].src, exp[Ether].dst = ROUTER_MAC, V6_HOST_MAC
+    exp[IPv6].hlim = 8
+    ptf.verify_packet(exp, V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_more_extension_headers_than_the_parser_walks_are_refused_not_mistranslated(ptf):
+    """A Hop-by-Hop header longer than the 64 bytes the parser walks: what follows it is not known,
+    so the packet is not translated: ICMPv6 Destination Unreachable 1, as for a packet with no
+    transport to map. Routed, the same chain passes untouched."""
+    ptf.insert(*eam(ptf, V6_HOST, HOST_EAM4))
+    before = sent(ptf, SENT_UNREACHABLE)
+    pkt = from_v6_host(hop_by_hop(72) / UDP(sport=1111, dport=2222) / b"long chain")
+    ptf.send(V6_PORT, pkt)
+    ptf.verify_packet(error_to_host(ICMPv6DestUnreach(code=1), pkt), V6_PORT)
+    ptf.verify_no_other_packets()
+    assert sent(ptf, SENT_UNREACHABLE) == before + 1
+    routed = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IPv6(src="2001:db8:9::1", dst="2001:db8:1::77", hlim=9) / \
+        hop_by_hop(72) / UDP(sport=1, dport=2) / b"long chain"
+    ptf.send(3, routed)
+    exp = routed.copy()
+    exp[Ether].src, exp[Ether].dst = ROUTER_MAC, V6_HOST_MAC
+    exp[IPv6].hlim = 8
+    ptf.verify_packet(exp, V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_segments_left_behind_a_hop_by_hop_header_gets_parameter_problem_pointing_at_it(ptf):
+    """RFC 7915 5.1: Parameter Problem pointing at Segments Left: 40 + 8 (Hop-by-Hop) + 3 = 51.
+    The error quotes the packet with both headers."""
+    before = sent(ptf, SENT_PARAM_PROBLEM)
+    pkt = from_v6_host(IPv6ExtHdrHopByHop() / IPv6ExtHdrRouting(addresses=["2001:db8::99"], segleft=1) /
+                       UDP(sport=5000, dport=53))
+    ptf.send(V6_PORT, pkt)
+    ptf.verify_packet(error_to_host(ICMPv6ParamProblem(code=0, ptr=51), pkt), V6_PORT)
+    ptf.verify_no_other_packets()
+    assert sent(ptf, SENT_PARAM_PROBLEM) == before + 1
+
+
+def test_time_exceeded_quotes_the_extension_headers(ptf):
+    stateful_udp(ptf)
+    pkt = from_v6_host(hop_by_hop(16) / IPv6ExtHdrDestOpt() / UDP(sport=5000, dport=53) / b"expiring", hlim=1)
+    ptf.send(V6_PORT, pkt)
+    ptf.verify_packet(error_to_host(ICMPv6TimeExceeded(code=0), pkt), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_packet_too_big_counts_the_extension_headers_that_translation_leaves_out(ptf):
+    """RFC 7915 5.1: the IPv4 MTU plus what the IPv6 packet loses in translation: 20 for the header,
+    24 for the Hop-by-Hop header here, so the host's next packet of that size fits."""
+    stateful_udp(ptf)
+    mtu(ptf, V4_PORT, 1400)
+    before = sent(ptf, SENT_TOO_BIG)
+    big = from_v6_host(hop_by_hop(24) / UDP(sport=5000, dport=53) / (b"m" * 1373))    # 1401 bytes as IPv4
+    ptf.send(V6_PORT, big)
+    ptf.verify_packet(error_to_host(ICMPv6PacketTooBig(mtu=1444), big), V6_PORT)
+    fits = from_v6_host(hop_by_hop(24) / UDP(sport=5000, dport=53) / (b"m" * 1372))   # 1444 as IPv6, 1400 as IPv4
+    assert len(fits[IPv6]) == 1444
+    ptf.send(V6_PORT, fits)
+    ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / (b"m" * 1372), flags="DF"), V4_PORT)
+    ptf.verify_no_other_packets()
+    assert sent(ptf, SENT_TOO_BIG) == before + 1
