@@ -115,12 +115,14 @@ def session_v4(ptf, proto, dst4, dport, dst6, port6, filtered=0):
 
 
 def eam(ptf, v6, v4):
-    """One RFC 7757 EAM (v6/128 <-> v4/32), written into all four EAMT tables as the controller does."""
+    """One RFC 7757 EAM (v6/128 <-> v4/32), written as the controller writes it: into the four EAMT
+    tables and the one for the sources of ICMPv6 errors."""
     c = ptf.client
     return [c.table_entry(T + table, match={key: (prefix, length)}, action=T + action,
                           params={"prefix": mapped, "suffix_mask": 0})
             for table, key, prefix, length, action, mapped in (
                 ("eamt_v6_src", "ipv6_addr", v6, 128, "eam_v6_to_v4_src", v4),
+                ("eamt_v6_error_src", "ipv6_addr", v6, 128, "eam_v6_error_src", v4),
                 ("eamt_v6_dst", "ipv6_addr", v6, 128, "eam_v6_to_v4_dst", v4),
                 ("eamt_v4_src", "ipv4_addr", v4, 32, "eam_v4_to_v6_src", v6),
                 ("eamt_v4_dst", "ipv4_addr", v4, 32, "eam_v4_to_v6_dst", v6))]

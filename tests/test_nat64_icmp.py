@@ -2,6 +2,9 @@
 the quoted packet, RFC 6146 3.7) and those it sends itself (RFC 7915 4.4/5.4, path MTU), plus
 hairpinning (RFC 6146 3.8, RFC 7757 4.2) and the well-known prefix (RFC 6052 3.1). Expected
 packets, quoted ones included, are built and checksummed by scapy."""
+import ipaddress
+import zlib
+
 import pytest
 from scapy.layers.inet import ICMP, IP, TCP, UDP
 from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6PacketTooBig,
@@ -12,7 +15,7 @@ from scapy.packet import Raw
 from nat64_setup import (DROP_ICMP_ERROR, DROP_NOT_GLOBAL, DROP_POOL4_NO_BIB, DROP_TTL_EXPIRED, MAPPED, P, POOL6,
                          PUNT_NEEDS_FRAGMENTATION, ROUTER_MAC, SENT_PARAM_PROBLEM, SENT_TOO_BIG, SENT_UNREACHABLE,
                          SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT,
-                         drops, embed, from_v4_server, from_v6_host, sent, session_v4, session_v6, to_v4_server,
+                         drops, eam, embed, from_v4_server, from_v6_host, sent, session_v4, session_v6, to_v4_server,
                          to_v6_host)
 from nat64_setup import ptf, sut  # noqa: F401  (pytest fixtures, found by name)
 
@@ -163,6 +166,57 @@ def test_packet_too_big_from_an_ipv6_router_becomes_fragmentation_needed(ptf):
     stateful_udp(ptf)
     quoted4 = v6_error_about_inbound(ptf, ICMPv6PacketTooBig(mtu=1300))
     ptf.verify_packet(to_v4_server(ICMP(type=3, code=4, nexthopmtu=1280) / quoted4), V4_PORT)
+    ptf.verify_no_other_packets()
+
+
+ROUTER_EAM4 = "203.0.113.254"    # the IPv6 router's EAM, where a test gives it one
+RFC6791_POOL, RFC6791_SIZE = "203.0.113.248", 8
+
+
+def rfc6791_address(router6):
+    """RFC 6791 pool address for a router, as the pipeline picks it: the pool's first address plus
+    the CRC-32 (zlib's) of the router's IPv6 address, modulo the pool size."""
+    crc = zlib.crc32(ipaddress.IPv6Address(router6).packed)
+    return str(ipaddress.IPv4Address(int(ipaddress.IPv4Address(RFC6791_POOL)) + crc % RFC6791_SIZE))
+
+
+def test_icmpv6_error_from_an_eam_router_about_an_eam_host_comes_from_the_routers_address(ptf):
+    """RFC 7915 5.1 translates the outer source like any source: an IPv6 router with an EAM is seen
+    as its EAM address. The quoted packet is the host's, translated by its own EAM."""
+    ptf.insert(*eam(ptf, V6_HOST, "203.0.113.5"), *eam(ptf, V6_ROUTER, ROUTER_EAM4))
+    quoted6 = IPv6(src=SERVER6, dst=V6_HOST, hlim=1) / UDP(sport=53, dport=7777) / b"to the host"
+    ptf.send(V6_PORT, from_v6_host(ICMPv6TimeExceeded(code=0) / quoted6, src=V6_ROUTER, dst=SERVER6))
+    quoted4 = IP(src=V4_SERVER, dst="203.0.113.5", ttl=1, id=0) / UDP(sport=53, dport=7777) / b"to the host"
+    ptf.verify_packet(to_v4_server(ICMP(type=11, code=0) / quoted4, src=ROUTER_EAM4), V4_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_icmpv6_error_from_an_eam_router_about_a_session_comes_from_the_routers_address(ptf):
+    stateful_udp(ptf)
+    ptf.insert(*eam(ptf, V6_ROUTER, ROUTER_EAM4))
+    quoted4 = v6_error_about_inbound(ptf, ICMPv6TimeExceeded(code=0))
+    ptf.verify_packet(to_v4_server(ICMP(type=11, code=0) / quoted4, src=ROUTER_EAM4), V4_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_icmpv6_error_from_a_router_without_eam_comes_from_the_rfc6791_pool(ptf):
+    """RFC 6791: routers without an IPv4 address of their own are seen as pool addresses, one per
+    router (traceroute tells hops apart); without a pool, as the host's mapping (previous tests).
+    The host itself, sending an error about its own traffic, stays its mapping either way."""
+    stateful_udp(ptf)
+    ptf.modify(ptf.client.table_entry(T + "rfc6791_pool", default=True, action=T + "use_rfc6791_pool",
+                                      params={"first": RFC6791_POOL, "count": RFC6791_SIZE}))
+    routers = ["2001:db8:1::fe", "2001:db8:1::fd", "2001:db8:77::1"]
+    for router in routers:
+        quoted6 = IPv6(src=SERVER6, dst=V6_HOST, hlim=1) / UDP(sport=53, dport=5000) / b"to the host"
+        ptf.send(V6_PORT, from_v6_host(ICMPv6TimeExceeded(code=0) / quoted6, src=router, dst=SERVER6))
+        quoted4 = IP(src=V4_SERVER, dst=MAPPED, ttl=1, id=0) / UDP(sport=53, dport=40000) / b"to the host"
+        ptf.verify_packet(to_v4_server(ICMP(type=11, code=0) / quoted4, src=rfc6791_address(router)), V4_PORT)
+    assert len({rfc6791_address(r) for r in routers}) > 1, "the routers should not all hash to one address"
+    quoted6 = IPv6(src=SERVER6, dst=V6_HOST, hlim=61) / UDP(sport=53, dport=5000) / b"port closed"
+    ptf.send(V6_PORT, from_v6_host(ICMPv6DestUnreach(code=4) / quoted6, dst=SERVER6))
+    quoted4 = IP(src=V4_SERVER, dst=MAPPED, ttl=61, id=0) / UDP(sport=53, dport=40000) / b"port closed"
+    ptf.verify_packet(to_v4_server(ICMP(type=3, code=3) / quoted4), V4_PORT)
     ptf.verify_no_other_packets()
 
 

@@ -212,6 +212,7 @@ struct metadata_t {
     ipv6_t  new_src6;
     ipv6_t  new_dst6;
     ipv6_t  error_src6;      /* outer source of a translated ICMPv4 error (the router that sent it) */
+    ipv4_t  error_src4;      /* outer source of a translated ICMPv6 error (see Translate) */
     bit<16> new_l4_src;
     bit<16> new_l4_dst;
     bool    stateful;        /* the source went through a session, not EAMT */

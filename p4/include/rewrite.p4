@@ -328,6 +328,7 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
                             + (bit<32>) hdr.inner_tcp_tail.checksum;
         hdr.icmp.checksum = csum_replace(hdr.icmp.checksum, old_words, 52, new_words);
         v6_to_v4();
+        hdr.ipv4.src_addr = meta.error_src4;
         hdr.ipv4.total_len = hdr.ipv4.total_len - shrink;
         hdr.ipv4.dont_fragment = 0;
         if (hdr.ipv4.total_len > ICMP4_ERROR_MAX) {

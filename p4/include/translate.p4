@@ -91,6 +91,31 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
         size = 4096;
     }
 
+    /* ---- The source of an ICMPv6 error translated to ICMPv4 (RFC 7915 5.1, RFC 6791), when a
+     * router sent it, not the host the quoted packet was for: the router's own EAM, else an
+     * address of the RFC 6791 pool, else the host's translated address (its session's or EAM's),
+     * which routes back to this NAT64. ---- */
+    action eam_v6_error_src(ipv4_t prefix, ipv4_t suffix_mask) {
+        meta.error_src4 = prefix | ((bit<32>) hdr.ipv6.src_addr & suffix_mask);
+    }
+    /* The controller writes every EAM here too (one table can be applied once per packet). */
+    table eamt_v6_error_src {
+        key = { hdr.ipv6.src_addr: lpm @name("ipv6_addr"); }
+        actions = { eam_v6_error_src; @defaultonly NoAction; }
+        default_action = NoAction();
+        size = 4096;
+    }
+    /* RFC 6791 5 recommends a random pool address; a hash of the router's address serves the same
+     * end (hops of one traceroute rarely share an address) and one router keeps one address. */
+    action use_rfc6791_pool(ipv4_t first, bit<32> count) {
+        hash(meta.error_src4, HashAlgorithm.crc32, first, { hdr.ipv6.src_addr }, count);
+    }
+    /* Keyless: the controller sets the default action from nat64.icmpErrors.rfc6791Pool. */
+    table rfc6791_pool {
+        actions = { use_rfc6791_pool; NoAction; }
+        default_action = NoAction();
+    }
+
     /* ---- RFC 6052 pool6: the IPv4 address around the zero "u" octet (bits 64-71) ---- */
     action extract_96() { meta.new_dst4 = hdr.ipv6.dst_addr[31:0]; meta.xlate_dst = true; }
     action extract_64() { meta.new_dst4 = hdr.ipv6.dst_addr[55:24]; meta.xlate_dst = true; }
@@ -259,6 +284,10 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
             if (icmp_untranslatable) {
                 drop_reason = DROP_NOT_TRANSLATABLE;    /* RFC 7915 5.2: informational other than echo */
                 return;
+            }
+            meta.error_src4 = meta.new_src4;
+            if (meta.is_icmp_error && hdr.ipv6.src_addr != meta.host6 && !eamt_v6_error_src.apply().hit) {
+                rfc6791_pool.apply();
             }
         } else if (hdr.ipv4.isValid()) {
             meta.remote4 = meta.is_icmp_error ? hdr.inner_ipv4.dst_addr : hdr.ipv4.src_addr;

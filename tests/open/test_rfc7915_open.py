@@ -1,6 +1,5 @@
 """Open conformance checks of issue 16, not part of `make test`: `make test-open` runs them. They
-fail where the pipeline still differs from the RFCs (RFC 4884 extensions, the source of translated
-ICMPv6 errors); a check moves into
+fail where the pipeline still differs from the RFCs (RFC 4884 extensions); a check moves into
 the suites of `make test` with the fix that makes it pass. Those that pass already are kept here
 with their group until the group is done.
 
@@ -27,10 +26,8 @@ from nat64_setup import (DROP_UDP_ZERO_CHECKSUM_FRAGMENT, MAPPED, P, POOL6, ROUT
 from nat64_setup import ptf, sut  # noqa: F401  (pytest fixtures, found by name)
 
 V4_ROUTER = "198.51.100.1"       # an IPv4 router between the NAT64 and the server
-V6_ROUTER = "2001:db8:1::fe"     # an IPv6 router between the NAT64 and the host
 SERVER6 = embed(V4_SERVER, POOL6, 96)
 HOST_EAM4 = "203.0.113.5"        # the IPv6 host's EAM, where a test gives it one
-ROUTER_EAM4 = "203.0.113.254"    # the IPv6 router's EAM, where a test gives it one
 
 
 # ---- helpers ----
@@ -354,30 +351,6 @@ def test_unfragmented_ipv4_udp_without_checksum_gets_a_computed_one(ptf, payload
     udp = bytes(expected[UDP])
     assert udp[6:8] != b"\x00\x00" and ones_sum(pseudo6(SERVER6, V6_HOST, len(udp), 17) + udp) == 0xffff
     sends_exactly(ptf, expected, V6_PORT)
-
-
-# ---- 7. the source of ICMPv6 errors translated to ICMPv4 (RFC 7915 5.1, RFC 6791) ----
-
-def test_icmpv6_error_from_an_eam_router_about_an_eam_host_comes_from_the_routers_address(ptf):
-    """Stateless (EAM host, no session): RFC 7915 5.1 translates the outer source like any source,
-    so an IPv6 router with an EAM is seen as its EAM IPv4 address (RFC 6791 pools are only for
-    sources that cannot be translated). The quoted packet is the host's, translated by its EAM."""
-    ptf.insert(*eam(ptf, V6_HOST, HOST_EAM4), *eam(ptf, V6_ROUTER, ROUTER_EAM4))
-    quoted6 = IPv6(src=SERVER6, dst=V6_HOST, hlim=1) / UDP(sport=53, dport=7777) / b"to the host"
-    ptf.send(V6_PORT, from_v6_host(ICMPv6TimeExceeded(code=0) / quoted6, src=V6_ROUTER, dst=SERVER6))
-    quoted4 = IP(src=V4_SERVER, dst=HOST_EAM4, ttl=1, id=0) / UDP(sport=53, dport=7777) / b"to the host"
-    sends_exactly(ptf, to_v4_server(ICMP(type=11, code=0) / quoted4, src=ROUTER_EAM4), V4_PORT)
-
-
-def test_icmpv6_error_from_an_eam_router_about_a_session_comes_from_the_routers_address(ptf):
-    """The same when the quoted packet belongs to a session (RFC 7915 5.1 reading; a strict RFC 6146
-    NAT64 may instead use the BIB entry's address, 192.0.2.10, for the outer source)."""
-    stateful_udp(ptf)
-    ptf.insert(*eam(ptf, V6_ROUTER, ROUTER_EAM4))
-    quoted6 = IPv6(src=SERVER6, dst=V6_HOST, hlim=1) / UDP(sport=53, dport=5000) / b"to the host"
-    ptf.send(V6_PORT, from_v6_host(ICMPv6TimeExceeded(code=0) / quoted6, src=V6_ROUTER, dst=SERVER6))
-    quoted4 = IP(src=V4_SERVER, dst=MAPPED, ttl=1, id=0) / UDP(sport=53, dport=40000) / b"to the host"
-    sends_exactly(ptf, to_v4_server(ICMP(type=11, code=0) / quoted4, src=ROUTER_EAM4), V4_PORT)
 
 
 # ---- 8. hairpinning (RFC 7757 4.2 / Appendix B, RFC 6146 3.8) ----

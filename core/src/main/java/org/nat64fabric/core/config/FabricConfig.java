@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.nat64fabric.core.ConfigException;
 import org.nat64fabric.core.addr.Ipv4Address;
@@ -235,13 +236,27 @@ public final class FabricConfig {
     /** {@code icmpErrors}: any of its fields, the others keep their defaults. */
     private static IcmpErrors icmpErrors(JsonNode e, String at) {
         object(e, at);
-        Json.only(e, at, "perPortPps", "perPortBurst", "unmappedPortUnreachable");
+        Json.only(e, at, "perPortPps", "perPortBurst", "unmappedPortUnreachable", "rfc6791Pool");
         IcmpErrors d = IcmpErrors.DEFAULTS;
         long pps = number(e, "perPortPps", d.perPortPps, PuntPolicing.MAX, at);
         long burst = number(e, "perPortBurst", d.perPortBurst, PuntPolicing.MAX, at);
         boolean unreachable = e.has("unmappedPortUnreachable") ? bool(e, "unmappedPortUnreachable", at)
                 : d.unmappedPortUnreachable;
-        return within(at, () -> IcmpErrors.of(pps, burst, unreachable));
+        Optional<Ipv4Prefix> pool = Optional.empty();
+        if (e.has("rfc6791Pool")) {
+            String field = at + ".rfc6791Pool";
+            Ipv4Prefix prefix = Ipv4Prefix.parse(text(e, "rfc6791Pool", at), field);
+            Reserved.why(prefix).ifPresent(why -> {
+                throw new ConfigException(field, why);
+            });
+            if (prefix.length() < 16) {
+                throw new ConfigException(field, prefix + " is " + (1L << (32 - prefix.length()))
+                        + " addresses: an RFC 6791 pool is a few (give a prefix of /16 or longer)");
+            }
+            pool = Optional.of(prefix);
+        }
+        Optional<Ipv4Prefix> rfc6791Pool = pool;
+        return within(at, () -> IcmpErrors.of(pps, burst, unreachable, rfc6791Pool));
     }
 
     private static Pool4Config pool4(JsonNode p, String at) {

@@ -156,13 +156,19 @@ public final class DesiredState {
             out.add(TableEntry.in(NAT64_INGRESS_IPV4_ROUTES).lpm(HDR_DST_ADDR, v4(p.address()), p.length())
                     .action(NAT64_INGRESS_HAIRPIN).build());
         }
+        config.icmpErrors.rfc6791Pool().ifPresent(p -> out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_RFC6791_POOL)
+                .action(NAT64_INGRESS_TRANSLATE_USE_RFC6791_POOL).param(FIRST, v4(p.address()))
+                .param(COUNT, 1L << (32 - p.length())).build()));
         for (Eam e : eams) {
             out.addAll(eamEntries(e));
         }
         return out;
     }
 
-    /** An EAM is written into all four EAMT tables: source and destination, each direction. */
+    /**
+     * An EAM is written into the four EAMT tables (source and destination, each direction) and
+     * the one that translates the source of an ICMPv6 error an IPv6 router sent.
+     */
     public static List<TableEntry> eamEntries(Eam e) {
         BigInteger a6 = v6(e.ipv6().address());
         BigInteger a4 = v4(e.ipv4().address());
@@ -172,6 +178,8 @@ public final class DesiredState {
         return List.of(
                 TableEntry.in(NAT64_INGRESS_TRANSLATE_EAMT_V6_SRC).lpm(HDR_IPV6_ADDR, a6, l6)
                         .action(NAT64_INGRESS_TRANSLATE_EAM_V6_TO_V4_SRC).param(PREFIX, a4).param(SUFFIX_MASK, mask).build(),
+                TableEntry.in(NAT64_INGRESS_TRANSLATE_EAMT_V6_ERROR_SRC).lpm(HDR_IPV6_ADDR, a6, l6)
+                        .action(NAT64_INGRESS_TRANSLATE_EAM_V6_ERROR_SRC).param(PREFIX, a4).param(SUFFIX_MASK, mask).build(),
                 TableEntry.in(NAT64_INGRESS_TRANSLATE_EAMT_V6_DST).lpm(HDR_IPV6_ADDR, a6, l6)
                         .action(NAT64_INGRESS_TRANSLATE_EAM_V6_TO_V4_DST).param(PREFIX, a4).param(SUFFIX_MASK, mask).build(),
                 TableEntry.in(NAT64_INGRESS_TRANSLATE_EAMT_V4_SRC).lpm(HDR_IPV4_ADDR, a4, l4)

@@ -103,6 +103,15 @@ class FabricConfigTest {
         JsonNode typo = json("{\"perPortPPS\": 10}");
         x = refused(r -> nat(r).set("icmpErrors", typo));
         assertEquals(NAT + ".icmpErrors.perPortPPS", x.field());
+
+        assertTrue(d.rfc6791Pool().isEmpty(), "no RFC 6791 pool unless configured");
+        nat(root).set("icmpErrors", json("{\"rfc6791Pool\": \"198.51.100.8/29\"}"));
+        assertEquals("198.51.100.8/29", FabricConfig.parse(root).nat64.icmpErrors.rfc6791Pool().orElseThrow().toString());
+        for (String pool : List.of("\"198.51.100.0/12\"", "\"127.0.0.0/29\"", "\"198.51.100.300/29\"", "29")) {
+            JsonNode refusedPool = json("{\"rfc6791Pool\": " + pool + "}");
+            x = refused(r -> nat(r).set("icmpErrors", refusedPool));
+            assertEquals(NAT + ".icmpErrors.rfc6791Pool", x.field(), pool);
+        }
     }
 
     @Test

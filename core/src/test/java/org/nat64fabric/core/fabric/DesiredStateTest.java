@@ -9,6 +9,7 @@ import java.math.BigInteger;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -82,7 +83,9 @@ class DesiredStateTest {
         assertEquals(NAT64_INGRESS_TRANSLATE_DNAT, v4.action());
         assertEquals(new BigInteger("20010db8000100000000000000000005", 16), v4.params().get(DST6));
         assertEquals(300, v4.idleTimeoutSeconds());
-        assertEquals(4, border.stream().filter(e -> e.table().contains("eamt_")).count(), "one EAM, four tables");
+        assertEquals(5, border.stream().filter(e -> e.table().contains("eamt_")).count(),
+                "one EAM, four tables and the one for the sources of ICMPv6 errors");
+        assertTrue(in(border, NAT64_INGRESS_TRANSLATE_RFC6791_POOL).isEmpty(), "no RFC 6791 pool configured");
         assertEquals(1, in(border, NAT64_INGRESS_TRANSLATE_POOL4).size());
     }
 
@@ -132,7 +135,7 @@ class DesiredStateTest {
     @Test
     void everySwitchLimitsItsIcmpErrorsAndBordersAnswerUnmappedUdpAsConfigured() {
         Nat64Config quiet = Nat64Config.builder().pool6(CONFIG.pool6).pool4(CONFIG.pool4)
-                .icmpErrors(IcmpErrors.of(10, 5, false)).build();
+                .icmpErrors(IcmpErrors.of(10, 5, false, Optional.of(Ipv4Prefix.parse("198.51.100.8/29", "p")))).build();
         for (SwitchConfig.Role role : SwitchConfig.Role.values()) {
             assertTrue(DesiredState.of(sw(role), quiet, List.of(), List.of(), b -> 0, List.of())
                     .contains(new MeterConfig("Nat64Ingress.icmp_error.error_meter", 10, 5, 10, 5)), role.name());
@@ -146,6 +149,11 @@ class DesiredStateTest {
             assertTrue(pool4.stream().allMatch(e -> e.params().get(UNMAPPED_PORT_UNREACHABLE).equals(expected)),
                     pool4.toString());
         }
+        // RFC 6791: the pool's first address and size, the default action of a keyless table.
+        List<TableEntry> pool = in(DesiredState.translation(quiet, List.of()), NAT64_INGRESS_TRANSLATE_RFC6791_POOL);
+        assertEquals(1, pool.size());
+        assertTrue(pool.get(0).isDefault());
+        assertEquals(Map.of(FIRST, BigInteger.valueOf(0xc6336408L), COUNT, BigInteger.valueOf(8)), pool.get(0).params());
     }
 
     @Test
