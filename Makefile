@@ -7,7 +7,7 @@ APT_PACKAGES := maven openjdk-17-jdk-headless cpp python3-venv python3-pip iprou
                 mininet bridge-utils iputils-ping iperf3 tayga curl traceroute
 PY_PACKAGES := -r tests/requirements.txt
 
-.PHONY: all deps build test test-open demo mn-cli bench p4 p4info clean
+.PHONY: all deps build test demo mn-cli bench p4 p4info clean
 
 all: build
 
@@ -55,12 +55,8 @@ p4info: build
 test: build p4
 	@echo "test: JUnit suites"
 	@$(MVN) test
-	@echo "test: Python suites (pytest; tests/open is not among them: see test-open)"
-	@$(PY) -m pytest -q tests --ignore=tests/open
-
-## test-open: the conformance checks of open issues (tests/open): they fail where the pipeline still differs from the RFCs
-test-open: build p4
-	@$(PY) -m pytest -q -rf tests/open
+	@echo "test: Python suites (pytest)"
+	@$(PY) -m pytest -q tests
 
 ## demo: the NAT64 fabric demo in Mininet (root): ping, HTTP, UDP, EAMT, traceroute, iperf3, sessions
 demo: build p4

@@ -155,7 +155,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             + (hdr.ndp.isValid() ? 16w16 : 0) + (hdr.ndp_option.isValid() ? 16w8 : 0)
             + (hdr.inner_ipv4.isValid() ? 16w20 : 0) + (hdr.inner_ipv6.isValid() ? 16w40 : 0)
             + (hdr.inner_frag.isValid() ? 16w8 : 0)
-            + (hdr.inner_l4.isValid() ? 16w8 : 0) + (hdr.inner_tcp_tail.isValid() ? 16w12 : 0);
+            + (hdr.inner_l4.isValid() ? 16w8 : 0) + (hdr.inner_tcp_tail.isValid() ? 16w12 : 0) + meta.quoted_extra;
         if (hdr.ipv4.isValid() && ((bit<32>) hdr.ipv4.total_len + 14 > standard_metadata.packet_length
                                    || hdr.ipv4.total_len < ((bit<16>) hdr.ipv4.ihl << 2) + parsed_after_ip)
             || hdr.ipv6.isValid() && ((bit<32>) hdr.ipv6.payload_len + 54 > standard_metadata.packet_length

@@ -92,6 +92,15 @@ const bit<32> SENT_PARAM_PROBLEM   = 3;
 const bit<2> RECIRC_CHECKSUM = 1;   /* an ICMP error built or truncated here: checksum its message */
 const bit<2> RECIRC_HAIRPIN  = 2;   /* translated to an address the NAT64 itself owns: translate back */
 
+/* RFC 4884: the original datagram of an ICMP error with an extension is parsed in full, so that
+ * the extension after it can move: 32-byte chunks, then 4-byte words (every length is a multiple
+ * of 4). Enough for any datagram an ICMPv6 error of 1280 bytes can hold. */
+#define QUOTED_CHUNKS 38
+#define QUOTED_WORDS 7
+const bit<16> QUOTED_MAX_BYTES = 32 * QUOTED_CHUNKS + 4 * QUOTED_WORDS;
+/* RFC 4884 4.1, 4.2: an original datagram field followed by an extension has at least 128 bytes. */
+const bit<16> ICMP_EXT_MIN_DATAGRAM = 128;
+
 /* RFC 1812 4.3.2.3 and RFC 4443 2.4: the largest ICMP errors, as IP packets. */
 const bit<16> ICMP4_ERROR_MAX = 576;
 const bit<16> ICMP6_ERROR_MAX = 1280;

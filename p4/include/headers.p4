@@ -136,6 +136,22 @@ header tcp_tail_h {
     bit<16> urgent_ptr;
 }
 
+/* The rest of an ICMP error's original datagram when an RFC 4884 extension follows it. */
+header quoted_chunk_h {
+    bit<256> data;
+}
+header quoted_word_h {
+    bit<32> data;
+}
+
+/* Zeros between a translated original datagram and its RFC 4884 extension: any multiple of 4
+ * up to 124 bytes, as the sum of the valid ones. */
+header pad4_h { bit<32> zero; }
+header pad8_h { bit<64> zero; }
+header pad16_h { bit<128> zero; }
+header pad32_h { bit<256> zero; }
+header pad64_h { bit<512> zero; }
+
 /* IPv4 options, kept as 32-bit words so that routed packets leave with them unchanged. */
 header ipv4_option_h {
     bit<32> word;
@@ -171,6 +187,13 @@ struct headers_t {
     ipv6_ext_word_h[IPV6_EXT_AFTER_WORDS] inner_ext_after;
     l4_head_h      inner_l4;
     tcp_tail_h     inner_tcp_tail;
+    quoted_chunk_h[QUOTED_CHUNKS] quoted_chunks;
+    quoted_word_h[QUOTED_WORDS]   quoted_words;
+    pad4_h  icmp_pad4;
+    pad8_h  icmp_pad8;
+    pad16_h icmp_pad16;
+    pad32_h icmp_pad32;
+    pad64_h icmp_pad64;
 }
 
 struct metadata_t {
@@ -192,6 +215,11 @@ struct metadata_t {
     bit<8>  routing_segments_left;   /* of a Routing header, 0 without one */
     bit<16> routing_pointer; /* its Segments Left field, as an offset from the IPv6 header */
     bit<16> icmp_room;       /* bytes an ICMP error quotes after the inner IP header */
+    bit<16> icmp_payload;    /* bytes of an ICMP error after its 8-byte header */
+    bit<16> icmp_ext_datagram;   /* RFC 4884: its original datagram field's length, 0: no extension */
+    bit<16> quoted_parsed;   /* bytes of the original datagram parsed as inner headers */
+    bit<16> quoted_extra;    /* and as chunks and words after them */
+    bit<16> quoted_rest;     /* parser loop counter */
     bit<16> l4_src;          /* TCP/UDP ports or the ICMP echo identifier, as parsed; for an */
     bit<16> l4_dst;          /* ICMP error, those of the quoted packet, swapped (see parser) */
     bool    is_echo;         /* ICMP(v6) echo request or reply: identifier acts as a port */

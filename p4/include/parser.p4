@@ -205,9 +205,14 @@ parser Nat64Parser(packet_in packet, out headers_t hdr, inout metadata_t meta,
         }
     }
     /* ---- the packet quoted in an ICMP error ---- */
+    /* RFC 4884: Destination Unreachable, Time Exceeded and Parameter Problem have the length of
+     * the original datagram field in their sixth byte, in 32-bit words. */
     state parse_icmp_error4 {
         packet.extract(hdr.inner_ipv4);
-        meta.icmp_room = hdr.ipv4.total_len - ((bit<16>) hdr.ipv4.ihl << 2) - 8 - 20;
+        meta.icmp_payload = hdr.ipv4.total_len - ((bit<16>) hdr.ipv4.ihl << 2) - 8;
+        meta.icmp_room = meta.icmp_payload - 20;
+        meta.icmp_ext_datagram = (bit<16>) hdr.icmp.identifier[7:0] << 2;
+        meta.quoted_parsed = 20;
         transition select(hdr.inner_ipv4.ihl, hdr.inner_ipv4.frag_offset, hdr.inner_ipv4.protocol) {
             (5, 0, PROTO_TCP): parse_inner_tcp;
             (5, 0, PROTO_UDP): parse_inner_udp;
@@ -215,9 +220,15 @@ parser Nat64Parser(packet_in packet, out headers_t hdr, inout metadata_t meta,
             default: accept;               /* options or a later fragment: not translated */
         }
     }
+    /* RFC 4884: ICMPv6 Destination Unreachable and Time Exceeded have it in their fifth byte, in
+     * 64-bit words (Packet Too Big and Parameter Problem have no room for it). */
     state parse_icmp_error6 {
         packet.extract(hdr.inner_ipv6);
-        meta.icmp_room = hdr.ipv6.payload_len - 8 - 40;
+        meta.icmp_payload = hdr.ipv6.payload_len - meta.ipv6_ext_len - 8;
+        meta.icmp_room = meta.icmp_payload - 40;
+        meta.icmp_ext_datagram = hdr.icmp.type == ICMP6_DEST_UNREACH || hdr.icmp.type == ICMP6_TIME_EXCEEDED
+                                 ? (bit<16>) hdr.icmp.identifier[15:8] << 3 : 0;
+        meta.quoted_parsed = 40;
         transition select(hdr.inner_ipv6.next_hdr) {
             PROTO_FRAG: parse_inner_frag;
             PROTO_TCP: parse_inner_tcp;
@@ -230,6 +241,7 @@ parser Nat64Parser(packet_in packet, out headers_t hdr, inout metadata_t meta,
     state parse_inner_frag {
         packet.extract(hdr.inner_frag);
         meta.icmp_room = meta.icmp_room - 8;
+        meta.quoted_parsed = meta.quoted_parsed + 8;
         transition select(hdr.inner_frag.frag_offset, hdr.inner_frag.next_hdr) {
             (0, PROTO_TCP): parse_inner_tcp;
             (0, PROTO_UDP): parse_inner_udp;
@@ -241,26 +253,29 @@ parser Nat64Parser(packet_in packet, out headers_t hdr, inout metadata_t meta,
      * error's destination. l4_src/l4_dst are swapped so the session lookups work unchanged. */
     state parse_inner_tcp {
         packet.extract(hdr.inner_l4);
+        meta.quoted_parsed = meta.quoted_parsed + 8;
         meta.inner_proto = PROTO_TCP;
         meta.l4_src = hdr.inner_l4.w1;
         meta.l4_dst = hdr.inner_l4.w0;
         meta.is_icmp_error = true;
         transition select((bit<1>) (meta.icmp_room >= 20)) {
             1: parse_inner_tcp_tail;
-            default: accept;
+            default: parse_quoted_rest;
         }
     }
     state parse_inner_tcp_tail {
         packet.extract(hdr.inner_tcp_tail);
-        transition accept;
+        meta.quoted_parsed = meta.quoted_parsed + 12;
+        transition parse_quoted_rest;
     }
     state parse_inner_udp {
         packet.extract(hdr.inner_l4);
+        meta.quoted_parsed = meta.quoted_parsed + 8;
         meta.inner_proto = PROTO_UDP;
         meta.l4_src = hdr.inner_l4.w1;
         meta.l4_dst = hdr.inner_l4.w0;
         meta.is_icmp_error = true;
-        transition accept;
+        transition parse_quoted_rest;
     }
     state parse_inner_icmp {
         packet.extract(hdr.inner_l4);
@@ -273,11 +288,54 @@ parser Nat64Parser(packet_in packet, out headers_t hdr, inout metadata_t meta,
         }
     }
     state parse_inner_echo {
+        meta.quoted_parsed = meta.quoted_parsed + 8;
         meta.inner_proto = PROTO_ICMP;
         meta.l4_src = hdr.inner_l4.w2;
         meta.l4_dst = hdr.inner_l4.w2;
         meta.is_icmp_error = true;
+        transition parse_quoted_rest;
+    }
+    /* RFC 4884: with a length attribute and bytes after the datagram it measures (an extension),
+     * the rest of the datagram is parsed so that the extension, left as payload, can move. A
+     * length that does not fit the message counts as none. */
+    state parse_quoted_rest {
+        transition select((bit<1>) (meta.icmp_ext_datagram != 0 && meta.icmp_ext_datagram >= meta.quoted_parsed
+                                     && meta.icmp_ext_datagram < meta.icmp_payload
+                                     && meta.icmp_ext_datagram - meta.quoted_parsed <= QUOTED_MAX_BYTES)) {
+            1: parse_quoted_start;
+            default: no_icmp_extension;
+        }
+    }
+    state no_icmp_extension {
+        meta.icmp_ext_datagram = 0;
         transition accept;
+    }
+    state parse_quoted_start {
+        meta.quoted_rest = meta.icmp_ext_datagram - meta.quoted_parsed;
+        meta.quoted_extra = meta.quoted_rest;
+        transition parse_quoted_chunks;
+    }
+    state parse_quoted_chunks {
+        transition select((bit<1>) (meta.quoted_rest >= 32)) {
+            1: parse_quoted_chunk;
+            default: parse_quoted_words;
+        }
+    }
+    state parse_quoted_chunk {
+        packet.extract(hdr.quoted_chunks.next);
+        meta.quoted_rest = meta.quoted_rest - 32;
+        transition parse_quoted_chunks;
+    }
+    state parse_quoted_words {
+        transition select(meta.quoted_rest) {
+            0: accept;
+            default: parse_quoted_word;
+        }
+    }
+    state parse_quoted_word {
+        packet.extract(hdr.quoted_words.next);
+        meta.quoted_rest = meta.quoted_rest - 4;
+        transition parse_quoted_words;
     }
     state parse_echo {
         /* The identifier plays the part of both ports (RFC 6146 3.5.3). */
@@ -322,6 +380,13 @@ control Nat64Deparser(packet_out packet, in headers_t hdr) {
         packet.emit(hdr.inner_ext_after);
         packet.emit(hdr.inner_l4);
         packet.emit(hdr.inner_tcp_tail);
+        packet.emit(hdr.quoted_chunks);
+        packet.emit(hdr.quoted_words);
+        packet.emit(hdr.icmp_pad4);
+        packet.emit(hdr.icmp_pad8);
+        packet.emit(hdr.icmp_pad16);
+        packet.emit(hdr.icmp_pad32);
+        packet.emit(hdr.icmp_pad64);
     }
 }
 

@@ -304,7 +304,19 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         }
     }
 
-    /* ICMPv6 error -> ICMPv4 error. */
+    /* RFC 4884 zeros between a translated original datagram and its extension. */
+    action zero_pad(bit<16> bytes) {
+        if ((bytes & 4) != 0) { hdr.icmp_pad4.setValid(); hdr.icmp_pad4.zero = 0; }
+        if ((bytes & 8) != 0) { hdr.icmp_pad8.setValid(); hdr.icmp_pad8.zero = 0; }
+        if ((bytes & 16) != 0) { hdr.icmp_pad16.setValid(); hdr.icmp_pad16.zero = 0; }
+        if ((bytes & 32) != 0) { hdr.icmp_pad32.setValid(); hdr.icmp_pad32.zero = 0; }
+        if ((bytes & 64) != 0) { hdr.icmp_pad64.setValid(); hdr.icmp_pad64.zero = 0; }
+    }
+
+    /* ICMPv6 error -> ICMPv4 error. RFC 7915 5.2 with RFC 4884: with an extension, the translated
+     * original datagram is zero padded to at least 128 bytes (it is a multiple of 4 already) and
+     * the length attribute counts it in 32-bit words; an extension that would take the message
+     * over 576 bytes leaves, and the message ends with the datagram. */
     action error_6to4_headers() {
         bit<32> old_words = sum_v6(hdr.ipv6.src_addr) + sum_v6(hdr.ipv6.dst_addr)
                             + (bit<32>) (hdr.ipv6.payload_len - meta.ipv6_ext_len)
@@ -322,6 +334,13 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         hdr.icmp.code = new_code;
         hdr.icmp.identifier = new_rest[31:16];
         hdr.icmp.sequence = new_rest[15:0];
+        bit<16> datagram = meta.icmp_ext_datagram - shrink;
+        bit<16> padded = datagram < ICMP_EXT_MIN_DATAGRAM ? ICMP_EXT_MIN_DATAGRAM : datagram;
+        bit<16> extension = meta.icmp_payload - meta.icmp_ext_datagram;
+        bool keep_extension = meta.icmp_ext_datagram != 0 && 28 + padded + extension <= ICMP4_ERROR_MAX;
+        if (keep_extension) {
+            hdr.icmp.identifier = hdr.icmp.identifier[15:8] ++ (padded >> 2)[7:0];
+        }
         /* A valid IPv4 header sums to 0xffff, which is zero: the quoted one adds nothing. */
         bit<32> new_words = (bit<32>) (hdr.icmp.type ++ hdr.icmp.code) + (bit<32>) hdr.icmp.identifier
                             + (bit<32>) hdr.icmp.sequence + sum_l4_head(hdr.inner_l4)
@@ -331,6 +350,14 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         hdr.ipv4.src_addr = meta.error_src4;
         hdr.ipv4.total_len = hdr.ipv4.total_len - shrink;
         hdr.ipv4.dont_fragment = 0;
+        if (keep_extension) {
+            zero_pad(padded - datagram);
+            hdr.ipv4.total_len = hdr.ipv4.total_len + (padded - datagram);
+        } else if (meta.icmp_ext_datagram != 0) {
+            hdr.ipv4.total_len = 28 + datagram;
+            meta.truncate_to = 14 + (bit<32>) hdr.ipv4.total_len;
+            meta.recirc = RECIRC_CHECKSUM;
+        }
         if (hdr.ipv4.total_len > ICMP4_ERROR_MAX) {
             hdr.ipv4.total_len = ICMP4_ERROR_MAX;
             meta.truncate_to = 14 + (bit<32>) ICMP4_ERROR_MAX;
@@ -338,7 +365,11 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         }
     }
 
-    /* ICMPv4 error -> ICMPv6 error. */
+    /* ICMPv4 error -> ICMPv6 error. RFC 7915 4.2 with RFC 4884: with an extension, the translated
+     * original datagram is zero padded to 8-byte units and at least 128 bytes, and the length
+     * attribute counts it in 64-bit words. Where the ICMPv6 type has no length attribute (Packet
+     * Too Big, Parameter Problem) or the extension would take the message over 1280 bytes, the
+     * extension leaves and the message ends with the datagram. */
     action error_4to6_headers() {
         bit<32> old_words = (bit<32>) (hdr.icmp.type ++ hdr.icmp.code) + (bit<32>) hdr.icmp.identifier
                             + (bit<32>) hdr.icmp.sequence + sum_ipv4_header(hdr.inner_ipv4)
@@ -353,6 +384,20 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         hdr.icmp.code = new_code;
         hdr.icmp.identifier = new_rest[31:16];
         hdr.icmp.sequence = new_rest[15:0];
+        bit<16> datagram = meta.icmp_ext_datagram + 20;
+        bit<16> units = (datagram + 7) & 0xfff8;
+        bit<16> padded = units < ICMP_EXT_MIN_DATAGRAM ? ICMP_EXT_MIN_DATAGRAM : units;
+        bit<16> extension = meta.icmp_payload - meta.icmp_ext_datagram;
+        bool has_length = new_type == ICMP6_DEST_UNREACH || new_type == ICMP6_TIME_EXCEEDED;
+        if (meta.icmp_ext_datagram != 0 && has_length && 48 + padded + extension <= ICMP6_ERROR_MAX) {
+            hdr.icmp.identifier = (padded >> 3)[7:0] ++ hdr.icmp.identifier[7:0];
+            zero_pad(padded - datagram);
+            hdr.ipv6.payload_len = hdr.ipv6.payload_len + (padded - datagram);
+        } else if (meta.icmp_ext_datagram != 0) {
+            hdr.ipv6.payload_len = 8 + datagram;
+            meta.truncate_to = 14 + 40 + (bit<32>) hdr.ipv6.payload_len;
+            meta.recirc = RECIRC_CHECKSUM;
+        }
         bit<32> new_words = sum_v6(hdr.ipv6.src_addr) + sum_v6(hdr.ipv6.dst_addr) + (bit<32>) hdr.ipv6.payload_len
                             + (bit<32>) PROTO_ICMPV6 + (bit<32>) (hdr.icmp.type ++ hdr.icmp.code)
                             + (bit<32>) hdr.icmp.identifier + (bit<32>) hdr.icmp.sequence

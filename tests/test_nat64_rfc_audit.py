@@ -1,11 +1,6 @@
-"""Open conformance checks of issue 16, not part of `make test`: `make test-open` runs them. They
-fail where the pipeline still differs from the RFCs (RFC 4884 extensions); a check moves into
-the suites of `make test` with the fix that makes it pass. Those that pass already are kept here
-with their group until the group is done.
-
-Audit of corner cases of RFC 7915 (SIIT), RFC 6146 (stateful NAT64), RFC 7757 (EAM) and RFC 4884
-(ICMP extensions) on the NAT64 pipeline. Each test asserts what the RFCs ask, so a failure here is a
-place where the pipeline differs from them, not a broken test. Expected packets are built (and
+"""Audit of corner cases of RFC 7915 (SIIT), RFC 6146 (stateful NAT64), RFC 7757 (EAM) and RFC 4884
+(ICMP extensions) on the NAT64 pipeline. Each test asserts what the RFCs ask; they were written before
+the fixes (issue 16) and failed where the pipeline differed from the RFCs. Expected packets are built (and
 checksummed) by scapy from the RFC rules, never copied from what the switch sent; where a checksum
 is checked on a received frame, it is summed here by hand (ones_sum), independently of scapy.
 
@@ -14,13 +9,13 @@ import ipaddress
 
 import pytest
 from scapy.layers.inet import ICMP, IP, TCP, UDP
-from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoRequest, ICMPv6PacketTooBig, ICMPv6TimeExceeded, IPv6,
-                                IPv6ExtHdrFragment)
+from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoRequest, ICMPv6PacketTooBig, ICMPv6ParamProblem,
+                                ICMPv6TimeExceeded, IPv6, IPv6ExtHdrFragment)
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
 from nat64_setup import (DROP_UDP_ZERO_CHECKSUM_FRAGMENT, MAPPED, P, POOL6, ROUTER_MAC,
-                         SENT_TOO_BIG, SWITCH_V6, T, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT,
+                         SENT_TOO_BIG, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT,
                          drops, eam, embed, from_v4_server, from_v6_host, sent, session_v4, session_v6, to_v4_server,
                          to_v6_host)
 from nat64_setup import ptf, sut  # noqa: F401  (pytest fixtures, found by name)
@@ -210,6 +205,51 @@ def test_icmpv4_error_with_extension_translated_over_1280_bytes_stays_well_forme
         n = length * 8
         assert n >= 128 and body[:n] == pad(quoted6, 8)[:n] and body[n:] == ext, \
             f"length {length}: the {n}-byte datagram field is not followed by the whole extension"
+
+
+def test_icmpv4_parameter_problem_with_extension_loses_it_as_icmpv6(ptf):
+    """ICMPv6 Parameter Problem has no length attribute (RFC 4884 4.5 lists the messages that may
+    carry an extension): the extension leaves, and the message ends with the translated datagram
+    (no padding), its checksum over what is left."""
+    stateful_udp(ptf)
+    quoted4 = bytes(IP(src=MAPPED, dst=V4_SERVER, ttl=30, id=0) / UDP(sport=40000, dport=53) / (b"u" * 104))
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=12, code=0, ptr=8, length=33) / Raw(quoted4 + extension())))
+    quoted6 = bytes(IPv6(src=V6_HOST, dst=SERVER6, hlim=30) / UDP(sport=5000, dport=53) / (b"u" * 104))
+    sends_exactly(ptf, to_v6_host(ICMPv6ParamProblem(code=0, ptr=7) / Raw(quoted6)), V6_PORT)
+
+
+def test_fragmentation_needed_with_extension_becomes_packet_too_big_without_it(ptf):
+    stateful_udp(ptf)
+    quoted4 = bytes(IP(src=MAPPED, dst=V4_SERVER, ttl=30, id=0, flags="DF") / UDP(sport=40000, dport=53) / (b"v" * 100))
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=3, code=4, nexthopmtu=1400, length=32) / Raw(quoted4 + extension())))
+    quoted6 = bytes(IPv6(src=V6_HOST, dst=SERVER6, hlim=30) / UDP(sport=5000, dport=53) / (b"v" * 100))
+    sends_exactly(ptf, to_v6_host(ICMPv6PacketTooBig(mtu=1420) / Raw(quoted6)), V6_PORT)
+
+
+def test_icmpv6_error_with_extension_over_576_bytes_as_icmpv4_loses_it(ptf):
+    """A 504-byte original datagram (length 63) is 484 bytes as IPv4; with a 100-byte extension the
+    ICMPv4 error would be 612 bytes, over RFC 1812's 576: the extension leaves (length 0)."""
+    stateful_udp(ptf)
+    quoted6 = bytes(IPv6(src=SERVER6, dst=V6_HOST, hlim=61) / UDP(sport=53, dport=5000) / (b"w" * 456))
+    assert len(quoted6) == 504
+    ptf.send(V6_PORT, from_v6_host(ICMPv6DestUnreach(code=4, length=63) / Raw(quoted6 + extension(labels=23)),
+                                   dst=SERVER6))
+    quoted4 = bytes(IP(src=V4_SERVER, dst=MAPPED, ttl=61, id=0) / UDP(sport=53, dport=40000) / (b"w" * 456))
+    sends_exactly(ptf, to_v4_server(ICMP(type=3, code=3, length=0) / Raw(quoted4)), V4_PORT)
+
+
+def test_routed_icmp_error_with_extension_is_forwarded_unchanged(ptf):
+    """Not translated (routed IPv4 to IPv4): the parser walked the datagram to find the extension,
+    and every byte leaves as it came, only the TTL one lower."""
+    quoted = bytes(IP(src="198.51.100.9", dst="203.0.113.9", ttl=1, id=0) / UDP(sport=1, dport=33434) / (b"x" * 104))
+    pkt = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.1", dst="198.51.100.9", ttl=20, id=5) / \
+        ICMP(type=11, code=0, length=33) / Raw(quoted + extension())
+    ptf.send(3, pkt)
+    expected = pkt.copy()
+    expected[Ether].src, expected[Ether].dst = ROUTER_MAC, V4_HOST_MAC
+    expected[IP].ttl = 19
+    del expected[IP].chksum
+    sends_exactly(ptf, expected, V4_PORT)
 
 
 # ---- 3. atomic fragments (RFC 7915 5.1.1, 5.3) ----
