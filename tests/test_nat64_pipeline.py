@@ -13,7 +13,7 @@ from scapy.layers.inet6 import (ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6ND_NA,
 from scapy.layers.l2 import ARP, Ether
 
 from nat64_setup import (DROP_BAD_CHECKSUM, DROP_BAD_LENGTH, DROP_FILTERED, DROP_LOCAL_FRAGMENT, DROP_NOT_TRANSLATABLE, DROP_PARSER_ERROR,
-                         DROP_ICMP_ERROR_RATE, DROP_POOL4_NO_BIB, DROP_UDP_ZERO_CHECKSUM_FRAGMENT, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
+                         DROP_ICMP_ERROR_RATE, DROP_POOL4_NO_BIB, DROP_UDP_ZERO_CHECKSUM, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
                          PUNT_TCP_CONTROL, ROUTER_MAC, SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
                          V6_HOST, V6_HOST_MAC, V6_PORT, drops, embed, from_v4_server, from_v6_host, sent,
                          session_v4, session_v6, to_v4_server, to_v6_host)
@@ -144,15 +144,29 @@ def test_ipv4_udp_fragment_without_checksum_is_dropped_and_counted(ptf):
     (it covers every fragment, and the switch does not reassemble): dropped and counted, not sent
     with a checksum over the first fragment only. The same datagram whole still gets one."""
     ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
-    before = drops(ptf, DROP_UDP_ZERO_CHECKSUM_FRAGMENT)
+    before = drops(ptf, DROP_UDP_ZERO_CHECKSUM)
     ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000, len=8 + 200, chksum=0) / (b"z" * 64),
                                      flags="MF", id=0x777))
     ptf.verify_no_other_packets()
-    assert drops(ptf, DROP_UDP_ZERO_CHECKSUM_FRAGMENT) == before + 1
+    assert drops(ptf, DROP_UDP_ZERO_CHECKSUM) == before + 1
     ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000, chksum=0) / (b"z" * 64), id=0x777))
     ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / (b"z" * 64)), V6_PORT)
     ptf.verify_no_other_packets()
-    assert drops(ptf, DROP_UDP_ZERO_CHECKSUM_FRAGMENT) == before + 1
+    assert drops(ptf, DROP_UDP_ZERO_CHECKSUM) == before + 1
+
+
+def test_ipv4_udp_without_checksum_is_dropped_when_the_setting_says_so(ptf):
+    """RFC 7915 4.5's other choice (nat64.udpZeroChecksum "drop"): dropped and counted; a UDP
+    packet with a checksum is translated as ever."""
+    ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
+    ptf.modify(ptf.client.table_entry(T + "udp_zero_checksum", default=True, action=T + "drop_udp_without_checksum"))
+    before = drops(ptf, DROP_UDP_ZERO_CHECKSUM)
+    ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000, chksum=0) / b"no checksum here"))
+    ptf.verify_no_other_packets()
+    assert drops(ptf, DROP_UDP_ZERO_CHECKSUM) == before + 1
+    ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / b"checksum here"))
+    ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / b"checksum here"), V6_PORT)
+    ptf.verify_no_other_packets()
 
 
 def test_tcp_both_ways_and_control_segments_copied_to_controller(ptf):

@@ -68,7 +68,7 @@ const bit<32> DROP_NOT_GLOBAL      = 9;   /* RFC 6052 3.1: non-global IPv4 under
 const bit<32> DROP_BAD_LENGTH      = 10;  /* the IP length runs past the frame or ends inside its headers */
 const bit<32> DROP_LOCAL_FRAGMENT  = 11;  /* a fragmented request to the switch itself: it does not reassemble */
 const bit<32> DROP_PUNT_POLICED    = 12;  /* a punt over its port's or its source's rate (control-plane policing) */
-const bit<32> DROP_UDP_ZERO_CHECKSUM_FRAGMENT = 13;  /* RFC 7915 4.5: IPv4 UDP fragment without a checksum */
+const bit<32> DROP_UDP_ZERO_CHECKSUM = 13;  /* RFC 7915 4.5: IPv4 UDP without a checksum, fragmented or by setting */
 const bit<32> DROP_ICMP_ERROR_RATE = 14;  /* an ICMP error the switch would send, over its port's rate */
 const bit<32> DROP_REASONS         = 16;
 

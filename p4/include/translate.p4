@@ -206,6 +206,16 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
         size = SESSION_TABLE_SIZE;
     }
 
+    /* RFC 7915 4.5: IPv4 UDP without a checksum is given one (computed over the payload), or
+     * dropped when the controller sets drop_udp_without_checksum (nat64.udpZeroChecksum "drop"). */
+    action drop_udp_without_checksum() {
+        drop_reason = DROP_UDP_ZERO_CHECKSUM;
+    }
+    table udp_zero_checksum {
+        actions = { drop_udp_without_checksum; NoAction; }
+        default_action = NoAction();
+    }
+
     bool unmapped_unreachable;
     /* unmapped_port_unreachable = 1: UDP that no BIB entry maps is answered (RFC 6146 3.5.1). */
     action in_pool4(bit<1> unmapped_port_unreachable) {
@@ -315,11 +325,17 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                 drop_reason = DROP_ICMP_ERROR;
                 return;
             }
-            if (hdr.udp.isValid() && hdr.udp.checksum == 0 && hdr.ipv4.more_fragments == 1) {
-                /* RFC 7915 4.5: the checksum of a fragmented datagram cannot be computed from its
-                 * first fragment (the switch does not reassemble): drop it. */
-                drop_reason = DROP_UDP_ZERO_CHECKSUM_FRAGMENT;
-                return;
+            if (hdr.udp.isValid() && hdr.udp.checksum == 0) {
+                if (hdr.ipv4.more_fragments == 1) {
+                    /* RFC 7915 4.5: the checksum of a fragmented datagram cannot be computed from
+                     * its first fragment (the switch does not reassemble): drop it. */
+                    drop_reason = DROP_UDP_ZERO_CHECKSUM;
+                } else {
+                    udp_zero_checksum.apply();
+                }
+                if (drop_reason != DROP_REASONS) {
+                    return;
+                }
             }
             pool6_embed.apply();
             if (drop_reason != DROP_REASONS) {

@@ -140,7 +140,7 @@ public final class FabricConfig {
      */
     public static Nat64Section nat64Section(JsonNode nat, String at) {
         Json.only(nat, at, "pool6", "pool4", "timeouts", "addressDependentFiltering", "maxSessionsPerSubscriber",
-                "logDestination", "eamt", "staticBib", "puntPolicing", "icmpErrors");
+                "logDestination", "eamt", "staticBib", "puntPolicing", "icmpErrors", "udpZeroChecksum");
         Nat64Config nat64 = nat64(nat, at);
         List<Eam> eamt = new ArrayList<>();
         Eamt table = new Eamt();
@@ -217,6 +217,14 @@ public final class FabricConfig {
         }
         if (nat.has("icmpErrors")) {
             b.icmpErrors(icmpErrors(nat.path("icmpErrors"), at + ".icmpErrors"));
+        }
+        if (nat.has("udpZeroChecksum")) {
+            String choice = text(nat, "udpZeroChecksum", at);
+            if (!choice.equals("compute") && !choice.equals("drop")) {
+                throw new ConfigException(at + ".udpZeroChecksum", "must be \"compute\" or \"drop\", not "
+                        + ConfigException.quote(choice));
+            }
+            b.computeUdpZeroChecksum(choice.equals("compute"));
         }
         return within(at, b::build);
     }

@@ -28,6 +28,12 @@ public final class Nat64Config {
     public final PuntPolicing puntPolicing;
     /** The ICMP errors the switches originate: their rate, and the answer to unmapped UDP. */
     public final IcmpErrors icmpErrors;
+    /**
+     * RFC 7915 4.5: an unfragmented IPv4 UDP packet without a checksum gets one computed (true,
+     * the default: RFC 6146 3.4 asks it of a stateful NAT64), or is dropped (false). A fragmented
+     * one is always dropped: its checksum cannot be computed from one fragment.
+     */
+    public final boolean computeUdpZeroChecksum;
 
     private Nat64Config(Builder b) {
         this.pool6 = b.pool6;
@@ -38,6 +44,7 @@ public final class Nat64Config {
         this.logDestination = b.logDestination;
         this.puntPolicing = b.puntPolicing;
         this.icmpErrors = b.icmpErrors;
+        this.computeUdpZeroChecksum = b.computeUdpZeroChecksum;
     }
 
     /**
@@ -100,6 +107,7 @@ public final class Nat64Config {
         private boolean logDestination = true;
         private PuntPolicing puntPolicing = PuntPolicing.DEFAULTS;
         private IcmpErrors icmpErrors = IcmpErrors.DEFAULTS;
+        private boolean computeUdpZeroChecksum = true;
 
         public Builder pool6(Pool6 pool6) {
             this.pool6 = pool6;
@@ -138,6 +146,11 @@ public final class Nat64Config {
 
         public Builder icmpErrors(IcmpErrors errors) {
             this.icmpErrors = errors;
+            return this;
+        }
+
+        public Builder computeUdpZeroChecksum(boolean compute) {
+            this.computeUdpZeroChecksum = compute;
             return this;
         }
 

@@ -156,6 +156,10 @@ public final class DesiredState {
             out.add(TableEntry.in(NAT64_INGRESS_IPV4_ROUTES).lpm(HDR_DST_ADDR, v4(p.address()), p.length())
                     .action(NAT64_INGRESS_HAIRPIN).build());
         }
+        if (!config.computeUdpZeroChecksum) {
+            out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM)
+                    .action(NAT64_INGRESS_TRANSLATE_DROP_UDP_WITHOUT_CHECKSUM).build());
+        }
         config.icmpErrors.rfc6791Pool().ifPresent(p -> out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_RFC6791_POOL)
                 .action(NAT64_INGRESS_TRANSLATE_USE_RFC6791_POOL).param(FIRST, v4(p.address()))
                 .param(COUNT, 1L << (32 - p.length())).build()));

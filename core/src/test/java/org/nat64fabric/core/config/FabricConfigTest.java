@@ -115,6 +115,19 @@ class FabricConfigTest {
     }
 
     @Test
+    void udpWithoutChecksumIsComputedUnlessTheConfigSaysDrop() throws Exception {
+        assertTrue(FabricConfig.parse(good()).nat64.computeUdpZeroChecksum, "RFC 6146 3.4: compute by default");
+        ObjectNode root = good();
+        nat(root).put("udpZeroChecksum", "drop");
+        assertEquals(false, FabricConfig.parse(root).nat64.computeUdpZeroChecksum);
+        ConfigException x = refused(r -> nat(r).put("udpZeroChecksum", "amend"));
+        assertEquals(NAT + ".udpZeroChecksum", x.field());
+        assertTrue(x.problem().contains("'amend'"), x.problem());
+        x = refused(r -> nat(r).put("udpZeroChecksum", true));
+        assertEquals(NAT + ".udpZeroChecksum", x.field());
+    }
+
+    @Test
     void misspeltFieldsAreRefusedWithTheirRightSpelling() throws Exception {
         ConfigException e = refused(r -> ((ObjectNode) nat(r).path("pool4")).put("blocksize", 64));
         assertEquals(NAT + ".pool4.blocksize", e.field());

@@ -86,6 +86,12 @@ class DesiredStateTest {
         assertEquals(5, border.stream().filter(e -> e.table().contains("eamt_")).count(),
                 "one EAM, four tables and the one for the sources of ICMPv6 errors");
         assertTrue(in(border, NAT64_INGRESS_TRANSLATE_RFC6791_POOL).isEmpty(), "no RFC 6791 pool configured");
+        assertTrue(in(border, NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM).isEmpty(), "UDP without checksum: computed");
+        Nat64Config dropping = Nat64Config.builder().pool6(CONFIG.pool6).pool4(CONFIG.pool4)
+                .computeUdpZeroChecksum(false).build();
+        assertEquals(List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM)
+                .action(NAT64_INGRESS_TRANSLATE_DROP_UDP_WITHOUT_CHECKSUM).build()),
+                in(DesiredState.translation(dropping, List.of()), NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM));
         assertEquals(1, in(border, NAT64_INGRESS_TRANSLATE_POOL4).size());
     }
 
