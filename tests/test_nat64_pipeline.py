@@ -52,6 +52,19 @@ def test_echo_to_switch_is_answered_in_both_families(ptf):
     ptf.verify_no_other_packets()
 
 
+def test_echo_to_a_pool4_address_that_is_the_switchs_own_is_translated_when_a_session_maps_it(ptf):
+    """The switch's IPv4 address (192.0.2.1) is in pool4 too, as on a NAT64 with one public
+    address: an echo request whose identifier a session maps (an IPv6 host's static ICMP BIB
+    entry) goes to that host; with any other identifier the switch answers it itself."""
+    ptf.insert(session_v4(ptf, 1, SWITCH_V4, 4321, V6_HOST, 1234))
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=8, id=4321, seq=1) / b"to the host", dst=SWITCH_V4))
+    ptf.verify_packet(to_v6_host(ICMPv6EchoRequest(id=1234, seq=1, data=b"to the host")), V6_PORT)
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=8, id=4322, seq=1) / b"to the switch", dst=SWITCH_V4))
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64) /
+                      ICMP(type=0, id=4322, seq=1) / b"to the switch", V4_PORT)
+    ptf.verify_no_other_packets()
+
+
 def test_echo_with_ipv4_options_is_answered_with_a_valid_header_checksum(ptf):
     request = from_v4_server(ICMP(type=8, id=7, seq=3) / b"ping", dst=SWITCH_V4, ttl=20, options=[IPOption_NOP()] * 4)
     ptf.send(V4_PORT, request)

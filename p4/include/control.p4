@@ -163,9 +163,15 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             drop_for(DROP_BAD_LENGTH);
             exit;
         }
+        bit<32> drop_reason;
+        translate.apply(hdr, meta, drop_reason);
+        bool translated = meta.xlate_src && meta.xlate_dst && drop_reason == DROP_REASONS
+                          && meta.punt_reason == 0 && !meta.send_error;
+        /* The switch answers for its own addresses what it does not translate: a pool4 address
+         * may be its own too, and an echo request there that a session maps goes to the host. */
         bool answered;
         bool refused;
-        local_host.apply(hdr, meta, standard_metadata, answered, refused);
+        local_host.apply(hdr, meta, standard_metadata, translated, answered, refused);
         if (refused) {
             drop_for(DROP_LOCAL_FRAGMENT);
             exit;
@@ -173,10 +179,6 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         if (answered) {
             exit;
         }
-        bit<32> drop_reason;
-        translate.apply(hdr, meta, drop_reason);
-        bool translated = meta.xlate_src && meta.xlate_dst && drop_reason == DROP_REASONS
-                          && meta.punt_reason == 0 && !meta.send_error;
         /* The family the packet leaves in, and its IP length there. */
         bool out_v4 = translated ? hdr.ipv6.isValid() : hdr.ipv4.isValid();
         /* What IPv6 -> IPv4 translation leaves out after the IPv6 header: extension headers. */

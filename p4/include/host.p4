@@ -1,12 +1,13 @@
 /* The switch as a network host: ARP replies, neighbour advertisements and echo replies for its
- * own addresses (router and pool4 addresses), answered out of the port they came in on. */
+ * own addresses (router and pool4 addresses), answered out of the port they came in on, unless
+ * Translate translates the packet (an echo request to a pool4 address that a session maps). */
 #ifndef NAT64_HOST_P4
 #define NAT64_HOST_P4
 
 #include "checksums.p4"
 
 control LocalHost(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t standard_metadata,
-                  out bool answered, out bool refused) {
+                  in bool translated, out bool answered, out bool refused) {
     mac_t my_mac;
     bool local;
 
@@ -47,6 +48,9 @@ control LocalHost(inout headers_t hdr, inout metadata_t meta, inout standard_met
         local = false;
         answered = false;
         refused = false;
+        if (translated) {
+            return;
+        }
         if (hdr.arp.isValid() && hdr.arp.oper == ARP_REQUEST) {
             meta.local4_key = hdr.arp.tpa;
         } else if (hdr.ipv4.isValid() && hdr.icmp.isValid() && hdr.icmp.type == ICMP_ECHO_REQUEST) {
