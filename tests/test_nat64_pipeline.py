@@ -353,6 +353,42 @@ def test_rfc6052_embedding_and_extraction_for_every_length(ptf, prefix, length, 
     ptf.verify_no_other_packets()
 
 
+def siit_prefix(ptf, prefix4, length4):
+    """A stateless SIIT prefix, as the controller writes nat64.siitPrefixes under the /96 pool6."""
+    c = ptf.client
+    return [c.table_entry(T + "pool6_src", match={"src_addr": (embed(prefix4, POOL6, 96), 96 + length4)},
+                          action=T + "extract_96"),
+            c.table_entry(T + "siit_v4_dst", match={"dst_addr": (prefix4, length4)}, action=T + "embed_dst",
+                          params={"prefix": POOL6, "length": 96})]
+
+
+def test_stateless_siit_translates_pool6_sources_of_its_prefixes_both_ways(ptf):
+    """RFC 7915 with RFC 6052 (SIIT-DC, 464XLAT): an IPv6 host at the pool6 address of an IPv4 address
+    in a SIIT prefix (here 203.0.113.128/25) is translated by extraction, with no session and without
+    a transport (a later fragment too), and back by embedding. A pool6 source outside the prefixes
+    is no SIIT host: it needs a session, like any other IPv6 source (no forged IPv4 source)."""
+    clat = embed("203.0.113.130", POOL6, 96)
+    route = ptf.client.table_entry(P + "ipv6_routes", match={"dst_addr": (embed("203.0.113.128", POOL6, 96), 121)},
+                                   action=P + "set_next_hop",
+                                   params={"port": V6_PORT, "src_mac": ROUTER_MAC, "dst_mac": V6_HOST_MAC})
+    ptf.insert(*siit_prefix(ptf, "203.0.113.128", 25), route)   # the operator routes the SIIT hosts' pool6 range
+    ptf.send(V6_PORT, from_v6_host(UDP(sport=7000, dport=53) / b"siit", src=clat))
+    ptf.verify_packet(to_v4_server(UDP(sport=7000, dport=53) / b"siit", src="203.0.113.130"), V4_PORT)
+    ptf.send(V6_PORT, from_v6_host(IPv6ExtHdrFragment(id=0x99, m=0, offset=64, nh=17) / b"later fragment!!",
+                                   src=clat))
+    later = to_v4_server(b"later fragment!!", src="203.0.113.130", id=0x99)
+    later[IP].frag, later[IP].proto = 64, 17
+    ptf.verify_packet(later, V4_PORT)
+    ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=7000) / b"answer", dst="203.0.113.130"))
+    ptf.verify_packet(to_v6_host(UDP(sport=53, dport=7000) / b"answer", dst=clat), V6_PORT)
+    outside = from_v6_host(UDP(sport=7000, dport=53) / b"forged", src=embed("203.0.113.5", POOL6, 96))
+    ptf.send(V6_PORT, outside)
+    payload, md = ptf.client.packet_in()
+    assert (payload, md["punt_reason"]) == (bytes(outside), PUNT_SESSION_MISS), \
+        "a pool6 source outside the SIIT prefixes goes to the controller for a session"
+    ptf.verify_no_other_packets()
+
+
 def test_eamt_translates_both_ways_copying_suffix_bits(ptf):
     c = ptf.client
     ptf.insert(

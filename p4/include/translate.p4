@@ -2,10 +2,12 @@
  * This control only decides; headers are rewritten by Rewrite (rewrite.p4) once the route and
  * the next hop's MTU are known, so that an ICMP error can still quote the untouched packet.
  *
- * IPv6 -> IPv4: destination by EAMT, else by pool6 extraction; source by EAMT, else by the
- * session table (a miss punts the packet so the controller allocates a session).
- * IPv4 -> IPv6: destination by EAMT, else by the session table (a pool4 address without one is
- * dropped, RFC 6146 3.5.1); source by EAMT, else embedded in pool6.
+ * IPv6 -> IPv4: destination by EAMT, else by pool6 extraction; source by EAMT, else by pool6
+ * extraction for the stateless SIIT prefixes, else by the session table (a miss punts the packet
+ * so the controller allocates a session).
+ * IPv4 -> IPv6: destination by EAMT, else embedded in pool6 for the SIIT prefixes, else by the
+ * session table (a pool4 address without one is dropped, RFC 6146 3.5.1); source by EAMT, else
+ * embedded in pool6.
  * An ICMP error is looked up by the packet it quotes, so it follows that packet's session. */
 #ifndef NAT64_TRANSLATE_P4
 #define NAT64_TRANSLATE_P4
@@ -116,13 +118,17 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
         default_action = NoAction();
     }
 
-    /* ---- RFC 6052 pool6: the IPv4 address around the zero "u" octet (bits 64-71) ---- */
-    action extract_96() { meta.new_dst4 = hdr.ipv6.dst_addr[31:0]; meta.xlate_dst = true; }
-    action extract_64() { meta.new_dst4 = hdr.ipv6.dst_addr[55:24]; meta.xlate_dst = true; }
-    action extract_56() { meta.new_dst4 = hdr.ipv6.dst_addr[71:64] ++ hdr.ipv6.dst_addr[55:32]; meta.xlate_dst = true; }
-    action extract_48() { meta.new_dst4 = hdr.ipv6.dst_addr[79:64] ++ hdr.ipv6.dst_addr[55:40]; meta.xlate_dst = true; }
-    action extract_40() { meta.new_dst4 = hdr.ipv6.dst_addr[87:64] ++ hdr.ipv6.dst_addr[55:48]; meta.xlate_dst = true; }
-    action extract_32() { meta.new_dst4 = hdr.ipv6.dst_addr[95:64]; meta.xlate_dst = true; }
+    /* ---- RFC 6052 pool6: the IPv4 address around the zero "u" octet (bits 64-71) of
+     * pool6_addr, the destination or (stateless SIIT) the source looked up. ---- */
+    ipv6_t pool6_addr;
+    ipv4_t pool6_v4;
+    bool in_pool6;
+    action extract_96() { pool6_v4 = pool6_addr[31:0]; in_pool6 = true; }
+    action extract_64() { pool6_v4 = pool6_addr[55:24]; in_pool6 = true; }
+    action extract_56() { pool6_v4 = pool6_addr[71:64] ++ pool6_addr[55:32]; in_pool6 = true; }
+    action extract_48() { pool6_v4 = pool6_addr[79:64] ++ pool6_addr[55:40]; in_pool6 = true; }
+    action extract_40() { pool6_v4 = pool6_addr[87:64] ++ pool6_addr[55:48]; in_pool6 = true; }
+    action extract_32() { pool6_v4 = pool6_addr[95:64]; in_pool6 = true; }
     /* RFC 6052 3.1: under the well-known prefix 64:ff9b::/96, the controller adds longer
      * entries for the non-global IPv4 ranges with this action. */
     action not_global() { drop_reason = DROP_NOT_GLOBAL; }
@@ -134,6 +140,29 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
         default_action = NoAction();
         counters = pool6_counter;
         size = 64;
+    }
+
+    /* Stateless SIIT (RFC 7915 with RFC 6052, as in SIIT-DC and 464XLAT): IPv6 sources inside
+     * pool6 whose IPv4 address is in one of the configured nat64.siitPrefixes are translated by
+     * extraction, no session needed; one entry per prefix (embedded in pool6), the action naming
+     * pool6's length. Other pool6 sources are not translated: no host forges an IPv4 source. */
+    table pool6_src {
+        key = { meta.host6: lpm @name("src_addr"); }
+        actions = { extract_96; extract_64; extract_56; extract_48; extract_40; extract_32; not_global;
+                    @defaultonly NoAction; }
+        default_action = NoAction();
+        size = 1024;
+    }
+    /* And back: IPv4 destinations in those prefixes are written into pool6. */
+    action embed_dst(ipv6_t prefix, bit<8> length) {
+        meta.new_dst6 = embed_in_pool6(prefix, length, hdr.ipv4.dst_addr);
+        meta.xlate_dst = true;
+    }
+    table siit_v4_dst {
+        key = { hdr.ipv4.dst_addr: lpm @name("dst_addr"); }
+        actions = { embed_dst; @defaultonly NoAction; }
+        default_action = NoAction();
+        size = 1024;
     }
 
     action use_pool6(ipv6_t prefix, bit<8> length) {
@@ -253,7 +282,13 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
         if (hdr.ipv6.isValid()) {
             meta.host6 = meta.is_icmp_error ? hdr.inner_ipv6.dst_addr : hdr.ipv6.src_addr;
             if (!eamt_v6_dst.apply().hit) {
+                pool6_addr = hdr.ipv6.dst_addr;
+                in_pool6 = false;
                 pool6.apply();
+                if (in_pool6) {
+                    meta.new_dst4 = pool6_v4;
+                    meta.xlate_dst = true;
+                }
             }
             if (!meta.xlate_dst || drop_reason != DROP_REASONS) {
                 return;                                 /* not for translation: routed as IPv6 */
@@ -277,6 +312,18 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                 return;
             }
             if (!eamt_v6_src.apply().hit) {
+                pool6_addr = meta.host6;
+                in_pool6 = false;
+                pool6_src.apply();
+                if (drop_reason != DROP_REASONS) {
+                    return;                             /* RFC 6052 3.1: a non-global source */
+                }
+                if (in_pool6) {
+                    meta.new_src4 = pool6_v4;
+                    meta.xlate_src = true;
+                }
+            }
+            if (!meta.xlate_src) {
                 if (proto == 0 || hdr.ipv6_frag.isValid() && hdr.ipv6_frag.frag_offset != 0) {
                     /* RFC 7915 5.4: no transport address to map. */
                     request_error(meta, ICMP6_DEST_UNREACH, 1, 0, DROP_NOT_TRANSLATABLE);
@@ -301,7 +348,7 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
             }
         } else if (hdr.ipv4.isValid()) {
             meta.remote4 = meta.is_icmp_error ? hdr.inner_ipv4.dst_addr : hdr.ipv4.src_addr;
-            if (!eamt_v4_dst.apply().hit) {
+            if (!eamt_v4_dst.apply().hit && !siit_v4_dst.apply().hit) {
                 if (proto != 0 && session_v4.apply().hit) {
                     /* Errors come from routers on the path, not from the remote: not filtered. */
                     if (check_remote && !meta.is_icmp_error && !remote_filter.apply().hit) {

@@ -140,7 +140,7 @@ public final class FabricConfig {
      */
     public static Nat64Section nat64Section(JsonNode nat, String at) {
         Json.only(nat, at, "pool6", "pool4", "timeouts", "addressDependentFiltering", "maxSessionsPerSubscriber",
-                "logDestination", "eamt", "staticBib", "puntPolicing", "icmpErrors", "udpZeroChecksum");
+                "logDestination", "eamt", "staticBib", "puntPolicing", "icmpErrors", "udpZeroChecksum", "siitPrefixes");
         Nat64Config nat64 = nat64(nat, at);
         List<Eam> eamt = new ArrayList<>();
         Eamt table = new Eamt();
@@ -217,6 +217,18 @@ public final class FabricConfig {
         }
         if (nat.has("icmpErrors")) {
             b.icmpErrors(icmpErrors(nat.path("icmpErrors"), at + ".icmpErrors"));
+        }
+        if (nat.has("siitPrefixes")) {
+            List<Ipv4Prefix> siit = new ArrayList<>();
+            JsonNode list = list(nat, "siitPrefixes", at);
+            for (int i = 0; i < list.size(); i++) {
+                String field = at + ".siitPrefixes[" + i + "]";
+                if (!list.get(i).isTextual()) {
+                    throw new ConfigException(field, "must be a string, an IPv4 prefix");
+                }
+                siit.add(Ipv4Prefix.parse(list.get(i).asText(), field));
+            }
+            b.siitPrefixes(siit);
         }
         if (nat.has("udpZeroChecksum")) {
             String choice = text(nat, "udpZeroChecksum", at);

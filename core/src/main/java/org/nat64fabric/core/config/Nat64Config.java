@@ -1,7 +1,9 @@
 package org.nat64fabric.core.config;
 
+import java.util.List;
 import java.util.Locale;
 import org.nat64fabric.core.ConfigException;
+import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.addr.Reserved;
 import org.nat64fabric.core.eamt.Eam;
@@ -34,6 +36,12 @@ public final class Nat64Config {
      * one is always dropped: its checksum cannot be computed from one fragment.
      */
     public final boolean computeUdpZeroChecksum;
+    /**
+     * Stateless SIIT (RFC 7915 with RFC 6052): IPv4 prefixes whose hosts live on the IPv6 side at
+     * their pool6 addresses; both directions are translated by pool6 alone, no session. Only these:
+     * another IPv6 source inside pool6 could otherwise choose any IPv4 source it liked.
+     */
+    public final List<Ipv4Prefix> siitPrefixes;
 
     private Nat64Config(Builder b) {
         this.pool6 = b.pool6;
@@ -45,6 +53,7 @@ public final class Nat64Config {
         this.puntPolicing = b.puntPolicing;
         this.icmpErrors = b.icmpErrors;
         this.computeUdpZeroChecksum = b.computeUdpZeroChecksum;
+        this.siitPrefixes = List.copyOf(b.siitPrefixes);
     }
 
     /**
@@ -108,6 +117,7 @@ public final class Nat64Config {
         private PuntPolicing puntPolicing = PuntPolicing.DEFAULTS;
         private IcmpErrors icmpErrors = IcmpErrors.DEFAULTS;
         private boolean computeUdpZeroChecksum = true;
+        private List<Ipv4Prefix> siitPrefixes = List.of();
 
         public Builder pool6(Pool6 pool6) {
             this.pool6 = pool6;
@@ -154,6 +164,29 @@ public final class Nat64Config {
             return this;
         }
 
+        public Builder siitPrefixes(List<Ipv4Prefix> prefixes) {
+            this.siitPrefixes = prefixes;
+            return this;
+        }
+
+        /**
+         * A SIIT prefix must be a unicast range (Reserved), one pool6 may represent (RFC 6052 3.1:
+         * only global IPv4 under the well-known prefix), and outside pool4, whose addresses are
+         * for sessions.
+         */
+        private void checkSiitPrefix(Ipv4Prefix p, String at) {
+            Reserved.why(p).ifPresent(why -> {
+                throw new ConfigException(at, why);
+            });
+            if (pool6.isWellKnown() && Pool6.NON_GLOBAL.stream().anyMatch(p::overlaps)) {
+                throw new ConfigException(at, p + " is not global IPv4, which the well-known prefix " + pool6
+                        + " may not carry (RFC 6052 3.1): use a network-specific pool6");
+            }
+            pool4.addresses().stream().filter(p::overlaps).findFirst().ifPresent(q -> {
+                throw new ConfigException(at, p + " overlaps pool4 " + q + ": its addresses are for sessions");
+            });
+        }
+
         public Nat64Config build() {
             if (pool6 == null) {
                 throw new ConfigException("pool6", "is required (for example 64:ff9b::/96)");
@@ -163,6 +196,9 @@ public final class Nat64Config {
             }
             if (maxSessionsPerSubscriber < 1) {
                 throw new ConfigException("maxSessionsPerSubscriber", "must be at least 1");
+            }
+            for (int i = 0; i < siitPrefixes.size(); i++) {
+                checkSiitPrefix(siitPrefixes.get(i), "siitPrefixes[" + i + "]");
             }
             return new Nat64Config(this);
         }

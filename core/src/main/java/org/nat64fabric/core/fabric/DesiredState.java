@@ -156,6 +156,14 @@ public final class DesiredState {
             out.add(TableEntry.in(NAT64_INGRESS_IPV4_ROUTES).lpm(HDR_DST_ADDR, v4(p.address()), p.length())
                     .action(NAT64_INGRESS_HAIRPIN).build());
         }
+        for (Ipv4Prefix p : config.siitPrefixes) {
+            Ipv6Prefix embedded = pool6.embed(p);
+            out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6_SRC)
+                    .lpm(HDR_SRC_ADDR, v6(embedded.address()), embedded.length()).action(extractAction(p6.length())).build());
+            out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_SIIT_V4_DST).lpm(HDR_DST_ADDR, v4(p.address()), p.length())
+                    .action(NAT64_INGRESS_TRANSLATE_EMBED_DST).param(PREFIX, v6(p6.address())).param(LENGTH, p6.length())
+                    .build());
+        }
         if (!config.computeUdpZeroChecksum) {
             out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM)
                     .action(NAT64_INGRESS_TRANSLATE_DROP_UDP_WITHOUT_CHECKSUM).build());

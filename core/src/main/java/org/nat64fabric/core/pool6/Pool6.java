@@ -86,6 +86,12 @@ public final class Pool6 {
         return Ipv6Address.of(high, low);
     }
 
+    /** The IPv6 prefix that holds every address of {@code p} written into this one. */
+    public Ipv6Prefix embed(Ipv4Prefix p) {
+        int length = p.length() == 0 ? prefix.length() : position(p.length() - 1) + 1;
+        return Ipv6Prefix.of(embed(p.address()), length, "pool6");
+    }
+
     /** The IPv4 address inside {@code a}, which must be in the prefix. */
     public Ipv4Address extract(Ipv6Address a) {
         if (!prefix.contains(a)) {

@@ -128,6 +128,27 @@ class FabricConfigTest {
     }
 
     @Test
+    void siitPrefixesAreGlobalUnicastOutsidePool4AndNamedByPathWhenNot() throws Exception {
+        ObjectNode root = good();
+        assertTrue(FabricConfig.parse(root).nat64.siitPrefixes.isEmpty(), "no stateless SIIT unless configured");
+        JsonNode documentation = json("[\"198.51.100.0/28\"]");
+        ConfigException wellKnown = refused(r -> nat(r).set("siitPrefixes", documentation));
+        assertTrue(wellKnown.problem().contains("RFC 6052 3.1"), wellKnown.problem());
+        nat(root).put("pool6", "2001:db8:64::/96").set("siitPrefixes", documentation);
+        assertEquals("[198.51.100.0/28]", FabricConfig.parse(root).nat64.siitPrefixes.toString());
+        for (String bad : List.of("[\"127.0.0.0/8\"]", "[\"198.51.100.0/28\", 7]", "[\"198.51.100.1/28\"]")) {
+            JsonNode list = json(bad);
+            ConfigException x = refused(r -> nat(r).put("pool6", "2001:db8:64::/96").set("siitPrefixes", list));
+            assertTrue(x.field().startsWith(NAT + ".siitPrefixes["), bad + ": " + x.field());
+        }
+        String pool4 = FabricConfig.parse(good()).nat64.pool4.addresses().get(0).toString();
+        JsonNode overlapping = json("[\"" + pool4 + "\"]");
+        ConfigException x = refused(r -> nat(r).put("pool6", "2001:db8:64::/96").set("siitPrefixes", overlapping));
+        assertEquals(NAT + ".siitPrefixes[0]", x.field());
+        assertTrue(x.problem().contains("pool4"), x.problem());
+    }
+
+    @Test
     void misspeltFieldsAreRefusedWithTheirRightSpelling() throws Exception {
         ConfigException e = refused(r -> ((ObjectNode) nat(r).path("pool4")).put("blocksize", 64));
         assertEquals(NAT + ".pool4.blocksize", e.field());

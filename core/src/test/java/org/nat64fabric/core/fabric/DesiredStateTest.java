@@ -96,6 +96,22 @@ class DesiredStateTest {
     }
 
     @Test
+    void siitPrefixesAreTranslatedByPool6BothWays() {
+        Nat64Config siit = Nat64Config.builder().pool6(Pool6.parse("2001:db8:64::/56", "pool6")).pool4(CONFIG.pool4)
+                .siitPrefixes(List.of(Ipv4Prefix.parse("198.51.100.0/24", "p"))).build();
+        List<TableEntry> t = DesiredState.translation(siit, List.of());
+        // 198.51.100.0/24 in a /56 pool6: 8 bits, the u octet, then 16 bits: a /88.
+        assertEquals(List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6_SRC)
+                .lpm(HDR_SRC_ADDR, new BigInteger("20010db8006400c60033640000000000", 16), 88)
+                .action(NAT64_INGRESS_TRANSLATE_EXTRACT_56).build()), in(t, NAT64_INGRESS_TRANSLATE_POOL6_SRC));
+        assertEquals(List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_SIIT_V4_DST)
+                .lpm(HDR_DST_ADDR, BigInteger.valueOf(0xc6336400L), 24).action(NAT64_INGRESS_TRANSLATE_EMBED_DST)
+                .param(PREFIX, new BigInteger("20010db8006400000000000000000000", 16)).param(LENGTH, 56).build()),
+                in(t, NAT64_INGRESS_TRANSLATE_SIIT_V4_DST));
+        assertTrue(in(DesiredState.translation(CONFIG, List.of()), NAT64_INGRESS_TRANSLATE_POOL6_SRC).isEmpty());
+    }
+
+    @Test
     void theWellKnownPrefixRefusesEveryNonGlobalRangeBothWays() {
         List<TableEntry> t = DesiredState.translation(CONFIG, List.of());
         List<TableEntry> pool6 = in(t, NAT64_INGRESS_TRANSLATE_POOL6);
