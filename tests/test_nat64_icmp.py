@@ -8,7 +8,8 @@ import zlib
 import pytest
 from scapy.layers.inet import ICMP, IP, TCP, UDP
 from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6PacketTooBig,
-                                ICMPv6ParamProblem, ICMPv6TimeExceeded, IPv6, IPv6ExtHdrFragment, IPv6ExtHdrRouting)
+                                ICMPv6ParamProblem, ICMPv6TimeExceeded, IPv6, IPv6ExtHdrFragment, IPv6ExtHdrRouting,
+                                fragment6)
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
@@ -387,17 +388,45 @@ def test_ipv6_with_a_fragment_header_over_the_ipv4_mtu_gets_packet_too_big(ptf):
 
 
 def test_ipv4_over_the_ipv6_mtu_gets_fragmentation_needed_or_goes_to_the_controller(ptf):
-    """With DF: Fragmentation Needed with the IPv6 MTU minus 20. Without: the controller fragments."""
+    """With DF: Fragmentation Needed with the IPv6 MTU minus 20. Without: translated with a Fragment
+    header that keeps the IPv4 identification (RFC 7915 4.1), routed, and sent to the controller,
+    whose fragments (one hop more to spend) the pipeline routes out as they are."""
     stateful_udp(ptf)
     mtu(ptf, V6_PORT, 1300)
     df = from_v4_server(UDP(sport=53, dport=40000) / (b"d" * 1300), flags="DF")
     ptf.send(V4_PORT, df)
     ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64, id=0) /
                       ICMP(type=3, code=4, nexthopmtu=1280) / bytes(df[IP])[:576 - 28], V4_PORT)
-    no_df = from_v4_server(UDP(sport=53, dport=40000) / (b"d" * 1300))
+    no_df = from_v4_server(UDP(sport=53, dport=40000) / (b"d" * 1300), id=0x5151)
     ptf.send(V4_PORT, no_df)
     payload, md = ptf.client.packet_in()
-    assert (payload, md["punt_reason"], md["ingress_port"]) == (bytes(no_df), PUNT_NEEDS_FRAGMENTATION, V4_PORT)
+    translated = to_v6_host(IPv6ExtHdrFragment(id=0x5151, m=0, offset=0) / UDP(sport=53, dport=5000) / (b"d" * 1300))
+    assert (md["punt_reason"], md["ingress_port"]) == (PUNT_NEEDS_FRAGMENTATION, V4_PORT)
+    assert payload == bytes(translated), Ether(payload).show2(dump=True)
+    ptf.verify_no_other_packets()
+    for fragment in fragment6(IPv6(bytes(translated[IPv6])), 1280):
+        fragment.hlim += 1
+        ptf.client.packet_out(bytes(Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / fragment), egress_port=0, to_pipeline=1)
+        expected = Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / fragment
+        expected[IPv6].hlim = 63
+        ptf.verify_packet(expected, V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_ipv4_without_df_is_fragmented_to_the_lowest_ipv6_mtu_even_when_the_link_takes_more(ptf):
+    """RFC 7915 4: without DF the translation must fit the lowest IPv6 MTU of the network (1280
+    unless configured): 1320 bytes go to the controller although the link takes 1500; with DF the
+    packet leaves whole (path MTU discovery is the sender's); with the setting at 1500, whole too."""
+    stateful_udp(ptf)
+    ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / (b"e" * 1272), id=7))
+    payload, md = ptf.client.packet_in()
+    assert md["punt_reason"] == PUNT_NEEDS_FRAGMENTATION and IPv6ExtHdrFragment in Ether(payload)
+    ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / (b"e" * 1272), flags="DF"))
+    ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / (b"e" * 1272)), V6_PORT)
+    ptf.modify(ptf.client.table_entry(P + "lowest_ipv6_mtu", default=True, action=P + "set_lowest_ipv6_mtu",
+                                      params={"mtu": 1500}))
+    ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / (b"e" * 1272)))
+    ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / (b"e" * 1272)), V6_PORT)
     ptf.verify_no_other_packets()
 
 

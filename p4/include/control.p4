@@ -26,6 +26,18 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         drops.count(reason);
         mark_to_drop(standard_metadata);
     }
+    /* RFC 7915 4: an IPv4 packet without DF must fit the IPv6 path, so the translation of a
+     * larger one is fragmented to the lowest IPv6 MTU of the network: 1280 unless the
+     * controller sets more (nat64.lowestIpv6Mtu). */
+    bit<16> lowest_ipv6_mtu_value;
+    action set_lowest_ipv6_mtu(bit<16> mtu) {
+        lowest_ipv6_mtu_value = mtu;
+    }
+    table lowest_ipv6_mtu {
+        actions = { set_lowest_ipv6_mtu; }
+        default_action = set_lowest_ipv6_mtu(1280);
+    }
+
     action punt(bit<8> reason) {
         punts.count((bit<32>) reason);
         meta.punt_reason = reason;
@@ -224,10 +236,15 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
                     ingress_mtu.apply();
                 }
             }
+            bool v4_in = hdr.ipv4.isValid();
+            bool df = v4_in && hdr.ipv4.dont_fragment == 1;
+            bit<16> path_mtu = meta.mtu;
+            if (translated && v4_in && !df) {
+                lowest_ipv6_mtu.apply();
+                path_mtu = lowest_ipv6_mtu_value < meta.mtu ? lowest_ipv6_mtu_value : meta.mtu;
+            }
             /* Translated ICMP errors are at most 576/1280 bytes: the MTU is for the rest. */
-            if (meta.routed && out_len > meta.mtu && !meta.is_icmp_error) {
-                bool v4_in = hdr.ipv4.isValid();
-                bool df = v4_in && hdr.ipv4.dont_fragment == 1;
+            if (meta.routed && out_len > path_mtu && !meta.is_icmp_error) {
                 if (out_v4 && !v4_in) {
                     /* RFC 7915 5.1: Packet Too Big with the IPv4 MTU plus the header difference
                      * (20, and the Fragment and extension headers translation leaves out). */
@@ -240,7 +257,9 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
                     bit<16> mtu4 = out_v4 ? meta.mtu : meta.mtu - (out_len - hdr.ipv4.total_len);
                     request_error(meta, ICMP_DEST_UNREACH, 4, (bit<32>) mtu4, DROP_TOO_BIG);
                 } else {
-                    meta.punt_reason = PUNT_NEEDS_FRAGMENTATION;   /* the controller fragments (IPv4 without DF) */
+                    /* IPv4 without DF: translated and routed here, then fragmented by the
+                     * controller, which sends the fragments back through the pipeline. */
+                    meta.to_fragment = true;
                 }
             }
         }
@@ -255,7 +274,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
          * What goes to the controller, a punted packet or such a copy, is policed first, on the
          * addresses the packet arrived with (a translated packet never punts: one or the other). */
         bool copy_tcp_control = translated && meta.stateful && hdr.tcp.isValid() && (hdr.tcp.flags & 0x07) != 0;
-        if (meta.punt_reason != 0 || copy_tcp_control) {
+        if (meta.punt_reason != 0 || copy_tcp_control || meta.to_fragment) {
             punt_subscriber.apply();
             police_punt();
         }
@@ -293,6 +312,16 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
         } else {
             hdr.ipv6.hop_limit = hdr.ipv6.hop_limit - 1;
+        }
+        if (meta.to_fragment) {
+            /* Not copied as well: a TCP segment without DF and too large is rare, and a clone
+             * would carry this packet's punt reason. */
+            if (meta.punt_color == V1MODEL_METER_COLOR_RED) {
+                drop_for(DROP_PUNT_POLICED);
+            } else {
+                punt(PUNT_NEEDS_FRAGMENTATION);
+            }
+            exit;
         }
         if (copy_tcp_control) {
             meta.punt_reason = PUNT_TCP_CONTROL;

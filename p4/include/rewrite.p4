@@ -198,8 +198,9 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         hdr.ipv6.hop_limit = meta.hairpinned ? hdr.ipv4.ttl : hdr.ipv4.ttl - 1;
         hdr.ipv6.src_addr = meta.new_src6;
         hdr.ipv6.dst_addr = meta.new_dst6;
-        if (hdr.ipv4.more_fragments == 1 || hdr.ipv4.frag_offset != 0) {
-            /* RFC 7915 4.1: a fragment keeps its identification in a Fragment header. */
+        if (hdr.ipv4.more_fragments == 1 || hdr.ipv4.frag_offset != 0 || meta.to_fragment) {
+            /* RFC 7915 4.1: a fragment, or a packet the controller will fragment, keeps its
+             * identification in a Fragment header. */
             hdr.ipv6_frag.setValid();
             hdr.ipv6_frag.next_hdr = hdr.ipv6.next_hdr;
             hdr.ipv6_frag.reserved = 0;

@@ -140,7 +140,7 @@ public final class FabricConfig {
      */
     public static Nat64Section nat64Section(JsonNode nat, String at) {
         Json.only(nat, at, "pool6", "pool4", "timeouts", "addressDependentFiltering", "maxSessionsPerSubscriber",
-                "logDestination", "eamt", "staticBib", "puntPolicing", "icmpErrors", "udpZeroChecksum", "siitPrefixes");
+                "logDestination", "eamt", "staticBib", "puntPolicing", "icmpErrors", "udpZeroChecksum", "siitPrefixes", "lowestIpv6Mtu");
         Nat64Config nat64 = nat64(nat, at);
         List<Eam> eamt = new ArrayList<>();
         Eamt table = new Eamt();
@@ -217,6 +217,9 @@ public final class FabricConfig {
         }
         if (nat.has("icmpErrors")) {
             b.icmpErrors(icmpErrors(nat.path("icmpErrors"), at + ".icmpErrors"));
+        }
+        if (nat.has("lowestIpv6Mtu")) {
+            b.lowestIpv6Mtu((int) number(nat, "lowestIpv6Mtu", 0, Integer.MAX_VALUE, at));
         }
         if (nat.has("siitPrefixes")) {
             List<Ipv4Prefix> siit = new ArrayList<>();

@@ -42,6 +42,12 @@ public final class Nat64Config {
      * another IPv6 source inside pool6 could otherwise choose any IPv4 source it liked.
      */
     public final List<Ipv4Prefix> siitPrefixes;
+    /**
+     * RFC 7915 4: the smallest MTU of the IPv6 network; an IPv4 packet without DF whose
+     * translation is larger is fragmented to it (by the controller). 1280 unless every IPv6 link
+     * is known to carry more.
+     */
+    public final int lowestIpv6Mtu;
 
     private Nat64Config(Builder b) {
         this.pool6 = b.pool6;
@@ -54,6 +60,7 @@ public final class Nat64Config {
         this.icmpErrors = b.icmpErrors;
         this.computeUdpZeroChecksum = b.computeUdpZeroChecksum;
         this.siitPrefixes = List.copyOf(b.siitPrefixes);
+        this.lowestIpv6Mtu = b.lowestIpv6Mtu;
     }
 
     /**
@@ -118,6 +125,7 @@ public final class Nat64Config {
         private IcmpErrors icmpErrors = IcmpErrors.DEFAULTS;
         private boolean computeUdpZeroChecksum = true;
         private List<Ipv4Prefix> siitPrefixes = List.of();
+        private int lowestIpv6Mtu = 1280;
 
         public Builder pool6(Pool6 pool6) {
             this.pool6 = pool6;
@@ -164,6 +172,11 @@ public final class Nat64Config {
             return this;
         }
 
+        public Builder lowestIpv6Mtu(int mtu) {
+            this.lowestIpv6Mtu = mtu;
+            return this;
+        }
+
         public Builder siitPrefixes(List<Ipv4Prefix> prefixes) {
             this.siitPrefixes = prefixes;
             return this;
@@ -196,6 +209,9 @@ public final class Nat64Config {
             }
             if (maxSessionsPerSubscriber < 1) {
                 throw new ConfigException("maxSessionsPerSubscriber", "must be at least 1");
+            }
+            if (lowestIpv6Mtu < 1280 || lowestIpv6Mtu > 65535) {
+                throw new ConfigException("lowestIpv6Mtu", lowestIpv6Mtu + " is not an IPv6 MTU: from 1280 (RFC 8200 5) to 65535");
             }
             for (int i = 0; i < siitPrefixes.size(); i++) {
                 checkSiitPrefix(siitPrefixes.get(i), "siitPrefixes[" + i + "]");

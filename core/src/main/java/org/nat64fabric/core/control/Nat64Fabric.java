@@ -235,6 +235,10 @@ public final class Nat64Fabric implements Nat64Service {
      */
     public void packetIn(String deviceId, int puntReason, byte[] frame) {
         count("packetIn." + puntReason);
+        if (puntReason == PUNT_NEEDS_FRAGMENTATION) {
+            fragment(deviceId, frame);
+            return;
+        }
         if (puntReason != PUNT_SESSION_MISS && puntReason != PUNT_TCP_CONTROL) {
             LOG.fine(() -> deviceId + ": packet-in reason " + puntReason + " needs no setup, dropped");
             return;
@@ -560,6 +564,28 @@ public final class Nat64Fabric implements Nat64Service {
                 reconcile(link);
             }
         });
+    }
+
+    /**
+     * A packet the switch translated or routed but may not send whole (IPv4 without DF): its
+     * fragments go back through the switch's pipeline. They fit the smallest of its ports' MTUs,
+     * and IPv6 ones the lowest IPv6 MTU of the network too (RFC 7915 4).
+     */
+    private void fragment(String deviceId, byte[] frame) {
+        SwitchConfig sw = switchConfig(deviceId);
+        int smallest = sw.portMtus.values().stream().reduce(sw.mtu, Math::min);
+        boolean ipv6 = frame.length > 13 && (frame[12] & 0xff) == 0x86 && (frame[13] & 0xff) == 0xdd;
+        Optional<List<byte[]>> fragments = Fragmenter.fragment(frame,
+                ipv6 ? Math.min(config.nat64.lowestIpv6Mtu, smallest) : smallest);
+        if (fragments.isEmpty()) {
+            count("fragmentation.unparsed");
+            return;
+        }
+        count("fragmentation.packets");
+        for (byte[] f : fragments.get()) {
+            send(deviceId, f);
+            count("fragmentation.fragments");
+        }
     }
 
     private void send(String deviceId, byte[] frame) {

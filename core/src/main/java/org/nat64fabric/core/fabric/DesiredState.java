@@ -164,6 +164,8 @@ public final class DesiredState {
                     .action(NAT64_INGRESS_TRANSLATE_EMBED_DST).param(PREFIX, v6(p6.address())).param(LENGTH, p6.length())
                     .build());
         }
+        out.add(TableEntry.in(NAT64_INGRESS_LOWEST_IPV6_MTU).action(NAT64_INGRESS_SET_LOWEST_IPV6_MTU)
+                .param(MTU, config.lowestIpv6Mtu).build());
         if (!config.computeUdpZeroChecksum) {
             out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM)
                     .action(NAT64_INGRESS_TRANSLATE_DROP_UDP_WITHOUT_CHECKSUM).build());

@@ -149,6 +149,18 @@ class FabricConfigTest {
     }
 
     @Test
+    void theLowestIpv6MtuIs1280UnlessSetAndNeverBelow() throws Exception {
+        assertEquals(1280, FabricConfig.parse(good()).nat64.lowestIpv6Mtu);
+        ObjectNode root = good();
+        nat(root).put("lowestIpv6Mtu", 1500);
+        assertEquals(1500, FabricConfig.parse(root).nat64.lowestIpv6Mtu);
+        for (int bad : new int[] {1279, 70000}) {
+            ConfigException x = refused(r -> nat(r).put("lowestIpv6Mtu", bad));
+            assertEquals(NAT + ".lowestIpv6Mtu", x.field(), String.valueOf(bad));
+        }
+    }
+
+    @Test
     void misspeltFieldsAreRefusedWithTheirRightSpelling() throws Exception {
         ConfigException e = refused(r -> ((ObjectNode) nat(r).path("pool4")).put("blocksize", 64));
         assertEquals(NAT + ".pool4.blocksize", e.field());

@@ -167,6 +167,21 @@ class Nat64FabricTest {
     }
 
     @Test
+    void aPacketTheSwitchMayNotSendWholeGoesBackInFragmentsOfTheLowestIpv6Mtu() {
+        ByteBuffer b = ByteBuffer.allocate(14 + 48 + 2000);
+        b.put(new byte[12]).putShort((short) 0x86dd);
+        b.putInt(0x60000000).putShort((short) 2008).put((byte) 44).put((byte) 63).put(new byte[32]);
+        b.put((byte) 17).put((byte) 0).putShort((short) 0).putInt(0x4242);
+        fabric.packetIn("border1", Nat64Fabric.PUNT_NEEDS_FRAGMENTATION, b.array());
+        assertEquals(2, border1.packetOuts.size(), "2000 bytes in 1232-byte pieces (1280 - 48)");
+        assertEquals(14 + 1280, border1.packetOuts.get(0).length);
+        assertEquals(1L, fabric.stats().get("fragmentation.packets"));
+        fabric.packetIn("border1", Nat64Fabric.PUNT_NEEDS_FRAGMENTATION, new byte[30]);
+        assertEquals(1L, fabric.stats().get("fragmentation.unparsed"));
+        assertEquals(2, border1.packetOuts.size());
+    }
+
+    @Test
     void aBatchIsOneWritePerBorderAndItsPacketsGoBackOnlyAfterIt() throws Exception {
         List<Runnable> scheduled = new ArrayList<>();
         fabric = new Nat64Fabric(config("{\"addresses\": [\"192.0.2.0/30\"], \"blocksPerSubscriber\": 64}"),

@@ -87,6 +87,8 @@ class DesiredStateTest {
                 "one EAM, four tables and the one for the sources of ICMPv6 errors");
         assertTrue(in(border, NAT64_INGRESS_TRANSLATE_RFC6791_POOL).isEmpty(), "no RFC 6791 pool configured");
         assertTrue(in(border, NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM).isEmpty(), "UDP without checksum: computed");
+        assertEquals(List.of(TableEntry.in(NAT64_INGRESS_LOWEST_IPV6_MTU).action(NAT64_INGRESS_SET_LOWEST_IPV6_MTU)
+                .param(MTU, 1280).build()), in(border, NAT64_INGRESS_LOWEST_IPV6_MTU));
         Nat64Config dropping = Nat64Config.builder().pool6(CONFIG.pool6).pool4(CONFIG.pool4)
                 .computeUdpZeroChecksum(false).build();
         assertEquals(List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM)
