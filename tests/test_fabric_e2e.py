@@ -166,6 +166,19 @@ def test_full_size_packet_then_traffic_on_the_same_port(fabric):
     assert _ping_result(out)[1] == 5, f"plain IPv6 h1 -> h2 through border1 port 2: {out}"
 
 
+def test_ipv4_without_df_reaches_the_ipv6_host_in_fragments_of_the_lowest_ipv6_mtu(fabric):
+    """srv1 -> e1's EAM address, 1400 bytes of payload without DF: 1448 bytes as IPv6, over the
+    lowest IPv6 MTU (1280, RFC 7915 4) though the links take 1500. The border punts it translated,
+    the controller fragments it, e1's kernel reassembles and answers: the ping comes back."""
+    srv1 = fabric.host("srv1")
+    before = fabric.controller.get("/stats").get("fragmentation.packets", 0)
+    out = srv1.cmd("ping -c 3 -i 0.3 -W 3 -M dont -s 1400 198.18.0.20")
+    assert _ping_result(out)[1] == 3, f"1428-byte pings without DF to an IPv6 host: {out}"
+    stats = fabric.controller.get("/stats")
+    assert stats.get("fragmentation.packets", 0) - before >= 3, stats
+    assert stats.get("fragmentation.fragments", 0) >= 2 * stats["fragmentation.packets"], stats
+
+
 def _udp_echo(server, work, port):
     """A UDP echo server on SRV1:port on the given host; its PID."""
     script = work / f"echo{port}.py"

@@ -278,8 +278,17 @@ final class FlowRuleSwitchLink implements SwitchLink {
 
     @Override
     public void packetOut(byte[] frame) {
-        packets.emit(new DefaultOutboundPacket(device,
-                DefaultTrafficTreatment.builder().setOutput(PortNumber.TABLE).build(), ByteBuffer.wrap(frame)));
+        packetOut(frame, PortNumber.TABLE);
+    }
+
+    @Override
+    public void packetOut(byte[] frame, int port) {
+        packetOut(frame, PortNumber.portNumber(port));
+    }
+
+    private void packetOut(byte[] frame, PortNumber port) {
+        packets.emit(new DefaultOutboundPacket(device, DefaultTrafficTreatment.builder().setOutput(port).build(),
+                ByteBuffer.wrap(frame)));
     }
 
     // ---- TableEntry <-> FlowRule ------------------------------------------------------------

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -260,11 +261,22 @@ final class P4RuntimeLink implements SwitchLink {
 
     @Override
     public void packetOut(byte[] frame) {
+        packetOut(frame, Map.of("to_pipeline", 1));
+    }
+
+    @Override
+    public void packetOut(byte[] frame, int port) {
+        packetOut(frame, Map.of("egress_port", port));
+    }
+
+    /** A packet-out with these metadata values by name, the others 0. */
+    private void packetOut(byte[] frame, Map<String, Integer> values) {
         PacketOut.Builder p = PacketOut.newBuilder().setPayload(ByteString.copyFrom(frame));
         for (ControllerPacketMetadata.Metadata m : metadataOf("packet_out")) {
-            int value = m.getName().equals("to_pipeline") ? 1 : 0;
+            int value = values.getOrDefault(m.getName(), 0);
             p.addMetadata(PacketMetadata.newBuilder().setMetadataId(m.getId())
-                    .setValue(ByteString.copyFrom(new byte[] {(byte) value})));
+                    .setValue(value > 0xff ? ByteString.copyFrom(new byte[] {(byte) (value >> 8), (byte) value})
+                            : ByteString.copyFrom(new byte[] {(byte) value})));
         }
         send(StreamMessageRequest.newBuilder().setPacket(p).build());
     }

@@ -6,13 +6,14 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import org.nat64fabric.core.addr.Ipv4Address;
+import org.nat64fabric.core.addr.Ipv6Address;
 
 /**
  * Fragments a packet the pipeline translated or routed but could not send whole (IPv4 without DF,
  * RFC 7915 4 and RFC 791): an IPv6 packet whose Fragment header the pipeline wrote right after
- * the IPv6 header (with the IPv4 identification, RFC 7915 4.1), or an IPv4 packet. The fragments
- * go back through the pipeline, which routes them once more: so they leave here with one more
- * hop to spend, and the packet crosses the switch as one hop.
+ * the IPv6 header (with the IPv4 identification, RFC 7915 4.1), or an IPv4 packet. The pipeline
+ * has already routed it (hop limit, MACs): the fragments leave as they are.
  */
 final class Fragmenter {
     private static final int ETHERNET = 14;
@@ -30,6 +31,18 @@ final class Fragmenter {
      * The frame's fragments, each an IP packet of at most {@code mtu} bytes; empty when the frame
      * is neither IPv4 nor IPv6 with a Fragment header first, or when its lengths do not fit it.
      */
+    /** The IP destination of the frame, as text; empty when it is neither IPv4 nor IPv6. */
+    static Optional<String> destination(byte[] frame) {
+        if (frame.length >= ETHERNET + IPV6_HEADER && (frame[12] & 0xff) == 0x86 && (frame[13] & 0xff) == 0xdd) {
+            ByteBuffer b = ByteBuffer.wrap(frame);
+            return Optional.of(Ipv6Address.of(b.getLong(ETHERNET + 24), b.getLong(ETHERNET + 32)).toString());
+        }
+        if (frame.length >= ETHERNET + 20 && (frame[12] & 0xff) == 0x08 && frame[13] == 0) {
+            return Optional.of(Ipv4Address.of(ByteBuffer.wrap(frame).getInt(ETHERNET + 16)).toString());
+        }
+        return Optional.empty();
+    }
+
     static Optional<List<byte[]>> fragment(byte[] frame, int mtu) {
         if (frame.length < ETHERNET + 20) {
             return Optional.empty();
@@ -65,7 +78,6 @@ final class Fragmenter {
             System.arraycopy(frame, at, f, dataStart, size);
             ByteBuffer w = ByteBuffer.wrap(f);
             w.putShort(ETHERNET + 4, (short) (FRAGMENT_HEADER + size));
-            f[ETHERNET + 7] = (byte) Math.min(255, (frame[ETHERNET + 7] & 0xff) + 1);
             w.putShort(ETHERNET + IPV6_HEADER + 2,
                     (short) ((offset + (at - dataStart) / 8) << 3 | (last && !more ? 0 : 1)));
             out.add(f);
@@ -105,7 +117,6 @@ final class Fragmenter {
             int fragmentOffset = offset + (at - ETHERNET - headerLength) / 8;
             w.putShort(ETHERNET + 6, (short) ((flagsOffset & 0x4000) | (last && !more ? 0 : MORE_FRAGMENTS_4)
                     | fragmentOffset));
-            f[ETHERNET + 8] = (byte) Math.min(255, (frame[ETHERNET + 8] & 0xff) + 1);
             w.putShort(ETHERNET + 10, (short) 0);
             w.putShort(ETHERNET + 10, (short) checksum(f, ETHERNET, h.length));
             out.add(f);

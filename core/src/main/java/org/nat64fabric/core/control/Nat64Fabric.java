@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -567,24 +568,29 @@ public final class Nat64Fabric implements Nat64Service {
     }
 
     /**
-     * A packet the switch translated or routed but may not send whole (IPv4 without DF): its
-     * fragments go back through the switch's pipeline. They fit the smallest of its ports' MTUs,
-     * and IPv6 ones the lowest IPv6 MTU of the network too (RFC 7915 4).
+     * A packet the switch translated and routed (MACs written) but may not send whole (IPv4
+     * without DF): its fragments leave by the port its route names, past the pipeline, which is
+     * done with it. They fit the smallest of the switch's port MTUs, and IPv6 ones the lowest IPv6
+     * MTU of the network too (RFC 7915 4).
      */
     private void fragment(String deviceId, byte[] frame) {
         SwitchConfig sw = switchConfig(deviceId);
-        int smallest = sw.portMtus.values().stream().reduce(sw.mtu, Math::min);
-        boolean ipv6 = frame.length > 13 && (frame[12] & 0xff) == 0x86 && (frame[13] & 0xff) == 0xdd;
-        Optional<List<byte[]>> fragments = Fragmenter.fragment(frame,
-                ipv6 ? Math.min(config.nat64.lowestIpv6Mtu, smallest) : smallest);
+        Optional<String> destination = Fragmenter.destination(frame);
+        OptionalInt port = destination.map(sw::nextHopPort).orElse(OptionalInt.empty());
+        boolean ipv6 = destination.map(d -> d.contains(":")).orElse(false);
+        Optional<List<byte[]>> fragments = port.isEmpty() ? Optional.empty()
+                : Fragmenter.fragment(frame, ipv6 ? Math.min(config.nat64.lowestIpv6Mtu, sw.smallestMtu()) : sw.smallestMtu());
         if (fragments.isEmpty()) {
             count("fragmentation.unparsed");
             return;
         }
         count("fragmentation.packets");
+        SwitchLink link = links.get(deviceId);
         for (byte[] f : fragments.get()) {
-            send(deviceId, f);
-            count("fragmentation.fragments");
+            if (link != null) {
+                link.packetOut(f, port.getAsInt());
+                count("fragmentation.fragments");
+            }
         }
     }
 

@@ -43,6 +43,9 @@ public interface SwitchLink {
     /** Sends a frame through the switch's pipeline, as if it had just arrived. */
     void packetOut(byte[] frame);
 
+    /** Sends a frame out of one of the switch's ports as it is, past the pipeline. */
+    void packetOut(byte[] frame, int port);
+
     /** A write or read the switch refused or could not take. */
     class SwitchException extends RuntimeException {
         private static final long serialVersionUID = 1L;

@@ -2,6 +2,9 @@ package org.nat64fabric.core.fabric;
 
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
+import org.nat64fabric.core.addr.Ipv4Prefix;
+import org.nat64fabric.core.addr.Ipv6Prefix;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv6Address;
 
@@ -40,5 +43,33 @@ public final class SwitchConfig {
 
     public boolean translates() {
         return role == Role.BORDER;
+    }
+
+    /** The smallest MTU of the switch's ports. */
+    public int smallestMtu() {
+        return portMtus.values().stream().reduce(mtu, Math::min);
+    }
+
+    /**
+     * The port of the route the pipeline takes to {@code destination} (an IPv4 or IPv6 address,
+     * longest prefix first); empty when no route holds it or the route is not a next hop.
+     */
+    public OptionalInt nextHopPort(String destination) {
+        boolean ipv6 = destination.contains(":");
+        Route best = null;
+        int bestLength = -1;
+        for (Route r : routes) {
+            if (r.ipv6 != ipv6) {
+                continue;
+            }
+            int length = ipv6 ? Ipv6Prefix.parse(r.prefix, "route").length() : Ipv4Prefix.parse(r.prefix, "route").length();
+            boolean holds = ipv6 ? Ipv6Prefix.parse(r.prefix, "route").contains(Ipv6Address.parse(destination, "destination"))
+                    : Ipv4Prefix.parse(r.prefix, "route").contains(Ipv4Address.parse(destination, "destination"));
+            if (holds && length > bestLength) {
+                best = r;
+                bestLength = length;
+            }
+        }
+        return best != null && best.kind == Route.Kind.NEXT_HOP ? OptionalInt.of(best.port) : OptionalInt.empty();
     }
 }

@@ -31,7 +31,7 @@ class FragmenterTest {
     }
 
     @Test
-    void anIpv6PacketIsCutIntoEightByteAlignedFragmentsOfTheMtuWithOneHopMore() {
+    void anIpv6PacketIsCutIntoEightByteAlignedFragmentsOfTheMtu() {
         byte[] data = payload(3000);
         List<byte[]> fragments = Fragmenter.fragment(ipv6WithFragmentHeader(data), 1280).orElseThrow();
         assertEquals(3, fragments.size());
@@ -42,7 +42,7 @@ class FragmenterTest {
             int size = f.getShort(14 + 4) - 8;
             assertEquals(fragments.get(i).length, 14 + 48 + size);
             assertTrue(14 + 48 + size - 14 <= 1280, "fits the MTU");
-            assertEquals(64, f.get(14 + 7), "one hop more: the pipeline routes each fragment once more");
+            assertEquals(63, f.get(14 + 7), "the hop limit the pipeline left");
             int word = f.getShort(14 + 42) & 0xffff;
             assertEquals(expectedOffset, word >>> 3);
             assertEquals(i < fragments.size() - 1 ? 1 : 0, word & 1, "M set on all but the last");
@@ -84,11 +84,23 @@ class FragmenterTest {
             int flags = w.getShort(20) & 0xffff;
             assertEquals(joined.size() / 8, flags & 0x1fff);
             assertEquals(i < fragments.size() - 1, (flags & 0x2000) != 0);
-            assertEquals(10, f[22], "one hop more");
+            assertEquals(9, f[22], "the TTL the pipeline left");
             assertEquals(0xffff, onesSum(f, 14, ihl), "header checksum");
             joined.write(f, 14 + ihl, f.length - 14 - ihl);
         }
         assertArrayEquals(data, joined.toByteArray());
+    }
+
+    @Test
+    void theDestinationIsReadFromEitherFamily() {
+        assertEquals("::", Fragmenter.destination(ipv6WithFragmentHeader(payload(8))).orElseThrow());
+        byte[] v4 = new byte[34];
+        v4[12] = 8;
+        v4[14] = 0x45;
+        v4[30] = (byte) 203;
+        v4[33] = 9;
+        assertEquals("203.0.0.9", Fragmenter.destination(v4).orElseThrow());
+        assertTrue(Fragmenter.destination(new byte[60]).isEmpty());
     }
 
     @Test

@@ -39,6 +39,7 @@ class Nat64FabricTest {
         final Map<String, Entity> entries = new HashMap<>();
         final List<List<Update>> batches = new ArrayList<>();
         final List<byte[]> packetOuts = new ArrayList<>();
+        final List<Integer> sentOut = new ArrayList<>();   // the port of each packet-out past the pipeline
         /** Writes taken, and how many session entries the switch held when each packet came back. */
         int writes;
         final List<Integer> sessionsAtPacketOut = new ArrayList<>();
@@ -74,6 +75,12 @@ class Nat64FabricTest {
         @Override
         public List<Entity> read() {
             return entries.values().stream().filter(Entity::readable).collect(Collectors.toList());
+        }
+
+        @Override
+        public void packetOut(byte[] frame, int port) {
+            sentOut.add(port);
+            packetOuts.add(frame);
         }
 
         @Override
@@ -167,17 +174,22 @@ class Nat64FabricTest {
     }
 
     @Test
-    void aPacketTheSwitchMayNotSendWholeGoesBackInFragmentsOfTheLowestIpv6Mtu() {
+    void aPacketTheSwitchMayNotSendWholeLeavesInFragmentsOfTheLowestIpv6MtuByItsRoute() {
         ByteBuffer b = ByteBuffer.allocate(14 + 48 + 2000);
         b.put(new byte[12]).putShort((short) 0x86dd);
-        b.putInt(0x60000000).putShort((short) 2008).put((byte) 44).put((byte) 63).put(new byte[32]);
+        b.putInt(0x60000000).putShort((short) 2008).put((byte) 44).put((byte) 63).put(new byte[16]);
+        b.put(Ipv6Address.parse(HOST, "dst").toBytes());
         b.put((byte) 17).put((byte) 0).putShort((short) 0).putInt(0x4242);
         fabric.packetIn("border1", Nat64Fabric.PUNT_NEEDS_FRAGMENTATION, b.array());
         assertEquals(2, border1.packetOuts.size(), "2000 bytes in 1232-byte pieces (1280 - 48)");
+        assertEquals(List.of(1, 1), border1.sentOut, "out of port 1, the route to 2001:db8:1::/64");
         assertEquals(14 + 1280, border1.packetOuts.get(0).length);
         assertEquals(1L, fabric.stats().get("fragmentation.packets"));
+        byte[] noRoute = b.array().clone();
+        noRoute[14 + 24] = 0x30;                  // 3001:... : no route holds it
+        fabric.packetIn("border1", Nat64Fabric.PUNT_NEEDS_FRAGMENTATION, noRoute);
         fabric.packetIn("border1", Nat64Fabric.PUNT_NEEDS_FRAGMENTATION, new byte[30]);
-        assertEquals(1L, fabric.stats().get("fragmentation.unparsed"));
+        assertEquals(2L, fabric.stats().get("fragmentation.unparsed"));
         assertEquals(2, border1.packetOuts.size());
     }
 
