@@ -137,8 +137,27 @@ class Nat64ManagerTest {
         assertFalse(onos.journal.isEmpty());
         assertTrue(onos.journal.stream().allMatch(j -> j.startsWith(BORDER1 + " MODIFY ")
                 && (j.endsWith("icmp_source") || j.endsWith("pool6_embed") || j.endsWith("egress_mtu") || j.endsWith("ingress_mtu")
-                        || j.endsWith("punt_subscriber"))),
+                        || j.endsWith("punt_subscriber") || j.endsWith("lowest_ipv6_mtu"))),
                 onos.journal.toString());
+    }
+
+    @Test
+    void aPacketToFragmentLeavesInFragmentsByItsRoutesPortPastThePipeline() throws Exception {
+        configured(LEAF, BORDER1, BORDER2);
+        ByteBuffer b = ByteBuffer.allocate(14 + 48 + 2000);
+        b.put(new byte[12]).putShort((short) 0x86dd);
+        b.putInt(0x60000000).putShort((short) 2008).put((byte) 44).put((byte) 63).put(new byte[16]);
+        b.put(Ip6Address.valueOf("2001:db8:1::10").toOctets());
+        b.put((byte) 17).put((byte) 0).putShort((short) 0).putInt(0x4242);
+        PacketContextAdapter context = packetIn(b.array(), 3);
+        assertTrue(context.isHandled());
+        await("the fragments", () -> onos.packetOuts.size() == 2);
+        for (var out : onos.packetOuts) {
+            Instruction output = out.treatment().allInstructions().get(0);
+            assertEquals(PortNumber.portNumber(1), ((Instructions.OutputInstruction) output).port(),
+                    "the port of the leaf's route to 2001:db8:1::/64, not through the pipeline");
+        }
+        assertEquals(14 + 1280, onos.packetOuts.get(0).data().remaining());
     }
 
     @Test
