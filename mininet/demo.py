@@ -39,7 +39,7 @@ class Report:
 def scenario(fabric, report):
     from fabric import EAM, embed, nat64ctl
     h1, h2, e1, srv1, srv2 = (fabric.host(n) for n in ("h1", "h2", "e1", "srv1", "srv2"))
-    srv1_6, srv2_6 = embed("198.51.100.10"), embed("203.0.113.10")
+    srv1_6 = embed("198.51.100.10")
     work = fabric.work
 
     out = h1.cmd(f"ping -6 -c 3 -i 0.3 -W 3 {srv1_6}")

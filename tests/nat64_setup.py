@@ -114,6 +114,18 @@ def session_v4(ptf, proto, dst4, dport, dst6, port6, filtered=0):
                                   action=T + "dnat", params={"dst6": dst6, "dst_port": port6, "filtered": filtered})
 
 
+def routed(frame, dst_mac):
+    """`frame` as the switch routes it in its own family: new MACs, one hop less."""
+    out = frame.copy()
+    out[Ether].src, out[Ether].dst = ROUTER_MAC, dst_mac
+    if IP in out:
+        out[IP].ttl -= 1
+        del out[IP].chksum
+    else:
+        out[IPv6].hlim -= 1
+    return out
+
+
 def eam(ptf, v6, v4):
     """One RFC 7757 EAM (v6/128 <-> v4/32), written as the controller writes it: into the four EAMT
     tables and the one for the sources of ICMPv6 errors."""

@@ -12,7 +12,7 @@ from scapy.packet import Raw
 
 from nat64_setup import (MAPPED, P, ROUTER_MAC, SENT_PARAM_PROBLEM, SENT_TOO_BIG, SENT_UNREACHABLE, SWITCH_V6,
                          V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT, POOL6, eam, embed,
-                         from_v6_host, sent, session_v4, session_v6, to_v4_server)
+                         from_v6_host, routed, sent, session_v4, session_v6, to_v4_server)
 from nat64_setup import ptf, sut  # noqa: F401  (pytest fixtures, found by name)
 
 HOST_EAM4 = "203.0.113.5"
@@ -98,10 +98,7 @@ def test_routed_ipv6_keeps_its_extension_headers(ptf):
         hop_by_hop(16) / IPv6ExtHdrDestOpt() / IPv6ExtHdrFragment(id=7, m=1) / IPv6ExtHdrDestOpt() / \
         UDP(sport=1, dport=2) / b"routed"
     ptf.send(3, pkt)
-    exp = pkt.copy()
-    exp[Ether].src, exp[Ether].dst = ROUTER_MAC, V6_HOST_MAC
-    exp[IPv6].hlim = 8
-    ptf.verify_packet(exp, V6_PORT)
+    ptf.verify_packet(routed(pkt, V6_HOST_MAC), V6_PORT)
     ptf.verify_no_other_packets()
 
 
@@ -116,13 +113,10 @@ def test_more_extension_headers_than_the_parser_walks_are_refused_not_mistransla
     ptf.verify_packet(error_to_host(ICMPv6DestUnreach(code=1), pkt), V6_PORT)
     ptf.verify_no_other_packets()
     assert sent(ptf, SENT_UNREACHABLE) == before + 1
-    routed = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IPv6(src="2001:db8:9::1", dst="2001:db8:1::77", hlim=9) / \
+    long_chain = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IPv6(src="2001:db8:9::1", dst="2001:db8:1::77", hlim=9) / \
         hop_by_hop(72) / UDP(sport=1, dport=2) / b"long chain"
-    ptf.send(3, routed)
-    exp = routed.copy()
-    exp[Ether].src, exp[Ether].dst = ROUTER_MAC, V6_HOST_MAC
-    exp[IPv6].hlim = 8
-    ptf.verify_packet(exp, V6_PORT)
+    ptf.send(3, long_chain)
+    ptf.verify_packet(routed(long_chain, V6_HOST_MAC), V6_PORT)
     ptf.verify_no_other_packets()
 
 

@@ -8,7 +8,6 @@ import time
 
 import pytest
 from scapy.layers.inet import TCP, UDP
-from scapy.layers.l2 import Ether
 
 from nat64_setup import (DROP_PUNT_POLICED, MAPPED, P, PUNT_NEEDS_FRAGMENTATION, PUNT_SESSION_MISS,
                          PUNT_TCP_CONTROL, V4_PORT, V4_SERVER, V6_HOST, V6_PORT, counter, drops, from_v4_server,

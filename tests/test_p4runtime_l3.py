@@ -1,7 +1,6 @@
 """PTF-style tests of a P4Runtime switch (softswitch unless NAT64FABRIC_TARGET says otherwise)
 running softswitch/examples/l3_forwarding.p4 on veth pairs: forwarding, drop, packet-in/out,
 counters, idle timeouts, multicast, clone to CPU, arbitration, pipeline actions and error codes."""
-import os
 import time
 
 import grpc
@@ -205,8 +204,8 @@ def test_modify_sets_the_idle_timeout_it_carries(ptf):
         assert time.monotonic() < deadline, "no notification within 5 s of a MODIFY to a 300 ms timeout"
     # Back to no timeout at all: no more notifications for it.
     ptf.modify(route_v6(ptf, "2001:db8:7::", 48, 3, idle_timeout_ns=0))
-    while (note := ptf.client.idle_timeout_notification(timeout=0)) is not None:
-        pass
+    while ptf.client.idle_timeout_notification(timeout=0) is not None:
+        pass                                        # drain what came before
     end = time.monotonic() + 1.0
     while time.monotonic() < end:
         assert not names_route(ptf.client.idle_timeout_notification(timeout=0.2)), "reported with no timeout"

@@ -8,11 +8,9 @@ Acknowledged means: a REST change answered 201/200, or a session setup whose fir
 the switch translated (the controller sends it back only after the setup is durable)."""
 import copy
 import ipaddress
-import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import threading
 import time

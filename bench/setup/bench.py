@@ -462,7 +462,6 @@ def main():
     netns.enter_private_namespace()
     run_dir = pathlib.Path(tempfile.mkdtemp(prefix="nat64fabric-setup-bench-"))
     rows, started, ok = [], time.monotonic(), False
-    n = 0
 
     profiles = []
 
