@@ -16,7 +16,9 @@ import time
 
 from scapy.layers.inet import ICMP, IP, TCP, UDP, IPOption_NOP
 from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6ND_NS, ICMPv6PacketTooBig,
-                                ICMPv6Unknown, IPv6, IPv6ExtHdrFragment, IPv6ExtHdrRouting, in6_chksum)
+                                ICMPv6TimeExceeded, ICMPv6Unknown, IPv6, IPv6ExtHdrDestOpt, IPv6ExtHdrFragment,
+                                IPv6ExtHdrHopByHop, IPv6ExtHdrRouting, in6_chksum)
+from scapy.packet import Raw
 from scapy.layers.l2 import ARP, Ether
 from p4.v1 import p4runtime_pb2
 
@@ -33,6 +35,9 @@ ETH_HEADER = 14
 ETH_VLAN = (0x8100, 0x88A8)
 VLAN_ROOM = 6          # the receiving kernel frees a VLAN frame without a tag and an EtherType after it
 SERVER6 = embed(V4_SERVER, POOL6, 96)
+# An RFC 4884 extension structure (version 2, one MPLS label object), checksum left 0: the switch
+# never reads it.
+EXTENSION = bytes([0x20, 0, 0, 0, 0, 8, 1, 1, 0, 1, 0x01, 0x40])
 
 
 def templates():
@@ -44,13 +49,18 @@ def templates():
           from_v6_host(ICMPv6DestUnreach() / IPv6(src=SERVER6, dst=V6_HOST) / UDP(sport=53, dport=5000)),
           Ether(src="00:00:00:00:00:06", dst="33:33:ff:00:00:01") /
           IPv6(src=V6_HOST, dst="ff02::1:ff00:1", hlim=255) / ICMPv6ND_NS(tgt=SWITCH_V6),
-          from_v6_host(UDP(sport=1, dport=2) / b"routed", dst="2001:db8:1::9")]
+          from_v6_host(UDP(sport=1, dport=2) / b"routed", dst="2001:db8:1::9"),
+          from_v6_host(IPv6ExtHdrHopByHop() / IPv6ExtHdrDestOpt() / UDP(sport=5000, dport=53) / b"options"),
+          from_v6_host(ICMPv6DestUnreach(code=4, length=17) / Raw(
+              bytes(IPv6(src=SERVER6, dst=V6_HOST) / UDP(sport=53, dport=5000) / (b"x" * 88)) + EXTENSION))]
     v4 = [from_v4_server(UDP(sport=53, dport=40000) / b"answer-bytes"),
           from_v4_server(TCP(sport=80, dport=41000, flags="A", seq=1, ack=1) / b"200 OK"),
           from_v4_server(ICMP(type=0, id=42000, seq=1) / b"pong"),
           from_v4_server(UDP(sport=53, dport=40000) / b"with options", options=[IPOption_NOP()] * 4),
           from_v4_server(ICMP(type=3, code=1) / IP(src=MAPPED, dst=V4_SERVER) / UDP(sport=40000, dport=53)),
-          from_v4_server(UDP(sport=1, dport=2) / b"routed", dst="198.51.100.9")]
+          from_v4_server(UDP(sport=1, dport=2) / b"routed", dst="198.51.100.9"),
+          from_v4_server(ICMP(type=11, code=0, length=32) / Raw(
+              bytes(IP(src=MAPPED, dst=V4_SERVER) / UDP(sport=40000, dport=53) / (b"x" * 100)) + EXTENSION))]
     arp = [Ether(src="00:00:00:00:00:04", dst="ff:ff:ff:ff:ff:ff") / ARP(psrc=V4_SERVER, pdst=SWITCH_V4)]
     return [bytes(p) for p in v6], [bytes(p) for p in v4], [bytes(p) for p in arp]
 
@@ -79,6 +89,11 @@ def ones_complement_sum(data):
     while total > 0xFFFF:
         total = (total & 0xFFFF) + (total >> 16)
     return total
+
+
+def padded(data):
+    """An odd number of bytes summed as RFC 1071 says: with a zero byte after them."""
+    return data + b"\0" * (len(data) % 2)
 
 
 def with_ipv4_checksum(frame):
@@ -219,14 +234,19 @@ def random_v6_packet(rng):
         lambda: IPv6ExtHdrFragment(id=rng.randrange(1 << 32), offset=rng.choice([0, rng.randrange(8192)]),
                                    m=rng.randrange(2)) / UDP(sport=5000, dport=53) / random_bytes(rng),
         lambda: IPv6ExtHdrRouting(segleft=rng.randrange(3), addresses=["2001:db8::1"]) / UDP(sport=5000, dport=53),
+        lambda: rng.choice([IPv6ExtHdrHopByHop(), IPv6ExtHdrDestOpt()]) / rng.choice([IPv6ExtHdrDestOpt(), Raw(b"")]) /
+        UDP(sport=5000, dport=53) / random_bytes(rng),
+        lambda: ICMPv6TimeExceeded(length=rng.randrange(40)) / Raw(bytes(
+            IPv6(src=V6_HOST, dst=embed(V4_SERVER, POOL6, 96)) / UDP(sport=5000, dport=53) / random_bytes(rng, 200))
+            + random_bytes(rng, 80)),
         lambda: ICMPv6DestUnreach(code=rng.randrange(8)) / IPv6(src=embed(V4_SERVER, POOL6, 96), dst=V6_HOST) /
         UDP(sport=53, dport=5000),
         lambda: ICMPv6PacketTooBig(mtu=rng.randrange(1 << 32)) / IPv6(src=V6_HOST, dst=embed(V4_SERVER, POOL6, 96)) /
         UDP(sport=5000, dport=53) / random_bytes(rng),
     ])()
-    return Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IPv6(
+    return checksummed(Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IPv6(
         src=rng.choice([V6_HOST, f"2001:db8:1::{rng.randrange(1, 0xffff):x}"]), dst=dst, hlim=rng.randrange(256),
-        tc=rng.randrange(256), fl=rng.randrange(1 << 20)) / l4
+        tc=rng.randrange(256), fl=rng.randrange(1 << 20)) / l4)
 
 
 def random_v4_packet(rng):
@@ -241,11 +261,32 @@ def random_v4_packet(rng):
                      id=rng.choice([42000, rng.randrange(65536)])) / random_bytes(rng),
         lambda: ICMP(type=3, code=rng.randrange(16), unused=rng.randrange(65536)) /
         IP(src=MAPPED, dst=V4_SERVER) / UDP(sport=40000, dport=53) / random_bytes(rng),
+        lambda: ICMP(type=rng.choice([3, 11, 12]), code=rng.randrange(5), length=rng.randrange(80)) / Raw(bytes(
+            IP(src=MAPPED, dst=V4_SERVER) / UDP(sport=40000, dport=53) / random_bytes(rng, 300)) + random_bytes(rng, 80)),
     ])()
-    return Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(
+    return checksummed(Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(
         src=rng.choice([V4_SERVER, f"198.51.100.{rng.randrange(256)}"]), dst=dst, ttl=rng.randrange(256),
         tos=rng.randrange(256), flags=rng.choice([0, 1, 2]), frag=rng.choice([0, 0, rng.randrange(8192)]),
-        id=rng.randrange(65536), options=[IPOption_NOP()] * 4 if rng.random() < 0.1 else []) / l4
+        id=rng.randrange(65536), options=[IPOption_NOP()] * 4 if rng.random() < 0.1 else []) / l4)
+
+
+def checksummed(frame):
+    """The frame's bytes with its ICMP(v6) checksum summed over them. Bytes, not a scapy packet:
+    scapy pads an error's datagram to its RFC 4884 length attribute when it builds one again, and
+    the switch must be given exactly the well-formed packet summed here."""
+    raw = bytearray(bytes(frame))
+    p = Ether(bytes(raw))
+    if IPv6 in p and p[IPv6].nh == 58:
+        at = 14 + 40
+        message = bytearray(raw[at:at + p[IPv6].plen])
+        message[2:4] = b"\0\0"
+        raw[at + 2:at + 4] = in6_chksum(58, p[IPv6], bytes(message)).to_bytes(2, "big")
+    elif IP in p and p[IP].proto == 1 and p[IP].frag == 0 and not p[IP].flags.MF:
+        at = 14 + p[IP].ihl * 4
+        message = bytearray(raw[at:14 + p[IP].len])
+        message[2:4] = b"\0\0"
+        raw[at + 2:at + 4] = (0xFFFF - ones_complement_sum(padded(bytes(message)))).to_bytes(2, "big")
+    return bytes(raw)
 
 
 def malformations(frame):
@@ -259,11 +300,14 @@ def malformations(frame):
         if recomputed(ip, IP, IP) != ip.chksum:
             wrong.append("IPv4 header checksum")
         whole = ip.frag == 0 and not ip.flags.MF
-        for layer in (UDP, TCP, ICMP):
+        for layer in (UDP, TCP):
             if whole and layer in ip and not (layer is UDP and ip[UDP].chksum == 0):
                 if recomputed(ip, IP, layer) != ip[layer].chksum:
                     wrong.append(f"{layer.__name__} checksum")
                 break
+        # ICMP summed over the bytes as sent (scapy would build an RFC 4884 error anew, padded).
+        if whole and ip.proto == 1 and ones_complement_sum(padded(frame[14 + ip.ihl * 4:14 + ip.len])) != 0xFFFF:
+            wrong.append("ICMP checksum")
     elif IPv6 in p:
         ip = p[IPv6]
         if ip.plen != len(frame) - 54:
@@ -273,7 +317,7 @@ def malformations(frame):
                 if layer in ip and recomputed(ip, IPv6, layer) != ip[layer].chksum:
                     wrong.append(f"{layer.__name__} checksum")
             if ip.nh == 58:
-                message = bytes(ip.payload)
+                message = frame[54:54 + ip.plen]
                 if in6_chksum(58, ip, message[:2] + b"\0\0" + message[4:]) != struct.unpack_from("!H", message, 2)[0]:
                     wrong.append("ICMPv6 checksum")
     return wrong
@@ -295,8 +339,8 @@ def test_random_well_formed_packets_leave_only_well_formed_frames(ptf, sut):
     dropped_before, punted_before = sum(counter_cells(ptf).values()), sum(counter_cells(ptf, "punts").values())
     out = []
     for n in range(RANDOM_PACKETS):
-        pkt = random_v6_packet(rng) if rng.random() < 0.5 else random_v4_packet(rng)
-        ptf.send(V6_PORT if IPv6 in pkt else V4_PORT, pkt)
+        v6 = rng.random() < 0.5
+        ptf.send(V6_PORT if v6 else V4_PORT, random_v6_packet(rng) if v6 else random_v4_packet(rng))
         if n % 50 == 49:
             ptf.dataplane._drain(0.01)
     time.sleep(0.5)
