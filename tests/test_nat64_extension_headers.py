@@ -3,15 +3,16 @@ Destination Options and Routing headers with no segments left are not translated
 transport behind them, with Protocol the last Next Header); a packet that is routed, or that the
 switch answers with an ICMPv6 error, keeps them as they came. Expected packets are scapy's."""
 import pytest
-from scapy.layers.inet import ICMP, IP, UDP
-from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoRequest, ICMPv6PacketTooBig, ICMPv6ParamProblem,
+from scapy.layers.inet import ICMP, UDP
+from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoRequest, ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptDstLLAddr,
+                                ICMPv6NDOptSrcLLAddr, ICMPv6PacketTooBig, ICMPv6ParamProblem,
                                 ICMPv6TimeExceeded, IPv6, IPv6ExtHdrDestOpt, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop,
                                 IPv6ExtHdrRouting, PadN)
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
-from nat64_setup import (MAPPED, P, ROUTER_MAC, SENT_PARAM_PROBLEM, SENT_TOO_BIG, SENT_UNREACHABLE, SWITCH_V6,
-                         V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT, POOL6, eam, embed,
+from nat64_setup import (DROP_NOT_TRANSLATABLE, MAPPED, P, ROUTER_MAC, SENT_PARAM_PROBLEM, SENT_TOO_BIG, SENT_UNREACHABLE, SWITCH_V6,
+                         V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT, POOL6, drops, eam, embed,
                          from_v6_host, routed, sent, session_v4, session_v6, to_v4_server)
 from nat64_setup import ptf, sut  # noqa: F401  (pytest fixtures, found by name)
 
@@ -76,19 +77,30 @@ def test_echo_behind_destination_options_gets_a_right_icmpv4_checksum(ptf):
     ptf.verify_no_other_packets()
 
 
-def test_destination_options_after_a_first_fragment_are_not_translated(ptf):
-    """RFC 8200 4.1 puts Destination Options for the final destination after the Fragment header:
-    the IPv4 fragment keeps the identification (low 16 bits), MF and offset, and carries the
-    transport, not the options. The UDP checksum is the whole datagram's, as IPv4 would have it."""
+def test_destination_options_after_a_fragment_header_leave_an_atomic_fragment_only(ptf):
+    """RFC 8200 4.1 puts Destination Options for the final destination after the Fragment header,
+    in the first fragment only. An atomic fragment loses them in translation like any extension
+    header (its identification's low 16 bits kept); a first fragment of several cannot (the IPv4
+    fragments after it would not fit with it): not translated, dropped and counted (no error about
+    a fragment: the switch sends none but Packet Too Big about one)."""
     stateful_udp(ptf)
-    data = b"f" * 300
-    udp6 = bytes((IPv6(src=V6_HOST, dst=SERVER6) / UDP(sport=5000, dport=53) / data)[UDP])
-    udp4 = bytes((IP(src=MAPPED, dst=V4_SERVER) / UDP(sport=40000, dport=53) / data)[UDP])
-    ptf.send(V6_PORT, from_v6_host(IPv6ExtHdrFragment(id=0x0001abcd, m=1, offset=0) / IPv6ExtHdrDestOpt(nh=17) /
-                                   Raw(udp6[:40])))
-    expected = to_v4_server(Raw(udp4[:40]), flags="MF", id=0xabcd)
-    expected[IP].proto = 17
-    ptf.verify_packet(expected, V4_PORT)
+    ptf.send(V6_PORT, from_v6_host(IPv6ExtHdrFragment(id=0x0001abcd, m=0, offset=0) / IPv6ExtHdrDestOpt() /
+                                   UDP(sport=5000, dport=53) / b"atomic"))
+    ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / b"atomic", id=0xabcd), V4_PORT)
+    first = from_v6_host(IPv6ExtHdrFragment(id=0x0001abcd, m=1, offset=0) / IPv6ExtHdrDestOpt(nh=17) /
+                         Raw(bytes(UDP(sport=5000, dport=53, len=300, chksum=0x1234)) + b"f" * 32))
+    before = drops(ptf, DROP_NOT_TRANSLATABLE)
+    ptf.send(V6_PORT, first)
+    ptf.verify_no_other_packets()
+    assert drops(ptf, DROP_NOT_TRANSLATABLE) == before + 1
+
+
+def test_a_neighbour_solicitation_with_extension_headers_gets_a_plain_advertisement(ptf):
+    ns = Ether(src=V6_HOST_MAC, dst="33:33:ff:00:00:01") / IPv6(src=V6_HOST, dst="ff02::1:ff00:1", hlim=255) / \
+        IPv6ExtHdrDestOpt() / ICMPv6ND_NS(tgt=SWITCH_V6) / ICMPv6NDOptSrcLLAddr(lladdr=V6_HOST_MAC)
+    ptf.send(V6_PORT, ns)
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=255) /
+                      ICMPv6ND_NA(R=1, S=1, O=1, tgt=SWITCH_V6) / ICMPv6NDOptDstLLAddr(lladdr=ROUTER_MAC), V6_PORT)
     ptf.verify_no_other_packets()
 
 

@@ -209,6 +209,19 @@ def test_atomic_fragment_echo_is_translated_with_its_checksum(ptf):
     ptf.verify_no_other_packets()
 
 
+def test_the_first_of_several_fragments_of_an_echo_is_not_translated(ptf):
+    """The ICMPv6 checksum's pseudo-header counts the whole message, which the first fragment of a
+    fragmented echo does not tell, either way: dropped and counted (4), not sent with a wrong
+    checksum. An atomic fragment is whole, and translated (test_atomic_fragment_echo_…)."""
+    ptf.insert(session_v6(ptf, 1, V6_HOST, 0x1234, MAPPED, 0x4321), session_v4(ptf, 1, MAPPED, 0x4321, V6_HOST, 0x1234))
+    before = drops(ptf, DROP_NOT_TRANSLATABLE)
+    ptf.send(V6_PORT, from_v6_host(IPv6ExtHdrFragment(id=5, m=1, offset=0) /
+                                   ICMPv6EchoRequest(id=0x1234, seq=1, data=b"e" * 56)))
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=0, id=0x4321, seq=1) / (b"e" * 56), flags="MF", id=6))
+    ptf.verify_no_other_packets()
+    assert drops(ptf, DROP_NOT_TRANSLATABLE) == before + 2
+
+
 def test_session_miss_punts_then_packet_out_goes_through_the_pipeline(ptf):
     pkt = from_v6_host(UDP(sport=6000, dport=123) / b"ntp")
     ptf.send(V6_PORT, pkt)
@@ -375,6 +388,13 @@ def test_stateless_siit_translates_pool6_sources_of_its_prefixes_both_ways(ptf):
     ptf.verify_packet(later, V4_PORT)
     ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=7000) / b"answer", dst="203.0.113.130"))
     ptf.verify_packet(to_v6_host(UDP(sport=53, dport=7000) / b"answer", dst=clat), V6_PORT)
+    # A stateful IPv6 host reaching a SIIT host: translated, hairpinned (the controller routes SIIT
+    # prefixes back as it does pool4), and back as IPv6 from its pool4 address in pool6, one hop.
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000),
+               ptf.client.table_entry(P + "ipv4_routes", match={"dst_addr": ("203.0.113.128", 25)}, action=P + "hairpin"))
+    ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=7000) / b"hairpin", dst=clat))
+    ptf.verify_packet(to_v6_host(UDP(sport=40000, dport=7000) / b"hairpin", src=embed(MAPPED, POOL6, 96), dst=clat),
+                      V6_PORT)
     outside = from_v6_host(UDP(sport=7000, dport=53) / b"forged", src=embed("203.0.113.5", POOL6, 96))
     ptf.send(V6_PORT, outside)
     payload, md = ptf.client.packet_in()

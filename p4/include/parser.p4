@@ -123,11 +123,20 @@ parser Nat64Parser(packet_in packet, out headers_t hdr, inout metadata_t meta,
             default: parse_ipv6_ext_word;
         }
     }
+    /* Extension headers after a Fragment header belong to the fragmentable part: they are in
+     * the first fragment only, so only an atomic fragment can lose them in translation; in any
+     * other fragment they leave the packet untranslatable (its fragments would not match). */
     state parse_ipv6_frag {
         packet.extract(hdr.ipv6_frag);
         meta.ipv6_next = hdr.ipv6_frag.next_hdr;
-        transition select(hdr.ipv6_frag.frag_offset) {
-            0: parse_ipv6_after_frag;
+        transition select(hdr.ipv6_frag.frag_offset, hdr.ipv6_frag.more_fragments, hdr.ipv6_frag.next_hdr) {
+            (0, 0, _): parse_ipv6_after_frag;
+            (0, 1, PROTO_DSTOPTS): ipv6_ext_unparsed;
+            (0, 1, _): parse_ipv6_after_frag;
+            (_, _, PROTO_HOPOPT): ipv6_ext_unparsed;
+            (_, _, PROTO_ROUTING): ipv6_ext_unparsed;
+            (_, _, PROTO_FRAG): ipv6_ext_unparsed;
+            (_, _, PROTO_DSTOPTS): ipv6_ext_unparsed;
             default: accept;               /* a later fragment: no transport header */
         }
     }
@@ -224,7 +233,7 @@ parser Nat64Parser(packet_in packet, out headers_t hdr, inout metadata_t meta,
      * 64-bit words (Packet Too Big and Parameter Problem have no room for it). */
     state parse_icmp_error6 {
         packet.extract(hdr.inner_ipv6);
-        meta.icmp_payload = hdr.ipv6.payload_len - meta.ipv6_ext_len - 8;
+        meta.icmp_payload = hdr.ipv6.payload_len - meta.ipv6_ext_len - (hdr.ipv6_frag.isValid() ? 16w8 : 0) - 8;
         meta.icmp_room = meta.icmp_payload - 40;
         meta.icmp_ext_datagram = hdr.icmp.type == ICMP6_DEST_UNREACH || hdr.icmp.type == ICMP6_TIME_EXCEEDED
                                  ? (bit<16>) hdr.icmp.identifier[15:8] << 3 : 0;
@@ -346,7 +355,7 @@ parser Nat64Parser(packet_in packet, out headers_t hdr, inout metadata_t meta,
     }
     state parse_ndp {
         packet.extract(hdr.ndp);
-        transition select(hdr.ipv6.payload_len) {
+        transition select(hdr.ipv6.payload_len - meta.ipv6_ext_len) {
             32: parse_ndp_option;      /* one link-layer address option follows */
             default: accept;
         }

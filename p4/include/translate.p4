@@ -342,6 +342,12 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                 drop_reason = DROP_NOT_TRANSLATABLE;    /* RFC 7915 5.2: informational other than echo */
                 return;
             }
+            if (meta.is_echo && hdr.ipv6_frag.isValid() && hdr.ipv6_frag.more_fragments == 1) {
+                /* The ICMPv6 checksum's pseudo-header counts the whole message, which the first
+                 * of several fragments does not tell: its translation could not be checksummed. */
+                drop_reason = DROP_NOT_TRANSLATABLE;
+                return;
+            }
             meta.error_src4 = meta.new_src4;
             if (meta.is_icmp_error && hdr.ipv6.src_addr != meta.host6 && !eamt_v6_error_src.apply().hit) {
                 rfc6791_pool.apply();
@@ -404,8 +410,10 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
             if (meta.is_icmp_error && hdr.ipv4.src_addr != meta.remote4 && pool6_length != 0) {
                 meta.error_src6 = embed_in_pool6(pool6_prefix, pool6_length, hdr.ipv4.src_addr);
             }
-            if (icmp_untranslatable) {
-                drop_reason = DROP_NOT_TRANSLATABLE;    /* RFC 7915 4.2: informational other than echo */
+            if (icmp_untranslatable || meta.is_echo && hdr.ipv4.more_fragments == 1) {
+                /* RFC 7915 4.2: informational other than echo; and the first of several fragments
+                 * of an echo, whose ICMPv6 pseudo-header would need the whole message's length. */
+                drop_reason = DROP_NOT_TRANSLATABLE;
                 return;
             }
             if (hdr.ipv4.ttl <= 1 && !meta.hairpinned) {

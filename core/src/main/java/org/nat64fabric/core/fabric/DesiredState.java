@@ -163,6 +163,9 @@ public final class DesiredState {
             out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_SIIT_V4_DST).lpm(HDR_DST_ADDR, v4(p.address()), p.length())
                     .action(NAT64_INGRESS_TRANSLATE_EMBED_DST).param(PREFIX, v6(p6.address())).param(LENGTH, p6.length())
                     .build());
+            // An IPv6 host's packet to a SIIT host comes back as IPv6 here, as for pool4 (RFC 7915 hairpinning).
+            out.add(TableEntry.in(NAT64_INGRESS_IPV4_ROUTES).lpm(HDR_DST_ADDR, v4(p.address()), p.length())
+                    .action(NAT64_INGRESS_HAIRPIN).build());
         }
         out.add(TableEntry.in(NAT64_INGRESS_LOWEST_IPV6_MTU).action(NAT64_INGRESS_SET_LOWEST_IPV6_MTU)
                 .param(MTU, config.lowestIpv6Mtu).build());

@@ -110,6 +110,9 @@ class DesiredStateTest {
                 .lpm(HDR_DST_ADDR, BigInteger.valueOf(0xc6336400L), 24).action(NAT64_INGRESS_TRANSLATE_EMBED_DST)
                 .param(PREFIX, new BigInteger("20010db8006400000000000000000000", 16)).param(LENGTH, 56).build()),
                 in(t, NAT64_INGRESS_TRANSLATE_SIIT_V4_DST));
+        assertTrue(in(t, NAT64_INGRESS_IPV4_ROUTES).contains(TableEntry.in(NAT64_INGRESS_IPV4_ROUTES)
+                .lpm(HDR_DST_ADDR, BigInteger.valueOf(0xc6336400L), 24).action(NAT64_INGRESS_HAIRPIN).build()),
+                "IPv6 to a SIIT host hairpins, as to pool4");
         assertTrue(in(DesiredState.translation(CONFIG, List.of()), NAT64_INGRESS_TRANSLATE_POOL6_SRC).isEmpty());
     }
 
