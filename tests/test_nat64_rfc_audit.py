@@ -78,24 +78,9 @@ def pad(data, unit, minimum=128):
 
 
 def sends_exactly(ptf, expected, port):
-    """The switch sends `expected` out of `port`, byte for byte, and nothing else; when it does not,
-    the message says what it sent instead (on every port)."""
-    want = bytes(expected)
-    got = ptf.dataplane.poll(port)
-    try:
-        ptf.verify_no_other_packets()
-        others = ""
-    except AssertionError as e:       # what else came out, listed, queues cleared
-        others = "\nand also " + str(e)
-    if got != want:
-        detail = "nothing"
-        if got:
-            first = next((i for i, (a, b) in enumerate(zip(want, got)) if a != b), min(len(want), len(got)))
-            detail = (f"a frame differing first at byte {first} (lengths {len(want)}, {len(got)}): expected "
-                      f"{want[first:first + 8].hex()}, got {got[first:first + 8].hex()}\n--- expected\n"
-                      + Ether(want).show2(dump=True) + "--- got\n" + Ether(got).show2(dump=True))
-        raise AssertionError(f"port {port}: got {detail}{others}")
-    assert not others, others
+    """The switch sends `expected` out of `port`, byte for byte, and nothing else."""
+    ptf.verify_packet(expected, port)
+    ptf.verify_no_other_packets()
 
 
 # ---- 1. RFC 4884 ICMP extensions in translated ICMP errors (RFC 7915 4.2, 5.2) ----

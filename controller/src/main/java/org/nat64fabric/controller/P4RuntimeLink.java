@@ -7,6 +7,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -273,10 +274,8 @@ final class P4RuntimeLink implements SwitchLink {
     private void packetOut(byte[] frame, Map<String, Integer> values) {
         PacketOut.Builder p = PacketOut.newBuilder().setPayload(ByteString.copyFrom(frame));
         for (ControllerPacketMetadata.Metadata m : metadataOf("packet_out")) {
-            int value = values.getOrDefault(m.getName(), 0);
             p.addMetadata(PacketMetadata.newBuilder().setMetadataId(m.getId())
-                    .setValue(value > 0xff ? ByteString.copyFrom(new byte[] {(byte) (value >> 8), (byte) value})
-                            : ByteString.copyFrom(new byte[] {(byte) value})));
+                    .setValue(EntryCodec.bytes(BigInteger.valueOf(values.getOrDefault(m.getName(), 0)))));
         }
         send(StreamMessageRequest.newBuilder().setPacket(p).build());
     }

@@ -222,16 +222,7 @@ public final class FabricConfig {
             b.lowestIpv6Mtu((int) number(nat, "lowestIpv6Mtu", 0, Integer.MAX_VALUE, at));
         }
         if (nat.has("siitPrefixes")) {
-            List<Ipv4Prefix> siit = new ArrayList<>();
-            JsonNode list = list(nat, "siitPrefixes", at);
-            for (int i = 0; i < list.size(); i++) {
-                String field = at + ".siitPrefixes[" + i + "]";
-                if (!list.get(i).isTextual()) {
-                    throw new ConfigException(field, "must be a string, an IPv4 prefix");
-                }
-                siit.add(Ipv4Prefix.parse(list.get(i).asText(), field));
-            }
-            b.siitPrefixes(siit);
+            b.siitPrefixes(ipv4Prefixes(list(nat, "siitPrefixes", at), at + ".siitPrefixes"));
         }
         if (nat.has("udpZeroChecksum")) {
             String choice = text(nat, "udpZeroChecksum", at);
@@ -242,6 +233,23 @@ public final class FabricConfig {
             b.computeUdpZeroChecksum(choice.equals("compute"));
         }
         return within(at, b::build);
+    }
+
+    /** A list of IPv4 prefixes of unicast ranges ({@link Reserved}); errors name the element. */
+    private static List<Ipv4Prefix> ipv4Prefixes(JsonNode list, String at) {
+        List<Ipv4Prefix> out = new ArrayList<>();
+        for (int i = 0; i < list.size(); i++) {
+            String field = at + "[" + i + "]";
+            if (!list.get(i).isTextual()) {
+                throw new ConfigException(field, "must be a string, an IPv4 prefix");
+            }
+            Ipv4Prefix prefix = Ipv4Prefix.parse(list.get(i).asText(), field);
+            Reserved.why(prefix).ifPresent(why -> {
+                throw new ConfigException(field, why);
+            });
+            out.add(prefix);
+        }
+        return out;
     }
 
     /** {@code puntPolicing}: any of its four fields, the others keep their defaults. */
@@ -289,23 +297,11 @@ public final class FabricConfig {
         Json.only(p, at, "addresses", "tcpPorts", "udpPorts", "icmpPorts", "blockSize", "blocksPerSubscriber",
                 "subscriberPrefixLength", "holdSeconds", "deterministic");
         Pool4Config.Builder b = Pool4Config.builder();
-        List<Ipv4Prefix> addresses = new ArrayList<>();
         JsonNode list = p.path("addresses");
         if (!list.isArray()) {
             throw new ConfigException(at + ".addresses", "must be a list of IPv4 prefixes");
         }
-        for (int i = 0; i < list.size(); i++) {
-            String field = at + ".addresses[" + i + "]";
-            if (!list.get(i).isTextual()) {
-                throw new ConfigException(field, "must be a string, an IPv4 prefix");
-            }
-            Ipv4Prefix prefix = Ipv4Prefix.parse(list.get(i).asText(), field);
-            Reserved.why(prefix).ifPresent(why -> {
-                throw new ConfigException(field, why);
-            });
-            addresses.add(prefix);
-        }
-        b.addresses(addresses);
+        b.addresses(ipv4Prefixes(list, at + ".addresses"));
         for (Protocol proto : Protocol.values()) {
             String name = proto.name().toLowerCase(Locale.ROOT) + "Ports";
             JsonNode range = p.path(name);

@@ -183,14 +183,10 @@ public final class Nat64Config {
         }
 
         /**
-         * A SIIT prefix must be a unicast range (Reserved), one pool6 may represent (RFC 6052 3.1:
-         * only global IPv4 under the well-known prefix), and outside pool4, whose addresses are
-         * for sessions.
+         * A SIIT prefix must be one pool6 may represent (RFC 6052 3.1: only global IPv4 under the
+         * well-known prefix), and outside pool4, whose addresses are for sessions.
          */
         private void checkSiitPrefix(Ipv4Prefix p, String at) {
-            Reserved.why(p).ifPresent(why -> {
-                throw new ConfigException(at, why);
-            });
             if (pool6.isWellKnown() && Pool6.NON_GLOBAL.stream().anyMatch(p::overlaps)) {
                 throw new ConfigException(at, p + " is not global IPv4, which the well-known prefix " + pool6
                         + " may not carry (RFC 6052 3.1): use a network-specific pool6");

@@ -62,9 +62,17 @@ public final class SwitchConfig {
             if (r.ipv6 != ipv6) {
                 continue;
             }
-            int length = ipv6 ? Ipv6Prefix.parse(r.prefix, "route").length() : Ipv4Prefix.parse(r.prefix, "route").length();
-            boolean holds = ipv6 ? Ipv6Prefix.parse(r.prefix, "route").contains(Ipv6Address.parse(destination, "destination"))
-                    : Ipv4Prefix.parse(r.prefix, "route").contains(Ipv4Address.parse(destination, "destination"));
+            int length;
+            boolean holds;
+            if (ipv6) {
+                Ipv6Prefix p = Ipv6Prefix.parse(r.prefix, "route");
+                length = p.length();
+                holds = p.contains(Ipv6Address.parse(destination, "destination"));
+            } else {
+                Ipv4Prefix p = Ipv4Prefix.parse(r.prefix, "route");
+                length = p.length();
+                holds = p.contains(Ipv4Address.parse(destination, "destination"));
+            }
             if (holds && length > bestLength) {
                 best = r;
                 bestLength = length;

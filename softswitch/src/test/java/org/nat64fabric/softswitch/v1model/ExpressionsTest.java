@@ -30,6 +30,11 @@ class ExpressionsTest {
     }
 
     private static final String PARSE_H = "state start { pkt.extract(hdr.h); transition accept; }";
+    /** Labels until the one with bottom-of-stack set. */
+    private static final String PARSE_LABELS = String.join("\n",
+            "state start { transition parse_label; }",
+            "state parse_label { pkt.extract(hdr.labels.next);",
+            "  transition select(hdr.labels.last.bos) { 1: accept; default: parse_label; } }");
     // a=0xf0 b=0x20 c=0x0003 s=-3 d=0x80000001 w=2^127+1
     private static final String H = "f0 20 0003 fd 80000001 80000000000000000000000000000001";
 
@@ -87,13 +92,9 @@ class ExpressionsTest {
 
     @Test
     void headerStacksExtractUntilBottomOfStack() {
-        String parse = String.join("\n",
-                "state start { transition parse_label; }",
-                "state parse_label { pkt.extract(hdr.labels.next);",
-                "  transition select(hdr.labels.last.bos) { 1: accept; default: parse_label; } }");
         // three labels, the third with bottom-of-stack set
         // the unparsed rest (ffff) follows the emitted headers
-        assertEquals(words(3, 0x0a0b0c, 1, 0) + "ffff", run(parse,
+        assertEquals(words(3, 0x0a0b0c, 1, 0) + "ffff", run(PARSE_LABELS,
                 "hdr.o.r0 = (bit<64>) hdr.labels.lastIndex + 1;"
                 + "hdr.o.r1 = (bit<64>) (hdr.labels[0].v ++ hdr.labels[1].v ++ hdr.labels[2].v);"
                 + "if (!hdr.labels[3].isValid()) { hdr.o.r2 = 1; }", "0a00 0b00 0c01 ffff"));
@@ -101,11 +102,7 @@ class ExpressionsTest {
 
     @Test
     void aStackAssignedToAnotherCopiesEveryElementAndItsValidity() {
-        String parse = String.join("\n",
-                "state start { transition parse_label; }",
-                "state parse_label { pkt.extract(hdr.labels.next);",
-                "  transition select(hdr.labels.last.bos) { 1: accept; default: parse_label; } }");
-        assertEquals(words(2, 0x0a0b, 1, 1) + "ffff", run(parse,
+        assertEquals(words(2, 0x0a0b, 1, 1) + "ffff", run(PARSE_LABELS,
                 "hdr.copy = hdr.labels; hdr.labels.pop_front(4);"
                 + "hdr.o.r0 = (bit<64>) hdr.copy.lastIndex + 1;"
                 + "hdr.o.r1 = (bit<64>) (hdr.copy[0].v ++ hdr.copy[1].v);"
