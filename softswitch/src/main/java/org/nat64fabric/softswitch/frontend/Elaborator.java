@@ -11,6 +11,7 @@ import org.antlr.v4.runtime.ParserRuleContext;
 import org.antlr.v4.runtime.Token;
 import org.nat64fabric.softswitch.frontend.P4Parser.*;
 import org.nat64fabric.softswitch.pipeline.Action;
+import org.nat64fabric.softswitch.pipeline.CodeWriter;
 import org.nat64fabric.softswitch.pipeline.Expr;
 import org.nat64fabric.softswitch.pipeline.Ops;
 import org.nat64fabric.softswitch.pipeline.PacketIo;
@@ -36,6 +37,8 @@ final class Elaborator {
     private final Scope global = new Scope(null);
     private int narrowSlots;
     private int wideSlots;
+    /** The width of every wide slot, for targets that lay them out by size. */
+    private final List<Integer> wideWidths = new ArrayList<>();
 
     private final Type.Named errorType = new Type.Named("error", true);
     private final Type.Named matchKindType = new Type.Named("match_kind", false);
@@ -237,6 +240,7 @@ final class Elaborator {
     // ---- storage ----
 
     private Expr storage(Type t) {
+        t.wideWidths(wideWidths);
         if (t instanceof Type.Bits && ((Type.Bits) t).wide()) {
             return new Expr.WideSlot(t, wideSlots++, ((Type.Bits) t).width);
         }
@@ -917,7 +921,10 @@ final class Elaborator {
                 }
             }
         }
-        return new Program(mainFile, narrowSlots, wideSlots, parser, controls[0], controls[1], controls[2], controls[3],
+        if (wideWidths.size() != wideSlots) {
+            throw new IllegalStateException("wide slots " + wideSlots + " but " + wideWidths.size() + " widths");
+        }
+        return new Program(mainFile, narrowSlots, wideWidths.stream().mapToInt(Integer::intValue).toArray(), parser, controls[0], controls[1], controls[2], controls[3],
                 controls[4], tables, used, counters, registers, meters, controllerHeaders, errorType.members, hdr, meta,
                 standardMetadata, fieldLists);
     }
@@ -1451,12 +1458,25 @@ final class Elaborator {
 
     /** A statement whose expressions may run a table whose action exits. */
     private static Stmt exitAware(Stmt st) {
-        return new Stmt() {
-            @Override public int exec(State s) {
-                int r = st.exec(s);
-                return s.exiting ? EXIT : r;
-            }
-        };
+        return new ExitAware(st);
+    }
+
+    private static final class ExitAware extends Stmt {
+        private final Stmt st;
+
+        ExitAware(Stmt st) {
+            this.st = st;
+        }
+
+        @Override public int exec(State s) {
+            int r = st.exec(s);
+            return s.exiting ? EXIT : r;
+        }
+
+        @Override public void c(CodeWriter w) {
+            st.c(w);
+            w.exitCheck();
+        }
     }
 
     private Expr condition(ExpressionContext e, Scope sc) {
@@ -1489,6 +1509,10 @@ final class Elaborator {
         @Override public int exec(State s) {
             agg.clear(s);
             return NEXT;
+        }
+
+        @Override public void c(CodeWriter w) {
+            agg.cClear(w);
         }
     }
 
@@ -2059,6 +2083,11 @@ final class Elaborator {
             apply.eval(s);
             return s.lastActionIndex;
         }
+
+        @Override public String c(CodeWriter w) {
+            apply.c(w);
+            return "s->action_run";
+        }
     }
 
     private Object member(MemberExpressionContext m, Scope sc, Context cx) {
@@ -2133,6 +2162,10 @@ final class Elaborator {
         @Override public long eval(State s) {
             return (stack.nextIndex(s) - 1) & 0xFFFFFFFFL;
         }
+
+        @Override public String c(CodeWriter w) {
+            return "((" + stack.cNextIndex(w) + " - 1) & 0xffffffffULL)";
+        }
     }
 
     private static final class MethodRef {
@@ -2159,18 +2192,33 @@ final class Elaborator {
         @Override public long eval(State s) {
             return table.apply(s, s.packetLength) != null ? 1 : 0;
         }
+
+        @Override public String c(CodeWriter w) {
+            w.applyTable(table);
+            return "s->hit";
+        }
     }
 
     private Stmt applyStmt(Table t) {
-        return new Stmt() {
-            @Override public int exec(State s) {
-                t.apply(s, s.packetLength);
-                if (s.exiting) {
-                    return EXIT;
-                }
-                return NEXT;
-            }
-        };
+        return new ApplyStmt(t);
+    }
+
+    private static final class ApplyStmt extends Stmt {
+        private final Table table;
+
+        ApplyStmt(Table table) {
+            this.table = table;
+        }
+
+        @Override public int exec(State s) {
+            table.apply(s, s.packetLength);
+            return s.exiting ? EXIT : NEXT;
+        }
+
+        @Override public void c(CodeWriter w) {
+            w.applyTable(table);
+            w.exitCheck();
+        }
     }
 
     // ---- calls ----
@@ -2285,6 +2333,10 @@ final class Elaborator {
         @Override public long eval(State s) {
             return s.n[h.narrowBase(s)];
         }
+
+        @Override public String c(CodeWriter w) {
+            return w.nAt(h.cNarrowBase(w));
+        }
     }
 
     private static final class SetValid extends Stmt {
@@ -2299,6 +2351,10 @@ final class Elaborator {
         @Override public int exec(State s) {
             s.n[h.narrowBase(s)] = valid;
             return NEXT;
+        }
+
+        @Override public void c(CodeWriter w) {
+            w.line(w.nAt(h.cNarrowBase(w)) + " = " + valid + ";");
         }
     }
 
@@ -2334,6 +2390,33 @@ final class Elaborator {
             s.n[next] = Math.max(0, Math.min(size, s.n[next] + by));
             return NEXT;
         }
+
+        /** As exec, element by element in the order that reads each before it is overwritten. */
+        @Override public void c(CodeWriter w) {
+            int[] base = stack.fixedBase();
+            if (base == null) {
+                throw new CodeWriter.Unsupported("push_front/pop_front on a stack chosen per packet");
+            }
+            Type.Stack t = (Type.Stack) stack.type;
+            int en = t.element.narrowSlots();
+            int ew = t.element.wideSlots();
+            int eu = w.unitsOf(base[1], ew);
+            int firstUnit = ew == 0 ? 0 : w.unit(base[1]);
+            for (int k = 0; k < t.size; k++) {
+                int i = by > 0 ? t.size - 1 - k : k;
+                int from = i - by;
+                if (from >= 0 && from < t.size) {
+                    w.line("copy_n(s, " + (base[0] + i * en) + ", " + (base[0] + from * en) + ", " + en + ");");
+                    if (ew > 0) {
+                        w.line("copy_w(s, " + (firstUnit + i * eu) + ", " + (firstUnit + from * eu) + ", " + eu + ");");
+                    }
+                } else {
+                    w.line("zero_n(s, " + (base[0] + i * en) + ", " + en + ");");
+                }
+            }
+            String next = w.n(base[0] + en * t.size);
+            w.line(next + " = sat_shift(" + next + ", " + by + ", " + t.size + ");");
+        }
     }
 
     private Stmt copyInOut(List<Param> params, List<Expr> slots, List<Expr> values, Stmt body) {
@@ -2354,20 +2437,101 @@ final class Elaborator {
                 after.add(assign(values.get(i), slot, null));
             }
         }
-        Stmt[] b = before.toArray(new Stmt[0]);
-        Stmt[] a = after.toArray(new Stmt[0]);
-        return new Stmt() {
-            @Override public int exec(State s) {
-                for (Stmt st : b) {
-                    st.exec(s);
-                }
-                int r = body.exec(s);
-                for (Stmt st : a) {
-                    st.exec(s);
-                }
-                return r == EXIT ? EXIT : NEXT;
+        return new CopyInOut(before.toArray(new Stmt[0]), body, after.toArray(new Stmt[0]));
+    }
+
+    /** A call: arguments copied in, the body, results copied out (also when the body exits). */
+    private static final class CopyInOut extends Stmt {
+        private final Stmt[] before;
+        private final Stmt body;
+        private final Stmt[] after;
+
+        CopyInOut(Stmt[] before, Stmt body, Stmt[] after) {
+            this.before = before;
+            this.body = body;
+            this.after = after;
+        }
+
+        @Override public int exec(State s) {
+            for (Stmt st : before) {
+                st.exec(s);
             }
-        };
+            int r = body.exec(s);
+            for (Stmt st : after) {
+                st.exec(s);
+            }
+            return r == EXIT ? EXIT : NEXT;
+        }
+
+        @Override public void c(CodeWriter w) {
+            for (Stmt st : before) {
+                w.statement(st);
+            }
+            w.callable(() -> w.statement(body), () -> {
+                for (Stmt st : after) {
+                    w.statement(st);
+                }
+            });
+        }
+    }
+
+    /** The body of an action called directly, its parameters already copied in. */
+    private static final class ActionBody extends Stmt {
+        private final Action action;
+
+        ActionBody(Action action) {
+            this.action = action;
+        }
+
+        @Override public int exec(State s) {
+            return action.runBody(s);
+        }
+
+        @Override public void c(CodeWriter w) {
+            action.cBody(w);
+        }
+    }
+
+    /** A call of a function with a result, as an expression. */
+    private static final class FunctionCall extends Expr {
+        private final Stmt call;
+        private final Expr result;
+
+        FunctionCall(Stmt call, Expr result) {
+            super(result.type);
+            this.call = call;
+            this.result = result;
+        }
+
+        @Override public long eval(State s) {
+            call.exec(s);
+            return result.eval(s);
+        }
+
+        @Override public BigInteger evalWide(State s) {
+            call.exec(s);
+            return result.evalWide(s);
+        }
+
+        @Override public String c(CodeWriter w) {
+            w.statement(call);
+            return result.c(w);
+        }
+    }
+
+    /** packet_in.length(): the whole packet's length in bytes. */
+    private static final class PacketLength extends Expr {
+        PacketLength() {
+            super(new Type.Bits(32, false));
+        }
+
+        @Override public long eval(State s) {
+            return s.packetLength;
+        }
+
+        @Override public String c(CodeWriter w) {
+            return "s->pkt_len";
+        }
     }
 
     private Stmt actionDirectCall(ActionSym a, ArgumentListContext args, Scope sc, ParserRuleContext at) {
@@ -2378,12 +2542,7 @@ final class Elaborator {
             slots.add(p.slot);
         }
         List<Expr> values = arguments("action '" + a.action.name + "'", params, args, sc, new HashMap<>(), at);
-        Action action = a.action;
-        return copyInOut(params, slots, values, new Stmt() {
-            @Override public int exec(State s) {
-                return action.runBody(s);
-            }
-        });
+        return copyInOut(params, slots, values, new ActionBody(a.action));
     }
 
     private Object functionCall(FunctionSym f, ArgumentListContext args, Scope sc, ParserRuleContext at) {
@@ -2393,18 +2552,7 @@ final class Elaborator {
         if (f.result == null) {
             return call;
         }
-        Expr result = f.result;
-        return new Expr(result.type) {
-            @Override public long eval(State s) {
-                call.exec(s);
-                return result.eval(s);
-            }
-
-            @Override public BigInteger evalWide(State s) {
-                call.exec(s);
-                return result.evalWide(s);
-            }
-        };
+        return new FunctionCall(call, f.result);
     }
 
     private Object packetMethod(PacketParam p, MethodRef m, ArgumentListContext args, List<Type> targs, Scope sc,
@@ -2450,11 +2598,7 @@ final class Elaborator {
                             new Type.Bits(32, false), a.get(0)));
                 }
                 case "length":
-                    return new Expr(new Type.Bits(32, false)) {
-                        @Override public long eval(State s) {
-                            return s.packetLength;
-                        }
-                    };
+                    return new PacketLength();
                 default:
                     throw error(m.at.name(), "'" + method + "' is not a method of packet_in (it has extract, lookahead, advance, length)");
             }

@@ -13,6 +13,21 @@ public abstract class Type {
     /** Narrow slots this type occupies (a header's first slot is its validity bit). */
     public int narrowSlots() { return 0; }
     public int wideSlots() { return 0; }
+    /** The widths of its wide slots in slot order. */
+    public void wideWidths(List<Integer> out) {
+        if (this instanceof Bits && ((Bits) this).wide()) {
+            out.add(((Bits) this).width);
+        } else if (this instanceof Aggregate) {
+            for (Field f : ((Aggregate) this).fields.values()) {
+                f.type.wideWidths(out);
+            }
+        } else if (this instanceof Stack) {
+            for (int i = 0; i < ((Stack) this).size; i++) {
+                ((Stack) this).element.wideWidths(out);
+            }
+        }
+    }
+
     /** Scalars fit one slot: bits, bool, enums, error. */
     public boolean isScalar() { return false; }
 

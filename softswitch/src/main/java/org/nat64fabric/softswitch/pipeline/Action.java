@@ -50,6 +50,11 @@ public final class Action {
         return body.exec(s);
     }
 
+    /** The body in C, parameters already in place (see {@link CodeWriter}). */
+    public void cBody(CodeWriter w) {
+        body.c(w);
+    }
+
     /** Runs the body with parameters already in place (a direct call from P4 code). */
     public int runBody(State s) {
         return body.exec(s);

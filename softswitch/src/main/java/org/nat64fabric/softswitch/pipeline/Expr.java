@@ -37,6 +37,11 @@ public abstract class Expr {
         return width() > 64;
     }
 
+    /** This value in C, with whatever statements it needs written to {@code w} first (see {@link CodeWriter}). */
+    public String c(CodeWriter w) {
+        throw new CodeWriter.Unsupported(getClass().getSimpleName());
+    }
+
     /** A value known at compile time. */
     public static final class Const extends Expr {
         public final BigInteger value;
@@ -54,6 +59,7 @@ public abstract class Expr {
 
         @Override public long eval(State s) { return longValue; }
         @Override public BigInteger evalWide(State s) { return value; }
+        @Override public String c(CodeWriter w) { return CodeWriter.constant(value, Math.max(width(), 1)); }
     }
 
     /** A scalar location that can be written. */
@@ -66,6 +72,17 @@ public abstract class Expr {
 
         public void setWide(State s, BigInteger v) {
             set(s, v.longValue());
+        }
+
+        /** Writes a C value of this location's width (masked here). */
+        public void cSet(CodeWriter w, String value) {
+            throw new CodeWriter.Unsupported(getClass().getSimpleName() + " as a target");
+        }
+
+        /** Writes a C value to a C location, masked to this location's width (0, for enums and errors: 64 bits). */
+        protected void store(CodeWriter w, String location, String value) {
+            int width = width() == 0 ? 64 : width();
+            w.line(location + " = (" + value + ") & " + (width > 64 ? CodeWriter.wideMask(width) : CodeWriter.mask(width)) + ";");
         }
     }
 
@@ -82,6 +99,8 @@ public abstract class Expr {
 
         @Override public long eval(State s) { return s.n[index]; }
         @Override public void set(State s, long v) { s.n[index] = v & mask; }
+        @Override public String c(CodeWriter w) { return w.n(index); }
+        @Override public void cSet(CodeWriter w, String value) { store(w, w.n(index), value); }
     }
 
     /** A wide slot at a fixed index. */
@@ -98,6 +117,20 @@ public abstract class Expr {
         @Override public BigInteger evalWide(State s) { return s.w[index]; }
         @Override public void setWide(State s, BigInteger v) { s.w[index] = v.and(mask); }
         @Override public void set(State s, long v) { s.w[index] = Bits.unsigned(v).and(mask); }
+
+        @Override public String c(CodeWriter w) {
+            if (width() > 128) {
+                throw new CodeWriter.Unsupported("an operation on a value wider than 128 bits");
+            }
+            return "s->w[" + w.unit(index) + "]";
+        }
+
+        @Override public void cSet(CodeWriter w, String value) {
+            if (width() > 128) {
+                throw new CodeWriter.Unsupported("an operation on a value wider than 128 bits");
+            }
+            store(w, "s->w[" + w.unit(index) + "]", value);
+        }
     }
 
     /**
@@ -116,6 +149,38 @@ public abstract class Expr {
         /** The fixed position, or null when it is computed per packet. */
         public int[] fixedBase() {
             return null;
+        }
+
+        /** The index of its first narrow slot, in C. */
+        public String cNarrowBase(CodeWriter w) {
+            throw new CodeWriter.Unsupported(getClass().getSimpleName());
+        }
+
+        /** The index of its first 128-bit unit, in C. */
+        public String cUnitBase(CodeWriter w) {
+            throw new CodeWriter.Unsupported(getClass().getSimpleName());
+        }
+
+        /** Units from the aggregate's first to its wide slot {@code wideOffset}: the same for every instance of its type. */
+        public int unitOffset(CodeWriter w, int wideOffset) {
+            throw new CodeWriter.Unsupported(getClass().getSimpleName());
+        }
+
+        /** Copies all slots from another aggregate of its type. */
+        public void cCopyFrom(CodeWriter w, Agg src) {
+            String dn = cNarrowBase(w);
+            String sn = src.cNarrowBase(w);
+            w.line("copy_n(s, " + dn + ", " + sn + ", " + type.narrowSlots() + ");");
+            if (type.wideSlots() > 0) {
+                w.line("copy_w(s, " + cUnitBase(w) + ", " + src.cUnitBase(w) + ", " + unitOffset(w, type.wideSlots()) + ");");
+            }
+        }
+
+        public void cClear(CodeWriter w) {
+            w.line("zero_n(s, " + cNarrowBase(w) + ", " + type.narrowSlots() + ");");
+            if (type.wideSlots() > 0) {
+                w.line("zero_w(s, " + cUnitBase(w) + ", " + unitOffset(w, type.wideSlots()) + ");");
+            }
         }
 
         public void copyFrom(State s, Agg src) {
@@ -142,6 +207,9 @@ public abstract class Expr {
         @Override public int narrowBase(State s) { return narrow; }
         @Override public int wideBase(State s) { return wide; }
         @Override public int[] fixedBase() { return new int[] {narrow, wide}; }
+        @Override public String cNarrowBase(CodeWriter w) { return String.valueOf(narrow); }
+        @Override public String cUnitBase(CodeWriter w) { return type.wideSlots() == 0 ? "0" : String.valueOf(w.unit(wide)); }
+        @Override public int unitOffset(CodeWriter w, int wideOffset) { return w.unitsOf(wide, wideOffset); }
     }
 
     /** A scalar field of an aggregate whose place is computed per packet. */
@@ -184,5 +252,15 @@ public abstract class Expr {
                 s.n[agg.narrowBase(s) + offset] = v.longValue() & mask;
             }
         }
+
+        private String location(CodeWriter w) {
+            if (width() > 128) {
+                throw new CodeWriter.Unsupported("an operation on a value wider than 128 bits");
+            }
+            return wide ? w.wAt(agg.cUnitBase(w) + " + " + agg.unitOffset(w, offset)) : w.nAt(agg.cNarrowBase(w) + " + " + offset);
+        }
+
+        @Override public String c(CodeWriter w) { return location(w); }
+        @Override public void cSet(CodeWriter w, String value) { store(w, location(w), value); }
     }
 }

@@ -79,6 +79,74 @@ public final class Ops {
             }
         }
 
+        @Override public String c(CodeWriter w) {
+            if (op == Op.LAND || op == Op.LOR) {
+                String x = a.c(w);
+                return op == Op.LAND ? "(" + w.when(x, b, "0") + " != 0)" : "(" + w.when("!(" + x + ")", b, "1") + " != 0)";
+            }
+            String[] v = w.inOrder(a, b);
+            String x = v[0];
+            String y = v[1];
+            boolean wide = wideOperands() || (op == Op.CONCAT && width > 64);
+            String m = wide ? CodeWriter.wideMask(width) : CodeWriter.mask(width);
+            String t = wide ? "(u128)" : "(__u64)";
+            if (signed && !wide) {
+                switch (op) {
+                    case LT: case LE: case GT: case GE: case SHR: case DIV: case MOD:
+                        x = "sx(" + x + ", " + width + ")";
+                        y = op == Op.SHR ? y : "sx(" + y + ", " + width + ")";
+                        break;
+                    default: break;
+                }
+            }
+            if (signed && (wide || op == Op.DIV || op == Op.MOD || op == Op.SAT_ADD || op == Op.SAT_SUB)) {
+                throw new CodeWriter.Unsupported("signed " + op.name().toLowerCase());
+            }
+            String sig = signed && !wide ? "(__s64)" : "";
+            switch (op) {
+                case ADD: return "((" + x + " + " + y + ") & " + m + ")";
+                case SUB: return "((" + x + " - " + y + ") & " + m + ")";
+                case MUL:
+                    if (wide) {
+                        throw new CodeWriter.Unsupported("multiplication wider than 64 bits");
+                    }
+                    return "((" + x + " * " + y + ") & " + m + ")";
+                case DIV:
+                case MOD:
+                    if (wide) {
+                        throw new CodeWriter.Unsupported("division wider than 64 bits");
+                    }
+                    return "(" + y + " == 0 ? 0 : ((" + x + (op == Op.DIV ? " / " : " % ") + y + ") & " + m + "))";
+                case SAT_ADD:
+                    if (wide) {
+                        throw new CodeWriter.Unsupported("saturating arithmetic wider than 64 bits");
+                    }
+                    return "sat_add(" + x + ", " + y + ", " + m + ")";
+                case SAT_SUB:
+                    if (wide) {
+                        throw new CodeWriter.Unsupported("saturating arithmetic wider than 64 bits");
+                    }
+                    return "(" + x + " < " + y + " ? 0 : " + x + " - " + y + ")";
+                case AND: return "(" + x + " & " + y + ")";
+                case OR: return "(" + x + " | " + y + ")";
+                case XOR: return "(" + x + " ^ " + y + ")";
+                case SHL: return "(" + y + " >= " + width + " ? 0 : ((" + t + x + " << " + y + ") & " + m + "))";
+                case SHR:
+                    if (signed) {
+                        return "((__u64) (" + x + " >> (" + y + " > 63 ? 63 : " + y + ")) & " + m + ")";
+                    }
+                    return "(" + y + " >= " + width + " ? 0 : (" + x + " >> " + y + "))";
+                case CONCAT: return "(((" + t + x + " << " + bWidth + ") | " + y + ") & " + m + ")";
+                case EQ: return "(" + x + " == " + y + ")";
+                case NE: return "(" + x + " != " + y + ")";
+                case LT: return "(" + sig + x + " < " + sig + y + ")";
+                case LE: return "(" + sig + x + " <= " + sig + y + ")";
+                case GT: return "(" + sig + x + " > " + sig + y + ")";
+                case GE: return "(" + sig + x + " >= " + sig + y + ")";
+                default: throw new CodeWriter.Unsupported(op.name());
+            }
+        }
+
         private int compare(long x, long y) {
             return signed ? Long.compare(Bits.signExtend(x, width), Bits.signExtend(y, width))
                     : Long.compareUnsigned(x, y);
@@ -150,6 +218,17 @@ public final class Ops {
             }
         }
 
+        @Override public String c(CodeWriter w) {
+            String x = a.c(w);
+            String m = width > 64 ? CodeWriter.wideMask(width) : CodeWriter.mask(width);
+            switch (op) {
+                case '!': return "(!(" + x + "))";
+                case '~': return "(~(" + x + ") & " + m + ")";
+                case '-': return "((" + (width > 64 ? "(u128)0" : "0ULL") + " - (" + x + ")) & " + m + ")";
+                default: return x;
+            }
+        }
+
         @Override public BigInteger evalWide(State s) {
             if (width <= 64) {
                 return Bits.unsigned(eval(s));
@@ -178,6 +257,12 @@ public final class Ops {
         }
 
         @Override public long eval(State s) { return c.eval(s) != 0 ? x.eval(s) : y.eval(s); }
+
+        @Override public String c(CodeWriter w) {
+            String t = x.isWide() ? w.tempWide() : w.tempNarrow();
+            w.line(t + " = " + this.c.c(w) + ";");
+            return w.when(t, x, w.when("!" + t, y, "0"));
+        }
         @Override public BigInteger evalWide(State s) { return c.eval(s) != 0 ? x.evalWide(s) : y.evalWide(s); }
     }
 
@@ -205,6 +290,23 @@ public final class Ops {
                 v = Bits.signExtend(v, fromWidth);
             }
             return v & Bits.mask(width);
+        }
+
+        @Override public String c(CodeWriter w) {
+            if (width > 128 || fromWidth > 128) {
+                throw new CodeWriter.Unsupported("a cast wider than 128 bits");
+            }
+            String v = a.c(w);
+            if (signExtend && fromWidth > 0) {
+                if (fromWidth > 64 || width > 64) {
+                    throw new CodeWriter.Unsupported("a signed cast wider than 64 bits");
+                }
+                v = "(__u64) sx(" + v + ", " + fromWidth + ")";
+            }
+            if (width > 64) {
+                return "((u128) (" + v + ") & " + CodeWriter.wideMask(width) + ")";
+            }
+            return "((__u64) (" + v + ") & " + CodeWriter.mask(width) + ")";
         }
 
         @Override public BigInteger evalWide(State s) {
@@ -238,6 +340,20 @@ public final class Ops {
 
         @Override public BigInteger evalWide(State s) {
             return base.evalWide(s).shiftRight(lo).and(Bits.wideMask(hi - lo + 1));
+        }
+
+        @Override public String c(CodeWriter w) {
+            int n = hi - lo + 1;
+            String v = "((" + base.c(w) + ") >> " + lo + ")";
+            return n > 64 ? "(" + v + " & " + CodeWriter.wideMask(n) + ")" : "((__u64) " + v + " & " + CodeWriter.mask(n) + ")";
+        }
+
+        @Override public void cSet(CodeWriter w, String value) {
+            Expr.LValue target = (Expr.LValue) base;
+            String t = base.isWide() ? "(u128)" : "(__u64)";
+            int n = hi - lo + 1;
+            String m = "(" + (n > 64 ? CodeWriter.wideMask(n) : t + CodeWriter.mask(n)) + " << " + lo + ")";
+            target.cSet(w, "((" + base.c(w) + ") & ~" + m + ") | ((" + t + "(" + value + ") << " + lo + ") & " + m + ")");
         }
 
         @Override public void set(State s, long v) {

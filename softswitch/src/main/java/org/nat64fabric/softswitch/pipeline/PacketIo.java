@@ -15,6 +15,50 @@ public final class PacketIo {
     public static final int STACK_OUT_OF_BOUNDS = 3;
     public static final int PARSER_TIMEOUT = 5;
 
+    /**
+     * Reads a header's fields in C from a byte buffer ({@code s->pkt} or {@code s->out}) at a byte
+     * position into its slots: each field a constant bit offset from there.
+     */
+    static void cFields(CodeWriter w, Expr.Agg header, Type.Aggregate type, String pos, boolean read) {
+        String nb = header.cNarrowBase(w);
+        String ub = type.wideSlots() == 0 ? null : header.cUnitBase(w);
+        int bit = 0;
+        for (Type.Field f : type.fieldArray()) {
+            int width = ((Type.Bits) f.type).width;
+            int skip = bit & 7;
+            String at = pos + " + " + (bit >>> 3);
+            if (width <= 64) {
+                if (skip + width > 64) {
+                    throw new CodeWriter.Unsupported("a field across 9 bytes");
+                }
+                String slot = w.nAt(nb + " + " + f.narrowOffset);
+                w.line(read ? slot + " = rd(s->pkt, " + at + ", " + skip + ", " + width + ");"
+                        : "wr(s->out, " + at + ", " + skip + ", " + width + ", " + slot + ");");
+            } else {
+                if (skip != 0 || width % 8 != 0 || (width > 128 && width % 128 != 0)) {
+                    throw new CodeWriter.Unsupported("a wide field not in whole bytes");
+                }
+                int unit = header.unitOffset(w, f.wideOffset);
+                for (int k = 0; k < (width + 127) / 128; k++) {
+                    int part = Math.min(128, width - 128 * k);
+                    String slot = w.wAt(ub + " + " + (unit + k));
+                    String partAt = pos + " + " + ((bit >>> 3) + 16 * k);
+                    w.line(read ? slot + " = rdw(s->pkt, " + partAt + ", " + part + ");"
+                            : "wrw(s->out, " + partAt + ", " + part + ", " + slot + ");");
+                }
+            }
+            bit += width;
+        }
+    }
+
+    /** In C: the parser sees the packet's first s->copied bytes; needing more than that goes to the interpreter. */
+    static void cNeed(CodeWriter w, String bits) {
+        w.open("if (s->cursor + " + bits + " > s->copied * 8)");
+        w.line("if (s->copied < s->pkt_len) goto bail;");
+        w.line("REJECT(" + PACKET_TOO_SHORT + ");");
+        w.close();
+    }
+
     /** Reads a header's fields from the packet at the cursor into its slots and validates it. */
     public static final class Extract extends Stmt {
         private final Expr.Agg header;
@@ -44,6 +88,23 @@ public final class PacketIo {
                 stack.advanceNext(s);
             }
             return NEXT;
+        }
+
+        @Override public void c(CodeWriter w) {
+            if (bits % 8 != 0 || bits > 8 * 192) {
+                throw new CodeWriter.Unsupported("a header that is not whole bytes or longer than 192 bytes");
+            }
+            if (stack != null) {
+                w.line("if (" + stack.cNextIndex(w) + " >= " + stack.size + ") REJECT(" + STACK_OUT_OF_BOUNDS + ");");
+            }
+            cNeed(w, String.valueOf(bits));
+            w.line("if (s->cursor & 7) goto bail;");
+            cFields(w, header, type, "(s->cursor >> 3)", true);
+            w.line(w.nAt(header.cNarrowBase(w)) + " = 1;");
+            w.line("s->cursor += " + bits + ";");
+            if (stack != null) {
+                w.line(stack.cNextIndex(w) + "++;");
+            }
         }
     }
 
@@ -86,6 +147,10 @@ public final class PacketIo {
         void advanceNext(State s) {
             s.n[stack.narrowBase(s) + nextSlotOffset]++;
         }
+
+        public String cNextIndex(CodeWriter w) {
+            return w.nAt(stack.cNarrowBase(w) + " + " + nextSlotOffset);
+        }
     }
 
     /** lookahead&lt;bit&lt;W&gt;&gt;(): the next W bits, without moving the cursor (0 past the end). */
@@ -103,6 +168,20 @@ public final class PacketIo {
                 return 0;
             }
             return State.readBits(s.packet, s.cursorBits, bits);
+        }
+
+        /** Past the end: parser error PacketTooShort and 0, as exec (the parser then rejects). */
+        @Override public String c(CodeWriter w) {
+            if (bits > 64) {
+                throw new CodeWriter.Unsupported("a lookahead wider than 64 bits");
+            }
+            String t = w.tempNarrow();
+            w.line(t + " = 0;");
+            w.open("if (s->cursor + " + bits + " > s->copied * 8)");
+            w.line("if (s->copied < s->pkt_len) goto bail;");
+            w.line("s->perr = " + PACKET_TOO_SHORT + ";");
+            w.close("else " + t + " = rd_bits(s->pkt, s->cursor, " + bits + ");");
+            return t;
         }
 
         @Override public BigInteger evalWide(State s) {
@@ -154,6 +233,13 @@ public final class PacketIo {
             s.cursorBits += (int) n;
             return NEXT;
         }
+
+        @Override public void c(CodeWriter w) {
+            String n = w.tempNarrow();
+            w.line(n + " = " + bits.c(w) + ";");
+            cNeed(w, n);
+            w.line("s->cursor += " + n + ";");
+        }
     }
 
     /** verify(cond, error): rejects with the error when cond is false. */
@@ -172,6 +258,10 @@ public final class PacketIo {
             }
             s.parserError = (int) error.eval(s);
             return Parser.REJECT;
+        }
+
+        @Override public void c(CodeWriter w) {
+            w.line("if (!(" + cond.c(w) + ")) REJECT(" + error.c(w) + ");");
         }
     }
 
@@ -206,6 +296,14 @@ public final class PacketIo {
             }
             s.outLength += bytes;
             return NEXT;
+        }
+
+        @Override public void c(CodeWriter w) {
+            w.open("if (" + w.nAt(header.cNarrowBase(w)) + ")");
+            w.line("if (s->out_len + " + bytes + " > OUT_MAX) goto bail;");
+            cFields(w, header, type, "s->out_len", false);
+            w.line("s->out_len += " + bytes + ";");
+            w.close();
         }
     }
 }

@@ -18,6 +18,14 @@ public final class Parser {
     /** Where a state goes next. */
     public abstract static class Transition {
         abstract int next(State s);
+
+        /** Sets s->pstate (in C; see {@link Parser#c}). */
+        abstract void c(CodeWriter w);
+    }
+
+    static String cGoto(int target) {
+        return target == ACCEPT_STATE ? "ACCEPT();" : target == REJECT_STATE ? "REJECT(" + PacketIo.NO_MATCH + ");"
+                : "NEXT_STATE(" + target + ");";
     }
 
     public static final class Direct extends Transition {
@@ -28,6 +36,7 @@ public final class Parser {
         }
 
         @Override int next(State s) { return target; }
+        @Override void c(CodeWriter w) { w.line(cGoto(target)); }
     }
 
     /** select(keys) with cases in order; each case lists one keyset per key. */
@@ -74,6 +83,25 @@ public final class Parser {
             s.parserError = PacketIo.NO_MATCH;
             return REJECT_STATE;
         }
+
+        @Override void c(CodeWriter w) {
+            String[] v = new String[keys.length];
+            for (int i = 0; i < keys.length; i++) {
+                v[i] = keys[i].isWide() ? w.tempWide() : w.tempNarrow();
+                w.line(v[i] + " = " + keys[i].c(w) + ";");
+            }
+            for (int c = 0; c < cases.length; c++) {
+                StringBuilder cond = new StringBuilder("1");
+                for (int i = 0; i < keys.length; i++) {
+                    String k = cases[c][i].c(v[i], Math.max(keys[i].width(), 1));
+                    if (k != null) {
+                        cond.append(" && ").append(k);
+                    }
+                }
+                w.line("if (" + cond + ") " + cGoto(targets[c]));
+            }
+            w.line("REJECT(" + PacketIo.NO_MATCH + ");");
+        }
     }
 
     /** One component of a select case: a value, value &&& mask, low..high, or default/_. */
@@ -110,6 +138,17 @@ public final class Parser {
             return new Keyset(BigInteger.ZERO, BigInteger.ZERO, null);
         }
 
+        /** The match of C value {@code x} as a C condition; null when it matches anything. */
+        String c(String x, int width) {
+            if (high != null) {
+                return "(" + x + " >= " + CodeWriter.constant(value, width) + " && " + x + " <= " + CodeWriter.constant(high, width) + ")";
+            }
+            if (mask.signum() == 0) {
+                return null;
+            }
+            return "((" + x + " & " + CodeWriter.constant(mask, width) + ") == " + CodeWriter.constant(value, width) + ")";
+        }
+
         boolean matches(long x) {
             if (high != null) {
                 return Long.compareUnsigned(x, v) >= 0 && Long.compareUnsigned(x, h) <= 0;
@@ -129,6 +168,25 @@ public final class Parser {
         this.name = name;
         this.bodies = bodies;
         this.transitions = transitions;
+    }
+
+    /**
+     * The parser's states in C, as the cases of a switch on s->pstate, for a loop that runs one
+     * state per turn (the generator defines ACCEPT, REJECT and NEXT_STATE). A statement without a
+     * C form jumps to the interpreter.
+     */
+    public void c(CodeWriter w) {
+        w.open("switch (s->pstate)");
+        for (int i = 0; i < bodies.length; i++) {
+            int state = i;
+            w.open("case " + i + ":");
+            w.statement(bodies[i]);
+            w.line("if (s->perr) REJECT(s->perr);");
+            w.guarded(() -> transitions[state].c(w));
+            w.close();
+        }
+        w.line("default: goto bail;");
+        w.close();
     }
 
     /** Runs from the start state (index 0); returns true on accept, false on reject. */

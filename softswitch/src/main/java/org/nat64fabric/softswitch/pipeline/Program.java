@@ -13,6 +13,8 @@ public final class Program {
     public final String source;
     public final int narrowSlots;
     public final int wideSlots;
+    /** The width of each wide slot. */
+    public final int[] wideWidths;
 
     public final Parser parser;
     public final Stmt verifyChecksum;
@@ -36,14 +38,15 @@ public final class Program {
     /** For each @field_list index, the slot ranges of user metadata it preserves. */
     public final Map<Integer, List<Expr>> fieldLists;
 
-    public Program(String source, int narrowSlots, int wideSlots, Parser parser, Stmt verifyChecksum, Stmt ingress,
+    public Program(String source, int narrowSlots, int[] wideWidths, Parser parser, Stmt verifyChecksum, Stmt ingress,
                    Stmt egress, Stmt computeChecksum, Stmt deparser, List<Table> tables, List<Action> actions,
                    List<Externs.Counter> counters, List<Externs.Register> registers,
                    List<Externs.Meter> meters, Map<String, Type.Aggregate> controllerHeaders, List<String> errors, Expr.Agg headers,
                    Expr.Agg metadata, Expr.Agg standardMetadata, Map<Integer, List<Expr>> fieldLists) {
         this.source = source;
         this.narrowSlots = narrowSlots;
-        this.wideSlots = wideSlots;
+        this.wideSlots = wideWidths.length;
+        this.wideWidths = wideWidths;
         this.parser = parser;
         this.verifyChecksum = verifyChecksum;
         this.ingress = ingress;

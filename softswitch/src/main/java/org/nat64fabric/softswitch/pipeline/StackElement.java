@@ -38,6 +38,31 @@ public final class StackElement extends Expr.Agg {
         }
     }
 
+    private String cPosition(CodeWriter w) {
+        String next = w.nAt(stack.cNarrowBase(w) + " + " + (stack.type.narrowSlots() - 1));
+        switch (mode) {
+            case NEXT: return next;
+            case LAST: return "(" + next + " - 1)";
+            default: return index.c(w);
+        }
+    }
+
+    /** Element i's place when 0 <= i < size, the scratch header's otherwise (as narrowBase). */
+    @Override public String cNarrowBase(CodeWriter w) {
+        return "({ __u64 i_ = " + cPosition(w) + "; i_ < " + size + " ? " + stack.cNarrowBase(w) + " + i_ * " + elemNarrow
+                + " : " + scratch.cNarrowBase(w) + "; })";
+    }
+
+    @Override public String cUnitBase(CodeWriter w) {
+        int elemUnits = unitOffset(w, elemWide);
+        return "({ __u64 i_ = " + cPosition(w) + "; i_ < " + size + " ? " + stack.cUnitBase(w) + " + i_ * " + elemUnits
+                + " : " + scratch.cUnitBase(w) + "; })";
+    }
+
+    @Override public int unitOffset(CodeWriter w, int wideOffset) {
+        return scratch.unitOffset(w, wideOffset);
+    }
+
     @Override public int narrowBase(State s) {
         long i = position(s);
         return i >= 0 && i < size ? stack.narrowBase(s) + (int) i * elemNarrow : scratch.narrowBase(s);

@@ -10,8 +10,14 @@ public abstract class Stmt {
 
     public abstract int exec(State s);
 
+    /** This statement in C (see {@link CodeWriter}). */
+    public void c(CodeWriter w) {
+        throw new CodeWriter.Unsupported(getClass().getSimpleName());
+    }
+
     public static final Stmt EMPTY = new Stmt() {
         @Override public int exec(State s) { return NEXT; }
+        @Override public void c(CodeWriter w) { }
     };
 
     public static final class Block extends Stmt {
@@ -30,6 +36,12 @@ public abstract class Stmt {
             }
             return NEXT;
         }
+
+        @Override public void c(CodeWriter w) {
+            for (Stmt st : body) {
+                w.statement(st);
+            }
+        }
     }
 
     public static final class If extends Stmt {
@@ -45,6 +57,17 @@ public abstract class Stmt {
 
         @Override public int exec(State s) {
             return cond.eval(s) != 0 ? then.exec(s) : otherwise.exec(s);
+        }
+
+        @Override public void c(CodeWriter w) {
+            w.open("if (" + cond.c(w) + ")");
+            w.statement(then);
+            w.close();
+            if (otherwise != EMPTY) {
+                w.open("else");
+                w.statement(otherwise);
+                w.close();
+            }
         }
     }
 
@@ -67,6 +90,21 @@ public abstract class Stmt {
             }
             return NEXT;
         }
+
+        @Override public void c(CodeWriter w) {
+            if (target.width() > 128 && value instanceof Expr.Const && ((Expr.Const) value).value.signum() == 0
+                    && target instanceof Expr.WideSlot) {
+                int slot = ((Expr.WideSlot) target).index;
+                w.line("zero_w(s, " + w.unit(slot) + ", " + w.units(slot) + ");");
+                return;
+            }
+            if (target.width() > 128 && value instanceof Expr.WideSlot && target instanceof Expr.WideSlot) {
+                int to = ((Expr.WideSlot) target).index;
+                w.line("copy_w(s, " + w.unit(to) + ", " + w.unit(((Expr.WideSlot) value).index) + ", " + w.units(to) + ");");
+                return;
+            }
+            target.cSet(w, value.c(w));
+        }
     }
 
     /** Copies a whole header, struct or stack. */
@@ -82,6 +120,10 @@ public abstract class Stmt {
         @Override public int exec(State s) {
             target.copyFrom(s, source);
             return NEXT;
+        }
+
+        @Override public void c(CodeWriter w) {
+            target.cCopyFrom(w, source);
         }
     }
 
@@ -101,10 +143,15 @@ public abstract class Stmt {
             }
             return NEXT;
         }
+
+        @Override public void c(CodeWriter w) {
+            w.line("(void) (" + e.c(w) + ");");
+        }
     }
 
     public static final class Exit extends Stmt {
         @Override public int exec(State s) { return EXIT; }
+        @Override public void c(CodeWriter w) { w.exitJump(); }
     }
 
     /** return; or return e; (the value goes to the function's result slot first). */
@@ -120,6 +167,13 @@ public abstract class Stmt {
                 storeResult.exec(s);
             }
             return RETURN;
+        }
+
+        @Override public void c(CodeWriter w) {
+            if (storeResult != null) {
+                w.statement(storeResult);
+            }
+            w.returnJump();
         }
     }
 
@@ -151,6 +205,32 @@ public abstract class Stmt {
             }
             return defaultBranch >= 0 ? branches[defaultBranch].exec(s) : NEXT;
         }
+
+        @Override public void c(CodeWriter w) {
+            String v = selector.isWide() ? w.tempWide() : w.tempNarrow();
+            w.line(v + " = " + selector.c(w) + ";");
+            String elseIf = "if";
+            for (int b = 0; b < branches.length; b++) {
+                StringBuilder cond = new StringBuilder();
+                for (int i = 0; i < values.length; i++) {
+                    if (branchOf[i] == b) {
+                        cond.append(cond.length() == 0 ? "" : " || ").append(v).append(" == ").append(Long.toUnsignedString(values[i])).append("ULL");
+                    }
+                }
+                if (cond.length() == 0 || b == defaultBranch) {
+                    continue;
+                }
+                w.open(elseIf + " (" + cond + ")");
+                w.statement(branches[b]);
+                w.close();
+                elseIf = "else if";
+            }
+            if (defaultBranch >= 0) {
+                w.open(elseIf.equals("if") ? "" : "else");
+                w.statement(branches[defaultBranch]);
+                w.close();
+            }
+        }
     }
 
     /** Runs a body that may 'return' (an action, function or control): return ends only it. */
@@ -164,6 +244,10 @@ public abstract class Stmt {
         @Override public int exec(State s) {
             int r = body.exec(s);
             return r == EXIT ? EXIT : NEXT;
+        }
+
+        @Override public void c(CodeWriter w) {
+            w.callable(() -> w.statement(body), null);
         }
     }
 }

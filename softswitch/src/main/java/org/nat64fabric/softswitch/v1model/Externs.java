@@ -6,6 +6,7 @@ import java.util.Random;
 import java.util.zip.CRC32;
 import org.nat64fabric.softswitch.pipeline.BitBuffer;
 import org.nat64fabric.softswitch.pipeline.Bits;
+import org.nat64fabric.softswitch.pipeline.CodeWriter;
 import org.nat64fabric.softswitch.pipeline.Expr;
 import org.nat64fabric.softswitch.pipeline.State;
 import org.nat64fabric.softswitch.pipeline.Stmt;
@@ -30,6 +31,11 @@ public final class Externs {
             egressSpec.set(s, V1ModelSwitch.DROP_PORT);
             mcastGrp.set(s, 0);
             return NEXT;
+        }
+
+        @Override public void c(CodeWriter w) {
+            egressSpec.cSet(w, String.valueOf(V1ModelSwitch.DROP_PORT));
+            mcastGrp.cSet(w, "0");
         }
     }
 
@@ -100,6 +106,24 @@ public final class Externs {
             for (int i = 0; i < widths.length; i++) {
                 widths[i] = this.fields[i].width();
             }
+        }
+
+        /** Packs the fields into s->buf in C; returns the bits packed. */
+        int cPack(CodeWriter w) {
+            String[] values = w.inOrder(fields);
+            int bit = 0;
+            for (int i = 0; i < fields.length; i++) {
+                if (widths[i] > 128 || widths[i] == 0 || (widths[i] > 64 && (bit % 8 != 0 || widths[i] % 8 != 0))
+                        || (widths[i] <= 64 && bit % 8 + widths[i] > 64)) {
+                    throw new CodeWriter.Unsupported("checksum data of this shape");
+                }
+                w.line((widths[i] > 64 ? "putw" : "put") + "(s->buf, " + bit + ", " + widths[i] + ", " + values[i] + ");");
+                bit += widths[i];
+            }
+            if (bit > 8 * 256) {
+                throw new CodeWriter.Unsupported("checksum data over 256 bytes");
+            }
+            return bit;
         }
 
         void pack(State s, BitBuffer buf) {
@@ -213,6 +237,24 @@ public final class Externs {
                 checksumError.set(s, 1);
             }
             return NEXT;
+        }
+
+        /** csum16 over headers only: a payload is the interpreter's. */
+        @Override public void c(CodeWriter w) {
+            if (withPayload || algo != Algorithm.CSUM16) {
+                throw new CodeWriter.Unsupported(withPayload ? "a checksum over the payload" : "checksum " + algo);
+            }
+            w.open("if (" + condition.c(w) + ")");
+            int bits = data.cPack(w);
+            String value = "(csum16(s->buf, " + (bits + 7) / 8 + ") & " + CodeWriter.mask(checksum.width()) + ")";
+            if (update) {
+                checksum.cSet(w, value);
+            } else {
+                w.open("if (" + checksum.c(w) + " != " + value + ")");
+                checksumError.cSet(w, "1");
+                w.close();
+            }
+            w.close();
         }
     }
 
@@ -366,6 +408,10 @@ public final class Externs {
             }
             return NEXT;
         }
+
+        @Override public void c(CodeWriter w) {
+            w.count(counter, index.c(w));
+        }
     }
 
     /** MeterType.bytes, in v1model.p4's order. */
@@ -457,6 +503,13 @@ public final class Externs {
             }
             return NEXT;
         }
+
+        /** Prints nothing unless the switch logs at debug level; then only the interpreter can. */
+        @Override public void c(CodeWriter w) {
+            if (w.debugLogging()) {
+                throw new CodeWriter.Unsupported("log_msg at debug level");
+            }
+        }
     }
 
     /** assert/assume: a false condition drops the packet and is counted by the switch. */
@@ -475,6 +528,13 @@ public final class Externs {
                 return EXIT;
             }
             return NEXT;
+        }
+
+        @Override public void c(CodeWriter w) {
+            w.open("if (!(" + cond.c(w) + "))");
+            egressSpec.cSet(w, String.valueOf(V1ModelSwitch.DROP_PORT));
+            w.exitJump();
+            w.close();
         }
     }
 }

@@ -1,0 +1,293 @@
+package org.nat64fabric.softswitch.pipeline;
+
+import java.math.BigInteger;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.function.Supplier;
+import org.nat64fabric.softswitch.v1model.Externs;
+
+/**
+ * Writes a compiled program as C for a kernel fast path: each expression and statement of the
+ * interpreter knows its C form (their {@code c} methods) and writes it here. The C program keeps
+ * the interpreter's slot model: narrow slots in {@code s->n[]} (64-bit words), wide slots in
+ * {@code s->w[]} (128-bit units; a slot wider than 128 bits takes several). Values up to 64 bits
+ * are {@code __u64} expressions, up to 128 bits {@code u128}; wider ones are only copied.
+ *
+ * <p>A construct without a C form throws {@link Unsupported}; the statement that holds it becomes a
+ * jump to the interpreter ({@code goto bail}), so a packet that reaches it is handed over before the
+ * fast path changed anything, and is processed exactly as without a fast path.
+ */
+public abstract class CodeWriter {
+    /** A construct the fast path does not translate; packets that reach it go to the interpreter. */
+    public static final class Unsupported extends RuntimeException {
+        public Unsupported(String what) {
+            super(what, null, false, false);
+        }
+    }
+
+    private StringBuilder out = new StringBuilder();
+    private int indent = 1;
+    private int labels;
+    private int narrowTemps;
+    private int wideTemps;
+    /** Labels that end the enclosing callables (actions, functions, controls), innermost first. */
+    private final Deque<String> scopes = new ArrayDeque<>();
+    private final int[] wideUnit;
+    private final int[] wideUnits;
+    private final int totalUnits;
+
+    protected CodeWriter(int[] wideWidths) {
+        wideUnit = new int[wideWidths.length];
+        wideUnits = new int[wideWidths.length];
+        int u = 0;
+        for (int i = 0; i < wideWidths.length; i++) {
+            wideUnit[i] = u;
+            wideUnits[i] = (wideWidths[i] + 127) / 128;
+            u += wideUnits[i];
+        }
+        totalUnits = u;
+    }
+
+    // ---- text ----
+
+    public void line(String text) {
+        out.append("    ".repeat(indent)).append(text).append('\n');
+    }
+
+    public void open(String text) {
+        line(text + " {");
+        indent++;
+    }
+
+    public void close() {
+        indent--;
+        line("}");
+    }
+
+    public void close(String tail) {
+        indent--;
+        line("} " + tail);
+    }
+
+    public String label() {
+        return "L" + labels++;
+    }
+
+    public void place(String label) {
+        out.append(label).append(":;\n");
+    }
+
+    /** Everything written so far, and a fresh buffer for what follows. */
+    protected String take() {
+        String text = out.toString();
+        out = new StringBuilder();
+        return text;
+    }
+
+    /** Runs {@code emit} into a buffer of its own; returns the statements it wrote. */
+    public String capture(Runnable emit) {
+        StringBuilder saved = out;
+        out = new StringBuilder();
+        try {
+            emit.run();
+            return out.toString();
+        } finally {
+            out = saved;
+        }
+    }
+
+    /** Appends statements captured before. */
+    public void append(String statements) {
+        out.append(statements);
+    }
+
+    // ---- storage ----
+
+    public String n(int slot) {
+        return "s->n[" + slot + "]";
+    }
+
+    /** A narrow slot whose index is computed per packet (always in range by construction; masked for the verifier). */
+    public String nAt(String index) {
+        return "s->n[(" + index + ") & N_MASK]";
+    }
+
+    public int unit(int wideSlot) {
+        return wideUnit[wideSlot];
+    }
+
+    public int units(int wideSlot) {
+        return wideUnits[wideSlot];
+    }
+
+    public int totalUnits() {
+        return totalUnits;
+    }
+
+    /** The units of {@code slots} consecutive wide slots from {@code first}. */
+    public int unitsOf(int first, int slots) {
+        return slots == 0 ? 0 : wideUnit[first + slots - 1] + wideUnits[first + slots - 1] - wideUnit[first];
+    }
+
+    public String wAt(String unit) {
+        return "s->w[(" + unit + ") & W_MASK]";
+    }
+
+    public String tempNarrow() {
+        return "s->tn[" + narrowTemps++ + "]";
+    }
+
+    public String tempWide() {
+        return "s->tw[" + wideTemps++ + "]";
+    }
+
+    protected int narrowTemps() {
+        return narrowTemps;
+    }
+
+    protected int wideTemps() {
+        return wideTemps;
+    }
+
+    // ---- values ----
+
+    public static String mask(int width) {
+        return width >= 64 ? "0xffffffffffffffffULL" : "0x" + Long.toHexString(Bits.mask(width)) + "ULL";
+    }
+
+    public static String wideMask(int width) {
+        return width >= 128 ? "(~(u128)0)" : "((((u128)1) << " + width + ") - 1)";
+    }
+
+    public static String constant(BigInteger v, int width) {
+        if (width <= 64) {
+            return "0x" + Long.toUnsignedString(v.longValue(), 16) + "ULL";
+        }
+        if (width > 128) {
+            throw new Unsupported("a constant wider than 128 bits");
+        }
+        long hi = v.shiftRight(64).longValue();
+        long lo = v.longValue();
+        return "((((u128)0x" + Long.toUnsignedString(hi, 16) + "ULL) << 64) | 0x" + Long.toUnsignedString(lo, 16) + "ULL)";
+    }
+
+    /**
+     * The C values of expressions evaluated left to right: when a later one writes statements
+     * (a call, a table), the earlier values are kept in temporaries first, so they are read before.
+     */
+    public String[] inOrder(Expr... es) {
+        String[] text = new String[es.length];
+        String[] stmts = new String[es.length];
+        for (int i = 0; i < es.length; i++) {
+            int k = i;
+            stmts[i] = capture(() -> text[k] = es[k].c(this));
+        }
+        for (int i = 0; i < es.length; i++) {
+            append(stmts[i]);
+            boolean laterWrites = false;
+            for (int j = i + 1; j < es.length; j++) {
+                laterWrites |= !stmts[j].isEmpty();
+            }
+            if (laterWrites) {
+                String t = es[i].isWide() ? tempWide() : tempNarrow();
+                line(t + " = " + text[i] + ";");
+                text[i] = t;
+            }
+        }
+        return text;
+    }
+
+    /** The value of {@code e} evaluated only when {@code guard} (a C condition) holds: for ?:, && and ||. */
+    public String when(String guard, Expr e, String otherwise) {
+        String[] text = new String[1];
+        String stmts = capture(() -> text[0] = e.c(this));
+        if (stmts.isEmpty()) {
+            return "((" + guard + ") ? (" + text[0] + ") : (" + otherwise + "))";
+        }
+        String t = e.isWide() ? tempWide() : tempNarrow();
+        line(t + " = " + otherwise + ";");
+        open("if (" + guard + ")");
+        append(stmts);
+        line(t + " = " + text[0] + ";");
+        close();
+        return t;
+    }
+
+    // ---- control flow ----
+
+    /** Runs {@code body} as a callable ending at a label of its own: return jumps there, and exit leaves it outward. */
+    public void callable(Runnable body, Runnable afterwards) {
+        String end = label();
+        scopes.push(end);
+        try {
+            body.run();
+        } finally {
+            scopes.pop();
+        }
+        place(end);
+        if (afterwards != null) {
+            afterwards.run();
+        }
+        exitCheck();
+    }
+
+    /** return: to the end of the innermost callable. */
+    public void returnJump() {
+        line("goto " + scopes.peek() + ";");
+    }
+
+    /** exit: leaves every callable up to the block, copying out on the way. */
+    public void exitJump() {
+        line("s->exiting = 1;");
+        line("goto " + scopes.peek() + ";");
+    }
+
+    /** After a callable or a statement that ran a table: continue leaving when an exit is under way. */
+    public void exitCheck() {
+        if (!scopes.isEmpty()) {
+            line("if (s->exiting) goto " + scopes.peek() + ";");
+        }
+    }
+
+    /** A block of the architecture (parser aside): its exit ends it. */
+    public void block(Stmt body) {
+        String end = label();
+        scopes.push(end);
+        try {
+            statement(body);
+        } finally {
+            scopes.pop();
+        }
+        place(end);
+        line("s->exiting = 0;");
+    }
+
+    /** A statement, or a jump to the interpreter when it has no C form. */
+    public void statement(Stmt st) {
+        guarded(() -> st.c(this));
+    }
+
+    /** What {@code emit} writes, or a jump to the interpreter when part of it has no C form. */
+    public void guarded(Runnable emit) {
+        int temps = narrowTemps;
+        int wides = wideTemps;
+        try {
+            append(capture(emit));
+        } catch (Unsupported u) {
+            narrowTemps = temps;
+            wideTemps = wides;
+            line("goto bail; /* " + u.getMessage().replace("*/", "* /") + " */");
+        }
+    }
+
+    // ---- what the generator of a target provides ----
+
+    /** Applies a table: looks it up, runs its action, sets {@code s->hit} and {@code s->action_run}. */
+    public abstract void applyTable(Table table);
+
+    /** counter.count(index). */
+    public abstract void count(Externs.Counter counter, String index);
+
+    /** Whether the switch logs at debug level (log_msg prints; the fast path cannot). */
+    public abstract boolean debugLogging();
+}

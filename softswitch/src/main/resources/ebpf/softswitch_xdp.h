@@ -1,0 +1,314 @@
+/* softswitch's kernel fast path: what every generated XDP program shares.
+ *
+ * The program that includes this defines N_SLOTS, W_UNITS (powers of two), N_TEMPS, W_TEMPS,
+ * COUNTER_CELLS and LAST_HIT_CELLS first. A packet is processed in a per-CPU state laid out as
+ * the interpreter's (narrow slots of 64 bits, wide ones in 128-bit units), so the same compiled
+ * program runs in either place; whatever the C cannot do jumps to `bail`, which hands the untouched
+ * packet to the interpreter (XDP_PASS: its AF_PACKET socket sees it). */
+#ifndef SOFTSWITCH_XDP_H
+#define SOFTSWITCH_XDP_H
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+typedef unsigned __int128 u128;
+
+#define N_MASK (N_SLOTS - 1)
+#define W_MASK (W_UNITS - 1)
+/* The parser sees the packet's first PKT_MAX bytes; it reads at most 192 bytes past a header's
+ * start, so the buffer has that much slack and an index masked with PKT_MASK stays inside. */
+#define PKT_MAX 512
+#define PKT_MASK (PKT_MAX - 1)
+#define OUT_MAX 512
+#define OUT_MASK (OUT_MAX - 1)
+#define LOG_MAX 32
+#define PARSER_STEPS 4096
+#define STATE_ACCEPTED 0xfffffffe
+#define STATE_REJECTED 0xffffffff
+
+/* Counter updates wait in a log until the packet is known to stay on the fast path: a packet
+ * handed to the interpreter must not be counted twice. */
+struct count_log {
+    __u32 cell;
+    __u32 bytes;
+};
+
+struct ss_state {
+    __u64 n[N_SLOTS];
+    u128 w[W_UNITS];
+    u128 tw[W_TEMPS + 1];
+    __u64 tn[N_TEMPS + 1];
+    __u64 pkt_len;      /* the whole frame */
+    __u64 copied;       /* bytes of it in pkt */
+    __u64 cursor;       /* parser position, in bits */
+    __u64 out_len;      /* deparser output, in bytes */
+    __u64 pstate;
+    __u64 perr;
+    __u64 exiting;
+    __u64 hit;
+    __u64 action_run;
+    __u64 bail;
+    __u64 log_n;
+    struct count_log log[LOG_MAX];
+    __u8 buf[256 + 16];
+    __u8 pkt[PKT_MAX + 256];
+    __u8 out[OUT_MAX + 256];
+};
+
+/* What the switch counts about the fast path (per CPU). */
+enum { FP_TO_INTERPRETER, FP_FORWARDED, FP_DROPPED, FP_TX_ERROR, FP_STATS };
+
+struct counter_cell {
+    __u64 packets;
+    __u64 bytes;
+};
+
+struct ss_config {
+    __u64 start_ns;     /* the interpreter's clock origin, for the timestamps in standard_metadata */
+    __u64 cpu_port;
+};
+
+/* One state per CPU: an array indexed by CPU (a per-CPU array's value may not exceed 32 KiB). */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, 1);     /* set to the number of CPUs when loaded */
+    __type(key, __u32);
+    __type(value, struct ss_state);
+} states SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct ss_config);
+} config SEC(".maps");
+
+/* Switch port -> interface, for redirecting. */
+struct {
+    __uint(type, BPF_MAP_TYPE_DEVMAP);
+    __uint(max_entries, 512);
+    __type(key, __u32);
+    __type(value, __u32);
+} ports SEC(".maps");
+
+/* Switch port -> largest frame it may send (0: not on the fast path). */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, 512);
+    __type(key, __u32);
+    __type(value, __u32);
+} port_frame_max SEC(".maps");
+
+/* Interface index -> switch port. */
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, 512);
+    __type(key, __u32);
+    __type(value, __u32);
+} port_of SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, FP_STATS);
+    __type(key, __u32);
+    __type(value, __u64);
+} fp_stats SEC(".maps");
+
+/* Every counter array and direct counter of the program, one after another. */
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, COUNTER_CELLS);
+    __type(key, __u32);
+    __type(value, struct counter_cell);
+} counters SEC(".maps");
+
+/* Last hit (ns, CLOCK_MONOTONIC) of the entries of tables with idle timeouts. */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, LAST_HIT_CELLS);
+    __type(key, __u32);
+    __type(value, __u64);
+} last_hit SEC(".maps");
+
+/* Keeps clang from turning a loop of copies into a call of memcpy or memset, which BPF lacks. */
+#define barrier() asm volatile("" ::: "memory")
+
+static __always_inline void stat(__u32 which)
+{
+    __u64 *v = bpf_map_lookup_elem(&fp_stats, &which);
+    if (v)
+        *v += 1;
+}
+
+static __always_inline __s64 sx(__u64 v, int width)
+{
+    int shift = 64 - width;
+    return shift <= 0 ? (__s64) v : ((__s64) (v << shift)) >> shift;
+}
+
+static __always_inline __u64 sat_add(__u64 x, __u64 y, __u64 mask)
+{
+    __u64 r = x + y;
+    return (r > mask || r < x) ? mask : r;
+}
+
+static __always_inline __u64 sat_shift(__u64 next, int by, __u64 size)
+{
+    __s64 v = (__s64) next + by;
+    return v < 0 ? 0 : (__u64) v > size ? size : (__u64) v;
+}
+
+/* Field access in the packet and output buffers. The generator calls these with constant skip
+ * and width, so the loops unroll and every shift is by a constant (BPF has no 128-bit shifts by a
+ * variable). Narrow fields span at most 8 bytes; wide ones are whole bytes at a byte boundary. */
+
+/* A field of `width` bits starting `skip` bits into byte p of b. */
+static __always_inline __u64 rd(const __u8 *b, __u64 p, int skip, int width)
+{
+    int bytes = (skip + width + 7) / 8;
+    __u64 v = 0;
+#pragma unroll
+    for (int i = 0; i < bytes; i++)
+        v = (v << 8) | b[((p & PKT_MASK) + i)];
+    v >>= bytes * 8 - skip - width;
+    return width >= 64 ? v : v & ((1ULL << width) - 1);
+}
+
+static __always_inline u128 rdw(const __u8 *b, __u64 p, int width)
+{
+    u128 v = 0;
+#pragma unroll
+    for (int i = 0; i < width / 8; i++)
+        v = (v << 8) | b[((p & PKT_MASK) + i)];
+    return v;
+}
+
+/* The inverse of rd: the bits around the field keep their value. */
+static __always_inline void wr(__u8 *b, __u64 p, int skip, int width, __u64 v)
+{
+    int bytes = (skip + width + 7) / 8;
+    int trail = bytes * 8 - skip - width;
+    __u64 field = width >= 64 ? ~0ULL : (1ULL << width) - 1;
+    __u64 mask = field << trail;
+    __u64 bits = (v & field) << trail;
+#pragma unroll
+    for (int i = bytes - 1; i >= 0; i--) {
+        __u8 *at = &b[((p & OUT_MASK) + i)];
+        *at = (*at & ~(__u8) mask) | ((__u8) bits & (__u8) mask);
+        mask >>= 8;
+        bits >>= 8;
+    }
+}
+
+static __always_inline void wrw(__u8 *b, __u64 p, int width, u128 v)
+{
+#pragma unroll
+    for (int i = width / 8 - 1; i >= 0; i--) {
+        b[((p & OUT_MASK) + i)] = (__u8) v;
+        v >>= 8;
+    }
+}
+
+/* `width` (up to 64) bits at any bit position of the parsed bytes: lookahead. */
+static __always_inline __u64 rd_bits(const __u8 *b, __u64 bit, int width)
+{
+    return rd(b, bit >> 3, bit & 7, width);
+}
+
+/* Packing checksum data: `width` bits of v at a constant bit offset of buf. */
+static __always_inline void put(__u8 *buf, int bit, int width, __u64 v)
+{
+    wr(buf, bit >> 3, bit & 7, width, v);
+}
+
+static __always_inline void putw(__u8 *buf, int bit, int width, u128 v)
+{
+    wrw(buf, bit >> 3, width, v);
+}
+
+/* The ones' complement of the ones' complement sum of the 16-bit words of buf[0..len). */
+static __always_inline __u64 csum16(const __u8 *buf, int len)
+{
+    __u64 sum = 0;
+#pragma unroll
+    for (int i = 0; i < len; i += 2)
+        sum += ((__u64) buf[i] << 8) | (i + 1 < len ? buf[i + 1] : 0);
+    while (sum >> 16)
+        sum = (sum & 0xffff) + (sum >> 16);
+    return ~sum & 0xffff;
+}
+
+/* Table keys and action data: big-endian, each field in whole bytes, as the switch writes them. */
+static __always_inline void key_put(__u8 *k, int at, int bytes, u128 v)
+{
+#pragma unroll
+    for (int i = bytes - 1; i >= 0; i--) {
+        k[at + i] = (__u8) v;
+        v >>= 8;
+    }
+}
+
+static __always_inline u128 data_get(const __u8 *d, int at, int bytes)
+{
+    u128 v = 0;
+#pragma unroll
+    for (int i = 0; i < bytes; i++)
+        v = (v << 8) | d[at + i];
+    return v;
+}
+
+static __always_inline void copy_n(struct ss_state *s, __u64 to, __u64 from, int count)
+{
+    for (int i = 0; i < count; i++) {
+        s->n[(to + i) & N_MASK] = s->n[(from + i) & N_MASK];
+        barrier();
+    }
+}
+
+static __always_inline void zero_n(struct ss_state *s, __u64 at, int count)
+{
+    for (int i = 0; i < count; i++) {
+        s->n[(at + i) & N_MASK] = 0;
+        barrier();
+    }
+}
+
+static __always_inline void copy_w(struct ss_state *s, __u64 to, __u64 from, int count)
+{
+    for (int i = 0; i < count; i++) {
+        s->w[(to + i) & W_MASK] = s->w[(from + i) & W_MASK];
+        barrier();
+    }
+}
+
+static __always_inline void zero_w(struct ss_state *s, __u64 at, int count)
+{
+    for (int i = 0; i < count; i++) {
+        s->w[(at + i) & W_MASK] = 0;
+        barrier();
+    }
+}
+
+/* A counter update, applied when the packet leaves the fast path (see count_log). */
+#define COUNT(cell_index, frame_bytes) do {                         \
+        if (s->log_n >= LOG_MAX) goto bail;                         \
+        s->log[s->log_n & (LOG_MAX - 1)].cell = (cell_index);       \
+        s->log[s->log_n & (LOG_MAX - 1)].bytes = (frame_bytes);     \
+        s->log_n++;                                                 \
+    } while (0)
+
+static __always_inline void commit_counts(struct ss_state *s)
+{
+    for (int i = 0; i < LOG_MAX; i++) {
+        if (i >= s->log_n)
+            break;
+        __u32 cell = s->log[i].cell;
+        struct counter_cell *c = bpf_map_lookup_elem(&counters, &cell);
+        if (c) {
+            c->packets += 1;
+            c->bytes += s->log[i].bytes;
+        }
+    }
+}
+
+#endif
