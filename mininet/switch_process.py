@@ -5,7 +5,8 @@ test harness and the benchmarks (no Mininet import here).
     simple_switch_grpc  BMv2, with pipelines built by p4c (both must be on PATH)
     stratum_bmv2        Stratum on BMv2, with a chassis config written beside the log
 
-NAT64FABRIC_TARGET chooses the target when the caller does not.
+NAT64FABRIC_TARGET chooses the target when the caller does not. NAT64FABRIC_FAST_PATH=xdp or
+xdp-generic runs softswitch with its kernel fast path (softswitch run --fast-path).
 """
 import collections
 import os
@@ -68,8 +69,10 @@ class SwitchProcess:
         if self.target == "softswitch":
             if not SOFTSWITCH.exists():
                 raise RuntimeError("bin/softswitch is missing: run `make build` first (make test does)")
+            fast_path = os.environ.get("NAT64FABRIC_FAST_PATH")
             return [str(SOFTSWITCH), "run", "--device-id", str(self.device_id), "--grpc-addr", self.grpc_addr,
-                    "--grpc-port", str(self.grpc_port), "--cpu-port", str(self.cpu_port), *tls, *interfaces]
+                    "--grpc-port", str(self.grpc_port), "--cpu-port", str(self.cpu_port), *tls,
+                    *(["--fast-path", fast_path] if fast_path else []), *interfaces]
         exe = shutil.which(self.target)
         if exe is None:
             raise RuntimeError(f"NAT64FABRIC_TARGET={self.target} but {self.target} is not on PATH")

@@ -1,7 +1,7 @@
 /* softswitch's kernel fast path: what every generated XDP program shares.
  *
  * The program that includes this defines N_SLOTS, W_UNITS (powers of two), N_TEMPS, W_TEMPS,
- * COUNTER_CELLS and LAST_HIT_CELLS first. A packet is processed in a per-CPU state laid out as
+ * COUNTER_CELLS, LAST_HIT_CELLS and BAIL_SITES first. A packet is processed in a per-CPU state laid out as
  * the interpreter's (narrow slots of 64 bits, wide ones in 128-bit units), so the same compiled
  * program runs in either place; whatever the C cannot do jumps to `bail`, which hands the untouched
  * packet to the interpreter (XDP_PASS: its AF_PACKET socket sees it). */
@@ -48,6 +48,7 @@ struct ss_state {
     __u64 hit;
     __u64 action_run;
     __u64 bail;
+    __u64 bail_site;
     __u64 log_n;
     struct count_log log[LOG_MAX];
     __u8 buf[256 + 16];
@@ -132,6 +133,25 @@ struct {
 
 /* Keeps clang from turning a loop of copies into a call of memcpy or memset, which BPF lacks. */
 #define barrier() asm volatile("" ::: "memory")
+
+/* Why packets went to the interpreter, by the place they left from (the switch names them). */
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, BAIL_SITES);
+    __type(key, __u32);
+    __type(value, __u64);
+} bail_sites SEC(".maps");
+
+/* Hands the packet to the interpreter, counting why. */
+#define BAIL(site) do { s->bail_site = (site); goto bail; } while (0)
+
+static __always_inline void bailed(__u64 site)
+{
+    __u32 k = (__u32) site;
+    __u64 *v = bpf_map_lookup_elem(&bail_sites, &k);
+    if (v)
+        *v += 1;
+}
 
 static __always_inline void stat(__u32 which)
 {
@@ -291,7 +311,7 @@ static __always_inline void zero_w(struct ss_state *s, __u64 at, int count)
 
 /* A counter update, applied when the packet leaves the fast path (see count_log). */
 #define COUNT(cell_index, frame_bytes) do {                         \
-        if (s->log_n >= LOG_MAX) goto bail;                         \
+        if (s->log_n >= LOG_MAX) BAIL(0);                           \
         s->log[s->log_n & (LOG_MAX - 1)].cell = (cell_index);       \
         s->log[s->log_n & (LOG_MAX - 1)].bytes = (frame_bytes);     \
         s->log_n++;                                                 \

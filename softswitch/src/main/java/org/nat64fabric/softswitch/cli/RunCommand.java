@@ -15,6 +15,7 @@ import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import java.util.logging.SimpleFormatter;
+import org.nat64fabric.softswitch.ebpf.FastPath;
 import org.nat64fabric.softswitch.frontend.Frontend;
 import org.nat64fabric.softswitch.frontend.P4CompileException;
 import org.nat64fabric.softswitch.frontend.Preprocessor;
@@ -42,6 +43,10 @@ final class RunCommand {
             "  --cpu-port N                     port whose packets become packet-ins (default 255)",
             "  --p4 PROGRAM.p4                  start with this program (P4Info as 'softswitch p4info' makes it)",
             "  --pcap DIR                       write DIR/portN_in.pcap and DIR/portN_out.pcap for every port",
+            "  --fast-path xdp|xdp-generic      also run the program in the kernel, compiled to eBPF at each port's XDP",
+            "                                   hook (needs clang and libbpf; xdp: driver mode, whose veth peers need",
+            "                                   GRO on; xdp-generic: any interface); packets it cannot finish go to",
+            "                                   the interpreter as without it",
             "  --log-level LEVEL                error, warn, info (default) or debug",
             "",
             "Stops cleanly on SIGTERM or SIGINT, printing its counters.");
@@ -62,6 +67,7 @@ final class RunCommand {
         int cpuPort = 255;
         Path p4 = null;
         Path pcapDir = null;
+        FastPath.Mode fastPath = null;
         List<String> defines = new ArrayList<>();
         Level level = Level.INFO;
         try {
@@ -103,6 +109,7 @@ final class RunCommand {
                     case "--cpu-port": cpuPort = Main.number(Main.value(args, ++i, a), a); break;
                     case "--p4": p4 = Path.of(Main.value(args, ++i, a)); break;
                     case "--pcap": pcapDir = Path.of(Main.value(args, ++i, a)); break;
+                    case "--fast-path": fastPath = fastPathMode(Main.value(args, ++i, a)); break;
                     case "-D": defines.add(Main.value(args, ++i, a)); break;
                     case "--log-level": level = level(Main.value(args, ++i, a)); break;
                     case "-h":
@@ -149,6 +156,9 @@ final class RunCommand {
                 if (pcapDir != null) {
                     device.capture(pcapDir, e.getKey());
                 }
+            }
+            if (fastPath != null) {
+                device.enableFastPath(fastPath, level.intValue() <= Level.FINE.intValue());
             }
             InetSocketAddress listen = new InetSocketAddress(grpcAddr, grpcPort);
             if (listen.isUnresolved()) {
@@ -208,6 +218,15 @@ final class RunCommand {
             p.close();
         }
         ports.clear();
+    }
+
+    private static FastPath.Mode fastPathMode(String name) {
+        for (FastPath.Mode m : FastPath.Mode.values()) {
+            if (m.option.equals(name)) {
+                return m;
+            }
+        }
+        throw new IllegalArgumentException("--fast-path is xdp or xdp-generic, not '" + name + "'");
     }
 
     private static Level level(String name) {

@@ -94,6 +94,7 @@ public final class XdpProgram extends CodeWriter {
         c.append("#define W_TEMPS ").append(wideTemps()).append('\n');
         c.append("#define COUNTER_CELLS ").append(Math.max(counterCells, 1)).append('\n');
         c.append("#define LAST_HIT_CELLS ").append(Math.max(lastHitCells, 1)).append('\n');
+        c.append("#define BAIL_SITES ").append(bailReasons().size()).append('\n');
         c.append("#include \"softswitch_xdp.h\"\n\n");
         for (Table t : program.tables) {
             c.append(tables.get(t).declarations());
@@ -109,7 +110,7 @@ public final class XdpProgram extends CodeWriter {
         c.append("bail:\n    s->bail = 1;\n    return 1;\n}\n\n");
         c.append("SEC(\"xdp\")\nint ").append(ENTRY).append("(struct xdp_md *xdp)\n{\n");
         c.append(body);
-        c.append("bail:\n    stat(FP_TO_INTERPRETER);\n    return XDP_PASS;\n}\n\n");
+        c.append("bail:\n    stat(FP_TO_INTERPRETER);\n    bailed(s->bail_site);\n    return XDP_PASS;\n}\n\n");
         c.append("char LICENSE[] SEC(\"license\") = \"GPL\";\n");
         return c.toString();
     }
@@ -138,14 +139,14 @@ public final class XdpProgram extends CodeWriter {
         line("struct ss_config *cfg = bpf_map_lookup_elem(&config, &zero);");
         line("__u32 ifindex = xdp->ingress_ifindex;");
         line("__u32 *in_port = bpf_map_lookup_elem(&port_of, &ifindex);");
-        line("if (!s || !cfg || !in_port) goto bail;");
+        line("if (!s || !cfg || !in_port) return XDP_PASS;");
         line("zero_n(s, 0, N_SLOTS);");
         line("zero_w(s, 0, W_UNITS);");
         line("s->pkt_len = bpf_xdp_get_buff_len(xdp);");
         line("__u64 copied = s->pkt_len;");
         line("if (copied > PKT_MAX) copied = PKT_MAX;");
-        line("if (copied < 1) goto bail;");
-        line("if (bpf_xdp_load_bytes(xdp, 0, s->pkt, copied)) goto bail;");
+        line("if (copied < 1) " + bail("an empty frame") + ";");
+        line("if (bpf_xdp_load_bytes(xdp, 0, s->pkt, copied)) " + bail("a frame the kernel could not read") + ";");
         line("s->copied = copied;");
         line("s->cursor = 0; s->out_len = 0; s->perr = 0; s->exiting = 0; s->bail = 0; s->log_n = 0;");
         line("s->hit = 0; s->action_run = 0;");
@@ -158,12 +159,13 @@ public final class XdpProgram extends CodeWriter {
         line("s->pstate = 0;");
         line("bpf_loop(PARSER_STEPS, parse_step, &pc, 0);");
         line("/* Parser errors and timeouts are counted by the interpreter. */");
-        line("if (s->bail || s->pstate != STATE_ACCEPTED) goto bail;");
+        line("if (s->bail) goto bail;");
+        line("if (s->pstate != STATE_ACCEPTED) " + bail("a parser error (the interpreter counts it)") + ";");
         block(program.verifyChecksum);
         block(program.ingress);
-        line("if (" + std("mcast_grp") + " != 0) goto bail;");
+        line("if (" + std("mcast_grp") + " != 0) " + bail("multicast") + ";");
         line("if (" + std("egress_spec") + " == " + V1ModelSwitch.DROP_PORT + ") goto drop;");
-        line("if (" + std("egress_spec") + " == cfg->cpu_port) goto bail;");
+        line("if (" + std("egress_spec") + " == cfg->cpu_port) " + bail("a packet-in") + ";");
         setStd("egress_port", std("egress_spec"));
         setStd("egress_spec", "0");
         setStd("egress_global_timestamp", "(bpf_ktime_get_ns() - cfg->start_ns) / 1000");
@@ -171,14 +173,15 @@ public final class XdpProgram extends CodeWriter {
         line("if (" + std("egress_spec") + " == " + V1ModelSwitch.DROP_PORT + ") goto drop;");
         block(program.computeChecksum);
         block(program.deparser);
-        line("if (s->cursor & 7) goto bail;");
+        line("if (s->cursor & 7) " + bail("a parser that stopped inside a byte") + ";");
         line("__u64 payload_from = s->cursor >> 3;");
         line("__u32 out_port = " + std("egress_port") + ";");
         line("__u32 *frame_max = bpf_map_lookup_elem(&port_frame_max, &out_port);");
-        line("if (!frame_max || s->out_len + s->pkt_len - payload_from > *frame_max) goto bail;");
+        line("if (!frame_max || !*frame_max) " + bail("a port without a fast path") + ";");
+        line("if (s->out_len + s->pkt_len - payload_from > *frame_max) " + bail("a frame over the port's MTU") + ";");
         line("__u64 out_len = s->out_len;");
-        line("if (out_len < 1 || out_len > OUT_MAX) goto bail;");
-        line("if (bpf_xdp_adjust_head(xdp, (int) payload_from - (int) out_len)) goto bail;");
+        line("if (out_len < 1 || out_len > OUT_MAX) " + bail("no headers to send") + ";");
+        line("if (bpf_xdp_adjust_head(xdp, (int) payload_from - (int) out_len)) " + bail("headers the frame has no room for") + ";");
         line("commit_counts(s);");
         line("if (bpf_xdp_store_bytes(xdp, 0, s->out, out_len)) {");
         line("    stat(FP_TX_ERROR);");
@@ -349,7 +352,7 @@ public final class XdpProgram extends CodeWriter {
             w.close();
             w.open("else");
             w.line(v + " = bpf_map_lookup_elem(&" + name + "_default, &zero);");
-            w.line("if (!" + v + ") goto bail;");
+            w.line("if (!" + v + ") " + w.bail("a table without its default action") + ";");
             w.close();
             w.line("s->action_run = " + v + "->action;");
             String elseIf = "if";
@@ -366,7 +369,7 @@ public final class XdpProgram extends CodeWriter {
                 w.close();
                 elseIf = "else if";
             }
-            w.line("else goto bail;");
+            w.line("else " + w.bail("an action the table does not have") + ";");
             w.close();
         }
 

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.ObjIntConsumer;
+import org.nat64fabric.softswitch.ebpf.FastPath;
 import org.nat64fabric.softswitch.server.Device;
 
 /**
@@ -235,6 +236,15 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
         tx.putInt(off, TP_STATUS_SEND_REQUEST);
         txIndex = (txIndex + 1) % FRAMES;
         txPending = true;
+    }
+
+    /** For the kernel fast path: this interface, and the longest untagged frame it may send now. */
+    @Override public FastPath.Port kernelPort(int portNumber) {
+        return new FastPath.Port(portNumber, name, ifindex, () -> {
+            synchronized (this) {
+                return mtu() + ETH_HEADER;
+            }
+        });
     }
 
     /** The longest frame the link carries: MTU + Ethernet header, + 4 for an 802.1Q tag (as the kernel allows). */

@@ -2,7 +2,9 @@ package org.nat64fabric.softswitch.pipeline;
 
 import java.math.BigInteger;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 import java.util.function.Supplier;
 import org.nat64fabric.softswitch.v1model.Externs;
 
@@ -14,7 +16,7 @@ import org.nat64fabric.softswitch.v1model.Externs;
  * are {@code __u64} expressions, up to 128 bits {@code u128}; wider ones are only copied.
  *
  * <p>A construct without a C form throws {@link Unsupported}; the statement that holds it becomes a
- * jump to the interpreter ({@code goto bail}), so a packet that reaches it is handed over before the
+ * jump to the interpreter ({@link #bail}), so a packet that reaches it is handed over before the
  * fast path changed anything, and is processed exactly as without a fast path.
  */
 public abstract class CodeWriter {
@@ -32,6 +34,8 @@ public abstract class CodeWriter {
     private int wideTemps;
     /** Labels that end the enclosing callables (actions, functions, controls), innermost first. */
     private final Deque<String> scopes = new ArrayDeque<>();
+    /** Why packets go to the interpreter, by the number of the place they leave from. */
+    private final List<String> bailReasons = new ArrayList<>(List.of("more counter updates than the fast path logs"));
     private final int[] wideUnit;
     private final int[] wideUnits;
     private final int totalUnits;
@@ -215,6 +219,21 @@ public abstract class CodeWriter {
 
     // ---- control flow ----
 
+    /** A jump to the interpreter that counts why (a C statement without its semicolon). */
+    public String bail(String why) {
+        int i = bailReasons.indexOf(why);
+        if (i < 0) {
+            i = bailReasons.size();
+            bailReasons.add(why);
+        }
+        return "BAIL(" + i + ")";
+    }
+
+    /** The reasons of {@link #bail}, by number. */
+    public List<String> bailReasons() {
+        return List.copyOf(bailReasons);
+    }
+
     /** Runs {@code body} as a callable ending at a label of its own: return jumps there, and exit leaves it outward. */
     public void callable(Runnable body, Runnable afterwards) {
         String end = label();
@@ -276,7 +295,7 @@ public abstract class CodeWriter {
         } catch (Unsupported u) {
             narrowTemps = temps;
             wideTemps = wides;
-            line("goto bail; /* " + u.getMessage().replace("*/", "* /") + " */");
+            line(bail(u.getMessage()) + ";");
         }
     }
 

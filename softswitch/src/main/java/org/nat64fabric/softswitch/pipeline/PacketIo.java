@@ -54,7 +54,7 @@ public final class PacketIo {
     /** In C: the parser sees the packet's first s->copied bytes; needing more than that goes to the interpreter. */
     static void cNeed(CodeWriter w, String bits) {
         w.open("if (s->cursor + " + bits + " > s->copied * 8)");
-        w.line("if (s->copied < s->pkt_len) goto bail;");
+        w.line("if (s->copied < s->pkt_len) " + w.bail("the parser reads past the packet's first bytes") + ";");
         w.line("REJECT(" + PACKET_TOO_SHORT + ");");
         w.close();
     }
@@ -98,7 +98,7 @@ public final class PacketIo {
                 w.line("if (" + stack.cNextIndex(w) + " >= " + stack.size + ") REJECT(" + STACK_OUT_OF_BOUNDS + ");");
             }
             cNeed(w, String.valueOf(bits));
-            w.line("if (s->cursor & 7) goto bail;");
+            w.line("if (s->cursor & 7) " + w.bail("a header that starts inside a byte") + ";");
             cFields(w, header, type, "(s->cursor >> 3)", true);
             w.line(w.nAt(header.cNarrowBase(w)) + " = 1;");
             w.line("s->cursor += " + bits + ";");
@@ -178,7 +178,7 @@ public final class PacketIo {
             String t = w.tempNarrow();
             w.line(t + " = 0;");
             w.open("if (s->cursor + " + bits + " > s->copied * 8)");
-            w.line("if (s->copied < s->pkt_len) goto bail;");
+            w.line("if (s->copied < s->pkt_len) " + w.bail("the parser reads past the packet's first bytes") + ";");
             w.line("s->perr = " + PACKET_TOO_SHORT + ";");
             w.close("else " + t + " = rd_bits(s->pkt, s->cursor, " + bits + ");");
             return t;
@@ -300,7 +300,7 @@ public final class PacketIo {
 
         @Override public void c(CodeWriter w) {
             w.open("if (" + w.nAt(header.cNarrowBase(w)) + ")");
-            w.line("if (s->out_len + " + bytes + " > OUT_MAX) goto bail;");
+            w.line("if (s->out_len + " + bytes + " > OUT_MAX) " + w.bail("headers longer than the fast path's buffer") + ";");
             cFields(w, header, type, "s->out_len", false);
             w.line("s->out_len += " + bytes + ";");
             w.close();

@@ -185,7 +185,7 @@ public final class Parser {
             w.guarded(() -> transitions[state].c(w));
             w.close();
         }
-        w.line("default: goto bail;");
+        w.line("default: " + w.bail("a parser state out of range") + ";");
         w.close();
     }
 

@@ -135,6 +135,29 @@ public final class Table {
         }
     }
 
+    /**
+     * A copy of the table kept elsewhere (the kernel fast path): told of every change, and adding
+     * what it counts to what the interpreter counts.
+     */
+    public interface Mirror {
+        /** An entry inserted, or its action changed. */
+        void put(Table t, Entry e);
+
+        void remove(Table t, Entry e);
+
+        void defaultAction(Table t, ActionCall call);
+
+        /** Packets and bytes of the entry's direct counter counted by the mirror. */
+        long[] counts(Table t, Entry e);
+
+        void resetCounts(Table t, Entry e);
+
+        /** When the mirror last hit the entry (System.nanoTime()), or Long.MIN_VALUE. */
+        long lastHit(Table t, Entry e);
+    }
+
+    private volatile Mirror mirror;
+
     /** The metadata of entries that have none, shared (a million sessions would hold a million). */
     public static final byte[] NO_METADATA = new byte[0];
 
@@ -153,6 +176,8 @@ public final class Table {
         long nextIdleCheck;
         /** The entry's direct meter; null while unconfigured (every packet GREEN). */
         public volatile TwoRateMarker meter;
+        /** The entry's number in a mirror, which it assigns. */
+        public int mirrorId = -1;
 
         public Entry(FieldMatch[] match, int priority, ActionCall action, long idleTimeoutNs) {
             this.match = match;
@@ -447,6 +472,53 @@ public final class Table {
 
     public void setDefaultAction(ActionCall call) {
         this.defaultAction = call;
+        Mirror m = mirror;
+        if (m != null) {
+            m.defaultAction(this, call);
+        }
+    }
+
+    /** Starts mirroring the table: its default action and entries are given to {@code m} first. */
+    public synchronized void mirrorTo(Mirror m) {
+        mirror = m;
+        if (m != null) {
+            m.defaultAction(this, defaultAction);
+            for (Entry e : entries()) {
+                m.put(this, e);
+            }
+        }
+    }
+
+    /** A MODIFY: the entry's new action. */
+    public void modify(Entry e, ActionCall call) {
+        e.action = call;
+        Mirror m = mirror;
+        if (m != null) {
+            m.put(this, e);
+        }
+    }
+
+    /** The entry's direct counter, {packets, bytes}, wherever it was counted. */
+    public long[] counts(Entry e) {
+        Mirror m = mirror;
+        long[] more = m == null ? null : m.counts(this, e);
+        return more == null ? new long[] {e.packets, e.bytes} : new long[] {e.packets + more[0], e.bytes + more[1]};
+    }
+
+    public void setCounts(Entry e, long packets, long bytes) {
+        Mirror m = mirror;
+        if (m != null) {
+            m.resetCounts(this, e);
+        }
+        e.packets = packets;
+        e.bytes = bytes;
+    }
+
+    /** When the entry was last hit, wherever (System.nanoTime()). */
+    public long lastHit(Entry e) {
+        Mirror m = mirror;
+        long other = m == null ? Long.MIN_VALUE : m.lastHit(this, e);
+        return other != Long.MIN_VALUE && other - e.lastHitNanos > 0 ? other : e.lastHitNanos;
     }
 
     public long missPackets() {
@@ -475,6 +547,10 @@ public final class Table {
         } else {
             rebuildScan();
         }
+        Mirror m = mirror;
+        if (m != null) {
+            m.put(this, e);
+        }
     }
 
     public boolean remove(Entry like) {
@@ -494,16 +570,11 @@ public final class Table {
         } else {
             rebuildScan();
         }
+        Mirror m = mirror;
+        if (m != null) {
+            m.remove(this, e);
+        }
         return true;
-    }
-
-    public void clear() {
-        idleChecks.clear();
-        byIdentity.clear();
-        exactIndex.clear();
-        lpmIndex.clear();
-        flattenLpm();
-        scanOrder = new Entry[0];
     }
 
     /** Removes and returns the entries whose idle check is due at {@code now}, some possibly deleted since. */

@@ -139,8 +139,9 @@ public final class Entities {
             case DIRECT_COUNTER_ENTRY: {
                 expectModify(type, "direct counter entries");
                 Table.Entry e = existingEntry(entity.getDirectCounterEntry().getTableEntry());
-                e.packets = entity.getDirectCounterEntry().getData().getPacketCount();
-                e.bytes = entity.getDirectCounterEntry().getData().getByteCount();
+                Table t = table(entity.getDirectCounterEntry().getTableEntry().getTableId());
+                t.setCounts(e, entity.getDirectCounterEntry().getData().getPacketCount(),
+                        entity.getDirectCounterEntry().getData().getByteCount());
                 return;
             }
             case REGISTER_ENTRY:
@@ -219,8 +220,7 @@ public final class Entities {
     private void counterEntry(CounterEntry e) throws EntityException {
         Externs.Counter c = counter(e.getCounterId());
         for (int i : cells(e.hasIndex(), e.getIndex(), c.size, c.name)) {
-            c.packets[i] = e.getData().getPacketCount();
-            c.bytes[i] = e.getData().getByteCount();
+            c.write(i, e.getData().getPacketCount(), e.getData().getByteCount());
         }
     }
 
@@ -274,9 +274,10 @@ public final class Entities {
                 CounterEntry q = request.getCounterEntry();
                 for (Externs.Counter c : q.getCounterId() == 0 ? sw.program.counters : List.of(counter(q.getCounterId()))) {
                     for (int i : cells(q.hasIndex(), q.getIndex(), c.size, c.name)) {
+                        long[] counts = c.read(i);
                         out.add(Entity.newBuilder().setCounterEntry(CounterEntry.newBuilder().setCounterId(counterIds.get(c))
                                 .setIndex(Index.newBuilder().setIndex(i))
-                                .setData(CounterData.newBuilder().setPacketCount(c.packets[i]).setByteCount(c.bytes[i]))).build());
+                                .setData(CounterData.newBuilder().setPacketCount(counts[0]).setByteCount(counts[1]))).build());
                     }
                 }
                 return out;
@@ -480,7 +481,7 @@ public final class Entities {
                 if (existing == null) {
                     throw new EntityException(Code.NOT_FOUND, "no such entry in " + t.name);
                 }
-                existing.action = call;
+                t.modify(existing, call);
                 existing.metadata = entry.metadata;
                 t.setIdleTimeout(existing, entry.idleTimeoutNs);
                 if (meter != null) {
@@ -725,10 +726,11 @@ public final class Entities {
         }
         b.getActionBuilder().setAction(action(e.action));
         if (withCounters) {
-            b.setCounterData(CounterData.newBuilder().setPacketCount(e.packets).setByteCount(e.bytes));
+            long[] counts = t.counts(e);
+            b.setCounterData(CounterData.newBuilder().setPacketCount(counts[0]).setByteCount(counts[1]));
         }
         if (withHitTime) {
-            b.getTimeSinceLastHitBuilder().setElapsedNs(now - e.lastHitNanos);
+            b.getTimeSinceLastHitBuilder().setElapsedNs(now - t.lastHit(e));
         }
         return b.build();
     }

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.nat64fabric.softswitch.ebpf.FastPath;
 import org.nat64fabric.softswitch.pipeline.Table;
 import org.nat64fabric.softswitch.sim.Pcap;
 import org.nat64fabric.softswitch.v1model.V1ModelSwitch;
@@ -36,6 +37,11 @@ public final class Device implements AutoCloseable {
 
         default void flush() {
         }
+
+        /** The port as the kernel fast path sees it, or null when it has no Linux interface. */
+        default FastPath.Port kernelPort(int number) {
+            return null;
+        }
     }
 
     public final long deviceId;
@@ -47,6 +53,10 @@ public final class Device implements AutoCloseable {
     private final long startMicros = System.currentTimeMillis() * 1000;
     private final long startNanos = System.nanoTime();
     private volatile Pipeline pipeline;
+    /** How to run programs in the kernel too (null: interpreter only), and the fast path of the current pipeline. */
+    private volatile FastPath.Mode fastPathMode;
+    private boolean fastPathDebug;
+    private FastPath fastPath;
     private volatile Consumer<PacketIn> packetIns = p -> count("packet-in: no controller");
     private volatile Consumer<IdleTimeoutNotification> idleNotifications = n -> { };
 
@@ -76,8 +86,66 @@ public final class Device implements AutoCloseable {
         return pipeline;
     }
 
+    /** Runs every pipeline in the kernel as well, at XDP on the ports added so far (see {@link FastPath}). */
+    public void enableFastPath(FastPath.Mode mode, boolean debugLogging) {
+        fastPathMode = mode;
+        fastPathDebug = debugLogging;
+        Pipeline p = pipeline;
+        if (p != null) {
+            startFastPath(p);
+        }
+    }
+
+    /**
+     * A new pipeline; with a fast path, it is compiled and attached before this returns (so a
+     * controller that pushed a pipeline knows the kernel runs it), the interpreter having every
+     * packet meanwhile.
+     */
     void setPipeline(Pipeline p) {
+        Pipeline old = pipeline;
         pipeline = p;
+        if (fastPathMode != null && (old == null || old.sw != p.sw)) {
+            stopFastPath();
+            startFastPath(p);
+        }
+    }
+
+    /** Compiles and attaches the pipeline's fast path; if it cannot, says why once and the interpreter has every packet. */
+    private void startFastPath(Pipeline p) {
+        List<FastPath.Port> kernelPorts = new ArrayList<>();
+        for (Map.Entry<Integer, Port> e : new TreeMap<>(ports).entrySet()) {
+            FastPath.Port k = e.getValue().kernelPort(e.getKey());
+            if (k == null || captures.containsKey(e.getKey())) {
+                LOG.warning("fast path off: port " + e.getKey() + (k == null ? " has no Linux interface"
+                        : " is captured (--pcap records every packet, so the interpreter keeps them)"));
+                return;
+            }
+            kernelPorts.add(k);
+        }
+        try {
+            long t0 = System.nanoTime();
+            FastPath.Compiled compiled = FastPath.compile(p.sw.program, fastPathDebug);
+            synchronized (p.sw) {
+                synchronized (this) {
+                    if (pipeline == null || pipeline.sw != p.sw) {
+                        return;   // replaced while compiling
+                    }
+                    fastPath = FastPath.start(compiled, fastPathMode, kernelPorts, cpuPort, p.sw.startNanos());
+                }
+            }
+            LOG.info("fast path: " + fastPath + ", ready in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+        } catch (FastPath.Unavailable e) {
+            LOG.warning("fast path off, the interpreter runs every packet: " + e.getMessage());
+        }
+    }
+
+    /** Detaches the fast path; what it counted stays in the device's counters. */
+    private synchronized void stopFastPath() {
+        if (fastPath != null) {
+            fastPath.stats().forEach((k, v) -> counters.computeIfAbsent(k, x -> new LongAdder()).add(v));
+            fastPath.close();
+            fastPath = null;
+        }
     }
 
     void onPacketIn(Consumer<PacketIn> sink) {
@@ -192,7 +260,7 @@ public final class Device implements AutoCloseable {
                         if (t.find(e) != e) {
                             continue;   // deleted since it was scheduled
                         }
-                        long lastHit = e.lastHitNanos;
+                        long lastHit = t.lastHit(e);
                         if (now - lastHit < e.idleTimeoutNs) {
                             t.scheduleIdleCheck(e, lastHit + e.idleTimeoutNs);
                             continue;
@@ -224,12 +292,18 @@ public final class Device implements AutoCloseable {
         if (p != null) {
             p.sw.stats().forEach((k, v) -> out.put("pipeline " + k, v));
         }
+        synchronized (this) {
+            if (fastPath != null) {
+                fastPath.stats().forEach((k, v) -> out.merge(k, v, Long::sum));
+            }
+        }
         return out;
     }
 
     @Override
     public void close() {
         idleScanner.shutdownNow();
+        stopFastPath();
         for (Pcap.Writer[] w : captures.values()) {
             for (Pcap.Writer x : w) {
                 try {

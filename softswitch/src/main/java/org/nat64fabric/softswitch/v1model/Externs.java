@@ -241,10 +241,12 @@ public final class Externs {
 
         /** csum16 over headers only: a payload is the interpreter's. */
         @Override public void c(CodeWriter w) {
-            if (withPayload || algo != Algorithm.CSUM16) {
-                throw new CodeWriter.Unsupported(withPayload ? "a checksum over the payload" : "checksum " + algo);
-            }
             w.open("if (" + condition.c(w) + ")");
+            if (withPayload || algo != Algorithm.CSUM16) {
+                w.line(w.bail(withPayload ? "a checksum over the payload" : "checksum " + algo) + ";");
+                w.close();
+                return;
+            }
             int bits = data.cPack(w);
             String value = "(csum16(s->buf, " + (bits + 7) / 8 + ") & " + CodeWriter.mask(checksum.width()) + ")";
             if (update) {
@@ -380,12 +382,37 @@ public final class Externs {
         public final long[] packets;
         public final long[] bytes;
 
+        /** Cells counted elsewhere as well (the kernel fast path). */
+        public interface Mirror {
+            long[] counts(Counter c, int index);
+
+            void resetCounts(Counter c, int index);
+        }
+
+        public volatile Mirror mirror;
+
         public Counter(String name, int size, int unit) {
             this.name = name;
             this.size = size;
             this.unit = unit;
             this.packets = new long[size];
             this.bytes = new long[size];
+        }
+
+        /** Cell {@code i}, {packets, bytes}, wherever it was counted. */
+        public long[] read(int i) {
+            Mirror m = mirror;
+            long[] more = m == null ? null : m.counts(this, i);
+            return more == null ? new long[] {packets[i], bytes[i]} : new long[] {packets[i] + more[0], bytes[i] + more[1]};
+        }
+
+        public void write(int i, long packetCount, long byteCount) {
+            Mirror m = mirror;
+            if (m != null) {
+                m.resetCounts(this, i);
+            }
+            packets[i] = packetCount;
+            bytes[i] = byteCount;
         }
     }
 

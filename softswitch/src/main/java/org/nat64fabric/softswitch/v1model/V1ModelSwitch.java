@@ -93,6 +93,11 @@ public final class V1ModelSwitch {
         this.egressTimestamp = program.standardField("egress_global_timestamp");
     }
 
+    /** The origin of the timestamps in standard_metadata (System.nanoTime()). */
+    public long startNanos() {
+        return startNanos;
+    }
+
     public void setMulticastGroup(int group, List<Replica> replicas) {
         multicastGroups.put(group, List.copyOf(replicas));
     }

@@ -1,0 +1,450 @@
+package org.nat64fabric.softswitch.ebpf;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Pointer;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+import java.util.stream.Collectors;
+import java.util.logging.Logger;
+import org.nat64fabric.softswitch.pipeline.Program;
+import org.nat64fabric.softswitch.pipeline.Table;
+import org.nat64fabric.softswitch.v1model.Externs;
+
+/**
+ * The kernel fast path of a running program: its C (from {@link XdpProgram}) compiled with clang,
+ * loaded with libbpf and attached at XDP to every port. The program's tables and counters are
+ * mirrored into BPF maps as the P4Runtime server writes them, and what the kernel counts is added
+ * to what the interpreter counts. Packets the kernel program cannot finish reach the interpreter
+ * untouched (XDP_PASS), so behaviour is the same whichever path a packet takes.
+ */
+public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, AutoCloseable {
+    private static final Logger LOG = Logger.getLogger("softswitch");
+    private static final int LOG_BUF = 16 << 20;
+
+    /** Where XDP runs: in the driver (veth, most NICs) or on the kernel's generic path. */
+    public enum Mode {
+        DRIVER(Libbpf.XDP_FLAGS_DRV_MODE, "xdp"),
+        GENERIC(Libbpf.XDP_FLAGS_SKB_MODE, "xdp-generic");
+
+        final int flags;
+        public final String option;
+
+        Mode(int flags, String option) {
+            this.flags = flags;
+            this.option = option;
+        }
+    }
+
+    /** A switch port: its number, its interface and the largest frame it may send now. */
+    public static final class Port {
+        final int number;
+        final String name;
+        final int ifindex;
+        final IntSupplier frameMax;
+
+        public Port(int number, String name, int ifindex, IntSupplier frameMax) {
+            this.number = number;
+            this.name = name;
+            this.ifindex = ifindex;
+            this.frameMax = frameMax;
+        }
+    }
+
+    /** Why the fast path cannot run: the one line to show, the interpreter keeps running. */
+    public static final class Unavailable extends Exception {
+        public Unavailable(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private final Program program;
+    private final XdpProgram xdp;
+    private final Mode mode;
+    private final List<Port> ports;
+    private final Pointer object;
+    private final int cpus;
+    private final int counters;
+    private final int lastHit;
+    private final int stats;
+    private final int bailSites;
+    private final int frameMaxFd;
+    private final Map<Table, TableMaps> tables = new IdentityHashMap<>();
+    private final List<Port> attached = new ArrayList<>();
+    private final Thread portWatcher;
+
+    private static final class TableMaps {
+        final XdpProgram.TableMap layout;
+        final int entries;
+        final int defaults;
+        final BitSet ids = new BitSet();
+
+        TableMaps(XdpProgram.TableMap layout, int entries, int defaults) {
+            this.layout = layout;
+            this.entries = entries;
+            this.defaults = defaults;
+        }
+    }
+
+    private FastPath(Program program, XdpProgram xdp, Mode mode, List<Port> ports, Pointer object) throws Unavailable {
+        this.program = program;
+        this.xdp = xdp;
+        this.mode = mode;
+        this.ports = ports;
+        this.object = object;
+        this.cpus = Libbpf.libbpf_num_possible_cpus();
+        this.counters = fd("counters");
+        this.lastHit = fd("last_hit");
+        this.stats = fd("fp_stats");
+        this.bailSites = fd("bail_sites");
+        this.frameMaxFd = fd("port_frame_max");
+        for (Table t : program.tables) {
+            XdpProgram.TableMap m = xdp.map(t);
+            if (m != null) {
+                tables.put(t, new TableMaps(m, m.hasEntries() ? fd(m.name) : -1, fd(m.name + "_default")));
+            }
+        }
+        this.portWatcher = new Thread(this::watchPorts, "fast-path-ports");
+        portWatcher.setDaemon(true);
+    }
+
+    /** A program compiled to eBPF, not loaded yet. */
+    public static final class Compiled {
+        final Program program;
+        final XdpProgram xdp;
+        final Path object;
+
+        Compiled(Program program, XdpProgram xdp, Path object) {
+            this.program = program;
+            this.xdp = xdp;
+            this.object = object;
+        }
+    }
+
+    /** Writes the program as C and compiles it with clang (seconds for a large program: outside any lock). */
+    public static Compiled compile(Program program, boolean debug) throws Unavailable {
+        XdpProgram xdp = new XdpProgram(program, debug);
+        return new Compiled(program, xdp, compile(xdp));
+    }
+
+    /**
+     * Loads a compiled program, fills its maps from the tables and attaches it to the ports. The
+     * caller keeps table writes out meanwhile. Throws Unavailable with what to do when it cannot.
+     */
+    public static FastPath start(Compiled compiled, Mode mode, List<Port> ports, int cpuPort, long startNanos)
+            throws Unavailable {
+        Pointer obj;
+        try {
+            obj = load(compiled.object);
+        } catch (UnsatisfiedLinkError e) {
+            throw new Unavailable("libbpf is not installed (apt-get install libbpf1): " + e.getMessage());
+        }
+        FastPath fp;
+        try {
+            fp = new FastPath(compiled.program, compiled.xdp, mode, ports, obj);
+            fp.configure(cpuPort, startNanos);
+            fp.attach();
+        } catch (Unavailable | RuntimeException e) {
+            Libbpf.bpf_object__close(obj);
+            throw e;
+        }
+        fp.portWatcher.start();
+        return fp;
+    }
+
+    private static Path compile(XdpProgram xdp) throws Unavailable {
+        try {
+            Path dir = Files.createTempDirectory("softswitch-xdp");
+            dir.toFile().deleteOnExit();
+            Path c = dir.resolve("fast_path.c");
+            Path h = dir.resolve("softswitch_xdp.h");
+            Path o = dir.resolve("fast_path.o");
+            Files.writeString(c, xdp.source());
+            Files.writeString(h, XdpProgram.prelude());
+            for (Path p : List.of(c, h, o)) {
+                p.toFile().deleteOnExit();
+            }
+            List<String> cmd = new ArrayList<>(List.of("clang", "-O2", "-g", "-target", "bpf", "-Wno-parentheses-equality",
+                    "-Wno-pass-failed"));
+            for (String arch : List.of("x86_64-linux-gnu", "aarch64-linux-gnu")) {
+                if (Files.isDirectory(Path.of("/usr/include", arch))) {
+                    cmd.add("-I/usr/include/" + arch);
+                }
+            }
+            cmd.addAll(List.of("-c", c.toString(), "-o", o.toString()));
+            Process p;
+            try {
+                p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            } catch (IOException e) {
+                throw new Unavailable("clang is not installed (apt-get install clang libbpf-dev): " + e.getMessage());
+            }
+            String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                throw new Unavailable("clang could not compile the fast path (" + c + "): " + firstLines(output, 6));
+            }
+            return o;
+        } catch (IOException e) {
+            throw new Unavailable("cannot write the fast path's C: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Unavailable("interrupted while compiling the fast path");
+        }
+    }
+
+    private static Pointer load(Path object) throws Unavailable {
+        Pointer obj = Libbpf.bpf_object__open_file(object.toString(), null);
+        if (obj == null) {
+            throw new Unavailable("libbpf cannot open " + object);
+        }
+        Pointer states = Libbpf.bpf_object__find_map_by_name(obj, "states");
+        Libbpf.bpf_map__set_max_entries(states, Libbpf.libbpf_num_possible_cpus());
+        Pointer prog = Libbpf.bpf_object__find_program_by_name(obj, XdpProgram.ENTRY);
+        Memory log = new Memory(LOG_BUF);
+        log.setByte(0, (byte) 0);
+        Libbpf.bpf_program__set_log_buf(prog, log, LOG_BUF);
+        int err = Libbpf.bpf_object__load(obj);
+        if (err < 0) {
+            Libbpf.bpf_object__close(obj);
+            throw new Unavailable("the kernel refused the fast path (" + Libbpf.strerror(-err) + "): "
+                    + lastLines(log.getString(0), 4));
+        }
+        return obj;
+    }
+
+    private int fd(String map) throws Unavailable {
+        Pointer m = Libbpf.bpf_object__find_map_by_name(object, map);
+        if (m == null) {
+            throw new Unavailable("the fast path has no map " + map);
+        }
+        return Libbpf.bpf_map__fd(m);
+    }
+
+    private void configure(int cpuPort, long startNanos) throws Unavailable {
+        byte[] cfg = new byte[16];
+        putLong(cfg, 0, startNanos);
+        putLong(cfg, 8, cpuPort);
+        update(fd("config"), intKey(0), cfg);
+        int devmap = fd("ports");
+        int portOf = fd("port_of");
+        for (Port p : ports) {
+            update(devmap, intKey(p.number), intKey(p.ifindex));
+            update(portOf, intKey(p.ifindex), intKey(p.number));
+            update(frameMaxFd, intKey(p.number), intKey(p.frameMax.getAsInt()));
+        }
+        for (Map.Entry<Table, TableMaps> e : tables.entrySet()) {
+            e.getKey().mirrorTo(this);
+        }
+        for (Externs.Counter c : program.counters) {
+            c.mirror = this;
+        }
+    }
+
+    private void attach() throws Unavailable {
+        int fd = Libbpf.bpf_program__fd(Libbpf.bpf_object__find_program_by_name(object, XdpProgram.ENTRY));
+        for (Port p : ports) {
+            int err = Libbpf.bpf_xdp_attach(p.ifindex, fd, mode.flags, null);
+            if (err < 0) {
+                detach();
+                throw new Unavailable("cannot attach XDP (" + mode.option + ") to " + p.name + ": " + Libbpf.strerror(-err)
+                        + (mode == Mode.DRIVER ? "; try --fast-path " + Mode.GENERIC.option : ""));
+            }
+            attached.add(p);
+        }
+    }
+
+    private void detach() {
+        for (Port p : attached) {
+            Libbpf.bpf_xdp_detach(p.ifindex, mode.flags, null);
+        }
+        attached.clear();
+    }
+
+    /** Port MTUs change under a running switch: the kernel must not send what the interpreter would refuse. */
+    private void watchPorts() {
+        try {
+            while (!Thread.currentThread().isInterrupted()) {
+                Thread.sleep(1000);
+                for (Port p : ports) {
+                    update(frameMaxFd, intKey(p.number), intKey(p.frameMax.getAsInt()));
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** What the fast path did with packets, by name, for the switch's counters. */
+    public Map<String, Long> stats() {
+        String[] names = {"to interpreter", "forwarded", "dropped", "send errors"};
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (int i = 0; i < names.length; i++) {
+            out.put("fast path: " + names[i], sumPerCpu(stats, i, 8, 0));
+        }
+        List<String> reasons = xdp.bailReasons();
+        for (int i = 0; i < reasons.size(); i++) {
+            long n = sumPerCpu(bailSites, i, 8, 0);
+            if (n > 0) {
+                out.merge("fast path: to interpreter: " + reasons.get(i), n, Long::sum);
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        portWatcher.interrupt();
+        detach();
+        for (Table t : tables.keySet()) {
+            t.mirrorTo(null);
+        }
+        for (Externs.Counter c : program.counters) {
+            c.mirror = null;
+        }
+        Libbpf.bpf_object__close(object);
+    }
+
+    // ---- mirror ----
+
+    @Override public synchronized void put(Table t, Table.Entry e) {
+        TableMaps m = tables.get(t);
+        if (m == null || m.entries < 0) {
+            return;
+        }
+        if (e.mirrorId < 0) {
+            e.mirrorId = m.ids.nextClearBit(0);
+            m.ids.set(e.mirrorId);
+            if (m.layout.counterBase >= 0) {
+                zeroPerCpu(counters, m.layout.counterBase + e.mirrorId, 16);
+            }
+            if (m.layout.lastHitBase >= 0) {
+                update(lastHit, intKey(m.layout.lastHitBase + e.mirrorId), new byte[8]);
+            }
+        }
+        update(m.entries, m.layout.key(e.match), m.layout.value(e.action, e.mirrorId));
+    }
+
+    @Override public synchronized void remove(Table t, Table.Entry e) {
+        TableMaps m = tables.get(t);
+        if (m == null || m.entries < 0 || e.mirrorId < 0) {
+            return;
+        }
+        Libbpf.bpf_map_delete_elem(m.entries, m.layout.key(e.match));
+        m.ids.clear(e.mirrorId);
+        e.mirrorId = -1;
+    }
+
+    @Override public void defaultAction(Table t, Table.ActionCall call) {
+        TableMaps m = tables.get(t);
+        if (m != null) {
+            update(m.defaults, intKey(0), m.layout.value(call, 0));
+        }
+    }
+
+    @Override public long[] counts(Table t, Table.Entry e) {
+        TableMaps m = tables.get(t);
+        if (m == null || m.layout.counterBase < 0 || e.mirrorId < 0) {
+            return null;
+        }
+        return cell(m.layout.counterBase + e.mirrorId);
+    }
+
+    @Override public void resetCounts(Table t, Table.Entry e) {
+        TableMaps m = tables.get(t);
+        if (m != null && m.layout.counterBase >= 0 && e.mirrorId >= 0) {
+            zeroPerCpu(counters, m.layout.counterBase + e.mirrorId, 16);
+        }
+    }
+
+    @Override public long lastHit(Table t, Table.Entry e) {
+        TableMaps m = tables.get(t);
+        if (m == null || m.layout.lastHitBase < 0 || e.mirrorId < 0) {
+            return Long.MIN_VALUE;
+        }
+        byte[] v = new byte[8];
+        if (Libbpf.bpf_map_lookup_elem(lastHit, intKey(m.layout.lastHitBase + e.mirrorId), v) < 0) {
+            return Long.MIN_VALUE;
+        }
+        long ns = getLong(v, 0);
+        return ns == 0 ? Long.MIN_VALUE : ns;
+    }
+
+    @Override public long[] counts(Externs.Counter c, int index) {
+        return cell(xdp.counterBase(c) + index);
+    }
+
+    @Override public void resetCounts(Externs.Counter c, int index) {
+        zeroPerCpu(counters, xdp.counterBase(c) + index, 16);
+    }
+
+    private long[] cell(int index) {
+        return new long[] {sumPerCpu(counters, index, 16, 0), sumPerCpu(counters, index, 16, 8)};
+    }
+
+    // ---- maps ----
+
+    private static void update(int fd, byte[] key, byte[] value) {
+        int err = Libbpf.bpf_map_update_elem(fd, key, value, Libbpf.BPF_ANY);
+        if (err < 0) {
+            // The interpreter holds the entry; a packet that misses it in the kernel goes to the default action there.
+            LOG.warning("fast path: a map update failed (" + Libbpf.strerror(-err) + ")");
+        }
+    }
+
+    private long sumPerCpu(int fd, int index, int valueSize, int offset) {
+        byte[] v = new byte[cpus * ((valueSize + 7) / 8 * 8)];
+        if (Libbpf.bpf_map_lookup_elem(fd, intKey(index), v) < 0) {
+            return 0;
+        }
+        long sum = 0;
+        for (int c = 0; c < cpus; c++) {
+            sum += getLong(v, c * ((valueSize + 7) / 8 * 8) + offset);
+        }
+        return sum;
+    }
+
+    private void zeroPerCpu(int fd, int index, int valueSize) {
+        update(fd, intKey(index), new byte[cpus * ((valueSize + 7) / 8 * 8)]);
+    }
+
+    private static byte[] intKey(int v) {
+        return new byte[] {(byte) v, (byte) (v >>> 8), (byte) (v >>> 16), (byte) (v >>> 24)};
+    }
+
+    private static void putLong(byte[] b, int at, long v) {
+        for (int i = 0; i < 8; i++) {
+            b[at + i] = (byte) (v >>> (8 * i));
+        }
+    }
+
+    private static long getLong(byte[] b, int at) {
+        long v = 0;
+        for (int i = 7; i >= 0; i--) {
+            v = (v << 8) | (b[at + i] & 0xFF);
+        }
+        return v;
+    }
+
+    private static String firstLines(String text, int n) {
+        return String.join(" | ", text.lines().filter(l -> l.contains("error")).limit(n).collect(Collectors.toList()));
+    }
+
+    private static String lastLines(String text, int n) {
+        List<String> lines = text.lines().filter(l -> !l.isBlank()).collect(Collectors.toList());
+        return String.join(" | ", lines.subList(Math.max(0, lines.size() - n), lines.size()));
+    }
+
+    @Override public String toString() {
+        return "XDP (" + mode.option + ") on " + ports.stream().sorted(Comparator.comparingInt(p -> p.number))
+                .map(p -> p.number + "@" + p.name).collect(Collectors.toList());
+    }
+}
