@@ -25,6 +25,7 @@ typedef unsigned __int128 u128;
 #define PARSER_STEPS 4096
 #define STATE_ACCEPTED 0xfffffffe
 #define STATE_REJECTED 0xffffffff
+#define SCAN_KEY_MAX 64
 
 /* Counter updates wait in a log until the packet is known to stay on the fast path: a packet
  * handed to the interpreter must not be counted twice. */
@@ -50,7 +51,9 @@ struct ss_state {
     __u64 bail;
     __u64 bail_site;
     __u64 log_n;
+    __u64 match;        /* the entry a table scan found */
     struct count_log log[LOG_MAX];
+    __u8 key[SCAN_KEY_MAX + 16];
     __u8 buf[256 + 16];
     __u8 pkt[PKT_MAX + 256];
     __u8 out[OUT_MAX + 256];
@@ -58,6 +61,17 @@ struct ss_state {
 
 /* What the switch counts about the fast path (per CPU). */
 enum { FP_TO_INTERPRETER, FP_FORWARDED, FP_DROPPED, FP_TX_ERROR, FP_STATS };
+
+/* A scanned table: how many entries its current half holds, and which half that is. */
+struct scan_head {
+    __u32 count;
+    __u32 half;
+};
+
+struct scan_ctx {
+    struct ss_state *s;
+    __u32 half;
+};
 
 struct counter_cell {
     __u64 packets;

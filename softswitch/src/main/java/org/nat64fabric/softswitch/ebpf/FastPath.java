@@ -86,12 +86,15 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
     private static final class TableMaps {
         final XdpProgram.TableMap layout;
         final int entries;
+        final int head;
         final int defaults;
         final BitSet ids = new BitSet();
+        int half;
 
-        TableMaps(XdpProgram.TableMap layout, int entries, int defaults) {
+        TableMaps(XdpProgram.TableMap layout, int entries, int head, int defaults) {
             this.layout = layout;
             this.entries = entries;
+            this.head = head;
             this.defaults = defaults;
         }
     }
@@ -111,7 +114,10 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         for (Table t : program.tables) {
             XdpProgram.TableMap m = xdp.map(t);
             if (m != null) {
-                tables.put(t, new TableMaps(m, m.hasEntries() ? fd(m.name) : -1, fd(m.name + "_default")));
+                boolean keyless = m.kind == XdpProgram.TableMap.Kind.KEYLESS;
+                boolean scan = m.kind == XdpProgram.TableMap.Kind.SCAN;
+                tables.put(t, new TableMaps(m, keyless ? -1 : fd(m.name), scan ? fd(m.name + "_head") : -1,
+                        fd(m.name + "_default")));
             }
         }
         this.portWatcher = new Thread(this::watchPorts, "fast-path-ports");
@@ -146,8 +152,8 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         Pointer obj;
         try {
             obj = load(compiled.object);
-        } catch (UnsatisfiedLinkError e) {
-            throw new Unavailable("libbpf is not installed (apt-get install libbpf1): " + e.getMessage());
+        } catch (LinkageError e) {
+            throw new Unavailable("libbpf cannot be loaded (apt-get install libbpf1): " + e);
         }
         FastPath fp;
         try {
@@ -330,7 +336,33 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
                 update(lastHit, intKey(m.layout.lastHitBase + e.mirrorId), new byte[8]);
             }
         }
-        update(m.entries, m.layout.key(e.match), m.layout.value(e.action, e.mirrorId));
+        if (m.head >= 0) {
+            rewriteScan(t, m);
+        } else {
+            update(m.entries, m.layout.key(e.match), m.layout.value(e.action, e.mirrorId));
+        }
+    }
+
+    /**
+     * A scanned table is written whole, in the interpreter's order (priority, then insertion), to
+     * the half packets do not read; then that half becomes current.
+     */
+    private void rewriteScan(Table t, TableMaps m) {
+        List<Table.Entry> order = new ArrayList<>(t.entries());
+        order.sort(Comparator.comparingInt((Table.Entry e) -> e.priority).reversed());
+        int max = XdpProgram.TableMap.SCAN_MAX;
+        int half = 1 - m.half;
+        if (order.size() <= max) {
+            for (int i = 0; i < order.size(); i++) {
+                Table.Entry e = order.get(i);
+                update(m.entries, intKey(half * max + i), m.layout.scanEntry(e.match, e.action, e.mirrorId));
+            }
+        }
+        byte[] head = new byte[8];
+        System.arraycopy(intKey(order.size() <= max ? order.size() : max + 1), 0, head, 0, 4);
+        System.arraycopy(intKey(half), 0, head, 4, 4);
+        update(m.head, intKey(0), head);
+        m.half = half;
     }
 
     @Override public synchronized void remove(Table t, Table.Entry e) {
@@ -338,9 +370,13 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         if (m == null || m.entries < 0 || e.mirrorId < 0) {
             return;
         }
-        Libbpf.bpf_map_delete_elem(m.entries, m.layout.key(e.match));
         m.ids.clear(e.mirrorId);
         e.mirrorId = -1;
+        if (m.head >= 0) {
+            rewriteScan(t, m);
+        } else {
+            Libbpf.bpf_map_delete_elem(m.entries, m.layout.key(e.match));
+        }
     }
 
     @Override public void defaultAction(Table t, Table.ActionCall call) {

@@ -219,14 +219,25 @@ public final class XdpProgram extends CodeWriter {
         return debug;
     }
 
-    /** How one table lives in BPF maps: key and action data as bytes, big-endian, field by field. */
+    /**
+     * How one table lives in BPF maps: key and action data as bytes, big-endian, field by field.
+     * Exact keys are a hash map; exact fields with one LPM field an LPM trie (the exact fields
+     * first); tables with ternary, range or optional fields an array of up to {@link #SCAN_MAX}
+     * entries in priority order, scanned per packet: such tables are ACL-sized, a scan is what the
+     * verifier bounds, and a table that outgrows it sends its packets to the interpreter. The array
+     * has two halves: a change is written to the unused one, then made current in one update.
+     */
     public static final class TableMap {
+        public static final int SCAN_MAX = 256;
+
+        public enum Kind { HASH, LPM, SCAN, KEYLESS }
+
         public final Table table;
         public final String name;
-        /** The key fields in map order (exact fields first, then the LPM field), and their bytes. */
+        public final Kind kind;
+        /** The key fields in map order (for LPM the exact fields first, then the LPM field). */
         public final List<Integer> keyOrder = new ArrayList<>();
         public final int keyBytes;
-        public final boolean lpm;
         /** Bytes of action data: the largest action's parameters. */
         public final int dataBytes;
         public final int counterBase;
@@ -240,20 +251,28 @@ public final class XdpProgram extends CodeWriter {
             this.lastHitBase = lastHitBase;
             String unsupported = null;
             int lpmField = -1;
+            int lpmFields = 0;
+            boolean scan = false;
             for (int i = 0; i < t.keys.size(); i++) {
                 Table.KeyField k = t.keys.get(i);
-                if (k.kind == Table.MatchKind.EXACT) {
-                    keyOrder.add(i);
-                } else if (k.kind == Table.MatchKind.LPM && lpmField < 0) {
+                if (k.kind == Table.MatchKind.LPM) {
                     lpmField = i;
-                } else {
-                    unsupported = k.kind.name().toLowerCase() + " match";
+                    lpmFields++;
+                } else if (k.kind != Table.MatchKind.EXACT) {
+                    scan = true;
                 }
                 if (k.width > 128) {
                     unsupported = "a key field wider than 128 bits";
                 }
             }
-            if (lpmField >= 0) {
+            scan |= lpmFields > 1;
+            this.kind = t.keys.isEmpty() ? Kind.KEYLESS : scan ? Kind.SCAN : lpmField >= 0 ? Kind.LPM : Kind.HASH;
+            for (int i = 0; i < t.keys.size(); i++) {
+                if (kind != Kind.LPM || i != lpmField) {
+                    keyOrder.add(i);
+                }
+            }
+            if (kind == Kind.LPM) {
                 keyOrder.add(lpmField);
             }
             if (t.directMeter != null) {
@@ -264,7 +283,9 @@ public final class XdpProgram extends CodeWriter {
                 bytes += (t.keys.get(i).width + 7) / 8;
             }
             this.keyBytes = Math.max(bytes, 1);
-            this.lpm = lpmField >= 0;
+            if (kind == Kind.SCAN && keyBytes > 64) {
+                unsupported = "a ternary, range or optional key over 64 bytes";
+            }
             int data = 1;
             for (Table.ActionRef r : t.actions) {
                 int d = 0;
@@ -284,9 +305,8 @@ public final class XdpProgram extends CodeWriter {
             return why == null;
         }
 
-        /** Whether the table has a map of entries (keyless tables have only their default action). */
-        public boolean hasEntries() {
-            return !table.keys.isEmpty();
+        public int valueBytes() {
+            return 8 + dataBytes;
         }
 
         String declarations() {
@@ -295,34 +315,73 @@ public final class XdpProgram extends CodeWriter {
             }
             StringBuilder c = new StringBuilder();
             c.append("/* ").append(table.name).append(" */\n");
-            c.append("struct ").append(name).append("_key {\n");
-            if (lpm) {
-                c.append("    __u32 prefixlen;\n");
-            }
-            c.append("    __u8 b[").append(keyBytes).append("];\n};\n");
             c.append("struct ").append(name).append("_val {\n    __u32 action;\n    __u32 id;\n    __u8 p[")
                     .append(dataBytes).append("];\n};\n");
-            if (hasEntries()) {
-                c.append("struct {\n    __uint(type, ").append(lpm ? "BPF_MAP_TYPE_LPM_TRIE" : "BPF_MAP_TYPE_HASH")
-                        .append(");\n    __uint(max_entries, ").append(Math.max(table.size, 1)).append(");\n");
-                if (lpm) {
-                    c.append("    __uint(map_flags, BPF_F_NO_PREALLOC);\n");
-                }
-                c.append("    __type(key, struct ").append(name).append("_key);\n    __type(value, struct ").append(name)
-                        .append("_val);\n} ").append(name).append(" SEC(\".maps\");\n");
+            switch (kind) {
+                case HASH:
+                case LPM:
+                    c.append("struct ").append(name).append("_key {\n");
+                    if (kind == Kind.LPM) {
+                        c.append("    __u32 prefixlen;\n");
+                    }
+                    c.append("    __u8 b[").append(keyBytes).append("];\n};\n");
+                    c.append(map(kind == Kind.LPM ? "BPF_MAP_TYPE_LPM_TRIE" : "BPF_MAP_TYPE_HASH", Math.max(table.size, 1),
+                            kind == Kind.LPM ? "BPF_F_NO_PREALLOC" : null, "struct " + name + "_key", "struct " + name + "_val",
+                            name));
+                    break;
+                case SCAN:
+                    c.append("struct ").append(name).append("_entry {\n    __u8 v[").append(keyBytes).append("];\n    __u8 m[")
+                            .append(keyBytes).append("];\n    struct ").append(name).append("_val val;\n};\n");
+                    c.append(map("BPF_MAP_TYPE_ARRAY", 2 * SCAN_MAX, null, "__u32", "struct " + name + "_entry", name));
+                    c.append(map("BPF_MAP_TYPE_ARRAY", 1, null, "__u32", "struct scan_head", name + "_head"));
+                    c.append(scanFunction());
+                    break;
+                default:
+                    break;
             }
-            c.append("struct {\n    __uint(type, BPF_MAP_TYPE_ARRAY);\n    __uint(max_entries, 1);\n")
-                    .append("    __type(key, __u32);\n    __type(value, struct ").append(name).append("_val);\n} ")
-                    .append(name).append("_default SEC(\".maps\");\n\n");
+            c.append(map("BPF_MAP_TYPE_ARRAY", 1, null, "__u32", "struct " + name + "_val", name + "_default")).append('\n');
             return c.toString();
         }
 
-        void apply(CodeWriter w) {
+        private static String map(String type, int entries, String flags, String key, String value, String mapName) {
+            return "struct {\n    __uint(type, " + type + ");\n    __uint(max_entries, " + entries + ");\n"
+                    + (flags == null ? "" : "    __uint(map_flags, " + flags + ");\n")
+                    + "    __type(key, " + key + ");\n    __type(value, " + value + ");\n} " + mapName + " SEC(\".maps\");\n";
+        }
+
+        /** One entry per call: does the key in s->key match it? */
+        private String scanFunction() {
+            StringBuilder c = new StringBuilder();
+            c.append("static long ").append(name).append("_scan(__u64 i, struct scan_ctx *ctx)\n{\n")
+                    .append("    struct ss_state *s = ctx->s;\n")
+                    .append("    __u32 k = ctx->half * ").append(SCAN_MAX).append(" + (__u32) i;\n")
+                    .append("    struct ").append(name).append("_entry *e = bpf_map_lookup_elem(&").append(name).append(", &k);\n")
+                    .append("    if (!e)\n        return 1;\n");
+            int at = 0;
+            for (int i : keyOrder) {
+                Table.KeyField f = table.keys.get(i);
+                int bytes = (f.width + 7) / 8;
+                String x = "data_get(s->key, " + at + ", " + bytes + ")";
+                String v = "data_get(e->v, " + at + ", " + bytes + ")";
+                String m = "data_get(e->m, " + at + ", " + bytes + ")";
+                c.append(f.kind == Table.MatchKind.RANGE
+                        ? "    if (" + x + " < " + v + " || " + x + " > " + m + ")\n        return 0;\n"
+                        : "    if ((" + x + " & " + m + ") != " + v + ")\n        return 0;\n");
+                at += bytes;
+            }
+            c.append("    s->match = k;\n    return 1;\n}\n");
+            return c.toString();
+        }
+
+        void apply(XdpProgram w) {
             String v = "v_" + name;
             w.open("");
             w.line("struct " + name + "_val *" + v + " = 0;");
-            if (hasEntries()) {
-                w.line("struct " + name + "_key k_" + name + " = {};");
+            if (kind != Kind.KEYLESS) {
+                String key = kind == Kind.SCAN ? "s->key" : "k_" + name + ".b";
+                if (kind != Kind.SCAN) {
+                    w.line("struct " + name + "_key k_" + name + " = {};");
+                }
                 Expr[] exprs = new Expr[keyOrder.size()];
                 for (int i = 0; i < exprs.length; i++) {
                     exprs[i] = table.keys.get(keyOrder.get(i)).expr;
@@ -331,13 +390,27 @@ public final class XdpProgram extends CodeWriter {
                 int at = 0;
                 for (int i = 0; i < exprs.length; i++) {
                     int bytes = (table.keys.get(keyOrder.get(i)).width + 7) / 8;
-                    w.line("key_put(k_" + name + ".b, " + at + ", " + bytes + ", " + values[i] + ");");
+                    w.line("key_put(" + key + ", " + at + ", " + bytes + ", " + values[i] + ");");
                     at += bytes;
                 }
-                if (lpm) {
-                    w.line("k_" + name + ".prefixlen = " + keyBytes * 8 + ";");
+                if (kind == Kind.SCAN) {
+                    w.line("struct scan_head *h_" + name + " = bpf_map_lookup_elem(&" + name + "_head, &zero);");
+                    w.line("if (!h_" + name + " || h_" + name + "->count > " + SCAN_MAX + ") "
+                            + w.bail("a table with ternary, range or optional fields over " + SCAN_MAX + " entries") + ";");
+                    w.line("struct scan_ctx sc_" + name + " = { .s = s, .half = h_" + name + "->half };");
+                    w.line("s->match = ~0ULL;");
+                    w.line("bpf_loop(h_" + name + "->count, " + name + "_scan, &sc_" + name + ", 0);");
+                    w.open("if (s->match != ~0ULL)");
+                    w.line("__u32 m_" + name + " = (__u32) s->match;");
+                    w.line("struct " + name + "_entry *e_" + name + " = bpf_map_lookup_elem(&" + name + ", &m_" + name + ");");
+                    w.line("if (e_" + name + ") " + v + " = &e_" + name + "->val;");
+                    w.close();
+                } else {
+                    if (kind == Kind.LPM) {
+                        w.line("k_" + name + ".prefixlen = " + keyBytes * 8 + ";");
+                    }
+                    w.line(v + " = bpf_map_lookup_elem(&" + name + ", &k_" + name + ");");
                 }
-                w.line(v + " = bpf_map_lookup_elem(&" + name + ", &k_" + name + ");");
             }
             w.line("s->hit = " + v + " != 0;");
             w.open("if (" + v + ")");
@@ -373,10 +446,10 @@ public final class XdpProgram extends CodeWriter {
             w.close();
         }
 
-        /** The map key of an entry's match, as {@link #apply} builds it from a packet. */
+        /** The hash or LPM map key of an entry's match, as {@link #apply} builds it from a packet. */
         public byte[] key(Table.FieldMatch[] match) {
-            byte[] k = new byte[(lpm ? 4 : 0) + keyBytes];
-            int at = lpm ? 4 : 0;
+            byte[] k = new byte[(kind == Kind.LPM ? 4 : 0) + keyBytes];
+            int at = kind == Kind.LPM ? 4 : 0;
             int prefix = 0;
             for (int i : keyOrder) {
                 Table.KeyField f = table.keys.get(i);
@@ -385,19 +458,31 @@ public final class XdpProgram extends CodeWriter {
                 at += bytes;
                 prefix += f.kind == Table.MatchKind.LPM ? bytes * 8 - f.width + match[i].prefixLength : bytes * 8;
             }
-            if (lpm) {
-                // The LPM trie's prefix length is host-endian.
-                k[0] = (byte) prefix;
-                k[1] = (byte) (prefix >>> 8);
-                k[2] = (byte) (prefix >>> 16);
-                k[3] = (byte) (prefix >>> 24);
+            if (kind == Kind.LPM) {
+                putInt(k, 0, prefix);   // the trie's prefix length is host-endian
             }
             return k;
         }
 
+        /** An entry of a scanned table: value and mask (low and high for ranges), then the map value. */
+        public byte[] scanEntry(Table.FieldMatch[] match, Table.ActionCall call, int id) {
+            byte[] e = new byte[2 * keyBytes + valueBytes()];
+            int at = 0;
+            for (int i : keyOrder) {
+                Table.KeyField f = table.keys.get(i);
+                int bytes = (f.width + 7) / 8;
+                Table.FieldMatch m = match[i];
+                put(e, at, bytes, m.value);
+                put(e, keyBytes + at, bytes, m.high != null ? m.high : m.mask);
+                at += bytes;
+            }
+            System.arraycopy(value(call, id), 0, e, 2 * keyBytes, valueBytes());
+            return e;
+        }
+
         /** The map value for an action call: its index in the table, the entry's id, its data. */
         public byte[] value(Table.ActionCall call, int id) {
-            byte[] v = new byte[8 + dataBytes];
+            byte[] v = new byte[valueBytes()];
             int index = 0;
             while (table.actions.get(index).action != call.action) {
                 index++;
