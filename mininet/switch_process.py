@@ -40,7 +40,7 @@ class SwitchProcess:
     """A switch process on the given {port number: interface} map, stopped by its PID."""
 
     def __init__(self, ports, device_id=1, cpu_port=255, grpc_port=None, grpc_addr="127.0.0.1",
-                 log_path=None, target=None, tls=None):
+                 log_path=None, target=None, tls=None, fast_path=None):
         self.target = target or default_target()
         if self.target not in TARGETS:
             raise RuntimeError(f"NAT64FABRIC_TARGET={self.target!r}: choose one of {', '.join(TARGETS)}")
@@ -50,6 +50,8 @@ class SwitchProcess:
         self.grpc_port = grpc_port or free_tcp_port()
         self.grpc_addr = grpc_addr
         self.tls = tls
+        # softswitch's kernel fast path (--fast-path): the caller's choice, else NAT64FABRIC_FAST_PATH
+        self.fast_path = fast_path if fast_path is not None else os.environ.get("NAT64FABRIC_FAST_PATH")
         # Where clients dial: the address itself, or loopback when it listens on every address.
         self.host = "127.0.0.1" if grpc_addr in ("0.0.0.0", "::") else grpc_addr
         self.address = f"{self.host}:{self.grpc_port}" if ":" not in self.host else f"[{self.host}]:{self.grpc_port}"
@@ -69,10 +71,9 @@ class SwitchProcess:
         if self.target == "softswitch":
             if not SOFTSWITCH.exists():
                 raise RuntimeError("bin/softswitch is missing: run `make build` first (make test does)")
-            fast_path = os.environ.get("NAT64FABRIC_FAST_PATH")
             return [str(SOFTSWITCH), "run", "--device-id", str(self.device_id), "--grpc-addr", self.grpc_addr,
                     "--grpc-port", str(self.grpc_port), "--cpu-port", str(self.cpu_port), *tls,
-                    *(["--fast-path", fast_path] if fast_path else []), *interfaces]
+                    *(["--fast-path", self.fast_path] if self.fast_path else []), *interfaces]
         exe = shutil.which(self.target)
         if exe is None:
             raise RuntimeError(f"NAT64FABRIC_TARGET={self.target} but {self.target} is not on PATH")

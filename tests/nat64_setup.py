@@ -53,33 +53,38 @@ def embed(ipv4, prefix, length):
 @pytest.fixture(scope="module")
 def sut():
     with switch_under_test(PROGRAM, n_ports=3) as s:
-        c = s.client
-        base = [
-            c.table_entry(P + "local_host.local_ipv4", match={"meta.local4_key": SWITCH_V4},
-                          action=P + "local_host.is_local", params={"mac": ROUTER_MAC}),
-            c.table_entry(P + "local_host.local_ipv6", match={"meta.local6_key": SWITCH_V6},
-                          action=P + "local_host.is_local", params={"mac": ROUTER_MAC}),
-            c.table_entry(P + "ipv6_routes", match={"dst_addr": ("2001:db8:1::", 64)},
-                          action=P + "set_next_hop",
-                          params={"port": V6_PORT, "src_mac": ROUTER_MAC, "dst_mac": V6_HOST_MAC}),
-            c.table_entry(P + "ipv4_routes", match={"dst_addr": ("198.51.100.0", 24)},
-                          action=P + "set_next_hop",
-                          params={"port": V4_PORT, "src_mac": ROUTER_MAC, "dst_mac": V4_HOST_MAC}),
-            c.table_entry(T + "pool6", match={"dst_addr": (POOL6, 96)}, action=T + "extract_96"),
-            c.table_entry(T + "pool4", match={"dst_addr": (POOL4, 24)}, action=T + "in_pool4",
-                          params={"unmapped_port_unreachable": 1}),
-        ]
-        c.write(*(c.update("INSERT", e) for e in base))
-        c.write(c.update("MODIFY", c.table_entry(P + "icmp_error.icmp_source", default=True,
-                                                 action=P + "icmp_error.use_source",
-                                                 params={"addr4": SWITCH_V4, "addr6": SWITCH_V6})))
-        c.write(c.update("MODIFY", c.table_entry(T + "pool6_embed", default=True, action=T + "use_pool6",
-                                                 params={"prefix": POOL6, "length": 96})))
-        clone = p4runtime_pb2.Entity()
-        clone.packet_replication_engine_entry.clone_session_entry.session_id = CPU_CLONE_SESSION
-        clone.packet_replication_engine_entry.clone_session_entry.replicas.add(egress_port=255, instance=1)
-        c.write(c.update("INSERT", clone))
+        install_base(s.client)
         yield s
+
+
+def install_base(c):
+    """The entries every test starts from: the switch's addresses, routes, pool6, pool4, the ICMP
+    error source, the CPU clone session."""
+    base = [
+        c.table_entry(P + "local_host.local_ipv4", match={"meta.local4_key": SWITCH_V4},
+                      action=P + "local_host.is_local", params={"mac": ROUTER_MAC}),
+        c.table_entry(P + "local_host.local_ipv6", match={"meta.local6_key": SWITCH_V6},
+                      action=P + "local_host.is_local", params={"mac": ROUTER_MAC}),
+        c.table_entry(P + "ipv6_routes", match={"dst_addr": ("2001:db8:1::", 64)},
+                      action=P + "set_next_hop",
+                      params={"port": V6_PORT, "src_mac": ROUTER_MAC, "dst_mac": V6_HOST_MAC}),
+        c.table_entry(P + "ipv4_routes", match={"dst_addr": ("198.51.100.0", 24)},
+                      action=P + "set_next_hop",
+                      params={"port": V4_PORT, "src_mac": ROUTER_MAC, "dst_mac": V4_HOST_MAC}),
+        c.table_entry(T + "pool6", match={"dst_addr": (POOL6, 96)}, action=T + "extract_96"),
+        c.table_entry(T + "pool4", match={"dst_addr": (POOL4, 24)}, action=T + "in_pool4",
+                      params={"unmapped_port_unreachable": 1}),
+    ]
+    c.write(*(c.update("INSERT", e) for e in base))
+    c.write(c.update("MODIFY", c.table_entry(P + "icmp_error.icmp_source", default=True,
+                                             action=P + "icmp_error.use_source",
+                                             params={"addr4": SWITCH_V4, "addr6": SWITCH_V6})))
+    c.write(c.update("MODIFY", c.table_entry(T + "pool6_embed", default=True, action=T + "use_pool6",
+                                             params={"prefix": POOL6, "length": 96})))
+    clone = p4runtime_pb2.Entity()
+    clone.packet_replication_engine_entry.clone_session_entry.session_id = CPU_CLONE_SESSION
+    clone.packet_replication_engine_entry.clone_session_entry.replicas.add(egress_port=255, instance=1)
+    c.write(c.update("INSERT", clone))
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ class SwitchUnderTest:
 
 
 @contextlib.contextmanager
-def switch_under_test(program, n_ports=4, device_id=1):
+def switch_under_test(program, n_ports=4, device_id=1, fast_path=None):
     netns.enter_private_namespace()
     ports = {}
     for n in range(1, n_ports + 1):
@@ -32,7 +32,7 @@ def switch_under_test(program, n_ports=4, device_id=1):
         ports[n] = f"sw{n}"
     switch = client = dataplane = None
     try:
-        switch = SwitchProcess(ports, device_id=device_id).start()
+        switch = SwitchProcess(ports, device_id=device_id, fast_path=fast_path).start()
         p4info_path, device_config = switch.build_pipeline(program, tempfile.mkdtemp(prefix="nat64fabric-p4-"))
         client = P4RuntimeClient(switch.address, device_id)
         assert client.arbitrate().status.code == 0, "the first controller must become primary"

@@ -106,13 +106,13 @@ struct {
     __type(value, __u32);
 } ports SEC(".maps");
 
-/* Switch port -> largest frame it may send (0: not on the fast path). */
+/* Switch port -> interface index (0: not on the fast path), for checking its MTU. */
 struct {
     __uint(type, BPF_MAP_TYPE_ARRAY);
     __uint(max_entries, 512);
     __type(key, __u32);
     __type(value, __u32);
-} port_frame_max SEC(".maps");
+} port_ifindex SEC(".maps");
 
 /* Interface index -> switch port. */
 struct {

@@ -14,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntSupplier;
 import java.util.stream.Collectors;
 import java.util.logging.Logger;
 import org.nat64fabric.softswitch.pipeline.Program;
@@ -46,18 +45,16 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         }
     }
 
-    /** A switch port: its number, its interface and the largest frame it may send now. */
+    /** A switch port: its number and its interface. */
     public static final class Port {
         final int number;
         final String name;
         final int ifindex;
-        final IntSupplier frameMax;
 
-        public Port(int number, String name, int ifindex, IntSupplier frameMax) {
+        public Port(int number, String name, int ifindex) {
             this.number = number;
             this.name = name;
             this.ifindex = ifindex;
-            this.frameMax = frameMax;
         }
     }
 
@@ -78,10 +75,8 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
     private final int lastHit;
     private final int stats;
     private final int bailSites;
-    private final int frameMaxFd;
     private final Map<Table, TableMaps> tables = new IdentityHashMap<>();
     private final List<Port> attached = new ArrayList<>();
-    private final Thread portWatcher;
 
     private static final class TableMaps {
         final XdpProgram.TableMap layout;
@@ -110,7 +105,6 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         this.lastHit = fd("last_hit");
         this.stats = fd("fp_stats");
         this.bailSites = fd("bail_sites");
-        this.frameMaxFd = fd("port_frame_max");
         for (Table t : program.tables) {
             XdpProgram.TableMap m = xdp.map(t);
             if (m != null) {
@@ -120,8 +114,6 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
                         fd(m.name + "_default")));
             }
         }
-        this.portWatcher = new Thread(this::watchPorts, "fast-path-ports");
-        portWatcher.setDaemon(true);
     }
 
     /** A program compiled to eBPF, not loaded yet. */
@@ -164,7 +156,6 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
             Libbpf.bpf_object__close(obj);
             throw e;
         }
-        fp.portWatcher.start();
         return fp;
     }
 
@@ -242,10 +233,11 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         update(fd("config"), intKey(0), cfg);
         int devmap = fd("ports");
         int portOf = fd("port_of");
+        int portIfindex = fd("port_ifindex");
         for (Port p : ports) {
             update(devmap, intKey(p.number), intKey(p.ifindex));
             update(portOf, intKey(p.ifindex), intKey(p.number));
-            update(frameMaxFd, intKey(p.number), intKey(p.frameMax.getAsInt()));
+            update(portIfindex, intKey(p.number), intKey(p.ifindex));
         }
         for (Map.Entry<Table, TableMaps> e : tables.entrySet()) {
             e.getKey().mirrorTo(this);
@@ -275,20 +267,6 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         attached.clear();
     }
 
-    /** Port MTUs change under a running switch: the kernel must not send what the interpreter would refuse. */
-    private void watchPorts() {
-        try {
-            while (!Thread.currentThread().isInterrupted()) {
-                Thread.sleep(1000);
-                for (Port p : ports) {
-                    update(frameMaxFd, intKey(p.number), intKey(p.frameMax.getAsInt()));
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
     /** What the fast path did with packets, by name, for the switch's counters. */
     public Map<String, Long> stats() {
         String[] names = {"to interpreter", "forwarded", "dropped", "send errors"};
@@ -308,7 +286,6 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
 
     @Override
     public void close() {
-        portWatcher.interrupt();
         detach();
         for (Table t : tables.keySet()) {
             t.mirrorTo(null);

@@ -176,9 +176,12 @@ public final class XdpProgram extends CodeWriter {
         line("if (s->cursor & 7) " + bail("a parser that stopped inside a byte") + ";");
         line("__u64 payload_from = s->cursor >> 3;");
         line("__u32 out_port = " + std("egress_port") + ";");
-        line("__u32 *frame_max = bpf_map_lookup_elem(&port_frame_max, &out_port);");
-        line("if (!frame_max || !*frame_max) " + bail("a port without a fast path") + ";");
-        line("if (s->out_len + s->pkt_len - payload_from > *frame_max) " + bail("a frame over the port's MTU") + ";");
+        line("__u32 *out_ifindex = bpf_map_lookup_elem(&port_ifindex, &out_port);");
+        line("if (!out_ifindex || !*out_ifindex) " + bail("a port without a fast path") + ";");
+        line("/* The interface's MTU now: a frame the interpreter would not send is its to count. */");
+        line("__u32 mtu_len = 0;");
+        line("if (bpf_check_mtu(xdp, *out_ifindex, &mtu_len, (__s32) s->out_len - (__s32) payload_from, 0)) "
+                + bail("a frame over the port's MTU") + ";");
         line("__u64 out_len = s->out_len;");
         line("if (out_len < 1 || out_len > OUT_MAX) " + bail("no headers to send") + ";");
         line("if (bpf_xdp_adjust_head(xdp, (int) payload_from - (int) out_len)) " + bail("headers the frame has no room for") + ";");

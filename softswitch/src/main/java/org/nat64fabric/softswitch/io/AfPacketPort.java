@@ -238,13 +238,9 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
         txPending = true;
     }
 
-    /** For the kernel fast path: this interface, and the longest untagged frame it may send now. */
+    /** For the kernel fast path: this interface. */
     @Override public FastPath.Port kernelPort(int portNumber) {
-        return new FastPath.Port(portNumber, name, ifindex, () -> {
-            synchronized (this) {
-                return mtu() + ETH_HEADER;
-            }
-        });
+        return new FastPath.Port(portNumber, name, ifindex);
     }
 
     /** The longest frame the link carries: MTU + Ethernet header, + 4 for an 802.1Q tag (as the kernel allows). */

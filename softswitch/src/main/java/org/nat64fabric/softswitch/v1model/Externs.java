@@ -57,6 +57,10 @@ public final class Externs {
             s.cloneFieldList = fieldList;
             return NEXT;
         }
+
+        @Override public void c(CodeWriter w) {
+            throw new CodeWriter.Unsupported("clone (the interpreter makes the copy)");
+        }
     }
 
     /** resubmit_/recirculate_preserving_field_list. */
@@ -77,6 +81,10 @@ public final class Externs {
             }
             return NEXT;
         }
+
+        @Override public void c(CodeWriter w) {
+            throw new CodeWriter.Unsupported("resubmit or recirculate");
+        }
     }
 
     public static final class Truncate extends Stmt {
@@ -89,6 +97,10 @@ public final class Externs {
         @Override public int exec(State s) {
             s.truncateLength = (int) Math.min(Integer.MAX_VALUE, length.eval(s));
             return NEXT;
+        }
+
+        @Override public void c(CodeWriter w) {
+            throw new CodeWriter.Unsupported("truncate");
         }
     }
 
@@ -286,6 +298,10 @@ public final class Externs {
             result.set(s, base.eval(s) + v);
             return NEXT;
         }
+
+        @Override public void c(CodeWriter w) {
+            throw new CodeWriter.Unsupported("hash()");
+        }
     }
 
     /** random(result, lo, hi): uniform in [lo, hi]. */
@@ -308,6 +324,10 @@ public final class Externs {
             long span = h - l + 1;
             result.set(s, span <= 0 ? l : l + Math.floorMod(random.nextLong(), span));
             return NEXT;
+        }
+
+        @Override public void c(CodeWriter w) {
+            throw new CodeWriter.Unsupported("random()");
         }
     }
 
@@ -352,6 +372,10 @@ public final class Externs {
             result.setWide(s, reg.get((int) index.eval(s)));
             return NEXT;
         }
+
+        @Override public void c(CodeWriter w) {
+            throw new CodeWriter.Unsupported("a register");
+        }
     }
 
     public static final class RegisterWrite extends Stmt {
@@ -371,6 +395,10 @@ public final class Externs {
                 reg.put((int) i, value.evalWide(s));
             }
             return NEXT;
+        }
+
+        @Override public void c(CodeWriter w) {
+            throw new CodeWriter.Unsupported("a register");
         }
     }
 
@@ -494,6 +522,10 @@ public final class Externs {
             result.set(s, meter.execute(index.eval(s), packetLength.eval(s)));
             return NEXT;
         }
+
+        @Override public void c(CodeWriter w) {
+            throw new CodeWriter.Unsupported("a meter");
+        }
     }
 
     /** direct_meter.read(result): the colour the table gave the entry it hit (GREEN on a miss). */
@@ -507,6 +539,10 @@ public final class Externs {
         @Override public int exec(State s) {
             result.set(s, s.directMeterColor);
             return NEXT;
+        }
+
+        @Override public void c(CodeWriter w) {
+            throw new CodeWriter.Unsupported("a direct meter");
         }
     }
 

@@ -1,0 +1,224 @@
+"""softswitch's kernel fast path (`softswitch run --fast-path`): which packets take it, proved by
+the switch's own counters, and that P4Runtime sees one switch whichever path a packet took.
+
+The conformance suites run against the fast path as a whole in `make test` (NAT64FABRIC_FAST_PATH);
+here, each test starts its own switch so that it can stop it and read its final counters."""
+import os
+import pathlib
+import re
+import tempfile
+
+import pytest
+from p4.v1 import p4runtime_pb2
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
+
+from harness import ROOT
+from harness.base import PacketTest, switch_under_test
+from nat64_setup import (MAPPED, PROGRAM, T, V4_PORT, V6_HOST, V6_PORT, from_v4_server, from_v6_host,
+                         install_base, session_v4, session_v6, to_v4_server, to_v6_host)
+
+MODE = os.environ.get("NAT64FABRIC_FAST_PATH") or "xdp-generic"
+L3 = ROOT / "softswitch" / "examples" / "l3_forwarding.p4"
+ROUTER_MAC = "00:00:00:00:00:aa"
+
+
+def final_counters(sut):
+    """Stops the switch and returns the counters it prints when it stops."""
+    sut.switch.stop()
+    text = sut.switch.log_text()
+    assert "softswitch stopped; counters:" in text, text
+    tail = text.split("softswitch stopped; counters:")[1]
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^  (.+): (\d+)$", tail, re.M)}
+
+
+def started(sut):
+    text = sut.switch.log_text()
+    assert re.search(r"fast path: XDP \(" + re.escape(MODE) + r"\) on ", text), \
+        f"the fast path did not start:\n{text}"
+
+
+@pytest.fixture
+def nat64():
+    with switch_under_test(PROGRAM, n_ports=3, fast_path=MODE) as sut:
+        started(sut)
+        install_base(sut.client)
+        yield sut
+
+
+def test_established_sessions_are_translated_in_the_kernel_and_counted_once(nat64):
+    ptf = PacketTest(nat64)
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
+    n = 40
+    for i in range(n):
+        ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53) / f"out {i}".encode()))
+        ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / f"out {i}".encode()), V4_PORT)
+        ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / f"in {i}".encode()))
+        ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / f"in {i}".encode()), V6_PORT)
+    ptf.verify_no_other_packets()
+    # The session's direct counter, read over P4Runtime, holds what the kernel counted.
+    query = p4runtime_pb2.Entity()
+    query.table_entry.table_id = ptf.client.p4info.id("tables", T + "session_v6")
+    query.table_entry.counter_data.SetInParent()
+    (entry,) = ptf.client.read(query)
+    assert entry.table_entry.counter_data.packet_count == n
+    counters = final_counters(nat64)
+    assert counters["fast path: forwarded"] >= 2 * n
+    # The interpreter saw none of them: what it received is what the kernel handed over.
+    assert counters["pipeline rx"] == counters["fast path: to interpreter"]
+    assert counters["pipeline rx"] < n
+
+
+def test_a_session_miss_is_a_packet_in_through_the_interpreter(nat64):
+    ptf = PacketTest(nat64)
+    packet = from_v6_host(UDP(sport=5001, dport=53) / b"new flow")
+    ptf.send(V6_PORT, packet)
+    payload, metadata = ptf.client.packet_in(timeout=5)
+    assert payload == bytes(packet)
+    assert metadata["ingress_port"] == V6_PORT
+    ptf.verify_no_other_packets()
+    counters = final_counters(nat64)
+    # Handed over before the kernel changed or counted anything (the punt's policing needs hash()
+    # and a meter), with the reason named.
+    assert counters["fast path: to interpreter"] >= 1
+    assert any(k.startswith("fast path: to interpreter: ") for k in counters), counters
+    assert counters["packet-in"] >= 1
+
+
+def test_idle_time_counts_hits_in_the_kernel(nat64):
+    ptf = PacketTest(nat64)
+    entry = session_v6(ptf, 17, V6_HOST, 5002, MAPPED, 40002)
+    entry.table_entry.idle_timeout_ns = 3_000_000_000
+    ptf.insert(entry)
+    query = p4runtime_pb2.Entity()
+    query.table_entry.table_id = ptf.client.p4info.id("tables", T + "session_v6")
+    query.table_entry.time_since_last_hit.SetInParent()
+    (before,) = ptf.client.read(query)
+    for _ in range(3):
+        ptf.send(V6_PORT, from_v6_host(UDP(sport=5002, dport=53) / b"keepalive"))
+        ptf.verify_packet(to_v4_server(UDP(sport=40002, dport=53) / b"keepalive"), V4_PORT)
+    (after,) = ptf.client.read(query)
+    assert after.table_entry.time_since_last_hit.elapsed_ns < 1_000_000_000
+    assert after.table_entry.time_since_last_hit.elapsed_ns < before.table_entry.time_since_last_hit.elapsed_ns
+    assert final_counters(nat64)["fast path: forwarded"] >= 3
+
+
+@pytest.fixture
+def l3():
+    with switch_under_test(L3, n_ports=4, fast_path=MODE) as sut:
+        started(sut)
+        c = sut.client
+        c.write(c.update("INSERT", c.table_entry("L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("10.0.2.0", 24)},
+                                                 action="L3Ingress.set_next_hop_v4",
+                                                 params={"port": 2, "src_mac": ROUTER_MAC,
+                                                         "dst_mac": "00:00:00:00:00:02"})))
+        yield sut
+
+
+def udp4(dport):
+    return Ether(src="00:00:00:00:00:01", dst=ROUTER_MAC) / IP(src="10.0.1.1", dst="10.0.2.7") / \
+        UDP(sport=1234, dport=dport) / b"acl"
+
+
+def acl_drop(c, ether_type, priority):
+    return c.table_entry("L3Ingress.acl", match={"hdr.ethernet.ether_type": (ether_type, 0xffff)},
+                         action="L3Ingress.drop", priority=priority)
+
+
+def test_a_ternary_table_is_scanned_in_the_kernel_in_priority_order(l3):
+    ptf = PacketTest(l3)
+    c = ptf.client
+    # A low-priority drop of IPv4 under a higher-priority entry that lets it through.
+    ptf.insert(acl_drop(c, 0x0800, 1),
+               c.table_entry("L3Ingress.acl", match={"hdr.ethernet.ether_type": (0x0800, 0xffff)},
+                             action="NoAction", priority=5))
+    expected = udp4(53).copy()
+    expected[Ether].src, expected[Ether].dst = ROUTER_MAC, "00:00:00:00:00:02"
+    expected[IP].ttl -= 1
+    del expected[IP].chksum
+    ptf.send(1, udp4(53))
+    ptf.verify_packet(expected, 2)
+    # Now the drop outranks it.
+    ptf.client.write(ptf.client.update("INSERT", acl_drop(c, 0x0800, 9)))
+    ptf.send(1, udp4(53))
+    ptf.verify_no_other_packets()
+    counters = final_counters(l3)
+    assert counters["fast path: forwarded"] >= 1
+    assert counters["fast path: dropped"] >= 1
+
+
+# A ternary table larger than the kernel scans (256 entries).
+BIG_ACL = """
+#include <core.p4>
+#include <v1model.p4>
+header ethernet_t { bit<48> dst; bit<48> src; bit<16> ether_type; }
+struct headers_t { ethernet_t ethernet; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.ethernet); transition accept; }
+}
+control NoCheck(inout headers_t hdr, inout meta_t meta) { apply { } }
+control AclIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    action drop() { mark_to_drop(sm); }
+    action forward(bit<9> port) { sm.egress_spec = port; }
+    table acl {
+        key = { hdr.ethernet.ether_type: ternary; }
+        actions = { drop; forward; }
+        default_action = forward(2);
+        size = 1024;
+    }
+    apply { acl.apply(); }
+}
+control AclEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control AclDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.ethernet); } }
+V1Switch(P(), NoCheck(), AclIngress(), AclEgress(), NoCheck(), AclDeparser()) main;
+"""
+
+
+def test_a_ternary_table_over_the_kernel_limit_goes_to_the_interpreter(tmp_path):
+    program = tmp_path / "big_acl.p4"
+    program.write_text(BIG_ACL)
+    frame = Ether(src="00:00:00:00:00:01", dst="00:00:00:00:00:02", type=0x88b5) / (b"x" * 60)
+    with switch_under_test(program, n_ports=2, fast_path=MODE) as sut:
+        started(sut)
+        c = sut.client
+        ptf = PacketTest(sut)
+
+        def entries(first, count):
+            return [c.table_entry("AclIngress.acl", match={"hdr.ethernet.ether_type": (0x9000 + i, 0xffff)},
+                                  action="AclIngress.drop", priority=1) for i in range(first, first + count)]
+        c.write(*(c.update("INSERT", e) for e in entries(0, 200)))
+        ptf.send(1, frame)
+        ptf.verify_packet(frame, 2)
+        c.write(*(c.update("INSERT", e) for e in entries(200, 100)))
+        ptf.send(1, frame)
+        ptf.verify_packet(frame, 2)
+        ptf.verify_no_other_packets()
+        counters = final_counters(sut)
+    assert counters["fast path: forwarded"] >= 1
+    assert counters["fast path: to interpreter: a table with ternary, range or optional fields over 256 entries"] >= 1
+    assert counters["pipeline tx"] >= 1
+
+
+def test_without_clang_the_interpreter_runs_every_packet(monkeypatch):
+    # Every program on PATH but clang.
+    tools = pathlib.Path(tempfile.mkdtemp(prefix="nat64fabric-noclang-"))
+    for directory in os.environ["PATH"].split(os.pathsep):
+        for program in pathlib.Path(directory).glob("*") if os.path.isdir(directory) else ():
+            if not program.name.startswith("clang") and not (tools / program.name).exists():
+                (tools / program.name).symlink_to(program)
+    monkeypatch.setenv("PATH", str(tools))
+    with switch_under_test(L3, n_ports=2, fast_path=MODE) as sut:
+        text = sut.switch.log_text()
+        assert re.search(r"fast path off, the interpreter runs every packet: clang is not installed", text), text
+        c = sut.client
+        c.write(c.update("INSERT", c.table_entry("L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("10.0.2.0", 24)},
+                                                 action="L3Ingress.set_next_hop_v4",
+                                                 params={"port": 2, "src_mac": ROUTER_MAC,
+                                                         "dst_mac": "00:00:00:00:00:02"})))
+        ptf = PacketTest(sut)
+        ptf.send(1, udp4(53))
+        assert ptf.dataplane.poll(2, timeout=5) is not None
+        counters = final_counters(sut)
+        assert "fast path: forwarded" not in counters
+        assert counters["pipeline tx"] >= 1
