@@ -4,7 +4,11 @@ MVN ?= mvn -B -q
 VENV := .venv
 PY := $(VENV)/bin/python
 APT_PACKAGES := maven openjdk-17-jdk-headless cpp python3-venv python3-pip iproute2 procps ethtool openssl \
-                mininet bridge-utils iputils-ping iperf3 tayga curl traceroute
+                mininet bridge-utils iputils-ping iperf3 tayga curl traceroute clang libbpf-dev
+# The suites that run a second time against softswitch's kernel fast path (softswitch run --fast-path)
+FAST_PATH_SUITES := $(addprefix tests/,test_p4runtime_l3.py test_p4runtime_meters.py test_dataplane_faults.py \
+                    test_nat64_pipeline.py test_nat64_icmp.py test_nat64_extension_headers.py test_nat64_rfc_audit.py \
+                    test_nat64_policing.py test_nat64_fuzz.py test_tayga_differential.py)
 PY_PACKAGES := -r tests/requirements.txt
 
 .PHONY: all deps build test demo mn-cli bench p4 p4info clean
@@ -57,6 +61,8 @@ test: build p4
 	@$(MVN) test
 	@echo "test: Python suites (pytest)"
 	@$(PY) -m pytest -q tests
+	@echo "test: the P4Runtime and NAT64 conformance suites again, softswitch with its kernel fast path (XDP generic)"
+	@NAT64FABRIC_FAST_PATH=xdp-generic $(PY) -m pytest -q $(FAST_PATH_SUITES)
 
 ## demo: the NAT64 fabric demo in Mininet (root): ping, HTTP, UDP, EAMT, traceroute, iperf3, sessions
 demo: build p4

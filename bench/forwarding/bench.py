@@ -1,5 +1,9 @@
-"""Throughput between two namespaces through softswitch (l3_forwarding.p4), Linux IPv4 forwarding
-and Tayga's NAT64, measured with iperf3 in one run. Writes results.csv and results.svg here.
+"""NAT64 between an IPv6-only namespace (h1) and an IPv4 one (h2), measured in one run through:
+softswitch running p4/nat64.p4 with sessions set up by the embedded controller (the interpreter
+alone, and with the kernel fast path at XDP in generic and in driver mode), Tayga, and Linux IPv6
+forwarding between two IPv6 namespaces as the limit. iperf3 TCP with 1 and 10 streams and UDP in
+both directions, ping RTT, and the CPU of the forwarder and of the kernel's softirqs per test.
+Writes results.csv and results.svg here.
 
 Usage (as root): bench/forwarding/run.sh [SECONDS_PER_TEST]
 """
@@ -7,6 +11,8 @@ import csv
 import json
 import os
 import pathlib
+import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -16,14 +22,17 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from harness import netns                      # noqa: E402
-from harness.p4rt import P4RuntimeClient       # noqa: E402
-from switch_process import SwitchProcess    # noqa: E402  (harness put mininet/ on the path)
+from switch_process import SwitchProcess       # noqa: E402  (harness put mininet/ on the path)
+from fabric import Controller                  # noqa: E402
 
 SECONDS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 PREFIX = f"nfb{os.getpid()}"
 H1, H2, MID = f"{PREFIX}h1", f"{PREFIX}h2", f"{PREFIX}r"
 ROUTER_MAC = "00:00:00:00:0a:01"
-TESTS = [("TCP, 1 stream", ["-P", "1"]), ("TCP, 10 streams", ["-P", "10"]), ("UDP, unlimited rate", ["-u", "-b", "0"])]
+POOL6, SERVER4 = "2001:db8:64::", "198.51.100.7"
+SERVER_VIA_POOL6 = "2001:db8:64::c633:6407"     # 198.51.100.7 in pool6 (RFC 6052, /96)
+PINGS = 500
+DIRECTIONS = (("IPv6 to IPv4", []), ("IPv4 to IPv6", ["-R"]))
 
 
 def sh(*cmd, ns=None):
@@ -31,14 +40,164 @@ def sh(*cmd, ns=None):
 
 
 def veth(a, a_ns, b, b_ns):
-    """A veth pair with offloads off on both ends (a userspace switch needs real checksums; the
-    three paths are measured under the same settings)."""
+    """A veth pair with offloads off on both ends: a userspace switch needs real checksums, and every
+    path is measured under the same settings."""
     netns.run("ip", "link", "add", a, "type", "veth", "peer", "name", b)
     for name, ns in ((a, a_ns), (b, b_ns)):
         if ns:
             netns.run("ip", "link", "set", name, "netns", ns)
         sh("ethtool", "-K", name, "tx", "off", "rx", "off", "tso", "off", "gso", "off", "gro", "off", ns=ns)
         sh("ip", "link", "set", name, "up", ns=ns)
+
+
+def hosts():
+    for ns in (H1, H2):
+        netns.run("ip", "netns", "add", ns)
+        sh("ip", "link", "set", "lo", "up", ns=ns)
+
+
+def nat64_hosts(gateway_mac=None):
+    """h1: 2001:db8:1::1, default route via 2001:db8:1::fffe; h2: 198.51.100.7, default via .254.
+    With gateway_mac, the gateways' neighbour entries are written (a switch answers no NDP/ARP for them)."""
+    sh("ip", "-6", "addr", "add", "2001:db8:1::1/64", "dev", "a1", "nodad", ns=H1)
+    sh("ip", "-6", "route", "add", "default", "via", "2001:db8:1::fffe", ns=H1)
+    sh("ip", "addr", "add", f"{SERVER4}/24", "dev", "a2", ns=H2)
+    sh("ip", "route", "add", "default", "via", "198.51.100.254", ns=H2)
+    if gateway_mac:
+        sh("ip", "-6", "neigh", "replace", "2001:db8:1::fffe", "lladdr", gateway_mac, "dev", "a1", ns=H1)
+        sh("ip", "neigh", "replace", "198.51.100.254", "lladdr", gateway_mac, "dev", "a2", ns=H2)
+
+
+def mac(ns, dev):
+    return sh("cat", f"/sys/class/net/{dev}/address", ns=ns).strip()
+
+
+def linux():
+    hosts()
+    netns.run("ip", "netns", "add", MID)
+    veth("a1", H1, "r1", MID)
+    veth("a2", H2, "r2", MID)
+    sh("sysctl", "-q", "-w", "net.ipv6.conf.all.forwarding=1", ns=MID)
+    sh("ip", "-6", "addr", "add", "2001:db8:1::fffe/64", "dev", "r1", "nodad", ns=MID)
+    sh("ip", "-6", "addr", "add", "2001:db8:2::fffe/64", "dev", "r2", "nodad", ns=MID)
+    sh("ip", "-6", "addr", "add", "2001:db8:1::1/64", "dev", "a1", "nodad", ns=H1)
+    sh("ip", "-6", "route", "add", "default", "via", "2001:db8:1::fffe", ns=H1)
+    sh("ip", "-6", "addr", "add", "2001:db8:2::7/64", "dev", "a2", "nodad", ns=H2)
+    sh("ip", "-6", "route", "add", "default", "via", "2001:db8:2::fffe", ns=H2)
+    return "2001:db8:2::7", []
+
+
+def tayga():
+    hosts()
+    netns.run("ip", "netns", "add", MID)
+    veth("a1", H1, "r1", MID)
+    veth("a2", H2, "r2", MID)
+    nat64_hosts()
+    sh("ip", "-6", "addr", "add", "2001:db8:1::fffe/64", "dev", "r1", "nodad", ns=MID)
+    sh("ip", "addr", "add", "198.51.100.254/24", "dev", "r2", ns=MID)
+    for knob in ("net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1"):
+        sh("sysctl", "-q", "-w", knob, ns=MID)
+    work = pathlib.Path(tempfile.mkdtemp(prefix="nat64fabric-tayga-"))
+    conf = work / "tayga.conf"
+    # A network-specific prefix: Tayga refuses private and documentation IPv4 under 64:ff9b::/96.
+    conf.write_text(f"tun-device nat64\nipv4-addr 192.0.2.1\nipv6-addr 2001:db8:1::ffff\nprefix {POOL6}/96\n"
+                    f"dynamic-pool 192.0.2.0/24\ndata-dir {work}\n")
+    sh("tayga", "--mktun", "-c", str(conf), ns=MID)
+    sh("ip", "link", "set", "nat64", "up", ns=MID)
+    sh("ip", "route", "add", f"{POOL6}/96", "dev", "nat64", ns=MID)
+    sh("ip", "route", "add", "192.0.2.0/24", "dev", "nat64", ns=MID)
+    proc = subprocess.Popen(["ip", "netns", "exec", MID, "tayga", "-d", "-c", str(conf)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.5)
+    return SERVER_VIA_POOL6, [proc]
+
+
+XDP_PASS_C = 'SEC("xdp") int pass(void *ctx) { return 2; }\nchar LICENSE[] SEC("license") = "GPL";\n'
+
+
+def xdp_pass(ns, dev):
+    """A trivial XDP program on a host's end: in driver mode a veth delivers redirected frames only
+    to a peer that runs XDP itself (or has GRO on, which the other paths do not get)."""
+    work = pathlib.Path(tempfile.mkdtemp(prefix="nat64fabric-xdp-pass-"))
+    (work / "pass.c").write_text('#define SEC(n) __attribute__((section(n), used))\n' + XDP_PASS_C)
+    netns.run("clang", "-O2", "-target", "bpf", "-c", str(work / "pass.c"), "-o", str(work / "pass.o"))
+    sh("ip", "link", "set", "dev", dev, "xdpdrv", "obj", str(work / "pass.o"), "sec", "xdp", ns=ns)
+
+
+def softswitch(fast_path):
+    """softswitch with p4/nat64.p4 on s1 (to h1) and s2 (to h2), set up by the embedded controller."""
+    def setup():
+        hosts()
+        veth("a1", H1, "s1", None)
+        veth("a2", H2, "s2", None)
+        nat64_hosts(ROUTER_MAC)
+        if fast_path == "xdp":
+            xdp_pass(H1, "a1")
+            xdp_pass(H2, "a2")
+        work = pathlib.Path(tempfile.mkdtemp(prefix="nat64fabric-bench-"))
+        switch = SwitchProcess({1: "s1", 2: "s2"}, log_path=work / "softswitch.log", target="softswitch",
+                               fast_path=fast_path or "").start()
+        route = lambda prefix, port, next_hop: {"prefix": prefix, "port": port, "nextHopMac": next_hop}  # noqa: E731
+        config = {"apps": {"org.nat64fabric.app": {"nat64": {
+                      "pool6": f"{POOL6}/96",
+                      "pool4": {"addresses": ["192.0.2.0/24"], "blockSize": 512, "blocksPerSubscriber": 64}}}},
+                  "devices": {"device:border1": {
+                      "basic": {"managementAddress": f"grpc://127.0.0.1:{switch.grpc_port}?device_id=1"},
+                      "nat64fabric": {"role": "BORDER", "routerMac": ROUTER_MAC, "ipv4": "192.0.2.255",
+                                      "ipv6": "2001:db8:ff::1", "mtu": 1500,
+                                      "routes": [route("2001:db8:1::/64", 1, mac(H1, "a1")),
+                                                 route("198.51.100.0/24", 2, mac(H2, "a2"))]}}}}
+        (work / "fabric.json").write_text(json.dumps(config))
+        controller = Controller(work / "fabric.json", work / "state", work / "controller.log").start()
+        controller.wait_programmed()
+        if fast_path and not re.search(r"fast path: XDP", switch.log_text()):
+            raise RuntimeError(f"softswitch did not start its fast path ({fast_path}); see {switch.log_path}:\n"
+                               f"{switch.log_text()}")
+        return SERVER_VIA_POOL6, [controller, switch]
+    return setup
+
+
+def teardown(procs):
+    for p in reversed(procs):
+        if isinstance(p, subprocess.Popen):
+            p.terminate()
+            p.wait()
+        else:
+            p.stop()
+    for ns in (H1, H2, MID):
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    for link in ("s1", "s2"):
+        netns.delete_link(link)
+
+
+def cpu_seconds(pid):
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def softirq_seconds():
+    """All CPUs' softirq time: where XDP and the kernel's forwarding run."""
+    cpu = pathlib.Path("/proc/stat").read_text().splitlines()[0].split()
+    return int(cpu[7]) / os.sysconf("SC_CLK_TCK")
+
+
+def forwarder_pid(procs):
+    for p in procs:
+        if isinstance(p, subprocess.Popen):
+            return p.pid
+        if isinstance(p, SwitchProcess):
+            return p.proc.pid
+    return None
+
+
+def measured(procs, run):
+    """run()'s result, with the forwarder's and the softirqs' CPU in percent of one core meanwhile."""
+    pid = forwarder_pid(procs)
+    c0, s0, t0 = cpu_seconds(pid) if pid else 0, softirq_seconds(), time.monotonic()
+    result = run()
+    seconds = time.monotonic() - t0
+    c1, s1 = cpu_seconds(pid) if pid else 0, softirq_seconds()
+    return result, round(100 * (c1 - c0) / seconds, 1), round(100 * (s1 - s0) / seconds, 1)
 
 
 def iperf(server_addr, args):
@@ -60,151 +219,110 @@ def iperf(server_addr, args):
     return total["bits_per_second"] / 1e9, total["bits_per_second"] * (1 - total["lost_percent"] / 100) / 1e9
 
 
-def hosts():
-    for ns in (H1, H2):
-        netns.run("ip", "netns", "add", ns)
-        sh("ip", "link", "set", "lo", "up", ns=ns)
-
-
-def linux():
-    hosts()
-    netns.run("ip", "netns", "add", MID)
-    veth("a1", H1, "r1", MID)
-    veth("a2", H2, "r2", MID)
-    sh("sysctl", "-q", "-w", "net.ipv4.ip_forward=1", ns=MID)
-    sh("ip", "addr", "add", "10.0.1.254/24", "dev", "r1", ns=MID)
-    sh("ip", "addr", "add", "10.0.2.254/24", "dev", "r2", ns=MID)
-    ipv4_hosts()
-    return "10.0.2.1", None
-
-
-def ipv4_hosts():
-    sh("ip", "addr", "add", "10.0.1.1/24", "dev", "a1", ns=H1)
-    sh("ip", "route", "add", "default", "via", "10.0.1.254", ns=H1)
-    sh("ip", "addr", "add", "10.0.2.1/24", "dev", "a2", ns=H2)
-    sh("ip", "route", "add", "default", "via", "10.0.2.254", ns=H2)
-
-
-def softswitch():
-    hosts()
-    veth("a1", H1, "s1", None)
-    veth("a2", H2, "s2", None)
-    ipv4_hosts()
-    for ns, n in ((H1, 1), (H2, 2)):
-        sh("ip", "neigh", "replace", f"10.0.{n}.254", "lladdr", ROUTER_MAC, "dev", f"a{n}", ns=ns)
-    switch = SwitchProcess({1: "s1", 2: "s2"}).start()
-    p4info, config = switch.build_pipeline(ROOT / "softswitch" / "examples" / "l3_forwarding.p4",
-                                           tempfile.mkdtemp(prefix="nat64fabric-bench-"))
-    client = P4RuntimeClient(switch.address, 1)
-    client.arbitrate()
-    client.set_pipeline(p4info, config)
-    for n in (1, 2):
-        mac = sh("cat", f"/sys/class/net/a{n}/address", ns=H1 if n == 1 else H2).strip()
-        client.write(client.update("INSERT", client.table_entry(
-            "L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": (f"10.0.{n}.0", 24)},
-            action="L3Ingress.set_next_hop_v4", params={"port": n, "src_mac": ROUTER_MAC, "dst_mac": mac})))
-    return "10.0.2.1", (switch, client)
-
-
-def tayga():
-    hosts()
-    netns.run("ip", "netns", "add", MID)
-    veth("a1", H1, "r1", MID)
-    veth("a2", H2, "r2", MID)
-    sh("ip", "addr", "add", "2001:db8:1::1/64", "dev", "a1", ns=H1)
-    sh("ip", "route", "add", "default", "via", "2001:db8:1::fffe", ns=H1)
-    sh("ip", "addr", "add", "2001:db8:1::fffe/64", "dev", "r1", ns=MID)
-    sh("ip", "addr", "add", "10.0.2.254/24", "dev", "r2", ns=MID)
-    sh("ip", "addr", "add", "10.0.2.1/24", "dev", "a2", ns=H2)
-    sh("ip", "route", "add", "default", "via", "10.0.2.254", ns=H2)
-    for knob in ("net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1"):
-        sh("sysctl", "-q", "-w", knob, ns=MID)
-    work = pathlib.Path(tempfile.mkdtemp(prefix="nat64fabric-tayga-"))
-    conf = work / "tayga.conf"
-    # A network-specific prefix: Tayga refuses private IPv4 destinations under 64:ff9b::/96.
-    conf.write_text("tun-device nat64\nipv4-addr 192.168.255.1\nipv6-addr 2001:db8:1::ffff\n"
-                    "prefix 2001:db8:64::/96\ndynamic-pool 192.168.255.0/24\n"
-                    f"data-dir {work}\n")
-    sh("tayga", "--mktun", "-c", str(conf), ns=MID)
-    sh("ip", "link", "set", "nat64", "up", ns=MID)
-    sh("ip", "route", "add", "2001:db8:64::/96", "dev", "nat64", ns=MID)
-    sh("ip", "route", "add", "192.168.255.0/24", "dev", "nat64", ns=MID)
-    proc = subprocess.Popen(["ip", "netns", "exec", MID, "tayga", "-d", "-c", str(conf)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(0.5)
-    subprocess.run(["ip", "netns", "exec", H1, "ping", "-c", "3", "-i", "0.2", "2001:db8:64::a00:201"],
-                   capture_output=True)   # neighbour discovery and Tayga's first mapping, before timing
-    return "2001:db8:64::a00:201", proc
-
-
-def teardown(state):
-    if isinstance(state, tuple):
-        switch, client = state
-        client.close()
-        switch.stop()
-    elif state is not None:
-        state.terminate()
-        state.wait()
-    for ns in (H1, H2, MID):
-        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
-    for link in ("s1", "s2"):
-        netns.delete_link(link)
+def ping(addr):
+    """RTTs in microseconds of PINGS echoes 2 ms apart: min, p50, p99."""
+    out = subprocess.run(["ip", "netns", "exec", H1, "ping", "-n", "-c", str(PINGS), "-i", "0.002", addr],
+                         capture_output=True, text=True).stdout
+    rtts = sorted(float(m) * 1000 for m in re.findall(r"time=([\d.]+) ms", out))
+    if len(rtts) < PINGS * 0.9:
+        raise RuntimeError(f"ping {addr}: {len(rtts)} of {PINGS} answered")
+    return rtts[0], statistics.median(rtts), rtts[int(len(rtts) * 0.99) - 1]
 
 
 def main():
     netns.enter_private_namespace()
-    paths = [("Linux IPv4 forwarding", linux), ("softswitch, l3_forwarding.p4", softswitch),
-             ("Tayga NAT64 (IPv6 to IPv4)", tayga)]
+    paths = [("Linux IPv6 forwarding", linux), ("Tayga NAT64", tayga),
+             ("softswitch nat64.p4, interpreter", softswitch(None)),
+             ("softswitch nat64.p4, fast path XDP generic", softswitch("xdp-generic")),
+             ("softswitch nat64.p4, fast path XDP driver", softswitch("xdp"))]
+    tests = [("TCP, 1 stream", ["-P", "1"]), ("TCP, 10 streams", ["-P", "10"]), ("UDP", None)]
     rows = []
-    print(f"bench: {len(paths)} paths x {len(TESTS)} iperf3 tests of {SECONDS} s; about "
-          f"{len(paths) * len(TESTS) * (SECONDS + 2) // 60 + 1} min", flush=True)
+    print(f"bench: {len(paths)} paths x {len(tests) * len(DIRECTIONS)} iperf3 tests of {SECONDS} s and {PINGS} pings; "
+          f"about {len(paths) * (len(tests) * len(DIRECTIONS) * (SECONDS + 2) + 20) // 60 + 1} min", flush=True)
+    udp_rate = None
     for name, setup in paths:
-        state = None
+        procs = []
         try:
-            addr, state = setup()
-            for test, args in TESTS:
-                sent, received = iperf(addr, args)
-                rows.append({"path": name, "test": test, "sent_gbps": f"{sent:.3f}", "received_gbps": f"{received:.3f}"})
-                print(f"  {name:30} {test:22} sent {sent:6.2f} Gbit/s  received {received:6.2f} Gbit/s", flush=True)
+            addr, procs = setup()
+            # A warm-up (neighbours, the first sessions, the JIT): not measured.
+            subprocess.run(["ip", "netns", "exec", H1, "ping", "-c", "20", "-i", "0.05", addr], capture_output=True)
+            for direction, reverse in DIRECTIONS:
+                for test, args in tests:
+                    if args is None:
+                        # UDP offered at the rate Linux forwarding received (its first row sets it).
+                        rate = udp_rate or "0"
+                        args = ["-u", "-b", rate, "-l", "1400"]
+                    (sent, received), cpu, softirq = measured(procs, lambda: iperf(addr, args + reverse))
+                    if test == "UDP" and udp_rate is None and name.startswith("Linux"):
+                        udp_rate = f"{received * 1e9:.0f}"
+                    rows.append({"path": name, "direction": direction, "test": test, "sent_gbps": f"{sent:.3f}",
+                                 "received_gbps": f"{received:.3f}", "forwarder_cpu_pct": cpu,
+                                 "softirq_cpu_pct": softirq, "rtt_min_us": "", "rtt_p50_us": "", "rtt_p99_us": ""})
+                    print(f"  {name:44} {direction:13} {test:16} sent {sent:6.2f}  received {received:6.2f} Gbit/s"
+                          f"  CPU {cpu:5.1f} %  softirq {softirq:5.1f} %", flush=True)
+            (lo, p50, p99), cpu, softirq = measured(procs, lambda: ping(addr))
+            rows.append({"path": name, "direction": "both", "test": "ping RTT", "sent_gbps": "", "received_gbps": "",
+                         "forwarder_cpu_pct": cpu, "softirq_cpu_pct": softirq, "rtt_min_us": f"{lo:.0f}",
+                         "rtt_p50_us": f"{p50:.0f}", "rtt_p99_us": f"{p99:.0f}"})
+            print(f"  {name:44} ping RTT: min {lo:.0f} us, p50 {p50:.0f} us, p99 {p99:.0f} us", flush=True)
+            switch = next((p for p in procs if isinstance(p, SwitchProcess)), None)
+            if switch:
+                switch.stop()
+                stats = re.findall(r"^  (fast path: [^:]+|pipeline rx|packet-in): (\d+)$", switch.log_text(), re.M)
+                print("  " + name + " counters: " + ", ".join(f"{k} {v}" for k, v in stats), flush=True)
         finally:
-            teardown(state)
+            teardown(procs)
     with open(HERE / "results.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
     plot(rows, HERE / "results.svg")
-    soft = {r["test"]: float(r["received_gbps"]) for r in rows if r["path"].startswith("softswitch")}
-    tay = {r["test"]: float(r["received_gbps"]) for r in rows if r["path"].startswith("Tayga")}
-    for test in soft:
-        print(f"bench: {test}: softswitch / Tayga = {soft[test] / tay[test]:.2f}")
+    ratios(rows)
     print(f"bench: wrote {HERE / 'results.csv'} and {HERE / 'results.svg'}")
 
 
+def ratios(rows):
+    """The issue's targets, as ratios within this run."""
+    def got(path, direction, test):
+        return next(float(r["received_gbps"]) for r in rows
+                    if r["path"].startswith(path) and r["direction"] == direction and r["test"] == test)
+    for fast in ("softswitch nat64.p4, fast path XDP generic", "softswitch nat64.p4, fast path XDP driver"):
+        for direction, _ in DIRECTIONS:
+            for test in ("TCP, 1 stream", "TCP, 10 streams"):
+                f = got(fast, direction, test)
+                print(f"bench: {fast[31:]}, {direction}, {test}: {f / got('Tayga', direction, test):.2f} x Tayga, "
+                      f"{f / got('Linux', direction, test):.2f} x Linux IPv6 forwarding")
+
+
 def plot(rows, path):
-    """Grouped bars of received Gbit/s, one group per iperf3 test (SVG, no plotting library)."""
-    colours = {"Linux": "#888888", "softswitch": "#4878a8", "Tayga": "#d08040"}
-    tests = [t for t, _ in TESTS]
-    peak = max(float(r["received_gbps"]) for r in rows) * 1.15
-    bar, top, height, left = 50, 40, 300, 50
-    group = 3 * bar + 40
-    svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + group * len(tests) + 220}" height="{height + 90}" '
-           f'font-family="sans-serif" font-size="11">',
-           f'<text x="{left}" y="20" font-size="14">iperf3 between two namespaces, received Gbit/s (same run)</text>',
-           f'<line x1="{left}" y1="{top + height}" x2="{left + group * len(tests)}" y2="{top + height}" stroke="black"/>']
-    for g, test in enumerate(tests):
-        for k, r in enumerate(x for x in rows if x["test"] == test):
+    """Grouped bars of received Gbit/s, one group per direction and test (SVG, no plotting library)."""
+    names = list(dict.fromkeys(r["path"] for r in rows))
+    colours = ["#888888", "#d08040", "#a0a0d0", "#4878a8", "#1f4e79"]
+    groups = [(r["direction"], r["test"]) for r in rows if r["path"] == names[0] and r["received_gbps"]]
+    peak = max(float(r["received_gbps"]) for r in rows if r["received_gbps"]) * 1.15
+    bar, top, height, left = 22, 40, 300, 50
+    group = len(names) * bar + 30
+    width = left + group * len(groups) + 330
+    svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 110}" '
+           f'font-family="sans-serif" font-size="10">',
+           f'<text x="{left}" y="20" font-size="14">NAT64 between namespaces, received Gbit/s (iperf3, same run)</text>',
+           f'<line x1="{left}" y1="{top + height}" x2="{left + group * len(groups)}" y2="{top + height}" stroke="black"/>']
+    for g, (direction, test) in enumerate(groups):
+        for k, name in enumerate(names):
+            r = next(x for x in rows if x["path"] == name and x["direction"] == direction and x["test"] == test)
             v = float(r["received_gbps"])
             x = left + g * group + k * bar
             h = v / peak * height
-            colour = next(c for key, c in colours.items() if r["path"].startswith(key))
-            svg.append(f'<rect x="{x}" y="{top + height - h:.1f}" width="{bar - 4}" height="{h:.1f}" fill="{colour}"/>')
-            svg.append(f'<text x="{x + bar / 2 - 2}" y="{top + height - h - 4:.1f}" text-anchor="middle">{v:.2f}</text>')
-        svg.append(f'<text x="{left + g * group + 1.5 * bar}" y="{top + height + 18}" text-anchor="middle">{test}</text>')
-    for k, (key, colour) in enumerate(colours.items()):
-        y = top + 20 * k
-        name = next(r["path"] for r in rows if r["path"].startswith(key))
-        svg.append(f'<rect x="{left + group * len(tests) + 10}" y="{y}" width="12" height="12" fill="{colour}"/>')
-        svg.append(f'<text x="{left + group * len(tests) + 28}" y="{y + 10}">{name}</text>')
+            svg.append(f'<rect x="{x}" y="{top + height - h:.1f}" width="{bar - 3}" height="{h:.1f}" fill="{colours[k]}"/>')
+            svg.append(f'<text x="{x + bar / 2 - 1}" y="{top + height - h - 3:.1f}" text-anchor="middle" '
+                       f'font-size="8">{v:.2f}</text>')
+        cx = left + g * group + len(names) * bar / 2
+        svg.append(f'<text x="{cx}" y="{top + height + 16}" text-anchor="middle">{test}</text>')
+        svg.append(f'<text x="{cx}" y="{top + height + 30}" text-anchor="middle">{direction}</text>')
+    for k, name in enumerate(names):
+        y = top + 18 * k
+        svg.append(f'<rect x="{left + group * len(groups) + 10}" y="{y}" width="12" height="12" fill="{colours[k]}"/>')
+        svg.append(f'<text x="{left + group * len(groups) + 28}" y="{y + 10}">{name}</text>')
     svg.append("</svg>")
     path.write_text("\n".join(svg))
 

@@ -73,19 +73,12 @@ public abstract class CodeWriter {
         line("} " + tail);
     }
 
-    public String label() {
+    private String label() {
         return "L" + labels++;
     }
 
-    public void place(String label) {
+    private void place(String label) {
         out.append(label).append(":;\n");
-    }
-
-    /** Everything written so far, and a fresh buffer for what follows. */
-    protected String take() {
-        String text = out.toString();
-        out = new StringBuilder();
-        return text;
     }
 
     /** Runs {@code emit} into a buffer of its own; returns the statements it wrote. */
