@@ -11,8 +11,10 @@ import org.antlr.v4.runtime.ParserRuleContext;
 import org.antlr.v4.runtime.Token;
 import org.nat64fabric.softswitch.frontend.P4Parser.*;
 import org.nat64fabric.softswitch.pipeline.Action;
+import org.nat64fabric.softswitch.pipeline.AggRef;
 import org.nat64fabric.softswitch.pipeline.CodeWriter;
 import org.nat64fabric.softswitch.pipeline.Expr;
+import org.nat64fabric.softswitch.pipeline.OffsetAgg;
 import org.nat64fabric.softswitch.pipeline.Ops;
 import org.nat64fabric.softswitch.pipeline.PacketIo;
 import org.nat64fabric.softswitch.pipeline.Parser;
@@ -814,7 +816,7 @@ final class Elaborator {
         }
         Scope body = new Scope(sc);
         for (Param prm : params(p.parameterList(), sc, List.of())) {
-            Expr slot = storage(prm.type);
+            Expr slot = parameterStorage(prm.direction, prm.type);
             fs.params.add(prm);
             fs.slots.add(slot);
             body.symbols.put(prm.name, new Var(prm.name, slot, "in".equals(prm.direction)));
@@ -833,7 +835,7 @@ final class Elaborator {
         List<Action.Param> data = new ArrayList<>();
         for (ParameterContext p : d.parameterList().parameter()) {
             Type t = type(p.typeRef(), sc);
-            Expr slot = storage(t);
+            Expr slot = p.direction() != null ? parameterStorage(p.direction().getText(), t) : storage(t);
             String name = p.name().getText();
             if (p.direction() != null) {
                 if (!data.isEmpty()) {
@@ -954,11 +956,26 @@ final class Elaborator {
             }
             return new Expr.Slot(f.type, base[0] + f.narrowOffset, widthOf(f.type));
         }
+        if (f.type instanceof Type.Aggregate || f.type instanceof Type.Stack) {
+            return new OffsetAgg(f.type, agg, f.narrowOffset, f.wideOffset);
+        }
         boolean wide = f.type instanceof Type.Bits && ((Type.Bits) f.type).wide();
         return new Expr.DynField(f.type, agg, wide ? f.wideOffset : f.narrowOffset, wide, widthOf(f.type));
     }
 
-    /** Binds a block's parameters: to the architecture's storage (top level) or to fresh slots. */
+    /**
+     * Where a parameter of a control, function or action lives while it runs: an inout header,
+     * struct or stack is the argument itself (see AggRef); anything else has slots of its own,
+     * copied in and out.
+     */
+    private Expr parameterStorage(String direction, Type t) {
+        if ("inout".equals(direction) && (t instanceof Type.Aggregate || t instanceof Type.Stack)) {
+            return new AggRef(t, narrowSlots++, narrowSlots++);
+        }
+        return storage(t);
+    }
+
+    /** Binds a block's parameters: to the architecture's storage (top level), or as parameterStorage says. */
     private List<Expr> bindParams(BlockType bt, Scope sc, Map<Type, Expr> byType, List<Param> params) {
         List<Expr> slots = new ArrayList<>();
         for (ParameterContext p : bt.params.parameter()) {
@@ -972,7 +989,8 @@ final class Elaborator {
                 continue;
             }
             Type t = type(p.typeRef(), global);
-            Expr slot = byType != null ? byType.get(t) : storage(t);
+            Expr slot = byType != null ? byType.get(t)
+                    : bt.decl instanceof ControlDeclarationContext ? parameterStorage(dir, t) : storage(t);
             if (slot == null) {
                 throw error(p, bt.name + "'s parameter '" + pname + "' has type " + t
                         + ", which does not match the parser's headers or metadata struct");
@@ -2393,28 +2411,27 @@ final class Elaborator {
 
         /** As exec, element by element in the order that reads each before it is overwritten. */
         @Override public void c(CodeWriter w) {
-            int[] base = stack.fixedBase();
-            if (base == null) {
-                throw new CodeWriter.Unsupported("push_front/pop_front on a stack chosen per packet");
-            }
             Type.Stack t = (Type.Stack) stack.type;
             int en = t.element.narrowSlots();
             int ew = t.element.wideSlots();
-            int eu = w.unitsOf(base[1], ew);
-            int firstUnit = ew == 0 ? 0 : w.unit(base[1]);
+            int eu = w.unitOffset(t.element, ew);
+            String nb = w.tempNarrow();
+            String ub = w.tempNarrow();
+            w.line(nb + " = " + stack.cNarrowBase(w) + ";");
+            w.line(ub + " = " + (ew == 0 ? "0" : stack.cUnitBase(w)) + ";");
             for (int k = 0; k < t.size; k++) {
                 int i = by > 0 ? t.size - 1 - k : k;
                 int from = i - by;
                 if (from >= 0 && from < t.size) {
-                    w.line("copy_n(s, " + (base[0] + i * en) + ", " + (base[0] + from * en) + ", " + en + ");");
+                    w.line("copy_n(s, " + nb + " + " + i * en + ", " + nb + " + " + from * en + ", " + en + ");");
                     if (ew > 0) {
-                        w.line("copy_w(s, " + (firstUnit + i * eu) + ", " + (firstUnit + from * eu) + ", " + eu + ");");
+                        w.line("copy_w(s, " + ub + " + " + i * eu + ", " + ub + " + " + from * eu + ", " + eu + ");");
                     }
                 } else {
-                    w.line("zero_n(s, " + (base[0] + i * en) + ", " + en + ");");
+                    w.line("zero_n(s, " + nb + " + " + i * en + ", " + en + ");");
                 }
             }
-            String next = w.n(base[0] + en * t.size);
+            String next = w.nAt(nb + " + " + en * t.size);
             w.line(next + " = sat_shift(" + next + ", " + by + ", " + t.size + ");");
         }
     }
@@ -2427,6 +2444,10 @@ final class Elaborator {
             Expr slot = slots.get(i);
             if (slot == null) {
                 continue;   // packet_in / packet_out
+            }
+            if (slot instanceof AggRef) {
+                before.add(((AggRef) slot).bind((Expr.Agg) values.get(i)));
+                continue;
             }
             if (!"out".equals(p.direction)) {
                 before.add(assign(slot, values.get(i), null));

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.function.Supplier;
+import org.nat64fabric.softswitch.frontend.Type;
 import org.nat64fabric.softswitch.v1model.Externs;
 
 /**
@@ -121,9 +122,15 @@ public abstract class CodeWriter {
         return totalUnits;
     }
 
-    /** The units of {@code slots} consecutive wide slots from {@code first}. */
-    public int unitsOf(int first, int slots) {
-        return slots == 0 ? 0 : wideUnit[first + slots - 1] + wideUnits[first + slots - 1] - wideUnit[first];
+    /** Units from the first wide slot of an aggregate of type {@code t} to its wide slot {@code wideOffset}. */
+    public int unitOffset(Type t, int wideOffset) {
+        List<Integer> widths = new ArrayList<>();
+        t.wideWidths(widths);
+        int units = 0;
+        for (int i = 0; i < wideOffset; i++) {
+            units += (widths.get(i) + 127) / 128;
+        }
+        return units;
     }
 
     public String wAt(String unit) {

@@ -161,10 +161,6 @@ public abstract class Expr {
             throw new CodeWriter.Unsupported(getClass().getSimpleName());
         }
 
-        /** Units from the aggregate's first to its wide slot {@code wideOffset}: the same for every instance of its type. */
-        public int unitOffset(CodeWriter w, int wideOffset) {
-            throw new CodeWriter.Unsupported(getClass().getSimpleName());
-        }
 
         /** Copies all slots from another aggregate of its type. */
         public void cCopyFrom(CodeWriter w, Agg src) {
@@ -172,14 +168,14 @@ public abstract class Expr {
             String sn = src.cNarrowBase(w);
             w.line("copy_n(s, " + dn + ", " + sn + ", " + type.narrowSlots() + ");");
             if (type.wideSlots() > 0) {
-                w.line("copy_w(s, " + cUnitBase(w) + ", " + src.cUnitBase(w) + ", " + unitOffset(w, type.wideSlots()) + ");");
+                w.line("copy_w(s, " + cUnitBase(w) + ", " + src.cUnitBase(w) + ", " + w.unitOffset(type, type.wideSlots()) + ");");
             }
         }
 
         public void cClear(CodeWriter w) {
             w.line("zero_n(s, " + cNarrowBase(w) + ", " + type.narrowSlots() + ");");
             if (type.wideSlots() > 0) {
-                w.line("zero_w(s, " + cUnitBase(w) + ", " + unitOffset(w, type.wideSlots()) + ");");
+                w.line("zero_w(s, " + cUnitBase(w) + ", " + w.unitOffset(type, type.wideSlots()) + ");");
             }
         }
 
@@ -209,7 +205,6 @@ public abstract class Expr {
         @Override public int[] fixedBase() { return new int[] {narrow, wide}; }
         @Override public String cNarrowBase(CodeWriter w) { return String.valueOf(narrow); }
         @Override public String cUnitBase(CodeWriter w) { return type.wideSlots() == 0 ? "0" : String.valueOf(w.unit(wide)); }
-        @Override public int unitOffset(CodeWriter w, int wideOffset) { return w.unitsOf(wide, wideOffset); }
     }
 
     /** A scalar field of an aggregate whose place is computed per packet. */
@@ -257,7 +252,7 @@ public abstract class Expr {
             if (width() > 128) {
                 throw new CodeWriter.Unsupported("an operation on a value wider than 128 bits");
             }
-            return wide ? w.wAt(agg.cUnitBase(w) + " + " + agg.unitOffset(w, offset)) : w.nAt(agg.cNarrowBase(w) + " + " + offset);
+            return wide ? w.wAt(agg.cUnitBase(w) + " + " + w.unitOffset(agg.type, offset)) : w.nAt(agg.cNarrowBase(w) + " + " + offset);
         }
 
         @Override public String c(CodeWriter w) { return location(w); }

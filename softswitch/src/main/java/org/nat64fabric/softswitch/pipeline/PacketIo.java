@@ -38,7 +38,7 @@ public final class PacketIo {
                 if (skip != 0 || width % 8 != 0 || (width > 128 && width % 128 != 0)) {
                     throw new CodeWriter.Unsupported("a wide field not in whole bytes");
                 }
-                int unit = header.unitOffset(w, f.wideOffset);
+                int unit = w.unitOffset(type, f.wideOffset);
                 for (int k = 0; k < (width + 127) / 128; k++) {
                     int part = Math.min(128, width - 128 * k);
                     String slot = w.wAt(ub + " + " + (unit + k));

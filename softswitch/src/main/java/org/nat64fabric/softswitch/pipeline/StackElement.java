@@ -54,13 +54,9 @@ public final class StackElement extends Expr.Agg {
     }
 
     @Override public String cUnitBase(CodeWriter w) {
-        int elemUnits = unitOffset(w, elemWide);
+        int elemUnits = w.unitOffset(type, elemWide);
         return "({ __u64 i_ = " + cPosition(w) + "; i_ < " + size + " ? " + stack.cUnitBase(w) + " + i_ * " + elemUnits
                 + " : " + scratch.cUnitBase(w) + "; })";
-    }
-
-    @Override public int unitOffset(CodeWriter w, int wideOffset) {
-        return scratch.unitOffset(w, wideOffset);
     }
 
     @Override public int narrowBase(State s) {
