@@ -16,23 +16,31 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.zip.CRC32;
-import org.nat64fabric.controller.TrackedMap.RowKey;
+import org.nat64fabric.controller.TrackedMap.Changes;
+import org.nat64fabric.controller.TrackedMap.RowWrite;
+import org.nat64fabric.controller.TrackedMap.Snapshot;
 import org.nat64fabric.core.store.MapNatStore;
 
 /**
  * The NAT state on disk: BIB, sessions, EAMT, port blocks and resting ports, in a SQLite file
  * ({@value #FILE}, write-ahead log, {@code synchronous=FULL}), one row per map entry in
- * {@link StateCodec}'s format with a CRC-32. The maps are
- * held in memory; {@link #changed()} writes every key changed since the last commit in one
- * transaction before it returns, so a change is on disk before anyone is told it happened, and
- * concurrent callers share one commit (group commit).
+ * {@link StateCodec}'s format with a CRC-32. The maps are held in memory; a thread of its own
+ * writes what changed, in one transaction per commit. {@link #changed()} waits for its changes'
+ * commit, so a change is on disk before anyone is told it happened; a {@link #batchAsync} batch
+ * does not wait, so the next batch runs while its commit is on its way, and its future completes
+ * once the commit is durable. Commits that queue up meanwhile share one transaction (group commit).
+ *
+ * <p>Rows are numbered in the order their keys were added, and the table is ordered by that
+ * number: the entries a batch of setups adds fill a few pages at the table's end. Ordered by map
+ * and key, each of them landed on a page of its own, and a commit wrote a page per row.
  *
  * <p>Opening refuses a state file that is missing (when the directory was used before), empty,
  * not SQLite, failing SQLite's integrity check, or holding a row whose CRC or content is wrong:
@@ -47,7 +55,9 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
     /** The H2 MVStore file of versions before the SQLite store. */
     static final String LEGACY_FILE = "nat64.mv";
     private static final String WAL = FILE + "-wal";
-    private static final String FORMAT = "nat64fabric-state 1";
+    private static final String FORMAT = "nat64fabric-state 2";
+    /** Format 1 kept its rows ordered by map and key ({@code entries}); it is converted at open. */
+    private static final String FORMAT_1 = "nat64fabric-state 1";
     private static final byte[] SQLITE_MAGIC = "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);
 
     /** What to do with a state file that cannot be used, chosen explicitly by the operator. */
@@ -62,11 +72,11 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
 
     /** The maps read from the file, handed to MapNatStore by name. */
     private static final class Loaded implements Maps {
-        final Set<RowKey> dirty = ConcurrentHashMap.newKeySet();
+        final Changes changes = new Changes();
         final Map<String, TrackedMap<Object>> maps = new HashMap<>();
 
         TrackedMap<Object> map(String name) {
-            return maps.computeIfAbsent(name, n -> new TrackedMap<>(n, dirty));
+            return maps.computeIfAbsent(name, n -> new TrackedMap<>(n, changes));
         }
 
         @Override
@@ -80,10 +90,27 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
     private final Connection db;
     private final FileLock lock;
     private final Loaded loaded;
-    /** Prepared once: a commit is a few rows, and compiling its statements would cost more than writing them. */
+    /** Prepared once: a commit is a few pages, and compiling its statements would cost more than writing them. */
     private PreparedStatement upsert;
     private PreparedStatement delete;
     private final Object backupLock = new Object();
+    /** Snapshots waiting for the committer, oldest first; the lock of everything about them. */
+    private final ArrayDeque<Pending> queue = new ArrayDeque<>();
+    /** Completes once the newest snapshot queued is durable. */
+    private CompletableFuture<Void> lastQueued = CompletableFuture.completedFuture(null);
+    private boolean closed;
+    /** The one thread that writes to the file once it is open. */
+    private final Thread committer = new Thread(this::commitLoop, "nat-state-commit");
+
+    /** Changes taken from the maps, and when they are durable. */
+    private static final class Pending {
+        final Snapshot snapshot;
+        final CompletableFuture<Void> durable = new CompletableFuture<>();
+
+        Pending(Snapshot snapshot) {
+            this.snapshot = snapshot;
+        }
+    }
 
     private DurableNatStore(Path dir, Connection db, FileLock lock, Loaded loaded) {
         super(loaded);
@@ -91,6 +118,8 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
         this.db = db;
         this.lock = lock;
         this.loaded = loaded;
+        committer.setDaemon(true);   // what it has not written was not acknowledged
+        committer.start();
     }
 
     /**
@@ -233,12 +262,19 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
                     throw new SQLException("integrity check: " + verdict);
                 }
             }
-            s.execute("CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT NOT NULL)");
-            s.execute("CREATE TABLE IF NOT EXISTS entries(map TEXT NOT NULL, key TEXT NOT NULL, "
-                    + "value BLOB NOT NULL, crc INTEGER NOT NULL, PRIMARY KEY (map, key)) WITHOUT ROWID");
-            s.execute("INSERT OR IGNORE INTO meta VALUES ('format', '" + FORMAT + "')");
         }
         db.setAutoCommit(false);
+        try (Statement s = db.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS rows(seq INTEGER PRIMARY KEY, map TEXT NOT NULL, key TEXT NOT NULL, "
+                    + "value BLOB NOT NULL, crc INTEGER NOT NULL)");
+            if (FORMAT_1.equals(meta(db, "format"))) {   // same rows, numbered in the old order
+                s.execute("INSERT INTO rows(map, key, value, crc) SELECT map, key, value, crc FROM entries");
+                s.execute("DROP TABLE entries");
+                s.execute("UPDATE meta SET value = '" + FORMAT + "' WHERE name = 'format'");
+            }
+            s.execute("INSERT OR IGNORE INTO meta VALUES ('format', '" + FORMAT + "')");
+        }
         db.commit();
     }
 
@@ -250,16 +286,18 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
                     return "not a nat64fabric state file of this version (format " + FORMAT + " expected)";
                 }
             }
-            try (ResultSet r = s.executeQuery("SELECT map, key, value, crc FROM entries")) {
+            try (ResultSet r = s.executeQuery("SELECT seq, map, key, value, crc FROM rows")) {
                 while (r.next()) {
-                    String map = r.getString(1);
-                    String key = r.getString(2);
-                    byte[] value = r.getBytes(3);
-                    if (crc(value) != r.getLong(4)) {
+                    String map = r.getString(2);
+                    String key = r.getString(3);
+                    byte[] value = r.getBytes(4);
+                    if (crc(value) != r.getLong(5)) {
                         return "the row " + map + "/" + key + " fails its CRC check";
                     }
                     try {
-                        loaded.map(map).load(key, StateCodec.decode(value));
+                        if (!loaded.map(map).load(r.getLong(1), key, StateCodec.decode(value))) {
+                            return "the key " + map + "/" + key + " has two rows";
+                        }
                     } catch (IOException | RuntimeException e) {
                         return "the row " + map + "/" + key + " cannot be read (" + e.getMessage() + ")";
                     }
@@ -301,52 +339,108 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
         db.commit();
     }
 
+    /** Waits for every change made so far to be durable; throws when it cannot be. */
     @Override
     protected void changed() {
-        commit();
+        try {
+            changedAsync().join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException ? (RuntimeException) e.getCause() : e;
+        }
     }
 
     /**
-     * Writes every changed key in one transaction. A caller whose change another thread's commit
-     * took waits for that commit here (the lock), so it too returns only once its change is durable.
+     * Hands every change made so far to the committer; the future completes once they are
+     * durable. A caller whose changes another thread's snapshot took gets that commit's future.
      */
-    private synchronized void commit() {
-        if (loaded.dirty.isEmpty()) {
-            return;
+    @Override
+    protected CompletableFuture<Void> changedAsync() {
+        synchronized (queue) {
+            if (closed) {
+                throw new IllegalStateException("the NAT state " + dir.resolve(FILE) + " is closed");
+            }
+            Snapshot s = loaded.changes.snapshot();
+            if (!s.isEmpty()) {
+                Pending p = new Pending(s);
+                queue.add(p);
+                lastQueued = p.durable;
+                queue.notifyAll();
+            }
+            return lastQueued;
         }
-        List<RowKey> batch = new ArrayList<>(loaded.dirty);
-        loaded.dirty.removeAll(batch);
+    }
+
+    /**
+     * The committer: writes what is queued in one transaction, so that commits that queue up while
+     * one is on its way to the disk share the next one (group commit), in the order they were
+     * taken. When a commit fails, the ones queued behind it fail too (they build on it) and all
+     * their changes are marked again: the next snapshot holds them.
+     */
+    private void commitLoop() {
+        while (true) {
+            List<Pending> group;
+            synchronized (queue) {
+                while (queue.isEmpty() && !closed) {
+                    try {
+                        queue.wait();
+                    } catch (InterruptedException e) {
+                        closed = true;
+                    }
+                }
+                if (queue.isEmpty()) {
+                    return;
+                }
+                group = new ArrayList<>(queue);
+                queue.clear();
+            }
+            try {
+                write(group);
+                group.forEach(p -> p.durable.complete(null));
+            } catch (RuntimeException | Error e) {   // whatever it is, the callers waiting hear of it
+                synchronized (queue) {
+                    group.addAll(queue);
+                    queue.clear();
+                    group.forEach(p -> loaded.changes.retry(p.snapshot));
+                }
+                group.forEach(p -> p.durable.completeExceptionally(e));
+            }
+        }
+    }
+
+    /** Writes the snapshots in one transaction; a row written and then deleted ends up deleted. */
+    private void write(List<Pending> group) {
         try {
             if (upsert == null) {
-                upsert = db.prepareStatement("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?)");
-                delete = db.prepareStatement("DELETE FROM entries WHERE map = ? AND key = ?");
+                upsert = db.prepareStatement("INSERT OR REPLACE INTO rows VALUES (?, ?, ?, ?, ?)");
+                delete = db.prepareStatement("DELETE FROM rows WHERE seq = ?");
             }
-            for (RowKey k : batch) {
-                Object value = loaded.map(k.map).get(k.key);
-                if (value == null) {
-                    delete.setString(1, k.map);
-                    delete.setString(2, k.key);
-                    delete.addBatch();
-                } else {
-                    byte[] bytes = StateCodec.encode(value);
-                    upsert.setString(1, k.map);
-                    upsert.setString(2, k.key);
-                    upsert.setBytes(3, bytes);
-                    upsert.setLong(4, crc(bytes));
+            for (Pending p : group) {
+                for (RowWrite w : p.snapshot.writes) {
+                    byte[] bytes = StateCodec.encode(w.value);
+                    upsert.setLong(1, w.seq);
+                    upsert.setString(2, w.map);
+                    upsert.setString(3, w.key);
+                    upsert.setBytes(4, bytes);
+                    upsert.setLong(5, crc(bytes));
                     upsert.addBatch();
                 }
+                for (long seq : p.snapshot.deletes) {
+                    delete.setLong(1, seq);
+                    delete.addBatch();
+                }
             }
-            upsert.executeBatch();
+            upsert.executeBatch();   // a row number is never used again once deleted: deletes can go last
             delete.executeBatch();
             db.commit();
         } catch (SQLException | IOException | RuntimeException e) {
-            loaded.dirty.addAll(batch);   // still to be written: the next commit tries again
             try {
-                upsert.clearBatch();
-                delete.clearBatch();
+                if (upsert != null) {
+                    upsert.clearBatch();
+                    delete.clearBatch();
+                }
                 db.rollback();
             } catch (SQLException ignored) {
-                // the transaction is lost either way; the keys are marked again
+                // the transaction is lost either way; the changes are marked again
             }
             throw new IllegalStateException("cannot write the NAT state to " + dir.resolve(FILE) + ": "
                     + firstLine(e.getMessage()), e);
@@ -371,8 +465,17 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
     }
 
     @Override
-    public synchronized void close() throws SQLException, IOException {
-        commit();
+    public void close() throws SQLException, IOException {
+        changed();
+        synchronized (queue) {
+            closed = true;
+            queue.notifyAll();
+        }
+        try {
+            committer.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         backup();
         if (upsert != null) {   // an open statement would keep the checkpoint from truncating the log
             upsert.close();

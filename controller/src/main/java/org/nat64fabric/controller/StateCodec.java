@@ -1,9 +1,9 @@
 package org.nat64fabric.controller;
 
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Address;
@@ -29,46 +29,48 @@ final class StateCodec {
     private static final int SESSION = 4;
     private static final int EAM = 5;
 
+    /** Every value fits: a session, the longest, is 66 bytes. */
+    private static final int MAX_ROW = 128;
+
     private StateCodec() {
     }
 
     static byte[] encode(Object value) throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
-        DataOutputStream out = new DataOutputStream(bytes);
+        ByteBuffer out = ByteBuffer.allocate(MAX_ROW);   // big-endian, as DataInputStream reads it
         if (value instanceof Long) {
-            out.writeByte(LONG);
-            out.writeLong((Long) value);
+            out.put((byte) LONG);
+            out.putLong((Long) value);
         } else if (value instanceof PortBlock) {
             PortBlock b = (PortBlock) value;
-            out.writeByte(PORT_BLOCK);
-            out.writeByte(b.protocol().number);
-            out.writeInt(b.address().bits());
-            out.writeShort(b.first());
-            out.writeShort(b.last());
+            out.put((byte) PORT_BLOCK);
+            out.put((byte) b.protocol().number);
+            out.putInt(b.address().bits());
+            out.putShort((short) b.first());
+            out.putShort((short) b.last());
             write(out, b.subscriber());
         } else if (value instanceof BibEntry) {
-            out.writeByte(BIB_ENTRY);
+            out.put((byte) BIB_ENTRY);
             write(out, (BibEntry) value);
         } else if (value instanceof Session) {
             Session s = (Session) value;
-            out.writeByte(SESSION);
+            out.put((byte) SESSION);
             write(out, s.bib());
             write(out, s.remote4());
             write(out, s.remote6());
-            out.writeByte(s.state().map(TcpState::ordinal).orElse(-1));   // RFC 6146's order, which is fixed
-            out.writeLong(s.lifetime());
-            out.writeLong(s.createdMillis());
+            out.put((byte) (int) s.state().map(TcpState::ordinal).orElse(-1));   // RFC 6146's order, which is fixed
+            out.putLong(s.lifetime());
+            out.putLong(s.createdMillis());
         } else if (value instanceof Eam) {
             Eam e = (Eam) value;
-            out.writeByte(EAM);
+            out.put((byte) EAM);
             write(out, e.ipv6().address());
-            out.writeByte(e.ipv6().length());
-            out.writeInt(e.ipv4().address().bits());
-            out.writeByte(e.ipv4().length());
+            out.put((byte) e.ipv6().length());
+            out.putInt(e.ipv4().address().bits());
+            out.put((byte) e.ipv4().length());
         } else {
             throw new IOException("no row format for " + value.getClass().getName());
         }
-        return bytes.toByteArray();
+        return Arrays.copyOf(out.array(), out.position());
     }
 
     static Object decode(byte[] row) throws IOException {
@@ -111,22 +113,22 @@ final class StateCodec {
         return value;
     }
 
-    private static void write(DataOutputStream out, Ipv6Address a) throws IOException {
-        out.writeLong(a.high());
-        out.writeLong(a.low());
+    private static void write(ByteBuffer out, Ipv6Address a) {
+        out.putLong(a.high());
+        out.putLong(a.low());
     }
 
-    private static void write(DataOutputStream out, TransportAddress t) throws IOException {
-        out.writeInt(t.address().bits());
-        out.writeShort(t.port());
+    private static void write(ByteBuffer out, TransportAddress t) {
+        out.putInt(t.address().bits());
+        out.putShort((short) t.port());
     }
 
-    private static void write(DataOutputStream out, BibEntry b) throws IOException {
-        out.writeByte(b.protocol().number);
+    private static void write(ByteBuffer out, BibEntry b) {
+        out.put((byte) b.protocol().number);
         write(out, b.address6());
-        out.writeShort(b.port6());
+        out.putShort((short) b.port6());
         write(out, b.v4());
-        out.writeBoolean(b.isStatic());
+        out.put((byte) (b.isStatic() ? 1 : 0));
     }
 
     private static Ipv6Address ipv6(DataInputStream in) throws IOException {

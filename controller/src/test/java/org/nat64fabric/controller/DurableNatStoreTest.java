@@ -6,8 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.zip.CRC32;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.nat64fabric.controller.DurableNatStore.Recovery;
@@ -74,6 +82,94 @@ class DurableNatStoreTest {
         try (DurableNatStore store = DurableNatStore.open(dir, marker, Recovery.NONE)) {
             assertTrue(store.sessions().isEmpty());
             assertEquals(1, store.bib().size());
+        }
+    }
+
+    @Test
+    void aBatchInTheBackgroundIsDurableWhenItsFutureCompletesAndAKeyHasOneRow(@TempDir Path dir) throws Exception {
+        Path marker = dir.resolve(Credentials.FILE);
+        Session other = new Session(BIB, new TransportAddress(Ipv4Address.parse("198.51.100.11", "r"), 80),
+                Ipv6Address.parse("2001:db8:64::c633:640b", "r6"), TcpState.ESTABLISHED, 7440, 1_795_000_000_001L);
+        try (DurableNatStore store = DurableNatStore.open(dir, marker, Recovery.NONE)) {
+            CompletableFuture<Void> first = store.batchAsync(() -> {
+                store.addBib(BIB);
+                store.putSession(SESSION);
+            });
+            // removed and added again, maybe before the first commit is written: its first row goes
+            CompletableFuture<Void> second = store.batchAsync(() -> {
+                store.removeSession(SESSION);
+                store.putSession(SESSION);
+                store.putSession(other);
+            });
+            second.join();
+            assertTrue(first.isDone() && !first.isCompletedExceptionally(), "commits complete in order");
+            try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(DurableNatStore.FILE));
+                 PreparedStatement rows = db.prepareStatement("SELECT count(*) FROM rows WHERE map = ? AND key = ?")) {
+                rows.setString(1, "sessions");
+                rows.setString(2, SESSION.key());
+                try (ResultSet r = rows.executeQuery()) {
+                    assertEquals(1, r.getInt(1), "durable once its future completed, in one row");
+                }
+            }
+        }
+        Files.writeString(marker, "nat64:x\n");
+        try (DurableNatStore store = DurableNatStore.open(dir, marker, Recovery.NONE)) {
+            assertEquals(Set.of(SESSION, other), Set.copyOf(store.sessionsOf(BIB)));
+        }
+    }
+
+    @Test
+    void aKeyWithTwoRowsIsRefused(@TempDir Path dir) throws Exception {
+        Path marker = dir.resolve(Credentials.FILE);
+        try (DurableNatStore store = DurableNatStore.open(dir, marker, Recovery.NONE)) {
+            store.addBib(BIB);
+        }
+        sql(dir, "INSERT INTO rows SELECT seq + 100, map, key, value, crc FROM rows WHERE map = 'bib6'");
+        Files.writeString(marker, "nat64:x\n");
+        StateException e = assertThrows(StateException.class, () -> DurableNatStore.open(dir, marker, Recovery.NONE));
+        assertTrue(e.getMessage().contains("bib6/" + BIB.key6() + " has two rows"), e.getMessage());
+    }
+
+    @Test
+    void aStateFileOfTheFirstFormatIsConvertedAtOpen(@TempDir Path dir) throws Exception {
+        sql(dir, "CREATE TABLE meta(name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+                "INSERT INTO meta VALUES ('format', 'nat64fabric-state 1'), ('run', 'closed')",
+                "CREATE TABLE entries(map TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL, crc INTEGER NOT NULL, "
+                        + "PRIMARY KEY (map, key)) WITHOUT ROWID");
+        try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(DurableNatStore.FILE));
+             PreparedStatement insert = db.prepareStatement("INSERT INTO entries VALUES (?, ?, ?, ?)")) {
+            for (Object[] row : List.of(new Object[] {"bib6", BIB.key6(), BIB}, new Object[] {"bib4", BIB.key4(), BIB},
+                    new Object[] {"sessions", SESSION.key(), SESSION})) {
+                byte[] value = StateCodec.encode(row[2]);
+                CRC32 crc = new CRC32();
+                crc.update(value);
+                insert.setString(1, (String) row[0]);
+                insert.setString(2, (String) row[1]);
+                insert.setBytes(3, value);
+                insert.setLong(4, crc.getValue());
+                insert.executeUpdate();
+            }
+        }
+        Path marker = dir.resolve(Credentials.FILE);
+        Files.writeString(marker, "nat64:x\n");
+        try (DurableNatStore store = DurableNatStore.open(dir, marker, Recovery.NONE)) {
+            assertEquals(List.of(BIB), store.bib());
+            assertEquals(Optional.of(BIB), store.bibBy4(BIB.protocol(), BIB.v4()));
+            assertEquals(List.of(SESSION), store.sessionsOf(BIB));
+            assertTrue(store.removeSession(SESSION));
+        }
+        try (DurableNatStore store = DurableNatStore.open(dir, marker, Recovery.NONE)) {
+            assertEquals(List.of(BIB), store.bib());
+            assertTrue(store.sessions().isEmpty());
+        }
+    }
+
+    private static void sql(Path dir, String... statements) throws Exception {
+        try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(DurableNatStore.FILE));
+             Statement s = db.createStatement()) {
+            for (String statement : statements) {
+                s.execute(statement);
+            }
         }
     }
 

@@ -12,6 +12,7 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
@@ -74,6 +75,8 @@ public final class Nat64Fabric implements Nat64Service {
     static final int BATCHES_IN_FLIGHT = 4;
     /** RFC 4443 2.4(f): ICMPv6 errors are rate-limited; refusals send at most this many per second. */
     private static final int REFUSALS_PER_SECOND = 100;
+    /** The durability of changes made by a synchronous batch: they are durable when it returns. */
+    private static final CompletableFuture<Void> DURABLE = CompletableFuture.completedFuture(null);
 
     /** A punted packet waiting for its setup. */
     private static final class Punt {
@@ -250,13 +253,7 @@ public final class Nat64Fabric implements Nat64Service {
             return;
         }
         PuntedPacket p = parsed.get();
-        Object subscriber;
-        try {
-            subscriber = p.ipv6 ? engine.pool4().subscriberOf(p.source6()) : p.source4();
-        } catch (ConfigException e) {
-            count("packetIn.unparsed");
-            return;
-        }
+        Object subscriber = p.ipv6 ? engine.pool4().subscriberOf(p.source6()) : p.source4();
         Punt refused = setupQueue.offer(subscriber, new Punt(deviceId, puntReason, frame, p));
         if (refused != null) {
             count("setups.queueFull");
@@ -284,9 +281,10 @@ public final class Nat64Fabric implements Nat64Service {
     }
 
     /**
-     * One batch: every allocation in memory and one durable commit, under the fabric's lock; then
-     * one write per border switch, borders at the same time, while the next batch allocates; the
-     * packets go back once their batch's writes are done on every border.
+     * One batch: every allocation in memory, under the fabric's lock; then, while the next batch
+     * allocates, its commit, and once that is durable one write per border switch, borders at the
+     * same time; the packets go back once their batch's writes are done on every border. A batch
+     * whose commit fails is neither written nor sent: its senders retry.
      */
     private void setUp(List<Punt> batch) {
         batchesInFlight.acquireUninterruptibly();
@@ -299,20 +297,29 @@ public final class Nat64Fabric implements Nat64Service {
             batchesInFlight.release();
             throw e;
         }
-        written.whenComplete((done, failure) -> {
+        written.whenComplete((done, notDurable) -> {
             batchesInFlight.release();
-            // a failed write was reconciled; a packet that still misses is punted again
+            if (notDurable != null) {
+                count("setups.failed");
+                LOG.log(java.util.logging.Level.WARNING, "a batch of " + batch.size() + " setups failed", notDurable);
+                return;
+            }
             toSend.forEach(p -> send(p.deviceId, p.frame));
         });
         refused.stream().filter(p -> refusalAllowed()).forEach(p -> refuse(p.deviceId, p.frame));
     }
 
+    /**
+     * Allocates the batch and queues its writes; the future completes once the batch is durable
+     * and written (a failed write was reconciled: a packet that still misses is punted again), or
+     * fails when the batch is not durable.
+     */
     private synchronized CompletableFuture<Void> allocate(List<Punt> batch, List<Punt> toSend, List<Punt> refused) {
         long now = clock.getAsLong();
         Map<String, TableEntry> toPut = new LinkedHashMap<>();
         // Misses of one flow in one batch (a burst before the first setup is done) are set up once.
         Map<List<Object>, Outcome> misses = new HashMap<>();
-        engine.store().batch(() -> {
+        CompletableFuture<Void> durable = engine.store().batchAsync(() -> {
             for (Punt punt : batch) {
                 List<Object> flow = punt.reason == PUNT_SESSION_MISS ? flowOf(punt.packet) : null;
                 Outcome seen = flow == null ? null : misses.get(flow);
@@ -354,7 +361,8 @@ public final class Nat64Fabric implements Nat64Service {
             }
         });
         count("setups.batches");
-        return putOnBorders(new ArrayList<>(toPut.values()));
+        CompletableFuture<Void> written = putOnBorders(new ArrayList<>(toPut.values()), durable);
+        return durable.thenCompose(d -> written.exceptionally(writeFailed -> null));
     }
 
     private static List<Object> flowOf(PuntedPacket p) {
@@ -507,12 +515,17 @@ public final class Nat64Fabric implements Nat64Service {
 
     // ---- writing -------------------------------------------------------------------------------
 
-    /**
-     * Writes the entries to every border switch that lacks them, all borders at the same time;
-     * done when every border took them. What each switch holds is updated now, so that the next
-     * batch's difference counts this one's entries as written (a failed write reconciles).
-     */
     private CompletableFuture<Void> putOnBorders(List<TableEntry> entries) {
+        return putOnBorders(entries, DURABLE);
+    }
+
+    /**
+     * Writes the entries to every border switch that lacks them, all borders at the same time,
+     * once {@code durable} completes; done when every border took them. What each switch holds is
+     * updated now, so that the next batch's difference counts this one's entries as written (a
+     * failed write reconciles).
+     */
+    private CompletableFuture<Void> putOnBorders(List<TableEntry> entries, CompletableFuture<Void> durable) {
         List<CompletableFuture<Void>> writes = new ArrayList<>();
         for (String d : borders()) {
             Map<String, Entity> held = installed.get(d);
@@ -528,7 +541,7 @@ public final class Nat64Fabric implements Nat64Service {
                     updates.add(new Update(Update.Type.MODIFY, e));
                 }
             }
-            writes.add(write(d, updates));
+            writes.add(write(d, updates, durable));
         }
         return CompletableFuture.allOf(writes.toArray(new CompletableFuture[0]));
     }
@@ -549,8 +562,26 @@ public final class Nat64Fabric implements Nat64Service {
 
     /** Queues one batch for the switch, after the ones queued before. */
     private CompletableFuture<Void> write(String deviceId, List<Update> updates) {
+        return write(deviceId, updates, DURABLE);
+    }
+
+    /**
+     * Queues one batch for the switch, after the ones queued before; it is written once
+     * {@code durable} completes (the switch's later writes wait behind it), never when that fails.
+     */
+    private CompletableFuture<Void> write(String deviceId, List<Update> updates, CompletableFuture<Void> durable) {
         // Queued even when empty: its completion then still means "after every earlier write".
         return switchWriters.submit(deviceId, () -> {
+            try {
+                durable.join();
+            } catch (CompletionException e) {
+                // Not durable, so not written: the switch does not hold these, and the next miss writes them.
+                Map<String, Entity> held = installed.get(deviceId);
+                if (held != null) {
+                    updates.forEach(u -> held.remove(u.entity.key(), u.entity));
+                }
+                throw e;
+            }
             SwitchLink link = links.get(deviceId);
             if (link == null || updates.isEmpty()) {
                 return;   // disconnected: it is reconciled when it comes back

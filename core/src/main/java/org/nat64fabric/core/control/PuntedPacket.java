@@ -19,13 +19,14 @@ public final class PuntedPacket {
 
     public final boolean ipv6;
     public final Protocol protocol;
-    public final String source;
+    /** An {@link Ipv6Address} or an {@link Ipv4Address}, as {@link #ipv6} says: no text made, none parsed. */
+    public final Object source;
     public final int sourcePort;
-    public final String destination;
+    public final Object destination;
     public final int destinationPort;
     public final Segment segment;
 
-    private PuntedPacket(boolean ipv6, Protocol protocol, String source, int sourcePort, String destination,
+    private PuntedPacket(boolean ipv6, Protocol protocol, Object source, int sourcePort, Object destination,
                          int destinationPort, Segment segment) {
         this.ipv6 = ipv6;
         this.protocol = protocol;
@@ -37,19 +38,19 @@ public final class PuntedPacket {
     }
 
     public Ipv6Address source6() {
-        return Ipv6Address.parse(source, "source");
+        return (Ipv6Address) source;
     }
 
     public Ipv6Address destination6() {
-        return Ipv6Address.parse(destination, "destination");
+        return (Ipv6Address) destination;
     }
 
     public Ipv4Address source4() {
-        return Ipv4Address.parse(source, "source");
+        return (Ipv4Address) source;
     }
 
     public Ipv4Address destination4() {
-        return Ipv4Address.parse(destination, "destination");
+        return (Ipv4Address) destination;
     }
 
     /** The packet's flow, or empty for a frame that is not TCP, UDP or an ICMP echo over IP. */
@@ -59,9 +60,8 @@ public final class PuntedPacket {
             int etherType = b.getShort(12) & 0xffff;
             if (etherType == ETHERTYPE_IPV6) {
                 int next = b.get(14 + 6) & 0xff;
-                String src = Ipv6Address.of(b.getLong(22), b.getLong(30)).toString();
-                String dst = Ipv6Address.of(b.getLong(38), b.getLong(46)).toString();
-                return transport(b, 54, next, true, src, dst);
+                return transport(b, 54, next, true, Ipv6Address.of(b.getLong(22), b.getLong(30)),
+                        Ipv6Address.of(b.getLong(38), b.getLong(46)));
             }
             if (etherType == ETHERTYPE_IPV4) {
                 int ihl = (b.get(14) & 0x0f) * 4;
@@ -69,9 +69,8 @@ public final class PuntedPacket {
                 if (fragment != 0) {
                     return Optional.empty();
                 }
-                String src = Ipv4Address.of(b.getInt(26)).toString();
-                String dst = Ipv4Address.of(b.getInt(30)).toString();
-                return transport(b, 14 + ihl, b.get(14 + 9) & 0xff, false, src, dst);
+                return transport(b, 14 + ihl, b.get(14 + 9) & 0xff, false, Ipv4Address.of(b.getInt(26)),
+                        Ipv4Address.of(b.getInt(30)));
             }
         } catch (IndexOutOfBoundsException e) {
             // a truncated frame: not a flow
@@ -79,8 +78,8 @@ public final class PuntedPacket {
         return Optional.empty();
     }
 
-    private static Optional<PuntedPacket> transport(ByteBuffer b, int at, int next, boolean ipv6, String src,
-                                                    String dst) {
+    private static Optional<PuntedPacket> transport(ByteBuffer b, int at, int next, boolean ipv6, Object src,
+                                                    Object dst) {
         if (ipv6 && next == 44) {                          // fragment header: only the first carries ports
             if ((b.getShort(at + 2) & 0xfff8) != 0) {
                 return Optional.empty();

@@ -1,9 +1,7 @@
 package org.nat64fabric.core.event;
 
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.stream.Collectors;
 
 /**
  * A NAT event for logging and export, named as RFC 8158 names it: the {@code natEvent} value
@@ -28,10 +26,11 @@ public final class NatEvent {
     private final long observationTimeMilliseconds;
     private final Map<String, Object> fields;
 
+    /** {@code fields}: a map of the event's own, which {@link NatEvents} builds for it and hands over. */
     NatEvent(Type type, long observationTimeMilliseconds, Map<String, Object> fields) {
         this.type = type;
         this.observationTimeMilliseconds = observationTimeMilliseconds;
-        this.fields = Collections.unmodifiableMap(new LinkedHashMap<>(fields));
+        this.fields = Collections.unmodifiableMap(fields);
     }
 
     public Type type() {
@@ -50,8 +49,9 @@ public final class NatEvent {
     /** One log line: {@code natEvent=4 observationTimeMilliseconds=... sourceIPv6Address=...}. */
     @Override
     public String toString() {
-        return "natEvent=" + type.natEvent + " (" + type + ") observationTimeMilliseconds="
-                + observationTimeMilliseconds + fields.entrySet().stream()
-                .map(e -> " " + e.getKey() + "=" + e.getValue()).collect(Collectors.joining());
+        StringBuilder line = new StringBuilder(256).append("natEvent=").append(type.natEvent).append(" (").append(type)
+                .append(") observationTimeMilliseconds=").append(observationTimeMilliseconds);
+        fields.forEach((name, value) -> line.append(' ').append(name).append('=').append(value));
+        return line.toString();
     }
 }

@@ -42,7 +42,22 @@ public final class TableEntry implements Entity {
 
         @Override
         public String toString() {
-            return field + "=" + value.toString(16) + (isLpm() ? "/" + prefixLength : "");
+            return field + "=" + hex(value) + (isLpm() ? "/" + prefixLength : "");
+        }
+
+        /**
+         * {@code v.toString(16)}, from two longs up to 128 bits: entry keys are made at every
+         * setup, and BigInteger's own conversion divides and allocates as for any length.
+         */
+        static String hex(BigInteger v) {
+            if (v.signum() < 0 || v.bitLength() > 128) {
+                return v.toString(16);
+            }
+            String low = Long.toHexString(v.longValue());
+            if (v.bitLength() <= 64) {
+                return low;
+            }
+            return Long.toHexString(v.shiftRight(64).longValue()) + "0".repeat(16 - low.length()) + low;
         }
     }
 

@@ -6,7 +6,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.stream.Collectors;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv4Prefix;
@@ -294,13 +293,11 @@ public final class Pool4 {
 
     /** Blocks a subscriber may open, best first: its deterministic ones, or free ones on its paired (else least used) address. */
     private List<PortBlock> candidateBlocks(Protocol protocol, Ipv6Address subscriber, int cls) {
-        List<PortBlock> held = store.blocks();
-        Set<String> heldStarts = held.stream().map(h -> h.protocol() + " " + h.address() + " " + h.first())
-                .collect(Collectors.toSet());
         List<PortBlock> out = new ArrayList<>();
         if (config.deterministic != null) {
+            List<PortBlock> own = store.blocksOf(subscriber);
             for (PortBlock b : deterministicBlocks(protocol, subscriber)) {
-                if ((cls < 0 || rangeClass(b.first()) == cls) && !held.contains(b)) {
+                if ((cls < 0 || rangeClass(b.first()) == cls) && !own.contains(b)) {
                     out.add(b);
                 }
             }
@@ -308,17 +305,19 @@ public final class Pool4 {
         }
         Optional<Ipv4Address> pair = pairedAddress(subscriber);
         List<Ipv4Address> choices = new ArrayList<>(pair.map(List::of).orElse(addresses));
-        if (pair.isEmpty()) {
+        if (pair.isEmpty()) {   // the subscriber's first block: every block is looked at, once
             Map<Ipv4Address, Long> load = new HashMap<>();
-            held.stream().filter(b -> b.protocol() == protocol).forEach(b -> load.merge(b.address(), 1L, Long::sum));
+            store.blocks().stream().filter(b -> b.protocol() == protocol)
+                    .forEach(b -> load.merge(b.address(), 1L, Long::sum));
             choices.sort(Comparator.comparingLong((Ipv4Address a) -> load.getOrDefault(a, 0L)));
         }
         int[] indexes = blockIndexes(protocol);
         for (Ipv4Address a : choices) {
             for (int index = indexes[0]; index <= indexes[1]; index++) {
                 PortBlock b = block(protocol, a, index, subscriber);
-                if ((cls < 0 || rangeClass(b.first()) == cls)
-                        && !heldStarts.contains(b.protocol() + " " + b.address() + " " + b.first())) {
+                // asked of the store per block, not by listing every block held: a subscriber opens
+                // a block every few hundred mappings, and the blocks held grow with the subscribers
+                if ((cls < 0 || rangeClass(b.first()) == cls) && !store.blockStartHeld(b)) {
                     out.add(b);
                     if (out.size() > 8) {
                         return out;   // enough to survive races; the next call looks again

@@ -27,6 +27,9 @@ public interface PortStore {
     /** Every block held. */
     List<PortBlock> blocks();
 
+    /** Whether a block starting where {@code block} starts (its key) is held, by any subscriber. */
+    boolean blockStartHeld(PortBlock block);
+
     /** The blocks one subscriber holds: asked at every allocation, so a store may index them. */
     default List<PortBlock> blocksOf(org.nat64fabric.core.addr.Ipv6Address subscriber) {
         List<PortBlock> out = new java.util.ArrayList<>();

@@ -20,6 +20,9 @@ public final class BibEntry implements Serializable {
     private final int port6;
     private final TransportAddress v4;
     private final boolean isStatic;
+    /** The keys, made once: the store, its indexes and the sessions' keys ask for them at every setup. */
+    private transient String key6;
+    private transient String key4;
 
     public BibEntry(Protocol protocol, Ipv6Address address6, int port6, TransportAddress v4, boolean isStatic) {
         this.protocol = protocol;
@@ -51,7 +54,12 @@ public final class BibEntry implements Serializable {
 
     /** Identifies the entry by its IPv6 side, unique within the BIB. */
     public String key6() {
-        return key6(protocol, address6, port6);
+        String k = key6;
+        if (k == null) {
+            k = key6(protocol, address6, port6);
+            key6 = k;
+        }
+        return k;
     }
 
     public static String key6(Protocol protocol, Ipv6Address address6, int port6) {
@@ -60,7 +68,12 @@ public final class BibEntry implements Serializable {
 
     /** Identifies the entry by its IPv4 side, unique within the BIB. */
     public String key4() {
-        return key4(protocol, v4);
+        String k = key4;
+        if (k == null) {
+            k = key4(protocol, v4);
+            key4 = k;
+        }
+        return k;
     }
 
     public static String key4(Protocol protocol, TransportAddress v4) {

@@ -21,6 +21,8 @@ public final class Session implements Serializable {
     private final TcpState state;
     private final long lifetime;
     private final long createdMillis;
+    /** Made once: the store and its index ask for it at every change. */
+    private transient String key;
 
     public Session(BibEntry bib, TransportAddress remote4, Ipv6Address remote6, TcpState state, long lifetime,
                    long createdMillis) {
@@ -62,7 +64,12 @@ public final class Session implements Serializable {
     }
 
     public String key() {
-        return key(bib, remote4);
+        String k = key;
+        if (k == null) {
+            k = key(bib, remote4);
+            key = k;
+        }
+        return k;
     }
 
     public static String key(BibEntry bib, TransportAddress remote4) {

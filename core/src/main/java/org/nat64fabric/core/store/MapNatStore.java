@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.stream.Collectors;
@@ -80,6 +81,15 @@ public class MapNatStore implements NatStore {
     protected void changed() {
     }
 
+    /**
+     * Called once after a {@link #batchAsync} batch: a durable store starts its commit here and
+     * completes the future when it is done. By default, {@link #changed()} and a completed future.
+     */
+    protected CompletableFuture<Void> changedAsync() {
+        changed();
+        return CompletableFuture.completedFuture(null);
+    }
+
     private void committed() {
         if (batchDepth.get()[0] == 0) {
             changed();
@@ -97,6 +107,23 @@ public class MapNatStore implements NatStore {
                 changed();
             }
         }
+    }
+
+    @Override
+    public CompletableFuture<Void> batchAsync(Runnable work) {
+        int[] depth = batchDepth.get();
+        if (depth[0] != 0) {
+            throw new IllegalStateException("batchAsync inside a batch: the outer batch would commit its changes");
+        }
+        depth[0]++;
+        CompletableFuture<Void> durable;
+        try {
+            work.run();
+        } finally {
+            depth[0]--;
+            durable = changedAsync();
+        }
+        return durable;
     }
 
     @Override
@@ -131,6 +158,11 @@ public class MapNatStore implements NatStore {
     @Override
     public List<PortBlock> blocks() {
         return new ArrayList<>(blocks.values());
+    }
+
+    @Override
+    public boolean blockStartHeld(PortBlock block) {
+        return blocks.containsKey(PortStore.blockKey(block));
     }
 
     @Override

@@ -2,6 +2,7 @@ package org.nat64fabric.core.store;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.nat64fabric.core.eamt.Eam;
 import org.nat64fabric.core.pool4.PortStore;
 import org.nat64fabric.core.pool4.Protocol;
@@ -51,6 +52,18 @@ public interface NatStore extends PortStore {
      * to anyone before this returns.
      */
     void batch(Runnable work);
+
+    /**
+     * Runs {@code work} as {@link #batch} does, but returns without waiting for its changes to be
+     * durable: the future completes once they are, or fails when they cannot be. Nothing done
+     * inside may be acknowledged before it completes. A durable store makes such batches durable
+     * in the order they ran, so the caller can go on with the next batch meanwhile; a store that
+     * is not durable (or not this way) completes the future before returning it. Not inside a batch.
+     */
+    default CompletableFuture<Void> batchAsync(Runnable work) {
+        batch(work);
+        return CompletableFuture.completedFuture(null);
+    }
 
     /** The EAMT's entries, in no particular order (lookups are longest-prefix). */
     List<Eam> eams();

@@ -2,6 +2,7 @@ package org.nat64fabric.core.control;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -12,6 +13,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -270,6 +276,62 @@ class Nat64FabricTest {
         assertEquals(1, fabric.stats().get("setups.failed"));
         assertEquals(writes, border1.writes, "nothing that is not durable reaches a switch");
         assertTrue(border1.packetOuts.isEmpty(), "and the packet is not sent: its sender retries");
+    }
+
+    @Test
+    void aBatchIsWrittenAndSentOnceItsCommitIsDurableAndNeitherWhenItFails() throws Exception {
+        List<Runnable> scheduled = new ArrayList<>();
+        List<CompletableFuture<Void>> commits = new ArrayList<>();
+        MapNatStore store = new MapNatStore(new MapNatStore.Maps() {
+            @Override
+            public <V> Map<String, V> open(String name) {
+                return new java.util.concurrent.ConcurrentHashMap<>();
+            }
+        }) {
+            @Override
+            protected CompletableFuture<Void> changedAsync() {   // the test decides when each commit is done
+                CompletableFuture<Void> commit = new CompletableFuture<>();
+                commits.add(commit);
+                return commit;
+            }
+        };
+        ExecutorService writer = Executors.newSingleThreadExecutor();
+        try {
+            fabric = new Nat64Fabric(config("{\"addresses\": [\"192.0.2.0/30\"]}"), store, e -> { }, () -> now,
+                    scheduled::add, writer);
+            border1 = new FakeSwitch("border1");
+            fabric.connected(border1);
+            int writes = border1.writes;
+            fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(5000));
+            scheduled.remove(0).run();
+            assertEquals(1, commits.size());
+            assertThrows(TimeoutException.class, () -> writer.submit(() -> { }).get(200, TimeUnit.MILLISECONDS),
+                    "the switch's write waits for the commit");
+            assertEquals(writes, border1.writes);
+            assertTrue(border1.packetOuts.isEmpty());
+            commits.get(0).complete(null);
+            writer.submit(() -> { }).get();      // the write, then the packet-out, ran on the writer
+            assertEquals(writes + 1, border1.writes);
+            assertEquals(1, border1.packetOuts.size());
+
+            fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(5001));
+            scheduled.remove(0).run();
+            commits.get(1).completeExceptionally(new IllegalStateException("cannot write the NAT state: disk full"));
+            writer.submit(() -> { }).get();
+            assertEquals(writes + 1, border1.writes, "nothing that is not durable reaches a switch");
+            assertEquals(1, border1.packetOuts.size(), "and the packet is not sent: its sender retries");
+            assertEquals(1, fabric.stats().get("setups.failed"));
+
+            fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(5001));   // the retry
+            scheduled.remove(0).run();
+            commits.get(2).complete(null);
+            writer.submit(() -> { }).get();
+            assertEquals(writes + 2, border1.writes, "the entries the failed batch did not write are written now");
+            assertEquals(4, border1.sessions().size());
+            assertEquals(2, border1.packetOuts.size());
+        } finally {
+            writer.shutdownNow();
+        }
     }
 
     @Test

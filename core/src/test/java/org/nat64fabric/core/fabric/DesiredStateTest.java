@@ -52,6 +52,21 @@ class DesiredStateTest {
     }
 
     @Test
+    void entryKeysSpellValuesAsBigIntegerDoesInHex() {
+        java.util.Random random = new java.util.Random(1);
+        List<BigInteger> values = new java.util.ArrayList<>();
+        for (int bits : new int[] {0, 1, 8, 32, 63, 64, 65, 96, 127, 128, 129}) {
+            BigInteger top = BigInteger.ONE.shiftLeft(bits);
+            values.addAll(List.of(top, top.subtract(BigInteger.ONE), top.add(BigInteger.ONE),
+                    new BigInteger(bits, random)));
+        }
+        values.add(BigInteger.valueOf(-5));
+        for (BigInteger v : values) {
+            assertEquals(v.toString(16), TableEntry.Match.hex(v), v.toString());
+        }
+    }
+
+    @Test
     void everyPortHasTheSwitchMtuAsDefaultAndOverridesPerPort() {
         List<TableEntry> mtu = in(DesiredState.routing(sw(SwitchConfig.Role.EDGE)), NAT64_INGRESS_EGRESS_MTU);
         TableEntry all = TableEntry.in(NAT64_INGRESS_EGRESS_MTU).action(NAT64_INGRESS_SET_MTU).param(MTU, 9000).build();
