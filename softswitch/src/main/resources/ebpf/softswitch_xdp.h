@@ -1,6 +1,7 @@
 /* softswitch's kernel fast path: what every generated XDP program shares.
  *
- * The program that includes this defines N_SLOTS, W_UNITS (powers of two), N_TEMPS, W_TEMPS,
+ * The program that includes this defines N_SLOTS, W_UNITS (powers of two), N_USED and W_USED (the
+ * slots and units it uses), N_TEMPS, W_TEMPS,
  * COUNTER_CELLS, LAST_HIT_CELLS and BAIL_SITES first. A packet is processed in a per-CPU state laid out as
  * the interpreter's (narrow slots of 64 bits, wide ones in 128-bit units), so the same compiled
  * program runs in either place; whatever the C cannot do jumps to `bail`, which hands the untouched

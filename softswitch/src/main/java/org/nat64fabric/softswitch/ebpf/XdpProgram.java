@@ -90,6 +90,8 @@ public final class XdpProgram extends CodeWriter {
                 .append(": its XDP fast path. */\n");
         c.append("#define N_SLOTS ").append(powerOfTwo(program.narrowSlots)).append('\n');
         c.append("#define W_UNITS ").append(powerOfTwo(totalUnits())).append('\n');
+        c.append("#define N_USED ").append(program.narrowSlots).append('\n');
+        c.append("#define W_USED ").append(totalUnits()).append('\n');
         c.append("#define N_TEMPS ").append(narrowTemps()).append('\n');
         c.append("#define W_TEMPS ").append(wideTemps()).append('\n');
         c.append("#define COUNTER_CELLS ").append(Math.max(counterCells, 1)).append('\n');
@@ -140,8 +142,9 @@ public final class XdpProgram extends CodeWriter {
         line("__u32 ifindex = xdp->ingress_ifindex;");
         line("__u32 *in_port = bpf_map_lookup_elem(&port_of, &ifindex);");
         line("if (!s || !cfg || !in_port) return XDP_PASS;");
-        line("zero_n(s, 0, N_SLOTS);");
-        line("zero_w(s, 0, W_UNITS);");
+        line("/* Every slot starts at zero, as in the interpreter. */");
+        line("zero_n(s, 0, N_USED);");
+        line("zero_w(s, 0, W_USED);");
         line("s->pkt_len = bpf_xdp_get_buff_len(xdp);");
         line("__u64 copied = s->pkt_len;");
         line("if (copied > PKT_MAX) copied = PKT_MAX;");
