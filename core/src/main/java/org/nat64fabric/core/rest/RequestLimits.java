@@ -33,11 +33,22 @@ public final class RequestLimits implements ContainerRequestFilter {
         }
     }
 
+    /**
+     * What is read past the limit before the 413 goes out, so that a client still sending can read
+     * it: a server that closes on unread bytes resets the connection, and the client loses the
+     * answer (Tomcat's maxSwallowSize does the same). A longer body is cut off.
+     */
+    static final int SWALLOW = 4 << 20;
+
     /** Reads a whole body, at most {@link #MAX_BODY} bytes. */
     static byte[] read(InputStream body) {
         try {
             byte[] bytes = body.readNBytes(MAX_BODY + 1);
             if (bytes.length > MAX_BODY) {
+                byte[] discard = new byte[64 << 10];
+                for (int left = SWALLOW, n; left > 0 && (n = body.read(discard, 0, Math.min(discard.length, left))) >= 0; ) {
+                    left -= n;
+                }
                 throw new TooLarge();
             }
             return bytes;
