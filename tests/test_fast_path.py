@@ -3,10 +3,14 @@ the switch's own counters, and that P4Runtime sees one switch whichever path a p
 
 The conformance suites run against the fast path as a whole in `make test` (NAT64FABRIC_FAST_PATH);
 here, each test starts its own switch so that it can stop it and read its final counters."""
+import json
 import os
 import pathlib
 import re
+import signal
+import subprocess
 import tempfile
+import time
 
 import pytest
 from p4.v1 import p4runtime_pb2
@@ -222,3 +226,23 @@ def test_without_clang_the_interpreter_runs_every_packet(monkeypatch):
         counters = final_counters(sut)
         assert "fast path: forwarded" not in counters
         assert counters["pipeline tx"] >= 1
+
+
+def xdp_attached(interface):
+    (link,) = json.loads(subprocess.run(["ip", "-j", "-d", "link", "show", interface], capture_output=True,
+                                        text=True, check=True).stdout)
+    return "xdp" in link
+
+
+def test_a_killed_switch_leaves_no_program_on_its_ports():
+    """The program is attached through BPF links: the kernel detaches it when the process dies, so a
+    killed switch does not go on forwarding with nothing to take what it hands over."""
+    with switch_under_test(L3, n_ports=2, fast_path=MODE) as sut:
+        started(sut)
+        assert xdp_attached("sw1") and xdp_attached("sw2")
+        sut.switch.proc.send_signal(signal.SIGKILL)
+        sut.switch.proc.wait()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and (xdp_attached("sw1") or xdp_attached("sw2")):
+            time.sleep(0.1)
+        assert not xdp_attached("sw1") and not xdp_attached("sw2")

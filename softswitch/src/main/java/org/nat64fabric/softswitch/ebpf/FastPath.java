@@ -76,7 +76,8 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
     private final int stats;
     private final int bailSites;
     private final Map<Table, TableMaps> tables = new IdentityHashMap<>();
-    private final List<Port> attached = new ArrayList<>();
+    /** One BPF link per port: the kernel detaches the program when its link closes, also when the process dies. */
+    private final List<Integer> links = new ArrayList<>();
 
     private static final class TableMaps {
         final XdpProgram.TableMap layout;
@@ -247,24 +248,34 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         }
     }
 
+    /**
+     * Attaches with BPF links, not the netlink attachment that outlives its process: a switch that
+     * is killed must not leave its program forwarding on the ports, with nothing to take what it
+     * hands over.
+     */
     private void attach() throws Unavailable {
         int fd = Libbpf.bpf_program__fd(Libbpf.bpf_object__find_program_by_name(object, XdpProgram.ENTRY));
+        // struct bpf_link_create_opts up to its flags: sz, then flags (the union after them stays zero)
+        Memory opts = new Memory(16);
+        opts.clear();
+        opts.setLong(0, 16);
+        opts.setInt(8, mode.flags);
         for (Port p : ports) {
-            int err = Libbpf.bpf_xdp_attach(p.ifindex, fd, mode.flags, null);
-            if (err < 0) {
+            int link = Libbpf.bpf_link_create(fd, p.ifindex, Libbpf.BPF_XDP, opts);
+            if (link < 0) {
                 detach();
-                throw new Unavailable("cannot attach XDP (" + mode.option + ") to " + p.name + ": " + Libbpf.strerror(-err)
+                throw new Unavailable("cannot attach XDP (" + mode.option + ") to " + p.name + ": " + Libbpf.strerror(-link)
                         + (mode == Mode.DRIVER ? "; try --fast-path " + Mode.GENERIC.option : ""));
             }
-            attached.add(p);
+            links.add(link);
         }
     }
 
     private void detach() {
-        for (Port p : attached) {
-            Libbpf.bpf_xdp_detach(p.ifindex, mode.flags, null);
+        for (int link : links) {
+            Libbpf.close(link);
         }
-        attached.clear();
+        links.clear();
     }
 
     /** What the fast path did with packets, by name, for the switch's counters. */

@@ -9,6 +9,7 @@ final class Libbpf {
     static final int XDP_FLAGS_SKB_MODE = 1 << 1;
     static final int XDP_FLAGS_DRV_MODE = 1 << 2;
     static final long BPF_ANY = 0;
+    static final int BPF_XDP = 37;   // enum bpf_attach_type
 
     static {
         Native.register(Libbpf.class, library());
@@ -50,9 +51,9 @@ final class Libbpf {
 
     static native int bpf_program__set_log_level(Pointer prog, int level);
 
-    static native int bpf_xdp_attach(int ifindex, int progFd, int flags, Pointer opts);
+    static native int bpf_link_create(int progFd, int targetFd, int attachType, Pointer opts);
 
-    static native int bpf_xdp_detach(int ifindex, int flags, Pointer opts);
+    static native int close(int fd);
 
     static native int bpf_map_update_elem(int fd, byte[] key, byte[] value, long flags);
 
