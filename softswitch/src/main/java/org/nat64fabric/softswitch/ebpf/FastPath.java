@@ -119,12 +119,10 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
 
     /** A program compiled to eBPF, not loaded yet. */
     public static final class Compiled {
-        final Program program;
         final XdpProgram xdp;
         final Path object;
 
-        Compiled(Program program, XdpProgram xdp, Path object) {
-            this.program = program;
+        Compiled(XdpProgram xdp, Path object) {
             this.xdp = xdp;
             this.object = object;
         }
@@ -133,7 +131,7 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
     /** Writes the program as C and compiles it with clang (seconds for a large program: outside any lock). */
     public static Compiled compile(Program program, boolean debug) throws Unavailable {
         XdpProgram xdp = new XdpProgram(program, debug);
-        return new Compiled(program, xdp, compile(xdp));
+        return new Compiled(xdp, compile(xdp));
     }
 
     /**
@@ -150,7 +148,7 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         }
         FastPath fp;
         try {
-            fp = new FastPath(compiled.program, compiled.xdp, mode, ports, obj);
+            fp = new FastPath(compiled.xdp.program, compiled.xdp, mode, ports, obj);
             fp.configure(cpuPort, startNanos);
             fp.attach();
         } catch (Unavailable | RuntimeException e) {
@@ -441,7 +439,9 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
     }
 
     private static byte[] intKey(int v) {
-        return new byte[] {(byte) v, (byte) (v >>> 8), (byte) (v >>> 16), (byte) (v >>> 24)};
+        byte[] b = new byte[4];
+        XdpProgram.TableMap.putInt(b, 0, v);
+        return b;
     }
 
     private static void putLong(byte[] b, int at, long v) {

@@ -27,7 +27,7 @@ public final class XdpProgram extends CodeWriter {
     /** The C function the loader attaches. */
     public static final String ENTRY = "softswitch_xdp";
 
-    private final Program program;
+    final Program program;
     private final boolean debug;
     private final Map<Table, TableMap> tables = new IdentityHashMap<>();
     private final Map<Externs.Counter, Integer> counterBase = new IdentityHashMap<>();
@@ -504,7 +504,8 @@ public final class XdpProgram extends CodeWriter {
             return v;
         }
 
-        private static void putInt(byte[] b, int at, int v) {
+        /** A host-endian (little-endian) 32-bit value, as BPF map keys and values hold them. */
+        static void putInt(byte[] b, int at, int v) {
             b[at] = (byte) v;
             b[at + 1] = (byte) (v >>> 8);
             b[at + 2] = (byte) (v >>> 16);
