@@ -2393,17 +2393,15 @@ final class Elaborator {
             int nb = stack.narrowBase(s);
             int wb = stack.wideBase(s);
             int size = t.size;
-            long[] nCopy = java.util.Arrays.copyOfRange(s.n, nb, nb + en * size);
-            java.math.BigInteger[] wCopy = java.util.Arrays.copyOfRange(s.w, wb, wb + ew * size);
-            for (int i = 0; i < size; i++) {
-                int from = i - by;
-                if (from >= 0 && from < size) {
-                    System.arraycopy(nCopy, from * en, s.n, nb + i * en, en);
-                    System.arraycopy(wCopy, from * ew, s.w, wb + i * ew, ew);
-                } else {
-                    java.util.Arrays.fill(s.n, nb + i * en, nb + (i + 1) * en, 0L);
-                }
-            }
+            // Element i takes element i - by; arraycopy moves overlapping ranges as if through a copy.
+            int kept = Math.max(0, size - Math.abs(by));
+            int from = Math.max(0, -by);
+            int to = Math.max(0, by);
+            System.arraycopy(s.n, nb + from * en, s.n, nb + to * en, kept * en);
+            System.arraycopy(s.w, wb + from * ew, s.w, wb + to * ew, kept * ew);
+            // The elements shifted in (invalid, their other fields unspecified) get zeroed narrow slots.
+            int fresh = by > 0 ? 0 : kept;
+            java.util.Arrays.fill(s.n, nb + fresh * en, nb + (fresh + size - kept) * en, 0L);
             int next = nb + en * size;
             s.n[next] = Math.max(0, Math.min(size, s.n[next] + by));
             return NEXT;

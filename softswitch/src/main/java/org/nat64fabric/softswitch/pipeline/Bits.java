@@ -26,6 +26,11 @@ public final class Bits {
         return width < WIDE_MASKS.length ? WIDE_MASKS[width] : BigInteger.ONE.shiftLeft(width).subtract(BigInteger.ONE);
     }
 
+    /** {@code v} cut to {@code width} bits ({@code mask} is wideMask(width)): v itself when it fits, without allocating. */
+    public static BigInteger fit(BigInteger v, int width, BigInteger mask) {
+        return v.signum() >= 0 && v.bitLength() <= width ? v : v.and(mask);
+    }
+
     /**
      * Scrambles a hash (the finaliser of MurmurHash3's 64-bit variant): keys that differ in a few
      * low bits of several fields, as addresses and ports of sessions do, must not collide the way

@@ -115,7 +115,7 @@ public abstract class Expr {
         }
 
         @Override public BigInteger evalWide(State s) { return s.w[index]; }
-        @Override public void setWide(State s, BigInteger v) { s.w[index] = v.and(mask); }
+        @Override public void setWide(State s, BigInteger v) { s.w[index] = Bits.fit(v, width(), mask); }
         @Override public void set(State s, long v) { s.w[index] = Bits.unsigned(v).and(mask); }
 
         @Override public String c(CodeWriter w) {
@@ -242,7 +242,7 @@ public abstract class Expr {
 
         @Override public void setWide(State s, BigInteger v) {
             if (wide) {
-                s.w[agg.wideBase(s) + offset] = v.and(wideMask);
+                s.w[agg.wideBase(s) + offset] = Bits.fit(v, width(), wideMask);
             } else {
                 s.n[agg.narrowBase(s) + offset] = v.longValue() & mask;
             }

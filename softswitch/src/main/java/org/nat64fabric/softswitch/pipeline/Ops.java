@@ -333,7 +333,8 @@ public final class Ops {
 
         @Override public long eval(State s) {
             if (base.isWide()) {
-                return base.evalWide(s).shiftRight(lo).longValue() & Bits.mask(hi - lo + 1);
+                BigInteger v = base.evalWide(s);
+                return v.signum() >= 0 ? s.bitsOf(v, lo, hi - lo + 1) : v.shiftRight(lo).longValue() & Bits.mask(hi - lo + 1);
             }
             return (base.eval(s) >>> lo) & Bits.mask(hi - lo + 1);
         }

@@ -284,16 +284,40 @@ public final class PacketIo {
             }
             int wb = header.wideBase(s);
             s.ensureOut(bytes);
+            // Narrow fields gather in a 64-bit word written out in whole bytes: one write per few
+            // fields instead of a read-modify-write of the bytes under each field.
             int pos = s.outLength * 8;
+            long acc = 0;
+            int accBits = 0;
             for (Type.Field f : type.fieldArray()) {
                 Type.Bits t = (Type.Bits) f.type;
                 if (t.wide()) {
+                    State.writeBits(s.out, pos, accBits, acc);
+                    pos += accBits;
+                    acc = 0;
+                    accBits = 0;
                     State.writeWide(s.out, pos, t.width, s.w[wb + f.wideOffset]);
-                } else {
-                    State.writeBits(s.out, pos, t.width, s.n[nb + f.narrowOffset]);
+                    pos += t.width;
+                    continue;
                 }
-                pos += t.width;
+                if (accBits + t.width > 64) {
+                    int whole = accBits & ~7;
+                    State.writeBits(s.out, pos, whole, acc >>> (accBits - whole));
+                    pos += whole;
+                    accBits -= whole;
+                    acc &= Bits.mask(accBits);
+                    if (accBits + t.width > 64) {
+                        State.writeBits(s.out, pos, accBits, acc);
+                        pos += accBits;
+                        acc = 0;
+                        accBits = 0;
+                    }
+                }
+                acc = accBits == 0 ? s.n[nb + f.narrowOffset] & Bits.mask(t.width)
+                        : (acc << t.width) | (s.n[nb + f.narrowOffset] & Bits.mask(t.width));
+                accBits += t.width;
             }
+            State.writeBits(s.out, pos, accBits, acc);
             s.outLength += bytes;
             return NEXT;
         }

@@ -65,6 +65,20 @@ public final class Parser {
                         return targets[c];
                     }
                 }
+            } else if (!wide) {
+                long[] values = s.selectValues(keys.length);
+                for (int i = 0; i < keys.length; i++) {
+                    values[i] = keys[i].eval(s);
+                }
+                outer:
+                for (int c = 0; c < cases.length; c++) {
+                    for (int i = 0; i < keys.length; i++) {
+                        if (!cases[c][i].matches(values[i])) {
+                            continue outer;
+                        }
+                    }
+                    return targets[c];
+                }
             } else {
                 BigInteger[] values = new BigInteger[keys.length];
                 for (int i = 0; i < keys.length; i++) {

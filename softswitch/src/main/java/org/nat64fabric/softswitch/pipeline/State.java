@@ -23,6 +23,10 @@ public final class State {
 
     /** Scratch bit buffer for checksums and hashes. */
     public final BitBuffer scratch = new BitBuffer();
+    /** Scratch for a select's key values (a select does not nest). */
+    private long[] selectValues = new long[4];
+    private BigInteger wordsValue;
+    private long[] words = new long[2];
 
     /** Requests made by externs during this pass through a pipeline block. */
     public int cloneSession = -1;
@@ -62,6 +66,52 @@ public final class State {
         truncateLength = -1;
         exiting = false;
         parserError = 0;
+    }
+
+    /**
+     * The 64-bit words of a non-negative wide value, lowest first, for the last value asked (by
+     * identity: values are immutable): the slices of one value, such as the eight 16-bit words of
+     * an address summed for a checksum, convert it once instead of shifting it once each.
+     */
+    public long[] wordsOf(BigInteger v) {
+        if (v != wordsValue) {
+            int count = (v.bitLength() + 63) >>> 6;
+            if (words.length < count) {
+                words = new long[count];
+            }
+            words[0] = v.longValue();
+            BigInteger rest = v;
+            for (int i = 1; i < count; i++) {
+                rest = rest.shiftRight(64);
+                words[i] = rest.longValue();
+            }
+            Arrays.fill(words, count, words.length, 0L);
+            wordsValue = v;
+        }
+        return words;
+    }
+
+    /** {@code width} (up to 64) bits of {@code v} (non-negative) from bit {@code lo}. */
+    public long bitsOf(BigInteger v, int lo, int width) {
+        long[] wd = wordsOf(v);
+        int i = lo >>> 6;
+        if (i >= wd.length) {
+            return 0;
+        }
+        int shift = lo & 63;
+        long x = wd[i] >>> shift;
+        if (shift != 0 && i + 1 < wd.length) {
+            x |= wd[i + 1] << (64 - shift);
+        }
+        return x & Bits.mask(width);
+    }
+
+    /** Room for the values of a select with {@code keys} narrow keys, reused packet after packet. */
+    public long[] selectValues(int keys) {
+        if (selectValues.length < keys) {
+            selectValues = new long[keys];
+        }
+        return selectValues;
     }
 
     public void setPacket(byte[] data, int length) {
@@ -112,6 +162,9 @@ public final class State {
 
     /** Writes the low {@code width} (up to 64) bits of {@code v} at bit offset {@code bitOffset}. */
     public static void writeBits(byte[] buf, int bitOffset, int width, long v) {
+        if (width == 0) {
+            return;
+        }
         if ((bitOffset & 7) == 0 && (width & 7) == 0) {
             int i = (bitOffset >>> 3) + (width >>> 3) - 1;
             for (int k = width >>> 3; k > 0; k--) {
@@ -152,6 +205,9 @@ public final class State {
     }
 
     public static BigInteger readWide(byte[] buf, int bitOffset, int width) {
+        if ((bitOffset & 7) == 0 && (width & 7) == 0) {
+            return new BigInteger(1, buf, bitOffset >>> 3, width >>> 3);   // one allocation, not one per word
+        }
         BigInteger v = BigInteger.ZERO;
         int done = 0;
         while (done < width) {
@@ -163,6 +219,17 @@ public final class State {
     }
 
     public static void writeWide(byte[] buf, int bitOffset, int width, BigInteger v) {
+        if ((bitOffset & 7) == 0 && (width & 7) == 0 && v.signum() >= 0) {
+            // Big-endian bytes, right-aligned in the field, zero-filled on the left (v fits the width).
+            byte[] b = v.toByteArray();
+            int at = bitOffset >>> 3;
+            int len = width >>> 3;
+            int skip = Math.max(0, b.length - len);   // toByteArray's sign byte, or bits above the width
+            int copy = b.length - skip;
+            Arrays.fill(buf, at, at + len - copy, (byte) 0);
+            System.arraycopy(b, skip, buf, at + len - copy, copy);
+            return;
+        }
         int remaining = width;
         while (remaining > 0) {
             int chunk = Math.min(64, remaining);

@@ -399,7 +399,8 @@ public final class Table {
             } else {
                 BigInteger v = k.expr.evalWide(s);
                 for (int wd = 0; wd < k.words; wd++) {
-                    probeWords[at + wd] = v.shiftRight(64 * (k.words - 1 - wd)).longValue();
+                    int lo = 64 * (k.words - 1 - wd);
+                    probeWords[at + wd] = v.signum() >= 0 ? s.bitsOf(v, lo, 64) : v.shiftRight(lo).longValue();
                 }
             }
         }

@@ -151,12 +151,19 @@ public final class V1ModelSwitch {
         }
     }
 
+    /** The passes and copies of the packet being processed, reused packet after packet. */
+    private final Deque<Pass> ingressQueue = new ArrayDeque<>();
+    private final Deque<State> egressQueue = new ArrayDeque<>();
+
     /** Processes one packet that arrived on {@code port}; returns the packets it produces. */
     public synchronized List<Output> process(int port, byte[] data) {
         received.incrementAndGet();
         List<Output> out = new ArrayList<>(1);
-        Deque<Pass> ingressQueue = new ArrayDeque<>();
-        Deque<State> egressQueue = new ArrayDeque<>();
+        // Cleared here too: a pass that failed with an exception leaves its queues as they were.
+        Deque<Pass> ingressQueue = this.ingressQueue;
+        Deque<State> egressQueue = this.egressQueue;
+        ingressQueue.clear();
+        egressQueue.clear();
         ingressQueue.add(new Pass(data, port, NORMAL, null, -1));
         int ingressPasses = 0;
         int egressPasses = 0;
