@@ -107,6 +107,29 @@ def test_idle_time_counts_hits_in_the_kernel(nat64):
     assert final_counters(nat64)["fast path: forwarded"] >= 3
 
 
+def test_an_entry_in_a_removed_entrys_place_starts_its_counter_at_zero(nat64):
+    ptf = PacketTest(nat64)
+    old = session_v6(ptf, 17, V6_HOST, 5003, MAPPED, 40003)
+    ptf.client.write(ptf.client.update("INSERT", old))
+    for _ in range(5):
+        ptf.send(V6_PORT, from_v6_host(UDP(sport=5003, dport=53) / b"old"))
+        ptf.verify_packet(to_v4_server(UDP(sport=40003, dport=53) / b"old"), V4_PORT)
+    ptf.client.write(ptf.client.update("DELETE", old))
+    # The new entry takes the removed one's cells in the kernel's counter array.
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5004, MAPPED, 40004))
+    query = p4runtime_pb2.Entity()
+    query.table_entry.table_id = ptf.client.p4info.id("tables", T + "session_v6")
+    query.table_entry.counter_data.SetInParent()
+    (entry,) = ptf.client.read(query)
+    assert entry.table_entry.counter_data.packet_count == 0
+    for _ in range(2):
+        ptf.send(V6_PORT, from_v6_host(UDP(sport=5004, dport=53) / b"new"))
+        ptf.verify_packet(to_v4_server(UDP(sport=40004, dport=53) / b"new"), V4_PORT)
+    (entry,) = ptf.client.read(query)
+    assert entry.table_entry.counter_data.packet_count == 2
+    assert final_counters(nat64)["fast path: forwarded"] >= 7
+
+
 @pytest.fixture
 def l3():
     with switch_under_test(L3, n_ports=4, fast_path=MODE) as sut:

@@ -33,6 +33,8 @@ POOL6, SERVER4 = "2001:db8:64::", "198.51.100.7"
 SERVER_VIA_POOL6 = "2001:db8:64::c633:6407"     # 198.51.100.7 in pool6 (RFC 6052, /96)
 PINGS = 500
 DIRECTIONS = (("IPv6 to IPv4", []), ("IPv4 to IPv6", ["-R"]))
+MILLION = 1_000_000
+FILLED = "softswitch nat64.p4, fast path XDP generic, 1 000 000 sessions"
 
 
 def sh(*cmd, ns=None):
@@ -124,8 +126,16 @@ def xdp_pass(ns, dev):
     sh("ip", "link", "set", "dev", dev, "xdpdrv", "obj", str(work / "pass.o"), "sec", "xdp", ns=ns)
 
 
-def softswitch(fast_path):
-    """softswitch with p4/nat64.p4 on s1 (to h1) and s2 (to h2), set up by the embedded controller."""
+def fill_sessions(switch, n):
+    """n more entries in each session table that no packet of the bench matches (FillSessions.java)."""
+    lib = ROOT / "softswitch/target"
+    subprocess.run(["java", "-cp", f"{lib / 'softswitch.jar'}:{lib / 'lib'}/*", str(HERE / "FillSessions.java"),
+                    f"127.0.0.1:{switch.grpc_port}", str(n)], cwd=ROOT, check=True)
+
+
+def softswitch(fast_path, sessions=0):
+    """softswitch with p4/nat64.p4 on s1 (to h1) and s2 (to h2), set up by the embedded controller;
+    `sessions` more entries in each session table (fill_sessions)."""
     def setup():
         hosts()
         veth("a1", H1, "s1", None)
@@ -153,6 +163,8 @@ def softswitch(fast_path):
         if fast_path and not re.search(r"fast path: XDP", switch.log_text()):
             raise RuntimeError(f"softswitch did not start its fast path ({fast_path}); see {switch.log_path}:\n"
                                f"{switch.log_text()}")
+        if sessions:
+            fill_sessions(switch, sessions)
         return SERVER_VIA_POOL6, [controller, switch]
     return setup
 
@@ -234,7 +246,8 @@ def main():
     paths = [("Linux IPv6 forwarding", linux), ("Tayga NAT64", tayga),
              ("softswitch nat64.p4, interpreter", softswitch(None)),
              ("softswitch nat64.p4, fast path XDP generic", softswitch("xdp-generic")),
-             ("softswitch nat64.p4, fast path XDP driver", softswitch("xdp"))]
+             ("softswitch nat64.p4, fast path XDP driver", softswitch("xdp")),
+             (FILLED, softswitch("xdp-generic", MILLION))]
     tests = [("TCP, 1 stream", ["-P", "1"]), ("TCP, 10 streams", ["-P", "10"]), ("UDP", None)]
     rows = []
     print(f"bench: {len(paths)} paths x {len(tests) * len(DIRECTIONS)} iperf3 tests of {SECONDS} s and {PINGS} pings; "
@@ -285,19 +298,24 @@ def ratios(rows):
     """The issue's targets, as ratios within this run."""
     def got(path, direction, test):
         return next(float(r["received_gbps"]) for r in rows
-                    if r["path"].startswith(path) and r["direction"] == direction and r["test"] == test)
-    for fast in ("softswitch nat64.p4, fast path XDP generic", "softswitch nat64.p4, fast path XDP driver"):
+                    if r["path"] == path and r["direction"] == direction and r["test"] == test)
+    generic = "softswitch nat64.p4, fast path XDP generic"
+    for fast in (generic, "softswitch nat64.p4, fast path XDP driver"):
         for direction, _ in DIRECTIONS:
             for test in ("TCP, 1 stream", "TCP, 10 streams"):
                 f = got(fast, direction, test)
-                print(f"bench: {fast[31:]}, {direction}, {test}: {f / got('Tayga', direction, test):.2f} x Tayga, "
-                      f"{f / got('Linux', direction, test):.2f} x Linux IPv6 forwarding")
+                print(f"bench: {fast[31:]}, {direction}, {test}: {f / got('Tayga NAT64', direction, test):.2f} x Tayga, "
+                      f"{f / got('Linux IPv6 forwarding', direction, test):.2f} x Linux IPv6 forwarding")
+    for direction, _ in DIRECTIONS:
+        for test in ("TCP, 1 stream", "TCP, 10 streams", "UDP"):
+            print(f"bench: fast path XDP generic, {direction}, {test}: 1 000 000 sessions / 1 session = "
+                  f"{got(FILLED, direction, test) / got(generic, direction, test):.2f}")
 
 
 def plot(rows, path):
     """Grouped bars of received Gbit/s, one group per direction and test (SVG, no plotting library)."""
     names = list(dict.fromkeys(r["path"] for r in rows))
-    colours = ["#888888", "#d08040", "#a0a0d0", "#4878a8", "#1f4e79"]
+    colours = ["#888888", "#d08040", "#a0a0d0", "#4878a8", "#1f4e79", "#6aa84f"]
     groups = [(r["direction"], r["test"]) for r in rows if r["path"] == names[0] and r["received_gbps"]]
     peak = max(float(r["received_gbps"]) for r in rows if r["received_gbps"]) * 1.15
     bar, top, height, left = 22, 40, 300, 50

@@ -84,7 +84,12 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         final int entries;
         final int head;
         final int defaults;
+        /** The entries' cells in the counter and last-hit arrays, by id. */
         final BitSet ids = new BitSet();
+        /** No id below it is free: a table filled with a million entries does not scan its ids per insert. */
+        int freeFrom;
+        /** Every id below it has been used: above, the cells are still as the kernel created them, zero. */
+        int usedBelow;
         int half;
 
         TableMaps(XdpProgram.TableMap layout, int entries, int head, int defaults) {
@@ -313,13 +318,19 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
             return;
         }
         if (e.mirrorId < 0) {
-            e.mirrorId = m.ids.nextClearBit(0);
+            e.mirrorId = m.ids.nextClearBit(m.freeFrom);
             m.ids.set(e.mirrorId);
-            if (m.layout.counterBase >= 0) {
-                zeroPerCpu(counters, m.layout.counterBase + e.mirrorId, 16);
-            }
-            if (m.layout.lastHitBase >= 0) {
-                update(lastHit, intKey(m.layout.lastHitBase + e.mirrorId), new byte[8]);
+            m.freeFrom = e.mirrorId + 1;
+            if (e.mirrorId < m.usedBelow) {
+                // A removed entry's cells: zeroed for the new one (fresh cells are zero already).
+                if (m.layout.counterBase >= 0) {
+                    zeroPerCpu(counters, m.layout.counterBase + e.mirrorId, 16);
+                }
+                if (m.layout.lastHitBase >= 0) {
+                    update(lastHit, intKey(m.layout.lastHitBase + e.mirrorId), new byte[8]);
+                }
+            } else {
+                m.usedBelow = e.mirrorId + 1;
             }
         }
         if (m.head >= 0) {
@@ -357,6 +368,7 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
             return;
         }
         m.ids.clear(e.mirrorId);
+        m.freeFrom = Math.min(m.freeFrom, e.mirrorId);
         e.mirrorId = -1;
         if (m.head >= 0) {
             rewriteScan(t, m);
