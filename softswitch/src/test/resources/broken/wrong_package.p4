@@ -1,4 +1,4 @@
-// expect: 40:1: V1Switch takes 6 arguments (parser, verify checksum, ingress, egress, compute checksum, deparser), 5 given
+// expect: 40:1: V1Switch takes 6 arguments (parser, verify-checksum control, ingress control, egress control, compute-checksum control, deparser control), 5 given
 #include <core.p4>
 #include <v1model.p4>
 header eth_t { bit<48> dst; bit<48> src; bit<16> type; }

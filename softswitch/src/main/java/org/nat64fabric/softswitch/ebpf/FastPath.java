@@ -135,6 +135,9 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
 
     /** Writes the program as C and compiles it with clang (seconds for a large program: outside any lock). */
     public static Compiled compile(Program program, boolean debug) throws Unavailable {
+        if (program.architecture != Program.Architecture.V1MODEL) {
+            throw new Unavailable("the fast path runs v1model programs; this one is " + program.architecture.p4infoName);
+        }
         XdpProgram xdp = new XdpProgram(program, debug);
         return new Compiled(xdp, compile(xdp));
     }

@@ -51,6 +51,8 @@ final class Elaborator {
     private final List<Externs.Meter> meters = new ArrayList<>();
     private final Map<String, Type.Aggregate> controllerHeaders = new LinkedHashMap<>();
     private Expr.Agg standardMetadata;
+    /** The package main instantiates, known before any block is compiled. */
+    private Program.Architecture architecture;
 
     // ---- symbols ----
 
@@ -859,46 +861,66 @@ final class Elaborator {
         return sym;
     }
 
-    // ---- the v1model package ----
+    // ---- the package: V1Switch or SimpleSumeSwitch ----
 
     private Program instantiateMain(InstantiationContext main) {
         TypeRefContext tr = main.typeRef();
         Object pkg = global.lookup(tr.getText().replaceAll("<.*", ""));
-        if (!(pkg instanceof BlockType) || !"V1Switch".equals(((BlockType) pkg).name)) {
-            throw error(tr, "softswitch runs the v1model architecture: 'main' must be a V1Switch, not '" + tr.getText() + "'");
+        String name = pkg instanceof BlockType ? ((BlockType) pkg).name : "";
+        switch (name) {
+            case "V1Switch":
+                architecture = Program.Architecture.V1MODEL;
+                return instantiateV1Switch(main);
+            case "SimpleSumeSwitch":
+                architecture = Program.Architecture.SUME;
+                return instantiateSimpleSumeSwitch(main);
+            default:
+                throw error(tr, "softswitch runs the v1model and SimpleSumeSwitch architectures: 'main' must be a "
+                        + "V1Switch or a SimpleSumeSwitch, not '" + tr.getText() + "'");
         }
+    }
+
+    /** The blocks main instantiates, checked against the package's roles (parser first, then controls). */
+    private BlockType[] packageBlocks(InstantiationContext main, String pkg, String[] roles) {
         List<ArgumentContext> args = main.argumentList().argument();
-        String[] roles = {"parser", "verify-checksum control", "ingress control", "egress control",
-            "compute-checksum control", "deparser control"};
-        if (args.size() != 6) {
-            throw error(main, "V1Switch takes 6 arguments (parser, verify checksum, ingress, egress, compute checksum, deparser), "
+        if (args.size() != roles.length) {
+            throw error(main, pkg + " takes " + roles.length + " arguments (" + String.join(", ", roles) + "), "
                     + args.size() + " given");
         }
-        BlockType[] blocks = new BlockType[6];
-        for (int i = 0; i < 6; i++) {
+        BlockType[] blocks = new BlockType[roles.length];
+        for (int i = 0; i < roles.length; i++) {
             ExpressionContext e = args.get(i).expression();
             String name = e instanceof CallExpressionContext ? ((CallExpressionContext) e).expression().getText() : e.getText();
             Object o = global.lookup(name);
             boolean wantParser = i == 0;
             if (!(o instanceof BlockType) || ((BlockType) o).decl == null
                     || !((BlockType) o).kind.equals(wantParser ? "parser" : "control")) {
-                throw error(e, "argument " + (i + 1) + " of V1Switch must instantiate a " + roles[i] + ", not '" + e.getText() + "'");
+                throw error(e, "argument " + (i + 1) + " of " + pkg + " must instantiate a " + roles[i] + ", not '" + e.getText() + "'");
             }
             blocks[i] = (BlockType) o;
         }
+        return blocks;
+    }
+
+    /** The struct type of parameter {@code i} of the parser (headers, metadata, digest). */
+    private Type parserStruct(List<ParameterContext> pp, int i, String what) {
+        Type t = type(pp.get(i).typeRef(), global);
+        if (!(t instanceof Type.Aggregate) || ((Type.Aggregate) t).header) {
+            throw error(pp.get(i), "the parser's " + what + " parameter must be a struct, not " + t);
+        }
+        return t;
+    }
+
+    private Program instantiateV1Switch(InstantiationContext main) {
+        BlockType[] blocks = packageBlocks(main, "V1Switch", new String[] {"parser", "verify-checksum control",
+            "ingress control", "egress control", "compute-checksum control", "deparser control"});
         // H and M come from the parser; every other block must agree.
         List<ParameterContext> pp = blocks[0].params.parameter();
         if (pp.size() != 4) {
             throw error(blocks[0].params, "a v1model parser has 4 parameters (packet_in, out H, inout M, inout standard_metadata_t), not " + pp.size());
         }
-        Type h = type(pp.get(1).typeRef(), global);
-        Type m = type(pp.get(2).typeRef(), global);
-        if (!(h instanceof Type.Aggregate) || ((Type.Aggregate) h).header) {
-            throw error(pp.get(1), "the parser's headers parameter must be a struct, not " + h);
-        }
-        if (!(m instanceof Type.Aggregate) || ((Type.Aggregate) m).header) {
-            throw error(pp.get(2), "the parser's metadata parameter must be a struct, not " + m);
-        }
+        Type h = parserStruct(pp, 1, "headers");
+        Type m = parserStruct(pp, 2, "metadata");
         Type std = (Type) global.lookup("standard_metadata_t");
         Expr.Agg hdr = (Expr.Agg) storage(h);
         Expr.Agg meta = (Expr.Agg) storage(m);
@@ -908,13 +930,52 @@ final class Elaborator {
         byType.put(m, meta);
         byType.put(std, standardMetadata);
 
-        Parser parser = compileParser(blocks[0], byType, h, m);
+        Parser parser = compileParser(blocks[0], byType);
+        List<ArgumentContext> args = main.argumentList().argument();
         Stmt[] controls = new Stmt[5];
         for (int i = 1; i < 6; i++) {
             ControlInstance ci = instantiateControl(blocks[i], blocks[i].name, byType, args.get(i));
             controls[i - 1] = ci.body;
         }
-        Map<Integer, List<Expr>> fieldLists = fieldLists((Type.Aggregate) m, meta);
+        return program(parser, controls[0], controls[1], controls[2], controls[3], controls[4], hdr, meta,
+                fieldLists((Type.Aggregate) m, meta));
+    }
+
+    /**
+     * SimpleSumeSwitch(parser, pipe, deparser): the pipe runs as the ingress, with no checksum
+     * blocks and no egress; sume_metadata takes standard_metadata's place.
+     */
+    private Program instantiateSimpleSumeSwitch(InstantiationContext main) {
+        BlockType[] blocks = packageBlocks(main, "SimpleSumeSwitch", new String[] {"parser", "pipe control",
+            "deparser control"});
+        List<ParameterContext> pp = blocks[0].params.parameter();
+        if (pp.size() != 5) {
+            throw error(blocks[0].params, "a SimpleSumeSwitch parser has 5 parameters (packet_in, out H, out M, out D, "
+                    + "inout sume_metadata_t), not " + pp.size());
+        }
+        Type h = parserStruct(pp, 1, "headers");
+        Type m = parserStruct(pp, 2, "metadata");
+        Type d = parserStruct(pp, 3, "digest");
+        Type sume = (Type) global.lookup("sume_metadata_t");
+        Expr.Agg hdr = (Expr.Agg) storage(h);
+        Expr.Agg meta = (Expr.Agg) storage(m);
+        Expr.Agg digest = (Expr.Agg) storage(d);
+        standardMetadata = (Expr.Agg) storage(sume);
+        Map<Type, Expr> byType = new HashMap<>();
+        byType.put(h, hdr);
+        byType.put(m, meta);
+        byType.put(d, digest);
+        byType.put(sume, standardMetadata);
+
+        Parser parser = compileParser(blocks[0], byType);
+        List<ArgumentContext> args = main.argumentList().argument();
+        Stmt pipe = instantiateControl(blocks[1], blocks[1].name, byType, args.get(1)).body;
+        Stmt deparser = instantiateControl(blocks[2], blocks[2].name, byType, args.get(2)).body;
+        return program(parser, Stmt.EMPTY, pipe, Stmt.EMPTY, Stmt.EMPTY, deparser, hdr, meta, Map.of());
+    }
+
+    private Program program(Parser parser, Stmt verify, Stmt ingress, Stmt egress, Stmt compute, Stmt deparser,
+                            Expr.Agg hdr, Expr.Agg meta, Map<Integer, List<Expr>> fieldLists) {
         List<Action> used = new ArrayList<>();
         for (Table t : tables) {
             for (Table.ActionRef r : t.actions) {
@@ -926,9 +987,9 @@ final class Elaborator {
         if (wideWidths.size() != wideSlots) {
             throw new IllegalStateException("wide slots " + wideSlots + " but " + wideWidths.size() + " widths");
         }
-        return new Program(mainFile, narrowSlots, wideWidths.stream().mapToInt(Integer::intValue).toArray(), parser, controls[0], controls[1], controls[2], controls[3],
-                controls[4], tables, used, counters, registers, meters, controllerHeaders, errorType.members, hdr, meta,
-                standardMetadata, fieldLists);
+        return new Program(architecture, mainFile, narrowSlots, wideWidths.stream().mapToInt(Integer::intValue).toArray(),
+                parser, verify, ingress, egress, compute, deparser, tables, used, counters, registers, meters,
+                controllerHeaders, errorType.members, hdr, meta, standardMetadata, fieldLists);
     }
 
     private Map<Integer, List<Expr>> fieldLists(Type.Aggregate meta, Expr.Agg at) {
@@ -1049,6 +1110,7 @@ final class Elaborator {
         boolean constEntries = false;
         EntriesPropertyContext entries = null;
         int size = 1024;
+        boolean sizeGiven = false;
         boolean timeout = false;
         String directCounter = null;
         int directCounterUnit = 0;
@@ -1081,6 +1143,7 @@ final class Elaborator {
                         constDefault = s.CONST() != null;
                         break;
                     case "size":
+                        sizeGiven = true;
                         BigInteger v = constantValue(s.expression(), sc, null);
                         if (v.signum() <= 0 || v.bitLength() > 31) {
                             throw error(s.expression(), "table size must be a positive constant");
@@ -1111,6 +1174,9 @@ final class Elaborator {
         if (refs.isEmpty()) {
             throw error(d.name(), "table '" + d.name().getText() + "' has no actions");
         }
+        if (architecture == Program.Architecture.SUME) {
+            sumeTableLimits(d, keys, sizeGiven, timeout);
+        }
         if (defaultAction == null) {
             Object na = global.lookup("NoAction");
             if (!(na instanceof ActionSym)) {
@@ -1137,6 +1203,27 @@ final class Elaborator {
         }
         tables.add(t);
         define(sc, d.name(), new TableSym(t));
+    }
+
+    /**
+     * What SDNet builds a SimpleSumeSwitch table from: a CAM of a declared depth (so `size` is
+     * required), exact keys (a binary CAM), ternary and exact keys (a ternary CAM), or one lpm key
+     * with no other field; no idle timeouts (the controller ages what it installed).
+     */
+    private void sumeTableLimits(TableDeclarationContext d, List<Table.KeyField> keys, boolean sizeGiven, boolean timeout) {
+        String name = "table '" + d.name().getText() + "'";
+        if (!sizeGiven) {
+            throw error(d.name(), name + " needs a size: SDNet builds each SimpleSumeSwitch table as a CAM of a fixed depth");
+        }
+        if (timeout) {
+            throw error(d.name(), name + " has support_timeout: SimpleSumeSwitch tables have no idle timeouts "
+                    + "(remove it; the controller ages the entries it installs)");
+        }
+        long lpm = keys.stream().filter(k -> k.kind == Table.MatchKind.LPM).count();
+        if (lpm > 0 && keys.size() > 1) {
+            throw error(d.name(), name + " mixes an lpm field with " + (keys.size() - 1) + " other key field(s): "
+                    + "a SimpleSumeSwitch lpm table has exactly one key field (use ternary fields for the others)");
+        }
     }
 
     private Table.KeyField keyField(KeyElementContext k, Scope sc) {
@@ -1264,7 +1351,7 @@ final class Elaborator {
 
     // ---- parsers ----
 
-    private Parser compileParser(BlockType bt, Map<Type, Expr> byType, Type h, Type m) {
+    private Parser compileParser(BlockType bt, Map<Type, Expr> byType) {
         ParserDeclarationContext d = (ParserDeclarationContext) bt.decl;
         Scope sc = new Scope(global);
         bindParams(bt, sc, byType, new ArrayList<>());

@@ -13,11 +13,11 @@ import java.util.regex.Pattern;
 
 /**
  * Runs the C preprocessor over a P4 file, as p4c does, and keeps where each output line came from.
- * {@code #include <core.p4>} and {@code <v1model.p4>} resolve to softswitch's own declarations of
- * those libraries, shipped as resources and unpacked to a private folder.
+ * {@code #include <core.p4>}, {@code <v1model.p4>} and {@code <sume_switch.p4>} resolve to
+ * softswitch's own declarations of those libraries, shipped as resources and unpacked to a private folder.
  */
 public final class Preprocessor {
-    private static final String[] LIBRARIES = {"core.p4", "v1model.p4"};
+    private static final String[] LIBRARIES = {"core.p4", "v1model.p4", "sume_switch.p4"};
     private static final Pattern LINE_MARKER = Pattern.compile("^#\\s*(?:line\\s+)?(\\d+)\\s+\"((?:[^\"\\\\]|\\\\.)*)\".*$");
     private static final Pattern CPP_DIAGNOSTIC = Pattern.compile("^(.+?):(\\d+):(\\d+): (?:fatal )?error: (.*)$");
     private static Path libraryDir;

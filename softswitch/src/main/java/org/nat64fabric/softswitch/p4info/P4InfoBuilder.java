@@ -47,7 +47,7 @@ public final class P4InfoBuilder {
         for (Action a : p.actions) {
             allNames.add(a.name);
         }
-        P4Info.Builder info = P4Info.newBuilder().setPkgInfo(PkgInfo.newBuilder().setArch("v1model"));
+        P4Info.Builder info = P4Info.newBuilder().setPkgInfo(PkgInfo.newBuilder().setArch(p.architecture.p4infoName));
         for (Action a : p.actions) {
             var b = info.addActionsBuilder().setPreamble(preamble(P4Ids.Prefix.ACTION_VALUE, a.name, a.annotations));
             int pid = 1;

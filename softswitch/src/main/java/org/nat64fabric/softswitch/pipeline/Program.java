@@ -6,10 +6,28 @@ import org.nat64fabric.softswitch.frontend.Type;
 import org.nat64fabric.softswitch.v1model.Externs;
 
 /**
- * A P4 program compiled for the v1model architecture: its six blocks in executable form, the
- * objects the control plane manages, and where the architecture's metadata lives in the slots.
+ * A P4 program compiled for its architecture: its blocks in executable form, the objects the
+ * control plane manages, and where the architecture's metadata lives in the slots.
  */
 public final class Program {
+    /** The architectures softswitch runs, with the name P4Info's pkg_info.arch gives each. */
+    public enum Architecture {
+        /** BMv2's simple_switch: V1Switch(parser, verify, ingress, egress, compute, deparser). */
+        V1MODEL("v1model"),
+        /**
+         * The NetFPGA SUME's SimpleSumeSwitch(parser, pipe, deparser): verifyChecksum, egress and
+         * computeChecksum are empty, ingress is the pipe, standardMetadata is sume_metadata.
+         */
+        SUME("sume");
+
+        public final String p4infoName;
+
+        Architecture(String p4infoName) {
+            this.p4infoName = p4infoName;
+        }
+    }
+
+    public final Architecture architecture;
     public final String source;
     public final int narrowSlots;
     public final int wideSlots;
@@ -38,11 +56,12 @@ public final class Program {
     /** For each @field_list index, the slot ranges of user metadata it preserves. */
     public final Map<Integer, List<Expr>> fieldLists;
 
-    public Program(String source, int narrowSlots, int[] wideWidths, Parser parser, Stmt verifyChecksum, Stmt ingress,
+    public Program(Architecture architecture, String source, int narrowSlots, int[] wideWidths, Parser parser, Stmt verifyChecksum, Stmt ingress,
                    Stmt egress, Stmt computeChecksum, Stmt deparser, List<Table> tables, List<Action> actions,
                    List<Externs.Counter> counters, List<Externs.Register> registers,
                    List<Externs.Meter> meters, Map<String, Type.Aggregate> controllerHeaders, List<String> errors, Expr.Agg headers,
                    Expr.Agg metadata, Expr.Agg standardMetadata, Map<Integer, List<Expr>> fieldLists) {
+        this.architecture = architecture;
         this.source = source;
         this.narrowSlots = narrowSlots;
         this.wideSlots = wideWidths.length;
@@ -84,7 +103,7 @@ public final class Program {
         return null;
     }
 
-    /** A standard_metadata field as an l-value. */
+    /** A field of the architecture's metadata (standard_metadata, sume_metadata) as an l-value. */
     public Expr.LValue standardField(String field) {
         Type.Field f = ((Type.Aggregate) standardMetadata.type).fields.get(field);
         return new Expr.Slot(f.type, standardMetadata.fixedBase()[0] + f.narrowOffset, widthOf(f.type));

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.nat64fabric.softswitch.pipeline.Action;
 import org.nat64fabric.softswitch.pipeline.Bits;
+import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.pipeline.Table;
 import org.nat64fabric.softswitch.pipeline.TwoRateMarker;
 import org.nat64fabric.softswitch.runtime.EntityException.Code;
@@ -98,6 +99,10 @@ public final class Entities {
                 tableEntry(type, entity.getTableEntry());
                 return;
             case PACKET_REPLICATION_ENGINE_ENTRY: {
+                if (sw.program.architecture == Program.Architecture.SUME) {
+                    throw new EntityException(Code.UNIMPLEMENTED, "a SimpleSumeSwitch has no packet replication engine "
+                            + "(its program copies a packet by setting several bits of sume_metadata.dst_port)");
+                }
                 var pre = entity.getPacketReplicationEngineEntry();
                 if (pre.hasMulticastGroupEntry()) {
                     var g = pre.getMulticastGroupEntry();

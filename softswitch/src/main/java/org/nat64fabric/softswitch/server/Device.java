@@ -103,6 +103,7 @@ public final class Device implements AutoCloseable {
      */
     void setPipeline(Pipeline p) {
         Pipeline old = pipeline;
+        p.sw.setCpuPort(cpuPort);
         pipeline = p;
         if (fastPathMode != null && (old == null || old.sw != p.sw)) {
             stopFastPath();

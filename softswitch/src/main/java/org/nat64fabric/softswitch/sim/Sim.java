@@ -98,6 +98,7 @@ public final class Sim {
     public static Result run(Program program, P4Info info, Path entries, List<Input> inputs, Path outDir, int cpuPort)
             throws IOException, EntityException {
         V1ModelSwitch sw = new V1ModelSwitch(program);
+        sw.setCpuPort(cpuPort);
         Entities entities = new Entities(sw, info);
         if (entries != null) {
             loadEntries(entities, entries);

@@ -12,9 +12,11 @@ import java.util.logging.Logger;
 import org.nat64fabric.softswitch.pipeline.Expr;
 import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.pipeline.State;
+import org.nat64fabric.softswitch.sume.SimpleSumeSwitch;
 
 /**
- * The v1model architecture around a compiled program, as BMv2's simple_switch runs it: parser,
+ * A switch running a compiled program: its multicast groups, clone sessions and counts, and the
+ * v1model architecture around the program, as BMv2's simple_switch runs it: parser,
  * verifyChecksum, ingress, then the packet replication engine (clone, resubmit, multicast,
  * unicast or drop), egress, computeChecksum, deparser, and recirculation.
  */
@@ -67,20 +69,27 @@ public final class V1ModelSwitch {
     private final State ingressState;
     private final long startNanos = System.nanoTime();
 
-    private final Expr.LValue ingressPort;
-    private final Expr.LValue egressSpec;
-    private final Expr.LValue egressPort;
-    private final Expr.LValue instanceType;
-    private final Expr.LValue packetLength;
-    private final Expr.LValue mcastGrp;
-    private final Expr.LValue egressRid;
-    private final Expr.LValue parserError;
-    private final Expr.LValue ingressTimestamp;
-    private final Expr.LValue egressTimestamp;
+    /** The SimpleSumeSwitch architecture, for a program of it (then the fields below are unused). */
+    private final SimpleSumeSwitch sume;
+    private Expr.LValue ingressPort;
+    private Expr.LValue egressSpec;
+    private Expr.LValue egressPort;
+    private Expr.LValue instanceType;
+    private Expr.LValue packetLength;
+    private Expr.LValue mcastGrp;
+    private Expr.LValue egressRid;
+    private Expr.LValue parserError;
+    private Expr.LValue ingressTimestamp;
+    private Expr.LValue egressTimestamp;
 
     public V1ModelSwitch(Program program) {
         this.program = program;
         this.ingressState = program.newState();
+        if (program.architecture == Program.Architecture.SUME) {
+            this.sume = new SimpleSumeSwitch(program, ingressState, this::count);
+            return;
+        }
+        this.sume = null;
         this.ingressPort = program.standardField("ingress_port");
         this.egressSpec = program.standardField("egress_spec");
         this.egressPort = program.standardField("egress_port");
@@ -91,6 +100,13 @@ public final class V1ModelSwitch {
         this.parserError = program.standardField("parser_error");
         this.ingressTimestamp = program.standardField("ingress_global_timestamp");
         this.egressTimestamp = program.standardField("egress_global_timestamp");
+    }
+
+    /** The port a SimpleSumeSwitch program's DMA bits stand for (v1model programs name it themselves). */
+    public void setCpuPort(int port) {
+        if (sume != null) {
+            sume.setCpuPort(port);
+        }
     }
 
     /** The origin of the timestamps in standard_metadata (System.nanoTime()). */
@@ -158,6 +174,11 @@ public final class V1ModelSwitch {
     /** Processes one packet that arrived on {@code port}; returns the packets it produces. */
     public synchronized List<Output> process(int port, byte[] data) {
         received.incrementAndGet();
+        if (sume != null) {
+            List<Output> out = sume.process(port, data);
+            transmitted.addAndGet(out.size());
+            return out;
+        }
         List<Output> out = new ArrayList<>(1);
         // Cleared here too: a pass that failed with an exception leaves its queues as they were.
         Deque<Pass> ingressQueue = this.ingressQueue;
