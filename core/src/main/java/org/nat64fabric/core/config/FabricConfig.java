@@ -140,7 +140,7 @@ public final class FabricConfig {
      */
     public static Nat64Section nat64Section(JsonNode nat, String at) {
         Json.only(nat, at, "pool6", "pool4", "timeouts", "addressDependentFiltering", "maxSessionsPerSubscriber",
-                "logDestination", "eamt", "staticBib", "puntPolicing", "icmpErrors", "udpZeroChecksum", "siitPrefixes", "lowestIpv6Mtu");
+                "logDestination", "eamt", "staticBib", "puntPolicing", "setupQueues", "icmpErrors", "udpZeroChecksum", "siitPrefixes", "lowestIpv6Mtu");
         Nat64Config nat64 = nat64(nat, at);
         List<Eam> eamt = new ArrayList<>();
         Eamt table = new Eamt();
@@ -215,6 +215,9 @@ public final class FabricConfig {
         if (nat.has("puntPolicing")) {
             b.puntPolicing(puntPolicing(nat.path("puntPolicing"), at + ".puntPolicing"));
         }
+        if (nat.has("setupQueues")) {
+            b.setupQueues(setupQueues(nat.path("setupQueues"), at + ".setupQueues"));
+        }
         if (nat.has("icmpErrors")) {
             b.icmpErrors(icmpErrors(nat.path("icmpErrors"), at + ".icmpErrors"));
         }
@@ -262,6 +265,16 @@ public final class FabricConfig {
         long sourcePps = number(p, "perSourcePps", d.perSourcePps, PuntPolicing.MAX, at);
         long sourceBurst = number(p, "perSourceBurst", d.perSourceBurst, PuntPolicing.MAX, at);
         return within(at, () -> PuntPolicing.of(portPps, portBurst, sourcePps, sourceBurst));
+    }
+
+    /** {@code setupQueues}: either field, the other keeps its default. */
+    private static SetupQueues setupQueues(JsonNode q, String at) {
+        object(q, at);
+        Json.only(q, at, "perSubscriber", "total");
+        SetupQueues d = SetupQueues.DEFAULTS;
+        long perSubscriber = number(q, "perSubscriber", d.perSubscriber, SetupQueues.MAX, at);
+        long total = number(q, "total", d.total, SetupQueues.MAX, at);
+        return within(at, () -> SetupQueues.of(perSubscriber, total));
     }
 
     /** {@code icmpErrors}: any of its fields, the others keep their defaults. */

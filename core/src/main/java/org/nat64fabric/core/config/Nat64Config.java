@@ -28,6 +28,8 @@ public final class Nat64Config {
     public final boolean logDestination;
     /** The pipeline's limits on punts to the controller. */
     public final PuntPolicing puntPolicing;
+    /** How many punted packets wait for a setup, per subscriber and in all. */
+    public final SetupQueues setupQueues;
     /** The ICMP errors the switches originate: their rate, and the answer to unmapped UDP. */
     public final IcmpErrors icmpErrors;
     /**
@@ -57,6 +59,7 @@ public final class Nat64Config {
         this.maxSessionsPerSubscriber = b.maxSessionsPerSubscriber;
         this.logDestination = b.logDestination;
         this.puntPolicing = b.puntPolicing;
+        this.setupQueues = b.setupQueues;
         this.icmpErrors = b.icmpErrors;
         this.computeUdpZeroChecksum = b.computeUdpZeroChecksum;
         this.siitPrefixes = List.copyOf(b.siitPrefixes);
@@ -122,6 +125,7 @@ public final class Nat64Config {
         private int maxSessionsPerSubscriber = 4096;
         private boolean logDestination = true;
         private PuntPolicing puntPolicing = PuntPolicing.DEFAULTS;
+        private SetupQueues setupQueues = SetupQueues.DEFAULTS;
         private IcmpErrors icmpErrors = IcmpErrors.DEFAULTS;
         private boolean computeUdpZeroChecksum = true;
         private List<Ipv4Prefix> siitPrefixes = List.of();
@@ -159,6 +163,11 @@ public final class Nat64Config {
 
         public Builder puntPolicing(PuntPolicing policing) {
             this.puntPolicing = policing;
+            return this;
+        }
+
+        public Builder setupQueues(SetupQueues queues) {
+            this.setupQueues = queues;
             return this;
         }
 

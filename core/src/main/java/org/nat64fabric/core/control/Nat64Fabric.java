@@ -67,10 +67,8 @@ public final class Nat64Fabric implements Nat64Service {
     private static final int ICMP6_ADDRESS_UNREACHABLE = 3;
 
     private static final Logger LOG = Logger.getLogger(Nat64Fabric.class.getName());
-    /** Packets a batch takes; packets one subscriber may have waiting. */
+    /** Packets a batch takes. */
     static final int MAX_BATCH = 1024;
-    static final int QUEUE_PER_SUBSCRIBER = 256;
-    static final int QUEUE_TOTAL = 65536;
     /** Batches whose writes may be under way while the next one allocates. */
     static final int BATCHES_IN_FLIGHT = 4;
     /** RFC 4443 2.4(f): ICMPv6 errors are rate-limited; refusals send at most this many per second. */
@@ -100,7 +98,8 @@ public final class Nat64Fabric implements Nat64Service {
     /** What each connected switch holds, by entity key, as last written or read. */
     private final Map<String, Map<String, Entity>> installed = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> counters = new ConcurrentHashMap<>();
-    private final SetupQueue<Punt> setupQueue = new SetupQueue<>(QUEUE_PER_SUBSCRIBER, QUEUE_TOTAL);
+    /** Packets waiting for a setup, by subscriber, within the configured limits. */
+    private final SetupQueue<Punt> setupQueue;
     private final Executor setups;
     private final SwitchWriters switchWriters;
     private final Semaphore batchesInFlight = new Semaphore(BATCHES_IN_FLIGHT);
@@ -121,6 +120,7 @@ public final class Nat64Fabric implements Nat64Service {
     public Nat64Fabric(FabricConfig config, NatStore store, Consumer<NatEvent> log, LongSupplier clock,
                        Executor setups, Executor writers) {
         this.config = config;
+        this.setupQueue = new SetupQueue<>(config.nat64.setupQueues.perSubscriber, config.nat64.setupQueues.total);
         this.clock = clock;
         this.setups = setups;
         this.switchWriters = new SwitchWriters(writers);

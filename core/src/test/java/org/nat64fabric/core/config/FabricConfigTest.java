@@ -86,6 +86,29 @@ class FabricConfigTest {
     }
 
     @Test
+    void setupQueuesHaveDefaultsTakeEitherFieldAndRefuseTheRestByPath() throws Exception {
+        SetupQueues d = FabricConfig.parse(good()).nat64.setupQueues;
+        assertEquals(List.of(256, 65_536), List.of(d.perSubscriber, d.total));
+        ObjectNode root = good();
+        nat(root).set("setupQueues", json("{\"perSubscriber\": 32}"));
+        SetupQueues q = FabricConfig.parse(root).nat64.setupQueues;
+        assertEquals(List.of(32, 65_536), List.of(q.perSubscriber, q.total));
+
+        JsonNode overTotal = json("{\"perSubscriber\": 20, \"total\": 10}");
+        ConfigException e = refused(r -> nat(r).set("setupQueues", overTotal));
+        assertEquals(NAT + ".setupQueues.perSubscriber", e.field());
+        JsonNode zero = json("{\"total\": 0}");
+        e = refused(r -> nat(r).set("setupQueues", zero));
+        assertEquals(NAT + ".setupQueues.total", e.field());
+        JsonNode huge = json("{\"total\": 1048577}");
+        e = refused(r -> nat(r).set("setupQueues", huge));
+        assertEquals(NAT + ".setupQueues.total", e.field());
+        JsonNode typo = json("{\"perSubscribers\": 5}");
+        e = refused(r -> nat(r).set("setupQueues", typo));
+        assertEquals(NAT + ".setupQueues.perSubscribers", e.field());
+    }
+
+    @Test
     void icmpErrorsHaveDefaultsTakeAnyOfTheirFieldsAndRefuseTheRestByPath() throws Exception {
         IcmpErrors d = FabricConfig.parse(good()).nat64.icmpErrors;
         assertEquals(List.of(1000L, 200L, true), List.of(d.perPortPps, d.perPortBurst, d.unmappedPortUnreachable));

@@ -200,6 +200,28 @@ class Nat64FabricTest {
     }
 
     @Test
+    void theSetupQueuesTakeTheirLimitsFromTheConfig() throws Exception {
+        List<Runnable> scheduled = new ArrayList<>();
+        fabric = new Nat64Fabric(config("{\"addresses\": [\"192.0.2.0/30\"], \"blocksPerSubscriber\": 64}, "
+                + "\"setupQueues\": {\"perSubscriber\": 10, \"total\": 15}"),
+                new InMemoryNatStore(), e -> { }, () -> now, scheduled::add, Runnable::run);
+        border1 = new FakeSwitch("border1");
+        border2 = new FakeSwitch("border2");
+        fabric.connected(border1);
+        fabric.connected(border2);
+        for (int port = 5000; port < 5030; port++) {           // one host: 10 wait, 20 are refused
+            fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(port));
+        }
+        assertEquals(20, fabric.stats().get("setups.queueFull"));
+        for (int port = 7000; port < 7010; port++) {           // another: 5 fit in the 15, 5 push the first's out
+            fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame("2001:db8:1::20", port));
+        }
+        assertEquals(25, fabric.stats().get("setups.queueFull"));
+        scheduled.remove(0).run();
+        assertEquals(2 * 15, border1.sessions().size(), "the 15 that waited are set up");
+    }
+
+    @Test
     void aBatchIsOneWritePerBorderAndItsPacketsGoBackOnlyAfterIt() throws Exception {
         List<Runnable> scheduled = new ArrayList<>();
         fabric = new Nat64Fabric(config("{\"addresses\": [\"192.0.2.0/30\"], \"blocksPerSubscriber\": 64}"),
