@@ -267,13 +267,13 @@ public final class FabricConfig {
         return within(at, () -> PuntPolicing.of(portPps, portBurst, sourcePps, sourceBurst));
     }
 
-    /** {@code setupQueues}: either field, the other keeps its default. */
+    /** {@code setupQueues}: either field, the other keeps its default (perSubscriber at most the total). */
     private static SetupQueues setupQueues(JsonNode q, String at) {
         object(q, at);
         Json.only(q, at, "perSubscriber", "total");
         SetupQueues d = SetupQueues.DEFAULTS;
-        long perSubscriber = number(q, "perSubscriber", d.perSubscriber, SetupQueues.MAX, at);
         long total = number(q, "total", d.total, SetupQueues.MAX, at);
+        long perSubscriber = number(q, "perSubscriber", Math.min(d.perSubscriber, total), SetupQueues.MAX, at);
         return within(at, () -> SetupQueues.of(perSubscriber, total));
     }
 

@@ -2,10 +2,13 @@ package org.nat64fabric.core.control;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Punted packets waiting for their session setup, one queue per subscriber, served in rounds:
@@ -18,6 +21,13 @@ final class SetupQueue<T> {
     private final int perSubscriber;
     private final int total;
     private final Map<Object, ArrayDeque<T>> queues = new LinkedHashMap<>();
+    /**
+     * The subscribers with a packet waiting, by the length of their queue: a full whole finds its
+     * longest queue without looking at every queue (a flood from many IPv4 sources fills the
+     * whole with tens of thousands of one-packet queues, and each of its packets asks).
+     */
+    private final Map<Integer, Set<Object>> byLength = new HashMap<>();
+    private int longest;
     private int size;
 
     SetupQueue(int perSubscriber, int total) {
@@ -39,17 +49,14 @@ final class SetupQueue<T> {
         }
         T pushedOut = null;
         if (size >= total) {
-            ArrayDeque<T> longest = null;
-            for (ArrayDeque<T> other : queues.values()) {
-                if (longest == null || other.size() > longest.size()) {
-                    longest = other;
-                }
-            }
-            if (longest == null || longest.size() <= mine + 1) {
+            if (longest <= mine + 1) {
                 return item;
             }
-            pushedOut = longest.pollLast();
+            Object victim = byLength.get(longest).iterator().next();
+            ArrayDeque<T> v = queues.get(victim);
+            pushedOut = v.pollLast();
             size--;
+            lengthChanged(victim, v.size() + 1, v.size());
         }
         if (q == null) {
             q = new ArrayDeque<>();
@@ -57,7 +64,26 @@ final class SetupQueue<T> {
         }
         q.add(item);
         size++;
+        lengthChanged(subscriber, q.size() - 1, q.size());
         return pushedOut;
+    }
+
+    /** Moves {@code subscriber} between the length buckets (0: none), keeping {@link #longest}. */
+    private void lengthChanged(Object subscriber, int from, int to) {
+        if (from > 0) {
+            Set<Object> s = byLength.get(from);
+            s.remove(subscriber);
+            if (s.isEmpty()) {
+                byLength.remove(from);
+            }
+        }
+        if (to > 0) {
+            byLength.computeIfAbsent(to, k -> new LinkedHashSet<>()).add(subscriber);
+        }
+        longest = Math.max(longest, to);
+        while (longest > 0 && !byLength.containsKey(longest)) {
+            longest--;
+        }
     }
 
     /**
@@ -74,6 +100,7 @@ final class SetupQueue<T> {
                 Map.Entry<Object, ArrayDeque<T>> e = it.next();
                 batch.add(e.getValue().poll());
                 size--;
+                lengthChanged(e.getKey(), e.getValue().size() + 1, e.getValue().size());
                 it.remove();
                 if (!e.getValue().isEmpty()) {
                     again.add(e);

@@ -94,6 +94,10 @@ class FabricConfigTest {
         SetupQueues q = FabricConfig.parse(root).nat64.setupQueues;
         assertEquals(List.of(32, 65_536), List.of(q.perSubscriber, q.total));
 
+        nat(root).set("setupQueues", json("{\"total\": 100}"));
+        q = FabricConfig.parse(root).nat64.setupQueues;
+        assertEquals(List.of(100, 100), List.of(q.perSubscriber, q.total), "the default per subscriber, cut to the total");
+
         JsonNode overTotal = json("{\"perSubscriber\": 20, \"total\": 10}");
         ConfigException e = refused(r -> nat(r).set("setupQueues", overTotal));
         assertEquals(NAT + ".setupQueues.perSubscriber", e.field());

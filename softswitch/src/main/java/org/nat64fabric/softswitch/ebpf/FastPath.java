@@ -154,13 +154,17 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         } catch (LinkageError e) {
             throw new Unavailable("libbpf cannot be loaded (apt-get install libbpf1): " + e);
         }
-        FastPath fp;
+        FastPath fp = null;
         try {
             fp = new FastPath(compiled.xdp.program, compiled.xdp, mode, ports, obj);
             fp.configure(cpuPort, startNanos);
             fp.attach();
         } catch (Unavailable | RuntimeException e) {
-            Libbpf.bpf_object__close(obj);
+            if (fp != null) {
+                fp.close();   // the tables stop mirroring to it, whatever it got to
+            } else {
+                Libbpf.bpf_object__close(obj);
+            }
             throw e;
         }
         return fp;

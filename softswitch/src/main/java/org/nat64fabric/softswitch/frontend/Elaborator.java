@@ -2759,6 +2759,7 @@ final class Elaborator {
         }
         List<Param> params = params(proto.parameterList(), global, typeVarsOf(proto, inst.type));
         List<Expr> a = arguments(inst.type.name + "." + m.method, params, args, sc, bindings, at);
+        notInSume(inst.type.name, at);
         Object rt = inst.runtime;
         if (rt instanceof Externs.Register) {
             Externs.Register r = (Externs.Register) rt;
@@ -2780,6 +2781,13 @@ final class Elaborator {
         throw error(at, "method '" + m.method + "' of " + inst.type.name + " is not supported by softswitch");
     }
 
+    /** softswitch's externs beyond core.p4's are v1model's: they act on standard_metadata, which a SUME program has not. */
+    private void notInSume(String extern, ParserRuleContext at) {
+        if (architecture == Program.Architecture.SUME) {
+            throw error(at, "'" + extern + "' is a v1model extern: a SimpleSumeSwitch program cannot use it");
+        }
+    }
+
     private Expr.LValue stdField(String name) {
         Type.Field f = ((Type.Aggregate) standardMetadata.type).fields.get(name);
         return (Expr.LValue) field(standardMetadata, standardMetadata.fixedBase(), f);
@@ -2790,6 +2798,9 @@ final class Elaborator {
         List<Param> params = params(proto.parameterList(), global, typeVarsOf(proto, null));
         Map<String, Type> bindings = new HashMap<>();
         List<Expr> a = arguments("'" + name + "'", params, args, sc, bindings, at);
+        if (!name.equals("verify")) {
+            notInSume(name, at);
+        }
         switch (name) {
             case "verify":
                 return new PacketIo.Verify(a.get(0), a.get(1));

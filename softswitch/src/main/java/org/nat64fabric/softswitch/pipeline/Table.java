@@ -482,6 +482,9 @@ public final class Table {
     /** Starts mirroring the table: its default action and entries are given to {@code m} first. */
     public synchronized void mirrorTo(Mirror m) {
         mirror = m;
+        for (Entry e : entries()) {
+            e.mirrorId = -1;   // ids are a mirror's own: a new one (or none) numbers the entries afresh
+        }
         if (m != null) {
             m.defaultAction(this, defaultAction);
             for (Entry e : entries()) {

@@ -73,13 +73,13 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
             synchronized (this) {
                 switch (request.getAction()) {
                     case VERIFY:
-                        Pipeline.verify(config);
+                        Pipeline.verify(config, device.cpuPort);
                         break;
                     case VERIFY_AND_SAVE:
-                        saved = Pipeline.verify(config);
+                        saved = Pipeline.verify(config, device.cpuPort);
                         break;
                     case VERIFY_AND_COMMIT:
-                        commit(Pipeline.verify(config));
+                        commit(Pipeline.verify(config, device.cpuPort));
                         break;
                     case COMMIT:
                         if (saved == null) {

@@ -40,8 +40,11 @@ final class Pipeline {
         this.packetOut = out;
     }
 
-    /** Compiles and checks a config (the VERIFY step); INVALID_ARGUMENT says what is wrong. */
-    static Pipeline verify(ForwardingPipelineConfig config) throws StatusException {
+    /**
+     * Compiles and checks a config (the VERIFY step) for a switch whose CPU port is {@code cpuPort};
+     * INVALID_ARGUMENT says what is wrong.
+     */
+    static Pipeline verify(ForwardingPipelineConfig config, int cpuPort) throws StatusException {
         if (!config.hasP4Info()) {
             throw invalid("config.p4info is missing");
         }
@@ -68,6 +71,10 @@ final class Pipeline {
         String diff = P4InfoCheck.difference(P4InfoBuilder.build(program), config.getP4Info());
         if (diff != null) {
             throw invalid("config.p4info does not describe the program: " + diff);
+        }
+        if (program.architecture == Program.Architecture.SUME && cpuPort >= 0 && cpuPort <= 3) {
+            throw invalid("a SimpleSumeSwitch program takes ports 0-3 as nf0-nf3, and this switch's CPU port is "
+                    + cpuPort + ": run softswitch with a --cpu-port outside 0-3");
         }
         V1ModelSwitch sw = new V1ModelSwitch(program);
         return new Pipeline(config, sw, new Entities(sw, config.getP4Info()));

@@ -195,5 +195,9 @@ class SimpleSumeSwitchTest {
                 + "control D(packet_out b, in h_t h, in m_t m, inout d_t d, inout sume_metadata_t s) { apply { } }\n"
                 + "SimpleSumeSwitch(P(), C(), D()) main;\n";
         assertTrue(compileError(P4Programs.write(dir, "drop.p4", source)).contains("mark_to_drop"));
+        // Declared by the program itself, a v1model extern's name does not make it one.
+        String declared = source.replace("struct h_t", "extern void mark_to_drop(inout sume_metadata_t s);\nstruct h_t");
+        assertEquals("'mark_to_drop' is a v1model extern: a SimpleSumeSwitch program cannot use it",
+                compileError(P4Programs.write(dir, "declared.p4", declared)));
     }
 }
