@@ -2481,13 +2481,15 @@ final class Elaborator {
             int wb = stack.wideBase(s);
             int size = t.size;
             // Element i takes element i - by; arraycopy moves overlapping ranges as if through a copy.
-            int kept = Math.max(0, size - Math.abs(by));
-            int from = Math.max(0, -by);
-            int to = Math.max(0, by);
+            // A shift by the stack's size or more keeps nothing (and must not index past it).
+            int shift = Math.max(-size, Math.min(size, by));
+            int kept = size - Math.abs(shift);
+            int from = Math.max(0, -shift);
+            int to = Math.max(0, shift);
             System.arraycopy(s.n, nb + from * en, s.n, nb + to * en, kept * en);
             System.arraycopy(s.w, wb + from * ew, s.w, wb + to * ew, kept * ew);
             // The elements shifted in (invalid, their other fields unspecified) get zeroed narrow slots.
-            int fresh = by > 0 ? 0 : kept;
+            int fresh = shift > 0 ? 0 : kept;
             java.util.Arrays.fill(s.n, nb + fresh * en, nb + (fresh + size - kept) * en, 0L);
             int next = nb + en * size;
             s.n[next] = Math.max(0, Math.min(size, s.n[next] + by));

@@ -111,6 +111,14 @@ class ExpressionsTest {
     }
 
     @Test
+    void shiftingAStackByMoreThanItsSizeEmptiesIt() {
+        assertEquals(words(1, 1, 0, 0) + "ffff", run(PARSE_LABELS,
+                "hdr.copy = hdr.labels; hdr.labels.pop_front(1000); hdr.copy.push_front(1000);"
+                + "if (!hdr.labels[0].isValid() && !hdr.labels[3].isValid()) { hdr.o.r0 = 1; }"
+                + "if (!hdr.copy[0].isValid() && !hdr.copy[3].isValid()) { hdr.o.r1 = 1; }", "0a00 0b01 ffff"));
+    }
+
+    @Test
     void stackOverflowIsAParserError() {
         String parse = "state start { pkt.extract(hdr.labels.next); transition start; }";
         // the fifth extract fails: four labels were consumed, the fifth stays as payload
