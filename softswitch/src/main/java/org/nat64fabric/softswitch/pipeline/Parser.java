@@ -58,41 +58,24 @@ public final class Parser {
         }
 
         @Override int next(State s) {
-            if (!wide && keys.length == 1) {
-                long v = keys[0].eval(s);
-                for (int c = 0; c < cases.length; c++) {
-                    if (cases[c][0].matches(v)) {
-                        return targets[c];
-                    }
+            // Keys over 64 bits make the select compare BigIntegers; otherwise longs, without allocating.
+            long[] narrow = wide ? null : s.selectValues(keys.length);
+            BigInteger[] wideValues = wide ? new BigInteger[keys.length] : null;
+            for (int i = 0; i < keys.length; i++) {
+                if (wide) {
+                    wideValues[i] = keys[i].evalWide(s);
+                } else {
+                    narrow[i] = keys[i].eval(s);
                 }
-            } else if (!wide) {
-                long[] values = s.selectValues(keys.length);
+            }
+            outer:
+            for (int c = 0; c < cases.length; c++) {
                 for (int i = 0; i < keys.length; i++) {
-                    values[i] = keys[i].eval(s);
-                }
-                outer:
-                for (int c = 0; c < cases.length; c++) {
-                    for (int i = 0; i < keys.length; i++) {
-                        if (!cases[c][i].matches(values[i])) {
-                            continue outer;
-                        }
+                    if (!(wide ? cases[c][i].matches(wideValues[i]) : cases[c][i].matches(narrow[i]))) {
+                        continue outer;
                     }
-                    return targets[c];
                 }
-            } else {
-                BigInteger[] values = new BigInteger[keys.length];
-                for (int i = 0; i < keys.length; i++) {
-                    values[i] = keys[i].evalWide(s);
-                }
-                outer:
-                for (int c = 0; c < cases.length; c++) {
-                    for (int i = 0; i < keys.length; i++) {
-                        if (!cases[c][i].matches(values[i])) {
-                            continue outer;
-                        }
-                    }
-                    return targets[c];
-                }
+                return targets[c];
             }
             s.parserError = PacketIo.NO_MATCH;
             return REJECT_STATE;
