@@ -902,6 +902,25 @@ final class Elaborator {
         return blocks;
     }
 
+    /**
+     * Slots for the parser's struct parameters after packet_in, named by {@code what} (headers,
+     * metadata, ...), then for the architecture's metadata struct, which becomes
+     * {@link #standardMetadata}; each by its type in {@code byType}, where the blocks find them.
+     */
+    private Expr.Agg[] packageStorage(List<ParameterContext> pp, Map<Type, Expr> byType, String metadataType,
+                                      String... what) {
+        Expr.Agg[] parts = new Expr.Agg[what.length];
+        for (int i = 0; i < what.length; i++) {
+            Type t = parserStruct(pp, i + 1, what[i]);
+            parts[i] = (Expr.Agg) storage(t);
+            byType.put(t, parts[i]);
+        }
+        Type metadata = (Type) global.lookup(metadataType);
+        standardMetadata = (Expr.Agg) storage(metadata);
+        byType.put(metadata, standardMetadata);
+        return parts;
+    }
+
     /** The struct type of parameter {@code i} of the parser (headers, metadata, digest). */
     private Type parserStruct(List<ParameterContext> pp, int i, String what) {
         Type t = type(pp.get(i).typeRef(), global);
@@ -919,16 +938,10 @@ final class Elaborator {
         if (pp.size() != 4) {
             throw error(blocks[0].params, "a v1model parser has 4 parameters (packet_in, out H, inout M, inout standard_metadata_t), not " + pp.size());
         }
-        Type h = parserStruct(pp, 1, "headers");
-        Type m = parserStruct(pp, 2, "metadata");
-        Type std = (Type) global.lookup("standard_metadata_t");
-        Expr.Agg hdr = (Expr.Agg) storage(h);
-        Expr.Agg meta = (Expr.Agg) storage(m);
-        standardMetadata = (Expr.Agg) storage(std);
         Map<Type, Expr> byType = new HashMap<>();
-        byType.put(h, hdr);
-        byType.put(m, meta);
-        byType.put(std, standardMetadata);
+        Expr.Agg[] parts = packageStorage(pp, byType, "standard_metadata_t", "headers", "metadata");
+        Expr.Agg hdr = parts[0];
+        Expr.Agg meta = parts[1];
 
         Parser parser = compileParser(blocks[0], byType);
         List<ArgumentContext> args = main.argumentList().argument();
@@ -938,7 +951,7 @@ final class Elaborator {
             controls[i - 1] = ci.body;
         }
         return program(parser, controls[0], controls[1], controls[2], controls[3], controls[4], hdr, meta,
-                fieldLists((Type.Aggregate) m, meta));
+                fieldLists((Type.Aggregate) meta.type, meta));
     }
 
     /**
@@ -953,19 +966,10 @@ final class Elaborator {
             throw error(blocks[0].params, "a SimpleSumeSwitch parser has 5 parameters (packet_in, out H, out M, out D, "
                     + "inout sume_metadata_t), not " + pp.size());
         }
-        Type h = parserStruct(pp, 1, "headers");
-        Type m = parserStruct(pp, 2, "metadata");
-        Type d = parserStruct(pp, 3, "digest");
-        Type sume = (Type) global.lookup("sume_metadata_t");
-        Expr.Agg hdr = (Expr.Agg) storage(h);
-        Expr.Agg meta = (Expr.Agg) storage(m);
-        Expr.Agg digest = (Expr.Agg) storage(d);
-        standardMetadata = (Expr.Agg) storage(sume);
         Map<Type, Expr> byType = new HashMap<>();
-        byType.put(h, hdr);
-        byType.put(m, meta);
-        byType.put(d, digest);
-        byType.put(sume, standardMetadata);
+        Expr.Agg[] parts = packageStorage(pp, byType, "sume_metadata_t", "headers", "metadata", "digest");
+        Expr.Agg hdr = parts[0];
+        Expr.Agg meta = parts[1];
 
         Parser parser = compileParser(blocks[0], byType);
         List<ArgumentContext> args = main.argumentList().argument();

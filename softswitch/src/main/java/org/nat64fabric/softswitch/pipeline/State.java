@@ -123,6 +123,20 @@ public final class State {
         cursorBits = 0;
     }
 
+    /** The length of the frame the deparser made: its output, then the packet's unparsed rest. */
+    public int frameLength() {
+        return outLength + packetLength - Math.min(cursorBits / 8, packetLength);
+    }
+
+    /** The first {@code length} bytes (at most {@link #frameLength()}) of the frame the deparser made. */
+    public byte[] frame(int length) {
+        byte[] bytes = new byte[length];
+        int head = Math.min(outLength, length);
+        System.arraycopy(out, 0, bytes, 0, head);
+        System.arraycopy(packet, Math.min(cursorBits / 8, packetLength), bytes, head, length - head);
+        return bytes;
+    }
+
     /** Makes room for {@code more} bytes in the output buffer. */
     public void ensureOut(int more) {
         if (outLength + more > out.length) {

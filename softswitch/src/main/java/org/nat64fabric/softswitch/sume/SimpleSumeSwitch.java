@@ -84,15 +84,12 @@ public final class SimpleSumeSwitch {
         s.exiting = false;
         s.outLength = 0;
         program.deparser.exec(s);
-        int payloadFrom = Math.min(s.cursorBits / 8, s.packetLength);
-        int length = s.outLength + s.packetLength - payloadFrom;
+        int length = s.frameLength();
         if (length > MAX_FRAME) {
             count.accept("drop: frame over SUME's " + MAX_FRAME + " bytes (out)");
             return out;
         }
-        byte[] bytes = new byte[length];
-        System.arraycopy(s.out, 0, bytes, 0, s.outLength);
-        System.arraycopy(s.packet, payloadFrom, bytes, s.outLength, length - s.outLength);
+        byte[] bytes = s.frame(length);
         for (int k = 0; k < PHYSICAL_PORTS; k++) {
             if ((dst & (1L << (2 * k))) != 0) {
                 out.add(new Output(k, bytes));

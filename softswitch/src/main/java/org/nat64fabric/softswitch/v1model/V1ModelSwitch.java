@@ -327,15 +327,11 @@ public final class V1ModelSwitch {
         e.outLength = 0;
         e.exiting = false;
         program.deparser.exec(e);
-        int payloadFrom = Math.min(e.cursorBits / 8, e.packetLength);
-        int length = e.outLength + e.packetLength - payloadFrom;
+        int length = e.frameLength();
         if (e.truncateLength >= 0 && e.truncateLength < length) {
             length = e.truncateLength;
         }
-        byte[] bytes = new byte[length];
-        int head = Math.min(e.outLength, length);
-        System.arraycopy(e.out, 0, bytes, 0, head);
-        System.arraycopy(e.packet, payloadFrom, bytes, head, length - head);
+        byte[] bytes = e.frame(length);
         if (e.recirculateFieldList >= 0) {
             ingressQueue.add(new Pass(bytes, (int) egressPort.eval(e), RECIRCULATED, copyOf(e), e.recirculateFieldList));
             return;
