@@ -68,8 +68,13 @@ NAT64 = {
 }
 BORDER = {"role": "BORDER", "routerMac": ROUTER_MAC, "ipv4": "192.0.2.255", "ipv6": "2001:db8:ff::1"}
 HOSTS1, HOSTS2 = "2001:db8:1::/64", "2001:db8:2::/64"
+# Where the controller says a setup's time went (its /stats): waiting in its subscriber's queue, the
+# batch's allocation and durable commit, the batch's writes to the borders, its packet-out after the
+# batch's earlier ones, and from packet-in to packet-out in all. Means over the level, from the
+# difference of the stats' sums and counts.
+STAGES = ["queued", "durable", "written", "sending", "total"]
 FIELDS = ["topology", "offered_per_s", "flood_per_s", "fraction_of_saturation", "saturation_per_s", "flows",
-          "set_up", "setups_per_s", "p50_ms", "p99_ms", "flood_set_up"]
+          "set_up", "setups_per_s", "p50_ms", "p99_ms", "flood_set_up"] + [f"{s}_mean_ms" for s in STAGES]
 
 
 def route(prefix, port, next_hop):
@@ -417,6 +422,7 @@ class Fabric:
             self.senders.append(flood_sender)
             flooder = threading.Thread(target=lambda: flood_sent.update(offer(flood_sender, flood, flood_rate)))
             flooder.start()
+        stats_before = self.controller.get("/stats")
         cpu_before, t0 = thread_cpu(), time.monotonic()
         sent = offer(self.sender, polite, rate)
         if flooder:
@@ -434,6 +440,12 @@ class Fabric:
         start = min(sent.values())
         last = max((arrived[f] for f in sent if f in arrived), default=start)
         time.sleep(QUIET)   # what a saturated level left queued is done before the next one starts
+        stats = self.controller.get("/stats")
+
+        def mean_ms(stage):
+            key = f"setups.latencyUs.{stage}."
+            n = stats.get(key + "count", 0) - stats_before.get(key + "count", 0)
+            return round((stats[key + "sum"] - stats_before.get(key + "sum", 0)) / n / 1000, 2) if n else ""
         return {
             "topology": self.name, "offered_per_s": rate, "flood_per_s": flood_rate or 0, "flows": len(sent),
             "set_up": done,
@@ -441,6 +453,7 @@ class Fabric:
             "p50_ms": round(statistics.median(delays), 2) if delays else "",
             "p99_ms": round(delays[min(done - 1, int(done * 0.99))], 2) if delays else "",
             "flood_set_up": len([f for f in flood_sent if f in arrived]),
+            **{f"{stage}_mean_ms": mean_ms(stage) for stage in STAGES},
         }
 
 
@@ -453,6 +466,8 @@ def summary(row):
             f"p50 {ms(row['p50_ms'])}, p99 {ms(row['p99_ms'])}")
     if row["flood_per_s"]:
         text += f"; flooder's set up: {row['flood_set_up']}"
+    if row["total_mean_ms"] != "":
+        text += "; controller means: " + ", ".join(f"{s} {ms(row[f'{s}_mean_ms'])}" for s in STAGES)
     return text
 
 

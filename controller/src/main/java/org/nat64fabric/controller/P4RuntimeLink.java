@@ -58,6 +58,8 @@ final class P4RuntimeLink implements SwitchLink {
     private final EntryCodec codec;
     private final ByteString deviceConfig;
     private final long cookie;
+    /** The metadata of every packet-out that goes through the pipeline: built once, sent with each setup. */
+    private final List<PacketMetadata> toPipeline;
     private final Nat64Fabric fabric;
     private final ExecutorService events;
     private volatile boolean running = true;
@@ -80,6 +82,7 @@ final class P4RuntimeLink implements SwitchLink {
         this.deviceConfig = ByteString.copyFrom(deviceConfig);
         this.cookie = (Arrays.hashCode(codec.p4info().toByteArray()) * 31L + Arrays.hashCode(deviceConfig))
                 & 0x7fffffffffffffffL;
+        this.toPipeline = packetOutMetadata(Map.of("to_pipeline", 1));
         this.fabric = fabric;
         this.events = events;
     }
@@ -262,22 +265,27 @@ final class P4RuntimeLink implements SwitchLink {
 
     @Override
     public void packetOut(byte[] frame) {
-        packetOut(frame, Map.of("to_pipeline", 1));
+        packetOut(frame, toPipeline);
     }
 
     @Override
     public void packetOut(byte[] frame, int port) {
-        packetOut(frame, Map.of("egress_port", port));
+        packetOut(frame, packetOutMetadata(Map.of("egress_port", port)));
     }
 
-    /** A packet-out with these metadata values by name, the others 0. */
-    private void packetOut(byte[] frame, Map<String, Integer> values) {
-        PacketOut.Builder p = PacketOut.newBuilder().setPayload(ByteString.copyFrom(frame));
+    private void packetOut(byte[] frame, List<PacketMetadata> metadata) {
+        send(StreamMessageRequest.newBuilder().setPacket(PacketOut.newBuilder()
+                .setPayload(ByteString.copyFrom(frame)).addAllMetadata(metadata)).build());
+    }
+
+    /** packet_out's metadata with these values by name, the others 0. */
+    private List<PacketMetadata> packetOutMetadata(Map<String, Integer> values) {
+        List<PacketMetadata> out = new ArrayList<>();
         for (ControllerPacketMetadata.Metadata m : metadataOf("packet_out")) {
-            p.addMetadata(PacketMetadata.newBuilder().setMetadataId(m.getId())
-                    .setValue(EntryCodec.bytes(BigInteger.valueOf(values.getOrDefault(m.getName(), 0)))));
+            out.add(PacketMetadata.newBuilder().setMetadataId(m.getId())
+                    .setValue(EntryCodec.bytes(BigInteger.valueOf(values.getOrDefault(m.getName(), 0)))).build());
         }
-        send(StreamMessageRequest.newBuilder().setPacket(p).build());
+        return out;
     }
 
     private List<ControllerPacketMetadata.Metadata> metadataOf(String header) {

@@ -37,6 +37,7 @@ import org.nat64fabric.core.fabric.DesiredState;
 import org.nat64fabric.core.fabric.Entity;
 import org.nat64fabric.core.fabric.SwitchConfig;
 import org.nat64fabric.core.fabric.TableEntry;
+import org.nat64fabric.core.metrics.LatencyHistogram;
 import org.nat64fabric.core.p4.P4InfoConstants;
 import org.nat64fabric.core.pool4.PortBlock;
 import org.nat64fabric.core.pool4.Protocol;
@@ -82,6 +83,7 @@ public final class Nat64Fabric implements Nat64Service {
         final int reason;
         final byte[] frame;
         final PuntedPacket packet;
+        final long arrived = System.nanoTime();
 
         Punt(String deviceId, int reason, byte[] frame, PuntedPacket packet) {
             this.deviceId = deviceId;
@@ -98,6 +100,14 @@ public final class Nat64Fabric implements Nat64Service {
     /** What each connected switch holds, by entity key, as last written or read. */
     private final Map<String, Map<String, Entity>> installed = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> counters = new ConcurrentHashMap<>();
+    /**
+     * Where a set-up packet's time went, by stage: waiting in its queue (for its turn, then for a
+     * batch slot); its batch's allocation and commit; the batch's writes to the borders; its
+     * packet-out after the batch's earlier ones; and in all, from packet-in to packet-out.
+     */
+    private final Map<String, LatencyHistogram> setupLatency = Map.of(
+            "queued", new LatencyHistogram(), "durable", new LatencyHistogram(),
+            "written", new LatencyHistogram(), "sending", new LatencyHistogram(), "total", new LatencyHistogram());
     /** Packets waiting for a setup, by subscriber, within the configured limits. */
     private final SetupQueue<Punt> setupQueue;
     private final Executor setups;
@@ -288,11 +298,13 @@ public final class Nat64Fabric implements Nat64Service {
      */
     private void setUp(List<Punt> batch) {
         batchesInFlight.acquireUninterruptibly();
+        long started = System.nanoTime();
+        long[] durableAt = new long[1];
         List<Punt> toSend = new ArrayList<>();
         List<Punt> refused = new ArrayList<>();
         CompletableFuture<Void> written;
         try {
-            written = allocate(batch, toSend, refused);
+            written = allocate(batch, toSend, refused, durableAt);
         } catch (Throwable e) {
             batchesInFlight.release();
             throw e;
@@ -304,7 +316,17 @@ public final class Nat64Fabric implements Nat64Service {
                 LOG.log(java.util.logging.Level.WARNING, "a batch of " + batch.size() + " setups failed", notDurable);
                 return;
             }
-            toSend.forEach(p -> send(p.deviceId, p.frame));
+            long writtenAt = System.nanoTime();
+            toSend.forEach(p -> {
+                send(p.deviceId, p.frame);
+                long sent = System.nanoTime();
+                // Per packet sent, so that the stages add up to its total.
+                setupLatency.get("queued").record(started - p.arrived);
+                setupLatency.get("durable").record(durableAt[0] - started);
+                setupLatency.get("written").record(writtenAt - durableAt[0]);
+                setupLatency.get("sending").record(sent - writtenAt);
+                setupLatency.get("total").record(sent - p.arrived);
+            });
         });
         refused.stream().filter(p -> refusalAllowed()).forEach(p -> refuse(p.deviceId, p.frame));
     }
@@ -314,7 +336,8 @@ public final class Nat64Fabric implements Nat64Service {
      * and written (a failed write was reconciled: a packet that still misses is punted again), or
      * fails when the batch is not durable.
      */
-    private synchronized CompletableFuture<Void> allocate(List<Punt> batch, List<Punt> toSend, List<Punt> refused) {
+    private synchronized CompletableFuture<Void> allocate(List<Punt> batch, List<Punt> toSend, List<Punt> refused,
+                                                          long[] durableAt) {
         long now = clock.getAsLong();
         Map<String, TableEntry> toPut = new LinkedHashMap<>();
         // Misses of one flow in one batch (a burst before the first setup is done) are set up once.
@@ -361,6 +384,7 @@ public final class Nat64Fabric implements Nat64Service {
             }
         });
         count("setups.batches");
+        durable = durable.thenRun(() -> durableAt[0] = System.nanoTime());
         CompletableFuture<Void> written = putOnBorders(new ArrayList<>(toPut.values()), durable);
         return durable.thenCompose(d -> written.exceptionally(writeFailed -> null));
     }
@@ -734,6 +758,12 @@ public final class Nat64Fabric implements Nat64Service {
         out.put("sessions", (long) store.sessions().size());
         out.put("portBlocks", (long) store.blocks().size());
         out.put("eamt", (long) store.eams().size());
+        setupLatency.forEach((stage, h) -> {
+            out.put("setups.latencyUs." + stage + ".p50", h.quantileMicros(0.5));
+            out.put("setups.latencyUs." + stage + ".p99", h.quantileMicros(0.99));
+            out.put("setups.latencyUs." + stage + ".count", h.count());
+            out.put("setups.latencyUs." + stage + ".sum", h.sumMicros());
+        });
         return out;
     }
 

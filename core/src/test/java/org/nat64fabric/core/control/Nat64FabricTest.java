@@ -262,7 +262,11 @@ class Nat64FabricTest {
             fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(5000));
         }
         fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(5001));
+        assertEquals(0, fabric.stats().get("setups.latencyUs.total.p50"), "no setup done yet");
+        Thread.sleep(25);                   // the packets wait in their queues at least this long
         scheduled.remove(0).run();
+        assertTrue(fabric.stats().get("setups.latencyUs.queued.p50") >= 25_000, fabric.stats().toString());
+        assertTrue(fabric.stats().get("setups.latencyUs.total.p99") >= fabric.stats().get("setups.latencyUs.queued.p99"));
         assertEquals(4, fabric.stats().get("setups.coalesced"));
         assertEquals(2, fabric.bib().size());
         assertEquals(2, events.stream().filter(e -> e.type() == NatEvent.Type.NAT64_BIB_CREATE).count(),
