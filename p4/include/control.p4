@@ -1,4 +1,5 @@
-/* Ingress and egress of the NAT64 pipeline. */
+/* The v1model controls of the NAT64 pipeline: checksum verification and update, ingress (the order
+ * of the shared stages, routing, MTU, punts, drops) and egress. */
 #ifndef NAT64_CONTROL_P4
 #define NAT64_CONTROL_P4
 
@@ -6,6 +7,53 @@
 #include "translate.p4"
 #include "rewrite.p4"
 #include "icmp_error.p4"
+
+control Nat64VerifyChecksum(inout headers_t hdr, inout metadata_t meta) {
+    apply {
+        verify_checksum(hdr.ipv4.isValid() && hdr.ipv4.ihl == 5,
+            { hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp_ecn, hdr.ipv4.total_len,
+              hdr.ipv4.identification, hdr.ipv4.reserved, hdr.ipv4.dont_fragment,
+              hdr.ipv4.more_fragments, hdr.ipv4.frag_offset, hdr.ipv4.ttl, hdr.ipv4.protocol,
+              hdr.ipv4.src_addr, hdr.ipv4.dst_addr },
+            hdr.ipv4.hdr_checksum, HashAlgorithm.csum16);
+    }
+}
+
+control Nat64ComputeChecksum(inout headers_t hdr, inout metadata_t meta) {
+    apply {
+        /* Routed packets with options keep their checksum, adjusted for the TTL in ingress. */
+        update_checksum(hdr.ipv4.isValid() && hdr.ipv4.ihl == 5,
+            { hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp_ecn, hdr.ipv4.total_len,
+              hdr.ipv4.identification, hdr.ipv4.reserved, hdr.ipv4.dont_fragment,
+              hdr.ipv4.more_fragments, hdr.ipv4.frag_offset, hdr.ipv4.ttl, hdr.ipv4.protocol,
+              hdr.ipv4.src_addr, hdr.ipv4.dst_addr },
+            hdr.ipv4.hdr_checksum, HashAlgorithm.csum16);
+        /* The IPv4 header quoted in an ICMPv6 error translated to ICMPv4. Only there: an ICMPv4
+         * error that is routed keeps the quoted header as it came, checksum included, or its
+         * own ICMP checksum (not recomputed when routing) would no longer match. */
+        update_checksum(hdr.inner_ipv4.isValid() && meta.xlate_src && meta.xlate_dst,
+            { hdr.inner_ipv4.version, hdr.inner_ipv4.ihl, hdr.inner_ipv4.dscp_ecn, hdr.inner_ipv4.total_len,
+              hdr.inner_ipv4.identification, hdr.inner_ipv4.reserved, hdr.inner_ipv4.dont_fragment,
+              hdr.inner_ipv4.more_fragments, hdr.inner_ipv4.frag_offset, hdr.inner_ipv4.ttl,
+              hdr.inner_ipv4.protocol, hdr.inner_ipv4.src_addr, hdr.inner_ipv4.dst_addr },
+            hdr.inner_ipv4.hdr_checksum, HashAlgorithm.csum16);
+        /* Second pass of an ICMP error the switch built or cut short: the whole message is summed,
+         * so it needs payload access (BMv2 and softswitch; the NetFPGA variant punts these). */
+        update_checksum_with_payload(meta.icmp_checksum_now && hdr.ipv4.isValid(),
+            { hdr.icmp.type, hdr.icmp.code, hdr.icmp.identifier, hdr.icmp.sequence },
+            hdr.icmp.checksum, HashAlgorithm.csum16);
+        update_checksum_with_payload(meta.icmp_checksum_now && hdr.ipv6.isValid(),
+            { hdr.ipv6.src_addr, hdr.ipv6.dst_addr, 16w0, hdr.ipv6.payload_len, 24w0, PROTO_ICMPV6,
+              hdr.icmp.type, hdr.icmp.code, hdr.icmp.identifier, hdr.icmp.sequence },
+            hdr.icmp.checksum, HashAlgorithm.csum16);
+        /* IPv4 UDP without a checksum has none to adjust: compute it over the payload (RFC
+         * 7915 4.5, stateful NAT64). Needs payload access: BMv2 and softswitch, not NetFPGA. */
+        update_checksum_with_payload(meta.udp_csum_from_payload,
+            { hdr.ipv6.src_addr, hdr.ipv6.dst_addr, 16w0, hdr.udp.len, 24w0, PROTO_UDP,
+              hdr.udp.src_port, hdr.udp.dst_port, hdr.udp.len },
+            hdr.udp.checksum, HashAlgorithm.csum16);
+    }
+}
 
 #define CPU_CLONE_SESSION 99
 
@@ -183,12 +231,13 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
          * may be its own too, and an echo request there that a session maps goes to the host. */
         bool answered;
         bool refused;
-        local_host.apply(hdr, meta, standard_metadata, translated, answered, refused);
+        local_host.apply(hdr, meta, translated, answered, refused);
         if (refused) {
             drop_for(DROP_LOCAL_FRAGMENT);
             exit;
         }
         if (answered) {
+            standard_metadata.egress_spec = standard_metadata.ingress_port;
             exit;
         }
         /* The family the packet leaves in, and its IP length there. */

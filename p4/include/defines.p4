@@ -1,10 +1,10 @@
-/* Constants shared by the NAT64 pipeline: ports, EtherTypes, protocols, punt reasons. */
+/* Constants of the NAT64 pipeline on every architecture: EtherTypes, protocols, punt reasons.
+ * What differs between architectures (port_t, the controller's headers, counters, table sizes)
+ * is declared by the architecture's file, included before this one: v1model_arch.p4 for
+ * v1model, hw/netfpga/include/sume_arch.p4 for the NetFPGA SUME. */
 #ifndef NAT64_DEFINES_P4
 #define NAT64_DEFINES_P4
 
-#define CPU_PORT 255
-
-typedef bit<9>   port_t;
 typedef bit<48>  mac_t;
 typedef bit<32>  ipv4_t;
 typedef bit<128> ipv6_t;
@@ -52,6 +52,8 @@ const bit<8> PUNT_SESSION_MISS = 1;   /* IPv6 flow to pool6 with no session: all
 const bit<8> PUNT_TCP_CONTROL  = 2;   /* copy of a translated TCP SYN/FIN/RST, for state tracking */
 const bit<8> PUNT_NEEDS_FRAGMENTATION = 3;   /* IPv4 without DF larger than the next hop's MTU */
 const bit<8> PUNT_NO_ROUTE     = 4;   /* no route after translation or for a routed packet */
+const bit<8> PUNT_FINISH       = 5;   /* NetFPGA SUME: translated and routed; the controller finishes
+                                         what the card cannot (packet_in.finish) and sends it on */
 
 /* Index of the drops counter. A packet the switch answers with an ICMP error is counted in
  * icmp_error.sent instead; here when the error may not be sent (its rate, or what it would quote). */
@@ -71,9 +73,6 @@ const bit<32> DROP_PUNT_POLICED    = 12;  /* a punt over its port's or its sourc
 const bit<32> DROP_UDP_ZERO_CHECKSUM = 13;  /* RFC 7915 4.5: IPv4 UDP without a checksum, fragmented or by setting */
 const bit<32> DROP_ICMP_ERROR_RATE = 14;  /* an ICMP error the switch would send, over its port's rate */
 const bit<32> DROP_REASONS         = 16;
-
-/* Entries of session_v6, session_v4 and remote_filter: a million sessions per switch. */
-#define SESSION_TABLE_SIZE 1048576
 
 /* Control-plane policing: punts pass a packet meter per ingress port and one per hash bucket
  * of their source address (see Nat64Ingress.police_punt). */

@@ -1,25 +1,11 @@
-/* Headers and metadata of the NAT64 pipeline. */
+/* Headers and metadata of the NAT64 pipeline, on every architecture. */
 #ifndef NAT64_HEADERS_P4
 #define NAT64_HEADERS_P4
 
 #include "defines.p4"
 
-/* Sent to the controller in front of every punted packet. */
-@controller_header("packet_in")
-header packet_in_t {
-    port_t ingress_port;
-    bit<7> _pad;
-    bit<8> punt_reason;
-}
-
-/* Sent by the controller in front of every packet-out. With to_pipeline = 1 the packet goes
- * through the whole pipeline (after a session was installed); otherwise out of egress_port. */
-@controller_header("packet_out")
-header packet_out_t {
-    port_t egress_port;
-    bit<1> to_pipeline;
-    bit<6> _pad;
-}
+/* packet_in_t and packet_out_t, the headers in front of what the switch and the controller
+ * send each other, are the architecture's (its file declares them). */
 
 header ethernet_t {
     mac_t dst_addr;
@@ -248,7 +234,6 @@ struct metadata_t {
     bool    udp_csum_from_payload;   /* IPv4 UDP with checksum 0: computed over the payload */
     ipv4_t  local4_key;      /* key of local_ipv4: ARP target or IPv4 echo destination */
     ipv6_t  local6_key;      /* key of local_ipv6: NS target or IPv6 echo destination */
-    bool    ndp_reply;       /* the switch built a neighbour advertisement: checksum it */
     /* Routing and the ICMP error the switch sends instead of forwarding. */
     ipv4_t  route4;
     ipv6_t  route6;

@@ -6,13 +6,14 @@
 
 #include "checksums.p4"
 
-control LocalHost(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t standard_metadata,
-                  in bool translated, out bool answered, out bool refused) {
+/* `answered`: the packet is now the answer, to go back out of the port it came in on (which the
+ * caller sets: ports are the architecture's). */
+control LocalHost(inout headers_t hdr, inout metadata_t meta, in bool translated, out bool answered, out bool refused) {
     mac_t my_mac;
     bool local;
 
-    direct_counter(CounterType.packets) local_ipv4_counter;
-    direct_counter(CounterType.packets) local_ipv6_counter;
+    DIRECT_COUNTER(packets, local_ipv4_counter)
+    DIRECT_COUNTER(packets, local_ipv6_counter)
 
     action is_local(mac_t mac) {
         my_mac = mac;
@@ -24,7 +25,7 @@ control LocalHost(inout headers_t hdr, inout metadata_t meta, inout standard_met
         key = { meta.local4_key: exact; }
         actions = { is_local; @defaultonly NoAction; }
         default_action = NoAction();
-        counters = local_ipv4_counter;
+        COUNTED_BY(local_ipv4_counter)
         size = 1024;
     }
 
@@ -33,14 +34,13 @@ control LocalHost(inout headers_t hdr, inout metadata_t meta, inout standard_met
         key = { meta.local6_key: exact; }
         actions = { is_local; @defaultonly NoAction; }
         default_action = NoAction();
-        counters = local_ipv6_counter;
+        COUNTED_BY(local_ipv6_counter)
         size = 1024;
     }
 
     action back_to_sender() {
         hdr.ethernet.dst_addr = hdr.ethernet.src_addr;
         hdr.ethernet.src_addr = my_mac;
-        standard_metadata.egress_spec = standard_metadata.ingress_port;
     }
 
     apply {
@@ -101,8 +101,7 @@ control LocalHost(inout headers_t hdr, inout metadata_t meta, inout standard_met
                                              (bit<32>) (ICMP_ECHO_REPLY ++ hdr.icmp.code));
             hdr.icmp.type = ICMP_ECHO_REPLY;
         } else if (hdr.ndp.isValid()) {
-            /* Solicited neighbour advertisement with the target link-layer address option;
-             * the checksum is computed in Nat64ComputeChecksum. */
+            /* Solicited neighbour advertisement with the target link-layer address option. */
             hdr.ipv6.dst_addr = hdr.ipv6.src_addr;
             hdr.ipv6.src_addr = hdr.ndp.target;
             hdr.ipv6.hop_limit = 255;
@@ -118,7 +117,14 @@ control LocalHost(inout headers_t hdr, inout metadata_t meta, inout standard_met
             hdr.ndp_option.type = 2;          /* target link-layer address */
             hdr.ndp_option.len = 1;
             hdr.ndp_option.addr = my_mac;
-            meta.ndp_reply = true;
+            /* All of it is in headers: summed here, on every architecture (RFC 4443 2.3: the
+             * pseudo-header of RFC 8200 8.1 with the length 32, then the message). */
+            hdr.icmp.checksum = 0;
+            hdr.icmp.checksum = ~csum_fold(sum_v6(hdr.ipv6.src_addr) + sum_v6(hdr.ipv6.dst_addr) + 32
+                + (bit<32>) PROTO_ICMPV6 + (bit<32>) (hdr.icmp.type ++ hdr.icmp.code) + (bit<32>) hdr.icmp.identifier
+                + (bit<32>) hdr.icmp.sequence + sum_v6(hdr.ndp.target)
+                + (bit<32>) (hdr.ndp_option.type ++ hdr.ndp_option.len) + (bit<32>) hdr.ndp_option.addr[47:32]
+                + (bit<32>) hdr.ndp_option.addr[31:16] + (bit<32>) hdr.ndp_option.addr[15:0]);
         } else {
             ipv6_t peer = hdr.ipv6.src_addr;
             hdr.ipv6.src_addr = hdr.ipv6.dst_addr;

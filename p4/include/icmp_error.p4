@@ -8,16 +8,6 @@
 
 #include "headers.p4"
 
-/* Asks for an error of the packet's own family instead of forwarding it; `reason` is counted
- * as the packet's drop reason when no error may be sent about it. */
-void request_error(inout metadata_t meta, in bit<8> type, in bit<8> code, in bit<32> param, in bit<32> reason) {
-    meta.send_error = true;
-    meta.error_type = type;
-    meta.error_code = code;
-    meta.error_param = param;
-    meta.error_drop_reason = reason;
-}
-
 control IcmpError(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t standard_metadata,
                   out bit<32> drop_reason) {
     ipv4_t source4;

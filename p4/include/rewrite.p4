@@ -91,22 +91,27 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
             (ICMP6_PARAM_PROBLEM, 0): pointer_to_icmp4();              /* erroneous header field */
             (ICMP6_PARAM_PROBLEM, 1): icmp_to(ICMP_DEST_UNREACH, 2);   /* next header: protocol unreachable */
         }
+        size = 16;
     }
 
-    /* RFC 7915 5.2, Figure 6: IPv6 header offsets as IPv4 ones (in the pointer's top byte). */
+    /* RFC 7915 5.2, Figure 6: IPv6 header offsets as IPv4 ones (in the pointer's top byte). The
+     * figure's ranges as ternary entries (value and mask), which SDNet builds as well as v1model. */
     table pointer_6to4 {
-        key = { pointer: range @name("pointer"); }
+        key = { pointer: ternary @name("pointer"); }
         actions = { set_pointer; untranslatable; }
         default_action = untranslatable();
         const entries = {
-            0 .. 0: set_pointer(0 << 24);       /* version / traffic class */
-            1 .. 1: set_pointer(1 << 24);       /* traffic class / flow label */
-            4 .. 5: set_pointer(2 << 24);       /* payload length */
-            6 .. 6: set_pointer(9 << 24);       /* next header */
-            7 .. 7: set_pointer(8 << 24);       /* hop limit */
-            8 .. 23: set_pointer(12 << 24);     /* source address */
-            24 .. 39: set_pointer(16 << 24);    /* destination address */
+            0 &&& 0xffffffff: set_pointer(0 << 24);     /* version / traffic class */
+            1 &&& 0xffffffff: set_pointer(1 << 24);     /* traffic class / flow label */
+            4 &&& 0xfffffffe: set_pointer(2 << 24);     /* 4-5: payload length */
+            6 &&& 0xffffffff: set_pointer(9 << 24);     /* next header */
+            7 &&& 0xffffffff: set_pointer(8 << 24);     /* hop limit */
+            8 &&& 0xfffffff8: set_pointer(12 << 24);    /* 8-23: source address */
+            16 &&& 0xfffffff8: set_pointer(12 << 24);
+            24 &&& 0xfffffff8: set_pointer(16 << 24);   /* 24-39: destination address */
+            32 &&& 0xfffffff8: set_pointer(16 << 24);
         }
+        size = 16;
     }
 
     /* RFC 7915 4.2: ICMPv4 errors as ICMPv6; anything not listed is dropped. */
@@ -135,22 +140,24 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
             (ICMP_PARAM_PROBLEM, 0): pointer_to_icmp6();
             (ICMP_PARAM_PROBLEM, 2): pointer_to_icmp6();               /* bad length */
         }
+        size = 32;
     }
 
-    /* RFC 7915 4.2, Figure 3: IPv4 header offsets as IPv6 ones. */
+    /* RFC 7915 4.2, Figure 3: IPv4 header offsets as IPv6 ones (ranges as ternary entries). */
     table pointer_4to6 {
-        key = { pointer: range @name("pointer"); }
+        key = { pointer: ternary @name("pointer"); }
         actions = { set_pointer; untranslatable; }
         default_action = untranslatable();
         const entries = {
-            0 .. 0: set_pointer(0);             /* version / IHL */
-            1 .. 1: set_pointer(1);             /* type of service */
-            2 .. 3: set_pointer(4);             /* total length */
-            8 .. 8: set_pointer(7);             /* time to live */
-            9 .. 9: set_pointer(6);             /* protocol */
-            12 .. 15: set_pointer(8);           /* source address */
-            16 .. 19: set_pointer(24);          /* destination address */
+            0 &&& 0xffffffff: set_pointer(0);           /* version / IHL */
+            1 &&& 0xffffffff: set_pointer(1);           /* type of service */
+            2 &&& 0xfffffffe: set_pointer(4);           /* 2-3: total length */
+            8 &&& 0xffffffff: set_pointer(7);           /* time to live */
+            9 &&& 0xffffffff: set_pointer(6);           /* protocol */
+            12 &&& 0xfffffffc: set_pointer(8);          /* 12-15: source address */
+            16 &&& 0xfffffffc: set_pointer(24);         /* 16-19: destination address */
         }
+        size = 8;
     }
 
     /* ---- outer headers ---- */

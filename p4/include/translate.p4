@@ -13,7 +13,16 @@
 #define NAT64_TRANSLATE_P4
 
 #include "checksums.p4"
-#include "icmp_error.p4"
+
+/* Asks for an error of the packet's own family instead of forwarding it; `reason` is counted
+ * as the packet's drop reason when no error may be sent about it. */
+void request_error(inout metadata_t meta, in bit<8> type, in bit<8> code, in bit<32> param, in bit<32> reason) {
+    meta.send_error = true;
+    meta.error_type = type;
+    meta.error_code = code;
+    meta.error_param = param;
+    meta.error_drop_reason = reason;
+}
 
 /* RFC 6052 2.2: the IPv4 address written into a pool6 prefix around the zero "u" octet. */
 ipv6_t embed_in_pool6(in ipv6_t prefix, in bit<8> length, in ipv4_t a) {
@@ -38,13 +47,13 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
     ipv6_t pool6_prefix;
     bit<8> pool6_length;
 
-    direct_counter(CounterType.packets_and_bytes) eamt_v6_src_counter;
-    direct_counter(CounterType.packets_and_bytes) eamt_v6_dst_counter;
-    direct_counter(CounterType.packets_and_bytes) eamt_v4_src_counter;
-    direct_counter(CounterType.packets_and_bytes) eamt_v4_dst_counter;
-    direct_counter(CounterType.packets_and_bytes) pool6_counter;
-    direct_counter(CounterType.packets_and_bytes) session_v6_counter;
-    direct_counter(CounterType.packets_and_bytes) session_v4_counter;
+    DIRECT_COUNTER(packets_and_bytes, eamt_v6_src_counter)
+    DIRECT_COUNTER(packets_and_bytes, eamt_v6_dst_counter)
+    DIRECT_COUNTER(packets_and_bytes, eamt_v4_src_counter)
+    DIRECT_COUNTER(packets_and_bytes, eamt_v4_dst_counter)
+    DIRECT_COUNTER(packets_and_bytes, pool6_counter)
+    DIRECT_COUNTER(packets_and_bytes, session_v6_counter)
+    DIRECT_COUNTER(packets_and_bytes, session_v4_counter)
 
     /* ---- RFC 7757 EAMT: prefix pairs, suffix bits copied. The controller writes each EAM
      * into all four tables: one lookup per address and direction. ---- */
@@ -68,28 +77,28 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
         key = { meta.host6: lpm @name("ipv6_addr"); }
         actions = { eam_v6_to_v4_src; @defaultonly NoAction; }
         default_action = NoAction();
-        counters = eamt_v6_src_counter;
+        COUNTED_BY(eamt_v6_src_counter)
         size = 4096;
     }
     table eamt_v6_dst {
         key = { hdr.ipv6.dst_addr: lpm @name("ipv6_addr"); }
         actions = { eam_v6_to_v4_dst; @defaultonly NoAction; }
         default_action = NoAction();
-        counters = eamt_v6_dst_counter;
+        COUNTED_BY(eamt_v6_dst_counter)
         size = 4096;
     }
     table eamt_v4_src {
         key = { meta.remote4: lpm @name("ipv4_addr"); }
         actions = { eam_v4_to_v6_src; @defaultonly NoAction; }
         default_action = NoAction();
-        counters = eamt_v4_src_counter;
+        COUNTED_BY(eamt_v4_src_counter)
         size = 4096;
     }
     table eamt_v4_dst {
         key = { hdr.ipv4.dst_addr: lpm @name("ipv4_addr"); }
         actions = { eam_v4_to_v6_dst; @defaultonly NoAction; }
         default_action = NoAction();
-        counters = eamt_v4_dst_counter;
+        COUNTED_BY(eamt_v4_dst_counter)
         size = 4096;
     }
 
@@ -110,12 +119,13 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
     /* RFC 6791 5 recommends a random pool address; a hash of the router's address serves the same
      * end (hops of one traceroute rarely share an address) and one router keeps one address. */
     action use_rfc6791_pool(ipv4_t first, bit<32> count) {
-        hash(meta.error_src4, HashAlgorithm.crc32, first, { hdr.ipv6.src_addr }, count);
+        RFC6791_PICK(meta.error_src4, first, hdr.ipv6.src_addr, count)
     }
     /* Keyless: the controller sets the default action from nat64.icmpErrors.rfc6791Pool. */
     table rfc6791_pool {
         actions = { use_rfc6791_pool; NoAction; }
         default_action = NoAction();
+        size = 1;
     }
 
     /* ---- RFC 6052 pool6: the IPv4 address around the zero "u" octet (bits 64-71) of
@@ -138,7 +148,7 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
         actions = { extract_96; extract_64; extract_56; extract_48; extract_40; extract_32; not_global;
                     @defaultonly NoAction; }
         default_action = NoAction();
-        counters = pool6_counter;
+        COUNTED_BY(pool6_counter)
         size = 64;
     }
 
@@ -196,8 +206,8 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
         }
         actions = { snat; @defaultonly NoAction; }
         default_action = NoAction();
-        counters = session_v6_counter;
-        support_timeout = true;
+        COUNTED_BY(session_v6_counter)
+        IDLE_TIMEOUT
         size = SESSION_TABLE_SIZE;
     }
 
@@ -217,8 +227,8 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
         }
         actions = { dnat; @defaultonly NoAction; }
         default_action = NoAction();
-        counters = session_v4_counter;
-        support_timeout = true;
+        COUNTED_BY(session_v4_counter)
+        IDLE_TIMEOUT
         size = SESSION_TABLE_SIZE;
     }
 
@@ -243,6 +253,7 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
     table udp_zero_checksum {
         actions = { drop_udp_without_checksum; NoAction; }
         default_action = NoAction();
+        size = 1;
     }
 
     bool unmapped_unreachable;

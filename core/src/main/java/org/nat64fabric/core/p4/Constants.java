@@ -8,7 +8,7 @@ package org.nat64fabric.core.p4;
  * value here with the P4 source, so a change there fails the build until this class follows.
  */
 public final class Constants {
-    /** p4/include/defines.p4 {@code CPU_PORT}: packet-ins leave, packet-outs enter, through it. */
+    /** p4/include/v1model_arch.p4 {@code CPU_PORT}: packet-ins leave, packet-outs enter, through it. */
     public static final int CPU_PORT = 255;
     /** p4/include/control.p4 {@code CPU_CLONE_SESSION}: the I2E clone of translated TCP SYN/FIN/RST. */
     public static final int CPU_CLONE_SESSION = 99;

@@ -23,7 +23,7 @@ class ConstantsTest {
 
     @Test
     void theCpuPortAndCloneSessionAreTheProgramsOwn() throws Exception {
-        assertEquals(define("defines.p4", "CPU_PORT"), Constants.CPU_PORT);
+        assertEquals(define("v1model_arch.p4", "CPU_PORT"), Constants.CPU_PORT);
         assertEquals(define("control.p4", "CPU_CLONE_SESSION"), Constants.CPU_CLONE_SESSION);
         String control = new String(Files.readAllBytes(P4.resolve("control.p4")), StandardCharsets.UTF_8);
         assertTrue(control.contains("clone_preserving_field_list(CloneType.I2E, CPU_CLONE_SESSION"),

@@ -1,0 +1,54 @@
+/* What the NAT64 pipeline declares for the NetFPGA SUME (SimpleSumeSwitch, Xilinx SDNet): the
+ * controller's headers, no per-entry counters or idle timeouts, CAM-sized tables. Included after
+ * <sume_switch.p4> (which declares port_t, one-hot) and before the shared files of p4/include. */
+#ifndef NAT64_SUME_ARCH_P4
+#define NAT64_SUME_ARCH_P4
+
+/* Port numbers as the controller knows them: nfK is port K (0 to 3). The pipe turns them into
+ * and out of sume_metadata's one-hot bits, so tables and the controller see the same numbers as
+ * on v1model. */
+typedef bit<8> port_number_t;
+
+/* Sent to the host over DMA in front of every punted packet. For PUNT_FINISH the packet is
+ * translated and routed: the controller does what `finish` says (FINISH_* bits), then sends it
+ * out of out_port. */
+@controller_header("packet_in")
+header packet_in_t {
+    port_number_t ingress_port;
+    bit<8>  punt_reason;
+    port_number_t out_port;
+    bit<8>  finish;
+    bit<16> truncate_to;      /* FINISH_TRUNCATE: the frame's length after the cut */
+}
+
+/* Sent by the controller over DMA in front of every packet-out. With to_pipeline = 1 the packet
+ * goes through the whole pipe (after a session was installed); otherwise out of egress_port. */
+@controller_header("packet_out")
+header packet_out_t {
+    port_number_t egress_port;
+    bit<1> to_pipeline;
+    bit<7> _pad;
+}
+
+/* What the controller finishes of a PUNT_FINISH packet (packet_in.finish). */
+const bit<8> FINISH_ICMP_CHECKSUM = 1;   /* an ICMP error built or cut here: sum the message */
+const bit<8> FINISH_UDP_CHECKSUM  = 2;   /* IPv4 UDP without a checksum: compute it (RFC 7915 4.5) */
+const bit<8> FINISH_TRUNCATE      = 4;   /* cut the frame to truncate_to bytes first */
+const bit<8> FINISH_TCP_CONTROL   = 8;   /* a TCP SYN, FIN or RST: track it, then send it on */
+const bit<8> FINISH_HAIRPIN       = 16;  /* to the NAT64's own IPv4 address: translate it back */
+
+/* SDNet has no direct counters and no idle timeouts: the controller ages what it installs. */
+#define DIRECT_COUNTER(unit, name)
+#define COUNTED_BY(name)
+#define IDLE_TIMEOUT
+
+/* No hash unit: an ICMPv6 error's router gets the RFC 6791 pool's first address (RFC 6791
+ * allows a pool of one). */
+#define RFC6791_PICK(out, first, key, count) out = first;
+
+/* Sessions held by one card: each session table is a CAM of this depth. Chosen to fit the
+ * FPGA's block RAM beside the other tables, not a documented SDNet maximum (unverified here: no
+ * SDNet). A network holds more by spreading sessions over cards, as the controller places them. */
+#define SESSION_TABLE_SIZE 4096
+
+#endif

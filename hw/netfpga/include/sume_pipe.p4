@@ -1,0 +1,309 @@
+/* The SimpleSumeSwitch parser, pipe and deparser of the NAT64 pipeline. The stages are the shared
+ * ones of p4/include (LocalHost, Translate, Rewrite, the parser's states, the deparser's emits), in the
+ * order of v1model's Nat64Ingress; what SUME cannot do goes to the controller over DMA:
+ * - payload checksums and cuts (an ICMP error translated and cut to 576 / 1280 bytes, IPv4 UDP
+ *   without a checksum) and hairpinning, which v1model does on a second pass: PUNT_FINISH with
+ *   what to finish in packet_in.finish;
+ * - TCP SYN, FIN and RST of translated flows, which v1model copies with a clone: the segment
+ *   itself goes to the controller (PUNT_FINISH, FINISH_TCP_CONTROL), which tracks it and sends it on;
+ * - session misses, packets to fragment, missing routes: as on v1model.
+ * Not done here (hw/netfpga/README.md lists each difference): the ICMP errors the switch sends
+ * itself (such packets are dropped), counters, meters (no punt policing in the data plane). */
+#ifndef NAT64_SUME_PIPE_P4
+#define NAT64_SUME_PIPE_P4
+
+#include "../../../p4/include/host.p4"
+#include "../../../p4/include/translate.p4"
+#include "../../../p4/include/rewrite.p4"
+
+/* SUME's one-hot ports: {DMA3, NF3, DMA2, NF2, DMA1, NF1, DMA0, NF0}. */
+const port_t SUME_DMA_PORTS = 0b10101010;
+const port_t SUME_DMA0 = 0b00000010;
+/* The port number of a packet that came from the controller (as v1model's CPU port). */
+const port_number_t FROM_CONTROLLER = 0xff;
+
+/* The digest SDNet's architecture carries; this program sends none (it punts over DMA). */
+struct digest_t {
+    bit<8> unused;
+}
+
+port_t one_hot(in port_number_t n) {
+    return n == 0 ? 8w0b00000001 : n == 1 ? 8w0b00000100 : n == 2 ? 8w0b00010000 : n == 3 ? 8w0b01000000 : 8w0;
+}
+
+port_number_t number_of(in port_t p) {
+    return p == 0b00000001 ? 8w0 : p == 0b00000100 ? 8w1 : p == 0b00010000 ? 8w2 : p == 0b01000000 ? 8w3
+         : FROM_CONTROLLER;
+}
+
+parser Nat64SumeParser(packet_in packet, out headers_t hdr, out metadata_t meta, out digest_t digest,
+                       inout sume_metadata_t sume_metadata) {
+    state start {
+        transition select(sume_metadata.src_port & SUME_DMA_PORTS) {
+            0: parse_ethernet;
+            default: parse_packet_out;
+        }
+    }
+    state parse_packet_out {
+        packet.extract(hdr.packet_out);
+        transition parse_ethernet;
+    }
+#include "../../../p4/include/parser_states.p4"
+}
+
+/* Named as v1model's ingress, so that every table has the same name on both architectures and
+ * the controller writes them alike. */
+control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t digest,
+                     inout sume_metadata_t sume_metadata) {
+    LocalHost() local_host;
+    Translate() translate;
+    Rewrite() rewrite;
+
+    port_number_t in_port;
+    bool no_route_found;
+
+    /* RFC 7915 4: the lowest IPv6 MTU of the network, for IPv4 without DF (see v1model). */
+    bit<16> lowest_ipv6_mtu_value;
+    action set_lowest_ipv6_mtu(bit<16> mtu) {
+        lowest_ipv6_mtu_value = mtu;
+    }
+    table lowest_ipv6_mtu {
+        actions = { set_lowest_ipv6_mtu; }
+        default_action = set_lowest_ipv6_mtu(1280);
+        size = 1;
+    }
+
+    action set_next_hop(port_number_t port, mac_t src_mac, mac_t dst_mac) {
+        meta.out_port = port;
+        meta.next_hop_src_mac = src_mac;
+        meta.next_hop_dst_mac = dst_mac;
+        meta.routed = true;
+    }
+    action no_route() {
+        no_route_found = true;
+    }
+    action punt_no_route() {
+        meta.punt_reason = PUNT_NO_ROUTE;
+    }
+    action hairpin() {
+        meta.recirc = RECIRC_HAIRPIN;
+        meta.out_port = in_port;
+    }
+    table ipv4_routes {
+        key = { meta.route4: lpm @name("dst_addr"); }
+        actions = { set_next_hop; no_route; punt_no_route; hairpin; }
+        default_action = no_route();
+        size = 1024;
+    }
+    table ipv6_routes {
+        key = { meta.route6: lpm @name("dst_addr"); }
+        actions = { set_next_hop; no_route; punt_no_route; }
+        default_action = no_route();
+        size = 1024;
+    }
+
+    action set_mtu(bit<16> mtu) {
+        meta.mtu = mtu;
+    }
+    table egress_mtu {
+        key = { meta.out_port: exact @name("port"); }
+        actions = { set_mtu; @defaultonly NoAction; }
+        default_action = NoAction();
+        size = 4;
+    }
+    action set_ingress_mtu(bit<16> mtu) {
+        meta.ingress_mtu = mtu;
+    }
+    table ingress_mtu {
+        key = { in_port: exact @name("port"); }
+        actions = { set_ingress_mtu; @defaultonly NoAction; }
+        default_action = NoAction();
+        size = 4;
+    }
+
+    action drop() {
+        sume_metadata.drop = 1;
+        sume_metadata.dst_port = 0;
+    }
+    action to_controller(bit<8> reason, bit<8> finish) {
+        hdr.packet_in.setValid();
+        hdr.packet_in.ingress_port = in_port;
+        hdr.packet_in.punt_reason = reason;
+        hdr.packet_in.out_port = meta.out_port;
+        hdr.packet_in.finish = finish;
+        hdr.packet_in.truncate_to = (finish & FINISH_TRUNCATE) != 0 ? meta.truncate_to[15:0] : 0;
+        sume_metadata.dst_port = SUME_DMA0;
+    }
+
+    apply {
+        in_port = number_of(sume_metadata.src_port);
+        no_route_found = false;
+        if (hdr.packet_out.isValid()) {
+            bool to_pipeline = hdr.packet_out.to_pipeline == 1;
+            sume_metadata.dst_port = one_hot(hdr.packet_out.egress_port);
+            hdr.packet_out.setInvalid();
+            if (!to_pipeline) {
+                return;
+            }
+        }
+        /* No checksum unit: the IPv4 header sums to 0xffff with its checksum, or it is dropped. */
+        if (hdr.ipv4.isValid() && hdr.ipv4.ihl == 5 && csum_fold(sum_ipv4_header(hdr.ipv4)) != 0xffff) {
+            drop();
+            return;
+        }
+        bit<16> parsed_after_ip = (hdr.ipv6_frag.isValid() ? 16w8 : 0) + meta.ipv6_ext_len
+            + (hdr.tcp.isValid() ? 16w20 : 0) + (hdr.udp.isValid() ? 16w8 : 0) + (hdr.icmp.isValid() ? 16w8 : 0)
+            + (hdr.ndp.isValid() ? 16w16 : 0) + (hdr.ndp_option.isValid() ? 16w8 : 0)
+            + (hdr.inner_ipv4.isValid() ? 16w20 : 0) + (hdr.inner_ipv6.isValid() ? 16w40 : 0)
+            + (hdr.inner_frag.isValid() ? 16w8 : 0)
+            + (hdr.inner_l4.isValid() ? 16w8 : 0) + (hdr.inner_tcp_tail.isValid() ? 16w12 : 0) + meta.quoted_extra;
+        if (hdr.ipv4.isValid() && ((bit<32>) hdr.ipv4.total_len + 14 > (bit<32>) sume_metadata.pkt_len
+                                   || hdr.ipv4.total_len < ((bit<16>) hdr.ipv4.ihl << 2) + parsed_after_ip)
+            || hdr.ipv6.isValid() && ((bit<32>) hdr.ipv6.payload_len + 54 > (bit<32>) sume_metadata.pkt_len
+                                      || hdr.ipv6.payload_len < parsed_after_ip)) {
+            drop();
+            return;
+        }
+        bit<32> drop_reason;
+        translate.apply(hdr, meta, drop_reason);
+        bool translated = meta.xlate_src && meta.xlate_dst && drop_reason == DROP_REASONS
+                          && meta.punt_reason == 0 && !meta.send_error;
+        bool answered;
+        bool refused;
+        local_host.apply(hdr, meta, translated, answered, refused);
+        if (refused) {
+            drop();
+            return;
+        }
+        if (answered) {
+            sume_metadata.dst_port = sume_metadata.src_port;
+            return;
+        }
+        bool out_v4 = translated ? hdr.ipv6.isValid() : hdr.ipv4.isValid();
+        bit<16> ipv6_headers_dropped = meta.ipv6_ext_len + (hdr.ipv6_frag.isValid() ? 16w8 : 0);
+        bit<16> out_len = 0;
+        if (drop_reason == DROP_REASONS && meta.punt_reason == 0 && !meta.send_error) {
+            if (translated) {
+                meta.route4 = meta.new_dst4;
+                meta.route6 = meta.new_dst6;
+                if (out_v4) {
+                    out_len = hdr.ipv6.payload_len + 20 - ipv6_headers_dropped;
+                } else {
+                    out_len = hdr.ipv4.total_len - ((bit<16>) hdr.ipv4.ihl << 2) + 40
+                              + (hdr.ipv4.more_fragments == 1 || hdr.ipv4.frag_offset != 0 ? 16w8 : 0);
+                }
+            } else if (hdr.ipv4.isValid()) {
+                meta.route4 = hdr.ipv4.dst_addr;
+                out_len = hdr.ipv4.total_len;
+                if (hdr.ipv4.ttl <= 1) {
+                    request_error(meta, ICMP_TIME_EXCEEDED, 0, 0, DROP_TTL_EXPIRED);
+                }
+            } else if (hdr.ipv6.isValid()) {
+                meta.route6 = hdr.ipv6.dst_addr;
+                out_len = hdr.ipv6.payload_len + 40;
+                if (hdr.ipv6.hop_limit <= 1) {
+                    request_error(meta, ICMP6_TIME_EXCEEDED, 0, 0, DROP_TTL_EXPIRED);
+                }
+            } else {
+                drop_reason = DROP_NO_ROUTE;
+            }
+        }
+        if (drop_reason == DROP_REASONS && meta.punt_reason == 0 && !meta.send_error) {
+            if (out_v4) {
+                ipv4_routes.apply();
+            } else {
+                ipv6_routes.apply();
+            }
+            meta.mtu = 0xffff;
+            meta.ingress_mtu = 0xffff;
+            if (meta.routed) {
+                egress_mtu.apply();
+                if (meta.is_icmp_error && translated) {
+                    ingress_mtu.apply();
+                }
+            }
+            bool v4_in = hdr.ipv4.isValid();
+            bool df = v4_in && hdr.ipv4.dont_fragment == 1;
+            bit<16> path_mtu = meta.mtu;
+            if (translated && v4_in && !df) {
+                lowest_ipv6_mtu.apply();
+                path_mtu = lowest_ipv6_mtu_value < meta.mtu ? lowest_ipv6_mtu_value : meta.mtu;
+            }
+            if (meta.routed && out_len > path_mtu && !meta.is_icmp_error) {
+                if (!v4_in || df) {
+                    /* v1model answers Packet Too Big / Fragmentation Needed itself. */
+                    drop_reason = DROP_TOO_BIG;
+                } else {
+                    meta.to_fragment = true;
+                }
+            }
+        }
+        /* The errors the switch would send itself are not built on SUME yet: dropped. */
+        if (drop_reason != DROP_REASONS || meta.send_error || no_route_found) {
+            drop();
+            return;
+        }
+        if (meta.punt_reason != 0) {
+            to_controller(meta.punt_reason, 0);
+            return;
+        }
+        if (!meta.routed && meta.recirc == 0) {
+            drop();
+            return;
+        }
+        if (meta.routed) {
+            hdr.ethernet.src_addr = meta.next_hop_src_mac;
+            hdr.ethernet.dst_addr = meta.next_hop_dst_mac;
+        }
+        bool tcp_control = translated && meta.stateful && hdr.tcp.isValid() && (hdr.tcp.flags & 0x07) != 0;
+        bool hairpinned = meta.recirc == RECIRC_HAIRPIN;
+        meta.recirc = 0;
+        if (translated) {
+            rewrite.apply(hdr, meta, drop_reason);
+            if (drop_reason != DROP_REASONS) {
+                drop();
+                return;
+            }
+        } else if (hdr.ipv4.isValid()) {
+            if (hdr.ipv4.ihl != 5) {
+                hdr.ipv4.hdr_checksum = csum_replace(hdr.ipv4.hdr_checksum, (bit<32>) (hdr.ipv4.ttl ++ hdr.ipv4.protocol),
+                                                     1, (bit<32>) ((hdr.ipv4.ttl - 1) ++ hdr.ipv4.protocol));
+            }
+            hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
+        } else {
+            hdr.ipv6.hop_limit = hdr.ipv6.hop_limit - 1;
+        }
+        /* The header checksums v1model's checksum unit computes: the IPv4 header (with options
+         * it was adjusted above), and the IPv4 header quoted in a translated ICMPv6 error. */
+        if (hdr.ipv4.isValid() && hdr.ipv4.ihl == 5) {
+            hdr.ipv4.hdr_checksum = 0;
+            hdr.ipv4.hdr_checksum = ~csum_fold(sum_ipv4_header(hdr.ipv4));
+        }
+        if (hdr.inner_ipv4.isValid() && meta.xlate_src && meta.xlate_dst) {
+            hdr.inner_ipv4.hdr_checksum = 0;
+            hdr.inner_ipv4.hdr_checksum = ~csum_fold(sum_ipv4_header(hdr.inner_ipv4));
+        }
+        if (meta.to_fragment) {
+            to_controller(PUNT_NEEDS_FRAGMENTATION, 0);
+            return;
+        }
+        bit<8> finish = (meta.recirc == RECIRC_CHECKSUM ? FINISH_ICMP_CHECKSUM | FINISH_TRUNCATE : 0)
+                      | (meta.udp_csum_from_payload ? FINISH_UDP_CHECKSUM : 0)
+                      | (tcp_control ? FINISH_TCP_CONTROL : 0)
+                      | (hairpinned ? FINISH_HAIRPIN : 0);
+        if (finish != 0) {
+            to_controller(PUNT_FINISH, finish);
+            return;
+        }
+        sume_metadata.dst_port = one_hot(meta.out_port);
+    }
+}
+
+control Nat64SumeDeparser(packet_out packet, in headers_t hdr, in metadata_t meta, inout digest_t digest,
+                          inout sume_metadata_t sume_metadata) {
+    apply {
+#include "../../../p4/include/deparser.p4"
+    }
+}
+
+#endif

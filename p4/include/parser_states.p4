@@ -1,0 +1,333 @@
+/* The NAT64 parser's states from Ethernet on, the same on every architecture: included inside
+ * each architecture's parser, after its start state (which takes what the controller sends and,
+ * on v1model, what comes round again) has gone to parse_ethernet. IPv4 options are kept as
+ * words (dropped when translated, RFC 7915 4.1); only the first fragment's transport header is
+ * parsed. In an ICMP error the quoted IP header and the first 8 bytes of its transport (all of
+ * TCP when quoted) are parsed too. No include guard: it is a parser's body, not declarations. */
+    state parse_ethernet {
+        packet.extract(hdr.ethernet);
+        transition select(hdr.ethernet.ether_type) {
+            ETHERTYPE_IPV4: parse_ipv4;
+            ETHERTYPE_IPV6: parse_ipv6;
+            ETHERTYPE_ARP: parse_arp;
+            default: accept;
+        }
+    }
+    state parse_arp {
+        packet.extract(hdr.arp);
+        transition accept;
+    }
+    state parse_ipv4 {
+        packet.extract(hdr.ipv4);
+        verify(hdr.ipv4.version == 4 && hdr.ipv4.ihl >= 5, error.HeaderTooShort);
+        meta.ipv4_option_words = hdr.ipv4.ihl - 5;
+        transition select(meta.ipv4_option_words) {
+            0: parse_ipv4_payload;
+            default: parse_ipv4_option;
+        }
+    }
+    state parse_ipv4_option {
+        packet.extract(hdr.ipv4_options.next);
+        meta.ipv4_option_words = meta.ipv4_option_words - 1;
+        transition select(meta.ipv4_option_words) {
+            0: parse_ipv4_payload;
+            default: parse_ipv4_option;
+        }
+    }
+    state parse_ipv4_payload {
+        transition select(hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
+            (0, PROTO_TCP): parse_tcp;
+            (0, PROTO_UDP): parse_udp;
+            (0, PROTO_ICMP): parse_icmp;
+            default: accept;
+        }
+    }
+    /* RFC 7915 5.1 translates what follows the extension headers: the parser walks Hop-by-Hop
+     * (first only, RFC 8200 4.1), Destination Options and Routing headers, a Fragment header,
+     * and Destination Options after it, eight bytes at a time, as far as the stacks reach. */
+    state parse_ipv6 {
+        packet.extract(hdr.ipv6);
+        verify(hdr.ipv6.version == 6, error.HeaderTooShort);
+        meta.ipv6_next = hdr.ipv6.next_hdr;
+        transition select(hdr.ipv6.next_hdr) {
+            PROTO_HOPOPT: parse_ipv6_ext;
+            default: parse_ipv6_chain;
+        }
+    }
+    state parse_ipv6_chain {
+        transition select(meta.ipv6_next) {
+            PROTO_DSTOPTS: parse_ipv6_ext;
+            PROTO_ROUTING: parse_ipv6_routing;
+            PROTO_FRAG: parse_ipv6_frag;
+            PROTO_TCP: parse_tcp;
+            PROTO_UDP: parse_udp;
+            PROTO_ICMPV6: parse_icmpv6;
+            PROTO_HOPOPT: ipv6_ext_unparsed;
+            default: accept;
+        }
+    }
+    state parse_ipv6_routing {
+        bit<32> head = packet.lookahead<bit<32>>();
+        meta.routing_segments_left = head[7:0];
+        meta.routing_pointer = 40 + meta.ipv6_ext_len + 3;
+        transition parse_ipv6_ext;
+    }
+    state parse_ipv6_ext {
+        bit<16> head = packet.lookahead<bit<16>>();
+        meta.ipv6_next = head[15:8];
+        meta.ipv6_ext_words = (bit<16>) head[7:0] + 1;
+        transition select((bit<1>) (meta.ipv6_ext_len + (meta.ipv6_ext_words << 3) > IPV6_EXT_BYTES)) {
+            1: ipv6_ext_unparsed;
+            default: parse_ipv6_ext_word;
+        }
+    }
+    state parse_ipv6_ext_word {
+        packet.extract(hdr.ipv6_ext.next);
+        meta.ipv6_ext_len = meta.ipv6_ext_len + 8;
+        meta.ipv6_ext_words = meta.ipv6_ext_words - 1;
+        transition select(meta.ipv6_ext_words) {
+            0: parse_ipv6_chain;
+            default: parse_ipv6_ext_word;
+        }
+    }
+    /* Extension headers after a Fragment header belong to the fragmentable part: they are in
+     * the first fragment only, so only an atomic fragment can lose them in translation; in any
+     * other fragment they leave the packet untranslatable (its fragments would not match). */
+    state parse_ipv6_frag {
+        packet.extract(hdr.ipv6_frag);
+        meta.ipv6_next = hdr.ipv6_frag.next_hdr;
+        transition select(hdr.ipv6_frag.frag_offset, hdr.ipv6_frag.more_fragments, hdr.ipv6_frag.next_hdr) {
+            (0, 0, _): parse_ipv6_after_frag;
+            (0, 1, PROTO_DSTOPTS): ipv6_ext_unparsed;
+            (0, 1, _): parse_ipv6_after_frag;
+            (_, _, PROTO_HOPOPT): ipv6_ext_unparsed;
+            (_, _, PROTO_ROUTING): ipv6_ext_unparsed;
+            (_, _, PROTO_FRAG): ipv6_ext_unparsed;
+            (_, _, PROTO_DSTOPTS): ipv6_ext_unparsed;
+            default: accept;               /* a later fragment: no transport header */
+        }
+    }
+    state parse_ipv6_after_frag {
+        transition select(meta.ipv6_next) {
+            PROTO_DSTOPTS: parse_ipv6_ext_after;
+            PROTO_TCP: parse_tcp;
+            PROTO_UDP: parse_udp;
+            PROTO_ICMPV6: parse_icmpv6;
+            PROTO_HOPOPT: ipv6_ext_unparsed;
+            PROTO_ROUTING: ipv6_ext_unparsed;
+            PROTO_FRAG: ipv6_ext_unparsed;
+            default: accept;
+        }
+    }
+    state parse_ipv6_ext_after {
+        bit<16> head = packet.lookahead<bit<16>>();
+        meta.ipv6_next = head[15:8];
+        meta.ipv6_ext_words = (bit<16>) head[7:0] + 1;
+        transition select((bit<1>) (meta.ipv6_ext_after_len + (meta.ipv6_ext_words << 3) > IPV6_EXT_AFTER_BYTES)) {
+            1: ipv6_ext_unparsed;
+            default: parse_ipv6_ext_after_word;
+        }
+    }
+    state parse_ipv6_ext_after_word {
+        packet.extract(hdr.ipv6_ext_after.next);
+        meta.ipv6_ext_len = meta.ipv6_ext_len + 8;
+        meta.ipv6_ext_after_len = meta.ipv6_ext_after_len + 8;
+        meta.ipv6_ext_words = meta.ipv6_ext_words - 1;
+        transition select(meta.ipv6_ext_words) {
+            0: parse_ipv6_after_frag;
+            default: parse_ipv6_ext_after_word;
+        }
+    }
+    /* Routed as it came; never translated (what follows is not known). */
+    state ipv6_ext_unparsed {
+        meta.ipv6_ext_unparsed = true;
+        transition accept;
+    }
+    state parse_tcp {
+        packet.extract(hdr.tcp);
+        meta.l4_src = hdr.tcp.src_port;
+        meta.l4_dst = hdr.tcp.dst_port;
+        transition accept;
+    }
+    state parse_udp {
+        packet.extract(hdr.udp);
+        meta.l4_src = hdr.udp.src_port;
+        meta.l4_dst = hdr.udp.dst_port;
+        transition accept;
+    }
+    state parse_icmp {
+        packet.extract(hdr.icmp);
+        transition select(hdr.icmp.type) {
+            ICMP_ECHO_REQUEST: parse_echo;
+            ICMP_ECHO_REPLY: parse_echo;
+            ICMP_DEST_UNREACH: parse_icmp_error4;
+            ICMP_TIME_EXCEEDED: parse_icmp_error4;
+            ICMP_PARAM_PROBLEM: parse_icmp_error4;
+            default: accept;
+        }
+    }
+    state parse_icmpv6 {
+        packet.extract(hdr.icmp);
+        transition select(hdr.icmp.type) {
+            ICMP6_ECHO_REQUEST: parse_echo;
+            ICMP6_ECHO_REPLY: parse_echo;
+            ICMP6_NS: parse_ndp;
+            ICMP6_NA: parse_ndp;
+            ICMP6_DEST_UNREACH: parse_icmp_error6;
+            ICMP6_PACKET_TOO_BIG: parse_icmp_error6;
+            ICMP6_TIME_EXCEEDED: parse_icmp_error6;
+            ICMP6_PARAM_PROBLEM: parse_icmp_error6;
+            default: accept;
+        }
+    }
+    /* ---- the packet quoted in an ICMP error ---- */
+    /* RFC 4884: Destination Unreachable, Time Exceeded and Parameter Problem have the length of
+     * the original datagram field in their sixth byte, in 32-bit words. */
+    state parse_icmp_error4 {
+        packet.extract(hdr.inner_ipv4);
+        meta.icmp_payload = hdr.ipv4.total_len - ((bit<16>) hdr.ipv4.ihl << 2) - 8;
+        meta.icmp_room = meta.icmp_payload - 20;
+        meta.icmp_ext_datagram = (bit<16>) hdr.icmp.identifier[7:0] << 2;
+        meta.quoted_parsed = 20;
+        transition select(hdr.inner_ipv4.ihl, hdr.inner_ipv4.frag_offset, hdr.inner_ipv4.protocol) {
+            (5, 0, PROTO_TCP): parse_inner_tcp;
+            (5, 0, PROTO_UDP): parse_inner_udp;
+            (5, 0, PROTO_ICMP): parse_inner_icmp;
+            default: accept;               /* options or a later fragment: not translated */
+        }
+    }
+    /* RFC 4884: ICMPv6 Destination Unreachable and Time Exceeded have it in their fifth byte, in
+     * 64-bit words (Packet Too Big and Parameter Problem have no room for it). */
+    state parse_icmp_error6 {
+        packet.extract(hdr.inner_ipv6);
+        meta.icmp_payload = hdr.ipv6.payload_len - meta.ipv6_ext_len - (hdr.ipv6_frag.isValid() ? 16w8 : 0) - 8;
+        meta.icmp_room = meta.icmp_payload - 40;
+        meta.icmp_ext_datagram = hdr.icmp.type == ICMP6_DEST_UNREACH || hdr.icmp.type == ICMP6_TIME_EXCEEDED
+                                 ? (bit<16>) hdr.icmp.identifier[15:8] << 3 : 0;
+        meta.quoted_parsed = 40;
+        transition select(hdr.inner_ipv6.next_hdr) {
+            PROTO_FRAG: parse_inner_frag;
+            PROTO_TCP: parse_inner_tcp;
+            PROTO_UDP: parse_inner_udp;
+            PROTO_ICMPV6: parse_inner_icmp;
+            default: accept;               /* other extension headers: not translated */
+        }
+    }
+    /* A quoted fragment (RFC 7915 5.3: translated as 5.1.1 says); only a first one has ports. */
+    state parse_inner_frag {
+        packet.extract(hdr.inner_frag);
+        meta.icmp_room = meta.icmp_room - 8;
+        meta.quoted_parsed = meta.quoted_parsed + 8;
+        transition select(hdr.inner_frag.frag_offset, hdr.inner_frag.next_hdr) {
+            (0, PROTO_TCP): parse_inner_tcp;
+            (0, PROTO_UDP): parse_inner_udp;
+            (0, PROTO_ICMPV6): parse_inner_icmp;
+            default: accept;
+        }
+    }
+    /* The error travels opposite to the packet it quotes: its source port is the port of the
+     * error's destination. l4_src/l4_dst are swapped so the session lookups work unchanged. */
+    state parse_inner_tcp {
+        packet.extract(hdr.inner_l4);
+        meta.quoted_parsed = meta.quoted_parsed + 8;
+        meta.inner_proto = PROTO_TCP;
+        meta.l4_src = hdr.inner_l4.w1;
+        meta.l4_dst = hdr.inner_l4.w0;
+        meta.is_icmp_error = true;
+        transition select((bit<1>) (meta.icmp_room >= 20)) {
+            1: parse_inner_tcp_tail;
+            default: parse_quoted_rest;
+        }
+    }
+    state parse_inner_tcp_tail {
+        packet.extract(hdr.inner_tcp_tail);
+        meta.quoted_parsed = meta.quoted_parsed + 12;
+        transition parse_quoted_rest;
+    }
+    state parse_inner_udp {
+        packet.extract(hdr.inner_l4);
+        meta.quoted_parsed = meta.quoted_parsed + 8;
+        meta.inner_proto = PROTO_UDP;
+        meta.l4_src = hdr.inner_l4.w1;
+        meta.l4_dst = hdr.inner_l4.w0;
+        meta.is_icmp_error = true;
+        transition parse_quoted_rest;
+    }
+    state parse_inner_icmp {
+        packet.extract(hdr.inner_l4);
+        transition select(hdr.inner_l4.w0[15:8]) {
+            ICMP_ECHO_REQUEST: parse_inner_echo;
+            ICMP_ECHO_REPLY: parse_inner_echo;
+            ICMP6_ECHO_REQUEST: parse_inner_echo;
+            ICMP6_ECHO_REPLY: parse_inner_echo;
+            default: accept;               /* an error about an error: never translated */
+        }
+    }
+    state parse_inner_echo {
+        meta.quoted_parsed = meta.quoted_parsed + 8;
+        meta.inner_proto = PROTO_ICMP;
+        meta.l4_src = hdr.inner_l4.w2;
+        meta.l4_dst = hdr.inner_l4.w2;
+        meta.is_icmp_error = true;
+        transition parse_quoted_rest;
+    }
+    /* RFC 4884: with a length attribute and bytes after the datagram it measures (an extension),
+     * the rest of the datagram is parsed so that the extension, left as payload, can move. A
+     * length that does not fit the message counts as none. */
+    state parse_quoted_rest {
+        transition select((bit<1>) (meta.icmp_ext_datagram != 0 && meta.icmp_ext_datagram >= meta.quoted_parsed
+                                     && meta.icmp_ext_datagram < meta.icmp_payload
+                                     && meta.icmp_ext_datagram - meta.quoted_parsed <= QUOTED_MAX_BYTES)) {
+            1: parse_quoted_start;
+            default: no_icmp_extension;
+        }
+    }
+    state no_icmp_extension {
+        meta.icmp_ext_datagram = 0;
+        transition accept;
+    }
+    state parse_quoted_start {
+        meta.quoted_rest = meta.icmp_ext_datagram - meta.quoted_parsed;
+        meta.quoted_extra = meta.quoted_rest;
+        transition parse_quoted_chunks;
+    }
+    state parse_quoted_chunks {
+        transition select((bit<1>) (meta.quoted_rest >= 32)) {
+            1: parse_quoted_chunk;
+            default: parse_quoted_words;
+        }
+    }
+    state parse_quoted_chunk {
+        packet.extract(hdr.quoted_chunks.next);
+        meta.quoted_rest = meta.quoted_rest - 32;
+        transition parse_quoted_chunks;
+    }
+    state parse_quoted_words {
+        transition select(meta.quoted_rest) {
+            0: accept;
+            default: parse_quoted_word;
+        }
+    }
+    state parse_quoted_word {
+        packet.extract(hdr.quoted_words.next);
+        meta.quoted_rest = meta.quoted_rest - 4;
+        transition parse_quoted_words;
+    }
+    state parse_echo {
+        /* The identifier plays the part of both ports (RFC 6146 3.5.3). */
+        meta.is_echo = true;
+        meta.l4_src = hdr.icmp.identifier;
+        meta.l4_dst = hdr.icmp.identifier;
+        transition accept;
+    }
+    state parse_ndp {
+        packet.extract(hdr.ndp);
+        transition select(hdr.ipv6.payload_len - meta.ipv6_ext_len) {
+            32: parse_ndp_option;      /* one link-layer address option follows */
+            default: accept;
+        }
+    }
+    state parse_ndp_option {
+        packet.extract(hdr.ndp_option);
+        transition accept;
+    }
