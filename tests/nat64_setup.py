@@ -13,6 +13,7 @@ from harness.base import PacketTest, switch_under_test
 from harness import ROOT
 
 PROGRAM = ROOT / "p4" / "nat64.p4"
+SUME_PROGRAM = ROOT / "hw" / "netfpga" / "nat64_sume.p4"
 P = "Nat64Ingress."
 T = "Nat64Ingress.translate."
 ROUTER_MAC = "00:00:00:00:0a:01"
@@ -57,9 +58,20 @@ def sut():
         yield s
 
 
-def install_base(c):
-    """The entries every test starts from: the switch's addresses, routes, pool6, pool4, the ICMP
-    error source, the CPU clone session."""
+@pytest.fixture(scope="module")
+def sume_sut():
+    """The NetFPGA SUME variant in softswitch's SimpleSumeSwitch (nf1-nf3 are ports 1-3, DMA the
+    CPU port), on veth pairs of its own (ssw1-3, st1-3) beside the v1model switch."""
+    with switch_under_test(SUME_PROGRAM, n_ports=3, links="s") as s:
+        install_base(s.client, sume=True)
+        yield s
+
+
+
+
+def install_base(c, sume=False):
+    """The entries every test starts from: the switch's addresses, routes, pool6, pool4, and on
+    v1model the ICMP error source and the CPU clone session (the SUME variant has neither)."""
     base = [
         c.table_entry(P + "local_host.local_ipv4", match={"meta.local4_key": SWITCH_V4},
                       action=P + "local_host.is_local", params={"mac": ROUTER_MAC}),
@@ -76,11 +88,13 @@ def install_base(c):
                       params={"unmapped_port_unreachable": 1}),
     ]
     c.write(*(c.update("INSERT", e) for e in base))
+    c.write(c.update("MODIFY", c.table_entry(T + "pool6_embed", default=True, action=T + "use_pool6",
+                                             params={"prefix": POOL6, "length": 96})))
+    if sume:
+        return
     c.write(c.update("MODIFY", c.table_entry(P + "icmp_error.icmp_source", default=True,
                                              action=P + "icmp_error.use_source",
                                              params={"addr4": SWITCH_V4, "addr6": SWITCH_V6})))
-    c.write(c.update("MODIFY", c.table_entry(T + "pool6_embed", default=True, action=T + "use_pool6",
-                                             params={"prefix": POOL6, "length": 96})))
     clone = p4runtime_pb2.Entity()
     clone.packet_replication_engine_entry.clone_session_entry.session_id = CPU_CLONE_SESSION
     clone.packet_replication_engine_entry.clone_session_entry.replicas.add(egress_port=255, instance=1)
@@ -88,10 +102,16 @@ def install_base(c):
 
 
 @pytest.fixture
-def ptf(sut):
-    test = PacketTest(sut)
+def ptf(request):
+    """One test's view of the v1model switch, or of the SUME variant's for a test marked BOTH."""
+    test = PacketTest(request.getfixturevalue("sume_sut" if getattr(request, "param", "v1model") == "sume" else "sut"))
     yield test
     test.finish()
+
+
+# A test of what both pipelines do alike runs on each: the SUME variant's differences are the
+# tests without it (hw/netfpga/README.md says why each differs).
+BOTH = pytest.mark.parametrize("ptf", ["v1model", "sume"], indirect=True)
 
 
 def counter(ptf, name, index):

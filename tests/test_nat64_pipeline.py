@@ -17,11 +17,12 @@ from nat64_setup import (DROP_BAD_CHECKSUM, DROP_BAD_LENGTH, DROP_FILTERED, DROP
                          PUNT_TCP_CONTROL, ROUTER_MAC, SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
                          V6_HOST, V6_HOST_MAC, V6_PORT, drops, embed, from_v4_server, from_v6_host, routed, sent,
                          session_v4, session_v6, to_v4_server, to_v6_host)
-from nat64_setup import ptf, sut  # noqa: F401  (pytest fixtures, found by name)
+from nat64_setup import BOTH, ptf, sume_sut, sut  # noqa: F401  (pytest fixtures, found by name)
 
 
 # ---- the switch as a network host ----
 
+@BOTH
 def test_arp_request_for_switch_address_is_answered(ptf):
     req = Ether(src=V4_HOST_MAC, dst="ff:ff:ff:ff:ff:ff") / ARP(op=1, hwsrc=V4_HOST_MAC, psrc=V4_SERVER, pdst=SWITCH_V4)
     ptf.send(V4_PORT, req)
@@ -32,6 +33,7 @@ def test_arp_request_for_switch_address_is_answered(ptf):
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_neighbour_solicitation_gets_advertisement_with_checksum_and_option(ptf):
     ns = Ether(src=V6_HOST_MAC, dst="33:33:ff:00:00:01") / IPv6(src=V6_HOST, dst="ff02::1:ff00:1", hlim=255) / \
         ICMPv6ND_NS(tgt=SWITCH_V6) / ICMPv6NDOptSrcLLAddr(lladdr=V6_HOST_MAC)
@@ -42,6 +44,7 @@ def test_neighbour_solicitation_gets_advertisement_with_checksum_and_option(ptf)
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_echo_to_switch_is_answered_in_both_families(ptf):
     ptf.send(V4_PORT, from_v4_server(ICMP(type=8, id=7, seq=1) / b"ping", dst=SWITCH_V4))
     ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64) /
@@ -52,6 +55,7 @@ def test_echo_to_switch_is_answered_in_both_families(ptf):
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_echo_to_a_pool4_address_that_is_the_switchs_own_is_translated_when_a_session_maps_it(ptf):
     """The switch's IPv4 address (192.0.2.1) is in pool4 too, as on a NAT64 with one public
     address: an echo request whose identifier a session maps (an IPv6 host's static ICMP BIB
@@ -65,6 +69,7 @@ def test_echo_to_a_pool4_address_that_is_the_switchs_own_is_translated_when_a_se
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_echo_with_ipv4_options_is_answered_with_a_valid_header_checksum(ptf):
     request = from_v4_server(ICMP(type=8, id=7, seq=3) / b"ping", dst=SWITCH_V4, ttl=20, options=[IPOption_NOP()] * 4)
     ptf.send(V4_PORT, request)
@@ -83,6 +88,7 @@ def test_fragmented_echo_to_switch_is_dropped_and_counted_not_half_answered(ptf)
     assert drops(ptf, DROP_LOCAL_FRAGMENT) == before + 2
 
 
+@BOTH
 def test_untranslated_traffic_is_routed_by_longest_prefix(ptf):
     pkt = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, ttl=20) / UDP(sport=1, dport=2)
     ptf.send(3, pkt)
@@ -93,6 +99,7 @@ def test_untranslated_traffic_is_routed_by_longest_prefix(ptf):
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_routed_ipv4_with_options_keeps_them_and_a_valid_checksum(ptf):
     from scapy.layers.inet import IPOption_RR
     pkt = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, ttl=20,
@@ -123,6 +130,7 @@ def test_expiring_packets_get_time_exceeded_from_the_switch(ptf):
 
 # ---- stateful NAT64 (RFC 6146) with RFC 7915 header translation ----
 
+@BOTH
 def test_udp_v6_to_v4_through_a_session(ptf):
     ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000))
     ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53) / b"query", tc=0xb8))
@@ -130,6 +138,7 @@ def test_udp_v6_to_v4_through_a_session(ptf):
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_udp_v4_to_v6_through_a_session(ptf):
     ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
     ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / b"answer", tos=0x20))
@@ -189,6 +198,7 @@ def test_tcp_both_ways_and_control_segments_copied_to_controller(ptf):
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_echo_identifier_is_mapped_like_a_port(ptf):
     ptf.insert(session_v6(ptf, 1, V6_HOST, 0x1234, MAPPED, 0x4321), session_v4(ptf, 1, MAPPED, 0x4321, V6_HOST, 0x1234))
     ptf.send(V6_PORT, from_v6_host(ICMPv6EchoRequest(id=0x1234, seq=3, data=b"abc")))
@@ -198,6 +208,7 @@ def test_echo_identifier_is_mapped_like_a_port(ptf):
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_atomic_fragment_echo_is_translated_with_its_checksum(ptf):
     """RFC 7915 5.1.1: an IPv6 atomic fragment (offset 0, M 0) becomes an unfragmented IPv4 packet
     with the low 16 bits of the identification; the ICMPv6 pseudo-header counted the upper-layer
@@ -222,6 +233,7 @@ def test_the_first_of_several_fragments_of_an_echo_is_not_translated(ptf):
     assert drops(ptf, DROP_NOT_TRANSLATABLE) == before + 2
 
 
+@BOTH
 def test_session_miss_punts_then_packet_out_goes_through_the_pipeline(ptf):
     pkt = from_v6_host(UDP(sport=6000, dport=123) / b"ntp")
     ptf.send(V6_PORT, pkt)
@@ -309,6 +321,7 @@ def test_address_dependent_filtering_admits_only_known_remotes(ptf):
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_large_translated_packet_gets_df_and_fragments_keep_their_id(ptf):
     ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000))
     big = b"x" * 1300
@@ -336,6 +349,7 @@ RFC6052_EXAMPLES = [   # RFC 6052 2.4: 192.0.2.33 under each prefix length
 ]
 
 
+@BOTH
 @pytest.mark.parametrize("prefix,length,expected", RFC6052_EXAMPLES, ids=[f"/{x[1]}" for x in RFC6052_EXAMPLES])
 def test_rfc6052_embedding_and_extraction_for_every_length(ptf, prefix, length, expected):
     assert embed("192.0.2.33", prefix, length) == str(ipaddress.IPv6Address(expected))   # the test's own helper
@@ -403,6 +417,7 @@ def test_stateless_siit_translates_pool6_sources_of_its_prefixes_both_ways(ptf):
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_eamt_translates_both_ways_copying_suffix_bits(ptf):
     c = ptf.client
     ptf.insert(
@@ -450,6 +465,7 @@ def test_malformed_packets_are_dropped_and_counted_and_the_switch_stays_up(sut, 
     test_udp_v6_to_v4_through_a_session(ptf)                  # still translating
 
 
+@BOTH
 def test_ipv4_fragment_gets_an_ipv6_fragment_header_and_options_are_not_translated(ptf):
     from scapy.layers.inet import IPOption_RR
     c = ptf.client

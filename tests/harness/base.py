@@ -14,7 +14,8 @@ from switch_process import SwitchProcess
 
 
 class SwitchUnderTest:
-    def __init__(self, switch, client, dataplane, p4info_path, device_config):
+    def __init__(self, switch, client, dataplane, p4info_path, device_config, links):
+        self.links = links        # the veth names' prefix
         self.switch = switch
         self.client = client
         self.dataplane = dataplane
@@ -23,13 +24,15 @@ class SwitchUnderTest:
 
 
 @contextlib.contextmanager
-def switch_under_test(program, n_ports=4, device_id=1, fast_path=None):
+def switch_under_test(program, n_ports=4, device_id=1, fast_path=None, links=""):
+    """`links` prefixes the veth names (the switch's swN, the test's tN), so that two switches
+    can run side by side."""
     netns.enter_private_namespace()
     ports = {}
     for n in range(1, n_ports + 1):
-        netns.delete_link(f"sw{n}")
-        netns.add_veth_pair(f"sw{n}", f"t{n}")
-        ports[n] = f"sw{n}"
+        netns.delete_link(f"{links}sw{n}")
+        netns.add_veth_pair(f"{links}sw{n}", f"{links}t{n}")
+        ports[n] = f"{links}sw{n}"
     switch = client = dataplane = None
     try:
         switch = SwitchProcess(ports, device_id=device_id, fast_path=fast_path).start()
@@ -37,8 +40,8 @@ def switch_under_test(program, n_ports=4, device_id=1, fast_path=None):
         client = P4RuntimeClient(switch.address, device_id)
         assert client.arbitrate().status.code == 0, "the first controller must become primary"
         client.set_pipeline(p4info_path, device_config)
-        dataplane = Dataplane({n: f"t{n}" for n in ports})
-        yield SwitchUnderTest(switch, client, dataplane, p4info_path, device_config)
+        dataplane = Dataplane({n: f"{links}t{n}" for n in ports})
+        yield SwitchUnderTest(switch, client, dataplane, p4info_path, device_config, links)
     finally:
         if dataplane:
             dataplane.close()
@@ -46,8 +49,8 @@ def switch_under_test(program, n_ports=4, device_id=1, fast_path=None):
             client.close()
         if switch:
             switch.stop()
-        for n in ports:
-            netns.delete_link(f"sw{n}")
+        for name in ports.values():
+            netns.delete_link(name)
 
 
 class PacketTest:
