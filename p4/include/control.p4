@@ -5,6 +5,7 @@
 
 #include "host.p4"
 #include "translate.p4"
+#include "forwarding.p4"
 #include "rewrite.p4"
 #include "icmp_error.p4"
 
@@ -65,8 +66,10 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
     direct_counter(CounterType.packets_and_bytes) ipv4_routes_counter;
     direct_counter(CounterType.packets_and_bytes) ipv6_routes_counter;
 
+    IpLengths() ip_lengths;
     LocalHost() local_host;
     Translate() translate;
+    ForwardingPlan() forwarding_plan;
     Rewrite() rewrite;
     IcmpError() icmp_error;
 
@@ -207,19 +210,9 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             drop_for(DROP_BAD_CHECKSUM);
             exit;
         }
-        /* Translation trusts the length fields (it cannot see the payload): check them, both ways.
-         * A length that ends before the headers parsed after the IP header (which the parser took
-         * from beyond it) is as malformed as one that runs past the frame. */
-        bit<16> parsed_after_ip = (hdr.ipv6_frag.isValid() ? 16w8 : 0) + meta.ipv6_ext_len
-            + (hdr.tcp.isValid() ? 16w20 : 0) + (hdr.udp.isValid() ? 16w8 : 0) + (hdr.icmp.isValid() ? 16w8 : 0)
-            + (hdr.ndp.isValid() ? 16w16 : 0) + (hdr.ndp_option.isValid() ? 16w8 : 0)
-            + (hdr.inner_ipv4.isValid() ? 16w20 : 0) + (hdr.inner_ipv6.isValid() ? 16w40 : 0)
-            + (hdr.inner_frag.isValid() ? 16w8 : 0)
-            + (hdr.inner_l4.isValid() ? 16w8 : 0) + (hdr.inner_tcp_tail.isValid() ? 16w12 : 0) + meta.quoted_extra;
-        if (hdr.ipv4.isValid() && ((bit<32>) hdr.ipv4.total_len + 14 > standard_metadata.packet_length
-                                   || hdr.ipv4.total_len < ((bit<16>) hdr.ipv4.ihl << 2) + parsed_after_ip)
-            || hdr.ipv6.isValid() && ((bit<32>) hdr.ipv6.payload_len + 54 > standard_metadata.packet_length
-                                      || hdr.ipv6.payload_len < parsed_after_ip)) {
+        bool lengths_valid;
+        ip_lengths.apply(hdr, meta, standard_metadata.packet_length, lengths_valid);
+        if (!lengths_valid) {
             drop_for(DROP_BAD_LENGTH);
             exit;
         }
@@ -240,37 +233,10 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             standard_metadata.egress_spec = standard_metadata.ingress_port;
             exit;
         }
-        /* The family the packet leaves in, and its IP length there. */
-        bool out_v4 = translated ? hdr.ipv6.isValid() : hdr.ipv4.isValid();
-        /* What IPv6 -> IPv4 translation leaves out after the IPv6 header: extension headers. */
-        bit<16> ipv6_headers_dropped = meta.ipv6_ext_len + (hdr.ipv6_frag.isValid() ? 16w8 : 0);
-        bit<16> out_len = 0;
-        if (drop_reason == DROP_REASONS && meta.punt_reason == 0 && !meta.send_error) {
-            if (translated) {
-                meta.route4 = meta.new_dst4;
-                meta.route6 = meta.new_dst6;
-                if (out_v4) {
-                    out_len = hdr.ipv6.payload_len + 20 - ipv6_headers_dropped;
-                } else {
-                    out_len = hdr.ipv4.total_len - ((bit<16>) hdr.ipv4.ihl << 2) + 40
-                              + (hdr.ipv4.more_fragments == 1 || hdr.ipv4.frag_offset != 0 ? 16w8 : 0);
-                }
-            } else if (hdr.ipv4.isValid()) {
-                meta.route4 = hdr.ipv4.dst_addr;
-                out_len = hdr.ipv4.total_len;
-                if (hdr.ipv4.ttl <= 1) {
-                    request_error(meta, ICMP_TIME_EXCEEDED, 0, 0, DROP_TTL_EXPIRED);
-                }
-            } else if (hdr.ipv6.isValid()) {
-                meta.route6 = hdr.ipv6.dst_addr;
-                out_len = hdr.ipv6.payload_len + 40;
-                if (hdr.ipv6.hop_limit <= 1) {
-                    request_error(meta, ICMP6_TIME_EXCEEDED, 0, 0, DROP_TTL_EXPIRED);
-                }
-            } else {
-                drop_reason = DROP_NO_ROUTE;
-            }
-        }
+        bool out_v4;
+        bit<16> out_len;
+        bit<16> ipv6_headers_dropped;
+        forwarding_plan.apply(hdr, meta, translated, drop_reason, out_v4, out_len, ipv6_headers_dropped);
         if (drop_reason == DROP_REASONS && meta.punt_reason == 0 && !meta.send_error) {
             if (out_v4) {
                 ipv4_routes.apply();

@@ -14,6 +14,7 @@
 
 #include "../../../p4/include/host.p4"
 #include "../../../p4/include/translate.p4"
+#include "../../../p4/include/forwarding.p4"
 #include "../../../p4/include/rewrite.p4"
 
 /* SUME's one-hot ports: {DMA3, NF3, DMA2, NF2, DMA1, NF1, DMA0, NF0}. */
@@ -55,8 +56,10 @@ parser Nat64SumeParser(packet_in packet, out headers_t hdr, out metadata_t meta,
  * the controller writes them alike. */
 control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t digest,
                      inout sume_metadata_t sume_metadata) {
+    IpLengths() ip_lengths;
     LocalHost() local_host;
     Translate() translate;
+    ForwardingPlan() forwarding_plan;
     Rewrite() rewrite;
 
     port_number_t in_port;
@@ -151,16 +154,9 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
             drop();
             return;
         }
-        bit<16> parsed_after_ip = (hdr.ipv6_frag.isValid() ? 16w8 : 0) + meta.ipv6_ext_len
-            + (hdr.tcp.isValid() ? 16w20 : 0) + (hdr.udp.isValid() ? 16w8 : 0) + (hdr.icmp.isValid() ? 16w8 : 0)
-            + (hdr.ndp.isValid() ? 16w16 : 0) + (hdr.ndp_option.isValid() ? 16w8 : 0)
-            + (hdr.inner_ipv4.isValid() ? 16w20 : 0) + (hdr.inner_ipv6.isValid() ? 16w40 : 0)
-            + (hdr.inner_frag.isValid() ? 16w8 : 0)
-            + (hdr.inner_l4.isValid() ? 16w8 : 0) + (hdr.inner_tcp_tail.isValid() ? 16w12 : 0) + meta.quoted_extra;
-        if (hdr.ipv4.isValid() && ((bit<32>) hdr.ipv4.total_len + 14 > (bit<32>) sume_metadata.pkt_len
-                                   || hdr.ipv4.total_len < ((bit<16>) hdr.ipv4.ihl << 2) + parsed_after_ip)
-            || hdr.ipv6.isValid() && ((bit<32>) hdr.ipv6.payload_len + 54 > (bit<32>) sume_metadata.pkt_len
-                                      || hdr.ipv6.payload_len < parsed_after_ip)) {
+        bool lengths_valid;
+        ip_lengths.apply(hdr, meta, (bit<32>) sume_metadata.pkt_len, lengths_valid);
+        if (!lengths_valid) {
             drop();
             return;
         }
@@ -179,35 +175,10 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
             sume_metadata.dst_port = sume_metadata.src_port;
             return;
         }
-        bool out_v4 = translated ? hdr.ipv6.isValid() : hdr.ipv4.isValid();
-        bit<16> ipv6_headers_dropped = meta.ipv6_ext_len + (hdr.ipv6_frag.isValid() ? 16w8 : 0);
-        bit<16> out_len = 0;
-        if (drop_reason == DROP_REASONS && meta.punt_reason == 0 && !meta.send_error) {
-            if (translated) {
-                meta.route4 = meta.new_dst4;
-                meta.route6 = meta.new_dst6;
-                if (out_v4) {
-                    out_len = hdr.ipv6.payload_len + 20 - ipv6_headers_dropped;
-                } else {
-                    out_len = hdr.ipv4.total_len - ((bit<16>) hdr.ipv4.ihl << 2) + 40
-                              + (hdr.ipv4.more_fragments == 1 || hdr.ipv4.frag_offset != 0 ? 16w8 : 0);
-                }
-            } else if (hdr.ipv4.isValid()) {
-                meta.route4 = hdr.ipv4.dst_addr;
-                out_len = hdr.ipv4.total_len;
-                if (hdr.ipv4.ttl <= 1) {
-                    request_error(meta, ICMP_TIME_EXCEEDED, 0, 0, DROP_TTL_EXPIRED);
-                }
-            } else if (hdr.ipv6.isValid()) {
-                meta.route6 = hdr.ipv6.dst_addr;
-                out_len = hdr.ipv6.payload_len + 40;
-                if (hdr.ipv6.hop_limit <= 1) {
-                    request_error(meta, ICMP6_TIME_EXCEEDED, 0, 0, DROP_TTL_EXPIRED);
-                }
-            } else {
-                drop_reason = DROP_NO_ROUTE;
-            }
-        }
+        bool out_v4;
+        bit<16> out_len;
+        bit<16> ipv6_headers_dropped;
+        forwarding_plan.apply(hdr, meta, translated, drop_reason, out_v4, out_len, ipv6_headers_dropped);
         if (drop_reason == DROP_REASONS && meta.punt_reason == 0 && !meta.send_error) {
             if (out_v4) {
                 ipv4_routes.apply();

@@ -1,0 +1,66 @@
+/* What both architectures' ingress decide the same way before and after translation, without
+ * tables (the tables keep the names they have in each ingress): whether the IP lengths can be
+ * trusted, and where a packet is routed and how long it is there. */
+#ifndef NAT64_FORWARDING_P4
+#define NAT64_FORWARDING_P4
+
+#include "translate.p4"
+
+/* Translation trusts the length fields (it cannot see the payload): they must fit the frame, and a
+ * length that ends before the headers parsed after the IP header (which the parser then took from
+ * beyond it) is as malformed as one that runs past the frame. */
+control IpLengths(inout headers_t hdr, inout metadata_t meta, in bit<32> frame_length, out bool valid) {
+    apply {
+        bit<16> parsed_after_ip = (hdr.ipv6_frag.isValid() ? 16w8 : 0) + meta.ipv6_ext_len
+            + (hdr.tcp.isValid() ? 16w20 : 0) + (hdr.udp.isValid() ? 16w8 : 0) + (hdr.icmp.isValid() ? 16w8 : 0)
+            + (hdr.ndp.isValid() ? 16w16 : 0) + (hdr.ndp_option.isValid() ? 16w8 : 0)
+            + (hdr.inner_ipv4.isValid() ? 16w20 : 0) + (hdr.inner_ipv6.isValid() ? 16w40 : 0)
+            + (hdr.inner_frag.isValid() ? 16w8 : 0)
+            + (hdr.inner_l4.isValid() ? 16w8 : 0) + (hdr.inner_tcp_tail.isValid() ? 16w12 : 0) + meta.quoted_extra;
+        valid = !(hdr.ipv4.isValid() && ((bit<32>) hdr.ipv4.total_len + 14 > frame_length
+                                         || hdr.ipv4.total_len < ((bit<16>) hdr.ipv4.ihl << 2) + parsed_after_ip)
+                  || hdr.ipv6.isValid() && ((bit<32>) hdr.ipv6.payload_len + 54 > frame_length
+                                            || hdr.ipv6.payload_len < parsed_after_ip));
+    }
+}
+
+/* The address the packet is routed by (meta.route4 / route6, in the family it leaves in: out_v4)
+ * and its IP length there (out_len); a routed packet about to expire gets Time Exceeded instead.
+ * `ipv6_headers_dropped`: what IPv6 -> IPv4 translation leaves out after the IPv6 header. */
+control ForwardingPlan(inout headers_t hdr, inout metadata_t meta, in bool translated, inout bit<32> drop_reason,
+                       out bool out_v4, out bit<16> out_len, out bit<16> ipv6_headers_dropped) {
+    apply {
+        out_v4 = translated ? hdr.ipv6.isValid() : hdr.ipv4.isValid();
+        ipv6_headers_dropped = meta.ipv6_ext_len + (hdr.ipv6_frag.isValid() ? 16w8 : 0);
+        out_len = 0;
+        if (drop_reason != DROP_REASONS || meta.punt_reason != 0 || meta.send_error) {
+            return;
+        }
+        if (translated) {
+            meta.route4 = meta.new_dst4;
+            meta.route6 = meta.new_dst6;
+            if (out_v4) {
+                out_len = hdr.ipv6.payload_len + 20 - ipv6_headers_dropped;
+            } else {
+                out_len = hdr.ipv4.total_len - ((bit<16>) hdr.ipv4.ihl << 2) + 40
+                          + (hdr.ipv4.more_fragments == 1 || hdr.ipv4.frag_offset != 0 ? 16w8 : 0);
+            }
+        } else if (hdr.ipv4.isValid()) {
+            meta.route4 = hdr.ipv4.dst_addr;
+            out_len = hdr.ipv4.total_len;
+            if (hdr.ipv4.ttl <= 1) {
+                request_error(meta, ICMP_TIME_EXCEEDED, 0, 0, DROP_TTL_EXPIRED);
+            }
+        } else if (hdr.ipv6.isValid()) {
+            meta.route6 = hdr.ipv6.dst_addr;
+            out_len = hdr.ipv6.payload_len + 40;
+            if (hdr.ipv6.hop_limit <= 1) {
+                request_error(meta, ICMP6_TIME_EXCEEDED, 0, 0, DROP_TTL_EXPIRED);
+            }
+        } else {
+            drop_reason = DROP_NO_ROUTE;
+        }
+    }
+}
+
+#endif
