@@ -4,6 +4,7 @@ killed during traffic, a full-size packet on a 1500-MTU link, and pool exhaustio
 import ipaddress
 import json
 import re
+import statistics
 import sys
 import time
 
@@ -188,8 +189,12 @@ def _udp_echo(server, work, port):
 
 
 def test_one_host_flooding_new_flows_delays_only_itself(fabric):
-    """h1 opens new UDP flows as fast as it can; h2's new flows meanwhile are each answered within
-    seconds (before setups were queued per subscriber, h2 waited over 10 s behind the flood)."""
+    """h1 opens new UDP flows as fast as it can (about 25 000/s); h2's new flows meanwhile are
+    answered at once, most of them, and each within seconds (before setups were queued per
+    subscriber, h2 waited over 10 s behind the flood). Measured: h2's first few flows, in the
+    flood's first two seconds, take one to three resends of 0.5 s (some of their packets are lost
+    in the border's receive queue, shared with the flood, while its interpreter warms to it);
+    later ones 15-50 ms."""
     from fabric import embed
     h1, h2, srv1 = fabric.host("h1"), fabric.host("h2"), fabric.host("srv1")
     work = fabric.work
@@ -214,7 +219,8 @@ def test_one_host_flooding_new_flows_delays_only_itself(fabric):
         srv1.cmd(f"kill {echo}")
     stats = fabric.controller.get("/stats")
     assert len(delays) == 20 and all(d >= 0 for d in delays), f"every polite flow answered: {delays} {stats}"
-    assert max(delays) < 3.0, f"polite flows answered within 3 s while h1 floods: {delays} {stats}"
+    assert statistics.median(delays) < 0.5, f"most polite flows answered at once while h1 floods: {delays} {stats}"
+    assert max(delays) < 5.0, f"every polite flow answered within 5 s while h1 floods: {delays} {stats}"
     assert flood_sent > 1000, f"h1 flooded ({flood_sent} new flows in 8 s)"
 
 
