@@ -12,7 +12,7 @@ from scapy.layers.l2 import Ether
 
 from harness import ROOT, netns
 from harness.base import PacketTest
-from nat64_setup import (MAPPED, P, POOL6, T, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT, embed,
+from nat64_setup import (MAPPED, P, POOL6, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT, eam, embed,
                          from_v4_server, from_v6_host, session_v4, session_v6, to_v4_server, to_v6_host)
 from nat64_setup import sume_sut  # noqa: F401  (a pytest fixture, found by name)
 
@@ -83,14 +83,9 @@ def test_a_hairpinned_packet_goes_to_the_controller_to_come_back(ptf):
     """RFC 7757 4.2: v1model translates a packet for the NAT64's own IPv4 addresses back on a
     second pass; SUME has none, so the first translation goes to the controller (FINISH_HAIRPIN),
     which sends it back through the pipe."""
-    c = ptf.client
     a4, b4, b6 = "203.0.113.5", "203.0.113.66", "2001:db8:1::e42"
-    ptf.insert(
-        c.table_entry(T + "eamt_v6_src", match={"ipv6_addr": (V6_HOST, 128)},
-                      action=T + "eam_v6_to_v4_src", params={"prefix": a4, "suffix_mask": 0}),
-        c.table_entry(T + "eamt_v4_dst", match={"ipv4_addr": (b4, 32)},
-                      action=T + "eam_v4_to_v6_dst", params={"prefix": b6, "suffix_mask": 0}),
-        c.table_entry(P + "ipv4_routes", match={"dst_addr": ("203.0.113.0", 24)}, action=P + "hairpin"))
+    ptf.insert(*eam(ptf, V6_HOST, a4), *eam(ptf, b6, b4),
+               ptf.client.table_entry(P + "ipv4_routes", match={"dst_addr": ("203.0.113.0", 24)}, action=P + "hairpin"))
     ptf.send(V6_PORT, from_v6_host(UDP(sport=1000, dport=2000) / b"hi B", dst=embed(b4, POOL6, 96)))
     payload, md = ptf.client.packet_in()
     assert (md["punt_reason"], md["finish"], md["out_port"]) == (PUNT_FINISH, FINISH_HAIRPIN, V6_PORT)
