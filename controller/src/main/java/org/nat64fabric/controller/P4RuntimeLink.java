@@ -140,9 +140,15 @@ final class P4RuntimeLink implements SwitchLink {
                         primary.countDown();
                     }
                 } else if (m.hasPacket()) {
-                    int reason = metadata(m.getPacket().getMetadataList(), "punt_reason");
+                    List<PacketMetadata> md = m.getPacket().getMetadataList();
+                    int reason = metadata(md, "punt_reason");
                     byte[] frame = m.getPacket().getPayload().toByteArray();
-                    guard(() -> fabric.packetIn(deviceId, reason, frame));   // parses and queues: safe on gRPC's thread
+                    if (reason == Nat64Fabric.PUNT_FINISH) {
+                        guard(() -> fabric.finish(deviceId, frame, metadata(md, "finish"), metadata(md, "out_port"),
+                                metadata(md, "truncate_to")));
+                    } else {
+                        guard(() -> fabric.packetIn(deviceId, reason, frame));   // parses and queues: safe on gRPC's thread
+                    }
                 } else if (m.hasIdleTimeoutNotification()) {
                     events.execute(() -> guard(() -> {   // one batch per notification
                         List<TableEntry> entries = new ArrayList<>();

@@ -27,10 +27,6 @@ final class Fragmenter {
     private Fragmenter() {
     }
 
-    /**
-     * The frame's fragments, each an IP packet of at most {@code mtu} bytes; empty when the frame
-     * is neither IPv4 nor IPv6 with a Fragment header first, or when its lengths do not fit it.
-     */
     /** The IP destination of the frame, as text; empty when it is neither IPv4 nor IPv6. */
     static Optional<String> destination(byte[] frame) {
         if (frame.length >= ETHERNET + IPV6_HEADER && (frame[12] & 0xff) == 0x86 && (frame[13] & 0xff) == 0xdd) {
@@ -43,6 +39,10 @@ final class Fragmenter {
         return Optional.empty();
     }
 
+    /**
+     * The frame's fragments, each an IP packet of at most {@code mtu} bytes; empty when the frame
+     * is neither IPv4 nor IPv6 with a Fragment header first, or when its lengths do not fit it.
+     */
     static Optional<List<byte[]>> fragment(byte[] frame, int mtu) {
         if (frame.length < ETHERNET + 20) {
             return Optional.empty();
@@ -118,7 +118,7 @@ final class Fragmenter {
             w.putShort(ETHERNET + 6, (short) ((flagsOffset & 0x4000) | (last && !more ? 0 : MORE_FRAGMENTS_4)
                     | fragmentOffset));
             w.putShort(ETHERNET + 10, (short) 0);
-            w.putShort(ETHERNET + 10, (short) checksum(f, ETHERNET, h.length));
+            w.putShort(ETHERNET + 10, (short) InternetChecksum.of(InternetChecksum.add(0, f, ETHERNET, h.length)));
             out.add(f);
             at += size;
         } while (at < end);
@@ -149,16 +149,5 @@ final class Fragmenter {
         Arrays.fill(h, 20 + options.size(), h.length, (byte) 0);
         h[0] = (byte) (0x40 | h.length / 4);
         return h;
-    }
-
-    private static int checksum(byte[] data, int from, int length) {
-        int sum = 0;
-        for (int i = from; i < from + length; i += 2) {
-            sum += (data[i] & 0xff) << 8 | data[i + 1] & 0xff;
-        }
-        while (sum >> 16 != 0) {
-            sum = (sum & 0xffff) + (sum >> 16);
-        }
-        return ~sum & 0xffff;
     }
 }

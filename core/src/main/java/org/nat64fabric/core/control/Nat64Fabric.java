@@ -64,6 +64,8 @@ public final class Nat64Fabric implements Nat64Service {
     public static final int PUNT_TCP_CONTROL = 2;
     public static final int PUNT_NEEDS_FRAGMENTATION = 3;
     public static final int PUNT_NO_ROUTE = 4;
+    /** NetFPGA SUME: translated and routed; the controller finishes it (see {@link #finish}). */
+    public static final int PUNT_FINISH = 5;
     /** RFC 4443 3.1 Destination Unreachable code 3: address unreachable (RFC 6146 3.5.1.1). */
     private static final int ICMP6_ADDRESS_UNREACHABLE = 3;
 
@@ -273,6 +275,26 @@ public final class Nat64Fabric implements Nat64Service {
         }
         if (drainScheduled.compareAndSet(false, true)) {
             setups.execute(this::drainSetups);
+        }
+    }
+
+    /**
+     * A packet a NetFPGA SUME translated and routed but could not complete (PUNT_FINISH): cut and
+     * checksummed here as {@code finish} says, then sent out of {@code outPort} as it is. What the
+     * controller does not finish yet (TCP control segments, hairpinned packets) is counted and dropped.
+     */
+    public void finish(String deviceId, byte[] frame, int finish, int outPort, int truncateTo) {
+        count("packetIn." + PUNT_FINISH);
+        Optional<byte[]> done = Finisher.finish(frame, finish, truncateTo);
+        if (done.isEmpty()) {
+            count((finish & (Finisher.TCP_CONTROL | Finisher.HAIRPIN)) != 0 ? "finish.notSupported" : "finish.unparsed");
+            LOG.fine(() -> deviceId + ": a packet to finish (" + finish + ") dropped");
+            return;
+        }
+        SwitchLink link = links.get(deviceId);
+        if (link != null) {
+            link.packetOut(done.get(), outPort);
+            count("finish.sent");
         }
     }
 

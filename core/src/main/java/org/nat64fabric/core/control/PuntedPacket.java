@@ -128,18 +128,8 @@ public final class PuntedPacket {
         b.put(src).put(dst);
         b.put((byte) 1).put((byte) code).putShort((short) 0).putInt(0);
         b.put(frame, 14, quoted);
-        long sum = 0;
-        for (int i = 0; i < 16; i += 2) {
-            sum += ((src[i] & 0xff) << 8 | src[i + 1] & 0xff) + ((dst[i] & 0xff) << 8 | dst[i + 1] & 0xff);
-        }
-        sum += 8 + quoted + 58;
-        for (int i = 54; i < out.length; i += 2) {
-            sum += (out[i] & 0xff) << 8 | (i + 1 < out.length ? out[i + 1] & 0xff : 0);
-        }
-        while (sum >> 16 != 0) {
-            sum = (sum & 0xffff) + (sum >> 16);
-        }
-        b.putShort(56, (short) ~sum);
+        long sum = InternetChecksum.ipv6PseudoHeader(out, 14, 8 + quoted, 58);
+        b.putShort(56, (short) InternetChecksum.of(InternetChecksum.add(sum, out, 54, out.length - 54)));
         return out;
     }
 

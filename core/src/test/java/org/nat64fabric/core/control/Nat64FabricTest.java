@@ -180,6 +180,28 @@ class Nat64FabricTest {
     }
 
     @Test
+    void aPacketASumeCardHandsOverIsFinishedAndSentOutOfItsPortOrCountedWhenItCannotBe() {
+        ByteBuffer b = ByteBuffer.allocate(14 + 40 + 8 + 4);
+        b.put(new byte[12]).putShort((short) 0x86dd);
+        b.putInt(0x60000000).putShort((short) 12).put((byte) 17).put((byte) 63).put(new byte[16]);
+        b.put(Ipv6Address.parse(HOST, "dst").toBytes());
+        b.putShort((short) 53).putShort((short) 5000).putShort((short) 12).putShort((short) 0).putInt(0x61626364);
+        fabric.finish("border1", b.array(), Finisher.UDP_CHECKSUM, 1, 0);
+        assertEquals(List.of(1), border1.sentOut, "out of the port the card routed it to");
+        byte[] sent = border1.packetOuts.get(0);
+        long sum = InternetChecksum.ipv6PseudoHeader(sent, 14, 12, 17);
+        assertEquals(0, InternetChecksum.of(InternetChecksum.add(sum, sent, 54, 12)), "a valid UDP checksum");
+        assertTrue((sent[60] | sent[61]) != 0);
+        fabric.finish("border1", b.array(), Finisher.TCP_CONTROL, 2, 0);
+        fabric.finish("border1", new byte[20], Finisher.UDP_CHECKSUM, 2, 0);
+        assertEquals(1, border1.packetOuts.size(), "nothing else was sent");
+        assertEquals(1L, fabric.stats().get("finish.sent"));
+        assertEquals(1L, fabric.stats().get("finish.notSupported"));
+        assertEquals(1L, fabric.stats().get("finish.unparsed"));
+        assertEquals(3L, fabric.stats().get("packetIn.5"));
+    }
+
+    @Test
     void aPacketTheSwitchMayNotSendWholeLeavesInFragmentsOfTheLowestIpv6MtuByItsRoute() {
         ByteBuffer b = ByteBuffer.allocate(14 + 48 + 2000);
         b.put(new byte[12]).putShort((short) 0x86dd);

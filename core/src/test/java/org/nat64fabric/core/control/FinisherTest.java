@@ -1,0 +1,84 @@
+package org.nat64fabric.core.control;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the controller finishes for a NetFPGA SUME. The frames are as the card sends them, and the
+ * expected checksums are scapy's (2.6.1), computed apart from this code.
+ */
+class FinisherTest {
+    /** IPv6 UDP from 2001:db8:64::c633:6407 port 53 to 2001:db8:1::5 port 5000, checksum 0 (from IPv4 UDP without one). */
+    private static final String UDP6_WITHOUT_CHECKSUM = "000000000006000000000a0186dd600000000018113f20010db80064000000000000"
+            + "c633640720010db800010000000000000000000500351388001800006e6f20636865636b73756d2068657265";
+    /** ICMPv6 port unreachable quoting an IPv6 UDP packet, its checksum wrong (0x1234). */
+    private static final String ICMP6_ERROR = "000000000006000000000a0186dd60000000003b3a3f20010db80064000000000000"
+            + "c000020120010db8000100000000000000000005010412340000000060000000000b114020010db80001000000000000"
+            + "0000000520010db80064000000000000c633640713880035000ba1a1616263";
+    /** ICMPv4 host unreachable whose IP length says 576 bytes, quoting more than fits (642-byte frame, checksum 0). */
+    private static final String ICMP4_ERROR_HEAD = "000000000004000000000a010800450002400001000040018c80c0000201c6336407"
+            + "0301000000000000450002740001000040118c33c000020ac63364079c40003502608182";
+
+    private static byte[] bytes(String hex) {
+        byte[] b = new BigInteger("01" + hex, 16).toByteArray();
+        return Arrays.copyOfRange(b, 1, b.length);
+    }
+
+    private static int shortAt(byte[] f, int at) {
+        return ByteBuffer.wrap(f).getShort(at) & 0xffff;
+    }
+
+    private static byte[] icmp4Error() {
+        byte[] head = bytes(ICMP4_ERROR_HEAD);
+        byte[] f = Arrays.copyOf(head, 642);
+        Arrays.fill(f, head.length, f.length, (byte) 'q');
+        return f;
+    }
+
+    @Test
+    void udpWithoutChecksumGetsItsChecksumAndNothingElseChanges() {
+        byte[] in = bytes(UDP6_WITHOUT_CHECKSUM);
+        byte[] out = Finisher.finish(in, Finisher.UDP_CHECKSUM, 0).orElseThrow();
+        assertEquals(0x4fe6, shortAt(out, 14 + 40 + 6));
+        out[14 + 40 + 6] = 0;
+        out[14 + 40 + 7] = 0;
+        assertArrayEquals(in, out, "only the checksum changed");
+        assertEquals(0, shortAt(in, 14 + 40 + 6), "the frame handed in is left alone");
+    }
+
+    @Test
+    void anIcmpv6ErrorGetsItsChecksumOverPseudoHeaderAndMessage() {
+        byte[] out = Finisher.finish(bytes(ICMP6_ERROR), Finisher.ICMP_CHECKSUM, 0).orElseThrow();
+        assertEquals(0x6f79, shortAt(out, 14 + 40 + 2));
+    }
+
+    @Test
+    void anIcmpv4ErrorIsCutToItsLimitThenChecksummed() {
+        byte[] out = Finisher.finish(icmp4Error(), Finisher.ICMP_CHECKSUM | Finisher.TRUNCATE, 14 + 576).orElseThrow();
+        assertEquals(14 + 576, out.length);
+        assertEquals(0xa56f, shortAt(out, 14 + 20 + 2));
+    }
+
+    @Test
+    void whatIsNotFinishedHereOrDoesNotFitIsRefused() {
+        byte[] udp = bytes(UDP6_WITHOUT_CHECKSUM);
+        assertTrue(Finisher.finish(udp, Finisher.TCP_CONTROL, 0).isEmpty(), "TCP control: not here");
+        assertTrue(Finisher.finish(udp, Finisher.HAIRPIN, 0).isEmpty(), "hairpin: not here");
+        assertTrue(Finisher.finish(udp, Finisher.ICMP_CHECKSUM, 0).isEmpty(), "an ICMP checksum for UDP");
+        assertTrue(Finisher.finish(bytes(ICMP6_ERROR), Finisher.UDP_CHECKSUM, 0).isEmpty(), "a UDP checksum for ICMP");
+        assertTrue(Finisher.finish(icmp4Error(), Finisher.ICMP_CHECKSUM | Finisher.TRUNCATE, 700).isEmpty(),
+                "a cut past the frame");
+        assertTrue(Finisher.finish(Arrays.copyOf(udp, udp.length - 4), Finisher.UDP_CHECKSUM, 0).isEmpty(),
+                "an IP length past the frame");
+        byte[] arp = udp.clone();
+        arp[12] = 0x08;
+        arp[13] = 0x06;
+        assertTrue(Finisher.finish(arp, Finisher.UDP_CHECKSUM, 0).isEmpty(), "not IP");
+    }
+}
