@@ -2,8 +2,11 @@
 does differently from the v1model pipeline. What both do alike is tested once for both: the
 tests marked BOTH in test_nat64_pipeline.py run on each. Here: the variant's P4Info, and what the
 card hands to the controller over DMA to finish (PUNT_FINISH, with what to finish in `finish`
-and the port the packet then leaves on in `out_port`), checksums checked in the pipe, and SUME's
-frame size. Expected packets are scapy's own."""
+and the port the packet then leaves on in `out_port`), checksums checked in the pipe, SUME's
+frame size; and at the end the embedded controller driving the variant, finishing what it hands
+over. Expected packets are scapy's own."""
+import time
+
 import pytest
 from google.protobuf import text_format
 from p4.config.v1 import p4info_pb2
@@ -12,9 +15,13 @@ from scapy.layers.l2 import Ether
 
 from harness import ROOT, netns
 from harness.base import PacketTest
-from nat64_setup import (MAPPED, P, POOL6, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT, eam, embed,
-                         from_v4_server, from_v6_host, session_v4, session_v6, to_v4_server, to_v6_host)
+from harness.dataplane import Dataplane
+from nat64_setup import (MAPPED, P, POOL6, ROUTER_MAC, SUME_PROGRAM, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST,
+                         V6_HOST_MAC, V6_PORT, eam, embed, from_v4_server, from_v6_host, session_v4, session_v6,
+                         to_v4_server, to_v6_host)
 from nat64_setup import sume_sut  # noqa: F401  (a pytest fixture, found by name)
+from switch_process import SwitchProcess
+from test_rest_api import Controller
 
 PUNT_FINISH = 5
 # packet_in.finish bits (hw/netfpga/include/sume_arch.p4)
@@ -126,3 +133,78 @@ def test_frames_over_1514_bytes_are_dropped_as_on_the_card(ptf, sume_sut):
     ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53) / (b"s" * 1400)))
     ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / (b"s" * 1400), flags="DF"), V4_PORT)
     ptf.verify_no_other_packets()
+
+
+# ---- the embedded controller in the loop ----
+
+SUME_FABRIC = {
+    "apps": {"org.nat64fabric.app": {"nat64": {
+        "pool6": POOL6 + "/96",
+        "pool4": {"addresses": ["192.0.2.8/30"], "udpPorts": [1024, 65535], "blockSize": 64, "blocksPerSubscriber": 4},
+    }}},
+    "devices": {"device:sume1": {
+        "basic": {"managementAddress": "grpc://127.0.0.1:{port}?device_id=1"},
+        "nat64fabric": {"role": "BORDER", "routerMac": ROUTER_MAC, "ipv4": "192.0.2.1", "ipv6": "2001:db8:1::1",
+                        "routes": [{"prefix": "2001:db8:1::/64", "port": V6_PORT, "nextHopMac": V6_HOST_MAC},
+                                   {"prefix": "198.51.100.0/24", "port": V4_PORT, "nextHopMac": V4_HOST_MAC}]}}},
+}
+
+
+@pytest.fixture(scope="module")
+def sume_fabric(tmp_path_factory):
+    """A SUME variant switch that the embedded controller drives: it pushes the program, writes
+    what the pipeline holds (skipping what a SUME pipeline has not: meters, ICMP error tables,
+    clone sessions), sets sessions up and finishes what the card hands it."""
+    tmp = tmp_path_factory.mktemp("sume-fabric")
+    netns.enter_private_namespace()
+    for n in (V6_PORT, V4_PORT):
+        netns.delete_link(f"fsw{n}")
+        netns.add_veth_pair(f"fsw{n}", f"ft{n}")
+    switch = SwitchProcess({V6_PORT: f"fsw{V6_PORT}", V4_PORT: f"fsw{V4_PORT}"}, log_path=tmp / "switch.log").start()
+    p4info_path, _ = switch.build_pipeline(SUME_PROGRAM, tmp / "p4")
+
+    class SumeController(Controller):
+        def command(self, *extra):
+            cmd = super().command(*extra)
+            cmd[cmd.index("--p4info") + 1] = str(p4info_path)
+            cmd[cmd.index("--device-config") + 1] = str(tmp / "p4" / "device_config.bin")
+            return cmd
+
+    controller = SumeController(tmp, config=SUME_FABRIC, switch_port=switch.grpc_port)
+    dataplane = None
+    try:
+        api = controller.start()
+        deadline = time.time() + 60
+        while not all(d["connected"] for d in api.call("GET", "/devices")[1]["devices"]):
+            assert time.time() < deadline, (tmp / "controller.log").read_text()
+            time.sleep(0.3)
+        dataplane = Dataplane({V6_PORT: f"ft{V6_PORT}", V4_PORT: f"ft{V4_PORT}"})
+        yield api, dataplane, tmp
+    finally:
+        if dataplane:
+            dataplane.close()
+        controller.stop()
+        switch.stop()
+        for n in (V6_PORT, V4_PORT):
+            netns.delete_link(f"fsw{n}")
+
+
+def test_the_controller_sets_sessions_up_on_the_card_and_finishes_what_it_hands_over(sume_fabric):
+    """A new flow from the IPv6 host is punted, set up by the controller and translated by the
+    card; the server's answer without a UDP checksum is translated by the card and given its
+    checksum by the controller (RFC 7915 4.5) before it reaches the host."""
+    api, dataplane, tmp = sume_fabric
+    dataplane.send(V6_PORT, from_v6_host(UDP(sport=5353, dport=53) / b"query"))
+    out = dataplane.poll(V4_PORT, timeout=10)
+    assert out is not None, (tmp / "controller.log").read_text()[-3000:]
+    translated = Ether(out)
+    mapped, port = translated[IP].src, translated[UDP].sport
+    assert translated[IP].dst == V4_SERVER and translated[UDP].dport == 53 and mapped.startswith("192.0.2.")
+    check = translated.copy()
+    del check[UDP].chksum
+    assert Ether(bytes(check))[UDP].chksum == translated[UDP].chksum, "the card's adjusted checksum is right"
+    dataplane.send(V4_PORT, from_v4_server(UDP(sport=53, dport=port, chksum=0) / b"answer", dst=mapped))
+    dataplane.verify_packet(to_v6_host(UDP(sport=53, dport=5353) / b"answer"), V6_PORT)
+    dataplane.verify_no_other_packets()
+    stats = api.call("GET", "/stats")[1]
+    assert stats["finish.sent"] == 1 and stats["setups.translated"] >= 1, stats

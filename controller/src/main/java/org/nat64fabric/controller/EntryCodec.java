@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import p4.config.v1.P4InfoOuterClass.Action;
 import p4.config.v1.P4InfoOuterClass.MatchField;
@@ -78,9 +79,27 @@ final class EntryCodec {
         return t != null && t.getIsConstTable();
     }
 
-    /** False when the pipeline has no such meter (a program older than the configuration). */
-    boolean hasMeter(String name) {
-        return meters.containsKey(name);
+    /**
+     * Why the pipeline cannot hold {@code e}, or empty when it can: a meter or a table it does not
+     * have (a program older than the configuration, or one for a target without them, as the
+     * NetFPGA SUME variant has no meters, counters or ICMP error tables), or a clone session on a
+     * target without a packet replication engine (the SUME's SimpleSumeSwitch, P4Info arch "sume").
+     */
+    Optional<String> unsupported(Entity e) {
+        if (e instanceof MeterConfig && !meters.containsKey(((MeterConfig) e).meter)) {
+            return Optional.of("no meter " + ((MeterConfig) e).meter + ": its punts are not policed");
+        }
+        if (e instanceof TableEntry && !tables.containsKey(((TableEntry) e).table())) {
+            return Optional.of("no table " + ((TableEntry) e).table() + ": its entries are not written");
+        }
+        if (e instanceof CloneSession && !replicates()) {
+            return Optional.of("no packet replication (" + p4info.getPkgInfo().getArch() + "): no clone sessions");
+        }
+        return Optional.empty();
+    }
+
+    private boolean replicates() {
+        return !"sume".equals(p4info.getPkgInfo().getArch());
     }
 
     /**
@@ -122,8 +141,10 @@ final class EntryCodec {
         List<P4RuntimeOuterClass.Entity> out = new ArrayList<>();
         out.add(P4RuntimeOuterClass.Entity.newBuilder().setTableEntry(P4RuntimeOuterClass.TableEntry.newBuilder())
                 .build());
-        out.add(P4RuntimeOuterClass.Entity.newBuilder().setPacketReplicationEngineEntry(
-                PacketReplicationEngineEntry.newBuilder().setCloneSessionEntry(CloneSessionEntry.newBuilder())).build());
+        if (replicates()) {
+            out.add(P4RuntimeOuterClass.Entity.newBuilder().setPacketReplicationEngineEntry(
+                    PacketReplicationEngineEntry.newBuilder().setCloneSessionEntry(CloneSessionEntry.newBuilder())).build());
+        }
         for (Meter m : meters.values()) {
             out.add(P4RuntimeOuterClass.Entity.newBuilder().setMeterEntry(MeterEntry.newBuilder()
                     .setMeterId(m.getPreamble().getId())).build());
@@ -197,7 +218,8 @@ final class EntryCodec {
             }
             b.setAction(P4RuntimeOuterClass.TableAction.newBuilder().setAction(ab));
         }
-        if (e.idleTimeoutSeconds() > 0) {
+        // A table without idle timeouts (the SUME's) takes the entry without one: it does not age there.
+        if (e.idleTimeoutSeconds() > 0 && t.getIdleTimeoutBehavior() == Table.IdleTimeoutBehavior.NOTIFY_CONTROL) {
             b.setIdleTimeoutNs(e.idleTimeoutSeconds() * NANOS);
         }
         return b.build();

@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -21,7 +22,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 import org.nat64fabric.core.control.Nat64Fabric;
 import org.nat64fabric.core.control.SwitchLink;
-import org.nat64fabric.core.fabric.MeterConfig;
 import org.nat64fabric.core.fabric.TableEntry;
 import p4.config.v1.P4InfoOuterClass.ControllerPacketMetadata;
 import p4.v1.P4RuntimeGrpc;
@@ -65,8 +65,8 @@ final class P4RuntimeLink implements SwitchLink {
     private volatile boolean running = true;
     private volatile ManagedChannel channel;
     private volatile StreamObserver<StreamMessageRequest> stream;
-    /** Meters of the configuration that this switch's pipeline lacks: logged once each, then skipped. */
-    private final Set<String> missingMeters = ConcurrentHashMap.newKeySet();
+    /** What of the desired state this switch's pipeline cannot hold: logged once each, then skipped. */
+    private final Set<String> missing = ConcurrentHashMap.newKeySet();
 
     /** {@code tls} serves the switches whose address is {@code grpcs://}. */
     P4RuntimeLink(String deviceId, String managementAddress, ChannelCredentials tls, EntryCodec codec,
@@ -232,10 +232,10 @@ final class P4RuntimeLink implements SwitchLink {
         }
         WriteRequest.Builder w = WriteRequest.newBuilder().setDeviceId(p4DeviceId).setElectionId(electionId);
         for (SwitchLink.Update u : updates) {
-            if (u.entity instanceof MeterConfig && !codec.hasMeter(((MeterConfig) u.entity).meter)) {
-                if (missingMeters.add(((MeterConfig) u.entity).meter)) {
-                    LOG.info(deviceId + ": the pipeline has no meter " + ((MeterConfig) u.entity).meter
-                            + ": its punts are not policed");
+            Optional<String> unsupported = codec.unsupported(u.entity);
+            if (unsupported.isPresent()) {
+                if (missing.add(unsupported.get())) {
+                    LOG.info(deviceId + ": the pipeline has " + unsupported.get());
                 }
                 continue;
             }

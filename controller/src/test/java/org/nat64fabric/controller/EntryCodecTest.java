@@ -1,7 +1,6 @@
 package org.nat64fabric.controller;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -11,12 +10,15 @@ import org.junit.jupiter.api.Test;
 import org.nat64fabric.core.fabric.CloneSession;
 import org.nat64fabric.core.fabric.Entity;
 import org.nat64fabric.core.fabric.MeterConfig;
+import org.nat64fabric.core.fabric.TableEntry;
 import org.nat64fabric.core.p4.Constants;
 import org.nat64fabric.core.p4.P4InfoConstants;
 import p4.config.v1.P4InfoOuterClass.Meter;
 import p4.config.v1.P4InfoOuterClass.MeterSpec;
 import p4.config.v1.P4InfoOuterClass.P4Info;
+import p4.config.v1.P4InfoOuterClass.PkgInfo;
 import p4.config.v1.P4InfoOuterClass.Preamble;
+import p4.config.v1.P4InfoOuterClass.Table;
 import p4.v1.P4RuntimeOuterClass;
 
 /** Clone sessions and meter configurations to P4Runtime and back. */
@@ -59,10 +61,27 @@ class EntryCodecTest {
     @Test
     void aPipelineWithoutTheMetersWritesAndReadsNoneOfThem() {
         EntryCodec without = new EntryCodec(P4Info.getDefaultInstance());
-        assertFalse(without.hasMeter(P4InfoConstants.NAT64_INGRESS_PUNT_PORT_METER));
+        assertTrue(without.unsupported(PER_PORT).isPresent());
+        assertTrue(WITH_METERS.unsupported(PER_PORT).isEmpty());
         assertTrue(without.encode(PER_PORT).isEmpty());
         assertTrue(without.readRequest().stream().noneMatch(P4RuntimeOuterClass.Entity::hasMeterEntry));
         assertEquals(2, WITH_METERS.readRequest().stream().filter(P4RuntimeOuterClass.Entity::hasMeterEntry).count());
+    }
+
+    @Test
+    void aSumePipelineHoldsNoCloneSessionsAndOnlyItsOwnTables() {
+        EntryCodec sume = new EntryCodec(P4Info.newBuilder().setPkgInfo(PkgInfo.newBuilder().setArch("sume"))
+                .addTables(Table.newBuilder().setPreamble(Preamble.newBuilder().setId(1).setName("Nat64Ingress.ipv4_routes")))
+                .build());
+        CloneSession cpu = new CloneSession(Constants.CPU_CLONE_SESSION, List.of(Constants.CPU_PORT));
+        assertTrue(sume.unsupported(cpu).isPresent());
+        assertTrue(WITH_METERS.unsupported(cpu).isEmpty(), "v1model replicates");
+        assertTrue(sume.readRequest().stream().noneMatch(P4RuntimeOuterClass.Entity::hasPacketReplicationEngineEntry),
+                "nor are clone sessions read from it");
+        TableEntry.Builder route = TableEntry.in("Nat64Ingress.ipv4_routes").action("Nat64Ingress.no_route");
+        assertTrue(sume.unsupported(route.build()).isEmpty());
+        assertTrue(sume.unsupported(TableEntry.in("Nat64Ingress.punt_subscriber")
+                .action("Nat64Ingress.set_subscriber_mask").build()).isPresent());
     }
 
     @Test
