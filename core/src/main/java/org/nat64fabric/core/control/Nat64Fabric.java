@@ -101,6 +101,8 @@ public final class Nat64Fabric implements Nat64Service {
     private final Map<String, SwitchLink> links = new ConcurrentHashMap<>();
     /** What each connected switch holds, by entity key, as last written or read. */
     private final Map<String, Map<String, Entity>> installed = new ConcurrentHashMap<>();
+    /** Connected switches whose reconciliation is written (or that another instance reconciles). */
+    private final Set<String> programmed = ConcurrentHashMap.newKeySet();
     private final Map<String, AtomicLong> counters = new ConcurrentHashMap<>();
     /**
      * Where a set-up packet's time went, by stage: waiting in its queue (for its turn, then for a
@@ -203,6 +205,7 @@ public final class Nat64Fabric implements Nat64Service {
             }
         });
         link.write(updates);
+        programmed.add(link.deviceId());
         count("reconciliations");
         LOG.info(() -> link.deviceId() + ": reconciled, " + held.size() + " entries found, " + updates.size()
                 + " updates written, " + desired.size() + " entries held");
@@ -214,12 +217,14 @@ public final class Nat64Fabric implements Nat64Service {
      */
     public synchronized void attached(SwitchLink link) {
         links.put(link.deviceId(), link);
+        programmed.add(link.deviceId());
         Map<String, Entity> desired = new ConcurrentHashMap<>();
         desiredState(switchConfig(link.deviceId())).forEach(e -> desired.put(e.key(), e));
         installed.put(link.deviceId(), desired);
     }
 
     public synchronized void disconnected(String deviceId) {
+        programmed.remove(deviceId);
         links.remove(deviceId);
         installed.remove(deviceId);
     }
@@ -793,7 +798,7 @@ public final class Nat64Fabric implements Nat64Service {
     public List<DeviceStatus> devices() {
         return config.devices.keySet().stream().sorted().map(id -> {
             Map<String, Entity> held = installed.get(id);
-            return new DeviceStatus(id, switchConfig(id).role, links.containsKey(id), held == null ? 0 : held.size());
+            return new DeviceStatus(id, switchConfig(id).role, programmed.contains(id), held == null ? 0 : held.size());
         }).collect(Collectors.toList());
     }
 }

@@ -28,6 +28,7 @@ public interface Nat64Service {
     final class DeviceStatus {
         public final String deviceId;
         public final SwitchConfig.Role role;
+        /** Connected and programmed: what it must hold at connection is written. */
         public final boolean connected;
         public final int entries;
 

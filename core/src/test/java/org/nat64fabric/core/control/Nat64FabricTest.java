@@ -40,7 +40,7 @@ class Nat64FabricTest {
      * A switch that holds entities as P4Runtime does: INSERT of a held key, MODIFY or DELETE of a
      * missing one fail; what always exists (default entries, meters) is only modified.
      */
-    static final class FakeSwitch implements SwitchLink {
+    static class FakeSwitch implements SwitchLink {
         final String id;
         final Map<String, Entity> entries = new HashMap<>();
         final List<List<Update>> batches = new ArrayList<>();
@@ -163,6 +163,23 @@ class Nat64FabricTest {
                 .collect(Collectors.toSet());
         assertEquals(want, new HashSet<>(again.read()));
         assertFalse(again.entries.containsKey(stale.key()));
+    }
+
+    @Test
+    void aSwitchCountsAsConnectedOnlyOnceItsReconciliationIsWritten() {
+        FakeSwitch refusing = new FakeSwitch("border2") {
+            @Override
+            public void write(List<Update> updates) {
+                throw new SwitchException("border2: the write is refused", null);
+            }
+        };
+        fabric.disconnected("border2");
+        assertThrows(java.util.concurrent.CompletionException.class, () -> fabric.connected(refusing));
+        Map<String, Boolean> connected = fabric.devices().stream()
+                .collect(Collectors.toMap(d -> d.deviceId, d -> d.connected));
+        assertEquals(Map.of("edge", true, "border1", true, "border2", false), connected);
+        fabric.connected(border2);
+        assertTrue(fabric.devices().stream().allMatch(d -> d.connected));
     }
 
     @Test
