@@ -70,6 +70,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
     LocalHost() local_host;
     Translate() translate;
     ForwardingPlan() forwarding_plan;
+    HopDown() hop_down;
     Rewrite() rewrite;
     IcmpError() icmp_error;
 
@@ -318,15 +319,8 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
                 drop_for(drop_reason);
                 exit;
             }
-        } else if (hdr.ipv4.isValid()) {
-            if (hdr.ipv4.ihl != 5) {
-                /* With options the header checksum is adjusted, not recomputed. */
-                hdr.ipv4.hdr_checksum = csum_replace(hdr.ipv4.hdr_checksum, (bit<32>) (hdr.ipv4.ttl ++ hdr.ipv4.protocol),
-                                                     1, (bit<32>) ((hdr.ipv4.ttl - 1) ++ hdr.ipv4.protocol));
-            }
-            hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
         } else {
-            hdr.ipv6.hop_limit = hdr.ipv6.hop_limit - 1;
+            hop_down.apply(hdr);
         }
         if (meta.to_fragment) {
             /* Not copied as well: a TCP segment without DF and too large is rare, and a clone

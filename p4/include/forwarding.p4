@@ -1,6 +1,6 @@
 /* What both architectures' ingress decide the same way before and after translation, without
  * tables (the tables keep the names they have in each ingress): whether the IP lengths can be
- * trusted, and where a packet is routed and how long it is there. */
+ * trusted, where a packet is routed and how long it is there, and the hop it loses. */
 #ifndef NAT64_FORWARDING_P4
 #define NAT64_FORWARDING_P4
 
@@ -59,6 +59,22 @@ control ForwardingPlan(inout headers_t hdr, inout metadata_t meta, in bool trans
             }
         } else {
             drop_reason = DROP_NO_ROUTE;
+        }
+    }
+}
+
+/* A packet routed in its own family loses one hop (translation decrements it itself). With
+ * IPv4 options the header checksum is adjusted here, not recomputed by the architecture. */
+control HopDown(inout headers_t hdr) {
+    apply {
+        if (hdr.ipv4.isValid()) {
+            if (hdr.ipv4.ihl != 5) {
+                hdr.ipv4.hdr_checksum = csum_replace(hdr.ipv4.hdr_checksum, (bit<32>) (hdr.ipv4.ttl ++ hdr.ipv4.protocol),
+                                                     1, (bit<32>) ((hdr.ipv4.ttl - 1) ++ hdr.ipv4.protocol));
+            }
+            hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
+        } else {
+            hdr.ipv6.hop_limit = hdr.ipv6.hop_limit - 1;
         }
     }
 }

@@ -60,6 +60,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
     LocalHost() local_host;
     Translate() translate;
     ForwardingPlan() forwarding_plan;
+    HopDown() hop_down;
     Rewrite() rewrite;
 
     port_number_t in_port;
@@ -235,17 +236,11 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
                 drop();
                 return;
             }
-        } else if (hdr.ipv4.isValid()) {
-            if (hdr.ipv4.ihl != 5) {
-                hdr.ipv4.hdr_checksum = csum_replace(hdr.ipv4.hdr_checksum, (bit<32>) (hdr.ipv4.ttl ++ hdr.ipv4.protocol),
-                                                     1, (bit<32>) ((hdr.ipv4.ttl - 1) ++ hdr.ipv4.protocol));
-            }
-            hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
         } else {
-            hdr.ipv6.hop_limit = hdr.ipv6.hop_limit - 1;
+            hop_down.apply(hdr);
         }
         /* The header checksums v1model's checksum unit computes: the IPv4 header (with options
-         * it was adjusted above), and the IPv4 header quoted in a translated ICMPv6 error. */
+         * HopDown adjusted it), and the IPv4 header quoted in a translated ICMPv6 error. */
         if (hdr.ipv4.isValid() && hdr.ipv4.ihl == 5) {
             hdr.ipv4.hdr_checksum = 0;
             hdr.ipv4.hdr_checksum = ~csum_fold(sum_ipv4_header(hdr.ipv4));

@@ -3,6 +3,7 @@ package org.nat64fabric.core.control;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -79,6 +80,9 @@ public final class Nat64Fabric implements Nat64Service {
     /** The durability of changes made by a synchronous batch: they are durable when it returns. */
     private static final CompletableFuture<Void> DURABLE = CompletableFuture.completedFuture(null);
 
+    /** The stages of a setup whose time is measured, in order; each packet's add up to TOTAL. */
+    private enum SetupStage { QUEUED, DURABLE, WRITTEN, SENDING, TOTAL }
+
     /** A punted packet waiting for its setup. */
     private static final class Punt {
         final String deviceId;
@@ -109,9 +113,7 @@ public final class Nat64Fabric implements Nat64Service {
      * batch slot); its batch's allocation and commit; the batch's writes to the borders; its
      * packet-out after the batch's earlier ones; and in all, from packet-in to packet-out.
      */
-    private final Map<String, LatencyHistogram> setupLatency = Map.of(
-            "queued", new LatencyHistogram(), "durable", new LatencyHistogram(),
-            "written", new LatencyHistogram(), "sending", new LatencyHistogram(), "total", new LatencyHistogram());
+    private final Map<SetupStage, LatencyHistogram> setupLatency = new EnumMap<>(SetupStage.class);
     /** Packets waiting for a setup, by subscriber, within the configured limits. */
     private final SetupQueue<Punt> setupQueue;
     private final Executor setups;
@@ -134,6 +136,9 @@ public final class Nat64Fabric implements Nat64Service {
     public Nat64Fabric(FabricConfig config, NatStore store, Consumer<NatEvent> log, LongSupplier clock,
                        Executor setups, Executor writers) {
         this.config = config;
+        for (SetupStage stage : SetupStage.values()) {
+            setupLatency.put(stage, new LatencyHistogram());
+        }
         this.setupQueue = new SetupQueue<>(config.nat64.setupQueues.perSubscriber, config.nat64.setupQueues.total);
         this.clock = clock;
         this.setups = setups;
@@ -348,11 +353,11 @@ public final class Nat64Fabric implements Nat64Service {
                 send(p.deviceId, p.frame);
                 long sent = System.nanoTime();
                 // Per packet sent, so that the stages add up to its total.
-                setupLatency.get("queued").record(started - p.arrived);
-                setupLatency.get("durable").record(durableAt[0] - started);
-                setupLatency.get("written").record(writtenAt - durableAt[0]);
-                setupLatency.get("sending").record(sent - writtenAt);
-                setupLatency.get("total").record(sent - p.arrived);
+                setupLatency.get(SetupStage.QUEUED).record(started - p.arrived);
+                setupLatency.get(SetupStage.DURABLE).record(durableAt[0] - started);
+                setupLatency.get(SetupStage.WRITTEN).record(writtenAt - durableAt[0]);
+                setupLatency.get(SetupStage.SENDING).record(sent - writtenAt);
+                setupLatency.get(SetupStage.TOTAL).record(sent - p.arrived);
             });
         });
         refused.stream().filter(p -> refusalAllowed()).forEach(p -> refuse(p.deviceId, p.frame));
@@ -786,10 +791,11 @@ public final class Nat64Fabric implements Nat64Service {
         out.put("portBlocks", (long) store.blocks().size());
         out.put("eamt", (long) store.eams().size());
         setupLatency.forEach((stage, h) -> {
-            out.put("setups.latencyUs." + stage + ".p50", h.quantileMicros(0.5));
-            out.put("setups.latencyUs." + stage + ".p99", h.quantileMicros(0.99));
-            out.put("setups.latencyUs." + stage + ".count", h.count());
-            out.put("setups.latencyUs." + stage + ".sum", h.sumMicros());
+            String key = "setups.latencyUs." + stage.name().toLowerCase(java.util.Locale.ROOT);
+            out.put(key + ".p50", h.quantileMicros(0.5));
+            out.put(key + ".p99", h.quantileMicros(0.99));
+            out.put(key + ".count", h.count());
+            out.put(key + ".sum", h.sumMicros());
         });
         return out;
     }

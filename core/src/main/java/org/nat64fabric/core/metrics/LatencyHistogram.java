@@ -1,5 +1,6 @@
 package org.nat64fabric.core.metrics;
 
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -32,11 +33,8 @@ public final class LatencyHistogram {
     /** Records one duration, in nanoseconds (a negative one, from a clock step, counts as 0). */
     public void record(long nanos) {
         long us = Math.max(0, nanos / 1000);
-        int i = 0;
-        while (i < BOUNDS_US.length && us > BOUNDS_US[i]) {
-            i++;
-        }
-        counts.incrementAndGet(i);
+        int i = Arrays.binarySearch(BOUNDS_US, us);
+        counts.incrementAndGet(i >= 0 ? i : -i - 1);      // the first bound at or above it
         sumMicros.addAndGet(us);
     }
 
