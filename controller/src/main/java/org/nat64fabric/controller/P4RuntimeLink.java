@@ -20,6 +20,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
+import org.nat64fabric.core.control.CounterReading;
 import org.nat64fabric.core.control.Nat64Fabric;
 import org.nat64fabric.core.control.SwitchLink;
 import org.nat64fabric.core.fabric.TableEntry;
@@ -56,6 +57,7 @@ final class P4RuntimeLink implements SwitchLink {
     private final long p4DeviceId;
     private final Uint128 electionId;
     private final EntryCodec codec;
+    private final CounterReader counterReader;
     private final ByteString deviceConfig;
     private final long cookie;
     /** The metadata of every packet-out that goes through the pipeline: built once, sent with each setup. */
@@ -79,6 +81,7 @@ final class P4RuntimeLink implements SwitchLink {
         this.p4DeviceId = a.deviceId;
         this.electionId = Uint128.newBuilder().setLow(electionId).build();
         this.codec = codec;
+        this.counterReader = new CounterReader(codec.p4info());
         this.deviceConfig = ByteString.copyFrom(deviceConfig);
         this.cookie = (Arrays.hashCode(codec.p4info().toByteArray()) * 31L + Arrays.hashCode(deviceConfig))
                 & 0x7fffffffffffffffL;
@@ -129,7 +132,9 @@ final class P4RuntimeLink implements SwitchLink {
 
     /** One connection, from arbitration until the stream ends. */
     private void session() {
-        channel = NettyChannelBuilder.forTarget(target, credentials).build();
+        // Stream messages are handled on the I/O thread: a packet-in is parsed and queued, no more
+        // (idle notifications go to the events executor), so a hand-off per message would cost more.
+        channel = NettyChannelBuilder.forTarget(target, credentials).directExecutor().build();
         CountDownLatch primary = new CountDownLatch(1);
         CountDownLatch closed = new CountDownLatch(1);
         stream = P4RuntimeGrpc.newStub(channel).streamChannel(new StreamObserver<>() {
@@ -267,6 +272,22 @@ final class P4RuntimeLink implements SwitchLink {
             throw new SwitchException(deviceId + ": read failed: " + e.getStatus(), e);
         }
         return codec.decode(read);
+    }
+
+    @Override
+    public Optional<CounterReading> readCounters() {
+        Optional<ReadRequest> r = counterReader.request(p4DeviceId);
+        if (r.isEmpty()) {
+            return Optional.empty();
+        }
+        List<Entity> read = new ArrayList<>();
+        try {
+            P4RuntimeGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS).read(r.get())
+                    .forEachRemaining(resp -> read.addAll(resp.getEntitiesList()));
+        } catch (StatusRuntimeException e) {
+            throw new SwitchException(deviceId + ": counter read failed: " + e.getStatus(), e);
+        }
+        return Optional.of(counterReader.decode(read));
     }
 
     @Override

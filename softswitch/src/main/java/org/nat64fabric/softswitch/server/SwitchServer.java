@@ -1,6 +1,9 @@
 package org.nat64fabric.softswitch.server;
 
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
 import io.grpc.Server;
+import io.grpc.ServerCall;
 import io.grpc.ServerCredentials;
 import io.grpc.StatusException;
 import io.grpc.TlsServerCredentials;
@@ -8,10 +11,12 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
 import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.proto.DeviceConfig;
+import p4.v1.P4RuntimeGrpc;
 import p4.v1.P4RuntimeOuterClass.ForwardingPipelineConfig;
 
 /** A device served over P4Runtime on a TCP address. */
@@ -34,7 +39,7 @@ public final class SwitchServer implements AutoCloseable {
             throws IOException {
         P4RuntimeService service = new P4RuntimeService(device);
         Server server = NettyServerBuilder.forAddress(address, credentials).addService(service)
-                .maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
+                .callExecutor(SwitchServer::executorFor).maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
         try {
             server.start();
         } catch (IOException e) {
@@ -62,6 +67,17 @@ public final class SwitchServer implements AutoCloseable {
                     + (clientCa != null ? " / client CA " + clientCa : "") + ": " + e.getMessage());
         }
         return b.build();
+    }
+
+    /**
+     * Packet-outs and Writes run on the connection's I/O thread: each is short, and a hand-off to
+     * another thread per message cost more than the message (a wake-up each, on a busy machine).
+     * The rest (pipeline pushes that compile for the kernel, large Reads) keep gRPC's own pool.
+     */
+    private static <ReqT, RespT> Executor executorFor(ServerCall<ReqT, RespT> call, Metadata headers) {
+        MethodDescriptor<ReqT, RespT> m = call.getMethodDescriptor();
+        return m.equals(P4RuntimeGrpc.getStreamChannelMethod()) || m.equals(P4RuntimeGrpc.getWriteMethod())
+                ? Runnable::run : null;
     }
 
     public int port() {
