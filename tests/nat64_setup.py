@@ -1,7 +1,9 @@
 """What the NAT64 pipeline suites share: the topology (an IPv6 host on port 1, an IPv4 server on
 port 2, anything on port 3), the entries every test starts from, written as the controller writes
 them, and packet builders. The expected packets' checksums are always scapy's own."""
+import contextlib
 import ipaddress
+import time
 
 import pytest
 from p4.v1 import p4runtime_pb2
@@ -10,7 +12,8 @@ from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
 
 from harness.base import PacketTest, switch_under_test
-from harness import ROOT
+from harness import ROOT, netns
+from harness.dataplane import Dataplane
 
 PROGRAM = ROOT / "p4" / "nat64.p4"
 SUME_PROGRAM = ROOT / "hw" / "netfpga" / "nat64_sume.p4"
@@ -181,3 +184,44 @@ def to_v4_server(l4, src=MAPPED, ttl=63, tos=0, flags=0, id=0):
 def to_v6_host(l4, src=None, dst=V6_HOST, hlim=63, tc=0):
     return Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=src or embed(V4_SERVER, POOL6, 96), dst=dst,
                                                           hlim=hlim, tc=tc, fl=0) / l4
+
+
+@contextlib.contextmanager
+def driven_switch(tmp, program, config, links, *controller_options):
+    """A switch running `program` on veth pairs (LINKSsw1/LINKSt1 for the IPv6 host, ...2 for the
+    IPv4 server) that the embedded controller drives with `config` (its "{port}" the switch's gRPC
+    port): yields the REST API, the test side's Dataplane and the controller's log, once the switch
+    is programmed. Everything made is removed after."""
+    from switch_process import SwitchProcess   # mininet/ is on the path (harness/__init__.py)
+    from test_rest_api import Controller
+    netns.enter_private_namespace()
+    for n in (V6_PORT, V4_PORT):
+        netns.delete_link(f"{links}sw{n}")
+        netns.add_veth_pair(f"{links}sw{n}", f"{links}t{n}")
+    switch = SwitchProcess({n: f"{links}sw{n}" for n in (V6_PORT, V4_PORT)}, log_path=tmp / "switch.log").start()
+    p4info_path, _ = switch.build_pipeline(program, tmp / "p4")
+
+    class ProgramController(Controller):
+        def command(self, *extra):
+            cmd = super().command(*extra, *controller_options)
+            cmd[cmd.index("--p4info") + 1] = str(p4info_path)
+            cmd[cmd.index("--device-config") + 1] = str(tmp / "p4" / "device_config.bin")
+            return cmd
+
+    controller = ProgramController(tmp, config=config, switch_port=switch.grpc_port)
+    dataplane = None
+    try:
+        api = controller.start()
+        deadline = time.time() + 60
+        while not all(d["connected"] for d in api.call("GET", "/devices")[1]["devices"]):
+            assert time.time() < deadline, (tmp / "controller.log").read_text()
+            time.sleep(0.3)
+        dataplane = Dataplane({n: f"{links}t{n}" for n in (V6_PORT, V4_PORT)})
+        yield api, dataplane, tmp / "controller.log"
+    finally:
+        if dataplane:
+            dataplane.close()
+        controller.stop()
+        switch.stop()
+        for n in (V6_PORT, V4_PORT):
+            netns.delete_link(f"{links}sw{n}")

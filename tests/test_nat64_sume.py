@@ -15,13 +15,10 @@ from scapy.layers.l2 import Ether
 
 from harness import ROOT, netns
 from harness.base import PacketTest
-from harness.dataplane import Dataplane
-from nat64_setup import (MAPPED, P, POOL6, ROUTER_MAC, SUME_PROGRAM, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST,
+from nat64_setup import (MAPPED, P, POOL6, driven_switch, ROUTER_MAC, SUME_PROGRAM, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST,
                          V6_HOST_MAC, V6_PORT, eam, embed, from_v4_server, from_v6_host, session_v4, session_v6,
                          to_v4_server, to_v6_host)
 from nat64_setup import sume_sut  # noqa: F401  (a pytest fixture, found by name)
-from switch_process import SwitchProcess
-from test_rest_api import Controller
 
 PUNT_FINISH = 5
 # packet_in.finish bits (hw/netfpga/include/sume_arch.p4)
@@ -156,37 +153,8 @@ def sume_fabric(tmp_path_factory):
     what the pipeline holds (skipping what a SUME pipeline has not: meters, ICMP error tables,
     clone sessions), sets sessions up and finishes what the card hands it."""
     tmp = tmp_path_factory.mktemp("sume-fabric")
-    netns.enter_private_namespace()
-    for n in (V6_PORT, V4_PORT):
-        netns.delete_link(f"fsw{n}")
-        netns.add_veth_pair(f"fsw{n}", f"ft{n}")
-    switch = SwitchProcess({V6_PORT: f"fsw{V6_PORT}", V4_PORT: f"fsw{V4_PORT}"}, log_path=tmp / "switch.log").start()
-    p4info_path, _ = switch.build_pipeline(SUME_PROGRAM, tmp / "p4")
-
-    class SumeController(Controller):
-        def command(self, *extra):
-            cmd = super().command(*extra)
-            cmd[cmd.index("--p4info") + 1] = str(p4info_path)
-            cmd[cmd.index("--device-config") + 1] = str(tmp / "p4" / "device_config.bin")
-            return cmd
-
-    controller = SumeController(tmp, config=SUME_FABRIC, switch_port=switch.grpc_port)
-    dataplane = None
-    try:
-        api = controller.start()
-        deadline = time.time() + 60
-        while not all(d["connected"] for d in api.call("GET", "/devices")[1]["devices"]):
-            assert time.time() < deadline, (tmp / "controller.log").read_text()
-            time.sleep(0.3)
-        dataplane = Dataplane({V6_PORT: f"ft{V6_PORT}", V4_PORT: f"ft{V4_PORT}"})
+    with driven_switch(tmp, SUME_PROGRAM, SUME_FABRIC, "f") as (api, dataplane, _):
         yield api, dataplane, tmp
-    finally:
-        if dataplane:
-            dataplane.close()
-        controller.stop()
-        switch.stop()
-        for n in (V6_PORT, V4_PORT):
-            netns.delete_link(f"fsw{n}")
 
 
 def test_the_controller_sets_sessions_up_on_the_card_and_finishes_what_it_hands_over(sume_fabric):

@@ -61,6 +61,7 @@ control Nat64ComputeChecksum(inout headers_t hdr, inout metadata_t meta) {
 control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t standard_metadata) {
     counter(DROP_REASONS, CounterType.packets) drops;
     counter(8, CounterType.packets) punts;
+    counter(TRANSLATION_KINDS, CounterType.packets_and_bytes) translations;
     meter(PUNT_PORT_METER_SIZE, MeterType.packets) punt_port_meter;
     meter(PUNT_SOURCE_METER_SIZE, MeterType.packets) punt_source_meter;
     direct_counter(CounterType.packets_and_bytes) ipv4_routes_counter;
@@ -314,11 +315,13 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             copy_tcp_control = false;
         }
         if (translated) {
+            bit<32> kind = hdr.ipv4.isValid() ? TRANSLATED_4TO6_STATEFUL : TRANSLATED_6TO4_STATEFUL;
             rewrite.apply(hdr, meta, drop_reason);
             if (drop_reason != DROP_REASONS) {
                 drop_for(drop_reason);
                 exit;
             }
+            translations.count(meta.stateful ? kind : kind + 1);   /* a hairpin's two passes count two */
         } else {
             hop_down.apply(hdr);
         }

@@ -87,6 +87,14 @@ const bit<32> SENT_UNREACHABLE     = 1;
 const bit<32> SENT_TOO_BIG         = 2;   /* Packet Too Big / Fragmentation Needed */
 const bit<32> SENT_PARAM_PROBLEM   = 3;
 
+/* Indices of Nat64Ingress.translations: packets translated, by direction and by how the IPv6 host
+ * was mapped (a session, or EAMT / pool6 without state). */
+const bit<32> TRANSLATED_6TO4_STATEFUL  = 0;
+const bit<32> TRANSLATED_6TO4_STATELESS = 1;
+const bit<32> TRANSLATED_4TO6_STATEFUL  = 2;
+const bit<32> TRANSLATED_4TO6_STATELESS = 3;
+const bit<32> TRANSLATION_KINDS         = 4;
+
 /* Why a packet goes round the pipeline once more (metadata recirc). */
 const bit<2> RECIRC_CHECKSUM = 1;   /* an ICMP error built or truncated here: checksum its message */
 const bit<2> RECIRC_HAIRPIN  = 2;   /* translated to an address the NAT64 itself owns: translate back */

@@ -403,6 +403,11 @@ public final class Nat64Manager implements Nat64Service {
     }
 
     @Override
+    public String metrics() {
+        return fabric().metrics();
+    }
+
+    @Override
     public List<DeviceStatus> devices() {
         return fabric().devices();
     }

@@ -44,6 +44,7 @@ public final class Main {
             "  --rest-tls-cert PEM, --rest-tls-key PEM   serve the REST API over HTTPS (key in PKCS#8 PEM)",
             "  --p4rt-ca-cert PEM   trust these CAs for switches at grpcs:// addresses (default: the system's)",
             "  --p4rt-cert PEM, --p4rt-key PEM   the controller's own certificate, for switches that ask for one",
+            "  --counter-poll-seconds N   read every switch's data-plane counters this often (default 5; 0: never)",
             "  --restore-backup     the state file is damaged: set it aside and start from nat64.db.bak",
             "  --empty-state        the state file is damaged: set it aside and start with no NAT state");
 
@@ -69,7 +70,7 @@ public final class Main {
                     continue;
                 case "--config": case "--state": case "--p4info": case "--device-config": case "--rest-addr":
                 case "--rest-port": case "--rest-tls-cert": case "--rest-tls-key": case "--p4rt-ca-cert":
-                case "--p4rt-cert": case "--p4rt-key":
+                case "--p4rt-cert": case "--p4rt-key": case "--counter-poll-seconds":
                     if (i + 1 >= args.length) {
                         fail("option " + a + " needs a value");
                     }
@@ -90,12 +91,8 @@ public final class Main {
         if (opts.containsKey("--p4rt-cert") != opts.containsKey("--p4rt-key")) {
             fail("--p4rt-cert and --p4rt-key go together");
         }
-        int restPort = 0;
-        try {
-            restPort = Integer.parseInt(opts.getOrDefault("--rest-port", "8181"));
-        } catch (NumberFormatException e) {
-            fail("--rest-port must be a number, not '" + opts.get("--rest-port") + "'");
-        }
+        int restPort = number(opts, "--rest-port", "8181");
+        number(opts, "--counter-poll-seconds", "5");
         try {
             run(opts, restPort, recovery);
         } catch (ConfigException e) {
@@ -106,6 +103,21 @@ public final class Main {
         } catch (IOException | GeneralSecurityException e) {
             fail(e.getMessage());
         }
+    }
+
+    /** A whole number option of at least 0, or its default. */
+    private static int number(Map<String, String> opts, String option, String byDefault) {
+        String text = opts.getOrDefault(option, byDefault);
+        try {
+            int n = Integer.parseInt(text);
+            if (n >= 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // said below
+        }
+        fail(option + " must be a whole number of at least 0, not '" + text + "'");
+        return 0;
     }
 
     private static void run(Map<String, String> opts, int restPort, Recovery recovery)
@@ -153,6 +165,10 @@ public final class Main {
                 LOG.warning("could not write the backup " + stateDir.resolve(DurableNatStore.BACKUP) + ": " + e);
             }
         }, BACKUP_EVERY_MINUTES, BACKUP_EVERY_MINUTES, TimeUnit.MINUTES);
+        int pollSeconds = number(opts, "--counter-poll-seconds", "5");
+        if (pollSeconds > 0) {
+            timer.scheduleWithFixedDelay(fabric::pollCounters, pollSeconds, pollSeconds, TimeUnit.SECONDS);
+        }
 
         String restAddr = opts.getOrDefault("--rest-addr", "127.0.0.1");
         HttpServer http = RestServer.start(fabric, credentials, restAddr, restPort,

@@ -81,7 +81,7 @@ public final class Nat64Fabric implements Nat64Service {
     private static final CompletableFuture<Void> DURABLE = CompletableFuture.completedFuture(null);
 
     /** The stages of a setup whose time is measured, in order; each packet's add up to TOTAL. */
-    private enum SetupStage { QUEUED, DURABLE, WRITTEN, SENDING, TOTAL }
+    enum SetupStage { QUEUED, DURABLE, WRITTEN, SENDING, TOTAL }
 
     /** A punted packet waiting for its setup. */
     private static final class Punt {
@@ -108,6 +108,7 @@ public final class Nat64Fabric implements Nat64Service {
     /** Connected switches whose reconciliation is written (or that another instance reconciles). */
     private final Set<String> programmed = ConcurrentHashMap.newKeySet();
     private final Map<String, AtomicLong> counters = new ConcurrentHashMap<>();
+    private final DataPlaneCounters dataPlane = new DataPlaneCounters();
     /**
      * Where a set-up packet's time went, by stage: waiting in its queue (for its turn, then for a
      * batch slot); its batch's allocation and commit; the batch's writes to the borders; its
@@ -781,10 +782,40 @@ public final class Nat64Fabric implements Nat64Service {
         return engine.store().blocks();
     }
 
+    /**
+     * Reads every programmed switch's data-plane counters (the runtime calls this periodically);
+     * a switch whose read fails is counted and skipped until the next poll.
+     */
+    public void pollCounters() {
+        for (SwitchLink link : links.values()) {
+            if (!programmed.contains(link.deviceId())) {
+                continue;
+            }
+            try {
+                link.readCounters().ifPresent(r -> dataPlane.record(link.deviceId(), r, System.nanoTime()));
+            } catch (SwitchLink.SwitchException e) {
+                count("counters.readFailed");
+                LOG.fine(() -> "counters: " + e.getMessage());
+            }
+        }
+    }
+
     @Override
-    public Map<String, Long> stats() {
+    public String metrics() {
+        return FabricMetrics.write(controllerCounters(), setupLatency, engine.store(), config.nat64.pool4, devices(),
+                dataPlane.values());
+    }
+
+    private Map<String, Long> controllerCounters() {
         Map<String, Long> out = new TreeMap<>();
         counters.forEach((k, v) -> out.put(k, v.get()));
+        return out;
+    }
+
+    @Override
+    public Map<String, Long> stats() {
+        Map<String, Long> out = controllerCounters();
+        out.putAll(dataPlane.stats());
         NatStore store = engine.store();
         out.put("bib", (long) store.bib().size());
         out.put("sessions", (long) store.sessions().size());

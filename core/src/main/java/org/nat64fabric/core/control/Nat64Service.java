@@ -91,8 +91,14 @@ public interface Nat64Service {
 
     List<PortBlock> blocks();
 
-    /** Counters: packet-ins by punt reason, setups, refusals, writes, NAT events by type, table sizes. */
+    /**
+     * Counters: packet-ins by punt reason, setups, refusals, writes, NAT events by type, table
+     * sizes, and the switches' data-plane counters as last polled ({@code dataplane.*}).
+     */
     Map<String, Long> stats();
+
+    /** The same and more (histograms, state by protocol) in the Prometheus text format. */
+    String metrics();
 
     List<DeviceStatus> devices();
 }

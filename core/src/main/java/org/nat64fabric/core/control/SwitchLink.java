@@ -1,6 +1,7 @@
 package org.nat64fabric.core.control;
 
 import java.util.List;
+import java.util.Optional;
 import org.nat64fabric.core.fabric.Entity;
 
 /**
@@ -39,6 +40,14 @@ public interface SwitchLink {
      * entries excepted: P4Runtime does not list them), clone sessions, meter configurations.
      */
     List<Entity> read();
+
+    /**
+     * The switch's data-plane counters now; empty where this runtime cannot read them. Throws
+     * {@link SwitchException} when the read fails.
+     */
+    default Optional<CounterReading> readCounters() {
+        return Optional.empty();
+    }
 
     /** Sends a frame through the switch's pipeline, as if it had just arrived. */
     void packetOut(byte[] frame);

@@ -51,6 +51,20 @@ public final class LatencyHistogram {
         return n;
     }
 
+    /** The buckets' upper bounds in microseconds, in order; a last bucket beyond them takes the rest. */
+    public static long[] boundsMicros() {
+        return BOUNDS_US.clone();
+    }
+
+    /** Each bucket's count, in the order of {@link #boundsMicros()}, then the bucket beyond the last bound. */
+    public long[] bucketCounts() {
+        long[] out = new long[counts.length()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = counts.get(i);
+        }
+        return out;
+    }
+
     /**
      * The upper bound, in microseconds, of the bucket holding quantile {@code q} (0 to 1); 0 when
      * nothing was recorded, and the largest bound for durations beyond it.

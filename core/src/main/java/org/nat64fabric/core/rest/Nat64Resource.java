@@ -35,6 +35,7 @@ import org.nat64fabric.core.config.Json;
 import org.nat64fabric.core.config.Nat64Config;
 import org.nat64fabric.core.control.Nat64Service;
 import org.nat64fabric.core.eamt.Eam;
+import org.nat64fabric.core.metrics.PrometheusText;
 import org.nat64fabric.core.pool4.PortBlock;
 import org.nat64fabric.core.pool4.Protocol;
 import org.nat64fabric.core.session.BibEntry;
@@ -256,6 +257,23 @@ public class Nat64Resource {
             ObjectNode root = MAPPER.createObjectNode();
             service.get().stats().forEach(root::put);
             return ok(root);
+        });
+    }
+
+    /**
+     * The controller's and the switches' counters, the setup latency histograms, BIB entries,
+     * sessions and port blocks by protocol, pool4 use, in the Prometheus text format (0.0.4): for
+     * a Prometheus server to scrape, with the API's credentials.
+     *
+     * @return 200 and the metrics
+     */
+    @GET
+    @Path("metrics")
+    @Produces(PrometheusText.CONTENT_TYPE)
+    public Response metrics() {
+        return handle(() -> {
+            queryOnly();
+            return Response.ok(service.get().metrics(), PrometheusText.CONTENT_TYPE).build();
         });
     }
 

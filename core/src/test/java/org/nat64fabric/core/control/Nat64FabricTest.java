@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -589,5 +590,84 @@ class Nat64FabricTest {
             sum = (sum & 0xffff) + (sum >> 16);
         }
         return (int) (~sum & 0xffff);
+    }
+
+    /** A switch whose counters the test sets: drops[2] (no_route), translations[0], one table's hits. */
+    private static final class CountingSwitch extends FakeSwitch {
+        long noRoute;
+        long translated;
+        long routeHits;
+
+        CountingSwitch(String id) {
+            super(id);
+        }
+
+        @Override
+        public Optional<CounterReading> readCounters() {
+            List<CounterReading.Cell> drops = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                drops.add(new CounterReading.Cell(i == 2 ? noRoute : 0, 0));
+            }
+            List<CounterReading.Cell> translations = List.of(new CounterReading.Cell(translated, translated * 100),
+                    new CounterReading.Cell(0, 0), new CounterReading.Cell(0, 0), new CounterReading.Cell(0, 0));
+            return Optional.of(new CounterReading(Map.of(P4InfoConstants.NAT64_INGRESS_DROPS, drops,
+                    P4InfoConstants.NAT64_INGRESS_TRANSLATIONS, translations),
+                    Map.of(P4InfoConstants.NAT64_INGRESS_IPV4_ROUTES, new CounterReading.Cell(routeHits, 0))));
+        }
+    }
+
+    @Test
+    void dataPlaneCountersArePolledPerSwitchNamedAndSummedOverTheFabric() throws Exception {
+        fabric = new Nat64Fabric(config("{\"addresses\": [\"192.0.2.0/30\"]}"), new InMemoryNatStore(), e -> { },
+                () -> now);
+        CountingSwitch b1 = new CountingSwitch("border1");
+        CountingSwitch b2 = new CountingSwitch("border2");
+        fabric.connected(b1);
+        fabric.connected(b2);
+        fabric.connected(new FakeSwitch("edge"));   // reads no counters: nothing of it in the stats
+        b1.noRoute = 5;
+        b1.translated = 10;
+        b2.translated = 7;
+        b1.routeHits = 3;
+        fabric.pollCounters();
+        b1.translated = 30;   // the rate is taken between two polls
+        Thread.sleep(200);
+        fabric.pollCounters();
+
+        Map<String, Long> stats = fabric.stats();
+        assertEquals(5L, stats.get("dataplane.border1.drops.no_route"));
+        assertEquals(30L, stats.get("dataplane.border1.translations.6to4_stateful"));
+        assertEquals(3000L, stats.get("dataplane.border1.translations.6to4_stateful.bytes"));
+        assertEquals(37L, stats.get("dataplane.fabric.translations.6to4_stateful"));
+        assertEquals(3L, stats.get("dataplane.border1.tableHits." + P4InfoConstants.NAT64_INGRESS_IPV4_ROUTES));
+        long rate = stats.get("dataplane.border1.translations.6to4_stateful.perSecond");
+        assertTrue(rate > 0 && rate <= 100, "20 packets in at least 0.2 s: " + rate);
+        assertEquals(0L, stats.get("dataplane.border2.translations.6to4_stateful.perSecond"));
+        assertFalse(stats.containsKey("dataplane.border1.drops.parser_error"), "cells at 0 are left out of stats");
+        assertFalse(stats.keySet().stream().anyMatch(k -> k.startsWith("dataplane.edge.")));
+
+        String metrics = fabric.metrics();
+        assertTrue(metrics.contains("# TYPE nat64fabric_dataplane_drops_packets_total counter\n"), metrics);
+        assertTrue(metrics.contains("nat64fabric_dataplane_drops_packets_total{device=\"border1\",reason=\"no_route\"} 5\n"));
+        assertTrue(metrics.contains("nat64fabric_dataplane_drops_packets_total{device=\"border2\",reason=\"no_route\"} 0\n"),
+                "a named cell at 0 is a sample: a series exists before its first count");
+        assertTrue(metrics.contains("nat64fabric_dataplane_translations_bytes_total{device=\"border1\",kind=\"6to4_stateful\"}"
+                + " 3000\n"));
+        assertTrue(metrics.contains("nat64fabric_switch_connected{device=\"border1\",role=\"BORDER\"} 1\n"));
+    }
+
+    @Test
+    void aCounterThatWentDownWasResetAndItsRateCountsFromZero() {
+        DataPlaneCounters counters = new DataPlaneCounters();
+        List<CounterReading.Cell> cells = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            cells.add(new CounterReading.Cell(i == 0 ? 1000 : 0, 0));
+        }
+        counters.record("s", new CounterReading(Map.of(P4InfoConstants.NAT64_INGRESS_TRANSLATIONS, cells), Map.of()), 0);
+        cells.set(0, new CounterReading.Cell(20, 0));   // the switch restarted
+        counters.record("s", new CounterReading(Map.of(P4InfoConstants.NAT64_INGRESS_TRANSLATIONS, cells), Map.of()),
+                2_000_000_000L);
+        assertEquals(10L, counters.stats().get("dataplane.s.translations.6to4_stateful.perSecond"));
+        assertEquals(20L, counters.stats().get("dataplane.s.translations.6to4_stateful"));
     }
 }
