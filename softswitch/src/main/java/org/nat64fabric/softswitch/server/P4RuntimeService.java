@@ -82,8 +82,9 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                         commit(Pipeline.verify(config, device.cpuPort));
                         break;
                     case COMMIT:
-                        // P4Runtime 14: COMMIT carries no config, and commits the one saved before.
-                        if (request.hasConfig()) {
+                        // P4Runtime 14: COMMIT carries no config (an empty one, as clients send, is none)
+                        // and commits the one saved before.
+                        if (config.hasP4Info() || !config.getP4DeviceConfig().isEmpty()) {
                             throw Status.INVALID_ARGUMENT.withDescription("COMMIT takes no config: it commits the one "
                                     + "VERIFY_AND_SAVE saved").asException();
                         }

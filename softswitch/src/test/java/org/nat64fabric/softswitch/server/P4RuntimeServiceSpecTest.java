@@ -145,8 +145,8 @@ class P4RuntimeServiceSpecTest {
                 () -> stub.setForwardingPipelineConfig(commit.build()));
         assertEquals(Status.Code.NOT_FOUND, none.getStatus().getCode(), none.getStatus().getDescription());
         StatusRuntimeException withConfig = assertThrows(StatusRuntimeException.class, () -> stub.setForwardingPipelineConfig(
-                commit.clone().setConfig(ForwardingPipelineConfig.newBuilder().setCookie(
-                        ForwardingPipelineConfig.Cookie.newBuilder().setCookie(5))).build()));
+                commit.clone().setConfig(ForwardingPipelineConfig.newBuilder().setP4Info(
+                        p4.config.v1.P4InfoOuterClass.P4Info.getDefaultInstance())).build()));
         assertEquals(Status.Code.INVALID_ARGUMENT, withConfig.getStatus().getCode());
     }
 }
