@@ -131,9 +131,12 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
         try {
             checkDevice(request.getDeviceId());
             Pipeline p = device.pipeline();
-            ForwardingPipelineConfig.Builder c = ForwardingPipelineConfig.newBuilder();
-            if (p != null) {
-                c.setCookie(p.config.getCookie());
+            GetForwardingPipelineConfigResponse.Builder answer = GetForwardingPipelineConfigResponse.newBuilder();
+            if (p != null) {   // P4Runtime 15: no pipeline yet, no config in the answer
+                ForwardingPipelineConfig.Builder c = answer.getConfigBuilder();
+                if (p.config.hasCookie()) {   // unset when the pipeline came from `softswitch run --p4`
+                    c.setCookie(p.config.getCookie());
+                }
                 switch (request.getResponseType()) {
                     case ALL:
                         c.setP4Info(p.config.getP4Info()).setP4DeviceConfig(p.config.getP4DeviceConfig());
@@ -148,7 +151,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                         break;
                 }
             }
-            response.onNext(GetForwardingPipelineConfigResponse.newBuilder().setConfig(c).build());
+            response.onNext(answer.build());
             response.onCompleted();
         } catch (StatusException e) {
             response.onError(e);
@@ -248,7 +251,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                         break;
                     case PACKET:
                         if (!arbitration.isPrimary(controller)) {
-                            controller.send(streamError(Code.PERMISSION_DENIED,
+                            controller.send(streamError(request, Code.PERMISSION_DENIED,
                                     "packet-out from a controller that is not the primary (send arbitration first)"));
                             return;
                         }
@@ -256,13 +259,13 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                             device.packetOut(request.getPacket());
                         } catch (IllegalArgumentException | IllegalStateException e) {
                             device.count("packet-out: rejected");
-                            controller.send(streamError(Code.INVALID_ARGUMENT, e.getMessage()));
+                            controller.send(streamError(request, Code.INVALID_ARGUMENT, e.getMessage()));
                         }
                         break;
                     case DIGEST_ACK:
                         break;   // the v1model programs softswitch runs have no digests
                     default:
-                        controller.send(streamError(Code.UNIMPLEMENTED, "stream message " + request.getUpdateCase()
+                        controller.send(streamError(request, Code.UNIMPLEMENTED, "stream message " + request.getUpdateCase()
                                 + " is not supported"));
                 }
             }
@@ -296,9 +299,23 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
         }
     }
 
-    private static StreamMessageResponse streamError(Code code, String message) {
-        return StreamMessageResponse.newBuilder().setError(StreamError.newBuilder().setCanonicalCode(code.getNumber())
-                .setMessage(message)).build();
+    /** A stream error naming the message that caused it (P4Runtime 16.5: its details say which kind). */
+    private static StreamMessageResponse streamError(StreamMessageRequest cause, Code code, String message) {
+        StreamError.Builder e = StreamError.newBuilder().setCanonicalCode(code.getNumber()).setMessage(message);
+        switch (cause.getUpdateCase()) {
+            case PACKET:
+                e.getPacketOutBuilder().setPacketOut(cause.getPacket());
+                break;
+            case DIGEST_ACK:
+                e.getDigestListAckBuilder().setDigestListAck(cause.getDigestAck());
+                break;
+            case OTHER:
+                e.getOtherBuilder().setOther(cause.getOther());
+                break;
+            default:
+                break;
+        }
+        return StreamMessageResponse.newBuilder().setError(e).build();
     }
 
     private void checkDevice(long id) throws StatusException {

@@ -149,4 +149,24 @@ class P4RuntimeServiceSpecTest {
                         p4.config.v1.P4InfoOuterClass.P4Info.getDefaultInstance())).build()));
         assertEquals(Status.Code.INVALID_ARGUMENT, withConfig.getStatus().getCode());
     }
+
+    @Test
+    void withoutAPipelineTheConfigIsUnset() {
+        var answer = P4RuntimeGrpc.newBlockingStub(channel).getForwardingPipelineConfig(
+                p4.v1.P4RuntimeOuterClass.GetForwardingPipelineConfigRequest.newBuilder().setDeviceId(DEVICE).build());
+        assertFalse(answer.hasConfig());
+    }
+
+    @Test
+    void aRefusedPacketOutIsReportedWithThePacket() throws Exception {
+        Stream s = new Stream();
+        var packet = p4.v1.P4RuntimeOuterClass.PacketOut.newBuilder()
+                .setPayload(com.google.protobuf.ByteString.copyFromUtf8("frame")).build();
+        s.out.onNext(StreamMessageRequest.newBuilder().setPacket(packet).build());
+        Object o = s.received.poll(5, TimeUnit.SECONDS);
+        assertTrue(o instanceof StreamMessageResponse && ((StreamMessageResponse) o).hasError(), "expected an error, got " + o);
+        var error = ((StreamMessageResponse) o).getError();
+        assertEquals(Code.PERMISSION_DENIED_VALUE, error.getCanonicalCode(), "not the primary");
+        assertEquals(packet, error.getPacketOut().getPacketOut(), "the details name the packet-out");
+    }
 }
