@@ -361,7 +361,7 @@ def test_pipeline_config_actions_and_rejections(sut, ptf):
     assert len(c.read(c.table_entry("L3Ingress.ipv4_lpm"))) == 1
 
     e = rejected(None, None, action="COMMIT")
-    assert e.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert e.code() == grpc.StatusCode.NOT_FOUND, "P4Runtime 14: COMMIT with no saved config is NOT_FOUND"
     c.set_pipeline(sut.p4info_path, sut.device_config, action="VERIFY_AND_SAVE")
     assert len(c.read(c.table_entry("L3Ingress.ipv4_lpm"))) == 1, "a saved config is not yet in force"
     c.set_pipeline(None, None, action="COMMIT")

@@ -1,9 +1,12 @@
 package org.nat64fabric.softswitch.runtime;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.UnknownFieldSet;
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -18,7 +21,6 @@ import org.nat64fabric.softswitch.v1model.V1ModelSwitch;
 import p4.v1.P4DataOuterClass.P4Data;
 import p4.config.v1.P4InfoOuterClass;
 import p4.config.v1.P4InfoOuterClass.P4Info;
-import p4.v1.P4RuntimeOuterClass.CloneSessionEntry;
 import p4.v1.P4RuntimeOuterClass.CounterData;
 import p4.v1.P4RuntimeOuterClass.CounterEntry;
 import p4.v1.P4RuntimeOuterClass.DirectCounterEntry;
@@ -28,10 +30,7 @@ import p4.v1.P4RuntimeOuterClass.FieldMatch;
 import p4.v1.P4RuntimeOuterClass.Index;
 import p4.v1.P4RuntimeOuterClass.MeterConfig;
 import p4.v1.P4RuntimeOuterClass.MeterEntry;
-import p4.v1.P4RuntimeOuterClass.MulticastGroupEntry;
-import p4.v1.P4RuntimeOuterClass.PacketReplicationEngineEntry;
 import p4.v1.P4RuntimeOuterClass.RegisterEntry;
-import p4.v1.P4RuntimeOuterClass.Replica;
 import p4.v1.P4RuntimeOuterClass.TableEntry;
 import p4.v1.P4RuntimeOuterClass.Update;
 
@@ -52,10 +51,28 @@ public final class Entities {
     private final Map<Externs.Register, Integer> registerIds = new HashMap<>();
     private final Map<Integer, Externs.Meter> metersById = new HashMap<>();
     private final Map<Externs.Meter, Integer> meterIds = new HashMap<>();
+    private final Replication replication;
+    /**
+     * The program's own entries of tables that take no priority, by match: the program numbers
+     * them (their order), P4Runtime names them with priority 0 (9.1.6).
+     */
+    private final Map<Table, Map<List<Table.FieldMatch>, Table.Entry>> programEntries = new HashMap<>();
+    /** TableEntry.controller_metadata (deprecated, still read back) of the entries that have one. */
+    private final Map<Table.Entry, Long> controllerMetadata = new IdentityHashMap<>();
 
     /** Maps the P4Info's IDs to the program's objects by name; the caller has checked they match. */
     public Entities(V1ModelSwitch sw, P4Info info) {
         this.sw = sw;
+        this.replication = new Replication(sw);
+        for (Table t : sw.program.tables) {
+            if (!t.needsPriority() && !t.entries().isEmpty()) {
+                Map<List<Table.FieldMatch>, Table.Entry> byMatch = new HashMap<>();
+                for (Table.Entry e : t.entries()) {
+                    byMatch.put(Arrays.asList(e.match), e);
+                }
+                programEntries.put(t, byMatch);
+            }
+        }
         for (P4InfoOuterClass.Table t : info.getTablesList()) {
             Table table = sw.program.table(t.getPreamble().getName());
             tablesById.put(t.getPreamble().getId(), table);
@@ -98,23 +115,9 @@ public final class Entities {
             case TABLE_ENTRY:
                 tableEntry(type, entity.getTableEntry());
                 return;
-            case PACKET_REPLICATION_ENGINE_ENTRY: {
-                if (sw.program.architecture == Program.Architecture.SUME) {
-                    throw new EntityException(Code.UNIMPLEMENTED, "a SimpleSumeSwitch has no packet replication engine "
-                            + "(its program copies a packet by setting several bits of sume_metadata.dst_port)");
-                }
-                var pre = entity.getPacketReplicationEngineEntry();
-                if (pre.hasMulticastGroupEntry()) {
-                    var g = pre.getMulticastGroupEntry();
-                    preEntry(type, "multicast group", g.getMulticastGroupId(), g.getReplicasList(),
-                            sw.multicastGroups().containsKey(g.getMulticastGroupId()), true);
-                } else {
-                    var c = pre.getCloneSessionEntry();
-                    preEntry(type, "clone session", c.getSessionId(), c.getReplicasList(),
-                            sw.cloneSessions().containsKey(c.getSessionId()), false);
-                }
+            case PACKET_REPLICATION_ENGINE_ENTRY:
+                replication.apply(type, entity.getPacketReplicationEngineEntry());
                 return;
-            }
             case COUNTER_ENTRY:
                 expectModify(type, "counter entries");
                 counterEntry(entity.getCounterEntry());
@@ -153,9 +156,37 @@ public final class Entities {
                 expectModify(type, "register entries");
                 registerEntry(entity.getRegisterEntry());
                 return;
-            default:
-                throw new EntityException(Code.UNIMPLEMENTED, "entity " + entity.getEntityCase() + " is not supported");
+            case ENTITY_NOT_SET:
+                throw new EntityException(Code.INVALID_ARGUMENT, "the update's entity is not set");
+            default: {
+                int id = absentKindId(entity);
+                throw new EntityException(id == 0 ? Code.INVALID_ARGUMENT : Code.NOT_FOUND, absentKind(entity, id));
+            }
         }
+    }
+
+    /** The ID an entity of a kind this target's programs never have names (0 for a wildcard). */
+    private static int absentKindId(Entity e) {
+        switch (e.getEntityCase()) {
+            case ACTION_PROFILE_MEMBER: return e.getActionProfileMember().getActionProfileId();
+            case ACTION_PROFILE_GROUP: return e.getActionProfileGroup().getActionProfileId();
+            case VALUE_SET_ENTRY: return e.getValueSetEntry().getValueSetId();
+            case DIGEST_ENTRY: return e.getDigestEntry().getDigestId();
+            case EXTERN_ENTRY: return e.getExternEntry().getExternTypeId();
+            default: throw new IllegalArgumentException("not an absent kind: " + e.getEntityCase());
+        }
+    }
+
+    private static String absentKind(Entity e, int id) {
+        String what;
+        switch (e.getEntityCase()) {
+            case ACTION_PROFILE_MEMBER: case ACTION_PROFILE_GROUP: what = "action profile"; break;
+            case VALUE_SET_ENTRY: what = "parser value set"; break;
+            case DIGEST_ENTRY: what = "digest"; break;
+            default: what = "extern type"; break;
+        }
+        return id == 0 ? e.getEntityCase() + ": a write must name the " + what + " (ID 0 is a wildcard)"
+                : "the program has no " + what + " with ID " + id;
     }
 
     private static void expectModify(Update.Type type, String what) throws EntityException {
@@ -216,7 +247,10 @@ public final class Entities {
             }
             return all;
         }
-        if (index.getIndex() < 0 || index.getIndex() >= size) {
+        if (index.getIndex() < 0) {
+            throw new EntityException(Code.INVALID_ARGUMENT, name + ": negative index " + index.getIndex());
+        }
+        if (index.getIndex() >= size) {
             throw new EntityException(Code.OUT_OF_RANGE, name + ": index " + index.getIndex() + " is not in 0.." + (size - 1));
         }
         return new int[] {(int) index.getIndex()};
@@ -250,9 +284,19 @@ public final class Entities {
     }
 
     private Table.Entry installedEntry(Table t, TableEntry key) throws EntityException {
-        Table.Entry found = t.find(new Table.Entry(match(t, key.getMatchList()), key.getPriority(), null, 0));
+        Table.Entry found = lookup(t, match(t, key.getMatchList()), key.getPriority());
         if (found == null) {
             throw new EntityException(Code.NOT_FOUND, "no such entry in " + t.name);
+        }
+        return found;
+    }
+
+    /** The installed entry with this match and P4Runtime priority, or null. */
+    private Table.Entry lookup(Table t, Table.FieldMatch[] match, int priority) {
+        Table.Entry found = t.find(new Table.Entry(match, priority, null, 0));
+        if (found == null && priority == 0 && programEntries.containsKey(t)) {
+            Table.Entry e = programEntries.get(t).get(Arrays.asList(match));
+            found = e != null && t.find(e) == e ? e : null;
         }
         return found;
     }
@@ -296,9 +340,13 @@ public final class Entities {
                         }
                         continue;
                     }
+                    if (q.getMatchCount() > 0) {
+                        installedEntry(t, q);   // NOT_FOUND when the named entry is not there
+                    }
                     for (TableEntry e : tableEntries(t, q.toBuilder().setCounterData(CounterData.getDefaultInstance()).build())) {
                         out.add(Entity.newBuilder().setDirectCounterEntry(DirectCounterEntry.newBuilder()
-                                .setTableEntry(e.toBuilder().clearCounterData().clearAction())
+                                .setTableEntry(e.toBuilder().clearCounterData().clearAction().clearMetadata().clearControllerMetadata()
+                                        .clearIdleTimeoutNs().setUnknownFields(UnknownFieldSet.getDefaultInstance()))
                                 .setData(e.getCounterData())).build());
                     }
                 }
@@ -328,6 +376,9 @@ public final class Entities {
                         }
                         continue;
                     }
+                    if (q.getMatchCount() > 0) {
+                        installedEntry(t, q);   // NOT_FOUND when the named entry is not there
+                    }
                     for (Table.Entry e : matchingEntries(t, q)) {
                         DirectMeterEntry.Builder b = DirectMeterEntry.newBuilder().setTableEntry(entityKey(t, e));
                         TwoRateMarker m = e.meter;
@@ -350,72 +401,19 @@ public final class Entities {
                 }
                 return out;
             }
-            case PACKET_REPLICATION_ENGINE_ENTRY: {
-                var q = request.getPacketReplicationEngineEntry();
-                if (q.hasCloneSessionEntry()) {
-                    int id = q.getCloneSessionEntry().getSessionId();
-                    sw.cloneSessions().forEach((sid, replicas) -> {
-                        if (id == 0 || id == sid) {
-                            out.add(pre(PacketReplicationEngineEntry.newBuilder().setCloneSessionEntry(
-                                    CloneSessionEntry.newBuilder().setSessionId(sid).addAllReplicas(replicas(replicas)))));
-                        }
-                    });
-                } else {
-                    int id = q.getMulticastGroupEntry().getMulticastGroupId();
-                    sw.multicastGroups().forEach((gid, replicas) -> {
-                        if (id == 0 || id == gid) {
-                            out.add(pre(PacketReplicationEngineEntry.newBuilder().setMulticastGroupEntry(
-                                    MulticastGroupEntry.newBuilder().setMulticastGroupId(gid).addAllReplicas(replicas(replicas)))));
-                        }
-                    });
+            case PACKET_REPLICATION_ENGINE_ENTRY:
+                return replication.read(request.getPacketReplicationEngineEntry());
+            case ENTITY_NOT_SET:
+                throw new EntityException(Code.INVALID_ARGUMENT, "a read names no entity kind (P4Runtime 11.2: "
+                        + "an empty Entity is not a wildcard)");
+            default: {
+                // Kinds no program of this target has: a wildcard finds none, an ID names nothing.
+                int id = absentKindId(request);
+                if (id != 0) {
+                    throw new EntityException(Code.NOT_FOUND, absentKind(request, id));
                 }
                 return out;
             }
-            default:
-                throw new EntityException(Code.UNIMPLEMENTED, "reading " + request.getEntityCase() + " is not supported");
-        }
-    }
-
-    private static Entity pre(PacketReplicationEngineEntry.Builder b) {
-        return Entity.newBuilder().setPacketReplicationEngineEntry(b).build();
-    }
-
-    private static List<Replica> replicas(List<V1ModelSwitch.Replica> rs) {
-        List<Replica> out = new ArrayList<>();
-        for (V1ModelSwitch.Replica r : rs) {
-            out.add(Replica.newBuilder().setEgressPort(r.port).setInstance(r.instance).build());
-        }
-        return out;
-    }
-
-    private void preEntry(Update.Type type, String what, int id, List<Replica> replicas, boolean exists, boolean group)
-            throws EntityException {
-        if (id == 0) {
-            throw new EntityException(Code.INVALID_ARGUMENT, what + " ID 0 is reserved");
-        }
-        List<V1ModelSwitch.Replica> rs = new ArrayList<>();
-        for (Replica r : replicas) {
-            if (r.getEgressPort() < 0 || r.getEgressPort() >= V1ModelSwitch.DROP_PORT) {
-                throw new EntityException(Code.INVALID_ARGUMENT, what + " " + id + ": egress port " + r.getEgressPort() + " is out of range");
-            }
-            rs.add(new V1ModelSwitch.Replica(r.getEgressPort(), r.getInstance()));
-        }
-        if (type == Update.Type.INSERT && exists) {
-            throw new EntityException(Code.ALREADY_EXISTS, what + " " + id + " already exists");
-        }
-        if ((type == Update.Type.MODIFY || type == Update.Type.DELETE) && !exists) {
-            throw new EntityException(Code.NOT_FOUND, what + " " + id + " does not exist");
-        }
-        if (type == Update.Type.DELETE) {
-            if (group) {
-                sw.removeMulticastGroup(id);
-            } else {
-                sw.removeCloneSession(id);
-            }
-        } else if (group) {
-            sw.setMulticastGroup(id, rs);
-        } else {
-            sw.setCloneSession(id, rs);
         }
     }
 
@@ -427,26 +425,28 @@ public final class Entities {
         return t;
     }
 
+    /** A table entry write, checked as P4Runtime 9.1 says before anything changes. */
     private void tableEntry(Update.Type type, TableEntry e) throws EntityException {
         Table t = table(e.getTableId());
+        if (type != Update.Type.INSERT && type != Update.Type.MODIFY && type != Update.Type.DELETE) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "unknown update type " + type);
+        }
+        if (NewerFields.varint(e, NewerFields.TABLE_ENTRY_IS_CONST) != 0) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "is_const must be false in a write (the server sets it in reads)");
+        }
+        if (e.hasTimeSinceLastHit()) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "time_since_last_hit must be unset in a write (it is read only)");
+        }
+        if (NewerFields.has(e, NewerFields.TABLE_ENTRY_METER_COUNTER_DATA)) {
+            throw new EntityException(Code.UNIMPLEMENTED, "softswitch keeps no per-colour meter counters (meter_counter_data)");
+        }
         if (e.getIsDefaultAction()) {
-            if (type != Update.Type.MODIFY) {
-                throw new EntityException(Code.INVALID_ARGUMENT, "the default entry of " + t.name + " can only be modified");
-            }
-            if (e.getMatchCount() > 0) {
-                throw new EntityException(Code.INVALID_ARGUMENT, "a default entry has no match fields");
-            }
-            if (t.constDefaultAction) {
-                throw new EntityException(Code.PERMISSION_DENIED, "the default action of " + t.name + " is const");
-            }
-            t.setDefaultAction(e.hasAction() ? actionCall(t, e, true) : t.initialDefaultAction());
+            defaultEntry(type, t, e);
             return;
         }
-        if (t.constEntries) {
-            throw new EntityException(Code.PERMISSION_DENIED, "table " + t.name + " has const entries");
-        }
-        if (e.getIdleTimeoutNs() != 0 && !t.supportTimeout) {
-            throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " does not support idle timeouts");
+        if (t.keys.isEmpty() && type == Update.Type.INSERT) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no match key: its only entry is "
+                    + "the default entry (MODIFY it with is_default_action)");
         }
         boolean needsPriority = t.needsPriority();
         if (needsPriority && e.getPriority() <= 0) {
@@ -456,52 +456,103 @@ public final class Entities {
             throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " takes no priority (its fields are exact or lpm)");
         }
         Table.FieldMatch[] match = match(t, e.getMatchList());
-        Table.ActionCall call = type == Update.Type.DELETE || !e.hasAction() ? null : actionCall(t, e, false);
-        if (type != Update.Type.DELETE && call == null) {
-            throw new EntityException(Code.INVALID_ARGUMENT, "the entry for " + t.name + " has no action");
+        Table.Entry existing = lookup(t, match, e.getPriority());
+        if (t.constEntries && (type != Update.Type.MODIFY || e.hasAction())) {
+            throw new EntityException(Code.PERMISSION_DENIED, "table " + t.name + " has const entries: "
+                    + "only their direct counters and meters may be modified (a MODIFY without an action)");
         }
-        // A table entry may carry its direct meter's configuration (P4Runtime TableEntry.meter_config).
-        TwoRateMarker meter = null;
-        if (e.hasMeterConfig() && type != Update.Type.DELETE) {
-            if (t.directMeter == null) {
-                throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no direct meter");
+        if (type == Update.Type.DELETE) {
+            // Only the key counts for a DELETE: the other fields are ignored, whatever they hold.
+            if (existing == null) {
+                throw new EntityException(Code.NOT_FOUND, "no such entry in " + t.name);
             }
-            meter = new TwoRateMarker(meterConfig(true, e.getMeterConfig(), t.directMeter), System.nanoTime());
+            t.remove(existing);
+            controllerMetadata.remove(existing);
+            return;
         }
-        Table.Entry entry = new Table.Entry(match, e.getPriority(), call, e.getIdleTimeoutNs());
-        entry.meter = meter;
-        entry.metadata = e.getMetadata().isEmpty() ? Table.NO_METADATA : e.getMetadata().toByteArray();
-        Table.Entry existing = t.find(entry);
-        switch (type) {
-            case INSERT:
-                if (existing != null) {
-                    throw new EntityException(Code.ALREADY_EXISTS, "the entry already exists in " + t.name);
-                }
-                if (t.entryCount() >= t.size) {
-                    throw new EntityException(Code.RESOURCE_EXHAUSTED, "table " + t.name + " is full (" + t.size + " entries)");
-                }
-                t.insert(entry);
-                break;
-            case MODIFY:
-                if (existing == null) {
-                    throw new EntityException(Code.NOT_FOUND, "no such entry in " + t.name);
-                }
-                t.modify(existing, call);
-                existing.metadata = entry.metadata;
-                t.setIdleTimeout(existing, entry.idleTimeoutNs);
-                if (meter != null) {
-                    existing.meter = meter;
-                }
-                break;
-            case DELETE:
-                if (existing == null) {
-                    throw new EntityException(Code.NOT_FOUND, "no such entry in " + t.name);
-                }
-                t.remove(existing);
-                break;
-            default:
-                throw new EntityException(Code.INVALID_ARGUMENT, "unknown update type " + type);
+        if (e.getIdleTimeoutNs() < 0) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "idle_timeout_ns " + e.getIdleTimeoutNs() + " is negative");
         }
+        if (e.getIdleTimeoutNs() != 0 && (!t.supportTimeout || t.constEntries)) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " does not support idle timeouts"
+                    + (t.supportTimeout ? " on its const entries" : ""));
+        }
+        if (type == Update.Type.INSERT && !e.hasAction()) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "the entry for " + t.name + " has no action (an INSERT needs one)");
+        }
+        Table.ActionCall call = e.hasAction() ? actionCall(t, e, false) : null;
+        // Direct resources (9.1.9): an unset meter_config means the default (every packet GREEN),
+        // an unset counter_data leaves the counter as it is (zero for a new entry).
+        if (e.hasMeterConfig() && t.directMeter == null) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no direct meter (meter_config)");
+        }
+        if (e.hasCounterData() && t.directCounter == null) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no direct counter (counter_data)");
+        }
+        TwoRateMarker meter = e.hasMeterConfig()
+                ? new TwoRateMarker(meterConfig(true, e.getMeterConfig(), t.directMeter), System.nanoTime()) : null;
+        byte[] metadata = e.getMetadata().isEmpty() ? Table.NO_METADATA : e.getMetadata().toByteArray();
+        if (type == Update.Type.INSERT) {
+            if (existing != null) {
+                throw new EntityException(Code.ALREADY_EXISTS, "the entry already exists in " + t.name);
+            }
+            if (t.entryCount() >= t.size) {
+                throw new EntityException(Code.RESOURCE_EXHAUSTED, "table " + t.name + " is full (" + t.size + " entries)");
+            }
+            Table.Entry entry = new Table.Entry(match, e.getPriority(), call, e.getIdleTimeoutNs());
+            entry.meter = meter;
+            entry.metadata = metadata;
+            entry.packets = e.getCounterData().getPacketCount();
+            entry.bytes = e.getCounterData().getByteCount();
+            t.insert(entry);
+            setControllerMetadata(entry, e.getControllerMetadata());
+            return;
+        }
+        if (existing == null) {
+            throw new EntityException(Code.NOT_FOUND, "no such entry in " + t.name);
+        }
+        if (call != null) {
+            t.modify(existing, call);
+        }
+        if (t.directMeter != null) {
+            existing.meter = meter;
+        }
+        if (e.hasCounterData()) {
+            t.setCounts(existing, e.getCounterData().getPacketCount(), e.getCounterData().getByteCount());
+        }
+        if (!t.constEntries) {
+            existing.metadata = metadata;
+            setControllerMetadata(existing, e.getControllerMetadata());
+            t.setIdleTimeout(existing, e.getIdleTimeoutNs());
+        }
+    }
+
+    private void setControllerMetadata(Table.Entry e, long value) {
+        if (value == 0) {
+            controllerMetadata.remove(e);
+        } else {
+            controllerMetadata.put(e, value);
+        }
+    }
+
+    /**
+     * The default entry (9.1.5): MODIFY only, no match, priority or idle timeout; without an
+     * action it goes back to the program's default action.
+     */
+    private void defaultEntry(Update.Type type, Table t, TableEntry e) throws EntityException {
+        if (type != Update.Type.MODIFY) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "the default entry of " + t.name + " can only be modified");
+        }
+        if (e.getMatchCount() > 0 || e.getPriority() != 0) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "a default entry has no match fields and priority 0");
+        }
+        if (e.getIdleTimeoutNs() != 0) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "a default entry has no idle timeout (idle_timeout_ns must be 0)");
+        }
+        if (t.constDefaultAction) {
+            throw new EntityException(Code.PERMISSION_DENIED, "the default action of " + t.name + " is const");
+        }
+        t.setDefaultAction(e.hasAction() ? actionCall(t, e, true) : t.initialDefaultAction());
     }
 
     private Table.FieldMatch[] match(Table t, List<FieldMatch> fields) throws EntityException {
@@ -605,12 +656,13 @@ public final class Entities {
 
     private Table.ActionCall actionCall(Table t, TableEntry e, boolean asDefault) throws EntityException {
         if (!e.getAction().hasAction()) {
-            throw new EntityException(Code.UNIMPLEMENTED, "only direct actions are supported (no action profiles)");
+            throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " is a direct table: its entries take "
+                    + "an action (not an action profile member, group or action set)");
         }
         var a = e.getAction().getAction();
         Action action = actionsById.get(a.getActionId());
         if (action == null) {
-            throw new EntityException(Code.NOT_FOUND, "no action with ID " + a.getActionId());
+            throw new EntityException(Code.INVALID_ARGUMENT, "no action with ID " + a.getActionId());
         }
         Table.ActionRef ref = null;
         for (Table.ActionRef r : t.actions) {
@@ -621,11 +673,14 @@ public final class Entities {
         if (ref == null) {
             throw new EntityException(Code.INVALID_ARGUMENT, "action " + action.name + " is not an action of " + t.name);
         }
+        // 9.1.4: an action used outside its scope (TABLE_ONLY, DEFAULT_ONLY) is PERMISSION_DENIED.
         if (asDefault && ref.tableOnly) {
-            throw new EntityException(Code.INVALID_ARGUMENT, "action " + action.name + " is @tableonly in " + t.name);
+            throw new EntityException(Code.PERMISSION_DENIED, "action " + action.name + " is @tableonly in " + t.name
+                    + ": it cannot be the default action");
         }
         if (!asDefault && ref.defaultOnly) {
-            throw new EntityException(Code.INVALID_ARGUMENT, "action " + action.name + " is @defaultonly in " + t.name);
+            throw new EntityException(Code.PERMISSION_DENIED, "action " + action.name + " is @defaultonly in " + t.name
+                    + ": only the default entry may use it");
         }
         BigInteger[] args = new BigInteger[action.params.size()];
         for (var p : a.getParamsList()) {
@@ -669,6 +724,9 @@ public final class Entities {
             return out;
         }
         for (Table.Entry e : matchingEntries(t, q)) {
+            if (!passesFilters(e, q)) {
+                continue;
+            }
             TableEntry te = tableEntry(t, tid, e, withCounters, q.hasTimeSinceLastHit() && t.supportTimeout, now);
             TwoRateMarker meter = e.meter;
             if (q.hasMeterConfig() && meter != null) {
@@ -681,22 +739,44 @@ public final class Entities {
 
     /** Every entry of the table, or the one with the query's match and priority when it has a match. */
     private List<Table.Entry> matchingEntries(Table t, TableEntry q) throws EntityException {
-        if (q.getMatchCount() == 0) {
-            return t.entries();
+        if (q.getMatchCount() > 0) {
+            Table.Entry found = lookup(t, match(t, q.getMatchList()), q.getPriority());
+            return found == null ? List.of() : List.of(found);
         }
-        Table.Entry found = t.find(new Table.Entry(match(t, q.getMatchList()), q.getPriority(), null, 0));
-        return found == null ? List.of() : List.of(found);
+        List<Table.Entry> out = new ArrayList<>();
+        for (Table.Entry e : t.entries()) {
+            if (q.getPriority() == 0 || priority(t, e) == q.getPriority()) {
+                out.add(e);
+            }
+        }
+        return out;
+    }
+
+    /** Whether an entry passes a wildcard read's other filters (9.1.10): action, metadata, controller_metadata. */
+    private boolean passesFilters(Table.Entry e, TableEntry q) {
+        return (!q.getAction().hasAction() || actionsById.get(q.getAction().getAction().getActionId()) == e.action.action)
+                && (q.getMetadata().isEmpty() || Arrays.equals(q.getMetadata().toByteArray(), e.metadata))
+                && (q.getControllerMetadata() == 0 || q.getControllerMetadata() == controllerMetadata.getOrDefault(e, 0L));
+    }
+
+    /** An entry's P4Runtime priority: 0 in tables without ternary, range or optional fields (the program numbers its own entries). */
+    private static int priority(Table t, Table.Entry e) {
+        return t.needsPriority() ? e.priority : 0;
     }
 
     /** The entry's table, match and priority: how a direct resource names its entry. */
     private TableEntry entityKey(Table t, Table.Entry e) {
         return tableEntry(t, tableIds.get(t.name), e, false, false, 0).toBuilder().clearAction().clearMetadata()
-                .clearIdleTimeoutNs().build();
+                .clearControllerMetadata().clearIdleTimeoutNs().setUnknownFields(UnknownFieldSet.getDefaultInstance()).build();
     }
 
     private TableEntry tableEntry(Table t, int tid, Table.Entry e, boolean withCounters, boolean withHitTime, long now) {
-        TableEntry.Builder b = TableEntry.newBuilder().setTableId(tid).setPriority(e.priority)
-                .setIdleTimeoutNs(e.idleTimeoutNs).setMetadata(ByteString.copyFrom(e.metadata));
+        TableEntry.Builder b = TableEntry.newBuilder().setTableId(tid).setPriority(priority(t, e))
+                .setIdleTimeoutNs(e.idleTimeoutNs).setMetadata(ByteString.copyFrom(e.metadata))
+                .setControllerMetadata(controllerMetadata.getOrDefault(e, 0L));
+        if (t.constEntries) {
+            NewerFields.withVarint(b, NewerFields.TABLE_ENTRY_IS_CONST, 1);
+        }
         for (int i = 0; i < t.keys.size(); i++) {
             Table.KeyField k = t.keys.get(i);
             Table.FieldMatch m = e.match[i];

@@ -15,13 +15,15 @@ import p4.v1.P4RuntimeOuterClass.Uint128;
 
 /**
  * Primary election per role (P4Runtime §5): the connected controller with the highest election_id
- * is the primary, as long as no higher one was seen for the role; the others are backups.
+ * is the primary, as long as no higher one was seen for the role; the others are backups, and so
+ * is a controller that sends no election_id at all.
  */
 final class Arbitration {
     /** One stream channel and what it declared. */
     static final class Controller {
         private final ServerCallStreamObserver<StreamMessageResponse> out;
         private String role;
+        /** Null for a backup that sent no election_id. */
         private BigInteger electionId;
         private MasterArbitrationUpdate request;
         private boolean closed;
@@ -67,32 +69,47 @@ final class Arbitration {
     private final List<Controller> controllers = new ArrayList<>();
     private final Map<String, BigInteger> highestSeen = new HashMap<>();
 
-    /** Records a controller's arbitration update; returns a problem that closes its stream, or null. */
-    synchronized String update(Controller c, String role, BigInteger electionId, MasterArbitrationUpdate request, Device device) {
+    /** Whether the controller has sent an arbitration update that was accepted. */
+    synchronized boolean isLive(Controller c) {
+        return c.role != null;
+    }
+
+    /**
+     * Records a controller's arbitration update (electionId null: a backup that sent none);
+     * returns the status that closes its stream (P4Runtime 5.4), or null.
+     */
+    synchronized Status update(Controller c, String role, BigInteger electionId, MasterArbitrationUpdate request, Device device) {
+        if (c.role != null && !c.role.equals(role)) {
+            return Status.FAILED_PRECONDITION.withDescription("this stream is for " + roleName(c.role) + ", not "
+                    + roleName(role) + ": open another stream to change roles");
+        }
         for (Controller o : controllers) {
-            if (o != c && role.equals(o.role) && electionId.equals(o.electionId)) {
-                return "election_id " + electionId + " is already used by another controller of "
-                        + (role.isEmpty() ? "the default role" : "role " + role);
+            if (o != c && electionId != null && role.equals(o.role) && electionId.equals(o.electionId)) {
+                // PI's words, which clients look for.
+                return Status.INVALID_ARGUMENT.withDescription("Election id already exists: " + electionId
+                        + " is used by another controller of " + roleName(role));
             }
         }
-        String oldRole = c.role;
         Controller before = primary(role);
         controllers.remove(c);
         c.role = role;
         c.electionId = electionId;
         c.request = request;
         controllers.add(c);
-        highestSeen.merge(role, electionId, BigInteger::max);
+        if (electionId != null) {
+            highestSeen.merge(role, electionId, BigInteger::max);
+        }
         Controller after = primary(role);
         if (before != after) {
             notifyRole(role, device);
         } else {
             notifyOne(c, device);
         }
-        if (oldRole != null && !oldRole.equals(role)) {
-            notifyRole(oldRole, device);
-        }
         return null;
+    }
+
+    private static String roleName(String role) {
+        return role.isEmpty() ? "the default role" : "role " + role;
     }
 
     synchronized void remove(Controller c, Device device) {
@@ -110,7 +127,7 @@ final class Arbitration {
         Controller p = primary(role);
         if (p == null || !p.electionId.equals(P4RuntimeService.electionId(electionId))) {
             throw Status.PERMISSION_DENIED.withDescription("election_id " + P4RuntimeService.electionId(electionId)
-                    + " is not the primary's for " + (role.isEmpty() ? "the default role" : "role " + role)
+                    + " is not the primary's for " + roleName(role)
                     + (p == null ? " (there is no primary: open a stream and send arbitration first)" : "")).asException();
         }
     }
@@ -139,7 +156,7 @@ final class Arbitration {
     private Controller primary(String role) {
         Controller best = null;
         for (Controller c : controllers) {
-            if (role.equals(c.role) && (best == null || c.electionId.compareTo(best.electionId) > 0)) {
+            if (role.equals(c.role) && c.electionId != null && (best == null || c.electionId.compareTo(best.electionId) > 0)) {
                 best = c;
             }
         }
@@ -162,9 +179,10 @@ final class Arbitration {
                 : p != null
                 ? com.google.rpc.Status.newBuilder().setCode(Code.ALREADY_EXISTS_VALUE).setMessage("a primary is connected").build()
                 : com.google.rpc.Status.newBuilder().setCode(Code.NOT_FOUND_VALUE).setMessage("there is no primary").build();
-        MasterArbitrationUpdate.Builder b = MasterArbitrationUpdate.newBuilder().setDeviceId(device.deviceId)
-                .setElectionId(Uint128.newBuilder().setHigh(highest.shiftRight(64).longValue()).setLow(highest.longValue()))
-                .setStatus(status);
+        MasterArbitrationUpdate.Builder b = MasterArbitrationUpdate.newBuilder().setDeviceId(device.deviceId).setStatus(status);
+        if (highest != null) {   // unset while the role has never had a primary
+            b.setElectionId(Uint128.newBuilder().setHigh(highest.shiftRight(64).longValue()).setLow(highest.longValue()));
+        }
         if (c.request.hasRole()) {
             b.setRole(c.request.getRole());
         }

@@ -2,7 +2,6 @@ package org.nat64fabric.softswitch.server;
 
 import com.google.protobuf.Any;
 import com.google.protobuf.Message;
-import com.google.protobuf.UnknownFieldSet;
 import com.google.rpc.Code;
 import io.grpc.Status;
 import io.grpc.StatusException;
@@ -14,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Logger;
 import org.nat64fabric.softswitch.runtime.EntityException;
+import org.nat64fabric.softswitch.runtime.NewerFields;
 import p4.v1.P4RuntimeGrpc;
 import p4.v1.P4RuntimeOuterClass.CapabilitiesRequest;
 import p4.v1.P4RuntimeOuterClass.CapabilitiesResponse;
@@ -82,13 +82,22 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                         commit(Pipeline.verify(config, device.cpuPort));
                         break;
                     case COMMIT:
+                        // P4Runtime 14: COMMIT carries no config (an empty one, as clients send, is none)
+                        // and commits the one saved before.
+                        if (config.hasP4Info() || !config.getP4DeviceConfig().isEmpty()) {
+                            throw Status.INVALID_ARGUMENT.withDescription("COMMIT takes no config: it commits the one "
+                                    + "VERIFY_AND_SAVE saved").asException();
+                        }
                         if (saved == null) {
-                            throw Status.FAILED_PRECONDITION.withDescription(
-                                    "COMMIT needs a config saved by VERIFY_AND_SAVE first").asException();
+                            throw Status.NOT_FOUND.withDescription(
+                                    "no saved config to COMMIT: send VERIFY_AND_SAVE first").asException();
                         }
                         commit(saved);
                         break;
                     case RECONCILE_AND_COMMIT: {
+                        if (!config.hasP4Info()) {
+                            throw Status.INVALID_ARGUMENT.withDescription("config.p4info is missing").asException();
+                        }
                         Pipeline current = device.pipeline();
                         if (current == null || !current.config.getP4Info().equals(config.getP4Info())
                                 || !current.config.getP4DeviceConfig().equals(config.getP4DeviceConfig())) {
@@ -122,9 +131,12 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
         try {
             checkDevice(request.getDeviceId());
             Pipeline p = device.pipeline();
-            ForwardingPipelineConfig.Builder c = ForwardingPipelineConfig.newBuilder();
-            if (p != null) {
-                c.setCookie(p.config.getCookie());
+            GetForwardingPipelineConfigResponse.Builder answer = GetForwardingPipelineConfigResponse.newBuilder();
+            if (p != null) {   // P4Runtime 15: no pipeline yet, no config in the answer
+                ForwardingPipelineConfig.Builder c = answer.getConfigBuilder();
+                if (p.config.hasCookie()) {   // unset when the pipeline came from `softswitch run --p4`
+                    c.setCookie(p.config.getCookie());
+                }
                 switch (request.getResponseType()) {
                     case ALL:
                         c.setP4Info(p.config.getP4Info()).setP4DeviceConfig(p.config.getP4DeviceConfig());
@@ -139,7 +151,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                         break;
                 }
             }
-            response.onNext(GetForwardingPipelineConfigResponse.newBuilder().setConfig(c).build());
+            response.onNext(answer.build());
             response.onCompleted();
         } catch (StatusException e) {
             response.onError(e);
@@ -239,7 +251,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                         break;
                     case PACKET:
                         if (!arbitration.isPrimary(controller)) {
-                            controller.send(streamError(Code.PERMISSION_DENIED,
+                            controller.send(streamError(request, Code.PERMISSION_DENIED,
                                     "packet-out from a controller that is not the primary (send arbitration first)"));
                             return;
                         }
@@ -247,13 +259,13 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                             device.packetOut(request.getPacket());
                         } catch (IllegalArgumentException | IllegalStateException e) {
                             device.count("packet-out: rejected");
-                            controller.send(streamError(Code.INVALID_ARGUMENT, e.getMessage()));
+                            controller.send(streamError(request, Code.INVALID_ARGUMENT, e.getMessage()));
                         }
                         break;
                     case DIGEST_ACK:
                         break;   // the v1model programs softswitch runs have no digests
                     default:
-                        controller.send(streamError(Code.UNIMPLEMENTED, "stream message " + request.getUpdateCase()
+                        controller.send(streamError(request, Code.UNIMPLEMENTED, "stream message " + request.getUpdateCase()
                                 + " is not supported"));
                 }
             }
@@ -271,26 +283,39 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
         };
     }
 
+    /** P4Runtime 5.4: a stream's first arbitration names its device and role; later ones may not change them. */
     private void arbitrate(Arbitration.Controller controller, MasterArbitrationUpdate update) {
         if (update.getDeviceId() != device.deviceId) {
-            controller.fail(Status.NOT_FOUND.withDescription("this switch is device " + device.deviceId
-                    + ", not " + update.getDeviceId()));
+            Status status = arbitration.isLive(controller) ? Status.FAILED_PRECONDITION : Status.NOT_FOUND;
+            controller.fail(status.withDescription("this switch is device " + device.deviceId + ", not "
+                    + update.getDeviceId() + (arbitration.isLive(controller) ? " (this stream's device)" : "")));
             return;
         }
-        if (!update.hasElectionId()) {
-            controller.fail(Status.INVALID_ARGUMENT.withDescription("arbitration without an election_id "
-                    + "(a controller that may write must send one)"));
-            return;
-        }
-        String problem = arbitration.update(controller, roleOf(update), electionId(update.getElectionId()), update, device);
+        // No election_id: a backup that reads and never becomes primary.
+        BigInteger id = update.hasElectionId() ? electionId(update.getElectionId()) : null;
+        Status problem = arbitration.update(controller, roleOf(update), id, update, device);
         if (problem != null) {
-            controller.fail(Status.INVALID_ARGUMENT.withDescription(problem));
+            controller.fail(problem);
         }
     }
 
-    private static StreamMessageResponse streamError(Code code, String message) {
-        return StreamMessageResponse.newBuilder().setError(StreamError.newBuilder().setCanonicalCode(code.getNumber())
-                .setMessage(message)).build();
+    /** A stream error naming the message that caused it (P4Runtime 16.5: its details say which kind). */
+    private static StreamMessageResponse streamError(StreamMessageRequest cause, Code code, String message) {
+        StreamError.Builder e = StreamError.newBuilder().setCanonicalCode(code.getNumber()).setMessage(message);
+        switch (cause.getUpdateCase()) {
+            case PACKET:
+                e.getPacketOutBuilder().setPacketOut(cause.getPacket());
+                break;
+            case DIGEST_ACK:
+                e.getDigestListAckBuilder().setDigestListAck(cause.getDigestAck());
+                break;
+            case OTHER:
+                e.getOtherBuilder().setOther(cause.getOther());
+                break;
+            default:
+                break;
+        }
+        return StreamMessageResponse.newBuilder().setError(e).build();
     }
 
     private void checkDevice(long id) throws StatusException {
@@ -320,21 +345,16 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
     static String roleOf(Message m) {
         if (m instanceof MasterArbitrationUpdate) {
             var role = ((MasterArbitrationUpdate) m).getRole();
-            String name = unknownString(role.getUnknownFields(), 3);
+            String name = NewerFields.string(role, NewerFields.ROLE_NAME);
             return name != null ? name : role.getId() == 0 ? "" : "#" + role.getId();
         }
-        String name = unknownString(m.getUnknownFields(), 6);
+        String name = NewerFields.string(m, NewerFields.REQUEST_ROLE);
         if (name != null) {
             return name;
         }
         long id = m instanceof WriteRequest ? ((WriteRequest) m).getRoleId()
                 : ((SetForwardingPipelineConfigRequest) m).getRoleId();
         return id == 0 ? "" : "#" + id;
-    }
-
-    private static String unknownString(UnknownFieldSet fields, int number) {
-        UnknownFieldSet.Field f = fields.getField(number);
-        return f.getLengthDelimitedList().isEmpty() ? null : f.getLengthDelimitedList().get(0).toStringUtf8();
     }
 
     static Code code(EntityException.Code c) {

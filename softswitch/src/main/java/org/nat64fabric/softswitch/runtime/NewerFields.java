@@ -1,0 +1,60 @@
+package org.nat64fabric.softswitch.runtime;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Message;
+import com.google.protobuf.UnknownFieldSet;
+
+/**
+ * Fields P4Runtime 1.4 added that the generated classes we build on (P4Runtime 1.3) do not know:
+ * protobuf keeps them as unknown fields, read and written here by their field numbers.
+ */
+public final class NewerFields {
+    /** TableEntry.meter_counter_data (MeterCounterData), 1.4. */
+    public static final int TABLE_ENTRY_METER_COUNTER_DATA = 12;
+    /** TableEntry.is_const (bool), 1.4: set by the server in reads, false in writes. */
+    public static final int TABLE_ENTRY_IS_CONST = 13;
+    /** Replica.port (bytes, an SDN port), 1.4; egress_port (field 1) is deprecated. */
+    public static final int REPLICA_PORT = 3;
+    /** WriteRequest.role and SetForwardingPipelineConfigRequest.role (string), 1.4. */
+    public static final int REQUEST_ROLE = 6;
+    /** Role.name (string), 1.4. */
+    public static final int ROLE_NAME = 3;
+
+    private NewerFields() {
+    }
+
+    public static boolean has(Message m, int number) {
+        return m.getUnknownFields().hasField(number);
+    }
+
+    /** The last value of a length-delimited field (bytes, string, message), or null when absent. */
+    public static ByteString bytes(Message m, int number) {
+        var values = m.getUnknownFields().getField(number).getLengthDelimitedList();
+        return values.isEmpty() ? null : values.get(values.size() - 1);
+    }
+
+    public static String string(Message m, int number) {
+        ByteString b = bytes(m, number);
+        return b == null ? null : b.toStringUtf8();
+    }
+
+    /** The last value of a varint field (bool, integers), 0 when absent. */
+    public static long varint(Message m, int number) {
+        var values = m.getUnknownFields().getField(number).getVarintList();
+        return values.isEmpty() ? 0 : values.get(values.size() - 1);
+    }
+
+    /** {@code b} with a length-delimited field added to its unknown fields. */
+    public static <B extends Message.Builder> B withBytes(B b, int number, ByteString value) {
+        b.setUnknownFields(UnknownFieldSet.newBuilder(b.getUnknownFields())
+                .mergeField(number, UnknownFieldSet.Field.newBuilder().addLengthDelimited(value).build()).build());
+        return b;
+    }
+
+    /** {@code b} with a varint field added to its unknown fields. */
+    public static <B extends Message.Builder> B withVarint(B b, int number, long value) {
+        b.setUnknownFields(UnknownFieldSet.newBuilder(b.getUnknownFields())
+                .mergeField(number, UnknownFieldSet.Field.newBuilder().addVarint(value).build()).build());
+        return b;
+    }
+}

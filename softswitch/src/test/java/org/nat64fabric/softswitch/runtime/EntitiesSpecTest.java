@@ -1,0 +1,272 @@
+package org.nat64fabric.softswitch.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import java.math.BigInteger;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.function.Executable;
+import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
+import org.nat64fabric.softswitch.pipeline.Program;
+import org.nat64fabric.softswitch.testutil.P4Programs;
+import org.nat64fabric.softswitch.v1model.V1ModelSwitch;
+import p4.config.v1.P4InfoOuterClass.P4Info;
+import p4.v1.P4RuntimeOuterClass.Entity;
+import p4.v1.P4RuntimeOuterClass.PacketReplicationEngineEntry;
+import p4.v1.P4RuntimeOuterClass.Replica;
+import p4.v1.P4RuntimeOuterClass.TableEntry;
+import p4.v1.P4RuntimeOuterClass.Update;
+
+/** The P4Runtime 1.4 specification's rows for entities (sections 9 and 11), one test per row. */
+class EntitiesSpecTest {
+    private static final String PROGRAM = P4Programs.v1(
+            "header eth_t { bit<48> dst; bit<48> src; bit<16> type; }\n"
+                    + "struct headers_t { eth_t eth; }\nstruct meta_t { }",
+            "state start { pkt.extract(hdr.eth); transition accept; }",
+            "direct_counter(CounterType.packets_and_bytes) fwd_counter;\n"
+                    + "counter(8, CounterType.packets) hits;\n"
+                    + "action drop() { mark_to_drop(sm); }\n"
+                    + "action forward(bit<9> port) { sm.egress_spec = port; }\n"
+                    + "action punt() { sm.egress_spec = 255; }\n"
+                    + "table fwd {\n key = { hdr.eth.dst: exact; }\n actions = { forward; @defaultonly punt; @tableonly drop; }\n"
+                    + " default_action = punt();\n counters = fwd_counter;\n support_timeout = true;\n size = 64;\n}\n"
+                    + "table types {\n key = { hdr.eth.type: exact; }\n actions = { forward; drop; }\n"
+                    + " const entries = { 0x0800 : forward(1); 0x86dd : forward(2); }\n default_action = drop();\n}\n"
+                    + "table ranked {\n key = { hdr.eth.type: ternary; }\n actions = { forward; NoAction; }\n"
+                    + " const entries = { 0x0800 &&& 0xffff : forward(3); _ : forward(4); }\n}\n"
+                    + "table keyless {\n actions = { forward; drop; }\n default_action = drop();\n}\n",
+            "hits.count(0); fwd.apply(); types.apply(); ranked.apply(); keyless.apply();",
+            "", "pkt.emit(hdr.eth);");
+
+    @TempDir
+    Path dir;
+    private P4Info info;
+    private Entities entities;
+
+    @BeforeEach
+    void setUp() {
+        Program program = P4Programs.compile(dir, PROGRAM);
+        info = P4InfoBuilder.build(program);
+        entities = new Entities(new V1ModelSwitch(program), info);
+    }
+
+    private int table(String name) {
+        return info.getTablesList().stream().filter(t -> t.getPreamble().getName().equals(name)).findFirst()
+                .orElseThrow().getPreamble().getId();
+    }
+
+    private int action(String name) {
+        return info.getActionsList().stream().filter(a -> a.getPreamble().getName().equals(name)).findFirst()
+                .orElseThrow().getPreamble().getId();
+    }
+
+    private static ByteString bytes(long v) {
+        return Entities.bytes(BigInteger.valueOf(v));
+    }
+
+    /** An entry of I.fwd for a MAC address; with {@code port} >= 0, its action is forward(port). */
+    private TableEntry.Builder fwd(long mac, int port) {
+        TableEntry.Builder b = TableEntry.newBuilder().setTableId(table("I.fwd"));
+        b.addMatchBuilder().setFieldId(1).getExactBuilder().setValue(bytes(mac));
+        if (port >= 0) {
+            b.getActionBuilder().getActionBuilder().setActionId(action("I.forward"))
+                    .addParamsBuilder().setParamId(1).setValue(bytes(port));
+        }
+        return b;
+    }
+
+    private void write(Update.Type type, TableEntry.Builder e) throws EntityException {
+        entities.apply(type, Entity.newBuilder().setTableEntry(e).build());
+    }
+
+    private List<Entity> read(Entity.Builder query) throws EntityException {
+        return entities.read(query.build());
+    }
+
+    private static EntityException.Code code(Executable write) {
+        return assertThrows(EntityException.class, write).code();
+    }
+
+    @Test
+    void wildcardReadsOfKindsTheProgramLacksAreEmptyAndTheirIdsNotFound() throws Exception {
+        List<Entity.Builder> wildcards = List.of(
+                Entity.newBuilder().setActionProfileMember(p4.v1.P4RuntimeOuterClass.ActionProfileMember.getDefaultInstance()),
+                Entity.newBuilder().setActionProfileGroup(p4.v1.P4RuntimeOuterClass.ActionProfileGroup.getDefaultInstance()),
+                Entity.newBuilder().setValueSetEntry(p4.v1.P4RuntimeOuterClass.ValueSetEntry.getDefaultInstance()),
+                Entity.newBuilder().setDigestEntry(p4.v1.P4RuntimeOuterClass.DigestEntry.getDefaultInstance()),
+                Entity.newBuilder().setExternEntry(p4.v1.P4RuntimeOuterClass.ExternEntry.getDefaultInstance()),
+                Entity.newBuilder().setMeterEntry(p4.v1.P4RuntimeOuterClass.MeterEntry.getDefaultInstance()),
+                Entity.newBuilder().setRegisterEntry(p4.v1.P4RuntimeOuterClass.RegisterEntry.getDefaultInstance()),
+                Entity.newBuilder().setDirectMeterEntry(p4.v1.P4RuntimeOuterClass.DirectMeterEntry.getDefaultInstance()),
+                Entity.newBuilder().setPacketReplicationEngineEntry(PacketReplicationEngineEntry.newBuilder()
+                        .setMulticastGroupEntry(p4.v1.P4RuntimeOuterClass.MulticastGroupEntry.getDefaultInstance())),
+                Entity.newBuilder().setPacketReplicationEngineEntry(PacketReplicationEngineEntry.newBuilder()
+                        .setCloneSessionEntry(p4.v1.P4RuntimeOuterClass.CloneSessionEntry.getDefaultInstance())));
+        for (Entity.Builder q : wildcards) {
+            assertEquals(List.of(), read(q), q.getEntityCase() + " wildcard");
+        }
+        assertEquals(EntityException.Code.NOT_FOUND, code(() -> read(Entity.newBuilder().setActionProfileMember(
+                p4.v1.P4RuntimeOuterClass.ActionProfileMember.newBuilder().setActionProfileId(0x11000001)))));
+        assertEquals(EntityException.Code.NOT_FOUND, code(() -> read(Entity.newBuilder().setValueSetEntry(
+                p4.v1.P4RuntimeOuterClass.ValueSetEntry.newBuilder().setValueSetId(0x03000001)))));
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> read(Entity.newBuilder())), "an empty Entity");
+        assertEquals(EntityException.Code.NOT_FOUND, code(() -> entities.apply(Update.Type.INSERT, Entity.newBuilder()
+                .setActionProfileMember(p4.v1.P4RuntimeOuterClass.ActionProfileMember.newBuilder()
+                        .setActionProfileId(0x11000001).setMemberId(1)).build())));
+    }
+
+    @Test
+    void modifyReplacesTheIdleTimeoutAndKeepsTheActionWhenItHasNone() throws Exception {
+        write(Update.Type.INSERT, fwd(0xa, 1).setIdleTimeoutNs(1_000_000_000L).setMetadata(ByteString.copyFromUtf8("m")));
+        write(Update.Type.MODIFY, fwd(0xa, -1).setIdleTimeoutNs(0));
+        TableEntry read = read(Entity.newBuilder().setTableEntry(fwd(0xa, -1))).get(0).getTableEntry();
+        assertEquals(0, read.getIdleTimeoutNs(), "MODIFY sets the idle timeout it carries, 0 included");
+        assertEquals(fwd(0xa, 1).getAction(), read.getAction(), "a MODIFY without an action keeps the action");
+        assertEquals(ByteString.EMPTY, read.getMetadata());
+        write(Update.Type.MODIFY, fwd(0xa, 2).setIdleTimeoutNs(5_000_000_000L));
+        read = read(Entity.newBuilder().setTableEntry(fwd(0xa, -1))).get(0).getTableEntry();
+        assertEquals(fwd(0xa, 2).getAction(), read.getAction());
+        assertEquals(5_000_000_000L, read.getIdleTimeoutNs());
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> write(Update.Type.INSERT, fwd(0xb, -1))),
+                "an INSERT needs an action");
+    }
+
+    @Test
+    void theDefaultEntryTakesNoPriorityNorIdleTimeoutAndResetsWithoutAnAction() throws Exception {
+        TableEntry.Builder dflt = TableEntry.newBuilder().setTableId(table("I.fwd")).setIsDefaultAction(true);
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> write(Update.Type.MODIFY, dflt.clone().setPriority(3))));
+        assertEquals(EntityException.Code.INVALID_ARGUMENT,
+                code(() -> write(Update.Type.MODIFY, dflt.clone().setIdleTimeoutNs(1000))));
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> write(Update.Type.MODIFY,
+                dflt.clone().setTimeSinceLastHit(TableEntry.IdleTimeout.getDefaultInstance()))));
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> write(Update.Type.INSERT, dflt.clone())));
+        TableEntry.Builder drop = dflt.clone();
+        drop.getActionBuilder().getActionBuilder().setActionId(action("I.drop"));
+        assertEquals(EntityException.Code.PERMISSION_DENIED, code(() -> write(Update.Type.MODIFY, drop)),
+                "drop is @tableonly: not a default action");
+        TableEntry.Builder forward = dflt.clone().setAction(fwd(0, 7).getAction());
+        write(Update.Type.MODIFY, forward);
+        assertEquals(action("I.forward"), defaultAction("I.fwd"));
+        write(Update.Type.MODIFY, dflt.clone());
+        assertEquals(action("I.punt"), defaultAction("I.fwd"), "MODIFY without an action: the program's default again");
+    }
+
+    private int defaultAction(String table) throws EntityException {
+        return read(Entity.newBuilder().setTableEntry(TableEntry.newBuilder().setTableId(table(table)).setIsDefaultAction(true)))
+                .get(0).getTableEntry().getAction().getAction().getActionId();
+    }
+
+    @Test
+    void constEntriesReadWithPriorityZeroInExactTablesAndOrderedPrioritiesOtherwise() throws Exception {
+        List<Entity> types = read(Entity.newBuilder().setTableEntry(TableEntry.newBuilder().setTableId(table("I.types"))));
+        assertEquals(2, types.size());
+        for (Entity e : types) {
+            assertEquals(0, e.getTableEntry().getPriority(), "an exact table's entries have priority 0");
+            assertEquals(1, NewerFields.varint(e.getTableEntry(), NewerFields.TABLE_ENTRY_IS_CONST), "is_const is set");
+        }
+        List<Entity> ranked = read(Entity.newBuilder().setTableEntry(TableEntry.newBuilder().setTableId(table("I.ranked"))));
+        assertEquals(List.of(2, 1), ranked.stream().map(e -> e.getTableEntry().getPriority()).sorted((a, b) -> b - a).collect(java.util.stream.Collectors.toList()));
+        TableEntry first = ranked.stream().filter(e -> e.getTableEntry().getPriority() == 2).findFirst().orElseThrow()
+                .getTableEntry();
+        assertEquals(1, first.getMatchCount(), "the first entry (0x0800) ranks highest, from 1 for the last");
+        // A const entry is found by its key (priority 0 here) and may only see its direct resources modified.
+        TableEntry key = types.get(0).getTableEntry().toBuilder().clearAction()
+                .setUnknownFields(com.google.protobuf.UnknownFieldSet.getDefaultInstance()).build();
+        assertEquals(1, read(Entity.newBuilder().setTableEntry(key)).size());
+        entities.apply(Update.Type.MODIFY, Entity.newBuilder().setTableEntry(key).build());
+        assertEquals(EntityException.Code.PERMISSION_DENIED, code(() -> entities.apply(Update.Type.MODIFY,
+                Entity.newBuilder().setTableEntry(types.get(0).getTableEntry().toBuilder()
+                        .setUnknownFields(com.google.protobuf.UnknownFieldSet.getDefaultInstance())).build())));
+        assertEquals(EntityException.Code.PERMISSION_DENIED, code(() -> entities.apply(Update.Type.DELETE,
+                Entity.newBuilder().setTableEntry(key).build())));
+    }
+
+    @Test
+    void writesTheSpecificationRefusesAreInvalidArguments() throws Exception {
+        TableEntry.Builder keyless = TableEntry.newBuilder().setTableId(table("I.keyless"))
+                .setAction(fwd(0, 1).getAction());
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> write(Update.Type.INSERT, keyless)),
+                "a keyless table has only its default entry");
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> write(Update.Type.INSERT,
+                fwd(0xc, 1).setTimeSinceLastHit(TableEntry.IdleTimeout.getDefaultInstance()))));
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> write(Update.Type.INSERT,
+                NewerFields.withVarint(fwd(0xc, 1), NewerFields.TABLE_ENTRY_IS_CONST, 1))));
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> write(Update.Type.INSERT,
+                fwd(0xc, 1).clearMatch())), "the exact field is missing");
+        TableEntry.Builder punt = fwd(0xc, -1);
+        punt.getActionBuilder().getActionBuilder().setActionId(action("I.punt"));
+        assertEquals(EntityException.Code.PERMISSION_DENIED, code(() -> write(Update.Type.INSERT, punt)),
+                "punt is @defaultonly");
+        TableEntry.Builder unknownAction = fwd(0xc, -1);
+        unknownAction.getActionBuilder().getActionBuilder().setActionId(0x01ffffff);
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> write(Update.Type.INSERT, unknownAction)));
+        TableEntry.Builder member = fwd(0xc, -1);
+        member.getActionBuilder().setActionProfileMemberId(1);
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> write(Update.Type.INSERT, member)),
+                "an action profile member for a direct table");
+        write(Update.Type.INSERT, fwd(0xc, 1));
+        write(Update.Type.DELETE, fwd(0xc, -1).setIdleTimeoutNs(-5).setAction(unknownAction.getAction()));
+        assertEquals(List.of(), read(Entity.newBuilder().setTableEntry(fwd(0xc, -1))), "DELETE looks at the key only");
+    }
+
+    @Test
+    void counterDataSetsTheDirectCounterOnInsertAndModify() throws Exception {
+        write(Update.Type.INSERT, fwd(0xd, 1).setCounterData(
+                p4.v1.P4RuntimeOuterClass.CounterData.newBuilder().setPacketCount(5).setByteCount(500)));
+        TableEntry q = fwd(0xd, -1).setCounterData(p4.v1.P4RuntimeOuterClass.CounterData.getDefaultInstance()).build();
+        assertEquals(5, read(Entity.newBuilder().setTableEntry(q)).get(0).getTableEntry().getCounterData().getPacketCount());
+        write(Update.Type.MODIFY, fwd(0xd, -1).setCounterData(p4.v1.P4RuntimeOuterClass.CounterData.getDefaultInstance()));
+        assertEquals(0, read(Entity.newBuilder().setTableEntry(q)).get(0).getTableEntry().getCounterData().getPacketCount());
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> read(Entity.newBuilder().setCounterEntry(
+                p4.v1.P4RuntimeOuterClass.CounterEntry.newBuilder().setCounterId(info.getCounters(0).getPreamble().getId())
+                        .setIndex(p4.v1.P4RuntimeOuterClass.Index.newBuilder().setIndex(-1))))), "a negative index");
+    }
+
+    private static Replica portReplica(long port, int instance) {
+        return NewerFields.withBytes(Replica.newBuilder().setInstance(instance), NewerFields.REPLICA_PORT, bytes(port)).build();
+    }
+
+    private void group(Update.Type type, int id, Replica... replicas) throws EntityException {
+        entities.apply(type, Entity.newBuilder().setPacketReplicationEngineEntry(PacketReplicationEngineEntry.newBuilder()
+                .setMulticastGroupEntry(p4.v1.P4RuntimeOuterClass.MulticastGroupEntry.newBuilder()
+                        .setMulticastGroupId(id).addAllReplicas(List.of(replicas)))).build());
+    }
+
+    @Test
+    void replicasNameTheirPortByBytesOrByTheDeprecatedEgressPortNotBoth() throws Exception {
+        group(Update.Type.INSERT, 1, portReplica(2, 1), portReplica(3, 1));
+        group(Update.Type.INSERT, 2, Replica.newBuilder().setEgressPort(4).setInstance(1).build());
+        List<Entity> groups = read(Entity.newBuilder().setPacketReplicationEngineEntry(PacketReplicationEngineEntry.newBuilder()
+                .setMulticastGroupEntry(p4.v1.P4RuntimeOuterClass.MulticastGroupEntry.getDefaultInstance())));
+        var first = groups.get(0).getPacketReplicationEngineEntry().getMulticastGroupEntry();
+        assertEquals(List.of(portReplica(2, 1), portReplica(3, 1)), first.getReplicasList(), "read back as port bytes");
+        var second = groups.get(1).getPacketReplicationEngineEntry().getMulticastGroupEntry();
+        assertEquals(4, second.getReplicas(0).getEgressPort());
+        assertFalse(NewerFields.has(second.getReplicas(0), NewerFields.REPLICA_PORT), "read back as egress_port");
+
+        Replica both = NewerFields.withBytes(Replica.newBuilder().setEgressPort(2).setInstance(1),
+                NewerFields.REPLICA_PORT, bytes(2)).build();
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> group(Update.Type.INSERT, 3, both)));
+        Replica wide = NewerFields.withBytes(Replica.newBuilder(), NewerFields.REPLICA_PORT,
+                ByteString.copyFrom(new byte[] {0, 0, 0, 0, 2})).build();
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> group(Update.Type.INSERT, 3, wide)), "5 bytes");
+        assertEquals(EntityException.Code.INVALID_ARGUMENT,
+                code(() -> group(Update.Type.INSERT, 3, portReplica(5, 1), portReplica(5, 1))), "the same replica twice");
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> entities.apply(Update.Type.INSERT,
+                Entity.newBuilder().setPacketReplicationEngineEntry(PacketReplicationEngineEntry.newBuilder()
+                        .setCloneSessionEntry(p4.v1.P4RuntimeOuterClass.CloneSessionEntry.newBuilder().setSessionId(5)
+                                .addReplicas(portReplica(5, 1)).addReplicas(Replica.newBuilder().setEgressPort(5)
+                                        .setInstance(1)))).build())), "the same replica in both forms");
+        group(Update.Type.INSERT, 3, portReplica(5, 1), portReplica(5, 2));
+        assertTrue(read(Entity.newBuilder().setPacketReplicationEngineEntry(PacketReplicationEngineEntry.newBuilder()
+                .setCloneSessionEntry(p4.v1.P4RuntimeOuterClass.CloneSessionEntry.getDefaultInstance()))).isEmpty(),
+                "refused writes leave nothing behind");
+    }
+}
