@@ -20,7 +20,8 @@ import org.nat64fabric.sume.agent.layout.TableLayout;
  * agent wrote and decodes them back into softswitch table entries with the card's own knowledge of
  * its tables (the compiled program, not the P4Info the agent packs from), so the packed layout
  * is exercised both ways. A table's id is its position in the program; CAMs and TCAMs hold at
- * most the table's {@code size} entries; in a TCAM the lowest address wins.
+ * most the table's {@code size} entries; in a TCAM the lowest address wins. The card owns the
+ * program it is given (a compiled program holds its tables' entries): one program, one card.
  */
 public final class ModelCard implements CardTables {
     public final V1ModelSwitch sw;
