@@ -195,6 +195,7 @@ def test_the_pipeline_must_be_the_one_the_card_was_built_with(agent):
     client.set_pipeline(p4info_path, device_config, action="VERIFY")   # VERIFY alone changes nothing
     config = client.get_pipeline()
     assert config.p4_device_config == device_config and config.p4info == client.p4info.message
+    assert client.stub.Capabilities(p4runtime_pb2.CapabilitiesRequest()).p4runtime_api_version.startswith("1.")
 
 
 # ---- the embedded controller drives the agent as it drives softswitch ----
