@@ -21,8 +21,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Registers the NAT64 pipeconfs: one for softswitch (its device config as RAW_DEVICE_CONFIG)
- * and, when p4c built {@code nat64.json}, one for BMv2 and Stratum-BMv2 (BMV2_JSON). Stale
+ * Registers the NAT64 pipeconfs: one for softswitch (its device config as RAW_DEVICE_CONFIG),
+ * one for the NetFPGA SUME variant (hw/netfpga/nat64_sume.p4, driven through the SUME agent,
+ * hw/netfpga/agent: its P4Info, and as RAW_DEVICE_CONFIG what the card was built from) and, when
+ * p4c built {@code nat64.json}, one for BMv2 and Stratum-BMv2 (BMV2_JSON). Stale
  * pipeconfs of the same id, and the drivers ONOS merged with them, go first, so a reinstalled
  * app never runs with an old pipeline.
  */
@@ -30,6 +32,7 @@ import org.slf4j.LoggerFactory;
 public final class PipeconfLoader {
     public static final PiPipeconfId SOFTSWITCH = new PiPipeconfId("org.nat64fabric.softswitch");
     public static final PiPipeconfId BMV2 = new PiPipeconfId("org.nat64fabric.bmv2");
+    public static final PiPipeconfId SUME = new PiPipeconfId("org.nat64fabric.sume");
 
     private static final Logger log = LoggerFactory.getLogger(PipeconfLoader.class);
 
@@ -43,7 +46,7 @@ public final class PipeconfLoader {
 
     @Activate
     void activate() throws P4InfoParserException {
-        for (PiPipeconfId id : List.of(SOFTSWITCH, BMV2)) {
+        for (PiPipeconfId id : List.of(SOFTSWITCH, SUME, BMV2)) {
             removeStale(id);
         }
         for (PiPipeconf p : pipeconfs()) {
@@ -69,6 +72,8 @@ public final class PipeconfLoader {
         List<PiPipeconf> out = new ArrayList<>();
         out.add(pipeconf(SOFTSWITCH, p4info).addExtension(PiPipeconf.ExtensionType.RAW_DEVICE_CONFIG,
                 resource("/p4/device_config.bin")).build());
+        out.add(pipeconf(SUME, resource("/p4/sume/p4info.txt")).addExtension(PiPipeconf.ExtensionType.RAW_DEVICE_CONFIG,
+                resource("/p4/sume/device_config.bin")).build());
         URL json = PipeconfLoader.class.getResource("/p4/nat64.json");
         if (json != null) {
             out.add(pipeconf(BMV2, p4info).addExtension(PiPipeconf.ExtensionType.BMV2_JSON, json)

@@ -1,0 +1,183 @@
+package org.nat64fabric.sume.agent;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Map;
+import java.util.TreeMap;
+import org.nat64fabric.softswitch.frontend.Frontend;
+import org.nat64fabric.softswitch.frontend.P4CompileException;
+import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
+import org.nat64fabric.softswitch.pipeline.Program;
+import org.nat64fabric.sume.agent.card.CardTables;
+import org.nat64fabric.sume.agent.io.RawSocket;
+import org.nat64fabric.sume.agent.model.ModelCard;
+import org.nat64fabric.sume.agent.model.ModelCardPorts;
+import org.nat64fabric.sume.agent.server.AgentServer;
+import p4.config.v1.P4InfoOuterClass.P4Info;
+
+/** sume-agent: the P4Runtime server of a NetFPGA SUME card, or of the model card. */
+public final class Main {
+    static final String HELP = String.join("\n",
+            "usage: sume-agent --dma IFACE [--grpc-port N] [--grpc-addr ADDR] [--device-id N]",
+            "                  [--model [--program FILE.p4] [--card-dma IFACE] [-i K@IFACE ...]]",
+            "",
+            "A P4Runtime server on the host of a NetFPGA SUME card: Writes and Reads become the card's",
+            "CAM, TCAM and LPM table operations; packet-in/out travel over the host's DMA netdev.",
+            "",
+            "  --dma IFACE        the host's DMA netdev (nf0 with the SUME reference driver)",
+            "  --grpc-port N      P4Runtime port (default 9559)",
+            "  --grpc-addr ADDR   address to listen on (default 0.0.0.0)",
+            "  --device-id N      P4Runtime device_id (default 1)",
+            "  --model            drive the model card instead of a SUME: softswitch running the card's",
+            "                     program, its tables written through the same register operations",
+            "  --program FILE.p4  the model card's program (default hw/netfpga/nat64_sume.p4 of this checkout)",
+            "  --card-dma IFACE   the model card's end of its DMA link (the peer of --dma, e.g. a veth)",
+            "  -i K@IFACE         the model card's port nfK (0-3) on interface IFACE",
+            "  --help             this text",
+            "",
+            "Without --model the agent needs the SUME driver (kernel module sume_riffa) and the SDNet",
+            "table libraries of the card's build; see hw/netfpga/README.md, \"The control agent\".");
+
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        try {
+            System.exit(run(args));
+        } catch (IllegalArgumentException | IOException e) {
+            System.err.println("sume-agent: " + e.getMessage());
+            System.exit(2);
+        }
+    }
+
+    static int run(String[] args) throws IOException {
+        int grpcPort = 9559;
+        String grpcAddr = "0.0.0.0";
+        long deviceId = 1;
+        String dma = null;
+        String cardDma = null;
+        boolean model = false;
+        Path program = null;
+        Map<Integer, String> ports = new TreeMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--help":
+                case "-h":
+                    System.out.println(HELP);
+                    return 0;
+                case "--model":
+                    model = true;
+                    break;
+                case "--grpc-port":
+                    grpcPort = number(a, value(args, ++i, a), 0, 65535);
+                    break;
+                case "--grpc-addr":
+                    grpcAddr = value(args, ++i, a);
+                    break;
+                case "--device-id":
+                    deviceId = number(a, value(args, ++i, a), 0, Integer.MAX_VALUE);
+                    break;
+                case "--dma":
+                    dma = value(args, ++i, a);
+                    break;
+                case "--card-dma":
+                    cardDma = value(args, ++i, a);
+                    break;
+                case "--program":
+                    program = Paths.get(value(args, ++i, a));
+                    break;
+                case "-i": {
+                    String spec = value(args, ++i, a);
+                    int at = spec.indexOf('@');
+                    if (at < 1) {
+                        throw new IllegalArgumentException("-i takes K@IFACE, e.g. -i 1@veth1 (got '" + spec + "')");
+                    }
+                    int k = number(a, spec.substring(0, at), 0, 3);
+                    if (ports.put(k, spec.substring(at + 1)) != null) {
+                        throw new IllegalArgumentException("-i: port nf" + k + " is given twice");
+                    }
+                    break;
+                }
+                default:
+                    throw new IllegalArgumentException("unknown option " + a + " (see --help)");
+            }
+        }
+        if (dma == null) {
+            throw new IllegalArgumentException("--dma IFACE is required: the host's DMA netdev (see --help)");
+        }
+        if (!model) {
+            if (!Files.isDirectory(Paths.get("/sys/module/sume_riffa"))) {
+                throw new IllegalArgumentException("no NetFPGA SUME driver on this host (kernel module sume_riffa is not "
+                        + "loaded); load it, or run the model card with --model");
+            }
+            throw new IllegalArgumentException("the SUME driver is loaded, but this agent does not drive a real card yet "
+                    + "(its binding to the SDNet table libraries is not written: hw/netfpga/README.md, \"The control agent\")");
+        }
+        if (!ports.isEmpty() && cardDma == null) {
+            throw new IllegalArgumentException("-i gives the model card ports: give its DMA end too (--card-dma IFACE)");
+        }
+        Program p = compile(program != null ? program : defaultProgram());
+        ModelCard card = new ModelCard(p);
+        P4Info built = P4InfoBuilder.build(p);
+        ModelCardPorts cardPorts = cardDma == null ? null : new ModelCardPorts(card, ports, cardDma);
+        try (RawSocket dmaSocket = RawSocket.open(dma, 200);
+             AgentServer server = AgentServer.start(deviceId, card, built, dmaSocket, new InetSocketAddress(grpcAddr, grpcPort))) {
+            System.err.println("sume-agent: serving P4Runtime on " + grpcAddr + ":" + server.port() + " (device " + deviceId
+                    + "), DMA on " + dma + ", the model card running " + p.tables.size() + " tables"
+                    + (cardPorts == null ? "" : " with ports " + ports + " and its DMA on " + cardDma));
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                server.close();
+                if (cardPorts != null) {
+                    cardPorts.close();
+                }
+            }));
+            server.awaitTermination();
+        }
+        return 0;
+    }
+
+    private static Program compile(Path file) {
+        try {
+            return Frontend.compile(file);
+        } catch (P4CompileException e) {
+            throw new IllegalArgumentException(e.getMessage());
+        }
+    }
+
+    /** hw/netfpga/nat64_sume.p4 beside the agent's module: the jar is hw/netfpga/agent/target/sume-agent.jar. */
+    private static Path defaultProgram() {
+        try {
+            Path jar = Paths.get(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            Path p = jar.getParent().resolve("../../nat64_sume.p4").normalize();
+            if (Files.exists(p)) {
+                return p;
+            }
+        } catch (java.net.URISyntaxException | RuntimeException e) {
+            // fall through to the message below
+        }
+        throw new IllegalArgumentException("cannot find hw/netfpga/nat64_sume.p4 beside the agent: give --program FILE.p4");
+    }
+
+    private static String value(String[] args, int i, String option) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException(option + " needs a value (see --help)");
+        }
+        return args[i];
+    }
+
+    private static int number(String option, String s, int min, int max) {
+        try {
+            int n = Integer.parseInt(s);
+            if (n >= min && n <= max) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // the message below says what is expected
+        }
+        throw new IllegalArgumentException(option + " takes a number in " + min + ".." + max + ", not '" + s + "'");
+    }
+}

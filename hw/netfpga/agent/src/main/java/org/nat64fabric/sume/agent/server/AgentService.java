@@ -1,0 +1,434 @@
+package org.nat64fabric.sume.agent.server;
+
+import com.google.protobuf.Any;
+import com.google.protobuf.Message;
+import com.google.protobuf.UnknownFieldSet;
+import com.google.rpc.Code;
+import io.grpc.Status;
+import io.grpc.StatusException;
+import io.grpc.protobuf.StatusProto;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Logger;
+import org.nat64fabric.sume.agent.card.CardException;
+import org.nat64fabric.sume.agent.card.CardTables;
+import org.nat64fabric.sume.agent.io.RawSocket;
+import org.nat64fabric.sume.agent.runtime.EntityError;
+import org.nat64fabric.sume.agent.runtime.Translator;
+import p4.config.v1.P4InfoOuterClass.ControllerPacketMetadata;
+import p4.config.v1.P4InfoOuterClass.P4Info;
+import p4.v1.P4RuntimeGrpc;
+import p4.v1.P4RuntimeOuterClass.CapabilitiesRequest;
+import p4.v1.P4RuntimeOuterClass.CapabilitiesResponse;
+import p4.v1.P4RuntimeOuterClass.Entity;
+import p4.v1.P4RuntimeOuterClass.Error;
+import p4.v1.P4RuntimeOuterClass.ForwardingPipelineConfig;
+import p4.v1.P4RuntimeOuterClass.GetForwardingPipelineConfigRequest;
+import p4.v1.P4RuntimeOuterClass.GetForwardingPipelineConfigResponse;
+import p4.v1.P4RuntimeOuterClass.MasterArbitrationUpdate;
+import p4.v1.P4RuntimeOuterClass.PacketIn;
+import p4.v1.P4RuntimeOuterClass.PacketOut;
+import p4.v1.P4RuntimeOuterClass.ReadRequest;
+import p4.v1.P4RuntimeOuterClass.ReadResponse;
+import p4.v1.P4RuntimeOuterClass.SetForwardingPipelineConfigRequest;
+import p4.v1.P4RuntimeOuterClass.SetForwardingPipelineConfigResponse;
+import p4.v1.P4RuntimeOuterClass.StreamError;
+import p4.v1.P4RuntimeOuterClass.StreamMessageRequest;
+import p4.v1.P4RuntimeOuterClass.StreamMessageResponse;
+import p4.v1.P4RuntimeOuterClass.Update;
+import p4.v1.P4RuntimeOuterClass.WriteRequest;
+import p4.v1.P4RuntimeOuterClass.WriteResponse;
+
+/**
+ * The P4Runtime service of one SUME card: the pipeline is the program the card was built with
+ * (a SetForwardingPipelineConfig must carry its P4Info; the device config is kept and given back
+ * as it came), writes and reads go through the {@link Translator} to the card's tables, and
+ * packet-in/out travel over the host's DMA netdev with the program's controller headers.
+ */
+final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
+    static final String API_VERSION = "1.3.0";
+    private static final Logger LOG = Logger.getLogger("sume-agent");
+    private static final int READ_BATCH = 1000;
+
+    /** A pipeline a controller pushed: its config and the translator writing to the card for it. */
+    private static final class Pipeline {
+        final ForwardingPipelineConfig config;
+        final Translator translator;
+
+        Pipeline(ForwardingPipelineConfig config, Translator translator) {
+            this.config = config;
+            this.translator = translator;
+        }
+    }
+
+    private final long deviceId;
+    private final CardTables card;
+    private final P4Info built;
+    private final RawSocket dma;
+    private final ControllerHeader packetIn;
+    private final ControllerHeader packetOut;
+    private final Arbitration arbitration;
+    final AtomicLong packetIns = new AtomicLong();
+    final AtomicLong packetInsDropped = new AtomicLong();
+    private volatile Pipeline pipeline;
+    private Pipeline saved;
+
+    /** {@code built}: the P4Info of the program the card was built with. */
+    AgentService(long deviceId, CardTables card, P4Info built, RawSocket dma) {
+        this.deviceId = deviceId;
+        this.card = card;
+        this.built = built;
+        this.dma = dma;
+        this.arbitration = new Arbitration(deviceId);
+        ControllerHeader in = null;
+        ControllerHeader out = null;
+        for (ControllerPacketMetadata m : built.getControllerPacketMetadataList()) {
+            if (m.getPreamble().getName().equals("packet_in")) {
+                in = new ControllerHeader(m);
+            } else if (m.getPreamble().getName().equals("packet_out")) {
+                out = new ControllerHeader(m);
+            }
+        }
+        this.packetIn = in;
+        this.packetOut = out;
+    }
+
+    /** Reads the DMA netdev until {@code running} says stop: every frame is a packet-in. */
+    void receivePacketIns(java.util.function.BooleanSupplier running) {
+        while (running.getAsBoolean()) {
+            byte[] frame;
+            try {
+                frame = dma.receive();
+            } catch (IOException e) {
+                LOG.warning(e.getMessage());
+                return;
+            }
+            if (frame == null) {
+                continue;
+            }
+            PacketIn.Builder b = PacketIn.newBuilder();
+            if (packetIn != null) {
+                List<p4.v1.P4RuntimeOuterClass.PacketMetadata> md = packetIn.decode(frame);
+                if (md == null) {
+                    packetInsDropped.incrementAndGet();
+                    continue;
+                }
+                b.addAllMetadata(md).setPayload(packetIn.payload(frame));
+            } else {
+                b.setPayload(com.google.protobuf.ByteString.copyFrom(frame));
+            }
+            if (arbitration.sendToPrimaries(StreamMessageResponse.newBuilder().setPacket(b).build())) {
+                packetIns.incrementAndGet();
+            } else {
+                packetInsDropped.incrementAndGet();
+            }
+        }
+    }
+
+    @Override
+    public void capabilities(CapabilitiesRequest request, StreamObserver<CapabilitiesResponse> response) {
+        response.onNext(CapabilitiesResponse.newBuilder().setP4RuntimeApiVersion(API_VERSION).build());
+        response.onCompleted();
+    }
+
+    @Override
+    public void setForwardingPipelineConfig(SetForwardingPipelineConfigRequest request,
+                                            StreamObserver<SetForwardingPipelineConfigResponse> response) {
+        try {
+            checkDevice(request.getDeviceId());
+            arbitration.checkPrimary(roleOf(request), request.getElectionId());
+            ForwardingPipelineConfig config = request.getConfig();
+            synchronized (this) {
+                switch (request.getAction()) {
+                    case VERIFY:
+                        verify(config);
+                        break;
+                    case VERIFY_AND_SAVE:
+                        verify(config);
+                        saved = new Pipeline(config, null);
+                        break;
+                    case VERIFY_AND_COMMIT:
+                        verify(config);
+                        commit(config);
+                        break;
+                    case COMMIT:
+                        if (saved == null) {
+                            throw Status.FAILED_PRECONDITION.withDescription(
+                                    "COMMIT needs a config saved by VERIFY_AND_SAVE first").asException();
+                        }
+                        commit(saved.config);
+                        break;
+                    case RECONCILE_AND_COMMIT: {
+                        Pipeline p = pipeline;
+                        if (p == null || !p.config.getP4Info().equals(config.getP4Info())
+                                || !p.config.getP4DeviceConfig().equals(config.getP4DeviceConfig())) {
+                            verify(config);
+                            commit(config);
+                        } else {
+                            pipeline = new Pipeline(config, p.translator);   // the same entries, another cookie
+                        }
+                        break;
+                    }
+                    default:
+                        throw Status.INVALID_ARGUMENT.withDescription("action " + request.getAction()
+                                + " is not a pipeline config action").asException();
+                }
+            }
+            response.onNext(SetForwardingPipelineConfigResponse.getDefaultInstance());
+            response.onCompleted();
+        } catch (StatusException e) {
+            response.onError(e);
+        }
+    }
+
+    private void verify(ForwardingPipelineConfig config) throws StatusException {
+        if (!config.hasP4Info()) {
+            throw Status.INVALID_ARGUMENT.withDescription("config.p4info is missing").asException();
+        }
+        String diff = PipelineCheck.difference(built, config.getP4Info());
+        if (diff != null) {
+            throw Status.INVALID_ARGUMENT.withDescription("the card was built with another program (a SUME card "
+                    + "loads its program as a bitstream, not over P4Runtime): " + diff).asException();
+        }
+    }
+
+    /** The new pipeline starts from the card as built: what the old one wrote is taken off first. */
+    private void commit(ForwardingPipelineConfig config) throws StatusException {
+        Pipeline old = pipeline;
+        try {
+            if (old != null) {
+                old.translator.clear();
+            }
+            pipeline = new Pipeline(config, new Translator(config.getP4Info(), card));
+        } catch (CardException | IllegalArgumentException e) {
+            throw Status.INTERNAL.withDescription("the card: " + e.getMessage()).asException();
+        }
+        saved = null;
+        LOG.info("pipeline committed: " + config.getP4Info().getTablesCount() + " tables");
+    }
+
+    @Override
+    public void getForwardingPipelineConfig(GetForwardingPipelineConfigRequest request,
+                                            StreamObserver<GetForwardingPipelineConfigResponse> response) {
+        try {
+            checkDevice(request.getDeviceId());
+            Pipeline p = pipeline;
+            ForwardingPipelineConfig.Builder c = ForwardingPipelineConfig.newBuilder();
+            if (p != null) {
+                c.setCookie(p.config.getCookie());
+                switch (request.getResponseType()) {
+                    case ALL:
+                        c.setP4Info(p.config.getP4Info()).setP4DeviceConfig(p.config.getP4DeviceConfig());
+                        break;
+                    case P4INFO_AND_COOKIE:
+                        c.setP4Info(p.config.getP4Info());
+                        break;
+                    case DEVICE_CONFIG_AND_COOKIE:
+                        c.setP4DeviceConfig(p.config.getP4DeviceConfig());
+                        break;
+                    default:
+                        break;
+                }
+            }
+            response.onNext(GetForwardingPipelineConfigResponse.newBuilder().setConfig(c).build());
+            response.onCompleted();
+        } catch (StatusException e) {
+            response.onError(e);
+        }
+    }
+
+    @Override
+    public void write(WriteRequest request, StreamObserver<WriteResponse> response) {
+        try {
+            checkDevice(request.getDeviceId());
+            arbitration.checkPrimary(roleOf(request), request.getElectionId());
+            Pipeline p = requirePipeline();
+            if (request.getAtomicity() != WriteRequest.Atomicity.CONTINUE_ON_ERROR) {
+                throw Status.UNIMPLEMENTED.withDescription("only CONTINUE_ON_ERROR atomicity is supported "
+                        + "(the card's tables change one operation at a time)").asException();
+            }
+            List<Error> errors = new ArrayList<>(request.getUpdatesCount());
+            boolean failed = false;
+            for (Update u : request.getUpdatesList()) {
+                try {
+                    p.translator.write(u.getType(), u.getEntity());
+                    errors.add(Error.newBuilder().setCanonicalCode(Code.OK_VALUE).build());
+                } catch (EntityError e) {
+                    failed = true;
+                    errors.add(Error.newBuilder().setCanonicalCode(e.code.value()).setMessage(e.getMessage()).build());
+                } catch (RuntimeException e) {
+                    failed = true;
+                    errors.add(Error.newBuilder().setCanonicalCode(Code.INTERNAL_VALUE).setMessage("internal error: " + e).build());
+                }
+            }
+            if (failed) {
+                // P4Runtime §12.3: a batch with failures is UNKNOWN, with one p4.v1.Error per update, in order.
+                com.google.rpc.Status.Builder status = com.google.rpc.Status.newBuilder().setCode(Code.UNKNOWN_VALUE)
+                        .setMessage(firstError(errors));
+                for (Error e : errors) {
+                    status.addDetails(Any.pack(e));
+                }
+                response.onError(StatusProto.toStatusRuntimeException(status.build()));
+                return;
+            }
+            response.onNext(WriteResponse.getDefaultInstance());
+            response.onCompleted();
+        } catch (StatusException e) {
+            response.onError(e);
+        }
+    }
+
+    private static String firstError(List<Error> errors) {
+        int failed = 0;
+        String first = null;
+        for (int i = 0; i < errors.size(); i++) {
+            if (errors.get(i).getCanonicalCode() != Code.OK_VALUE) {
+                failed++;
+                if (first == null) {
+                    first = "update " + i + ": " + Code.forNumber(errors.get(i).getCanonicalCode()) + ": " + errors.get(i).getMessage();
+                }
+            }
+        }
+        return failed == 1 ? first : failed + " updates failed; first: " + first;
+    }
+
+    @Override
+    public void read(ReadRequest request, StreamObserver<ReadResponse> response) {
+        try {
+            checkDevice(request.getDeviceId());
+            Pipeline p = requirePipeline();
+            List<Entity> found = new ArrayList<>();
+            for (Entity e : request.getEntitiesList()) {
+                found.addAll(p.translator.read(e));
+            }
+            for (int i = 0; i < found.size() || i == 0; i += READ_BATCH) {
+                response.onNext(ReadResponse.newBuilder()
+                        .addAllEntities(found.subList(i, Math.min(found.size(), i + READ_BATCH))).build());
+            }
+            response.onCompleted();
+        } catch (EntityError e) {
+            response.onError(e.status().asException());
+        } catch (StatusException e) {
+            response.onError(e);
+        }
+    }
+
+    @Override
+    public StreamObserver<StreamMessageRequest> streamChannel(StreamObserver<StreamMessageResponse> responses) {
+        Arbitration.Controller controller = new Arbitration.Controller((ServerCallStreamObserver<StreamMessageResponse>) responses);
+        return new StreamObserver<>() {
+            @Override
+            public void onNext(StreamMessageRequest request) {
+                switch (request.getUpdateCase()) {
+                    case ARBITRATION:
+                        arbitrate(controller, request.getArbitration());
+                        break;
+                    case PACKET:
+                        if (!arbitration.isPrimary(controller)) {
+                            controller.send(streamError(Code.PERMISSION_DENIED,
+                                    "packet-out from a controller that is not the primary (send arbitration first)"));
+                            return;
+                        }
+                        packetOut(controller, request.getPacket());
+                        break;
+                    case DIGEST_ACK:
+                        break;   // the SUME program punts over DMA; it sends no digests
+                    default:
+                        controller.send(streamError(Code.UNIMPLEMENTED, "stream message " + request.getUpdateCase()
+                                + " is not supported"));
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                arbitration.remove(controller);
+            }
+
+            @Override
+            public void onCompleted() {
+                arbitration.remove(controller);
+                responses.onCompleted();
+            }
+        };
+    }
+
+    private void packetOut(Arbitration.Controller controller, PacketOut po) {
+        if (pipeline == null) {
+            controller.send(streamError(Code.FAILED_PRECONDITION, "no forwarding pipeline is set"));
+            return;
+        }
+        try {
+            byte[] frame = packetOut == null ? po.getPayload().toByteArray() : packetOut.encode(po.getMetadataList(), po.getPayload());
+            dma.send(frame);
+        } catch (IllegalArgumentException e) {
+            controller.send(streamError(Code.INVALID_ARGUMENT, e.getMessage()));
+        } catch (IOException e) {
+            controller.send(streamError(Code.UNAVAILABLE, e.getMessage()));
+        }
+    }
+
+    private void arbitrate(Arbitration.Controller controller, MasterArbitrationUpdate update) {
+        if (update.getDeviceId() != deviceId) {
+            controller.fail(Status.NOT_FOUND.withDescription("this card is device " + deviceId + ", not " + update.getDeviceId()));
+            return;
+        }
+        if (!update.hasElectionId()) {
+            controller.fail(Status.INVALID_ARGUMENT.withDescription("arbitration without an election_id "
+                    + "(a controller that may write must send one)"));
+            return;
+        }
+        String problem = arbitration.update(controller, roleOf(update), Arbitration.electionId(update.getElectionId()), update);
+        if (problem != null) {
+            controller.fail(Status.INVALID_ARGUMENT.withDescription(problem));
+        }
+    }
+
+    private static StreamMessageResponse streamError(Code code, String message) {
+        return StreamMessageResponse.newBuilder().setError(StreamError.newBuilder().setCanonicalCode(code.getNumber())
+                .setMessage(message)).build();
+    }
+
+    private void checkDevice(long id) throws StatusException {
+        if (id != deviceId) {
+            throw Status.NOT_FOUND.withDescription("this card is device " + deviceId + ", not " + id).asException();
+        }
+    }
+
+    private Pipeline requirePipeline() throws StatusException {
+        Pipeline p = pipeline;
+        if (p == null) {
+            throw Status.FAILED_PRECONDITION.withDescription("no forwarding pipeline is set; "
+                    + "send SetForwardingPipelineConfig first").asException();
+        }
+        return p;
+    }
+
+    /**
+     * The role a request is made in: P4Runtime 1.3 names it by a number (role_id), 1.4 by a string
+     * (field 6 of WriteRequest / SetForwardingPipelineConfigRequest, field 3 of Role), which these
+     * generated classes keep as an unknown field; either way "" is the default role.
+     */
+    static String roleOf(Message m) {
+        if (m instanceof MasterArbitrationUpdate) {
+            var role = ((MasterArbitrationUpdate) m).getRole();
+            String name = unknownString(role.getUnknownFields(), 3);
+            return name != null ? name : role.getId() == 0 ? "" : "#" + role.getId();
+        }
+        String name = unknownString(m.getUnknownFields(), 6);
+        if (name != null) {
+            return name;
+        }
+        long id = m instanceof WriteRequest ? ((WriteRequest) m).getRoleId()
+                : ((SetForwardingPipelineConfigRequest) m).getRoleId();
+        return id == 0 ? "" : "#" + id;
+    }
+
+    private static String unknownString(UnknownFieldSet fields, int number) {
+        UnknownFieldSet.Field f = fields.getField(number);
+        return f.getLengthDelimitedList().isEmpty() ? null : f.getLengthDelimitedList().get(0).toStringUtf8();
+    }
+}

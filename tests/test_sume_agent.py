@@ -1,0 +1,255 @@
+"""The NetFPGA SUME control agent (hw/netfpga/agent) against its model card: softswitch running
+hw/netfpga/nat64_sume.p4, its tables written only through the card's register-level operations
+(CAM, TCAM, LPM words in SDNet's layout), its DMA port on a veth whose peer is the agent's DMA
+netdev. No SUME exists here: this is what can be checked without one. First a P4Runtime client
+drives the agent as any controller would; then the embedded controller drives it exactly as it
+drives softswitch, and a new flow is set up through it."""
+import socket
+import subprocess
+import time
+from types import SimpleNamespace
+
+import grpc
+import pytest
+from p4.v1 import p4runtime_pb2
+from scapy.layers.inet import IP, UDP
+from scapy.layers.inet6 import IPv6
+from scapy.layers.l2 import Ether
+
+from harness import ROOT, netns
+from harness.dataplane import Dataplane
+from harness.p4rt import P4RuntimeClient, WriteError
+from nat64_setup import (MAPPED, P, SUME_PROGRAM, T, V4_PORT, V4_SERVER, V6_HOST, V6_PORT, from_v4_server,
+                         from_v6_host, install_base, session_v4, session_v6, to_v4_server, to_v6_host)
+from switch_process import SOFTSWITCH, free_tcp_port
+from test_nat64_sume import SUME_FABRIC
+from test_rest_api import Controller
+
+AGENT_JAR = ROOT / "hw" / "netfpga" / "agent" / "target" / "sume-agent.jar"
+PUNT_SESSION_MISS = 1
+
+
+class AgentProcess:
+    """sume-agent --model on veths named with `prefix`: nfK is {prefix}swK (the test's end {prefix}tK),
+    the card's DMA end {prefix}dcard, the agent's DMA netdev {prefix}dhost."""
+
+    def __init__(self, prefix, log_path):
+        self.prefix = prefix
+        self.log_path = log_path
+        self.grpc_port = free_tcp_port()
+        self.links = [f"{prefix}sw{n}" for n in (V6_PORT, V4_PORT)] + [f"{prefix}dcard"]
+        self.proc = None
+
+    def start(self):
+        if not AGENT_JAR.exists():
+            pytest.fail(f"{AGENT_JAR} is missing: run `make build` first (make test does)")
+        for n in (V6_PORT, V4_PORT):
+            netns.delete_link(f"{self.prefix}sw{n}")
+            netns.add_veth_pair(f"{self.prefix}sw{n}", f"{self.prefix}t{n}")
+        netns.delete_link(f"{self.prefix}dcard")
+        netns.add_veth_pair(f"{self.prefix}dcard", f"{self.prefix}dhost")
+        for end in ("dcard", "dhost"):   # a packet-in is the frame and its 6-byte header
+            netns.run("ip", "link", "set", f"{self.prefix}{end}", "mtu", "1600")
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(
+            ["java", "-jar", str(AGENT_JAR), "--model", "--grpc-port", str(self.grpc_port),
+             "--dma", f"{self.prefix}dhost", "--card-dma", f"{self.prefix}dcard",
+             "-i", f"{V6_PORT}@{self.prefix}sw{V6_PORT}", "-i", f"{V4_PORT}@{self.prefix}sw{V4_PORT}"],
+            stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            assert self.proc.poll() is None, self.log_path.read_text()
+            try:
+                with socket.create_connection(("127.0.0.1", self.grpc_port), timeout=0.2):
+                    return self
+            except OSError:
+                time.sleep(0.1)
+        raise AssertionError("the agent did not open its gRPC port: " + self.log_path.read_text())
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=20)
+        for link in self.links:
+            netns.delete_link(link)
+
+    def dataplane(self):
+        return Dataplane({n: f"{self.prefix}t{n}" for n in (V6_PORT, V4_PORT)})
+
+
+def sume_pipeline(out_dir):
+    """The SUME program's P4Info and device config, as softswitch compiles them."""
+    subprocess.run([str(SOFTSWITCH), "compile", str(SUME_PROGRAM), "--out-dir", str(out_dir)], check=True,
+                   capture_output=True)
+    return out_dir / "p4info.txt", (out_dir / "device_config.bin").read_bytes()
+
+
+def test_the_agent_says_plainly_when_there_is_no_card():
+    proc = subprocess.run(["java", "-jar", str(AGENT_JAR), "--dma", "lo"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and "no NetFPGA SUME driver" in proc.stderr, proc.stderr
+    assert "--model" in subprocess.run(["java", "-jar", str(AGENT_JAR), "--help"], capture_output=True,
+                                       text=True, timeout=60).stdout
+
+
+# ---- a P4Runtime client drives the agent ----
+
+@pytest.fixture(scope="module")
+def agent(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("sume-agent")
+    netns.enter_private_namespace()
+    agent = AgentProcess("a", tmp / "agent.log").start()
+    client = dataplane = None
+    try:
+        p4info_path, device_config = sume_pipeline(tmp / "p4")
+        client = P4RuntimeClient(f"127.0.0.1:{agent.grpc_port}", 1)
+        assert client.arbitrate().status.code == 0
+        client.set_pipeline(p4info_path, device_config)
+        install_base(client, sume=True)
+        dataplane = agent.dataplane()
+        yield client, dataplane, p4info_path, device_config, agent
+    finally:
+        if dataplane:
+            dataplane.close()
+        if client:
+            client.close()
+        agent.stop()
+
+
+def table_entries(client, table):
+    e = p4runtime_pb2.Entity()
+    e.table_entry.table_id = client.p4info.id("tables", table)
+    return [x.table_entry for x in client.read(e)]
+
+
+def test_a_session_written_through_the_agent_translates_on_the_card(agent):
+    client, dataplane, *_ = agent
+    ptf = SimpleNamespace(client=client)
+    entries = [session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000)]
+    client.write(*(client.update("INSERT", e) for e in entries))
+    try:
+        dataplane.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53) / b"query"))
+        dataplane.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / b"query"), V4_PORT)
+        dataplane.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / b"answer"))
+        dataplane.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / b"answer"), V6_PORT)
+        dataplane.verify_no_other_packets()
+        assert table_entries(client, T + "session_v6") == [entries[0].table_entry], "read back as written"
+    finally:
+        client.write(*(client.update("DELETE", e) for e in entries))
+    dataplane.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53) / b"again"))
+    payload, md = client.packet_in()
+    assert md["punt_reason"] == PUNT_SESSION_MISS and md["ingress_port"] == V6_PORT, "deleted from the card's CAM"
+    assert Ether(payload)[IPv6].src == V6_HOST
+    dataplane.verify_no_other_packets()
+
+
+def test_packet_out_over_dma_leaves_the_port_it_names(agent):
+    client, dataplane, *_ = agent
+    frame = from_v4_server(UDP(sport=53, dport=9) / b"from the controller")
+    client.packet_out(bytes(frame), egress_port=V4_PORT, to_pipeline=0)
+    dataplane.verify_packet(frame, V4_PORT)
+    dataplane.verify_no_other_packets()
+
+
+def test_routes_are_lpm_datasets_and_the_longest_prefix_wins(agent):
+    client, dataplane, *_ = agent
+    more_specific = client.table_entry(P + "ipv4_routes", match={"dst_addr": ("198.51.100.0", 25)},
+                                       action=P + "punt_no_route")
+    client.write(client.update("INSERT", more_specific))
+    try:
+        probe = Ether(src="00:00:00:00:00:06", dst="00:00:00:00:0a:01") / IP(src="203.0.113.9", dst=V4_SERVER) / UDP() / b"x"
+        dataplane.send(V6_PORT, probe)
+        _, md = client.packet_in()
+        assert md["ingress_port"] == V6_PORT, md
+        dataplane.verify_no_other_packets()
+    finally:
+        client.write(client.update("DELETE", more_specific))
+    dataplane.send(V6_PORT, probe)
+    assert dataplane.poll(V4_PORT) is not None, "the /24 routes it again"
+
+
+def test_what_the_card_cannot_hold_is_refused_with_clear_statuses(agent):
+    client, *_ = agent
+    session = session_v6(SimpleNamespace(client=client), 6, V6_HOST, 1234, MAPPED, 4321)
+    session.table_entry.idle_timeout_ns = 10**9
+    with pytest.raises(WriteError) as e:
+        client.write(client.update("INSERT", session))
+    assert e.value.codes() == [grpc.StatusCode.INVALID_ARGUMENT] and "idle timeout" in e.value.errors[0].message
+    clone = p4runtime_pb2.Entity()
+    clone.packet_replication_engine_entry.clone_session_entry.session_id = 99
+    with pytest.raises(WriteError) as e:
+        client.write(client.update("INSERT", clone))
+    assert e.value.codes() == [grpc.StatusCode.UNIMPLEMENTED] and "replication" in e.value.errors[0].message
+    counters = p4runtime_pb2.Entity()
+    counters.counter_entry.counter_id = 0
+    with pytest.raises(grpc.RpcError) as e:
+        client.read(counters)
+    assert e.value.code() == grpc.StatusCode.UNIMPLEMENTED and "counters" in e.value.details()
+
+
+def test_the_pipeline_must_be_the_one_the_card_was_built_with(agent):
+    client, _, p4info_path, device_config, _ = agent
+    with pytest.raises(grpc.RpcError) as e:
+        client.set_pipeline(ROOT / "p4" / "build" / "p4info.txt", device_config, action="VERIFY")
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "built with another program" in e.value.details()
+    client.set_pipeline(p4info_path, device_config, action="VERIFY")   # VERIFY alone changes nothing
+    config = client.get_pipeline()
+    assert config.p4_device_config == device_config and config.p4info == client.p4info.message
+    assert client.stub.Capabilities(p4runtime_pb2.CapabilitiesRequest()).p4runtime_api_version.startswith("1.")
+
+
+# ---- the embedded controller drives the agent as it drives softswitch ----
+
+@pytest.fixture(scope="module")
+def controlled_agent(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("sume-agent-fabric")
+    netns.enter_private_namespace()
+    agent = AgentProcess("c", tmp / "agent.log").start()
+    p4info_path, _ = sume_pipeline(tmp / "p4")
+
+    class SumeController(Controller):
+        def command(self, *extra):
+            cmd = super().command(*extra)
+            cmd[cmd.index("--p4info") + 1] = str(p4info_path)
+            cmd[cmd.index("--device-config") + 1] = str(tmp / "p4" / "device_config.bin")
+            return cmd
+
+    controller = SumeController(tmp, config=SUME_FABRIC, switch_port=agent.grpc_port)
+    dataplane = None
+    try:
+        api = controller.start()
+        deadline = time.time() + 60
+        while not all(d["connected"] for d in api.call("GET", "/devices")[1]["devices"]):
+            assert time.time() < deadline, (tmp / "controller.log").read_text()
+            time.sleep(0.3)
+        dataplane = agent.dataplane()
+        yield api, dataplane, tmp
+    finally:
+        if dataplane:
+            dataplane.close()
+        controller.stop()
+        agent.stop()
+
+
+def test_the_controller_sets_a_flow_up_through_the_agent(controlled_agent):
+    """A new flow from the IPv6 host reaches the controller over the agent's DMA netdev, the
+    controller writes the session through the agent into the card's CAMs, and the card
+    translates; the answer without a UDP checksum is finished by the controller on its way back."""
+    api, dataplane, tmp = controlled_agent
+    out = None
+    for _ in range(10):       # as a host does: "connected" may come before the base entries are written
+        dataplane.send(V6_PORT, from_v6_host(UDP(sport=5353, dport=53) / b"query"))
+        out = dataplane.poll(V4_PORT, timeout=1)
+        if out is not None:
+            break
+    assert out is not None, (tmp / "controller.log").read_text()[-3000:] + (tmp / "agent.log").read_text()[-2000:]
+    while dataplane.poll(V4_PORT, timeout=1.5) is not None:
+        pass                  # a resend that was set up too
+    translated = Ether(out)
+    mapped, port = translated[IP].src, translated[UDP].sport
+    assert translated[IP].dst == V4_SERVER and translated[UDP].dport == 53 and mapped.startswith("192.0.2.")
+    dataplane.send(V4_PORT, from_v4_server(UDP(sport=53, dport=port, chksum=0) / b"answer", dst=mapped))
+    dataplane.verify_packet(to_v6_host(UDP(sport=53, dport=5353) / b"answer"), V6_PORT)
+    dataplane.verify_no_other_packets()
+    stats = api.call("GET", "/stats")[1]
+    assert stats["finish.sent"] == 1 and stats["setups.translated"] >= 1, stats
