@@ -53,6 +53,21 @@ final class Elaborator {
     private Expr.Agg standardMetadata;
     /** The package main instantiates, known before any block is compiled. */
     private Program.Architecture architecture;
+    /** The last construct the walk entered: where an unexpected internal failure is reported. */
+    private Token nearest;
+    /** The kind of block whose body is being compiled: what its statements may do depends on it. */
+    private Where where = Where.TOP;
+    /** Controls being instantiated and functions and actions being compiled: a reference back is recursion. */
+    private final java.util.Set<Object> inProgress = new java.util.HashSet<>();
+
+    private enum Where { TOP, PARSER, CONTROL, ACTION, FUNCTION }
+
+    /** Where each control-plane name and @id was declared, by kind: P4Runtime needs each to name one object. */
+    private final Map<String, Token> claimed = new HashMap<>();
+    /** Where each action was declared, for the check of the names of those tables use. */
+    private final Map<Action, Token> actionDeclarations = new HashMap<>();
+    /** The table each direct counter or meter is attached to. */
+    private final Map<DirectDecl, String> attached = new HashMap<>();
 
     // ---- symbols ----
 
@@ -241,6 +256,63 @@ final class Elaborator {
                 t.getCharPositionInLine() + 1, message);
     }
 
+    /** An internal failure turned into a located error at the construct the walk was in. */
+    P4CompileException internalError(Throwable e) {
+        String what = e instanceof StackOverflowError
+                ? "the program nests too deeply for softswitch (simplify the expression or statement here)"
+                : "internal error of softswitch's frontend here (" + e + "); please report it with this program";
+        return nearest == null ? new P4CompileException(mainFile, what) : error(nearest, what);
+    }
+
+    /** Claims a control-plane name (and @id) of a kind for the object declared at {@code at}. */
+    private void claim(String kind, String name, Map<String, List<String>> annotations, Token at) {
+        claimOnce(kind + " " + name, kind + " name '" + name + "'", at);
+        List<String> id = annotations.get("id");
+        if (id != null) {
+            claimOnce(kind + " @id " + id.get(0), kind + " @id(" + id.get(0) + ")", at);
+        }
+    }
+
+    private void claimOnce(String key, String what, Token at) {
+        Token first = claimed.putIfAbsent(key, at);
+        if (first != null) {
+            throw error(at, "the " + what + " is already used by the declaration at " + source.fileOf(first.getLine()) + ":"
+                    + source.lineOf(first.getLine()) + ":" + (first.getCharPositionInLine() + 1)
+                    + " (control-plane names must be unique: rename one, or give it another @name)");
+        }
+    }
+
+    private void at(ParserRuleContext c) {
+        if (c != null && c.getStart() != null) {
+            nearest = c.getStart();
+        }
+    }
+
+    /** The expression of an argument that must be a value: '_' and missing arguments are located errors. */
+    private ExpressionContext argExpr(List<ArgumentContext> args, int i, String what, ParserRuleContext call) {
+        if (i >= args.size()) {
+            throw error(call, what + " needs " + (i + 1) + " argument" + (i == 0 ? "" : "s") + ", " + args.size() + " given");
+        }
+        if (args.get(i).DONTCARE() != null) {
+            throw error(args.get(i), "'_' cannot be passed to " + what + ": it needs a value");
+        }
+        return args.get(i).expression();
+    }
+
+    /** Storage for a declared variable, parameter or result; types without a value (externs, int, string) are refused. */
+    private Expr storageFor(Type t, ParserRuleContext at, String what) {
+        requireStorable(t, at, what);
+        return storage(t);
+    }
+
+    private void requireStorable(Type t, ParserRuleContext at, String what) {
+        if (!(t.isScalar() || t instanceof Type.Aggregate || t instanceof Type.Stack)) {
+            String why = t instanceof ExternType ? " (softswitch does not pass extern instances: declare the "
+                    + ((ExternType) t).name + " where it is used)" : "";
+            throw error(at, what + " cannot have type " + t + why);
+        }
+    }
+
     // ---- storage ----
 
     private Expr storage(Type t) {
@@ -277,10 +349,20 @@ final class Elaborator {
         InstantiationContext main = null;
         for (DeclarationContext d : program.declaration()) {
             if (d.instantiation() != null && d.instantiation().name().getText().equals("main")) {
+                if (main != null) {
+                    throw error(d.instantiation().name(), "'main' is declared twice");
+                }
                 main = d.instantiation();
-                continue;
             }
-            declare(d, global);
+        }
+        if (main != null) {
+            String pkg = main.typeRef().getText().replaceAll("<.*", "");
+            architecture = pkg.equals("SimpleSumeSwitch") ? Program.Architecture.SUME : Program.Architecture.V1MODEL;
+        }
+        for (DeclarationContext d : program.declaration()) {
+            if (d.instantiation() == null || d.instantiation() != main) {
+                declare(d, global);
+            }
         }
         if (main == null) {
             throw new P4CompileException(mainFile, "the program has no package instance named 'main' "
@@ -296,6 +378,7 @@ final class Elaborator {
     }
 
     private void declare(DeclarationContext d, Scope sc) {
+        at(d);
         if (d.constantDeclaration() != null) {
             constant(d.constantDeclaration(), sc);
         } else if (d.externDeclaration() != null) {
@@ -321,6 +404,9 @@ final class Elaborator {
             }
         } else if (d.matchKindDeclaration() != null) {
             for (NameContext n : d.matchKindDeclaration().name()) {
+                if (matchKindType.members.contains(n.getText())) {
+                    throw error(n, "match_kind " + n.getText() + " is already declared");
+                }
                 matchKindType.members.add(n.getText());
             }
         } else if (d.functionDeclaration() != null) {
@@ -365,6 +451,9 @@ final class Elaborator {
             define(sc, name, t);
             for (StructFieldContext f : fields) {
                 Type ft = type(f.typeRef(), sc);
+                if (ft == t) {
+                    throw error(f.typeRef(), t + " cannot contain itself");
+                }
                 if (header && !(ft instanceof Type.Bits)) {
                     throw error(f.typeRef(), "header field '" + f.name().getText() + "' must be bit<W> or int<W>, not " + ft);
                 }
@@ -389,7 +478,9 @@ final class Elaborator {
             EnumDeclarationContext e = (EnumDeclarationContext) d;
             Type.Enum t = new Type.Enum(e.name(0).getText(), null);
             for (int i = 1; i < e.name().size(); i++) {
-                t.members.put(e.name(i).getText(), (long) (i - 1));
+                if (t.members.put(e.name(i).getText(), (long) (i - 1)) != null) {
+                    throw error(e.name(i), "'" + e.name(i).getText() + "' is declared twice in " + t);
+                }
             }
             define(sc, e.name(0), t);
         } else if (d instanceof SerEnumDeclarationContext) {
@@ -398,9 +489,18 @@ final class Elaborator {
             if (!(base instanceof Type.Bits)) {
                 throw error(e.typeRef(), "an enum's underlying type must be bit<W> or int<W>, not " + base);
             }
+            if (((Type.Bits) base).wide()) {
+                throw error(e.typeRef(), "softswitch's serializable enums are up to 64 bits wide, not " + base);
+            }
             Type.Enum t = new Type.Enum(e.name().getText(), (Type.Bits) base);
             for (EnumMemberContext m : e.enumMember()) {
-                t.members.put(m.name().getText(), constantValue(m.expression(), sc, base).longValue());
+                Expr v = coerce(expr(m.expression(), sc, base), base, m.expression());
+                if (!(v instanceof Expr.Const)) {
+                    throw error(m.expression(), "'" + m.expression().getText() + "' must be a compile-time constant");
+                }
+                if (t.members.put(m.name().getText(), ((Expr.Const) v).value.longValue()) != null) {
+                    throw error(m.name(), "'" + m.name().getText() + "' is declared twice in " + t);
+                }
             }
             define(sc, e.name(), t);
         } else if (d instanceof TypedefDeclarationContext) {
@@ -430,6 +530,9 @@ final class Elaborator {
             }
             if (b.VARBIT() != null) {
                 throw error(b, "varbit is not supported by softswitch yet; skip variable-length data with packet.advance()");
+            }
+            if (b.INT() != null && b.widthExpr() == null) {
+                return Type.INT_LITERAL;
             }
             int width = 1;
             if (b.widthExpr() != null) {
@@ -502,9 +605,58 @@ final class Elaborator {
                     values.add(e instanceof StringLiteralContext ? unquote(e.getText()) : e.getText());
                 }
             }
-            out.put(a.name().getText(), values);
+            String name = a.name().getText();
+            // numbers are kept in decimal, however written, for those who read them later
+            switch (name) {
+                case "id":
+                    values = List.of(String.valueOf(annotationNumber(a, 1, 0xFFFFFFFFL, "a P4Runtime ID")));
+                    break;
+                case "field_list":
+                    values = annotationNumbers(a, 255, "a field list index");
+                    break;
+                case "priority":
+                    values = List.of(String.valueOf(annotationNumber(a, 1, Integer.MAX_VALUE, "an entry priority")));
+                    break;
+                default:
+                    break;
+            }
+            out.put(name, values);
         }
         return out;
+    }
+
+    /** The single argument of {@code @name(N)}: an integer literal without a width in [min, max]. */
+    private long annotationNumber(AnnotationContext a, long min, long max, String what) {
+        List<ExpressionContext> args = a.annotationArgs() == null ? List.of() : a.annotationArgs().expression();
+        if (args.size() != 1) {
+            throw error(a, "@" + a.name().getText() + " takes one number (" + what + ")");
+        }
+        return annotationValue(args.get(0), min, max, a.name().getText(), what);
+    }
+
+    private List<String> annotationNumbers(AnnotationContext a, long max, String what) {
+        List<ExpressionContext> args = a.annotationArgs() == null ? List.of() : a.annotationArgs().expression();
+        if (args.isEmpty()) {
+            throw error(a, "@" + a.name().getText() + " takes one or more numbers (" + what + ")");
+        }
+        List<String> out = new ArrayList<>();
+        for (ExpressionContext e : args) {
+            out.add(String.valueOf(annotationValue(e, 0, max, a.name().getText(), what)));
+        }
+        return out;
+    }
+
+    private long annotationValue(ExpressionContext e, long min, long max, String annotation, String what) {
+        BigInteger v = null;
+        if (e instanceof IntLiteralContext) {
+            Expr.Const c = literal(((IntLiteralContext) e).INTEGER().getSymbol());
+            v = c.type == Type.INT_LITERAL ? c.value : null;
+        }
+        if (v == null || v.compareTo(BigInteger.valueOf(min)) < 0 || v.compareTo(BigInteger.valueOf(max)) > 0) {
+            throw error(e, "the argument of @" + annotation + " must be " + what + ": an integer from " + min + " to " + max
+                    + ", not '" + e.getText() + "'");
+        }
+        return v.longValue();
     }
 
     private static String unquote(String s) {
@@ -639,7 +791,7 @@ final class Elaborator {
                 if (t instanceof Type.Var) {
                     throw error(a, "the type of '_' for parameter '" + p.name + "' of " + what + " is unknown");
                 }
-                out[index] = storage(t);
+                out[index] = storageFor(t, a, "'_' for parameter '" + p.name + "'");
                 continue;
             }
             Type expected = resolveVar(p.type, bindings);
@@ -705,6 +857,10 @@ final class Elaborator {
         String qname = qualified(prefix, name, an);
         List<ArgumentContext> args = d.argumentList().argument();
         if (t instanceof BlockType && "control".equals(((BlockType) t).kind)) {
+            if (sc == global) {
+                throw error(d, "a control cannot be instantiated at the top level: instantiate it inside the control "
+                        + "that applies it, or pass it to main's package");
+            }
             define(sc, d.name(), instantiateControl((BlockType) t, qname, null, args.isEmpty() ? d : args.get(0)));
             return;
         }
@@ -720,6 +876,7 @@ final class Elaborator {
                 }
                 int size = sizeArg(args, 0, "register", d, sc);
                 Externs.Register r = new Externs.Register(qname, size, ((Type.Bits) targs.get(0)).width);
+                claim("register", qname, an, d.name().getStart());
                 registers.add(r);
                 define(sc, d.name(), new ExternInstance(qname, et, targs, r));
                 return;
@@ -728,6 +885,7 @@ final class Elaborator {
                 int size = sizeArg(args, 0, "counter", d, sc);
                 int unit = args.size() > 1 ? enumMemberIndex(args.get(1), sc, "CounterType") : 0;
                 Externs.Counter c = new Externs.Counter(qname, size, unit);
+                claim("counter", qname, an, d.name().getStart());
                 counters.add(c);
                 define(sc, d.name(), new ExternInstance(qname, et, targs, c));
                 return;
@@ -737,6 +895,7 @@ final class Elaborator {
                     throw error(d, "direct_counter takes 1 argument (its CounterType), " + args.size() + " given");
                 }
                 int unit = enumMemberIndex(args.get(0), sc, "CounterType");
+                claim(DIRECT_COUNTER, qname, an, d.name().getStart());
                 define(sc, d.name(), new ExternInstance(qname, et, targs, new DirectDecl(qname, unit, DIRECT_COUNTER)));
                 return;
             }
@@ -746,6 +905,7 @@ final class Elaborator {
                 }
                 int size = sizeArg(args, 0, "meter", d, sc);
                 Externs.Meter mt = new Externs.Meter(qname, size, enumMemberIndex(args.get(1), sc, "MeterType"));
+                claim("meter", qname, an, d.name().getStart());
                 meters.add(mt);
                 define(sc, d.name(), new ExternInstance(qname, et, targs, mt));
                 return;
@@ -755,6 +915,7 @@ final class Elaborator {
                     throw error(d, "direct_meter takes 1 argument (its MeterType), " + args.size() + " given");
                 }
                 int unit = enumMemberIndex(args.get(0), sc, "MeterType");
+                claim(DIRECT_METER, qname, an, d.name().getStart());
                 define(sc, d.name(), new ExternInstance(qname, et, targs, new DirectDecl(qname, unit, DIRECT_METER)));
                 return;
             }
@@ -780,6 +941,14 @@ final class Elaborator {
         }
     }
 
+    /** A direct counter or meter belongs to one table (its cells are that table's entries). */
+    private void attach(DirectDecl d, String table, ParserRuleContext at) {
+        String other = attached.putIfAbsent(d, table);
+        if (other != null) {
+            throw error(at, d.kind + " '" + d.name + "' is already attached to table '" + other + "'");
+        }
+    }
+
     /** The table property's value: the named extern instance, which must be a {@code kind}. */
     private DirectDecl directProperty(ExpressionContext e, String kind, Scope sc) {
         Object o = sc.lookup(e.getText());
@@ -794,7 +963,7 @@ final class Elaborator {
         if (args.size() <= i) {
             throw error(at, what + " needs its size as the first argument");
         }
-        BigInteger v = constantValue(args.get(i).expression(), sc, new Type.Bits(32, false));
+        BigInteger v = constantValue(argExpr(args, i, what, at), sc, new Type.Bits(32, false));
         if (v.signum() <= 0 || v.bitLength() > 31) {
             throw error(args.get(i), what + " size must be a positive constant");
         }
@@ -802,6 +971,9 @@ final class Elaborator {
     }
 
     private int enumMemberIndex(ArgumentContext a, Scope sc, String enumName) {
+        if (a.DONTCARE() != null) {
+            throw error(a, "'_' cannot stand for a member of " + enumName);
+        }
         Expr e = expr(a.expression(), sc, null);
         if (!(e instanceof Expr.Const) || !(e.type instanceof Type.Enum) || !((Type.Enum) e.type).name.equals(enumName)) {
             throw error(a, "expected a member of " + enumName + ", got '" + a.getText() + "'");
@@ -817,15 +989,24 @@ final class Elaborator {
             throw error(p.typeParameters(), "generic functions are not supported by softswitch");
         }
         Scope body = new Scope(sc);
-        for (Param prm : params(p.parameterList(), sc, List.of())) {
+        List<Param> declared = params(p.parameterList(), sc, List.of());
+        for (int i = 0; i < declared.size(); i++) {
+            Param prm = declared.get(i);
+            requireStorable(prm.type, p.parameterList().parameter(i), "parameter '" + prm.name + "'");
             Expr slot = parameterStorage(prm.direction, prm.type);
             fs.params.add(prm);
             fs.slots.add(slot);
             body.symbols.put(prm.name, new Var(prm.name, slot, "in".equals(prm.direction)));
         }
         Type rt = type(p.typeRef(), sc);
+        if (rt != Type.VOID && !rt.isScalar()) {
+            throw error(p.typeRef(), "softswitch's functions return bit<W>, int<W>, bool, enum or error values, not " + rt
+                    + " (return it through an out parameter)");
+        }
         fs.result = rt == Type.VOID ? null : storage(rt);
+        Where outer = enter(Where.FUNCTION, fs);
         fs.body = new Stmt.Callable(block(fs.ctx.blockStatement(), body, new Context("", false, fs.result)));
+        leave(outer, fs);
     }
 
     private ActionSym action(ActionDeclarationContext d, Scope sc, String prefix) {
@@ -837,8 +1018,13 @@ final class Elaborator {
         List<Action.Param> data = new ArrayList<>();
         for (ParameterContext p : d.parameterList().parameter()) {
             Type t = type(p.typeRef(), sc);
-            Expr slot = p.direction() != null ? parameterStorage(p.direction().getText(), t) : storage(t);
             String name = p.name().getText();
+            if (p.direction() != null) {
+                requireStorable(t, p, "parameter '" + name + "'");
+            } else if (!(t instanceof Type.Bits || t == Type.BOOL)) {
+                throw error(p.typeRef(), "control-plane parameter '" + name + "' must be bit<W>, int<W> or bool, not " + t);
+            }
+            Expr slot = p.direction() != null ? parameterStorage(p.direction().getText(), t) : storage(t);
             if (p.direction() != null) {
                 if (!data.isEmpty()) {
                     throw error(p, "directional parameters of action '" + d.name().getText() + "' must come before its control-plane parameters");
@@ -846,19 +1032,32 @@ final class Elaborator {
                 directional.add(new Param(name, p.direction().getText(), t));
                 directionalSlots.add(slot);
             } else {
-                if (!(t instanceof Type.Bits || t == Type.BOOL)) {
-                    throw error(p.typeRef(), "control-plane parameter '" + name + "' must be bit<W>, int<W> or bool, not " + t);
-                }
                 data.add(new Action.Param(name, Math.max(widthOf(t), 1), (Expr.LValue) slot, annotations(p.annotations())));
             }
             body.symbols.put(name, new Var(name, slot, p.direction() != null && "in".equals(p.direction().getText())));
         }
         Action a = new Action(qname, an, data);
+        actionDeclarations.put(a, d.name().getStart());
         ActionSym sym = new ActionSym(a, directional, directionalSlots);
         define(sc, d.name(), sym);
+        Where outer = enter(Where.ACTION, sym);
         a.compiledBody(block(d.blockStatement(), body, new Context(prefix, false, null)));
+        leave(outer, sym);
         actions.add(a);
         return sym;
+    }
+
+    /** Starts compiling the body of {@code what}, a block of kind {@code kind}; returns the kind to restore. */
+    private Where enter(Where kind, Object what) {
+        Where outer = where;
+        where = kind;
+        inProgress.add(what);
+        return outer;
+    }
+
+    private void leave(Where outer, Object what) {
+        where = outer;
+        inProgress.remove(what);
     }
 
     // ---- the package: V1Switch or SimpleSumeSwitch ----
@@ -889,7 +1088,7 @@ final class Elaborator {
         }
         BlockType[] blocks = new BlockType[roles.length];
         for (int i = 0; i < roles.length; i++) {
-            ExpressionContext e = args.get(i).expression();
+            ExpressionContext e = argExpr(args, i, pkg, main);
             String name = e instanceof CallExpressionContext ? ((CallExpressionContext) e).expression().getText() : e.getText();
             Object o = global.lookup(name);
             boolean wantParser = i == 0;
@@ -915,9 +1114,14 @@ final class Elaborator {
             parts[i] = (Expr.Agg) storage(t);
             byType.put(t, parts[i]);
         }
-        Type metadata = (Type) global.lookup(metadataType);
-        standardMetadata = (Expr.Agg) storage(metadata);
-        byType.put(metadata, standardMetadata);
+        Object metadata = global.lookup(metadataType);
+        if (!(metadata instanceof Type.Aggregate)) {
+            throw error(pp.get(0), "the architecture's " + metadataType + " is not declared (include its .p4 file)");
+        }
+        if (standardMetadata == null || !standardMetadata.type.equals(metadata)) {
+            standardMetadata = (Expr.Agg) storage((Type) metadata);
+        }
+        byType.put((Type) metadata, standardMetadata);
         return parts;
     }
 
@@ -985,6 +1189,7 @@ final class Elaborator {
             for (Table.ActionRef r : t.actions) {
                 if (!used.contains(r.action)) {
                     used.add(r.action);
+                    claim("action", r.action.name, r.action.annotations, actionDeclarations.get(r.action));
                 }
             }
         }
@@ -1054,6 +1259,7 @@ final class Elaborator {
                 continue;
             }
             Type t = type(p.typeRef(), global);
+            requireStorable(t, p, bt.name + "'s parameter '" + pname + "'");
             Expr slot = byType != null ? byType.get(t)
                     : bt.decl instanceof ControlDeclarationContext ? parameterStorage(dir, t) : storage(t);
             if (slot == null) {
@@ -1072,6 +1278,9 @@ final class Elaborator {
             throw error(at, "'" + bt.name + "' is not a control");
         }
         ControlDeclarationContext d = (ControlDeclarationContext) bt.decl;
+        if (inProgress.contains(bt)) {
+            throw error(at, "control '" + bt.name + "' instantiates itself: P4 has no recursion");
+        }
         if (d.parameterList() != null && !d.parameterList().parameter().isEmpty()) {
             throw error(d.parameterList(), "controls with constructor parameters are not supported by softswitch");
         }
@@ -1079,7 +1288,9 @@ final class Elaborator {
         List<Param> params = new ArrayList<>();
         List<Expr> slots = bindParams(bt, sc, byType, params);
         ControlInstance ci = new ControlInstance(name, params, slots);
+        Where outer = enter(Where.CONTROL, bt);
         for (ControlLocalDeclarationContext l : d.controlLocalDeclaration()) {
+            at(l);
             if (l.constantDeclaration() != null) {
                 constant(l.constantDeclaration(), sc);
             } else if (l.actionDeclaration() != null) {
@@ -1091,7 +1302,7 @@ final class Elaborator {
             } else if (l.variableDeclaration() != null) {
                 VariableDeclarationContext v = l.variableDeclaration();
                 Type t = type(v.typeRef(), sc);
-                Expr slot = storage(t);
+                Expr slot = storageFor(t, v.typeRef(), "a variable");
                 define(sc, v.name(), new Var(v.name().getText(), slot, false));
                 if (v.expression() != null) {
                     throw error(v.expression(), "initialise control-local variable '" + v.name().getText() + "' in the apply block");
@@ -1099,6 +1310,7 @@ final class Elaborator {
             }
         }
         ci.body = new Stmt.Callable(block(d.blockStatement(), sc, new Context(name, false, null)));
+        leave(outer, bt);
         return ci;
     }
 
@@ -1120,6 +1332,7 @@ final class Elaborator {
         int directCounterUnit = 0;
         String directMeter = null;
         int directMeterUnit = 0;
+        long priorityDelta = 1;
         for (TablePropertyContext p : d.tableProperty()) {
             if (p instanceof KeyPropertyContext) {
                 for (KeyElementContext k : ((KeyPropertyContext) p).keyElement()) {
@@ -1157,21 +1370,38 @@ final class Elaborator {
                     case "support_timeout":
                         timeout = constantValue(s.expression(), sc, Type.BOOL).signum() != 0;
                         break;
+                    case "largest_priority_wins":
+                        if (constantValue(s.expression(), sc, Type.BOOL).signum() == 0) {
+                            throw error(s.expression(), "softswitch gives the largest priority precedence, as P4Runtime does: "
+                                    + "largest_priority_wins must be true");
+                        }
+                        break;
+                    case "priority_delta": {
+                        BigInteger delta = constantValue(s.expression(), sc, null);
+                        if (delta.signum() <= 0 || delta.bitLength() > 31) {
+                            throw error(s.expression(), "priority_delta must be a positive integer that fits 31 bits");
+                        }
+                        priorityDelta = delta.longValue();
+                        break;
+                    }
                     case "counters": {
                         DirectDecl dc = directProperty(s.expression(), DIRECT_COUNTER, sc);
+                        attach(dc, qname, s.expression());
                         directCounter = dc.name;
                         directCounterUnit = dc.unit;
                         break;
                     }
                     case "meters": {
                         DirectDecl dm = directProperty(s.expression(), DIRECT_METER, sc);
+                        attach(dm, qname, s.expression());
                         directMeter = dm.name;
                         directMeterUnit = dm.unit;
                         break;
                     }
                     default:
                         throw error(s.name(), "table property '" + prop + "' is not supported by softswitch "
-                                + "(supported: key, actions, default_action, entries, size, support_timeout, counters, meters)");
+                                + "(supported: key, actions, default_action, entries, size, support_timeout, counters, meters, "
+                                + "largest_priority_wins, priority_delta)");
                 }
             }
         }
@@ -1198,15 +1428,37 @@ final class Elaborator {
         Table t = new Table(qname, an, keys, refs, size, timeout, constEntries, constDefault, directCounter,
                 directCounterUnit, directMeter, directMeterUnit, defaultAction);
         if (entries != null) {
-            int priority = entries.entry().size();
-            for (EntryContext e : entries.entry()) {
-                int prio = e.PRIORITY() != null ? constantValue(e.expression(), sc, null).intValue() : priority--;
-                t.insert(new Table.Entry(entryMatch(e.keysetExpression(), keys, sc), prio,
-                        actionCallFromRef(e.actionRef(), sc, refs, qname), 0));
+            int[] priorities = EntryPriorities.of(entries.entry(), priorityDelta, e -> entryPriority(e, sc),
+                    this::error);
+            for (int i = 0; i < priorities.length; i++) {
+                EntryContext e = entries.entry(i);
+                Table.Entry entry = new Table.Entry(entryMatch(e.keysetExpression(), keys, sc),
+                        t.needsPriority() ? priorities[i] : 0, actionCallFromRef(e.actionRef(), sc, refs, qname), 0);
+                if (t.find(entry) != null) {
+                    throw error(e, "this entry has the match" + (t.needsPriority() ? " and priority" : "") + " of an earlier entry");
+                }
+                t.insert(entry);
             }
         }
+        claim("table", qname, an, d.name().getStart());
         tables.add(t);
         define(sc, d.name(), new TableSym(t));
+    }
+
+    /** The priority an entry states, by 'priority = N:' or by @priority(N) after its action; null when it states none. */
+    private Long entryPriority(EntryContext e, Scope sc) {
+        if (e.PRIORITY() != null) {
+            if (e.annotations() != null && annotations(e.annotations()).containsKey("priority")) {
+                throw error(e.annotations(), "the entry states its priority twice ('priority =' and @priority)");
+            }
+            BigInteger v = constantValue(e.expression(), sc, null);
+            if (v.signum() <= 0 || v.bitLength() > 31) {
+                throw error(e.expression(), "an entry priority must be a positive integer that fits 31 bits, not " + v);
+            }
+            return v.longValue();
+        }
+        List<String> p = annotations(e.annotations()).get("priority");
+        return p == null ? null : Long.parseLong(p.get(0));
     }
 
     /**
@@ -1359,6 +1611,7 @@ final class Elaborator {
         ParserDeclarationContext d = (ParserDeclarationContext) bt.decl;
         Scope sc = new Scope(global);
         bindParams(bt, sc, byType, new ArrayList<>());
+        Where outer = enter(Where.PARSER, bt);
         Context cx = new Context(bt.name, true, null);
         List<Stmt> init = new ArrayList<>();
         for (ParserLocalElementContext l : d.parserLocalElement()) {
@@ -1409,10 +1662,16 @@ final class Elaborator {
             bodies[i] = new Stmt.Block(body);
             transitions[i] = transition(s, ss, index);
         }
+        leave(outer, bt);
+        if (!ParserGraph.reachesAccept(ordered)) {
+            throw error(d.parserTypeDeclaration().name(), "parser '" + bt.name
+                    + "' never reaches accept: no path of transitions leads from start to accept");
+        }
         return new Parser(bt.name, bodies, transitions);
     }
 
     private Stmt parserStatement(ParserStatementContext ps, Scope sc, Context cx) {
+        at(ps);
         if (ps.assignmentOrCall() != null) {
             return assignmentOrCall(ps.assignmentOrCall(), sc, cx);
         }
@@ -1461,6 +1720,7 @@ final class Elaborator {
         }
         List<SelectCaseContext> cases = sel.selectCase();
         Parser.Keyset[][] sets = new Parser.Keyset[cases.size()][];
+        boolean defaultSeen = false;
         int[] targets = new int[cases.size()];
         for (int c = 0; c < cases.size(); c++) {
             SelectCaseContext sc2 = cases.get(c);
@@ -1469,6 +1729,10 @@ final class Elaborator {
                     : List.of(((SingleKeysetContext) ks).simpleKeyset());
             boolean isDefault = parts.size() == 1 && (parts.get(0) instanceof DefaultKeysetContext
                     || parts.get(0) instanceof DontCareKeysetContext);
+            if (isDefault && defaultSeen) {
+                throw error(ks, "this select already has a default case");
+            }
+            defaultSeen |= isDefault;
             if (!isDefault && parts.size() != keys.length) {
                 throw error(ks, "the case has " + parts.size() + " value(s); select has " + keys.length + " key(s)");
             }
@@ -1521,6 +1785,7 @@ final class Elaborator {
     }
 
     private Stmt statement(StatementContext s, Scope sc, Context cx) {
+        at(s);
         if (s.assignmentOrCall() != null) {
             return assignmentOrCall(s.assignmentOrCall(), sc, cx);
         }
@@ -1598,10 +1863,7 @@ final class Elaborator {
 
     private Stmt variable(VariableDeclarationContext v, Scope sc) {
         Type t = type(v.typeRef(), sc);
-        if (!(t.isScalar() || t instanceof Type.Aggregate || t instanceof Type.Stack)) {
-            throw error(v.typeRef(), "a variable cannot have type " + t);
-        }
-        Expr slot = storage(t);
+        Expr slot = storageFor(t, v.typeRef(), "a variable");
         Stmt init = v.expression() != null ? assign(slot, expr(v.expression(), sc, t), v.expression())
                 : slot instanceof Expr.Agg ? new ClearAgg((Expr.Agg) slot) : new Stmt.Assign((Expr.LValue) slot, new Expr.Const(t, 0));
         define(sc, v.name(), new Var(v.name().getText(), slot, false));
@@ -1650,6 +1912,9 @@ final class Elaborator {
     private Stmt assign(Expr target, Expr value, ParserRuleContext at) {
         if (target instanceof Expr.Agg) {
             if (value instanceof ListValue) {
+                if (!(target.type instanceof Type.Aggregate)) {
+                    throw error(at, "cannot assign a list to " + target.type + " (assign its elements one by one)");
+                }
                 return listAssign((Expr.Agg) target, (ListValue) value, at);
             }
             if (!(value instanceof Expr.Agg) || !value.type.equals(target.type)) {
@@ -1695,7 +1960,20 @@ final class Elaborator {
         }
     }
 
+    private String whereName() {
+        switch (where) {
+            case PARSER: return "a parser";
+            case ACTION: return "an action";
+            case FUNCTION: return "a function";
+            case CONTROL: return "a control";
+            default: return "a declaration";
+        }
+    }
+
     private Stmt switchStatement(SwitchStatementContext s, Scope sc, Context cx) {
+        if (where != Where.CONTROL) {
+            throw error(s, "a switch statement can be used only in a control's apply block, not in " + whereName());
+        }
         ExpressionContext sel = s.expression();
         Object r = sel instanceof MemberExpressionContext ? resolve(sel, sc, cx) : null;
         Expr selector;
@@ -1722,6 +2000,9 @@ final class Elaborator {
             int branch = branches.size();
             branches.add(block(c.blockStatement(), sc, cx));
             for (SwitchLabelContext l : pending) {
+                if (defaultBranch >= 0) {
+                    throw error(l, "a switch's default label must be its last label");
+                }
                 if (l.DEFAULT() != null) {
                     defaultBranch = branch;
                     continue;
@@ -1791,6 +2072,7 @@ final class Elaborator {
     }
 
     private Object resolve(ExpressionContext e, Scope sc, Context cx, Type expected) {
+        at(e);
         if (e instanceof IntLiteralContext) {
             return literal(((IntLiteralContext) e).INTEGER().getSymbol());
         }
@@ -1839,10 +2121,11 @@ final class Elaborator {
             Expr index = expr(ix.expression(1), sc, new Type.Bits(32, false));
             int[] fixed = ((Expr.Agg) base).fixedBase();
             if (index instanceof Expr.Const && fixed != null) {
-                long i = ((Expr.Const) index).value.longValue();
-                if (i < 0 || i >= st.size) {
-                    throw error(ix.expression(1), "index " + i + " is out of range for " + st);
+                BigInteger value = ((Expr.Const) index).value;
+                if (value.signum() < 0 || value.compareTo(BigInteger.valueOf(st.size)) >= 0) {
+                    throw error(ix.expression(1), "index " + value + " is out of range for " + st);
                 }
+                int i = value.intValue();
                 return new Expr.FixedAgg(st.element, fixed[0] + (int) i * st.element.narrowSlots(),
                         fixed[1] + (int) i * st.element.wideSlots());
             }
@@ -1854,12 +2137,14 @@ final class Elaborator {
             if (!(base.type instanceof Type.Bits)) {
                 throw error(s, "only bit strings can be sliced, not " + base.type);
             }
-            int hi = constantValue(s.expression(1), sc, null).intValue();
-            int lo = constantValue(s.expression(2), sc, null).intValue();
+            BigInteger high = constantValue(s.expression(1), sc, null);
+            BigInteger low = constantValue(s.expression(2), sc, null);
             int w = ((Type.Bits) base.type).width;
-            if (lo < 0 || hi < lo || hi >= w) {
-                throw error(s, "slice [" + hi + ":" + lo + "] is out of range for " + base.type);
+            if (low.signum() < 0 || high.compareTo(low) < 0 || high.compareTo(BigInteger.valueOf(w)) >= 0) {
+                throw error(s, "slice [" + high + ":" + low + "] is out of range for " + base.type);
             }
+            int hi = high.intValue();
+            int lo = low.intValue();
             Type t = new Type.Bits(hi - lo + 1, false);
             if (base instanceof Expr.Const) {
                 return new Expr.Const(t, ((Expr.Const) base).value.shiftRight(lo).and(
@@ -2006,7 +2291,12 @@ final class Elaborator {
                 throw error(l, "'" + op + "' needs a bit<W> or int<W> on its left, not " + a.type);
             }
             if (b.type == Type.INT_LITERAL) {
-                b = new Expr.Const(new Type.Bits(32, false), ((Expr.Const) b).value);
+                BigInteger amount = ((Expr.Const) b).value;
+                if (amount.signum() < 0) {
+                    throw error(r, "a shift amount must not be negative, not " + amount);
+                }
+                // any amount of at least the width shifts every bit out
+                b = new Expr.Const(new Type.Bits(32, false), amount.min(BigInteger.valueOf(IntLiterals.MAX_BITS)));
             } else if (!(b.type instanceof Type.Bits) || ((Type.Bits) b.type).signed) {
                 throw error(r, "a shift amount must be unsigned, not " + b.type);
             }
@@ -2036,34 +2326,21 @@ final class Elaborator {
             case ">=": o = Ops.Op.GE; break;
             default: throw error(e, "unsupported operator '" + op + "'");
         }
+        if ((o == Ops.Op.DIV || o == Ops.Op.MOD) && b instanceof Expr.Const && ((Expr.Const) b).value.signum() == 0) {
+            throw error(e, "division by zero");
+        }
         boolean cmp = o == Ops.Op.LT || o == Ops.Op.LE || o == Ops.Op.GT || o == Ops.Op.GE;
         return fold(new Ops.Binary(o, cmp ? Type.BOOL : t, a, b));
     }
 
     private Expr literalArithmetic(String op, BigInteger x, BigInteger y, ParserRuleContext at) {
-        BigInteger v;
-        switch (op) {
-            case "+": v = x.add(y); break;
-            case "-": v = x.subtract(y); break;
-            case "*": v = x.multiply(y); break;
-            case "/": case "%":
-                if (y.signum() == 0) {
-                    throw error(at, "division by zero");
-                }
-                v = op.equals("/") ? x.divide(y) : x.mod(y);
-                break;
-            case "<<": v = x.shiftLeft(y.intValue()); break;
-            case ">>": v = x.shiftRight(y.intValue()); break;
-            case "&": v = x.and(y); break;
-            case "|": v = x.or(y); break;
-            case "^": v = x.xor(y); break;
-            case "<": return new Expr.Const(Type.BOOL, x.compareTo(y) < 0 ? 1 : 0);
-            case "<=": return new Expr.Const(Type.BOOL, x.compareTo(y) <= 0 ? 1 : 0);
-            case ">": return new Expr.Const(Type.BOOL, x.compareTo(y) > 0 ? 1 : 0);
-            case ">=": return new Expr.Const(Type.BOOL, x.compareTo(y) >= 0 ? 1 : 0);
-            default: throw error(at, "'" + op + "' needs operands with a width");
+        try {
+            BigInteger v = IntLiterals.apply(op, x, y);
+            boolean comparison = op.equals("<") || op.equals("<=") || op.equals(">") || op.equals(">=");
+            return new Expr.Const(comparison ? Type.BOOL : Type.INT_LITERAL, v);
+        } catch (IntLiterals.Problem p) {
+            throw error(at, p.getMessage());
         }
-        return new Expr.Const(Type.INT_LITERAL, v);
     }
 
     /** The common type of two operands; a literal takes the other's type. */
@@ -2117,9 +2394,14 @@ final class Elaborator {
                 Type.Bits b = (Type.Bits) to;
                 return new Expr.Const(to, ((Expr.Const) e).value.mod(BigInteger.ONE.shiftLeft(b.width)));
             }
-            if (to == Type.BOOL || to instanceof Type.Enum) {
-                return new Expr.Const(to, ((Expr.Const) e).value);
+            BigInteger v = ((Expr.Const) e).value;
+            if (to == Type.BOOL && (v.equals(BigInteger.ZERO) || v.equals(BigInteger.ONE))) {
+                return new Expr.Const(to, v);
             }
+            if (to instanceof Type.Enum && ((Type.Enum) to).underlying != null) {
+                return cast(cast(e, ((Type.Enum) to).underlying, at), to, at);
+            }
+            throw error(at, "cannot cast the integer " + v + " to " + to + (to == Type.BOOL ? " (only 0 and 1 can be)" : ""));
         }
         boolean fromBits = e.type instanceof Type.Bits;
         boolean fromBool = e.type == Type.BOOL;
@@ -2137,42 +2419,12 @@ final class Elaborator {
     }
 
     private Expr.Const literal(Token t) {
-        String s = t.getText().replace("_", "");
-        int w = -1;
-        boolean signed = false;
-        int at = s.indexOf('w');
-        int sat = s.indexOf('s');
-        if (at > 0 && Character.isDigit(s.charAt(0)) && !s.startsWith("0x") && !s.startsWith("0X") || (at > 0 && s.substring(0, at).chars().allMatch(Character::isDigit))) {
-            w = Integer.parseInt(s.substring(0, at));
-            s = s.substring(at + 1);
-        } else if (sat > 0 && s.substring(0, sat).chars().allMatch(Character::isDigit)) {
-            w = Integer.parseInt(s.substring(0, sat));
-            s = s.substring(sat + 1);
-            signed = true;
+        try {
+            IntLiterals.Literal l = IntLiterals.parse(t.getText());
+            return new Expr.Const(l.width < 0 ? Type.INT_LITERAL : new Type.Bits(l.width, l.signed), l.value);
+        } catch (IntLiterals.Problem p) {
+            throw error(t, p.getMessage());
         }
-        BigInteger v;
-        String lower = s.toLowerCase();
-        if (lower.startsWith("0x")) {
-            v = new BigInteger(s.substring(2), 16);
-        } else if (lower.startsWith("0b")) {
-            v = new BigInteger(s.substring(2), 2);
-        } else if (lower.startsWith("0o")) {
-            v = new BigInteger(s.substring(2), 8);
-        } else if (lower.startsWith("0d")) {
-            v = new BigInteger(s.substring(2));
-        } else {
-            v = new BigInteger(s);
-        }
-        if (w < 0) {
-            return new Expr.Const(Type.INT_LITERAL, v);
-        }
-        if (w == 0 || w > 4096) {
-            throw error(t, "a literal's width must be between 1 and 4096");
-        }
-        if (v.bitLength() > w) {
-            throw error(t, "the value " + v + " does not fit in " + w + " bits");
-        }
-        return new Expr.Const(new Type.Bits(w, signed), v);
     }
 
     // ---- members ----
@@ -2361,9 +2613,18 @@ final class Elaborator {
             return method((MethodRef) callee, args, targs, sc, cx, e);
         }
         if (callee instanceof ActionSym) {
+            if (where == Where.PARSER) {
+                throw error(calleeCtx, "a parser cannot call an action ('" + calleeCtx.getText() + "'): move the code into a function");
+            }
+            if (inProgress.contains(callee)) {
+                throw error(calleeCtx, "action '" + calleeCtx.getText() + "' calls itself: P4 has no recursion");
+            }
             return actionDirectCall((ActionSym) callee, args, sc, e);
         }
         if (callee instanceof FunctionSym) {
+            if (inProgress.contains(callee)) {
+                throw error(calleeCtx, "function '" + calleeCtx.getText() + "' calls itself: P4 has no recursion");
+            }
             return functionCall((FunctionSym) callee, args, sc, e);
         }
         if (callee instanceof ExternFunction) {
@@ -2382,11 +2643,17 @@ final class Elaborator {
             if (!m.method.equals("apply") || argc != 0) {
                 throw error(m.at.name(), "a table has only apply(), not '" + m.method + "'");
             }
+            if (where != Where.CONTROL) {
+                throw error(m.at, "a table can be applied only in a control's apply block, not in " + whereName());
+            }
             return new ApplyResult(((TableSym) t).table);
         }
         if (t instanceof ControlInstance) {
             if (!m.method.equals("apply")) {
                 throw error(m.at.name(), "a control instance has only apply(), not '" + m.method + "'");
+            }
+            if (where != Where.CONTROL) {
+                throw error(m.at, "a control can be applied only in a control's apply block, not in " + whereName());
             }
             ControlInstance ci = (ControlInstance) t;
             List<Expr> values = arguments("'" + ci.name + ".apply'", ci.params, args, sc, new HashMap<>(), at);
@@ -2411,8 +2678,12 @@ final class Elaborator {
     private Object headerMethod(Expr.Agg h, String method, int argc, ArgumentListContext args, Scope sc, ParserRuleContext at) {
         if (h.type instanceof Type.Stack) {
             if ((method.equals("push_front") || method.equals("pop_front")) && argc == 1) {
-                int count = constantValue(args.argument(0).expression(), sc, null).intValue();
-                return new StackShift(h, method.equals("push_front") ? count : -count);
+                BigInteger count = constantValue(argExpr(args.argument(), 0, method, at), sc, null);
+                if (count.signum() <= 0 || count.bitLength() > 31) {
+                    throw error(args.argument(0), method + " needs a positive count, not " + count);
+                }
+                int n = count.min(BigInteger.valueOf(((Type.Stack) h.type).size)).intValue();
+                return new StackShift(h, method.equals("push_front") ? n : -n);
             }
             throw error(at, "header stacks have push_front(n) and pop_front(n), not '" + method + "'");
         }
@@ -2677,7 +2948,7 @@ final class Elaborator {
                     if (a.size() != 1) {
                         throw error(at, "extract takes 1 argument here (variable-size extract is not supported), " + a.size() + " given");
                     }
-                    Expr h = expr(a.get(0).expression(), sc, null);
+                    Expr h = expr(argExpr(a, 0, "extract", at), sc, null);
                     if (!(h instanceof Expr.Agg) || !(h.type instanceof Type.Aggregate) || !((Type.Aggregate) h.type).header) {
                         throw error(a.get(0), "extract needs a header, not " + h.type);
                     }
@@ -2706,7 +2977,7 @@ final class Elaborator {
                     if (a.size() != 1) {
                         throw error(at, "advance takes 1 argument (bits to skip)");
                     }
-                    return new PacketIo.Advance(coerce(expr(a.get(0).expression(), sc, new Type.Bits(32, false)),
+                    return new PacketIo.Advance(coerce(expr(argExpr(a, 0, "advance", at), sc, new Type.Bits(32, false)),
                             new Type.Bits(32, false), a.get(0)));
                 }
                 case "length":
@@ -2721,7 +2992,7 @@ final class Elaborator {
         if (a.size() != 1) {
             throw error(at, "emit takes 1 argument, " + a.size() + " given");
         }
-        Expr h = expr(a.get(0).expression(), sc, null);
+        Expr h = expr(argExpr(a, 0, "emit", at), sc, null);
         List<Stmt> emits = new ArrayList<>();
         emitAll(h, emits, a.get(0));
         return emits.size() == 1 ? emits.get(0) : new Stmt.Block(emits);
@@ -2767,24 +3038,48 @@ final class Elaborator {
         List<Expr> a = arguments(inst.type.name + "." + m.method, params, args, sc, bindings, at);
         notInSume(inst.type.name, at);
         Object rt = inst.runtime;
-        if (rt instanceof Externs.Register) {
-            Externs.Register r = (Externs.Register) rt;
-            return m.method.equals("read") ? new Externs.RegisterRead(r, (Expr.LValue) a.get(0), a.get(1))
-                    : new Externs.RegisterWrite(r, a.get(0), a.get(1));
+        String method = inst.type.name + "." + m.method;
+        Integer arity = V1MODEL_METHODS.get(method);
+        if (arity == null || arity != a.size()) {
+            throw error(at, "method '" + m.method + "' of " + inst.type.name + (arity == null ? " is not supported by softswitch"
+                    : " is declared with " + a.size() + " parameters; softswitch implements v1model's, which has " + arity));
         }
-        if (rt instanceof Externs.Counter) {
-            return new Externs.Count((Externs.Counter) rt, a.get(0), stdField("packet_length"));
+        switch (method) {
+            case "register.read":
+                return new Externs.RegisterRead((Externs.Register) rt, bitLocation(a.get(0), args.argument(0), "register.read"), a.get(1));
+            case "register.write":
+                return new Externs.RegisterWrite((Externs.Register) rt, a.get(0), a.get(1));
+            case "counter.count":
+                return new Externs.Count((Externs.Counter) rt, a.get(0), stdField("packet_length", at));
+            case "direct_counter.count":
+                return Stmt.EMPTY;   // direct counters count every hit of their table (see v1model.p4)
+            case "meter.execute_meter":
+                return new Externs.ExecuteMeter((Externs.Meter) rt, a.get(0), bitLocation(a.get(1), args.argument(1), "execute_meter"),
+                        stdField("packet_length", at));
+            default:   // direct_meter.read: the colour of the entry's meter
+                return new Externs.DirectMeterRead(bitLocation(a.get(0), args.argument(0), "direct_meter.read"));
         }
-        if (rt instanceof DirectDecl && ((DirectDecl) rt).kind.equals(DIRECT_COUNTER)) {
-            return Stmt.EMPTY;   // direct counters count every hit of their table (see v1model.p4)
+    }
+
+    /** The methods of v1model's extern objects softswitch runs, with their number of parameters. */
+    private static final Map<String, Integer> V1MODEL_METHODS = Map.of("register.read", 2, "register.write", 2,
+            "counter.count", 1, "direct_counter.count", 0, "meter.execute_meter", 2, "direct_meter.read", 1);
+
+    /** The extern functions softswitch runs, with their number of parameters (core.p4's and v1model.p4's). */
+    private static final Map<String, Integer> EXTERN_FUNCTIONS = Map.ofEntries(Map.entry("verify", 2),
+            Map.entry("mark_to_drop", 1), Map.entry("clone", 2), Map.entry("clone_preserving_field_list", 3),
+            Map.entry("resubmit_preserving_field_list", 1), Map.entry("recirculate_preserving_field_list", 1),
+            Map.entry("truncate", 1), Map.entry("verify_checksum", 4), Map.entry("update_checksum", 4),
+            Map.entry("verify_checksum_with_payload", 4), Map.entry("update_checksum_with_payload", 4),
+            Map.entry("hash", 5), Map.entry("random", 3), Map.entry("log_msg", 1), Map.entry("assert", 1),
+            Map.entry("assume", 1));
+
+    /** An out argument an extern writes a number into: a bit<W> location of up to 64 bits. */
+    private Expr.LValue bitLocation(Expr e, ParserRuleContext at, String what) {
+        if (!(e instanceof Expr.LValue) || !(e.type instanceof Type.Bits) || e.isWide()) {
+            throw error(at, "the result of " + what + " must be a bit<W> or int<W> location of up to 64 bits, not " + e.type);
         }
-        if (rt instanceof Externs.Meter) {
-            return new Externs.ExecuteMeter((Externs.Meter) rt, a.get(0), (Expr.LValue) a.get(1), stdField("packet_length"));
-        }
-        if (rt instanceof DirectDecl) {   // a direct meter: read its colour
-            return new Externs.DirectMeterRead((Expr.LValue) a.get(0));
-        }
-        throw error(at, "method '" + m.method + "' of " + inst.type.name + " is not supported by softswitch");
+        return (Expr.LValue) e;
     }
 
     /** softswitch's externs beyond core.p4's are v1model's: they act on standard_metadata, which a SUME program has not. */
@@ -2794,9 +3089,24 @@ final class Elaborator {
         }
     }
 
-    private Expr.LValue stdField(String name) {
-        Type.Field f = ((Type.Aggregate) standardMetadata.type).fields.get(name);
-        return (Expr.LValue) field(standardMetadata, standardMetadata.fixedBase(), f);
+    /** A field of the architecture's standard_metadata_t, allocated at its first use (which may precede main's). */
+    private Expr.LValue stdField(String name, ParserRuleContext at) {
+        if (standardMetadata == null) {
+            Object t = global.lookup("standard_metadata_t");
+            if (!(t instanceof Type.Aggregate)) {
+                throw error(at, "this extern needs v1model's standard_metadata_t (#include <v1model.p4>)");
+            }
+            standardMetadata = (Expr.Agg) storage((Type) t);
+        }
+        return metadataField(standardMetadata, name, at);
+    }
+
+    private Expr.LValue metadataField(Expr.Agg metadata, String name, ParserRuleContext at) {
+        Type.Field f = ((Type.Aggregate) metadata.type).fields.get(name);
+        if (f == null || !(f.type instanceof Type.Bits)) {
+            throw error(at, metadata.type + " has no bit<W> field '" + name + "' (use <v1model.p4>'s declaration)");
+        }
+        return (Expr.LValue) field(metadata, metadata.fixedBase(), f);
     }
 
     private Object externFunction(String name, FunctionPrototypeContext proto, ArgumentListContext args, Scope sc,
@@ -2807,11 +3117,24 @@ final class Elaborator {
         if (!name.equals("verify")) {
             notInSume(name, at);
         }
+        Integer arity = EXTERN_FUNCTIONS.get(name);
+        if (arity == null) {
+            throw error(at, "extern function '" + name + "' is not supported by softswitch");
+        }
+        if (arity != a.size()) {
+            throw error(at, "'" + name + "' is declared with " + a.size() + " parameters; softswitch implements the "
+                    + "v1model extern, which has " + arity + " (use <v1model.p4>'s declaration)");
+        }
         switch (name) {
             case "verify":
                 return new PacketIo.Verify(a.get(0), a.get(1));
-            case "mark_to_drop":
-                return new Externs.MarkToDrop(stdField("egress_spec"), stdField("mcast_grp"));
+            case "mark_to_drop": {
+                if (!(a.get(0) instanceof Expr.Agg) || !(a.get(0).type instanceof Type.Aggregate)) {
+                    throw error(args.argument(0), "mark_to_drop needs the standard_metadata_t to mark");
+                }
+                Expr.Agg sm = (Expr.Agg) a.get(0);
+                return new Externs.MarkToDrop(metadataField(sm, "egress_spec", at), metadataField(sm, "mcast_grp", at));
+            }
             case "clone":
                 return new Externs.Clone(a.get(0), a.get(1), 0);
             case "clone_preserving_field_list":
@@ -2832,21 +3155,18 @@ final class Elaborator {
                 }
                 return new Externs.Checksum(name.startsWith("update"), name.endsWith("with_payload"), a.get(0),
                         data(a.get(1), args.argument(1)), (Expr.LValue) sum, algorithm(a.get(3), args.argument(3)),
-                        stdField("checksum_error"));
+                        stdField("checksum_error", at));
             }
             case "hash": {
-                Expr result = a.get(0);
-                if (!(result instanceof Expr.LValue) || result.isWide()) {
-                    throw error(args.argument(0), "the result of hash must be a bit<W> location of up to 64 bits");
-                }
-                return new Externs.Hash((Expr.LValue) result, algorithm(a.get(1), args.argument(1)),
+                Expr.LValue result = bitLocation(a.get(0), args.argument(0), "hash");
+                return new Externs.Hash(result, algorithm(a.get(1), args.argument(1)),
                         narrow(a.get(2), result.type), data(a.get(3), args.argument(3)), narrow(a.get(4), new Type.Bits(64, false)),
                         random);
             }
             case "random": {
-                Expr result = a.get(0);
+                Expr.LValue result = bitLocation(a.get(0), args.argument(0), "random");
                 Type t = result.type;
-                return new Externs.RandomValue((Expr.LValue) result, narrow(a.get(1), t), narrow(a.get(2), t), random);
+                return new Externs.RandomValue(result, narrow(a.get(1), t), narrow(a.get(2), t), random);
             }
             case "log_msg":
                 if (!(a.get(0) instanceof StringValue)) {
@@ -2855,9 +3175,9 @@ final class Elaborator {
                 return new Externs.LogMsg(((StringValue) a.get(0)).value, List.of());
             case "assert":
             case "assume":
-                return new Externs.Assert(a.get(0), stdField("egress_spec"));
+                return new Externs.Assert(a.get(0), stdField("egress_spec", at));
             default:
-                throw error(at, "extern function '" + name + "' is not supported by softswitch");
+                throw new IllegalStateException("extern function " + name + " has an arity but no binding");
         }
     }
 

@@ -42,14 +42,28 @@ public final class Frontend {
     /** Compiles a program; every problem is a {@link P4CompileException} with its location. */
     public static Program compile(Path file, Options options) {
         Preprocessor.Result pre = Preprocessor.run(file, options.defines, options.includeDirs);
-        P4Parser.ProgramContext tree = parse(pre);
-        return new Elaborator(pre, file.toString(), options.seed).compile(tree);
+        return elaborate(pre, file.toString(), options.seed);
     }
 
     /** Compiles the output of {@link Preprocessor} (as shipped in a device config); no cpp runs. */
     public static Program compilePreprocessed(String preprocessed, String name, long seed) {
-        Preprocessor.Result pre = Preprocessor.mapLines(preprocessed);
-        return new Elaborator(pre, name, seed).compile(parse(pre));
+        return elaborate(Preprocessor.mapLines(preprocessed), name, seed);
+    }
+
+    /**
+     * Parses and compiles; every failure is a located error. A failure the frontend did not
+     * foresee is reported at the construct it was compiling, never as a stack trace.
+     */
+    private static Program elaborate(Preprocessor.Result pre, String name, long seed) {
+        P4Parser.ProgramContext tree = parse(pre);
+        Elaborator elaborator = new Elaborator(pre, name, seed);
+        try {
+            return elaborator.compile(tree);
+        } catch (P4CompileException e) {
+            throw e;
+        } catch (RuntimeException | StackOverflowError e) {
+            throw elaborator.internalError(e);
+        }
     }
 
     static P4Parser.ProgramContext parse(Preprocessor.Result pre) {
@@ -83,7 +97,13 @@ public final class Frontend {
         P4Parser parser = new P4Parser(tokens);
         parser.removeErrorListeners();
         parser.addErrorListener(listener);
-        return parser.program();
+        try {
+            return parser.program();
+        } catch (StackOverflowError e) {
+            Token t = parser.getCurrentToken();
+            throw new P4CompileException(pre.fileOf(t.getLine()), pre.lineOf(t.getLine()), t.getCharPositionInLine() + 1,
+                    "the program nests too deeply for softswitch's parser (simplify the expression or statement here)");
+        }
     }
 
     /**
