@@ -262,8 +262,8 @@ public class Nat64Resource {
 
     /**
      * The controller's and the switches' counters, the setup latency histograms, BIB entries,
-     * sessions and port blocks by protocol, pool4 use, in the Prometheus text format (0.0.4): for
-     * a Prometheus server to scrape, with the API's credentials.
+     * sessions and port blocks by protocol, pool4 use, in the Prometheus text format for a
+     * Prometheus server to scrape, with the API's credentials (format version 0.0.4).
      *
      * @return 200 and the metrics
      */
@@ -312,12 +312,30 @@ public class Nat64Resource {
                 if (doc == null) {
                     return notFound("path", "this build has no API description (the onos-maven-plugin swagger goal)");
                 }
-                return Response.ok(new String(doc.readAllBytes(), StandardCharsets.UTF_8), MediaType.APPLICATION_JSON)
+                return Response.ok(withMethodMediaTypes(MAPPER.readTree(doc)).toString(), MediaType.APPLICATION_JSON)
                         .build();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
         });
+    }
+
+    /**
+     * The generator gives every operation the class's media type: an operation that produces
+     * another (GET metrics, in Prometheus's text format) gets its own here, from its annotation.
+     */
+    private static JsonNode withMethodMediaTypes(JsonNode description) {
+        for (java.lang.reflect.Method m : Nat64Resource.class.getMethods()) {
+            Produces produces = m.getAnnotation(Produces.class);
+            Path path = m.getAnnotation(Path.class);
+            if (produces != null && path != null && m.isAnnotationPresent(GET.class)
+                    && description.path("paths").path("/" + path.value()).path("get").isObject()) {
+                ArrayNode types = ((ObjectNode) description.path("paths").path("/" + path.value()).path("get"))
+                        .putArray("produces");
+                List.of(produces.value()).forEach(types::add);
+            }
+        }
+        return description;
     }
 
     // ---- JSON --------------------------------------------------------------------------------------
