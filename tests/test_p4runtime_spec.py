@@ -1,0 +1,213 @@
+"""P4Runtime 1.4 specification rows that testers using other codebases' clients found wrong in
+softswitch, checked over gRPC with the PyPI `p4runtime` 1.4.1 bindings (which know the 1.4 fields:
+Replica.port, TableEntry.is_const and meter_counter_data): wildcard reads of entity kinds a program
+lacks, MODIFY without an action, default-entry rules, const entries' priorities, replicas by port
+bytes (delivered on veth), refused writes, arbitration and pipeline-config status codes."""
+import grpc
+import pytest
+from scapy.layers.l2 import ARP, Ether
+
+from harness import ROOT
+from harness.base import PacketTest, switch_under_test
+from harness.p4rt import P4RuntimeClient, WriteError
+from p4.v1 import p4runtime_pb2
+
+PROGRAM = ROOT / "softswitch" / "examples" / "l3_forwarding.p4"
+NAT64 = ROOT / "p4" / "nat64.p4"
+
+
+@pytest.fixture(scope="module")
+def sut():
+    with switch_under_test(PROGRAM, n_ports=4) as s:
+        yield s
+
+
+@pytest.fixture
+def ptf(sut):
+    test = PacketTest(sut)
+    yield test
+    test.finish(unread_packet_ins="drain")
+
+
+def codes(err):
+    return [c.name for c in err.codes()]
+
+
+def refused(client, kind, entity):
+    with pytest.raises(WriteError) as err:
+        client.write(client.update(kind, entity))
+    return codes(err.value)
+
+
+def route(ptf, prefix, port, **kwargs):
+    return ptf.client.table_entry("L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": (prefix, 16)},
+                                  action="L3Ingress.set_next_hop_v4",
+                                  params={"port": port, "src_mac": "00:00:00:00:0a:01", "dst_mac": 2}, **kwargs)
+
+
+def test_wildcard_reads_of_kinds_the_program_lacks_are_empty_and_their_ids_not_found(ptf):
+    c = ptf.client
+    for kind in ("action_profile_member", "action_profile_group", "value_set_entry", "digest_entry",
+                 "extern_entry", "meter_entry", "register_entry", "direct_meter_entry"):
+        e = p4runtime_pb2.Entity()
+        getattr(e, kind).SetInParent()
+        assert c.read(e) == [], kind
+    e = p4runtime_pb2.Entity()
+    e.packet_replication_engine_entry.clone_session_entry.SetInParent()
+    assert c.read(e) == []
+    member = p4runtime_pb2.Entity()
+    member.action_profile_member.action_profile_id = 0x11000001
+    with pytest.raises(grpc.RpcError) as err:
+        c.read(member)
+    assert err.value.code() == grpc.StatusCode.NOT_FOUND
+    with pytest.raises(grpc.RpcError) as err:
+        c.read(p4runtime_pb2.Entity())
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_modify_without_an_action_keeps_it_and_sets_the_rest(ptf):
+    c = ptf.client
+    ptf.insert(route(ptf, "10.20.0.0", 3))
+    keep = c.table_entry("L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("10.20.0.0", 16)})
+    keep.table_entry.metadata = b"cookie"
+    c.write(c.update("MODIFY", keep))
+    (read,) = c.read(c.table_entry("L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("10.20.0.0", 16)}))
+    assert read.table_entry.action == route(ptf, "10.20.0.0", 3).table_entry.action
+    assert read.table_entry.metadata == b"cookie"
+
+
+def test_the_default_entry_refuses_priority_idle_timeout_and_hit_time_and_resets_without_action(ptf):
+    c = ptf.client
+    dflt = c.table_entry("L3Ingress.ipv6_lpm", default=True)
+    for field, value in (("priority", 5), ("idle_timeout_ns", 10**9)):
+        bad = c.table_entry("L3Ingress.ipv6_lpm", action="L3Ingress.send_to_cpu", default=True)
+        setattr(bad.table_entry, field, value)
+        assert refused(c, "MODIFY", bad) == ["INVALID_ARGUMENT"], field
+    bad = c.table_entry("L3Ingress.ipv6_lpm", action="L3Ingress.send_to_cpu", default=True)
+    bad.table_entry.time_since_last_hit.SetInParent()
+    assert refused(c, "MODIFY", bad) == ["INVALID_ARGUMENT"]
+    ptf.modify(c.table_entry("L3Ingress.ipv6_lpm", action="L3Ingress.send_to_cpu", default=True))
+    c.write(c.update("MODIFY", dflt))
+    (read,) = c.read(dflt)
+    assert read.table_entry.action.action.action_id == c.p4info.id("actions", "L3Ingress.drop"), \
+        "a MODIFY of the default entry without an action restores the program's"
+
+
+def test_writes_the_specification_refuses(ptf):
+    c = ptf.client
+    hit_time = route(ptf, "10.21.0.0", 2)
+    hit_time.table_entry.time_since_last_hit.SetInParent()
+    const = route(ptf, "10.21.0.0", 2)
+    const.table_entry.is_const = True
+    colours = route(ptf, "10.21.0.0", 2)
+    colours.table_entry.meter_counter_data.SetInParent()
+    assert refused(c, "INSERT", hit_time) == ["INVALID_ARGUMENT"]
+    assert refused(c, "INSERT", const) == ["INVALID_ARGUMENT"]
+    assert refused(c, "INSERT", colours) == ["UNIMPLEMENTED"]
+    no_action = c.table_entry("L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("10.21.0.0", 16)})
+    assert refused(c, "INSERT", no_action) == ["INVALID_ARGUMENT"]
+    assert c.read(no_action) == [], "nothing was written"
+
+
+def pre_group(group, replicas, session=False):
+    """replicas: (port, instance) with port an int (egress_port) or bytes (port, 1.4)."""
+    e = p4runtime_pb2.Entity()
+    if session:
+        g = e.packet_replication_engine_entry.clone_session_entry
+        g.session_id = group
+    else:
+        g = e.packet_replication_engine_entry.multicast_group_entry
+        g.multicast_group_id = group
+    for port, instance in replicas:
+        r = g.replicas.add(instance=instance)
+        if isinstance(port, bytes):
+            r.port = port
+        else:
+            r.egress_port = port
+    return e
+
+
+def test_replicas_named_by_port_bytes_are_delivered_and_read_back(ptf):
+    c = ptf.client
+    ptf.insert(pre_group(8, [(b"\x02", 1), (b"\x00\x00\x00\x03", 1)]))
+    ptf.insert(c.table_entry("L3Ingress.acl", match={"hdr.ethernet.ether_type": (0x0806, 0xffff)},
+                             action="L3Ingress.flood", params={"group": 8}, priority=10))
+    arp = Ether(src="00:00:00:00:00:01", dst="ff:ff:ff:ff:ff:ff") / ARP(psrc="10.0.1.1", pdst="10.0.1.254")
+    ptf.send(1, arp)
+    ptf.verify_packet(arp, 2)
+    ptf.verify_packet(arp, 3)
+    ptf.verify_no_other_packets()
+    (group,) = c.read(pre_group(8, []))
+    replicas = group.packet_replication_engine_entry.multicast_group_entry.replicas
+    assert [(r.WhichOneof("port_kind"), r.port) for r in replicas] == [("port", b"\x02"), ("port", b"\x03")]
+
+
+def test_bad_replicas_are_invalid_arguments(ptf):
+    # (Both port and egress_port in one replica cannot be sent with these bindings, a oneof keeps the
+    # last: EntitiesSpecTest sends it.)
+    c = ptf.client
+    assert refused(c, "INSERT", pre_group(9, [(b"\x00\x00\x00\x00\x02", 1)])) == ["INVALID_ARGUMENT"], "5 bytes"
+    assert refused(c, "INSERT", pre_group(9, [(b"\x02", 1), (2, 1)])) == ["INVALID_ARGUMENT"], "the same replica twice"
+    assert refused(c, "INSERT", pre_group(9, [(3, 1), (3, 1)], session=True)) == ["INVALID_ARGUMENT"]
+    assert refused(c, "INSERT", pre_group(9, [(600, 1)])) == ["INVALID_ARGUMENT"], "not a port"
+    assert c.read(pre_group(9, [])) == []
+
+
+@pytest.fixture(scope="module")
+def nat64_switch(tmp_path_factory):
+    from switch_process import SwitchProcess
+    sw = SwitchProcess({}).start()
+    client = None
+    try:
+        p4info, device_config = sw.build_pipeline(NAT64, tmp_path_factory.mktemp("nat64"))
+        client = P4RuntimeClient(sw.address, 1)
+        assert client.arbitrate().status.code == 0
+        client.set_pipeline(p4info, device_config)
+        yield client
+    finally:
+        if client:
+            client.close()
+        sw.stop()
+
+
+def test_const_entries_have_priority_zero_in_exact_tables_and_ranks_from_one_otherwise(nat64_switch):
+    c = nat64_switch
+    exact = c.read(c.table_entry("Nat64Ingress.rewrite.icmp6_error_to_icmp4"))
+    assert exact and {e.table_entry.priority for e in exact} == {0}
+    assert all(e.table_entry.is_const for e in exact)
+    ranked = c.read(c.table_entry("Nat64Ingress.rewrite.pointer_6to4"))
+    assert sorted(e.table_entry.priority for e in ranked) == list(range(1, len(ranked) + 1))
+    # A const entry is named by its key (priority 0 here): its action may not change.
+    entry = exact[0]
+    entry.table_entry.is_const = False
+    with pytest.raises(WriteError) as err:
+        c.write(c.update("MODIFY", entry))
+    assert codes(err.value) == ["PERMISSION_DENIED"]
+
+
+def test_arbitration_rows(sut):
+    first = P4RuntimeClient(sut.switch.address, 1, election_id=40)
+    second = P4RuntimeClient(sut.switch.address, 1, election_id=40)
+    try:
+        assert first.arbitrate().status.code == 0
+        with pytest.raises(grpc.RpcError) as err:
+            second.arbitrate()
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert err.value.details().startswith("Election id already exists")
+        req = p4runtime_pb2.StreamMessageRequest()
+        req.arbitration.device_id = 1
+        req.arbitration.election_id.low = 40
+        req.arbitration.role.name = "other"
+        first._requests.put(req)
+        with pytest.raises(grpc.RpcError) as err:
+            while True:
+                first.next_arbitration()
+        assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION, "a live stream may not change its role"
+    finally:
+        first.close()
+        second.close()
+    # 40 stays the highest election_id seen: the harness's controller needs a higher one to write again.
+    answer = sut.client.arbitrate(election_id=41)
+    while answer.status.code != 0:       # notifications of the changes above come first
+        answer = sut.client.next_arbitration()
+    assert answer.election_id.low == 41
