@@ -1,7 +1,8 @@
 /* core.p4 for softswitch: the P4_16 core library as the P4_16 specification defines it,
  * declared for softswitch's frontend. */
-#ifndef SOFTSWITCH_CORE_P4
-#define SOFTSWITCH_CORE_P4
+/* The include guard p4c's core.p4 defines: programs and skeletons test it. */
+#ifndef _CORE_P4_
+#define _CORE_P4_
 
 error {
     NoError,

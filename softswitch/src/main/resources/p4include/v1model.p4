@@ -1,8 +1,9 @@
 /* v1model.p4 for softswitch: the v1model architecture of BMv2's simple_switch, declared for
  * softswitch's frontend. Names, types and semantics follow the v1model documentation; the
  * comments say where softswitch's behaviour needs stating. */
-#ifndef SOFTSWITCH_V1MODEL_P4
-#define SOFTSWITCH_V1MODEL_P4
+/* The include guard p4c's v1model.p4 defines: programs and skeletons test it. */
+#ifndef _V1_MODEL_P4_
+#define _V1_MODEL_P4_
 
 #include <core.p4>
 
@@ -12,14 +13,14 @@ match_kind {
     selector
 }
 
+/* A program may define the version it was written for before including this file. */
+#ifndef V1MODEL_VERSION
 #define V1MODEL_VERSION 20200408
-
-/* standard_metadata.egress_spec value that drops the packet. */
-#define DROP_PORT 511
+#endif
 
 struct standard_metadata_t {
     bit<9>  ingress_port;
-    bit<9>  egress_spec;
+    bit<9>  egress_spec;   /* 511 drops the packet, as on BMv2 (mark_to_drop sets it) */
     bit<9>  egress_port;
     bit<32> instance_type;
     bit<32> packet_length;

@@ -62,6 +62,13 @@ final class Elaborator {
 
     private enum Where { TOP, PARSER, CONTROL, ACTION, FUNCTION }
 
+    /**
+     * While an l-value is compiled: statements that fix its place (the value of each stack index in
+     * it) before anything else of its statement runs, as P4_16 evaluates a left-hand side before
+     * the right-hand side, and an inout argument once for its copy-in and copy-out. Null otherwise.
+     */
+    private List<Stmt> lvaluePrelude;
+
     /** Where each control-plane name and @id was declared, by kind: P4Runtime needs each to name one object. */
     private final Map<String, Token> claimed = new HashMap<>();
     /** Where each action was declared, for the check of the names of those tables use. */
@@ -261,7 +268,9 @@ final class Elaborator {
         String what = e instanceof StackOverflowError
                 ? "the program nests too deeply for softswitch (simplify the expression or statement here)"
                 : "internal error of softswitch's frontend here (" + e + "); please report it with this program";
-        return nearest == null ? new P4CompileException(mainFile, what) : error(nearest, what);
+        P4CompileException located = nearest == null ? new P4CompileException(mainFile, what) : error(nearest, what);
+        located.initCause(e);
+        return located;
     }
 
     /** Claims a control-plane name (and @id) of a kind for the object declared at {@code at}. */
@@ -275,6 +284,10 @@ final class Elaborator {
 
     private void claimOnce(String key, String what, Token at) {
         Token first = claimed.putIfAbsent(key, at);
+        if (first == at) {
+            throw error(at, "the " + what + " is used twice: the control declaring it is instantiated twice under one "
+                    + "name (instantiate it under two names, or give the object an absolute @name)");
+        }
         if (first != null) {
             throw error(at, "the " + what + " is already used by the declaration at " + source.fileOf(first.getLine()) + ":"
                     + source.lineOf(first.getLine()) + ":" + (first.getCharPositionInLine() + 1)
@@ -617,12 +630,24 @@ final class Elaborator {
                 case "priority":
                     values = List.of(String.valueOf(annotationNumber(a, 1, Integer.MAX_VALUE, "an entry priority")));
                     break;
+                case "name":
+                case "controller_header":
+                    annotationString(a);
+                    break;
                 default:
                     break;
             }
             out.put(name, values);
         }
         return out;
+    }
+
+    /** The single argument of {@code @name("x")}: a string literal. */
+    private void annotationString(AnnotationContext a) {
+        List<ExpressionContext> args = a.annotationArgs() == null ? List.of() : a.annotationArgs().expression();
+        if (args.size() != 1 || !(args.get(0) instanceof StringLiteralContext)) {
+            throw error(a, "@" + a.name().getText() + " takes one string, as in @" + a.name().getText() + "(\"x\")");
+        }
     }
 
     /** The single argument of {@code @name(N)}: an integer literal without a width in [min, max]. */
@@ -688,6 +713,9 @@ final class Elaborator {
 
     private BigInteger constantValue(ExpressionContext e, Scope sc, Type expected) {
         Expr v = expr(e, sc, expected);
+        if (expected != null && v instanceof Expr.Const) {
+            v = coerce(v, expected, e);
+        }
         if (!(v instanceof Expr.Const)) {
             throw error(e, "'" + e.getText() + "' must be a compile-time constant");
         }
@@ -762,6 +790,12 @@ final class Elaborator {
      */
     private List<Expr> arguments(String what, List<Param> params, ArgumentListContext args, Scope sc,
                                  Map<String, Type> bindings, ParserRuleContext at) {
+        return arguments(what, params, args, sc, bindings, at, null);
+    }
+
+    /** As above; with a prelude, the places of out and inout arguments are fixed by statements added to it. */
+    private List<Expr> arguments(String what, List<Param> params, ArgumentListContext args, Scope sc,
+                                 Map<String, Type> bindings, ParserRuleContext at, List<Stmt> prelude) {
         List<ArgumentContext> given = args == null ? List.of() : args.argument();
         if (given.size() != params.size()) {
             throw error(at, what + " takes " + params.size() + " argument" + (params.size() == 1 ? "" : "s")
@@ -795,7 +829,8 @@ final class Elaborator {
                 continue;
             }
             Type expected = resolveVar(p.type, bindings);
-            Expr e = expr(a.expression(), sc, expected instanceof Type.Var ? null : expected);
+            Expr e = p.writable() && prelude != null ? lvalue(a.expression(), sc, expected instanceof Type.Var ? null : expected, prelude)
+                    : expr(a.expression(), sc, expected instanceof Type.Var ? null : expected);
             if (p.writable()) {
                 requireWritable(a.expression(), sc, e, "argument '" + p.name + "' of " + what);
             }
@@ -1890,10 +1925,12 @@ final class Elaborator {
     private Stmt assignmentOrCall(AssignmentOrCallContext a, Scope sc, Context cx) {
         if (a.expression().size() == 2) {
             ExpressionContext lhs = a.expression(0);
-            Expr target = expr(lhs, sc, null);
+            List<Stmt> prelude = new ArrayList<>();
+            Expr target = lvalue(lhs, sc, null, prelude);
             requireWritable(lhs, sc, target, "the left side of '='");
             Expr value = expr(a.expression(1), sc, target.type);
-            return exitAware(assign(target, value, a.expression(1)));
+            prelude.add(assign(target, value, a.expression(1)));
+            return exitAware(prelude.size() == 1 ? prelude.get(0) : new Stmt.Block(prelude));
         }
         ExpressionContext e = a.expression(0);
         if (!(e instanceof CallExpressionContext || e instanceof GenericCallExpressionContext)) {
@@ -2055,6 +2092,17 @@ final class Elaborator {
 
     // ---- expressions ----
 
+    /** Compiles an l-value; the statements that fix its place go to {@code prelude} (see lvaluePrelude). */
+    private Expr lvalue(ExpressionContext e, Scope sc, Type expected, List<Stmt> prelude) {
+        List<Stmt> outer = lvaluePrelude;
+        lvaluePrelude = prelude;
+        try {
+            return expr(e, sc, expected);
+        } finally {
+            lvaluePrelude = outer;
+        }
+    }
+
     /** Compiles an expression that must produce a value. */
     private Expr expr(ExpressionContext e, Scope sc, Type expected) {
         Object r = resolve(e, sc, new Context("", false, null), expected);
@@ -2118,7 +2166,15 @@ final class Elaborator {
                 throw error(ix, "only header stacks can be indexed; '" + ix.expression(0).getText() + "' is " + base.type);
             }
             Type.Stack st = (Type.Stack) base.type;
+            List<Stmt> prelude = lvaluePrelude;
+            lvaluePrelude = null;   // the index is a value, not a place
             Expr index = expr(ix.expression(1), sc, new Type.Bits(32, false));
+            lvaluePrelude = prelude;
+            if (prelude != null && !(index instanceof Expr.Const) && index.type instanceof Type.Bits && !index.isWide()) {
+                Expr.Slot fixed = (Expr.Slot) storage(index.type);
+                prelude.add(new Stmt.Assign(fixed, index));
+                index = fixed;
+            }
             int[] fixed = ((Expr.Agg) base).fixedBase();
             if (index instanceof Expr.Const && fixed != null) {
                 BigInteger value = ((Expr.Const) index).value;
@@ -2640,8 +2696,11 @@ final class Elaborator {
         Object t = m.target;
         int argc = args == null ? 0 : args.argument().size();
         if (t instanceof TableSym) {
-            if (!m.method.equals("apply") || argc != 0) {
+            if (!m.method.equals("apply")) {
                 throw error(m.at.name(), "a table has only apply(), not '" + m.method + "'");
+            }
+            if (argc != 0) {
+                throw error(at, "a table's apply() takes no arguments");
             }
             if (where != Where.CONTROL) {
                 throw error(m.at, "a table can be applied only in a control's apply block, not in " + whereName());
@@ -2656,8 +2715,9 @@ final class Elaborator {
                 throw error(m.at, "a control can be applied only in a control's apply block, not in " + whereName());
             }
             ControlInstance ci = (ControlInstance) t;
-            List<Expr> values = arguments("'" + ci.name + ".apply'", ci.params, args, sc, new HashMap<>(), at);
-            return copyInOut(ci.params, ci.slots, values, ci.body);
+            List<Stmt> prelude = new ArrayList<>();
+            List<Expr> values = arguments("'" + ci.name + ".apply'", ci.params, args, sc, new HashMap<>(), at, prelude);
+            return copyInOut(prelude, ci.params, ci.slots, values, ci.body);
         }
         if (t instanceof PacketParam) {
             return packetMethod((PacketParam) t, m, args, targs, sc, at);
@@ -2798,8 +2858,9 @@ final class Elaborator {
         }
     }
 
-    private Stmt copyInOut(List<Param> params, List<Expr> slots, List<Expr> values, Stmt body) {
-        List<Stmt> before = new ArrayList<>();
+    /** A call: the prelude (the places of out and inout arguments), copy-in, the body, copy-out. */
+    private Stmt copyInOut(List<Stmt> prelude, List<Param> params, List<Expr> slots, List<Expr> values, Stmt body) {
+        List<Stmt> before = new ArrayList<>(prelude);
         List<Stmt> after = new ArrayList<>();
         for (int i = 0; i < params.size(); i++) {
             Param p = params.get(i);
@@ -2924,14 +2985,16 @@ final class Elaborator {
             params.add(new Param(p.name, "in", p.slot.type));
             slots.add(p.slot);
         }
-        List<Expr> values = arguments("action '" + a.action.name + "'", params, args, sc, new HashMap<>(), at);
-        return copyInOut(params, slots, values, new ActionBody(a.action));
+        List<Stmt> prelude = new ArrayList<>();
+        List<Expr> values = arguments("action '" + a.action.name + "'", params, args, sc, new HashMap<>(), at, prelude);
+        return copyInOut(prelude, params, slots, values, new ActionBody(a.action));
     }
 
     private Object functionCall(FunctionSym f, ArgumentListContext args, Scope sc, ParserRuleContext at) {
+        List<Stmt> prelude = new ArrayList<>();
         List<Expr> values = arguments("function '" + f.ctx.functionPrototype().name().getText() + "'", f.params, args, sc,
-                new HashMap<>(), at);
-        Stmt call = copyInOut(f.params, f.slots, values, f.body);
+                new HashMap<>(), at, prelude);
+        Stmt call = copyInOut(prelude, f.params, f.slots, values, f.body);
         if (f.result == null) {
             return call;
         }

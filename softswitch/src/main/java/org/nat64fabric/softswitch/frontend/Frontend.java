@@ -76,6 +76,9 @@ public final class Frontend {
                         : "syntax error: " + msg;
                 if (offending instanceof Token && msg != null && msg.startsWith("missing")) {
                     detail = "syntax error: " + msg;
+                } else if (offending instanceof Token && ((Token) offending).getType() == P4Lexer.IDENT
+                        && recognizer instanceof org.antlr.v4.runtime.Parser && expectsTypeOnly((org.antlr.v4.runtime.Parser) recognizer)) {
+                    detail = "'" + ((Token) offending).getText() + "' is not a declared type (or there is a syntax error here)";
                 } else if (offending instanceof Token && msg != null && msg.contains("expecting")) {
                     detail += " (" + msg.substring(msg.indexOf("expecting")) + ")";
                 }
@@ -90,7 +93,7 @@ public final class Frontend {
         for (Token t : tokens.getTokens()) {
             if (t.getType() == P4Lexer.UNEXPECTED) {
                 throw new P4CompileException(pre.fileOf(t.getLine()), pre.lineOf(t.getLine()),
-                        t.getCharPositionInLine() + 1, "unexpected character '" + t.getText() + "'");
+                        t.getCharPositionInLine() + 1, unexpected(t, pre.text));
             }
         }
         retagTypeNames(tokens.getTokens());
@@ -104,6 +107,29 @@ public final class Frontend {
             throw new P4CompileException(pre.fileOf(t.getLine()), pre.lineOf(t.getLine()), t.getCharPositionInLine() + 1,
                     "the program nests too deeply for softswitch's parser (simplify the expression or statement here)");
         }
+    }
+
+    /** Whether the parser wanted a type name where an identifier that is not one stands. */
+    private static boolean expectsTypeOnly(org.antlr.v4.runtime.Parser parser) {
+        try {
+            org.antlr.v4.runtime.misc.IntervalSet expected = parser.getExpectedTokens();
+            return expected.contains(P4Parser.TYPE_IDENT) && !expected.contains(P4Parser.IDENT);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            return false;   // no parser state to ask (the error came from the lexer)
+        }
+    }
+
+    /** What is wrong with a character the lexer does not know; non-printable ones are named by code point. */
+    private static String unexpected(Token t, String text) {
+        String c = t.getText();
+        int at = t.getStopIndex() + 1;
+        if (c.equals("\\") && at < text.length() && (text.charAt(at) == 'u' || text.charAt(at) == 'U')) {
+            // cpp writes a non-ASCII letter of an identifier as a universal character name
+            return "a non-ASCII character in an identifier (P4 identifiers are ASCII letters, digits and '_')";
+        }
+        int cp = c.codePointAt(0);
+        return Character.isISOControl(cp) || !Character.isDefined(cp) || cp == 0xFFFD
+                ? String.format("unexpected character U+%04X", cp) : "unexpected character '" + c + "'";
     }
 
     /**

@@ -74,7 +74,7 @@ final class IntLiterals {
             throw new Problem("the literal is wider than " + MAX_BITS + " bits");
         }
         if (width > 0 && v.bitLength() > width) {
-            throw new Problem("the value " + v + " does not fit in " + (signed ? "int<" : "bit<") + width + ">");
+            throw new Problem("the value " + v + " does not fit in " + width + " bits");
         }
         return new Literal(v, width, signed);
     }

@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
 public final class Preprocessor {
     private static final String[] LIBRARIES = {"core.p4", "v1model.p4", "sume_switch.p4"};
     private static final Pattern LINE_MARKER = Pattern.compile("^#\\s*(?:line\\s+)?(\\d+)\\s+\"((?:[^\"\\\\]|\\\\.)*)\".*$");
-    private static final Pattern CPP_DIAGNOSTIC = Pattern.compile("^(.+?):(\\d+):(\\d+): (?:fatal )?error: (.*)$");
+    private static final Pattern CPP_DIAGNOSTIC = Pattern.compile("^(.+?):(\\d+):(?:(\\d+):)? (?:fatal )?error: (.*)$");
     private static Path libraryDir;
 
     /** Preprocessed text whose line i (from 1) came from {@code files[i]}, line {@code lines[i]}. */
@@ -38,12 +38,14 @@ public final class Preprocessor {
             this.lines = lines;
         }
 
+        /** The file of an output line; past the end (where the lexer puts end of file), the last line's. */
         public String fileOf(int outputLine) {
-            return outputLine >= 1 && outputLine <= files.size() ? files.get(outputLine - 1) : "<unknown>";
+            return files.get(Math.max(1, Math.min(outputLine, files.size())) - 1);
         }
 
+        /** The source line of an output line; at least 1 (cpp numbers its own <built-in> lines from 0). */
         public int lineOf(int outputLine) {
-            return outputLine >= 1 && outputLine <= files.size() ? lines[outputLine - 1] : outputLine;
+            return Math.max(1, lines[Math.max(1, Math.min(outputLine, files.size())) - 1]);
         }
     }
 
@@ -93,7 +95,7 @@ public final class Preprocessor {
                 Matcher m = CPP_DIAGNOSTIC.matcher(line);
                 if (m.matches()) {
                     throw new P4CompileException(m.group(1), Integer.parseInt(m.group(2)),
-                            Integer.parseInt(m.group(3)), m.group(4));
+                            m.group(3) == null ? 1 : Integer.parseInt(m.group(3)), m.group(4));
                 }
             }
             throw new P4CompileException(source.toString(), "preprocessing failed: " + err.strip());

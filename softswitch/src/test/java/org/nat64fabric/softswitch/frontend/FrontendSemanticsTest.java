@@ -1,0 +1,125 @@
+package org.nat64fabric.softswitch.frontend;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.nat64fabric.softswitch.testutil.P4Programs.bytes;
+import static org.nat64fabric.softswitch.testutil.P4Programs.hex;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.nat64fabric.softswitch.pipeline.Program;
+import org.nat64fabric.softswitch.pipeline.Table;
+import org.nat64fabric.softswitch.testutil.P4Programs;
+import org.nat64fabric.softswitch.v1model.V1ModelSwitch;
+
+/**
+ * What the frontend makes of constructs whose meaning the specification fixes: each program runs
+ * in the interpreter on one packet, and the test reads back the bytes it emits.
+ */
+class FrontendSemanticsTest {
+    @TempDir
+    Path dir;
+
+    /** A packet of one byte h.a followed by four one-byte stack elements s[0..3]. */
+    private static final String HEADERS = String.join("\n",
+            "header h_t { bit<8> a; }",
+            "header s_t { bit<8> v; }",
+            "struct headers_t { h_t h; s_t[4] s; }",
+            "struct meta_t { bit<32> i; bit<8> x; }");
+    private static final String PARSE_ALL = "state start { pkt.extract(hdr.h); pkt.extract(hdr.s[0]); pkt.extract(hdr.s[1]);"
+            + " pkt.extract(hdr.s[2]); pkt.extract(hdr.s[3]); transition accept; }";
+    private static final String EMIT_ALL = "pkt.emit(hdr.h); pkt.emit(hdr.s);";
+
+    private String run(String topLevel, String ingressDecls, String ingressApply, String input) {
+        String source = P4Programs.v1(HEADERS + "\n" + topLevel, PARSE_ALL, ingressDecls,
+                "sm.egress_spec = 1;\n" + ingressApply, "", EMIT_ALL);
+        Program p = P4Programs.compile(dir, source);
+        return hex(new V1ModelSwitch(p).process(0, bytes(input)).get(0).data);
+    }
+
+    private static final String BUMP = "bit<32> bump(inout bit<32> i) { i = i + 1; return i; }";
+
+    @Test
+    void aLeftHandSideIndexIsEvaluatedBeforeTheRightHandSide() {
+        // P4_16 6.7: the index bump() of the left side runs first (i = 1), then the right side's (i = 2)
+        assertEquals("00" + "00" + "02" + "00" + "00", run(BUMP, "",
+                "meta.i = 0; hdr.s[bump(meta.i)].v = (bit<8>) bump(meta.i);", "00 00 00 00 00"));
+    }
+
+    @Test
+    void anInoutArgumentIsEvaluatedOnceForCopyInAndCopyOut() {
+        assertEquals("00" + "00" + "0b" + "14" + "1e", run(BUMP,
+                "action incr(inout bit<8> x) { x = x + 1; }",
+                "meta.i = 0; incr(hdr.s[bump(meta.i)].v);", "00 00 0a 14 1e"));
+    }
+
+    private static final String TERNARY_TABLE = String.join("\n",
+            "action set(bit<8> v) { hdr.h.a = v; }",
+            "table t {",
+            "  key = { hdr.h.a: ternary; }",
+            "  actions = { set; }",
+            "  %s",
+            "}");
+
+    private Program compileTable(String properties) {
+        return P4Programs.compile(dir, P4Programs.v1(HEADERS, PARSE_ALL, String.format(TERNARY_TABLE, properties),
+                "sm.egress_spec = 1; t.apply();", "", EMIT_ALL));
+    }
+
+    private static String firstByteOut(Program p, String input) {
+        return hex(new V1ModelSwitch(p).process(0, bytes(input)).get(0).data).substring(0, 2);
+    }
+
+    private static List<Integer> priorities(Program p) {
+        return p.table("I.t").entries().stream().map(e -> e.priority).collect(Collectors.toList());
+    }
+
+    @Test
+    void priorityAnnotationsOnConstEntriesDecideTheMatch() {
+        // The catch-all is listed first but has the lower @priority: the specific entry wins.
+        Program p = compileTable("const entries = {"
+                + " 0x00 &&& 0x00 : set(1) @priority(1);"
+                + " 0x0f &&& 0x0f : set(2) @priority(10); }");
+        assertEquals("02", firstByteOut(p, "0f 00 00 00 00"));
+        assertEquals("01", firstByteOut(p, "10 00 00 00 00"));
+        assertEquals(List.of(10, 1), sortedDescending(priorities(p)));
+    }
+
+    @Test
+    void entriesWithoutPrioritiesRankInTheOrderWritten() {
+        // 14.2.1.4: the last entry gets 1, each earlier one priority_delta more
+        Program p = compileTable("priority_delta = 10; const entries = {"
+                + " 0x0f &&& 0x0f : set(2);"
+                + " 0x00 &&& 0x00 : set(1); }");
+        assertEquals("02", firstByteOut(p, "0f 00 00 00 00"));
+        assertEquals(List.of(11, 1), sortedDescending(priorities(p)));
+    }
+
+    @Test
+    void anEntryWithoutAPriorityTakesItsPredecessorsMinusTheDelta() {
+        Program p = compileTable("priority_delta = 5; entries = {"
+                + " priority = 20: 0x01 &&& 0xff : set(1);"
+                + " 0x02 &&& 0xff : set(2);"
+                + " priority = 3: 0x03 &&& 0xff : set(3); }");
+        assertEquals(List.of(20, 15, 3), sortedDescending(priorities(p)));
+    }
+
+    private static List<Integer> sortedDescending(List<Integer> v) {
+        return v.stream().sorted((a, b) -> b - a).collect(Collectors.toList());
+    }
+
+    @Test
+    void exactTablesKeepTheirConstEntriesWithoutPriority() {
+        // P4Runtime: an entry of a table without ternary, range or optional fields has priority 0
+        Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS, PARSE_ALL,
+                "action set(bit<8> v) { hdr.h.a = v; }\n"
+                + "table t { key = { hdr.h.a: exact; } actions = { set; } const entries = { 1: set(5); 2: set(6); } }",
+                "sm.egress_spec = 1; t.apply();", "", EMIT_ALL));
+        for (Table.Entry e : p.table("I.t").entries()) {
+            assertEquals(0, e.priority);
+        }
+        assertEquals("06", firstByteOut(p, "02 00 00 00 00"));
+    }
+}

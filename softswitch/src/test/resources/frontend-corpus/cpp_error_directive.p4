@@ -1,0 +1,2 @@
+#include <core.p4>
+#error this program stops here

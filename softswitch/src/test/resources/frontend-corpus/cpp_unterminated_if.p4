@@ -1,0 +1,3 @@
+#include <core.p4>
+#if 1
+const bit<8> K = 1;

@@ -1,0 +1,2 @@
+#include <core.p4>
+const bit<8> K = @;

@@ -1,0 +1,2 @@
+#include <core.p4>
+$ # ` \ 

@@ -1,0 +1,3 @@
+#include <core.p4>
+const bit<8> K = 1;
+const string S = "never closed;
