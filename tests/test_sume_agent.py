@@ -2,8 +2,10 @@
 hw/netfpga/nat64_sume.p4, its tables written only through the card's register-level operations
 (CAM, TCAM, LPM words in SDNet's layout), its DMA port on a veth whose peer is the agent's DMA
 netdev. No SUME exists here: this is what can be checked without one. First a P4Runtime client
-drives the agent as any controller would; then the embedded controller drives it exactly as it
-drives softswitch, and a new flow is set up through it."""
+drives the agent as any controller would, and the NAT64 tests that run on the SUME variant
+(those of test_nat64_pipeline.py marked BOTH) run again through the agent; then the embedded
+controller drives it exactly as it drives softswitch, and a new flow is set up through it."""
+import functools
 import socket
 import subprocess
 import time
@@ -16,7 +18,9 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
 
+import test_nat64_pipeline
 from harness import ROOT, netns
+from harness.base import PacketTest, SwitchUnderTest
 from harness.dataplane import Dataplane
 from harness.p4rt import P4RuntimeClient, WriteError
 from nat64_setup import (MAPPED, P, SUME_PROGRAM, T, V4_PORT, V4_SERVER, V6_HOST, V6_PORT, from_v4_server,
@@ -33,17 +37,18 @@ class AgentProcess:
     """sume-agent --model on veths named with `prefix`: nfK is {prefix}swK (the test's end {prefix}tK),
     the card's DMA end {prefix}dcard, the agent's DMA netdev {prefix}dhost."""
 
-    def __init__(self, prefix, log_path):
+    def __init__(self, prefix, log_path, ports=(V6_PORT, V4_PORT)):
         self.prefix = prefix
         self.log_path = log_path
+        self.ports = ports
         self.grpc_port = free_tcp_port()
-        self.links = [f"{prefix}sw{n}" for n in (V6_PORT, V4_PORT)] + [f"{prefix}dcard"]
+        self.links = [f"{prefix}sw{n}" for n in ports] + [f"{prefix}dcard"]
         self.proc = None
 
     def start(self):
         if not AGENT_JAR.exists():
             pytest.fail(f"{AGENT_JAR} is missing: run `make build` first (make test does)")
-        for n in (V6_PORT, V4_PORT):
+        for n in self.ports:
             netns.delete_link(f"{self.prefix}sw{n}")
             netns.add_veth_pair(f"{self.prefix}sw{n}", f"{self.prefix}t{n}")
         netns.delete_link(f"{self.prefix}dcard")
@@ -54,7 +59,7 @@ class AgentProcess:
         self.proc = subprocess.Popen(
             ["java", "-jar", str(AGENT_JAR), "--model", "--grpc-port", str(self.grpc_port),
              "--dma", f"{self.prefix}dhost", "--card-dma", f"{self.prefix}dcard",
-             "-i", f"{V6_PORT}@{self.prefix}sw{V6_PORT}", "-i", f"{V4_PORT}@{self.prefix}sw{V4_PORT}"],
+             *(arg for n in self.ports for arg in ("-i", f"{n}@{self.prefix}sw{n}"))],
             stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -74,7 +79,7 @@ class AgentProcess:
             netns.delete_link(link)
 
     def dataplane(self):
-        return Dataplane({n: f"{self.prefix}t{n}" for n in (V6_PORT, V4_PORT)})
+        return Dataplane({n: f"{self.prefix}t{n}" for n in self.ports})
 
 
 def sume_pipeline(out_dir):
@@ -196,6 +201,61 @@ def test_the_pipeline_must_be_the_one_the_card_was_built_with(agent):
     config = client.get_pipeline()
     assert config.p4_device_config == device_config and config.p4info == client.p4info.message
     assert client.stub.Capabilities(p4runtime_pb2.CapabilitiesRequest()).p4runtime_api_version.startswith("1.")
+
+
+# ---- the NAT64 tests both pipelines pass, through the agent ----
+
+@pytest.fixture(scope="module")
+def agent_sut(tmp_path_factory):
+    """The SUME variant on the model card behind the agent, set up as test_nat64_pipeline's sume_sut."""
+    tmp = tmp_path_factory.mktemp("sume-agent-conformance")
+    netns.enter_private_namespace()
+    agent = AgentProcess("p", tmp / "agent.log", ports=(1, 2, 3)).start()
+    client = dataplane = None
+    try:
+        p4info_path, device_config = sume_pipeline(tmp / "p4")
+        client = P4RuntimeClient(f"127.0.0.1:{agent.grpc_port}", 1)
+        assert client.arbitrate().status.code == 0
+        client.set_pipeline(p4info_path, device_config)
+        install_base(client, sume=True)
+        dataplane = agent.dataplane()
+        yield SwitchUnderTest(agent, client, dataplane, p4info_path, device_config, "p")
+    finally:
+        if dataplane:
+            dataplane.close()
+        if client:
+            client.close()
+        agent.stop()
+
+
+@pytest.fixture
+def ptf(agent_sut):
+    test = PacketTest(agent_sut)
+    yield test
+    test.finish()
+
+
+def _is_ptf_parametrize(mark):
+    return mark.name == "parametrize" and mark.args[0] == "ptf"
+
+
+def _runs_on_both(fn):
+    return any(_is_ptf_parametrize(m) for m in getattr(fn, "pytestmark", []))
+
+
+def _through_the_agent(fn):
+    """The test as it is, on this module's ptf (the agent) instead of each pipeline's; its other
+    parameters stay."""
+    @functools.wraps(fn)
+    def test(*args, **kwargs):
+        return fn(*args, **kwargs)
+    test.pytestmark = [m for m in fn.pytestmark if not _is_ptf_parametrize(m)]
+    return test
+
+
+for _name, _fn in sorted(vars(test_nat64_pipeline).items()):
+    if _name.startswith("test_") and _runs_on_both(_fn):
+        globals()["test_through_the_agent_" + _name[len("test_"):]] = _through_the_agent(_fn)
 
 
 # ---- the embedded controller drives the agent as it drives softswitch ----

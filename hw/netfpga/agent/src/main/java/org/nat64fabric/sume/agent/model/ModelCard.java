@@ -174,26 +174,41 @@ public final class ModelCard implements CardTables {
                         + " prefixes for an LPM table of " + t.size);
             }
             int width = t.keys.get(0).width;
-            List<Table.Entry> load = new ArrayList<>(rows.size());
+            Map<String, Table.Entry> load = new HashMap<>();
             for (LpmRow r : rows) {
                 if (r.length < 0 || r.length > width || r.prefix.bitLength() > width) {
                     throw new CardException(CardException.Reason.BAD_WORD, t.name + ": prefix 0x" + r.prefix.toString(16)
                             + "/" + r.length + " is not a " + width + "-bit prefix");
                 }
-                load.add(new Table.Entry(new Table.FieldMatch[] {Table.FieldMatch.lpm(r.prefix, r.length, width)}, 0,
-                        call(table, r.value), 0));
-            }
-            // The bank not in use takes the whole dataset, then becomes the one looked up: here, under the lock.
-            for (Table.Entry e : t.entries()) {
-                t.remove(e);
-            }
-            for (Table.Entry e : load) {
-                if (t.find(e) != null) {
-                    throw new CardException(CardException.Reason.BAD_WORD, t.name + ": the dataset holds a prefix twice");
+                Table.Entry e = new Table.Entry(new Table.FieldMatch[] {Table.FieldMatch.lpm(r.prefix, r.length, width)}, 0,
+                        call(table, r.value), 0);
+                if (load.put(prefixKey(e), e) != null) {
+                    throw new CardException(CardException.Reason.BAD_WORD, t.name + ": the dataset holds "
+                            + prefixKey(e) + " twice");
                 }
+            }
+            // The whole dataset replaces the table's (the card loads the bank not in use, then looks it
+            // up); softswitch is brought there by the difference, under the lock, which is the same.
+            for (Table.Entry e : t.entries()) {
+                Table.Entry next = load.remove(prefixKey(e));
+                if (next == null) {
+                    t.remove(e);
+                } else if (!sameCall(e.action, next.action)) {
+                    t.modify(e, next.action);
+                }
+            }
+            for (Table.Entry e : load.values()) {
                 t.insert(e);
             }
         }
+    }
+
+    private static String prefixKey(Table.Entry e) {
+        return e.match[0].value.toString(16) + "/" + e.match[0].prefixLength;
+    }
+
+    private static boolean sameCall(Table.ActionCall a, Table.ActionCall b) {
+        return a.action == b.action && java.util.Arrays.equals(a.args, b.args);
     }
 
     @Override

@@ -42,6 +42,8 @@ public final class Translator {
         final Map<String, TableEntry> entries = new LinkedHashMap<>();
         /** TCAM only: the identities in address order. */
         final List<String> addresses = new ArrayList<>();
+        /** LPM only: each entry's line of the dataset. */
+        final Map<String, CardTables.LpmRow> lpmRows = new LinkedHashMap<>();
         TableEntry defaultEntry;
 
         TableState(P4InfoOuterClass.Table info, TableLayout layout, int cardId) {
@@ -109,6 +111,7 @@ public final class Translator {
                     if (!t.entries.isEmpty()) {
                         card.lpmLoad(t.cardId, List.of());
                     }
+                    t.lpmRows.clear();
                     break;
                 default:
                     break;
@@ -342,24 +345,24 @@ public final class Translator {
 
     /** The table's prefixes with this update applied, loaded as one dataset; the entry is recorded once it is. */
     private void lpm(TableState t, Update.Type type, TableMatch m, TableEntry e) throws EntityError {
-        Map<String, TableEntry> next = new LinkedHashMap<>(t.entries);
+        Map<String, CardTables.LpmRow> next = new LinkedHashMap<>(t.lpmRows);
         if (type == Update.Type.DELETE) {
             next.remove(m.identity);
         } else {
-            next.put(m.identity, e);
-        }
-        List<CardTables.LpmRow> rows = new ArrayList<>(next.size());
-        for (TableEntry x : next.values()) {
-            TableMatch xm = TableMatch.of(t.info, x.getMatchList(), 0);
-            rows.add(new CardTables.LpmRow(xm.values[0], xm.prefixLengths[0], value(t, x, false)));
+            next.put(m.identity, new CardTables.LpmRow(m.values[0], m.prefixLengths[0], value(t, e, false)));
         }
         try {
-            card.lpmLoad(t.cardId, rows);
+            card.lpmLoad(t.cardId, new ArrayList<>(next.values()));
         } catch (CardException x) {
             throw cardError(t, x);
         }
-        t.entries.clear();
-        t.entries.putAll(next);
+        t.lpmRows.clear();
+        t.lpmRows.putAll(next);
+        if (type == Update.Type.DELETE) {
+            t.entries.remove(m.identity);
+        } else {
+            t.entries.put(m.identity, e);
+        }
     }
 
     private void writeDefault(TableState t, Update.Type type, TableEntry e) throws EntityError {
