@@ -74,8 +74,7 @@ FINSY = """
     ADDR, P4INFO, BLOB = sys.argv[1:4]
 
     async def main():
-        opts = fy.SwitchOptions(p4info=Path(P4INFO), p4blob=Path(BLOB), device_id=1, initial_election_id=20,
-                                p4force=True)
+        opts = fy.SwitchOptions(p4info=Path(P4INFO), p4blob=Path(BLOB), device_id=1, initial_election_id=20)
         async with fy.Switch("sw1", ADDR, opts) as sw:
             assert sw.is_primary, "finsy did not become primary"
             # delete_all() reads every kind of entity by wildcard, action profiles included.

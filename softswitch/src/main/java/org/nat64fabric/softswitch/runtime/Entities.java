@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.nat64fabric.softswitch.pipeline.Action;
 import org.nat64fabric.softswitch.pipeline.Bits;
-import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.pipeline.Table;
 import org.nat64fabric.softswitch.pipeline.TwoRateMarker;
 import org.nat64fabric.softswitch.runtime.EntityException.Code;
