@@ -121,6 +121,8 @@ extern void verify_checksum_with_payload<T, O>(in bool condition, in T data, in 
 extern void update_checksum_with_payload<T, O>(in bool condition, in T data, inout O checksum, HashAlgorithm algo);
 
 extern void log_msg(string msg);
+/* Each {} of msg shows the next field of data (a list, header or struct), in decimal. */
+extern void log_msg<T>(string msg, in T data);
 extern void assert(in bool check);
 extern void assume(in bool check);
 

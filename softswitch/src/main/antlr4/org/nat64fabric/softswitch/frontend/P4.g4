@@ -160,7 +160,9 @@ statement
     | constantDeclaration
     | ';'
     ;
-assignmentOrCall : expression ( '=' expression )? ';' ;
+assignmentOrCall : expression ( assignOp expression )? ';' ;
+// '=' and the compound assignments of P4_16 (a op= b)
+assignOp : '=' | '+=' | '-=' | '*=' | '/=' | '%=' | '<<=' | '>>=' | '&=' | '^=' | '|=' | '|+|=' | '|-|=' ;
 ifStatement : IF '(' expression ')' statement ( ELSE statement )? ;
 blockStatement : annotations? '{' statement* '}' ;
 switchStatement : SWITCH '(' expression ')' '{' switchCase* '}' ;

@@ -144,11 +144,18 @@ final class Elaborator {
         }
     }
 
+    /** An extern function: its declarations, one per number of parameters (P4 overloads by arity). */
     private static final class ExternFunction {
-        final FunctionPrototypeContext proto;
+        final List<FunctionPrototypeContext> protos = new ArrayList<>();
 
-        ExternFunction(FunctionPrototypeContext proto) {
-            this.proto = proto;
+        /** The declaration taking {@code argc} arguments, else the first (whose arity error then names the call). */
+        FunctionPrototypeContext forArgs(int argc) {
+            for (FunctionPrototypeContext p : protos) {
+                if (p.parameterList().parameter().size() == argc) {
+                    return p;
+                }
+            }
+            return protos.get(0);
         }
     }
 
@@ -727,7 +734,15 @@ final class Elaborator {
     private void externDeclaration(ExternDeclarationContext d) {
         if (d instanceof ExternFunctionContext) {
             FunctionPrototypeContext p = ((ExternFunctionContext) d).functionPrototype();
-            define(global, p.name(), new ExternFunction(p));
+            Object known = global.lookup(p.name().getText());
+            ExternFunction f = known instanceof ExternFunction ? (ExternFunction) known : new ExternFunction();
+            int arity = p.parameterList().parameter().size();
+            if (f.protos.isEmpty()) {
+                define(global, p.name(), f);
+            } else if (f.forArgs(arity).parameterList().parameter().size() == arity) {
+                throw error(p.name(), "extern function '" + p.name().getText() + "' is already declared with " + arity + " parameters");
+            }
+            f.protos.add(p);
             return;
         }
         ExternObjectContext o = (ExternObjectContext) d;
@@ -1324,6 +1339,7 @@ final class Elaborator {
         List<Expr> slots = bindParams(bt, sc, byType, params);
         ControlInstance ci = new ControlInstance(name, params, slots);
         Where outer = enter(Where.CONTROL, bt);
+        List<Stmt> initialisers = new ArrayList<>();
         for (ControlLocalDeclarationContext l : d.controlLocalDeclaration()) {
             at(l);
             if (l.constantDeclaration() != null) {
@@ -1335,16 +1351,16 @@ final class Elaborator {
             } else if (l.instantiation() != null) {
                 instantiation(l.instantiation(), sc, name);
             } else if (l.variableDeclaration() != null) {
-                VariableDeclarationContext v = l.variableDeclaration();
-                Type t = type(v.typeRef(), sc);
-                Expr slot = storageFor(t, v.typeRef(), "a variable");
-                define(sc, v.name(), new Var(v.name().getText(), slot, false));
-                if (v.expression() != null) {
-                    throw error(v.expression(), "initialise control-local variable '" + v.name().getText() + "' in the apply block");
+                // an initialiser runs each time the control is applied; without one the value is
+                // unspecified (the packet's state starts zeroed)
+                Stmt init = variable(l.variableDeclaration(), sc);
+                if (l.variableDeclaration().expression() != null) {
+                    initialisers.add(init);
                 }
             }
         }
-        ci.body = new Stmt.Callable(block(d.blockStatement(), sc, new Context(name, false, null)));
+        initialisers.add(block(d.blockStatement(), sc, new Context(name, false, null)));
+        ci.body = new Stmt.Callable(initialisers.size() == 1 ? initialisers.get(0) : new Stmt.Block(initialisers));
         leave(outer, bt);
         return ci;
     }
@@ -1439,9 +1455,6 @@ final class Elaborator {
                                 + "largest_priority_wins, priority_delta)");
                 }
             }
-        }
-        if (refs.isEmpty()) {
-            throw error(d.name(), "table '" + d.name().getText() + "' has no actions");
         }
         if (architecture == Program.Architecture.SUME) {
             sumeTableLimits(d, keys, sizeGiven, timeout);
@@ -1925,10 +1938,19 @@ final class Elaborator {
     private Stmt assignmentOrCall(AssignmentOrCallContext a, Scope sc, Context cx) {
         if (a.expression().size() == 2) {
             ExpressionContext lhs = a.expression(0);
+            String op = a.assignOp().getText();
             List<Stmt> prelude = new ArrayList<>();
             Expr target = lvalue(lhs, sc, null, prelude);
-            requireWritable(lhs, sc, target, "the left side of '='");
-            Expr value = expr(a.expression(1), sc, target.type);
+            requireWritable(lhs, sc, target, "the left side of '" + op + "'");
+            Expr value;
+            if (op.equals("=")) {
+                value = expr(a.expression(1), sc, target.type);
+            } else {
+                // a op= b is a = a op b with the place of a evaluated once (P4_16 compound assignment)
+                String binary = op.substring(0, op.length() - 1);
+                boolean shift = binary.equals("<<") || binary.equals(">>");
+                value = operate(binary, target, expr(a.expression(1), sc, shift ? null : target.type), a, lhs, a.expression(1));
+            }
             prelude.add(assign(target, value, a.expression(1)));
             return exitAware(prelude.size() == 1 ? prelude.get(0) : new Stmt.Block(prelude));
         }
@@ -2319,6 +2341,12 @@ final class Elaborator {
         boolean shift = op.equals("<<") || op.equals(">>");
         Expr a = expr(l, sc, comparison || op.equals("++") ? null : expected);
         Expr b = expr(r, sc, shift || op.equals("++") ? null : a.type == Type.INT_LITERAL ? (comparison ? null : expected) : a.type);
+        return operate(op, a, b, e, l, r);
+    }
+
+    /** {@code a op b} for an operator other than && and ||, with its type rules; l and r locate the operands. */
+    private Expr operate(String op, Expr a, Expr b, ParserRuleContext e, ParserRuleContext l, ParserRuleContext r) {
+        boolean shift = op.equals("<<") || op.equals(">>");
         if (a.type == Type.INT_LITERAL && b.type != Type.INT_LITERAL && !shift && !op.equals("++")) {
             a = coerce(a, b.type, l);
         }
@@ -2333,7 +2361,7 @@ final class Elaborator {
             return fold(new Ops.Binary(op.equals("==") ? Ops.Op.EQ : Ops.Op.NE, Type.BOOL, coerce(a, t, l), coerce(b, t, r)));
         }
         if (a.type == Type.INT_LITERAL && b.type == Type.INT_LITERAL) {
-            return literalArithmetic(op, ((Expr.Const) a).value, ((Expr.Const) b).value, e);
+            return literalArithmetic(op, ((Expr.Const) a).value, ((Expr.Const) b).value, (ParserRuleContext) e);
         }
         if (op.equals("++")) {
             if (!(a.type instanceof Type.Bits) || !(b.type instanceof Type.Bits)) {
@@ -2684,7 +2712,8 @@ final class Elaborator {
             return functionCall((FunctionSym) callee, args, sc, e);
         }
         if (callee instanceof ExternFunction) {
-            return externFunction(calleeCtx.getText(), ((ExternFunction) callee).proto, args, sc, e);
+            int argc = args == null ? 0 : args.argument().size();
+            return externFunction(calleeCtx.getText(), ((ExternFunction) callee).forArgs(argc), args, sc, e);
         }
         if (callee instanceof Expr.Agg) {
             throw error(calleeCtx, "'" + calleeCtx.getText() + "' is not callable");
@@ -3016,6 +3045,9 @@ final class Elaborator {
                         throw error(a.get(0), "extract needs a header, not " + h.type);
                     }
                     requireWritable(a.get(0).expression(), sc, h, "the argument of extract");
+                    if (targs.size() > 1 || (targs.size() == 1 && !targs.get(0).equals(h.type))) {
+                        throw error(at, "extract<...> names the type of its argument, which is " + h.type);
+                    }
                     PacketIo.Stack stack = null;
                     if (h instanceof StackElement && a.get(0).expression().getText().endsWith(".next")) {
                         ExpressionContext stackCtx = ((MemberExpressionContext) a.get(0).expression()).expression();
@@ -3184,7 +3216,7 @@ final class Elaborator {
         if (arity == null) {
             throw error(at, "extern function '" + name + "' is not supported by softswitch");
         }
-        if (arity != a.size()) {
+        if (arity != a.size() && !(name.equals("log_msg") && a.size() == 2)) {
             throw error(at, "'" + name + "' is declared with " + a.size() + " parameters; softswitch implements the "
                     + "v1model extern, which has " + arity + " (use <v1model.p4>'s declaration)");
         }
@@ -3231,11 +3263,17 @@ final class Elaborator {
                 Type t = result.type;
                 return new Externs.RandomValue(result, narrow(a.get(1), t), narrow(a.get(2), t), random);
             }
-            case "log_msg":
+            case "log_msg": {
                 if (!(a.get(0) instanceof StringValue)) {
                     throw error(args.argument(0), "log_msg needs a string literal");
                 }
-                return new Externs.LogMsg(((StringValue) a.get(0)).value, List.of());
+                // log_msg("x = {}, y = {}", {x, y}): the values of the data fill the {} in order
+                List<Expr> values = new ArrayList<>();
+                if (a.size() == 2) {
+                    flatten(a.get(1), values, args.argument(1));
+                }
+                return new Externs.LogMsg(((StringValue) a.get(0)).value, values);
+            }
             case "assert":
             case "assume":
                 return new Externs.Assert(a.get(0), stdField("egress_spec", at));

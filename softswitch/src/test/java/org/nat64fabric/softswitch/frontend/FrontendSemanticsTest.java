@@ -122,4 +122,42 @@ class FrontendSemanticsTest {
         }
         assertEquals("06", firstByteOut(p, "02 00 00 00 00"));
     }
+
+    @Test
+    void controlLocalInitialisersRunAtEachApply() {
+        // the initialiser gives 7 however the previous packet left the variable
+        String decls = "bit<8> seven = 7;";
+        String apply = "hdr.s[0].v = seven; seven = seven + 1; hdr.s[1].v = seven;";
+        assertEquals("00" + "07" + "08" + "00" + "00", run("", decls, apply, "00 00 00 00 00"));
+        Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS, PARSE_ALL, decls, "sm.egress_spec = 1;\n" + apply, "", EMIT_ALL));
+        V1ModelSwitch sw = new V1ModelSwitch(p);
+        sw.process(0, bytes("00 00 00 00 00"));
+        assertEquals("0007080000", hex(sw.process(0, bytes("00 00 00 00 00")).get(0).data));
+    }
+
+    @Test
+    void compoundAssignmentsOperateAndAssign() {
+        // 10 += 5, 200 |+|= 100 (saturates), 1 <<= 3, 0xf0 ^= 0xff
+        assertEquals("00" + "0f" + "ff" + "08" + "0f", run("", "",
+                "hdr.s[0].v += 5; hdr.s[1].v |+|= 100; hdr.s[2].v <<= 3; hdr.s[3].v ^= 0xff;", "00 0a c8 01 f0"));
+    }
+
+    @Test
+    void aCompoundAssignmentEvaluatesItsPlaceOnce() {
+        assertEquals("00" + "0b" + "00" + "00" + "00", run(BUMP, "",
+                "meta.i = 0; hdr.s[bump(meta.i) - 1].v += 1;", "00 0a 00 00 00"));
+    }
+
+    @Test
+    void aTableWithoutActionsRunsNoAction() {
+        Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS, PARSE_ALL,
+                "table t { key = { hdr.h.a: exact; } }", "sm.egress_spec = 1; t.apply(); hdr.h.a = 9;", "", EMIT_ALL));
+        assertEquals("NoAction", p.table("I.t").defaultAction().action.name);
+        assertEquals("0901020304", hex(new V1ModelSwitch(p).process(0, bytes("00 01 02 03 04")).get(0).data));
+    }
+
+    @Test
+    void logMsgTakesAFormatAndItsData() {
+        run("", "", "log_msg(\"a={} s0={}\", {hdr.h.a, hdr.s[0].v}); log_msg(\"no data\");", "01 02 03 04 05");
+    }
 }
