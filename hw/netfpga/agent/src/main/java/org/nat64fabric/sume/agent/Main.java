@@ -11,7 +11,6 @@ import org.nat64fabric.softswitch.frontend.Frontend;
 import org.nat64fabric.softswitch.frontend.P4CompileException;
 import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
 import org.nat64fabric.softswitch.pipeline.Program;
-import org.nat64fabric.sume.agent.card.CardTables;
 import org.nat64fabric.sume.agent.io.RawSocket;
 import org.nat64fabric.sume.agent.model.ModelCard;
 import org.nat64fabric.sume.agent.model.ModelCardPorts;

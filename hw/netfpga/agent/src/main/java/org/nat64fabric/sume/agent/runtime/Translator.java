@@ -1,6 +1,5 @@
 package org.nat64fabric.sume.agent.runtime;
 
-import com.google.protobuf.ByteString;
 import io.grpc.Status;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -13,9 +12,7 @@ import org.nat64fabric.sume.agent.card.CardTables;
 import org.nat64fabric.sume.agent.layout.TableLayout;
 import p4.config.v1.P4InfoOuterClass;
 import p4.config.v1.P4InfoOuterClass.P4Info;
-import p4.v1.P4RuntimeOuterClass.Action;
 import p4.v1.P4RuntimeOuterClass.Entity;
-import p4.v1.P4RuntimeOuterClass.TableAction;
 import p4.v1.P4RuntimeOuterClass.TableEntry;
 import p4.v1.P4RuntimeOuterClass.Update;
 
@@ -32,30 +29,6 @@ public final class Translator {
     private final Map<Integer, P4InfoOuterClass.Action> actions = new HashMap<>();
     /** Per table (card id), the miss value the card had before any write: what {@link #clear} restores. */
     private final Map<Integer, BigInteger> builtMissValues = new HashMap<>();
-
-    /** One table: its P4Info, layout, card id and what was written to it. */
-    private static final class TableState {
-        final P4InfoOuterClass.Table info;
-        final TableLayout layout;
-        final int cardId;
-        final Map<Integer, Integer> actionIndex = new HashMap<>();
-        final Map<String, TableEntry> entries = new LinkedHashMap<>();
-        /** TCAM only: the identities in address order. */
-        final List<String> addresses = new ArrayList<>();
-        /** LPM only: each entry's line of the dataset. */
-        final Map<String, CardTables.LpmRow> lpmRows = new LinkedHashMap<>();
-        TableEntry defaultEntry;
-
-        TableState(P4InfoOuterClass.Table info, TableLayout layout, int cardId) {
-            this.info = info;
-            this.layout = layout;
-            this.cardId = cardId;
-        }
-
-        String name() {
-            return info.getPreamble().getName();
-        }
-    }
 
     /** IllegalArgumentException when the card does not have the P4Info's tables as it describes them. */
     public Translator(P4Info p4info, CardTables card) {
@@ -75,11 +48,7 @@ public final class Translator {
                         + t.getPreamble().getName() + (c == null ? " is not on it"
                         : " is a " + c.kind + " of " + c.depth + " entries there, a " + layout.kind + " of " + t.getSize() + " here"));
             }
-            TableState s = new TableState(t, layout, c.id);
-            for (int i = 0; i < t.getActionRefsCount(); i++) {
-                s.actionIndex.put(t.getActionRefs(i).getId(), i);
-            }
-            tables.put(t.getPreamble().getId(), s);
+            tables.put(t.getPreamble().getId(), new TableState(t, layout, c.id, actions));
             try {
                 builtMissValues.put(c.id, card.missValue(c.id));
             } catch (CardException e) {
@@ -268,7 +237,7 @@ public final class Translator {
             default:
                 throw TableMatch.invalid("update type " + type + " is not INSERT, MODIFY or DELETE");
         }
-        BigInteger value = type == Update.Type.DELETE ? null : value(t, e, false);
+        BigInteger value = type == Update.Type.DELETE ? null : t.value(e, false);
         try {
             switch (t.layout.kind) {
                 case CAM:
@@ -336,7 +305,7 @@ public final class Translator {
         BigInteger value;
         try {
             m = TableMatch.of(t.info, e.getMatchList(), e.getPriority());
-            value = value(t, e, false);
+            value = t.value(e, false);
         } catch (EntityError x) {
             throw new IllegalStateException("an entry the agent accepted no longer checks: " + x.getMessage());
         }
@@ -349,7 +318,7 @@ public final class Translator {
         if (type == Update.Type.DELETE) {
             next.remove(m.identity);
         } else {
-            next.put(m.identity, new CardTables.LpmRow(m.values[0], m.prefixLengths[0], value(t, e, false)));
+            next.put(m.identity, new CardTables.LpmRow(m.values[0], m.prefixLengths[0], t.value(e, false)));
         }
         try {
             card.lpmLoad(t.cardId, new ArrayList<>(next.values()));
@@ -376,7 +345,7 @@ public final class Translator {
             throw new EntityError(Status.Code.PERMISSION_DENIED, "the default action of " + t.name() + " is const");
         }
         try {
-            card.setMissValue(t.cardId, value(t, e, true));
+            card.setMissValue(t.cardId, t.value(e, true));
         } catch (CardException x) {
             throw cardError(t, x);
         }
@@ -396,60 +365,7 @@ public final class Translator {
         } catch (IllegalArgumentException x) {
             throw new EntityError(Status.Code.INTERNAL, "the card's miss value for " + t.name() + ": " + x.getMessage());
         }
-        P4InfoOuterClass.Action info = actions.get(t.info.getActionRefs(a.index).getId());
-        Action.Builder b = Action.newBuilder().setActionId(info.getPreamble().getId());
-        for (int i = 0; i < a.params.length; i++) {
-            b.addParams(Action.Param.newBuilder().setParamId(info.getParams(i).getId()).setValue(bytes(a.params[i])));
-        }
-        return TableEntry.newBuilder().setTableId(t.info.getPreamble().getId()).setIsDefaultAction(true)
-                .setAction(TableAction.newBuilder().setAction(b)).build();
-    }
-
-    /** The card's value word for the entry's action, after checking it against the P4Info. */
-    private BigInteger value(TableState t, TableEntry e, boolean asDefault) throws EntityError {
-        if (!e.hasAction()) {
-            throw TableMatch.invalid(t.name() + ": the entry has no action");
-        }
-        if (e.getAction().getTypeCase() != TableAction.TypeCase.ACTION) {
-            throw new EntityError(Status.Code.UNIMPLEMENTED, t.name() + ": the card has no action profiles ("
-                    + e.getAction().getTypeCase() + ")");
-        }
-        Action a = e.getAction().getAction();
-        Integer index = t.actionIndex.get(a.getActionId());
-        if (index == null) {
-            throw TableMatch.invalid(t.name() + " has no action with ID " + a.getActionId());
-        }
-        P4InfoOuterClass.ActionRef ref = t.info.getActionRefs(index);
-        P4InfoOuterClass.Action info = actions.get(a.getActionId());
-        String aname = info.getPreamble().getName();
-        if (!asDefault && ref.getScope() == P4InfoOuterClass.ActionRef.Scope.DEFAULT_ONLY) {
-            throw TableMatch.invalid(t.name() + ": " + aname + " is a default-only action");
-        }
-        if (asDefault && ref.getScope() == P4InfoOuterClass.ActionRef.Scope.TABLE_ONLY) {
-            throw TableMatch.invalid(t.name() + ": " + aname + " may not be the default action");
-        }
-        BigInteger[] params = new BigInteger[info.getParamsCount()];
-        Map<Integer, Integer> position = new HashMap<>();
-        for (int i = 0; i < params.length; i++) {
-            position.put(info.getParams(i).getId(), i);
-        }
-        for (Action.Param p : a.getParamsList()) {
-            Integer i = position.get(p.getParamId());
-            if (i == null) {
-                throw TableMatch.invalid(aname + " has no parameter with ID " + p.getParamId());
-            }
-            if (params[i] != null) {
-                throw TableMatch.invalid(aname + ": parameter " + info.getParams(i).getName() + " is given twice");
-            }
-            params[i] = TableMatch.value(p.getValue(), info.getParams(i).getBitwidth(),
-                    aname + " parameter " + info.getParams(i).getName());
-        }
-        for (int i = 0; i < params.length; i++) {
-            if (params[i] == null) {
-                throw TableMatch.invalid(aname + ": parameter " + info.getParams(i).getName() + " is missing");
-            }
-        }
-        return t.layout.value(index, params);
+        return t.defaultEntry(a);
     }
 
     private static EntityError cardError(TableState t, CardException x) {
@@ -461,14 +377,5 @@ public final class Translator {
             default:
                 return new EntityError(Status.Code.INTERNAL, "the card refused a write to " + t.name() + ": " + x.getMessage());
         }
-    }
-
-    static ByteString bytes(BigInteger v) {
-        byte[] b = v.toByteArray();
-        int skip = 0;
-        while (skip < b.length - 1 && b[skip] == 0) {
-            skip++;
-        }
-        return ByteString.copyFrom(b, skip, b.length - skip);
     }
 }
