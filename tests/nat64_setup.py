@@ -187,41 +187,52 @@ def to_v6_host(l4, src=None, dst=V6_HOST, hlim=63, tc=0):
 
 
 @contextlib.contextmanager
-def driven_switch(tmp, program, config, links, *controller_options):
-    """A switch running `program` on veth pairs (LINKSsw1/LINKSt1 for the IPv6 host, ...2 for the
-    IPv4 server) that the embedded controller drives with `config` (its "{port}" the switch's gRPC
-    port): yields the REST API, the test side's Dataplane and the controller's log, once the switch
-    is programmed. Everything made is removed after."""
-    from switch_process import SwitchProcess   # mininet/ is on the path (harness/__init__.py)
+def programmed_controller(tmp, config, switch_port, p4info_path, device_config_path, *options):
+    """The embedded controller driving the P4Runtime server at `switch_port` (config's "{port}")
+    with this pipeline: yields its REST API once every switch is programmed; stopped after."""
     from test_rest_api import Controller
-    netns.enter_private_namespace()
-    for n in (V6_PORT, V4_PORT):
-        netns.delete_link(f"{links}sw{n}")
-        netns.add_veth_pair(f"{links}sw{n}", f"{links}t{n}")
-    switch = SwitchProcess({n: f"{links}sw{n}" for n in (V6_PORT, V4_PORT)}, log_path=tmp / "switch.log").start()
-    p4info_path, _ = switch.build_pipeline(program, tmp / "p4")
 
     class ProgramController(Controller):
         def command(self, *extra):
-            cmd = super().command(*extra, *controller_options)
+            cmd = super().command(*extra, *options)
             cmd[cmd.index("--p4info") + 1] = str(p4info_path)
-            cmd[cmd.index("--device-config") + 1] = str(tmp / "p4" / "device_config.bin")
+            cmd[cmd.index("--device-config") + 1] = str(device_config_path)
             return cmd
 
-    controller = ProgramController(tmp, config=config, switch_port=switch.grpc_port)
-    dataplane = None
+    controller = ProgramController(tmp, config=config, switch_port=switch_port)
     try:
         api = controller.start()
         deadline = time.time() + 60
         while not all(d["connected"] for d in api.call("GET", "/devices")[1]["devices"]):
             assert time.time() < deadline, (tmp / "controller.log").read_text()
             time.sleep(0.3)
-        dataplane = Dataplane({n: f"{links}t{n}" for n in (V6_PORT, V4_PORT)})
-        yield api, dataplane, tmp / "controller.log"
+        yield api
     finally:
-        if dataplane:
-            dataplane.close()
         controller.stop()
+
+
+@contextlib.contextmanager
+def driven_switch(tmp, program, config, links, *controller_options):
+    """A switch running `program` on veth pairs (LINKSsw1/LINKSt1 for the IPv6 host, ...2 for the
+    IPv4 server) that the embedded controller drives with `config` (its "{port}" the switch's gRPC
+    port): yields the REST API, the test side's Dataplane and the controller's log, once the switch
+    is programmed. Everything made is removed after."""
+    from switch_process import SwitchProcess   # mininet/ is on the path (harness/__init__.py)
+    netns.enter_private_namespace()
+    for n in (V6_PORT, V4_PORT):
+        netns.delete_link(f"{links}sw{n}")
+        netns.add_veth_pair(f"{links}sw{n}", f"{links}t{n}")
+    switch = SwitchProcess({n: f"{links}sw{n}" for n in (V6_PORT, V4_PORT)}, log_path=tmp / "switch.log").start()
+    try:
+        p4info_path, _ = switch.build_pipeline(program, tmp / "p4")
+        with programmed_controller(tmp, config, switch.grpc_port, p4info_path, tmp / "p4" / "device_config.bin",
+                                   *controller_options) as api:
+            dataplane = Dataplane({n: f"{links}t{n}" for n in (V6_PORT, V4_PORT)})
+            try:
+                yield api, dataplane, tmp / "controller.log"
+            finally:
+                dataplane.close()
+    finally:
         switch.stop()
         for n in (V6_PORT, V4_PORT):
             netns.delete_link(f"{links}sw{n}")

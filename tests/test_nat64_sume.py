@@ -5,7 +5,6 @@ card hands to the controller over DMA to finish (PUNT_FINISH, with what to finis
 and the port the packet then leaves on in `out_port`), checksums checked in the pipe, SUME's
 frame size; and at the end the embedded controller driving the variant, finishing what it hands
 over. Expected packets are scapy's own."""
-import time
 
 import pytest
 from google.protobuf import text_format

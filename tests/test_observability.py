@@ -12,7 +12,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-from nat64_setup import (POOL6, PROGRAM, ROUTER_MAC, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST_MAC, V6_PORT,
+from nat64_setup import (POOL6, PROGRAM, ROUTER_MAC, V4_HOST_MAC, V4_PORT, V6_HOST_MAC, V6_PORT,
                          driven_switch, from_v4_server, from_v6_host)
 
 DEVICE = "device:border1"

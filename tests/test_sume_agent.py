@@ -24,10 +24,10 @@ from harness.base import PacketTest, SwitchUnderTest
 from harness.dataplane import Dataplane
 from harness.p4rt import P4RuntimeClient, WriteError
 from nat64_setup import (MAPPED, P, SUME_PROGRAM, T, V4_PORT, V4_SERVER, V6_HOST, V6_PORT, from_v4_server,
-                         from_v6_host, install_base, session_v4, session_v6, to_v4_server, to_v6_host)
+                         from_v6_host, install_base, programmed_controller, session_v4, session_v6, to_v4_server,
+                         to_v6_host)
 from switch_process import SOFTSWITCH, free_tcp_port
 from test_nat64_sume import SUME_FABRIC
-from test_rest_api import Controller
 
 AGENT_JAR = ROOT / "hw" / "netfpga" / "agent" / "target" / "sume-agent.jar"
 PUNT_SESSION_MISS = 1
@@ -265,29 +265,16 @@ def controlled_agent(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("sume-agent-fabric")
     netns.enter_private_namespace()
     agent = AgentProcess("c", tmp / "agent.log").start()
-    p4info_path, _ = sume_pipeline(tmp / "p4")
-
-    class SumeController(Controller):
-        def command(self, *extra):
-            cmd = super().command(*extra)
-            cmd[cmd.index("--p4info") + 1] = str(p4info_path)
-            cmd[cmd.index("--device-config") + 1] = str(tmp / "p4" / "device_config.bin")
-            return cmd
-
-    controller = SumeController(tmp, config=SUME_FABRIC, switch_port=agent.grpc_port)
-    dataplane = None
     try:
-        api = controller.start()
-        deadline = time.time() + 60
-        while not all(d["connected"] for d in api.call("GET", "/devices")[1]["devices"]):
-            assert time.time() < deadline, (tmp / "controller.log").read_text()
-            time.sleep(0.3)
-        dataplane = agent.dataplane()
-        yield api, dataplane, tmp
+        p4info_path, _ = sume_pipeline(tmp / "p4")
+        with programmed_controller(tmp, SUME_FABRIC, agent.grpc_port, p4info_path,
+                                   tmp / "p4" / "device_config.bin") as api:
+            dataplane = agent.dataplane()
+            try:
+                yield api, dataplane, tmp
+            finally:
+                dataplane.close()
     finally:
-        if dataplane:
-            dataplane.close()
-        controller.stop()
         agent.stop()
 
 

@@ -1,6 +1,7 @@
 package org.nat64fabric.softswitch.server;
 
 import com.google.rpc.Code;
+import com.google.protobuf.Message;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -9,18 +10,23 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
+import org.nat64fabric.softswitch.runtime.NewerFields;
 import p4.v1.P4RuntimeOuterClass.MasterArbitrationUpdate;
+import p4.v1.P4RuntimeOuterClass.SetForwardingPipelineConfigRequest;
 import p4.v1.P4RuntimeOuterClass.StreamMessageResponse;
 import p4.v1.P4RuntimeOuterClass.Uint128;
+import p4.v1.P4RuntimeOuterClass.WriteRequest;
 
 /**
  * Primary election per role (P4Runtime §5): the connected controller with the highest election_id
  * is the primary, as long as no higher one was seen for the role; the others are backups, and so
- * is a controller that sends no election_id at all.
+ * is a controller that sends no election_id at all. Shared by every P4Runtime server of the
+ * project (softswitch, the NetFPGA SUME agent).
  */
-final class Arbitration {
+public final class Arbitration {
     /** One stream channel and what it declared. */
-    static final class Controller {
+    public static final class Controller {
         private final ServerCallStreamObserver<StreamMessageResponse> out;
         private String role;
         /** Null for a backup that sent no election_id. */
@@ -28,11 +34,11 @@ final class Arbitration {
         private MasterArbitrationUpdate request;
         private boolean closed;
 
-        Controller(ServerCallStreamObserver<StreamMessageResponse> out) {
+        public Controller(ServerCallStreamObserver<StreamMessageResponse> out) {
             this.out = out;
         }
 
-        synchronized void send(StreamMessageResponse m) {
+        public synchronized void send(StreamMessageResponse m) {
             if (!closed) {
                 try {
                     out.onNext(m);
@@ -51,14 +57,14 @@ final class Arbitration {
             return true;
         }
 
-        synchronized void fail(Status status) {
+        public synchronized void fail(Status status) {
             if (!closed) {
                 closed = true;
                 out.onError(status.asRuntimeException());
             }
         }
 
-        synchronized void close() {
+        public synchronized void close() {
             if (!closed) {
                 closed = true;
                 out.onCompleted();
@@ -66,11 +72,42 @@ final class Arbitration {
         }
     }
 
+    private final long deviceId;
     private final List<Controller> controllers = new ArrayList<>();
     private final Map<String, BigInteger> highestSeen = new HashMap<>();
 
+    /** The election of one device: its arbitration answers name {@code deviceId}. */
+    public Arbitration(long deviceId) {
+        this.deviceId = deviceId;
+    }
+
+    /** An election_id as a number (128 bits, unsigned). */
+    public static BigInteger electionId(Uint128 id) {
+        return new BigInteger(1, java.nio.ByteBuffer.allocate(16).putLong(id.getHigh()).putLong(id.getLow()).array());
+    }
+
+    /**
+     * The role a request is made in. P4Runtime 1.3 names roles by a number (role_id), 1.4 by a
+     * string (field 6 of WriteRequest/SetForwardingPipelineConfigRequest, field 3 of Role), which
+     * this generated code keeps as an unknown field; either way "" / 0 is the default role.
+     */
+    public static String roleOf(Message m) {
+        if (m instanceof MasterArbitrationUpdate) {
+            var role = ((MasterArbitrationUpdate) m).getRole();
+            String name = NewerFields.string(role, NewerFields.ROLE_NAME);
+            return name != null ? name : role.getId() == 0 ? "" : "#" + role.getId();
+        }
+        String name = NewerFields.string(m, NewerFields.REQUEST_ROLE);
+        if (name != null) {
+            return name;
+        }
+        long id = m instanceof WriteRequest ? ((WriteRequest) m).getRoleId()
+                : ((SetForwardingPipelineConfigRequest) m).getRoleId();
+        return id == 0 ? "" : "#" + id;
+    }
+
     /** Whether the controller has sent an arbitration update that was accepted. */
-    synchronized boolean isLive(Controller c) {
+    public synchronized boolean isLive(Controller c) {
         return c.role != null;
     }
 
@@ -78,7 +115,7 @@ final class Arbitration {
      * Records a controller's arbitration update (electionId null: a backup that sent none);
      * returns the status that closes its stream (P4Runtime 5.4), or null.
      */
-    synchronized Status update(Controller c, String role, BigInteger electionId, MasterArbitrationUpdate request, Device device) {
+    public synchronized Status update(Controller c, String role, BigInteger electionId, MasterArbitrationUpdate request) {
         if (c.role != null && !c.role.equals(role)) {
             return Status.FAILED_PRECONDITION.withDescription("this stream is for " + roleName(c.role) + ", not "
                     + roleName(role) + ": open another stream to change roles");
@@ -101,9 +138,9 @@ final class Arbitration {
         }
         Controller after = primary(role);
         if (before != after) {
-            notifyRole(role, device);
+            notifyRole(role);
         } else {
-            notifyOne(c, device);
+            notifyOne(c);
         }
         return null;
     }
@@ -112,28 +149,32 @@ final class Arbitration {
         return role.isEmpty() ? "the default role" : "role " + role;
     }
 
-    synchronized void remove(Controller c, Device device) {
+    public synchronized void remove(Controller c) {
         if (controllers.remove(c) && c.role != null) {
-            notifyRole(c.role, device);
+            notifyRole(c.role);
         }
     }
 
-    synchronized boolean isPrimary(Controller c) {
+    public synchronized boolean isPrimary(Controller c) {
         return c.role != null && primary(c.role) == c;
     }
 
     /** Writes and pipeline changes come only from the primary of their role, with its election_id. */
-    synchronized void checkPrimary(String role, Uint128 electionId) throws StatusException {
+    public synchronized void checkPrimary(String role, Uint128 electionId) throws StatusException {
         Controller p = primary(role);
-        if (p == null || !p.electionId.equals(P4RuntimeService.electionId(electionId))) {
-            throw Status.PERMISSION_DENIED.withDescription("election_id " + P4RuntimeService.electionId(electionId)
+        if (p == null || !p.electionId.equals(electionId(electionId))) {
+            throw Status.PERMISSION_DENIED.withDescription("election_id " + electionId(electionId)
                     + " is not the primary's for " + roleName(role)
                     + (p == null ? " (there is no primary: open a stream and send arbitration first)" : "")).asException();
         }
     }
 
-    /** Packet-ins and notifications go to the primary of every role; a slow reader loses them. */
-    void sendToPrimaries(StreamMessageResponse m, Device device) {
+    /**
+     * Packet-ins and notifications go to the primary of every role; a slow reader loses them.
+     * {@code dropped} hears why each time one is lost ("no primary controller", "controller not
+     * reading"); returns how many primaries took it.
+     */
+    public int sendToPrimaries(StreamMessageResponse m, Consumer<String> dropped) {
         List<Controller> primaries = new ArrayList<>();
         synchronized (this) {
             for (String role : highestSeen.keySet()) {
@@ -144,13 +185,17 @@ final class Arbitration {
             }
         }
         if (primaries.isEmpty()) {
-            device.count((m.hasPacket() ? "packet-in" : "notification") + ": dropped (no primary controller)");
+            dropped.accept("no primary controller");
         }
+        int taken = 0;
         for (Controller p : primaries) {
-            if (!p.offer(m)) {
-                device.count((m.hasPacket() ? "packet-in" : "notification") + ": dropped (controller not reading)");
+            if (p.offer(m)) {
+                taken++;
+            } else {
+                dropped.accept("controller not reading");
             }
         }
+        return taken;
     }
 
     private Controller primary(String role) {
@@ -163,15 +208,15 @@ final class Arbitration {
         return best != null && best.electionId.equals(highestSeen.get(role)) ? best : null;
     }
 
-    private void notifyRole(String role, Device device) {
+    private void notifyRole(String role) {
         for (Controller c : controllers) {
             if (role.equals(c.role)) {
-                notifyOne(c, device);
+                notifyOne(c);
             }
         }
     }
 
-    private void notifyOne(Controller c, Device device) {
+    private void notifyOne(Controller c) {
         Controller p = primary(c.role);
         BigInteger highest = highestSeen.get(c.role);
         com.google.rpc.Status status = p == c
@@ -179,7 +224,7 @@ final class Arbitration {
                 : p != null
                 ? com.google.rpc.Status.newBuilder().setCode(Code.ALREADY_EXISTS_VALUE).setMessage("a primary is connected").build()
                 : com.google.rpc.Status.newBuilder().setCode(Code.NOT_FOUND_VALUE).setMessage("there is no primary").build();
-        MasterArbitrationUpdate.Builder b = MasterArbitrationUpdate.newBuilder().setDeviceId(device.deviceId).setStatus(status);
+        MasterArbitrationUpdate.Builder b = MasterArbitrationUpdate.newBuilder().setDeviceId(deviceId).setStatus(status);
         if (highest != null) {   // unset while the role has never had a primary
             b.setElectionId(Uint128.newBuilder().setHigh(highest.shiftRight(64).longValue()).setLow(highest.longValue()));
         }

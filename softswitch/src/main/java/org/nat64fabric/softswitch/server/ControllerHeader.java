@@ -11,13 +11,14 @@ import p4.v1.P4RuntimeOuterClass.PacketMetadata;
 
 /**
  * A {@code @controller_header} as P4Info describes it: the fields that travel in front of a packet
- * between the pipeline and the CPU port, turned into P4Runtime packet metadata and back.
+ * between the pipeline and the CPU port (a NetFPGA SUME's DMA port), turned into P4Runtime packet
+ * metadata and back.
  */
-final class ControllerHeader {
+public final class ControllerHeader {
     private final ControllerPacketMetadata info;
     private final int bytes;
 
-    ControllerHeader(ControllerPacketMetadata info) {
+    public ControllerHeader(ControllerPacketMetadata info) {
         this.info = info;
         int bits = 0;
         for (ControllerPacketMetadata.Metadata m : info.getMetadataList()) {
@@ -27,7 +28,7 @@ final class ControllerHeader {
     }
 
     /** The metadata at the front of a packet the pipeline sent to the CPU port; null if it is too short. */
-    List<PacketMetadata> decode(byte[] data) {
+    public List<PacketMetadata> decode(byte[] data) {
         if (data.length < bytes) {
             return null;
         }
@@ -41,12 +42,12 @@ final class ControllerHeader {
         return out;
     }
 
-    ByteString payload(byte[] data) {
+    public ByteString payload(byte[] data) {
         return ByteString.copyFrom(data, bytes, data.length - bytes);
     }
 
     /** The header a packet-out carries into the pipeline, followed by the payload; unset fields are 0. */
-    byte[] encode(List<PacketMetadata> metadata, ByteString payload) {
+    public byte[] encode(List<PacketMetadata> metadata, ByteString payload) {
         byte[] out = new byte[bytes + payload.size()];
         for (PacketMetadata pm : metadata) {
             int bit = 0;

@@ -1,7 +1,6 @@
 package org.nat64fabric.softswitch.server;
 
 import com.google.protobuf.Any;
-import com.google.protobuf.Message;
 import com.google.rpc.Code;
 import io.grpc.Status;
 import io.grpc.StatusException;
@@ -13,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Logger;
 import org.nat64fabric.softswitch.runtime.EntityException;
-import org.nat64fabric.softswitch.runtime.NewerFields;
 import p4.v1.P4RuntimeGrpc;
 import p4.v1.P4RuntimeOuterClass.CapabilitiesRequest;
 import p4.v1.P4RuntimeOuterClass.CapabilitiesResponse;
@@ -30,7 +28,6 @@ import p4.v1.P4RuntimeOuterClass.SetForwardingPipelineConfigResponse;
 import p4.v1.P4RuntimeOuterClass.StreamError;
 import p4.v1.P4RuntimeOuterClass.StreamMessageRequest;
 import p4.v1.P4RuntimeOuterClass.StreamMessageResponse;
-import p4.v1.P4RuntimeOuterClass.Uint128;
 import p4.v1.P4RuntimeOuterClass.Update;
 import p4.v1.P4RuntimeOuterClass.WriteRequest;
 import p4.v1.P4RuntimeOuterClass.WriteResponse;
@@ -45,16 +42,19 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
     private static final int READ_BATCH = 1000;
 
     private final Device device;
-    private final Arbitration arbitration = new Arbitration();
+    private final Arbitration arbitration;
     /** A pipeline saved by VERIFY_AND_SAVE, waiting for COMMIT. */
     private Pipeline saved;
 
     P4RuntimeService(Device device) {
         this.device = device;
+        this.arbitration = new Arbitration(device.deviceId);
         device.onPacketIn(packetIn -> arbitration.sendToPrimaries(
-                StreamMessageResponse.newBuilder().setPacket(packetIn).build(), device));
+                StreamMessageResponse.newBuilder().setPacket(packetIn).build(),
+                why -> device.count("packet-in: dropped (" + why + ")")));
         device.onIdleTimeout(n -> arbitration.sendToPrimaries(
-                StreamMessageResponse.newBuilder().setIdleTimeoutNotification(n).build(), device));
+                StreamMessageResponse.newBuilder().setIdleTimeoutNotification(n).build(),
+                why -> device.count("notification: dropped (" + why + ")")));
     }
 
     @Override
@@ -68,7 +68,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                                             StreamObserver<SetForwardingPipelineConfigResponse> response) {
         try {
             checkDevice(request.getDeviceId());
-            arbitration.checkPrimary(roleOf(request), request.getElectionId());
+            arbitration.checkPrimary(Arbitration.roleOf(request), request.getElectionId());
             ForwardingPipelineConfig config = request.getConfig();
             synchronized (this) {
                 switch (request.getAction()) {
@@ -162,7 +162,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
     public void write(WriteRequest request, StreamObserver<WriteResponse> response) {
         try {
             checkDevice(request.getDeviceId());
-            arbitration.checkPrimary(roleOf(request), request.getElectionId());
+            arbitration.checkPrimary(Arbitration.roleOf(request), request.getElectionId());
             Pipeline p = requirePipeline();
             if (request.getAtomicity() != WriteRequest.Atomicity.CONTINUE_ON_ERROR) {
                 throw Status.UNIMPLEMENTED.withDescription("only CONTINUE_ON_ERROR atomicity is supported").asException();
@@ -272,12 +272,12 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
 
             @Override
             public void onError(Throwable t) {
-                arbitration.remove(controller, device);
+                arbitration.remove(controller);
             }
 
             @Override
             public void onCompleted() {
-                arbitration.remove(controller, device);
+                arbitration.remove(controller);
                 controller.close();
             }
         };
@@ -292,8 +292,8 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
             return;
         }
         // No election_id: a backup that reads and never becomes primary.
-        BigInteger id = update.hasElectionId() ? electionId(update.getElectionId()) : null;
-        Status problem = arbitration.update(controller, roleOf(update), id, update, device);
+        BigInteger id = update.hasElectionId() ? Arbitration.electionId(update.getElectionId()) : null;
+        Status problem = arbitration.update(controller, Arbitration.roleOf(update), id, update);
         if (problem != null) {
             controller.fail(problem);
         }
@@ -331,30 +331,6 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                     + "send SetForwardingPipelineConfig first").asException();
         }
         return p;
-    }
-
-    static BigInteger electionId(Uint128 id) {
-        return new BigInteger(1, java.nio.ByteBuffer.allocate(16).putLong(id.getHigh()).putLong(id.getLow()).array());
-    }
-
-    /**
-     * The role a request is made in. P4Runtime 1.3 names roles by a number (role_id), 1.4 by a
-     * string (field 6 of WriteRequest/SetForwardingPipelineConfigRequest, field 3 of Role), which
-     * this generated code keeps as an unknown field; either way "" / 0 is the default role.
-     */
-    static String roleOf(Message m) {
-        if (m instanceof MasterArbitrationUpdate) {
-            var role = ((MasterArbitrationUpdate) m).getRole();
-            String name = NewerFields.string(role, NewerFields.ROLE_NAME);
-            return name != null ? name : role.getId() == 0 ? "" : "#" + role.getId();
-        }
-        String name = NewerFields.string(m, NewerFields.REQUEST_ROLE);
-        if (name != null) {
-            return name;
-        }
-        long id = m instanceof WriteRequest ? ((WriteRequest) m).getRoleId()
-                : ((SetForwardingPipelineConfigRequest) m).getRoleId();
-        return id == 0 ? "" : "#" + id;
     }
 
     static Code code(EntityException.Code c) {

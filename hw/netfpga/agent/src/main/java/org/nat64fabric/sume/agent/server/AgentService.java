@@ -1,8 +1,6 @@
 package org.nat64fabric.sume.agent.server;
 
 import com.google.protobuf.Any;
-import com.google.protobuf.Message;
-import com.google.protobuf.UnknownFieldSet;
 import com.google.rpc.Code;
 import io.grpc.Status;
 import io.grpc.StatusException;
@@ -10,10 +8,13 @@ import io.grpc.protobuf.StatusProto;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Logger;
+import org.nat64fabric.softswitch.server.Arbitration;
+import org.nat64fabric.softswitch.server.ControllerHeader;
 import org.nat64fabric.sume.agent.card.CardException;
 import org.nat64fabric.sume.agent.card.CardTables;
 import org.nat64fabric.sume.agent.io.RawSocket;
@@ -121,7 +122,7 @@ final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
             } else {
                 b.setPayload(com.google.protobuf.ByteString.copyFrom(frame));
             }
-            if (arbitration.sendToPrimaries(StreamMessageResponse.newBuilder().setPacket(b).build())) {
+            if (arbitration.sendToPrimaries(StreamMessageResponse.newBuilder().setPacket(b).build(), why -> { }) > 0) {
                 packetIns.incrementAndGet();
             } else {
                 packetInsDropped.incrementAndGet();
@@ -140,7 +141,7 @@ final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
                                             StreamObserver<SetForwardingPipelineConfigResponse> response) {
         try {
             checkDevice(request.getDeviceId());
-            arbitration.checkPrimary(roleOf(request), request.getElectionId());
+            arbitration.checkPrimary(Arbitration.roleOf(request), request.getElectionId());
             ForwardingPipelineConfig config = request.getConfig();
             synchronized (this) {
                 switch (request.getAction()) {
@@ -245,7 +246,7 @@ final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
     public void write(WriteRequest request, StreamObserver<WriteResponse> response) {
         try {
             checkDevice(request.getDeviceId());
-            arbitration.checkPrimary(roleOf(request), request.getElectionId());
+            arbitration.checkPrimary(Arbitration.roleOf(request), request.getElectionId());
             Pipeline p = requirePipeline();
             if (request.getAtomicity() != WriteRequest.Atomicity.CONTINUE_ON_ERROR) {
                 throw Status.UNIMPLEMENTED.withDescription("only CONTINUE_ON_ERROR atomicity is supported "
@@ -371,19 +372,19 @@ final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
         }
     }
 
+    /** P4Runtime 5.4, as softswitch: a stream's first arbitration names its device and role; later ones may not change them. */
     private void arbitrate(Arbitration.Controller controller, MasterArbitrationUpdate update) {
         if (update.getDeviceId() != deviceId) {
-            controller.fail(Status.NOT_FOUND.withDescription("this card is device " + deviceId + ", not " + update.getDeviceId()));
+            Status status = arbitration.isLive(controller) ? Status.FAILED_PRECONDITION : Status.NOT_FOUND;
+            controller.fail(status.withDescription("this card is device " + deviceId + ", not " + update.getDeviceId()
+                    + (arbitration.isLive(controller) ? " (this stream's device)" : "")));
             return;
         }
-        if (!update.hasElectionId()) {
-            controller.fail(Status.INVALID_ARGUMENT.withDescription("arbitration without an election_id "
-                    + "(a controller that may write must send one)"));
-            return;
-        }
-        String problem = arbitration.update(controller, roleOf(update), Arbitration.electionId(update.getElectionId()), update);
+        // No election_id: a backup that reads and never becomes primary.
+        BigInteger id = update.hasElectionId() ? Arbitration.electionId(update.getElectionId()) : null;
+        Status problem = arbitration.update(controller, Arbitration.roleOf(update), id, update);
         if (problem != null) {
-            controller.fail(Status.INVALID_ARGUMENT.withDescription(problem));
+            controller.fail(problem);
         }
     }
 
@@ -405,30 +406,5 @@ final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
                     + "send SetForwardingPipelineConfig first").asException();
         }
         return p;
-    }
-
-    /**
-     * The role a request is made in: P4Runtime 1.3 names it by a number (role_id), 1.4 by a string
-     * (field 6 of WriteRequest / SetForwardingPipelineConfigRequest, field 3 of Role), which these
-     * generated classes keep as an unknown field; either way "" is the default role.
-     */
-    static String roleOf(Message m) {
-        if (m instanceof MasterArbitrationUpdate) {
-            var role = ((MasterArbitrationUpdate) m).getRole();
-            String name = unknownString(role.getUnknownFields(), 3);
-            return name != null ? name : role.getId() == 0 ? "" : "#" + role.getId();
-        }
-        String name = unknownString(m.getUnknownFields(), 6);
-        if (name != null) {
-            return name;
-        }
-        long id = m instanceof WriteRequest ? ((WriteRequest) m).getRoleId()
-                : ((SetForwardingPipelineConfigRequest) m).getRoleId();
-        return id == 0 ? "" : "#" + id;
-    }
-
-    private static String unknownString(UnknownFieldSet fields, int number) {
-        UnknownFieldSet.Field f = fields.getField(number);
-        return f.getLengthDelimitedList().isEmpty() ? null : f.getLengthDelimitedList().get(0).toStringUtf8();
     }
 }

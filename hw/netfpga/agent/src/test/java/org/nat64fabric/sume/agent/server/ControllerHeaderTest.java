@@ -12,6 +12,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.nat64fabric.softswitch.frontend.Frontend;
 import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
+import org.nat64fabric.softswitch.server.ControllerHeader;
 import p4.config.v1.P4InfoOuterClass.ControllerPacketMetadata;
 import p4.config.v1.P4InfoOuterClass.P4Info;
 import p4.v1.P4RuntimeOuterClass.PacketMetadata;
