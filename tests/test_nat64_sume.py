@@ -6,6 +6,8 @@ and the port the packet then leaves on in `out_port`), checksums checked in the 
 frame size; and at the end the embedded controller driving the variant, finishing what it hands
 over. Expected packets are scapy's own."""
 
+import time
+
 import pytest
 from google.protobuf import text_format
 from p4.config.v1 import p4info_pb2
@@ -85,7 +87,8 @@ def test_ipv4_udp_without_checksum_goes_to_the_controller_to_get_one(ptf):
 def test_a_hairpinned_packet_goes_to_the_controller_to_come_back(ptf):
     """RFC 7757 4.2: v1model translates a packet for the NAT64's own IPv4 addresses back on a
     second pass; SUME has none, so the first translation goes to the controller (FINISH_HAIRPIN),
-    which sends it back through the pipe."""
+    which sends it back through the pipe marked `hairpinned`: translated back as v1model's second
+    pass is (A's address written into pool6, one router hop for both passes)."""
     a4, b4, b6 = "203.0.113.5", "203.0.113.66", "2001:db8:1::e42"
     ptf.insert(*eam(ptf, V6_HOST, a4), *eam(ptf, b6, b4),
                ptf.client.table_entry(P + "ipv4_routes", match={"dst_addr": ("203.0.113.0", 24)}, action=P + "hairpin"))
@@ -93,6 +96,10 @@ def test_a_hairpinned_packet_goes_to_the_controller_to_come_back(ptf):
     payload, md = ptf.client.packet_in()
     assert (md["punt_reason"], md["finish"], md["out_port"]) == (PUNT_FINISH, FINISH_HAIRPIN, V6_PORT)
     assert (Ether(payload)[IP].src, Ether(payload)[IP].dst) == (a4, b4)
+    ptf.verify_no_other_packets()
+    ptf.client.packet_out(payload, to_pipeline=1, hairpinned=1)
+    ptf.verify_packet(to_v6_host(UDP(sport=1000, dport=2000) / b"hi B", src=embed(a4, POOL6, 96), dst=b6, hlim=63),
+                      V6_PORT)
     ptf.verify_no_other_packets()
 
 
@@ -181,3 +188,87 @@ def test_the_controller_sets_sessions_up_on_the_card_and_finishes_what_it_hands_
     dataplane.verify_no_other_packets()
     stats = api.call("GET", "/stats")[1]
     assert stats["finish.sent"] == 1 and stats["setups.translated"] >= 1, stats
+
+
+def test_the_controller_tracks_tcp_from_what_the_card_hands_over(sume_fabric):
+    """The card has no clone to the CPU: a translated SYN, SYN-ACK or FIN comes to the controller
+    whole (FINISH_TCP_CONTROL), which tracks it from the flow it was translated from (RFC 6146
+    3.5.2) and sends it on unchanged; the session's TCP state follows the handshake."""
+    api, dataplane, tmp = sume_fabric
+    out = None
+    for _ in range(10):
+        dataplane.send(V6_PORT, from_v6_host(TCP(sport=34000, dport=80, flags="S", seq=100)))
+        out = dataplane.poll(V4_PORT, timeout=1)
+        if out is not None:
+            break
+    assert out is not None, (tmp / "controller.log").read_text()[-3000:]
+    while dataplane.poll(V4_PORT, timeout=1.5) is not None:
+        pass
+    syn = Ether(out)
+    mapped, port = syn[IP].src, syn[TCP].sport
+    assert (syn[IP].dst, syn[TCP].dport, syn[TCP].flags, syn[TCP].seq) == (V4_SERVER, 80, "S", 100)
+
+    def state():
+        sessions = api.call("GET", "/sessions?protocol=TCP")[1]["sessions"]
+        return [s["tcpState"] for s in sessions if s["ipv6Port"] == 34000]
+
+    assert state() == ["V6_INIT"], state()
+    stats = api.call("GET", "/stats")[1]
+    dataplane.send(V4_PORT, from_v4_server(TCP(sport=80, dport=port, flags="SA", seq=7, ack=101), dst=mapped))
+    dataplane.verify_packet(to_v6_host(TCP(sport=80, dport=34000, flags="SA", seq=7, ack=101)), V6_PORT)
+    assert wait_for(lambda: state() == ["ESTABLISHED"]), state()
+    dataplane.send(V6_PORT, from_v6_host(TCP(sport=34000, dport=80, flags="FA", seq=101, ack=8)))
+    dataplane.verify_packet(to_v4_server(TCP(sport=port, dport=80, flags="FA", seq=101, ack=8), src=mapped), V4_PORT)
+    assert wait_for(lambda: state() == ["V6_FIN_RCV"]), state()
+    after = api.call("GET", "/stats")[1]
+    assert after["finish.sent"] - stats["finish.sent"] == 2 and after.get("finish.untracked", 0) == 0, after
+    dataplane.verify_no_other_packets()
+
+
+def wait_for(condition, timeout=5):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return condition()
+
+
+def test_the_controller_hairpins_through_the_card(sume_fabric):
+    """RFC 6146 3.8: one IPv6 flow reaches another's pool4 transport address. The card translates
+    it once and hands it over (FINISH_HAIRPIN); the controller sends it back through the pipe
+    marked as the second pass, and it reaches the other flow from its own pool4 address in pool6,
+    one router hop later."""
+    api, dataplane, tmp = sume_fabric
+
+    def first_packet(l4):
+        for _ in range(10):
+            dataplane.send(V6_PORT, l4)
+            out = dataplane.poll(V4_PORT, timeout=1)
+            if out is not None:
+                while dataplane.poll(V4_PORT, timeout=1.5) is not None:
+                    pass
+                return Ether(out)
+        raise AssertionError((tmp / "controller.log").read_text()[-3000:])
+
+    b = first_packet(from_v6_host(UDP(sport=6000, dport=53) / b"B opens"))
+    b4, b_port = b[IP].src, b[UDP].sport
+    before = api.call("GET", "/stats")[1]
+    to_b = from_v6_host(UDP(sport=6001, dport=b_port) / b"A to B", dst=embed(b4, POOL6, 96))
+    arrived = None
+    for _ in range(10):
+        dataplane.send(V6_PORT, to_b)
+        arrived = dataplane.poll(V6_PORT, timeout=1)
+        if arrived is not None:
+            break
+    assert arrived is not None, (tmp / "controller.log").read_text()[-3000:]
+    a = [s for s in api.call("GET", "/sessions?protocol=UDP")[1]["sessions"] if s["ipv6Port"] == 6001]
+    assert len(a) == 1 and (a[0]["remoteIpv4Address"], a[0]["remotePort"]) == (b4, b_port), a
+    a4, a_port = a[0]["ipv4Address"], a[0]["ipv4Port"]
+    assert Ether(arrived) == Ether(bytes(to_v6_host(UDP(sport=a_port, dport=6000) / b"A to B",
+                                                    src=embed(a4, POOL6, 96), hlim=63)))
+    while dataplane.poll(V6_PORT, timeout=1.5) is not None:
+        pass                  # a resend that was set up too
+    after = api.call("GET", "/stats")[1]
+    assert after["finish.hairpinned"] > before.get("finish.hairpinned", 0), after
+    assert after.get("finish.notSupported", 0) == 0, after

@@ -22,12 +22,15 @@ header packet_in_t {
 }
 
 /* Sent by the controller over DMA in front of every packet-out. With to_pipeline = 1 the packet
- * goes through the whole pipe (after a session was installed); otherwise out of egress_port. */
+ * goes through the whole pipe (after a session was installed); otherwise out of egress_port.
+ * hairpinned = 1 (with to_pipeline) marks the second pass of a packet the pipe handed over with
+ * FINISH_HAIRPIN: translated back as v1model's recirculated pass is, one router hop for both. */
 @controller_header("packet_out")
 header packet_out_t {
     port_number_t egress_port;
     bit<1> to_pipeline;
-    bit<7> _pad;
+    bit<1> hairpinned;
+    bit<6> _pad;
 }
 
 /* What the controller finishes of a PUNT_FINISH packet (packet_in.finish). */

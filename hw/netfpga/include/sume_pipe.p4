@@ -144,6 +144,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
         no_route_found = false;
         if (hdr.packet_out.isValid()) {
             bool to_pipeline = hdr.packet_out.to_pipeline == 1;
+            meta.hairpinned = to_pipeline && hdr.packet_out.hairpinned == 1;
             sume_metadata.dst_port = one_hot(hdr.packet_out.egress_port);
             hdr.packet_out.setInvalid();
             if (!to_pipeline) {

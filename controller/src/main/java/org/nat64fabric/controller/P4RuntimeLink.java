@@ -300,6 +300,15 @@ final class P4RuntimeLink implements SwitchLink {
         packetOut(frame, packetOutMetadata(Map.of("egress_port", port)));
     }
 
+    @Override
+    public boolean hairpin(byte[] frame) {
+        if (metadataOf("packet_out").stream().noneMatch(m -> m.getName().equals("hairpinned"))) {
+            return false;
+        }
+        packetOut(frame, packetOutMetadata(Map.of("to_pipeline", 1, "hairpinned", 1)));
+        return true;
+    }
+
     private void packetOut(byte[] frame, List<PacketMetadata> metadata) {
         send(StreamMessageRequest.newBuilder().setPacket(PacketOut.newBuilder()
                 .setPayload(ByteString.copyFrom(frame)).addAllMetadata(metadata)).build());

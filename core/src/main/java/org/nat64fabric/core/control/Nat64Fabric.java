@@ -275,7 +275,10 @@ public final class Nat64Fabric implements Nat64Service {
             count("packetIn.unparsed");
             return;
         }
-        PuntedPacket p = parsed.get();
+        queueSetup(deviceId, puntReason, frame, parsed.get());
+    }
+
+    private void queueSetup(String deviceId, int puntReason, byte[] frame, PuntedPacket p) {
         Object subscriber = p.ipv6 ? engine.pool4().subscriberOf(p.source6()) : p.source4();
         Punt refused = setupQueue.offer(subscriber, new Punt(deviceId, puntReason, frame, p));
         if (refused != null) {
@@ -291,22 +294,57 @@ public final class Nat64Fabric implements Nat64Service {
 
     /**
      * A packet a NetFPGA SUME translated and routed but could not complete (PUNT_FINISH): cut and
-     * checksummed here as {@code finish} says, then sent out of {@code outPort} as it is. What the
-     * controller does not finish yet (TCP control segments, hairpinned packets) is counted and dropped.
+     * checksummed here as {@code finish} says, then sent out of {@code outPort} as it is. A TCP
+     * control segment (the card has no clone to the CPU) is also tracked, as v1model's copy is,
+     * from the flow it was translated from. A hairpinned packet goes back through the pipeline for
+     * its second translation (where the runtime cannot mark it so, it is counted and dropped).
      */
     public void finish(String deviceId, byte[] frame, int finish, int outPort, int truncateTo) {
         count("packetIn." + PUNT_FINISH);
-        Optional<byte[]> done = Finisher.finish(frame, finish, truncateTo);
+        int rest = finish & ~(Finisher.TCP_CONTROL | Finisher.HAIRPIN);
+        Optional<byte[]> done = rest == 0 ? Optional.of(frame) : Finisher.finish(frame, rest, truncateTo);
         if (done.isEmpty()) {
-            count((finish & (Finisher.TCP_CONTROL | Finisher.HAIRPIN)) != 0 ? "finish.notSupported" : "finish.unparsed");
+            count("finish.unparsed");
             LOG.fine(() -> deviceId + ": a packet to finish (" + finish + ") dropped");
             return;
         }
+        if ((finish & Finisher.TCP_CONTROL) != 0) {
+            Optional<PuntedPacket> original = PuntedPacket.parse(done.get()).flatMap(this::untranslated);
+            if (original.isPresent()) {
+                queueSetup(deviceId, PUNT_TCP_CONTROL, done.get(), original.get());
+            } else {
+                count("finish.untracked");     // its mapping went meanwhile: sent on all the same
+            }
+        }
         SwitchLink link = links.get(deviceId);
-        if (link != null) {
+        if ((finish & Finisher.HAIRPIN) != 0) {
+            count(link != null && link.hairpin(done.get()) ? "finish.hairpinned" : "finish.notSupported");
+        } else if (link != null) {
             link.packetOut(done.get(), outPort);
             count("finish.sent");
         }
+    }
+
+    /**
+     * The flow a translated TCP segment was translated from, as the switch saw it before: for an
+     * IPv4 segment, from the IPv6 host whose BIB entry holds its source; for an IPv6 one, from the
+     * IPv4 address its source represents to the BIB entry of its destination.
+     */
+    private Optional<PuntedPacket> untranslated(PuntedPacket t) {
+        if (t.protocol != Protocol.TCP) {
+            return Optional.empty();
+        }
+        if (!t.ipv6) {
+            TransportAddress remote4 = new TransportAddress(t.destination4(), t.destinationPort);
+            return engine.store().bibBy4(Protocol.TCP, new TransportAddress(t.source4(), t.sourcePort))
+                    .map(bib -> PuntedPacket.tcp(true, bib.address6(), bib.port6(),
+                            engine.store().session(Session.key(bib, remote4)).map(Session::remote6)
+                                    .orElseGet(() -> engine.representation(t.destination4())),
+                            t.destinationPort, t.segment));
+        }
+        return engine.ipv4Of(t.source6()).flatMap(src -> engine.store().bibBy6(Protocol.TCP, t.destination6(),
+                t.destinationPort).map(bib -> PuntedPacket.tcp(false, src, t.sourcePort, bib.v4().address(),
+                        bib.v4().port(), t.segment)));
     }
 
     /** Runs batches until the queue is empty. */

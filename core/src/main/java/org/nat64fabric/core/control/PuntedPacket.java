@@ -53,6 +53,12 @@ public final class PuntedPacket {
         return (Ipv4Address) destination;
     }
 
+    /** A TCP segment's flow: addresses are {@link Ipv6Address}es when {@code ipv6}, else {@link Ipv4Address}es. */
+    static PuntedPacket tcp(boolean ipv6, Object source, int sourcePort, Object destination, int destinationPort,
+                            Segment segment) {
+        return new PuntedPacket(ipv6, Protocol.TCP, source, sourcePort, destination, destinationPort, segment);
+    }
+
     /** The packet's flow, or empty for a frame that is not TCP, UDP or an ICMP echo over IP. */
     public static Optional<PuntedPacket> parse(byte[] frame) {
         try {

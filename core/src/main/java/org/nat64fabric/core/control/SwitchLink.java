@@ -55,6 +55,15 @@ public interface SwitchLink {
     /** Sends a frame out of one of the switch's ports as it is, past the pipeline. */
     void packetOut(byte[] frame, int port);
 
+    /**
+     * Sends a frame the switch translated for one of the NAT64's own IPv4 addresses back through
+     * its pipeline, marked as the second pass of the hairpin (a target without recirculation, a
+     * NetFPGA SUME). False where the pipeline or this runtime has no such mark.
+     */
+    default boolean hairpin(byte[] frame) {
+        return false;
+    }
+
     /** A write or read the switch refused or could not take. */
     class SwitchException extends RuntimeException {
         private static final long serialVersionUID = 1L;

@@ -63,10 +63,7 @@ public final class Nat64Engine {
      */
     public synchronized Outcome fromV6(Protocol protocol, Ipv6Address source, int sourcePort, Ipv6Address destination,
                                        int destinationPort, Segment segment, long now) {
-        Optional<Ipv4Address> remote = eamt().toIpv4(destination);
-        if (remote.isEmpty() && config.pool6.prefix().contains(destination)) {
-            remote = Optional.of(config.pool6.extract(destination));
-        }
+        Optional<Ipv4Address> remote = ipv4Of(destination);
         if (remote.isEmpty() || !config.pool6.mayRepresent(remote.get())) {
             return Outcome.drop(destination + " is neither in pool6 " + config.pool6.prefix()
                     + " nor in the EAMT, or is a non-global IPv4 address under the well-known prefix");
@@ -293,8 +290,15 @@ public final class Nat64Engine {
     }
 
     /** How an IPv4 remote appears on the IPv6 side: its EAM, else pool6. */
-    private Ipv6Address representation(Ipv4Address a) {
+    /** How the IPv6 side sees an IPv4 address: by its EAM, else embedded in pool6. */
+    public Ipv6Address representation(Ipv4Address a) {
         return eamt().toIpv6(a).orElseGet(() -> config.pool6.embed(a));
+    }
+
+    /** The IPv4 address an IPv6 address represents: by its EAM, else extracted from pool6; empty for neither. */
+    public Optional<Ipv4Address> ipv4Of(Ipv6Address a) {
+        Optional<Ipv4Address> byEam = eamt().toIpv4(a);
+        return byEam.isPresent() || !config.pool6.prefix().contains(a) ? byEam : Optional.of(config.pool6.extract(a));
     }
 
     private Outcome refused(Protocol protocol, Ipv6Address subscriber, Pool4.Refusal why, long now) {

@@ -211,12 +211,15 @@ class Nat64FabricTest {
         assertEquals(0, InternetChecksum.of(InternetChecksum.add(sum, sent, 54, 12)), "a valid UDP checksum");
         assertTrue((sent[60] | sent[61]) != 0);
         fabric.finish("border1", b.array(), Finisher.TCP_CONTROL, 2, 0);
+        assertEquals(List.of(1, 2), border1.sentOut, "a control segment without a mapping is sent on all the same");
+        assertEquals(1L, fabric.stats().get("finish.untracked"));
+        fabric.finish("border1", b.array(), Finisher.HAIRPIN, 2, 0);
         fabric.finish("border1", new byte[20], Finisher.UDP_CHECKSUM, 2, 0);
-        assertEquals(1, border1.packetOuts.size(), "nothing else was sent");
-        assertEquals(1L, fabric.stats().get("finish.sent"));
-        assertEquals(1L, fabric.stats().get("finish.notSupported"));
+        assertEquals(2, border1.packetOuts.size(), "nothing else was sent");
+        assertEquals(2L, fabric.stats().get("finish.sent"));
+        assertEquals(1L, fabric.stats().get("finish.notSupported"), "this link cannot mark a hairpin's second pass");
         assertEquals(1L, fabric.stats().get("finish.unparsed"));
-        assertEquals(3L, fabric.stats().get("packetIn.5"));
+        assertEquals(4L, fabric.stats().get("packetIn.5"));
     }
 
     @Test
