@@ -10,8 +10,12 @@
         .run(['TopoOverlayService', function (tov) {
             tov.register({
                 overlayId: 'nat64-overlay',
-                glyphId: 'm_switch',
-                tooltip: 'NAT64: switch roles and data-plane counters'
+                glyphId: 'switch',
+                tooltip: 'NAT64: switch roles and data-plane counters',
+                // The topology view calls both when the overlay is picked or left; the panels come
+                // from the server, so the client has nothing to set up or tear down.
+                activate: function () {},
+                deactivate: function () {}
             });
         }]);
 }());
