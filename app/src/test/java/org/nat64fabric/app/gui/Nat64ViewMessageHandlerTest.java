@@ -1,6 +1,7 @@
 package org.nat64fabric.app.gui;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -131,6 +132,20 @@ class Nat64ViewMessageHandlerTest {
         assertEquals(FilteredTableHandler.MAX_ROWS, r.path("nat64Sessions").size());
         assertEquals(FilteredTableHandler.MAX_ROWS + 5, r.path("annots").path("total").asInt());
         assertEquals(FilteredTableHandler.MAX_ROWS, r.path("annots").path("shown").asInt());
+    }
+
+    @Test
+    void theRowsSentAreTheFirstInTheOrderAsked() throws Exception {
+        for (int i = 1; i <= FilteredTableHandler.MAX_ROWS + 5; i++) {
+            service.addSession(Protocol.UDP, i, null);   // pool4 port 2000+i
+        }
+        // Descending: the last sessions added come first, the first five are left out.
+        List<String> ipv4 = column(request("nat64Session", "{\"firstCol\": \"ipv4\", \"firstDir\": \"desc\"}"),
+                "nat64Sessions", "ipv4");
+        assertEquals(FilteredTableHandler.MAX_ROWS, ipv4.size());
+        assertEquals("192.0.2.1 3005", ipv4.get(0));
+        assertEquals("192.0.2.1 2006", ipv4.get(ipv4.size() - 1));
+        assertFalse(ipv4.contains("192.0.2.1 2001"));
     }
 
     @Test
