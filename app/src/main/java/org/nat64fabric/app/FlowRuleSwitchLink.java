@@ -251,7 +251,7 @@ final class FlowRuleSwitchLink implements SwitchLink {
                 indirect.put(c.id(), c);
             } else if (c.counterType() == PiCounterType.DIRECT && model.table(c.table())
                     .filter(t -> t.maxSize() <= CounterReading.MAX_POLLED_TABLE_SIZE).isPresent()) {
-                tables.add(c.table());   // ONOS's P4Info parser gives direct counters no size: the table's
+                tables.add(c.table());   // sized by its table: ONOS gives direct counters size -1
             }
         }
         if (indirect.isEmpty() && tables.isEmpty()) {
