@@ -96,6 +96,18 @@ class CountersTest {
     }
 
     @Test
+    void theManagerPollsByItself() throws InterruptedException {
+        onos.counterCells.put(BORDER2, List.of(cell(P4InfoConstants.NAT64_INGRESS_DROPS, 1, 6, 0)));
+        long deadline = System.nanoTime() + 10_000_000_000L;   // the poll runs every 5 s
+        while (!manager.stats().containsKey("dataplane.device:border2.drops.bad_checksum")
+                && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertEquals(6L, manager.stats().get("dataplane.device:border2.drops.bad_checksum"));
+        assertTrue(onos.counterReads.stream().anyMatch(r -> r.startsWith("device:border2 3 ")), onos.counterReads.toString());
+    }
+
+    @Test
     void aFailedReadIsCountedAndTheLastReadingStays() {
         onos.counterCells.put(LEAF, List.of(cell(P4InfoConstants.NAT64_INGRESS_DROPS, 0, 4, 0)));
         manager.pollCounters();
