@@ -123,3 +123,23 @@ def test_app_bundle_registers_its_cli_commands():
                              "nat64-bib-remove", "nat64-sessions", "nat64-pools", "nat64-stats", "nat64-devices"}
     for cls in commands.values():
         assert f"WEB-INF/classes/org/nat64fabric/app/cli/{cls}.class" in names
+
+
+def test_app_bundle_carries_its_gui_pages():
+    """The legacy GUI reads css.html, js.html and app/view/VIEW/* through the bundle's class path."""
+    jar_bytes = app_jar()
+    jar = zipfile.ZipFile(BytesIO(jar_bytes))
+    names = set(jar.namelist())
+    headers = manifest(jar_bytes)
+    classes = headers["Bundle-ClassPath"] + "/"
+    pages = {classes + p for p in ("css.html", "js.html", "app/view/nat64/nat64.html", "app/view/nat64/nat64.js",
+                                   "app/view/nat64/nat64.css", "app/view/nat64Topov/nat64Topov.js")}
+    assert pages <= names, pages - names
+    loaded = re.findall(r'(?:src|href)="([^"]+)"',
+                        jar.read(classes + "js.html").decode() + jar.read(classes + "css.html").decode())
+    assert loaded and all(classes + p in names for p in loaded), loaded
+    assert "org.nat64fabric.app.gui.Nat64Gui" in headers["Service-Component"]
+    imports = headers["Import-Package"]
+    assert all(f"{p};" in imports for p in ("org.onosproject.ui", "org.onosproject.ui.table", "org.onosproject.ui.topo"))
+    # Indirect counters are read with the device's P4Runtime client, which the pipeconf's drivers bring.
+    assert "org.onosproject.p4runtime.api;" in imports

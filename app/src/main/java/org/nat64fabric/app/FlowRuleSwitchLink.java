@@ -3,9 +3,13 @@ package org.nat64fabric.app;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -15,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import java.util.stream.StreamSupport;
+import org.nat64fabric.core.control.CounterReading;
 import org.nat64fabric.core.control.SwitchLink;
 import org.nat64fabric.core.fabric.CloneSession;
 import org.nat64fabric.core.fabric.Entity;
@@ -58,12 +63,19 @@ import org.onosproject.net.packet.DefaultOutboundPacket;
 import org.onosproject.net.packet.PacketService;
 import org.onosproject.net.pi.model.PiActionId;
 import org.onosproject.net.pi.model.PiActionParamId;
+import org.onosproject.net.pi.model.PiCounterId;
+import org.onosproject.net.pi.model.PiCounterModel;
+import org.onosproject.net.pi.model.PiCounterType;
 import org.onosproject.net.pi.model.PiMatchFieldId;
 import org.onosproject.net.pi.model.PiMeterId;
 import org.onosproject.net.pi.model.PiMeterModel;
+import org.onosproject.net.pi.model.PiPipeconf;
+import org.onosproject.net.pi.model.PiPipelineModel;
 import org.onosproject.net.pi.model.PiTableId;
 import org.onosproject.net.pi.runtime.PiAction;
 import org.onosproject.net.pi.runtime.PiActionParam;
+import org.onosproject.net.pi.runtime.PiCounterCell;
+import org.onosproject.net.pi.runtime.PiCounterCellId;
 import org.onosproject.net.pi.runtime.PiExactFieldMatch;
 import org.onosproject.net.pi.runtime.PiFieldMatch;
 import org.onosproject.net.pi.runtime.PiLpmFieldMatch;
@@ -81,7 +93,8 @@ import org.slf4j.LoggerFactory;
  * the P4 meter's name and indexed by the cell. ONOS's group and meter subsystems apply those
  * asynchronously and audit the device themselves: they are not awaited.
  * Packet-outs go to {@link PortNumber#TABLE}, which the pipeconf's interpreter maps to the
- * pipeline.
+ * pipeline. Counters: direct ones from the flow entries' statistics, indirect ones through
+ * {@link CounterCells}.
  */
 final class FlowRuleSwitchLink implements SwitchLink {
     /** nat64.p4 has no ternary tables, so P4Runtime ignores it; ONOS requires one. */
@@ -96,13 +109,15 @@ final class FlowRuleSwitchLink implements SwitchLink {
     private final GroupService groups;
     private final MeterService meters;
     private final PiPipeconfService pipeconfs;
+    private final CounterCells counterCells;
     /** Rules this app asked to remove: their RULE_REMOVED events are not idle timeouts. */
     private final Set<FlowId> removing;
     /** Meters of the configuration the device's pipeconf lacks: logged once each. */
     private final Set<String> missingMeters = ConcurrentHashMap.newKeySet();
 
     FlowRuleSwitchLink(DeviceId device, ApplicationId app, FlowRuleService flows, PacketService packets,
-                       GroupService groups, MeterService meters, PiPipeconfService pipeconfs, Set<FlowId> removing) {
+                       GroupService groups, MeterService meters, PiPipeconfService pipeconfs, CounterCells counterCells,
+                       Set<FlowId> removing) {
         this.device = device;
         this.app = app;
         this.flows = flows;
@@ -110,6 +125,7 @@ final class FlowRuleSwitchLink implements SwitchLink {
         this.groups = groups;
         this.meters = meters;
         this.pipeconfs = pipeconfs;
+        this.counterCells = counterCells;
         this.removing = removing;
     }
 
@@ -213,6 +229,59 @@ final class FlowRuleSwitchLink implements SwitchLink {
                     .map(m -> meterConfig(meter, m)).collect(Collectors.toList())).ifPresent(out::add);
         }
         return out;
+    }
+
+    /**
+     * Every cell of the pipeline's indirect counters, read from the device; per table with a
+     * direct counter (the small ones, as the embedded controller polls them) the sum of its flow
+     * entries' packets and bytes, which ONOS's flow subsystem reads from those direct counters.
+     * Empty when the device has no pipeconf or its pipeline no counters (a NetFPGA SUME).
+     */
+    @Override
+    public Optional<CounterReading> readCounters() {
+        Optional<PiPipeconf> pipeconf = pipeconfs.getPipeconf(device);
+        if (pipeconf.isEmpty()) {
+            return Optional.empty();
+        }
+        PiPipelineModel model = pipeconf.get().pipelineModel();
+        Map<PiCounterId, PiCounterModel> indirect = new HashMap<>();
+        Set<PiTableId> tables = new HashSet<>();
+        for (PiCounterModel c : model.counters()) {
+            if (c.counterType() == PiCounterType.INDIRECT) {
+                indirect.put(c.id(), c);
+            } else if (c.counterType() == PiCounterType.DIRECT && model.table(c.table())
+                    .filter(t -> t.maxSize() <= CounterReading.MAX_POLLED_TABLE_SIZE).isPresent()) {
+                tables.add(c.table());   // sized by its table: ONOS gives direct counters size -1
+            }
+        }
+        if (indirect.isEmpty() && tables.isEmpty()) {
+            return Optional.empty();
+        }
+        Map<String, List<CounterReading.Cell>> cells = new HashMap<>();
+        indirect.values().forEach(c -> cells.put(c.id().id(),
+                new ArrayList<>(Collections.nCopies((int) c.size(), new CounterReading.Cell(0, 0)))));
+        if (!indirect.isEmpty()) {
+            for (PiCounterCell cell : counterCells.read(device, pipeconf.get(), indirect.keySet())) {
+                PiCounterCellId id = cell.cellId();
+                PiCounterModel c = indirect.get(id.counterId());
+                if (c != null && id.counterType() == PiCounterType.INDIRECT && id.index() >= 0 && id.index() < c.size()) {
+                    cells.get(c.id().id()).set((int) id.index(),
+                            new CounterReading.Cell(cell.data().packets(), cell.data().bytes()));
+                }
+            }
+        }
+        Map<String, long[]> hits = new HashMap<>();
+        tables.forEach(t -> hits.put(t.id(), new long[2]));
+        for (FlowEntry f : flows.getFlowEntries(device)) {
+            long[] sum = f.table() instanceof PiTableId ? hits.get(((PiTableId) f.table()).id()) : null;
+            if (sum != null) {
+                sum[0] += f.packets();
+                sum[1] += f.bytes();
+            }
+        }
+        Map<String, CounterReading.Cell> tableHits = new HashMap<>();
+        hits.forEach((t, sum) -> tableHits.put(t, new CounterReading.Cell(sum[0], sum[1])));
+        return Optional.of(new CounterReading(cells, tableHits));
     }
 
     /** The session as a CLONE group: one bucket per copy, the group ID as session ID. */

@@ -54,6 +54,7 @@ import org.onosproject.net.packet.PacketContext;
 import org.onosproject.net.packet.PacketProcessor;
 import org.onosproject.net.packet.PacketService;
 import org.onosproject.net.pi.service.PiPipeconfService;
+import org.onosproject.p4runtime.api.P4RuntimeController;
 import org.onosproject.store.service.StorageService;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -80,6 +81,8 @@ public final class Nat64Manager implements Nat64Service {
     /** RFC 8158 events, one line each: route this logger to a file of its own in Karaf. */
     private static final Logger EVENTS = LoggerFactory.getLogger("org.nat64fabric.events");
     private static final long TICK_SECONDS = 5;
+    /** As the embedded controller's default --counter-poll-seconds. */
+    private static final long COUNTER_POLL_SECONDS = 5;
     /** Switches written at the same time. */
     private static final int WRITER_THREADS = 4;
 
@@ -113,6 +116,9 @@ public final class Nat64Manager implements Nat64Service {
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected PiPipeconfService pipeconfService;
 
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected P4RuntimeController p4RuntimeController;
+
     private final ConfigFactory<ApplicationId, Nat64AppConfig> appConfigFactory = new ConfigFactory<>(
             SubjectFactories.APP_SUBJECT_FACTORY, Nat64AppConfig.class, Nat64AppConfig.KEY) {
         @Override
@@ -139,6 +145,9 @@ public final class Nat64Manager implements Nat64Service {
     /** Setup batches (one at a time), and the writes to switches (several switches at once). */
     private ExecutorService setups;
     private ExecutorService writers;
+    /** Counter reads wait on the devices: off the events thread, as the embedded controller's timer. */
+    private ScheduledExecutorService counterPoller;
+    private CounterCells counterCells;
     /** Null until the netcfg holds a valid NAT64 configuration. */
     private volatile Nat64Fabric fabric;
 
@@ -149,6 +158,8 @@ public final class Nat64Manager implements Nat64Service {
         events = Executors.newSingleThreadScheduledExecutor(groupedThreads("nat64fabric", "events", LOG));
         setups = Executors.newSingleThreadExecutor(groupedThreads("nat64fabric", "setups", LOG));
         writers = Executors.newFixedThreadPool(WRITER_THREADS, groupedThreads("nat64fabric", "writer-%d", LOG));
+        counterPoller = Executors.newSingleThreadScheduledExecutor(groupedThreads("nat64fabric", "counters", LOG));
+        counterCells = new P4RuntimeCounterCells(p4RuntimeController, configRegistry);
         configRegistry.registerConfigFactory(appConfigFactory);
         configRegistry.registerConfigFactory(deviceConfigFactory);
         configRegistry.addListener(configListener);
@@ -157,6 +168,8 @@ public final class Nat64Manager implements Nat64Service {
         packetService.addProcessor(packetProcessor, PacketProcessor.director(2));
         events.execute(this::configure);
         events.scheduleWithFixedDelay(this::tick, TICK_SECONDS, TICK_SECONDS, TimeUnit.SECONDS);
+        counterPoller.scheduleWithFixedDelay(this::pollCounters, COUNTER_POLL_SECONDS, COUNTER_POLL_SECONDS,
+                TimeUnit.SECONDS);
         LOG.info("Started");
     }
 
@@ -168,7 +181,7 @@ public final class Nat64Manager implements Nat64Service {
         configRegistry.removeListener(configListener);
         configRegistry.unregisterConfigFactory(appConfigFactory);
         configRegistry.unregisterConfigFactory(deviceConfigFactory);
-        for (ExecutorService e : List.of(events, setups, writers)) {
+        for (ExecutorService e : List.of(counterPoller, events, setups, writers)) {
             e.shutdown();
             try {
                 e.awaitTermination(5, TimeUnit.SECONDS);
@@ -220,7 +233,7 @@ public final class Nat64Manager implements Nat64Service {
     /** The device's master reconciles it; other instances only write their setups to it. */
     private void attach(Nat64Fabric f, DeviceId d) {
         SwitchLink link = new FlowRuleSwitchLink(d, appId, flowRuleService, packetService, groupService,
-                meterService, pipeconfService, removing);
+                meterService, pipeconfService, counterCells, removing);
         try {
             if (mastershipService.isLocalMaster(d)) {
                 f.connected(link);
@@ -248,6 +261,18 @@ public final class Nat64Manager implements Nat64Service {
         Nat64Fabric f = fabric;
         if (f != null) {
             f.tick();
+        }
+    }
+
+    /** The switches' data-plane counters, for stats and metrics: as the embedded controller polls them. */
+    void pollCounters() {
+        Nat64Fabric f = fabric;
+        if (f != null) {
+            try {
+                f.pollCounters();
+            } catch (RuntimeException e) {
+                LOG.warn("counter poll failed: {}", e.toString());   // the next poll tries again
+            }
         }
     }
 

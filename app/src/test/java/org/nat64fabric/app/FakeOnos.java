@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,6 +18,7 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.nat64fabric.app.config.Nat64AppConfig;
 import org.nat64fabric.app.config.Nat64DeviceConfig;
+import org.nat64fabric.core.p4.Constants;
 import org.nat64fabric.core.p4.P4InfoConstants;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreServiceAdapter;
@@ -27,6 +30,7 @@ import org.onosproject.net.config.Config;
 import org.onosproject.net.config.NetworkConfigEvent;
 import org.onosproject.net.config.NetworkConfigListener;
 import org.onosproject.net.config.NetworkConfigRegistryAdapter;
+import org.onosproject.net.config.basics.BasicDeviceConfig;
 import org.onosproject.net.device.DeviceEvent;
 import org.onosproject.net.device.DeviceListener;
 import org.onosproject.net.device.DeviceServiceAdapter;
@@ -61,6 +65,7 @@ import org.onosproject.net.pi.model.PiActionProfileId;
 import org.onosproject.net.pi.model.PiActionProfileModel;
 import org.onosproject.net.pi.model.PiCounterId;
 import org.onosproject.net.pi.model.PiCounterModel;
+import org.onosproject.net.pi.model.PiCounterType;
 import org.onosproject.net.pi.model.PiMeterId;
 import org.onosproject.net.pi.model.PiMeterModel;
 import org.onosproject.net.pi.model.PiMeterType;
@@ -73,7 +78,11 @@ import org.onosproject.net.pi.model.PiRegisterId;
 import org.onosproject.net.pi.model.PiRegisterModel;
 import org.onosproject.net.pi.model.PiTableId;
 import org.onosproject.net.pi.model.PiTableModel;
+import org.onosproject.net.pi.runtime.PiCounterCell;
 import org.onosproject.net.pi.runtime.PiMeterCellId;
+import org.onosproject.p4runtime.api.P4RuntimeClient;
+import org.onosproject.p4runtime.api.P4RuntimeController;
+import org.onosproject.p4runtime.api.P4RuntimeReadClient;
 import org.onosproject.store.service.TestStorageService;
 
 /**
@@ -107,10 +116,73 @@ final class FakeOnos {
     /** Groups and meters by device and key (meters: device and cell). */
     final Map<String, DefaultGroup> groups = new ConcurrentHashMap<>();
     final Map<String, Meter> meters = new ConcurrentHashMap<>();
+    /** Management addresses (basic.managementAddress) by device. */
+    final Map<DeviceId, BasicDeviceConfig> basics = new ConcurrentHashMap<>();
+    /** The indirect counters' cells each device's P4Runtime client answers with. */
+    final Map<DeviceId, List<PiCounterCell>> counterCells = new ConcurrentHashMap<>();
+    /** "device p4DeviceId counter,counter..." per counter Read. */
+    final List<String> counterReads = new CopyOnWriteArrayList<>();
+    volatile boolean counterReadFails;
+    /** The devices' pipeline: counters and the tables with direct counters. */
+    static final long SESSION_TABLE_SIZE = 1 << 20;
+    static final long ROUTES_TABLE_SIZE = 65_536;
     final java.util.concurrent.atomic.AtomicInteger meterSubmits = new java.util.concurrent.atomic.AtomicInteger();
     /** The cells of each meter the devices' pipeconf has; empty: a pipeline without punt meters. */
     final Map<String, Long> meterSizes = new ConcurrentHashMap<>(Map.of(P4InfoConstants.NAT64_INGRESS_PUNT_PORT_METER, 512L,
             P4InfoConstants.NAT64_INGRESS_PUNT_SOURCE_METER, 4096L, P4InfoConstants.NAT64_INGRESS_ICMP_ERROR_ERROR_METER, 512L));
+
+    /**
+     * ONOS's P4Runtime clients, as far as counter reads go: each device's client answers a Read
+     * of counters with the cells of {@link #counterCells} and records it in {@link #counterReads}.
+     */
+    private P4RuntimeController p4RuntimeController() {
+        return proxy(P4RuntimeController.class, (method, args) -> {
+            if (!method.equals("get")) {
+                return null;
+            }
+            DeviceId d = (DeviceId) args[0];
+            return proxy(P4RuntimeClient.class, (clientMethod, readArgs) -> {
+                long p4DeviceId = (Long) readArgs[0];
+                List<PiCounterId> asked = new ArrayList<>();
+                return proxy(P4RuntimeReadClient.ReadRequest.class, new Answer() {
+                    @Override
+                    public Object answer(String requestMethod, Object[] a) {
+                        if (requestMethod.equals("counterCells")) {
+                            ((Iterable<?>) a[0]).forEach(c -> asked.add((PiCounterId) c));
+                            return proxy(P4RuntimeReadClient.ReadRequest.class, this);
+                        }
+                        counterReads.add(d + " " + p4DeviceId + " " + asked.stream().map(PiCounterId::id).sorted()
+                                .collect(Collectors.joining(",")));
+                        List<PiCounterCell> cells = counterCells.getOrDefault(d, List.of()).stream()
+                                .filter(c -> asked.contains(c.cellId().counterId())).collect(Collectors.toList());
+                        return proxy(P4RuntimeReadClient.ReadResponse.class, (responseMethod, x) -> {
+                            switch (responseMethod) {
+                                case "isSuccess":
+                                    return !counterReadFails;
+                                case "explanation":
+                                    return "UNAVAILABLE: connection refused";
+                                case "all":
+                                    return cells;
+                                default:
+                                    return null;
+                            }
+                        });
+                    }
+                });
+            });
+        });
+    }
+
+    /** What a fake's method answers, by the method's name. */
+    interface Answer {
+        Object answer(String method, Object[] args);
+    }
+
+    /** A fake of a large ONOS interface that answers only the methods a test uses. */
+    static <T> T proxy(Class<T> type, Answer answer) {
+        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type},
+                (self, method, args) -> answer.answer(method.getName(), args)));
+    }
 
     Nat64Manager start() {
         Nat64Manager m = new Nat64Manager();
@@ -129,7 +201,8 @@ final class FakeOnos {
             @Override
             @SuppressWarnings("unchecked")
             public <S, C extends Config<S>> C getConfig(S subject, Class<C> configClass) {
-                return (C) configs.get(subject);
+                Config<?> c = configClass == BasicDeviceConfig.class ? basics.get(subject) : configs.get(subject);
+                return configClass.isInstance(c) ? (C) c : null;
             }
 
             @Override
@@ -185,6 +258,11 @@ final class FakeOnos {
                     }
                 }
                 ops.callback().onSuccess(ops);
+            }
+
+            @Override
+            public Iterable<FlowEntry> getFlowEntries(DeviceId d) {
+                return flows.values().stream().filter(f -> f.deviceId().equals(d)).collect(Collectors.toList());
             }
 
             @Override
@@ -272,6 +350,7 @@ final class FakeOnos {
                         .withPipelineModel(new MetersOnly()).build());
             }
         };
+        m.p4RuntimeController = p4RuntimeController();
         m.activate();
         return m;
     }
@@ -321,7 +400,10 @@ final class FakeOnos {
 
         @Override
         public Optional<PiTableModel> table(PiTableId id) {
-            return Optional.empty();
+            long size = id.id().equals(P4InfoConstants.NAT64_INGRESS_IPV6_ROUTES) ? ROUTES_TABLE_SIZE
+                    : id.id().equals(P4InfoConstants.NAT64_INGRESS_TRANSLATE_SESSION_V6) ? SESSION_TABLE_SIZE : -1;
+            return size < 0 ? Optional.empty() : Optional.of(proxy(PiTableModel.class, (method, args) ->
+                    method.equals("maxSize") ? (Object) size : method.equals("id") ? id : null));
         }
 
         @Override
@@ -331,12 +413,37 @@ final class FakeOnos {
 
         @Override
         public Optional<PiCounterModel> counter(PiCounterId id) {
-            return Optional.empty();
+            return counters().stream().filter(c -> c.id().equals(id)).findFirst();
         }
 
+        /** As ONOS's P4Info parser makes them: indirect ones with their size, direct ones with their table. */
         @Override
         public Collection<PiCounterModel> counters() {
-            return List.of();
+            return List.of(counterModel(P4InfoConstants.NAT64_INGRESS_DROPS, PiCounterType.INDIRECT, null,
+                            Constants.DROP_REASONS.size()),
+                    counterModel(P4InfoConstants.NAT64_INGRESS_TRANSLATIONS, PiCounterType.INDIRECT, null,
+                            Constants.TRANSLATIONS.size()),
+                    counterModel(P4InfoConstants.NAT64_INGRESS_IPV6_ROUTES_COUNTER, PiCounterType.DIRECT,
+                            P4InfoConstants.NAT64_INGRESS_IPV6_ROUTES, -1),
+                    counterModel(P4InfoConstants.NAT64_INGRESS_TRANSLATE_SESSION_V6_COUNTER, PiCounterType.DIRECT,
+                            P4InfoConstants.NAT64_INGRESS_TRANSLATE_SESSION_V6, -1));
+        }
+
+        private PiCounterModel counterModel(String name, PiCounterType type, String table, long size) {
+            return proxy(PiCounterModel.class, (method, args) -> {
+                switch (method) {
+                    case "id":
+                        return PiCounterId.of(name);
+                    case "counterType":
+                        return type;
+                    case "table":
+                        return table == null ? null : PiTableId.of(table);
+                    case "size":
+                        return size;
+                    default:
+                        return null;
+                }
+            });
         }
 
         @Override
@@ -390,6 +497,9 @@ final class FakeOnos {
             JsonNode node = MAPPER.readTree(String.format(sw, d == LEAF ? "EDGE" : "BORDER", n, n, n));
             c.init(d, Nat64DeviceConfig.KEY, node, MAPPER, null);
             configs.put(d, c);
+            BasicDeviceConfig basic = new BasicDeviceConfig();
+            basic.init(d, "basic", MAPPER.createObjectNode(), MAPPER, null);
+            basics.put(d, basic.managementAddress("grpc://127.0.0.1:5000" + n + "?device_id=" + n));
             n++;
         }
         NetworkConfigEvent e = new NetworkConfigEvent(NetworkConfigEvent.Type.CONFIG_ADDED, APP, Nat64AppConfig.class);

@@ -24,12 +24,6 @@ import p4.v1.P4RuntimeOuterClass.TableEntry;
  * enough to sum at each poll (a wildcard DirectCounterEntry per table).
  */
 final class CounterReader {
-    /**
-     * Direct counters of larger tables (the session tables, a million entries each) are not
-     * polled: their traffic is in the program's translations counter. Routing tables (65 536) are.
-     */
-    static final long MAX_POLLED_TABLE_SIZE = 65_536;
-
     private final Map<Integer, Counter> counters = new HashMap<>();
     private final Map<Integer, String> tables = new HashMap<>();
     private final List<Entity> request = new ArrayList<>();
@@ -44,7 +38,7 @@ final class CounterReader {
         info.getTablesList().forEach(t -> byId.put(t.getPreamble().getId(), t));
         for (DirectCounter c : info.getDirectCountersList()) {
             Table t = byId.get(c.getDirectTableId());
-            if (t != null && t.getSize() <= MAX_POLLED_TABLE_SIZE) {
+            if (t != null && t.getSize() <= CounterReading.MAX_POLLED_TABLE_SIZE) {
                 tables.put(t.getPreamble().getId(), t.getPreamble().getName());
                 request.add(Entity.newBuilder().setDirectCounterEntry(DirectCounterEntry.newBuilder()
                         .setTableEntry(TableEntry.newBuilder().setTableId(t.getPreamble().getId()))).build());

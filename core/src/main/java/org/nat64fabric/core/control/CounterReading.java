@@ -9,6 +9,12 @@ import java.util.Map;
  * each poll: the session tables' traffic is in the program's translations counter).
  */
 public final class CounterReading {
+    /**
+     * Direct counters of larger tables (the session tables, a million entries each) are not
+     * polled: their traffic is in the program's translations counter. Routing tables (65 536) are.
+     */
+    public static final long MAX_POLLED_TABLE_SIZE = 65_536;
+
     /** One cell's packets and bytes (0 for a counter that counts only the other). */
     public static final class Cell {
         public final long packets;
