@@ -26,7 +26,9 @@ import datetime
 import json
 import os
 import pathlib
+import re
 import resource
+import shlex
 import shutil
 import socket
 import statistics
@@ -202,13 +204,22 @@ def snapshot(into, attempts=60):
     raise SystemExit("setup bench: the jars did not hold still long enough to copy; run make build first")
 
 
+def launcher_flags(name):
+    """The JVM flags `make build` wrote into bin/NAME (the garbage collector the switches and the
+    controller run with): the copied jars run with the same."""
+    text = (ROOT / "bin" / name).read_text()
+    match = re.search(r"exec java (.*?)-jar ", text)
+    return shlex.split(match.group(1)) if match else []
+
+
 class JarSwitch(SwitchProcess):
     """A softswitch run from the copied jar (the bench's own copy, not bin/softswitch)."""
     jar = None
+    flags = []
 
     def command(self):
         interfaces = [arg for port, name in sorted(self.ports.items()) for arg in ("-i", f"{port}@{name}")]
-        return ["java", "-jar", str(self.jar), "run", "--device-id", str(self.device_id), "--grpc-addr",
+        return ["java", *self.flags, "-jar", str(self.jar), "run", "--device-id", str(self.device_id), "--grpc-addr",
                 self.grpc_addr, "--grpc-port", str(self.grpc_port), "--cpu-port", str(self.cpu_port), *interfaces]
 
 
@@ -216,11 +227,12 @@ class JarController(Controller):
     """The embedded controller run from the copied jar and P4 build; stopped by its PID."""
     jar = None
     p4 = None
+    flags = []
 
     def start(self):
         with open(self.log_path, "a") as log:
             self.proc = subprocess.Popen(
-                ["java", "-jar", str(self.jar), "--config", str(self.config_path), "--state", str(self.state_dir),
+                ["java", *self.flags, "-jar", str(self.jar), "--config", str(self.config_path), "--state", str(self.state_dir),
                  "--p4info", str(self.p4 / "p4info.txt"), "--device-config", str(self.p4 / "device_config.bin"),
                  "--rest-port", str(self.rest_port)], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         return self
@@ -499,11 +511,14 @@ def main():
         jars, p4, copied = snapshot(run_dir / "snapshot")
         compile_loadgen(run_dir)
         JarSwitch.jar, JarController.jar, JarController.p4 = jars["softswitch"], jars["controller"], p4
+        JarSwitch.flags, JarController.flags = launcher_flags("softswitch"), launcher_flags("nat64fabric-controller")
         print(f"setup bench: running {shutil.which('java')} -jar on copies of:")
         for src, mtime_ns, size in copied:
             if src in JARS.values() or src.name.endswith("-SNAPSHOT.jar") or src.parent == P4BUILD:
                 stamp = datetime.datetime.fromtimestamp(mtime_ns / 1e9).strftime("%Y-%m-%d %H:%M:%S")
                 print(f"    {src.relative_to(ROOT)}  (modified {stamp}, {size} bytes)")
+        print(f"setup bench: JVM flags (as bin/softswitch and bin/nat64fabric-controller): "
+              f"softswitch {' '.join(JarSwitch.flags) or 'none'}; controller {' '.join(JarController.flags) or 'none'}")
         levels = len(RATES) + len(FRACTIONS) + 1
         print(f"setup bench: topologies {', '.join(TOPOLOGIES)}; per topology {levels} levels of {SECONDS:g} s "
               f"(ramp {', '.join(map(str, RATES))}/s; {', '.join(f'{f:.0%}' for f in FRACTIONS)} of saturation; "
