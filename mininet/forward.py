@@ -19,6 +19,7 @@ def listen(port=PREFERRED_PORT):
     """A listening socket on 127.0.0.1:port, or on a free port when that one is taken."""
     for candidate in (port, 0):
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # the last demo's connections may linger
         try:
             s.bind(("127.0.0.1", candidate))
             s.listen(64)
