@@ -219,22 +219,47 @@ def test_sessions_page_searches_and_pages(fabric, dashboard, tmp_path):
     wait_for(dashboard, "#sessions .range", "none")
 
 
-def test_bib_page_searches(fabric, dashboard, tmp_path):
+def test_bib_page_searches_and_pages(fabric, dashboard, tmp_path):
     bib = fabric.call("GET", "/bib")[1]["bib"]
     assert len(bib) == FLOWS
-    open_page(dashboard, "bib", "#bib table")
+    table = open_page(dashboard, "bib", "#bib table")
     assert dashboard.find_element(By.CSS_SELECTOR, "#bib .range").text == f"1–20 of {FLOWS}"
     screenshot(dashboard, "bib", tmp_path)
-    one = bib[5]
-    dashboard.find_element(By.NAME, "text").send_keys(str(one["ipv4Port"]))
+    first = rows(table)
+    dashboard.find_element(By.CSS_SELECTOR, "#bib .next").click()
+    wait_for(dashboard, "#bib .range", f"21–{FLOWS} of {FLOWS}")
+    second = rows(dashboard.find_element(By.CSS_SELECTOR, "#bib table"))
+    assert sorted(first + second) == sorted([b["protocol"], b["ipv6Address"], str(b["ipv6Port"]), b["ipv4Address"],
+                                             str(b["ipv4Port"]), "no"] for b in bib)
+    dashboard.find_element(By.NAME, "ipv6Address").send_keys("2001:db8:1::99")
     dashboard.find_element(By.CSS_SELECTOR, "form.filters button").click()
-    wait_for(dashboard, "#bib .range", "of 1")
-    found = rows(dashboard.find_element(By.CSS_SELECTOR, "#bib table"))
-    assert found == [[one["protocol"], one["ipv6Address"], str(one["ipv6Port"]), one["ipv4Address"],
-                      str(one["ipv4Port"]), "no"]]
+    wait_for(dashboard, "#bib .range", "none")
+    dashboard.find_element(By.NAME, "ipv6Address").clear()
+    dashboard.find_element(By.NAME, "ipv6Address").send_keys(bib[0]["ipv6Address"])
+    dashboard.find_element(By.NAME, "ipv4Address").send_keys(bib[0]["ipv4Address"])
+    dashboard.find_element(By.CSS_SELECTOR, "form.filters button").click()
+    wait_for(dashboard, "#bib .range", f"1–20 of {FLOWS}")
     Select(dashboard.find_element(By.NAME, "static")).select_by_value("true")
     dashboard.find_element(By.CSS_SELECTOR, "form.filters button").click()
     wait_for(dashboard, "#bib .range", "none")
+
+
+def test_the_api_pages_sessions_and_bib(fabric):
+    """What the pages ask for: offset and limit, in a stable order, with the total that matches."""
+    for path, key in (("/sessions", "sessions"), ("/bib", "bib")):
+        everything = fabric.call("GET", path)[1]
+        assert everything["total"] == len(everything[key]) == FLOWS
+        first = fabric.call("GET", path + "?offset=0&limit=20")[1]
+        rest = fabric.call("GET", path + "?offset=20&limit=20")[1]
+        assert (first["total"], len(first[key]), rest["total"], len(rest[key])) == (FLOWS, 20, FLOWS, FLOWS - 20)
+        assert sorted(map(str, first[key] + rest[key])) == sorted(map(str, everything[key])), "no overlap, no gap"
+        assert fabric.call("GET", path + "?offset=0&limit=20")[1] == first, "the same page twice"
+        assert fabric.call("GET", path + "?offset=100")[1][key] == []
+        for bad in ("offset=-1", "limit=x", "limit=1&limit=2"):
+            status, body = fabric.call("GET", f"{path}?{bad}")
+            assert status == 400 and body["field"] in ("offset", "limit"), (bad, body)
+    one = fabric.call("GET", "/bib?ipv6Address=2001:db8:1::99")[1]
+    assert one == {"total": 0, "bib": []}
 
 
 def test_eamt_page(fabric, dashboard, tmp_path):

@@ -66,24 +66,35 @@ function yesNo(flag, yes, no) {
   return el("span", { className: flag ? "yes" : "no" }, flag ? yes : no);
 }
 
-/** A table shown PAGE_SIZE rows at a time, with Previous/Next. */
-function pagedTable(columns, rows, id) {
+/** A table shown PAGE_SIZE rows at a time, with Previous/Next: fetchPage(offset, limit) gives
+ * {rows, total}, from the API's paging or from a list at hand (local()). */
+async function pagedTable(columns, fetchPage, id) {
   const box = el("div", { id });
-  let page = 0;
-  const pages = Math.max(1, Math.ceil(rows.length / PAGE_SIZE));
-  const draw = () => {
-    const from = page * PAGE_SIZE;
-    const shown = rows.slice(from, from + PAGE_SIZE);
-    const prev = el("button", { type: "button", disabled: page === 0, className: "prev" }, "Previous");
-    const next = el("button", { type: "button", disabled: page >= pages - 1, className: "next" }, "Next");
-    prev.onclick = () => { page--; draw(); };
-    next.onclick = () => { page++; draw(); };
-    const summary = rows.length ? `${from + 1}–${from + shown.length} of ${rows.length}` : "none";
+  let offset = 0;
+  const draw = async () => {
+    const { rows, total } = await fetchPage(offset, PAGE_SIZE);
+    const prev = el("button", { type: "button", disabled: offset === 0, className: "prev" }, "Previous");
+    const next = el("button", { type: "button", disabled: offset + rows.length >= total, className: "next" }, "Next");
+    prev.onclick = () => { offset = Math.max(0, offset - PAGE_SIZE); draw().catch(showError); };
+    next.onclick = () => { offset += PAGE_SIZE; draw().catch(showError); };
+    const summary = rows.length ? `${offset + 1}–${offset + rows.length} of ${total}` : "none";
     box.replaceChildren(el("div", { className: "pager" }, prev, el("span", { className: "range" }, summary), next),
-      table(columns, shown));
+      table(columns, rows));
   };
-  draw();
+  await draw();
   return box;
+}
+
+function local(list) {
+  return async (offset, limit) => ({ rows: list.slice(offset, offset + limit), total: list.length });
+}
+
+/** A page of GET path (an endpoint that pages: offset, limit, total) with these filters. */
+function remote(path, key, filters) {
+  return async (offset, limit) => {
+    const answer = await get(path + query({ ...filters, offset: String(offset), limit: String(limit) }));
+    return { rows: answer[key], total: answer.total };
+  };
 }
 
 function filterForm(fields, onSubmit) {
@@ -153,6 +164,9 @@ async function poolsPage(page) {
     const used = pools.blocks.filter(b => b.protocol === protocol).length * p4.blockSize;
     return { protocol, used, total, percent: (100 * used / total).toFixed(2) };
   });
+  const blocks = await pagedTable([{ title: "protocol", key: "protocol" }, { title: "IPv4 address", key: "ipv4Address" },
+                { title: "ports", value: b => `${b.firstPort}–${b.lastPort}` },
+                { title: "subscriber", key: "subscriber" }], local(pools.blocks), "blocks");
   page.replaceChildren(
     el("h2", {}, "Pools"),
     table([{ title: "pool", key: "name" }, { title: "value", key: "value" }], [
@@ -173,22 +187,19 @@ async function poolsPage(page) {
         options: { animation: false, maintainAspectRatio: false, indexAxis: "y" },
       })),
     el("h2", {}, "Port blocks held"),
-    pagedTable([{ title: "protocol", key: "protocol" }, { title: "IPv4 address", key: "ipv4Address" },
-                { title: "ports", value: b => `${b.firstPort}–${b.lastPort}` },
-                { title: "subscriber", key: "subscriber" }], pools.blocks, "blocks"));
+    blocks);
   return 10000;
 }
 
 async function sessionsPage(page) {
   const results = el("div", { id: "session-results" });
   const search = async filters => {
-    const { sessions } = await get("/sessions" + query(filters));
-    results.replaceChildren(pagedTable([
+    results.replaceChildren(await pagedTable([
       { title: "protocol", key: "protocol" }, { title: "IPv6 host", key: "ipv6Address" },
       { title: "port", key: "ipv6Port" }, { title: "IPv4 address", key: "ipv4Address" },
       { title: "port", key: "ipv4Port" }, { title: "remote", key: "remoteIpv4Address" },
       { title: "port", key: "remotePort" }, { title: "TCP state", key: "tcpState" },
-      { title: "lifetime s", key: "lifetimeSeconds" }], sessions, "sessions"));
+      { title: "lifetime s", key: "lifetimeSeconds" }], remote("/sessions", "sessions", filters), "sessions"));
   };
   page.replaceChildren(el("h2", {}, "Sessions"),
     filterForm([{ name: "protocol", title: "protocol", options: ["", "TCP", "UDP", "ICMP"] },
@@ -203,19 +214,18 @@ async function sessionsPage(page) {
 
 async function bibPage(page) {
   const results = el("div", { id: "bib-results" });
-  const search = async ({ protocol, static: isStatic, text }) => {
-    const { bib } = await get("/bib" + query({ protocol, static: isStatic }));
-    const needle = (text || "").trim().toLowerCase();
-    const rows = bib.filter(b => !needle || Object.values(b).some(v => String(v).toLowerCase().includes(needle)));
-    results.replaceChildren(pagedTable([
+  const search = async filters => {
+    results.replaceChildren(await pagedTable([
       { title: "protocol", key: "protocol" }, { title: "IPv6 address", key: "ipv6Address" },
       { title: "port", key: "ipv6Port" }, { title: "IPv4 address", key: "ipv4Address" },
-      { title: "port", key: "ipv4Port" }, { title: "static", value: b => (b.static ? "yes" : "no") }], rows, "bib"));
+      { title: "port", key: "ipv4Port" }, { title: "static", value: b => (b.static ? "yes" : "no") }], remote("/bib", "bib", filters),
+      "bib"));
   };
   page.replaceChildren(el("h2", {}, "BIB"),
     filterForm([{ name: "protocol", title: "protocol", options: ["", "TCP", "UDP", "ICMP"] },
                 { name: "static", title: "static", options: ["", "true", "false"] },
-                { name: "text", title: "address or port contains", placeholder: "2001:db8:1::10" }],
+                { name: "ipv6Address", title: "IPv6 host", placeholder: "2001:db8:1::10" },
+                { name: "ipv4Address", title: "IPv4 address (pool4)", placeholder: "192.0.2.0" }],
                filters => search(filters).catch(showError)),
     results);
   await search({});
