@@ -8,13 +8,16 @@ running under the Mininet CLI instead (make mn-cli).
 import argparse
 import ipaddress
 import json
+import os
 import re
 import sys
 import time
 import pathlib
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 
+import forward  # noqa: E402
 from private_netns import enter_private_namespace  # noqa: E402
 
 
@@ -131,29 +134,48 @@ def _summary(ping_output):
     return "\n".join(lines) or ping_output.strip()[-300:]
 
 
+def how_to_reach(controller, port):
+    """The API's and dashboard's addresses on the machine's 127.0.0.1, as another terminal uses them."""
+    url = f"http://127.0.0.1:{port}/onos/nat64fabric"
+    read = f"{'sudo ' if os.environ.get('SUDO_USER') else ''}cat {controller.credentials}"
+    return "\n".join([
+        f"REST API from any terminal of this machine: {url}/",
+        f'  curl -s -u "$({read})" {url}/devices',
+        f'  {ROOT / "bin" / "nat64ctl"} --url {url} --user "$({read})" sessions',
+        f"dashboard: http://127.0.0.1:{port}/dashboard/  (user and password: the line USER:PASSWORD in "
+        f"{controller.credentials})"])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cli", action="store_true", help="leave the fabric running under the Mininet CLI")
     args = ap.parse_args()
+    listener = forward.listen()          # on the machine's 127.0.0.1, before leaving its namespace
     enter_private_namespace()
     from mininet.log import setLogLevel
     from fabric import Fabric, SWITCHES
-    setLogLevel("warning")
+    # The CLI prints what its commands say at Mininet's "output" level; the demo wants warnings only.
+    setLogLevel("output" if args.cli else "warning")
     print("demo: starting 4 softswitches in Mininet and the embedded controller (about 30 s)...")
     sys.stdout.flush()
     report = Report()
     with Fabric() as fabric:
-        devices = fabric.controller.get("/devices")["devices"]
-        report.step(f"fabric up: {len(SWITCHES)} switches programmed by the embedded controller",
-                    all(d["connected"] for d in devices),
-                    "\n".join(f"{d['id']:16} {d['role']:7} {d['entries']} entries" for d in devices)
-                    + f"\nlogs and state: {fabric.work}")
-        if args.cli:
-            from mininet.cli import CLI
-            print(f"\nREST API: {fabric.controller.url}   (bin/nat64ctl --url {fabric.controller.url} sessions)")
-            CLI(fabric.net)
-            return 0
-        scenario(fabric, report)
+        forwarder = forward.start(listener, fabric.controller.rest_port, fabric.work / "forward.log")
+        try:
+            devices = fabric.controller.get("/devices")["devices"]
+            report.step(f"fabric up: {len(SWITCHES)} switches programmed by the embedded controller",
+                        all(d["connected"] for d in devices),
+                        "\n".join(f"{d['id']:16} {d['role']:7} {d['entries']} entries" for d in devices)
+                        + f"\nlogs and state: {fabric.work}")
+            print("\n" + how_to_reach(fabric.controller, listener.getsockname()[1]))
+            sys.stdout.flush()
+            if args.cli:
+                from mininet.cli import CLI
+                CLI(fabric.net)
+                return 0
+            scenario(fabric, report)
+        finally:
+            forward.stop(forwarder)
     print(f"\ndemo: {'all steps passed' if not report.failed else f'{report.failed} steps FAILED'}; fabric torn down")
     return 1 if report.failed else 0
 

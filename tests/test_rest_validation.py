@@ -267,7 +267,7 @@ def test_the_api_serves_a_valid_description_of_itself(api):
     bodies = [p for ops in doc["paths"].values() for op in ops.values() for p in op["parameters"] if p["in"] == "body"]
     assert bodies and all("$ref" in p["schema"] for p in bodies), "every body has its schema"
     optional = {p["name"] for op in doc["paths"]["/sessions"].values() for p in op["parameters"]}
-    assert optional == {"protocol", "ipv6Address", "ipv4Address", "remote"}
+    assert optional == {"protocol", "ipv6Address", "ipv4Address", "remote", "offset", "limit"}
     assert not any(p["required"] for p in doc["paths"]["/sessions"]["get"]["parameters"]), "filters are optional"
 
 

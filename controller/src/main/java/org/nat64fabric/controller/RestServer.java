@@ -59,8 +59,11 @@ final class RestServer {
         @Override
         public void filter(ContainerRequestContext request) {
             if (!credentials.accepts(request.getHeaderString(HttpHeaders.AUTHORIZATION))) {
+                // A script (the dashboard) says so with X-Requested-With: no challenge, so that a browser
+                // leaves the answer to the script instead of opening its own password dialog.
+                boolean script = request.getHeaderString("X-Requested-With") != null;
                 request.abortWith(Response.status(Response.Status.UNAUTHORIZED)
-                        .header(HttpHeaders.WWW_AUTHENTICATE, "Basic realm=\"nat64fabric\"")
+                        .header(HttpHeaders.WWW_AUTHENTICATE, script ? null : "Basic realm=\"nat64fabric\"")
                         .type(MediaType.APPLICATION_JSON)
                         .entity("{\"field\":\"Authorization\",\"message\":\"HTTP Basic credentials required: "
                                 + "USER:PASSWORD as in " + credentials.file().toString().replace("\"", "'") + "\"}")
@@ -84,11 +87,13 @@ final class RestServer {
         HttpServer http = tls
                 ? JdkHttpServerFactory.createHttpServer(base, app, sslContext(certificate, key))
                 : JdkHttpServerFactory.createHttpServer(base, app);
+        http.createContext(Dashboard.PATH, new Dashboard());
         if (!tls && !InetAddress.getByName(address).isLoopbackAddress()) {
             LOG.warning("the REST API listens on " + address + " without TLS: credentials and NAT state cross the "
                     + "network in clear; give --rest-tls-cert and --rest-tls-key, or bind 127.0.0.1");
         }
         LOG.info("REST API at " + base + "onos/nat64fabric/ (HTTP Basic; credentials in " + credentials.file() + ")");
+        LOG.info("dashboard at " + base.resolve(Dashboard.PATH) + " (the same credentials)");
         return http;
     }
 

@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
@@ -155,21 +156,33 @@ public class Nat64Resource {
     }
 
     /**
-     * BIB entries, filtered by protocol and static or dynamic.
+     * BIB entries, filtered by protocol, static or dynamic, IPv6 host and pool4 address.
      *
      * @param protocol optional: TCP, UDP or ICMP
      * @param isStatic optional: true for static entries only, false for dynamic ones only
-     * @return 200 and the entries
+     * @param ipv6 optional: the IPv6 host
+     * @param ipv4 optional: its pool4 address
+     * @param offset optional: skip this many entries (with limit: a page, in a stable order)
+     * @param limit optional: at most this many entries
+     * @return 200 and the entries, with the number that match in total
      * @onos.rsModel Bib
      */
     @GET
     @Path("bib")
-    public Response bib(@QueryParam("protocol") String protocol, @QueryParam("static") String isStatic) {
+    public Response bib(@QueryParam("protocol") String protocol, @QueryParam("static") String isStatic,
+                        @QueryParam("ipv6Address") String ipv6, @QueryParam("ipv4Address") String ipv4,
+                        @QueryParam("offset") String offset, @QueryParam("limit") String limit) {
         return handle(() -> {
-            queryOnly("protocol", "static");
-            ObjectNode root = MAPPER.createObjectNode();
+            queryOnly("protocol", "static", "ipv6Address", "ipv4Address", "offset", "limit");
+            Ipv6Address host = ipv6 == null ? null : Ipv6Address.parse(ipv6, "ipv6Address");
+            Ipv4Address mapped = ipv4 == null ? null : Ipv4Address.parse(ipv4, "ipv4Address");
+            List<BibEntry> found = service.get().bib(protocol(protocol), bool("static", isStatic)).stream()
+                    .filter(b -> host == null || host.equals(b.address6()))
+                    .filter(b -> mapped == null || mapped.equals(b.v4().address()))
+                    .collect(Collectors.toList());
+            ObjectNode root = MAPPER.createObjectNode().put("total", found.size());
             ArrayNode list = root.putArray("bib");
-            service.get().bib(protocol(protocol), bool("static", isStatic)).forEach(b -> list.add(bib(b)));
+            page(found, BY_POOL4_SIDE, offset, limit).forEach(b -> list.add(bib(b)));
             return ok(root);
         });
     }
@@ -223,22 +236,27 @@ public class Nat64Resource {
      * @param ipv6 optional: the IPv6 host
      * @param ipv4 optional: its pool4 address
      * @param remote optional: the remote IPv4 address
-     * @return 200 and the sessions
+     * @param offset optional: skip this many sessions (with limit: a page, in a stable order)
+     * @param limit optional: at most this many sessions
+     * @return 200 and the sessions, with the number that match in total
      * @onos.rsModel Sessions
      */
     @GET
     @Path("sessions")
     public Response sessions(@QueryParam("protocol") String protocol, @QueryParam("ipv6Address") String ipv6,
-                             @QueryParam("ipv4Address") String ipv4, @QueryParam("remote") String remote) {
+                             @QueryParam("ipv4Address") String ipv4, @QueryParam("remote") String remote,
+                             @QueryParam("offset") String offset, @QueryParam("limit") String limit) {
         return handle(() -> {
-            queryOnly("protocol", "ipv6Address", "ipv4Address", "remote");
+            queryOnly("protocol", "ipv6Address", "ipv4Address", "remote", "offset", "limit");
             List<Session> found = service.get().sessions(protocol(protocol),
                     ipv6 == null ? null : Ipv6Address.parse(ipv6, "ipv6Address"),
                     ipv4 == null ? null : Ipv4Address.parse(ipv4, "ipv4Address"),
                     remote == null ? null : Ipv4Address.parse(remote, "remote"));
-            ObjectNode root = MAPPER.createObjectNode();
+            ObjectNode root = MAPPER.createObjectNode().put("total", found.size());
             ArrayNode list = root.putArray("sessions");
-            found.forEach(x -> list.add(session(x)));
+            page(found, Comparator.comparing(Session::bib, BY_POOL4_SIDE)
+                    .thenComparingLong(x -> x.remote4().address().unsigned())
+                    .thenComparingInt(x -> x.remote4().port()), offset, limit).forEach(x -> list.add(session(x)));
             return ok(root);
         });
     }
@@ -394,6 +412,30 @@ public class Nat64Resource {
             throw new ConfigException("body", "must be a JSON object");
         }
         return n;
+    }
+
+    /** A BIB entry's order in pages: by protocol and pool4 transport address, which name it uniquely. */
+    private static final Comparator<BibEntry> BY_POOL4_SIDE = Comparator.comparing(BibEntry::protocol)
+            .thenComparingLong(b -> b.v4().address().unsigned()).thenComparingInt(b -> b.v4().port());
+
+    /** All of {@code all}, or, given an offset or a limit, that page of it in {@code order}. */
+    private static <T> List<T> page(List<T> all, Comparator<T> order, String offset, String limit) {
+        if (offset == null && limit == null) {
+            return all;
+        }
+        int skip = count("offset", offset, 0);
+        int most = count("limit", limit, Integer.MAX_VALUE);
+        return all.stream().sorted(order).skip(skip).limit(most).collect(Collectors.toList());
+    }
+
+    private static int count(String field, String value, int byDefault) {
+        if (value == null) {
+            return byDefault;
+        }
+        if (!value.matches("\\d{1,9}")) {
+            throw new ConfigException(field, ConfigException.quote(value) + " is not a whole number (0-999999999)");
+        }
+        return Integer.parseInt(value);
     }
 
     /** Refuses query parameters the endpoint does not know, or gives twice: a typo must not widen a filter. */
