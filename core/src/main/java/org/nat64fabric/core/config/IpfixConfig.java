@@ -16,6 +16,7 @@ public final class IpfixConfig {
     /** IANA's port for IPFIX over UDP (RFC 7011 10.3.4). */
     public static final int DEFAULT_PORT = 4739;
     public static final long DEFAULT_OBSERVATION_DOMAIN_ID = 1;
+    /** RFC 6728's default templateRefreshTimeout for UDP. */
     public static final long DEFAULT_TEMPLATE_REFRESH_SECONDS = 600;
     public static final long MAX_TEMPLATE_REFRESH_SECONDS = 86_400;
     public static final long MAX_OBSERVATION_DOMAIN_ID = 0xffff_ffffL;

@@ -114,7 +114,7 @@ class Nat64EngineTest {
         e.onIdle(Protocol.TCP, host(1), 40000, "border-1", BORDERS, 7_800_000);
         assertEquals(Nat64Engine.Idle.REMOVED, e.onIdle(Protocol.TCP, host(1), 40000, "border-2", BORDERS, 7_800_000));
         assertEquals(List.of(), e.store().bib());
-        assertEquals(List.of(14, 8, 4, 5, 9), events());
+        assertEquals(List.of(16, 10, 6, 7, 11), events());
         Session next = e.fromV6(Protocol.TCP, host(1), 40000, SERVER6, 80, Segment.SYN, 7_800_001).session().orElseThrow();
         assertNotEquals(mapped, next.bib().v4(), "the old port rests for 120 s");
     }
