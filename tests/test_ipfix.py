@@ -234,7 +234,9 @@ def test_nat_events_reach_the_collector_as_rfc_8158_records(fabric):
 
     final = stats(api)
     assert final["ipfix.exported"] == len(all_records) and final["ipfix.dropped"] == 0, final
-    assert final["ipfix.sendFailed"] == 0 and final["ipfix.messages"] == len(messages), final
+    assert final["ipfix.sendFailed"] == 0, final
+    # every message sent reached the collector; a template refresh may leave between the capture and this read
+    assert len(messages) <= final["ipfix.messages"] <= len(messages) + 1, final
 
 
 def test_the_exporter_counts_show_in_metrics(fabric):

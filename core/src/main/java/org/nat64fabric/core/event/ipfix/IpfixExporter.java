@@ -23,8 +23,8 @@ import org.nat64fabric.core.event.NatEvent;
  * {@link #accept} never waits: it offers the event to a bounded queue and counts it as dropped
  * when the queue is full, so a slow or absent collector never slows a session setup. The thread
  * sends every template at start and again every refresh interval (RFC 7011 8.4: over UDP a
- * collector may have missed them or restarted), and the events in messages that fit the IPv6
- * minimum MTU, so that none is fragmented on the way.
+ * collector may have missed them or restarted), and the events, gathered for at most 10 ms, in
+ * messages that fit the IPv6 minimum MTU, so that none is fragmented on the way.
  *
  * <p>Written here rather than taken from a library: Maven Central has no maintained Java IPFIX
  * exporter, and what RFC 8158 export needs (fixed templates, a header, sets) is small.
@@ -35,7 +35,10 @@ public final class IpfixExporter implements Consumer<NatEvent>, AutoCloseable {
     /** Events waiting for the exporter; about 100 bytes each, so at most a few MB. */
     static final int QUEUE_CAPACITY = 1 << 15;
     private static final Logger LOG = Logger.getLogger(IpfixExporter.class.getName());
+    /** Events encoded at a time: about a dozen full messages. */
     private static final int BATCH = 256;
+    /** How long the first event of a batch waits for others to share its message. */
+    private static final long GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final IpfixConfig config;
     private final DatagramChannel channel;
@@ -94,7 +97,16 @@ public final class IpfixExporter implements Consumer<NatEvent>, AutoCloseable {
                     continue;
                 }
                 batch.add(first);
-                queue.drainTo(batch, BATCH - 1);
+                long flushBy = System.nanoTime() + GATHER_NANOS;
+                while (batch.size() < BATCH && !closing) {   // full messages, not one datagram per event
+                    queue.drainTo(batch, BATCH - batch.size());
+                    long left = flushBy - System.nanoTime();
+                    NatEvent next = left > 0 && batch.size() < BATCH ? queue.poll(left, TimeUnit.NANOSECONDS) : null;
+                    if (next == null) {
+                        break;
+                    }
+                    batch.add(next);
+                }
                 sendEvents(batch);
                 batch.clear();
             } catch (InterruptedException e) {
