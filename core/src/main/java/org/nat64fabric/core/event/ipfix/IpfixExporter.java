@@ -71,7 +71,10 @@ public final class IpfixExporter implements Consumer<NatEvent>, AutoCloseable {
         }
     }
 
-    /** {@code ipfix.exported}, {@code .dropped} (queue full), {@code .sendFailed} (records), {@code .messages}. */
+    /**
+     * Records {@code ipfix.exported}; {@code .dropped}: the queue was full (or the exporter closed);
+     * {@code .sendFailed}: records of messages the socket refused; and {@code .messages} sent.
+     */
     public Map<String, Long> counters() {
         Map<String, Long> out = new LinkedHashMap<>();
         out.put("ipfix.exported", exported.get());
@@ -113,6 +116,7 @@ public final class IpfixExporter implements Consumer<NatEvent>, AutoCloseable {
                 closing = true;   // send what is queued, then stop
             }
         }
+        sendEvents(batch);   // what an interrupt left gathered
     }
 
     private void sendTemplates() {
