@@ -208,15 +208,19 @@ public final class Nat64Manager implements Nat64Service {
         }
         try {
             FabricConfig config = FabricConfig.parse(root);
-            stopIpfix();
-            Consumer<NatEvent> log = e -> EVENTS.info("{}", e);
-            if (config.ipfix.isPresent()) {
+            if (ipfix != null && !config.ipfix.equals(Optional.of(ipfix.config()))) {
+                stopIpfix();
+            }
+            if (ipfix == null && config.ipfix.isPresent()) {   // kept otherwise: its sequence numbers go on
                 try {
                     ipfix = new IpfixExporter(config.ipfix.get(), System::currentTimeMillis);
-                    log = log.andThen(ipfix);
                 } catch (IOException e) {
                     LOG.error("No IPFIX export, no UDP socket: {}", e.toString());
                 }
+            }
+            Consumer<NatEvent> log = e -> EVENTS.info("{}", e);
+            if (ipfix != null) {
+                log = ipfix.andThen(log);
             }
             // Packet-ins queue on the events thread; batches form while the setups thread runs one.
             Nat64Fabric f = new Nat64Fabric(config, store, log, System::currentTimeMillis, setups, writers);

@@ -195,8 +195,9 @@ class Nat64ManagerTest {
     void withAnIpfixSectionTheAppExportsItsNatEventsToTheCollector() throws Exception {
         try (DatagramSocket collector = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
             collector.setSoTimeout(5000);
-            onos.pushNetcfg(POOL4, ", \"ipfix\": {\"collector\": \"127.0.0.1\", \"port\": " + collector.getLocalPort()
-                    + ", \"observationDomainId\": 9}");
+            String ipfix = ", \"ipfix\": {\"collector\": \"127.0.0.1\", \"port\": " + collector.getLocalPort()
+                    + ", \"observationDomainId\": 9}";
+            onos.pushNetcfg(POOL4, ipfix);
             await("the service configured", () -> {
                 try {
                     return manager.devices().stream().allMatch(d -> d.connected);
@@ -228,6 +229,17 @@ class Nat64ManagerTest {
             }
             assertEquals(List.of(16, 10, 6), natEvents, "port block, NAT64 BIB, NAT64 session (RFC 8158)");
             await("counted", () -> manager.stats().get("ipfix.exported") == 3L);
+
+            onos.pushNetcfg(POOL4, ipfix);   // the same collector: the same exporter, its sequence goes on
+            await("reconfigured", () -> manager.stats().get("ipfix.exported") != null);
+            packetIn(udpFrame(40002), 1);
+            ByteBuffer data;
+            do {
+                DatagramPacket p = new DatagramPacket(new byte[2048], 2048);
+                collector.receive(p);
+                data = ByteBuffer.wrap(p.getData(), 0, p.getLength());
+            } while (data.getShort(16) == 2);
+            assertEquals(3, data.getInt(8), "the records sent before it");
         }
     }
 

@@ -143,7 +143,7 @@ public final class Main {
         EventLog eventLog = new EventLog(stateDir.resolve("nat-events.log"));
         Optional<IpfixExporter> ipfix = config.ipfix.isPresent()
                 ? Optional.of(new IpfixExporter(config.ipfix.get(), System::currentTimeMillis)) : Optional.empty();
-        Consumer<NatEvent> natEvents = ipfix.isPresent() ? eventLog.andThen(ipfix.get()) : eventLog;
+        Consumer<NatEvent> natEvents = ipfix.isPresent() ? ipfix.get().andThen(eventLog) : eventLog;   // never waits
         ExecutorService setups = Executors.newSingleThreadExecutor(r -> new Thread(r, "fabric-setups"));
         ExecutorService writers = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "fabric-writes");

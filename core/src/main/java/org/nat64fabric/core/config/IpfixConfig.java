@@ -3,6 +3,7 @@ package org.nat64fabric.core.config;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.util.Objects;
 import org.nat64fabric.core.ConfigException;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv6Address;
@@ -62,6 +63,18 @@ public final class IpfixConfig {
         } catch (UnknownHostException impossible) {   // only for a wrong length
             throw new IllegalStateException(impossible);
         }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof IpfixConfig && ((IpfixConfig) o).collector.equals(collector)
+                && ((IpfixConfig) o).observationDomainId == observationDomainId
+                && ((IpfixConfig) o).templateRefreshSeconds == templateRefreshSeconds;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(collector, observationDomainId, templateRefreshSeconds);
     }
 
     @Override

@@ -64,6 +64,10 @@ public final class IpfixExporter implements Consumer<NatEvent>, AutoCloseable {
         LOG.info("NAT events exported as " + config);
     }
 
+    public IpfixConfig config() {
+        return config;
+    }
+
     @Override
     public void accept(NatEvent event) {
         if (closing || !queue.offer(event)) {
