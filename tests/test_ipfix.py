@@ -255,3 +255,14 @@ def test_the_exporter_counts_show_in_metrics(fabric):
                if s.name == "nat64fabric_ipfix_records_total"}
     assert samples["exported"] == stats(api)["ipfix.exported"] >= before + 2
     assert samples["dropped"] == 0 and samples["sendFailed"] == 0
+
+
+def test_a_bad_ipfix_section_stops_the_controller_with_the_field_named(tmp_path):
+    from test_rest_api import Controller
+    config = json.loads(json.dumps(FABRIC))
+    config["apps"]["org.nat64fabric.app"]["nat64"]["ipfix"] = {"collector": "collector.example", "port": 4739}
+    out = subprocess.run(Controller(tmp_path, config=config).command(), capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2, out
+    assert "fabric.json: apps.org.nat64fabric.app.nat64.ipfix.collector: 'collector.example' is not an IP address" \
+        in out.stderr, out.stderr
+    assert "Exception" not in out.stderr and "\tat " not in out.stderr, "no stack trace"
