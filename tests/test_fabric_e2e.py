@@ -265,7 +265,7 @@ def test_pool_exhaustion_sends_icmp_errors_logs_and_keeps_existing_sessions(smal
     stats = f.controller.get("/stats")
     assert stats["setups.refused"] >= 1, stats
     events = f.controller.events()
-    assert "natEvent=11 (QUOTA_EXCEEDED)" in events or "natEvent=3 " in events or "natEvent=10 " in events, events
+    assert "natEvent=13 (QUOTA_EXCEEDED)" in events or "natEvent=3 " in events or "natEvent=12 " in events, events
     udp = [s for s in f.controller.get("/sessions?protocol=UDP")["sessions"]]
     assert sorted(s["ipv4Port"] for s in udp) == [2000, 2001, 2002, 2003]
     assert all(ipaddress.IPv4Address(s["ipv4Address"]) == ipaddress.IPv4Address("192.0.2.0") for s in udp)

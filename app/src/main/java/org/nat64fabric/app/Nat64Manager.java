@@ -4,6 +4,7 @@ import static org.onlab.util.Tools.groupedThreads;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.nat64fabric.core.ConfigException;
 import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Address;
@@ -23,6 +25,8 @@ import org.nat64fabric.core.control.Nat64Fabric;
 import org.nat64fabric.core.control.Nat64Service;
 import org.nat64fabric.core.control.SwitchLink;
 import org.nat64fabric.core.eamt.Eam;
+import org.nat64fabric.core.event.NatEvent;
+import org.nat64fabric.core.event.ipfix.IpfixExporter;
 import org.nat64fabric.core.pool4.PortBlock;
 import org.nat64fabric.core.pool4.Protocol;
 import org.nat64fabric.core.pool4.TransportAddress;
@@ -150,6 +154,8 @@ public final class Nat64Manager implements Nat64Service {
     private CounterCells counterCells;
     /** Null until the netcfg holds a valid NAT64 configuration. */
     private volatile Nat64Fabric fabric;
+    /** The fabric's IPFIX exporter, when the netcfg has an ipfix section (only the events thread changes it). */
+    private IpfixExporter ipfix;
 
     @Activate
     protected void activate() {
@@ -190,6 +196,7 @@ public final class Nat64Manager implements Nat64Service {
             }
         }
         fabric = null;
+        stopIpfix();
         // The rules stay on the switches and the state in the store: a reactivated app carries on.
         LOG.info("Stopped");
     }
@@ -201,6 +208,7 @@ public final class Nat64Manager implements Nat64Service {
         Nat64AppConfig app = configRegistry.getConfig(appId, Nat64AppConfig.class);
         if (app == null) {
             fabric = null;
+            stopIpfix();
             LOG.info("Waiting for the netcfg at {} (docs/netcfg.md)", FabricConfig.NAT64);
             return;
         }
@@ -213,9 +221,25 @@ public final class Nat64Manager implements Nat64Service {
         }
         try {
             FabricConfig config = FabricConfig.parse(root);
+            if (ipfix != null && !config.ipfix.equals(Optional.of(ipfix.config()))) {
+                stopIpfix();
+            }
+            if (ipfix == null && config.ipfix.isPresent()) {   // kept otherwise: its sequence numbers go on
+                try {
+                    ipfix = new IpfixExporter(config.ipfix.get(), System::currentTimeMillis);
+                } catch (IOException e) {
+                    LOG.error("No IPFIX export, no UDP socket: {}", e.toString());
+                }
+            }
+            Consumer<NatEvent> log = e -> EVENTS.info("{}", e);
+            if (ipfix != null) {
+                log = ipfix.andThen(log);
+            }
             // Packet-ins queue on the events thread; batches form while the setups thread runs one.
-            Nat64Fabric f = new Nat64Fabric(config, store, e -> EVENTS.info("{}", e), System::currentTimeMillis,
-                    setups, writers);
+            Nat64Fabric f = new Nat64Fabric(config, store, log, System::currentTimeMillis, setups, writers);
+            if (ipfix != null) {
+                f.addCounters(ipfix::counters);
+            }
             fabric = f;
             for (String id : config.devices.keySet()) {
                 DeviceId d = DeviceId.deviceId(id);
@@ -226,7 +250,16 @@ public final class Nat64Manager implements Nat64Service {
             LOG.info("Configured: {} switches", devices.size());
         } catch (ConfigException e) {
             fabric = null;
+            stopIpfix();
             LOG.error("The netcfg is not usable, NAT64 stopped: {}", e.getMessage());
+        }
+    }
+
+    /** Sends what the exporter holds and closes it. */
+    private void stopIpfix() {
+        if (ipfix != null) {
+            ipfix.close();
+            ipfix = null;
         }
     }
 

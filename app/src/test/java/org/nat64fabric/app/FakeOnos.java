@@ -484,11 +484,17 @@ final class FakeOnos {
 
     /** Pushes the netcfg: the NAT64 and three switches, as onos-netcfg would. */
     void pushNetcfg(String pool4) throws Exception {
+        pushNetcfg(pool4, "");
+    }
+
+    /** {@code moreNat64}: fields added to the NAT64 section, each after a comma. */
+    void pushNetcfg(String pool4, String moreNat64) throws Exception {
         String sw = "{\"role\": \"%s\", \"routerMac\": \"00:00:00:00:b1:0%d\", \"ipv4\": \"198.51.100.%d\","
                 + " \"ipv6\": \"2001:db8:ff::%d\", \"routes\": [{\"prefix\": \"2001:db8:1::/64\", \"port\": 1,"
                 + " \"nextHopMac\": \"00:00:00:00:01:10\"}]}";
         Nat64AppConfig app = new Nat64AppConfig();
-        app.init(APP, Nat64AppConfig.KEY, MAPPER.readTree("{\"pool6\": \"2001:db8:64::/96\", \"pool4\": " + pool4 + "}"),
+        app.init(APP, Nat64AppConfig.KEY, MAPPER.readTree("{\"pool6\": \"2001:db8:64::/96\", \"pool4\": " + pool4
+                + moreNat64 + "}"),
                 MAPPER, null);
         configs.put(APP, app);
         int n = 1;

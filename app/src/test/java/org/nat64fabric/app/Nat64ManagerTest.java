@@ -10,7 +10,11 @@ import static org.nat64fabric.app.FakeOnos.LEAF;
 import static org.nat64fabric.app.FakeOnos.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -20,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.nat64fabric.app.config.Nat64AppConfig;
 import org.nat64fabric.app.config.Nat64DeviceConfig;
 import org.nat64fabric.core.control.Nat64Service;
+import org.nat64fabric.core.event.ipfix.NatTemplate;
 import org.nat64fabric.core.pool4.TransportAddress;
 import org.nat64fabric.core.session.TcpState;
 import org.onlab.packet.Data;
@@ -184,6 +189,58 @@ class Nat64ManagerTest {
         onos.packetOuts.get(0).data().duplicate().get(sent);
         assertEquals(ByteBuffer.wrap(frame), ByteBuffer.wrap(sent));
         assertEquals(1, manager.sessions().size());
+    }
+
+    @Test
+    void withAnIpfixSectionTheAppExportsItsNatEventsToTheCollector() throws Exception {
+        try (DatagramSocket collector = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            collector.setSoTimeout(5000);
+            String ipfix = ", \"ipfix\": {\"collector\": \"127.0.0.1\", \"port\": " + collector.getLocalPort()
+                    + ", \"observationDomainId\": 9}";
+            onos.pushNetcfg(POOL4, ipfix);
+            await("the service configured", () -> {
+                try {
+                    return manager.devices().stream().allMatch(d -> d.connected);
+                } catch (Nat64Service.NotConfigured e) {
+                    return false;
+                }
+            });
+            packetIn(udpFrame(40001), 1);
+            List<Integer> natEvents = new ArrayList<>();
+            boolean templates = false;
+            while (natEvents.size() < 3) {
+                DatagramPacket p = new DatagramPacket(new byte[2048], 2048);
+                collector.receive(p);
+                ByteBuffer m = ByteBuffer.wrap(p.getData(), 0, p.getLength());
+                assertEquals(10, m.getShort(0), "IPFIX");
+                assertEquals(9, m.getInt(12), "the observation domain");
+                for (int at = 16; at < m.limit(); at += m.getShort(at + 2)) {
+                    int set = m.getShort(at);
+                    templates |= set == 2;
+                    if (set >= 256) {
+                        assertTrue(templates, "templates before data");
+                        int length = NatTemplate.ALL.stream().filter(t -> t.id == set).findFirst().orElseThrow()
+                                .recordLength;
+                        for (int end = at + 4 + length; end <= at + m.getShort(at + 2); end += length) {
+                            natEvents.add((int) m.get(end - 1));   // natEvent ends each record
+                        }
+                    }
+                }
+            }
+            assertEquals(List.of(16, 10, 6), natEvents, "port block, NAT64 BIB, NAT64 session (RFC 8158)");
+            await("counted", () -> manager.stats().get("ipfix.exported") == 3L);
+
+            onos.pushNetcfg(POOL4, ipfix);   // the same collector: the same exporter, its sequence goes on
+            await("reconfigured", () -> manager.stats().get("ipfix.exported") != null);
+            packetIn(udpFrame(40002), 1);
+            ByteBuffer data;
+            do {
+                DatagramPacket p = new DatagramPacket(new byte[2048], 2048);
+                collector.receive(p);
+                data = ByteBuffer.wrap(p.getData(), 0, p.getLength());
+            } while (data.getShort(16) == 2);
+            assertEquals(3, data.getInt(8), "the records sent before it");
+        }
     }
 
     @Test

@@ -11,10 +11,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.nat64fabric.controller.DurableNatStore.Recovery;
@@ -22,6 +24,8 @@ import org.nat64fabric.controller.DurableNatStore.StateException;
 import org.nat64fabric.core.ConfigException;
 import org.nat64fabric.core.config.FabricConfig;
 import org.nat64fabric.core.control.Nat64Fabric;
+import org.nat64fabric.core.event.NatEvent;
+import org.nat64fabric.core.event.ipfix.IpfixExporter;
 
 /**
  * The embedded controller: the NAT64 fabric without ONOS. Reads the fabric's netcfg-form
@@ -137,14 +141,18 @@ public final class Main {
         DurableNatStore store = DurableNatStore.open(stateDir, stateDir.resolve(Credentials.FILE), recovery);
         Credentials credentials = Credentials.loadOrCreate(stateDir);
         EventLog eventLog = new EventLog(stateDir.resolve("nat-events.log"));
+        Optional<IpfixExporter> ipfix = config.ipfix.isPresent()
+                ? Optional.of(new IpfixExporter(config.ipfix.get(), System::currentTimeMillis)) : Optional.empty();
+        Consumer<NatEvent> natEvents = ipfix.isPresent() ? ipfix.get().andThen(eventLog) : eventLog;   // never waits
         ExecutorService setups = Executors.newSingleThreadExecutor(r -> new Thread(r, "fabric-setups"));
         ExecutorService writers = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "fabric-writes");
             t.setDaemon(true);
             return t;
         });
-        Nat64Fabric fabric = new Nat64Fabric(config, store, eventLog, System::currentTimeMillis,
+        Nat64Fabric fabric = new Nat64Fabric(config, store, natEvents, System::currentTimeMillis,
                 setups, writers);
+        ipfix.ifPresent(exporter -> fabric.addCounters(exporter::counters));
         LOG.info("NAT state in " + stateDir.resolve(DurableNatStore.FILE) + ": " + store.bib().size() + " BIB entries, "
                 + store.sessions().size() + " sessions, " + store.eams().size() + " EAMs; last good copy in "
                 + stateDir.resolve(DurableNatStore.BACKUP));
@@ -195,6 +203,7 @@ public final class Main {
                 System.err.println("nat64fabric-controller: closing " + stateDir.resolve(DurableNatStore.FILE) + ": " + e);
             }
             eventLog.close();
+            ipfix.ifPresent(IpfixExporter::close);
         }));
     }
 

@@ -77,23 +77,29 @@ public final class FabricConfig {
         public final Nat64Config nat64;
         public final List<Eam> eamt;
         public final List<StaticBib> staticBib;
+        /** Where NAT events are exported as IPFIX; empty: not exported. */
+        public final Optional<IpfixConfig> ipfix;
 
-        private Nat64Section(Nat64Config nat64, List<Eam> eamt, List<StaticBib> staticBib) {
+        private Nat64Section(Nat64Config nat64, List<Eam> eamt, List<StaticBib> staticBib,
+                             Optional<IpfixConfig> ipfix) {
             this.nat64 = nat64;
             this.eamt = List.copyOf(eamt);
             this.staticBib = List.copyOf(staticBib);
+            this.ipfix = ipfix;
         }
     }
 
     public final Nat64Config nat64;
     public final List<Eam> eamt;
     public final List<StaticBib> staticBib;
+    public final Optional<IpfixConfig> ipfix;
     public final Map<String, Device> devices;
 
     private FabricConfig(Nat64Section section, Map<String, Device> devices) {
         this.nat64 = section.nat64;
         this.eamt = section.eamt;
         this.staticBib = section.staticBib;
+        this.ipfix = section.ipfix;
         this.devices = Map.copyOf(devices);
     }
 
@@ -140,7 +146,7 @@ public final class FabricConfig {
      */
     public static Nat64Section nat64Section(JsonNode nat, String at) {
         Json.only(nat, at, "pool6", "pool4", "timeouts", "addressDependentFiltering", "maxSessionsPerSubscriber",
-                "logDestination", "eamt", "staticBib", "puntPolicing", "setupQueues", "icmpErrors", "udpZeroChecksum", "siitPrefixes", "lowestIpv6Mtu");
+                "logDestination", "eamt", "staticBib", "puntPolicing", "setupQueues", "icmpErrors", "udpZeroChecksum", "siitPrefixes", "lowestIpv6Mtu", "ipfix");
         Nat64Config nat64 = nat64(nat, at);
         List<Eam> eamt = new ArrayList<>();
         Eamt table = new Eamt();
@@ -164,7 +170,9 @@ public final class FabricConfig {
             nat64.checkStaticBib(b.protocol, b.address6, b.v4, field);
             bib.add(b);
         }
-        return new Nat64Section(nat64, eamt, bib);
+        Optional<IpfixConfig> ipfix = nat.has("ipfix") ? Optional.of(ipfix(nat.path("ipfix"), at + ".ipfix"))
+                : Optional.empty();
+        return new Nat64Section(nat64, eamt, bib, ipfix);
     }
 
     /**
@@ -275,6 +283,19 @@ public final class FabricConfig {
         long total = number(q, "total", d.total, SetupQueues.MAX, at);
         long perSubscriber = number(q, "perSubscriber", Math.min(d.perSubscriber, total), SetupQueues.MAX, at);
         return within(at, () -> SetupQueues.of(perSubscriber, total));
+    }
+
+    /** {@code ipfix}: the collector's address is required, the rest have defaults. */
+    private static IpfixConfig ipfix(JsonNode i, String at) {
+        object(i, at);
+        Json.only(i, at, "collector", "port", "observationDomainId", "templateRefreshSeconds");
+        String collector = text(i, "collector", at);
+        int port = (int) number(i, "port", IpfixConfig.DEFAULT_PORT, 65535, at);
+        long domain = number(i, "observationDomainId", IpfixConfig.DEFAULT_OBSERVATION_DOMAIN_ID,
+                IpfixConfig.MAX_OBSERVATION_DOMAIN_ID, at);
+        long refresh = number(i, "templateRefreshSeconds", IpfixConfig.DEFAULT_TEMPLATE_REFRESH_SECONDS,
+                IpfixConfig.MAX_TEMPLATE_REFRESH_SECONDS, at);
+        return within(at, () -> IpfixConfig.of(collector, port, domain, refresh));
     }
 
     /** {@code icmpErrors}: any of its fields, the others keep their defaults. */

@@ -64,6 +64,8 @@ final class FabricMetrics {
         out.family(P + "packet_ins_total", "counter", "Packet-ins taken by the controller, by punt reason");
         out.family(P + "setups_total", "counter", "Session setups and their batches, by outcome");
         out.family(P + "nat_events_total", "counter", "NAT events (RFC 8158) logged, by type");
+        out.family(P + "ipfix_records_total", "counter", "NAT events exported as IPFIX records, by outcome"
+                + " (exported; dropped: the queue was full; sendFailed)");
         out.family(P + "controller_events_total", "counter", "Other controller counters, by name");
         counters.forEach((key, value) -> {
             int dot = key.indexOf('.');
@@ -77,6 +79,8 @@ final class FabricMetrics {
                 out.sample(P + "setups_total", value, "outcome", tail);
             } else if (head.equals("events") && !tail.isEmpty()) {
                 out.sample(P + "nat_events_total", value, "type", tail);
+            } else if (head.equals("ipfix") && !tail.isEmpty() && !tail.equals("messages")) {
+                out.sample(P + "ipfix_records_total", value, "outcome", tail);
             } else {
                 out.sample(P + "controller_events_total", value, "name", key);
             }

@@ -15,12 +15,14 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 import java.util.stream.Collectors;
 import org.nat64fabric.core.ConfigException;
@@ -109,6 +111,8 @@ public final class Nat64Fabric implements Nat64Service {
     private final Set<String> programmed = ConcurrentHashMap.newKeySet();
     private final Map<String, AtomicLong> counters = new ConcurrentHashMap<>();
     private final DataPlaneCounters dataPlane = new DataPlaneCounters();
+    /** Counters kept beside the fabric (the IPFIX exporter's), shown with its own. */
+    private final List<Supplier<Map<String, Long>>> moreCounters = new CopyOnWriteArrayList<>();
     /**
      * Where a set-up packet's time went, by stage: waiting in its queue (for its turn, then for a
      * batch slot); its batch's allocation and commit; the batch's writes to the borders; its
@@ -847,7 +851,13 @@ public final class Nat64Fabric implements Nat64Service {
     private Map<String, Long> controllerCounters() {
         Map<String, Long> out = new TreeMap<>();
         counters.forEach((k, v) -> out.put(k, v.get()));
+        moreCounters.forEach(c -> out.putAll(c.get()));
         return out;
+    }
+
+    /** Adds counters kept beside the fabric (the IPFIX exporter's) to its stats and metrics. */
+    public void addCounters(Supplier<Map<String, Long>> source) {
+        moreCounters.add(source);
     }
 
     @Override

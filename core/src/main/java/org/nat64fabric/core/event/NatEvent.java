@@ -9,11 +9,11 @@ import java.util.Map;
  * (sourceIPv6Address, postNATSourceIPv4Address, portRangeStart, ...), in template order.
  */
 public final class NatEvent {
-    /** RFC 8158 natEvent values this NAT64 produces. */
+    /** RFC 8158 natEvent values (its section 4.1.1 table) this NAT64 produces. */
     public enum Type {
-        NAT_ADDRESSES_EXHAUSTED(3), NAT64_SESSION_CREATE(4), NAT64_SESSION_DELETE(5), NAT64_BIB_CREATE(8),
-        NAT64_BIB_DELETE(9), NAT_PORTS_EXHAUSTED(10), QUOTA_EXCEEDED(11), PORT_BLOCK_ALLOCATION(14),
-        PORT_BLOCK_DEALLOCATION(15);
+        NAT_ADDRESSES_EXHAUSTED(3), NAT64_SESSION_CREATE(6), NAT64_SESSION_DELETE(7), NAT64_BIB_CREATE(10),
+        NAT64_BIB_DELETE(11), NAT_PORTS_EXHAUSTED(12), QUOTA_EXCEEDED(13), PORT_BLOCK_ALLOCATION(16),
+        PORT_BLOCK_DEALLOCATION(17);
 
         public final int natEvent;
 

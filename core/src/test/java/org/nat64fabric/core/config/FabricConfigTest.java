@@ -142,6 +142,38 @@ class FabricConfigTest {
     }
 
     @Test
+    void ipfixNeedsACollectorAddressHasDefaultsAndRefusesTheRestByPath() throws Exception {
+        assertTrue(FabricConfig.parse(good()).ipfix.isEmpty(), "no export unless configured");
+        ObjectNode root = good();
+        nat(root).set("ipfix", json("{\"collector\": \"2001:db8::99\"}"));
+        IpfixConfig d = FabricConfig.parse(root).ipfix.orElseThrow();
+        assertEquals("2001:db8:0:0:0:0:0:99", d.collector.getAddress().getHostAddress());
+        assertEquals(List.of(4739, 1L, 600L), List.of(d.collector.getPort(), d.observationDomainId,
+                d.templateRefreshSeconds), "IANA's IPFIX port, domain 1, RFC 6728's 600 s");
+        nat(root).set("ipfix", json("{\"collector\": \"192.0.2.99\", \"port\": 2055,"
+                + " \"observationDomainId\": 4294967295, \"templateRefreshSeconds\": 30}"));
+        IpfixConfig c = FabricConfig.parse(root).ipfix.orElseThrow();
+        assertEquals(List.of("192.0.2.99", 2055, 4294967295L, 30L), List.of(c.collector.getAddress().getHostAddress(),
+                c.collector.getPort(), c.observationDomainId, c.templateRefreshSeconds));
+
+        Map<String, String> bad = Map.of(
+                "{\"port\": 4739}", "collector",
+                "{\"collector\": \"collector.example\"}", "collector",
+                "{\"collector\": \"192.0.2.99%eth0\"}", "collector",
+                "{\"collector\": \"192.0.2.99\", \"port\": 0}", "port",
+                "{\"collector\": \"192.0.2.99\", \"port\": 65536}", "port",
+                "{\"collector\": \"192.0.2.99\", \"observationDomainId\": 4294967296}", "observationDomainId",
+                "{\"collector\": \"192.0.2.99\", \"templateRefreshSeconds\": 0}", "templateRefreshSeconds",
+                "{\"collector\": \"192.0.2.99\", \"templateRefresh\": 60}", "templateRefresh",
+                "\"192.0.2.99\"", "");
+        for (Map.Entry<String, String> b : bad.entrySet()) {
+            JsonNode section = json(b.getKey());
+            ConfigException e = refused(r -> nat(r).set("ipfix", section));
+            assertEquals(NAT + ".ipfix" + (b.getValue().isEmpty() ? "" : "." + b.getValue()), e.field(), b.getKey());
+        }
+    }
+
+    @Test
     void udpWithoutChecksumIsComputedUnlessTheConfigSaysDrop() throws Exception {
         assertTrue(FabricConfig.parse(good()).nat64.computeUdpZeroChecksum, "RFC 6146 3.4: compute by default");
         ObjectNode root = good();

@@ -71,7 +71,7 @@ class Nat64EngineTest {
         assertTrue(e.pool4().contains(s.bib().v4().address()));
         assertEquals(1, s.bib().v4().port() & 1, "parity kept");
         assertEquals(300, e.lifetimeOf(s.bib()), "UDP default lifetime");
-        assertEquals(List.of(14, 8, 4), events(), "port block, BIB, session (RFC 8158 natEvent values)");
+        assertEquals(List.of(16, 10, 6), events(), "port block, BIB, NAT64 session (RFC 8158 natEvent values)");
         NatEvent bib = log.get(1);
         assertEquals(host(1), bib.fields().get("sourceIPv6Address"));
         assertEquals(s.bib().v4().address(), bib.fields().get("postNATSourceIPv4Address"));
@@ -114,7 +114,7 @@ class Nat64EngineTest {
         e.onIdle(Protocol.TCP, host(1), 40000, "border-1", BORDERS, 7_800_000);
         assertEquals(Nat64Engine.Idle.REMOVED, e.onIdle(Protocol.TCP, host(1), 40000, "border-2", BORDERS, 7_800_000));
         assertEquals(List.of(), e.store().bib());
-        assertEquals(List.of(14, 8, 4, 5, 9), events());
+        assertEquals(List.of(16, 10, 6, 7, 11), events());
         Session next = e.fromV6(Protocol.TCP, host(1), 40000, SERVER6, 80, Segment.SYN, 7_800_001).session().orElseThrow();
         assertNotEquals(mapped, next.bib().v4(), "the old port rests for 120 s");
     }
@@ -128,7 +128,7 @@ class Nat64EngineTest {
         }
         assertEquals(List.of(), e.expireBlocks(419_999), "the freed port still rests");
         assertEquals(1, e.expireBlocks(420_000).size());
-        assertEquals(15, log.get(log.size() - 1).type().natEvent, "port block de-allocation");
+        assertEquals(17, log.get(log.size() - 1).type().natEvent, "port block de-allocation");
     }
 
     @Test
@@ -151,7 +151,7 @@ class Nat64EngineTest {
         }
         Outcome refused = e.fromV6(Protocol.UDP, host(3), 6000, SERVER6, 53, Segment.OTHER, 0);
         assertEquals(Optional.of(Outcome.IcmpError.V6_ADDRESS_UNREACHABLE), refused.icmpError());
-        assertEquals(10, log.get(log.size() - 1).type().natEvent, "NAT ports exhausted");
+        assertEquals(12, log.get(log.size() - 1).type().natEvent, "NAT ports exhausted");
         assertEquals(4, e.store().sessions().size(), "nothing evicted");
         assertEquals(4, e.store().bib().size());
     }
@@ -165,7 +165,7 @@ class Nat64EngineTest {
         Outcome over = e.fromV6(Protocol.UDP, host(1), 3, SERVER6, 53, Segment.OTHER, 0);
         assertEquals(Optional.of(Outcome.IcmpError.V6_ADDRESS_UNREACHABLE), over.icmpError());
         NatEvent quota = log.get(log.size() - 1);
-        assertEquals(11, quota.type().natEvent);
+        assertEquals(13, quota.type().natEvent);
         assertEquals(3, quota.fields().get("natQuotaExceededEvent"));
         assertTrue(e.fromV6(Protocol.UDP, host(2), 3, SERVER6, 53, Segment.OTHER, 0).translated());
     }
