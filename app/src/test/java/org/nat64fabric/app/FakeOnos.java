@@ -26,6 +26,7 @@ import org.onosproject.core.DefaultApplicationId;
 import org.onosproject.core.GroupId;
 import org.onosproject.mastership.MastershipServiceAdapter;
 import org.onosproject.net.DeviceId;
+import org.onosproject.net.Link;
 import org.onosproject.net.config.Config;
 import org.onosproject.net.config.NetworkConfigEvent;
 import org.onosproject.net.config.NetworkConfigListener;
@@ -50,6 +51,7 @@ import org.onosproject.net.group.GroupBuckets;
 import org.onosproject.net.group.GroupDescription;
 import org.onosproject.net.group.GroupKey;
 import org.onosproject.net.group.GroupServiceAdapter;
+import org.onosproject.net.link.LinkServiceAdapter;
 import org.onosproject.net.meter.DefaultMeter;
 import org.onosproject.net.meter.Meter;
 import org.onosproject.net.meter.MeterRequest;
@@ -107,6 +109,8 @@ final class FakeOnos {
     final Map<FlowId, FlowEntry> flows = new ConcurrentHashMap<>();
     final List<OutboundPacket> packetOuts = new CopyOnWriteArrayList<>();
     final Set<DeviceId> available = ConcurrentHashMap.newKeySet();
+    /** The links ONOS knows, each direction on its own. */
+    final List<Link> links = new CopyOnWriteArrayList<>();
     final Set<DeviceId> mastered = ConcurrentHashMap.newKeySet();
     final Map<Object, Config<?>> configs = new ConcurrentHashMap<>();
     final List<NetworkConfigListener> configListeners = new CopyOnWriteArrayList<>();
@@ -351,6 +355,12 @@ final class FakeOnos {
             }
         };
         m.p4RuntimeController = p4RuntimeController();
+        m.linkService = new LinkServiceAdapter() {
+            @Override
+            public Iterable<Link> getLinks() {
+                return List.copyOf(links);
+            }
+        };
         m.activate();
         return m;
     }

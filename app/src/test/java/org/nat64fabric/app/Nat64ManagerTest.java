@@ -30,7 +30,9 @@ import org.onlab.packet.IPv4;
 import org.onlab.packet.TCP;
 import org.onlab.packet.UDP;
 import org.onosproject.net.ConnectPoint;
+import org.onosproject.net.DefaultLink;
 import org.onosproject.net.DeviceId;
+import org.onosproject.net.Link;
 import org.onosproject.net.PortNumber;
 import org.onosproject.net.config.InvalidFieldException;
 import org.onosproject.net.flow.FlowEntry;
@@ -42,6 +44,7 @@ import org.onosproject.net.group.GroupDescription;
 import org.onosproject.net.meter.Meter;
 import org.onosproject.net.packet.DefaultInboundPacket;
 import org.onosproject.net.packet.PacketContextAdapter;
+import org.onosproject.net.provider.ProviderId;
 
 class Nat64ManagerTest {
     private static final String POOL4 = "{\"addresses\": [\"192.0.2.0/30\"]}";
@@ -394,5 +397,26 @@ class Nat64ManagerTest {
                 + " \"00:00:00:00:a1:01\", \"mtu\": 1000}"), mapper, null);
         e = assertThrows(InvalidFieldException.class, device::isValid);
         assertEquals("devices.device:leaf1.nat64fabric.mtu", e.field());
+    }
+
+    private static Link link(DeviceId src, int srcPort, DeviceId dst, int dstPort, Link.State state) {
+        return DefaultLink.builder().providerId(new ProviderId("lldp", "test"))
+                .src(new ConnectPoint(src, PortNumber.portNumber(srcPort)))
+                .dst(new ConnectPoint(dst, PortNumber.portNumber(dstPort)))
+                .type(Link.Type.DIRECT).state(state).build();
+    }
+
+    /** As ONOS's LinkService knows them, one direction each: a link both ways is listed once. */
+    @Test
+    void linksComeFromOnosWithTheirState() {
+        onos.links.addAll(List.of(link(BORDER1, 1, LEAF, 2, Link.State.ACTIVE), link(LEAF, 2, BORDER1, 1, Link.State.ACTIVE),
+                link(LEAF, 3, BORDER2, 1, Link.State.ACTIVE), link(BORDER2, 1, LEAF, 3, Link.State.INACTIVE),
+                link(BORDER1, 4, BORDER2, 4, Link.State.INACTIVE)));
+        List<String> listed = manager.links().stream().map(l -> l.srcDevice + "/" + l.srcPort + "-" + l.dstDevice
+                + "/" + l.dstPort + " " + l.type + (l.bidirectional ? " both ways" : " one way") + (l.up ? " up" : " down"))
+                .collect(Collectors.toList());
+        assertEquals(List.of("device:border1/1-device:leaf1/2 DIRECT both ways up",
+                "device:border1/4-device:border2/4 DIRECT one way down",
+                "device:border2/1-device:leaf1/3 DIRECT both ways down"), listed);
     }
 }
