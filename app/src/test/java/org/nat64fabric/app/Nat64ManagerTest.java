@@ -8,6 +8,7 @@ import static org.nat64fabric.app.FakeOnos.BORDER1;
 import static org.nat64fabric.app.FakeOnos.BORDER2;
 import static org.nat64fabric.app.FakeOnos.LEAF;
 import static org.nat64fabric.app.FakeOnos.await;
+import static org.nat64fabric.app.FakeOnos.link;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.ByteBuffer;
@@ -30,7 +31,6 @@ import org.onlab.packet.IPv4;
 import org.onlab.packet.TCP;
 import org.onlab.packet.UDP;
 import org.onosproject.net.ConnectPoint;
-import org.onosproject.net.DefaultLink;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.Link;
 import org.onosproject.net.PortNumber;
@@ -44,7 +44,6 @@ import org.onosproject.net.group.GroupDescription;
 import org.onosproject.net.meter.Meter;
 import org.onosproject.net.packet.DefaultInboundPacket;
 import org.onosproject.net.packet.PacketContextAdapter;
-import org.onosproject.net.provider.ProviderId;
 
 class Nat64ManagerTest {
     private static final String POOL4 = "{\"addresses\": [\"192.0.2.0/30\"]}";
@@ -397,13 +396,6 @@ class Nat64ManagerTest {
                 + " \"00:00:00:00:a1:01\", \"mtu\": 1000}"), mapper, null);
         e = assertThrows(InvalidFieldException.class, device::isValid);
         assertEquals("devices.device:leaf1.nat64fabric.mtu", e.field());
-    }
-
-    private static Link link(DeviceId src, int srcPort, DeviceId dst, int dstPort, Link.State state) {
-        return DefaultLink.builder().providerId(new ProviderId("lldp", "test"))
-                .src(new ConnectPoint(src, PortNumber.portNumber(srcPort)))
-                .dst(new ConnectPoint(dst, PortNumber.portNumber(dstPort)))
-                .type(Link.Type.DIRECT).state(state).build();
     }
 
     /** As ONOS's LinkService knows them, one direction each: a link both ways is listed once. */
