@@ -134,7 +134,7 @@ function svg(tag, attributes, ...children) {
 }
 
 /** The switches on a circle and the links between them, drawn from the API's lists; a link from a
- * switch to itself is a small loop beside it. */
+ * switch to itself is a small loop beside it (across the circle's direction, clear of its label). */
 function topology(devices, links) {
   const size = 420, middle = size / 2, radius = 150;
   const ids = [...new Set([...devices.map(d => d.id), ...links.flatMap(l => [l.src.device, l.dst.device])])];
@@ -148,7 +148,7 @@ function topology(devices, links) {
     const a = place[l.src.device], b = place[l.dst.device];
     const title = svg("title", {}, `${l.src.device}/${l.src.port} – ${l.dst.device}/${l.dst.port}: ${l.up ? "up" : "down"}`);
     return a === b
-      ? svg("circle", { class: state(l), cx: a.x + 28 * Math.cos(a.angle), cy: a.y + 28 * Math.sin(a.angle), r: 14 }, title)
+      ? svg("circle", { class: state(l), cx: a.x - 26 * Math.sin(a.angle), cy: a.y + 26 * Math.cos(a.angle), r: 14 }, title)
       : svg("line", { class: state(l), x1: a.x, y1: a.y, x2: b.x, y2: b.y }, title);
   });
   const nodes = ids.map(id => svg("g", { class: connected.has(id) ? "switch connected" : "switch" },
