@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 import org.nat64fabric.core.ConfigException;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv4Prefix;
@@ -102,8 +103,8 @@ public final class FabricConfig {
     private static final String[] LINK_NUMBERS = {"metric", "latency", "bandwidth", "jitter", "delay", "loss",
         "availability", "flapping", "tier", "meteredUsage"};
     private static final String[] LINK_BOOLEANS = {"allowed", "durable", "bidirectional", "metered"};
-    private static final String[] LINK_FIELDS = {"type", "allowed", "durable", "bidirectional", "metered", "metric",
-        "latency", "bandwidth", "jitter", "delay", "loss", "availability", "flapping", "tier", "meteredUsage"};
+    private static final String[] LINK_FIELDS = Stream.of(List.of("type"), List.of(LINK_BOOLEANS), List.of(LINK_NUMBERS))
+            .flatMap(List::stream).toArray(String[]::new);
 
     /** The NAT64's section ({@link #NAT64}), as the ONOS app's netcfg class receives it alone. */
     public static final class Nat64Section {

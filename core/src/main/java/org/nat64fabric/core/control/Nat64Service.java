@@ -19,9 +19,9 @@ import org.nat64fabric.core.session.Session;
 
 /**
  * What an operator manages, through the REST API and the command line: the EAMT, static BIB
- * entries, sessions, pools, switches, links and counters. Changes reach every switch that needs them
- * before the call returns. Bad input throws {@link org.nat64fabric.core.ConfigException} naming
- * the field.
+ * entries, sessions, pools, switches and counters; and the links, over REST. Changes reach every
+ * switch that needs them before the call returns. Bad input throws
+ * {@link org.nat64fabric.core.ConfigException} naming the field.
  */
 public interface Nat64Service {
     /** A switch as the controller sees it. */
