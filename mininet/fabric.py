@@ -117,6 +117,9 @@ def netcfg(grpc_ports, pool4=None):
             "eamt": [{"ipv6Prefix": EAM[0], "ipv4Prefix": EAM[1]}],
         }}},
         "devices": devices,
+        # the trunks between the switches, as ONOS's netcfg gives links: the dashboard shows them
+        "links": {f"device:{a}/{pa}-device:{b}/{pb}": {"basic": {"type": "DIRECT", "bidirectional": True}}
+                  for a, pa, b, pb in TRUNKS},
     }
 
 

@@ -1,6 +1,6 @@
 """The embedded controller's web dashboard, in headless Chromium (Debian's chromium and
 chromium-driver, driven by selenium): a switch carries 23 UDP flows and a few bad packets, an EAM is
-added, and every page must show the API's own values (switches, pools and their use, sessions and
+added, and every page must show the API's own values (switches and links, pools and their use, sessions and
 BIB with search and paging, EAMT, drops by reason) and draw its charts with Chart.js. Each page's
 screenshot is checked for content; NAT64FABRIC_SCREENSHOTS=DIR keeps them (docs/dashboard.png is one)."""
 import io
@@ -25,6 +25,14 @@ from nat64_setup import POOL6, PROGRAM, V4_PORT, V6_PORT, driven_switch, from_v4
 from test_observability import FABRIC
 
 DEVICE = "device:border1"
+SPARE = "device:leaf9"         # configured, never started: its link is down
+CONFIG = {**FABRIC,
+          "devices": {**FABRIC["devices"], SPARE: {
+              "basic": {"managementAddress": "grpc://127.0.0.1:1?device_id=9"},   # nothing listens there
+              "nat64fabric": {"role": "EDGE", "routerMac": "00:00:00:00:a9:01"}}},
+          "links": {f"{SPARE}/1-{DEVICE}/3": {"basic": {}},
+                    # a cable from one port of the running switch to another: up while the switch is
+                    f"{DEVICE}/4-{DEVICE}/5": {"basic": {"type": "DIRECT", "bidirectional": False}}}}
 FLOWS = 23                     # more than a page (20 rows): the session table pages
 EAM = {"ipv6Prefix": "2001:db8:7::/120", "ipv4Prefix": "198.18.7.0/24"}
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
@@ -33,7 +41,7 @@ CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 @pytest.fixture(scope="module")
 def fabric(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("dashboard")
-    with driven_switch(tmp, PROGRAM, FABRIC, "db", "--counter-poll-seconds", "1") as (api, dataplane, log):
+    with driven_switch(tmp, PROGRAM, CONFIG, "db", "--counter-poll-seconds", "1") as (api, dataplane, log):
         answer = None
         for sport in range(6000, 6000 + FLOWS):
             for _ in range(10):          # as a host resends: the first may beat the base entries
@@ -164,13 +172,33 @@ def test_fabric_page(fabric, dashboard, tmp_path):
     devices = fabric.call("GET", "/devices")[1]["devices"]
     table = open_page(dashboard, "fabric", "#devices")
     shown = rows(table)
-    assert [r[:2] for r in shown] == [[d["id"], d["role"]] for d in devices] == [[DEVICE, "BORDER"]]
+    assert [r[:2] for r in shown] == [[d["id"], d["role"]] for d in devices] == [[DEVICE, "BORDER"], [SPARE, "EDGE"]]
     assert shown[0][2] == "connected, programmed" and shown[0][3] == str(devices[0]["entries"])
+    assert shown[1][2] == "not connected"
     assert int(shown[0][4]) >= FLOWS and int(shown[0][5]) >= 3, "translated, dropped"
     assert dashboard.find_element(By.CSS_SELECTOR, "#tile-sessions .value").text == str(stats["sessions"]) == str(FLOWS)
     assert dashboard.find_element(By.CSS_SELECTOR, "#tile-eamt .value").text == "1"
-    assert dashboard.find_element(By.CSS_SELECTOR, "#tile-connected .value").text == "1 / 1"
+    assert dashboard.find_element(By.CSS_SELECTOR, "#tile-connected .value").text == "1 / 2"
     screenshot(dashboard, "fabric", tmp_path)
+
+
+def test_fabric_page_shows_the_links(fabric, dashboard):
+    links = fabric.call("GET", "/links")[1]["links"]
+    assert [(l["src"], l["dst"], l["bidirectional"], l["up"]) for l in links] == [
+        ({"device": DEVICE, "port": 3}, {"device": SPARE, "port": 1}, True, False),
+        ({"device": DEVICE, "port": 4}, {"device": DEVICE, "port": 5}, False, True)]
+    table = open_page(dashboard, "fabric", "#links")
+    assert rows(table) == [[f"{l['src']['device']}/{l['src']['port']}", f"{l['dst']['device']}/{l['dst']['port']}",
+                            "both ways" if l["bidirectional"] else "one way, first to second", l["type"],
+                            "up" if l["up"] else "down"] for l in links]
+    states = [td.get_attribute("class") for td in table.find_elements(By.CSS_SELECTOR, "tbody td:last-child span")]
+    assert states == ["no", "yes"]
+    # the drawing: a line for the link between two switches, a loop for the one back to its own switch
+    drawing = dashboard.find_element(By.ID, "topology")
+    assert [t.text for t in drawing.find_elements(By.CSS_SELECTOR, "g.switch text")] == [DEVICE, SPARE]
+    assert len(drawing.find_elements(By.CSS_SELECTOR, "g.switch.connected")) == 1
+    assert len(drawing.find_elements(By.CSS_SELECTOR, "line.link.down")) == 1
+    assert len(drawing.find_elements(By.CSS_SELECTOR, "circle.link.up")) == 1
 
 
 def test_pools_page(fabric, dashboard, tmp_path):

@@ -54,6 +54,17 @@ def test_demo_scenario(fabric):
     assert not failed, "\n\n".join(failed)
 
 
+def test_the_trunks_are_listed_as_links_up_once_the_switches_are(fabric):
+    """The demo's netcfg lists its trunks (ONOS's links form); with every switch programmed, each is up."""
+    from fabric import TRUNKS
+    fabric.controller.wait_programmed()
+    links = fabric.controller.get("/links")["links"]
+    listed = sorted(sorted([(l["src"]["device"], l["src"]["port"]), (l["dst"]["device"], l["dst"]["port"])])
+                    for l in links)
+    assert listed == sorted(sorted([(f"device:{a}", pa), (f"device:{b}", pb)]) for a, pa, b, pb in TRUNKS)
+    assert all(l["up"] and l["bidirectional"] and l["type"] == "DIRECT" for l in links), links
+
+
 def test_controller_crash_during_traffic_loses_no_session_and_breaks_no_flow(fabric, request):
     from fabric import embed
     h1, h2, srv1 = fabric.host("h1"), fabric.host("h2"), fabric.host("srv1")

@@ -100,7 +100,7 @@ def test_app_bundle_serves_the_rest_api_with_its_swagger_page():
     swagger = json.loads(jar.read("WEB-INF/classes/apidoc/swagger.json"))
     assert swagger["basePath"] == "/onos/nat64fabric"
     documented = {(verb.upper(), path.lstrip("/")) for path, ops in swagger["paths"].items() for verb in ops}
-    assert documented == endpoints and len(endpoints) == 12
+    assert documented == endpoints and len(endpoints) == 13
     openapi_spec_validator.validate(swagger)   # Swagger 2.0, as ONOS's API docs page reads it
     # The same description, built in core, is what the resource serves at /swagger.json in both runtimes.
     assert json.loads(jar.read("WEB-INF/classes/org/nat64fabric/core/rest/swagger.json"))["paths"] == swagger["paths"]

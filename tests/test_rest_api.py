@@ -40,6 +40,15 @@ CONFIG = {
 }
 
 
+# CONFIG with a second switch and links between the two: ONOS's netcfg form (docs/netcfg.md)
+LINKED = {**CONFIG,
+          "devices": {**CONFIG["devices"], "device:leaf1": {
+              "basic": {"managementAddress": "grpc://127.0.0.1:{port}?device_id=2"},
+              "nat64fabric": {"role": "EDGE", "routerMac": "00:00:00:00:a1:01"}}},
+          "links": {"device:leaf1/2-device:border1/1": {"basic": {}},
+                    "device:border1/4-device:leaf1/4": {"basic": {"type": "indirect", "bidirectional": False}}}}
+
+
 class Api:
     def __init__(self, url, user=None):
         self.url = url.rstrip("/")
@@ -237,6 +246,36 @@ def test_stats_and_devices(api):
     assert stats["bib"] >= 1 and stats["eamt"] >= 1 and "sessions" in stats
     devices = api.call("GET", "/devices")[1]["devices"]
     assert devices == [{"id": "device:border1", "role": "BORDER", "connected": False, "entries": 0}]
+
+
+def test_links_are_the_configured_ones_down_while_their_switches_are(tmp_path):
+    """No switch runs: every link is down (the embedded controller knows a link's state only from
+    its switches' connections)."""
+    c = Controller(tmp_path, config=LINKED)
+    api = c.start()
+    try:
+        status, body = api.call("GET", "/links")
+        assert status == 200
+        assert body == {"links": [
+            {"src": {"device": "device:border1", "port": 1}, "dst": {"device": "device:leaf1", "port": 2},
+             "type": "DIRECT", "bidirectional": True, "up": False},
+            {"src": {"device": "device:border1", "port": 4}, "dst": {"device": "device:leaf1", "port": 4},
+             "type": "INDIRECT", "bidirectional": False, "up": False}]}
+        status, body = api.call("GET", "/links?up=true")
+        assert status == 400 and body["field"] == "up", body
+    finally:
+        c.stop()
+
+
+def test_a_bad_link_stops_the_controller_naming_the_field(tmp_path):
+    bad = json.loads(json.dumps(LINKED))
+    bad["links"]["device:leaf1/2-device:border1/1"]["basic"]["type"] = "WIRELESS"
+    c = Controller(tmp_path, config=bad)
+    out = subprocess.run(c.command(), capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0
+    assert "fabric.json: links.device:leaf1/2-device:border1/1.basic.type: 'WIRELESS' is not a link type" in out.stderr, \
+        out.stderr
+    assert "Exception" not in out.stderr
 
 
 def test_state_survives_a_restart(controller):

@@ -240,6 +240,12 @@ def device(c):
     (lambda c: device(c).update(mtu=1000), "devices.device:border1.nat64fabric.mtu", "1280"),
     (lambda c: device(c).update(portMtu={"1": 1400}), "devices.device:border1.nat64fabric.portMtu",
      "did you mean 'portMtus'?"),
+    (lambda c: c.update(links={"device:border1/1-device:leaf7/2": {"basic": {}}}),
+     "links.device:border1/1-device:leaf7/2", "'device:leaf7' is not a switch of the fabric"),
+    (lambda c: c.update(links={"device:border1/1-device:border1/600": {"basic": {}}}),
+     "links.device:border1/1-device:border1/600", "not a data-plane port number (0-510)"),
+    (lambda c: c.update(links={"device:border1/1-device:border1/2": {"basic": {"bidirectional": "yes"}}}),
+     "links.device:border1/1-device:border1/2.basic.bidirectional", "true or false"),
 ])
 def test_config_errors_name_the_path_in_the_users_file(tmp_path, change, field, why):
     code, line = start_with(tmp_path, change)

@@ -125,10 +125,43 @@ function chart(canvasId, config) {
   return box;
 }
 
+/** An SVG element with these attributes: values are set as attributes, never parsed as markup. */
+function svg(tag, attributes, ...children) {
+  const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  Object.entries(attributes).forEach(([name, value]) => node.setAttribute(name, String(value)));
+  node.append(...children);
+  return node;
+}
+
+/** The switches on a circle and the links between them, drawn from the API's lists; a link from a
+ * switch to itself is a small loop beside it (across the circle's direction, clear of its label). */
+function topology(devices, links) {
+  const size = 420, middle = size / 2, radius = 150;
+  const ids = [...new Set([...devices.map(d => d.id), ...links.flatMap(l => [l.src.device, l.dst.device])])];
+  const place = Object.fromEntries(ids.map((id, i) => {
+    const angle = 2 * Math.PI * i / ids.length - Math.PI / 2;
+    return [id, { x: middle + radius * Math.cos(angle), y: middle + radius * Math.sin(angle), angle }];
+  }));
+  const connected = new Set(devices.filter(d => d.connected).map(d => d.id));
+  const state = l => (l.up ? "link up" : "link down");
+  const lines = links.map(l => {
+    const a = place[l.src.device], b = place[l.dst.device];
+    const title = svg("title", {}, `${l.src.device}/${l.src.port} – ${l.dst.device}/${l.dst.port}: ${l.up ? "up" : "down"}`);
+    return a === b
+      ? svg("circle", { class: state(l), cx: a.x - 26 * Math.sin(a.angle), cy: a.y + 26 * Math.cos(a.angle), r: 14 }, title)
+      : svg("line", { class: state(l), x1: a.x, y1: a.y, x2: b.x, y2: b.y }, title);
+  });
+  const nodes = ids.map(id => svg("g", { class: connected.has(id) ? "switch connected" : "switch" },
+    svg("circle", { cx: place[id].x, cy: place[id].y, r: 10 }),
+    svg("text", { x: place[id].x, y: place[id].y - 16, "text-anchor": "middle" }, id)));
+  return svg("svg", { id: "topology", class: "topology", width: size, height: size, viewBox: `0 0 ${size} ${size}`,
+                      role: "img", "aria-label": "the fabric's switches and links" }, ...lines, ...nodes);
+}
+
 // ---- pages ----
 
 async function fabricPage(page) {
-  const [devices, stats] = await Promise.all([get("/devices"), get("/stats")]);
+  const [devices, stats, links] = await Promise.all([get("/devices"), get("/stats"), get("/links")]);
   const perSwitch = (d, family) => sumOf(stats, `dataplane.${d.id}.${family}.`);
   page.replaceChildren(
     el("h2", {}, "Fabric"),
@@ -147,7 +180,19 @@ async function fabricPage(page) {
       { title: "packets translated", value: d => perSwitch(d, "translations") },
       { title: "packets dropped", value: d => perSwitch(d, "drops") },
       { title: "packets punted", value: d => perSwitch(d, "punts") },
-    ], devices.devices, "devices"));
+    ], devices.devices, "devices"),
+    el("h2", {}, "Links"),
+    el("div", { className: "charts" },
+      links.links.length
+        ? table([
+          { title: "end", value: l => `${l.src.device}/${l.src.port}` },
+          { title: "end", value: l => `${l.dst.device}/${l.dst.port}` },
+          { title: "direction", value: l => (l.bidirectional ? "both ways" : "one way, first to second") },
+          { title: "type", key: "type" },
+          { title: "state", value: l => yesNo(l.up, "up", "down") },
+        ], links.links, "links")
+        : el("p", { id: "links" }, "No links known: give them under links in the configuration (docs/netcfg.md)."),
+      topology(devices.devices, links.links)));
   return 5000;
 }
 

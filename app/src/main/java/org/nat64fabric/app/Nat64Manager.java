@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,6 +22,7 @@ import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.config.FabricConfig;
 import org.nat64fabric.core.config.Nat64Config;
+import org.nat64fabric.core.control.LinkStatus;
 import org.nat64fabric.core.control.Nat64Fabric;
 import org.nat64fabric.core.control.Nat64Service;
 import org.nat64fabric.core.control.SwitchLink;
@@ -38,6 +40,7 @@ import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreService;
 import org.onosproject.mastership.MastershipService;
 import org.onosproject.net.DeviceId;
+import org.onosproject.net.Link;
 import org.onosproject.net.config.ConfigFactory;
 import org.onosproject.net.config.NetworkConfigEvent;
 import org.onosproject.net.config.NetworkConfigListener;
@@ -52,6 +55,7 @@ import org.onosproject.net.flow.FlowRuleEvent;
 import org.onosproject.net.flow.FlowRuleListener;
 import org.onosproject.net.flow.FlowRuleService;
 import org.onosproject.net.group.GroupService;
+import org.onosproject.net.link.LinkService;
 import org.onosproject.net.meter.MeterService;
 import org.onosproject.net.packet.InboundPacket;
 import org.onosproject.net.packet.PacketContext;
@@ -122,6 +126,9 @@ public final class Nat64Manager implements Nat64Service {
 
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected P4RuntimeController p4RuntimeController;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected LinkService linkService;
 
     private final ConfigFactory<ApplicationId, Nat64AppConfig> appConfigFactory = new ConfigFactory<>(
             SubjectFactories.APP_SUBJECT_FACTORY, Nat64AppConfig.class, Nat64AppConfig.KEY) {
@@ -468,5 +475,17 @@ public final class Nat64Manager implements Nat64Service {
     @Override
     public List<DeviceStatus> devices() {
         return fabric().devices();
+    }
+
+    /** ONOS's links, discovered or configured (netcfg's links), whether or not the NAT64 is configured. */
+    @Override
+    public List<LinkStatus> links() {
+        List<LinkStatus> directed = new ArrayList<>();
+        for (Link l : linkService.getLinks()) {
+            directed.add(LinkStatus.directed(l.src().deviceId().toString(), l.src().port().toLong(),
+                    l.dst().deviceId().toString(), l.dst().port().toLong(), l.type().name(),
+                    l.state() == Link.State.ACTIVE));
+        }
+        return LinkStatus.paired(directed);
     }
 }

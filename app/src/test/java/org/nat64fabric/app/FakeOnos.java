@@ -25,7 +25,11 @@ import org.onosproject.core.CoreServiceAdapter;
 import org.onosproject.core.DefaultApplicationId;
 import org.onosproject.core.GroupId;
 import org.onosproject.mastership.MastershipServiceAdapter;
+import org.onosproject.net.ConnectPoint;
+import org.onosproject.net.DefaultLink;
 import org.onosproject.net.DeviceId;
+import org.onosproject.net.Link;
+import org.onosproject.net.PortNumber;
 import org.onosproject.net.config.Config;
 import org.onosproject.net.config.NetworkConfigEvent;
 import org.onosproject.net.config.NetworkConfigListener;
@@ -50,6 +54,7 @@ import org.onosproject.net.group.GroupBuckets;
 import org.onosproject.net.group.GroupDescription;
 import org.onosproject.net.group.GroupKey;
 import org.onosproject.net.group.GroupServiceAdapter;
+import org.onosproject.net.link.LinkServiceAdapter;
 import org.onosproject.net.meter.DefaultMeter;
 import org.onosproject.net.meter.Meter;
 import org.onosproject.net.meter.MeterRequest;
@@ -83,6 +88,7 @@ import org.onosproject.net.pi.runtime.PiMeterCellId;
 import org.onosproject.p4runtime.api.P4RuntimeClient;
 import org.onosproject.p4runtime.api.P4RuntimeController;
 import org.onosproject.p4runtime.api.P4RuntimeReadClient;
+import org.onosproject.net.provider.ProviderId;
 import org.onosproject.store.service.TestStorageService;
 
 /**
@@ -107,6 +113,8 @@ final class FakeOnos {
     final Map<FlowId, FlowEntry> flows = new ConcurrentHashMap<>();
     final List<OutboundPacket> packetOuts = new CopyOnWriteArrayList<>();
     final Set<DeviceId> available = ConcurrentHashMap.newKeySet();
+    /** The links ONOS knows, each direction on its own. */
+    final List<Link> links = new CopyOnWriteArrayList<>();
     final Set<DeviceId> mastered = ConcurrentHashMap.newKeySet();
     final Map<Object, Config<?>> configs = new ConcurrentHashMap<>();
     final List<NetworkConfigListener> configListeners = new CopyOnWriteArrayList<>();
@@ -176,6 +184,14 @@ final class FakeOnos {
     /** What a fake's method answers, by the method's name. */
     interface Answer {
         Object answer(String method, Object[] args);
+    }
+
+    /** One direction of a DIRECT link, as ONOS's LinkService gives it. */
+    static Link link(DeviceId src, int srcPort, DeviceId dst, int dstPort, Link.State state) {
+        return DefaultLink.builder().providerId(new ProviderId("lldp", "test"))
+                .src(new ConnectPoint(src, PortNumber.portNumber(srcPort)))
+                .dst(new ConnectPoint(dst, PortNumber.portNumber(dstPort)))
+                .type(Link.Type.DIRECT).state(state).build();
     }
 
     /** A fake of a large ONOS interface that answers only the methods a test uses. */
@@ -351,6 +367,12 @@ final class FakeOnos {
             }
         };
         m.p4RuntimeController = p4RuntimeController();
+        m.linkService = new LinkServiceAdapter() {
+            @Override
+            public Iterable<Link> getLinks() {
+                return List.copyOf(links);
+            }
+        };
         m.activate();
         return m;
     }

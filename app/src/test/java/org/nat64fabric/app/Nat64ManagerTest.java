@@ -8,6 +8,7 @@ import static org.nat64fabric.app.FakeOnos.BORDER1;
 import static org.nat64fabric.app.FakeOnos.BORDER2;
 import static org.nat64fabric.app.FakeOnos.LEAF;
 import static org.nat64fabric.app.FakeOnos.await;
+import static org.nat64fabric.app.FakeOnos.link;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.DatagramPacket;
@@ -36,6 +37,7 @@ import org.onlab.packet.TCP;
 import org.onlab.packet.UDP;
 import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
+import org.onosproject.net.Link;
 import org.onosproject.net.PortNumber;
 import org.onosproject.net.config.InvalidFieldException;
 import org.onosproject.net.flow.FlowEntry;
@@ -451,5 +453,19 @@ class Nat64ManagerTest {
                 + " \"00:00:00:00:a1:01\", \"mtu\": 1000}"), mapper, null);
         e = assertThrows(InvalidFieldException.class, device::isValid);
         assertEquals("devices.device:leaf1.nat64fabric.mtu", e.field());
+    }
+
+    /** As ONOS's LinkService knows them, one direction each: a link both ways is listed once. */
+    @Test
+    void linksComeFromOnosWithTheirState() {
+        onos.links.addAll(List.of(link(BORDER1, 1, LEAF, 2, Link.State.ACTIVE), link(LEAF, 2, BORDER1, 1, Link.State.ACTIVE),
+                link(LEAF, 3, BORDER2, 1, Link.State.ACTIVE), link(BORDER2, 1, LEAF, 3, Link.State.INACTIVE),
+                link(BORDER1, 4, BORDER2, 4, Link.State.INACTIVE)));
+        List<String> listed = manager.links().stream().map(l -> l.srcDevice + "/" + l.srcPort + "-" + l.dstDevice
+                + "/" + l.dstPort + " " + l.type + (l.bidirectional ? " both ways" : " one way") + (l.up ? " up" : " down"))
+                .collect(Collectors.toList());
+        assertEquals(List.of("device:border1/1-device:leaf1/2 DIRECT both ways up",
+                "device:border1/4-device:border2/4 DIRECT one way down",
+                "device:border2/1-device:leaf1/3 DIRECT both ways down"), listed);
     }
 }

@@ -28,6 +28,7 @@ import org.onlab.junit.TestUtils;
 import org.onlab.osgi.TestServiceDirectory;
 import org.onlab.rest.AuthorizationFilter;
 import org.onlab.rest.BaseResource;
+import org.onosproject.net.Link;
 
 /**
  * The REST API as ONOS serves it: Nat64WebApplication in Jetty, in front of a Nat64Manager
@@ -191,5 +192,17 @@ class Nat64WebResourceTest extends JerseyTest {
         JsonNode error = json(r);
         assertEquals("apps.org.nat64fabric.app.nat64", error.path("field").asText());
         assertTrue(error.path("message").asText().contains("onos-netcfg"));
+    }
+
+    @Test
+    void linksAreOnosOwnEvenWithoutNetcfg() throws Exception {
+        start(false);
+        onos.links.add(FakeOnos.link(FakeOnos.LEAF, 2, FakeOnos.BORDER1, 1, Link.State.ACTIVE));
+        onos.links.add(FakeOnos.link(FakeOnos.BORDER1, 1, FakeOnos.LEAF, 2, Link.State.ACTIVE));
+        Response r = target("links").request().get();
+        assertEquals(200, r.getStatus());
+        assertEquals(MAPPER.readTree("{\"links\": [{\"src\": {\"device\": \"device:border1\", \"port\": 1},"
+                + " \"dst\": {\"device\": \"device:leaf1\", \"port\": 2}, \"type\": \"DIRECT\","
+                + " \"bidirectional\": true, \"up\": true}]}"), json(r));
     }
 }

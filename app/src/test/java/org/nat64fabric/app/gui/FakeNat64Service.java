@@ -9,6 +9,7 @@ import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.config.Nat64Config;
+import org.nat64fabric.core.control.LinkStatus;
 import org.nat64fabric.core.control.Nat64Service;
 import org.nat64fabric.core.eamt.Eam;
 import org.nat64fabric.core.pool4.PortBlock;
@@ -109,5 +110,10 @@ final class FakeNat64Service implements Nat64Service {
     public List<DeviceStatus> devices() {
         check();
         return List.copyOf(devices);
+    }
+
+    @Override
+    public List<LinkStatus> links() {
+        return List.of();     // the GUI shows none
     }
 }

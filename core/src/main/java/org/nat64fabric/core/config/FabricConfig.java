@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 import org.nat64fabric.core.ConfigException;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv4Prefix;
@@ -72,6 +73,39 @@ public final class FabricConfig {
         }
     }
 
+    /**
+     * A link between two switch ports, from {@code links."DEVICE/PORT-DEVICE/PORT".basic} (ONOS 2.7's
+     * BasicLinkConfig): what the embedded controller lists as the fabric's links.
+     */
+    public static final class Link {
+        public final String srcDevice;
+        public final int srcPort;
+        public final String dstDevice;
+        public final int dstPort;
+        /** ONOS's link type, upper case: one of {@link #LINK_TYPES}. */
+        public final String type;
+        /** Runs both ways (ONOS's default). */
+        public final boolean bidirectional;
+
+        Link(String srcDevice, int srcPort, String dstDevice, int dstPort, String type, boolean bidirectional) {
+            this.srcDevice = srcDevice;
+            this.srcPort = srcPort;
+            this.dstDevice = dstDevice;
+            this.dstPort = dstPort;
+            this.type = type;
+            this.bidirectional = bidirectional;
+        }
+    }
+
+    /** ONOS 2.7's link types (org.onosproject.net.Link.Type). */
+    public static final List<String> LINK_TYPES = List.of("DIRECT", "INDIRECT", "EDGE", "TUNNEL", "OPTICAL", "VIRTUAL");
+    /** BasicLinkConfig's numeric fields, checked and not used here (ONOS's path computation uses them). */
+    private static final String[] LINK_NUMBERS = {"metric", "latency", "bandwidth", "jitter", "delay", "loss",
+        "availability", "flapping", "tier", "meteredUsage"};
+    private static final String[] LINK_BOOLEANS = {"allowed", "durable", "bidirectional", "metered"};
+    private static final String[] LINK_FIELDS = Stream.of(List.of("type"), List.of(LINK_BOOLEANS), List.of(LINK_NUMBERS))
+            .flatMap(List::stream).toArray(String[]::new);
+
     /** The NAT64's section ({@link #NAT64}), as the ONOS app's netcfg class receives it alone. */
     public static final class Nat64Section {
         public final Nat64Config nat64;
@@ -94,13 +128,16 @@ public final class FabricConfig {
     public final List<StaticBib> staticBib;
     public final Optional<IpfixConfig> ipfix;
     public final Map<String, Device> devices;
+    /** The links between the switches, as configured (a link that {@code allowed: false} bars is not one). */
+    public final List<Link> links;
 
-    private FabricConfig(Nat64Section section, Map<String, Device> devices) {
+    private FabricConfig(Nat64Section section, Map<String, Device> devices, List<Link> links) {
         this.nat64 = section.nat64;
         this.eamt = section.eamt;
         this.staticBib = section.staticBib;
         this.ipfix = section.ipfix;
         this.devices = Map.copyOf(devices);
+        this.links = List.copyOf(links);
     }
 
     public static FabricConfig read(Path file) throws IOException {
@@ -133,11 +170,94 @@ public final class FabricConfig {
                         mgmt.isTextual() ? mgmt.asText() : null));
             }
         }
-        FabricConfig config = new FabricConfig(section, devices);
+        FabricConfig config = new FabricConfig(section, devices, links(root.path("links"), devices));
         for (int i = 0; i < config.eamt.size(); i++) {
             config.checkSwitchAddresses(config.eamt.get(i), NAT64 + ".eamt[" + i + "]");
         }
         return config;
+    }
+
+    /**
+     * {@code links}: ONOS's link subjects, keyed {@code DEVICE/PORT-DEVICE/PORT} (ONOS splits the key
+     * on '-'), each end a configured switch and a data-plane port; a link is the subject's
+     * {@code basic} section, whose fields ONOS 2.7's BasicLinkConfig has (other sections are ONOS's).
+     */
+    private static List<Link> links(JsonNode links, Map<String, Device> devices) {
+        if (links.isMissingNode()) {
+            return List.of();
+        }
+        object(links, "links");
+        List<Link> out = new ArrayList<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = links.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> l = it.next();
+            String at = "links." + (l.getKey().matches("[A-Za-z0-9:/._-]{1,100}") ? l.getKey()
+                    : ConfigException.quote(l.getKey()));
+            object(l.getValue(), at);
+            String[] ends = l.getKey().split("-", -1);
+            if (ends.length != 2) {
+                throw new ConfigException(at, "a link's key is its two ends, DEVICE/PORT-DEVICE/PORT"
+                        + " (device:leaf1/2-device:border1/1), with no other '-'");
+            }
+            String srcDevice = linkDevice(ends[0], devices, at);
+            int srcPort = linkPort(ends[0], at);
+            String dstDevice = linkDevice(ends[1], devices, at);
+            int dstPort = linkPort(ends[1], at);
+            if (srcDevice.equals(dstDevice) && srcPort == dstPort) {
+                throw new ConfigException(at, "both ends are port " + srcPort + " of " + srcDevice
+                        + ": a link joins two ports");
+            }
+            JsonNode basic = l.getValue().path("basic");
+            if (basic.isMissingNode()) {
+                continue;   // another app's section about this link: not a link of ONOS's without basic
+            }
+            String b = at + ".basic";
+            object(basic, b);
+            Json.only(basic, b, LINK_FIELDS);
+            for (String number : LINK_NUMBERS) {
+                if (basic.has(number) && !basic.get(number).isNumber()) {
+                    throw new ConfigException(b + "." + number, "must be a number");
+                }
+            }
+            for (String flag : LINK_BOOLEANS) {
+                if (basic.has(flag)) {
+                    bool(basic, flag, b);
+                }
+            }
+            String type = basic.has("type") ? text(basic, "type", b).toUpperCase(Locale.ROOT) : "DIRECT";
+            if (!LINK_TYPES.contains(type)) {
+                throw new ConfigException(b + ".type", ConfigException.quote(basic.get("type").asText())
+                        + " is not a link type: " + String.join(", ", LINK_TYPES));
+            }
+            if (basic.path("allowed").asBoolean(true)) {
+                out.add(new Link(srcDevice, srcPort, dstDevice, dstPort, type, basic.path("bidirectional").asBoolean(true)));
+            }
+        }
+        return out;
+    }
+
+    /** A link end's device, DEVICE in DEVICE/PORT: one of the fabric's switches. */
+    private static String linkDevice(String end, Map<String, Device> devices, String at) {
+        int slash = end.lastIndexOf('/');
+        if (slash <= 0) {
+            throw new ConfigException(at, ConfigException.quote(end) + " is not a link end: DEVICE/PORT"
+                    + " (device:leaf1/2)");
+        }
+        String device = end.substring(0, slash);
+        if (!devices.containsKey(device)) {
+            throw new ConfigException(at, ConfigException.quote(device) + " is not a switch of the fabric:"
+                    + " a link's ends are switches configured under devices (with a nat64fabric section)");
+        }
+        return device;
+    }
+
+    /** A link end's port, PORT in DEVICE/PORT: a data-plane port number. */
+    private static int linkPort(String end, String at) {
+        String port = end.substring(end.lastIndexOf('/') + 1);
+        if (!port.matches("[0-9]{1,3}") || Integer.parseInt(port) > Route.MAX_PORT) {
+            throw new ConfigException(at, ConfigException.quote(port) + " in " + ConfigException.quote(end)
+                    + " is not a data-plane port number (0-" + Route.MAX_PORT + ")");
+        }
+        return Integer.parseInt(port);
     }
 
     /**

@@ -886,4 +886,18 @@ public final class Nat64Fabric implements Nat64Service {
             return new DeviceStatus(id, switchConfig(id).role, programmed.contains(id), held == null ? 0 : held.size());
         }).collect(Collectors.toList());
     }
+
+    /** The configured links; a link is up when both its switches are connected (programmed). */
+    @Override
+    public List<LinkStatus> links() {
+        List<LinkStatus> directed = new ArrayList<>();
+        for (FabricConfig.Link l : config.links) {
+            boolean up = programmed.contains(l.srcDevice) && programmed.contains(l.dstDevice);
+            directed.add(LinkStatus.directed(l.srcDevice, l.srcPort, l.dstDevice, l.dstPort, l.type, up));
+            if (l.bidirectional) {
+                directed.add(LinkStatus.directed(l.dstDevice, l.dstPort, l.srcDevice, l.srcPort, l.type, up));
+            }
+        }
+        return LinkStatus.paired(directed);
+    }
 }

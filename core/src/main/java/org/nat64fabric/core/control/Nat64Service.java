@@ -19,9 +19,9 @@ import org.nat64fabric.core.session.Session;
 
 /**
  * What an operator manages, through the REST API and the command line: the EAMT, static BIB
- * entries, sessions, pools, switches and counters. Changes reach every switch that needs them
- * before the call returns. Bad input throws {@link org.nat64fabric.core.ConfigException} naming
- * the field.
+ * entries, sessions, pools, switches and counters; and the links, over REST. Changes reach every
+ * switch that needs them before the call returns. Bad input throws
+ * {@link org.nat64fabric.core.ConfigException} naming the field.
  */
 public interface Nat64Service {
     /** A switch as the controller sees it. */
@@ -101,4 +101,12 @@ public interface Nat64Service {
     String metrics();
 
     List<DeviceStatus> devices();
+
+    /**
+     * The links between switch ports, each once, in order of their ends ({@link LinkStatus#paired}),
+     * up as the runtime can know it: ONOS from its LinkService, discovered or configured, up when
+     * ONOS has them ACTIVE; the embedded controller from the configuration's links, up when the
+     * switches at both ends are connected (it sees no link itself).
+     */
+    List<LinkStatus> links();
 }

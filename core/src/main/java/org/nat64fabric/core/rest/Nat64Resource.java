@@ -34,6 +34,7 @@ import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.config.FabricConfig;
 import org.nat64fabric.core.config.Json;
 import org.nat64fabric.core.config.Nat64Config;
+import org.nat64fabric.core.control.LinkStatus;
 import org.nat64fabric.core.control.Nat64Service;
 import org.nat64fabric.core.eamt.Eam;
 import org.nat64fabric.core.metrics.PrometheusText;
@@ -44,8 +45,8 @@ import org.nat64fabric.core.session.Session;
 
 /**
  * The REST API for mapping management, the same in the ONOS app (under /onos/nat64fabric) and in
- * the embedded controller: pools, EAMT, static BIB entries, sessions with filters, switches and
- * counters. Bad input is answered 400 with {@code {"field": ..., "message": ...}} naming the
+ * the embedded controller: pools, EAMT, static BIB entries, sessions with filters, switches, links
+ * and counters. Bad input is answered 400 with {@code {"field": ..., "message": ...}} naming the
  * field; an unknown mapping 404. The runtime supplies the service and registers
  * {@link Nat64RestFeature} beside it. docs/rest.md documents every endpoint with curl; the build
  * generates the Swagger 2.0 description from these annotations and javadoc tags
@@ -311,6 +312,31 @@ public class Nat64Resource {
             for (Nat64Service.DeviceStatus d : service.get().devices()) {
                 list.addObject().put("id", d.deviceId).put("role", d.role.name()).put("connected", d.connected)
                         .put("entries", d.entries);
+            }
+            return ok(root);
+        });
+    }
+
+    /**
+     * The links between the switches' ports, each once: its two ends, its type, whether it runs
+     * both ways, and whether it is up as the runtime can know it (ONOS: its link state; the
+     * embedded controller: both ends' switches connected).
+     *
+     * @return 200 and the links
+     * @onos.rsModel Links
+     */
+    @GET
+    @Path("links")
+    public Response links() {
+        return handle(() -> {
+            queryOnly();
+            ObjectNode root = MAPPER.createObjectNode();
+            ArrayNode list = root.putArray("links");
+            for (LinkStatus l : service.get().links()) {
+                ObjectNode n = list.addObject();
+                n.putObject("src").put("device", l.srcDevice).put("port", l.srcPort);
+                n.putObject("dst").put("device", l.dstDevice).put("port", l.dstPort);
+                n.put("type", l.type).put("bidirectional", l.bidirectional).put("up", l.up);
             }
             return ok(root);
         });

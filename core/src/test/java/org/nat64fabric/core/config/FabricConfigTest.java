@@ -334,4 +334,65 @@ class FabricConfigTest {
         assertEquals("bib.protocol", e.field());
         assertTrue(e.problem().length() < 200, e.problem());
     }
+
+    /** The good config with a second switch, device:e1, and these links (JSON of the links object). */
+    private static ObjectNode withLinks(String links) throws Exception {
+        ObjectNode root = good();
+        ((ObjectNode) root.path("devices")).set("device:e1", json("{\"nat64fabric\": {\"role\": \"EDGE\","
+                + " \"routerMac\": \"00:00:00:00:e1:01\"}}"));
+        root.set("links", json(links));
+        return root;
+    }
+
+    private static ConfigException refusedLinks(String links) throws Exception {
+        ObjectNode root = withLinks(links);
+        return assertThrows(ConfigException.class, () -> FabricConfig.parse(root));
+    }
+
+    @Test
+    void linksAreReadAsOnosNetcfgHasThem() throws Exception {
+        assertEquals(List.of(), FabricConfig.parse(good()).links);
+        FabricConfig c = FabricConfig.parse(withLinks("{\"device:e1/2-device:b1/1\": {\"basic\": {}},"
+                + " \"device:b1/4-device:e1/7\": {\"basic\": {\"type\": \"optical\", \"bidirectional\": false,"
+                + " \"durable\": true, \"metric\": 10, \"latency\": 2000, \"bandwidth\": 10000, \"loss\": 0.5}},"
+                + " \"device:e1/3-device:b1/3\": {\"basic\": {\"allowed\": false}},"
+                + " \"device:e1/5-device:b1/5\": {\"someOtherApp\": {}}}"));
+        assertEquals(2, c.links.size(), "a link barred (allowed: false) or without basic is none");
+        FabricConfig.Link first = c.links.get(0);
+        assertEquals(List.of("device:e1", 2, "device:b1", 1, "DIRECT", true),
+                List.of(first.srcDevice, first.srcPort, first.dstDevice, first.dstPort, first.type, first.bidirectional));
+        FabricConfig.Link second = c.links.get(1);
+        assertEquals(List.of("device:b1", 4, "device:e1", 7, "OPTICAL", false), List.of(second.srcDevice,
+                second.srcPort, second.dstDevice, second.dstPort, second.type, second.bidirectional));
+    }
+
+    @Test
+    void badLinksAreRefusedNamingTheField() throws Exception {
+        ConfigException e = refusedLinks("{\"device:e1/2-device:x9/1\": {\"basic\": {}}}");
+        assertEquals("links.device:e1/2-device:x9/1", e.field());
+        assertTrue(e.problem().contains("'device:x9' is not a switch of the fabric"), e.problem());
+        e = refusedLinks("{\"device:e1/2-device:b1/511\": {\"basic\": {}}}");
+        assertEquals("links.device:e1/2-device:b1/511", e.field());
+        assertTrue(e.problem().contains("'511'") && e.problem().contains("0-510"), e.problem());
+        e = refusedLinks("{\"device:e1/x-device:b1/1\": {\"basic\": {}}}");
+        assertTrue(e.problem().contains("is not a data-plane port number"), e.problem());
+        e = refusedLinks("{\"device:e1-device:b1/1\": {\"basic\": {}}}");
+        assertTrue(e.problem().contains("'device:e1' is not a link end: DEVICE/PORT"), e.problem());
+        e = refusedLinks("{\"device:e1/2\": {\"basic\": {}}}");
+        assertTrue(e.problem().contains("DEVICE/PORT-DEVICE/PORT"), e.problem());
+        e = refusedLinks("{\"device:e1/2-device:e1/2\": {\"basic\": {}}}");
+        assertTrue(e.problem().contains("a link joins two ports"), e.problem());
+        assertEquals("links.device:e1/2-device:b1/1.basic.bidirectional",
+                refusedLinks("{\"device:e1/2-device:b1/1\": {\"basic\": {\"bidirectional\": \"yes\"}}}").field());
+        assertEquals("links.device:e1/2-device:b1/1.basic.type",
+                refusedLinks("{\"device:e1/2-device:b1/1\": {\"basic\": {\"type\": \"WIRELESS\"}}}").field());
+        assertEquals("links.device:e1/2-device:b1/1.basic.bandwidth",
+                refusedLinks("{\"device:e1/2-device:b1/1\": {\"basic\": {\"bandwidth\": \"10G\"}}}").field());
+        e = refusedLinks("{\"device:e1/2-device:b1/1\": {\"basic\": {\"bidirectionnal\": true}}}");
+        assertEquals("links.device:e1/2-device:b1/1.basic.bidirectionnal", e.field());
+        assertTrue(e.problem().contains("did you mean 'bidirectional'?"), e.problem());
+        assertEquals("links.device:e1/2-device:b1/1.basic",
+                refusedLinks("{\"device:e1/2-device:b1/1\": {\"basic\": []}}").field());
+        assertEquals("links", refusedLinks("[]").field());
+    }
 }
