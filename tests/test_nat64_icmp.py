@@ -18,7 +18,7 @@ from nat64_setup import (DROP_ICMP_ERROR, DROP_NOT_GLOBAL, DROP_POOL4_NO_BIB, DR
                          SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT,
                          drops, eam, embed, from_v4_server, from_v6_host, sent, session_v4, session_v6, to_v4_server,
                          to_v6_host)
-from nat64_setup import ptf, sut  # noqa: F401  (pytest fixtures, found by name)
+from nat64_setup import BOTH, ptf, sume_sut, sut  # noqa: F401  (pytest fixtures, found by name)
 
 V4_ROUTER = "198.51.100.1"       # an IPv4 router between the NAT64 and the server
 V6_ROUTER = "2001:db8:1::fe"     # an IPv6 router between the NAT64 and the host
@@ -37,6 +37,7 @@ def mtu(ptf, port, value):
 
 # ---- ICMPv4 errors translated to ICMPv6 (RFC 7915 4.2, RFC 6146 3.7) ----
 
+@BOTH
 def test_time_exceeded_from_an_ipv4_router_reaches_the_ipv6_host_translated(ptf):
     """Traceroute through the NAT64: the quoted packet is the one the NAT64 sent, so the error finds
     its session; the router's address is written into pool6."""
@@ -48,6 +49,7 @@ def test_time_exceeded_from_an_ipv4_router_reaches_the_ipv6_host_translated(ptf)
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_port_unreachable_quoting_a_whole_tcp_header_has_every_checksum_right(ptf):
     ptf.insert(session_v4(ptf, 6, MAPPED, 41000, V6_HOST, 33000))
     quoted4 = IP(src=MAPPED, dst=V4_SERVER, ttl=60, id=0) / TCP(sport=41000, dport=80, flags="S", seq=7)
@@ -57,6 +59,7 @@ def test_port_unreachable_quoting_a_whole_tcp_header_has_every_checksum_right(pt
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_error_about_an_echo_request_maps_the_identifier_back(ptf):
     ptf.insert(session_v4(ptf, 1, MAPPED, 0x4321, V6_HOST, 0x1234))
     quoted4 = IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / ICMP(type=8, id=0x4321, seq=3) / b"abc"
@@ -66,6 +69,7 @@ def test_error_about_an_echo_request_maps_the_identifier_back(ptf):
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_error_about_an_eam_host_uses_the_eamt_for_the_quoted_addresses(ptf):
     """RFC 7757 3: EAMs apply inside ICMP error payloads; no session is involved."""
     ptf.insert(ptf.client.table_entry(T + "eamt_v4_dst", match={"ipv4_addr": ("203.0.113.0", 24)},
@@ -81,6 +85,7 @@ def test_error_about_an_eam_host_uses_the_eamt_for_the_quoted_addresses(ptf):
 
 @pytest.mark.parametrize("advertised,expected", [(1400, 1420), (0, 1492), (1000, 1280), (1259, 1280), (1260, 1280)],
                          ids=["mtu+20", "plateau", "below-1260", "1259", "1260"])
+@BOTH
 def test_fragmentation_needed_becomes_packet_too_big(ptf, advertised, expected):
     """RFC 7915 4.2: MTU + 20; a router without RFC 1191 (MTU 0) gets the plateau below the quoted
     packet's length (1500 -> 1492). An IPv4 MTU below 1260 still gives 1280, the IPv6 minimum link
@@ -100,6 +105,7 @@ def ingress_mtu(ptf, port, value):
                                       params={"mtu": value}))
 
 
+@BOTH
 def test_fragmentation_needed_is_limited_by_the_ipv4_link_it_came_in_on(ptf):
     """RFC 7915 4.2: minimum(advertised MTU + 20, MTU of the IPv6 next hop, MTU of the IPv4 next
     hop + 20). The IPv4 next hop is the link to the server (port 2, the error's ingress port), MTU
@@ -162,6 +168,7 @@ def v6_error_about_inbound(ptf, icmp6, payload=b"data"):
         UDP(sport=53, dport=40000) / payload
 
 
+@BOTH
 def test_packet_too_big_from_an_ipv6_router_becomes_fragmentation_needed(ptf):
     """RFC 7915 5.2: MTU - 20, from the session's IPv4 address (RFC 6146: the host's mapping)."""
     stateful_udp(ptf)
@@ -181,6 +188,7 @@ def rfc6791_address(router6):
     return str(ipaddress.IPv4Address(int(ipaddress.IPv4Address(RFC6791_POOL)) + crc % RFC6791_SIZE))
 
 
+@BOTH
 def test_icmpv6_error_from_an_eam_router_about_an_eam_host_comes_from_the_routers_address(ptf):
     """RFC 7915 5.1 translates the outer source like any source: an IPv6 router with an EAM is seen
     as its EAM address. The quoted packet is the host's, translated by its own EAM."""
@@ -192,6 +200,7 @@ def test_icmpv6_error_from_an_eam_router_about_an_eam_host_comes_from_the_router
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_icmpv6_error_from_an_eam_router_about_a_session_comes_from_the_routers_address(ptf):
     stateful_udp(ptf)
     ptf.insert(*eam(ptf, V6_ROUTER, ROUTER_EAM4))
@@ -221,6 +230,7 @@ def test_icmpv6_error_from_a_router_without_eam_comes_from_the_rfc6791_pool(ptf)
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_packet_too_big_is_limited_by_the_ipv6_link_it_came_in_on(ptf):
     """RFC 7915 5.2: minimum(advertised MTU - 20, MTU of the IPv4 next hop, MTU of the IPv6 next
     hop - 20). The IPv6 next hop is the link to the host (port 1, the error's ingress port)."""
@@ -238,6 +248,7 @@ QUOTED_FRAGMENTS = {   # the inbound datagram in either family, as scapy checksu
 }
 
 
+@BOTH
 @pytest.mark.parametrize("kind", list(QUOTED_FRAGMENTS))
 def test_icmpv6_error_quoting_a_fragment_header_is_translated(ptf, kind):
     """RFC 7915 5.3: the quoted IPv6 packet is translated as 5.1.1 says: its Fragment header
@@ -411,6 +422,7 @@ def test_ipv4_over_the_ipv6_mtu_gets_fragmentation_needed_or_goes_to_the_control
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_ipv4_without_df_is_fragmented_to_the_lowest_ipv6_mtu_even_when_the_link_takes_more(ptf):
     """RFC 7915 4: without DF the translation must fit the lowest IPv6 MTU of the network (1280
     unless configured): 1320 bytes go to the controller although the link takes 1500; with DF the
@@ -513,6 +525,7 @@ def test_well_known_prefix_refuses_non_global_ipv4(ptf):
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_routed_icmpv4_error_keeps_the_quoted_header_as_it_came(ptf):
     """Routers often quote a header whose checksum no longer matches (TTL already decremented).
     A routed (untranslated) error must reach its destination with its quote and its ICMP checksum
