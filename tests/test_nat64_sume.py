@@ -11,14 +11,16 @@ import time
 import pytest
 from google.protobuf import text_format
 from p4.config.v1 import p4info_pb2
-from scapy.layers.inet import IP, TCP, UDP
+from scapy.layers.inet import ICMP, IP, TCP, UDP
+from scapy.layers.inet6 import ICMPv6DestUnreach, ICMPv6ParamProblem, ICMPv6TimeExceeded, IPv6, IPv6ExtHdrRouting
 from scapy.layers.l2 import Ether
+from scapy.packet import Raw
 
 from harness import ROOT, netns
 from harness.base import PacketTest
-from nat64_setup import (MAPPED, P, POOL6, driven_switch, ROUTER_MAC, SUME_PROGRAM, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST,
-                         V6_HOST_MAC, V6_PORT, eam, embed, from_v4_server, from_v6_host, session_v4, session_v6,
-                         to_v4_server, to_v6_host)
+from nat64_setup import (MAPPED, P, POOL6, driven_switch, ROUTER_MAC, SUME_PROGRAM, SWITCH_V4, SWITCH_V6,
+                         V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT, eam, embed, from_v4_server,
+                         from_v6_host, session_v4, session_v6, to_v4_server, to_v6_host)
 from nat64_setup import sume_sut  # noqa: F401  (a pytest fixture, found by name)
 
 PUNT_FINISH = 5
@@ -272,3 +274,55 @@ def test_the_controller_hairpins_through_the_card(sume_fabric):
     after = api.call("GET", "/stats")[1]
     assert after["finish.hairpinned"] > before.get("finish.hairpinned", 0), after
     assert after.get("finish.notSupported", 0) == 0, after
+
+
+def test_the_controller_sends_the_icmp_errors_the_card_hands_over(sume_fabric):
+    """The errors v1model's switch builds itself (icmp_error.p4) the card hands over as they came
+    (FINISH_ICMP_ERROR, with type, code and parameter); the controller builds each in the
+    packet's family from the switch's own address, quoting at most 576 / 1280 bytes, and sends it
+    back out of the port the packet came in on: the same bytes as v1model's."""
+    api, dataplane, tmp = sume_fabric
+    before = api.call("GET", "/stats")[1]
+
+    def answered(port, packet, error):
+        dataplane.send(port, packet)
+        try:
+            dataplane.verify_packet(error, port)
+        except AssertionError as e:
+            raise AssertionError(f"{e}\nstats: {api.call('GET', '/stats')[1]}\n" + (tmp / "controller.log").read_text()[-2000:])
+
+    expiring = from_v6_host(UDP(sport=5000, dport=53) / (b"b" * 1400), hlim=1)
+    answered(V6_PORT, expiring, Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
+             ICMPv6TimeExceeded(code=0) / bytes(expiring[IPv6])[:1280 - 48])
+    gre = from_v6_host(Raw(b"\x00\x00\x08\x00" + b"g" * 12))
+    gre[IPv6].nh = 47
+    answered(V6_PORT, gre, Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
+             ICMPv6DestUnreach(code=1) / bytes(gre[IPv6]))
+    routing = from_v6_host(IPv6ExtHdrRouting(addresses=["2001:db8::99"], segleft=1) / UDP(sport=5000, dport=53))
+    answered(V6_PORT, routing, Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
+             ICMPv6ParamProblem(code=0, ptr=43) / bytes(routing[IPv6]))
+    routed = from_v4_server(UDP(sport=7, dport=7) / b"ttl", dst="198.51.100.99", ttl=1)
+    answered(V4_PORT, routed, Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64, id=0) /
+             ICMP(type=11, code=0) / bytes(routed[IP]))
+    # RFC 7915 4 with the ports' MTU of 1500: IPv4 with DF that grows past it as IPv6 gets
+    # Fragmentation Needed with the MTU it may have as IPv4, quoted within 576 bytes.
+    out = None
+    for _ in range(10):
+        dataplane.send(V6_PORT, from_v6_host(UDP(sport=5400, dport=53) / b"open"))
+        out = dataplane.poll(V4_PORT, timeout=1)
+        if out is not None:
+            break
+    assert out is not None, (tmp / "controller.log").read_text()[-3000:]
+    while dataplane.poll(V4_PORT, timeout=1.5) is not None:
+        pass
+    mapped, port = Ether(out)[IP].src, Ether(out)[UDP].sport
+    big = from_v4_server(UDP(sport=53, dport=port) / (b"d" * 1462), dst=mapped, flags="DF")   # 1490 bytes
+    answered(V4_PORT, big, Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64, id=0) /
+             ICMP(type=3, code=4, nexthopmtu=1480) / bytes(big[IP])[:576 - 28])
+    # Never an error about an ICMP error (RFC 792, RFC 4443 2.4(e)): an expiring one is dropped.
+    dataplane.send(V4_PORT, from_v4_server(ICMP(type=3, code=1) / bytes(routed[IP]), dst="198.51.100.99", ttl=1))
+    dataplane.verify_no_other_packets()
+    after = api.call("GET", "/stats")[1]
+    sent = {kind: after.get("icmpErrors.sent." + kind, 0) - before.get("icmpErrors.sent." + kind, 0)
+            for kind in ("timeExceeded", "unreachable", "tooBig", "parameterProblem")}
+    assert sent == {"timeExceeded": 2, "unreachable": 1, "tooBig": 1, "parameterProblem": 1}, after
