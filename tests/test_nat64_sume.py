@@ -12,7 +12,8 @@ import pytest
 from google.protobuf import text_format
 from p4.config.v1 import p4info_pb2
 from scapy.layers.inet import ICMP, IP, TCP, UDP
-from scapy.layers.inet6 import ICMPv6DestUnreach, ICMPv6ParamProblem, ICMPv6TimeExceeded, IPv6, IPv6ExtHdrRouting
+from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6PacketTooBig, ICMPv6ParamProblem, ICMPv6TimeExceeded, IPv6,
+                                IPv6ExtHdrRouting)
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
@@ -151,7 +152,8 @@ SUME_FABRIC = {
         "basic": {"managementAddress": "grpc://127.0.0.1:{port}?device_id=1"},
         "nat64fabric": {"role": "BORDER", "routerMac": ROUTER_MAC, "ipv4": "192.0.2.1", "ipv6": "2001:db8:1::1",
                         "routes": [{"prefix": "2001:db8:1::/64", "port": V6_PORT, "nextHopMac": V6_HOST_MAC},
-                                   {"prefix": "198.51.100.0/24", "port": V4_PORT, "nextHopMac": V4_HOST_MAC}]}}},
+                                   {"prefix": "198.51.100.0/24", "port": V4_PORT, "nextHopMac": V4_HOST_MAC}],
+                        "portMtus": {str(V4_PORT): 1400}}}},
 }
 
 
@@ -289,7 +291,8 @@ def test_the_controller_sends_the_icmp_errors_the_card_hands_over(sume_fabric):
         try:
             dataplane.verify_packet(error, port)
         except AssertionError as e:
-            raise AssertionError(f"{e}\nstats: {api.call('GET', '/stats')[1]}\n" + (tmp / "controller.log").read_text()[-2000:])
+            stats = api.call("GET", "/stats")[1]
+            raise AssertionError(f"{e}\nstats: {stats}\n" + (tmp / "controller.log").read_text()[-2000:])
 
     expiring = from_v6_host(UDP(sport=5000, dport=53) / (b"b" * 1400), hlim=1)
     answered(V6_PORT, expiring, Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
@@ -304,7 +307,7 @@ def test_the_controller_sends_the_icmp_errors_the_card_hands_over(sume_fabric):
     routed = from_v4_server(UDP(sport=7, dport=7) / b"ttl", dst="198.51.100.99", ttl=1)
     answered(V4_PORT, routed, Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64, id=0) /
              ICMP(type=11, code=0) / bytes(routed[IP]))
-    # RFC 7915 4 with the ports' MTU of 1500: IPv4 with DF that grows past it as IPv6 gets
+    # RFC 7915 4 with the IPv6 port's MTU of 1500: IPv4 with DF that grows past it as IPv6 gets
     # Fragmentation Needed with the MTU it may have as IPv4, quoted within 576 bytes.
     out = None
     for _ in range(10):
@@ -319,10 +322,14 @@ def test_the_controller_sends_the_icmp_errors_the_card_hands_over(sume_fabric):
     big = from_v4_server(UDP(sport=53, dport=port) / (b"d" * 1462), dst=mapped, flags="DF")   # 1490 bytes
     answered(V4_PORT, big, Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64, id=0) /
              ICMP(type=3, code=4, nexthopmtu=1480) / bytes(big[IP])[:576 - 28])
+    # RFC 7915 5.1: IPv6 over the IPv4 link's MTU (1400) gets Packet Too Big with that MTU plus 20.
+    big6 = from_v6_host(UDP(sport=5400, dport=53) / (b"m" * 1400))              # 1428 bytes as IPv4
+    answered(V6_PORT, big6, Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
+             ICMPv6PacketTooBig(mtu=1420) / bytes(big6[IPv6])[:1280 - 48])
     # Never an error about an ICMP error (RFC 792, RFC 4443 2.4(e)): an expiring one is dropped.
     dataplane.send(V4_PORT, from_v4_server(ICMP(type=3, code=1) / bytes(routed[IP]), dst="198.51.100.99", ttl=1))
     dataplane.verify_no_other_packets()
     after = api.call("GET", "/stats")[1]
     sent = {kind: after.get("icmpErrors.sent." + kind, 0) - before.get("icmpErrors.sent." + kind, 0)
             for kind in ("timeExceeded", "unreachable", "tooBig", "parameterProblem")}
-    assert sent == {"timeExceeded": 2, "unreachable": 1, "tooBig": 1, "parameterProblem": 1}, after
+    assert sent == {"timeExceeded": 2, "unreachable": 1, "tooBig": 2, "parameterProblem": 1}, after
