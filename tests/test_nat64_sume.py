@@ -333,3 +333,32 @@ def test_the_controller_sends_the_icmp_errors_the_card_hands_over(sume_fabric):
     sent = {kind: after.get("icmpErrors.sent." + kind, 0) - before.get("icmpErrors.sent." + kind, 0)
             for kind in ("timeExceeded", "unreachable", "tooBig", "parameterProblem")}
     assert sent == {"timeExceeded": 2, "unreachable": 1, "tooBig": 2, "parameterProblem": 1}, after
+
+
+def test_the_controller_cuts_and_checksums_a_translated_error_the_card_hands_over(sume_fabric):
+    """RFC 1812 4.3.2.3: an IPv6 router's error quoting 1100 bytes leaves as a 576-byte ICMPv4
+    error. The card translates and routes it, and hands it over (FINISH_ICMP_CHECKSUM |
+    FINISH_TRUNCATE): the controller cuts it and sums what is left, the bytes v1model sends."""
+    api, dataplane, tmp = sume_fabric
+    out = None
+    for _ in range(10):
+        dataplane.send(V6_PORT, from_v6_host(UDP(sport=5401, dport=53) / b"open"))
+        out = dataplane.poll(V4_PORT, timeout=1)
+        if out is not None:
+            break
+    assert out is not None, (tmp / "controller.log").read_text()[-3000:]
+    while dataplane.poll(V4_PORT, timeout=1.5) is not None:
+        pass
+    mapped, port = Ether(out)[IP].src, Ether(out)[UDP].sport
+    before = api.call("GET", "/stats")[1]
+    payload = b"z" * 1100
+    quoted6 = IPv6(src=embed(V4_SERVER, POOL6, 96), dst=V6_HOST, hlim=61) / UDP(sport=53, dport=5401) / payload
+    dataplane.send(V6_PORT, from_v6_host(ICMPv6TimeExceeded(code=0) / quoted6, src="2001:db8:1::fe",
+                                         dst=embed(V4_SERVER, POOL6, 96)))
+    quoted4 = IP(src=V4_SERVER, dst=mapped, ttl=61, id=0) / UDP(sport=53, dport=port) / payload
+    whole = to_v4_server(ICMP(type=11, code=0) / quoted4, src=mapped)
+    dataplane.verify_packet(to_v4_server(ICMP(type=11, code=0) / Raw(bytes(whole[ICMP].payload)[:576 - 28]),
+                                         src=mapped), V4_PORT)
+    dataplane.verify_no_other_packets()
+    after = api.call("GET", "/stats")[1]
+    assert after["finish.sent"] == before["finish.sent"] + 1, after
