@@ -11,9 +11,9 @@ import time
 import pytest
 from google.protobuf import text_format
 from p4.config.v1 import p4info_pb2
-from scapy.layers.inet import ICMP, IP, TCP, UDP
+from scapy.layers.inet import ICMP, IP, IPOption_NOP, TCP, UDP
 from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6PacketTooBig, ICMPv6ParamProblem, ICMPv6TimeExceeded, IPv6,
-                                IPv6ExtHdrRouting)
+                                IPv6ExtHdrDestOpt, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, IPv6ExtHdrRouting)
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
@@ -26,7 +26,7 @@ from nat64_setup import sume_sut  # noqa: F401  (a pytest fixture, found by name
 
 PUNT_FINISH = 5
 # packet_in.finish bits (hw/netfpga/include/sume_arch.p4)
-FINISH_UDP_CHECKSUM, FINISH_TCP_CONTROL, FINISH_HAIRPIN = 2, 8, 16
+FINISH_UDP_CHECKSUM, FINISH_TCP_CONTROL, FINISH_HAIRPIN, FINISH_ICMP_ERROR = 2, 8, 16, 32
 
 
 @pytest.fixture
@@ -103,6 +103,62 @@ def test_a_hairpinned_packet_goes_to_the_controller_to_come_back(ptf):
     ptf.client.packet_out(payload, to_pipeline=1, hairpinned=1)
     ptf.verify_packet(to_v6_host(UDP(sport=1000, dport=2000) / b"hi B", src=embed(a4, POOL6, 96), dst=b6, hlim=63),
                       V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_the_card_hands_over_each_error_v1model_sends_with_its_type_code_and_parameter(ptf):
+    """The packets v1model answers with an ICMP error itself (the tests of test_nat64_icmp.py,
+    test_nat64_extension_headers.py and test_nat64_rfc_audit.py without BOTH) go to the controller
+    as they came, untranslated, with the error v1model's IcmpError would build (FINISH_ICMP_ERROR,
+    error_type, error_code, error_param) and the port they came in on as out_port. What v1model
+    sends no error about (an ICMP error, an IPv4 fragment after the first, IPv4 options) is
+    dropped. The controller's half: test_the_controller_sends_the_icmp_errors_the_card_hands_over."""
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000),
+               *(ptf.client.table_entry(P + "egress_mtu", match={"port": port}, action=P + "set_mtu",
+                                        params={"mtu": mtu}) for port, mtu in ((V4_PORT, 1400), (V6_PORT, 1300))))
+    gre = from_v6_host(Raw(b"\x00\x00\x08\x00" + b"g" * 12))
+    gre[IPv6].nh = 47
+    routing = IPv6ExtHdrRouting(addresses=["2001:db8::99"], segleft=1)
+    expiring4 = from_v4_server(UDP(sport=7, dport=7) / b"ttl", dst="198.51.100.99", ttl=1)
+    cases = [   # (what, port it comes in on, the packet, (type, code, parameter) or None: dropped)
+        ("Time Exceeded before translation", V6_PORT, from_v6_host(UDP(sport=5000, dport=53) / b"x", hlim=1),
+         (3, 0, 0)),
+        ("no transport to map: 1/1", V6_PORT, gre, (1, 1, 0)),
+        ("Segments Left: pointer 43", V6_PORT, from_v6_host(routing / UDP(sport=5000, dport=53)), (4, 0, 43)),
+        ("behind Hop-by-Hop: pointer 51", V6_PORT,
+         from_v6_host(IPv6ExtHdrHopByHop() / routing / UDP(sport=5000, dport=53)), (4, 0, 51)),
+        ("over the IPv4 MTU: PTB MTU + 20", V6_PORT, from_v6_host(UDP(sport=5000, dport=53) / (b"m" * 1400)),
+         (2, 0, 1420)),
+        ("with a Fragment header: PTB MTU + 28", V6_PORT,
+         from_v6_host(IPv6ExtHdrFragment(id=1, m=0, offset=0) / UDP(sport=5000, dport=53) / (b"m" * 1373)),
+         (2, 0, 1428)),
+        ("Destination Options left out: PTB MTU + 28", V6_PORT,
+         from_v6_host(IPv6ExtHdrDestOpt() / UDP(sport=5000, dport=53) / (b"m" * 1400)), (2, 0, 1428)),
+        ("IPv4 with DF over the IPv6 MTU: FN MTU - 20", V4_PORT,
+         from_v4_server(UDP(sport=53, dport=40000) / (b"d" * 1300), flags="DF"), (3, 4, 1280)),
+        ("routed IPv6 over the MTU: PTB", 3,
+         Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IPv6(src="2001:db8:9::1", dst="2001:db8:1::77") / (b"6" * 1300),
+         (2, 0, 1300)),
+        ("routed IPv4, TTL 1: Time Exceeded", V4_PORT, expiring4, (11, 0, 0)),
+        ("an ICMP error about to expire", V4_PORT,
+         from_v4_server(ICMP(type=3, code=1) / bytes(expiring4[IP]), dst="198.51.100.99", ttl=1), None),
+        ("a later IPv4 fragment about to expire", V4_PORT,
+         from_v4_server(Raw(b"f" * 16), dst="198.51.100.99", ttl=1, proto=17, frag=100), None),
+        ("IPv4 options about to expire", V4_PORT,
+         from_v4_server(UDP(sport=7, dport=7) / b"o", dst="198.51.100.99", ttl=1, options=[IPOption_NOP()] * 4), None),
+    ]
+    for what, port, packet, error in cases:
+        ptf.send(port, packet)
+        handed = ptf.client.packet_in(timeout=1 if error else 0.3)
+        if error is None:
+            assert handed is None, what
+            continue
+        assert handed is not None, what
+        payload, md = handed
+        assert (md["punt_reason"], md["finish"], md["ingress_port"], md["out_port"]) == \
+            (PUNT_FINISH, FINISH_ICMP_ERROR, port, port), (what, md)
+        assert (md["error_type"], md["error_code"], md["error_param"]) == error, (what, md)
+        assert payload == bytes(packet), what
     ptf.verify_no_other_packets()
 
 
