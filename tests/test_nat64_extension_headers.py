@@ -12,8 +12,8 @@ from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
 from nat64_setup import (DROP_NOT_TRANSLATABLE, MAPPED, P, ROUTER_MAC, SENT_PARAM_PROBLEM, SENT_TOO_BIG, SENT_UNREACHABLE, SWITCH_V6,
-                         V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT, POOL6, drops, eam, embed,
-                         from_v6_host, routed, sent, session_v4, session_v6, to_v4_server)
+                         V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT, POOL6, counts, drops, eam,
+                         embed, from_v6_host, routed, sent, session_v4, session_v6, to_v4_server)
 from nat64_setup import BOTH, ptf, sume_sut, sut  # noqa: F401  (pytest fixtures, found by name)
 
 HOST_EAM4 = "203.0.113.5"
@@ -80,6 +80,7 @@ def test_echo_behind_destination_options_gets_a_right_icmpv4_checksum(ptf):
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_destination_options_after_a_fragment_header_leave_an_atomic_fragment_only(ptf):
     """RFC 8200 4.1 puts Destination Options for the final destination after the Fragment header,
     in the first fragment only. An atomic fragment loses them in translation like any extension
@@ -92,10 +93,11 @@ def test_destination_options_after_a_fragment_header_leave_an_atomic_fragment_on
     ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / b"atomic", id=0xabcd), V4_PORT)
     first = from_v6_host(IPv6ExtHdrFragment(id=0x0001abcd, m=1, offset=0) / IPv6ExtHdrDestOpt(nh=17) /
                          Raw(bytes(UDP(sport=5000, dport=53, len=300, chksum=0x1234)) + b"f" * 32))
-    before = drops(ptf, DROP_NOT_TRANSLATABLE)
+    before = drops(ptf, DROP_NOT_TRANSLATABLE) if counts(ptf) else None
     ptf.send(V6_PORT, first)
     ptf.verify_no_other_packets()
-    assert drops(ptf, DROP_NOT_TRANSLATABLE) == before + 1
+    if counts(ptf):
+        assert drops(ptf, DROP_NOT_TRANSLATABLE) == before + 1
 
 
 @BOTH

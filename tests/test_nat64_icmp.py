@@ -16,8 +16,8 @@ from scapy.packet import Raw
 from nat64_setup import (DROP_ICMP_ERROR, DROP_NOT_GLOBAL, DROP_POOL4_NO_BIB, DROP_TTL_EXPIRED, MAPPED, P, POOL6,
                          PUNT_NEEDS_FRAGMENTATION, ROUTER_MAC, SENT_PARAM_PROBLEM, SENT_TOO_BIG, SENT_UNREACHABLE,
                          SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT,
-                         drops, eam, embed, from_v4_server, from_v6_host, sent, session_v4, session_v6, to_v4_server,
-                         to_v6_host)
+                         counts, drops, eam, embed, from_v4_server, from_v6_host, sent, session_v4, session_v6,
+                         to_v4_server, to_v6_host)
 from nat64_setup import BOTH, ptf, sume_sut, sut  # noqa: F401  (pytest fixtures, found by name)
 
 V4_ROUTER = "198.51.100.1"       # an IPv4 router between the NAT64 and the server
@@ -134,6 +134,7 @@ POINTER_4TO6 = [(0, 0), (1, 1), (2, 4), (3, 4), (4, None), (8, 7), (9, 6), (10, 
                 (16, 24), (19, 24), (20, None)]
 
 
+@BOTH
 def test_icmpv4_error_types_and_codes_follow_rfc7915(ptf):
     stateful_udp(ptf)
     quoted4 = IP(src=MAPPED, dst=V4_SERVER, ttl=9, id=0) / UDP(sport=40000, dport=53) / b"?"
@@ -141,7 +142,7 @@ def test_icmpv4_error_types_and_codes_follow_rfc7915(ptf):
     cases = [((t, c), None, want) for (t, c), want in V4_TO_V6]
     cases += [((12, 0), ptr, None if p6 is None else (4, 0, p6)) for ptr, p6 in POINTER_4TO6]
     cases += [((12, 2), 9, (4, 0, 6))]
-    before = drops(ptf, DROP_ICMP_ERROR)
+    before = drops(ptf, DROP_ICMP_ERROR) if counts(ptf) else None
     for (t, c), ptr, want in cases:
         icmp = ICMP(type=t, code=c, ptr=ptr) if ptr is not None else ICMP(type=t, code=c)
         ptf.send(V4_PORT, from_v4_server(icmp / quoted4))
@@ -153,8 +154,9 @@ def test_icmpv4_error_types_and_codes_follow_rfc7915(ptf):
         ptf.verify_packet(to_v6_host(header / quoted6), V6_PORT)
     ptf.verify_no_other_packets()
     # Source quench and redirect are not errors the parser quotes: they count as pool4 without a BIB.
-    assert drops(ptf, DROP_ICMP_ERROR) == before + sum(1 for case in cases if case[2] is None and case[0][0] != 4
-                                                       and case[0][0] != 5)
+    if counts(ptf):
+        assert drops(ptf, DROP_ICMP_ERROR) == before + sum(1 for case in cases if case[2] is None
+                                                           and case[0][0] != 4 and case[0][0] != 5)
 
 
 # ---- ICMPv6 errors translated to ICMPv4 (RFC 7915 5.2) ----
@@ -275,11 +277,12 @@ POINTER_6TO4 = [(0, 0), (1, 1), (2, None), (4, 2), (5, 2), (6, 9), (7, 8), (8, 1
                 (39, 16), (40, None)]
 
 
+@BOTH
 def test_icmpv6_error_types_codes_and_pointers_follow_rfc7915(ptf):
     stateful_udp(ptf)
     cases = [(t, c, None, want) for (t, c), want in V6_TO_V4]
     cases += [(4, 0, p6, None if p4 is None else (12, 0, p4)) for p6, p4 in POINTER_6TO4]
-    before = drops(ptf, DROP_ICMP_ERROR)
+    before = drops(ptf, DROP_ICMP_ERROR) if counts(ptf) else None
     for t, c, ptr, want in cases:
         icmp6 = ICMPv6ParamProblem(code=c, ptr=ptr) if t == 4 else \
             ICMPv6DestUnreach(code=c) if t == 1 else ICMPv6TimeExceeded(code=c)
@@ -289,7 +292,8 @@ def test_icmpv6_error_types_codes_and_pointers_follow_rfc7915(ptf):
         icmp = ICMP(type=want[0], code=want[1], ptr=want[2]) if len(want) == 3 else ICMP(type=want[0], code=want[1])
         ptf.verify_packet(to_v4_server(icmp / quoted4), V4_PORT)
     ptf.verify_no_other_packets()
-    assert drops(ptf, DROP_ICMP_ERROR) == before + sum(1 for case in cases if case[3] is None)
+    if counts(ptf):
+        assert drops(ptf, DROP_ICMP_ERROR) == before + sum(1 for case in cases if case[3] is None)
 
 
 def test_translated_icmpv4_error_is_cut_to_576_bytes_with_its_checksum(ptf):
@@ -303,22 +307,25 @@ def test_translated_icmpv4_error_is_cut_to_576_bytes_with_its_checksum(ptf):
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_errors_about_other_flows_or_about_errors_are_dropped(ptf):
     """No session for the quoted packet (RFC 6146 3.5.1); the quoted source is not the error's
     destination; an expiring error gets no error of its own."""
     stateful_udp(ptf)
-    before, before_bib = drops(ptf, DROP_ICMP_ERROR), drops(ptf, DROP_POOL4_NO_BIB)
+    before, before_bib = (drops(ptf, DROP_ICMP_ERROR), drops(ptf, DROP_POOL4_NO_BIB)) if counts(ptf) else (0, 0)
     no_session = IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / UDP(sport=40001, dport=53)
     ptf.send(V4_PORT, from_v4_server(ICMP(type=11) / no_session, src=V4_ROUTER))
     not_ours = IP(src="192.0.2.11", dst=V4_SERVER, ttl=1) / UDP(sport=40000, dport=53)
     ptf.send(V4_PORT, from_v4_server(ICMP(type=11) / not_ours, src=V4_ROUTER))
     ptf.verify_no_other_packets()
-    assert (drops(ptf, DROP_ICMP_ERROR), drops(ptf, DROP_POOL4_NO_BIB)) == (before + 1, before_bib + 1)
-    expired_before = drops(ptf, DROP_TTL_EXPIRED)
+    if counts(ptf):
+        assert (drops(ptf, DROP_ICMP_ERROR), drops(ptf, DROP_POOL4_NO_BIB)) == (before + 1, before_bib + 1)
+    expired_before = drops(ptf, DROP_TTL_EXPIRED) if counts(ptf) else None
     ours = IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / UDP(sport=40000, dport=53)
     ptf.send(V4_PORT, from_v4_server(ICMP(type=11) / ours, src=V4_ROUTER, ttl=1))
     ptf.verify_no_other_packets()
-    assert drops(ptf, DROP_TTL_EXPIRED) == expired_before + 1
+    if counts(ptf):
+        assert drops(ptf, DROP_TTL_EXPIRED) == expired_before + 1
 
 
 # ---- errors the switch sends (RFC 7915 4.4/5.4, 5.1, path MTU) ----
@@ -502,6 +509,7 @@ def test_stateful_hairpinning_through_pool4(ptf):
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_well_known_prefix_refuses_non_global_ipv4(ptf):
     """RFC 6052 3.1: under 64:ff9b::/96 private IPv4 is neither a destination nor a source."""
     wkp = "64:ff9b::"
@@ -513,11 +521,12 @@ def test_well_known_prefix_refuses_non_global_ipv4(ptf):
         session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
     ptf.modify(c.table_entry(T + "pool6_embed", default=True, action=T + "use_pool6",
                              params={"prefix": wkp, "length": 96}))
-    before = drops(ptf, DROP_NOT_GLOBAL)
+    before = drops(ptf, DROP_NOT_GLOBAL) if counts(ptf) else None
     ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53), dst=embed("10.1.2.3", wkp, 96)))
     ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000), src="10.1.2.3"))
     ptf.verify_no_other_packets()
-    assert drops(ptf, DROP_NOT_GLOBAL) == before + 2
+    if counts(ptf):
+        assert drops(ptf, DROP_NOT_GLOBAL) == before + 2
     ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53) / b"ok", dst=embed(V4_SERVER, wkp, 96)))
     ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / b"ok"), V4_PORT)
     ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / b"ok"))
