@@ -67,7 +67,7 @@ public final class Nat64Fabric implements Nat64Service {
     public static final int PUNT_NO_ROUTE = 4;
     /** NetFPGA SUME: translated and routed; the controller finishes it (see {@link #finish}). */
     public static final int PUNT_FINISH = 5;
-    /** RFC 4443 3.1 Destination Unreachable code 3: address unreachable (RFC 6146 3.5.1.1). */
+    /** RFC 4443 3.1 Destination Unreachable, code 3: address unreachable (RFC 6146 3.5.1.1). */
     private static final int ICMP6_DEST_UNREACHABLE = 1;
     private static final int ICMP6_ADDRESS_UNREACHABLE = 3;
 
