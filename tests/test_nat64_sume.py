@@ -23,10 +23,12 @@ from nat64_setup import (MAPPED, P, POOL6, driven_switch, ROUTER_MAC, SUME_PROGR
                          V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT, eam, embed, from_v4_server,
                          from_v6_host, session_v4, session_v6, to_v4_server, to_v6_host)
 from nat64_setup import sume_sut  # noqa: F401  (a pytest fixture, found by name)
+from test_nat64_rfc_audit import extension as rfc4884_extension
 
 PUNT_FINISH = 5
 # packet_in.finish bits (hw/netfpga/include/sume_arch.p4)
-FINISH_UDP_CHECKSUM, FINISH_TCP_CONTROL, FINISH_HAIRPIN, FINISH_ICMP_ERROR = 2, 8, 16, 32
+FINISH_ICMP_CHECKSUM, FINISH_UDP_CHECKSUM, FINISH_TRUNCATE = 1, 2, 4
+FINISH_TCP_CONTROL, FINISH_HAIRPIN, FINISH_ICMP_ERROR = 8, 16, 32
 
 
 @pytest.fixture
@@ -103,6 +105,41 @@ def test_a_hairpinned_packet_goes_to_the_controller_to_come_back(ptf):
     ptf.client.packet_out(payload, to_pipeline=1, hairpinned=1)
     ptf.verify_packet(to_v6_host(UDP(sport=1000, dport=2000) / b"hi B", src=embed(a4, POOL6, 96), dst=b6, hlim=63),
                       V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def handed_over_unfinished(ptf, expected, out_port):
+    """The card hands over (FINISH_ICMP_CHECKSUM | FINISH_TRUNCATE) what v1model sends as `expected`:
+    cut to truncate_to, it is those bytes but for the ICMP checksum, which the controller sums."""
+    payload, md = ptf.client.packet_in()
+    want = bytes(expected)
+    assert (md["punt_reason"], md["finish"], md["out_port"], md["truncate_to"]) == \
+        (PUNT_FINISH, FINISH_ICMP_CHECKSUM | FINISH_TRUNCATE, out_port, len(want)), md
+    at = 14 + (20 if IP in expected else 40) + 2
+    got = payload[:md["truncate_to"]]
+    assert got[:at] + got[at + 2:] == want[:at] + want[at + 2:]
+
+
+def test_translated_errors_losing_their_extension_go_to_the_controller_to_be_summed(ptf):
+    """RFC 4884 extensions that translation removes (test_nat64_rfc_audit.py, v1model): the card
+    translates and routes the error, and hands it over to be cut where the extension began and
+    summed (the controller's half: test_the_controller_cuts_and_checksums_a_translated_error…)."""
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
+    server6 = embed(V4_SERVER, POOL6, 96)
+    quoted4 = bytes(IP(src=MAPPED, dst=V4_SERVER, ttl=30, id=0) / UDP(sport=40000, dport=53) / (b"u" * 104))
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=12, code=0, ptr=8, length=33) / Raw(quoted4 + rfc4884_extension())))
+    quoted6 = bytes(IPv6(src=V6_HOST, dst=server6, hlim=30) / UDP(sport=5000, dport=53) / (b"u" * 104))
+    handed_over_unfinished(ptf, to_v6_host(ICMPv6ParamProblem(code=0, ptr=7) / Raw(quoted6)), V6_PORT)
+    quoted4 = bytes(IP(src=MAPPED, dst=V4_SERVER, ttl=30, id=0, flags="DF") / UDP(sport=40000, dport=53) / (b"v" * 100))
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=3, code=4, nexthopmtu=1400, length=32) /
+                                     Raw(quoted4 + rfc4884_extension())))
+    quoted6 = bytes(IPv6(src=V6_HOST, dst=server6, hlim=30) / UDP(sport=5000, dport=53) / (b"v" * 100))
+    handed_over_unfinished(ptf, to_v6_host(ICMPv6PacketTooBig(mtu=1420) / Raw(quoted6)), V6_PORT)
+    quoted6 = bytes(IPv6(src=server6, dst=V6_HOST, hlim=61) / UDP(sport=53, dport=5000) / (b"w" * 456))
+    ptf.send(V6_PORT, from_v6_host(ICMPv6DestUnreach(code=4, length=63) / Raw(quoted6 + rfc4884_extension(labels=23)),
+                                   dst=server6))
+    quoted4 = bytes(IP(src=V4_SERVER, dst=MAPPED, ttl=61, id=0) / UDP(sport=53, dport=40000) / (b"w" * 456))
+    handed_over_unfinished(ptf, to_v4_server(ICMP(type=3, code=3, length=0) / Raw(quoted4)), V4_PORT)
     ptf.verify_no_other_packets()
 
 
