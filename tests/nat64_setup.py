@@ -124,6 +124,12 @@ def counter(ptf, name, index):
     return ptf.client.read(e)[0].counter_entry.data.packet_count
 
 
+def counts(ptf):
+    """Whether the pipeline counts its drops: v1model does; the SUME variant has no counters, and a
+    test marked BOTH checks its packets alone there."""
+    return bool(ptf.client.p4info.message.counters)
+
+
 def drops(ptf, index):
     return counter(ptf, P + "drops", index)
 

@@ -12,9 +12,9 @@ from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
 from nat64_setup import (DROP_NOT_TRANSLATABLE, MAPPED, P, ROUTER_MAC, SENT_PARAM_PROBLEM, SENT_TOO_BIG, SENT_UNREACHABLE, SWITCH_V6,
-                         V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT, POOL6, drops, eam, embed,
-                         from_v6_host, routed, sent, session_v4, session_v6, to_v4_server)
-from nat64_setup import ptf, sut  # noqa: F401  (pytest fixtures, found by name)
+                         V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT, POOL6, counts, drops, eam,
+                         embed, from_v6_host, routed, sent, session_v4, session_v6, to_v4_server)
+from nat64_setup import BOTH, ptf, sume_sut, sut  # noqa: F401  (pytest fixtures, found by name)
 
 HOST_EAM4 = "203.0.113.5"
 SERVER6 = embed(V4_SERVER, POOL6, 96)
@@ -49,6 +49,7 @@ def error_to_host(icmp6, quoted):
         bytes(quoted[IPv6])[:1280 - 48]
 
 
+@BOTH
 @pytest.mark.parametrize("kind", list(CHAINS))
 def test_extension_headers_are_not_translated_for_an_eam_source(ptf, kind):
     """RFC 7915 5.1: Protocol is the Next Header of the last extension header; Hop-by-Hop, Destination
@@ -59,6 +60,7 @@ def test_extension_headers_are_not_translated_for_an_eam_source(ptf, kind):
     ptf.verify_no_other_packets()
 
 
+@BOTH
 @pytest.mark.parametrize("kind", list(CHAINS))
 def test_extension_headers_are_not_translated_through_a_session(ptf, kind):
     """The transport behind the extension headers is the one the session maps (UDP 5000)."""
@@ -68,6 +70,7 @@ def test_extension_headers_are_not_translated_through_a_session(ptf, kind):
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_echo_behind_destination_options_gets_a_right_icmpv4_checksum(ptf):
     """The ICMPv6 pseudo-header counted the upper-layer length, without the extension headers (RFC
     8200 8.1): the ICMPv4 checksum, which has no pseudo-header, must come out right all the same."""
@@ -77,6 +80,7 @@ def test_echo_behind_destination_options_gets_a_right_icmpv4_checksum(ptf):
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_destination_options_after_a_fragment_header_leave_an_atomic_fragment_only(ptf):
     """RFC 8200 4.1 puts Destination Options for the final destination after the Fragment header,
     in the first fragment only. An atomic fragment loses them in translation like any extension
@@ -89,12 +93,14 @@ def test_destination_options_after_a_fragment_header_leave_an_atomic_fragment_on
     ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / b"atomic", id=0xabcd), V4_PORT)
     first = from_v6_host(IPv6ExtHdrFragment(id=0x0001abcd, m=1, offset=0) / IPv6ExtHdrDestOpt(nh=17) /
                          Raw(bytes(UDP(sport=5000, dport=53, len=300, chksum=0x1234)) + b"f" * 32))
-    before = drops(ptf, DROP_NOT_TRANSLATABLE)
+    before = drops(ptf, DROP_NOT_TRANSLATABLE) if counts(ptf) else None
     ptf.send(V6_PORT, first)
     ptf.verify_no_other_packets()
-    assert drops(ptf, DROP_NOT_TRANSLATABLE) == before + 1
+    if counts(ptf):
+        assert drops(ptf, DROP_NOT_TRANSLATABLE) == before + 1
 
 
+@BOTH
 def test_a_neighbour_solicitation_with_extension_headers_gets_a_plain_advertisement(ptf):
     ns = Ether(src=V6_HOST_MAC, dst="33:33:ff:00:00:01") / IPv6(src=V6_HOST, dst="ff02::1:ff00:1", hlim=255) / \
         IPv6ExtHdrDestOpt() / ICMPv6ND_NS(tgt=SWITCH_V6) / ICMPv6NDOptSrcLLAddr(lladdr=V6_HOST_MAC)
@@ -104,6 +110,7 @@ def test_a_neighbour_solicitation_with_extension_headers_gets_a_plain_advertisem
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_routed_ipv6_keeps_its_extension_headers(ptf):
     """Not for translation: routed with the headers as they came, only the hop limit one lower."""
     pkt = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IPv6(src="2001:db8:9::1", dst="2001:db8:1::77", hlim=9) / \

@@ -16,9 +16,9 @@ from scapy.packet import Raw
 from nat64_setup import (DROP_ICMP_ERROR, DROP_NOT_GLOBAL, DROP_POOL4_NO_BIB, DROP_TTL_EXPIRED, MAPPED, P, POOL6,
                          PUNT_NEEDS_FRAGMENTATION, ROUTER_MAC, SENT_PARAM_PROBLEM, SENT_TOO_BIG, SENT_UNREACHABLE,
                          SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT,
-                         drops, eam, embed, from_v4_server, from_v6_host, sent, session_v4, session_v6, to_v4_server,
-                         to_v6_host)
-from nat64_setup import ptf, sut  # noqa: F401  (pytest fixtures, found by name)
+                         counts, drops, eam, embed, from_v4_server, from_v6_host, sent, session_v4, session_v6,
+                         to_v4_server, to_v6_host)
+from nat64_setup import BOTH, ptf, sume_sut, sut  # noqa: F401  (pytest fixtures, found by name)
 
 V4_ROUTER = "198.51.100.1"       # an IPv4 router between the NAT64 and the server
 V6_ROUTER = "2001:db8:1::fe"     # an IPv6 router between the NAT64 and the host
@@ -37,6 +37,7 @@ def mtu(ptf, port, value):
 
 # ---- ICMPv4 errors translated to ICMPv6 (RFC 7915 4.2, RFC 6146 3.7) ----
 
+@BOTH
 def test_time_exceeded_from_an_ipv4_router_reaches_the_ipv6_host_translated(ptf):
     """Traceroute through the NAT64: the quoted packet is the one the NAT64 sent, so the error finds
     its session; the router's address is written into pool6."""
@@ -48,6 +49,7 @@ def test_time_exceeded_from_an_ipv4_router_reaches_the_ipv6_host_translated(ptf)
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_port_unreachable_quoting_a_whole_tcp_header_has_every_checksum_right(ptf):
     ptf.insert(session_v4(ptf, 6, MAPPED, 41000, V6_HOST, 33000))
     quoted4 = IP(src=MAPPED, dst=V4_SERVER, ttl=60, id=0) / TCP(sport=41000, dport=80, flags="S", seq=7)
@@ -57,6 +59,7 @@ def test_port_unreachable_quoting_a_whole_tcp_header_has_every_checksum_right(pt
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_error_about_an_echo_request_maps_the_identifier_back(ptf):
     ptf.insert(session_v4(ptf, 1, MAPPED, 0x4321, V6_HOST, 0x1234))
     quoted4 = IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / ICMP(type=8, id=0x4321, seq=3) / b"abc"
@@ -66,6 +69,7 @@ def test_error_about_an_echo_request_maps_the_identifier_back(ptf):
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_error_about_an_eam_host_uses_the_eamt_for_the_quoted_addresses(ptf):
     """RFC 7757 3: EAMs apply inside ICMP error payloads; no session is involved."""
     ptf.insert(ptf.client.table_entry(T + "eamt_v4_dst", match={"ipv4_addr": ("203.0.113.0", 24)},
@@ -81,6 +85,7 @@ def test_error_about_an_eam_host_uses_the_eamt_for_the_quoted_addresses(ptf):
 
 @pytest.mark.parametrize("advertised,expected", [(1400, 1420), (0, 1492), (1000, 1280), (1259, 1280), (1260, 1280)],
                          ids=["mtu+20", "plateau", "below-1260", "1259", "1260"])
+@BOTH
 def test_fragmentation_needed_becomes_packet_too_big(ptf, advertised, expected):
     """RFC 7915 4.2: MTU + 20; a router without RFC 1191 (MTU 0) gets the plateau below the quoted
     packet's length (1500 -> 1492). An IPv4 MTU below 1260 still gives 1280, the IPv6 minimum link
@@ -100,6 +105,7 @@ def ingress_mtu(ptf, port, value):
                                       params={"mtu": value}))
 
 
+@BOTH
 def test_fragmentation_needed_is_limited_by_the_ipv4_link_it_came_in_on(ptf):
     """RFC 7915 4.2: minimum(advertised MTU + 20, MTU of the IPv6 next hop, MTU of the IPv4 next
     hop + 20). The IPv4 next hop is the link to the server (port 2, the error's ingress port), MTU
@@ -128,6 +134,7 @@ POINTER_4TO6 = [(0, 0), (1, 1), (2, 4), (3, 4), (4, None), (8, 7), (9, 6), (10, 
                 (16, 24), (19, 24), (20, None)]
 
 
+@BOTH
 def test_icmpv4_error_types_and_codes_follow_rfc7915(ptf):
     stateful_udp(ptf)
     quoted4 = IP(src=MAPPED, dst=V4_SERVER, ttl=9, id=0) / UDP(sport=40000, dport=53) / b"?"
@@ -135,7 +142,7 @@ def test_icmpv4_error_types_and_codes_follow_rfc7915(ptf):
     cases = [((t, c), None, want) for (t, c), want in V4_TO_V6]
     cases += [((12, 0), ptr, None if p6 is None else (4, 0, p6)) for ptr, p6 in POINTER_4TO6]
     cases += [((12, 2), 9, (4, 0, 6))]
-    before = drops(ptf, DROP_ICMP_ERROR)
+    before = drops(ptf, DROP_ICMP_ERROR) if counts(ptf) else None
     for (t, c), ptr, want in cases:
         icmp = ICMP(type=t, code=c, ptr=ptr) if ptr is not None else ICMP(type=t, code=c)
         ptf.send(V4_PORT, from_v4_server(icmp / quoted4))
@@ -147,8 +154,9 @@ def test_icmpv4_error_types_and_codes_follow_rfc7915(ptf):
         ptf.verify_packet(to_v6_host(header / quoted6), V6_PORT)
     ptf.verify_no_other_packets()
     # Source quench and redirect are not errors the parser quotes: they count as pool4 without a BIB.
-    assert drops(ptf, DROP_ICMP_ERROR) == before + sum(1 for case in cases if case[2] is None and case[0][0] != 4
-                                                       and case[0][0] != 5)
+    if counts(ptf):
+        assert drops(ptf, DROP_ICMP_ERROR) == before + sum(1 for case in cases if case[2] is None
+                                                           and case[0][0] != 4 and case[0][0] != 5)
 
 
 # ---- ICMPv6 errors translated to ICMPv4 (RFC 7915 5.2) ----
@@ -162,6 +170,7 @@ def v6_error_about_inbound(ptf, icmp6, payload=b"data"):
         UDP(sport=53, dport=40000) / payload
 
 
+@BOTH
 def test_packet_too_big_from_an_ipv6_router_becomes_fragmentation_needed(ptf):
     """RFC 7915 5.2: MTU - 20, from the session's IPv4 address (RFC 6146: the host's mapping)."""
     stateful_udp(ptf)
@@ -181,6 +190,7 @@ def rfc6791_address(router6):
     return str(ipaddress.IPv4Address(int(ipaddress.IPv4Address(RFC6791_POOL)) + crc % RFC6791_SIZE))
 
 
+@BOTH
 def test_icmpv6_error_from_an_eam_router_about_an_eam_host_comes_from_the_routers_address(ptf):
     """RFC 7915 5.1 translates the outer source like any source: an IPv6 router with an EAM is seen
     as its EAM address. The quoted packet is the host's, translated by its own EAM."""
@@ -192,6 +202,7 @@ def test_icmpv6_error_from_an_eam_router_about_an_eam_host_comes_from_the_router
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_icmpv6_error_from_an_eam_router_about_a_session_comes_from_the_routers_address(ptf):
     stateful_udp(ptf)
     ptf.insert(*eam(ptf, V6_ROUTER, ROUTER_EAM4))
@@ -221,6 +232,7 @@ def test_icmpv6_error_from_a_router_without_eam_comes_from_the_rfc6791_pool(ptf)
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_packet_too_big_is_limited_by_the_ipv6_link_it_came_in_on(ptf):
     """RFC 7915 5.2: minimum(advertised MTU - 20, MTU of the IPv4 next hop, MTU of the IPv6 next
     hop - 20). The IPv6 next hop is the link to the host (port 1, the error's ingress port)."""
@@ -238,6 +250,7 @@ QUOTED_FRAGMENTS = {   # the inbound datagram in either family, as scapy checksu
 }
 
 
+@BOTH
 @pytest.mark.parametrize("kind", list(QUOTED_FRAGMENTS))
 def test_icmpv6_error_quoting_a_fragment_header_is_translated(ptf, kind):
     """RFC 7915 5.3: the quoted IPv6 packet is translated as 5.1.1 says: its Fragment header
@@ -264,11 +277,12 @@ POINTER_6TO4 = [(0, 0), (1, 1), (2, None), (4, 2), (5, 2), (6, 9), (7, 8), (8, 1
                 (39, 16), (40, None)]
 
 
+@BOTH
 def test_icmpv6_error_types_codes_and_pointers_follow_rfc7915(ptf):
     stateful_udp(ptf)
     cases = [(t, c, None, want) for (t, c), want in V6_TO_V4]
     cases += [(4, 0, p6, None if p4 is None else (12, 0, p4)) for p6, p4 in POINTER_6TO4]
-    before = drops(ptf, DROP_ICMP_ERROR)
+    before = drops(ptf, DROP_ICMP_ERROR) if counts(ptf) else None
     for t, c, ptr, want in cases:
         icmp6 = ICMPv6ParamProblem(code=c, ptr=ptr) if t == 4 else \
             ICMPv6DestUnreach(code=c) if t == 1 else ICMPv6TimeExceeded(code=c)
@@ -278,7 +292,8 @@ def test_icmpv6_error_types_codes_and_pointers_follow_rfc7915(ptf):
         icmp = ICMP(type=want[0], code=want[1], ptr=want[2]) if len(want) == 3 else ICMP(type=want[0], code=want[1])
         ptf.verify_packet(to_v4_server(icmp / quoted4), V4_PORT)
     ptf.verify_no_other_packets()
-    assert drops(ptf, DROP_ICMP_ERROR) == before + sum(1 for case in cases if case[3] is None)
+    if counts(ptf):
+        assert drops(ptf, DROP_ICMP_ERROR) == before + sum(1 for case in cases if case[3] is None)
 
 
 def test_translated_icmpv4_error_is_cut_to_576_bytes_with_its_checksum(ptf):
@@ -292,22 +307,25 @@ def test_translated_icmpv4_error_is_cut_to_576_bytes_with_its_checksum(ptf):
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_errors_about_other_flows_or_about_errors_are_dropped(ptf):
     """No session for the quoted packet (RFC 6146 3.5.1); the quoted source is not the error's
     destination; an expiring error gets no error of its own."""
     stateful_udp(ptf)
-    before, before_bib = drops(ptf, DROP_ICMP_ERROR), drops(ptf, DROP_POOL4_NO_BIB)
+    before, before_bib = (drops(ptf, DROP_ICMP_ERROR), drops(ptf, DROP_POOL4_NO_BIB)) if counts(ptf) else (0, 0)
     no_session = IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / UDP(sport=40001, dport=53)
     ptf.send(V4_PORT, from_v4_server(ICMP(type=11) / no_session, src=V4_ROUTER))
     not_ours = IP(src="192.0.2.11", dst=V4_SERVER, ttl=1) / UDP(sport=40000, dport=53)
     ptf.send(V4_PORT, from_v4_server(ICMP(type=11) / not_ours, src=V4_ROUTER))
     ptf.verify_no_other_packets()
-    assert (drops(ptf, DROP_ICMP_ERROR), drops(ptf, DROP_POOL4_NO_BIB)) == (before + 1, before_bib + 1)
-    expired_before = drops(ptf, DROP_TTL_EXPIRED)
+    if counts(ptf):
+        assert (drops(ptf, DROP_ICMP_ERROR), drops(ptf, DROP_POOL4_NO_BIB)) == (before + 1, before_bib + 1)
+    expired_before = drops(ptf, DROP_TTL_EXPIRED) if counts(ptf) else None
     ours = IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / UDP(sport=40000, dport=53)
     ptf.send(V4_PORT, from_v4_server(ICMP(type=11) / ours, src=V4_ROUTER, ttl=1))
     ptf.verify_no_other_packets()
-    assert drops(ptf, DROP_TTL_EXPIRED) == expired_before + 1
+    if counts(ptf):
+        assert drops(ptf, DROP_TTL_EXPIRED) == expired_before + 1
 
 
 # ---- errors the switch sends (RFC 7915 4.4/5.4, 5.1, path MTU) ----
@@ -411,6 +429,7 @@ def test_ipv4_over_the_ipv6_mtu_gets_fragmentation_needed_or_goes_to_the_control
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_ipv4_without_df_is_fragmented_to_the_lowest_ipv6_mtu_even_when_the_link_takes_more(ptf):
     """RFC 7915 4: without DF the translation must fit the lowest IPv6 MTU of the network (1280
     unless configured): 1320 bytes go to the controller although the link takes 1500; with DF the
@@ -490,6 +509,7 @@ def test_stateful_hairpinning_through_pool4(ptf):
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_well_known_prefix_refuses_non_global_ipv4(ptf):
     """RFC 6052 3.1: under 64:ff9b::/96 private IPv4 is neither a destination nor a source."""
     wkp = "64:ff9b::"
@@ -501,11 +521,12 @@ def test_well_known_prefix_refuses_non_global_ipv4(ptf):
         session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
     ptf.modify(c.table_entry(T + "pool6_embed", default=True, action=T + "use_pool6",
                              params={"prefix": wkp, "length": 96}))
-    before = drops(ptf, DROP_NOT_GLOBAL)
+    before = drops(ptf, DROP_NOT_GLOBAL) if counts(ptf) else None
     ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53), dst=embed("10.1.2.3", wkp, 96)))
     ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000), src="10.1.2.3"))
     ptf.verify_no_other_packets()
-    assert drops(ptf, DROP_NOT_GLOBAL) == before + 2
+    if counts(ptf):
+        assert drops(ptf, DROP_NOT_GLOBAL) == before + 2
     ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53) / b"ok", dst=embed(V4_SERVER, wkp, 96)))
     ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / b"ok"), V4_PORT)
     ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / b"ok"))
@@ -513,6 +534,7 @@ def test_well_known_prefix_refuses_non_global_ipv4(ptf):
     ptf.verify_no_other_packets()
 
 
+@BOTH
 def test_routed_icmpv4_error_keeps_the_quoted_header_as_it_came(ptf):
     """Routers often quote a header whose checksum no longer matches (TTL already decremented).
     A routed (untranslated) error must reach its destination with its quote and its ICMP checksum

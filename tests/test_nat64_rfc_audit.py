@@ -18,7 +18,7 @@ from nat64_setup import (MAPPED, P, POOL6, ROUTER_MAC,
                          SENT_TOO_BIG, SWITCH_V6, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT,
                          eam, embed, from_v4_server, from_v6_host, sent, session_v4, session_v6, to_v4_server,
                          to_v6_host)
-from nat64_setup import ptf, sut  # noqa: F401  (pytest fixtures, found by name)
+from nat64_setup import BOTH, ptf, sume_sut, sut  # noqa: F401  (pytest fixtures, found by name)
 
 V4_ROUTER = "198.51.100.1"       # an IPv4 router between the NAT64 and the server
 SERVER6 = embed(V4_SERVER, POOL6, 96)
@@ -85,6 +85,7 @@ def sends_exactly(ptf, expected, port):
 
 # ---- 1. RFC 4884 ICMP extensions in translated ICMP errors (RFC 7915 4.2, 5.2) ----
 
+@BOTH
 def test_icmpv4_time_exceeded_with_extension_gets_length_in_64_bit_words(ptf):
     """RFC 7915 4.2 ("the ICMPv6 Extension length attribute MUST be adjusted accordingly") with RFC
     4884 4.1/4.2: a 132-byte original datagram (length 33, 32-bit words) is 152 bytes once its header
@@ -101,6 +102,7 @@ def test_icmpv4_time_exceeded_with_extension_gets_length_in_64_bit_words(ptf):
                                   src=embed(V4_ROUTER, POOL6, 96)), V6_PORT)
 
 
+@BOTH
 def test_icmpv4_port_unreachable_with_extension_is_zero_padded_to_8_bytes(ptf):
     """A 128-byte original datagram (ICMPv4 length 32) becomes 148 bytes: RFC 4884 4.2 says the ICMPv6
     original datagram field "MUST be zero padded to the nearest 64-bit boundary": 4 zero bytes, length
@@ -115,6 +117,7 @@ def test_icmpv4_port_unreachable_with_extension_is_zero_padded_to_8_bytes(ptf):
     sends_exactly(ptf, to_v6_host(ICMPv6DestUnreach(code=4, length=19) / Raw(pad(quoted6, 8) + ext)), V6_PORT)
 
 
+@BOTH
 def test_icmpv6_port_unreachable_with_extension_gets_length_in_32_bit_words(ptf):
     """RFC 7915 5.2 with RFC 4884: a 168-byte IPv6 original datagram (ICMPv6 length 21) is 148 bytes
     as IPv4, a multiple of 4 and over 128: ICMPv4 length 37, then the extension. The error comes from
@@ -129,6 +132,7 @@ def test_icmpv6_port_unreachable_with_extension_gets_length_in_32_bit_words(ptf)
     sends_exactly(ptf, to_v4_server(ICMP(type=3, code=3, length=37) / Raw(quoted4 + ext)), V4_PORT)
 
 
+@BOTH
 def test_icmpv6_error_with_extension_is_zero_padded_to_128_bytes_as_icmpv4(ptf):
     """A 136-byte IPv6 original datagram (ICMPv6 length 17) is 116 bytes as IPv4: RFC 4884 4.1 wants at
     least 128 bytes, zero padded, so 12 zero bytes and ICMPv4 length 32, then the extension."""
@@ -142,6 +146,7 @@ def test_icmpv6_error_with_extension_is_zero_padded_to_128_bytes_as_icmpv4(ptf):
     sends_exactly(ptf, to_v4_server(ICMP(type=3, code=3, length=32) / Raw(pad(quoted4, 4) + ext)), V4_PORT)
 
 
+@BOTH
 def test_icmp_errors_without_extension_keep_length_zero(ptf):
     """No length attribute (0, RFC 792/4443 layout): translated in both directions with length 0 and
     no padding."""
@@ -223,6 +228,7 @@ def test_icmpv6_error_with_extension_over_576_bytes_as_icmpv4_loses_it(ptf):
     sends_exactly(ptf, to_v4_server(ICMP(type=3, code=3, length=0) / Raw(quoted4)), V4_PORT)
 
 
+@BOTH
 def test_routed_icmp_error_with_extension_is_forwarded_unchanged(ptf):
     """Not translated (routed IPv4 to IPv4): the parser walked the datagram to find the extension,
     and every byte leaves as it came, only the TTL one lower."""
@@ -239,6 +245,7 @@ def test_routed_icmp_error_with_extension_is_forwarded_unchanged(ptf):
 
 # ---- 3. atomic fragments (RFC 7915 5.1.1, 5.3) ----
 
+@BOTH
 @pytest.mark.parametrize("data", [b"atomic", b"odd-length!"], ids=["even", "odd"])
 def test_atomic_fragment_echo_request_gets_a_right_icmpv4_checksum(ptf, data):
     """RFC 7915 5.1.1: the Fragment header (offset 0, M 0) leaves; ID = low 16 bits of its
@@ -264,6 +271,7 @@ QUOTED = {   # transport of the inbound datagram in either family, the session e
 }
 
 
+@BOTH
 @pytest.mark.parametrize("kind", list(QUOTED))
 def test_icmpv6_error_quoting_a_fragment_header_is_translated(ptf, kind):
     """RFC 7915 5.3: the quoted packet is translated as 5.1.1 says, Fragment header included: it leaves,
@@ -334,6 +342,7 @@ def fragmentation_needed(ptf, advertised):
                                                                     chksum=0) / (b"q" * 64)
 
 
+@BOTH
 @pytest.mark.parametrize("advertised", [68, 576, 1000, 1259])
 def test_fragmentation_needed_below_1260_gives_packet_too_big_1280(ptf, advertised):
     """RFC 7915 5: the MTU of the resulting Packet Too Big is never below 1280."""
@@ -344,6 +353,7 @@ def test_fragmentation_needed_below_1260_gives_packet_too_big_1280(ptf, advertis
 
 @pytest.mark.parametrize("v6_mtu,advertised,expected", [(1300, 1400, 1300), (1200, 1400, 1280), (1300, 1000, 1280)],
                          ids=["ipv6-link-1300", "ipv6-link-1200-floor", "advertised-1000-floor"])
+@BOTH
 def test_packet_too_big_is_limited_by_the_ipv6_next_hop_but_not_below_1280(ptf, v6_mtu, advertised, expected):
     """RFC 7915 4.2: minimum(advertised MTU + 20, MTU of the IPv6 next hop, ...), then the 1280 floor."""
     stateful_udp(ptf)

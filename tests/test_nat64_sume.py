@@ -11,19 +11,24 @@ import time
 import pytest
 from google.protobuf import text_format
 from p4.config.v1 import p4info_pb2
-from scapy.layers.inet import IP, TCP, UDP
+from scapy.layers.inet import ICMP, IP, IPOption_NOP, TCP, UDP
+from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6PacketTooBig, ICMPv6ParamProblem, ICMPv6TimeExceeded, IPv6,
+                                IPv6ExtHdrDestOpt, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, IPv6ExtHdrRouting)
 from scapy.layers.l2 import Ether
+from scapy.packet import Raw
 
 from harness import ROOT, netns
 from harness.base import PacketTest
-from nat64_setup import (MAPPED, P, POOL6, driven_switch, ROUTER_MAC, SUME_PROGRAM, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST,
-                         V6_HOST_MAC, V6_PORT, eam, embed, from_v4_server, from_v6_host, session_v4, session_v6,
-                         to_v4_server, to_v6_host)
+from nat64_setup import (MAPPED, P, POOL6, driven_switch, ROUTER_MAC, SUME_PROGRAM, SWITCH_V4, SWITCH_V6,
+                         V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT, eam, embed, from_v4_server,
+                         from_v6_host, session_v4, session_v6, to_v4_server, to_v6_host)
 from nat64_setup import sume_sut  # noqa: F401  (a pytest fixture, found by name)
+from test_nat64_rfc_audit import extension as rfc4884_extension
 
 PUNT_FINISH = 5
 # packet_in.finish bits (hw/netfpga/include/sume_arch.p4)
-FINISH_UDP_CHECKSUM, FINISH_TCP_CONTROL, FINISH_HAIRPIN = 2, 8, 16
+FINISH_ICMP_CHECKSUM, FINISH_UDP_CHECKSUM, FINISH_TRUNCATE = 1, 2, 4
+FINISH_TCP_CONTROL, FINISH_HAIRPIN, FINISH_ICMP_ERROR = 8, 16, 32
 
 
 @pytest.fixture
@@ -103,6 +108,97 @@ def test_a_hairpinned_packet_goes_to_the_controller_to_come_back(ptf):
     ptf.verify_no_other_packets()
 
 
+def handed_over_unfinished(ptf, expected, out_port):
+    """The card hands over (FINISH_ICMP_CHECKSUM | FINISH_TRUNCATE) what v1model sends as `expected`:
+    cut to truncate_to, it is those bytes but for the ICMP checksum, which the controller sums."""
+    payload, md = ptf.client.packet_in()
+    want = bytes(expected)
+    assert (md["punt_reason"], md["finish"], md["out_port"], md["truncate_to"]) == \
+        (PUNT_FINISH, FINISH_ICMP_CHECKSUM | FINISH_TRUNCATE, out_port, len(want)), md
+    at = 14 + (20 if IP in expected else 40) + 2
+    got = payload[:md["truncate_to"]]
+    assert got[:at] + got[at + 2:] == want[:at] + want[at + 2:]
+
+
+def test_translated_errors_losing_their_extension_go_to_the_controller_to_be_summed(ptf):
+    """RFC 4884 extensions that translation removes (test_nat64_rfc_audit.py, v1model): the card
+    translates and routes the error, and hands it over to be cut where the extension began and
+    summed (the controller's half: test_the_controller_cuts_and_checksums_a_translated_error…)."""
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
+    server6 = embed(V4_SERVER, POOL6, 96)
+    quoted4 = bytes(IP(src=MAPPED, dst=V4_SERVER, ttl=30, id=0) / UDP(sport=40000, dport=53) / (b"u" * 104))
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=12, code=0, ptr=8, length=33) / Raw(quoted4 + rfc4884_extension())))
+    quoted6 = bytes(IPv6(src=V6_HOST, dst=server6, hlim=30) / UDP(sport=5000, dport=53) / (b"u" * 104))
+    handed_over_unfinished(ptf, to_v6_host(ICMPv6ParamProblem(code=0, ptr=7) / Raw(quoted6)), V6_PORT)
+    quoted4 = bytes(IP(src=MAPPED, dst=V4_SERVER, ttl=30, id=0, flags="DF") / UDP(sport=40000, dport=53) / (b"v" * 100))
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=3, code=4, nexthopmtu=1400, length=32) /
+                                     Raw(quoted4 + rfc4884_extension())))
+    quoted6 = bytes(IPv6(src=V6_HOST, dst=server6, hlim=30) / UDP(sport=5000, dport=53) / (b"v" * 100))
+    handed_over_unfinished(ptf, to_v6_host(ICMPv6PacketTooBig(mtu=1420) / Raw(quoted6)), V6_PORT)
+    quoted6 = bytes(IPv6(src=server6, dst=V6_HOST, hlim=61) / UDP(sport=53, dport=5000) / (b"w" * 456))
+    ptf.send(V6_PORT, from_v6_host(ICMPv6DestUnreach(code=4, length=63) / Raw(quoted6 + rfc4884_extension(labels=23)),
+                                   dst=server6))
+    quoted4 = bytes(IP(src=V4_SERVER, dst=MAPPED, ttl=61, id=0) / UDP(sport=53, dport=40000) / (b"w" * 456))
+    handed_over_unfinished(ptf, to_v4_server(ICMP(type=3, code=3, length=0) / Raw(quoted4)), V4_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_the_card_hands_over_each_error_v1model_sends_with_its_type_code_and_parameter(ptf):
+    """The packets v1model answers with an ICMP error itself (the tests of test_nat64_icmp.py,
+    test_nat64_extension_headers.py and test_nat64_rfc_audit.py without BOTH) go to the controller
+    as they came, untranslated, with the error v1model's IcmpError would build (FINISH_ICMP_ERROR,
+    error_type, error_code, error_param) and the port they came in on as out_port. What v1model
+    sends no error about (an ICMP error, an IPv4 fragment after the first, IPv4 options) is
+    dropped. The controller's half: test_the_controller_sends_the_icmp_errors_the_card_hands_over."""
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000),
+               *(ptf.client.table_entry(P + "egress_mtu", match={"port": port}, action=P + "set_mtu",
+                                        params={"mtu": mtu}) for port, mtu in ((V4_PORT, 1400), (V6_PORT, 1300))))
+    gre = from_v6_host(Raw(b"\x00\x00\x08\x00" + b"g" * 12))
+    gre[IPv6].nh = 47
+    routing = IPv6ExtHdrRouting(addresses=["2001:db8::99"], segleft=1)
+    expiring4 = from_v4_server(UDP(sport=7, dport=7) / b"ttl", dst="198.51.100.99", ttl=1)
+    cases = [   # (what, port it comes in on, the packet, (type, code, parameter) or None: dropped)
+        ("Time Exceeded before translation", V6_PORT, from_v6_host(UDP(sport=5000, dport=53) / b"x", hlim=1),
+         (3, 0, 0)),
+        ("no transport to map: 1/1", V6_PORT, gre, (1, 1, 0)),
+        ("Segments Left: pointer 43", V6_PORT, from_v6_host(routing / UDP(sport=5000, dport=53)), (4, 0, 43)),
+        ("behind Hop-by-Hop: pointer 51", V6_PORT,
+         from_v6_host(IPv6ExtHdrHopByHop() / routing / UDP(sport=5000, dport=53)), (4, 0, 51)),
+        ("over the IPv4 MTU: PTB MTU + 20", V6_PORT, from_v6_host(UDP(sport=5000, dport=53) / (b"m" * 1400)),
+         (2, 0, 1420)),
+        ("with a Fragment header: PTB MTU + 28", V6_PORT,
+         from_v6_host(IPv6ExtHdrFragment(id=1, m=0, offset=0) / UDP(sport=5000, dport=53) / (b"m" * 1373)),
+         (2, 0, 1428)),
+        ("Destination Options left out: PTB MTU + 28", V6_PORT,
+         from_v6_host(IPv6ExtHdrDestOpt() / UDP(sport=5000, dport=53) / (b"m" * 1400)), (2, 0, 1428)),
+        ("IPv4 with DF over the IPv6 MTU: FN MTU - 20", V4_PORT,
+         from_v4_server(UDP(sport=53, dport=40000) / (b"d" * 1300), flags="DF"), (3, 4, 1280)),
+        ("routed IPv6 over the MTU: PTB", 3,
+         Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IPv6(src="2001:db8:9::1", dst="2001:db8:1::77") / (b"6" * 1300),
+         (2, 0, 1300)),
+        ("routed IPv4, TTL 1: Time Exceeded", V4_PORT, expiring4, (11, 0, 0)),
+        ("an ICMP error about to expire", V4_PORT,
+         from_v4_server(ICMP(type=3, code=1) / bytes(expiring4[IP]), dst="198.51.100.99", ttl=1), None),
+        ("a later IPv4 fragment about to expire", V4_PORT,
+         from_v4_server(Raw(b"f" * 16), dst="198.51.100.99", ttl=1, proto=17, frag=100), None),
+        ("IPv4 options about to expire", V4_PORT,
+         from_v4_server(UDP(sport=7, dport=7) / b"o", dst="198.51.100.99", ttl=1, options=[IPOption_NOP()] * 4), None),
+    ]
+    for what, port, packet, error in cases:
+        ptf.send(port, packet)
+        handed = ptf.client.packet_in(timeout=1 if error else 0.3)
+        if error is None:
+            assert handed is None, what
+            continue
+        assert handed is not None, what
+        payload, md = handed
+        assert (md["punt_reason"], md["finish"], md["ingress_port"], md["out_port"]) == \
+            (PUNT_FINISH, FINISH_ICMP_ERROR, port, port), (what, md)
+        assert (md["error_type"], md["error_code"], md["error_param"]) == error, (what, md)
+        assert payload == bytes(packet), what
+    ptf.verify_no_other_packets()
+
+
 def test_a_bad_ipv4_header_checksum_is_dropped_by_the_pipe(ptf):
     """No checksum unit: the pipe sums the header itself (the good one is routed: test_untranslated_…
     in test_nat64_pipeline.py runs on both)."""
@@ -149,7 +245,8 @@ SUME_FABRIC = {
         "basic": {"managementAddress": "grpc://127.0.0.1:{port}?device_id=1"},
         "nat64fabric": {"role": "BORDER", "routerMac": ROUTER_MAC, "ipv4": "192.0.2.1", "ipv6": "2001:db8:1::1",
                         "routes": [{"prefix": "2001:db8:1::/64", "port": V6_PORT, "nextHopMac": V6_HOST_MAC},
-                                   {"prefix": "198.51.100.0/24", "port": V4_PORT, "nextHopMac": V4_HOST_MAC}]}}},
+                                   {"prefix": "198.51.100.0/24", "port": V4_PORT, "nextHopMac": V4_HOST_MAC}],
+                        "portMtus": {str(V4_PORT): 1400}}}},
 }
 
 
@@ -272,3 +369,89 @@ def test_the_controller_hairpins_through_the_card(sume_fabric):
     after = api.call("GET", "/stats")[1]
     assert after["finish.hairpinned"] > before.get("finish.hairpinned", 0), after
     assert after.get("finish.notSupported", 0) == 0, after
+
+
+def test_the_controller_sends_the_icmp_errors_the_card_hands_over(sume_fabric):
+    """The errors v1model's switch builds itself (icmp_error.p4) the card hands over as they came
+    (FINISH_ICMP_ERROR, with type, code and parameter); the controller builds each in the
+    packet's family from the switch's own address, quoting at most 576 / 1280 bytes, and sends it
+    back out of the port the packet came in on: the same bytes as v1model's."""
+    api, dataplane, tmp = sume_fabric
+    before = api.call("GET", "/stats")[1]
+
+    def answered(port, packet, error):
+        dataplane.send(port, packet)
+        try:
+            dataplane.verify_packet(error, port)
+        except AssertionError as e:
+            stats = api.call("GET", "/stats")[1]
+            raise AssertionError(f"{e}\nstats: {stats}\n" + (tmp / "controller.log").read_text()[-2000:])
+
+    expiring = from_v6_host(UDP(sport=5000, dport=53) / (b"b" * 1400), hlim=1)
+    answered(V6_PORT, expiring, Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
+             ICMPv6TimeExceeded(code=0) / bytes(expiring[IPv6])[:1280 - 48])
+    gre = from_v6_host(Raw(b"\x00\x00\x08\x00" + b"g" * 12))
+    gre[IPv6].nh = 47
+    answered(V6_PORT, gre, Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
+             ICMPv6DestUnreach(code=1) / bytes(gre[IPv6]))
+    routing = from_v6_host(IPv6ExtHdrRouting(addresses=["2001:db8::99"], segleft=1) / UDP(sport=5000, dport=53))
+    answered(V6_PORT, routing, Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
+             ICMPv6ParamProblem(code=0, ptr=43) / bytes(routing[IPv6]))
+    routed = from_v4_server(UDP(sport=7, dport=7) / b"ttl", dst="198.51.100.99", ttl=1)
+    answered(V4_PORT, routed, Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64, id=0) /
+             ICMP(type=11, code=0) / bytes(routed[IP]))
+    # RFC 7915 4 with the IPv6 port's MTU of 1500: IPv4 with DF that grows past it as IPv6 gets
+    # Fragmentation Needed with the MTU it may have as IPv4, quoted within 576 bytes.
+    out = None
+    for _ in range(10):
+        dataplane.send(V6_PORT, from_v6_host(UDP(sport=5400, dport=53) / b"open"))
+        out = dataplane.poll(V4_PORT, timeout=1)
+        if out is not None:
+            break
+    assert out is not None, (tmp / "controller.log").read_text()[-3000:]
+    while dataplane.poll(V4_PORT, timeout=1.5) is not None:
+        pass
+    mapped, port = Ether(out)[IP].src, Ether(out)[UDP].sport
+    big = from_v4_server(UDP(sport=53, dport=port) / (b"d" * 1462), dst=mapped, flags="DF")   # 1490 bytes
+    answered(V4_PORT, big, Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64, id=0) /
+             ICMP(type=3, code=4, nexthopmtu=1480) / bytes(big[IP])[:576 - 28])
+    # RFC 7915 5.1: IPv6 over the IPv4 link's MTU (1400) gets Packet Too Big with that MTU plus 20.
+    big6 = from_v6_host(UDP(sport=5400, dport=53) / (b"m" * 1400))              # 1428 bytes as IPv4
+    answered(V6_PORT, big6, Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
+             ICMPv6PacketTooBig(mtu=1420) / bytes(big6[IPv6])[:1280 - 48])
+    # Never an error about an ICMP error (RFC 792, RFC 4443 2.4(e)): an expiring one is dropped.
+    dataplane.send(V4_PORT, from_v4_server(ICMP(type=3, code=1) / bytes(routed[IP]), dst="198.51.100.99", ttl=1))
+    dataplane.verify_no_other_packets()
+    after = api.call("GET", "/stats")[1]
+    sent = {kind: after.get("icmpErrors.sent." + kind, 0) - before.get("icmpErrors.sent." + kind, 0)
+            for kind in ("timeExceeded", "unreachable", "tooBig", "parameterProblem")}
+    assert sent == {"timeExceeded": 2, "unreachable": 1, "tooBig": 2, "parameterProblem": 1}, after
+
+
+def test_the_controller_cuts_and_checksums_a_translated_error_the_card_hands_over(sume_fabric):
+    """RFC 1812 4.3.2.3: an IPv6 router's error quoting 1100 bytes leaves as a 576-byte ICMPv4
+    error. The card translates and routes it, and hands it over (FINISH_ICMP_CHECKSUM |
+    FINISH_TRUNCATE): the controller cuts it and sums what is left, the bytes v1model sends."""
+    api, dataplane, tmp = sume_fabric
+    out = None
+    for _ in range(10):
+        dataplane.send(V6_PORT, from_v6_host(UDP(sport=5401, dport=53) / b"open"))
+        out = dataplane.poll(V4_PORT, timeout=1)
+        if out is not None:
+            break
+    assert out is not None, (tmp / "controller.log").read_text()[-3000:]
+    while dataplane.poll(V4_PORT, timeout=1.5) is not None:
+        pass
+    mapped, port = Ether(out)[IP].src, Ether(out)[UDP].sport
+    before = api.call("GET", "/stats")[1]
+    payload = b"z" * 1100
+    quoted6 = IPv6(src=embed(V4_SERVER, POOL6, 96), dst=V6_HOST, hlim=61) / UDP(sport=53, dport=5401) / payload
+    dataplane.send(V6_PORT, from_v6_host(ICMPv6TimeExceeded(code=0) / quoted6, src="2001:db8:1::fe",
+                                         dst=embed(V4_SERVER, POOL6, 96)))
+    quoted4 = IP(src=V4_SERVER, dst=mapped, ttl=61, id=0) / UDP(sport=53, dport=port) / payload
+    whole = to_v4_server(ICMP(type=11, code=0) / quoted4, src=mapped)
+    dataplane.verify_packet(to_v4_server(ICMP(type=11, code=0) / Raw(bytes(whole[ICMP].payload)[:576 - 28]),
+                                         src=mapped), V4_PORT)
+    dataplane.verify_no_other_packets()
+    after = api.call("GET", "/stats")[1]
+    assert after["finish.sent"] == before["finish.sent"] + 1, after

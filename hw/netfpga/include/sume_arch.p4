@@ -19,6 +19,9 @@ header packet_in_t {
     port_number_t out_port;
     bit<8>  finish;
     bit<16> truncate_to;      /* FINISH_TRUNCATE: the frame's length after the cut */
+    bit<8>  error_type;       /* FINISH_ICMP_ERROR: the error's ICMP type and code, and the */
+    bit<8>  error_code;       /* last bytes of its header (an MTU or a pointer: every error the */
+    bit<16> error_param;      /* pipe asks for has one below 65536), as meta.error_* hold them */
 }
 
 /* Sent by the controller over DMA in front of every packet-out. With to_pipeline = 1 the packet
@@ -39,6 +42,8 @@ const bit<8> FINISH_UDP_CHECKSUM  = 2;   /* IPv4 UDP without a checksum: compute
 const bit<8> FINISH_TRUNCATE      = 4;   /* cut the frame to truncate_to bytes first */
 const bit<8> FINISH_TCP_CONTROL   = 8;   /* a TCP SYN, FIN or RST: track it, then send it on */
 const bit<8> FINISH_HAIRPIN       = 16;  /* to the NAT64's own IPv4 address: translate it back */
+const bit<8> FINISH_ICMP_ERROR    = 32;  /* not translated nor routed: answer it with the ICMP error
+                                            of error_type/code/param, back out of out_port */
 
 /* SDNet has no direct counters and no idle timeouts: the controller ages what it installs. */
 #define DIRECT_COUNTER(unit, name)

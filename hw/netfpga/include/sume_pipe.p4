@@ -6,9 +6,14 @@
  *   what to finish in packet_in.finish;
  * - TCP SYN, FIN and RST of translated flows, which v1model copies with a clone: the segment
  *   itself goes to the controller (PUNT_FINISH, FINISH_TCP_CONTROL), which tracks it and sends it on;
+ * - the ICMP errors v1model's IcmpError builds itself (Time Exceeded, Destination Unreachable,
+ *   Packet Too Big / Fragmentation Needed, Parameter Problem), whose checksum covers the quoted
+ *   packet: the packet goes to the controller as it came, with the error's type, code and
+ *   parameter (PUNT_FINISH, FINISH_ICMP_ERROR), and the controller sends the error back out of
+ *   the port it came in on;
  * - session misses, packets to fragment, missing routes: as on v1model.
- * Not done here (hw/netfpga/README.md lists each difference): the ICMP errors the switch sends
- * itself (such packets are dropped), counters, meters (no punt policing in the data plane). */
+ * Not done here (hw/netfpga/README.md lists each difference): counters, meters (no punt policing
+ * in the data plane, no rate meter on the errors: the controller limits their rate). */
 #ifndef NAT64_SUME_PIPE_P4
 #define NAT64_SUME_PIPE_P4
 
@@ -136,6 +141,10 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
         hdr.packet_in.out_port = meta.out_port;
         hdr.packet_in.finish = finish;
         hdr.packet_in.truncate_to = (finish & FINISH_TRUNCATE) != 0 ? meta.truncate_to[15:0] : 0;
+        bool icmp_error = (finish & FINISH_ICMP_ERROR) != 0;
+        hdr.packet_in.error_type = icmp_error ? meta.error_type : 0;
+        hdr.packet_in.error_code = icmp_error ? meta.error_code : 0;
+        hdr.packet_in.error_param = icmp_error ? meta.error_param[15:0] : 0;
         sume_metadata.dst_port = SUME_DMA0;
     }
 
@@ -203,16 +212,35 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
                 path_mtu = lowest_ipv6_mtu_value < meta.mtu ? lowest_ipv6_mtu_value : meta.mtu;
             }
             if (meta.routed && out_len > path_mtu && !meta.is_icmp_error) {
-                if (!v4_in || df) {
-                    /* v1model answers Packet Too Big / Fragmentation Needed itself. */
-                    drop_reason = DROP_TOO_BIG;
+                /* The errors with the MTUs v1model's Nat64Ingress asks for (RFC 7915 5.1, 4). */
+                if (out_v4 && !v4_in) {
+                    bit<32> mtu6 = (bit<32>) meta.mtu + 20 + (bit<32>) ipv6_headers_dropped;
+                    request_error(meta, ICMP6_PACKET_TOO_BIG, 0, mtu6 < 1280 ? 1280 : mtu6, DROP_TOO_BIG);
+                } else if (!out_v4 && !v4_in) {
+                    request_error(meta, ICMP6_PACKET_TOO_BIG, 0, (bit<32>) meta.mtu, DROP_TOO_BIG);
+                } else if (df) {
+                    bit<16> mtu4 = out_v4 ? meta.mtu : meta.mtu - (out_len - hdr.ipv4.total_len);
+                    request_error(meta, ICMP_DEST_UNREACH, 4, (bit<32>) mtu4, DROP_TOO_BIG);
                 } else {
                     meta.to_fragment = true;
                 }
             }
         }
-        /* The errors the switch would send itself are not built on SUME yet: dropped. */
-        if (drop_reason != DROP_REASONS || meta.send_error || no_route_found) {
+        if (meta.send_error) {
+            /* Never an error about an ICMP error (or informational message other than echo),
+             * about an IPv4 fragment after the first or with options, nor other than Packet Too
+             * Big about IPv6 with a Fragment header: the rules of v1model's IcmpError. */
+            if (hdr.icmp.isValid() && !meta.is_echo
+                || hdr.ipv6_frag.isValid() && meta.error_type != ICMP6_PACKET_TOO_BIG
+                || hdr.ipv4.isValid() && (hdr.ipv4.frag_offset != 0 || hdr.ipv4.ihl != 5)) {
+                drop();
+                return;
+            }
+            meta.out_port = in_port;
+            to_controller(PUNT_FINISH, FINISH_ICMP_ERROR);
+            return;
+        }
+        if (drop_reason != DROP_REASONS || no_route_found) {
             drop();
             return;
         }

@@ -150,7 +150,8 @@ final class P4RuntimeLink implements SwitchLink {
                     byte[] frame = m.getPacket().getPayload().toByteArray();
                     if (reason == Nat64Fabric.PUNT_FINISH) {
                         guard(() -> fabric.finish(deviceId, frame, metadata(md, "finish"), metadata(md, "out_port"),
-                                metadata(md, "truncate_to")));
+                                metadata(md, "truncate_to"), metadata(md, "error_type"), metadata(md, "error_code"),
+                                metadata(md, "error_param")));
                     } else {
                         guard(() -> fabric.packetIn(deviceId, reason, frame));   // parses and queues: safe on gRPC's thread
                     }

@@ -17,6 +17,7 @@ final class Finisher {
     static final int TRUNCATE = 4;
     static final int TCP_CONTROL = 8;
     static final int HAIRPIN = 16;
+    static final int ICMP_ERROR = 32;
 
     private static final int ETHERNET = 14;
     private static final int IPV6_HEADER = 40;

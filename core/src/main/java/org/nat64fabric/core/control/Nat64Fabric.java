@@ -69,7 +69,8 @@ public final class Nat64Fabric implements Nat64Service {
     public static final int PUNT_NO_ROUTE = 4;
     /** NetFPGA SUME: translated and routed; the controller finishes it (see {@link #finish}). */
     public static final int PUNT_FINISH = 5;
-    /** RFC 4443 3.1 Destination Unreachable code 3: address unreachable (RFC 6146 3.5.1.1). */
+    /** RFC 4443 3.1 Destination Unreachable, code 3: address unreachable (RFC 6146 3.5.1.1). */
+    private static final int ICMP6_DEST_UNREACHABLE = 1;
     private static final int ICMP6_ADDRESS_UNREACHABLE = 3;
 
     private static final Logger LOG = Logger.getLogger(Nat64Fabric.class.getName());
@@ -302,9 +303,17 @@ public final class Nat64Fabric implements Nat64Service {
      * control segment (the card has no clone to the CPU) is also tracked, as v1model's copy is,
      * from the flow it was translated from. A hairpinned packet goes back through the pipeline for
      * its second translation (where the runtime cannot mark it so, it is counted and dropped).
+     * A packet the card answers with an ICMP error (FINISH_ICMP_ERROR: {@code errorType},
+     * {@code errorCode}, {@code errorParam}) is not translated: the error about it goes back out
+     * of {@code outPort}, the port it came in on.
      */
-    public void finish(String deviceId, byte[] frame, int finish, int outPort, int truncateTo) {
+    public void finish(String deviceId, byte[] frame, int finish, int outPort, int truncateTo, int errorType,
+                       int errorCode, int errorParam) {
         count("packetIn." + PUNT_FINISH);
+        if (finish == Finisher.ICMP_ERROR) {
+            sendError(deviceId, frame, outPort, errorType, errorCode, errorParam);
+            return;
+        }
         int rest = finish & ~(Finisher.TCP_CONTROL | Finisher.HAIRPIN);
         Optional<byte[]> done = rest == 0 ? Optional.of(frame) : Finisher.finish(frame, rest, truncateTo);
         if (done.isEmpty()) {
@@ -326,6 +335,27 @@ public final class Nat64Fabric implements Nat64Service {
         } else if (link != null) {
             link.packetOut(done.get(), outPort);
             count("finish.sent");
+        }
+    }
+
+    /**
+     * The ICMP error a v1model switch sends itself, built here for a card that cannot sum what it
+     * quotes: from the switch's own address of the packet's family (sent only where it has both,
+     * as v1model's icmp_error.icmp_source), rate-limited as the refusals are (RFC 4443 2.4(f),
+     * RFC 1812 4.3.2.8), counted by kind as v1model's icmp_error.sent.
+     */
+    private void sendError(String deviceId, byte[] frame, int outPort, int type, int code, int param) {
+        SwitchConfig sw = switchConfig(deviceId);
+        SwitchLink link = links.get(deviceId);
+        Optional<byte[]> error = sw.address4 == null || sw.address6 == null ? Optional.empty()
+                : IcmpErrors.about(frame, sw.address4, sw.address6, type, code, param);
+        if (error.isEmpty() || link == null) {
+            count("icmpErrors.notSent");
+            return;
+        }
+        if (refusalAllowed()) {
+            link.packetOut(error.get(), outPort);
+            count("icmpErrors.sent." + IcmpErrors.kind(frame, type, code));
         }
     }
 
@@ -483,10 +513,8 @@ public final class Nat64Fabric implements Nat64Service {
     /** RFC 6146 3.5.1.1: a flow that gets no mapping is answered ICMPv6 address unreachable. */
     private void refuse(String deviceId, byte[] frame) {
         SwitchConfig sw = switchConfig(deviceId);
-        if (sw.address6 != null) {
-            send(deviceId, PuntedPacket.icmpv6Unreachable(frame, sw.address6, sw.routerMac,
-                    ICMP6_ADDRESS_UNREACHABLE));
-        }
+        IcmpErrors.about(frame, null, sw.address6, ICMP6_DEST_UNREACHABLE, ICMP6_ADDRESS_UNREACHABLE, 0)
+                .ifPresent(error -> send(deviceId, error));
     }
 
     /** RFC 4443 2.4(f): whether one more ICMPv6 error may go out this second; counted when not. */

@@ -1,7 +1,6 @@
 package org.nat64fabric.core.control;
 
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 import java.util.Optional;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv6Address;
@@ -112,37 +111,6 @@ public final class PuntedPacket {
             return Optional.of(new PuntedPacket(ipv6, Protocol.ICMP, src, id, dst, id, Segment.OTHER));
         }
         return Optional.empty();
-    }
-
-    /**
-     * An ICMPv6 Destination Unreachable (RFC 4443 3.1) from {@code source} about an IPv6 frame,
-     * quoting as much of it as fits in 1280 bytes, addressed back to its sender and framed to go
-     * through the switch's pipeline (which routes it).
-     */
-    public static byte[] icmpv6Unreachable(byte[] frame, Ipv6Address source, long routerMac, int code) {
-        int quoted = Math.min(frame.length - 14, 1280 - 40 - 8);
-        byte[] out = new byte[14 + 40 + 8 + quoted];
-        ByteBuffer b = ByteBuffer.wrap(out);
-        putMac(b, routerMac);
-        putMac(b, routerMac);
-        b.putShort((short) ETHERTYPE_IPV6);
-        b.putInt(0x60000000);
-        b.putShort((short) (8 + quoted));
-        b.put((byte) 58).put((byte) 64);
-        byte[] src = source.toBytes();
-        byte[] dst = Arrays.copyOfRange(frame, 22, 38);
-        b.put(src).put(dst);
-        b.put((byte) 1).put((byte) code).putShort((short) 0).putInt(0);
-        b.put(frame, 14, quoted);
-        long sum = InternetChecksum.ipv6PseudoHeader(out, 14, 8 + quoted, 58);
-        b.putShort(56, (short) InternetChecksum.of(InternetChecksum.add(sum, out, 54, out.length - 54)));
-        return out;
-    }
-
-    private static void putMac(ByteBuffer b, long mac) {
-        for (int shift = 40; shift >= 0; shift -= 8) {
-            b.put((byte) (mac >> shift));
-        }
     }
 
     @Override

@@ -33,17 +33,20 @@ class ControllerHeaderTest {
     }
 
     @Test
-    void aPacketInIsSixBytesOfMetadataThenTheFrame() {
-        // ingress_port 1, punt_reason 5 (PUNT_FINISH), out_port 2, finish 4|1, truncate_to 1280 (0x0500)
-        byte[] dma = {1, 5, 2, 5, 0x05, 0x00, (byte) 0xaa, (byte) 0xbb};
+    void aPacketInIsTenBytesOfMetadataThenTheFrame() {
+        // ingress_port 1, punt_reason 5 (PUNT_FINISH), out_port 2, finish 4|1, truncate_to 1280 (0x0500),
+        // error_type 3, error_code 4, error_param 1480 (0x05c8)
+        byte[] dma = {1, 5, 2, 5, 0x05, 0x00, 3, 4, 0x05, (byte) 0xc8, (byte) 0xaa, (byte) 0xbb};
         ControllerHeader in = header("packet_in");
         List<PacketMetadata> md = in.decode(dma);
-        assertEquals(5, md.size());
+        assertEquals(8, md.size());
         assertEquals(ByteString.copyFrom(new byte[] {5}), md.get(1).getValue());
         assertEquals(id("packet_in", "truncate_to"), md.get(4).getMetadataId());
         assertEquals(ByteString.copyFrom(new byte[] {5, 0}), md.get(4).getValue());
+        assertEquals(id("packet_in", "error_param"), md.get(7).getMetadataId());
+        assertEquals(ByteString.copyFrom(new byte[] {5, (byte) 0xc8}), md.get(7).getValue());
         assertArrayEquals(new byte[] {(byte) 0xaa, (byte) 0xbb}, in.payload(dma).toByteArray());
-        assertNull(in.decode(new byte[] {1, 2, 3}), "shorter than its header");
+        assertNull(in.decode(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9}), "shorter than its header");
     }
 
     @Test
