@@ -1,10 +1,12 @@
 // The P4_16 language as real pipelines use it (P4_16 specification v1.2.x, appendix grammar),
 // written for softswitch. As in the specification's grammar, identifiers that name types are
 // lexed as TYPE_IDENT (TypeNameScanner retags them) so that casts and declarations parse
-// without a symbol table inside the parser.
+// without a symbol table inside the parser. For the same reason the angle brackets of a call's
+// type arguments (extract<h_t>(x)) are retagged TYPE_ARGS_OPEN/TYPE_ARGS_CLOSE, so that the
+// call is not read as the comparisons (extract < h_t) > (x).
 grammar P4;
 
-tokens { TYPE_IDENT }
+tokens { TYPE_IDENT, TYPE_ARGS_OPEN, TYPE_ARGS_CLOSE }
 
 program : declaration* EOF ;
 
@@ -29,8 +31,8 @@ declaration
 name : IDENT | TYPE_IDENT | TYPE | KEY | ACTIONS | ENTRIES | STATE | APPLY | PRIORITY | STRING_KW | LIST ;
 annotations : annotation+ ;
 annotation : '@' name ( '(' annotationArgs? ')' )? ;
-annotationArgs : expression (',' expression)* | annotationKv (',' annotationKv)* ;
-annotationKv : name '=' expression ;
+annotationArgs : expression (',' expression)* | kvPair (',' kvPair)* ;
+kvPair : name '=' expression ;
 
 // ---- parameters and type parameters ----
 parameterList : ( parameter (',' parameter)* )? ;
@@ -180,13 +182,14 @@ expression
     | STRING_LITERAL                                            # stringLiteral
     | ERROR '.' name                                            # errorMember
     | '{' expressionList '}'                                    # listExpression
+    | '{' kvPair (',' kvPair)* '}'                              # structExpression
     | '(' expression ')'                                        # parenExpression
     | name                                                      # nameExpression
     | '.' name                                                  # topNameExpression
     | expression '.' name                                       # memberExpression
     | expression '[' expression ':' expression ']'              # sliceExpression
     | expression '[' expression ']'                             # indexExpression
-    | expression '<' typeArgumentList '>' '(' argumentList ')'  # genericCallExpression
+    | expression TYPE_ARGS_OPEN typeArgumentList TYPE_ARGS_CLOSE '(' argumentList ')'  # genericCallExpression
     | expression '(' argumentList ')'                           # callExpression
     | '(' typeRef ')' expression                                # castExpression
     | op=('!' | '~' | '-' | '+') expression                     # unaryExpression

@@ -1970,6 +1970,9 @@ final class Elaborator {
 
     private Stmt assign(Expr target, Expr value, ParserRuleContext at) {
         if (target instanceof Expr.Agg) {
+            if (value instanceof StructValue && target.type instanceof Type.Aggregate) {
+                value = ((StructValue) value).inOrderOf((Type.Aggregate) target.type, at);
+            }
             if (value instanceof ListValue) {
                 if (!(target.type instanceof Type.Aggregate)) {
                     throw error(at, "cannot assign a list to " + target.type + " (assign its elements one by one)");
@@ -2016,6 +2019,34 @@ final class Elaborator {
                 t.add(e.type);
             }
             return t;
+        }
+    }
+
+    /** A structure-valued expression { f = e, ... } (P4_16 8.13): the fields in the order written. */
+    private final class StructValue extends Expr {
+        final Map<String, Expr> fields;
+
+        StructValue(Map<String, Expr> fields) {
+            super(new Type.Declared("structure-valued expression", "{ " + String.join(", ", fields.keySet()) + " }"));
+            this.fields = fields;
+        }
+
+        /** The values as a list in the field order of t, which must have exactly these fields. */
+        ListValue inOrderOf(Type.Aggregate t, ParserRuleContext at) {
+            for (String name : fields.keySet()) {
+                if (!t.fields.containsKey(name)) {
+                    throw error(at, t + " has no field '" + name + "'");
+                }
+            }
+            List<Expr> items = new ArrayList<>();
+            for (String name : t.fields.keySet()) {
+                Expr v = fields.get(name);
+                if (v == null) {
+                    throw error(at, "field '" + name + "' of " + t + " is not given a value");
+                }
+                items.add(v);
+            }
+            return new ListValue(items);
         }
     }
 
@@ -2169,6 +2200,15 @@ final class Elaborator {
                 items.add(expr(x, sc, null));
             }
             return new ListValue(items);
+        }
+        if (e instanceof StructExpressionContext) {
+            Map<String, Expr> fields = new LinkedHashMap<>();
+            for (KvPairContext kv : ((StructExpressionContext) e).kvPair()) {
+                if (fields.put(kv.name().getText(), expr(kv.expression(), sc, null)) != null) {
+                    throw error(kv.name(), "field '" + kv.name().getText() + "' is given twice");
+                }
+            }
+            return new StructValue(fields);
         }
         if (e instanceof NameExpressionContext || e instanceof TopNameExpressionContext) {
             String n = e instanceof NameExpressionContext ? e.getText() : ((TopNameExpressionContext) e).name().getText();
@@ -3088,6 +3128,9 @@ final class Elaborator {
             throw error(at, "emit takes 1 argument, " + a.size() + " given");
         }
         Expr h = expr(argExpr(a, 0, "emit", at), sc, null);
+        if (targs.size() > 1 || (targs.size() == 1 && !targs.get(0).equals(h.type))) {
+            throw error(at, "emit<...> names the type of its argument, which is " + h.type);
+        }
         List<Stmt> emits = new ArrayList<>();
         emitAll(h, emits, a.get(0));
         return emits.size() == 1 ? emits.get(0) : new Stmt.Block(emits);
@@ -3204,11 +3247,26 @@ final class Elaborator {
         return (Expr.LValue) field(metadata, metadata.fixedBase(), f);
     }
 
+    /** static_assert(check[, message]): true, or a compile error at the call when check is false. */
+    private Expr staticAssert(List<Expr> a, ArgumentListContext args, ParserRuleContext at) {
+        if (!(a.get(0) instanceof Expr.Const)) {
+            throw error(args.argument(0), "the condition of static_assert must be known at compile time");
+        }
+        if (((Expr.Const) a.get(0)).value.signum() == 0) {
+            String message = a.size() > 1 && a.get(1) instanceof StringValue ? ": " + ((StringValue) a.get(1)).value : "";
+            throw error(at, "static assertion failed" + message);
+        }
+        return new Expr.Const(Type.BOOL, 1);
+    }
+
     private Object externFunction(String name, FunctionPrototypeContext proto, ArgumentListContext args, Scope sc,
                                   ParserRuleContext at) {
         List<Param> params = params(proto.parameterList(), global, typeVarsOf(proto, null));
         Map<String, Type> bindings = new HashMap<>();
         List<Expr> a = arguments("'" + name + "'", params, args, sc, bindings, at);
+        if (name.equals("static_assert")) {
+            return staticAssert(a, args, at);
+        }
         if (!name.equals("verify")) {
             notInSume(name, at);
         }
