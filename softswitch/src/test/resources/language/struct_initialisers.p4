@@ -23,6 +23,8 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
         meta.n = { z = 0x5a, p = { x = p.y, y = p.x } };
         // a header given a value becomes valid
         hdr.out_h = { c = 0x1234, b = meta.n.p.y, a = meta.n.z };
+        // the right side is evaluated before the assignment: this swaps a and b
+        hdr.in_h = { a = hdr.in_h.b, b = hdr.in_h.a, c = hdr.in_h.c };
     }
 }
 control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }

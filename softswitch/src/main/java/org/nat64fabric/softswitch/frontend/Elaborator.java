@@ -1987,8 +1987,29 @@ final class Elaborator {
         return new Stmt.Assign((Expr.LValue) target, coerce(value, target.type, at));
     }
 
-    /** hdr = {f1, f2, ...}: assigns fields in order; a header also becomes valid. */
+    /**
+     * hdr = {f1, f2, ...}: assigns fields in order; a header also becomes valid. The whole right side
+     * is evaluated before the target changes (h = {h.b, h.a} swaps), through a temporary when a value
+     * is not a constant.
+     */
     private Stmt listAssign(Expr.Agg target, ListValue value, ParserRuleContext at) {
+        if (!allConstant(value)) {
+            Expr.Agg temporary = (Expr.Agg) storage(target.type);
+            return new Stmt.Block(List.of(fieldAssigns(temporary, value, at), new Stmt.CopyAgg(target, temporary)));
+        }
+        return fieldAssigns(target, value, at);
+    }
+
+    private static boolean allConstant(ListValue value) {
+        for (Expr e : value.items) {
+            if (!(e instanceof Expr.Const || e instanceof ListValue && allConstant((ListValue) e))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private Stmt fieldAssigns(Expr.Agg target, ListValue value, ParserRuleContext at) {
         Type.Aggregate t = (Type.Aggregate) target.type;
         if (value.items.size() != t.fields.size()) {
             throw error(at, t + " has " + t.fields.size() + " fields; the list has " + value.items.size() + " values");

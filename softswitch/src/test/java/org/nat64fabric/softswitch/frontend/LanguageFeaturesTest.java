@@ -34,8 +34,8 @@ class LanguageFeaturesTest {
     @Test
     void structureValuedExpressionsAssignByFieldName() {
         // p = {x = b + 1, y = a} = {0x03, 0x01}; n.p = {x = p.y, y = p.x} = {0x01, 0x03};
-        // out_h = {a = n.z, b = n.p.y, c = 0x1234}, valid
-        assertEquals(List.of("010203ee" + "5a031234" + "99"),
+        // out_h = {a = n.z, b = n.p.y, c = 0x1234}, valid; in_h's a and b swapped
+        assertEquals(List.of("020103ee" + "5a031234" + "99"),
                 run("struct_initialisers.p4", "01 02 03ee 99"));
     }
 }
