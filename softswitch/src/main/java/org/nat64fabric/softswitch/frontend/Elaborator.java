@@ -474,8 +474,10 @@ final class Elaborator {
                 if (ft == t) {
                     throw error(f.typeRef(), t + " cannot contain itself");
                 }
-                if (header && !(ft instanceof Type.Bits)) {
-                    throw error(f.typeRef(), "header field '" + f.name().getText() + "' must be bit<W> or int<W>, not " + ft);
+                if (header && !(ft instanceof Type.Bits || ft == Type.BOOL
+                        || ft instanceof Type.Enum && ((Type.Enum) ft).underlying != null)) {
+                    throw error(f.typeRef(), "header field '" + f.name().getText()
+                            + "' must be bit<W>, int<W>, bool or a serializable enum, not " + ft);
                 }
                 if (!header && !(ft.isScalar() || ft instanceof Type.Aggregate || ft instanceof Type.Stack)) {
                     throw error(f.typeRef(), "struct field '" + f.name().getText() + "' cannot have type " + ft);
@@ -490,6 +492,12 @@ final class Elaborator {
             }
             List<String> ch = t.annotations.get("controller_header");
             if (ch != null && !ch.isEmpty()) {
+                for (StructFieldContext f : fields) {
+                    if (!(t.fields.get(f.name().getText()).type instanceof Type.Bits)) {
+                        throw error(f.typeRef(), "the fields of a @controller_header header are P4Runtime metadata:"
+                                + " they must be bit<W> or int<W>");
+                    }
+                }
                 controllerHeaders.put(ch.get(0), t);
             }
         } else if (d instanceof HeaderUnionDeclarationContext) {

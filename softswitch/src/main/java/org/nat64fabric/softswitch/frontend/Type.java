@@ -97,6 +97,14 @@ public abstract class Type {
             this.narrowOffset = narrowOffset;
             this.wideOffset = wideOffset;
         }
+        /** Bits on the wire of a header field: bit<W>, int<W>, bool (1) or a serializable enum. */
+        public int wireWidth() {
+            return type == BOOL ? 1 : type instanceof Enum ? ((Enum) type).underlying.width : ((Bits) type).width;
+        }
+        /** Whether the field's value is held in a wide slot (a bit string over 64 bits). */
+        public boolean wide() {
+            return type instanceof Bits && ((Bits) type).wide();
+        }
     }
 
     /** Headers and structs. */
@@ -135,7 +143,7 @@ public abstract class Type {
         public int bitWidth() {
             int w = 0;
             for (Field f : fields.values()) {
-                w += ((Bits) f.type).width;
+                w += f.wireWidth();
             }
             return w;
         }

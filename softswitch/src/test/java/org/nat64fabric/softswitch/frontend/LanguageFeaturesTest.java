@@ -38,4 +38,14 @@ class LanguageFeaturesTest {
         assertEquals(List.of("020103ee" + "5a031234" + "99"),
                 run("struct_initialisers.p4", "01 02 03ee 99"));
     }
+
+    @Test
+    void boolAndSerializableEnumHeaderFieldsTravelOnTheWire() {
+        // urgent (first bit) and kind CONTROL: v + 1, kind becomes DATA, urgent cleared, extra parsed
+        assertEquals(List.of("000111" + "02" + "55"), run("header_field_types.p4", "80 02 10 ee 55"));
+        // neither urgent nor CONTROL, pad bits kept
+        assertEquals(List.of("050110" + "55"), run("header_field_types.p4", "05 01 10 55"));
+        // a kind no member has is kept as read
+        assertEquals(List.of("810711" + "55"), run("header_field_types.p4", "81 07 10 55"));
+    }
 }
