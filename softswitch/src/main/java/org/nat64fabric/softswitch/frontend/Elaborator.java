@@ -1380,6 +1380,7 @@ final class Elaborator {
         String qname = qualified(prefix, d.name().getText(), an);
         List<Table.KeyField> keys = new ArrayList<>();
         List<Table.ActionRef> refs = new ArrayList<>();
+        Map<Action, List<String>> bindings = new HashMap<>();
         Table.ActionCall defaultAction = null;
         boolean constDefault = false;
         boolean constEntries = false;
@@ -1400,12 +1401,9 @@ final class Elaborator {
             } else if (p instanceof ActionsPropertyContext) {
                 for (ActionRefContext r : ((ActionsPropertyContext) p).actionRef()) {
                     ActionSym a = actionSym(r.name(), sc);
-                    if (!a.directional.isEmpty()) {
-                        throw error(r, "action '" + r.name().getText() + "' has directional parameters; softswitch tables take "
-                                + "only actions whose parameters all come from the control plane");
-                    }
                     Map<String, List<String>> ran = annotations(r.annotations());
-                    refs.add(new Table.ActionRef(a.action, ran.containsKey("tableonly"), ran.containsKey("defaultonly"), ran));
+                    refs.add(new Table.ActionRef(a.action, ran.containsKey("tableonly"), ran.containsKey("defaultonly"), ran,
+                            boundArguments(a, r, sc, bindings)));
                 }
             } else if (p instanceof EntriesPropertyContext) {
                 entries = (EntriesPropertyContext) p;
@@ -1415,7 +1413,7 @@ final class Elaborator {
                 String prop = s.name().getText();
                 switch (prop) {
                     case "default_action":
-                        defaultAction = actionCall(s.expression(), sc, refs, qname);
+                        defaultAction = actionCall(s.expression(), sc, refs, bindings, qname);
                         constDefault = s.CONST() != null;
                         break;
                     case "size":
@@ -1489,7 +1487,7 @@ final class Elaborator {
             for (int i = 0; i < priorities.length; i++) {
                 EntryContext e = entries.entry(i);
                 Table.Entry entry = new Table.Entry(entryMatch(e.keysetExpression(), keys, sc),
-                        t.needsPriority() ? priorities[i] : 0, actionCallFromRef(e.actionRef(), sc, refs, qname), 0);
+                        t.needsPriority() ? priorities[i] : 0, actionCallFromRef(e.actionRef(), sc, refs, bindings, qname), 0);
                 if (t.find(entry) != null) {
                     throw error(e, "this entry has the match" + (t.needsPriority() ? " and priority" : "") + " of an earlier entry");
                 }
@@ -1570,7 +1568,38 @@ final class Elaborator {
         return (ActionSym) o;
     }
 
-    private Table.ActionCall actionCall(ExpressionContext e, Scope sc, List<Table.ActionRef> refs, String table) {
+    /**
+     * The directional arguments an actions list gives an action (P4_16 14.2.1.2: all of them, and
+     * only them; the control plane gives the others): their copy-in, the body and their copy-out, or
+     * null for an action without directional parameters. Their text goes into bindings.
+     */
+    private Stmt boundArguments(ActionSym a, ActionRefContext r, Scope sc, Map<Action, List<String>> bindings) {
+        List<ArgumentContext> args = r.argumentList() == null ? List.of() : r.argumentList().argument();
+        String name = r.name().getText();
+        if (a.directional.isEmpty()) {
+            if (!args.isEmpty()) {
+                throw error(r.argumentList(), "action '" + name + "' has no directional parameters to bind here: its "
+                        + "parameters come from the control plane (list it as '" + name + ";')");
+            }
+            return null;
+        }
+        if (args.size() != a.directional.size()) {
+            throw error(r.argumentList() == null ? r : r.argumentList(), "action '" + name + "' has " + a.directional.size()
+                    + " directional parameter(s): the actions list binds them all, and only them, as in " + name + "("
+                    + a.directional.get(0).name + (a.directional.size() > 1 ? ", ..." : "") + ")");
+        }
+        List<String> texts = new ArrayList<>();
+        for (ArgumentContext arg : args) {
+            texts.add(arg.getText());
+        }
+        bindings.put(a.action, texts);
+        List<Stmt> prelude = new ArrayList<>();
+        List<Expr> values = arguments("action '" + name + "'", a.directional, r.argumentList(), sc, new HashMap<>(), r, prelude);
+        return copyInOut(prelude, a.directional, a.directionalSlots, values, new ActionBody(a.action));
+    }
+
+    private Table.ActionCall actionCall(ExpressionContext e, Scope sc, List<Table.ActionRef> refs,
+                                        Map<Action, List<String>> bindings, String table) {
         NameContext name;
         ArgumentListContext args = null;
         if (e instanceof CallExpressionContext && ((CallExpressionContext) e).expression() instanceof NameExpressionContext) {
@@ -1581,15 +1610,20 @@ final class Elaborator {
         } else {
             throw error(e, "default_action must be an action call, as in default_action = drop();");
         }
-        return boundCall(name, args, sc, refs, table, e);
+        return boundCall(name, args, sc, refs, bindings, table, e);
     }
 
-    private Table.ActionCall actionCallFromRef(ActionRefContext r, Scope sc, List<Table.ActionRef> refs, String table) {
-        return boundCall(r.name(), r.argumentList(), sc, refs, table, r);
+    private Table.ActionCall actionCallFromRef(ActionRefContext r, Scope sc, List<Table.ActionRef> refs,
+                                               Map<Action, List<String>> bindings, String table) {
+        return boundCall(r.name(), r.argumentList(), sc, refs, bindings, table, r);
     }
 
+    /**
+     * A default action or entry: its control-plane arguments as constants, after the directional
+     * ones, which must be written as in the actions list (P4_16 14.2.1.3).
+     */
     private Table.ActionCall boundCall(NameContext name, ArgumentListContext args, Scope sc, List<Table.ActionRef> refs,
-                                       String table, ParserRuleContext at) {
+                                       Map<Action, List<String>> bindings, String table, ParserRuleContext at) {
         ActionSym a = actionSym(name, sc);
         boolean listed = false;
         for (Table.ActionRef r : refs) {
@@ -1598,17 +1632,28 @@ final class Elaborator {
         if (!listed) {
             throw error(name, "action '" + name.getText() + "' is not in the actions of table '" + table + "'");
         }
+        List<String> bound = bindings.getOrDefault(a.action, List.of());
         List<Param> params = new ArrayList<>();
+        for (int i = 0; i < bound.size(); i++) {
+            params.add(new Param(a.directional.get(i).name, "", a.directional.get(i).type));
+        }
         for (Action.Param p : a.action.params) {
             params.add(new Param(p.name, "", p.slot.type));
         }
         List<Expr> values = arguments("action '" + name.getText() + "'", params, args, sc, new HashMap<>(), at);
-        BigInteger[] data = new BigInteger[values.size()];
-        for (int i = 0; i < data.length; i++) {
-            if (!(values.get(i) instanceof Expr.Const)) {
-                throw error(args.argument(i), "the arguments of a table's action must be constants");
+        for (int i = 0; i < bound.size(); i++) {
+            if (!args.argument(i).getText().equals(bound.get(i))) {
+                throw error(args.argument(i), "action '" + name.getText() + "' takes its directional arguments here as "
+                        + "in the actions list: " + name.getText() + "(" + String.join(", ", bound) + ", ...)");
             }
-            data[i] = ((Expr.Const) values.get(i)).value;
+        }
+        BigInteger[] data = new BigInteger[values.size() - bound.size()];
+        for (int i = 0; i < data.length; i++) {
+            Expr v = values.get(bound.size() + i);
+            if (!(v instanceof Expr.Const)) {
+                throw error(args.argument(bound.size() + i), "the arguments of a table's action must be constants");
+            }
+            data[i] = ((Expr.Const) v).value;
         }
         return new Table.ActionCall(a.action, data);
     }

@@ -4,10 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.nat64fabric.softswitch.testutil.P4Programs.bytes;
 import static org.nat64fabric.softswitch.testutil.P4Programs.hex;
 
+import java.math.BigInteger;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
+import org.nat64fabric.softswitch.pipeline.Program;
+import org.nat64fabric.softswitch.pipeline.Table;
+import org.nat64fabric.softswitch.testutil.P4Programs;
 import org.nat64fabric.softswitch.v1model.V1ModelSwitch;
 
 /**
@@ -47,5 +52,34 @@ class LanguageFeaturesTest {
         assertEquals(List.of("050110" + "55"), run("header_field_types.p4", "05 01 10 55"));
         // a kind no member has is kept as read
         assertEquals(List.of("810711" + "55"), run("header_field_types.p4", "81 07 10 55"));
+    }
+
+    @Test
+    void actionsListBindsDirectionalArgumentsAndTheControlPlaneTheRest() {
+        Program p = Frontend.compile(PROGRAMS.resolve("bound_actions.p4"));
+        // the control plane gives add_to its amount; u binds its target to hdr.h.a, t to hdr.h.b
+        p.table("I.u").insert(new Table.Entry(new Table.FieldMatch[] {Table.FieldMatch.exact(BigInteger.valueOf(3), 8)}, 0,
+                P4Programs.call(p, "I.add_to", 7), 0));
+        p.table("I.t").insert(new Table.Entry(new Table.FieldMatch[] {Table.FieldMatch.exact(BigInteger.valueOf(4), 8)}, 0,
+                P4Programs.call(p, "I.add_to", 1), 0));
+        V1ModelSwitch sw = new V1ModelSwitch(p);
+        assertEquals("2:0111bb", out(sw, "01 aa bb"));   // const entry set_port(2, 0x11)
+        assertEquals("1:02aac0", out(sw, "02 aa bb"));   // const entry add_to(hdr.h.b, 5)
+        assertEquals("2:03f5bb", out(sw, "03 aa bb"));   // default set_port(2, 0xee), then u adds 7 to a
+        assertEquals("1:04aabc", out(sw, "04 aa bb"));   // inserted add_to(1) on t's binding, b
+        // P4Info lists only the control-plane parameters
+        var info = P4InfoBuilder.build(p);
+        for (var a : info.getActionsList()) {
+            if (a.getPreamble().getName().equals("I.add_to")) {
+                assertEquals(List.of("amount"), a.getParamsList().stream().map(x -> x.getName()).collect(Collectors.toList()));
+            }
+        }
+        assertEquals(1, info.getActionsList().stream().filter(a -> a.getPreamble().getName().equals("I.add_to")).count());
+    }
+
+    private static String out(V1ModelSwitch sw, String input) {
+        List<V1ModelSwitch.Output> o = sw.process(0, bytes(input));
+        assertEquals(1, o.size());
+        return o.get(0).port + ":" + hex(o.get(0).data);
     }
 }
