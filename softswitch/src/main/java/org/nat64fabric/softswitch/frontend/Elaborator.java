@@ -75,6 +75,8 @@ final class Elaborator {
     private final Map<Action, Token> actionDeclarations = new HashMap<>();
     /** The table each direct counter or meter is attached to. */
     private final Map<DirectDecl, String> attached = new HashMap<>();
+    /** Instances made by direct type invocation (Callee.apply(...)), by their qualified name. */
+    private final Map<String, ControlInstance> directInstances = new HashMap<>();
 
     // ---- symbols ----
 
@@ -2799,6 +2801,9 @@ final class Elaborator {
             MemberExpressionContext mc = (MemberExpressionContext) calleeCtx;
             Object base = resolve(mc.expression(), sc, cx);
             String name = mc.name().getText();
+            if (base instanceof BlockType && ((BlockType) base).decl != null) {
+                return directInvocation((BlockType) base, new MethodRef(base, name, mc), args, sc, cx, e);
+            }
             if (base instanceof Expr.Agg) {
                 return headerMethod((Expr.Agg) base, name, args == null ? 0 : args.argument().size(), args, sc, mc.name());
             }
@@ -2851,16 +2856,7 @@ final class Elaborator {
             return new ApplyResult(((TableSym) t).table);
         }
         if (t instanceof ControlInstance) {
-            if (!m.method.equals("apply")) {
-                throw error(m.at.name(), "a control instance has only apply(), not '" + m.method + "'");
-            }
-            if (where != Where.CONTROL) {
-                throw error(m.at, "a control can be applied only in a control's apply block, not in " + whereName());
-            }
-            ControlInstance ci = (ControlInstance) t;
-            List<Stmt> prelude = new ArrayList<>();
-            List<Expr> values = arguments("'" + ci.name + ".apply'", ci.params, args, sc, new HashMap<>(), at, prelude);
-            return copyInOut(prelude, ci.params, ci.slots, values, ci.body);
+            return applyControl((ControlInstance) t, m, args, sc, at);
         }
         if (t instanceof PacketParam) {
             return packetMethod((PacketParam) t, m, args, targs, sc, at);
@@ -2872,6 +2868,41 @@ final class Elaborator {
             throw error(m.at.name(), "'" + m.method + "' is not a method of " + ((Expr) t).type);
         }
         throw error(m.at, "'" + m.at.getText() + "' is not a method");
+    }
+
+    private Stmt applyControl(ControlInstance ci, MethodRef m, ArgumentListContext args, Scope sc, ParserRuleContext at) {
+        if (!m.method.equals("apply")) {
+            throw error(m.at.name(), "a control instance has only apply(), not '" + m.method + "'");
+        }
+        if (where != Where.CONTROL) {
+            throw error(m.at, "a control can be applied only in a control's apply block, not in " + whereName());
+        }
+        List<Stmt> prelude = new ArrayList<>();
+        List<Expr> values = arguments("'" + ci.name + ".apply'", ci.params, args, sc, new HashMap<>(), at, prelude);
+        return copyInOut(prelude, ci.params, ci.slots, values, ci.body);
+    }
+
+    /**
+     * Callee.apply(...) on a control type (P4_16 direct type invocation): applies a local instance
+     * named after the type, as if the enclosing control declared @name("Callee") Callee() Callee;
+     * every direct invocation of one type in one control applies that one instance.
+     */
+    private Stmt directInvocation(BlockType bt, MethodRef m, ArgumentListContext args, Scope sc, Context cx,
+                                  ParserRuleContext at) {
+        if (!"control".equals(bt.kind)) {
+            throw error(m.at, "only a control type can be applied directly here ('" + bt.name + "' is a " + bt.kind
+                    + "): instantiate it");
+        }
+        if (where != Where.CONTROL || cx == null) {
+            throw error(m.at, "a control can be applied only in a control's apply block, not in " + whereName());
+        }
+        String qname = cx.prefix + "." + bt.name;
+        ControlInstance ci = directInstances.get(qname);
+        if (ci == null) {
+            ci = instantiateControl(bt, qname, null, m.at);
+            directInstances.put(qname, ci);
+        }
+        return applyControl(ci, m, args, sc, at);
     }
 
     /**

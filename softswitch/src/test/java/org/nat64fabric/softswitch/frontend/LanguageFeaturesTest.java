@@ -82,4 +82,17 @@ class LanguageFeaturesTest {
         assertEquals(1, o.size());
         return o.get(0).port + ":" + hex(o.get(0).data);
     }
+
+    @Test
+    void aControlTypeAppliedDirectlyIsOneLocalInstanceNamedAfterTheType() {
+        Program p = Frontend.compile(PROGRAMS.resolve("direct_invocation.p4"));
+        V1ModelSwitch sw = new V1ModelSwitch(p);
+        assertEquals("1:0512", out(sw, "05 10"));   // two applies of the default add(1)
+        // the instance's table is I.Bump.t, for the control plane too
+        p.table("I.Bump.t").insert(new Table.Entry(new Table.FieldMatch[] {Table.FieldMatch.exact(BigInteger.valueOf(5), 8)},
+                0, P4Programs.call(p, "I.Bump.add", 10), 0));
+        assertEquals("1:0524", out(sw, "05 10"));
+        assertEquals(List.of("I.Bump.t"), P4InfoBuilder.build(p).getTablesList().stream()
+                .map(t -> t.getPreamble().getName()).collect(Collectors.toList()));
+    }
 }
