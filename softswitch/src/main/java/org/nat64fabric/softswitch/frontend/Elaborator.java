@@ -76,7 +76,7 @@ final class Elaborator {
     /** The table each direct counter or meter is attached to. */
     private final Map<DirectDecl, String> attached = new HashMap<>();
     /** Instances made by direct type invocation (Callee.apply(...)), by their qualified name. */
-    private final Map<String, ControlInstance> directInstances = new HashMap<>();
+    private final Map<String, Object> directInstances = new HashMap<>();
 
     // ---- symbols ----
 
@@ -219,6 +219,20 @@ final class Elaborator {
         Stmt body;
 
         ControlInstance(String name, List<Param> params, List<Expr> slots) {
+            this.name = name;
+            this.params = params;
+            this.slots = slots;
+        }
+    }
+
+    /** A parser instantiated inside another (a sub-parser): its parameters are slots, copied in and out. */
+    private static final class ParserInstance {
+        final String name;
+        final List<Param> params;
+        final List<Expr> slots;
+        Parser parser;
+
+        ParserInstance(String name, List<Param> params, List<Expr> slots) {
             this.name = name;
             this.params = params;
             this.slots = slots;
@@ -842,6 +856,14 @@ final class Elaborator {
                 }
             }
             Param p = params.get(index);
+            if (p.type instanceof Type.Declared && ((Type.Declared) p.type).name.startsWith("packet_")) {
+                // softswitch has one packet: the argument names it, nothing is copied
+                Object v = a.expression() == null ? null : resolve(a.expression(), sc, null);
+                if (!(v instanceof PacketParam) || ((PacketParam) v).input != p.type.toString().endsWith("packet_in")) {
+                    throw error(a, "argument '" + p.name + "' of " + what + " must be the " + ((Type.Declared) p.type).name);
+                }
+                continue;
+            }
             if (a.DONTCARE() != null) {
                 if (!p.writable()) {
                     throw error(a, "'_' can only be passed to an out parameter");
@@ -868,7 +890,7 @@ final class Elaborator {
             }
             out[index] = e;
         }
-        return List.of(out);
+        return java.util.Arrays.asList(out);
     }
 
     private static Type resolveVar(Type t, Map<String, Type> bindings) {
@@ -1315,7 +1337,7 @@ final class Elaborator {
             if (tname.equals("packet_in") || tname.equals("packet_out")) {
                 sc.symbols.put(pname, new PacketParam(tname.equals("packet_in")));
                 slots.add(null);
-                params.add(new Param(pname, dir, null));
+                params.add(new Param(pname, dir, new Type.Declared("extern", tname)));
                 continue;
             }
             Type t = type(p.typeRef(), global);
@@ -1710,12 +1732,27 @@ final class Elaborator {
 
     // ---- parsers ----
 
+    /** The architecture's parser: its parameters are the package's storage. */
     private Parser compileParser(BlockType bt, Map<Type, Expr> byType) {
+        return instantiateParser(bt, bt.name, byType, bt.decl).parser;
+    }
+
+    private ParserInstance instantiateParser(BlockType bt, String name, Map<Type, Expr> byType, ParserRuleContext at) {
+        if (!(bt.decl instanceof ParserDeclarationContext)) {
+            throw error(at, "'" + bt.name + "' is not a parser");
+        }
         ParserDeclarationContext d = (ParserDeclarationContext) bt.decl;
+        if (inProgress.contains(bt)) {
+            throw error(at, "parser '" + bt.name + "' instantiates itself: P4 has no recursion");
+        }
+        if (d.parameterList() != null && !d.parameterList().parameter().isEmpty()) {
+            throw error(d.parameterList(), "parsers with constructor parameters are not supported by softswitch");
+        }
         Scope sc = new Scope(global);
-        bindParams(bt, sc, byType, new ArrayList<>());
+        List<Param> params = new ArrayList<>();
+        ParserInstance pi = new ParserInstance(name, params, bindParams(bt, sc, byType, params));
         Where outer = enter(Where.PARSER, bt);
-        Context cx = new Context(bt.name, true, null);
+        Context cx = new Context(name, true, null);
         List<Stmt> init = new ArrayList<>();
         for (ParserLocalElementContext l : d.parserLocalElement()) {
             if (l.constantDeclaration() != null) {
@@ -1723,7 +1760,7 @@ final class Elaborator {
             } else if (l.variableDeclaration() != null) {
                 init.add(variable(l.variableDeclaration(), sc));
             } else {
-                throw error(l, "instantiations inside a parser are not supported by softswitch");
+                subParser(l.instantiation(), sc, name);
             }
         }
         List<ParserStateContext> states = d.parserState();
@@ -1770,7 +1807,52 @@ final class Elaborator {
             throw error(d.parserTypeDeclaration().name(), "parser '" + bt.name
                     + "' never reaches accept: no path of transitions leads from start to accept");
         }
-        return new Parser(bt.name, bodies, transitions);
+        pi.parser = new Parser(name, bodies, transitions);
+        return pi;
+    }
+
+    /** SubParser() sp; among a parser's declarations: the only instantiation a parser takes here. */
+    private void subParser(InstantiationContext d, Scope sc, String prefix) {
+        TypeRefContext tr = d.typeRef();
+        Object t = tr instanceof NamedTypeRefContext ? sc.lookup(((NamedTypeRefContext) tr).typeName().TYPE_IDENT().getText()) : null;
+        if (!(t instanceof BlockType) || !"parser".equals(((BlockType) t).kind)) {
+            throw error(d, "a parser can instantiate only parsers in softswitch (value_set and externs are not supported here)");
+        }
+        if (!d.argumentList().argument().isEmpty()) {
+            throw error(d.argumentList(), "parsers with constructor parameters are not supported by softswitch");
+        }
+        define(sc, d.name(), instantiateParser((BlockType) t, qualified(prefix, d.name().getText(), annotations(d.annotations())),
+                null, d));
+    }
+
+    /** sp.apply(packet, ...) in a parser state: the sub-parser runs to accept, or the caller rejects too. */
+    private Stmt applyParser(ParserInstance pi, MethodRef m, ArgumentListContext args, Scope sc, ParserRuleContext at) {
+        if (!m.method.equals("apply")) {
+            throw error(m.at.name(), "a parser instance has only apply(), not '" + m.method + "'");
+        }
+        if (where != Where.PARSER) {
+            throw error(m.at, "a parser can be applied only in a parser state, not in " + whereName());
+        }
+        List<Stmt> prelude = new ArrayList<>();
+        List<Expr> values = arguments("'" + pi.name + ".apply'", pi.params, args, sc, new HashMap<>(), at, prelude);
+        return copyInOut(prelude, pi.params, pi.slots, values, new SubParserRun(pi.parser));
+    }
+
+    /** Runs a sub-parser from its start state: NEXT on accept, REJECT (with its error) otherwise. */
+    private static final class SubParserRun extends Stmt {
+        private final Parser parser;
+
+        SubParserRun(Parser parser) {
+            this.parser = parser;
+        }
+
+        @Override public int exec(State s) {
+            return parser.run(s) ? NEXT : Parser.REJECT;
+        }
+
+        @Override public void c(CodeWriter w) {
+            throw new CodeWriter.Unsupported("a sub-parser");
+        }
     }
 
     private Stmt parserStatement(ParserStatementContext ps, Scope sc, Context cx) {
@@ -2858,6 +2940,9 @@ final class Elaborator {
         if (t instanceof ControlInstance) {
             return applyControl((ControlInstance) t, m, args, sc, at);
         }
+        if (t instanceof ParserInstance) {
+            return applyParser((ParserInstance) t, m, args, sc, at);
+        }
         if (t instanceof PacketParam) {
             return packetMethod((PacketParam) t, m, args, targs, sc, at);
         }
@@ -2883,26 +2968,28 @@ final class Elaborator {
     }
 
     /**
-     * Callee.apply(...) on a control type (P4_16 direct type invocation): applies a local instance
-     * named after the type, as if the enclosing control declared @name("Callee") Callee() Callee;
-     * every direct invocation of one type in one control applies that one instance.
+     * Callee.apply(...) on a control or parser type (P4_16 direct type invocation): applies a local
+     * instance named after the type, as if the enclosing block declared @name("Callee") Callee()
+     * Callee; every direct invocation of one type in one block applies that one instance.
      */
     private Stmt directInvocation(BlockType bt, MethodRef m, ArgumentListContext args, Scope sc, Context cx,
                                   ParserRuleContext at) {
-        if (!"control".equals(bt.kind)) {
-            throw error(m.at, "only a control type can be applied directly here ('" + bt.name + "' is a " + bt.kind
-                    + "): instantiate it");
+        boolean control = "control".equals(bt.kind);
+        if (!control && !"parser".equals(bt.kind)) {
+            throw error(m.at, "'" + bt.name + "' is a " + bt.kind + ": only controls and parsers can be applied");
         }
-        if (where != Where.CONTROL || cx == null) {
-            throw error(m.at, "a control can be applied only in a control's apply block, not in " + whereName());
+        if (control ? where != Where.CONTROL : where != Where.PARSER) {
+            throw error(m.at, control ? "a control can be applied only in a control's apply block, not in " + whereName()
+                    : "a parser can be applied only in a parser state, not in " + whereName());
         }
         String qname = cx.prefix + "." + bt.name;
-        ControlInstance ci = directInstances.get(qname);
-        if (ci == null) {
-            ci = instantiateControl(bt, qname, null, m.at);
-            directInstances.put(qname, ci);
+        Object instance = directInstances.get(qname);
+        if (instance == null) {
+            instance = control ? instantiateControl(bt, qname, null, m.at) : instantiateParser(bt, qname, null, m.at);
+            directInstances.put(qname, instance);
         }
-        return applyControl(ci, m, args, sc, at);
+        return control ? applyControl((ControlInstance) instance, m, args, sc, at)
+                : applyParser((ParserInstance) instance, m, args, sc, at);
     }
 
     /**
@@ -3078,7 +3165,7 @@ final class Elaborator {
             for (Stmt st : after) {
                 st.exec(s);
             }
-            return r == EXIT ? EXIT : NEXT;
+            return r == EXIT || r == Parser.REJECT ? r : NEXT;   // a sub-parser's reject rejects its caller
         }
 
         @Override public void c(CodeWriter w) {

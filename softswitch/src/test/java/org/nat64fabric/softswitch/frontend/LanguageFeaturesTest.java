@@ -95,4 +95,12 @@ class LanguageFeaturesTest {
         assertEquals(List.of("I.Bump.t"), P4InfoBuilder.build(p).getTablesList().stream()
                 .map(t -> t.getPreamble().getName()).collect(Collectors.toList()));
     }
+
+    @Test
+    void subParsersRunToAcceptOrRejectTheirCaller() {
+        assertEquals(List.of("01" + "05" + "99"), run("sub_parsers.p4", "01 05 99"));       // instance pa
+        assertEquals(List.of("02" + "1234" + "99"), run("sub_parsers.p4", "02 1234 99"));   // ParseB.apply
+        // ParseA's select has no case for 0xff: NoMatch reaches ingress, the extracted a is kept
+        assertEquals(List.of("ee" + "ff" + "99"), run("sub_parsers.p4", "01 ff 99"));
+    }
 }
