@@ -476,7 +476,9 @@ final class Elaborator {
     // ---- types ----
 
     private void typeDeclaration(TypeDeclarationContext d, Scope sc) {
-        if (d instanceof HeaderDeclarationContext || d instanceof StructDeclarationContext) {
+        if (d instanceof HeaderUnionDeclarationContext) {
+            headerUnion((HeaderUnionDeclarationContext) d, sc);
+        } else if (d instanceof HeaderDeclarationContext || d instanceof StructDeclarationContext) {
             boolean header = d instanceof HeaderDeclarationContext;
             NameContext name = header ? ((HeaderDeclarationContext) d).name() : ((StructDeclarationContext) d).name();
             AnnotationsContext an = header ? ((HeaderDeclarationContext) d).annotations()
@@ -516,8 +518,6 @@ final class Elaborator {
                 }
                 controllerHeaders.put(ch.get(0), t);
             }
-        } else if (d instanceof HeaderUnionDeclarationContext) {
-            throw error(d, "header_union is not supported by softswitch yet");
         } else if (d instanceof EnumDeclarationContext) {
             EnumDeclarationContext e = (EnumDeclarationContext) d;
             Type.Enum t = new Type.Enum(e.name(0).getText(), null);
@@ -1294,6 +1294,97 @@ final class Elaborator {
             for (String l : lists) {
                 out.computeIfAbsent(Integer.parseInt(l), k -> new ArrayList<>()).add(field(at, base, f));
             }
+        }
+        return out;
+    }
+
+    /** header_union U { h1_t a; h2_t b; }: its fields are headers, of distinct names. */
+    private void headerUnion(HeaderUnionDeclarationContext d, Scope sc) {
+        if (d.typeParameters() != null) {
+            throw error(d.typeParameters(), "generic header unions are not supported by softswitch");
+        }
+        Type.Aggregate t = new Type.Aggregate(d.name().getText(), false, true, annotations(d.annotations()));
+        define(sc, d.name(), t);
+        for (StructFieldContext f : d.structField()) {
+            Type ft = type(f.typeRef(), sc);
+            if (!(ft instanceof Type.Aggregate) || !((Type.Aggregate) ft).header) {
+                throw error(f.typeRef(), "header_union field '" + f.name().getText() + "' must be a header, not " + ft);
+            }
+            if (t.fields.containsKey(f.name().getText())) {
+                throw error(f.name(), "field '" + f.name().getText() + "' is declared twice in " + t);
+            }
+            t.addField(f.name().getText(), ft, annotations(f.annotations()));
+        }
+    }
+
+    /** The other members of the header union a member was reached from (u.a gives [u.b, ...]); null otherwise. */
+    private final Map<Expr, List<Expr.Agg>> unionSiblings = new java.util.IdentityHashMap<>();
+
+    /** After st writes header h: when h is a union member and now valid, the other members become invalid. */
+    private Stmt unionWrite(Expr h, Stmt st) {
+        List<Expr.Agg> siblings = unionSiblings.get(h);
+        return siblings == null ? st : new Stmt.Block(List.of(st, new UnionMemberWritten((Expr.Agg) h, siblings)));
+    }
+
+    /** P4_16 8.20: a valid member of a header union makes the others invalid. */
+    private static final class UnionMemberWritten extends Stmt {
+        private final Expr.Agg member;
+        private final Expr.Agg[] others;
+
+        UnionMemberWritten(Expr.Agg member, List<Expr.Agg> others) {
+            this.member = member;
+            this.others = others.toArray(new Expr.Agg[0]);
+        }
+
+        @Override public int exec(State s) {
+            if (s.n[member.narrowBase(s)] != 0) {
+                for (Expr.Agg o : others) {
+                    s.n[o.narrowBase(s)] = 0;
+                }
+            }
+            return NEXT;
+        }
+
+        @Override public void c(CodeWriter w) {
+            w.open("if (" + w.nAt(member.cNarrowBase(w)) + ")");
+            for (Expr.Agg o : others) {
+                w.line(w.nAt(o.cNarrowBase(w)) + " = 0;");
+            }
+            w.close();
+        }
+    }
+
+    /** u.isValid(): whether any member of the union is valid. */
+    private static final class UnionIsValid extends Expr {
+        private final Expr.Agg[] members;
+
+        UnionIsValid(List<Expr.Agg> members) {
+            super(Type.BOOL);
+            this.members = members.toArray(new Expr.Agg[0]);
+        }
+
+        @Override public long eval(State s) {
+            for (Expr.Agg m : members) {
+                if (s.n[m.narrowBase(s)] != 0) {
+                    return 1;
+                }
+            }
+            return 0;
+        }
+
+        @Override public String c(CodeWriter w) {
+            StringBuilder sb = new StringBuilder("(0");
+            for (Expr.Agg m : members) {
+                sb.append(" || ").append(w.nAt(m.cNarrowBase(w)));
+            }
+            return sb.append(")").toString();
+        }
+    }
+
+    private List<Expr.Agg> unionMembers(Expr.Agg union) {
+        List<Expr.Agg> out = new ArrayList<>();
+        for (Type.Field f : ((Type.Aggregate) union.type).fields.values()) {
+            out.add((Expr.Agg) field(union, union.fixedBase(), f));
         }
         return out;
     }
@@ -2107,21 +2198,29 @@ final class Elaborator {
 
     private Stmt assign(Expr target, Expr value, ParserRuleContext at) {
         if (target instanceof Expr.Agg) {
-            if (value instanceof StructValue && target.type instanceof Type.Aggregate) {
-                value = ((StructValue) value).inOrderOf((Type.Aggregate) target.type, at);
-            }
-            if (value instanceof ListValue) {
-                if (!(target.type instanceof Type.Aggregate)) {
-                    throw error(at, "cannot assign a list to " + target.type + " (assign its elements one by one)");
-                }
-                return listAssign((Expr.Agg) target, (ListValue) value, at);
-            }
-            if (!(value instanceof Expr.Agg) || !value.type.equals(target.type)) {
-                throw error(at, "cannot assign " + value.type + " to " + target.type);
-            }
-            return new Stmt.CopyAgg((Expr.Agg) target, (Expr.Agg) value);
+            return unionWrite(target, assignAggregate((Expr.Agg) target, value, at));
         }
         return new Stmt.Assign((Expr.LValue) target, coerce(value, target.type, at));
+    }
+
+    private Stmt assignAggregate(Expr.Agg target, Expr value, ParserRuleContext at) {
+        if (target.type instanceof Type.Aggregate && ((Type.Aggregate) target.type).union
+                && (value instanceof ListValue || value instanceof StructValue)) {
+            throw error(at, "a " + target.type + " takes a union of its type, or one member at a time (u.member = ...)");
+        }
+        if (value instanceof StructValue && target.type instanceof Type.Aggregate) {
+            value = ((StructValue) value).inOrderOf((Type.Aggregate) target.type, at);
+        }
+        if (value instanceof ListValue) {
+            if (!(target.type instanceof Type.Aggregate)) {
+                throw error(at, "cannot assign a list to " + target.type + " (assign its elements one by one)");
+            }
+            return listAssign(target, (ListValue) value, at);
+        }
+        if (!(value instanceof Expr.Agg) || !value.type.equals(target.type)) {
+            throw error(at, "cannot assign " + value.type + " to " + target.type);
+        }
+        return new Stmt.CopyAgg(target, (Expr.Agg) value);
     }
 
     /**
@@ -2785,7 +2884,17 @@ final class Elaborator {
             if (f == null) {
                 throw error(m.name(), at + " has no field '" + name + "'");
             }
-            return field(agg, agg.fixedBase(), f);
+            Expr member = field(agg, agg.fixedBase(), f);
+            if (at.union) {
+                List<Expr.Agg> siblings = new ArrayList<>();
+                for (Type.Field other : at.fields.values()) {
+                    if (other != f) {
+                        siblings.add((Expr.Agg) field(agg, agg.fixedBase(), other));
+                    }
+                }
+                unionSiblings.put(member, siblings);
+            }
+            return member;
         }
         if (base instanceof Expr) {
             throw error(m.name(), "'" + baseCtx.getText() + "' has type " + ((Expr) base).type + ", which has no member '" + name + "'");
@@ -3009,15 +3118,18 @@ final class Elaborator {
             throw error(at, "header stacks have push_front(n) and pop_front(n), not '" + method + "'");
         }
         Type.Aggregate t = (Type.Aggregate) h.type;
+        if (t.union && method.equals("isValid") && argc == 0) {
+            return new UnionIsValid(unionMembers(h));
+        }
         if (!t.header) {
-            throw error(at, "'" + method + "' is not a method of " + t);
+            throw error(at, "'" + method + "' is not a method of " + t + (t.union ? " (it has isValid)" : ""));
         }
         if (argc != 0) {
             throw error(at, method + "() takes no arguments");
         }
         switch (method) {
             case "isValid": return new IsValid(h);
-            case "setValid": return new SetValid(h, 1);
+            case "setValid": return unionWrite(h, new SetValid(h, 1));
             case "setInvalid": return new SetValid(h, 0);
             default: throw error(at, "'" + method + "' is not a method of " + t + " (it has isValid, setValid, setInvalid)");
         }
@@ -3285,7 +3397,7 @@ final class Elaborator {
                         ExpressionContext stackCtx = ((MemberExpressionContext) a.get(0).expression()).expression();
                         stack = new PacketIo.Stack((Expr.Agg) expr(stackCtx, sc, null));
                     }
-                    return new PacketIo.Extract((Expr.Agg) h, stack);
+                    return unionWrite(h, new PacketIo.Extract((Expr.Agg) h, stack));
                 }
                 case "lookahead": {
                     if (targs.size() != 1 || !a.isEmpty()) {

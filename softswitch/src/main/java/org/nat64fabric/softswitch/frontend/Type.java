@@ -107,17 +107,22 @@ public abstract class Type {
         }
     }
 
-    /** Headers and structs. */
+    /** Headers, structs and header unions (a union's fields are headers, at most one valid). */
     public static final class Aggregate extends Type {
         public final String name;
         public final boolean header;
+        public final boolean union;
         public final Map<String, List<String>> annotations;
         public final Map<String, Field> fields = new LinkedHashMap<>();
         private int narrow;
         private int wide;
         Aggregate(String name, boolean header, Map<String, List<String>> annotations) {
+            this(name, header, false, annotations);
+        }
+        Aggregate(String name, boolean header, boolean union, Map<String, List<String>> annotations) {
             this.name = name;
             this.header = header;
+            this.union = union;
             this.annotations = annotations;
             this.narrow = header ? 1 : 0;
         }
@@ -149,7 +154,7 @@ public abstract class Type {
         }
         @Override public int narrowSlots() { return narrow; }
         @Override public int wideSlots() { return wide; }
-        @Override public String toString() { return (header ? "header " : "struct ") + name; }
+        @Override public String toString() { return (header ? "header " : union ? "header_union " : "struct ") + name; }
     }
 
     /** A header stack; its last narrow slot holds nextIndex. */

@@ -103,4 +103,12 @@ class LanguageFeaturesTest {
         // ParseA's select has no case for 0xff: NoMatch reaches ingress, the extracted a is kept
         assertEquals(List.of("ee" + "ff" + "99"), run("sub_parsers.p4", "01 ff 99"));
     }
+
+    @Test
+    void aHeaderUnionKeepsAtMostOneMemberValid() {
+        assertEquals(List.of("04" + "10" + "99"), run("header_union.p4", "04 10 99"));       // v4 kept
+        assertEquals(List.of("06" + "0606" + "99"), run("header_union.p4", "04 00 99"));     // setValid of v6 drops v4
+        assertEquals(List.of("04" + "44" + "99"), run("header_union.p4", "06 0000 99"));     // v4 assigned drops v6
+        assertEquals(List.of("ff" + "99"), run("header_union.p4", "07 99"));                 // no member valid
+    }
 }
