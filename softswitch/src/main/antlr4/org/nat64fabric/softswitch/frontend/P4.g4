@@ -21,6 +21,7 @@ declaration
     | errorDeclaration
     | matchKindDeclaration
     | functionDeclaration
+    | valueSetDeclaration
     | parserTypeDeclaration ';'
     | controlTypeDeclaration ';'
     | packageTypeDeclaration ';'
@@ -101,7 +102,8 @@ functionDeclaration : annotations? functionPrototype blockStatement ;
 // ---- parsers ----
 parserDeclaration
     : parserTypeDeclaration ( '(' parameterList ')' )? '{' parserLocalElement* parserState+ '}' ;
-parserLocalElement : constantDeclaration | variableDeclaration | instantiation ;
+parserLocalElement : constantDeclaration | variableDeclaration | instantiation | valueSetDeclaration ;
+valueSetDeclaration : annotations? VALUE_SET '<' typeArg '>' '(' expression ')' name ';' ;
 parserState : annotations? STATE name '{' parserStatement* transitionStatement? '}' ;
 parserStatement
     : assignmentOrCall
@@ -248,6 +250,7 @@ TRUE : 'true' ;
 TUPLE : 'tuple' ;
 TYPE : 'type' ;
 TYPEDEF : 'typedef' ;
+VALUE_SET : 'value_set' ;
 VARBIT : 'varbit' ;
 VOID : 'void' ;
 DONTCARE : '_' ;

@@ -23,6 +23,7 @@ import org.nat64fabric.softswitch.pipeline.StackElement;
 import org.nat64fabric.softswitch.pipeline.State;
 import org.nat64fabric.softswitch.pipeline.Stmt;
 import org.nat64fabric.softswitch.pipeline.Table;
+import org.nat64fabric.softswitch.pipeline.ValueSet;
 import org.nat64fabric.softswitch.v1model.Externs;
 
 /**
@@ -49,6 +50,7 @@ final class Elaborator {
     private final List<Externs.Counter> counters = new ArrayList<>();
     private final List<Externs.Register> registers = new ArrayList<>();
     private final List<Externs.Meter> meters = new ArrayList<>();
+    private final List<ValueSet> valueSets = new ArrayList<>();
     private final Map<String, Type.Aggregate> controllerHeaders = new LinkedHashMap<>();
     private Expr.Agg standardMetadata;
     /** The package main instantiates, known before any block is compiled. */
@@ -431,6 +433,8 @@ final class Elaborator {
             typeDeclaration(d.typeDeclaration(), sc);
         } else if (d.instantiation() != null) {
             instantiation(d.instantiation(), sc, "");
+        } else if (d.valueSetDeclaration() != null) {
+            valueSet(d.valueSetDeclaration(), sc, "");
         } else if (d.errorDeclaration() != null) {
             for (NameContext n : d.errorDeclaration().name()) {
                 if (errorType.members.contains(n.getText())) {
@@ -1279,7 +1283,7 @@ final class Elaborator {
             throw new IllegalStateException("wide slots " + wideSlots + " but " + wideWidths.size() + " widths");
         }
         return new Program(architecture, mainFile, narrowSlots, wideWidths.stream().mapToInt(Integer::intValue).toArray(),
-                parser, verify, ingress, egress, compute, deparser, tables, used, counters, registers, meters,
+                parser, verify, ingress, egress, compute, deparser, tables, used, counters, registers, meters, valueSets,
                 controllerHeaders, errorType.members, hdr, meta, standardMetadata, fieldLists);
     }
 
@@ -1850,6 +1854,8 @@ final class Elaborator {
                 constant(l.constantDeclaration(), sc);
             } else if (l.variableDeclaration() != null) {
                 init.add(variable(l.variableDeclaration(), sc));
+            } else if (l.valueSetDeclaration() != null) {
+                valueSet(l.valueSetDeclaration(), sc, name);
             } else {
                 subParser(l.instantiation(), sc, name);
             }
@@ -1900,6 +1906,62 @@ final class Elaborator {
         }
         pi.parser = new Parser(name, bodies, transitions);
         return pi;
+    }
+
+    /** A value_set and the types of its fields, for the select cases that name it. */
+    private static final class ValueSetSym {
+        final ValueSet set;
+        final List<Type> types;
+
+        ValueSetSym(ValueSet set, List<Type> types) {
+            this.set = set;
+            this.types = types;
+        }
+    }
+
+    /**
+     * value_set<T>(size) name; T is bit<W> (one match field) or a struct of bit<W> fields, each
+     * exact or, with @match(ternary), ternary (P4Runtime 1.4, 8.4 ValueSet).
+     */
+    private void valueSet(ValueSetDeclarationContext d, Scope sc, String prefix) {
+        Map<String, List<String>> an = annotations(d.annotations());
+        String qname = qualified(prefix, d.name().getText(), an);
+        if (d.typeArg().DONTCARE() != null) {
+            throw error(d.typeArg(), "a value_set needs its element type, as in value_set<bit<16>>(4)");
+        }
+        Type t = type(d.typeArg().typeRef(), sc);
+        List<ValueSet.Field> fields = new ArrayList<>();
+        List<Type> types = new ArrayList<>();
+        if (t instanceof Type.Bits) {
+            fields.add(new ValueSet.Field("", ((Type.Bits) t).width, false));
+            types.add(t);
+        } else if (t instanceof Type.Aggregate && !((Type.Aggregate) t).header && !((Type.Aggregate) t).union) {
+            for (Type.Field f : ((Type.Aggregate) t).fields.values()) {
+                if (!(f.type instanceof Type.Bits)) {
+                    throw error(d.typeArg(), "value_set field '" + f.name + "' must be bit<W> or int<W>, not " + f.type);
+                }
+                List<String> match = f.annotations.getOrDefault("match", List.of("exact"));
+                if (!match.equals(List.of("exact")) && !match.equals(List.of("ternary"))) {
+                    throw error(d.typeArg(), "value_set field '" + f.name + "': softswitch matches value sets exactly or "
+                            + "with @match(ternary), not @match(" + String.join(", ", match) + ")");
+                }
+                fields.add(new ValueSet.Field(f.name, ((Type.Bits) f.type).width, match.equals(List.of("ternary"))));
+                types.add(f.type);
+            }
+            if (fields.isEmpty()) {
+                throw error(d.typeArg(), "a value_set's struct needs at least one field");
+            }
+        } else {
+            throw error(d.typeArg(), "a value_set's elements must be bit<W> or a struct of bit<W> fields, not " + t);
+        }
+        BigInteger size = constantValue(d.expression(), sc, null);
+        if (size.signum() <= 0 || size.bitLength() > 31) {
+            throw error(d.expression(), "a value_set's size must be a positive constant");
+        }
+        claim("value_set", qname, an, d.name().getStart());
+        ValueSet vs = new ValueSet(qname, an, size.intValue(), fields);
+        valueSets.add(vs);
+        define(sc, d.name(), new ValueSetSym(vs, types));
     }
 
     /** SubParser() sp; among a parser's declarations: the only instantiation a parser takes here. */
@@ -1996,6 +2058,7 @@ final class Elaborator {
         }
         List<SelectCaseContext> cases = sel.selectCase();
         Parser.Keyset[][] sets = new Parser.Keyset[cases.size()][];
+        ValueSet[] valueSetCases = new ValueSet[cases.size()];
         boolean defaultSeen = false;
         int[] targets = new int[cases.size()];
         for (int c = 0; c < cases.size(); c++) {
@@ -2009,6 +2072,16 @@ final class Elaborator {
                 throw error(ks, "this select already has a default case");
             }
             defaultSeen |= isDefault;
+            ValueSetSym named = valueSetCase(parts, sc);
+            if (named != null) {
+                if (!named.types.equals(typesOf(keys))) {
+                    throw error(ks, "value set '" + parts.get(0).getText() + "' holds " + named.types
+                            + ": the select's keys must be of these types, not " + typesOf(keys));
+                }
+                valueSetCases[c] = named.set;
+                targets[c] = stateIndex(sc2.name(), index);
+                continue;
+            }
             if (!isDefault && parts.size() != keys.length) {
                 throw error(ks, "the case has " + parts.size() + " value(s); select has " + keys.length + " key(s)");
             }
@@ -2031,7 +2104,25 @@ final class Elaborator {
             }
             targets[c] = stateIndex(sc2.name(), index);
         }
-        return new Parser.Select(keys, sets, targets);
+        return new Parser.Select(keys, sets, valueSetCases, targets);
+    }
+
+    /** The value set a select case names (a single name that is a value_set), or null. */
+    private ValueSetSym valueSetCase(List<SimpleKeysetContext> parts, Scope sc) {
+        if (parts.size() != 1 || !(parts.get(0) instanceof ValueKeysetContext)) {
+            return null;
+        }
+        ExpressionContext e = ((ValueKeysetContext) parts.get(0)).expression();
+        Object o = e instanceof NameExpressionContext ? sc.lookup(e.getText()) : null;
+        return o instanceof ValueSetSym ? (ValueSetSym) o : null;
+    }
+
+    private static List<Type> typesOf(Expr[] keys) {
+        List<Type> out = new ArrayList<>();
+        for (Expr k : keys) {
+            out.add(k.type);
+        }
+        return out;
     }
 
     private int stateIndex(NameContext n, Map<String, Integer> index) {

@@ -1,6 +1,7 @@
 package org.nat64fabric.softswitch.frontend;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.nat64fabric.softswitch.testutil.P4Programs.bytes;
 import static org.nat64fabric.softswitch.testutil.P4Programs.hex;
 
@@ -12,8 +13,15 @@ import org.junit.jupiter.api.Test;
 import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
 import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.pipeline.Table;
+import org.nat64fabric.softswitch.runtime.Entities;
+import org.nat64fabric.softswitch.runtime.EntityException;
 import org.nat64fabric.softswitch.testutil.P4Programs;
 import org.nat64fabric.softswitch.v1model.V1ModelSwitch;
+import p4.v1.P4RuntimeOuterClass.Entity;
+import p4.v1.P4RuntimeOuterClass.FieldMatch;
+import p4.v1.P4RuntimeOuterClass.Update;
+import p4.v1.P4RuntimeOuterClass.ValueSetEntry;
+import p4.v1.P4RuntimeOuterClass.ValueSetMember;
 
 /**
  * P4_16 1.2.x constructs beyond the basics, each in a program of src/test/resources/language/
@@ -110,5 +118,69 @@ class LanguageFeaturesTest {
         assertEquals(List.of("06" + "0606" + "99"), run("header_union.p4", "04 00 99"));     // setValid of v6 drops v4
         assertEquals(List.of("04" + "44" + "99"), run("header_union.p4", "06 0000 99"));     // v4 assigned drops v6
         assertEquals(List.of("ff" + "99"), run("header_union.p4", "07 99"));                 // no member valid
+    }
+
+    @Test
+    void parserValueSetsMatchWhatTheControlPlaneWrites() throws EntityException {
+        Program p = Frontend.compile(PROGRAMS.resolve("value_sets.p4"));
+        V1ModelSwitch sw = new V1ModelSwitch(p);
+        var info = P4InfoBuilder.build(p);
+        Entities entities = new Entities(sw, info);
+        var typesInfo = valueSetInfo(info, "P.tagged_types");
+        var pairsInfo = valueSetInfo(info, "P.pairs");
+        int types = typesInfo.getPreamble().getId();
+        int pairs = pairsInfo.getPreamble().getId();
+        assertEquals(4, typesInfo.getSize());
+        assertEquals(List.of(" 16 EXACT"), typesInfo.getMatchList().stream()
+                .map(m -> m.getName() + " " + m.getBitwidth() + " " + m.getMatchType()).collect(Collectors.toList()));
+        assertEquals(List.of("a 8 EXACT", "b 8 TERNARY"), pairsInfo.getMatchList().stream()
+                .map(m -> m.getName() + " " + m.getBitwidth() + " " + m.getMatchType()).collect(Collectors.toList()));
+        assertEquals("1:810005" + "99", out(sw, "8100 05 99"));   // an empty set matches nothing
+        var typesEntry = valueSet(types, exact(1, 0x8100), exact(1, 0x88a8));
+        entities.apply(Update.Type.MODIFY, typesEntry);
+        assertEquals("1:810006" + "99", out(sw, "8100 05 99"));
+        assertEquals("1:88a806" + "99", out(sw, "88a8 05 99"));
+        assertEquals("1:080005" + "99", out(sw, "0800 05 99"));   // not a member: the next case
+        var pairsEntry = valueSet(pairs, exact(1, 0x01).toBuilder().addMatch(ternary(2, 0x10, 0xf0)).build());
+        entities.apply(Update.Type.MODIFY, pairsEntry);
+        assertEquals("1:0800ee1f" + "99", out(sw, "0800 01 1f 99"));
+        assertEquals("1:0800012f" + "99", out(sw, "0800 01 2f 99"));
+        // read back as written; a MODIFY replaces the members
+        assertEquals(List.of(typesEntry), entities.read(valueSet(types)));
+        entities.apply(Update.Type.MODIFY, valueSet(types));
+        assertEquals("1:810005" + "99", out(sw, "8100 05 99"));
+        // P4Runtime's rules for value set writes
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, assertThrows(EntityException.class,
+                () -> entities.apply(Update.Type.INSERT, typesEntry)).code());
+        assertEquals(EntityException.Code.RESOURCE_EXHAUSTED, assertThrows(EntityException.class,
+                () -> entities.apply(Update.Type.MODIFY, valueSet(pairs, exact(1, 1), exact(1, 2), exact(1, 3)))).code());
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, assertThrows(EntityException.class,
+                () -> entities.apply(Update.Type.MODIFY, valueSet(pairs, exact(1, 1).toBuilder().addMatch(
+                        exactField(2, 0x10)).build()))).code());
+        assertEquals(EntityException.Code.OUT_OF_RANGE, assertThrows(EntityException.class,
+                () -> entities.apply(Update.Type.MODIFY, valueSet(types, exact(1, 0x10000)))).code());
+    }
+
+    private static Entity valueSet(int id, ValueSetMember... members) {
+        return Entity.newBuilder().setValueSetEntry(ValueSetEntry.newBuilder().setValueSetId(id)
+                .addAllMembers(List.of(members))).build();
+    }
+
+    private static ValueSetMember exact(int field, long value) {
+        return ValueSetMember.newBuilder().addMatch(exactField(field, value)).build();
+    }
+
+    private static FieldMatch ternary(int field, long value, long mask) {
+        return FieldMatch.newBuilder().setFieldId(field).setTernary(FieldMatch.Ternary.newBuilder()
+                .setValue(Entities.bytes(BigInteger.valueOf(value))).setMask(Entities.bytes(BigInteger.valueOf(mask)))).build();
+    }
+
+    private static FieldMatch exactField(int field, long value) {
+        return FieldMatch.newBuilder().setFieldId(field).setExact(FieldMatch.Exact.newBuilder()
+                .setValue(Entities.bytes(BigInteger.valueOf(value)))).build();
+    }
+
+    private static p4.config.v1.P4InfoOuterClass.ValueSet valueSetInfo(p4.config.v1.P4InfoOuterClass.P4Info info, String name) {
+        return info.getValueSetsList().stream().filter(v -> v.getPreamble().getName().equals(name)).findFirst().orElseThrow();
     }
 }
