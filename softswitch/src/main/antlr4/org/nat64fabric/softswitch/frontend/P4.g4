@@ -158,6 +158,9 @@ statement
     | ifStatement
     | blockStatement
     | switchStatement
+    | forStatement
+    | BREAK ';'
+    | CONTINUE ';'
     | EXIT ';'
     | RETURN expression? ';'
     | variableDeclaration
@@ -168,6 +171,15 @@ assignmentOrCall : expression ( assignOp expression )? ';' ;
 // '=' and the compound assignments of P4_16 (a op= b)
 assignOp : '=' | '+=' | '-=' | '*=' | '/=' | '%=' | '<<=' | '>>=' | '&=' | '^=' | '|=' | '|+|=' | '|-|=' ;
 ifStatement : IF '(' expression ')' statement ( ELSE statement )? ;
+// for loops (P4_16 1.2.4): three clauses, or a variable over a range lo .. hi or a list
+forStatement
+    : annotations? FOR '(' forInit? ';' expression? ';' forUpdate? ')' statement                # threeClauseFor
+    | annotations? FOR '(' typeRef name IN expression ( RANGE expression )? ')' statement      # forInLoop
+    ;
+forInit : forInitItem ( ',' forInitItem )* ;
+forInitItem : typeRef name '=' expression | forUpdateItem ;
+forUpdate : forUpdateItem ( ',' forUpdateItem )* ;
+forUpdateItem : expression ( assignOp expression )? ;
 blockStatement : annotations? '{' statement* '}' ;
 switchStatement : SWITCH '(' expression ')' '{' switchCase* '}' ;
 switchCase : switchLabel ':' blockStatement? ;
@@ -215,7 +227,9 @@ ACTIONS : 'actions' ;
 APPLY : 'apply' ;
 BIT : 'bit' ;
 BOOL : 'bool' ;
+BREAK : 'break' ;
 CONST : 'const' ;
+CONTINUE : 'continue' ;
 CONTROL : 'control' ;
 DEFAULT : 'default' ;
 ELSE : 'else' ;
@@ -225,6 +239,7 @@ ERROR : 'error' ;
 EXIT : 'exit' ;
 EXTERN : 'extern' ;
 FALSE : 'false' ;
+FOR : 'for' ;
 HEADER : 'header' ;
 HEADER_UNION : 'header_union' ;
 IF : 'if' ;

@@ -13,6 +13,7 @@ import org.nat64fabric.softswitch.frontend.P4Parser.*;
 import org.nat64fabric.softswitch.pipeline.Action;
 import org.nat64fabric.softswitch.pipeline.AggRef;
 import org.nat64fabric.softswitch.pipeline.CodeWriter;
+import org.nat64fabric.softswitch.pipeline.Loop;
 import org.nat64fabric.softswitch.pipeline.Expr;
 import org.nat64fabric.softswitch.pipeline.OffsetAgg;
 import org.nat64fabric.softswitch.pipeline.Ops;
@@ -51,6 +52,9 @@ final class Elaborator {
     private final List<Externs.Register> registers = new ArrayList<>();
     private final List<Externs.Meter> meters = new ArrayList<>();
     private final List<ValueSet> valueSets = new ArrayList<>();
+    /** How many for loops enclose the statement being compiled: break and continue need one. */
+    private int loopDepth;
+    private final java.util.Deque<Integer> outerLoopDepths = new java.util.ArrayDeque<>();
     private final Map<String, Type.Aggregate> controllerHeaders = new LinkedHashMap<>();
     private Expr.Agg standardMetadata;
     /** The package main instantiates, known before any block is compiled. */
@@ -1138,12 +1142,15 @@ final class Elaborator {
         Where outer = where;
         where = kind;
         inProgress.add(what);
+        outerLoopDepths.push(loopDepth);   // a block compiled inside a loop body is not in the loop
+        loopDepth = 0;
         return outer;
     }
 
     private void leave(Where outer, Object what) {
         where = outer;
         inProgress.remove(what);
+        loopDepth = outerLoopDepths.pop();
     }
 
     // ---- the package: V1Switch or SimpleSumeSwitch ----
@@ -2170,6 +2177,15 @@ final class Elaborator {
         if (s.switchStatement() != null) {
             return switchStatement(s.switchStatement(), sc, cx);
         }
+        if (s.forStatement() != null) {
+            return forStatement(s.forStatement(), sc, cx);
+        }
+        if (s.BREAK() != null || s.CONTINUE() != null) {
+            if (loopDepth == 0) {
+                throw error(s, "'" + s.getStart().getText() + "' is allowed only in a for loop");
+            }
+            return s.BREAK() != null ? Loop.BREAK : Loop.CONTINUE;
+        }
         if (s.EXIT() != null) {
             if (cx.inParser) {
                 throw error(s, "exit is not allowed in a parser");
@@ -2195,6 +2211,73 @@ final class Elaborator {
             constant(s.constantDeclaration(), sc);
         }
         return Stmt.EMPTY;
+    }
+
+    /** for loops (P4_16 1.2.4): three clauses, or a variable over lo .. hi or a list of values. */
+    private Stmt forStatement(ForStatementContext f, Scope sc, Context cx) {
+        Scope ls = new Scope(sc);
+        if (f instanceof ThreeClauseForContext) {
+            ThreeClauseForContext t = (ThreeClauseForContext) f;
+            List<Stmt> init = new ArrayList<>();
+            if (t.forInit() != null) {
+                for (ForInitItemContext item : t.forInit().forInitItem()) {
+                    if (item.typeRef() != null) {
+                        Type type = type(item.typeRef(), ls);
+                        Expr slot = storageFor(type, item.typeRef(), "a loop variable");
+                        init.add(assign(slot, expr(item.expression(), ls, type), item.expression()));
+                        define(ls, item.name(), new Var(item.name().getText(), slot, false));
+                    } else {
+                        init.add(simpleStatement(item.forUpdateItem().expression(), item.forUpdateItem().assignOp(),
+                                item, ls, cx));
+                    }
+                }
+            }
+            Expr cond = t.expression() == null ? null : condition(t.expression(), ls);
+            List<Stmt> update = new ArrayList<>();
+            if (t.forUpdate() != null) {
+                for (ForUpdateItemContext item : t.forUpdate().forUpdateItem()) {
+                    update.add(simpleStatement(item.expression(), item.assignOp(), item, ls, cx));
+                }
+            }
+            init.add(new Loop.ThreeClause(cond, loopBody(t.statement(), ls, cx), new Stmt.Block(update)));
+            return exitAware(new Stmt.Block(init));
+        }
+        ForInLoopContext in = (ForInLoopContext) f;
+        Type type = type(in.typeRef(), ls);
+        if (!type.isScalar() || type instanceof Type.Bits && ((Type.Bits) type).wide()) {
+            throw error(in.typeRef(), "a for loop's variable must be a bit string of up to 64 bits, bool or enum, not " + type);
+        }
+        Expr.LValue var = (Expr.LValue) storageFor(type, in.typeRef(), "a loop variable");
+        if (in.expression().size() == 2) {
+            if (!(type instanceof Type.Bits)) {
+                throw error(in.typeRef(), "a range lo .. hi needs a bit<W> or int<W> variable, not " + type);
+            }
+            Expr lo = coerce(expr(in.expression(0), ls, type), type, in.expression(0));
+            Expr hi = coerce(expr(in.expression(1), ls, type), type, in.expression(1));
+            define(ls, in.name(), new Var(in.name().getText(), var, false));
+            return exitAware(new Loop.Range(var, lo, hi, ((Type.Bits) type).width, ((Type.Bits) type).signed,
+                    loopBody(in.statement(), ls, cx)));
+        }
+        Object list = resolve(in.expression(0), ls, cx);
+        if (!(list instanceof ListValue)) {
+            throw error(in.expression(0), "softswitch's for loops go over a range lo .. hi or a list {a, b, ...}");
+        }
+        List<Expr> items = ((ListValue) list).items;
+        Expr[] values = new Expr[items.size()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = coerce(items.get(i), type, in.expression(0));
+        }
+        define(ls, in.name(), new Var(in.name().getText(), var, false));
+        return exitAware(new Loop.Each(var, values, loopBody(in.statement(), ls, cx)));
+    }
+
+    private Stmt loopBody(StatementContext body, Scope sc, Context cx) {
+        loopDepth++;
+        try {
+            return statement(body, new Scope(sc), cx);
+        } finally {
+            loopDepth--;
+        }
     }
 
     /** A statement whose expressions may run a table whose action exits. */
@@ -2255,29 +2338,35 @@ final class Elaborator {
     }
 
     private Stmt assignmentOrCall(AssignmentOrCallContext a, Scope sc, Context cx) {
-        if (a.expression().size() == 2) {
-            ExpressionContext lhs = a.expression(0);
-            String op = a.assignOp().getText();
+        return simpleStatement(a.expression(), a.assignOp(), a, sc, cx);
+    }
+
+    /** An assignment (e = e, e op= e) or a call: a statement, or an item of a for loop's clauses. */
+    private Stmt simpleStatement(List<ExpressionContext> e, AssignOpContext assignOp, ParserRuleContext a, Scope sc,
+                                 Context cx) {
+        if (e.size() == 2) {
+            ExpressionContext lhs = e.get(0);
+            String op = assignOp.getText();
             List<Stmt> prelude = new ArrayList<>();
             Expr target = lvalue(lhs, sc, null, prelude);
             requireWritable(lhs, sc, target, "the left side of '" + op + "'");
             Expr value;
             if (op.equals("=")) {
-                value = expr(a.expression(1), sc, target.type);
+                value = expr(e.get(1), sc, target.type);
             } else {
                 // a op= b is a = a op b with the place of a evaluated once (P4_16 compound assignment)
                 String binary = op.substring(0, op.length() - 1);
                 boolean shift = binary.equals("<<") || binary.equals(">>");
-                value = operate(binary, target, expr(a.expression(1), sc, shift ? null : target.type), a, lhs, a.expression(1));
+                value = operate(binary, target, expr(e.get(1), sc, shift ? null : target.type), a, lhs, e.get(1));
             }
-            prelude.add(assign(target, value, a.expression(1)));
+            prelude.add(assign(target, value, e.get(1)));
             return exitAware(prelude.size() == 1 ? prelude.get(0) : new Stmt.Block(prelude));
         }
-        ExpressionContext e = a.expression(0);
-        if (!(e instanceof CallExpressionContext || e instanceof GenericCallExpressionContext)) {
-            throw error(e, "'" + e.getText() + "' is not a statement (expected an assignment or a call)");
+        ExpressionContext callee = e.get(0);
+        if (!(callee instanceof CallExpressionContext || callee instanceof GenericCallExpressionContext)) {
+            throw error(callee, "'" + callee.getText() + "' is not a statement (expected an assignment or a call)");
         }
-        Object r = call(e, sc, cx);
+        Object r = call(callee, sc, cx);
         if (r instanceof Stmt) {
             return (Stmt) r;
         }

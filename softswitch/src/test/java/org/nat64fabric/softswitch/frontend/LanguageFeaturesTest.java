@@ -183,4 +183,14 @@ class LanguageFeaturesTest {
     private static p4.config.v1.P4InfoOuterClass.ValueSet valueSetInfo(p4.config.v1.P4InfoOuterClass.P4Info info, String name) {
         return info.getValueSetsList().stream().filter(v -> v.getPreamble().getName().equals(name)).findFirst().orElseThrow();
     }
+
+    @Test
+    void forLoopsWithBreakAndContinue() {
+        // n = 6: sum 1..6 = 21, five even numbers in 0..9, 3 * 2 == 6, 2 | 4 | 8
+        assertEquals(List.of("06" + "15" + "05" + "02" + "0e"), run("for_loops.p4", "06 00 00 00 00"));
+        // n = 5: sum 15; 3 * i == 5 (mod 256) first at i = 87, found by running up to the range's end
+        assertEquals(List.of("05" + "0f" + "05" + "57" + "0e"), run("for_loops.p4", "05 00 00 00 00"));
+        // n = 0: the three-clause loop does not run
+        assertEquals(List.of("00" + "00" + "05" + "00" + "0e"), run("for_loops.p4", "00 00 00 00 00"));
+    }
 }
