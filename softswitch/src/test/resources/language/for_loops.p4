@@ -1,4 +1,4 @@
-// for loops (P4_16 1.2.4): three clauses; a variable over lo .. hi (inclusive, up to the type's
+// for loops (P4_16 working draft after 1.2.5, as p4c accepts them): three clauses; a variable over lo .. hi (inclusive, up to the type's
 // largest value) or over a list; break and continue.
 #include <core.p4>
 #include <v1model.p4>

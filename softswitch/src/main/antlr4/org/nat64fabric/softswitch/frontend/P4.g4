@@ -171,7 +171,7 @@ assignmentOrCall : expression ( assignOp expression )? ';' ;
 // '=' and the compound assignments of P4_16 (a op= b)
 assignOp : '=' | '+=' | '-=' | '*=' | '/=' | '%=' | '<<=' | '>>=' | '&=' | '^=' | '|=' | '|+|=' | '|-|=' ;
 ifStatement : IF '(' expression ')' statement ( ELSE statement )? ;
-// for loops (P4_16 1.2.4): three clauses, or a variable over a range lo .. hi or a list
+// for loops (the P4_16 working draft after 1.2.5, as p4c accepts them): three clauses, or a variable over a range lo .. hi or a list
 forStatement
     : annotations? FOR '(' forInit? ';' expression? ';' forUpdate? ')' statement                # threeClauseFor
     | annotations? FOR '(' typeRef name IN expression ( RANGE expression )? ')' statement      # forInLoop

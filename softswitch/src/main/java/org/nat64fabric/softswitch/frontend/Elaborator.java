@@ -2213,7 +2213,7 @@ final class Elaborator {
         return Stmt.EMPTY;
     }
 
-    /** for loops (P4_16 1.2.4): three clauses, or a variable over lo .. hi or a list of values. */
+    /** for loops (P4_16 working draft after 1.2.5): three clauses, or a variable over lo .. hi or a list of values. */
     private Stmt forStatement(ForStatementContext f, Scope sc, Context cx) {
         Scope ls = new Scope(sc);
         if (f instanceof ThreeClauseForContext) {

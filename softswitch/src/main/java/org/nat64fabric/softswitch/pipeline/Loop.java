@@ -1,7 +1,7 @@
 package org.nat64fabric.softswitch.pipeline;
 
 /**
- * for loops (P4_16 1.2.4). The body ends early on break and continue; exit and return leave the
+ * for loops (the P4_16 working draft after 1.2.5; p4c implements them). The body ends early on break and continue; exit and return leave the
  * loop. A loop that turns more than {@link #MAX_ITERATIONS} times fails the packet (the switch
  * drops and counts it) instead of stalling the data plane. The fast path leaves loops to the
  * interpreter (no C form).
