@@ -25,6 +25,7 @@ import org.nat64fabric.softswitch.pipeline.State;
 import org.nat64fabric.softswitch.pipeline.Stmt;
 import org.nat64fabric.softswitch.pipeline.Table;
 import org.nat64fabric.softswitch.pipeline.ValueSet;
+import org.nat64fabric.softswitch.pipeline.VarbitIo;
 import org.nat64fabric.softswitch.v1model.Externs;
 
 /**
@@ -500,10 +501,13 @@ final class Elaborator {
                 if (ft == t) {
                     throw error(f.typeRef(), t + " cannot contain itself");
                 }
-                if (header && !(ft instanceof Type.Bits || ft == Type.BOOL
+                if (header && !(ft instanceof Type.Bits || ft == Type.BOOL || ft instanceof Type.Varbit
                         || ft instanceof Type.Enum && ((Type.Enum) ft).underlying != null)) {
                     throw error(f.typeRef(), "header field '" + f.name().getText()
-                            + "' must be bit<W>, int<W>, bool or a serializable enum, not " + ft);
+                            + "' must be bit<W>, int<W>, bool, a serializable enum or varbit<W>, not " + ft);
+                }
+                if (ft instanceof Type.Varbit && t.hasVarbit()) {
+                    throw error(f.typeRef(), "a header has at most one varbit field");
                 }
                 if (!header && !(ft.isScalar() || ft instanceof Type.Aggregate || ft instanceof Type.Stack)) {
                     throw error(f.typeRef(), "struct field '" + f.name().getText() + "' cannot have type " + ft);
@@ -580,9 +584,6 @@ final class Elaborator {
             if (b.VOID() != null) {
                 return Type.VOID;
             }
-            if (b.VARBIT() != null) {
-                throw error(b, "varbit is not supported by softswitch yet; skip variable-length data with packet.advance()");
-            }
             if (b.INT() != null && b.widthExpr() == null) {
                 return Type.INT_LITERAL;
             }
@@ -595,6 +596,9 @@ final class Elaborator {
                     throw error(w, "a width must be a positive constant, not " + v);
                 }
                 width = v.intValue();
+            }
+            if (b.VARBIT() != null) {
+                return new Type.Varbit(width);
             }
             boolean signed = b.INT() != null;
             if (signed && width > 64) {
@@ -3064,6 +3068,10 @@ final class Elaborator {
             if (f == null) {
                 throw error(m.name(), at + " has no field '" + name + "'");
             }
+            if (f.type instanceof Type.Varbit) {
+                throw error(m.name(), "softswitch's varbit fields are extracted, emitted and copied with their header; '"
+                        + m.getText() + "' cannot be used alone");
+            }
             Expr member = field(agg, agg.fixedBase(), f);
             if (at.union) {
                 List<Expr.Agg> siblings = new ArrayList<>();
@@ -3561,16 +3569,30 @@ final class Elaborator {
         if (p.input) {
             switch (method) {
                 case "extract": {
-                    if (a.size() != 1) {
-                        throw error(at, "extract takes 1 argument here (variable-size extract is not supported), " + a.size() + " given");
+                    if (a.size() != 1 && a.size() != 2) {
+                        throw error(at, "extract takes a header, and for a header with a varbit field its length in bits; "
+                                + a.size() + " arguments given");
                     }
                     Expr h = expr(argExpr(a, 0, "extract", at), sc, null);
                     if (!(h instanceof Expr.Agg) || !(h.type instanceof Type.Aggregate) || !((Type.Aggregate) h.type).header) {
                         throw error(a.get(0), "extract needs a header, not " + h.type);
                     }
+                    if (((Type.Aggregate) h.type).hasVarbit() != (a.size() == 2)) {
+                        throw error(at, a.size() == 2 ? h.type + " has no varbit field: extract it with extract(hdr)"
+                                : h.type + " has a varbit field: extract it with extract(hdr, lengthInBits)");
+                    }
                     requireWritable(a.get(0).expression(), sc, h, "the argument of extract");
                     if (targs.size() > 1 || (targs.size() == 1 && !targs.get(0).equals(h.type))) {
                         throw error(at, "extract<...> names the type of its argument, which is " + h.type);
+                    }
+                    if (a.size() == 2) {
+                        requireWritable(a.get(0).expression(), sc, h, "the argument of extract");
+                        if (h instanceof StackElement) {
+                            throw error(a.get(0), "softswitch extracts headers with a varbit field outside stacks only");
+                        }
+                        Type bits32 = new Type.Bits(32, false);
+                        Expr length = coerce(expr(argExpr(a, 1, "extract", at), sc, bits32), bits32, a.get(1));
+                        return unionWrite(h, new VarbitIo.Extract((Expr.Agg) h, length));
                     }
                     PacketIo.Stack stack = null;
                     if (h instanceof StackElement && a.get(0).expression().getText().endsWith(".next")) {
@@ -3587,10 +3609,10 @@ final class Elaborator {
                     if (t instanceof Type.Bits) {
                         return new PacketIo.Lookahead(t, ((Type.Bits) t).width);
                     }
-                    if (t instanceof Type.Aggregate && ((Type.Aggregate) t).header) {
+                    if (t instanceof Type.Aggregate && ((Type.Aggregate) t).header && !((Type.Aggregate) t).hasVarbit()) {
                         return new PacketIo.LookaheadHeader((Expr.Agg) storage(t));
                     }
-                    throw error(at, "lookahead needs a bit<W> or header type, not " + t);
+                    throw error(at, "lookahead needs a bit<W> or header type (without a varbit field), not " + t);
                 }
                 case "advance": {
                     if (a.size() != 1) {
@@ -3620,6 +3642,10 @@ final class Elaborator {
         return emits.size() == 1 ? emits.get(0) : new Stmt.Block(emits);
     }
 
+    private static Stmt emitHeader(Expr.Agg h) {
+        return ((Type.Aggregate) h.type).hasVarbit() ? new VarbitIo.Emit(h) : new PacketIo.Emit(h);
+    }
+
     private void emitAll(Expr h, List<Stmt> out, ParserRuleContext at) {
         if (!(h instanceof Expr.Agg)) {
             throw error(at, "emit needs a header, stack or struct of headers, not " + h.type);
@@ -3629,14 +3655,14 @@ final class Elaborator {
         if (agg.type instanceof Type.Stack) {
             Type.Stack st = (Type.Stack) agg.type;
             for (int i = 0; i < st.size; i++) {
-                out.add(new PacketIo.Emit(new Expr.FixedAgg(st.element, base[0] + i * st.element.narrowSlots(),
+                out.add(emitHeader(new Expr.FixedAgg(st.element, base[0] + i * st.element.narrowSlots(),
                         base[1] + i * st.element.wideSlots())));
             }
             return;
         }
         Type.Aggregate t = (Type.Aggregate) agg.type;
         if (t.header) {
-            out.add(new PacketIo.Emit(agg));
+            out.add(emitHeader(agg));
             return;
         }
         for (Type.Field f : t.fields.values()) {

@@ -17,6 +17,8 @@ public abstract class Type {
     public void wideWidths(List<Integer> out) {
         if (this instanceof Bits && ((Bits) this).wide()) {
             out.add(((Bits) this).width);
+        } else if (this instanceof Varbit) {
+            out.add(((Varbit) this).max);
         } else if (this instanceof Aggregate) {
             for (Field f : ((Aggregate) this).fields.values()) {
                 f.type.wideWidths(out);
@@ -44,6 +46,20 @@ public abstract class Type {
         }
         @Override public int hashCode() { return width * 2 + (signed ? 1 : 0); }
         @Override public String toString() { return (signed ? "int<" : "bit<") + width + ">"; }
+    }
+
+    /**
+     * varbit&lt;W&gt;, a header field of at most W bits whose length the packet gives: its value in a
+     * wide slot, its length in bits in a narrow one.
+     */
+    public static final class Varbit extends Type {
+        public final int max;
+        public Varbit(int max) { this.max = max; }
+        @Override public int narrowSlots() { return 1; }
+        @Override public int wideSlots() { return 1; }
+        @Override public boolean equals(Object o) { return o instanceof Varbit && ((Varbit) o).max == max; }
+        @Override public int hashCode() { return max; }
+        @Override public String toString() { return "varbit<" + max + ">"; }
     }
 
     /** The type of integer literals without a width; converts to any bit<W> or int<W>. */
@@ -97,9 +113,10 @@ public abstract class Type {
             this.narrowOffset = narrowOffset;
             this.wideOffset = wideOffset;
         }
-        /** Bits on the wire of a header field: bit<W>, int<W>, bool (1) or a serializable enum. */
+        /** Bits on the wire of a header field: bit<W>, int<W>, bool (1) or a serializable enum; 0 for a varbit. */
         public int wireWidth() {
-            return type == BOOL ? 1 : type instanceof Enum ? ((Enum) type).underlying.width : ((Bits) type).width;
+            return type == BOOL ? 1 : type instanceof Enum ? ((Enum) type).underlying.width
+                    : type instanceof Varbit ? 0 : ((Bits) type).width;
         }
         /** Whether the field's value is held in a wide slot (a bit string over 64 bits). */
         public boolean wide() {
@@ -144,7 +161,16 @@ public abstract class Type {
             }
             return f;
         }
-        /** Bits on the wire (headers only). */
+        /** Whether a field of this header is a varbit. */
+        public boolean hasVarbit() {
+            for (Field f : fields.values()) {
+                if (f.type instanceof Varbit) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        /** Bits on the wire (headers only; a varbit field counts 0). */
         public int bitWidth() {
             int w = 0;
             for (Field f : fields.values()) {

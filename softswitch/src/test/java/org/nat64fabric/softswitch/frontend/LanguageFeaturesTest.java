@@ -193,4 +193,17 @@ class LanguageFeaturesTest {
         // n = 0: the three-clause loop does not run
         assertEquals(List.of("00" + "00" + "05" + "00" + "0e"), run("for_loops.p4", "00 00 00 00 00"));
     }
+
+    @Test
+    void varbitFieldsTakeTheirLengthFromExtract() {
+        // one 32-bit word of options, emitted twice (the header and its copy)
+        assertEquals(List.of("1106" + "aabbccdd" + "08" + "aabbccdd" + "99"), run("varbit.p4", "11 06 aabbccdd 07 99"));
+        // no options: an empty varbit
+        assertEquals(List.of("1006" + "08" + "99"), run("varbit.p4", "10 06 07 99"));
+        // three words (96 bits)
+        assertEquals(List.of("1306" + "000102030405060708090a0b" + "08" + "000102030405060708090a0b" + "99"),
+                run("varbit.p4", "13 06 000102030405060708090a0b 07 99"));
+        // 15 words = 480 bits > varbit<320>: HeaderTooShort, nothing after the base header is parsed
+        assertEquals(List.of("1fee" + "0102030405"), run("varbit.p4", "1f 06 0102030405"));
+    }
 }
