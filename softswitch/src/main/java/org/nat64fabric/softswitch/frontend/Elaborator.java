@@ -3211,7 +3211,7 @@ final class Elaborator {
         }
         if (callee instanceof ExternFunction) {
             int argc = args == null ? 0 : args.argument().size();
-            return externFunction(calleeCtx.getText(), ((ExternFunction) callee).forArgs(argc), args, sc, e);
+            return externFunction(calleeCtx.getText(), ((ExternFunction) callee).forArgs(argc), args, targs, sc, e);
         }
         if (callee instanceof Expr.Agg) {
             throw error(calleeCtx, "'" + calleeCtx.getText() + "' is not callable");
@@ -3769,10 +3769,20 @@ final class Elaborator {
         return new Expr.Const(Type.BOOL, 1);
     }
 
-    private Object externFunction(String name, FunctionPrototypeContext proto, ArgumentListContext args, Scope sc,
-                                  ParserRuleContext at) {
-        List<Param> params = params(proto.parameterList(), global, typeVarsOf(proto, null));
+    private Object externFunction(String name, FunctionPrototypeContext proto, ArgumentListContext args, List<Type> targs,
+                                  Scope sc, ParserRuleContext at) {
+        List<String> typeVars = typeVarsOf(proto, null);
+        List<Param> params = params(proto.parameterList(), global, typeVars);
         Map<String, Type> bindings = new HashMap<>();
+        if (!targs.isEmpty()) {
+            // explicit type arguments bind the type parameters before the arguments are checked
+            if (targs.size() != typeVars.size()) {
+                throw error(at, "'" + name + "' takes " + typeVars.size() + " type argument(s), " + targs.size() + " given");
+            }
+            for (int i = 0; i < targs.size(); i++) {
+                bindings.put(typeVars.get(i), targs.get(i));
+            }
+        }
         List<Expr> a = arguments("'" + name + "'", params, args, sc, bindings, at);
         if (name.equals("static_assert")) {
             return staticAssert(a, args, at);

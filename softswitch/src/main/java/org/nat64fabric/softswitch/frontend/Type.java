@@ -202,6 +202,8 @@ public abstract class Type {
     public static final class Tuple extends Type {
         public final List<Type> elements;
         Tuple(List<Type> elements) { this.elements = elements; }
+        @Override public boolean equals(Object o) { return o instanceof Tuple && ((Tuple) o).elements.equals(elements); }
+        @Override public int hashCode() { return elements.hashCode(); }
         @Override public String toString() { return "tuple" + elements; }
     }
 
