@@ -2466,17 +2466,20 @@ final class Elaborator {
     /** A structure-valued expression { f = e, ... } (P4_16 8.13): the fields in the order written. */
     private final class StructValue extends Expr {
         final Map<String, Expr> fields;
+        /** Where each field is named, for errors. */
+        final Map<String, ParserRuleContext> names;
 
-        StructValue(Map<String, Expr> fields) {
+        StructValue(Map<String, Expr> fields, Map<String, ParserRuleContext> names) {
             super(new Type.Declared("structure-valued expression", "{ " + String.join(", ", fields.keySet()) + " }"));
             this.fields = fields;
+            this.names = names;
         }
 
         /** The values as a list in the field order of t, which must have exactly these fields. */
         ListValue inOrderOf(Type.Aggregate t, ParserRuleContext at) {
             for (String name : fields.keySet()) {
                 if (!t.fields.containsKey(name)) {
-                    throw error(at, t + " has no field '" + name + "'");
+                    throw error(names.get(name), t + " has no field '" + name + "'");
                 }
             }
             List<Expr> items = new ArrayList<>();
@@ -2644,12 +2647,14 @@ final class Elaborator {
         }
         if (e instanceof StructExpressionContext) {
             Map<String, Expr> fields = new LinkedHashMap<>();
+            Map<String, ParserRuleContext> names = new HashMap<>();
             for (KvPairContext kv : ((StructExpressionContext) e).kvPair()) {
                 if (fields.put(kv.name().getText(), expr(kv.expression(), sc, null)) != null) {
                     throw error(kv.name(), "field '" + kv.name().getText() + "' is given twice");
                 }
+                names.put(kv.name().getText(), kv.name());
             }
-            return new StructValue(fields);
+            return new StructValue(fields, names);
         }
         if (e instanceof NameExpressionContext || e instanceof TopNameExpressionContext) {
             String n = e instanceof NameExpressionContext ? e.getText() : ((TopNameExpressionContext) e).name().getText();
