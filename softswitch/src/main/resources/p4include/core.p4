@@ -31,6 +31,11 @@ extern packet_out {
 
 extern void verify(in bool check, in error toSignal);
 
+/* Stops the compilation, with the message, when the check (known at compile time) is false (P4_16 1.2.3).
+   It returns true, so that it can initialise a constant. */
+extern bool static_assert(bool check, string message);
+extern bool static_assert(bool check);
+
 @noWarn("unused")
 action NoAction() {}
 

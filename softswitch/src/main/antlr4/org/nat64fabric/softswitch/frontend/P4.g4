@@ -1,10 +1,12 @@
 // The P4_16 language as real pipelines use it (P4_16 specification v1.2.x, appendix grammar),
 // written for softswitch. As in the specification's grammar, identifiers that name types are
 // lexed as TYPE_IDENT (TypeNameScanner retags them) so that casts and declarations parse
-// without a symbol table inside the parser.
+// without a symbol table inside the parser. For the same reason the angle brackets of a call's
+// type arguments (extract<h_t>(x)) are retagged TYPE_ARGS_OPEN/TYPE_ARGS_CLOSE, so that the
+// call is not read as the comparisons (extract < h_t) > (x).
 grammar P4;
 
-tokens { TYPE_IDENT }
+tokens { TYPE_IDENT, TYPE_ARGS_OPEN, TYPE_ARGS_CLOSE }
 
 program : declaration* EOF ;
 
@@ -19,6 +21,7 @@ declaration
     | errorDeclaration
     | matchKindDeclaration
     | functionDeclaration
+    | valueSetDeclaration
     | parserTypeDeclaration ';'
     | controlTypeDeclaration ';'
     | packageTypeDeclaration ';'
@@ -29,8 +32,8 @@ declaration
 name : IDENT | TYPE_IDENT | TYPE | KEY | ACTIONS | ENTRIES | STATE | APPLY | PRIORITY | STRING_KW | LIST ;
 annotations : annotation+ ;
 annotation : '@' name ( '(' annotationArgs? ')' )? ;
-annotationArgs : expression (',' expression)* | annotationKv (',' annotationKv)* ;
-annotationKv : name '=' expression ;
+annotationArgs : expression (',' expression)* | kvPair (',' kvPair)* ;
+kvPair : name '=' expression ;
 
 // ---- parameters and type parameters ----
 parameterList : ( parameter (',' parameter)* )? ;
@@ -99,7 +102,8 @@ functionDeclaration : annotations? functionPrototype blockStatement ;
 // ---- parsers ----
 parserDeclaration
     : parserTypeDeclaration ( '(' parameterList ')' )? '{' parserLocalElement* parserState+ '}' ;
-parserLocalElement : constantDeclaration | variableDeclaration | instantiation ;
+parserLocalElement : constantDeclaration | variableDeclaration | instantiation | valueSetDeclaration ;
+valueSetDeclaration : annotations? VALUE_SET '<' typeArg '>' '(' expression ')' name ';' ;
 parserState : annotations? STATE name '{' parserStatement* transitionStatement? '}' ;
 parserStatement
     : assignmentOrCall
@@ -154,6 +158,9 @@ statement
     | ifStatement
     | blockStatement
     | switchStatement
+    | forStatement
+    | BREAK ';'
+    | CONTINUE ';'
     | EXIT ';'
     | RETURN expression? ';'
     | variableDeclaration
@@ -164,6 +171,15 @@ assignmentOrCall : expression ( assignOp expression )? ';' ;
 // '=' and the compound assignments of P4_16 (a op= b)
 assignOp : '=' | '+=' | '-=' | '*=' | '/=' | '%=' | '<<=' | '>>=' | '&=' | '^=' | '|=' | '|+|=' | '|-|=' ;
 ifStatement : IF '(' expression ')' statement ( ELSE statement )? ;
+// for loops (the P4_16 working draft after 1.2.5, as p4c accepts them): three clauses, or a variable over a range lo .. hi or a list
+forStatement
+    : annotations? FOR '(' forInit? ';' expression? ';' forUpdate? ')' statement                # threeClauseFor
+    | annotations? FOR '(' typeRef name IN expression ( RANGE expression )? ')' statement      # forInLoop
+    ;
+forInit : forInitItem ( ',' forInitItem )* ;
+forInitItem : typeRef name '=' expression | forUpdateItem ;
+forUpdate : forUpdateItem ( ',' forUpdateItem )* ;
+forUpdateItem : expression ( assignOp expression )? ;
 blockStatement : annotations? '{' statement* '}' ;
 switchStatement : SWITCH '(' expression ')' '{' switchCase* '}' ;
 switchCase : switchLabel ':' blockStatement? ;
@@ -180,13 +196,14 @@ expression
     | STRING_LITERAL                                            # stringLiteral
     | ERROR '.' name                                            # errorMember
     | '{' expressionList '}'                                    # listExpression
+    | '{' kvPair (',' kvPair)* '}'                              # structExpression
     | '(' expression ')'                                        # parenExpression
     | name                                                      # nameExpression
     | '.' name                                                  # topNameExpression
     | expression '.' name                                       # memberExpression
     | expression '[' expression ':' expression ']'              # sliceExpression
     | expression '[' expression ']'                             # indexExpression
-    | expression '<' typeArgumentList '>' '(' argumentList ')'  # genericCallExpression
+    | expression TYPE_ARGS_OPEN typeArgumentList TYPE_ARGS_CLOSE '(' argumentList ')'  # genericCallExpression
     | expression '(' argumentList ')'                           # callExpression
     | '(' typeRef ')' expression                                # castExpression
     | op=('!' | '~' | '-' | '+') expression                     # unaryExpression
@@ -210,7 +227,9 @@ ACTIONS : 'actions' ;
 APPLY : 'apply' ;
 BIT : 'bit' ;
 BOOL : 'bool' ;
+BREAK : 'break' ;
 CONST : 'const' ;
+CONTINUE : 'continue' ;
 CONTROL : 'control' ;
 DEFAULT : 'default' ;
 ELSE : 'else' ;
@@ -220,6 +239,7 @@ ERROR : 'error' ;
 EXIT : 'exit' ;
 EXTERN : 'extern' ;
 FALSE : 'false' ;
+FOR : 'for' ;
 HEADER : 'header' ;
 HEADER_UNION : 'header_union' ;
 IF : 'if' ;
@@ -245,6 +265,7 @@ TRUE : 'true' ;
 TUPLE : 'tuple' ;
 TYPE : 'type' ;
 TYPEDEF : 'typedef' ;
+VALUE_SET : 'value_set' ;
 VARBIT : 'varbit' ;
 VOID : 'void' ;
 DONTCARE : '_' ;

@@ -436,7 +436,8 @@ public final class XdpProgram extends CodeWriter {
             w.line("s->action_run = " + v + "->action;");
             String elseIf = "if";
             for (int a = 0; a < table.actions.size(); a++) {
-                Action action = table.actions.get(a).action;
+                Table.ActionRef ref = table.actions.get(a);
+                Action action = ref.action;
                 w.open(elseIf + " (" + v + "->action == " + a + ")");
                 int at = 0;
                 for (Action.Param p : action.params) {
@@ -444,7 +445,7 @@ public final class XdpProgram extends CodeWriter {
                     p.slot.cSet(w, "data_get(" + v + "->p, " + at + ", " + bytes + ")");
                     at += bytes;
                 }
-                w.guarded(() -> action.cBody(w));
+                w.guarded(() -> ref.cRun(w));
                 w.close();
                 elseIf = "else if";
             }

@@ -13,6 +13,7 @@ import org.nat64fabric.softswitch.frontend.P4Parser.*;
 import org.nat64fabric.softswitch.pipeline.Action;
 import org.nat64fabric.softswitch.pipeline.AggRef;
 import org.nat64fabric.softswitch.pipeline.CodeWriter;
+import org.nat64fabric.softswitch.pipeline.Loop;
 import org.nat64fabric.softswitch.pipeline.Expr;
 import org.nat64fabric.softswitch.pipeline.OffsetAgg;
 import org.nat64fabric.softswitch.pipeline.Ops;
@@ -23,6 +24,8 @@ import org.nat64fabric.softswitch.pipeline.StackElement;
 import org.nat64fabric.softswitch.pipeline.State;
 import org.nat64fabric.softswitch.pipeline.Stmt;
 import org.nat64fabric.softswitch.pipeline.Table;
+import org.nat64fabric.softswitch.pipeline.ValueSet;
+import org.nat64fabric.softswitch.pipeline.VarbitIo;
 import org.nat64fabric.softswitch.v1model.Externs;
 
 /**
@@ -49,6 +52,10 @@ final class Elaborator {
     private final List<Externs.Counter> counters = new ArrayList<>();
     private final List<Externs.Register> registers = new ArrayList<>();
     private final List<Externs.Meter> meters = new ArrayList<>();
+    private final List<ValueSet> valueSets = new ArrayList<>();
+    /** How many for loops enclose the statement being compiled: break and continue need one. */
+    private int loopDepth;
+    private final java.util.Deque<Integer> outerLoopDepths = new java.util.ArrayDeque<>();
     private final Map<String, Type.Aggregate> controllerHeaders = new LinkedHashMap<>();
     private Expr.Agg standardMetadata;
     /** The package main instantiates, known before any block is compiled. */
@@ -75,6 +82,8 @@ final class Elaborator {
     private final Map<Action, Token> actionDeclarations = new HashMap<>();
     /** The table each direct counter or meter is attached to. */
     private final Map<DirectDecl, String> attached = new HashMap<>();
+    /** Instances made by direct type invocation (Callee.apply(...)), by their qualified name. */
+    private final Map<String, Object> directInstances = new HashMap<>();
 
     // ---- symbols ----
 
@@ -217,6 +226,20 @@ final class Elaborator {
         Stmt body;
 
         ControlInstance(String name, List<Param> params, List<Expr> slots) {
+            this.name = name;
+            this.params = params;
+            this.slots = slots;
+        }
+    }
+
+    /** A parser instantiated inside another (a sub-parser): its parameters are slots, copied in and out. */
+    private static final class ParserInstance {
+        final String name;
+        final List<Param> params;
+        final List<Expr> slots;
+        Parser parser;
+
+        ParserInstance(String name, List<Param> params, List<Expr> slots) {
             this.name = name;
             this.params = params;
             this.slots = slots;
@@ -415,6 +438,8 @@ final class Elaborator {
             typeDeclaration(d.typeDeclaration(), sc);
         } else if (d.instantiation() != null) {
             instantiation(d.instantiation(), sc, "");
+        } else if (d.valueSetDeclaration() != null) {
+            valueSet(d.valueSetDeclaration(), sc, "");
         } else if (d.errorDeclaration() != null) {
             for (NameContext n : d.errorDeclaration().name()) {
                 if (errorType.members.contains(n.getText())) {
@@ -460,7 +485,9 @@ final class Elaborator {
     // ---- types ----
 
     private void typeDeclaration(TypeDeclarationContext d, Scope sc) {
-        if (d instanceof HeaderDeclarationContext || d instanceof StructDeclarationContext) {
+        if (d instanceof HeaderUnionDeclarationContext) {
+            headerUnion((HeaderUnionDeclarationContext) d, sc);
+        } else if (d instanceof HeaderDeclarationContext || d instanceof StructDeclarationContext) {
             boolean header = d instanceof HeaderDeclarationContext;
             NameContext name = header ? ((HeaderDeclarationContext) d).name() : ((StructDeclarationContext) d).name();
             AnnotationsContext an = header ? ((HeaderDeclarationContext) d).annotations()
@@ -474,8 +501,13 @@ final class Elaborator {
                 if (ft == t) {
                     throw error(f.typeRef(), t + " cannot contain itself");
                 }
-                if (header && !(ft instanceof Type.Bits)) {
-                    throw error(f.typeRef(), "header field '" + f.name().getText() + "' must be bit<W> or int<W>, not " + ft);
+                if (header && !(ft instanceof Type.Bits || ft == Type.BOOL || ft instanceof Type.Varbit
+                        || ft instanceof Type.Enum && ((Type.Enum) ft).underlying != null)) {
+                    throw error(f.typeRef(), "header field '" + f.name().getText()
+                            + "' must be bit<W>, int<W>, bool, a serializable enum or varbit<W>, not " + ft);
+                }
+                if (ft instanceof Type.Varbit && t.hasVarbit()) {
+                    throw error(f.typeRef(), "a header has at most one varbit field");
                 }
                 if (!header && !(ft.isScalar() || ft instanceof Type.Aggregate || ft instanceof Type.Stack)) {
                     throw error(f.typeRef(), "struct field '" + f.name().getText() + "' cannot have type " + ft);
@@ -490,10 +522,14 @@ final class Elaborator {
             }
             List<String> ch = t.annotations.get("controller_header");
             if (ch != null && !ch.isEmpty()) {
+                for (StructFieldContext f : fields) {
+                    if (!(t.fields.get(f.name().getText()).type instanceof Type.Bits)) {
+                        throw error(f.typeRef(), "the fields of a @controller_header header are P4Runtime metadata:"
+                                + " they must be bit<W> or int<W>");
+                    }
+                }
                 controllerHeaders.put(ch.get(0), t);
             }
-        } else if (d instanceof HeaderUnionDeclarationContext) {
-            throw error(d, "header_union is not supported by softswitch yet");
         } else if (d instanceof EnumDeclarationContext) {
             EnumDeclarationContext e = (EnumDeclarationContext) d;
             Type.Enum t = new Type.Enum(e.name(0).getText(), null);
@@ -548,9 +584,6 @@ final class Elaborator {
             if (b.VOID() != null) {
                 return Type.VOID;
             }
-            if (b.VARBIT() != null) {
-                throw error(b, "varbit is not supported by softswitch yet; skip variable-length data with packet.advance()");
-            }
             if (b.INT() != null && b.widthExpr() == null) {
                 return Type.INT_LITERAL;
             }
@@ -563,6 +596,9 @@ final class Elaborator {
                     throw error(w, "a width must be a positive constant, not " + v);
                 }
                 width = v.intValue();
+            }
+            if (b.VARBIT() != null) {
+                return new Type.Varbit(width);
             }
             boolean signed = b.INT() != null;
             if (signed && width > 64) {
@@ -832,6 +868,14 @@ final class Elaborator {
                 }
             }
             Param p = params.get(index);
+            if (p.type instanceof Type.Declared && ((Type.Declared) p.type).name.startsWith("packet_")) {
+                // softswitch has one packet: the argument names it, nothing is copied
+                Object v = a.expression() == null ? null : resolve(a.expression(), sc, null);
+                if (!(v instanceof PacketParam) || ((PacketParam) v).input != p.type.toString().endsWith("packet_in")) {
+                    throw error(a, "argument '" + p.name + "' of " + what + " must be the " + ((Type.Declared) p.type).name);
+                }
+                continue;
+            }
             if (a.DONTCARE() != null) {
                 if (!p.writable()) {
                     throw error(a, "'_' can only be passed to an out parameter");
@@ -858,7 +902,7 @@ final class Elaborator {
             }
             out[index] = e;
         }
-        return List.of(out);
+        return java.util.Arrays.asList(out);
     }
 
     private static Type resolveVar(Type t, Map<String, Type> bindings) {
@@ -1102,12 +1146,15 @@ final class Elaborator {
         Where outer = where;
         where = kind;
         inProgress.add(what);
+        outerLoopDepths.push(loopDepth);   // a block compiled inside a loop body is not in the loop
+        loopDepth = 0;
         return outer;
     }
 
     private void leave(Where outer, Object what) {
         where = outer;
         inProgress.remove(what);
+        loopDepth = outerLoopDepths.pop();
     }
 
     // ---- the package: V1Switch or SimpleSumeSwitch ----
@@ -1247,7 +1294,7 @@ final class Elaborator {
             throw new IllegalStateException("wide slots " + wideSlots + " but " + wideWidths.size() + " widths");
         }
         return new Program(architecture, mainFile, narrowSlots, wideWidths.stream().mapToInt(Integer::intValue).toArray(),
-                parser, verify, ingress, egress, compute, deparser, tables, used, counters, registers, meters,
+                parser, verify, ingress, egress, compute, deparser, tables, used, counters, registers, meters, valueSets,
                 controllerHeaders, errorType.members, hdr, meta, standardMetadata, fieldLists);
     }
 
@@ -1262,6 +1309,97 @@ final class Elaborator {
             for (String l : lists) {
                 out.computeIfAbsent(Integer.parseInt(l), k -> new ArrayList<>()).add(field(at, base, f));
             }
+        }
+        return out;
+    }
+
+    /** header_union U { h1_t a; h2_t b; }: its fields are headers, of distinct names. */
+    private void headerUnion(HeaderUnionDeclarationContext d, Scope sc) {
+        if (d.typeParameters() != null) {
+            throw error(d.typeParameters(), "generic header unions are not supported by softswitch");
+        }
+        Type.Aggregate t = new Type.Aggregate(d.name().getText(), false, true, annotations(d.annotations()));
+        define(sc, d.name(), t);
+        for (StructFieldContext f : d.structField()) {
+            Type ft = type(f.typeRef(), sc);
+            if (!(ft instanceof Type.Aggregate) || !((Type.Aggregate) ft).header) {
+                throw error(f.typeRef(), "header_union field '" + f.name().getText() + "' must be a header, not " + ft);
+            }
+            if (t.fields.containsKey(f.name().getText())) {
+                throw error(f.name(), "field '" + f.name().getText() + "' is declared twice in " + t);
+            }
+            t.addField(f.name().getText(), ft, annotations(f.annotations()));
+        }
+    }
+
+    /** The other members of the header union a member was reached from (u.a gives [u.b, ...]); null otherwise. */
+    private final Map<Expr, List<Expr.Agg>> unionSiblings = new java.util.IdentityHashMap<>();
+
+    /** After st writes header h: when h is a union member and now valid, the other members become invalid. */
+    private Stmt unionWrite(Expr h, Stmt st) {
+        List<Expr.Agg> siblings = unionSiblings.get(h);
+        return siblings == null ? st : new Stmt.Block(List.of(st, new UnionMemberWritten((Expr.Agg) h, siblings)));
+    }
+
+    /** P4_16 8.20: a valid member of a header union makes the others invalid. */
+    private static final class UnionMemberWritten extends Stmt {
+        private final Expr.Agg member;
+        private final Expr.Agg[] others;
+
+        UnionMemberWritten(Expr.Agg member, List<Expr.Agg> others) {
+            this.member = member;
+            this.others = others.toArray(new Expr.Agg[0]);
+        }
+
+        @Override public int exec(State s) {
+            if (s.n[member.narrowBase(s)] != 0) {
+                for (Expr.Agg o : others) {
+                    s.n[o.narrowBase(s)] = 0;
+                }
+            }
+            return NEXT;
+        }
+
+        @Override public void c(CodeWriter w) {
+            w.open("if (" + w.nAt(member.cNarrowBase(w)) + ")");
+            for (Expr.Agg o : others) {
+                w.line(w.nAt(o.cNarrowBase(w)) + " = 0;");
+            }
+            w.close();
+        }
+    }
+
+    /** u.isValid(): whether any member of the union is valid. */
+    private static final class UnionIsValid extends Expr {
+        private final Expr.Agg[] members;
+
+        UnionIsValid(List<Expr.Agg> members) {
+            super(Type.BOOL);
+            this.members = members.toArray(new Expr.Agg[0]);
+        }
+
+        @Override public long eval(State s) {
+            for (Expr.Agg m : members) {
+                if (s.n[m.narrowBase(s)] != 0) {
+                    return 1;
+                }
+            }
+            return 0;
+        }
+
+        @Override public String c(CodeWriter w) {
+            StringBuilder sb = new StringBuilder("(0");
+            for (Expr.Agg m : members) {
+                sb.append(" || ").append(w.nAt(m.cNarrowBase(w)));
+            }
+            return sb.append(")").toString();
+        }
+    }
+
+    private List<Expr.Agg> unionMembers(Expr.Agg union) {
+        List<Expr.Agg> out = new ArrayList<>();
+        for (Type.Field f : ((Type.Aggregate) union.type).fields.values()) {
+            out.add((Expr.Agg) field(union, union.fixedBase(), f));
         }
         return out;
     }
@@ -1305,7 +1443,7 @@ final class Elaborator {
             if (tname.equals("packet_in") || tname.equals("packet_out")) {
                 sc.symbols.put(pname, new PacketParam(tname.equals("packet_in")));
                 slots.add(null);
-                params.add(new Param(pname, dir, null));
+                params.add(new Param(pname, dir, new Type.Declared("extern", tname)));
                 continue;
             }
             Type t = type(p.typeRef(), global);
@@ -1372,6 +1510,7 @@ final class Elaborator {
         String qname = qualified(prefix, d.name().getText(), an);
         List<Table.KeyField> keys = new ArrayList<>();
         List<Table.ActionRef> refs = new ArrayList<>();
+        Map<Action, List<String>> bindings = new HashMap<>();
         Table.ActionCall defaultAction = null;
         boolean constDefault = false;
         boolean constEntries = false;
@@ -1392,12 +1531,9 @@ final class Elaborator {
             } else if (p instanceof ActionsPropertyContext) {
                 for (ActionRefContext r : ((ActionsPropertyContext) p).actionRef()) {
                     ActionSym a = actionSym(r.name(), sc);
-                    if (!a.directional.isEmpty()) {
-                        throw error(r, "action '" + r.name().getText() + "' has directional parameters; softswitch tables take "
-                                + "only actions whose parameters all come from the control plane");
-                    }
                     Map<String, List<String>> ran = annotations(r.annotations());
-                    refs.add(new Table.ActionRef(a.action, ran.containsKey("tableonly"), ran.containsKey("defaultonly"), ran));
+                    refs.add(new Table.ActionRef(a.action, ran.containsKey("tableonly"), ran.containsKey("defaultonly"), ran,
+                            boundArguments(a, r, sc, bindings)));
                 }
             } else if (p instanceof EntriesPropertyContext) {
                 entries = (EntriesPropertyContext) p;
@@ -1407,7 +1543,7 @@ final class Elaborator {
                 String prop = s.name().getText();
                 switch (prop) {
                     case "default_action":
-                        defaultAction = actionCall(s.expression(), sc, refs, qname);
+                        defaultAction = actionCall(s.expression(), sc, refs, bindings, qname);
                         constDefault = s.CONST() != null;
                         break;
                     case "size":
@@ -1481,7 +1617,7 @@ final class Elaborator {
             for (int i = 0; i < priorities.length; i++) {
                 EntryContext e = entries.entry(i);
                 Table.Entry entry = new Table.Entry(entryMatch(e.keysetExpression(), keys, sc),
-                        t.needsPriority() ? priorities[i] : 0, actionCallFromRef(e.actionRef(), sc, refs, qname), 0);
+                        t.needsPriority() ? priorities[i] : 0, actionCallFromRef(e.actionRef(), sc, refs, bindings, qname), 0);
                 if (t.find(entry) != null) {
                     throw error(e, "this entry has the match" + (t.needsPriority() ? " and priority" : "") + " of an earlier entry");
                 }
@@ -1562,7 +1698,38 @@ final class Elaborator {
         return (ActionSym) o;
     }
 
-    private Table.ActionCall actionCall(ExpressionContext e, Scope sc, List<Table.ActionRef> refs, String table) {
+    /**
+     * The directional arguments an actions list gives an action (P4_16 14.2.1.2: all of them, and
+     * only them; the control plane gives the others): their copy-in, the body and their copy-out, or
+     * null for an action without directional parameters. Their text goes into bindings.
+     */
+    private Stmt boundArguments(ActionSym a, ActionRefContext r, Scope sc, Map<Action, List<String>> bindings) {
+        List<ArgumentContext> args = r.argumentList() == null ? List.of() : r.argumentList().argument();
+        String name = r.name().getText();
+        if (a.directional.isEmpty()) {
+            if (!args.isEmpty()) {
+                throw error(r.argumentList(), "action '" + name + "' has no directional parameters to bind here: its "
+                        + "parameters come from the control plane (list it as '" + name + ";')");
+            }
+            return null;
+        }
+        if (args.size() != a.directional.size()) {
+            throw error(r.argumentList() == null ? r : r.argumentList(), "action '" + name + "' has " + a.directional.size()
+                    + " directional parameter(s): the actions list binds them all, and only them, as in " + name + "("
+                    + a.directional.get(0).name + (a.directional.size() > 1 ? ", ..." : "") + ")");
+        }
+        List<String> texts = new ArrayList<>();
+        for (ArgumentContext arg : args) {
+            texts.add(arg.getText());
+        }
+        bindings.put(a.action, texts);
+        List<Stmt> prelude = new ArrayList<>();
+        List<Expr> values = arguments("action '" + name + "'", a.directional, r.argumentList(), sc, new HashMap<>(), r, prelude);
+        return copyInOut(prelude, a.directional, a.directionalSlots, values, new ActionBody(a.action));
+    }
+
+    private Table.ActionCall actionCall(ExpressionContext e, Scope sc, List<Table.ActionRef> refs,
+                                        Map<Action, List<String>> bindings, String table) {
         NameContext name;
         ArgumentListContext args = null;
         if (e instanceof CallExpressionContext && ((CallExpressionContext) e).expression() instanceof NameExpressionContext) {
@@ -1573,15 +1740,20 @@ final class Elaborator {
         } else {
             throw error(e, "default_action must be an action call, as in default_action = drop();");
         }
-        return boundCall(name, args, sc, refs, table, e);
+        return boundCall(name, args, sc, refs, bindings, table, e);
     }
 
-    private Table.ActionCall actionCallFromRef(ActionRefContext r, Scope sc, List<Table.ActionRef> refs, String table) {
-        return boundCall(r.name(), r.argumentList(), sc, refs, table, r);
+    private Table.ActionCall actionCallFromRef(ActionRefContext r, Scope sc, List<Table.ActionRef> refs,
+                                               Map<Action, List<String>> bindings, String table) {
+        return boundCall(r.name(), r.argumentList(), sc, refs, bindings, table, r);
     }
 
+    /**
+     * A default action or entry: its control-plane arguments as constants, after the directional
+     * ones, which must be written as in the actions list (P4_16 14.2.1.3).
+     */
     private Table.ActionCall boundCall(NameContext name, ArgumentListContext args, Scope sc, List<Table.ActionRef> refs,
-                                       String table, ParserRuleContext at) {
+                                       Map<Action, List<String>> bindings, String table, ParserRuleContext at) {
         ActionSym a = actionSym(name, sc);
         boolean listed = false;
         for (Table.ActionRef r : refs) {
@@ -1590,17 +1762,28 @@ final class Elaborator {
         if (!listed) {
             throw error(name, "action '" + name.getText() + "' is not in the actions of table '" + table + "'");
         }
+        List<String> bound = bindings.getOrDefault(a.action, List.of());
         List<Param> params = new ArrayList<>();
+        for (int i = 0; i < bound.size(); i++) {
+            params.add(new Param(a.directional.get(i).name, "", a.directional.get(i).type));
+        }
         for (Action.Param p : a.action.params) {
             params.add(new Param(p.name, "", p.slot.type));
         }
         List<Expr> values = arguments("action '" + name.getText() + "'", params, args, sc, new HashMap<>(), at);
-        BigInteger[] data = new BigInteger[values.size()];
-        for (int i = 0; i < data.length; i++) {
-            if (!(values.get(i) instanceof Expr.Const)) {
-                throw error(args.argument(i), "the arguments of a table's action must be constants");
+        for (int i = 0; i < bound.size(); i++) {
+            if (!args.argument(i).getText().equals(bound.get(i))) {
+                throw error(args.argument(i), "action '" + name.getText() + "' takes its directional arguments here as "
+                        + "in the actions list: " + name.getText() + "(" + String.join(", ", bound) + ", ...)");
             }
-            data[i] = ((Expr.Const) values.get(i)).value;
+        }
+        BigInteger[] data = new BigInteger[values.size() - bound.size()];
+        for (int i = 0; i < data.length; i++) {
+            Expr v = values.get(bound.size() + i);
+            if (!(v instanceof Expr.Const)) {
+                throw error(args.argument(bound.size() + i), "the arguments of a table's action must be constants");
+            }
+            data[i] = ((Expr.Const) v).value;
         }
         return new Table.ActionCall(a.action, data);
     }
@@ -1655,20 +1838,37 @@ final class Elaborator {
 
     // ---- parsers ----
 
+    /** The architecture's parser: its parameters are the package's storage. */
     private Parser compileParser(BlockType bt, Map<Type, Expr> byType) {
+        return instantiateParser(bt, bt.name, byType, bt.decl).parser;
+    }
+
+    private ParserInstance instantiateParser(BlockType bt, String name, Map<Type, Expr> byType, ParserRuleContext at) {
+        if (!(bt.decl instanceof ParserDeclarationContext)) {
+            throw error(at, "'" + bt.name + "' is not a parser");
+        }
         ParserDeclarationContext d = (ParserDeclarationContext) bt.decl;
+        if (inProgress.contains(bt)) {
+            throw error(at, "parser '" + bt.name + "' instantiates itself: P4 has no recursion");
+        }
+        if (d.parameterList() != null && !d.parameterList().parameter().isEmpty()) {
+            throw error(d.parameterList(), "parsers with constructor parameters are not supported by softswitch");
+        }
         Scope sc = new Scope(global);
-        bindParams(bt, sc, byType, new ArrayList<>());
+        List<Param> params = new ArrayList<>();
+        ParserInstance pi = new ParserInstance(name, params, bindParams(bt, sc, byType, params));
         Where outer = enter(Where.PARSER, bt);
-        Context cx = new Context(bt.name, true, null);
+        Context cx = new Context(name, true, null);
         List<Stmt> init = new ArrayList<>();
         for (ParserLocalElementContext l : d.parserLocalElement()) {
             if (l.constantDeclaration() != null) {
                 constant(l.constantDeclaration(), sc);
             } else if (l.variableDeclaration() != null) {
                 init.add(variable(l.variableDeclaration(), sc));
+            } else if (l.valueSetDeclaration() != null) {
+                valueSet(l.valueSetDeclaration(), sc, name);
             } else {
-                throw error(l, "instantiations inside a parser are not supported by softswitch");
+                subParser(l.instantiation(), sc, name);
             }
         }
         List<ParserStateContext> states = d.parserState();
@@ -1715,7 +1915,108 @@ final class Elaborator {
             throw error(d.parserTypeDeclaration().name(), "parser '" + bt.name
                     + "' never reaches accept: no path of transitions leads from start to accept");
         }
-        return new Parser(bt.name, bodies, transitions);
+        pi.parser = new Parser(name, bodies, transitions);
+        return pi;
+    }
+
+    /** A value_set and the types of its fields, for the select cases that name it. */
+    private static final class ValueSetSym {
+        final ValueSet set;
+        final List<Type> types;
+
+        ValueSetSym(ValueSet set, List<Type> types) {
+            this.set = set;
+            this.types = types;
+        }
+    }
+
+    /**
+     * value_set<T>(size) name; T is bit<W> (one match field) or a struct of bit<W> fields, each
+     * exact or, with @match(ternary), ternary (P4Runtime 1.4, 8.4 ValueSet).
+     */
+    private void valueSet(ValueSetDeclarationContext d, Scope sc, String prefix) {
+        Map<String, List<String>> an = annotations(d.annotations());
+        String qname = qualified(prefix, d.name().getText(), an);
+        if (d.typeArg().DONTCARE() != null) {
+            throw error(d.typeArg(), "a value_set needs its element type, as in value_set<bit<16>>(4)");
+        }
+        Type t = type(d.typeArg().typeRef(), sc);
+        List<ValueSet.Field> fields = new ArrayList<>();
+        List<Type> types = new ArrayList<>();
+        if (t instanceof Type.Bits) {
+            fields.add(new ValueSet.Field("", ((Type.Bits) t).width, false));
+            types.add(t);
+        } else if (t instanceof Type.Aggregate && !((Type.Aggregate) t).header && !((Type.Aggregate) t).union) {
+            for (Type.Field f : ((Type.Aggregate) t).fields.values()) {
+                if (!(f.type instanceof Type.Bits)) {
+                    throw error(d.typeArg(), "value_set field '" + f.name + "' must be bit<W> or int<W>, not " + f.type);
+                }
+                List<String> match = f.annotations.getOrDefault("match", List.of("exact"));
+                if (!match.equals(List.of("exact")) && !match.equals(List.of("ternary"))) {
+                    throw error(d.typeArg(), "value_set field '" + f.name + "': softswitch matches value sets exactly or "
+                            + "with @match(ternary), not @match(" + String.join(", ", match) + ")");
+                }
+                fields.add(new ValueSet.Field(f.name, ((Type.Bits) f.type).width, match.equals(List.of("ternary"))));
+                types.add(f.type);
+            }
+            if (fields.isEmpty()) {
+                throw error(d.typeArg(), "a value_set's struct needs at least one field");
+            }
+        } else {
+            throw error(d.typeArg(), "a value_set's elements must be bit<W> or a struct of bit<W> fields, not " + t);
+        }
+        BigInteger size = constantValue(d.expression(), sc, null);
+        if (size.signum() <= 0 || size.bitLength() > 31) {
+            throw error(d.expression(), "a value_set's size must be a positive constant");
+        }
+        claim("value_set", qname, an, d.name().getStart());
+        ValueSet vs = new ValueSet(qname, an, size.intValue(), fields);
+        valueSets.add(vs);
+        define(sc, d.name(), new ValueSetSym(vs, types));
+    }
+
+    /** SubParser() sp; among a parser's declarations: the only instantiation a parser takes here. */
+    private void subParser(InstantiationContext d, Scope sc, String prefix) {
+        TypeRefContext tr = d.typeRef();
+        Object t = tr instanceof NamedTypeRefContext ? sc.lookup(((NamedTypeRefContext) tr).typeName().TYPE_IDENT().getText()) : null;
+        if (!(t instanceof BlockType) || !"parser".equals(((BlockType) t).kind)) {
+            throw error(d, "a parser can instantiate only parsers in softswitch (value_set and externs are not supported here)");
+        }
+        if (!d.argumentList().argument().isEmpty()) {
+            throw error(d.argumentList(), "parsers with constructor parameters are not supported by softswitch");
+        }
+        define(sc, d.name(), instantiateParser((BlockType) t, qualified(prefix, d.name().getText(), annotations(d.annotations())),
+                null, d));
+    }
+
+    /** sp.apply(packet, ...) in a parser state: the sub-parser runs to accept, or the caller rejects too. */
+    private Stmt applyParser(ParserInstance pi, MethodRef m, ArgumentListContext args, Scope sc, ParserRuleContext at) {
+        if (!m.method.equals("apply")) {
+            throw error(m.at.name(), "a parser instance has only apply(), not '" + m.method + "'");
+        }
+        if (where != Where.PARSER) {
+            throw error(m.at, "a parser can be applied only in a parser state, not in " + whereName());
+        }
+        List<Stmt> prelude = new ArrayList<>();
+        List<Expr> values = arguments("'" + pi.name + ".apply'", pi.params, args, sc, new HashMap<>(), at, prelude);
+        return copyInOut(prelude, pi.params, pi.slots, values, new SubParserRun(pi.parser));
+    }
+
+    /** Runs a sub-parser from its start state: NEXT on accept, REJECT (with its error) otherwise. */
+    private static final class SubParserRun extends Stmt {
+        private final Parser parser;
+
+        SubParserRun(Parser parser) {
+            this.parser = parser;
+        }
+
+        @Override public int exec(State s) {
+            return parser.run(s) ? NEXT : Parser.REJECT;
+        }
+
+        @Override public void c(CodeWriter w) {
+            throw new CodeWriter.Unsupported("a sub-parser");
+        }
     }
 
     private Stmt parserStatement(ParserStatementContext ps, Scope sc, Context cx) {
@@ -1768,6 +2069,7 @@ final class Elaborator {
         }
         List<SelectCaseContext> cases = sel.selectCase();
         Parser.Keyset[][] sets = new Parser.Keyset[cases.size()][];
+        ValueSet[] valueSetCases = new ValueSet[cases.size()];
         boolean defaultSeen = false;
         int[] targets = new int[cases.size()];
         for (int c = 0; c < cases.size(); c++) {
@@ -1781,6 +2083,16 @@ final class Elaborator {
                 throw error(ks, "this select already has a default case");
             }
             defaultSeen |= isDefault;
+            ValueSetSym named = valueSetCase(parts, sc);
+            if (named != null) {
+                if (!named.types.equals(typesOf(keys))) {
+                    throw error(ks, "value set '" + parts.get(0).getText() + "' holds " + named.types
+                            + ": the select's keys must be of these types, not " + typesOf(keys));
+                }
+                valueSetCases[c] = named.set;
+                targets[c] = stateIndex(sc2.name(), index);
+                continue;
+            }
             if (!isDefault && parts.size() != keys.length) {
                 throw error(ks, "the case has " + parts.size() + " value(s); select has " + keys.length + " key(s)");
             }
@@ -1803,7 +2115,25 @@ final class Elaborator {
             }
             targets[c] = stateIndex(sc2.name(), index);
         }
-        return new Parser.Select(keys, sets, targets);
+        return new Parser.Select(keys, sets, valueSetCases, targets);
+    }
+
+    /** The value set a select case names (a single name that is a value_set), or null. */
+    private ValueSetSym valueSetCase(List<SimpleKeysetContext> parts, Scope sc) {
+        if (parts.size() != 1 || !(parts.get(0) instanceof ValueKeysetContext)) {
+            return null;
+        }
+        ExpressionContext e = ((ValueKeysetContext) parts.get(0)).expression();
+        Object o = e instanceof NameExpressionContext ? sc.lookup(e.getText()) : null;
+        return o instanceof ValueSetSym ? (ValueSetSym) o : null;
+    }
+
+    private static List<Type> typesOf(Expr[] keys) {
+        List<Type> out = new ArrayList<>();
+        for (Expr k : keys) {
+            out.add(k.type);
+        }
+        return out;
     }
 
     private int stateIndex(NameContext n, Map<String, Integer> index) {
@@ -1851,6 +2181,15 @@ final class Elaborator {
         if (s.switchStatement() != null) {
             return switchStatement(s.switchStatement(), sc, cx);
         }
+        if (s.forStatement() != null) {
+            return forStatement(s.forStatement(), sc, cx);
+        }
+        if (s.BREAK() != null || s.CONTINUE() != null) {
+            if (loopDepth == 0) {
+                throw error(s, "'" + s.getStart().getText() + "' is allowed only in a for loop");
+            }
+            return s.BREAK() != null ? Loop.BREAK : Loop.CONTINUE;
+        }
         if (s.EXIT() != null) {
             if (cx.inParser) {
                 throw error(s, "exit is not allowed in a parser");
@@ -1876,6 +2215,73 @@ final class Elaborator {
             constant(s.constantDeclaration(), sc);
         }
         return Stmt.EMPTY;
+    }
+
+    /** for loops (P4_16 working draft after 1.2.5): three clauses, or a variable over lo .. hi or a list of values. */
+    private Stmt forStatement(ForStatementContext f, Scope sc, Context cx) {
+        Scope ls = new Scope(sc);
+        if (f instanceof ThreeClauseForContext) {
+            ThreeClauseForContext t = (ThreeClauseForContext) f;
+            List<Stmt> init = new ArrayList<>();
+            if (t.forInit() != null) {
+                for (ForInitItemContext item : t.forInit().forInitItem()) {
+                    if (item.typeRef() != null) {
+                        Type type = type(item.typeRef(), ls);
+                        Expr slot = storageFor(type, item.typeRef(), "a loop variable");
+                        init.add(assign(slot, expr(item.expression(), ls, type), item.expression()));
+                        define(ls, item.name(), new Var(item.name().getText(), slot, false));
+                    } else {
+                        init.add(simpleStatement(item.forUpdateItem().expression(), item.forUpdateItem().assignOp(),
+                                item, ls, cx));
+                    }
+                }
+            }
+            Expr cond = t.expression() == null ? null : condition(t.expression(), ls);
+            List<Stmt> update = new ArrayList<>();
+            if (t.forUpdate() != null) {
+                for (ForUpdateItemContext item : t.forUpdate().forUpdateItem()) {
+                    update.add(simpleStatement(item.expression(), item.assignOp(), item, ls, cx));
+                }
+            }
+            init.add(new Loop.ThreeClause(cond, loopBody(t.statement(), ls, cx), new Stmt.Block(update)));
+            return exitAware(new Stmt.Block(init));
+        }
+        ForInLoopContext in = (ForInLoopContext) f;
+        Type type = type(in.typeRef(), ls);
+        if (!type.isScalar() || type instanceof Type.Bits && ((Type.Bits) type).wide()) {
+            throw error(in.typeRef(), "a for loop's variable must be a bit string of up to 64 bits, bool or enum, not " + type);
+        }
+        Expr.LValue var = (Expr.LValue) storageFor(type, in.typeRef(), "a loop variable");
+        if (in.expression().size() == 2) {
+            if (!(type instanceof Type.Bits)) {
+                throw error(in.typeRef(), "a range lo .. hi needs a bit<W> or int<W> variable, not " + type);
+            }
+            Expr lo = coerce(expr(in.expression(0), ls, type), type, in.expression(0));
+            Expr hi = coerce(expr(in.expression(1), ls, type), type, in.expression(1));
+            define(ls, in.name(), new Var(in.name().getText(), var, false));
+            return exitAware(new Loop.Range(var, lo, hi, ((Type.Bits) type).width, ((Type.Bits) type).signed,
+                    loopBody(in.statement(), ls, cx)));
+        }
+        Object list = resolve(in.expression(0), ls, cx);
+        if (!(list instanceof ListValue)) {
+            throw error(in.expression(0), "softswitch's for loops go over a range lo .. hi or a list {a, b, ...}");
+        }
+        List<Expr> items = ((ListValue) list).items;
+        Expr[] values = new Expr[items.size()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = coerce(items.get(i), type, in.expression(0));
+        }
+        define(ls, in.name(), new Var(in.name().getText(), var, false));
+        return exitAware(new Loop.Each(var, values, loopBody(in.statement(), ls, cx)));
+    }
+
+    private Stmt loopBody(StatementContext body, Scope sc, Context cx) {
+        loopDepth++;
+        try {
+            return statement(body, new Scope(sc), cx);
+        } finally {
+            loopDepth--;
+        }
     }
 
     /** A statement whose expressions may run a table whose action exits. */
@@ -1936,29 +2342,35 @@ final class Elaborator {
     }
 
     private Stmt assignmentOrCall(AssignmentOrCallContext a, Scope sc, Context cx) {
-        if (a.expression().size() == 2) {
-            ExpressionContext lhs = a.expression(0);
-            String op = a.assignOp().getText();
+        return simpleStatement(a.expression(), a.assignOp(), a, sc, cx);
+    }
+
+    /** An assignment (e = e, e op= e) or a call: a statement, or an item of a for loop's clauses. */
+    private Stmt simpleStatement(List<ExpressionContext> e, AssignOpContext assignOp, ParserRuleContext a, Scope sc,
+                                 Context cx) {
+        if (e.size() == 2) {
+            ExpressionContext lhs = e.get(0);
+            String op = assignOp.getText();
             List<Stmt> prelude = new ArrayList<>();
             Expr target = lvalue(lhs, sc, null, prelude);
             requireWritable(lhs, sc, target, "the left side of '" + op + "'");
             Expr value;
             if (op.equals("=")) {
-                value = expr(a.expression(1), sc, target.type);
+                value = expr(e.get(1), sc, target.type);
             } else {
                 // a op= b is a = a op b with the place of a evaluated once (P4_16 compound assignment)
                 String binary = op.substring(0, op.length() - 1);
                 boolean shift = binary.equals("<<") || binary.equals(">>");
-                value = operate(binary, target, expr(a.expression(1), sc, shift ? null : target.type), a, lhs, a.expression(1));
+                value = operate(binary, target, expr(e.get(1), sc, shift ? null : target.type), a, lhs, e.get(1));
             }
-            prelude.add(assign(target, value, a.expression(1)));
+            prelude.add(assign(target, value, e.get(1)));
             return exitAware(prelude.size() == 1 ? prelude.get(0) : new Stmt.Block(prelude));
         }
-        ExpressionContext e = a.expression(0);
-        if (!(e instanceof CallExpressionContext || e instanceof GenericCallExpressionContext)) {
-            throw error(e, "'" + e.getText() + "' is not a statement (expected an assignment or a call)");
+        ExpressionContext callee = e.get(0);
+        if (!(callee instanceof CallExpressionContext || callee instanceof GenericCallExpressionContext)) {
+            throw error(callee, "'" + callee.getText() + "' is not a statement (expected an assignment or a call)");
         }
-        Object r = call(e, sc, cx);
+        Object r = call(callee, sc, cx);
         if (r instanceof Stmt) {
             return (Stmt) r;
         }
@@ -1970,22 +2382,54 @@ final class Elaborator {
 
     private Stmt assign(Expr target, Expr value, ParserRuleContext at) {
         if (target instanceof Expr.Agg) {
-            if (value instanceof ListValue) {
-                if (!(target.type instanceof Type.Aggregate)) {
-                    throw error(at, "cannot assign a list to " + target.type + " (assign its elements one by one)");
-                }
-                return listAssign((Expr.Agg) target, (ListValue) value, at);
-            }
-            if (!(value instanceof Expr.Agg) || !value.type.equals(target.type)) {
-                throw error(at, "cannot assign " + value.type + " to " + target.type);
-            }
-            return new Stmt.CopyAgg((Expr.Agg) target, (Expr.Agg) value);
+            return unionWrite(target, assignAggregate((Expr.Agg) target, value, at));
         }
         return new Stmt.Assign((Expr.LValue) target, coerce(value, target.type, at));
     }
 
-    /** hdr = {f1, f2, ...}: assigns fields in order; a header also becomes valid. */
+    private Stmt assignAggregate(Expr.Agg target, Expr value, ParserRuleContext at) {
+        if (target.type instanceof Type.Aggregate && ((Type.Aggregate) target.type).union
+                && (value instanceof ListValue || value instanceof StructValue)) {
+            throw error(at, "a " + target.type + " takes a union of its type, or one member at a time (u.member = ...)");
+        }
+        if (value instanceof StructValue && target.type instanceof Type.Aggregate) {
+            value = ((StructValue) value).inOrderOf((Type.Aggregate) target.type, at);
+        }
+        if (value instanceof ListValue) {
+            if (!(target.type instanceof Type.Aggregate)) {
+                throw error(at, "cannot assign a list to " + target.type + " (assign its elements one by one)");
+            }
+            return listAssign(target, (ListValue) value, at);
+        }
+        if (!(value instanceof Expr.Agg) || !value.type.equals(target.type)) {
+            throw error(at, "cannot assign " + value.type + " to " + target.type);
+        }
+        return new Stmt.CopyAgg(target, (Expr.Agg) value);
+    }
+
+    /**
+     * hdr = {f1, f2, ...}: assigns fields in order; a header also becomes valid. The whole right side
+     * is evaluated before the target changes (h = {h.b, h.a} swaps), through a temporary when a value
+     * is not a constant.
+     */
     private Stmt listAssign(Expr.Agg target, ListValue value, ParserRuleContext at) {
+        if (!allConstant(value)) {
+            Expr.Agg temporary = (Expr.Agg) storage(target.type);
+            return new Stmt.Block(List.of(fieldAssigns(temporary, value, at), new Stmt.CopyAgg(target, temporary)));
+        }
+        return fieldAssigns(target, value, at);
+    }
+
+    private static boolean allConstant(ListValue value) {
+        for (Expr e : value.items) {
+            if (!(e instanceof Expr.Const || e instanceof ListValue && allConstant((ListValue) e))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private Stmt fieldAssigns(Expr.Agg target, ListValue value, ParserRuleContext at) {
         Type.Aggregate t = (Type.Aggregate) target.type;
         if (value.items.size() != t.fields.size()) {
             throw error(at, t + " has " + t.fields.size() + " fields; the list has " + value.items.size() + " values");
@@ -2016,6 +2460,37 @@ final class Elaborator {
                 t.add(e.type);
             }
             return t;
+        }
+    }
+
+    /** A structure-valued expression { f = e, ... } (P4_16 8.13): the fields in the order written. */
+    private final class StructValue extends Expr {
+        final Map<String, Expr> fields;
+        /** Where each field is named, for errors. */
+        final Map<String, ParserRuleContext> names;
+
+        StructValue(Map<String, Expr> fields, Map<String, ParserRuleContext> names) {
+            super(new Type.Declared("structure-valued expression", "{ " + String.join(", ", fields.keySet()) + " }"));
+            this.fields = fields;
+            this.names = names;
+        }
+
+        /** The values as a list in the field order of t, which must have exactly these fields. */
+        ListValue inOrderOf(Type.Aggregate t, ParserRuleContext at) {
+            for (String name : fields.keySet()) {
+                if (!t.fields.containsKey(name)) {
+                    throw error(names.get(name), t + " has no field '" + name + "'");
+                }
+            }
+            List<Expr> items = new ArrayList<>();
+            for (String name : t.fields.keySet()) {
+                Expr v = fields.get(name);
+                if (v == null) {
+                    throw error(at, "field '" + name + "' of " + t + " is not given a value");
+                }
+                items.add(v);
+            }
+            return new ListValue(items);
         }
     }
 
@@ -2169,6 +2644,17 @@ final class Elaborator {
                 items.add(expr(x, sc, null));
             }
             return new ListValue(items);
+        }
+        if (e instanceof StructExpressionContext) {
+            Map<String, Expr> fields = new LinkedHashMap<>();
+            Map<String, ParserRuleContext> names = new HashMap<>();
+            for (KvPairContext kv : ((StructExpressionContext) e).kvPair()) {
+                if (fields.put(kv.name().getText(), expr(kv.expression(), sc, null)) != null) {
+                    throw error(kv.name(), "field '" + kv.name().getText() + "' is given twice");
+                }
+                names.put(kv.name().getText(), kv.name());
+            }
+            return new StructValue(fields, names);
         }
         if (e instanceof NameExpressionContext || e instanceof TopNameExpressionContext) {
             String n = e instanceof NameExpressionContext ? e.getText() : ((TopNameExpressionContext) e).name().getText();
@@ -2587,7 +3073,21 @@ final class Elaborator {
             if (f == null) {
                 throw error(m.name(), at + " has no field '" + name + "'");
             }
-            return field(agg, agg.fixedBase(), f);
+            if (f.type instanceof Type.Varbit) {
+                throw error(m.name(), "softswitch's varbit fields are extracted, emitted and copied with their header; '"
+                        + m.getText() + "' cannot be used alone");
+            }
+            Expr member = field(agg, agg.fixedBase(), f);
+            if (at.union) {
+                List<Expr.Agg> siblings = new ArrayList<>();
+                for (Type.Field other : at.fields.values()) {
+                    if (other != f) {
+                        siblings.add((Expr.Agg) field(agg, agg.fixedBase(), other));
+                    }
+                }
+                unionSiblings.put(member, siblings);
+            }
+            return member;
         }
         if (base instanceof Expr) {
             throw error(m.name(), "'" + baseCtx.getText() + "' has type " + ((Expr) base).type + ", which has no member '" + name + "'");
@@ -2685,6 +3185,9 @@ final class Elaborator {
             MemberExpressionContext mc = (MemberExpressionContext) calleeCtx;
             Object base = resolve(mc.expression(), sc, cx);
             String name = mc.name().getText();
+            if (base instanceof BlockType && ((BlockType) base).decl != null) {
+                return directInvocation((BlockType) base, new MethodRef(base, name, mc), args, sc, cx, e);
+            }
             if (base instanceof Expr.Agg) {
                 return headerMethod((Expr.Agg) base, name, args == null ? 0 : args.argument().size(), args, sc, mc.name());
             }
@@ -2713,7 +3216,7 @@ final class Elaborator {
         }
         if (callee instanceof ExternFunction) {
             int argc = args == null ? 0 : args.argument().size();
-            return externFunction(calleeCtx.getText(), ((ExternFunction) callee).forArgs(argc), args, sc, e);
+            return externFunction(calleeCtx.getText(), ((ExternFunction) callee).forArgs(argc), args, targs, sc, e);
         }
         if (callee instanceof Expr.Agg) {
             throw error(calleeCtx, "'" + calleeCtx.getText() + "' is not callable");
@@ -2737,16 +3240,10 @@ final class Elaborator {
             return new ApplyResult(((TableSym) t).table);
         }
         if (t instanceof ControlInstance) {
-            if (!m.method.equals("apply")) {
-                throw error(m.at.name(), "a control instance has only apply(), not '" + m.method + "'");
-            }
-            if (where != Where.CONTROL) {
-                throw error(m.at, "a control can be applied only in a control's apply block, not in " + whereName());
-            }
-            ControlInstance ci = (ControlInstance) t;
-            List<Stmt> prelude = new ArrayList<>();
-            List<Expr> values = arguments("'" + ci.name + ".apply'", ci.params, args, sc, new HashMap<>(), at, prelude);
-            return copyInOut(prelude, ci.params, ci.slots, values, ci.body);
+            return applyControl((ControlInstance) t, m, args, sc, at);
+        }
+        if (t instanceof ParserInstance) {
+            return applyParser((ParserInstance) t, m, args, sc, at);
         }
         if (t instanceof PacketParam) {
             return packetMethod((PacketParam) t, m, args, targs, sc, at);
@@ -2758,6 +3255,43 @@ final class Elaborator {
             throw error(m.at.name(), "'" + m.method + "' is not a method of " + ((Expr) t).type);
         }
         throw error(m.at, "'" + m.at.getText() + "' is not a method");
+    }
+
+    private Stmt applyControl(ControlInstance ci, MethodRef m, ArgumentListContext args, Scope sc, ParserRuleContext at) {
+        if (!m.method.equals("apply")) {
+            throw error(m.at.name(), "a control instance has only apply(), not '" + m.method + "'");
+        }
+        if (where != Where.CONTROL) {
+            throw error(m.at, "a control can be applied only in a control's apply block, not in " + whereName());
+        }
+        List<Stmt> prelude = new ArrayList<>();
+        List<Expr> values = arguments("'" + ci.name + ".apply'", ci.params, args, sc, new HashMap<>(), at, prelude);
+        return copyInOut(prelude, ci.params, ci.slots, values, ci.body);
+    }
+
+    /**
+     * Callee.apply(...) on a control or parser type (P4_16 direct type invocation): applies a local
+     * instance named after the type, as if the enclosing block declared @name("Callee") Callee()
+     * Callee; every direct invocation of one type in one block applies that one instance.
+     */
+    private Stmt directInvocation(BlockType bt, MethodRef m, ArgumentListContext args, Scope sc, Context cx,
+                                  ParserRuleContext at) {
+        boolean control = "control".equals(bt.kind);
+        if (!control && !"parser".equals(bt.kind)) {
+            throw error(m.at, "'" + bt.name + "' is a " + bt.kind + ": only controls and parsers can be applied");
+        }
+        if (control ? where != Where.CONTROL : where != Where.PARSER) {
+            throw error(m.at, control ? "a control can be applied only in a control's apply block, not in " + whereName()
+                    : "a parser can be applied only in a parser state, not in " + whereName());
+        }
+        String qname = cx.prefix + "." + bt.name;
+        Object instance = directInstances.get(qname);
+        if (instance == null) {
+            instance = control ? instantiateControl(bt, qname, null, m.at) : instantiateParser(bt, qname, null, m.at);
+            directInstances.put(qname, instance);
+        }
+        return control ? applyControl((ControlInstance) instance, m, args, sc, at)
+                : applyParser((ParserInstance) instance, m, args, sc, at);
     }
 
     /**
@@ -2777,15 +3311,18 @@ final class Elaborator {
             throw error(at, "header stacks have push_front(n) and pop_front(n), not '" + method + "'");
         }
         Type.Aggregate t = (Type.Aggregate) h.type;
+        if (t.union && method.equals("isValid") && argc == 0) {
+            return new UnionIsValid(unionMembers(h));
+        }
         if (!t.header) {
-            throw error(at, "'" + method + "' is not a method of " + t);
+            throw error(at, "'" + method + "' is not a method of " + t + (t.union ? " (it has isValid)" : ""));
         }
         if (argc != 0) {
             throw error(at, method + "() takes no arguments");
         }
         switch (method) {
             case "isValid": return new IsValid(h);
-            case "setValid": return new SetValid(h, 1);
+            case "setValid": return unionWrite(h, new SetValid(h, 1));
             case "setInvalid": return new SetValid(h, 0);
             default: throw error(at, "'" + method + "' is not a method of " + t + " (it has isValid, setValid, setInvalid)");
         }
@@ -2933,7 +3470,7 @@ final class Elaborator {
             for (Stmt st : after) {
                 st.exec(s);
             }
-            return r == EXIT ? EXIT : NEXT;
+            return r == EXIT || r == Parser.REJECT ? r : NEXT;   // a sub-parser's reject rejects its caller
         }
 
         @Override public void c(CodeWriter w) {
@@ -3037,23 +3574,37 @@ final class Elaborator {
         if (p.input) {
             switch (method) {
                 case "extract": {
-                    if (a.size() != 1) {
-                        throw error(at, "extract takes 1 argument here (variable-size extract is not supported), " + a.size() + " given");
+                    if (a.size() != 1 && a.size() != 2) {
+                        throw error(at, "extract takes a header, and for a header with a varbit field its length in bits; "
+                                + a.size() + " arguments given");
                     }
                     Expr h = expr(argExpr(a, 0, "extract", at), sc, null);
                     if (!(h instanceof Expr.Agg) || !(h.type instanceof Type.Aggregate) || !((Type.Aggregate) h.type).header) {
                         throw error(a.get(0), "extract needs a header, not " + h.type);
                     }
+                    if (((Type.Aggregate) h.type).hasVarbit() != (a.size() == 2)) {
+                        throw error(at, a.size() == 2 ? h.type + " has no varbit field: extract it with extract(hdr)"
+                                : h.type + " has a varbit field: extract it with extract(hdr, lengthInBits)");
+                    }
                     requireWritable(a.get(0).expression(), sc, h, "the argument of extract");
                     if (targs.size() > 1 || (targs.size() == 1 && !targs.get(0).equals(h.type))) {
                         throw error(at, "extract<...> names the type of its argument, which is " + h.type);
+                    }
+                    if (a.size() == 2) {
+                        requireWritable(a.get(0).expression(), sc, h, "the argument of extract");
+                        if (h instanceof StackElement) {
+                            throw error(a.get(0), "softswitch extracts headers with a varbit field outside stacks only");
+                        }
+                        Type bits32 = new Type.Bits(32, false);
+                        Expr length = coerce(expr(argExpr(a, 1, "extract", at), sc, bits32), bits32, a.get(1));
+                        return unionWrite(h, new VarbitIo.Extract((Expr.Agg) h, length));
                     }
                     PacketIo.Stack stack = null;
                     if (h instanceof StackElement && a.get(0).expression().getText().endsWith(".next")) {
                         ExpressionContext stackCtx = ((MemberExpressionContext) a.get(0).expression()).expression();
                         stack = new PacketIo.Stack((Expr.Agg) expr(stackCtx, sc, null));
                     }
-                    return new PacketIo.Extract((Expr.Agg) h, stack);
+                    return unionWrite(h, new PacketIo.Extract((Expr.Agg) h, stack));
                 }
                 case "lookahead": {
                     if (targs.size() != 1 || !a.isEmpty()) {
@@ -3063,10 +3614,10 @@ final class Elaborator {
                     if (t instanceof Type.Bits) {
                         return new PacketIo.Lookahead(t, ((Type.Bits) t).width);
                     }
-                    if (t instanceof Type.Aggregate && ((Type.Aggregate) t).header) {
+                    if (t instanceof Type.Aggregate && ((Type.Aggregate) t).header && !((Type.Aggregate) t).hasVarbit()) {
                         return new PacketIo.LookaheadHeader((Expr.Agg) storage(t));
                     }
-                    throw error(at, "lookahead needs a bit<W> or header type, not " + t);
+                    throw error(at, "lookahead needs a bit<W> or header type (without a varbit field), not " + t);
                 }
                 case "advance": {
                     if (a.size() != 1) {
@@ -3088,9 +3639,16 @@ final class Elaborator {
             throw error(at, "emit takes 1 argument, " + a.size() + " given");
         }
         Expr h = expr(argExpr(a, 0, "emit", at), sc, null);
+        if (targs.size() > 1 || (targs.size() == 1 && !targs.get(0).equals(h.type))) {
+            throw error(at, "emit<...> names the type of its argument, which is " + h.type);
+        }
         List<Stmt> emits = new ArrayList<>();
         emitAll(h, emits, a.get(0));
         return emits.size() == 1 ? emits.get(0) : new Stmt.Block(emits);
+    }
+
+    private static Stmt emitHeader(Expr.Agg h) {
+        return ((Type.Aggregate) h.type).hasVarbit() ? new VarbitIo.Emit(h) : new PacketIo.Emit(h);
     }
 
     private void emitAll(Expr h, List<Stmt> out, ParserRuleContext at) {
@@ -3102,14 +3660,14 @@ final class Elaborator {
         if (agg.type instanceof Type.Stack) {
             Type.Stack st = (Type.Stack) agg.type;
             for (int i = 0; i < st.size; i++) {
-                out.add(new PacketIo.Emit(new Expr.FixedAgg(st.element, base[0] + i * st.element.narrowSlots(),
+                out.add(emitHeader(new Expr.FixedAgg(st.element, base[0] + i * st.element.narrowSlots(),
                         base[1] + i * st.element.wideSlots())));
             }
             return;
         }
         Type.Aggregate t = (Type.Aggregate) agg.type;
         if (t.header) {
-            out.add(new PacketIo.Emit(agg));
+            out.add(emitHeader(agg));
             return;
         }
         for (Type.Field f : t.fields.values()) {
@@ -3204,11 +3762,36 @@ final class Elaborator {
         return (Expr.LValue) field(metadata, metadata.fixedBase(), f);
     }
 
-    private Object externFunction(String name, FunctionPrototypeContext proto, ArgumentListContext args, Scope sc,
-                                  ParserRuleContext at) {
-        List<Param> params = params(proto.parameterList(), global, typeVarsOf(proto, null));
+    /** static_assert(check[, message]): true, or a compile error at the call when check is false. */
+    private Expr staticAssert(List<Expr> a, ArgumentListContext args, ParserRuleContext at) {
+        if (!(a.get(0) instanceof Expr.Const)) {
+            throw error(args.argument(0), "the condition of static_assert must be known at compile time");
+        }
+        if (((Expr.Const) a.get(0)).value.signum() == 0) {
+            String message = a.size() > 1 && a.get(1) instanceof StringValue ? ": " + ((StringValue) a.get(1)).value : "";
+            throw error(at, "static assertion failed" + message);
+        }
+        return new Expr.Const(Type.BOOL, 1);
+    }
+
+    private Object externFunction(String name, FunctionPrototypeContext proto, ArgumentListContext args, List<Type> targs,
+                                  Scope sc, ParserRuleContext at) {
+        List<String> typeVars = typeVarsOf(proto, null);
+        List<Param> params = params(proto.parameterList(), global, typeVars);
         Map<String, Type> bindings = new HashMap<>();
+        if (!targs.isEmpty()) {
+            // explicit type arguments bind the type parameters before the arguments are checked
+            if (targs.size() != typeVars.size()) {
+                throw error(at, "'" + name + "' takes " + typeVars.size() + " type argument(s), " + targs.size() + " given");
+            }
+            for (int i = 0; i < targs.size(); i++) {
+                bindings.put(typeVars.get(i), targs.get(i));
+            }
+        }
         List<Expr> a = arguments("'" + name + "'", params, args, sc, bindings, at);
+        if (name.equals("static_assert")) {
+            return staticAssert(a, args, at);
+        }
         if (!name.equals("verify")) {
             notInSume(name, at);
         }

@@ -212,6 +212,69 @@ public final class Frontend {
                 ((CommonToken) t).setType(P4Parser.TYPE_IDENT);
             }
         }
+        retagTypeArguments(tokens);
+    }
+
+    /**
+     * Marks the angle brackets of a call's type arguments, name&lt;TYPE, ...&gt;(, as TYPE_ARGS_OPEN
+     * and TYPE_ARGS_CLOSE. The first argument must start as only a type can (a type name, bit, int,
+     * bool, varbit, tuple, '_'), so a comparison a &lt; b keeps its meaning; a type is never a value,
+     * so a &lt; T &gt; (x) can only be a call, as in the P4_16 grammar. Prototypes keep their brackets.
+     */
+    private static void retagTypeArguments(List<Token> tokens) {
+        for (int i = 1; i + 1 < tokens.size(); i++) {
+            Token callee = tokens.get(i - 1);
+            if (!tokens.get(i).getText().equals("<") || !startsType(tokens.get(i + 1))
+                    || callee.getType() != P4Lexer.IDENT && callee.getType() != P4Lexer.APPLY || isPrototype(tokens, i - 1)) {
+                continue;
+            }
+            int close = closingAngle(tokens, i);
+            if (close > 0 && close + 1 < tokens.size() && tokens.get(close + 1).getText().equals("(")) {
+                ((CommonToken) tokens.get(i)).setType(P4Parser.TYPE_ARGS_OPEN);
+                ((CommonToken) tokens.get(close)).setType(P4Parser.TYPE_ARGS_CLOSE);
+            }
+        }
+    }
+
+    private static boolean startsType(Token t) {
+        switch (t.getType()) {
+            case P4Lexer.BIT: case P4Lexer.INT: case P4Lexer.BOOL: case P4Lexer.VARBIT: case P4Lexer.TUPLE:
+            case P4Lexer.STRING_KW: case P4Lexer.DONTCARE: case P4Parser.TYPE_IDENT:
+                return true;
+            default:
+                return t.getText().equals(".");
+        }
+    }
+
+    /**
+     * The index of the '>' closing the '<' at open, when everything between can be type arguments
+     * (types, widths, nested angle brackets, parenthesised width expressions); -1 otherwise.
+     */
+    private static int closingAngle(List<Token> tokens, int open) {
+        int angles = 0;
+        int parens = 0;
+        for (int k = open; k < tokens.size(); k++) {
+            Token t = tokens.get(k);
+            String s = t.getText();
+            if (parens > 0) {
+                parens += s.equals("(") ? 1 : s.equals(")") ? -1 : 0;
+                if (s.equals(";") || s.equals("{") || s.equals("}")) {
+                    return -1;
+                }
+            } else if (s.equals("(")) {
+                parens++;
+            } else if (s.equals("<")) {
+                angles++;
+            } else if (s.equals(">")) {
+                if (--angles == 0) {
+                    return k;
+                }
+            } else if (!(startsType(t) || t.getType() == P4Lexer.INTEGER || s.equals(",") || s.equals("[")
+                    || s.equals("]"))) {
+                return -1;
+            }
+        }
+        return -1;
     }
 
     /** Whether the identifier at i is declared (preceded by a type), not called. */
@@ -220,7 +283,7 @@ public final class Frontend {
             return false;
         }
         Token prev = tokens.get(i - 1);
-        return prev.getType() == P4Lexer.IDENT || prev.getType() == P4Lexer.VOID || prev.getType() == P4Lexer.BOOL
+        return prev.getType() == P4Lexer.IDENT || prev.getType() == P4Parser.TYPE_IDENT || prev.getType() == P4Lexer.VOID || prev.getType() == P4Lexer.BOOL
                 || prev.getText().equals(">");
     }
 

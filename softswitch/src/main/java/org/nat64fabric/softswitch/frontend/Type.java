@@ -17,6 +17,8 @@ public abstract class Type {
     public void wideWidths(List<Integer> out) {
         if (this instanceof Bits && ((Bits) this).wide()) {
             out.add(((Bits) this).width);
+        } else if (this instanceof Varbit) {
+            out.add(((Varbit) this).max);
         } else if (this instanceof Aggregate) {
             for (Field f : ((Aggregate) this).fields.values()) {
                 f.type.wideWidths(out);
@@ -44,6 +46,20 @@ public abstract class Type {
         }
         @Override public int hashCode() { return width * 2 + (signed ? 1 : 0); }
         @Override public String toString() { return (signed ? "int<" : "bit<") + width + ">"; }
+    }
+
+    /**
+     * varbit&lt;W&gt;, a header field of at most W bits whose length the packet gives: its value in a
+     * wide slot, its length in bits in a narrow one.
+     */
+    public static final class Varbit extends Type {
+        public final int max;
+        public Varbit(int max) { this.max = max; }
+        @Override public int narrowSlots() { return 1; }
+        @Override public int wideSlots() { return 1; }
+        @Override public boolean equals(Object o) { return o instanceof Varbit && ((Varbit) o).max == max; }
+        @Override public int hashCode() { return max; }
+        @Override public String toString() { return "varbit<" + max + ">"; }
     }
 
     /** The type of integer literals without a width; converts to any bit<W> or int<W>. */
@@ -97,19 +113,33 @@ public abstract class Type {
             this.narrowOffset = narrowOffset;
             this.wideOffset = wideOffset;
         }
+        /** Bits on the wire of a header field: bit<W>, int<W>, bool (1) or a serializable enum; 0 for a varbit. */
+        public int wireWidth() {
+            return type == BOOL ? 1 : type instanceof Enum ? ((Enum) type).underlying.width
+                    : type instanceof Varbit ? 0 : ((Bits) type).width;
+        }
+        /** Whether the field's value is held in a wide slot (a bit string over 64 bits). */
+        public boolean wide() {
+            return type instanceof Bits && ((Bits) type).wide();
+        }
     }
 
-    /** Headers and structs. */
+    /** Headers, structs and header unions (a union's fields are headers, at most one valid). */
     public static final class Aggregate extends Type {
         public final String name;
         public final boolean header;
+        public final boolean union;
         public final Map<String, List<String>> annotations;
         public final Map<String, Field> fields = new LinkedHashMap<>();
         private int narrow;
         private int wide;
         Aggregate(String name, boolean header, Map<String, List<String>> annotations) {
+            this(name, header, false, annotations);
+        }
+        Aggregate(String name, boolean header, boolean union, Map<String, List<String>> annotations) {
             this.name = name;
             this.header = header;
+            this.union = union;
             this.annotations = annotations;
             this.narrow = header ? 1 : 0;
         }
@@ -131,17 +161,26 @@ public abstract class Type {
             }
             return f;
         }
-        /** Bits on the wire (headers only). */
+        /** Whether a field of this header is a varbit. */
+        public boolean hasVarbit() {
+            for (Field f : fields.values()) {
+                if (f.type instanceof Varbit) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        /** Bits on the wire (headers only; a varbit field counts 0). */
         public int bitWidth() {
             int w = 0;
             for (Field f : fields.values()) {
-                w += ((Bits) f.type).width;
+                w += f.wireWidth();
             }
             return w;
         }
         @Override public int narrowSlots() { return narrow; }
         @Override public int wideSlots() { return wide; }
-        @Override public String toString() { return (header ? "header " : "struct ") + name; }
+        @Override public String toString() { return (header ? "header " : union ? "header_union " : "struct ") + name; }
     }
 
     /** A header stack; its last narrow slot holds nextIndex. */
@@ -163,6 +202,8 @@ public abstract class Type {
     public static final class Tuple extends Type {
         public final List<Type> elements;
         Tuple(List<Type> elements) { this.elements = elements; }
+        @Override public boolean equals(Object o) { return o instanceof Tuple && ((Tuple) o).elements.equals(elements); }
+        @Override public int hashCode() { return elements.hashCode(); }
         @Override public String toString() { return "tuple" + elements; }
     }
 

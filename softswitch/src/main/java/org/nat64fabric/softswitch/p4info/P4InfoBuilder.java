@@ -11,6 +11,7 @@ import org.nat64fabric.softswitch.frontend.Type;
 import org.nat64fabric.softswitch.pipeline.Action;
 import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.pipeline.Table;
+import org.nat64fabric.softswitch.pipeline.ValueSet;
 import org.nat64fabric.softswitch.v1model.Externs;
 import p4.config.v1.P4InfoOuterClass.ActionRef;
 import p4.config.v1.P4InfoOuterClass.ControllerPacketMetadata;
@@ -110,6 +111,15 @@ public final class P4InfoBuilder {
                     .setTypeSpec(P4Types.P4DataTypeSpec.newBuilder().setBitstring(P4Types.P4BitstringLikeTypeSpec
                             .newBuilder().setBit(P4Types.P4BitTypeSpec.newBuilder().setBitwidth(r.width))))
                     .setSize(r.size);
+        }
+        for (ValueSet v : p.valueSets) {
+            var b = info.addValueSetsBuilder().setPreamble(preamble(P4Ids.Prefix.VALUE_SET_VALUE, v.name, v.annotations))
+                    .setSize(v.size);
+            int fid = 1;
+            for (ValueSet.Field f : v.fields) {
+                b.addMatch(MatchField.newBuilder().setId(fid++).setName(f.name).setBitwidth(f.width)
+                        .setMatchType(f.ternary ? MatchField.MatchType.TERNARY : MatchField.MatchType.EXACT));
+            }
         }
         for (Map.Entry<String, Type.Aggregate> e : p.controllerHeaders.entrySet()) {
             var b = info.addControllerPacketMetadataBuilder().setPreamble(

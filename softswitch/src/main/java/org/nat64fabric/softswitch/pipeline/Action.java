@@ -39,6 +39,12 @@ public final class Action {
 
     /** Runs the action with control-plane data, one value per parameter. */
     public int run(State s, BigInteger[] args) {
+        setParams(s, args);
+        return body.exec(s);
+    }
+
+    /** Puts control-plane data in the parameters' slots, one value per parameter. */
+    public void setParams(State s, BigInteger[] args) {
         for (int i = 0; i < args.length; i++) {
             Param p = params.get(i);
             if (p.width > 64) {
@@ -47,7 +53,6 @@ public final class Action {
                 p.slot.set(s, args[i].longValue());
             }
         }
-        return body.exec(s);
     }
 
     /** The body in C, parameters already in place (see {@link CodeWriter}). */

@@ -24,7 +24,7 @@ public final class PacketIo {
         String ub = type.wideSlots() == 0 ? null : header.cUnitBase(w);
         int bit = 0;
         for (Type.Field f : type.fieldArray()) {
-            int width = ((Type.Bits) f.type).width;
+            int width = f.wireWidth();
             int skip = bit & 7;
             String at = pos + " + " + (bit >>> 3);
             if (width <= 64) {
@@ -113,13 +113,13 @@ public final class PacketIo {
         int wb = header.wideBase(s);
         int pos = at;
         for (Type.Field f : type.fieldArray()) {
-            Type.Bits t = (Type.Bits) f.type;
-            if (t.wide()) {
-                s.w[wb + f.wideOffset] = State.readWide(buf, pos, t.width);
+            int width = f.wireWidth();
+            if (f.wide()) {
+                s.w[wb + f.wideOffset] = State.readWide(buf, pos, width);
             } else {
-                s.n[nb + f.narrowOffset] = State.readBits(buf, pos, t.width);
+                s.n[nb + f.narrowOffset] = State.readBits(buf, pos, width);
             }
-            pos += t.width;
+            pos += width;
         }
         s.n[nb] = 1;
     }
@@ -290,32 +290,32 @@ public final class PacketIo {
             long acc = 0;
             int accBits = 0;
             for (Type.Field f : type.fieldArray()) {
-                Type.Bits t = (Type.Bits) f.type;
-                if (t.wide()) {
+                int width = f.wireWidth();
+                if (f.wide()) {
                     State.writeBits(s.out, pos, accBits, acc);
                     pos += accBits;
                     acc = 0;
                     accBits = 0;
-                    State.writeWide(s.out, pos, t.width, s.w[wb + f.wideOffset]);
-                    pos += t.width;
+                    State.writeWide(s.out, pos, width, s.w[wb + f.wideOffset]);
+                    pos += width;
                     continue;
                 }
-                if (accBits + t.width > 64) {
+                if (accBits + width > 64) {
                     int whole = accBits & ~7;
                     State.writeBits(s.out, pos, whole, acc >>> (accBits - whole));
                     pos += whole;
                     accBits -= whole;
                     acc &= Bits.mask(accBits);
-                    if (accBits + t.width > 64) {
+                    if (accBits + width > 64) {
                         State.writeBits(s.out, pos, accBits, acc);
                         pos += accBits;
                         acc = 0;
                         accBits = 0;
                     }
                 }
-                acc = accBits == 0 ? s.n[nb + f.narrowOffset] & Bits.mask(t.width)
-                        : (acc << t.width) | (s.n[nb + f.narrowOffset] & Bits.mask(t.width));
-                accBits += t.width;
+                acc = accBits == 0 ? s.n[nb + f.narrowOffset] & Bits.mask(width)
+                        : (acc << width) | (s.n[nb + f.narrowOffset] & Bits.mask(width));
+                accBits += width;
             }
             State.writeBits(s.out, pos, accBits, acc);
             s.outLength += bytes;

@@ -39,16 +39,21 @@ public final class Parser {
         @Override void c(CodeWriter w) { w.line(cGoto(target)); }
     }
 
-    /** select(keys) with cases in order; each case lists one keyset per key. */
+    /**
+     * select(keys) with cases in order; each case lists one keyset per key, or is a value set
+     * (sets[c] non-null) whose members it matches against all the keys.
+     */
     public static final class Select extends Transition {
         private final Expr[] keys;
         private final Keyset[][] cases;
+        private final ValueSet[] sets;
         private final int[] targets;
         private final boolean wide;
 
-        public Select(Expr[] keys, Keyset[][] cases, int[] targets) {
+        public Select(Expr[] keys, Keyset[][] cases, ValueSet[] sets, int[] targets) {
             this.keys = keys;
             this.cases = cases;
+            this.sets = sets;
             this.targets = targets;
             boolean w = false;
             for (Expr k : keys) {
@@ -70,6 +75,12 @@ public final class Parser {
             }
             outer:
             for (int c = 0; c < cases.length; c++) {
+                if (sets[c] != null) {
+                    if (wide ? sets[c].matches(wideValues) : sets[c].matches(narrow)) {
+                        return targets[c];
+                    }
+                    continue;
+                }
                 for (int i = 0; i < keys.length; i++) {
                     if (!(wide ? cases[c][i].matches(wideValues[i]) : cases[c][i].matches(narrow[i]))) {
                         continue outer;
@@ -82,6 +93,11 @@ public final class Parser {
         }
 
         @Override void c(CodeWriter w) {
+            for (ValueSet set : sets) {
+                if (set != null) {
+                    throw new CodeWriter.Unsupported("a parser value set");
+                }
+            }
             String[] v = new String[keys.length];
             for (int i = 0; i < keys.length; i++) {
                 v[i] = keys[i].isWide() ? w.tempWide() : w.tempNarrow();

@@ -7,6 +7,9 @@ public abstract class Stmt {
     public static final int NEXT = 0;
     public static final int RETURN = 1;
     public static final int EXIT = 2;
+    /** break and continue in a for loop's body (3 is the parser's REJECT). */
+    public static final int BREAK = 4;
+    public static final int CONTINUE = 5;
 
     public abstract int exec(State s);
 

@@ -45,12 +45,41 @@ public final class Table {
         public final boolean tableOnly;
         public final boolean defaultOnly;
         public final Map<String, List<String>> annotations;
+        /**
+         * With directional parameters bound in the table's actions list (P4_16 14.2.1.2): their
+         * copy-in, the action's body and their copy-out; null for an action with none.
+         */
+        public final Stmt bound;
 
         public ActionRef(Action action, boolean tableOnly, boolean defaultOnly, Map<String, List<String>> annotations) {
+            this(action, tableOnly, defaultOnly, annotations, null);
+        }
+
+        public ActionRef(Action action, boolean tableOnly, boolean defaultOnly, Map<String, List<String>> annotations,
+                         Stmt bound) {
             this.action = action;
             this.tableOnly = tableOnly;
             this.defaultOnly = defaultOnly;
             this.annotations = annotations;
+            this.bound = bound;
+        }
+
+        /** Runs the action with control-plane data (and its bound arguments). */
+        int run(State s, BigInteger[] args) {
+            if (bound == null) {
+                return action.run(s, args);
+            }
+            action.setParams(s, args);
+            return bound.exec(s);
+        }
+
+        /** The action in C, its control-plane data already in place (see {@link CodeWriter}). */
+        public void cRun(CodeWriter w) {
+            if (bound == null) {
+                action.cBody(w);
+            } else {
+                bound.c(w);
+            }
         }
     }
 
@@ -370,9 +399,10 @@ public final class Table {
             missPackets++;
             call = defaultAction;
         }
-        s.lastActionIndex = indexOf(call.action);
+        int index = indexOf(call.action);
+        s.lastActionIndex = index;
         s.lastHit = e != null;
-        if (call.action.run(s, call.args) == Stmt.EXIT) {
+        if (actions.get(index).run(s, call.args) == Stmt.EXIT) {
             s.exiting = true;
         }
         return e;

@@ -51,6 +51,7 @@ public final class Entities {
     private final Map<Integer, Externs.Meter> metersById = new HashMap<>();
     private final Map<Externs.Meter, Integer> meterIds = new HashMap<>();
     private final Replication replication;
+    private final ValueSets valueSets;
     /**
      * The program's own entries of tables that take no priority, by match: the program numbers
      * them (their order), P4Runtime names them with priority 0 (9.1.6).
@@ -63,6 +64,7 @@ public final class Entities {
     public Entities(V1ModelSwitch sw, P4Info info) {
         this.sw = sw;
         this.replication = new Replication(sw);
+        this.valueSets = new ValueSets(sw.program, info);
         for (Table t : sw.program.tables) {
             if (!t.needsPriority() && !t.entries().isEmpty()) {
                 Map<List<Table.FieldMatch>, Table.Entry> byMatch = new HashMap<>();
@@ -154,6 +156,9 @@ public final class Entities {
             case REGISTER_ENTRY:
                 expectModify(type, "register entries");
                 registerEntry(entity.getRegisterEntry());
+                return;
+            case VALUE_SET_ENTRY:
+                valueSets.apply(type, entity.getValueSetEntry());
                 return;
             case ENTITY_NOT_SET:
                 throw new EntityException(Code.INVALID_ARGUMENT, "the update's entity is not set");
@@ -402,6 +407,8 @@ public final class Entities {
             }
             case PACKET_REPLICATION_ENGINE_ENTRY:
                 return replication.read(request.getPacketReplicationEngineEntry());
+            case VALUE_SET_ENTRY:
+                return valueSets.read(request.getValueSetEntry());
             case ENTITY_NOT_SET:
                 throw new EntityException(Code.INVALID_ARGUMENT, "a read names no entity kind (P4Runtime 11.2: "
                         + "an empty Entity is not a wildcard)");

@@ -81,6 +81,14 @@ final class P4InfoCheck {
             out.put("register " + r.getPreamble().getName(),
                     "bit<" + r.getTypeSpec().getBitstring().getBit().getBitwidth() + "> size " + r.getSize());
         }
+        for (P4InfoOuterClass.ValueSet v : info.getValueSetsList()) {
+            StringBuilder sb = new StringBuilder("match (");
+            for (P4InfoOuterClass.MatchField f : v.getMatchList()) {
+                sb.append(f.getId()).append(':').append(f.getName()).append(' ').append(f.getMatchType())
+                        .append(" bit<").append(f.getBitwidth()).append(">; ");
+            }
+            out.put("value set " + v.getPreamble().getName(), sb.append(") size ").append(v.getSize()).toString());
+        }
         for (P4InfoOuterClass.ControllerPacketMetadata m : info.getControllerPacketMetadataList()) {
             StringBuilder sb = new StringBuilder("(");
             for (P4InfoOuterClass.ControllerPacketMetadata.Metadata f : m.getMetadataList()) {

@@ -79,7 +79,10 @@ public final class Sim {
         }
     }
 
-    /** Default entries and the cells of meters, counters and registers exist from the start: they are modified. */
+    /**
+     * Default entries, the cells of meters, counters and registers, and value sets exist from the
+     * start: they are modified.
+     */
     private static boolean existsAlready(Entity e) {
         switch (e.getEntityCase()) {
             case TABLE_ENTRY:
@@ -89,6 +92,7 @@ public final class Sim {
             case COUNTER_ENTRY:
             case DIRECT_COUNTER_ENTRY:
             case REGISTER_ENTRY:
+            case VALUE_SET_ENTRY:
                 return true;
             default:
                 return false;
@@ -146,7 +150,7 @@ public final class Sim {
         StringBuilder sb = new StringBuilder();
         int bit = 0;
         for (Type.Field f : header.fields.values()) {
-            int w = ((Type.Bits) f.type).width;
+            int w = f.wireWidth();
             if (bit + w > data.length * 8) {
                 return sb.append("(truncated)").toString().trim();
             }

@@ -1,0 +1,117 @@
+package org.nat64fabric.softswitch.pipeline;
+
+import java.math.BigInteger;
+import org.nat64fabric.softswitch.frontend.Type;
+
+/**
+ * extract(hdr, bits) and emit(hdr) for a header with a varbit field (P4_16 varbit): the field's
+ * length comes from the extract and travels with the header. The fast path leaves these to the
+ * interpreter (no C form).
+ */
+public final class VarbitIo {
+    /** error.HeaderTooShort and error.ParserInvalidArgument of core.p4. */
+    public static final int HEADER_TOO_SHORT = 4;
+    public static final int PARSER_INVALID_ARGUMENT = 6;
+
+    private VarbitIo() {
+    }
+
+    /** extract(hdr, bits): the varbit field takes bits bits (at most its maximum; the header stays whole bytes). */
+    public static final class Extract extends Stmt {
+        private final Expr.Agg header;
+        private final Type.Aggregate type;
+        private final Expr varbitBits;
+        private final int fixedBits;
+        private final int max;
+
+        public Extract(Expr.Agg header, Expr varbitBits) {
+            this.header = header;
+            this.type = (Type.Aggregate) header.type;
+            this.varbitBits = varbitBits;
+            this.fixedBits = type.bitWidth();
+            int m = 0;
+            for (Type.Field f : type.fieldArray()) {
+                m += f.type instanceof Type.Varbit ? ((Type.Varbit) f.type).max : 0;
+            }
+            this.max = m;
+        }
+
+        @Override public int exec(State s) {
+            long length = varbitBits.eval(s);
+            if (length > max) {
+                s.parserError = HEADER_TOO_SHORT;
+                return Parser.REJECT;
+            }
+            long total = fixedBits + length;
+            if (total % 8 != 0) {
+                s.parserError = PARSER_INVALID_ARGUMENT;
+                return Parser.REJECT;
+            }
+            if (s.cursorBits + total > s.packetLength * 8L) {
+                s.parserError = PacketIo.PACKET_TOO_SHORT;
+                return Parser.REJECT;
+            }
+            int nb = header.narrowBase(s);
+            int wb = header.wideBase(s);
+            int pos = s.cursorBits;
+            for (Type.Field f : type.fieldArray()) {
+                if (f.type instanceof Type.Varbit) {
+                    s.w[wb + f.wideOffset] = length == 0 ? BigInteger.ZERO : State.readWide(s.packet, pos, (int) length);
+                    s.n[nb + f.narrowOffset] = length;
+                    pos += (int) length;
+                } else if (f.wide()) {
+                    s.w[wb + f.wideOffset] = State.readWide(s.packet, pos, f.wireWidth());
+                    pos += f.wireWidth();
+                } else {
+                    s.n[nb + f.narrowOffset] = State.readBits(s.packet, pos, f.wireWidth());
+                    pos += f.wireWidth();
+                }
+            }
+            s.n[nb] = 1;
+            s.cursorBits = pos;
+            return NEXT;
+        }
+    }
+
+    /** emit(hdr) of a valid header with a varbit field: its fields, the varbit at its extracted length. */
+    public static final class Emit extends Stmt {
+        private final Expr.Agg header;
+        private final Type.Aggregate type;
+
+        public Emit(Expr.Agg header) {
+            this.header = header;
+            this.type = (Type.Aggregate) header.type;
+        }
+
+        @Override public int exec(State s) {
+            int nb = header.narrowBase(s);
+            if (s.n[nb] == 0) {
+                return NEXT;
+            }
+            int wb = header.wideBase(s);
+            int total = type.bitWidth();
+            for (Type.Field f : type.fieldArray()) {
+                total += f.type instanceof Type.Varbit ? (int) s.n[nb + f.narrowOffset] : 0;
+            }
+            s.ensureOut((total + 7) / 8);
+            int pos = s.outLength * 8;
+            for (Type.Field f : type.fieldArray()) {
+                if (f.type instanceof Type.Varbit) {
+                    int length = (int) s.n[nb + f.narrowOffset];
+                    if (length > 0) {
+                        State.writeWide(s.out, pos, length, s.w[wb + f.wideOffset]);
+                    }
+                    pos += length;
+                } else if (f.wide()) {
+                    State.writeWide(s.out, pos, f.wireWidth(), s.w[wb + f.wideOffset]);
+                    pos += f.wireWidth();
+                } else {
+                    State.writeBits(s.out, pos, f.wireWidth(), s.n[nb + f.narrowOffset]);
+                    pos += f.wireWidth();
+                }
+            }
+            s.outLength += (total + 7) / 8;
+            return NEXT;
+        }
+    }
+}

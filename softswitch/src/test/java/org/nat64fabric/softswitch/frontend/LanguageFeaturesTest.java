@@ -1,0 +1,209 @@
+package org.nat64fabric.softswitch.frontend;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.nat64fabric.softswitch.testutil.P4Programs.bytes;
+import static org.nat64fabric.softswitch.testutil.P4Programs.hex;
+
+import java.math.BigInteger;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
+import org.nat64fabric.softswitch.pipeline.Program;
+import org.nat64fabric.softswitch.pipeline.Table;
+import org.nat64fabric.softswitch.runtime.Entities;
+import org.nat64fabric.softswitch.runtime.EntityException;
+import org.nat64fabric.softswitch.testutil.P4Programs;
+import org.nat64fabric.softswitch.v1model.V1ModelSwitch;
+import p4.v1.P4RuntimeOuterClass.Entity;
+import p4.v1.P4RuntimeOuterClass.FieldMatch;
+import p4.v1.P4RuntimeOuterClass.Update;
+import p4.v1.P4RuntimeOuterClass.ValueSetEntry;
+import p4.v1.P4RuntimeOuterClass.ValueSetMember;
+
+/**
+ * P4_16 1.2.x constructs beyond the basics, each in a program of src/test/resources/language/
+ * that runs packets through the interpreter; the test reads back what the program emits.
+ */
+class LanguageFeaturesTest {
+    private static final Path PROGRAMS = Path.of("src/test/resources/language");
+
+    /** The frames a program sends for one packet received on port 0, as hex. */
+    private static List<String> run(String program, String input) {
+        V1ModelSwitch sw = new V1ModelSwitch(Frontend.compile(PROGRAMS.resolve(program)));
+        return sw.process(0, bytes(input)).stream().map(o -> hex(o.data)).collect(Collectors.toList());
+    }
+
+    @Test
+    void explicitTypeArgumentsOnExtractEmitAndLookahead() {
+        // lookahead<bit<16>> saw the tag before extract<h_t> took it; lookahead<bit<8>> then sees 0x22
+        assertEquals(List.of("abcd" + "abcd11" + "22"), run("type_arguments.p4", "abcd 11 22"));
+        // a 0xff after the header sends the parser to the state that overwrites what was peeked
+        assertEquals(List.of("ffff" + "abcd11" + "ff"), run("type_arguments.p4", "abcd 11 ff"));
+    }
+
+    @Test
+    void structureValuedExpressionsAssignByFieldName() {
+        // p = {x = b + 1, y = a} = {0x03, 0x01}; n.p = {x = p.y, y = p.x} = {0x01, 0x03};
+        // out_h = {a = n.z, b = n.p.y, c = 0x1234}, valid; in_h's a and b swapped
+        assertEquals(List.of("020103ee" + "5a031234" + "99"),
+                run("struct_initialisers.p4", "01 02 03ee 99"));
+    }
+
+    @Test
+    void boolAndSerializableEnumHeaderFieldsTravelOnTheWire() {
+        // urgent (first bit) and kind CONTROL: v + 1, kind becomes DATA, urgent cleared, extra parsed
+        assertEquals(List.of("000111" + "02" + "55"), run("header_field_types.p4", "80 02 10 ee 55"));
+        // neither urgent nor CONTROL, pad bits kept
+        assertEquals(List.of("050110" + "55"), run("header_field_types.p4", "05 01 10 55"));
+        // a kind no member has is kept as read
+        assertEquals(List.of("810711" + "55"), run("header_field_types.p4", "81 07 10 55"));
+    }
+
+    @Test
+    void actionsListBindsDirectionalArgumentsAndTheControlPlaneTheRest() {
+        Program p = Frontend.compile(PROGRAMS.resolve("bound_actions.p4"));
+        // the control plane gives add_to its amount; u binds its target to hdr.h.a, t to hdr.h.b
+        p.table("I.u").insert(new Table.Entry(new Table.FieldMatch[] {Table.FieldMatch.exact(BigInteger.valueOf(3), 8)}, 0,
+                P4Programs.call(p, "I.add_to", 7), 0));
+        p.table("I.t").insert(new Table.Entry(new Table.FieldMatch[] {Table.FieldMatch.exact(BigInteger.valueOf(4), 8)}, 0,
+                P4Programs.call(p, "I.add_to", 1), 0));
+        V1ModelSwitch sw = new V1ModelSwitch(p);
+        assertEquals("2:0111bb", out(sw, "01 aa bb"));   // const entry set_port(2, 0x11)
+        assertEquals("1:02aac0", out(sw, "02 aa bb"));   // const entry add_to(hdr.h.b, 5)
+        assertEquals("2:03f5bb", out(sw, "03 aa bb"));   // default set_port(2, 0xee), then u adds 7 to a
+        assertEquals("1:04aabc", out(sw, "04 aa bb"));   // inserted add_to(1) on t's binding, b
+        // P4Info lists only the control-plane parameters
+        var info = P4InfoBuilder.build(p);
+        for (var a : info.getActionsList()) {
+            if (a.getPreamble().getName().equals("I.add_to")) {
+                assertEquals(List.of("amount"), a.getParamsList().stream().map(x -> x.getName()).collect(Collectors.toList()));
+            }
+        }
+        assertEquals(1, info.getActionsList().stream().filter(a -> a.getPreamble().getName().equals("I.add_to")).count());
+    }
+
+    private static String out(V1ModelSwitch sw, String input) {
+        List<V1ModelSwitch.Output> o = sw.process(0, bytes(input));
+        assertEquals(1, o.size());
+        return o.get(0).port + ":" + hex(o.get(0).data);
+    }
+
+    @Test
+    void aControlTypeAppliedDirectlyIsOneLocalInstanceNamedAfterTheType() {
+        Program p = Frontend.compile(PROGRAMS.resolve("direct_invocation.p4"));
+        V1ModelSwitch sw = new V1ModelSwitch(p);
+        assertEquals("1:0512", out(sw, "05 10"));   // two applies of the default add(1)
+        // the instance's table is I.Bump.t, for the control plane too
+        p.table("I.Bump.t").insert(new Table.Entry(new Table.FieldMatch[] {Table.FieldMatch.exact(BigInteger.valueOf(5), 8)},
+                0, P4Programs.call(p, "I.Bump.add", 10), 0));
+        assertEquals("1:0524", out(sw, "05 10"));
+        assertEquals(List.of("I.Bump.t"), P4InfoBuilder.build(p).getTablesList().stream()
+                .map(t -> t.getPreamble().getName()).collect(Collectors.toList()));
+    }
+
+    @Test
+    void subParsersRunToAcceptOrRejectTheirCaller() {
+        assertEquals(List.of("01" + "05" + "99"), run("sub_parsers.p4", "01 05 99"));       // instance pa
+        assertEquals(List.of("02" + "1234" + "99"), run("sub_parsers.p4", "02 1234 99"));   // ParseB.apply
+        // ParseA's select has no case for 0xff: NoMatch reaches ingress, the extracted a is kept
+        assertEquals(List.of("ee" + "ff" + "99"), run("sub_parsers.p4", "01 ff 99"));
+    }
+
+    @Test
+    void aHeaderUnionKeepsAtMostOneMemberValid() {
+        assertEquals(List.of("04" + "10" + "99"), run("header_union.p4", "04 10 99"));       // v4 kept
+        assertEquals(List.of("06" + "0606" + "99"), run("header_union.p4", "04 00 99"));     // setValid of v6 drops v4
+        assertEquals(List.of("04" + "44" + "99"), run("header_union.p4", "06 0000 99"));     // v4 assigned drops v6
+        assertEquals(List.of("ff" + "99"), run("header_union.p4", "07 99"));                 // no member valid
+    }
+
+    @Test
+    void parserValueSetsMatchWhatTheControlPlaneWrites() throws EntityException {
+        Program p = Frontend.compile(PROGRAMS.resolve("value_sets.p4"));
+        V1ModelSwitch sw = new V1ModelSwitch(p);
+        var info = P4InfoBuilder.build(p);
+        Entities entities = new Entities(sw, info);
+        var typesInfo = valueSetInfo(info, "P.tagged_types");
+        var pairsInfo = valueSetInfo(info, "P.pairs");
+        int types = typesInfo.getPreamble().getId();
+        int pairs = pairsInfo.getPreamble().getId();
+        assertEquals(4, typesInfo.getSize());
+        assertEquals(List.of(" 16 EXACT"), typesInfo.getMatchList().stream()
+                .map(m -> m.getName() + " " + m.getBitwidth() + " " + m.getMatchType()).collect(Collectors.toList()));
+        assertEquals(List.of("a 8 EXACT", "b 8 TERNARY"), pairsInfo.getMatchList().stream()
+                .map(m -> m.getName() + " " + m.getBitwidth() + " " + m.getMatchType()).collect(Collectors.toList()));
+        assertEquals("1:810005" + "99", out(sw, "8100 05 99"));   // an empty set matches nothing
+        var typesEntry = valueSet(types, exact(1, 0x8100), exact(1, 0x88a8));
+        entities.apply(Update.Type.MODIFY, typesEntry);
+        assertEquals("1:810006" + "99", out(sw, "8100 05 99"));
+        assertEquals("1:88a806" + "99", out(sw, "88a8 05 99"));
+        assertEquals("1:080005" + "99", out(sw, "0800 05 99"));   // not a member: the next case
+        var pairsEntry = valueSet(pairs, exact(1, 0x01).toBuilder().addMatch(ternary(2, 0x10, 0xf0)).build());
+        entities.apply(Update.Type.MODIFY, pairsEntry);
+        assertEquals("1:0800ee1f" + "99", out(sw, "0800 01 1f 99"));
+        assertEquals("1:0800012f" + "99", out(sw, "0800 01 2f 99"));
+        // read back as written; a MODIFY replaces the members
+        assertEquals(List.of(typesEntry), entities.read(valueSet(types)));
+        entities.apply(Update.Type.MODIFY, valueSet(types));
+        assertEquals("1:810005" + "99", out(sw, "8100 05 99"));
+        // P4Runtime's rules for value set writes
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, assertThrows(EntityException.class,
+                () -> entities.apply(Update.Type.INSERT, typesEntry)).code());
+        assertEquals(EntityException.Code.RESOURCE_EXHAUSTED, assertThrows(EntityException.class,
+                () -> entities.apply(Update.Type.MODIFY, valueSet(pairs, exact(1, 1), exact(1, 2), exact(1, 3)))).code());
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, assertThrows(EntityException.class,
+                () -> entities.apply(Update.Type.MODIFY, valueSet(pairs, exact(1, 1).toBuilder().addMatch(
+                        exactField(2, 0x10)).build()))).code());
+        assertEquals(EntityException.Code.OUT_OF_RANGE, assertThrows(EntityException.class,
+                () -> entities.apply(Update.Type.MODIFY, valueSet(types, exact(1, 0x10000)))).code());
+    }
+
+    private static Entity valueSet(int id, ValueSetMember... members) {
+        return Entity.newBuilder().setValueSetEntry(ValueSetEntry.newBuilder().setValueSetId(id)
+                .addAllMembers(List.of(members))).build();
+    }
+
+    private static ValueSetMember exact(int field, long value) {
+        return ValueSetMember.newBuilder().addMatch(exactField(field, value)).build();
+    }
+
+    private static FieldMatch ternary(int field, long value, long mask) {
+        return FieldMatch.newBuilder().setFieldId(field).setTernary(FieldMatch.Ternary.newBuilder()
+                .setValue(Entities.bytes(BigInteger.valueOf(value))).setMask(Entities.bytes(BigInteger.valueOf(mask)))).build();
+    }
+
+    private static FieldMatch exactField(int field, long value) {
+        return FieldMatch.newBuilder().setFieldId(field).setExact(FieldMatch.Exact.newBuilder()
+                .setValue(Entities.bytes(BigInteger.valueOf(value)))).build();
+    }
+
+    private static p4.config.v1.P4InfoOuterClass.ValueSet valueSetInfo(p4.config.v1.P4InfoOuterClass.P4Info info, String name) {
+        return info.getValueSetsList().stream().filter(v -> v.getPreamble().getName().equals(name)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void forLoopsWithBreakAndContinue() {
+        // n = 6: sum 1..6 = 21, five even numbers in 0..9, 3 * 2 == 6, 2 | 4 | 8
+        assertEquals(List.of("06" + "15" + "05" + "02" + "0e"), run("for_loops.p4", "06 00 00 00 00"));
+        // n = 5: sum 15; 3 * i == 5 (mod 256) first at i = 87, found by running up to the range's end
+        assertEquals(List.of("05" + "0f" + "05" + "57" + "0e"), run("for_loops.p4", "05 00 00 00 00"));
+        // n = 0: the three-clause loop does not run
+        assertEquals(List.of("00" + "00" + "05" + "00" + "0e"), run("for_loops.p4", "00 00 00 00 00"));
+    }
+
+    @Test
+    void varbitFieldsTakeTheirLengthFromExtract() {
+        // one 32-bit word of options, emitted twice (the header and its copy)
+        assertEquals(List.of("1106" + "aabbccdd" + "08" + "aabbccdd" + "99"), run("varbit.p4", "11 06 aabbccdd 07 99"));
+        // no options: an empty varbit
+        assertEquals(List.of("1006" + "08" + "99"), run("varbit.p4", "10 06 07 99"));
+        // three words (96 bits)
+        assertEquals(List.of("1306" + "000102030405060708090a0b" + "08" + "000102030405060708090a0b" + "99"),
+                run("varbit.p4", "13 06 000102030405060708090a0b 07 99"));
+        // 15 words = 480 bits > varbit<320>: HeaderTooShort, nothing after the base header is parsed
+        assertEquals(List.of("1fee" + "0102030405"), run("varbit.p4", "1f 06 0102030405"));
+    }
+}
