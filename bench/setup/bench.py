@@ -48,7 +48,7 @@ from switch_process import SwitchProcess   # noqa: E402  (harness put mininet/ o
 from fabric import Controller              # noqa: E402
 
 SECONDS = float(sys.argv[1]) if len(sys.argv) > 1 else 4
-RATES = sorted(int(r) for r in sys.argv[2:]) or [100, 300, 1000, 3000, 10000, 30000]
+RATES = sorted(int(r) for r in sys.argv[2:]) or [100, 300, 1000, 3000, 10000, 15000, 20000, 30000]
 FRACTIONS = (0.1, 0.5, 0.9)                 # of each topology's saturation rate
 DRAIN = 10                                  # seconds to wait for the last setups after sending stops
 # New flows before a topology's first level: (seconds, flows/s). The higher steps compile the
