@@ -260,21 +260,26 @@ def sume_fabric(tmp_path_factory):
         yield api, dataplane, tmp
 
 
+def first_through(sume_fabric, frame, in_port=V6_PORT, out_port=V4_PORT):
+    """Sends a new flow's first packet until it comes out translated, as a host resends ("connected"
+    may come before the base entries are written); waits out the resends that were set up too."""
+    api, dataplane, tmp = sume_fabric
+    for _ in range(10):
+        dataplane.send(in_port, frame)
+        out = dataplane.poll(out_port, timeout=1)
+        if out is not None:
+            while dataplane.poll(out_port, timeout=1.5) is not None:
+                pass
+            return Ether(out)
+    raise AssertionError((tmp / "controller.log").read_text()[-3000:])
+
+
 def test_the_controller_sets_sessions_up_on_the_card_and_finishes_what_it_hands_over(sume_fabric):
     """A new flow from the IPv6 host is punted, set up by the controller and translated by the
     card; the server's answer without a UDP checksum is translated by the card and given its
     checksum by the controller (RFC 7915 4.5) before it reaches the host."""
     api, dataplane, tmp = sume_fabric
-    out = None
-    for _ in range(10):       # as a host does: "connected" may come before the base entries are written
-        dataplane.send(V6_PORT, from_v6_host(UDP(sport=5353, dport=53) / b"query"))
-        out = dataplane.poll(V4_PORT, timeout=1)
-        if out is not None:
-            break
-    assert out is not None, (tmp / "controller.log").read_text()[-3000:]
-    while dataplane.poll(V4_PORT, timeout=1.5) is not None:
-        pass                  # a resend that was set up too
-    translated = Ether(out)
+    translated = first_through(sume_fabric, from_v6_host(UDP(sport=5353, dport=53) / b"query"))
     mapped, port = translated[IP].src, translated[UDP].sport
     assert translated[IP].dst == V4_SERVER and translated[UDP].dport == 53 and mapped.startswith("192.0.2.")
     check = translated.copy()
@@ -292,16 +297,7 @@ def test_the_controller_tracks_tcp_from_what_the_card_hands_over(sume_fabric):
     whole (FINISH_TCP_CONTROL), which tracks it from the flow it was translated from (RFC 6146
     3.5.2) and sends it on unchanged; the session's TCP state follows the handshake."""
     api, dataplane, tmp = sume_fabric
-    out = None
-    for _ in range(10):
-        dataplane.send(V6_PORT, from_v6_host(TCP(sport=34000, dport=80, flags="S", seq=100)))
-        out = dataplane.poll(V4_PORT, timeout=1)
-        if out is not None:
-            break
-    assert out is not None, (tmp / "controller.log").read_text()[-3000:]
-    while dataplane.poll(V4_PORT, timeout=1.5) is not None:
-        pass
-    syn = Ether(out)
+    syn = first_through(sume_fabric, from_v6_host(TCP(sport=34000, dport=80, flags="S", seq=100)))
     mapped, port = syn[IP].src, syn[TCP].sport
     assert (syn[IP].dst, syn[TCP].dport, syn[TCP].flags, syn[TCP].seq) == (V4_SERVER, 80, "S", 100)
 
@@ -338,34 +334,16 @@ def test_the_controller_hairpins_through_the_card(sume_fabric):
     one router hop later."""
     api, dataplane, tmp = sume_fabric
 
-    def first_packet(l4):
-        for _ in range(10):
-            dataplane.send(V6_PORT, l4)
-            out = dataplane.poll(V4_PORT, timeout=1)
-            if out is not None:
-                while dataplane.poll(V4_PORT, timeout=1.5) is not None:
-                    pass
-                return Ether(out)
-        raise AssertionError((tmp / "controller.log").read_text()[-3000:])
-
-    b = first_packet(from_v6_host(UDP(sport=6000, dport=53) / b"B opens"))
+    b = first_through(sume_fabric, from_v6_host(UDP(sport=6000, dport=53) / b"B opens"))
     b4, b_port = b[IP].src, b[UDP].sport
     before = api.call("GET", "/stats")[1]
     to_b = from_v6_host(UDP(sport=6001, dport=b_port) / b"A to B", dst=embed(b4, POOL6, 96))
-    arrived = None
-    for _ in range(10):
-        dataplane.send(V6_PORT, to_b)
-        arrived = dataplane.poll(V6_PORT, timeout=1)
-        if arrived is not None:
-            break
-    assert arrived is not None, (tmp / "controller.log").read_text()[-3000:]
+    arrived = first_through(sume_fabric, to_b, out_port=V6_PORT)
     a = [s for s in api.call("GET", "/sessions?protocol=UDP")[1]["sessions"] if s["ipv6Port"] == 6001]
     assert len(a) == 1 and (a[0]["remoteIpv4Address"], a[0]["remotePort"]) == (b4, b_port), a
     a4, a_port = a[0]["ipv4Address"], a[0]["ipv4Port"]
-    assert Ether(arrived) == Ether(bytes(to_v6_host(UDP(sport=a_port, dport=6000) / b"A to B",
-                                                    src=embed(a4, POOL6, 96), hlim=63)))
-    while dataplane.poll(V6_PORT, timeout=1.5) is not None:
-        pass                  # a resend that was set up too
+    assert arrived == Ether(bytes(to_v6_host(UDP(sport=a_port, dport=6000) / b"A to B", src=embed(a4, POOL6, 96),
+                                             hlim=63)))
     after = api.call("GET", "/stats")[1]
     assert after["finish.hairpinned"] > before.get("finish.hairpinned", 0), after
     assert after.get("finish.notSupported", 0) == 0, after
@@ -402,16 +380,8 @@ def test_the_controller_sends_the_icmp_errors_the_card_hands_over(sume_fabric):
              ICMP(type=11, code=0) / bytes(routed[IP]))
     # RFC 7915 4 with the IPv6 port's MTU of 1500: IPv4 with DF that grows past it as IPv6 gets
     # Fragmentation Needed with the MTU it may have as IPv4, quoted within 576 bytes.
-    out = None
-    for _ in range(10):
-        dataplane.send(V6_PORT, from_v6_host(UDP(sport=5400, dport=53) / b"open"))
-        out = dataplane.poll(V4_PORT, timeout=1)
-        if out is not None:
-            break
-    assert out is not None, (tmp / "controller.log").read_text()[-3000:]
-    while dataplane.poll(V4_PORT, timeout=1.5) is not None:
-        pass
-    mapped, port = Ether(out)[IP].src, Ether(out)[UDP].sport
+    out = first_through(sume_fabric, from_v6_host(UDP(sport=5400, dport=53) / b"open"))
+    mapped, port = out[IP].src, out[UDP].sport
     big = from_v4_server(UDP(sport=53, dport=port) / (b"d" * 1462), dst=mapped, flags="DF")   # 1490 bytes
     answered(V4_PORT, big, Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64, id=0) /
              ICMP(type=3, code=4, nexthopmtu=1480) / bytes(big[IP])[:576 - 28])
@@ -433,16 +403,8 @@ def test_the_controller_cuts_and_checksums_a_translated_error_the_card_hands_ove
     error. The card translates and routes it, and hands it over (FINISH_ICMP_CHECKSUM |
     FINISH_TRUNCATE): the controller cuts it and sums what is left, the bytes v1model sends."""
     api, dataplane, tmp = sume_fabric
-    out = None
-    for _ in range(10):
-        dataplane.send(V6_PORT, from_v6_host(UDP(sport=5401, dport=53) / b"open"))
-        out = dataplane.poll(V4_PORT, timeout=1)
-        if out is not None:
-            break
-    assert out is not None, (tmp / "controller.log").read_text()[-3000:]
-    while dataplane.poll(V4_PORT, timeout=1.5) is not None:
-        pass
-    mapped, port = Ether(out)[IP].src, Ether(out)[UDP].sport
+    out = first_through(sume_fabric, from_v6_host(UDP(sport=5401, dport=53) / b"open"))
+    mapped, port = out[IP].src, out[UDP].sport
     before = api.call("GET", "/stats")[1]
     payload = b"z" * 1100
     quoted6 = IPv6(src=embed(V4_SERVER, POOL6, 96), dst=V6_HOST, hlim=61) / UDP(sport=53, dport=5401) / payload
