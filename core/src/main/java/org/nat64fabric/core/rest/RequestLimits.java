@@ -9,8 +9,9 @@ import org.nat64fabric.core.ConfigException;
 
 /**
  * The largest request body the API reads, 1 MiB (its bodies are a few hundred bytes). A request
- * that declares more is answered 413 before anything is read; one that sends more without
- * saying so (chunked) is cut off by {@link #read} once it passes the limit.
+ * that declares more is answered 413 without being parsed; one that sends more without saying
+ * so (chunked) is cut off by {@link #read} once it passes the limit. Either way up to
+ * {@link #SWALLOW} bytes more are read and dropped first.
  */
 @PreMatching
 public final class RequestLimits implements ContainerRequestFilter {
@@ -29,6 +30,11 @@ public final class RequestLimits implements ContainerRequestFilter {
     @Override
     public void filter(ContainerRequestContext request) {
         if (request.getLength() > MAX_BODY) {
+            try {
+                swallow(request.getEntityStream());
+            } catch (IOException e) {
+                // the client went away: nobody reads the answer
+            }
             request.abortWith(Errors.of(413, "body", TOO_LARGE));
         }
     }
@@ -40,15 +46,19 @@ public final class RequestLimits implements ContainerRequestFilter {
      */
     static final int SWALLOW = 4 << 20;
 
+    private static void swallow(InputStream body) throws IOException {
+        byte[] discard = new byte[64 << 10];
+        for (int left = SWALLOW, n; left > 0 && (n = body.read(discard, 0, Math.min(discard.length, left))) >= 0; ) {
+            left -= n;
+        }
+    }
+
     /** Reads a whole body, at most {@link #MAX_BODY} bytes. */
     static byte[] read(InputStream body) {
         try {
             byte[] bytes = body.readNBytes(MAX_BODY + 1);
             if (bytes.length > MAX_BODY) {
-                byte[] discard = new byte[64 << 10];
-                for (int left = SWALLOW, n; left > 0 && (n = body.read(discard, 0, Math.min(discard.length, left))) >= 0; ) {
-                    left -= n;
-                }
+                swallow(body);
                 throw new TooLarge();
             }
             return bytes;
