@@ -10,8 +10,8 @@ import org.nat64fabric.core.ConfigException;
 /**
  * The largest request body the API reads, 1 MiB (its bodies are a few hundred bytes). A request
  * that declares more is answered 413 without being parsed; one that sends more without saying
- * so (chunked) is cut off by {@link #read} once it passes the limit. Either way up to
- * {@link #SWALLOW} bytes more are read and dropped first.
+ * so (chunked) is cut off by {@link #read} once it passes the limit. Up to {@link #SWALLOW} bytes
+ * more are read and dropped first, so that the client can read the answer.
  */
 @PreMatching
 public final class RequestLimits implements ContainerRequestFilter {
@@ -29,11 +29,17 @@ public final class RequestLimits implements ContainerRequestFilter {
 
     @Override
     public void filter(ContainerRequestContext request) {
-        if (request.getLength() > MAX_BODY) {
-            try {
-                swallow(request.getEntityStream());
-            } catch (IOException e) {
-                // the client went away: nobody reads the answer
+        int length = request.getLength();
+        if (length > MAX_BODY) {
+            // A body that fits in what is swallowed is read whole first, so that a client still
+            // sending reads the 413. A longer one is not read at all: past that, reading costs more
+            // than a client that may lose the answer to a reset.
+            if (length <= MAX_BODY + SWALLOW) {
+                try {
+                    swallow(request.getEntityStream());
+                } catch (IOException e) {
+                    // the client went away: nobody reads the answer
+                }
             }
             request.abortWith(Errors.of(413, "body", TOO_LARGE));
         }
@@ -44,7 +50,7 @@ public final class RequestLimits implements ContainerRequestFilter {
      * it: a server that closes on unread bytes resets the connection, and the client loses the
      * answer (Tomcat's maxSwallowSize does the same). A longer body is cut off.
      */
-    static final int SWALLOW = 4 << 20;
+    static final int SWALLOW = 16 << 20;
 
     private static void swallow(InputStream body) throws IOException {
         byte[] discard = new byte[64 << 10];
