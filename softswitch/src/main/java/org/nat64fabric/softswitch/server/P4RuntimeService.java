@@ -1,10 +1,8 @@
 package org.nat64fabric.softswitch.server;
 
-import com.google.protobuf.Any;
 import com.google.rpc.Code;
 import io.grpc.Status;
 import io.grpc.StatusException;
-import io.grpc.protobuf.StatusProto;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.math.BigInteger;
@@ -39,7 +37,6 @@ import p4.v1.P4RuntimeOuterClass.WriteResponse;
 final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
     static final String API_VERSION = "1.3.0";
     private static final Logger LOG = Logger.getLogger("softswitch");
-    private static final int READ_BATCH = 1000;
 
     private final Device device;
     private final Arbitration arbitration;
@@ -168,52 +165,24 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                 throw Status.UNIMPLEMENTED.withDescription("only CONTINUE_ON_ERROR atomicity is supported").asException();
             }
             List<Error> errors = new ArrayList<>(request.getUpdatesCount());
-            boolean failed = false;
             synchronized (p.sw) {
                 for (Update u : request.getUpdatesList()) {
                     try {
                         p.entities.apply(u.getType(), u.getEntity());
                         errors.add(Error.newBuilder().setCanonicalCode(Code.OK_VALUE).build());
                     } catch (EntityException e) {
-                        failed = true;
                         errors.add(Error.newBuilder().setCanonicalCode(code(e.code()).getNumber())
                                 .setMessage(e.getMessage()).build());
                     } catch (RuntimeException e) {
-                        failed = true;
                         errors.add(Error.newBuilder().setCanonicalCode(Code.INTERNAL_VALUE)
                                 .setMessage("internal error: " + e).build());
                     }
                 }
             }
-            if (failed) {
-                // P4Runtime 12.3: a batch with failures is UNKNOWN, with one p4.v1.Error per update, in order.
-                com.google.rpc.Status.Builder status = com.google.rpc.Status.newBuilder().setCode(Code.UNKNOWN_VALUE)
-                        .setMessage(firstError(errors));
-                for (Error e : errors) {
-                    status.addDetails(Any.pack(e));
-                }
-                response.onError(StatusProto.toStatusRuntimeException(status.build()));
-                return;
-            }
-            response.onNext(WriteResponse.getDefaultInstance());
-            response.onCompleted();
+            Answers.write(errors, response);
         } catch (StatusException e) {
             response.onError(e);
         }
-    }
-
-    private static String firstError(List<Error> errors) {
-        int failed = 0;
-        String first = null;
-        for (int i = 0; i < errors.size(); i++) {
-            if (errors.get(i).getCanonicalCode() != Code.OK_VALUE) {
-                failed++;
-                if (first == null) {
-                    first = "update " + i + ": " + Code.forNumber(errors.get(i).getCanonicalCode()) + ": " + errors.get(i).getMessage();
-                }
-            }
-        }
-        return failed == 1 ? first : failed + " updates failed; first: " + first;
     }
 
     @Override
@@ -227,11 +196,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                     found.addAll(p.entities.read(e));
                 }
             }
-            for (int i = 0; i < found.size() || i == 0; i += READ_BATCH) {
-                response.onNext(ReadResponse.newBuilder()
-                        .addAllEntities(found.subList(i, Math.min(found.size(), i + READ_BATCH))).build());
-            }
-            response.onCompleted();
+            Answers.read(found, response);
         } catch (EntityException e) {
             response.onError(Status.fromCodeValue(code(e.code()).getNumber()).withDescription(e.getMessage()).asException());
         } catch (StatusException e) {

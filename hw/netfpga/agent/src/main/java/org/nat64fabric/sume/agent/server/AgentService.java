@@ -1,10 +1,8 @@
 package org.nat64fabric.sume.agent.server;
 
-import com.google.protobuf.Any;
 import com.google.rpc.Code;
 import io.grpc.Status;
 import io.grpc.StatusException;
-import io.grpc.protobuf.StatusProto;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
@@ -13,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Logger;
+import org.nat64fabric.softswitch.server.Answers;
 import org.nat64fabric.softswitch.server.Arbitration;
 import org.nat64fabric.softswitch.server.ControllerHeader;
 import org.nat64fabric.sume.agent.card.CardException;
@@ -53,7 +52,6 @@ import p4.v1.P4RuntimeOuterClass.WriteResponse;
 final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
     static final String API_VERSION = "1.3.0";
     private static final Logger LOG = Logger.getLogger("sume-agent");
-    private static final int READ_BATCH = 1000;
 
     /** A pipeline a controller pushed: its config and the translator writing to the card for it. */
     private static final class Pipeline {
@@ -253,48 +251,20 @@ final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
                         + "(the card's tables change one operation at a time)").asException();
             }
             List<Error> errors = new ArrayList<>(request.getUpdatesCount());
-            boolean failed = false;
             for (Update u : request.getUpdatesList()) {
                 try {
                     p.translator.write(u.getType(), u.getEntity());
                     errors.add(Error.newBuilder().setCanonicalCode(Code.OK_VALUE).build());
                 } catch (EntityError e) {
-                    failed = true;
                     errors.add(Error.newBuilder().setCanonicalCode(e.code.value()).setMessage(e.getMessage()).build());
                 } catch (RuntimeException e) {
-                    failed = true;
                     errors.add(Error.newBuilder().setCanonicalCode(Code.INTERNAL_VALUE).setMessage("internal error: " + e).build());
                 }
             }
-            if (failed) {
-                // P4Runtime §12.3: a batch with failures is UNKNOWN, with one p4.v1.Error per update, in order.
-                com.google.rpc.Status.Builder status = com.google.rpc.Status.newBuilder().setCode(Code.UNKNOWN_VALUE)
-                        .setMessage(firstError(errors));
-                for (Error e : errors) {
-                    status.addDetails(Any.pack(e));
-                }
-                response.onError(StatusProto.toStatusRuntimeException(status.build()));
-                return;
-            }
-            response.onNext(WriteResponse.getDefaultInstance());
-            response.onCompleted();
+            Answers.write(errors, response);
         } catch (StatusException e) {
             response.onError(e);
         }
-    }
-
-    private static String firstError(List<Error> errors) {
-        int failed = 0;
-        String first = null;
-        for (int i = 0; i < errors.size(); i++) {
-            if (errors.get(i).getCanonicalCode() != Code.OK_VALUE) {
-                failed++;
-                if (first == null) {
-                    first = "update " + i + ": " + Code.forNumber(errors.get(i).getCanonicalCode()) + ": " + errors.get(i).getMessage();
-                }
-            }
-        }
-        return failed == 1 ? first : failed + " updates failed; first: " + first;
     }
 
     @Override
@@ -306,11 +276,7 @@ final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
             for (Entity e : request.getEntitiesList()) {
                 found.addAll(p.translator.read(e));
             }
-            for (int i = 0; i < found.size() || i == 0; i += READ_BATCH) {
-                response.onNext(ReadResponse.newBuilder()
-                        .addAllEntities(found.subList(i, Math.min(found.size(), i + READ_BATCH))).build());
-            }
-            response.onCompleted();
+            Answers.read(found, response);
         } catch (EntityError e) {
             response.onError(e.status().asException());
         } catch (StatusException e) {

@@ -1,0 +1,63 @@
+package org.nat64fabric.softswitch.server;
+
+import com.google.protobuf.Any;
+import com.google.rpc.Code;
+import io.grpc.protobuf.StatusProto;
+import io.grpc.stub.StreamObserver;
+import java.util.List;
+import p4.v1.P4RuntimeOuterClass.Entity;
+import p4.v1.P4RuntimeOuterClass.Error;
+import p4.v1.P4RuntimeOuterClass.ReadResponse;
+import p4.v1.P4RuntimeOuterClass.WriteResponse;
+
+/**
+ * How a P4Runtime server answers a Write and a Read, the same for every target that speaks it
+ * (softswitch, and the NetFPGA SUME agent, which uses this class).
+ */
+public final class Answers {
+    private static final int READ_BATCH = 1000;
+
+    private Answers() {
+    }
+
+    /**
+     * Answers a Write whose updates were applied one by one, {@code errors} holding one
+     * p4.v1.Error per update in order: OK when all are, else (P4Runtime 12.3) UNKNOWN with them all.
+     */
+    public static void write(List<Error> errors, StreamObserver<WriteResponse> response) {
+        if (errors.stream().allMatch(e -> e.getCanonicalCode() == Code.OK_VALUE)) {
+            response.onNext(WriteResponse.getDefaultInstance());
+            response.onCompleted();
+            return;
+        }
+        com.google.rpc.Status.Builder status = com.google.rpc.Status.newBuilder().setCode(Code.UNKNOWN_VALUE)
+                .setMessage(firstError(errors));
+        for (Error e : errors) {
+            status.addDetails(Any.pack(e));
+        }
+        response.onError(StatusProto.toStatusRuntimeException(status.build()));
+    }
+
+    private static String firstError(List<Error> errors) {
+        int failed = 0;
+        String first = null;
+        for (int i = 0; i < errors.size(); i++) {
+            if (errors.get(i).getCanonicalCode() != Code.OK_VALUE) {
+                failed++;
+                if (first == null) {
+                    first = "update " + i + ": " + Code.forNumber(errors.get(i).getCanonicalCode()) + ": " + errors.get(i).getMessage();
+                }
+            }
+        }
+        return failed == 1 ? first : failed + " updates failed; first: " + first;
+    }
+
+    /** Answers a Read with what it found, in responses of at most 1000 entities (at least one response). */
+    public static void read(List<Entity> found, StreamObserver<ReadResponse> response) {
+        for (int i = 0; i < found.size() || i == 0; i += READ_BATCH) {
+            response.onNext(ReadResponse.newBuilder()
+                    .addAllEntities(found.subList(i, Math.min(found.size(), i + READ_BATCH))).build());
+        }
+        response.onCompleted();
+    }
+}
