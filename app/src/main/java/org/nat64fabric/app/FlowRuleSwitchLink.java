@@ -4,7 +4,6 @@ import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -368,15 +367,16 @@ final class FlowRuleSwitchLink implements SwitchLink {
             PiCriterion.Builder match = PiCriterion.builder();
             for (TableEntry.Match m : e.matches()) {
                 if (m.isLpm()) {
-                    match.matchLpm(PiMatchFieldId.of(m.field), bytes(m.value), m.prefixLength);
+                    match.matchLpm(PiMatchFieldId.of(m.field), m.bytes(), m.prefixLength);
                 } else {
-                    match.matchExact(PiMatchFieldId.of(m.field), bytes(m.value));
+                    match.matchExact(PiMatchFieldId.of(m.field), m.bytes());
                 }
             }
             selector.matchPi(match.build());
         }
         PiAction.Builder action = PiAction.builder().withId(PiActionId.of(e.action()));
-        e.params().forEach((name, v) -> action.withParameter(new PiActionParam(PiActionParamId.of(name), bytes(v))));
+        e.params().keySet().forEach(name -> action.withParameter(
+                new PiActionParam(PiActionParamId.of(name), e.paramBytes(name))));
         FlowRule.Builder rule = DefaultFlowRule.builder().forDevice(device).fromApp(app)
                 .forTable(PiTableId.of(e.table())).withPriority(PRIORITY)
                 .withSelector(selector.build())
@@ -409,16 +409,6 @@ final class FlowRuleSwitchLink implements SwitchLink {
         e.action(action.id().id());
         action.parameters().forEach(p -> e.param(p.id().id(), value(p.value())));
         return e.idleTimeout(rule.isPermanent() ? 0 : rule.timeout()).build();
-    }
-
-    /** P4Runtime's canonical form: no leading zero bytes, at least one byte. */
-    private static byte[] bytes(BigInteger v) {
-        byte[] b = v.toByteArray();
-        int skip = 0;
-        while (skip < b.length - 1 && b[skip] == 0) {
-            skip++;
-        }
-        return Arrays.copyOfRange(b, skip, b.length);
     }
 
     private static BigInteger value(ImmutableByteSequence bytes) {

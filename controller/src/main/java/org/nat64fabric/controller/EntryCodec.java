@@ -2,6 +2,7 @@ package org.nat64fabric.controller;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.TextFormat;
+import com.google.protobuf.UnsafeByteOperations;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -43,6 +44,8 @@ final class EntryCodec {
     private final P4Info p4info;
     private final Map<String, Table> tables = new HashMap<>();
     private final Map<Integer, Table> tablesById = new HashMap<>();
+    /** Per table id, its match fields by name: every setup's entries look theirs up. */
+    private final Map<Integer, Map<String, MatchField>> matchFields = new HashMap<>();
     private final Map<String, Action> actions = new HashMap<>();
     private final Map<Integer, Action> actionsById = new HashMap<>();
     private final Map<String, Meter> meters = new HashMap<>();
@@ -53,6 +56,9 @@ final class EntryCodec {
         for (Table t : p4info.getTablesList()) {
             tables.put(t.getPreamble().getName(), t);
             tablesById.put(t.getPreamble().getId(), t);
+            Map<String, MatchField> fields = new HashMap<>();
+            t.getMatchFieldsList().forEach(f -> fields.put(f.getName(), f));
+            matchFields.put(t.getPreamble().getId(), fields);
         }
         for (Action a : p4info.getActionsList()) {
             actions.put(a.getPreamble().getName(), a);
@@ -194,14 +200,19 @@ final class EntryCodec {
         if (e.isDefault()) {
             b.setIsDefaultAction(true);
         }
+        Map<String, MatchField> fields = matchFields.get(t.getPreamble().getId());
         for (TableEntry.Match m : e.matches()) {
-            MatchField f = t.getMatchFieldsList().stream().filter(x -> x.getName().equals(m.field)).findFirst()
-                    .orElseThrow(() -> new IllegalArgumentException(e.table() + " has no match field " + m.field));
+            MatchField f = fields.get(m.field);
+            if (f == null) {
+                throw new IllegalArgumentException(e.table() + " has no match field " + m.field);
+            }
             FieldMatch.Builder fm = FieldMatch.newBuilder().setFieldId(f.getId());
+            // wrapped, not copied: the arrays are made for this call and never changed
+            ByteString value = UnsafeByteOperations.unsafeWrap(m.bytes());
             if (m.isLpm()) {
-                fm.setLpm(FieldMatch.LPM.newBuilder().setValue(bytes(m.value)).setPrefixLen(m.prefixLength));
+                fm.setLpm(FieldMatch.LPM.newBuilder().setValue(value).setPrefixLen(m.prefixLength));
             } else {
-                fm.setExact(FieldMatch.Exact.newBuilder().setValue(bytes(m.value)));
+                fm.setExact(FieldMatch.Exact.newBuilder().setValue(value));
             }
             b.addMatch(fm);
         }
@@ -210,11 +221,12 @@ final class EntryCodec {
             P4RuntimeOuterClass.Action.Builder ab = P4RuntimeOuterClass.Action.newBuilder()
                     .setActionId(a.getPreamble().getId());
             for (Action.Param p : a.getParamsList()) {
-                BigInteger v = e.params().get(p.getName());
+                byte[] v = e.paramBytes(p.getName());
                 if (v == null) {
                     throw new IllegalArgumentException(e.action() + " needs parameter " + p.getName());
                 }
-                ab.addParams(P4RuntimeOuterClass.Action.Param.newBuilder().setParamId(p.getId()).setValue(bytes(v)));
+                ab.addParams(P4RuntimeOuterClass.Action.Param.newBuilder().setParamId(p.getId())
+                        .setValue(UnsafeByteOperations.unsafeWrap(v)));
             }
             b.setAction(P4RuntimeOuterClass.TableAction.newBuilder().setAction(ab));
         }

@@ -609,7 +609,7 @@ public final class Nat64Fabric implements Nat64Service {
 
     private Optional<BibEntry> bibOf(TableEntry e) {
         Map<String, BigInteger> m = e.matches().stream()
-                .collect(Collectors.toMap(x -> x.field, x -> x.value));
+                .collect(Collectors.toMap(x -> x.field, x -> x.value()));
         BigInteger proto = m.get(P4InfoConstants.HDR_PROTO);
         Optional<Protocol> protocol = Arrays.stream(Protocol.values())
                 .filter(p -> proto != null && p.number == proto.intValue()).findFirst();

@@ -2,6 +2,8 @@ package org.nat64fabric.core.fabric;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,20 +11,36 @@ import java.util.Objects;
 
 /**
  * A table entry as the controller wants it on a switch, independent of ONOS or gRPC: names from
- * P4InfoConstants, values as unsigned integers (P4Runtime's canonical byte strings). A default
- * entry has no match. {@code idleTimeoutSeconds} 0 means the entry does not age.
+ * P4InfoConstants, values as unsigned integers of up to 128 bits (P4Runtime's canonical byte
+ * strings). A default entry has no match. {@code idleTimeoutSeconds} 0 means the entry does not age.
+ *
+ * <p>The controller holds two of these per BIB entry for as long as the entry lives (hundreds of
+ * thousands), so values are kept as pairs of longs in arrays: a BigInteger with its array, a map
+ * entry per parameter and a list of matches took three times the room, and every young
+ * collection copied it.
  */
 public final class TableEntry implements Entity {
     /** One match field: exact (prefixLength -1) or LPM. */
     public static final class Match {
         public final String field;
-        public final BigInteger value;
+        private final long high;
+        private final long low;
         public final int prefixLength;
 
         Match(String field, BigInteger value, int prefixLength) {
             this.field = field;
-            this.value = value;
+            this.high = high(value);
+            this.low = value.longValue();
             this.prefixLength = prefixLength;
+        }
+
+        public BigInteger value() {
+            return big(high, low);
+        }
+
+        /** The value as P4Runtime's canonical byte string (big-endian, no leading zero bytes). */
+        public byte[] bytes() {
+            return canonical(high, low);
         }
 
         public boolean isLpm() {
@@ -31,48 +49,41 @@ public final class TableEntry implements Entity {
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Match && ((Match) o).field.equals(field) && ((Match) o).value.equals(value)
-                    && ((Match) o).prefixLength == prefixLength;
+            return o instanceof Match && ((Match) o).field.equals(field) && ((Match) o).high == high
+                    && ((Match) o).low == low && ((Match) o).prefixLength == prefixLength;
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(field, value, prefixLength);
+            return Objects.hash(field, high, low, prefixLength);
         }
 
         @Override
         public String toString() {
-            return field + "=" + hex(value) + (isLpm() ? "/" + prefixLength : "");
-        }
-
-        /**
-         * {@code v.toString(16)}, from two longs up to 128 bits: entry keys are made at every
-         * setup, and BigInteger's own conversion divides and allocates as for any length.
-         */
-        static String hex(BigInteger v) {
-            if (v.signum() < 0 || v.bitLength() > 128) {
-                return v.toString(16);
-            }
-            String low = Long.toHexString(v.longValue());
-            if (v.bitLength() <= 64) {
-                return low;
-            }
-            return Long.toHexString(v.shiftRight(64).longValue()) + "0".repeat(16 - low.length()) + low;
+            return field + "=" + hex(high, low) + (isLpm() ? "/" + prefixLength : "");
         }
     }
 
     private final String table;
-    private final List<Match> matches;
+    private final Match[] matches;
     private final String action;
-    private final Map<String, BigInteger> params;
+    private final String[] paramNames;
+    /** Per parameter, its value's high and low 64 bits. */
+    private final long[] paramValues;
     private final long idleTimeoutSeconds;
     private String key;   // made once: entries are looked up by key at every setup
 
     private TableEntry(Builder b) {
         this.table = b.table;
-        this.matches = List.copyOf(b.matches);
+        this.matches = b.matches.toArray(new Match[0]);
         this.action = b.action;
-        this.params = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(b.params));
+        this.paramNames = b.params.keySet().toArray(new String[0]);
+        this.paramValues = new long[2 * paramNames.length];
+        int i = 0;
+        for (BigInteger v : b.params.values()) {
+            paramValues[i++] = high(v);
+            paramValues[i++] = v.longValue();
+        }
         this.idleTimeoutSeconds = b.idleTimeoutSeconds;
     }
 
@@ -85,19 +96,34 @@ public final class TableEntry implements Entity {
     }
 
     public List<Match> matches() {
-        return matches;
+        return Collections.unmodifiableList(Arrays.asList(matches));
     }
 
     public boolean isDefault() {
-        return matches.isEmpty();
+        return matches.length == 0;
     }
 
     public String action() {
         return action;
     }
 
+    /** The action's parameters by name, in the order they were given. */
     public Map<String, BigInteger> params() {
-        return params;
+        Map<String, BigInteger> out = new LinkedHashMap<>();
+        for (int i = 0; i < paramNames.length; i++) {
+            out.put(paramNames[i], big(paramValues[2 * i], paramValues[2 * i + 1]));
+        }
+        return Collections.unmodifiableMap(out);
+    }
+
+    /** The parameter's value as P4Runtime's canonical byte string, or null when the entry has none of that name. */
+    public byte[] paramBytes(String name) {
+        for (int i = 0; i < paramNames.length; i++) {
+            if (paramNames[i].equals(name)) {
+                return canonical(paramValues[2 * i], paramValues[2 * i + 1]);
+            }
+        }
+        return null;
     }
 
     public long idleTimeoutSeconds() {
@@ -109,7 +135,7 @@ public final class TableEntry implements Entity {
     public String key() {
         String k = key;
         if (k == null) {
-            k = table + (isDefault() ? " default" : " " + matches);
+            k = table + (isDefault() ? " default" : " " + Arrays.toString(matches));
             key = k;
         }
         return k;
@@ -133,20 +159,53 @@ public final class TableEntry implements Entity {
             return false;
         }
         TableEntry e = (TableEntry) o;
-        return e.table.equals(table) && e.matches.equals(matches) && e.action.equals(action)
-                && e.params.equals(params) && e.idleTimeoutSeconds == idleTimeoutSeconds;
+        return e.table.equals(table) && Arrays.equals(e.matches, matches) && Objects.equals(e.action, action)
+                && params().equals(e.params()) && e.idleTimeoutSeconds == idleTimeoutSeconds;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(table, matches, action, params, idleTimeoutSeconds);
+        return Objects.hash(table, Arrays.hashCode(matches), action, params(), idleTimeoutSeconds);
     }
 
     @Override
     public String toString() {
         StringBuilder s = new StringBuilder(key()).append(" -> ").append(action).append('(');
-        params.forEach((k, v) -> s.append(k).append('=').append(v.toString(16)).append(' '));
-        return s.toString().trim() + ")" + (idleTimeoutSeconds > 0 ? " idle " + idleTimeoutSeconds + " s" : "");
+        for (int i = 0; i < paramNames.length; i++) {
+            s.append(i == 0 ? "" : " ").append(paramNames[i]).append('=')
+                    .append(hex(paramValues[2 * i], paramValues[2 * i + 1]));
+        }
+        return s + ")" + (idleTimeoutSeconds > 0 ? " idle " + idleTimeoutSeconds + " s" : "");
+    }
+
+    /** The bits of {@code v} above the low 64; refuses what is negative or wider than 128 bits. */
+    private static long high(BigInteger v) {
+        if (v.signum() < 0 || v.bitLength() > 128) {
+            throw new IllegalArgumentException("a table entry's value is unsigned and at most 128 bits wide: " + v);
+        }
+        return v.shiftRight(64).longValue();
+    }
+
+    private static BigInteger big(long high, long low) {
+        return new BigInteger(1, canonical(high, low));
+    }
+
+    /** {@code value.toString(16)} of the 128-bit value {@code high:low}. */
+    static String hex(long high, long low) {
+        String lowHex = Long.toHexString(low);
+        return high == 0 ? lowHex : Long.toHexString(high) + "0".repeat(16 - lowHex.length()) + lowHex;
+    }
+
+    /** Big-endian bytes of {@code high:low} without leading zero bytes (one zero byte for 0). */
+    private static byte[] canonical(long high, long low) {
+        int bits = high != 0 ? 128 - Long.numberOfLeadingZeros(high) : 64 - Long.numberOfLeadingZeros(low);
+        int length = Math.max(1, (bits + 7) / 8);
+        byte[] out = new byte[length];
+        for (int i = 0; i < length; i++) {
+            int shift = 8 * (length - 1 - i);
+            out[i] = (byte) (shift >= 64 ? high >>> (shift - 64) : low >>> shift);
+        }
+        return out;
     }
 
     public static final class Builder {

@@ -5,11 +5,13 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.NavigableSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.stream.Collectors;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.eamt.Eam;
@@ -45,11 +47,13 @@ public class MapNatStore implements NatStore {
     private final Map<String, Session> sessions;
     private final Map<String, Eam> eams;
     /**
-     * Indexes of the sessions, kept in memory by this instance: session keys by BIB entry, and
-     * session counts by IPv6 host in address order (a subscriber is a range of hosts). Null when
-     * other instances change the maps too: then every question scans the sessions.
+     * Indexes of the sessions, kept in memory by this instance: session keys in order (a BIB
+     * entry's sessions are the range of keys with its prefix; a set per BIB entry took seven
+     * times the room), and session counts by IPv6 host in address order (a subscriber is a range
+     * of hosts). Null when other instances change the maps too: then every question scans the
+     * sessions.
      */
-    private final Map<String, Set<String>> sessionsByBib;
+    private final NavigableSet<String> sessionKeys;
     /** Block keys by subscriber, for the same instances: an allocation looks at its subscriber's blocks only. */
     private final Map<Ipv6Address, Set<String>> blocksBySubscriber;
     private final NavigableMap<Ipv6Address, Integer> sessionsByHost;
@@ -68,7 +72,7 @@ public class MapNatStore implements NatStore {
         bib4 = maps.open("bib4");
         sessions = maps.open("sessions");
         eams = maps.open("eamt");
-        sessionsByBib = shared ? null : new ConcurrentHashMap<>();
+        sessionKeys = shared ? null : new ConcurrentSkipListSet<>();
         blocksBySubscriber = shared ? null : new ConcurrentHashMap<>();
         sessionsByHost = shared ? null : new ConcurrentSkipListMap<>(MapNatStore::unsignedOrder);
         if (!shared) {
@@ -249,7 +253,7 @@ public class MapNatStore implements NatStore {
 
     @Override
     public void putSession(Session session) {
-        if (sessions.put(session.key(), session) == null && sessionsByBib != null) {
+        if (sessions.put(session.key(), session) == null && sessionKeys != null) {
             indexed(session);
         }
         committed();
@@ -258,8 +262,8 @@ public class MapNatStore implements NatStore {
     @Override
     public boolean removeSession(Session session) {
         boolean removed = sessions.remove(session.key()) != null;
-        if (removed && sessionsByBib != null) {
-            unindex(sessionsByBib, session.bib().key6(), session.key());
+        if (removed && sessionKeys != null) {
+            sessionKeys.remove(session.key());
             sessionsByHost.computeIfPresent(session.bib().address6(), (k, n) -> n == 1 ? null : n - 1);
         }
         committed();
@@ -267,18 +271,21 @@ public class MapNatStore implements NatStore {
     }
 
     private void indexed(Session s) {
-        sessionsByBib.computeIfAbsent(s.bib().key6(), k -> ConcurrentHashMap.newKeySet()).add(s.key());
+        sessionKeys.add(s.key());
         sessionsByHost.merge(s.bib().address6(), 1, Integer::sum);
     }
 
     @Override
     public List<Session> sessionsOf(BibEntry bib) {
-        if (sessionsByBib == null) {
+        if (sessionKeys == null) {
             String key6 = bib.key6();
             return sessions.values().stream().filter(s -> s.bib().key6().equals(key6)).collect(Collectors.toList());
         }
         List<Session> out = new ArrayList<>();
-        for (String key : sessionsByBib.getOrDefault(bib.key6(), Set.of())) {
+        String prefix = Session.keyPrefix(bib);
+        // the keys beginning with the prefix: up to the prefix with its last character's successor
+        String after = prefix.substring(0, prefix.length() - 1) + (char) (prefix.charAt(prefix.length() - 1) + 1);
+        for (String key : sessionKeys.subSet(prefix, after)) {
             Session s = sessions.get(key);
             if (s != null) {
                 out.add(s);

@@ -1,7 +1,9 @@
 package org.nat64fabric.core.fabric;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.nat64fabric.core.p4.P4InfoConstants.*;
 
@@ -52,7 +54,7 @@ class DesiredStateTest {
     }
 
     @Test
-    void entryKeysSpellValuesAsBigIntegerDoesInHex() {
+    void entryValuesUpTo128BitsKeepTheirValueBytesAndHexAndWiderOnesAreRefused() {
         java.util.Random random = new java.util.Random(1);
         List<BigInteger> values = new java.util.ArrayList<>();
         for (int bits : new int[] {0, 1, 8, 32, 63, 64, 65, 96, 127, 128, 129}) {
@@ -62,7 +64,19 @@ class DesiredStateTest {
         }
         values.add(BigInteger.valueOf(-5));
         for (BigInteger v : values) {
-            assertEquals(v.toString(16), TableEntry.Match.hex(v), v.toString());
+            if (v.signum() < 0 || v.bitLength() > 128) {
+                assertThrows(IllegalArgumentException.class, () -> TableEntry.in("t").exact("f", v), v.toString());
+                continue;
+            }
+            TableEntry e = TableEntry.in("t").exact("f", v).action("a").param("p", v).build();
+            byte[] raw = v.toByteArray();
+            byte[] canonical = raw.length > 1 && raw[0] == 0 ? java.util.Arrays.copyOfRange(raw, 1, raw.length) : raw;
+            assertEquals(v, e.matches().get(0).value(), v.toString());
+            assertEquals(v, e.params().get("p"), v.toString());
+            assertArrayEquals(canonical, e.matches().get(0).bytes(), v.toString());
+            assertArrayEquals(canonical, e.paramBytes("p"), v.toString());
+            assertEquals("t [f=" + v.toString(16) + "]", e.key());
+            assertEquals("t [f=" + v.toString(16) + "] -> a(p=" + v.toString(16) + ")", e.toString());
         }
     }
 
@@ -94,7 +108,7 @@ class DesiredStateTest {
         assertTrue(border.containsAll(edge), "a border routes like an edge");
         TableEntry v4 = in(border, NAT64_INGRESS_TRANSLATE_SESSION_V4).get(0);
         assertEquals(List.of(BigInteger.valueOf(17), BigInteger.valueOf(0xc0000207L), BigInteger.valueOf(40001)),
-                v4.matches().stream().map(m -> m.value).collect(Collectors.toList()));
+                v4.matches().stream().map(m -> m.value()).collect(Collectors.toList()));
         assertEquals(NAT64_INGRESS_TRANSLATE_DNAT, v4.action());
         assertEquals(new BigInteger("20010db8000100000000000000000005", 16), v4.params().get(DST6));
         assertEquals(300, v4.idleTimeoutSeconds());
@@ -137,7 +151,7 @@ class DesiredStateTest {
         List<TableEntry> pool6 = in(t, NAT64_INGRESS_TRANSLATE_POOL6);
         assertEquals(1 + Pool6.NON_GLOBAL.size(), pool6.size());
         BigInteger tenNet = new BigInteger("0064ff9b00000000000000000a000000", 16);
-        TableEntry ten = pool6.stream().filter(x -> x.matches().get(0).value.equals(tenNet)).findFirst()
+        TableEntry ten = pool6.stream().filter(x -> x.matches().get(0).value().equals(tenNet)).findFirst()
                 .orElseThrow(() -> new AssertionError("no entry for 10.0.0.0/8 under 64:ff9b::/96"));
         assertEquals(104, ten.matches().get(0).prefixLength);
         assertEquals(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL, ten.action());
