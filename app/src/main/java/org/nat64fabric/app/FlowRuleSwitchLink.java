@@ -25,6 +25,7 @@ import org.nat64fabric.core.fabric.CloneSession;
 import org.nat64fabric.core.fabric.Entity;
 import org.nat64fabric.core.fabric.MeterConfig;
 import org.nat64fabric.core.fabric.TableEntry;
+import org.nat64fabric.core.p4.SumeHeaders;
 import org.onlab.util.ImmutableByteSequence;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.net.DeviceId;
@@ -69,6 +70,7 @@ import org.onosproject.net.pi.model.PiCounterType;
 import org.onosproject.net.pi.model.PiMatchFieldId;
 import org.onosproject.net.pi.model.PiMeterId;
 import org.onosproject.net.pi.model.PiMeterModel;
+import org.onosproject.net.pi.model.PiPacketOperationType;
 import org.onosproject.net.pi.model.PiPipeconf;
 import org.onosproject.net.pi.model.PiPipelineModel;
 import org.onosproject.net.pi.model.PiTableId;
@@ -93,7 +95,8 @@ import org.slf4j.LoggerFactory;
  * the P4 meter's name and indexed by the cell. ONOS's group and meter subsystems apply those
  * asynchronously and audit the device themselves: they are not awaited.
  * Packet-outs go to {@link PortNumber#TABLE}, which the pipeconf's interpreter maps to the
- * pipeline. Counters: direct ones from the flow entries' statistics, indirect ones through
+ * pipeline (a hairpin's second pass on a NetFPGA SUME with write-metadata too: {@link #hairpin}).
+ * Counters: direct ones from the flow entries' statistics, indirect ones through
  * {@link CounterCells}.
  */
 final class FlowRuleSwitchLink implements SwitchLink {
@@ -101,6 +104,8 @@ final class FlowRuleSwitchLink implements SwitchLink {
     static final int PRIORITY = FlowRule.MIN_PRIORITY;
     private static final Logger LOG = LoggerFactory.getLogger(FlowRuleSwitchLink.class);
     private static final long WRITE_TIMEOUT_SECONDS = 10;
+    /** The packet_out field of a pipeline whose packet-outs can be a hairpin's second pass. */
+    private static final String HAIRPINNED = "hairpinned";
 
     private final DeviceId device;
     private final ApplicationId app;
@@ -358,6 +363,26 @@ final class FlowRuleSwitchLink implements SwitchLink {
     private void packetOut(byte[] frame, PortNumber port) {
         packets.emit(new DefaultOutboundPacket(device, DefaultTrafficTreatment.builder().setOutput(port).build(),
                 ByteBuffer.wrap(frame)));
+    }
+
+    /**
+     * Through the pipeline as a hairpin's second pass, where the device's pipeline has
+     * packet_out.hairpinned (a NetFPGA SUME): ONOS's packet-out has no field for it, so the
+     * treatment carries it as write-metadata {@link SumeHeaders#HAIRPINNED}, which the SUME
+     * pipeconf's interpreter maps to hairpinned = 1 beside to_pipeline.
+     */
+    @Override
+    public boolean hairpin(byte[] frame) {
+        boolean marked = pipeconfs.getPipeconf(device)
+                .flatMap(p -> p.pipelineModel().packetOperationModel(PiPacketOperationType.PACKET_OUT))
+                .map(m -> m.metadatas().stream().anyMatch(x -> x.id().id().equals(HAIRPINNED)))
+                .orElse(false);
+        if (marked) {
+            packets.emit(new DefaultOutboundPacket(device, DefaultTrafficTreatment.builder()
+                    .writeMetadata(SumeHeaders.HAIRPINNED, SumeHeaders.HAIRPINNED).setOutput(PortNumber.TABLE).build(),
+                    ByteBuffer.wrap(frame)));
+        }
+        return marked;
     }
 
     // ---- TableEntry <-> FlowRule ------------------------------------------------------------

@@ -74,6 +74,8 @@ import org.onosproject.net.pi.model.PiCounterType;
 import org.onosproject.net.pi.model.PiMeterId;
 import org.onosproject.net.pi.model.PiMeterModel;
 import org.onosproject.net.pi.model.PiMeterType;
+import org.onosproject.net.pi.model.PiPacketMetadataId;
+import org.onosproject.net.pi.model.PiPacketMetadataModel;
 import org.onosproject.net.pi.model.PiPacketOperationModel;
 import org.onosproject.net.pi.model.PiPacketOperationType;
 import org.onosproject.net.pi.model.PiPipeconf;
@@ -135,6 +137,8 @@ final class FakeOnos {
     static final long SESSION_TABLE_SIZE = 1 << 20;
     static final long ROUTES_TABLE_SIZE = 65_536;
     final java.util.concurrent.atomic.AtomicInteger meterSubmits = new java.util.concurrent.atomic.AtomicInteger();
+    /** The devices' packet_out fields, none by default (as a pipeline model without packet-outs). */
+    final Set<String> packetOutFields = ConcurrentHashMap.newKeySet();
     /** The cells of each meter the devices' pipeconf has; empty: a pipeline without punt meters. */
     final Map<String, Long> meterSizes = new ConcurrentHashMap<>(Map.of(P4InfoConstants.NAT64_INGRESS_PUNT_PORT_METER, 512L,
             P4InfoConstants.NAT64_INGRESS_PUNT_SOURCE_METER, 4096L, P4InfoConstants.NAT64_INGRESS_ICMP_ERROR_ERROR_METER, 512L));
@@ -490,7 +494,14 @@ final class FakeOnos {
 
         @Override
         public Optional<PiPacketOperationModel> packetOperationModel(PiPacketOperationType type) {
-            return Optional.empty();
+            if (type != PiPacketOperationType.PACKET_OUT || packetOutFields.isEmpty()) {
+                return Optional.empty();
+            }
+            List<PiPacketMetadataModel> fields = packetOutFields.stream().map(name -> proxy(PiPacketMetadataModel.class,
+                    (method, args) -> method.equals("id") ? PiPacketMetadataId.of(name) : null))
+                    .collect(Collectors.toList());
+            return Optional.of(proxy(PiPacketOperationModel.class, (method, args) -> method.equals("metadatas") ? fields
+                    : method.equals("type") ? type : null));
         }
     }
 
