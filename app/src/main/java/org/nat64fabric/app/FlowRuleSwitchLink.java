@@ -117,8 +117,8 @@ final class FlowRuleSwitchLink implements SwitchLink {
     private final CounterCells counterCells;
     /** Rules this app asked to remove: their RULE_REMOVED events are not idle timeouts. */
     private final Set<FlowId> removing;
-    /** Meters of the configuration the device's pipeconf lacks: logged once each. */
-    private final Set<String> missingMeters = ConcurrentHashMap.newKeySet();
+    /** What of the desired state the device's pipeline cannot hold: logged once each, then skipped. */
+    private final Set<String> missing = ConcurrentHashMap.newKeySet();
 
     FlowRuleSwitchLink(DeviceId device, ApplicationId app, FlowRuleService flows, PacketService packets,
                        GroupService groups, MeterService meters, PiPipeconfService pipeconfs, CounterCells counterCells,
@@ -147,7 +147,15 @@ final class FlowRuleSwitchLink implements SwitchLink {
         FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
         Set<FlowId> removals = new HashSet<>();
         int rules = 0;
+        Optional<PiPipelineModel> model = pipeconfs.getPipeconf(device).map(PiPipeconf::pipelineModel);
         for (Update u : updates) {
+            Optional<String> lacks = model.flatMap(m -> lacks(m, u.entity));
+            if (lacks.isPresent()) {
+                if (missing.add(lacks.get())) {
+                    LOG.info("{}: the pipeconf has {}", device, lacks.get());
+                }
+                continue;
+            }
             if (u.entity instanceof CloneSession) {
                 writeCloneSession(u.type, (CloneSession) u.entity);
                 continue;
@@ -289,6 +297,22 @@ final class FlowRuleSwitchLink implements SwitchLink {
         return Optional.of(new CounterReading(cells, tableHits));
     }
 
+    /**
+     * What of the desired state the device's pipeline cannot hold, as the embedded controller
+     * decides it from the P4Info: a table it lacks (the NetFPGA SUME variant has no ICMP error or
+     * subscriber tables), or a clone session on a target without a packet replication engine
+     * (architecture "sume"). Meters it lacks are skipped where they are written.
+     */
+    private static Optional<String> lacks(PiPipelineModel model, Entity e) {
+        if (e instanceof TableEntry && model.table(PiTableId.of(((TableEntry) e).table())).isEmpty()) {
+            return Optional.of("no table " + ((TableEntry) e).table() + ": its entries are not written");
+        }
+        if (e instanceof CloneSession && model.architecture().filter("sume"::equals).isPresent()) {
+            return Optional.of("no packet replication (sume): no clone sessions");
+        }
+        return Optional.empty();
+    }
+
     /** The session as a CLONE group: one bucket per copy, the group ID as session ID. */
     private void writeCloneSession(Update.Type type, CloneSession c) {
         GroupKey key = new DefaultGroupKey(c.key().getBytes(StandardCharsets.UTF_8));
@@ -315,7 +339,7 @@ final class FlowRuleSwitchLink implements SwitchLink {
     private void writeMeter(MeterConfig m) {
         Optional<Long> size = meterSize(m.meter);
         if (size.isEmpty()) {
-            if (missingMeters.add(m.meter)) {
+            if (missing.add("no meter " + m.meter)) {
                 LOG.info("{}: the pipeconf has no meter {}: its punts are not policed", device, m.meter);
             }
             return;

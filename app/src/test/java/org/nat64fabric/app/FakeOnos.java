@@ -137,6 +137,9 @@ final class FakeOnos {
     static final long SESSION_TABLE_SIZE = 1 << 20;
     static final long ROUTES_TABLE_SIZE = 65_536;
     final java.util.concurrent.atomic.AtomicInteger meterSubmits = new java.util.concurrent.atomic.AtomicInteger();
+    /** Tables the devices' pipeline lacks (it has every other), and its P4Info architecture. */
+    final Set<String> missingTables = ConcurrentHashMap.newKeySet();
+    volatile String architecture = "v1model";
     /** The devices' packet_out fields, none by default (as a pipeline model without packet-outs). */
     final Set<String> packetOutFields = ConcurrentHashMap.newKeySet();
     /** The cells of each meter the devices' pipeconf has; empty: a pipeline without punt meters. */
@@ -367,7 +370,7 @@ final class FakeOnos {
             @Override
             public Optional<PiPipeconf> getPipeconf(DeviceId d) {
                 return Optional.of(DefaultPiPipeconf.builder().withId(new PiPipeconfId("test"))
-                        .withPipelineModel(new MetersOnly()).build());
+                        .withPipelineModel(new TestPipeline()).build());
             }
         };
         m.p4RuntimeController = p4RuntimeController();
@@ -381,8 +384,8 @@ final class FakeOnos {
         return m;
     }
 
-    /** A pipeline model with the meters of {@link #meterSizes}, nothing else. */
-    private final class MetersOnly implements PiPipelineModel {
+    /** The devices' pipeline: every table but {@link #missingTables}, the meters of {@link #meterSizes}, its counters. */
+    private final class TestPipeline implements PiPipelineModel {
         @Override
         public Optional<PiMeterModel> meter(PiMeterId id) {
             Long size = meterSizes.get(id.id());
@@ -421,15 +424,15 @@ final class FakeOnos {
 
         @Override
         public Optional<String> architecture() {
-            return Optional.of("v1model");
+            return Optional.of(architecture);
         }
 
         @Override
         public Optional<PiTableModel> table(PiTableId id) {
             long size = id.id().equals(P4InfoConstants.NAT64_INGRESS_IPV6_ROUTES) ? ROUTES_TABLE_SIZE
-                    : id.id().equals(P4InfoConstants.NAT64_INGRESS_TRANSLATE_SESSION_V6) ? SESSION_TABLE_SIZE : -1;
-            return size < 0 ? Optional.empty() : Optional.of(proxy(PiTableModel.class, (method, args) ->
-                    method.equals("maxSize") ? (Object) size : method.equals("id") ? id : null));
+                    : id.id().equals(P4InfoConstants.NAT64_INGRESS_TRANSLATE_SESSION_V6) ? SESSION_TABLE_SIZE : 1024;
+            return missingTables.contains(id.id()) ? Optional.empty() : Optional.of(proxy(PiTableModel.class,
+                    (method, args) -> method.equals("maxSize") ? (Object) size : method.equals("id") ? id : null));
         }
 
         @Override

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.nat64fabric.core.control.Nat64Fabric;
 import org.nat64fabric.core.control.Nat64Service;
+import org.nat64fabric.core.p4.P4InfoConstants;
 import org.nat64fabric.core.p4.SumeHeaders;
 import org.nat64fabric.core.session.TcpState;
 import org.nat64fabric.pipeconf.SumeInterpreter;
@@ -52,6 +53,9 @@ class SumeFinishTest {
     /** BORDER1's ipv6 in FakeOnos's netcfg: the source of the ICMPv6 errors it sends. */
     private static final String BORDER1_IPV6 = "2001:db8:ff::2";
     private static final List<String> SUME_PACKET_OUT = List.of("egress_port", "to_pipeline", "hairpinned", "_pad");
+    /** The tables of nat64.p4 that nat64_sume.p4 has not. */
+    private static final List<String> SUME_LACKS = List.of(P4InfoConstants.NAT64_INGRESS_ICMP_ERROR_ICMP_SOURCE,
+            P4InfoConstants.NAT64_INGRESS_PUNT_SUBSCRIBER);
 
     private final SumeInterpreter card = new SumeInterpreter();
     private FakeOnos onos;
@@ -60,7 +64,10 @@ class SumeFinishTest {
     @BeforeEach
     void setUp() throws Exception {
         onos = new FakeOnos();
-        onos.packetOutFields.addAll(SUME_PACKET_OUT);
+        onos.packetOutFields.addAll(SUME_PACKET_OUT);      // the variant's pipeline, as its P4Info has it
+        onos.missingTables.addAll(SUME_LACKS);
+        onos.architecture = "sume";
+        onos.meterSizes.clear();
         onos.available.addAll(List.of(LEAF, BORDER1, BORDER2));
         onos.mastered.addAll(List.of(LEAF, BORDER1, BORDER2));
         manager = onos.start();
@@ -185,6 +192,23 @@ class SumeFinishTest {
     }
 
     // ---- the tests ------------------------------------------------------------------------------
+
+    @Test
+    void aCardIsProgrammedWithWhatItsPipelineHoldsAndNothingItLacks() throws Exception {
+        assertTrue(onos.journal.stream().anyMatch(j -> j.startsWith(BORDER1 + " ADD Nat64Ingress.ipv6_routes")),
+                onos.journal.toString());
+        assertTrue(onos.journal.stream().noneMatch(j -> SUME_LACKS.stream().anyMatch(j::endsWith)
+                || j.contains("ADD_GROUP")), "no entries of tables it lacks, no clone session: " + onos.journal);
+
+        onos.missingTables.clear();                             // the same switch as a v1model one
+        onos.architecture = "v1model";
+        onos.deviceAvailable(BORDER1, true);
+        await("reconciled again", () -> onos.journal.stream().anyMatch(j -> j.startsWith(BORDER1 + " ADD_GROUP")));
+        onos.settle();
+        for (String table : SUME_LACKS) {
+            assertTrue(onos.journal.stream().anyMatch(j -> j.startsWith(BORDER1 + " ") && j.endsWith(table)), table);
+        }
+    }
 
     @Test
     void udpWithoutChecksumLeavesByTheCardsPortWithItsChecksum() throws Exception {
