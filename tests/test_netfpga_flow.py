@@ -101,7 +101,7 @@ class Sandbox:
         for tool in TOOLS:
             self.fake(self.bin / tool, tool)
         self.write(self.hw / "nat64_sume.p4", "// the SUME variant (not compiled here)\n")
-        self.write(self.hw / "commands.txt", "table_cam_add_entry session_v4 set_v6 0xc0000201 => 0x1\n")
+        self.write(self.build / "commands.txt", "table_cam_add_entry session_v4 set_v6 0xc0000201 => 0x1\n")
         self.write(self.hw / "testdata" / "gen_testdata.py", "# faked\n")
         self.scenario()
 
@@ -126,6 +126,10 @@ class Sandbox:
         return subprocess.run([sys.executable, str(DRIVER), "--hw-dir", str(self.hw), "--build-dir", str(self.build),
                                *args], env=env or self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               universal_newlines=True, timeout=60)
+
+    def built(self):
+        """What the driver wrote into the build directory (the sandbox put commands.txt there, as make does)."""
+        return sorted(str(p.relative_to(self.build)) for p in self.build.rglob("*") if p.name != "commands.txt")
 
     def trace(self):
         """The tool calls made, without the check's probes of python2 and vivado."""
@@ -307,7 +311,7 @@ def test_missing_tools_settings_and_sources_are_all_listed_before_any_step_runs(
     assert "settings not set: SUME_SDNET, SUME_FOLDER, NF_DESIGN_DIR" in proc.stdout
     assert "missing %s/nat64_sume.p4 (needed by p4c-sdnet)" % box.hw in proc.stdout
     assert "Nothing was built." in proc.stdout
-    assert box.trace() == [] and not box.build.exists()
+    assert box.trace() == [] and box.built() == []
 
 
 @pytest.mark.parametrize("change, message", [
@@ -350,7 +354,7 @@ def test_dry_run_prints_the_commands_and_runs_nothing(box):
     assert "$ cd $P4_PROJECT_DIR/src && p4c-sdnet -o nat64_sume.sdnet --sdnet_info .sdnet_switch_info.dat" \
         in proc.stdout
     assert "python2 $SUME_FOLDER/tools/scripts/nf_test.py sim --major switch --minor default" in proc.stdout
-    assert box.trace() == [] and not box.build.exists()
+    assert box.trace() == [] and box.built() == []
 
 
 def test_every_stop_message_id_has_a_one_line_reason():
@@ -372,3 +376,31 @@ def test_make_check_says_plainly_that_the_flow_cannot_run_on_this_machine():
     assert "Nothing was built." in proc.stdout
     assert "tests/test_netfpga_flow.py" in proc.stdout
     assert "[2/11]" not in proc.stdout
+
+
+def test_make_writes_commands_txt_from_the_sample_fabric_in_p4_px_tables_syntax():
+    """The table step's input, generated from the controller's desired state by the agent (make build
+    first): every line is a p4_px_tables.py command or a comment; the static BIB entry's session
+    entries and the routes are there."""
+    commands = ROOT / "hw" / "netfpga" / "build" / "commands.txt"
+    if commands.exists():
+        commands.unlink()
+    proc = subprocess.run(["make", "--no-print-directory", "-C", str(ROOT / "hw" / "netfpga"), "build/commands.txt"],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout
+    lines = commands.read_text().splitlines()
+    cam = re.compile(r"table_cam_add_entry [\w.]+ [\w.]+( 0x[0-9a-f]+)+ =>( 0x[0-9a-f]+)*")
+    lpm = re.compile(r"table_lpm_add_entry [\w.]+ [\w.]+ [0-9a-f.:]+/\d+ =>( 0x[0-9a-f]+)*")
+    for line in lines:
+        assert line.startswith("# ") or cam.fullmatch(line) or lpm.fullmatch(line), line
+    assert "table_cam_add_entry translate.session_v6 translate.snat 0x11 0x20010db8000100000000000000000010 0x35" \
+           " => 0xc0000209 0x14e9" in lines, "static BIB 2001:db8:1::10#53 <-> 192.0.2.9#5353 (UDP)"
+    assert "table_lpm_add_entry ipv4_routes set_next_hop 198.51.100.0/24 => 0x2 0xaa01 0x220" in lines
+    assert proc.stdout.startswith("commands.txt: %d entries" % sum(1 for l in lines if l.startswith("table_")))
+
+    bad = subprocess.run(["java", "-jar", str(ROOT / "hw" / "netfpga" / "agent" / "target" / "sume-agent.jar"),
+                          "commands", "--config", str(ROOT / "hw" / "netfpga" / "testdata" / "sample-fabric.json"),
+                          "--device", "device:nope"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.startswith("sume-agent: ") and "device:nope is not configured" in bad.stderr, bad.stderr

@@ -24,6 +24,7 @@ import org.nat64fabric.core.fabric.CloneSession;
 import org.nat64fabric.core.fabric.Entity;
 import org.nat64fabric.core.fabric.MeterConfig;
 import org.nat64fabric.core.fabric.TableEntry;
+import org.nat64fabric.core.p4.SumeHeaders;
 import org.onlab.util.ImmutableByteSequence;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.net.DeviceId;
@@ -68,6 +69,7 @@ import org.onosproject.net.pi.model.PiCounterType;
 import org.onosproject.net.pi.model.PiMatchFieldId;
 import org.onosproject.net.pi.model.PiMeterId;
 import org.onosproject.net.pi.model.PiMeterModel;
+import org.onosproject.net.pi.model.PiPacketOperationType;
 import org.onosproject.net.pi.model.PiPipeconf;
 import org.onosproject.net.pi.model.PiPipelineModel;
 import org.onosproject.net.pi.model.PiTableId;
@@ -92,7 +94,8 @@ import org.slf4j.LoggerFactory;
  * the P4 meter's name and indexed by the cell. ONOS's group and meter subsystems apply those
  * asynchronously and audit the device themselves: they are not awaited.
  * Packet-outs go to {@link PortNumber#TABLE}, which the pipeconf's interpreter maps to the
- * pipeline. Counters: direct ones from the flow entries' statistics, indirect ones through
+ * pipeline (a hairpin's second pass on a NetFPGA SUME with write-metadata too: {@link #hairpin}).
+ * Counters: direct ones from the flow entries' statistics, indirect ones through
  * {@link CounterCells}.
  */
 final class FlowRuleSwitchLink implements SwitchLink {
@@ -100,6 +103,8 @@ final class FlowRuleSwitchLink implements SwitchLink {
     static final int PRIORITY = FlowRule.MIN_PRIORITY;
     private static final Logger LOG = LoggerFactory.getLogger(FlowRuleSwitchLink.class);
     private static final long WRITE_TIMEOUT_SECONDS = 10;
+    /** The packet_out field of a pipeline whose packet-outs can be a hairpin's second pass. */
+    private static final String HAIRPINNED = "hairpinned";
 
     private final DeviceId device;
     private final ApplicationId app;
@@ -111,8 +116,8 @@ final class FlowRuleSwitchLink implements SwitchLink {
     private final CounterCells counterCells;
     /** Rules this app asked to remove: their RULE_REMOVED events are not idle timeouts. */
     private final Set<FlowId> removing;
-    /** Meters of the configuration the device's pipeconf lacks: logged once each. */
-    private final Set<String> missingMeters = ConcurrentHashMap.newKeySet();
+    /** What of the desired state the device's pipeline cannot hold: logged once each, then skipped. */
+    private final Set<String> missing = ConcurrentHashMap.newKeySet();
 
     FlowRuleSwitchLink(DeviceId device, ApplicationId app, FlowRuleService flows, PacketService packets,
                        GroupService groups, MeterService meters, PiPipeconfService pipeconfs, CounterCells counterCells,
@@ -141,7 +146,15 @@ final class FlowRuleSwitchLink implements SwitchLink {
         FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
         Set<FlowId> removals = new HashSet<>();
         int rules = 0;
+        Optional<PiPipelineModel> model = pipeconfs.getPipeconf(device).map(PiPipeconf::pipelineModel);
         for (Update u : updates) {
+            Optional<String> lacks = model.flatMap(m -> lacks(m, u.entity));
+            if (lacks.isPresent()) {
+                if (missing.add(lacks.get())) {
+                    LOG.info("{}: the pipeconf has {}", device, lacks.get());
+                }
+                continue;
+            }
             if (u.entity instanceof CloneSession) {
                 writeCloneSession(u.type, (CloneSession) u.entity);
                 continue;
@@ -283,6 +296,22 @@ final class FlowRuleSwitchLink implements SwitchLink {
         return Optional.of(new CounterReading(cells, tableHits));
     }
 
+    /**
+     * What of the desired state the device's pipeline cannot hold, as the embedded controller
+     * decides it from the P4Info: a table it lacks (the NetFPGA SUME variant has no ICMP error or
+     * subscriber tables), or a clone session on a target without a packet replication engine
+     * (architecture "sume"). Meters it lacks are skipped where they are written.
+     */
+    private static Optional<String> lacks(PiPipelineModel model, Entity e) {
+        if (e instanceof TableEntry && model.table(PiTableId.of(((TableEntry) e).table())).isEmpty()) {
+            return Optional.of("no table " + ((TableEntry) e).table() + ": its entries are not written");
+        }
+        if (e instanceof CloneSession && model.architecture().filter("sume"::equals).isPresent()) {
+            return Optional.of("no packet replication (sume): no clone sessions");
+        }
+        return Optional.empty();
+    }
+
     /** The session as a CLONE group: one bucket per copy, the group ID as session ID. */
     private void writeCloneSession(Update.Type type, CloneSession c) {
         GroupKey key = new DefaultGroupKey(c.key().getBytes(StandardCharsets.UTF_8));
@@ -309,7 +338,7 @@ final class FlowRuleSwitchLink implements SwitchLink {
     private void writeMeter(MeterConfig m) {
         Optional<Long> size = meterSize(m.meter);
         if (size.isEmpty()) {
-            if (missingMeters.add(m.meter)) {
+            if (missing.add("no meter " + m.meter)) {
                 LOG.info("{}: the pipeconf has no meter {}: its punts are not policed", device, m.meter);
             }
             return;
@@ -357,6 +386,26 @@ final class FlowRuleSwitchLink implements SwitchLink {
     private void packetOut(byte[] frame, PortNumber port) {
         packets.emit(new DefaultOutboundPacket(device, DefaultTrafficTreatment.builder().setOutput(port).build(),
                 ByteBuffer.wrap(frame)));
+    }
+
+    /**
+     * Through the pipeline as a hairpin's second pass, where the device's pipeline has
+     * packet_out.hairpinned (a NetFPGA SUME): ONOS's packet-out has no field for it, so the
+     * treatment carries it as write-metadata {@link SumeHeaders#HAIRPINNED}, which the SUME
+     * pipeconf's interpreter maps to hairpinned = 1 beside to_pipeline.
+     */
+    @Override
+    public boolean hairpin(byte[] frame) {
+        boolean marked = pipeconfs.getPipeconf(device)
+                .flatMap(p -> p.pipelineModel().packetOperationModel(PiPacketOperationType.PACKET_OUT))
+                .map(m -> m.metadatas().stream().anyMatch(x -> x.id().id().equals(HAIRPINNED)))
+                .orElse(false);
+        if (marked) {
+            packets.emit(new DefaultOutboundPacket(device, DefaultTrafficTreatment.builder()
+                    .writeMetadata(SumeHeaders.HAIRPINNED, SumeHeaders.HAIRPINNED).setOutput(PortNumber.TABLE).build(),
+                    ByteBuffer.wrap(frame)));
+        }
+        return marked;
     }
 
     // ---- TableEntry <-> FlowRule ------------------------------------------------------------

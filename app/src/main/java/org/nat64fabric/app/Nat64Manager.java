@@ -29,6 +29,7 @@ import org.nat64fabric.core.control.SwitchLink;
 import org.nat64fabric.core.eamt.Eam;
 import org.nat64fabric.core.event.NatEvent;
 import org.nat64fabric.core.event.ipfix.IpfixExporter;
+import org.nat64fabric.core.p4.SumeHeaders;
 import org.nat64fabric.core.pool4.PortBlock;
 import org.nat64fabric.core.pool4.Protocol;
 import org.nat64fabric.core.pool4.TransportAddress;
@@ -78,7 +79,9 @@ import org.slf4j.LoggerFactory;
  * {@link DistributedNatStore}, so allocations are unique across the cluster and survive any
  * instance. Session misses and TCP control copies punted by the pipeline come in through a
  * packet processor and are set up in batches (core's pipeline: one confirmed flow-rule batch per
- * switch per setup batch); switches are programmed with PI flow rules, a CLONE group for the CPU
+ * switch per setup batch); what a NetFPGA SUME hands over to finish (PUNT_FINISH) is finished by
+ * core's {@code Nat64Fabric.finish}, as the embedded controller does, and sent out through the
+ * packet service; switches are programmed with PI flow rules, a CLONE group for the CPU
  * clone session and ONOS meters for the punt policers; a switch that becomes available is
  * reconciled by the instance that masters it; a session rule that ONOS's flow subsystem expires
  * is an idle report. Events are handled on the app's threads, never on ONOS's event threads.
@@ -378,7 +381,10 @@ public final class Nat64Manager implements Nat64Service {
         }
     }
 
-    /** Punted packets: the interpreter puts punt_reason in the cookie. */
+    /**
+     * Punted packets: the interpreter puts punt_reason in the cookie, and for what a NetFPGA SUME
+     * hands over to finish (PUNT_FINISH) the rest of its packet_in (core's SumeHeaders).
+     */
     private final class InternalPacketProcessor implements PacketProcessor {
         @Override
         public void process(PacketContext context) {
@@ -387,17 +393,22 @@ public final class Nat64Manager implements Nat64Service {
                 return;
             }
             context.block();
-            int reason = in.cookie().get().intValue();
+            long cookie = in.cookie().get();
+            int reason = SumeHeaders.puntReason(cookie);
             ByteBuffer data = in.unparsed().duplicate();
             byte[] frame = new byte[data.remaining()];
             data.get(frame);
             DeviceId d = in.receivedFrom().deviceId();
             // Straight into the fabric's bounded per-subscriber queues (packetIn only parses and
-            // queues): through the events executor, a flood would queue there without bound and
-            // ahead of every other subscriber.
+            // queues; finish only sums, cuts or builds and sends): through the events executor, a
+            // flood would queue there without bound and ahead of every other subscriber.
             Nat64Fabric f = fabric;
             try {
-                if (f != null) {
+                if (f != null && reason == Nat64Fabric.PUNT_FINISH) {
+                    f.finish(d.toString(), frame, SumeHeaders.finish(cookie), SumeHeaders.outPort(cookie),
+                            SumeHeaders.truncateTo(cookie), SumeHeaders.errorType(cookie),
+                            SumeHeaders.errorCode(cookie), SumeHeaders.errorParam(cookie));
+                } else if (f != null) {
                     f.packetIn(d.toString(), reason, frame);
                 }
             } catch (RuntimeException e) {

@@ -74,6 +74,8 @@ import org.onosproject.net.pi.model.PiCounterType;
 import org.onosproject.net.pi.model.PiMeterId;
 import org.onosproject.net.pi.model.PiMeterModel;
 import org.onosproject.net.pi.model.PiMeterType;
+import org.onosproject.net.pi.model.PiPacketMetadataId;
+import org.onosproject.net.pi.model.PiPacketMetadataModel;
 import org.onosproject.net.pi.model.PiPacketOperationModel;
 import org.onosproject.net.pi.model.PiPacketOperationType;
 import org.onosproject.net.pi.model.PiPipeconf;
@@ -135,6 +137,11 @@ final class FakeOnos {
     static final long SESSION_TABLE_SIZE = 1 << 20;
     static final long ROUTES_TABLE_SIZE = 65_536;
     final java.util.concurrent.atomic.AtomicInteger meterSubmits = new java.util.concurrent.atomic.AtomicInteger();
+    /** Tables the devices' pipeline lacks (it has every other), and its P4Info architecture. */
+    final Set<String> missingTables = ConcurrentHashMap.newKeySet();
+    volatile String architecture = "v1model";
+    /** The devices' packet_out fields, none by default (as a pipeline model without packet-outs). */
+    final Set<String> packetOutFields = ConcurrentHashMap.newKeySet();
     /** The cells of each meter the devices' pipeconf has; empty: a pipeline without punt meters. */
     final Map<String, Long> meterSizes = new ConcurrentHashMap<>(Map.of(P4InfoConstants.NAT64_INGRESS_PUNT_PORT_METER, 512L,
             P4InfoConstants.NAT64_INGRESS_PUNT_SOURCE_METER, 4096L, P4InfoConstants.NAT64_INGRESS_ICMP_ERROR_ERROR_METER, 512L));
@@ -363,7 +370,7 @@ final class FakeOnos {
             @Override
             public Optional<PiPipeconf> getPipeconf(DeviceId d) {
                 return Optional.of(DefaultPiPipeconf.builder().withId(new PiPipeconfId("test"))
-                        .withPipelineModel(new MetersOnly()).build());
+                        .withPipelineModel(new TestPipeline()).build());
             }
         };
         m.p4RuntimeController = p4RuntimeController();
@@ -377,8 +384,8 @@ final class FakeOnos {
         return m;
     }
 
-    /** A pipeline model with the meters of {@link #meterSizes}, nothing else. */
-    private final class MetersOnly implements PiPipelineModel {
+    /** The devices' pipeline: every table but {@link #missingTables}, the meters of {@link #meterSizes}, its counters. */
+    private final class TestPipeline implements PiPipelineModel {
         @Override
         public Optional<PiMeterModel> meter(PiMeterId id) {
             Long size = meterSizes.get(id.id());
@@ -417,15 +424,15 @@ final class FakeOnos {
 
         @Override
         public Optional<String> architecture() {
-            return Optional.of("v1model");
+            return Optional.of(architecture);
         }
 
         @Override
         public Optional<PiTableModel> table(PiTableId id) {
             long size = id.id().equals(P4InfoConstants.NAT64_INGRESS_IPV6_ROUTES) ? ROUTES_TABLE_SIZE
-                    : id.id().equals(P4InfoConstants.NAT64_INGRESS_TRANSLATE_SESSION_V6) ? SESSION_TABLE_SIZE : -1;
-            return size < 0 ? Optional.empty() : Optional.of(proxy(PiTableModel.class, (method, args) ->
-                    method.equals("maxSize") ? (Object) size : method.equals("id") ? id : null));
+                    : id.id().equals(P4InfoConstants.NAT64_INGRESS_TRANSLATE_SESSION_V6) ? SESSION_TABLE_SIZE : 1024;
+            return missingTables.contains(id.id()) ? Optional.empty() : Optional.of(proxy(PiTableModel.class,
+                    (method, args) -> method.equals("maxSize") ? (Object) size : method.equals("id") ? id : null));
         }
 
         @Override
@@ -490,7 +497,14 @@ final class FakeOnos {
 
         @Override
         public Optional<PiPacketOperationModel> packetOperationModel(PiPacketOperationType type) {
-            return Optional.empty();
+            if (type != PiPacketOperationType.PACKET_OUT || packetOutFields.isEmpty()) {
+                return Optional.empty();
+            }
+            List<PiPacketMetadataModel> fields = packetOutFields.stream().map(name -> proxy(PiPacketMetadataModel.class,
+                    (method, args) -> method.equals("id") ? PiPacketMetadataId.of(name) : null))
+                    .collect(Collectors.toList());
+            return Optional.of(proxy(PiPacketOperationModel.class, (method, args) -> method.equals("metadatas") ? fields
+                    : method.equals("type") ? type : null));
         }
     }
 

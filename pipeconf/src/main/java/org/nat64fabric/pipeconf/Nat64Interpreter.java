@@ -12,6 +12,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import org.nat64fabric.core.p4.Constants;
+import org.nat64fabric.core.p4.SumeHeaders;
 import org.onlab.packet.DeserializationException;
 import org.onlab.packet.Ethernet;
 import org.onlab.util.ImmutableByteSequence;
@@ -39,13 +40,14 @@ import org.onosproject.net.pi.runtime.PiPacketOperation;
  * Packet-in and packet-out for nat64.p4. A packet-in's {@code punt_reason} becomes the inbound
  * packet's cookie, so the app can tell a session miss (to re-inject) from a TCP control copy
  * (already forwarded). A packet-out to {@link PortNumber#TABLE} goes through the pipeline
- * ({@code to_pipeline = 1}); to a port, straight out of it.
+ * ({@code to_pipeline = 1}); to a port, straight out of it. {@link SumeInterpreter} is the NetFPGA
+ * SUME variant's, whose controller headers carry more.
  *
  * <p>The app writes PI table entries itself, so flow-objective criteria and treatments are not
  * mapped: {@link #mapTreatment} says so instead of guessing.
  */
-public final class Nat64Interpreter extends AbstractHandlerBehaviour implements PiPipelineInterpreter {
-    private static final int PORT_BITS = 9;
+public class Nat64Interpreter extends AbstractHandlerBehaviour implements PiPipelineInterpreter {
+    private static final int V1MODEL_PORT_BITS = 9;
 
     @Override
     public Optional<PiMatchFieldId> mapCriterionType(Criterion.Type type) {
@@ -65,6 +67,7 @@ public final class Nat64Interpreter extends AbstractHandlerBehaviour implements 
 
     @Override
     public Collection<PiPacketOperation> mapOutboundPacket(OutboundPacket packet) throws PiInterpreterException {
+        boolean hairpinned = hairpinned(packet.treatment());
         List<PiPacketOperation> out = new ArrayList<>();
         for (Instruction i : packet.treatment().allInstructions()) {
             if (i.type() != Instruction.Type.OUTPUT) {
@@ -76,15 +79,45 @@ public final class Nat64Interpreter extends AbstractHandlerBehaviour implements 
                 throw new PiInterpreterException("packet-out to " + port + ": use a switch port, or TABLE to send"
                         + " the packet through the pipeline");
             }
+            if (hairpinned && !toPipeline) {
+                throw new PiInterpreterException("a hairpinned packet-out goes through the pipeline: output to TABLE,"
+                        + " not " + port);
+            }
             out.add(PiPacketOperation.builder().withType(PiPacketOperationType.PACKET_OUT)
                     .withData(ImmutableByteSequence.copyFrom(packet.data().duplicate()))
-                    .withMetadatas(List.of(
-                            metadata(META_EGRESS_PORT, toPipeline ? 0 : port.toLong(), PORT_BITS),
-                            metadata(META_TO_PIPELINE, toPipeline ? 1 : 0, 1),
-                            metadata(META_PAD, 0, 6)))
+                    .withMetadatas(packetOut(toPipeline ? 0 : port.toLong(), toPipeline, hairpinned))
                     .build());
         }
         return out;
+    }
+
+    /** Whether the treatment marks the packet-out as a hairpin's second pass: write-metadata {@link SumeHeaders#HAIRPINNED}. */
+    private static boolean hairpinned(TrafficTreatment treatment) throws PiInterpreterException {
+        Instructions.MetadataInstruction m = treatment.writeMetadata();
+        if (m == null) {
+            return false;
+        }
+        if (m.metadata() != SumeHeaders.HAIRPINNED || m.metadataMask() != SumeHeaders.HAIRPINNED) {
+            throw new PiInterpreterException("packet-out " + m + ": the only metadata a packet-out takes is "
+                    + SumeHeaders.HAIRPINNED + " with mask " + SumeHeaders.HAIRPINNED + " (packet_out.hairpinned)");
+        }
+        return true;
+    }
+
+    /** packet_out's metadata: nat64.p4's egress_port (9 bits), to_pipeline and its padding. */
+    protected List<PiPacketMetadata> packetOut(long port, boolean toPipeline, boolean hairpinned)
+            throws PiInterpreterException {
+        if (hairpinned) {
+            throw new PiInterpreterException("nat64.p4's packet_out has no hairpinned: a v1model switch recirculates"
+                    + " hairpinned packets itself");
+        }
+        return List.of(metadata(META_EGRESS_PORT, port, V1MODEL_PORT_BITS),
+                metadata(META_TO_PIPELINE, toPipeline ? 1 : 0, 1), metadata(META_PAD, 0, 6));
+    }
+
+    /** The inbound packet's cookie: nat64.p4's punt_reason. */
+    protected long cookie(PiPacketOperation packetIn, DeviceId deviceId) throws PiInterpreterException {
+        return value(packetIn, META_PUNT_REASON, deviceId);
     }
 
     @Override
@@ -97,9 +130,8 @@ public final class Nat64Interpreter extends AbstractHandlerBehaviour implements 
             throw new PiInterpreterException("packet-in from " + deviceId + " is not an Ethernet frame: " + e.getMessage());
         }
         long port = value(packetIn, META_INGRESS_PORT, deviceId);
-        long reason = value(packetIn, META_PUNT_REASON, deviceId);
         return new DefaultInboundPacket(new ConnectPoint(deviceId, PortNumber.portNumber(port)), frame,
-                ByteBuffer.wrap(data), Optional.of(reason));
+                ByteBuffer.wrap(data), Optional.of(cookie(packetIn, deviceId)));
     }
 
     @Override
@@ -107,7 +139,7 @@ public final class Nat64Interpreter extends AbstractHandlerBehaviour implements 
         return port.equals(PortNumber.CONTROLLER) ? Optional.of(Constants.CPU_PORT) : Optional.empty();
     }
 
-    private static PiPacketMetadata metadata(String name, long value, int bits) throws PiInterpreterException {
+    static PiPacketMetadata metadata(String name, long value, int bits) throws PiInterpreterException {
         try {
             return PiPacketMetadata.builder().withId(PiPacketMetadataId.of(name))
                     .withValue(ImmutableByteSequence.copyFrom(value).fit(bits)).build();
@@ -116,7 +148,7 @@ public final class Nat64Interpreter extends AbstractHandlerBehaviour implements 
         }
     }
 
-    private static long value(PiPacketOperation op, String name, DeviceId deviceId) throws PiInterpreterException {
+    static long value(PiPacketOperation op, String name, DeviceId deviceId) throws PiInterpreterException {
         for (PiPacketMetadata m : op.metadatas()) {
             if (m.id().id().equals(name)) {
                 byte[] b = m.value().asArray();
@@ -128,6 +160,6 @@ public final class Nat64Interpreter extends AbstractHandlerBehaviour implements 
             }
         }
         throw new PiInterpreterException("packet-in from " + deviceId + " has no " + name + " metadata:"
-                + " is the device running nat64.p4?");
+                + " is the device running the program of its pipeconf?");
     }
 }

@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Registers the NAT64 pipeconfs: one for softswitch (its device config as RAW_DEVICE_CONFIG),
  * one for the NetFPGA SUME variant (hw/netfpga/nat64_sume.p4, driven through the SUME agent,
- * hw/netfpga/agent: its P4Info, and as RAW_DEVICE_CONFIG what the card was built from) and, when
- * p4c built {@code nat64.json}, one for BMv2 and Stratum-BMv2 (BMV2_JSON). Stale
+ * hw/netfpga/agent: its P4Info, its {@link SumeInterpreter}, and as RAW_DEVICE_CONFIG what the card
+ * was built from) and, when p4c built {@code nat64.json}, one for BMv2 and Stratum-BMv2 (BMV2_JSON). Stale
  * pipeconfs of the same id, and the drivers ONOS merged with them, go first, so a reinstalled
  * app never runs with an old pipeline.
  */
@@ -70,21 +70,23 @@ public final class PipeconfLoader {
     static List<PiPipeconf> pipeconfs() throws P4InfoParserException {
         URL p4info = resource("/p4/p4info.txt");
         List<PiPipeconf> out = new ArrayList<>();
-        out.add(pipeconf(SOFTSWITCH, p4info).addExtension(PiPipeconf.ExtensionType.RAW_DEVICE_CONFIG,
-                resource("/p4/device_config.bin")).build());
-        out.add(pipeconf(SUME, resource("/p4/sume/p4info.txt")).addExtension(PiPipeconf.ExtensionType.RAW_DEVICE_CONFIG,
-                resource("/p4/sume/device_config.bin")).build());
+        out.add(pipeconf(SOFTSWITCH, p4info, Nat64Interpreter.class)
+                .addExtension(PiPipeconf.ExtensionType.RAW_DEVICE_CONFIG, resource("/p4/device_config.bin")).build());
+        out.add(pipeconf(SUME, resource("/p4/sume/p4info.txt"), SumeInterpreter.class)
+                .addExtension(PiPipeconf.ExtensionType.RAW_DEVICE_CONFIG, resource("/p4/sume/device_config.bin")).build());
         URL json = PipeconfLoader.class.getResource("/p4/nat64.json");
         if (json != null) {
-            out.add(pipeconf(BMV2, p4info).addExtension(PiPipeconf.ExtensionType.BMV2_JSON, json)
+            out.add(pipeconf(BMV2, p4info, Nat64Interpreter.class).addExtension(PiPipeconf.ExtensionType.BMV2_JSON, json)
                     .addExtension(PiPipeconf.ExtensionType.CPU_PORT_TXT, resource("/cpu_port.txt")).build());
         }
         return out;
     }
 
-    private static DefaultPiPipeconf.Builder pipeconf(PiPipeconfId id, URL p4info) throws P4InfoParserException {
+    private static DefaultPiPipeconf.Builder pipeconf(PiPipeconfId id, URL p4info,
+                                                      Class<? extends Nat64Interpreter> interpreter)
+            throws P4InfoParserException {
         return DefaultPiPipeconf.builder().withId(id).withPipelineModel(P4InfoParser.parse(p4info))
-                .addBehaviour(PiPipelineInterpreter.class, Nat64Interpreter.class)
+                .addBehaviour(PiPipelineInterpreter.class, interpreter)
                 .addExtension(PiPipeconf.ExtensionType.P4_INFO_TEXT, p4info);
     }
 

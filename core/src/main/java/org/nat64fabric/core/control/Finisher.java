@@ -1,5 +1,9 @@
 package org.nat64fabric.core.control;
 
+import static org.nat64fabric.core.p4.SumeHeaders.FINISH_ICMP_CHECKSUM;
+import static org.nat64fabric.core.p4.SumeHeaders.FINISH_TRUNCATE;
+import static org.nat64fabric.core.p4.SumeHeaders.FINISH_UDP_CHECKSUM;
+
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Optional;
@@ -11,14 +15,6 @@ import java.util.Optional;
  * the message. The headers, MACs and hop limit are the card's; the frame then leaves as it is.
  */
 final class Finisher {
-    /** packet_in.finish bits of hw/netfpga/include/sume_arch.p4. */
-    static final int ICMP_CHECKSUM = 1;
-    static final int UDP_CHECKSUM = 2;
-    static final int TRUNCATE = 4;
-    static final int TCP_CONTROL = 8;
-    static final int HAIRPIN = 16;
-    static final int ICMP_ERROR = 32;
-
     private static final int ETHERNET = 14;
     private static final int IPV6_HEADER = 40;
     private static final int NEXT_HEADER_FRAGMENT = 44;
@@ -35,11 +31,11 @@ final class Finisher {
      * transport).
      */
     static Optional<byte[]> finish(byte[] frame, int finish, int truncateTo) {
-        if ((finish & ~(ICMP_CHECKSUM | UDP_CHECKSUM | TRUNCATE)) != 0
-                || (finish & ICMP_CHECKSUM) != 0 && (finish & UDP_CHECKSUM) != 0) {
+        if ((finish & ~(FINISH_ICMP_CHECKSUM | FINISH_UDP_CHECKSUM | FINISH_TRUNCATE)) != 0
+                || (finish & FINISH_ICMP_CHECKSUM) != 0 && (finish & FINISH_UDP_CHECKSUM) != 0) {
             return Optional.empty();
         }
-        boolean cut = (finish & TRUNCATE) != 0;
+        boolean cut = (finish & FINISH_TRUNCATE) != 0;
         if (cut && (truncateTo < ETHERNET + 20 || truncateTo > frame.length)) {
             return Optional.empty();
         }
@@ -73,12 +69,12 @@ final class Finisher {
         } else {
             return Optional.empty();
         }
-        boolean icmp = (finish & ICMP_CHECKSUM) != 0;
+        boolean icmp = (finish & FINISH_ICMP_CHECKSUM) != 0;
         if (end > f.length || end < l4 + 8 || (icmp ? protocol != PROTO_ICMP && protocol != PROTO_ICMPV6
-                                                     : (finish & UDP_CHECKSUM) != 0 && protocol != PROTO_UDP)) {
+                                                     : (finish & FINISH_UDP_CHECKSUM) != 0 && protocol != PROTO_UDP)) {
             return Optional.empty();
         }
-        if ((finish & (ICMP_CHECKSUM | UDP_CHECKSUM)) != 0) {
+        if ((finish & (FINISH_ICMP_CHECKSUM | FINISH_UDP_CHECKSUM)) != 0) {
             int at = l4 + (icmp ? 2 : 6);
             b.putShort(at, (short) 0);
             int sum = InternetChecksum.of(InternetChecksum.add(pseudo, f, l4, end - l4));

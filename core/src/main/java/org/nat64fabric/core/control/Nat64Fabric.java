@@ -42,6 +42,7 @@ import org.nat64fabric.core.fabric.SwitchConfig;
 import org.nat64fabric.core.fabric.TableEntry;
 import org.nat64fabric.core.metrics.LatencyHistogram;
 import org.nat64fabric.core.p4.P4InfoConstants;
+import org.nat64fabric.core.p4.SumeHeaders;
 import org.nat64fabric.core.pool4.PortBlock;
 import org.nat64fabric.core.pool4.Protocol;
 import org.nat64fabric.core.pool4.TransportAddress;
@@ -310,18 +311,18 @@ public final class Nat64Fabric implements Nat64Service {
     public void finish(String deviceId, byte[] frame, int finish, int outPort, int truncateTo, int errorType,
                        int errorCode, int errorParam) {
         count("packetIn." + PUNT_FINISH);
-        if (finish == Finisher.ICMP_ERROR) {
+        if (finish == SumeHeaders.FINISH_ICMP_ERROR) {
             sendError(deviceId, frame, outPort, errorType, errorCode, errorParam);
             return;
         }
-        int rest = finish & ~(Finisher.TCP_CONTROL | Finisher.HAIRPIN);
+        int rest = finish & ~(SumeHeaders.FINISH_TCP_CONTROL | SumeHeaders.FINISH_HAIRPIN);
         Optional<byte[]> done = rest == 0 ? Optional.of(frame) : Finisher.finish(frame, rest, truncateTo);
         if (done.isEmpty()) {
             count("finish.unparsed");
             LOG.fine(() -> deviceId + ": a packet to finish (" + finish + ") dropped");
             return;
         }
-        if ((finish & Finisher.TCP_CONTROL) != 0) {
+        if ((finish & SumeHeaders.FINISH_TCP_CONTROL) != 0) {
             Optional<PuntedPacket> original = PuntedPacket.parse(done.get()).flatMap(this::untranslated);
             if (original.isPresent()) {
                 queueSetup(deviceId, PUNT_TCP_CONTROL, done.get(), original.get());
@@ -330,7 +331,7 @@ public final class Nat64Fabric implements Nat64Service {
             }
         }
         SwitchLink link = links.get(deviceId);
-        if ((finish & Finisher.HAIRPIN) != 0) {
+        if ((finish & SumeHeaders.FINISH_HAIRPIN) != 0) {
             count(link != null && link.hairpin(done.get()) ? "finish.hairpinned" : "finish.notSupported");
         } else if (link != null) {
             link.packetOut(done.get(), outPort);

@@ -8,6 +8,7 @@ import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
+import org.nat64fabric.core.p4.SumeHeaders;
 
 /**
  * What the controller finishes for a NetFPGA SUME. The frames are as the card sends them, and the
@@ -44,7 +45,7 @@ class FinisherTest {
     @Test
     void udpWithoutChecksumGetsItsChecksumAndNothingElseChanges() {
         byte[] in = bytes(UDP6_WITHOUT_CHECKSUM);
-        byte[] out = Finisher.finish(in, Finisher.UDP_CHECKSUM, 0).orElseThrow();
+        byte[] out = Finisher.finish(in, SumeHeaders.FINISH_UDP_CHECKSUM, 0).orElseThrow();
         assertEquals(0x4fe6, shortAt(out, 14 + 40 + 6));
         out[14 + 40 + 6] = 0;
         out[14 + 40 + 7] = 0;
@@ -54,13 +55,13 @@ class FinisherTest {
 
     @Test
     void anIcmpv6ErrorGetsItsChecksumOverPseudoHeaderAndMessage() {
-        byte[] out = Finisher.finish(bytes(ICMP6_ERROR), Finisher.ICMP_CHECKSUM, 0).orElseThrow();
+        byte[] out = Finisher.finish(bytes(ICMP6_ERROR), SumeHeaders.FINISH_ICMP_CHECKSUM, 0).orElseThrow();
         assertEquals(0x6f79, shortAt(out, 14 + 40 + 2));
     }
 
     @Test
     void anIcmpv4ErrorIsCutToItsLimitThenChecksummed() {
-        byte[] out = Finisher.finish(icmp4Error(), Finisher.ICMP_CHECKSUM | Finisher.TRUNCATE, 14 + 576).orElseThrow();
+        byte[] out = Finisher.finish(icmp4Error(), SumeHeaders.FINISH_ICMP_CHECKSUM | SumeHeaders.FINISH_TRUNCATE, 14 + 576).orElseThrow();
         assertEquals(14 + 576, out.length);
         assertEquals(0xa56f, shortAt(out, 14 + 20 + 2));
     }
@@ -68,17 +69,17 @@ class FinisherTest {
     @Test
     void whatIsNotFinishedHereOrDoesNotFitIsRefused() {
         byte[] udp = bytes(UDP6_WITHOUT_CHECKSUM);
-        assertTrue(Finisher.finish(udp, Finisher.TCP_CONTROL, 0).isEmpty(), "TCP control: not here");
-        assertTrue(Finisher.finish(udp, Finisher.HAIRPIN, 0).isEmpty(), "hairpin: not here");
-        assertTrue(Finisher.finish(udp, Finisher.ICMP_CHECKSUM, 0).isEmpty(), "an ICMP checksum for UDP");
-        assertTrue(Finisher.finish(bytes(ICMP6_ERROR), Finisher.UDP_CHECKSUM, 0).isEmpty(), "a UDP checksum for ICMP");
-        assertTrue(Finisher.finish(icmp4Error(), Finisher.ICMP_CHECKSUM | Finisher.TRUNCATE, 700).isEmpty(),
+        assertTrue(Finisher.finish(udp, SumeHeaders.FINISH_TCP_CONTROL, 0).isEmpty(), "TCP control: not here");
+        assertTrue(Finisher.finish(udp, SumeHeaders.FINISH_HAIRPIN, 0).isEmpty(), "hairpin: not here");
+        assertTrue(Finisher.finish(udp, SumeHeaders.FINISH_ICMP_CHECKSUM, 0).isEmpty(), "an ICMP checksum for UDP");
+        assertTrue(Finisher.finish(bytes(ICMP6_ERROR), SumeHeaders.FINISH_UDP_CHECKSUM, 0).isEmpty(), "a UDP checksum for ICMP");
+        assertTrue(Finisher.finish(icmp4Error(), SumeHeaders.FINISH_ICMP_CHECKSUM | SumeHeaders.FINISH_TRUNCATE, 700).isEmpty(),
                 "a cut past the frame");
-        assertTrue(Finisher.finish(Arrays.copyOf(udp, udp.length - 4), Finisher.UDP_CHECKSUM, 0).isEmpty(),
+        assertTrue(Finisher.finish(Arrays.copyOf(udp, udp.length - 4), SumeHeaders.FINISH_UDP_CHECKSUM, 0).isEmpty(),
                 "an IP length past the frame");
         byte[] arp = udp.clone();
         arp[12] = 0x08;
         arp[13] = 0x06;
-        assertTrue(Finisher.finish(arp, Finisher.UDP_CHECKSUM, 0).isEmpty(), "not IP");
+        assertTrue(Finisher.finish(arp, SumeHeaders.FINISH_UDP_CHECKSUM, 0).isEmpty(), "not IP");
     }
 }

@@ -7,10 +7,15 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Map;
 import java.util.TreeMap;
+import org.nat64fabric.core.ConfigException;
+import org.nat64fabric.core.config.FabricConfig;
+import org.nat64fabric.core.control.Nat64Fabric;
+import org.nat64fabric.core.store.InMemoryNatStore;
 import org.nat64fabric.softswitch.frontend.Frontend;
 import org.nat64fabric.softswitch.frontend.P4CompileException;
 import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
 import org.nat64fabric.softswitch.pipeline.Program;
+import org.nat64fabric.sume.agent.commands.CommandsFile;
 import org.nat64fabric.sume.agent.io.RawSocket;
 import org.nat64fabric.sume.agent.model.ModelCard;
 import org.nat64fabric.sume.agent.model.ModelCardPorts;
@@ -37,6 +42,12 @@ public final class Main {
             "  -i K@IFACE         the model card's port nfK (0-3) on interface IFACE",
             "  --help             this text",
             "",
+            "       sume-agent commands --config FABRIC.json --device ID [--program FILE.p4]",
+            "",
+            "Prints the P4-NetFPGA flow's commands.txt (p4_px_tables.py syntax): the table entries the",
+            "embedded controller would write to switch ID of the fabric config (docs/netcfg.md), for the",
+            "card's program (default hw/netfpga/nat64_sume.p4).",
+            "",
             "Without --model the agent needs the SUME driver (kernel module sume_riffa) and the SDNet",
             "table libraries of the card's build; see hw/netfpga/README.md, \"The control agent\".");
 
@@ -53,6 +64,9 @@ public final class Main {
     }
 
     static int run(String[] args) throws IOException {
+        if (args.length > 0 && args[0].equals("commands")) {
+            return commands(args);
+        }
         int grpcPort = 9559;
         String grpcAddr = "0.0.0.0";
         long deviceId = 1;
@@ -135,6 +149,41 @@ public final class Main {
                 }
             }));
             server.awaitTermination();
+        }
+        return 0;
+    }
+
+    /** {@code commands --config FILE --device ID [--program FILE.p4]}: commands.txt on standard output. */
+    private static int commands(String[] args) throws IOException {
+        Path config = null;
+        String device = null;
+        Path program = null;
+        for (int i = 1; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--config":
+                    config = Paths.get(value(args, ++i, a));
+                    break;
+                case "--device":
+                    device = value(args, ++i, a);
+                    break;
+                case "--program":
+                    program = Paths.get(value(args, ++i, a));
+                    break;
+                default:
+                    throw new IllegalArgumentException("commands: unknown option " + a + " (see --help)");
+            }
+        }
+        if (config == null || device == null) {
+            throw new IllegalArgumentException("commands needs --config FABRIC.json and --device ID (see --help)");
+        }
+        P4Info p4info = P4InfoBuilder.build(compile(program != null ? program : defaultProgram()));
+        try {
+            Nat64Fabric fabric = new Nat64Fabric(FabricConfig.read(config), new InMemoryNatStore(), e -> { },
+                    System::currentTimeMillis);
+            new CommandsFile(p4info).lines(fabric.desiredState(device)).forEach(System.out::println);
+        } catch (ConfigException e) {
+            throw new IllegalArgumentException(config + ": " + e.getMessage());
         }
         return 0;
     }
