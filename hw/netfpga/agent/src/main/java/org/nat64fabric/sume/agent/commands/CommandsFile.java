@@ -77,7 +77,7 @@ public final class CommandsFile {
         for (P4InfoOuterClass.MatchField f : t.getMatchFieldsList()) {
             TableEntry.Match m = e.matches().stream().filter(x -> x.field.equals(f.getName())).findFirst()
                     .orElseThrow(() -> new IllegalArgumentException(e + " has no value for " + f.getName()));
-            b.append(' ').append(kind == TableLayout.Kind.LPM ? prefix(m, f.getBitwidth()) : hex(m.value));
+            b.append(' ').append(kind == TableLayout.Kind.LPM ? prefix(m, f.getBitwidth()) : hex(m.value()));
         }
         b.append(" =>");
         boolean found = false;
@@ -108,8 +108,8 @@ public final class CommandsFile {
     }
 
     private static String prefix(TableEntry.Match m, int width) {
-        Optional<String> address = width == 32 ? Optional.of(Ipv4Address.of(m.value.intValue()).toString())
-                : width == 128 ? Optional.of(Ipv6Address.of(m.value.shiftRight(64).longValue(), m.value.longValue()).toString())
+        Optional<String> address = width == 32 ? Optional.of(Ipv4Address.of(m.value().intValue()).toString())
+                : width == 128 ? Optional.of(Ipv6Address.of(m.value().shiftRight(64).longValue(), m.value().longValue()).toString())
                 : Optional.empty();
         return address.orElseThrow(() -> new IllegalArgumentException(m.field + ": an LPM prefix of " + width
                 + " bits is neither IPv4 nor IPv6")) + "/" + m.prefixLength;

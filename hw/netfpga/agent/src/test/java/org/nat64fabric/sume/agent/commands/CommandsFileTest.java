@@ -101,10 +101,10 @@ class CommandsFileTest {
                 TableEntry.Match m = e.matches().stream().filter(x -> x.field.equals(field)).findFirst().orElseThrow();
                 if (lpm) {
                     String[] prefix = l.keys.get(k).split("/");
-                    assertEquals(m.value, new BigInteger(1, InetAddress.getByName(prefix[0]).getAddress()), text);
+                    assertEquals(m.value(), new BigInteger(1, InetAddress.getByName(prefix[0]).getAddress()), text);
                     assertEquals(m.prefixLength, Integer.parseInt(prefix[1]), text);
                 } else {
-                    assertEquals(m.value, number(l.keys.get(k)), text);
+                    assertEquals(m.value(), number(l.keys.get(k)), text);
                 }
             }
             checkData(t, e, l, text);
