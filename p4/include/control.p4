@@ -71,6 +71,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
     LocalHost() local_host;
     Translate() translate;
     ForwardingPlan() forwarding_plan;
+    PathMtuCheck() path_mtu_check;
     HopDown() hop_down;
     Rewrite() rewrite;
     IcmpError() icmp_error;
@@ -260,25 +261,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
                 lowest_ipv6_mtu.apply();
                 path_mtu = lowest_ipv6_mtu_value < meta.mtu ? lowest_ipv6_mtu_value : meta.mtu;
             }
-            /* Translated ICMP errors are at most 576/1280 bytes: the MTU is for the rest. */
-            if (meta.routed && out_len > path_mtu && !meta.is_icmp_error) {
-                if (out_v4 && !v4_in) {
-                    /* RFC 7915 5.1: Packet Too Big with the IPv4 MTU plus the header difference
-                     * (20, and the Fragment and extension headers translation leaves out). */
-                    bit<32> mtu6 = (bit<32>) meta.mtu + 20 + (bit<32>) ipv6_headers_dropped;
-                    request_error(meta, ICMP6_PACKET_TOO_BIG, 0, mtu6 < 1280 ? 1280 : mtu6, DROP_TOO_BIG);
-                } else if (!out_v4 && !v4_in) {
-                    request_error(meta, ICMP6_PACKET_TOO_BIG, 0, (bit<32>) meta.mtu, DROP_TOO_BIG);
-                } else if (df) {
-                    /* Fragmentation Needed with the MTU the packet may have in its own family. */
-                    bit<16> mtu4 = out_v4 ? meta.mtu : meta.mtu - (out_len - hdr.ipv4.total_len);
-                    request_error(meta, ICMP_DEST_UNREACH, 4, (bit<32>) mtu4, DROP_TOO_BIG);
-                } else {
-                    /* IPv4 without DF: translated and routed here, then fragmented by the
-                     * controller, which sends the fragments back through the pipeline. */
-                    meta.to_fragment = true;
-                }
-            }
+            path_mtu_check.apply(hdr, meta, out_v4, out_len, ipv6_headers_dropped, path_mtu);
         }
         if (meta.send_error) {
             icmp_error.apply(hdr, meta, standard_metadata, drop_reason);

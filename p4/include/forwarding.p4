@@ -1,6 +1,7 @@
 /* What both architectures' ingress decide the same way before and after translation, without
  * tables (the tables keep the names they have in each ingress): whether the IP lengths can be
- * trusted, where a packet is routed and how long it is there, and the hop it loses. */
+ * trusted, where a packet is routed and how long it is there, what it gets when that is more than
+ * its path MTU, and the hop it loses. */
 #ifndef NAT64_FORWARDING_P4
 #define NAT64_FORWARDING_P4
 
@@ -59,6 +60,36 @@ control ForwardingPlan(inout headers_t hdr, inout metadata_t meta, in bool trans
             }
         } else {
             drop_reason = DROP_NO_ROUTE;
+        }
+    }
+}
+
+
+/* A routed packet longer than its path MTU (meta.mtu, the egress link's; path_mtu, lower for
+ * IPv4 without DF that leaves as IPv6: RFC 7915 4) gets the error the RFCs give, or is marked
+ * for fragmentation. Translated ICMP errors are at most 576/1280 bytes: the MTU is for the rest. */
+control PathMtuCheck(in headers_t hdr, inout metadata_t meta, in bool out_v4, in bit<16> out_len,
+                     in bit<16> ipv6_headers_dropped, in bit<16> path_mtu) {
+    apply {
+        bool v4_in = hdr.ipv4.isValid();
+        if (!meta.routed || out_len <= path_mtu || meta.is_icmp_error) {
+            return;
+        }
+        if (out_v4 && !v4_in) {
+            /* RFC 7915 5.1: Packet Too Big with the IPv4 MTU plus the header difference
+             * (20, and the Fragment and extension headers translation leaves out). */
+            bit<32> mtu6 = (bit<32>) meta.mtu + 20 + (bit<32>) ipv6_headers_dropped;
+            request_error(meta, ICMP6_PACKET_TOO_BIG, 0, mtu6 < 1280 ? 1280 : mtu6, DROP_TOO_BIG);
+        } else if (!out_v4 && !v4_in) {
+            request_error(meta, ICMP6_PACKET_TOO_BIG, 0, (bit<32>) meta.mtu, DROP_TOO_BIG);
+        } else if (hdr.ipv4.dont_fragment == 1) {
+            /* Fragmentation Needed with the MTU the packet may have in its own family. */
+            bit<16> mtu4 = out_v4 ? meta.mtu : meta.mtu - (out_len - hdr.ipv4.total_len);
+            request_error(meta, ICMP_DEST_UNREACH, 4, (bit<32>) mtu4, DROP_TOO_BIG);
+        } else {
+            /* IPv4 without DF: translated and routed here, then fragmented by the controller
+             * (on v1model), which sends the fragments back through the pipeline. */
+            meta.to_fragment = true;
         }
     }
 }

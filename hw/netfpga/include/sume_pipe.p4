@@ -65,6 +65,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
     LocalHost() local_host;
     Translate() translate;
     ForwardingPlan() forwarding_plan;
+    PathMtuCheck() path_mtu_check;
     HopDown() hop_down;
     Rewrite() rewrite;
 
@@ -211,20 +212,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
                 lowest_ipv6_mtu.apply();
                 path_mtu = lowest_ipv6_mtu_value < meta.mtu ? lowest_ipv6_mtu_value : meta.mtu;
             }
-            if (meta.routed && out_len > path_mtu && !meta.is_icmp_error) {
-                /* The errors with the MTUs v1model's Nat64Ingress asks for (RFC 7915 5.1, 4). */
-                if (out_v4 && !v4_in) {
-                    bit<32> mtu6 = (bit<32>) meta.mtu + 20 + (bit<32>) ipv6_headers_dropped;
-                    request_error(meta, ICMP6_PACKET_TOO_BIG, 0, mtu6 < 1280 ? 1280 : mtu6, DROP_TOO_BIG);
-                } else if (!out_v4 && !v4_in) {
-                    request_error(meta, ICMP6_PACKET_TOO_BIG, 0, (bit<32>) meta.mtu, DROP_TOO_BIG);
-                } else if (df) {
-                    bit<16> mtu4 = out_v4 ? meta.mtu : meta.mtu - (out_len - hdr.ipv4.total_len);
-                    request_error(meta, ICMP_DEST_UNREACH, 4, (bit<32>) mtu4, DROP_TOO_BIG);
-                } else {
-                    meta.to_fragment = true;
-                }
-            }
+            path_mtu_check.apply(hdr, meta, out_v4, out_len, ipv6_headers_dropped, path_mtu);
         }
         if (meta.send_error) {
             /* Never an error about an ICMP error (or informational message other than echo),
