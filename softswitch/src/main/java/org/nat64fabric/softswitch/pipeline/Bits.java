@@ -26,6 +26,29 @@ public final class Bits {
         return width < WIDE_MASKS.length ? WIDE_MASKS[width] : BigInteger.ONE.shiftLeft(width).subtract(BigInteger.ONE);
     }
 
+    /**
+     * Values below 2^16 (ports, protocol numbers, small ids), each made once and shared: table
+     * entries hold them by the million. Filled as asked; a race makes two equal values, both right.
+     */
+    private static final BigInteger[] SMALL = new BigInteger[1 << 16];
+
+    /** The unsigned big-endian {@code bytes} as a number; one shared instance per value below 2^16. */
+    public static BigInteger unsigned(byte[] bytes) {
+        if (bytes.length > 2) {
+            return new BigInteger(1, bytes);
+        }
+        int n = 0;
+        for (byte b : bytes) {
+            n = n << 8 | (b & 0xff);
+        }
+        BigInteger v = SMALL[n];
+        if (v == null) {
+            v = BigInteger.valueOf(n);
+            SMALL[n] = v;
+        }
+        return v;
+    }
+
     /** {@code v} cut to {@code width} bits ({@code mask} is wideMask(width)): v itself when it fits, without allocating. */
     public static BigInteger fit(BigInteger v, int width, BigInteger mask) {
         return v.signum() >= 0 && v.bitLength() <= width ? v : v.and(mask);

@@ -653,7 +653,7 @@ public final class Entities {
         if (bytes.isEmpty()) {
             throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": empty value");
         }
-        BigInteger v = new BigInteger(1, bytes.toByteArray());
+        BigInteger v = Bits.unsigned(bytes.toByteArray());
         if (v.bitLength() > width) {
             throw new EntityException(Code.OUT_OF_RANGE, where.get() + ": value 0x" + v.toString(16) + " does not fit in " + width + " bits");
         }
