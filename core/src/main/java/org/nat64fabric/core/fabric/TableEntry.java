@@ -60,7 +60,12 @@ public final class TableEntry implements Entity {
 
         @Override
         public String toString() {
-            return field + "=" + hex(high, low) + (isLpm() ? "/" + prefixLength : "");
+            return appendTo(new StringBuilder()).toString();
+        }
+
+        private StringBuilder appendTo(StringBuilder s) {
+            appendHex(s.append(field).append('='), high, low);
+            return isLpm() ? s.append('/').append(prefixLength) : s;
         }
     }
 
@@ -135,7 +140,17 @@ public final class TableEntry implements Entity {
     public String key() {
         String k = key;
         if (k == null) {
-            k = table + (isDefault() ? " default" : " " + Arrays.toString(matches));
+            // one builder, hex digits written into it: keys are made at every setup
+            StringBuilder b = new StringBuilder(table.length() + 16 + 64 * matches.length).append(table);
+            if (isDefault()) {
+                b.append(" default");
+            } else {
+                for (int i = 0; i < matches.length; i++) {
+                    matches[i].appendTo(b.append(i == 0 ? " [" : ", "));
+                }
+                b.append(']');
+            }
+            k = b.toString();
             key = k;
         }
         return k;
@@ -172,8 +187,8 @@ public final class TableEntry implements Entity {
     public String toString() {
         StringBuilder s = new StringBuilder(key()).append(" -> ").append(action).append('(');
         for (int i = 0; i < paramNames.length; i++) {
-            s.append(i == 0 ? "" : " ").append(paramNames[i]).append('=')
-                    .append(hex(paramValues[2 * i], paramValues[2 * i + 1]));
+            appendHex(s.append(i == 0 ? "" : " ").append(paramNames[i]).append('='), paramValues[2 * i],
+                    paramValues[2 * i + 1]);
         }
         return s + ")" + (idleTimeoutSeconds > 0 ? " idle " + idleTimeoutSeconds + " s" : "");
     }
@@ -190,10 +205,13 @@ public final class TableEntry implements Entity {
         return new BigInteger(1, canonical(high, low));
     }
 
-    /** {@code value.toString(16)} of the 128-bit value {@code high:low}. */
-    static String hex(long high, long low) {
-        String lowHex = Long.toHexString(low);
-        return high == 0 ? lowHex : Long.toHexString(high) + "0".repeat(16 - lowHex.length()) + lowHex;
+    /** Appends {@code value.toString(16)} of the 128-bit value {@code high:low}. */
+    private static void appendHex(StringBuilder s, long high, long low) {
+        int digits = high != 0 ? 32 - Long.numberOfLeadingZeros(high) / 4 : Math.max(1, 16 - Long.numberOfLeadingZeros(low) / 4);
+        for (int i = digits - 1; i >= 0; i--) {
+            long word = i >= 16 ? high : low;
+            s.append(Character.forDigit((int) (word >>> (4 * (i % 16))) & 0xf, 16));
+        }
     }
 
     /** Big-endian bytes of {@code high:low} without leading zero bytes (one zero byte for 0). */
