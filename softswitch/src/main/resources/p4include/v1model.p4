@@ -99,6 +99,20 @@ enum HashAlgorithm {
     xor16
 }
 
+/* The actions of a table's entries held apart, in members the control plane creates (P4Runtime
+ * ActionProfileMember); the table names it with 'implementation = ap;'. size: the most members. */
+extern action_profile {
+    action_profile(bit<32> size);
+}
+
+/* An action profile whose members also form groups (P4Runtime ActionProfileGroup): a packet that
+ * hits an entry pointing to a group runs one member, picked by the algorithm's hash over the
+ * table's 'selector' key fields (cut to outputWidth bits) modulo the sum of the members' weights.
+ * @max_group_size(N) on the instance bounds a group's sum of weights. */
+extern action_selector {
+    action_selector(HashAlgorithm algorithm, bit<32> size, bit<32> outputWidth);
+}
+
 extern void mark_to_drop(inout standard_metadata_t standard_metadata);
 
 /* result = base + (hash(data) % max), or base + hash(data) when max is 0. */

@@ -11,6 +11,7 @@ import org.antlr.v4.runtime.ParserRuleContext;
 import org.antlr.v4.runtime.Token;
 import org.nat64fabric.softswitch.frontend.P4Parser.*;
 import org.nat64fabric.softswitch.pipeline.Action;
+import org.nat64fabric.softswitch.pipeline.ActionProfile;
 import org.nat64fabric.softswitch.pipeline.AggRef;
 import org.nat64fabric.softswitch.pipeline.CodeWriter;
 import org.nat64fabric.softswitch.pipeline.Loop;
@@ -35,6 +36,8 @@ import org.nat64fabric.softswitch.v1model.Externs;
  */
 final class Elaborator {
     private static final String DIRECT_COUNTER = "direct_counter";
+    private static final String ACTION_PROFILE = "action_profile";
+    private static final String ACTION_SELECTOR = "action_selector";
     private static final String DIRECT_METER = "direct_meter";
     private final Preprocessor.Result source;
     private final String mainFile;
@@ -1013,9 +1016,93 @@ final class Elaborator {
                 define(sc, d.name(), new ExternInstance(qname, et, targs, new DirectDecl(qname, unit, DIRECT_METER)));
                 return;
             }
+            case ACTION_PROFILE:
+            case ACTION_SELECTOR: {
+                ProfileDecl pd = profileDecl(et.name, qname, an, args, d, sc);
+                claim(ACTION_PROFILE, qname, an, d.name().getStart());
+                define(sc, d.name(), new ExternInstance(qname, et, targs, pd));
+                return;
+            }
             default:
                 throw error(tr, "extern '" + et.name + "' cannot be instantiated by softswitch");
         }
+    }
+
+    /**
+     * An action_profile(size) or action_selector(algorithm, size, outputWidth), declared or
+     * constructed in a table's implementation property; @max_group_size(N) bounds its groups.
+     */
+    private ProfileDecl profileDecl(String kind, String qname, Map<String, List<String>> an, List<ArgumentContext> args,
+                                    ParserRuleContext at, Scope sc) {
+        boolean selector = kind.equals(ACTION_SELECTOR);
+        if (args.size() != (selector ? 3 : 1)) {
+            throw error(at, selector ? "action_selector takes 3 arguments (HashAlgorithm, size, output width), " + args.size()
+                    + " given" : "action_profile takes 1 argument (its size), " + args.size() + " given");
+        }
+        int size = sizeArg(args, selector ? 1 : 0, kind, at, sc);
+        int maxGroupSize = 0;
+        List<String> mgs = an.get("max_group_size");
+        if (mgs != null) {
+            try {
+                maxGroupSize = Integer.parseInt(mgs.get(0).trim());
+            } catch (NumberFormatException | IndexOutOfBoundsException e) {
+                maxGroupSize = -1;
+            }
+            if (maxGroupSize <= 0) {
+                throw error(at, "@max_group_size needs a positive integer");
+            }
+        }
+        ActionProfile profile = new ActionProfile(qname, an, size, selector, maxGroupSize);
+        if (!selector) {
+            return new ProfileDecl(profile, null, 0);
+        }
+        Externs.Algorithm algo = Externs.Algorithm.values()[enumMemberIndex(args.get(0), sc, "HashAlgorithm")];
+        BigInteger width = constantValue(argExpr(args, 2, kind, at), sc, new Type.Bits(32, false));
+        if (width.signum() <= 0 || width.compareTo(BigInteger.valueOf(64)) > 0) {
+            throw error(args.get(2), "the output width of an action_selector must be 1..64 bits, not " + width);
+        }
+        return new ProfileDecl(profile, algo, width.intValue());
+    }
+
+    /** An action profile or selector as the frontend knows it: the runtime object and the selector's hash. */
+    static final class ProfileDecl {
+        final ActionProfile profile;
+        /** The selector's algorithm; null for an action_profile. */
+        final Externs.Algorithm algorithm;
+        final int outputWidth;
+
+        ProfileDecl(ActionProfile profile, Externs.Algorithm algorithm, int outputWidth) {
+            this.profile = profile;
+            this.algorithm = algorithm;
+            this.outputWidth = outputWidth;
+        }
+    }
+
+    /**
+     * A table's implementation property: a declared action_profile or action_selector instance, or
+     * one constructed there (named after the table, as p4c names it).
+     */
+    private ProfileDecl implementation(ExpressionContext e, Scope sc, String table, Map<String, List<String>> tableAnnotations) {
+        if (e instanceof CallExpressionContext && ((CallExpressionContext) e).expression() instanceof NameExpressionContext) {
+            CallExpressionContext c = (CallExpressionContext) e;
+            Object t = sc.lookup(c.expression().getText());
+            if (t instanceof ExternType && (((ExternType) t).name.equals(ACTION_PROFILE)
+                    || ((ExternType) t).name.equals(ACTION_SELECTOR))) {
+                Map<String, List<String>> an = new HashMap<>();
+                if (tableAnnotations.containsKey("max_group_size")) {
+                    an.put("max_group_size", tableAnnotations.get("max_group_size"));
+                }
+                ProfileDecl pd = profileDecl(((ExternType) t).name, table, an, c.argumentList().argument(), e, sc);
+                claim(ACTION_PROFILE, table, an, e.getStart());
+                return pd;
+            }
+        }
+        Object o = sc.lookup(e.getText());
+        if (!(o instanceof ExternInstance) || !(((ExternInstance) o).runtime instanceof ProfileDecl)) {
+            throw error(e, "'" + e.getText() + "' is not an action_profile or action_selector (a table's implementation "
+                    + "names an instance, or constructs one: implementation = action_profile(32w128))");
+        }
+        return (ProfileDecl) ((ExternInstance) o).runtime;
     }
 
     /**
@@ -1523,10 +1610,17 @@ final class Elaborator {
         String directMeter = null;
         int directMeterUnit = 0;
         long priorityDelta = 1;
+        ProfileDecl implementation = null;
+        ParserRuleContext implementationAt = null;
+        List<Expr> selectorFields = new ArrayList<>();
         for (TablePropertyContext p : d.tableProperty()) {
             if (p instanceof KeyPropertyContext) {
                 for (KeyElementContext k : ((KeyPropertyContext) p).keyElement()) {
-                    keys.add(keyField(k, sc));
+                    if (k.name().getText().equals("selector") && matchKindType.members.contains("selector")) {
+                        selectorFields.add(selectorField(k, sc));
+                    } else {
+                        keys.add(keyField(k, sc));
+                    }
                 }
             } else if (p instanceof ActionsPropertyContext) {
                 for (ActionRefContext r : ((ActionsPropertyContext) p).actionRef()) {
@@ -1585,10 +1679,14 @@ final class Elaborator {
                         directMeterUnit = dm.unit;
                         break;
                     }
+                    case "implementation":
+                        implementation = implementation(s.expression(), sc, qname, an);
+                        implementationAt = s.expression();
+                        break;
                     default:
                         throw error(s.name(), "table property '" + prop + "' is not supported by softswitch "
                                 + "(supported: key, actions, default_action, entries, size, support_timeout, counters, meters, "
-                                + "largest_priority_wins, priority_delta)");
+                                + "implementation, largest_priority_wins, priority_delta)");
                 }
             }
         }
@@ -1611,6 +1709,7 @@ final class Elaborator {
         }
         Table t = new Table(qname, an, keys, refs, size, timeout, constEntries, constDefault, directCounter,
                 directCounterUnit, directMeter, directMeterUnit, defaultAction);
+        indirect(t, d, implementation, implementationAt, selectorFields, entries);
         if (entries != null) {
             int[] priorities = EntryPriorities.of(entries.entry(), priorityDelta, e -> entryPriority(e, sc),
                     this::error);
@@ -1627,6 +1726,43 @@ final class Elaborator {
         claim("table", qname, an, d.name().getStart());
         tables.add(t);
         define(sc, d.name(), new TableSym(t));
+    }
+
+    /**
+     * Makes a table with an implementation property indirect. Selector key fields are the hash's
+     * input, not part of the match (P4Runtime leaves them out of the table's match fields).
+     */
+    private void indirect(Table t, TableDeclarationContext d, ProfileDecl impl, ParserRuleContext at, List<Expr> selectorFields,
+                          EntriesPropertyContext entries) {
+        String name = "table '" + d.name().getText() + "'";
+        if (impl == null) {
+            if (!selectorFields.isEmpty()) {
+                throw error(d.name(), name + " has selector key fields but no action_selector implementation");
+            }
+            return;
+        }
+        if (impl.algorithm == null && !selectorFields.isEmpty()) {
+            throw error(at, name + " has selector key fields: its implementation must be an action_selector, not an action_profile");
+        }
+        if (impl.algorithm != null && selectorFields.isEmpty()) {
+            throw error(at, name + " uses an action_selector: it needs at least one key field with match_kind selector "
+                    + "(the fields the selector hashes)");
+        }
+        if (entries != null) {
+            throw error(entries, name + " has an action profile: its entries come from the control plane (no 'entries' property)");
+        }
+        t.implementation(impl.profile, impl.algorithm == null ? null
+                : new Externs.SelectorHash(impl.algorithm, new Externs.Data(selectorFields), impl.outputWidth, random));
+    }
+
+    /** A key field of match_kind selector: a value the action selector hashes. */
+    private Expr selectorField(KeyElementContext k, Scope sc) {
+        Expr e = expr(k.expression(), sc, null);
+        if (!(e.type instanceof Type.Bits || e.type == Type.BOOL
+                || (e.type instanceof Type.Enum && ((Type.Enum) e.type).underlying != null))) {
+            throw error(k.expression(), "a selector key field must be a bit string, bool or serializable enum, not " + e.type);
+        }
+        return e;
     }
 
     /** The priority an entry states, by 'priority = N:' or by @priority(N) after its action; null when it states none. */

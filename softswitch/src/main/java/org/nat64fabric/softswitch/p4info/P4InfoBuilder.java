@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import org.nat64fabric.softswitch.frontend.Type;
 import org.nat64fabric.softswitch.pipeline.Action;
+import org.nat64fabric.softswitch.pipeline.ActionProfile;
 import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.pipeline.Table;
 import org.nat64fabric.softswitch.pipeline.ValueSet;
@@ -47,6 +48,9 @@ public final class P4InfoBuilder {
         }
         for (Action a : p.actions) {
             allNames.add(a.name);
+        }
+        for (ActionProfile ap : p.actionProfiles()) {
+            allNames.add(ap.name);
         }
         P4Info.Builder info = P4Info.newBuilder().setPkgInfo(PkgInfo.newBuilder().setArch(p.architecture.p4infoName));
         for (Action a : p.actions) {
@@ -87,11 +91,24 @@ public final class P4InfoBuilder {
                         .setSpec(MeterSpec.newBuilder().setUnit(meterUnit(t.directMeterUnit)))
                         .setDirectTableId(b.getPreamble().getId());
             }
+            if (t.profile() != null) {
+                b.setImplementationId(idFor(P4Ids.Prefix.ACTION_PROFILE_VALUE, t.profile().name, t.profile().annotations));
+            }
             b.setSize(t.size);
             if (t.supportTimeout) {
                 b.setIdleTimeoutBehavior(p4.config.v1.P4InfoOuterClass.Table.IdleTimeoutBehavior.NOTIFY_CONTROL);
             }
             b.setIsConstTable(t.constEntries);
+        }
+        for (ActionProfile ap : p.actionProfiles()) {
+            var b = info.addActionProfilesBuilder()
+                    .setPreamble(preamble(P4Ids.Prefix.ACTION_PROFILE_VALUE, ap.name, ap.annotations))
+                    .setWithSelector(ap.withSelector).setSize(ap.size).setMaxGroupSize(ap.maxGroupSize);
+            for (Table t : p.tables) {
+                if (t.profile() == ap) {
+                    b.addTableIds(idFor(P4Ids.Prefix.TABLE_VALUE, t.name, t.annotations));
+                }
+            }
         }
         for (Externs.Counter c : p.counters) {
             info.addCountersBuilder()

@@ -87,6 +87,17 @@ public final class Program {
         this.fieldLists = fieldLists;
     }
 
+    /** The action profiles and selectors the tables use, each once, in the order of the tables. */
+    public List<ActionProfile> actionProfiles() {
+        java.util.LinkedHashSet<ActionProfile> out = new java.util.LinkedHashSet<>();
+        for (Table t : tables) {
+            if (t.profile() != null) {
+                out.add(t.profile());
+            }
+        }
+        return new java.util.ArrayList<>(out);
+    }
+
     public Table table(String name) {
         for (Table t : tables) {
             if (t.name.equals(name)) {

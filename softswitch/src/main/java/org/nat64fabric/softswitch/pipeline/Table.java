@@ -195,6 +195,8 @@ public final class Table {
         public final FieldMatch[] match;
         public final int priority;
         public volatile ActionCall action;
+        /** In a table with an action profile, the member or group the entry runs (action is null). */
+        public volatile ActionProfile.Target indirect;
         /** Changed by a MODIFY (P4Runtime 9.1: the idle timeout is part of what MODIFY sets). */
         public volatile long idleTimeoutNs;
         public volatile long lastHitNanos;
@@ -280,6 +282,10 @@ public final class Table {
     public final int directMeterUnit;
     private ActionCall defaultAction;
     private final ActionCall initialDefault;
+    /** The table's implementation (an action profile or selector), or null for a direct table. */
+    private ActionProfile profile;
+    /** The hash over the selector fields, with a selector. */
+    private ActionProfile.SelectorHash selectorHash;
 
     private final int[] keyOffsets;
     private final int keyWords;
@@ -365,6 +371,20 @@ public final class Table {
         this.exactIndex = exactOnly ? new LinkedHashMap<>(size / 3 * 4 + 4) : new LinkedHashMap<>();
     }
 
+    /**
+     * Makes the table indirect: its entries point to members or groups of {@code p} (the
+     * frontend calls this once, before any entry exists); {@code hash} hashes the selector fields.
+     */
+    public void implementation(ActionProfile p, ActionProfile.SelectorHash hash) {
+        this.profile = p;
+        this.selectorHash = hash;
+    }
+
+    /** The action profile or selector of an indirect table, or null. */
+    public ActionProfile profile() {
+        return profile;
+    }
+
     /** Whether entries need a priority (P4Runtime: ternary, range or optional fields present). */
     public boolean needsPriority() {
         for (KeyField k : keys) {
@@ -380,8 +400,9 @@ public final class Table {
     /** Looks the packet up, runs the chosen action; returns the entry hit, or null on a miss. */
     public Entry apply(State s, int packetLength) {
         Entry e = lookup(s);
-        ActionCall call;
-        if (e != null) {
+        // An entry pointing to an empty group has no action: the packet misses (the default action runs).
+        ActionCall call = e == null ? null : e.indirect == null ? e.action : e.indirect.choose(s, selectorHash);
+        if (call != null) {
             long now = supportTimeout || directMeter != null ? System.nanoTime() : 0;
             if (supportTimeout) {
                 e.lastHitNanos = now;
@@ -390,11 +411,11 @@ public final class Table {
                 e.packets++;
                 e.bytes += packetLength;
             }
-            call = e.action;
             if (directMeter != null) {
                 s.directMeterColor = TwoRateMarker.colorOf(e.meter, directMeterUnit, packetLength, now);
             }
         } else {
+            e = null;
             s.directMeterColor = TwoRateMarker.GREEN;
             missPackets++;
             call = defaultAction;

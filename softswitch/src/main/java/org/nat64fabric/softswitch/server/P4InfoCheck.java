@@ -42,7 +42,24 @@ final class P4InfoCheck {
         for (P4InfoOuterClass.Action a : info.getActionsList()) {
             actionNames.put(a.getPreamble().getId(), a.getPreamble().getName());
         }
+        Map<Integer, String> profileNames = new HashMap<>();
+        for (P4InfoOuterClass.ActionProfile a : info.getActionProfilesList()) {
+            profileNames.put(a.getPreamble().getId(), a.getPreamble().getName());
+        }
+        Map<Integer, String> tableNames = new HashMap<>();
+        for (P4InfoOuterClass.Table t : info.getTablesList()) {
+            tableNames.put(t.getPreamble().getId(), t.getPreamble().getName());
+        }
         Map<String, String> out = new TreeMap<>();
+        for (P4InfoOuterClass.ActionProfile a : info.getActionProfilesList()) {
+            TreeSet<String> tables = new TreeSet<>();
+            for (int id : a.getTableIdsList()) {
+                tables.add(tableNames.get(id));
+            }
+            // max_group_size is not compared: the switch keeps the P4Info's (another compiler may choose its own default).
+            out.put("action profile " + a.getPreamble().getName(), (a.getWithSelector() ? "selector" : "profile") + " size "
+                    + a.getSize() + " tables " + tables);
+        }
         for (P4InfoOuterClass.Table t : info.getTablesList()) {
             StringBuilder sb = new StringBuilder("match (");
             for (P4InfoOuterClass.MatchField f : t.getMatchFieldsList()) {
@@ -55,7 +72,8 @@ final class P4InfoCheck {
             }
             sb.append(") actions ").append(actions).append(" size ").append(t.getSize())
                     .append(" idle timeout ").append(t.getIdleTimeoutBehavior())
-                    .append(" direct resources ").append(t.getDirectResourceIdsCount());
+                    .append(" direct resources ").append(t.getDirectResourceIdsCount())
+                    .append(" implementation ").append(profileNames.get(t.getImplementationId()));
             out.put("table " + t.getPreamble().getName(), sb.toString());
         }
         for (P4InfoOuterClass.Action a : info.getActionsList()) {

@@ -4,6 +4,7 @@ import java.math.BigInteger;
 import java.util.List;
 import java.util.Random;
 import java.util.zip.CRC32;
+import org.nat64fabric.softswitch.pipeline.ActionProfile;
 import org.nat64fabric.softswitch.pipeline.BitBuffer;
 import org.nat64fabric.softswitch.pipeline.Bits;
 import org.nat64fabric.softswitch.pipeline.CodeWriter;
@@ -301,6 +302,29 @@ public final class Externs {
 
         @Override public void c(CodeWriter w) {
             throw new CodeWriter.Unsupported("hash()");
+        }
+    }
+
+    /**
+     * An action_selector's hash of a packet: its algorithm over the table's selector fields (packed
+     * in key order, as hash() packs its data), cut to the selector's output width.
+     */
+    public static final class SelectorHash implements ActionProfile.SelectorHash {
+        private final Algorithm algo;
+        private final Data data;
+        private final long mask;
+        private final Random random;
+
+        public SelectorHash(Algorithm algo, Data data, int outputWidth, Random random) {
+            this.algo = algo;
+            this.data = data;
+            this.mask = outputWidth >= 64 ? -1L : (1L << outputWidth) - 1;
+            this.random = random;
+        }
+
+        @Override public long of(State s) {
+            data.pack(s, s.scratch);
+            return compute(algo, s.scratch.bytes(), s.scratch.bitLength(), random) & mask;
         }
     }
 
