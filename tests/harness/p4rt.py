@@ -33,8 +33,8 @@ class P4Info:
     def __init__(self, path):
         self.message = text_format.Parse(open(path).read(), p4info_pb2.P4Info())
         self._by_name = {}
-        for kind in ("tables", "actions", "counters", "direct_counters", "meters", "direct_meters", "registers",
-                     "controller_packet_metadata"):
+        for kind in ("tables", "actions", "action_profiles", "counters", "direct_counters", "meters", "direct_meters",
+                     "registers", "controller_packet_metadata", "digests"):
             for obj in getattr(self.message, kind):
                 self._by_name[(kind, obj.preamble.name)] = obj
                 self._by_name[(kind, obj.preamble.alias)] = obj
@@ -221,12 +221,38 @@ class P4RuntimeClient:
             else:
                 raise ValueError(f"match kind {kind} is not handled by this helper")
         if action is not None:
-            a = self.p4info.get("actions", action)
-            e.action.action.action_id = a.preamble.id
-            param_defs = {p.name: p for p in a.params}
-            for name, value in (params or {}).items():
-                p = param_defs[name]
-                e.action.action.params.add(param_id=p.id, value=encode(value, p.bitwidth))
+            e.action.action.CopyFrom(self.action(action, params))
+        return entity
+
+    def action(self, name, params=None):
+        """A p4.v1.Action by name, its parameters by name."""
+        a = self.p4info.get("actions", name)
+        out = p4runtime_pb2.Action(action_id=a.preamble.id)
+        param_defs = {p.name: p for p in a.params}
+        for pname, value in (params or {}).items():
+            p = param_defs[pname]
+            out.params.add(param_id=p.id, value=encode(value, p.bitwidth))
+        return out
+
+    def profile_member(self, profile, member_id=0, action=None, params=None):
+        """An Entity with an ActionProfileMember (profile None: the wildcard ID 0)."""
+        entity = p4runtime_pb2.Entity()
+        m = entity.action_profile_member
+        m.action_profile_id = self.p4info.id("action_profiles", profile) if profile else 0
+        m.member_id = member_id
+        if action is not None:
+            m.action.CopyFrom(self.action(action, params))
+        return entity
+
+    def profile_group(self, profile, group_id=0, members=(), max_size=0):
+        """An Entity with an ActionProfileGroup; members: (member_id, weight) pairs."""
+        entity = p4runtime_pb2.Entity()
+        g = entity.action_profile_group
+        g.action_profile_id = self.p4info.id("action_profiles", profile) if profile else 0
+        g.group_id = group_id
+        g.max_size = max_size
+        for member_id, weight in members:
+            g.members.add(member_id=member_id, weight=weight)
         return entity
 
     def meter_entry(self, meter, index=None, config=None):
