@@ -134,6 +134,10 @@ extern void update_checksum<T, O>(in bool condition, in T data, inout O checksum
 extern void verify_checksum_with_payload<T, O>(in bool condition, in T data, in O checksum, HashAlgorithm algo);
 extern void update_checksum_with_payload<T, O>(in bool condition, in T data, inout O checksum, HashAlgorithm algo);
 
+/* Sends data, a struct of bit<W> fields (or a list of them with T named), to the controller as a
+ * P4Runtime digest named after T; the values are those at the call. receiver is not used. */
+extern void digest<T>(in bit<32> receiver, in T data);
+
 extern void log_msg(string msg);
 /* Each {} of msg shows the next field of data (a list, header or struct), in decimal. */
 extern void log_msg<T>(string msg, in T data);

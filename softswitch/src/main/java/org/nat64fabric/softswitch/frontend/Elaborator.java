@@ -55,6 +55,8 @@ final class Elaborator {
     private final List<Externs.Counter> counters = new ArrayList<>();
     private final List<Externs.Register> registers = new ArrayList<>();
     private final List<Externs.Meter> meters = new ArrayList<>();
+    /** The digests the program sends, by struct name, in the order of their first digest() call. */
+    private final Map<String, Externs.Digest> digests = new LinkedHashMap<>();
     private final List<ValueSet> valueSets = new ArrayList<>();
     /** How many for loops enclose the statement being compiled: break and continue need one. */
     private int loopDepth;
@@ -1382,7 +1384,7 @@ final class Elaborator {
         }
         return new Program(architecture, mainFile, narrowSlots, wideWidths.stream().mapToInt(Integer::intValue).toArray(),
                 parser, verify, ingress, egress, compute, deparser, tables, used, counters, registers, meters, valueSets,
-                controllerHeaders, errorType.members, hdr, meta, standardMetadata, fieldLists);
+                new ArrayList<>(digests.values()), controllerHeaders, errorType.members, hdr, meta, standardMetadata, fieldLists);
     }
 
     private Map<Integer, List<Expr>> fieldLists(Type.Aggregate meta, Expr.Agg at) {
@@ -3861,7 +3863,7 @@ final class Elaborator {
             Map.entry("truncate", 1), Map.entry("verify_checksum", 4), Map.entry("update_checksum", 4),
             Map.entry("verify_checksum_with_payload", 4), Map.entry("update_checksum_with_payload", 4),
             Map.entry("hash", 5), Map.entry("random", 3), Map.entry("log_msg", 1), Map.entry("assert", 1),
-            Map.entry("assume", 1));
+            Map.entry("assume", 1), Map.entry("digest", 2));
 
     /** An out argument an extern writes a number into: a bit<W> location of up to 64 bits. */
     private Expr.LValue bitLocation(Expr e, ParserRuleContext at, String what) {
@@ -3920,7 +3922,8 @@ final class Elaborator {
             if (targs.size() != typeVars.size()) {
                 throw error(at, "'" + name + "' takes " + typeVars.size() + " type argument(s), " + targs.size() + " given");
             }
-            for (int i = 0; i < targs.size(); i++) {
+            // digest<T>(receiver, {a, b}): a list for a struct, checked field by field in digestCall
+            for (int i = 0; i < targs.size() && !name.equals("digest"); i++) {
                 bindings.put(typeVars.get(i), targs.get(i));
             }
         }
@@ -3951,6 +3954,8 @@ final class Elaborator {
             }
             case "clone":
                 return new Externs.Clone(a.get(0), a.get(1), 0);
+            case "digest":
+                return digestCall(targs.isEmpty() ? a.get(1).type : targs.get(0), a.get(1), args.argument(1));
             case "clone_preserving_field_list":
                 return new Externs.Clone(a.get(0), a.get(1), constInt(a.get(2), args.argument(2)));
             case "resubmit_preserving_field_list":
@@ -4006,6 +4011,45 @@ final class Elaborator {
             return new Expr.Const(t, ((Expr.Const) e).value);
         }
         return e;
+    }
+
+    /**
+     * digest<T>(receiver, data): T a struct of bit<W> fields (P4Runtime sends its values as a
+     * P4Data struct of bitstrings); data a value of T or a list of its fields.
+     */
+    private Stmt digestCall(Type t, Expr data, ParserRuleContext at) {
+        if (!(t instanceof Type.Aggregate) || ((Type.Aggregate) t).header || ((Type.Aggregate) t).union) {
+            throw error(at, "digest data must be a struct (P4Info describes a digest by its struct type), not " + t
+                    + "; with a list, name the struct: digest<my_digest_t>(1, { ... })");
+        }
+        Type.Aggregate struct = (Type.Aggregate) t;
+        List<String> names = new ArrayList<>();
+        List<Integer> widths = new ArrayList<>();
+        for (Type.Field f : struct.fields.values()) {
+            if (!(f.type instanceof Type.Bits) || ((Type.Bits) f.type).signed) {
+                throw error(at, "digest struct " + struct.name + ": field '" + f.name + "' is " + f.type
+                        + "; softswitch sends digest fields of bit<W> type (P4Info describes them as bitstrings)");
+            }
+            names.add(f.name);
+            widths.add(widthOf(f.type));
+        }
+        List<Expr> values = new ArrayList<>();
+        flatten(data, values, at);
+        if (values.size() != names.size()) {
+            throw error(at, "the digest data has " + values.size() + " value(s); " + struct.name + " has " + names.size()
+                    + " field(s)");
+        }
+        for (int i = 0; i < values.size(); i++) {
+            if (values.get(i).width() != widths.get(i)) {
+                throw error(at, "digest value " + (i + 1) + " is " + values.get(i).width() + " bits wide; field '"
+                        + names.get(i) + "' of " + struct.name + " is " + widths.get(i));
+            }
+        }
+        Externs.Digest d = digests.computeIfAbsent(struct.name, n -> {
+            claim("digest", n, struct.annotations, at.getStart());
+            return new Externs.Digest(n, List.copyOf(names), widths.stream().mapToInt(Integer::intValue).toArray());
+        });
+        return new Externs.DigestCall(d, values);
     }
 
     private int constInt(Expr e, ParserRuleContext at) {

@@ -138,6 +138,18 @@ public final class P4InfoBuilder {
                         .setMatchType(f.ternary ? MatchField.MatchType.TERNARY : MatchField.MatchType.EXACT));
             }
         }
+        for (Externs.Digest d : p.digests) {
+            // Named after its struct, described in type_info, as p4c writes digests.
+            info.addDigestsBuilder().setPreamble(preamble(P4Ids.Prefix.DIGEST_VALUE, d.name, Map.of()))
+                    .setTypeSpec(P4Types.P4DataTypeSpec.newBuilder().setStruct(P4Types.P4NamedType.newBuilder().setName(d.name)));
+            P4Types.P4StructTypeSpec.Builder struct = P4Types.P4StructTypeSpec.newBuilder();
+            for (int i = 0; i < d.widths.length; i++) {
+                struct.addMembersBuilder().setName(d.fields.get(i)).setTypeSpec(P4Types.P4DataTypeSpec.newBuilder()
+                        .setBitstring(P4Types.P4BitstringLikeTypeSpec.newBuilder()
+                                .setBit(P4Types.P4BitTypeSpec.newBuilder().setBitwidth(d.widths[i]))));
+            }
+            info.getTypeInfoBuilder().putStructs(d.name, struct.build());
+        }
         for (Map.Entry<String, Type.Aggregate> e : p.controllerHeaders.entrySet()) {
             var b = info.addControllerPacketMetadataBuilder().setPreamble(
                     preamble(P4Ids.Prefix.CONTROLLER_HEADER_VALUE, e.getKey(), Map.of()).toBuilder()

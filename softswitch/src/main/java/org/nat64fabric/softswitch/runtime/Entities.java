@@ -60,6 +60,7 @@ public final class Entities {
      */
     private final Map<Table, Map<List<Table.FieldMatch>, Table.Entry>> programEntries = new HashMap<>();
     private final ActionProfiles profiles;
+    private final Digests digests;
     /** The action of each entry of an indirect table as written (member, group or action set), for reads and references. */
     private final Map<Table.Entry, TableAction> indirectActions = new IdentityHashMap<>();
     /** TableEntry.controller_metadata (deprecated, still read back) of the entries that have one. */
@@ -70,6 +71,7 @@ public final class Entities {
         this.sw = sw;
         this.replication = new Replication(sw);
         this.valueSets = new ValueSets(sw.program, info);
+        this.digests = new Digests(sw.program, info);
         this.profiles = new ActionProfiles(sw.program, info, (t, a) -> actionCall(t, a, false));
         for (Table t : sw.program.tables) {
             if (!t.needsPriority() && !t.entries().isEmpty()) {
@@ -172,6 +174,9 @@ public final class Entities {
             case ACTION_PROFILE_GROUP:
                 profiles.group(type, entity.getActionProfileGroup());
                 return;
+            case DIGEST_ENTRY:
+                digests.write(type, entity.getDigestEntry());
+                return;
             case ENTITY_NOT_SET:
                 throw new EntityException(Code.INVALID_ARGUMENT, "the update's entity is not set");
             default: {
@@ -185,7 +190,6 @@ public final class Entities {
     private static int absentKindId(Entity e) {
         switch (e.getEntityCase()) {
             case VALUE_SET_ENTRY: return e.getValueSetEntry().getValueSetId();
-            case DIGEST_ENTRY: return e.getDigestEntry().getDigestId();
             case EXTERN_ENTRY: return e.getExternEntry().getExternTypeId();
             default: throw new IllegalArgumentException("not an absent kind: " + e.getEntityCase());
         }
@@ -195,7 +199,6 @@ public final class Entities {
         String what;
         switch (e.getEntityCase()) {
             case VALUE_SET_ENTRY: what = "parser value set"; break;
-            case DIGEST_ENTRY: what = "digest"; break;
             default: what = "extern type"; break;
         }
         return id == 0 ? e.getEntityCase() + ": a write must name the " + what + " (ID 0 is a wildcard)"
@@ -422,6 +425,8 @@ public final class Entities {
                 return profiles.readMembers(request.getActionProfileMember());
             case ACTION_PROFILE_GROUP:
                 return profiles.readGroups(request.getActionProfileGroup());
+            case DIGEST_ENTRY:
+                return digests.read(request.getDigestEntry());
             case ENTITY_NOT_SET:
                 throw new EntityException(Code.INVALID_ARGUMENT, "a read names no entity kind (P4Runtime 11.2: "
                         + "an empty Entity is not a wildcard)");
@@ -884,6 +889,11 @@ public final class Entities {
             act.addParamsBuilder().setParamId(i + 1).setValue(bytes(call.args[i]));
         }
         return act.build();
+    }
+
+    /** The program's digests on their way to the controller. */
+    public Digests digests() {
+        return digests;
     }
 
     /** The P4Runtime table ID of a table. */

@@ -107,6 +107,17 @@ final class P4InfoCheck {
             }
             out.put("value set " + v.getPreamble().getName(), sb.append(") size ").append(v.getSize()).toString());
         }
+        for (P4InfoOuterClass.Digest d : info.getDigestsList()) {
+            String struct = d.getTypeSpec().getStruct().getName();
+            StringBuilder sb = new StringBuilder("struct ").append(struct).append(" (");
+            var spec = info.getTypeInfo().getStructsMap().get(struct);
+            if (spec != null) {
+                for (var m : spec.getMembersList()) {
+                    sb.append(m.getName()).append(" bit<").append(m.getTypeSpec().getBitstring().getBit().getBitwidth()).append(">; ");
+                }
+            }
+            out.put("digest " + d.getPreamble().getName(), sb.append(')').toString());
+        }
         for (P4InfoOuterClass.ControllerPacketMetadata m : info.getControllerPacketMetadataList()) {
             StringBuilder sb = new StringBuilder("(");
             for (P4InfoOuterClass.ControllerPacketMetadata.Metadata f : m.getMetadataList()) {
