@@ -1621,7 +1621,7 @@ final class Elaborator {
                     if (k.name().getText().equals("selector") && matchKindType.members.contains("selector")) {
                         selectorFields.add(selectorField(k, sc));
                     } else {
-                        keys.add(keyField(k, sc));
+                        keys.add(keyField(k, sc, keys.size() + selectorFields.size() + 1));
                     }
                 }
             } else if (p instanceof ActionsPropertyContext) {
@@ -1804,7 +1804,7 @@ final class Elaborator {
         }
     }
 
-    private Table.KeyField keyField(KeyElementContext k, Scope sc) {
+    private Table.KeyField keyField(KeyElementContext k, Scope sc, int id) {
         Expr e = expr(k.expression(), sc, null);
         if (!(e.type instanceof Type.Bits || e.type == Type.BOOL
                 || (e.type instanceof Type.Enum && ((Type.Enum) e.type).underlying != null) || e.type == errorType)) {
@@ -1825,7 +1825,7 @@ final class Elaborator {
         }
         Map<String, List<String>> an = annotations(k.annotations());
         String name = an.containsKey("name") ? an.get("name").get(0) : k.expression().getText();
-        return new Table.KeyField(name, mk, Math.max(widthOf(e.type), e.type == errorType ? 8 : 1), e, an);
+        return new Table.KeyField(id, name, mk, Math.max(widthOf(e.type), e.type == errorType ? 8 : 1), e, an);
     }
 
     private ActionSym actionSym(NameContext n, Scope sc) {

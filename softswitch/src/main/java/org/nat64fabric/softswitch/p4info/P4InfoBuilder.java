@@ -62,9 +62,8 @@ public final class P4InfoBuilder {
         }
         for (Table t : p.tables) {
             var b = info.addTablesBuilder().setPreamble(preamble(P4Ids.Prefix.TABLE_VALUE, t.name, t.annotations));
-            int fid = 1;
             for (Table.KeyField k : t.keys) {
-                b.addMatchFields(MatchField.newBuilder().setId(fid++).setName(k.name).setBitwidth(k.width)
+                b.addMatchFields(MatchField.newBuilder().setId(k.id).setName(k.name).setBitwidth(k.width)
                         .setMatchType(matchType(k.kind)));
             }
             for (Table.ActionRef r : t.actions) {

@@ -22,6 +22,11 @@ public final class Table {
 
     /** A key field: the expression as written, its match kind and width. */
     public static final class KeyField {
+        /**
+         * Its P4Runtime match field ID: its place in the key as written, counting selector fields
+         * (which are not match fields), as p4c numbers them.
+         */
+        public final int id;
         public final String name;
         public final MatchKind kind;
         public final int width;
@@ -29,7 +34,8 @@ public final class Table {
         public final Map<String, List<String>> annotations;
         final int words;
 
-        public KeyField(String name, MatchKind kind, int width, Expr expr, Map<String, List<String>> annotations) {
+        public KeyField(int id, String name, MatchKind kind, int width, Expr expr, Map<String, List<String>> annotations) {
+            this.id = id;
             this.name = name;
             this.kind = kind;
             this.width = width;
@@ -383,6 +389,16 @@ public final class Table {
     /** The action profile or selector of an indirect table, or null. */
     public ActionProfile profile() {
         return profile;
+    }
+
+    /** The index in {@link #keys} of the field with this P4Runtime ID, or -1. */
+    public int keyIndex(int id) {
+        for (int i = 0; i < keys.size(); i++) {
+            if (keys.get(i).id == id) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** Whether entries need a priority (P4Runtime: ternary, range or optional fields present). */

@@ -602,8 +602,8 @@ public final class Entities {
     private Table.FieldMatch[] match(Table t, List<FieldMatch> fields) throws EntityException {
         Table.FieldMatch[] out = new Table.FieldMatch[t.keys.size()];
         for (FieldMatch f : fields) {
-            int i = f.getFieldId() - 1;
-            if (i < 0 || i >= out.length) {
+            int i = t.keyIndex(f.getFieldId());
+            if (i < 0) {
                 throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no match field with ID " + f.getFieldId());
             }
             if (out[i] != null) {
@@ -667,7 +667,7 @@ public final class Entities {
             if (out[i] == null) {
                 Table.KeyField k = t.keys.get(i);
                 if (k.kind == Table.MatchKind.EXACT) {
-                    throw new EntityException(Code.INVALID_ARGUMENT, t.name + ": exact field '" + k.name + "' (ID " + (i + 1) + ") is missing");
+                    throw new EntityException(Code.INVALID_ARGUMENT, t.name + ": exact field '" + k.name + "' (ID " + k.id + ") is missing");
                 }
                 out[i] = k.kind == Table.MatchKind.RANGE ? Table.FieldMatch.range(BigInteger.ZERO, Bits.wideMask(k.width))
                         : Table.FieldMatch.wildcard();
@@ -839,7 +839,7 @@ public final class Entities {
         for (int i = 0; i < t.keys.size(); i++) {
             Table.KeyField k = t.keys.get(i);
             Table.FieldMatch m = e.match[i];
-            FieldMatch.Builder f = FieldMatch.newBuilder().setFieldId(i + 1);
+            FieldMatch.Builder f = FieldMatch.newBuilder().setFieldId(k.id);
             switch (k.kind) {
                 case EXACT: f.getExactBuilder().setValue(bytes(m.value)); break;
                 case LPM:

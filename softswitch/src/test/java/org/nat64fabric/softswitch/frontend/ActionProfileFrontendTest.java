@@ -41,6 +41,16 @@ class ActionProfileFrontendTest {
     }
 
     @Test
+    void matchFieldIdsCountSelectorFieldsAsP4cNumbersThem() {
+        Program p = compile("action_selector(HashAlgorithm.crc32, 32w16, 32w8) sel;\n"
+                + "table t { key = { hdr.h.b: selector; hdr.h.a: exact; } actions = { fwd; } implementation = sel; }");
+        var fields = org.nat64fabric.softswitch.p4info.P4InfoBuilder.build(p).getTables(0).getMatchFieldsList();
+        assertEquals(1, fields.size());
+        assertEquals(2, fields.get(0).getId(), "the selector field holds ID 1");
+        assertEquals("hdr.h.a", fields.get(0).getName());
+    }
+
+    @Test
     void anInlineProfileIsNamedAfterItsTable() {
         Program p = compile("table t { key = { hdr.h.a: exact; } actions = { fwd; } implementation = action_profile(32w4); }");
         assertEquals("I.t", p.table("I.t").profile().name);
