@@ -1082,20 +1082,19 @@ final class Elaborator {
 
     /**
      * A table's implementation property: a declared action_profile or action_selector instance, or
-     * one constructed there (named after the table, as p4c names it).
+     * one constructed there. p4c names the latter by the property's @name, as written (and refuses
+     * a property without one); softswitch names it after the table then. The property's
+     * annotations (@max_group_size, @id) are the profile's.
      */
-    private ProfileDecl implementation(ExpressionContext e, Scope sc, String table, Map<String, List<String>> tableAnnotations) {
+    private ProfileDecl implementation(ExpressionContext e, Scope sc, String table, Map<String, List<String>> an) {
         if (e instanceof CallExpressionContext && ((CallExpressionContext) e).expression() instanceof NameExpressionContext) {
             CallExpressionContext c = (CallExpressionContext) e;
             Object t = sc.lookup(c.expression().getText());
             if (t instanceof ExternType && (((ExternType) t).name.equals(ACTION_PROFILE)
                     || ((ExternType) t).name.equals(ACTION_SELECTOR))) {
-                Map<String, List<String>> an = new HashMap<>();
-                if (tableAnnotations.containsKey("max_group_size")) {
-                    an.put("max_group_size", tableAnnotations.get("max_group_size"));
-                }
-                ProfileDecl pd = profileDecl(((ExternType) t).name, table, an, c.argumentList().argument(), e, sc);
-                claim(ACTION_PROFILE, table, an, e.getStart());
+                String name = an.containsKey("name") ? an.get("name").get(0).replaceFirst("^\\.", "") : table;
+                ProfileDecl pd = profileDecl(((ExternType) t).name, name, an, c.argumentList().argument(), e, sc);
+                claim(ACTION_PROFILE, name, an, e.getStart());
                 return pd;
             }
         }
@@ -1682,7 +1681,7 @@ final class Elaborator {
                         break;
                     }
                     case "implementation":
-                        implementation = implementation(s.expression(), sc, qname, an);
+                        implementation = implementation(s.expression(), sc, qname, annotations(s.annotations()));
                         implementationAt = s.expression();
                         break;
                     default:

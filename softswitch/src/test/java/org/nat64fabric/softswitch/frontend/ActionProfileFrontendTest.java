@@ -59,6 +59,15 @@ class ActionProfileFrontendTest {
     }
 
     @Test
+    void anInlineProfileTakesThePropertysNameAndAnnotationsAsInP4c() {
+        Program p = compile("table t { key = { hdr.h.a: exact; hdr.h.b: selector; } actions = { fwd; } "
+                + "@name(\"ap_ws\") @max_group_size(200) "
+                + "implementation = action_selector(HashAlgorithm.identity, 32w1024, 32w10); }");
+        assertEquals("ap_ws", p.table("I.t").profile().name);
+        assertEquals(200, p.table("I.t").profile().maxGroupSize);
+    }
+
+    @Test
     void mismatchesAreLocatedErrors() {
         assertTrue(error("table t { key = { hdr.h.a: exact; hdr.h.b: selector; } actions = { fwd; } }")
                 .contains("selector key fields but no action_selector"));
