@@ -104,7 +104,7 @@ control EcmpIngress(inout headers_t hdr, inout meta_t meta, inout standard_metad
         key = { sm.egress_spec: exact; }
         actions = { set_smac; NoAction; }
         default_action = NoAction();
-        @name("EcmpIngress.smac_profile") implementation = action_profile(32w16);
+        @name("smac_profile") implementation = action_profile(32w16);
     }
 
     apply {

@@ -38,6 +38,8 @@ final class Elaborator {
     private static final String DIRECT_COUNTER = "direct_counter";
     private static final String ACTION_PROFILE = "action_profile";
     private static final String ACTION_SELECTOR = "action_selector";
+    private static final String SUM_OF_WEIGHTS = "sum_of_weights";
+    private static final String SUM_OF_MEMBERS = "sum_of_members";
     private static final String DIRECT_METER = "direct_meter";
     private final Preprocessor.Result source;
     private final String mainFile;
@@ -678,6 +680,17 @@ final class Elaborator {
                 case "priority":
                     values = List.of(String.valueOf(annotationNumber(a, 1, Integer.MAX_VALUE, "an entry priority")));
                     break;
+                case "max_group_size":
+                case "max_member_weight":
+                    values = List.of(String.valueOf(annotationNumber(a, 1, Integer.MAX_VALUE, "a positive size")));
+                    break;
+                case "selector_size_semantics":
+                    annotationString(a);
+                    if (!List.of(SUM_OF_WEIGHTS, SUM_OF_MEMBERS).contains(values.get(0))) {
+                        throw error(a, "@selector_size_semantics takes \"" + SUM_OF_WEIGHTS + "\" or \"" + SUM_OF_MEMBERS
+                                + "\", not \"" + values.get(0) + "\"");
+                    }
+                    break;
                 case "name":
                 case "controller_header":
                     annotationString(a);
@@ -1032,7 +1045,9 @@ final class Elaborator {
 
     /**
      * An action_profile(size) or action_selector(algorithm, size, outputWidth), declared or
-     * constructed in a table's implementation property; @max_group_size(N) bounds its groups.
+     * constructed in a table's implementation property. A selector's annotations, as p4c reads
+     * them: @max_group_size(N) bounds its groups; @selector_size_semantics("sum_of_members") counts
+     * a group's members instead of their weights, each weight then at most @max_member_weight(W).
      */
     private ProfileDecl profileDecl(String kind, String qname, Map<String, List<String>> an, List<ArgumentContext> args,
                                     ParserRuleContext at, Scope sc) {
@@ -1042,19 +1057,15 @@ final class Elaborator {
                     + " given" : "action_profile takes 1 argument (its size), " + args.size() + " given");
         }
         int size = sizeArg(args, selector ? 1 : 0, kind, at, sc);
-        int maxGroupSize = 0;
-        List<String> mgs = an.get("max_group_size");
-        if (mgs != null) {
-            try {
-                maxGroupSize = Integer.parseInt(mgs.get(0).trim());
-            } catch (NumberFormatException | IndexOutOfBoundsException e) {
-                maxGroupSize = -1;
-            }
-            if (maxGroupSize <= 0) {
-                throw error(at, "@max_group_size needs a positive integer");
-            }
+        int maxGroupSize = an.containsKey("max_group_size") ? Integer.parseInt(an.get("max_group_size").get(0)) : 0;
+        boolean sumOfMembers = an.containsKey("selector_size_semantics")
+                && an.get("selector_size_semantics").get(0).equals(SUM_OF_MEMBERS);
+        int maxMemberWeight = an.containsKey("max_member_weight") ? Integer.parseInt(an.get("max_member_weight").get(0)) : 0;
+        if (maxMemberWeight > 0 && !sumOfMembers) {
+            throw error(at, "@max_member_weight needs @selector_size_semantics(\"" + SUM_OF_MEMBERS + "\")");
         }
-        ActionProfile profile = new ActionProfile(qname, an, size, selector, maxGroupSize);
+        ActionProfile profile = new ActionProfile(qname, an, size, selector, maxGroupSize,
+                sumOfMembers ? new ActionProfile.SumOfMembers(maxMemberWeight) : null);
         if (!selector) {
             return new ProfileDecl(profile, null, 0);
         }
@@ -1082,17 +1093,18 @@ final class Elaborator {
 
     /**
      * A table's implementation property: a declared action_profile or action_selector instance, or
-     * one constructed there. p4c names the latter by the property's @name, as written (and refuses
-     * a property without one); softswitch names it after the table then. The property's
-     * annotations (@max_group_size, @id) are the profile's.
+     * one constructed there, named by the property's @name (qualified as every @name; p4c refuses a
+     * property without one, softswitch names the profile after the table then) and annotated by
+     * the property's annotations (@max_group_size, @id).
      */
-    private ProfileDecl implementation(ExpressionContext e, Scope sc, String table, Map<String, List<String>> an) {
+    private ProfileDecl implementation(ExpressionContext e, Scope sc, String prefix, String table,
+                                       Map<String, List<String>> an) {
         if (e instanceof CallExpressionContext && ((CallExpressionContext) e).expression() instanceof NameExpressionContext) {
             CallExpressionContext c = (CallExpressionContext) e;
             Object t = sc.lookup(c.expression().getText());
             if (t instanceof ExternType && (((ExternType) t).name.equals(ACTION_PROFILE)
                     || ((ExternType) t).name.equals(ACTION_SELECTOR))) {
-                String name = an.containsKey("name") ? an.get("name").get(0).replaceFirst("^\\.", "") : table;
+                String name = an.containsKey("name") ? qualified(prefix, "", an) : table;
                 ProfileDecl pd = profileDecl(((ExternType) t).name, name, an, c.argumentList().argument(), e, sc);
                 claim(ACTION_PROFILE, name, an, e.getStart());
                 return pd;
@@ -1681,7 +1693,7 @@ final class Elaborator {
                         break;
                     }
                     case "implementation":
-                        implementation = implementation(s.expression(), sc, qname, annotations(s.annotations()));
+                        implementation = implementation(s.expression(), sc, prefix, qname, annotations(s.annotations()));
                         implementationAt = s.expression();
                         break;
                     default:

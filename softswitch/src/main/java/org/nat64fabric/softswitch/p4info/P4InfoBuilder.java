@@ -1,5 +1,7 @@
 package org.nat64fabric.softswitch.p4info;
 
+import com.google.protobuf.TextFormat;
+import com.google.protobuf.UnknownFieldSet;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -13,6 +15,7 @@ import org.nat64fabric.softswitch.pipeline.ActionProfile;
 import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.pipeline.Table;
 import org.nat64fabric.softswitch.pipeline.ValueSet;
+import org.nat64fabric.softswitch.runtime.NewerFields;
 import org.nat64fabric.softswitch.v1model.Externs;
 import p4.config.v1.P4InfoOuterClass.ActionRef;
 import p4.config.v1.P4InfoOuterClass.ControllerPacketMetadata;
@@ -103,6 +106,13 @@ public final class P4InfoBuilder {
             var b = info.addActionProfilesBuilder()
                     .setPreamble(preamble(P4Ids.Prefix.ACTION_PROFILE_VALUE, ap.name, ap.annotations))
                     .setWithSelector(ap.withSelector).setSize(ap.size).setMaxGroupSize(ap.maxGroupSize);
+            if (ap.sumOfMembers != null) {
+                UnknownFieldSet.Builder sum = UnknownFieldSet.newBuilder();
+                if (ap.sumOfMembers.maxMemberWeight > 0) {
+                    sum.addField(1, UnknownFieldSet.Field.newBuilder().addVarint(ap.sumOfMembers.maxMemberWeight).build());
+                }
+                NewerFields.withBytes(b, NewerFields.ACTION_PROFILE_SUM_OF_MEMBERS, sum.build().toByteString());
+            }
             for (Table t : p.tables) {
                 if (t.profile() == ap) {
                     b.addTableIds(idFor(P4Ids.Prefix.TABLE_VALUE, t.name, t.annotations));
@@ -160,6 +170,16 @@ public final class P4InfoBuilder {
             }
         }
         return info.build();
+    }
+
+    /**
+     * The P4Info in protobuf text format. ActionProfile.sum_of_members (P4Runtime 1.4), unknown to
+     * the generated classes, would print as field 7: it is written by its name, as 1.4 parsers read it.
+     */
+    public static String text(P4Info info) {
+        return TextFormat.printer().printToString(info)
+                .replaceAll("(?m)^( *)7: \\{\n *1: (\\d+)\n *\\}$", "$1sum_of_members {\n$1  max_member_weight: $2\n$1}")
+                .replaceAll("(?m)^( *)7: \"\"$", "$1sum_of_members {\n$1}");
     }
 
     private static MatchField.MatchType matchType(Table.MatchKind k) {

@@ -17,15 +17,28 @@ public final class ActionProfile {
     public final int size;
     /** An action_selector; false for an action_profile. */
     public final boolean withSelector;
-    /** The most members (sum of weights) of a group; 0 for no limit but {@link #size}. */
+    /** The largest size of a group; 0 for no limit but {@link #size}. */
     public final int maxGroupSize;
+    /** A group's size is the number of its members (P4Info sum_of_members); null: the sum of their weights. */
+    public final SumOfMembers sumOfMembers;
 
-    public ActionProfile(String name, Map<String, List<String>> annotations, int size, boolean withSelector, int maxGroupSize) {
+    public ActionProfile(String name, Map<String, List<String>> annotations, int size, boolean withSelector, int maxGroupSize,
+                         SumOfMembers sumOfMembers) {
         this.name = name;
         this.annotations = annotations;
         this.size = size;
         this.withSelector = withSelector;
         this.maxGroupSize = maxGroupSize;
+        this.sumOfMembers = sumOfMembers;
+    }
+
+    /** P4Info's SumOfMembers size semantics: each member's weight at most maxMemberWeight (0: no limit). */
+    public static final class SumOfMembers {
+        public final int maxMemberWeight;
+
+        public SumOfMembers(int maxMemberWeight) {
+            this.maxMemberWeight = maxMemberWeight;
+        }
     }
 
     /** The hash of a packet's selector fields, with the selector's algorithm. */

@@ -37,13 +37,16 @@ final class ActionProfiles {
         final List<Table> tables = new ArrayList<>();
         /** From the P4Info the controller sent (0: no limit but the profile's size). */
         final long maxGroupSize;
+        /** From that P4Info too: -1 when a group's size is the sum of its weights, else its member count, each weight at most this (0: any). */
+        final long maxMemberWeight;
         final Map<Integer, Member> members = new LinkedHashMap<>();
         final Map<Integer, Group> groups = new LinkedHashMap<>();
 
-        Profile(int id, ActionProfile ap, long maxGroupSize) {
+        Profile(int id, ActionProfile ap, long maxGroupSize, long maxMemberWeight) {
             this.id = id;
             this.ap = ap;
             this.maxGroupSize = maxGroupSize;
+            this.maxMemberWeight = maxMemberWeight;
         }
     }
 
@@ -84,7 +87,7 @@ final class ActionProfiles {
         for (P4InfoOuterClass.ActionProfile a : info.getActionProfilesList()) {
             for (ActionProfile ap : program.actionProfiles()) {
                 if (ap.name.equals(a.getPreamble().getName())) {
-                    Profile p = new Profile(a.getPreamble().getId(), ap, a.getMaxGroupSize());
+                    Profile p = new Profile(a.getPreamble().getId(), ap, a.getMaxGroupSize(), NewerFields.maxMemberWeight(a));
                     byId.put(p.id, p);
                     byProfile.put(ap, p);
                 }
@@ -225,7 +228,7 @@ final class ActionProfiles {
     private List<Member> groupMembers(Profile p, ActionProfileGroup g) throws EntityException {
         List<Member> out = new ArrayList<>();
         Set<Integer> seen = new HashSet<>();
-        long weights = 0;
+        long size = 0;
         for (ActionProfileGroup.Member gm : g.getMembersList()) {
             Member m = p.members.get(gm.getMemberId());
             if (m == null) {
@@ -236,11 +239,7 @@ final class ActionProfiles {
                 throw new EntityException(Code.INVALID_ARGUMENT, p.ap.name + ": member " + gm.getMemberId()
                         + " appears twice in group " + g.getGroupId());
             }
-            if (gm.getWeight() <= 0) {
-                throw new EntityException(Code.INVALID_ARGUMENT, p.ap.name + ": member " + gm.getMemberId()
-                        + " has weight " + gm.getWeight() + " (weights are positive)");
-            }
-            weights += gm.getWeight();
+            size += sizeOf(p, gm.getWeight(), "member " + gm.getMemberId());
             out.add(m);
         }
         if (g.getMaxSize() < 0) {
@@ -250,18 +249,38 @@ final class ActionProfiles {
             throw new EntityException(Code.RESOURCE_EXHAUSTED, p.ap.name + ": max_size " + g.getMaxSize()
                     + " is over the profile's max_group_size " + p.maxGroupSize);
         }
-        checkSize(p, weights, g.getMaxSize(), "group " + g.getGroupId());
+        checkSize(p, size, g.getMaxSize(), "group " + g.getGroupId());
         return out;
     }
 
-    /** A group's size is the sum of its weights (P4Info's default selector_size_semantics, sum_of_weights). */
-    private static void checkSize(Profile p, long weights, long maxSize, String what) throws EntityException {
-        if (maxSize > 0 && weights > maxSize) {
-            throw new EntityException(Code.RESOURCE_EXHAUSTED, p.ap.name + ": " + what + " weighs " + weights
+    /**
+     * What a member of this weight adds to its group's size: its weight (P4Info's default
+     * selector_size_semantics, sum_of_weights), or 1 with sum_of_members, where its weight may not
+     * exceed max_member_weight (RESOURCE_EXHAUSTED).
+     */
+    private static long sizeOf(Profile p, int weight, String what) throws EntityException {
+        if (weight <= 0) {
+            throw new EntityException(Code.INVALID_ARGUMENT, p.ap.name + ": " + what + " has weight " + weight
+                    + " (weights are positive)");
+        }
+        if (p.maxMemberWeight < 0) {
+            return weight;
+        }
+        if (p.maxMemberWeight > 0 && weight > p.maxMemberWeight) {
+            throw new EntityException(Code.RESOURCE_EXHAUSTED, p.ap.name + ": " + what + " has weight " + weight
+                    + ", over the profile's max_member_weight " + p.maxMemberWeight);
+        }
+        return 1;
+    }
+
+    private static void checkSize(Profile p, long size, long maxSize, String what) throws EntityException {
+        String semantics = p.maxMemberWeight < 0 ? " (the sum of its weights)" : " (its number of members)";
+        if (maxSize > 0 && size > maxSize) {
+            throw new EntityException(Code.RESOURCE_EXHAUSTED, p.ap.name + ": " + what + " has size " + size + semantics
                     + ", over its max_size " + maxSize);
         }
-        if (p.maxGroupSize > 0 && weights > p.maxGroupSize) {
-            throw new EntityException(Code.RESOURCE_EXHAUSTED, p.ap.name + ": " + what + " weighs " + weights
+        if (p.maxGroupSize > 0 && size > p.maxGroupSize) {
+            throw new EntityException(Code.RESOURCE_EXHAUSTED, p.ap.name + ": " + what + " has size " + size + semantics
                     + ", over the profile's max_group_size " + p.maxGroupSize);
         }
     }
@@ -338,18 +357,14 @@ final class ActionProfiles {
         }
         ActionProfile.Member[] members = new ActionProfile.Member[set.getActionProfileActionsCount()];
         int[] weights = new int[members.length];
-        long sum = 0;
+        long size = 0;
         for (int i = 0; i < members.length; i++) {
             ActionProfileAction a = set.getActionProfileActions(i);
-            if (a.getWeight() <= 0) {
-                throw new EntityException(Code.INVALID_ARGUMENT, t.name + ": action " + (i + 1) + " of the set has weight "
-                        + a.getWeight() + " (weights are positive)");
-            }
+            size += sizeOf(p, a.getWeight(), t.name + ": action " + (i + 1) + " of the set");
             members[i] = new ActionProfile.Member(0, check(p, a.getAction()));
             weights[i] = a.getWeight();
-            sum += a.getWeight();
         }
-        checkSize(p, sum, 0, "the action set");
+        checkSize(p, size, 0, "the action set");
         return new ActionProfile.Group(0, members, weights);
     }
 

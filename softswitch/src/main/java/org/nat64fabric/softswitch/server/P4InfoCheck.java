@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.nat64fabric.softswitch.runtime.NewerFields;
 import p4.config.v1.P4InfoOuterClass;
 import p4.config.v1.P4InfoOuterClass.P4Info;
 
@@ -57,8 +58,9 @@ final class P4InfoCheck {
                 tables.add(tableNames.get(id));
             }
             // max_group_size is not compared: the switch keeps the P4Info's (another compiler may choose its own default).
+            long maxMemberWeight = NewerFields.maxMemberWeight(a);
             out.put("action profile " + a.getPreamble().getName(), (a.getWithSelector() ? "selector" : "profile") + " size "
-                    + a.getSize() + " tables " + tables);
+                    + a.getSize() + " tables " + tables + (maxMemberWeight < 0 ? "" : " sum_of_members"));
         }
         for (P4InfoOuterClass.Table t : info.getTablesList()) {
             StringBuilder sb = new StringBuilder("match (");

@@ -5,11 +5,23 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.ByteString;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
 import org.nat64fabric.softswitch.pipeline.Program;
+import org.nat64fabric.softswitch.runtime.Entities;
+import org.nat64fabric.softswitch.runtime.EntityException;
+import org.nat64fabric.softswitch.runtime.NewerFields;
 import org.nat64fabric.softswitch.testutil.P4Programs;
+import org.nat64fabric.softswitch.v1model.V1ModelSwitch;
+import p4.config.v1.P4InfoOuterClass.P4Info;
+import p4.v1.P4RuntimeOuterClass.Action;
+import p4.v1.P4RuntimeOuterClass.ActionProfileGroup;
+import p4.v1.P4RuntimeOuterClass.ActionProfileMember;
+import p4.v1.P4RuntimeOuterClass.Entity;
+import p4.v1.P4RuntimeOuterClass.Update;
 
 /** The implementation property, action_profile, action_selector and selector key fields, and their located errors. */
 class ActionProfileFrontendTest {
@@ -59,12 +71,52 @@ class ActionProfileFrontendTest {
     }
 
     @Test
-    void anInlineProfileTakesThePropertysNameAndAnnotationsAsInP4c() {
+    void anInlineProfileTakesThePropertysNameAndAnnotations() {
         Program p = compile("table t { key = { hdr.h.a: exact; hdr.h.b: selector; } actions = { fwd; } "
                 + "@name(\"ap_ws\") @max_group_size(200) "
                 + "implementation = action_selector(HashAlgorithm.identity, 32w1024, 32w10); }");
-        assertEquals("ap_ws", p.table("I.t").profile().name);
+        assertEquals("I.ap_ws", p.table("I.t").profile().name, "a relative @name, as every @name");
         assertEquals(200, p.table("I.t").profile().maxGroupSize);
+    }
+
+    @Test
+    void sumOfMembersSizesGroupsByMemberCountAndBoundsEachWeight() throws Exception {
+        Program p = compile("@max_group_size(2) @selector_size_semantics(\"sum_of_members\") @max_member_weight(4)\n"
+                + "action_selector(HashAlgorithm.crc16, 32w16, 32w16) sel;\n"
+                + "table t { key = { hdr.h.a: exact; hdr.h.b: selector; } actions = { fwd; } implementation = sel; }");
+        P4Info info = P4InfoBuilder.build(p);
+        assertEquals(4, NewerFields.maxMemberWeight(info.getActionProfiles(0)), "P4Info sum_of_members.max_member_weight");
+        assertTrue(P4InfoBuilder.text(info).contains("  max_group_size: 2\n  sum_of_members {\n    max_member_weight: 4\n  }\n"),
+                "written by name in the text format, as P4Runtime 1.4 parsers read it");
+        Entities entities = new Entities(new V1ModelSwitch(p), info);
+        int profile = info.getActionProfiles(0).getPreamble().getId();
+        int fwd = info.getActionsList().stream().filter(a -> a.getPreamble().getName().equals("I.fwd")).findFirst()
+                .orElseThrow().getPreamble().getId();
+        for (int m = 1; m <= 3; m++) {
+            entities.apply(Update.Type.INSERT, Entity.newBuilder().setActionProfileMember(ActionProfileMember.newBuilder()
+                    .setActionProfileId(profile).setMemberId(m).setAction(Action.newBuilder().setActionId(fwd)
+                            .addParams(Action.Param.newBuilder().setParamId(1).setValue(ByteString.copyFrom(new byte[] {(byte) m})))))
+                    .build());
+        }
+        entities.apply(Update.Type.INSERT, group(profile, 1, 1, 4, 2, 4));   // size 2: weights do not count
+        assertEquals(EntityException.Code.RESOURCE_EXHAUSTED, assertThrows(EntityException.class,
+                () -> entities.apply(Update.Type.INSERT, group(profile, 2, 1, 5))).code(), "over max_member_weight");
+        assertEquals(EntityException.Code.RESOURCE_EXHAUSTED, assertThrows(EntityException.class,
+                () -> entities.apply(Update.Type.INSERT, group(profile, 2, 1, 1, 2, 1, 3, 1))).code(), "3 members");
+        assertTrue(error("@max_member_weight(4) action_selector(HashAlgorithm.crc16, 32w16, 32w16) sel;\n"
+                + "table t { key = { hdr.h.a: exact; hdr.h.b: selector; } actions = { fwd; } implementation = sel; }")
+                .contains("@max_member_weight needs @selector_size_semantics"));
+        assertTrue(error("@selector_size_semantics(\"sum_of_everything\") action_selector(HashAlgorithm.crc16, 32w16, 32w16) s;\n"
+                + "table t { key = { hdr.h.a: exact; hdr.h.b: selector; } actions = { fwd; } implementation = s; }")
+                .contains("@selector_size_semantics takes"));
+    }
+
+    private static Entity group(int profile, int id, int... memberAndWeight) {
+        ActionProfileGroup.Builder g = ActionProfileGroup.newBuilder().setActionProfileId(profile).setGroupId(id);
+        for (int i = 0; i < memberAndWeight.length; i += 2) {
+            g.addMembers(ActionProfileGroup.Member.newBuilder().setMemberId(memberAndWeight[i]).setWeight(memberAndWeight[i + 1]));
+        }
+        return Entity.newBuilder().setActionProfileGroup(g).build();
     }
 
     @Test
@@ -84,7 +136,7 @@ class ActionProfileFrontendTest {
                 + "const entries = { 1: fwd(2); } }").contains("entries come from the control plane"));
         assertTrue(error("@max_group_size(0) action_selector(HashAlgorithm.crc16, 32w4, 32w8) s;\n"
                 + "table t { key = { hdr.h.a: exact; hdr.h.b: selector; } actions = { fwd; } implementation = s; }")
-                .contains("@max_group_size"));
+                .contains("the argument of @max_group_size must be a positive size"));
         assertTrue(error("table t { key = { hdr.h.a: exact; } actions = { fwd; } implementation = action_profile(); }")
                 .matches("(?s).+:\\d+:\\d+: action_profile takes 1 argument.*"));
     }
