@@ -199,6 +199,8 @@ def test_one_shot_action_set_forwards_and_reads_back(ptf):
         ptf.verify_packet(forwarded(pkt, port), port)
     too_heavy = route(c, action_profile_action_set=action_set(c, [(2, MAX_GROUP_SIZE + 1)]))
     assert codes(lambda: c.write(c.update("MODIFY", too_heavy))) == [grpc.StatusCode.RESOURCE_EXHAUSTED]
+    assert codes(lambda: c.write(c.update("INSERT", next_hop(c, 1, 2)))) == [grpc.StatusCode.INVALID_ARGUMENT], \
+        "a selector takes one-shot sets or members, not both"
 
 
 def test_inline_action_profile_rewrites_the_source_mac(ptf):
@@ -237,6 +239,13 @@ def test_errors_have_the_specified_codes(ptf):
     direct = c.table_entry("EcmpIngress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("11.0.0.0", 8)},
                            action="EcmpIngress.set_next_hop", params={"port": 2, "dmac": dmac(2)})
     assert codes(lambda: c.write(c.update("INSERT", direct))) == [grpc.StatusCode.INVALID_ARGUMENT]
+    default = c.table_entry("EcmpIngress.ipv4_lpm", action="EcmpIngress.drop", default=True)
+    assert codes(lambda: c.write(c.update("MODIFY", default))) == [grpc.StatusCode.INVALID_ARGUMENT], \
+        "an indirect table keeps the program's default action"
+    one_shot = route(c, action_profile_action_set=action_set(c, [(2, 1)]))
+    one_shot.table_entry.match[0].lpm.value = bytes([11, 0, 0, 0])
+    assert codes(lambda: c.write(c.update("INSERT", one_shot))) == [grpc.StatusCode.INVALID_ARGUMENT], \
+        "members exist: no one-shot sets"
     dangling = c.table_entry("EcmpIngress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("11.0.0.0", 8)})
     dangling.table_entry.action.action_profile_group_id = 99
     assert codes(lambda: c.write(c.update("INSERT", dangling))) == [grpc.StatusCode.NOT_FOUND]

@@ -41,6 +41,8 @@ final class ActionProfiles {
         final long maxMemberWeight;
         final Map<Integer, Member> members = new LinkedHashMap<>();
         final Map<Integer, Group> groups = new LinkedHashMap<>();
+        /** Table entries with a one-shot action set: while there are any, no members or groups (and the reverse). */
+        int oneShotEntries;
 
         Profile(int id, ActionProfile ap, long maxGroupSize, long maxMemberWeight) {
             this.id = id;
@@ -133,6 +135,7 @@ final class ActionProfiles {
                 if (existing != null) {
                     throw new EntityException(Code.ALREADY_EXISTS, p.ap.name + ": member " + id + " already exists");
                 }
+                notOneShot(p);
                 Table.ActionCall call = memberAction(p, m);
                 if (p.members.size() >= p.ap.size) {
                     throw new EntityException(Code.RESOURCE_EXHAUSTED, p.ap.name + " is full (" + p.ap.size + " members)");
@@ -163,6 +166,17 @@ final class ActionProfiles {
         }
     }
 
+    /**
+     * A selector is programmed either with one-shot action sets or with members and groups, not
+     * both at once (INVALID_ARGUMENT, as the reference implementation, PI, answers).
+     */
+    private static void notOneShot(Profile p) throws EntityException {
+        if (p.oneShotEntries > 0) {
+            throw new EntityException(Code.INVALID_ARGUMENT, p.ap.name + " is programmed with one-shot action sets by "
+                    + p.oneShotEntries + " table entries: it takes no members or groups until they are gone");
+        }
+    }
+
     private Table.ActionCall memberAction(Profile p, ActionProfileMember m) throws EntityException {
         if (!m.hasAction()) {
             throw new EntityException(Code.INVALID_ARGUMENT, p.ap.name + ": member " + m.getMemberId() + " has no action");
@@ -187,6 +201,7 @@ final class ActionProfiles {
                 if (existing != null) {
                     throw new EntityException(Code.ALREADY_EXISTS, p.ap.name + ": group " + id + " already exists");
                 }
+                notOneShot(p);
                 List<Member> members = groupMembers(p, g);
                 if (p.groups.size() >= p.ap.size) {
                     throw new EntityException(Code.RESOURCE_EXHAUSTED, p.ap.name + " is full (" + p.ap.size + " groups)");
@@ -352,6 +367,10 @@ final class ActionProfiles {
             throw new EntityException(Code.INVALID_ARGUMENT, t.name + ": " + p.ap.name
                     + " has no selector: one-shot action sets need an action_selector");
         }
+        if (!p.members.isEmpty() || !p.groups.isEmpty()) {
+            throw new EntityException(Code.INVALID_ARGUMENT, t.name + ": " + p.ap.name + " is programmed with members and "
+                    + "groups: it takes no one-shot action sets until they are gone");
+        }
         if (set.getActionProfileActionsCount() == 0) {
             throw new EntityException(Code.INVALID_ARGUMENT, t.name + ": the action set is empty");
         }
@@ -368,13 +387,15 @@ final class ActionProfiles {
         return new ActionProfile.Group(0, members, weights);
     }
 
-    /** Counts (delta 1) or forgets (delta -1) an entry's reference to its member or group. */
+    /** Counts (delta 1) or forgets (delta -1) an entry's reference to its member, group or one-shot set. */
     void retain(Table t, TableAction a, int delta) {
         Profile p = byProfile.get(t.profile());
         if (a.getTypeCase() == TableAction.TypeCase.ACTION_PROFILE_MEMBER_ID) {
             p.members.get(a.getActionProfileMemberId()).users += delta;
         } else if (a.getTypeCase() == TableAction.TypeCase.ACTION_PROFILE_GROUP_ID) {
             p.groups.get(a.getActionProfileGroupId()).users += delta;
+        } else {
+            p.oneShotEntries += delta;
         }
     }
 

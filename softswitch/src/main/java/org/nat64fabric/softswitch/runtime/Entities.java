@@ -596,6 +596,11 @@ public final class Entities {
         if (t.constDefaultAction) {
             throw new EntityException(Code.PERMISSION_DENIED, "the default action of " + t.name + " is const");
         }
+        if (t.profile() != null) {
+            // As the reference implementation (PI) answers: an indirect table keeps the program's default action.
+            throw new EntityException(Code.INVALID_ARGUMENT, "cannot set or reset the default action of " + t.name
+                    + ", an indirect table (implementation " + t.profile().name + ")");
+        }
         t.setDefaultAction(e.hasAction() ? actionCall(t, e.getAction(), true) : t.initialDefaultAction());
     }
 
@@ -698,14 +703,11 @@ public final class Entities {
         return v;
     }
 
-    /** A direct action: of a direct table's entry, or any table's default entry. */
+    /** A direct action: of a direct table's entry, or of its default entry. */
     private Table.ActionCall actionCall(Table t, TableAction ta, boolean asDefault) throws EntityException {
         if (!ta.hasAction()) {
-            throw new EntityException(Code.INVALID_ARGUMENT, t.profile() == null
-                    ? "table " + t.name + " is a direct table: its entries take an action (not an action profile member, "
-                            + "group or action set)"
-                    : "the default entry of " + t.name + " takes an action, as the program's default_action is one (not an "
-                            + "action profile member, group or action set)");
+            throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " is a direct table: its entries take an "
+                    + "action (not an action profile member, group or action set)");
         }
         return actionCall(t, ta.getAction(), asDefault);
     }

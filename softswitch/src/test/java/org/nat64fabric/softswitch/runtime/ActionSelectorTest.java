@@ -218,6 +218,13 @@ class ActionSelectorTest {
         assertEquals(List.of(e), entities.read(route(TableAction.getDefaultInstance())));
         assertTrue(entities.read(Entity.newBuilder().setActionProfileGroup(ActionProfileGroup.getDefaultInstance()).build())
                 .isEmpty(), "a one-shot set's group is the switch's own");
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, failure(Update.Type.INSERT, member(1, 2)),
+                "one-shot and members do not mix");
+        write(Update.Type.DELETE, e);
+        write(Update.Type.INSERT, member(1, 2));
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, failure(Update.Type.INSERT, e), "nor the other way round");
+        write(Update.Type.DELETE, member(1, 2));
+        write(Update.Type.INSERT, e);
         TableAction.Builder tooBig = TableAction.newBuilder();
         tooBig.getActionProfileActionSetBuilder().addActionProfileActionsBuilder().setAction(nextHop(2)).setWeight(9);
         assertEquals(EntityException.Code.RESOURCE_EXHAUSTED, failure(Update.Type.MODIFY, route(tooBig.build())),
@@ -237,6 +244,11 @@ class ActionSelectorTest {
                 failure(Update.Type.INSERT, route(TableAction.newBuilder().setActionProfileGroupId(99).build())));
         assertEquals(EntityException.Code.INVALID_ARGUMENT,
                 failure(Update.Type.INSERT, route(TableAction.newBuilder().setAction(nextHop(2)).build())), "a direct action");
+        Entity defaultEntry = Entity.newBuilder().setTableEntry(TableEntry.newBuilder().setTableId(lpm).setIsDefaultAction(true)
+                .setAction(TableAction.newBuilder().setAction(Action.newBuilder().setActionId(actionId("EcmpIngress.drop")))))
+                .build();
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, failure(Update.Type.MODIFY, defaultEntry),
+                "an indirect table keeps its default action");
         Entity profileGroup = Entity.newBuilder().setActionProfileGroup(ActionProfileGroup.newBuilder()
                 .setActionProfileId(profile).setGroupId(1)).build();
         assertEquals(EntityException.Code.INVALID_ARGUMENT, failure(Update.Type.INSERT, profileGroup), "no selector");
