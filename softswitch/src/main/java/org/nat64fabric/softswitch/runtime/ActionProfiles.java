@@ -215,6 +215,13 @@ final class ActionProfiles {
                 if (existing == null) {
                     throw new EntityException(Code.NOT_FOUND, p.ap.name + ": no group " + id);
                 }
+                // max_size "cannot be modified after a group has been created" (p4runtime.proto); unset keeps it
+                int maxSize = existing.written.getMaxSize();
+                if (g.getMaxSize() != 0 && g.getMaxSize() != maxSize) {
+                    throw new EntityException(Code.INVALID_ARGUMENT, p.ap.name + ": group " + id + " was created with max_size "
+                            + maxSize + "; it cannot be changed to " + g.getMaxSize());
+                }
+                g = g.toBuilder().setMaxSize(maxSize).build();
                 List<Member> members = groupMembers(p, g);
                 use(members, 1);
                 use(existing.members, -1);

@@ -196,6 +196,10 @@ class ActionSelectorTest {
         assertEquals(-1, portOf(udp(1000)), "an empty group: the default action (drop)");
         write(Update.Type.MODIFY, group(10, 1, 1));
         assertEquals(2, portOf(udp(1000)));
+        Entity resized = group(10, 1, 1).toBuilder().setActionProfileGroup(group(10, 1, 1).getActionProfileGroup().toBuilder()
+                .setMaxSize(4)).build();
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, failure(Update.Type.MODIFY, resized),
+                "max_size cannot change after the group is created");
         assertEquals(EntityException.Code.FAILED_PRECONDITION, failure(Update.Type.DELETE, member(1, 2)), "in the group");
         assertEquals(EntityException.Code.FAILED_PRECONDITION, failure(Update.Type.DELETE, group(10)), "used by the entry");
         write(Update.Type.DELETE, e);
