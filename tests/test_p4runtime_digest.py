@@ -10,8 +10,9 @@ import pytest
 from scapy.layers.l2 import Ether
 
 from harness.base import PacketTest, switch_under_test
-from harness.p4rt import WriteError
+from harness.p4rt import P4RuntimeClient, WriteError
 from harness import ROOT
+from p4.v1 import p4runtime_pb2
 
 PROGRAM = ROOT / "softswitch" / "examples" / "mac_learning.p4"
 DIGEST = "learn_t"
@@ -146,3 +147,23 @@ def test_digest_entry_errors(ptf):
     unknown = c.digest_entry(None)
     unknown.digest_entry.digest_id = 0x17ABCDEF
     assert code("DELETE", unknown) == [grpc.StatusCode.NOT_FOUND]
+
+
+def test_acks_from_a_backup_or_for_no_digest_are_stream_errors(sut, ptf):
+    c = ptf.client
+    assert c.arbitrate(election_id=20).status.code == 0
+    backup = P4RuntimeClient(sut.switch.address, 1, p4info=c.p4info, election_id=10)
+    try:
+        assert backup.arbitrate().status.code == grpc.StatusCode.ALREADY_EXISTS.value[0]
+        ack = p4runtime_pb2.DigestList(digest_id=c.p4info.id("digests", DIGEST), list_id=1)
+        backup.digest_ack(ack)
+        error = backup.stream_errors()
+        assert error is not None and error.canonical_code == grpc.StatusCode.PERMISSION_DENIED.value[0]
+        assert error.digest_list_ack.digest_list_ack.digest_id == ack.digest_id
+        c.digest_ack(p4runtime_pb2.DigestList(digest_id=0x17ABCDEF, list_id=1))
+        error = c.stream_errors()
+        assert error is not None and error.canonical_code == grpc.StatusCode.NOT_FOUND.value[0]
+        c.digest_ack(ack)   # a list never sent (or acknowledged already): ignored
+        assert c.stream_errors(timeout=0.5) is None
+    finally:
+        backup.close()

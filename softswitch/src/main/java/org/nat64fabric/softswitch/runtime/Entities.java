@@ -36,7 +36,8 @@ import p4.v1.P4RuntimeOuterClass.TableEntry;
 import p4.v1.P4RuntimeOuterClass.Update;
 
 /**
- * Applies P4Runtime entities (table entries, multicast groups, clone sessions) to a switch,
+ * Applies P4Runtime entities (table entries, multicast groups, clone sessions, action profile
+ * members and groups, digest configurations, ...) to a switch,
  * checking them against the P4Info as the P4Runtime specification requires, and turns the
  * switch's entries back into entities for reads.
  */
