@@ -33,8 +33,8 @@ class P4Info:
     def __init__(self, path):
         self.message = text_format.Parse(open(path).read(), p4info_pb2.P4Info())
         self._by_name = {}
-        for kind in ("tables", "actions", "counters", "direct_counters", "meters", "direct_meters", "registers",
-                     "controller_packet_metadata"):
+        for kind in ("tables", "actions", "action_profiles", "counters", "direct_counters", "meters", "direct_meters",
+                     "registers", "controller_packet_metadata", "digests"):
             for obj in getattr(self.message, kind):
                 self._by_name[(kind, obj.preamble.name)] = obj
                 self._by_name[(kind, obj.preamble.alias)] = obj
@@ -85,7 +85,8 @@ class P4RuntimeClient:
         grpc.channel_ready_future(self.channel).result(timeout=30)
         self.stub = p4runtime_pb2_grpc.P4RuntimeStub(self.channel)
         self._requests = queue.Queue()
-        self._queues = {kind: queue.Queue() for kind in ("arbitration", "packet", "idle_timeout_notification", "error")}
+        self._queues = {kind: queue.Queue() for kind in ("arbitration", "packet", "idle_timeout_notification", "digest",
+                                                     "error")}
         self._stream = self.stub.StreamChannel(iter(self._requests.get, None))
         self.stream_error = None
         self._reader = threading.Thread(target=self._read_stream, daemon=True)
@@ -150,6 +151,20 @@ class P4RuntimeClient:
             return self._queues["idle_timeout_notification"].get(timeout=timeout).idle_timeout_notification
         except queue.Empty:
             return None
+
+    def digest_list(self, timeout=2):
+        """The next DigestList, or None."""
+        try:
+            return self._queues["digest"].get(timeout=timeout).digest
+        except queue.Empty:
+            return None
+
+    def digest_ack(self, digest_list):
+        """Acknowledges a DigestList (P4Runtime DigestListAck)."""
+        req = p4runtime_pb2.StreamMessageRequest()
+        req.digest_ack.digest_id = digest_list.digest_id
+        req.digest_ack.list_id = digest_list.list_id
+        self._requests.put(req)
 
     def stream_errors(self, timeout=2):
         try:
@@ -221,12 +236,49 @@ class P4RuntimeClient:
             else:
                 raise ValueError(f"match kind {kind} is not handled by this helper")
         if action is not None:
-            a = self.p4info.get("actions", action)
-            e.action.action.action_id = a.preamble.id
-            param_defs = {p.name: p for p in a.params}
-            for name, value in (params or {}).items():
-                p = param_defs[name]
-                e.action.action.params.add(param_id=p.id, value=encode(value, p.bitwidth))
+            e.action.action.CopyFrom(self.action(action, params))
+        return entity
+
+    def action(self, name, params=None):
+        """A p4.v1.Action by name, its parameters by name."""
+        a = self.p4info.get("actions", name)
+        out = p4runtime_pb2.Action(action_id=a.preamble.id)
+        param_defs = {p.name: p for p in a.params}
+        for pname, value in (params or {}).items():
+            p = param_defs[pname]
+            out.params.add(param_id=p.id, value=encode(value, p.bitwidth))
+        return out
+
+    def digest_entry(self, digest, max_timeout_ns=None, max_list_size=0, ack_timeout_ns=0):
+        """An Entity with a DigestEntry (digest None: the wildcard ID 0); a config when max_timeout_ns is given."""
+        entity = p4runtime_pb2.Entity()
+        d = entity.digest_entry
+        d.digest_id = self.p4info.id("digests", digest) if digest else 0
+        if max_timeout_ns is not None:
+            d.config.max_timeout_ns = max_timeout_ns
+            d.config.max_list_size = max_list_size
+            d.config.ack_timeout_ns = ack_timeout_ns
+        return entity
+
+    def profile_member(self, profile, member_id=0, action=None, params=None):
+        """An Entity with an ActionProfileMember (profile None: the wildcard ID 0)."""
+        entity = p4runtime_pb2.Entity()
+        m = entity.action_profile_member
+        m.action_profile_id = self.p4info.id("action_profiles", profile) if profile else 0
+        m.member_id = member_id
+        if action is not None:
+            m.action.CopyFrom(self.action(action, params))
+        return entity
+
+    def profile_group(self, profile, group_id=0, members=(), max_size=0):
+        """An Entity with an ActionProfileGroup; members: (member_id, weight) pairs."""
+        entity = p4runtime_pb2.Entity()
+        g = entity.action_profile_group
+        g.action_profile_id = self.p4info.id("action_profiles", profile) if profile else 0
+        g.group_id = group_id
+        g.max_size = max_size
+        for member_id, weight in members:
+            g.members.add(member_id=member_id, weight=weight)
         return entity
 
     def meter_entry(self, meter, index=None, config=None):

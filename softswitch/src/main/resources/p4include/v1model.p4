@@ -99,6 +99,20 @@ enum HashAlgorithm {
     xor16
 }
 
+/* The actions of a table's entries held apart, in members the control plane creates (P4Runtime
+ * ActionProfileMember); the table names it with 'implementation = ap;'. size: the most members. */
+extern action_profile {
+    action_profile(bit<32> size);
+}
+
+/* An action profile whose members also form groups (P4Runtime ActionProfileGroup): a packet that
+ * hits an entry pointing to a group runs one member, picked by the algorithm's hash over the
+ * table's 'selector' key fields (cut to outputWidth bits) modulo the sum of the members' weights.
+ * @max_group_size(N) on the instance bounds a group's sum of weights. */
+extern action_selector {
+    action_selector(HashAlgorithm algorithm, bit<32> size, bit<32> outputWidth);
+}
+
 extern void mark_to_drop(inout standard_metadata_t standard_metadata);
 
 /* result = base + (hash(data) % max), or base + hash(data) when max is 0. */
@@ -119,6 +133,10 @@ extern void verify_checksum<T, O>(in bool condition, in T data, in O checksum, H
 extern void update_checksum<T, O>(in bool condition, in T data, inout O checksum, HashAlgorithm algo);
 extern void verify_checksum_with_payload<T, O>(in bool condition, in T data, in O checksum, HashAlgorithm algo);
 extern void update_checksum_with_payload<T, O>(in bool condition, in T data, inout O checksum, HashAlgorithm algo);
+
+/* Sends data, a struct of bit<W> fields (or a list of them with T named), to the controller as a
+ * P4Runtime digest named after T; the values are those at the call. receiver is not used. */
+extern void digest<T>(in bit<32> receiver, in T data);
 
 extern void log_msg(string msg);
 /* Each {} of msg shows the next field of data (a list, header or struct), in decimal. */

@@ -10,7 +10,7 @@ parser P(packet_in pkt, out H hdr, inout M meta, inout standard_metadata_t sm) {
 }
 control VC(inout H hdr, inout M meta) { apply { } }
 control I(inout H hdr, inout M meta, inout standard_metadata_t sm) {
-action a() { } table t { key = { meta.x: exact; } actions = { a; } implementation = 5; }
+action a() { } table t { key = { meta.x: exact; } actions = { a; } psa_idle_timeout = 5; }
     apply {
 t.apply();
     }

@@ -1,6 +1,5 @@
 package org.nat64fabric.softswitch.cli;
 
-import com.google.protobuf.TextFormat;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -110,7 +109,7 @@ public final class Main {
                     return 0;
                 }
                 case "p4info": {
-                    String text = TextFormat.printToString(P4InfoBuilder.build(Frontend.compile(program, options)));
+                    String text = P4InfoBuilder.text(P4InfoBuilder.build(Frontend.compile(program, options)));
                     if (output == null) {
                         System.out.print(text);
                     } else {
@@ -129,7 +128,7 @@ public final class Main {
                     Preprocessor.Result pre = Preprocessor.run(program, defines, includes);
                     Program p = Frontend.compilePreprocessed(pre.preprocessed, program.toString(), seed);
                     Files.createDirectories(outDir);
-                    Files.writeString(outDir.resolve("p4info.txt"), TextFormat.printToString(P4InfoBuilder.build(p)),
+                    Files.writeString(outDir.resolve("p4info.txt"), P4InfoBuilder.text(P4InfoBuilder.build(p)),
                             StandardCharsets.UTF_8);
                     Files.write(outDir.resolve("device_config.bin"), deviceConfig(program, pre, seed).toByteArray());
                     System.out.println("wrote " + outDir.resolve("p4info.txt") + " and " + outDir.resolve("device_config.bin"));

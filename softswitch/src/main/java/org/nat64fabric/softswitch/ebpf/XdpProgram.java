@@ -284,6 +284,9 @@ public final class XdpProgram extends CodeWriter {
             if (t.directMeter != null) {
                 unsupported = "a direct meter";
             }
+            if (t.profile() != null) {
+                unsupported = "an action profile";
+            }
             int bytes = 0;
             for (int i : keyOrder) {
                 bytes += (t.keys.get(i).width + 7) / 8;

@@ -11,6 +11,7 @@ import org.antlr.v4.runtime.ParserRuleContext;
 import org.antlr.v4.runtime.Token;
 import org.nat64fabric.softswitch.frontend.P4Parser.*;
 import org.nat64fabric.softswitch.pipeline.Action;
+import org.nat64fabric.softswitch.pipeline.ActionProfile;
 import org.nat64fabric.softswitch.pipeline.AggRef;
 import org.nat64fabric.softswitch.pipeline.CodeWriter;
 import org.nat64fabric.softswitch.pipeline.Loop;
@@ -35,6 +36,10 @@ import org.nat64fabric.softswitch.v1model.Externs;
  */
 final class Elaborator {
     private static final String DIRECT_COUNTER = "direct_counter";
+    private static final String ACTION_PROFILE = "action_profile";
+    private static final String ACTION_SELECTOR = "action_selector";
+    private static final String SUM_OF_WEIGHTS = "sum_of_weights";
+    private static final String SUM_OF_MEMBERS = "sum_of_members";
     private static final String DIRECT_METER = "direct_meter";
     private final Preprocessor.Result source;
     private final String mainFile;
@@ -52,6 +57,8 @@ final class Elaborator {
     private final List<Externs.Counter> counters = new ArrayList<>();
     private final List<Externs.Register> registers = new ArrayList<>();
     private final List<Externs.Meter> meters = new ArrayList<>();
+    /** The digests the program sends, by struct name, in the order of their first digest() call. */
+    private final Map<String, Externs.Digest> digests = new LinkedHashMap<>();
     private final List<ValueSet> valueSets = new ArrayList<>();
     /** How many for loops enclose the statement being compiled: break and continue need one. */
     private int loopDepth;
@@ -673,6 +680,17 @@ final class Elaborator {
                 case "priority":
                     values = List.of(String.valueOf(annotationNumber(a, 1, Integer.MAX_VALUE, "an entry priority")));
                     break;
+                case "max_group_size":
+                case "max_member_weight":
+                    values = List.of(String.valueOf(annotationNumber(a, 1, Integer.MAX_VALUE, "a positive size")));
+                    break;
+                case "selector_size_semantics":
+                    annotationString(a);
+                    if (!List.of(SUM_OF_WEIGHTS, SUM_OF_MEMBERS).contains(values.get(0))) {
+                        throw error(a, "@selector_size_semantics takes \"" + SUM_OF_WEIGHTS + "\" or \"" + SUM_OF_MEMBERS
+                                + "\", not \"" + values.get(0) + "\"");
+                    }
+                    break;
                 case "name":
                 case "controller_header":
                     annotationString(a);
@@ -1013,9 +1031,91 @@ final class Elaborator {
                 define(sc, d.name(), new ExternInstance(qname, et, targs, new DirectDecl(qname, unit, DIRECT_METER)));
                 return;
             }
+            case ACTION_PROFILE:
+            case ACTION_SELECTOR: {
+                ProfileDecl pd = profileDecl(et.name, qname, an, args, d, sc);
+                claim(ACTION_PROFILE, qname, an, d.name().getStart());
+                define(sc, d.name(), new ExternInstance(qname, et, targs, pd));
+                return;
+            }
             default:
                 throw error(tr, "extern '" + et.name + "' cannot be instantiated by softswitch");
         }
+    }
+
+    /**
+     * An action_profile(size) or action_selector(algorithm, size, outputWidth), declared or
+     * constructed in a table's implementation property. A selector's annotations, as p4c reads
+     * them: @max_group_size(N) bounds its groups; @selector_size_semantics("sum_of_members") counts
+     * a group's members instead of their weights, each weight then at most @max_member_weight(W).
+     */
+    private ProfileDecl profileDecl(String kind, String qname, Map<String, List<String>> an, List<ArgumentContext> args,
+                                    ParserRuleContext at, Scope sc) {
+        boolean selector = kind.equals(ACTION_SELECTOR);
+        if (args.size() != (selector ? 3 : 1)) {
+            throw error(at, selector ? "action_selector takes 3 arguments (HashAlgorithm, size, output width), " + args.size()
+                    + " given" : "action_profile takes 1 argument (its size), " + args.size() + " given");
+        }
+        int size = sizeArg(args, selector ? 1 : 0, kind, at, sc);
+        int maxGroupSize = an.containsKey("max_group_size") ? Integer.parseInt(an.get("max_group_size").get(0)) : 0;
+        boolean sumOfMembers = an.containsKey("selector_size_semantics")
+                && an.get("selector_size_semantics").get(0).equals(SUM_OF_MEMBERS);
+        int maxMemberWeight = an.containsKey("max_member_weight") ? Integer.parseInt(an.get("max_member_weight").get(0)) : 0;
+        if (maxMemberWeight > 0 && !sumOfMembers) {
+            throw error(at, "@max_member_weight needs @selector_size_semantics(\"" + SUM_OF_MEMBERS + "\")");
+        }
+        ActionProfile profile = new ActionProfile(qname, an, size, selector, maxGroupSize,
+                sumOfMembers ? new ActionProfile.SumOfMembers(maxMemberWeight) : null);
+        if (!selector) {
+            return new ProfileDecl(profile, null, 0);
+        }
+        Externs.Algorithm algo = Externs.Algorithm.values()[enumMemberIndex(args.get(0), sc, "HashAlgorithm")];
+        BigInteger width = constantValue(argExpr(args, 2, kind, at), sc, new Type.Bits(32, false));
+        if (width.signum() <= 0 || width.compareTo(BigInteger.valueOf(64)) > 0) {
+            throw error(args.get(2), "the output width of an action_selector must be 1..64 bits, not " + width);
+        }
+        return new ProfileDecl(profile, algo, width.intValue());
+    }
+
+    /** An action profile or selector as the frontend knows it: the runtime object and the selector's hash. */
+    static final class ProfileDecl {
+        final ActionProfile profile;
+        /** The selector's algorithm; null for an action_profile. */
+        final Externs.Algorithm algorithm;
+        final int outputWidth;
+
+        ProfileDecl(ActionProfile profile, Externs.Algorithm algorithm, int outputWidth) {
+            this.profile = profile;
+            this.algorithm = algorithm;
+            this.outputWidth = outputWidth;
+        }
+    }
+
+    /**
+     * A table's implementation property: a declared action_profile or action_selector instance, or
+     * one constructed there, named by the property's @name (qualified as every @name; p4c refuses a
+     * property without one, softswitch names the profile after the table then) and annotated by
+     * the property's annotations (@max_group_size, @id).
+     */
+    private ProfileDecl implementation(ExpressionContext e, Scope sc, String prefix, String table,
+                                       Map<String, List<String>> an) {
+        if (e instanceof CallExpressionContext && ((CallExpressionContext) e).expression() instanceof NameExpressionContext) {
+            CallExpressionContext c = (CallExpressionContext) e;
+            Object t = sc.lookup(c.expression().getText());
+            if (t instanceof ExternType && (((ExternType) t).name.equals(ACTION_PROFILE)
+                    || ((ExternType) t).name.equals(ACTION_SELECTOR))) {
+                String name = an.containsKey("name") ? qualified(prefix, "", an) : table;
+                ProfileDecl pd = profileDecl(((ExternType) t).name, name, an, c.argumentList().argument(), e, sc);
+                claim(ACTION_PROFILE, name, an, e.getStart());
+                return pd;
+            }
+        }
+        Object o = sc.lookup(e.getText());
+        if (!(o instanceof ExternInstance) || !(((ExternInstance) o).runtime instanceof ProfileDecl)) {
+            throw error(e, "'" + e.getText() + "' is not an action_profile or action_selector (a table's implementation "
+                    + "names an instance, or constructs one: implementation = action_profile(32w128))");
+        }
+        return (ProfileDecl) ((ExternInstance) o).runtime;
     }
 
     /**
@@ -1295,7 +1395,7 @@ final class Elaborator {
         }
         return new Program(architecture, mainFile, narrowSlots, wideWidths.stream().mapToInt(Integer::intValue).toArray(),
                 parser, verify, ingress, egress, compute, deparser, tables, used, counters, registers, meters, valueSets,
-                controllerHeaders, errorType.members, hdr, meta, standardMetadata, fieldLists);
+                new ArrayList<>(digests.values()), controllerHeaders, errorType.members, hdr, meta, standardMetadata, fieldLists);
     }
 
     private Map<Integer, List<Expr>> fieldLists(Type.Aggregate meta, Expr.Agg at) {
@@ -1523,10 +1623,17 @@ final class Elaborator {
         String directMeter = null;
         int directMeterUnit = 0;
         long priorityDelta = 1;
+        ProfileDecl implementation = null;
+        ParserRuleContext implementationAt = null;
+        List<Expr> selectorFields = new ArrayList<>();
         for (TablePropertyContext p : d.tableProperty()) {
             if (p instanceof KeyPropertyContext) {
                 for (KeyElementContext k : ((KeyPropertyContext) p).keyElement()) {
-                    keys.add(keyField(k, sc));
+                    if (k.name().getText().equals("selector") && matchKindType.members.contains("selector")) {
+                        selectorFields.add(selectorField(k, sc));
+                    } else {
+                        keys.add(keyField(k, sc, keys.size() + selectorFields.size() + 1));
+                    }
                 }
             } else if (p instanceof ActionsPropertyContext) {
                 for (ActionRefContext r : ((ActionsPropertyContext) p).actionRef()) {
@@ -1585,10 +1692,14 @@ final class Elaborator {
                         directMeterUnit = dm.unit;
                         break;
                     }
+                    case "implementation":
+                        implementation = implementation(s.expression(), sc, prefix, qname, annotations(s.annotations()));
+                        implementationAt = s.expression();
+                        break;
                     default:
                         throw error(s.name(), "table property '" + prop + "' is not supported by softswitch "
                                 + "(supported: key, actions, default_action, entries, size, support_timeout, counters, meters, "
-                                + "largest_priority_wins, priority_delta)");
+                                + "implementation, largest_priority_wins, priority_delta)");
                 }
             }
         }
@@ -1611,6 +1722,7 @@ final class Elaborator {
         }
         Table t = new Table(qname, an, keys, refs, size, timeout, constEntries, constDefault, directCounter,
                 directCounterUnit, directMeter, directMeterUnit, defaultAction);
+        indirect(t, d, implementation, implementationAt, selectorFields, entries);
         if (entries != null) {
             int[] priorities = EntryPriorities.of(entries.entry(), priorityDelta, e -> entryPriority(e, sc),
                     this::error);
@@ -1627,6 +1739,43 @@ final class Elaborator {
         claim("table", qname, an, d.name().getStart());
         tables.add(t);
         define(sc, d.name(), new TableSym(t));
+    }
+
+    /**
+     * Makes a table with an implementation property indirect. Selector key fields are the hash's
+     * input, not part of the match (P4Runtime leaves them out of the table's match fields).
+     */
+    private void indirect(Table t, TableDeclarationContext d, ProfileDecl impl, ParserRuleContext at, List<Expr> selectorFields,
+                          EntriesPropertyContext entries) {
+        String name = "table '" + d.name().getText() + "'";
+        if (impl == null) {
+            if (!selectorFields.isEmpty()) {
+                throw error(d.name(), name + " has selector key fields but no action_selector implementation");
+            }
+            return;
+        }
+        if (impl.algorithm == null && !selectorFields.isEmpty()) {
+            throw error(at, name + " has selector key fields: its implementation must be an action_selector, not an action_profile");
+        }
+        if (impl.algorithm != null && selectorFields.isEmpty()) {
+            throw error(at, name + " uses an action_selector: it needs at least one key field with match_kind selector "
+                    + "(the fields the selector hashes)");
+        }
+        if (entries != null) {
+            throw error(entries, name + " has an action profile: its entries come from the control plane (no 'entries' property)");
+        }
+        t.implementation(impl.profile, impl.algorithm == null ? null
+                : new Externs.SelectorHash(impl.algorithm, new Externs.Data(selectorFields), impl.outputWidth, random));
+    }
+
+    /** A key field of match_kind selector: a value the action selector hashes. */
+    private Expr selectorField(KeyElementContext k, Scope sc) {
+        Expr e = expr(k.expression(), sc, null);
+        if (!(e.type instanceof Type.Bits || e.type == Type.BOOL
+                || (e.type instanceof Type.Enum && ((Type.Enum) e.type).underlying != null))) {
+            throw error(k.expression(), "a selector key field must be a bit string, bool or serializable enum, not " + e.type);
+        }
+        return e;
     }
 
     /** The priority an entry states, by 'priority = N:' or by @priority(N) after its action; null when it states none. */
@@ -1666,7 +1815,7 @@ final class Elaborator {
         }
     }
 
-    private Table.KeyField keyField(KeyElementContext k, Scope sc) {
+    private Table.KeyField keyField(KeyElementContext k, Scope sc, int id) {
         Expr e = expr(k.expression(), sc, null);
         if (!(e.type instanceof Type.Bits || e.type == Type.BOOL
                 || (e.type instanceof Type.Enum && ((Type.Enum) e.type).underlying != null) || e.type == errorType)) {
@@ -1687,7 +1836,7 @@ final class Elaborator {
         }
         Map<String, List<String>> an = annotations(k.annotations());
         String name = an.containsKey("name") ? an.get("name").get(0) : k.expression().getText();
-        return new Table.KeyField(name, mk, Math.max(widthOf(e.type), e.type == errorType ? 8 : 1), e, an);
+        return new Table.KeyField(id, name, mk, Math.max(widthOf(e.type), e.type == errorType ? 8 : 1), e, an);
     }
 
     private ActionSym actionSym(NameContext n, Scope sc) {
@@ -3725,7 +3874,7 @@ final class Elaborator {
             Map.entry("truncate", 1), Map.entry("verify_checksum", 4), Map.entry("update_checksum", 4),
             Map.entry("verify_checksum_with_payload", 4), Map.entry("update_checksum_with_payload", 4),
             Map.entry("hash", 5), Map.entry("random", 3), Map.entry("log_msg", 1), Map.entry("assert", 1),
-            Map.entry("assume", 1));
+            Map.entry("assume", 1), Map.entry("digest", 2));
 
     /** An out argument an extern writes a number into: a bit<W> location of up to 64 bits. */
     private Expr.LValue bitLocation(Expr e, ParserRuleContext at, String what) {
@@ -3784,7 +3933,8 @@ final class Elaborator {
             if (targs.size() != typeVars.size()) {
                 throw error(at, "'" + name + "' takes " + typeVars.size() + " type argument(s), " + targs.size() + " given");
             }
-            for (int i = 0; i < targs.size(); i++) {
+            // digest<T>(receiver, {a, b}): a list for a struct, checked field by field in digestCall
+            for (int i = 0; i < targs.size() && !name.equals("digest"); i++) {
                 bindings.put(typeVars.get(i), targs.get(i));
             }
         }
@@ -3815,6 +3965,8 @@ final class Elaborator {
             }
             case "clone":
                 return new Externs.Clone(a.get(0), a.get(1), 0);
+            case "digest":
+                return digestCall(targs.isEmpty() ? a.get(1).type : targs.get(0), a.get(1), args.argument(1));
             case "clone_preserving_field_list":
                 return new Externs.Clone(a.get(0), a.get(1), constInt(a.get(2), args.argument(2)));
             case "resubmit_preserving_field_list":
@@ -3870,6 +4022,45 @@ final class Elaborator {
             return new Expr.Const(t, ((Expr.Const) e).value);
         }
         return e;
+    }
+
+    /**
+     * digest<T>(receiver, data): T a struct of bit<W> fields (P4Runtime sends its values as a
+     * P4Data struct of bitstrings); data a value of T or a list of its fields.
+     */
+    private Stmt digestCall(Type t, Expr data, ParserRuleContext at) {
+        if (!(t instanceof Type.Aggregate) || ((Type.Aggregate) t).header || ((Type.Aggregate) t).union) {
+            throw error(at, "digest data must be a struct (P4Info describes a digest by its struct type), not " + t
+                    + "; with a list, name the struct: digest<my_digest_t>(1, { ... })");
+        }
+        Type.Aggregate struct = (Type.Aggregate) t;
+        List<String> names = new ArrayList<>();
+        List<Integer> widths = new ArrayList<>();
+        for (Type.Field f : struct.fields.values()) {
+            if (!(f.type instanceof Type.Bits) || ((Type.Bits) f.type).signed) {
+                throw error(at, "digest struct " + struct.name + ": field '" + f.name + "' is " + f.type
+                        + "; softswitch sends digest fields of bit<W> type (P4Info describes them as bitstrings)");
+            }
+            names.add(f.name);
+            widths.add(widthOf(f.type));
+        }
+        List<Expr> values = new ArrayList<>();
+        flatten(data, values, at);
+        if (values.size() != names.size()) {
+            throw error(at, "the digest data has " + values.size() + " value(s); " + struct.name + " has " + names.size()
+                    + " field(s)");
+        }
+        for (int i = 0; i < values.size(); i++) {
+            if (values.get(i).width() != widths.get(i)) {
+                throw error(at, "digest value " + (i + 1) + " is " + values.get(i).width() + " bits wide; field '"
+                        + names.get(i) + "' of " + struct.name + " is " + widths.get(i));
+            }
+        }
+        Externs.Digest d = digests.computeIfAbsent(struct.name, n -> {
+            claim("digest", n, struct.annotations, at.getStart());
+            return new Externs.Digest(n, List.copyOf(names), widths.stream().mapToInt(Integer::intValue).toArray());
+        });
+        return new Externs.DigestCall(d, values);
     }
 
     private int constInt(Expr e, ParserRuleContext at) {

@@ -1,5 +1,7 @@
 package org.nat64fabric.softswitch.p4info;
 
+import com.google.protobuf.TextFormat;
+import com.google.protobuf.UnknownFieldSet;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -9,9 +11,11 @@ import java.util.Map;
 import java.util.Set;
 import org.nat64fabric.softswitch.frontend.Type;
 import org.nat64fabric.softswitch.pipeline.Action;
+import org.nat64fabric.softswitch.pipeline.ActionProfile;
 import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.pipeline.Table;
 import org.nat64fabric.softswitch.pipeline.ValueSet;
+import org.nat64fabric.softswitch.runtime.NewerFields;
 import org.nat64fabric.softswitch.v1model.Externs;
 import p4.config.v1.P4InfoOuterClass.ActionRef;
 import p4.config.v1.P4InfoOuterClass.ControllerPacketMetadata;
@@ -48,6 +52,9 @@ public final class P4InfoBuilder {
         for (Action a : p.actions) {
             allNames.add(a.name);
         }
+        for (ActionProfile ap : p.actionProfiles()) {
+            allNames.add(ap.name);
+        }
         P4Info.Builder info = P4Info.newBuilder().setPkgInfo(PkgInfo.newBuilder().setArch(p.architecture.p4infoName));
         for (Action a : p.actions) {
             var b = info.addActionsBuilder().setPreamble(preamble(P4Ids.Prefix.ACTION_VALUE, a.name, a.annotations));
@@ -58,9 +65,8 @@ public final class P4InfoBuilder {
         }
         for (Table t : p.tables) {
             var b = info.addTablesBuilder().setPreamble(preamble(P4Ids.Prefix.TABLE_VALUE, t.name, t.annotations));
-            int fid = 1;
             for (Table.KeyField k : t.keys) {
-                b.addMatchFields(MatchField.newBuilder().setId(fid++).setName(k.name).setBitwidth(k.width)
+                b.addMatchFields(MatchField.newBuilder().setId(k.id).setName(k.name).setBitwidth(k.width)
                         .setMatchType(matchType(k.kind)));
             }
             for (Table.ActionRef r : t.actions) {
@@ -87,11 +93,31 @@ public final class P4InfoBuilder {
                         .setSpec(MeterSpec.newBuilder().setUnit(meterUnit(t.directMeterUnit)))
                         .setDirectTableId(b.getPreamble().getId());
             }
+            if (t.profile() != null) {
+                b.setImplementationId(idFor(P4Ids.Prefix.ACTION_PROFILE_VALUE, t.profile().name, t.profile().annotations));
+            }
             b.setSize(t.size);
             if (t.supportTimeout) {
                 b.setIdleTimeoutBehavior(p4.config.v1.P4InfoOuterClass.Table.IdleTimeoutBehavior.NOTIFY_CONTROL);
             }
             b.setIsConstTable(t.constEntries);
+        }
+        for (ActionProfile ap : p.actionProfiles()) {
+            var b = info.addActionProfilesBuilder()
+                    .setPreamble(preamble(P4Ids.Prefix.ACTION_PROFILE_VALUE, ap.name, ap.annotations))
+                    .setWithSelector(ap.withSelector).setSize(ap.size).setMaxGroupSize(ap.maxGroupSize);
+            if (ap.sumOfMembers != null) {
+                UnknownFieldSet.Builder sum = UnknownFieldSet.newBuilder();
+                if (ap.sumOfMembers.maxMemberWeight > 0) {
+                    sum.addField(1, UnknownFieldSet.Field.newBuilder().addVarint(ap.sumOfMembers.maxMemberWeight).build());
+                }
+                NewerFields.withBytes(b, NewerFields.ACTION_PROFILE_SUM_OF_MEMBERS, sum.build().toByteString());
+            }
+            for (Table t : p.tables) {
+                if (t.profile() == ap) {
+                    b.addTableIds(idFor(P4Ids.Prefix.TABLE_VALUE, t.name, t.annotations));
+                }
+            }
         }
         for (Externs.Counter c : p.counters) {
             info.addCountersBuilder()
@@ -121,6 +147,18 @@ public final class P4InfoBuilder {
                         .setMatchType(f.ternary ? MatchField.MatchType.TERNARY : MatchField.MatchType.EXACT));
             }
         }
+        for (Externs.Digest d : p.digests) {
+            // Named after its struct, described in type_info, as p4c writes digests.
+            info.addDigestsBuilder().setPreamble(preamble(P4Ids.Prefix.DIGEST_VALUE, d.name, Map.of()))
+                    .setTypeSpec(P4Types.P4DataTypeSpec.newBuilder().setStruct(P4Types.P4NamedType.newBuilder().setName(d.name)));
+            P4Types.P4StructTypeSpec.Builder struct = P4Types.P4StructTypeSpec.newBuilder();
+            for (int i = 0; i < d.widths.length; i++) {
+                struct.addMembersBuilder().setName(d.fields.get(i)).setTypeSpec(P4Types.P4DataTypeSpec.newBuilder()
+                        .setBitstring(P4Types.P4BitstringLikeTypeSpec.newBuilder()
+                                .setBit(P4Types.P4BitTypeSpec.newBuilder().setBitwidth(d.widths[i]))));
+            }
+            info.getTypeInfoBuilder().putStructs(d.name, struct.build());
+        }
         for (Map.Entry<String, Type.Aggregate> e : p.controllerHeaders.entrySet()) {
             var b = info.addControllerPacketMetadataBuilder().setPreamble(
                     preamble(P4Ids.Prefix.CONTROLLER_HEADER_VALUE, e.getKey(), Map.of()).toBuilder()
@@ -132,6 +170,16 @@ public final class P4InfoBuilder {
             }
         }
         return info.build();
+    }
+
+    /**
+     * The P4Info in protobuf text format. ActionProfile.sum_of_members (P4Runtime 1.4), unknown to
+     * the generated classes, would print as field 7: it is written by its name, as 1.4 parsers read it.
+     */
+    public static String text(P4Info info) {
+        return TextFormat.printer().printToString(info)
+                .replaceAll("(?m)^( *)7: \\{\n *1: (\\d+)\n *\\}$", "$1sum_of_members {\n$1  max_member_weight: $2\n$1}")
+                .replaceAll("(?m)^( *)7: \"\"$", "$1sum_of_members {\n$1}");
     }
 
     private static MatchField.MatchType matchType(Table.MatchKind k) {

@@ -47,6 +47,7 @@ public final class Program {
     public final List<Externs.Register> registers;
     public final List<Externs.Meter> meters;
     public final List<ValueSet> valueSets;
+    public final List<Externs.Digest> digests;
     /** Headers annotated @controller_header, by the annotation's name (packet_in, packet_out). */
     public final Map<String, Type.Aggregate> controllerHeaders;
     public final List<String> errors;
@@ -60,7 +61,7 @@ public final class Program {
     public Program(Architecture architecture, String source, int narrowSlots, int[] wideWidths, Parser parser, Stmt verifyChecksum, Stmt ingress,
                    Stmt egress, Stmt computeChecksum, Stmt deparser, List<Table> tables, List<Action> actions,
                    List<Externs.Counter> counters, List<Externs.Register> registers,
-                   List<Externs.Meter> meters, List<ValueSet> valueSets, Map<String, Type.Aggregate> controllerHeaders, List<String> errors, Expr.Agg headers,
+                   List<Externs.Meter> meters, List<ValueSet> valueSets, List<Externs.Digest> digests, Map<String, Type.Aggregate> controllerHeaders, List<String> errors, Expr.Agg headers,
                    Expr.Agg metadata, Expr.Agg standardMetadata, Map<Integer, List<Expr>> fieldLists) {
         this.architecture = architecture;
         this.source = source;
@@ -79,12 +80,24 @@ public final class Program {
         this.registers = registers;
         this.meters = meters;
         this.valueSets = valueSets;
+        this.digests = digests;
         this.controllerHeaders = controllerHeaders;
         this.errors = errors;
         this.headers = headers;
         this.metadata = metadata;
         this.standardMetadata = standardMetadata;
         this.fieldLists = fieldLists;
+    }
+
+    /** The action profiles and selectors the tables use, each once, in the order of the tables. */
+    public List<ActionProfile> actionProfiles() {
+        java.util.LinkedHashSet<ActionProfile> out = new java.util.LinkedHashSet<>();
+        for (Table t : tables) {
+            if (t.profile() != null) {
+                out.add(t.profile());
+            }
+        }
+        return new java.util.ArrayList<>(out);
     }
 
     public Table table(String name) {

@@ -22,6 +22,11 @@ public final class Table {
 
     /** A key field: the expression as written, its match kind and width. */
     public static final class KeyField {
+        /**
+         * Its P4Runtime match field ID: its place in the key as written, counting selector fields
+         * (which are not match fields), as p4c numbers them.
+         */
+        public final int id;
         public final String name;
         public final MatchKind kind;
         public final int width;
@@ -29,7 +34,8 @@ public final class Table {
         public final Map<String, List<String>> annotations;
         final int words;
 
-        public KeyField(String name, MatchKind kind, int width, Expr expr, Map<String, List<String>> annotations) {
+        public KeyField(int id, String name, MatchKind kind, int width, Expr expr, Map<String, List<String>> annotations) {
+            this.id = id;
             this.name = name;
             this.kind = kind;
             this.width = width;
@@ -195,6 +201,8 @@ public final class Table {
         public final FieldMatch[] match;
         public final int priority;
         public volatile ActionCall action;
+        /** In a table with an action profile, the member or group the entry runs (action is null). */
+        public volatile ActionProfile.Target indirect;
         /** Changed by a MODIFY (P4Runtime 9.1: the idle timeout is part of what MODIFY sets). */
         public volatile long idleTimeoutNs;
         public volatile long lastHitNanos;
@@ -280,6 +288,10 @@ public final class Table {
     public final int directMeterUnit;
     private ActionCall defaultAction;
     private final ActionCall initialDefault;
+    /** The table's implementation (an action profile or selector), or null for a direct table. */
+    private ActionProfile profile;
+    /** The hash over the selector fields, with a selector. */
+    private ActionProfile.SelectorHash selectorHash;
 
     private final int[] keyOffsets;
     private final int keyWords;
@@ -365,6 +377,30 @@ public final class Table {
         this.exactIndex = exactOnly ? new LinkedHashMap<>(size / 3 * 4 + 4) : new LinkedHashMap<>();
     }
 
+    /**
+     * Makes the table indirect: its entries point to members or groups of {@code p} (the
+     * frontend calls this once, before any entry exists); {@code hash} hashes the selector fields.
+     */
+    public void implementation(ActionProfile p, ActionProfile.SelectorHash hash) {
+        this.profile = p;
+        this.selectorHash = hash;
+    }
+
+    /** The action profile or selector of an indirect table, or null. */
+    public ActionProfile profile() {
+        return profile;
+    }
+
+    /** The index in {@link #keys} of the field with this P4Runtime ID, or -1. */
+    public int keyIndex(int id) {
+        for (int i = 0; i < keys.size(); i++) {
+            if (keys.get(i).id == id) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     /** Whether entries need a priority (P4Runtime: ternary, range or optional fields present). */
     public boolean needsPriority() {
         for (KeyField k : keys) {
@@ -380,8 +416,9 @@ public final class Table {
     /** Looks the packet up, runs the chosen action; returns the entry hit, or null on a miss. */
     public Entry apply(State s, int packetLength) {
         Entry e = lookup(s);
-        ActionCall call;
-        if (e != null) {
+        // An entry pointing to an empty group has no action: the packet misses (the default action runs).
+        ActionCall call = e == null ? null : e.indirect == null ? e.action : e.indirect.choose(s, selectorHash);
+        if (call != null) {
             long now = supportTimeout || directMeter != null ? System.nanoTime() : 0;
             if (supportTimeout) {
                 e.lastHitNanos = now;
@@ -390,11 +427,11 @@ public final class Table {
                 e.packets++;
                 e.bytes += packetLength;
             }
-            call = e.action;
             if (directMeter != null) {
                 s.directMeterColor = TwoRateMarker.colorOf(e.meter, directMeterUnit, packetLength, now);
             }
         } else {
+            e = null;
             s.directMeterColor = TwoRateMarker.GREEN;
             missPackets++;
             call = defaultAction;

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.nat64fabric.softswitch.pipeline.Action;
+import org.nat64fabric.softswitch.pipeline.ActionProfile;
 import org.nat64fabric.softswitch.pipeline.Bits;
 import org.nat64fabric.softswitch.pipeline.Table;
 import org.nat64fabric.softswitch.pipeline.TwoRateMarker;
@@ -30,11 +31,13 @@ import p4.v1.P4RuntimeOuterClass.Index;
 import p4.v1.P4RuntimeOuterClass.MeterConfig;
 import p4.v1.P4RuntimeOuterClass.MeterEntry;
 import p4.v1.P4RuntimeOuterClass.RegisterEntry;
+import p4.v1.P4RuntimeOuterClass.TableAction;
 import p4.v1.P4RuntimeOuterClass.TableEntry;
 import p4.v1.P4RuntimeOuterClass.Update;
 
 /**
- * Applies P4Runtime entities (table entries, multicast groups, clone sessions) to a switch,
+ * Applies P4Runtime entities (table entries, multicast groups, clone sessions, action profile
+ * members and groups, digest configurations, ...) to a switch,
  * checking them against the P4Info as the P4Runtime specification requires, and turns the
  * switch's entries back into entities for reads.
  */
@@ -57,6 +60,10 @@ public final class Entities {
      * them (their order), P4Runtime names them with priority 0 (9.1.6).
      */
     private final Map<Table, Map<List<Table.FieldMatch>, Table.Entry>> programEntries = new HashMap<>();
+    private final ActionProfiles profiles;
+    private final Digests digests;
+    /** The action of each entry of an indirect table as written (member, group or action set), for reads and references. */
+    private final Map<Table.Entry, TableAction> indirectActions = new IdentityHashMap<>();
     /** TableEntry.controller_metadata (deprecated, still read back) of the entries that have one. */
     private final Map<Table.Entry, Long> controllerMetadata = new IdentityHashMap<>();
 
@@ -65,6 +72,8 @@ public final class Entities {
         this.sw = sw;
         this.replication = new Replication(sw);
         this.valueSets = new ValueSets(sw.program, info);
+        this.digests = new Digests(sw.program, info);
+        this.profiles = new ActionProfiles(sw.program, info, (t, a) -> actionCall(t, a, false));
         for (Table t : sw.program.tables) {
             if (!t.needsPriority() && !t.entries().isEmpty()) {
                 Map<List<Table.FieldMatch>, Table.Entry> byMatch = new HashMap<>();
@@ -160,6 +169,15 @@ public final class Entities {
             case VALUE_SET_ENTRY:
                 valueSets.apply(type, entity.getValueSetEntry());
                 return;
+            case ACTION_PROFILE_MEMBER:
+                profiles.member(type, entity.getActionProfileMember());
+                return;
+            case ACTION_PROFILE_GROUP:
+                profiles.group(type, entity.getActionProfileGroup());
+                return;
+            case DIGEST_ENTRY:
+                digests.write(type, entity.getDigestEntry());
+                return;
             case ENTITY_NOT_SET:
                 throw new EntityException(Code.INVALID_ARGUMENT, "the update's entity is not set");
             default: {
@@ -172,10 +190,7 @@ public final class Entities {
     /** The ID an entity of a kind this target's programs never have names (0 for a wildcard). */
     private static int absentKindId(Entity e) {
         switch (e.getEntityCase()) {
-            case ACTION_PROFILE_MEMBER: return e.getActionProfileMember().getActionProfileId();
-            case ACTION_PROFILE_GROUP: return e.getActionProfileGroup().getActionProfileId();
             case VALUE_SET_ENTRY: return e.getValueSetEntry().getValueSetId();
-            case DIGEST_ENTRY: return e.getDigestEntry().getDigestId();
             case EXTERN_ENTRY: return e.getExternEntry().getExternTypeId();
             default: throw new IllegalArgumentException("not an absent kind: " + e.getEntityCase());
         }
@@ -184,9 +199,7 @@ public final class Entities {
     private static String absentKind(Entity e, int id) {
         String what;
         switch (e.getEntityCase()) {
-            case ACTION_PROFILE_MEMBER: case ACTION_PROFILE_GROUP: what = "action profile"; break;
             case VALUE_SET_ENTRY: what = "parser value set"; break;
-            case DIGEST_ENTRY: what = "digest"; break;
             default: what = "extern type"; break;
         }
         return id == 0 ? e.getEntityCase() + ": a write must name the " + what + " (ID 0 is a wildcard)"
@@ -409,6 +422,12 @@ public final class Entities {
                 return replication.read(request.getPacketReplicationEngineEntry());
             case VALUE_SET_ENTRY:
                 return valueSets.read(request.getValueSetEntry());
+            case ACTION_PROFILE_MEMBER:
+                return profiles.readMembers(request.getActionProfileMember());
+            case ACTION_PROFILE_GROUP:
+                return profiles.readGroups(request.getActionProfileGroup());
+            case DIGEST_ENTRY:
+                return digests.read(request.getDigestEntry());
             case ENTITY_NOT_SET:
                 throw new EntityException(Code.INVALID_ARGUMENT, "a read names no entity kind (P4Runtime 11.2: "
                         + "an empty Entity is not a wildcard)");
@@ -474,6 +493,10 @@ public final class Entities {
             }
             t.remove(existing);
             controllerMetadata.remove(existing);
+            TableAction was = indirectActions.remove(existing);
+            if (was != null) {
+                profiles.retain(t, was, -1);
+            }
             return;
         }
         if (e.getIdleTimeoutNs() < 0) {
@@ -486,7 +509,13 @@ public final class Entities {
         if (type == Update.Type.INSERT && !e.hasAction()) {
             throw new EntityException(Code.INVALID_ARGUMENT, "the entry for " + t.name + " has no action (an INSERT needs one)");
         }
-        Table.ActionCall call = e.hasAction() ? actionCall(t, e, false) : null;
+        Table.ActionCall call = null;
+        ActionProfile.Target target = null;
+        if (e.hasAction() && t.profile() != null) {
+            target = profiles.target(t, e.getAction());
+        } else if (e.hasAction()) {
+            call = actionCall(t, e.getAction(), false);
+        }
         // Direct resources (9.1.9): an unset meter_config means the default (every packet GREEN),
         // an unset counter_data leaves the counter as it is (zero for a new entry).
         if (e.hasMeterConfig() && t.directMeter == null) {
@@ -506,12 +535,17 @@ public final class Entities {
                 throw new EntityException(Code.RESOURCE_EXHAUSTED, "table " + t.name + " is full (" + t.size + " entries)");
             }
             Table.Entry entry = new Table.Entry(match, e.getPriority(), call, e.getIdleTimeoutNs());
+            entry.indirect = target;
             entry.meter = meter;
             entry.metadata = metadata;
             entry.packets = e.getCounterData().getPacketCount();
             entry.bytes = e.getCounterData().getByteCount();
             t.insert(entry);
             setControllerMetadata(entry, e.getControllerMetadata());
+            if (target != null) {
+                indirectActions.put(entry, e.getAction());
+                profiles.retain(t, e.getAction(), 1);
+            }
             return;
         }
         if (existing == null) {
@@ -519,6 +553,11 @@ public final class Entities {
         }
         if (call != null) {
             t.modify(existing, call);
+        }
+        if (target != null) {
+            profiles.retain(t, e.getAction(), 1);
+            profiles.retain(t, indirectActions.put(existing, e.getAction()), -1);
+            existing.indirect = target;
         }
         if (t.directMeter != null) {
             existing.meter = meter;
@@ -558,14 +597,19 @@ public final class Entities {
         if (t.constDefaultAction) {
             throw new EntityException(Code.PERMISSION_DENIED, "the default action of " + t.name + " is const");
         }
-        t.setDefaultAction(e.hasAction() ? actionCall(t, e, true) : t.initialDefaultAction());
+        if (t.profile() != null) {
+            // As the reference implementation (PI) answers: an indirect table keeps the program's default action.
+            throw new EntityException(Code.INVALID_ARGUMENT, "cannot set or reset the default action of " + t.name
+                    + ", an indirect table (implementation " + t.profile().name + ")");
+        }
+        t.setDefaultAction(e.hasAction() ? actionCall(t, e.getAction(), true) : t.initialDefaultAction());
     }
 
     private Table.FieldMatch[] match(Table t, List<FieldMatch> fields) throws EntityException {
         Table.FieldMatch[] out = new Table.FieldMatch[t.keys.size()];
         for (FieldMatch f : fields) {
-            int i = f.getFieldId() - 1;
-            if (i < 0 || i >= out.length) {
+            int i = t.keyIndex(f.getFieldId());
+            if (i < 0) {
                 throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no match field with ID " + f.getFieldId());
             }
             if (out[i] != null) {
@@ -629,7 +673,7 @@ public final class Entities {
             if (out[i] == null) {
                 Table.KeyField k = t.keys.get(i);
                 if (k.kind == Table.MatchKind.EXACT) {
-                    throw new EntityException(Code.INVALID_ARGUMENT, t.name + ": exact field '" + k.name + "' (ID " + (i + 1) + ") is missing");
+                    throw new EntityException(Code.INVALID_ARGUMENT, t.name + ": exact field '" + k.name + "' (ID " + k.id + ") is missing");
                 }
                 out[i] = k.kind == Table.MatchKind.RANGE ? Table.FieldMatch.range(BigInteger.ZERO, Bits.wideMask(k.width))
                         : Table.FieldMatch.wildcard();
@@ -660,12 +704,17 @@ public final class Entities {
         return v;
     }
 
-    private Table.ActionCall actionCall(Table t, TableEntry e, boolean asDefault) throws EntityException {
-        if (!e.getAction().hasAction()) {
-            throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " is a direct table: its entries take "
-                    + "an action (not an action profile member, group or action set)");
+    /** A direct action: of a direct table's entry, or of its default entry. */
+    private Table.ActionCall actionCall(Table t, TableAction ta, boolean asDefault) throws EntityException {
+        if (!ta.hasAction()) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " is a direct table: its entries take an "
+                    + "action (not an action profile member, group or action set)");
         }
-        var a = e.getAction().getAction();
+        return actionCall(t, ta.getAction(), asDefault);
+    }
+
+    /** An action checked against a table's actions and their scopes (an entry's, a default entry's or a member's). */
+    private Table.ActionCall actionCall(Table t, p4.v1.P4RuntimeOuterClass.Action a, boolean asDefault) throws EntityException {
         Action action = actionsById.get(a.getActionId());
         if (action == null) {
             throw new EntityException(Code.INVALID_ARGUMENT, "no action with ID " + a.getActionId());
@@ -760,9 +809,16 @@ public final class Entities {
 
     /** Whether an entry passes a wildcard read's other filters (9.1.10): action, metadata, controller_metadata. */
     private boolean passesFilters(Table.Entry e, TableEntry q) {
-        return (!q.getAction().hasAction() || actionsById.get(q.getAction().getAction().getActionId()) == e.action.action)
+        return actionMatches(e, q.getAction())
                 && (q.getMetadata().isEmpty() || Arrays.equals(q.getMetadata().toByteArray(), e.metadata))
                 && (q.getControllerMetadata() == 0 || q.getControllerMetadata() == controllerMetadata.getOrDefault(e, 0L));
+    }
+
+    private boolean actionMatches(Table.Entry e, TableAction q) {
+        if (e.indirect != null) {
+            return q.getTypeCase() == TableAction.TypeCase.TYPE_NOT_SET || q.equals(indirectActions.get(e));
+        }
+        return !q.hasAction() || actionsById.get(q.getAction().getActionId()) == e.action.action;
     }
 
     /** An entry's P4Runtime priority: 0 in tables without ternary, range or optional fields (the program numbers its own entries). */
@@ -786,7 +842,7 @@ public final class Entities {
         for (int i = 0; i < t.keys.size(); i++) {
             Table.KeyField k = t.keys.get(i);
             Table.FieldMatch m = e.match[i];
-            FieldMatch.Builder f = FieldMatch.newBuilder().setFieldId(i + 1);
+            FieldMatch.Builder f = FieldMatch.newBuilder().setFieldId(k.id);
             switch (k.kind) {
                 case EXACT: f.getExactBuilder().setValue(bytes(m.value)); break;
                 case LPM:
@@ -815,7 +871,11 @@ public final class Entities {
             }
             b.addMatch(f);
         }
-        b.getActionBuilder().setAction(action(e.action));
+        if (e.indirect != null) {
+            b.setAction(indirectActions.get(e));
+        } else {
+            b.getActionBuilder().setAction(action(e.action));
+        }
         if (withCounters) {
             long[] counts = t.counts(e);
             b.setCounterData(CounterData.newBuilder().setPacketCount(counts[0]).setByteCount(counts[1]));
@@ -832,6 +892,11 @@ public final class Entities {
             act.addParamsBuilder().setParamId(i + 1).setValue(bytes(call.args[i]));
         }
         return act.build();
+    }
+
+    /** The program's digests on their way to the controller. */
+    public Digests digests() {
+        return digests;
     }
 
     /** The P4Runtime table ID of a table. */

@@ -19,6 +19,25 @@ public final class NewerFields {
     public static final int REQUEST_ROLE = 6;
     /** Role.name (string), 1.4. */
     public static final int ROLE_NAME = 3;
+    /** P4Info ActionProfile.sum_of_members (SumOfMembers, whose field 1 is max_member_weight), 1.4. */
+    public static final int ACTION_PROFILE_SUM_OF_MEMBERS = 7;
+
+    /**
+     * The max_member_weight of an ActionProfile's sum_of_members: -1 when the profile has none (its
+     * groups are sized by the sum of their weights), 0 when it sets no limit.
+     */
+    public static long maxMemberWeight(Message actionProfile) {
+        ByteString b = bytes(actionProfile, ACTION_PROFILE_SUM_OF_MEMBERS);
+        if (b == null) {
+            return -1;
+        }
+        try {
+            var weights = UnknownFieldSet.parseFrom(b).getField(1).getVarintList();
+            return weights.isEmpty() ? 0 : weights.get(weights.size() - 1);
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            return 0;
+        }
+    }
 
     private NewerFields() {
     }

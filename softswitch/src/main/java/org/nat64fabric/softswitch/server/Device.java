@@ -18,6 +18,8 @@ import org.nat64fabric.softswitch.ebpf.FastPath;
 import org.nat64fabric.softswitch.pipeline.Table;
 import org.nat64fabric.softswitch.sim.Pcap;
 import org.nat64fabric.softswitch.v1model.V1ModelSwitch;
+import p4.v1.P4RuntimeOuterClass.DigestList;
+import p4.v1.P4RuntimeOuterClass.DigestListAck;
 import p4.v1.P4RuntimeOuterClass.IdleTimeoutNotification;
 import p4.v1.P4RuntimeOuterClass.PacketIn;
 import p4.v1.P4RuntimeOuterClass.PacketOut;
@@ -30,6 +32,8 @@ import p4.v1.P4RuntimeOuterClass.TableEntry;
 public final class Device implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger("softswitch");
     private static final long IDLE_SCAN_MS = 100;
+    /** How often digest lists waiting for their max_timeout_ns are looked at. */
+    private static final long DIGEST_TICK_MS = 5;
 
     /** Where packets leave the switch: {@code send} may queue, {@code flush} sends what is queued. */
     public interface Port {
@@ -59,6 +63,7 @@ public final class Device implements AutoCloseable {
     private FastPath fastPath;
     private volatile Consumer<PacketIn> packetIns = p -> count("packet-in: no controller");
     private volatile Consumer<IdleTimeoutNotification> idleNotifications = n -> { };
+    private volatile Consumer<DigestList> digestLists = l -> count("digest list: no controller");
 
     public Device(long deviceId, int cpuPort) {
         this.deviceId = deviceId;
@@ -69,6 +74,7 @@ public final class Device implements AutoCloseable {
             return t;
         });
         idleScanner.scheduleWithFixedDelay(this::scanIdleEntries, IDLE_SCAN_MS, IDLE_SCAN_MS, TimeUnit.MILLISECONDS);
+        idleScanner.scheduleWithFixedDelay(this::flushDigests, DIGEST_TICK_MS, DIGEST_TICK_MS, TimeUnit.MILLISECONDS);
     }
 
     public void addPort(int number, Port port) {
@@ -104,6 +110,10 @@ public final class Device implements AutoCloseable {
     void setPipeline(Pipeline p) {
         Pipeline old = pipeline;
         p.sw.setCpuPort(cpuPort);
+        p.entities.digests().sendTo(list -> {
+            count("digest lists");
+            digestLists.accept(list);
+        });
         pipeline = p;
         if (fastPathMode != null && (old == null || old.sw != p.sw)) {
             stopFastPath();
@@ -155,6 +165,28 @@ public final class Device implements AutoCloseable {
 
     void onIdleTimeout(Consumer<IdleTimeoutNotification> sink) {
         idleNotifications = sink;
+    }
+
+    void onDigestList(Consumer<DigestList> sink) {
+        digestLists = sink;
+    }
+
+    /** A DigestListAck from the primary; false when the pipeline has no such digest. */
+    boolean digestAck(DigestListAck ack) {
+        Pipeline p = pipeline;
+        return p != null && p.entities.digests().ack(ack);
+    }
+
+    /** Sends the digest lists whose max_timeout_ns has passed; frees data whose ack timed out. */
+    private void flushDigests() {
+        Pipeline p = pipeline;
+        try {
+            if (p != null) {
+                p.entities.digests().flushDue(System.nanoTime());
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "digest flush failed", e);
+        }
     }
 
     /** A frame received on a port; the caller flushes the ports after a batch. */

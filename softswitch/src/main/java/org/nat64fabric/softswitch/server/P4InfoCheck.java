@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.nat64fabric.softswitch.runtime.NewerFields;
 import p4.config.v1.P4InfoOuterClass;
 import p4.config.v1.P4InfoOuterClass.P4Info;
 
@@ -42,7 +43,25 @@ final class P4InfoCheck {
         for (P4InfoOuterClass.Action a : info.getActionsList()) {
             actionNames.put(a.getPreamble().getId(), a.getPreamble().getName());
         }
+        Map<Integer, String> profileNames = new HashMap<>();
+        for (P4InfoOuterClass.ActionProfile a : info.getActionProfilesList()) {
+            profileNames.put(a.getPreamble().getId(), a.getPreamble().getName());
+        }
+        Map<Integer, String> tableNames = new HashMap<>();
+        for (P4InfoOuterClass.Table t : info.getTablesList()) {
+            tableNames.put(t.getPreamble().getId(), t.getPreamble().getName());
+        }
         Map<String, String> out = new TreeMap<>();
+        for (P4InfoOuterClass.ActionProfile a : info.getActionProfilesList()) {
+            TreeSet<String> tables = new TreeSet<>();
+            for (int id : a.getTableIdsList()) {
+                tables.add(tableNames.get(id));
+            }
+            // max_group_size is not compared: the switch keeps the P4Info's (another compiler may choose its own default).
+            long maxMemberWeight = NewerFields.maxMemberWeight(a);
+            out.put("action profile " + a.getPreamble().getName(), (a.getWithSelector() ? "selector" : "profile") + " size "
+                    + a.getSize() + " tables " + tables + (maxMemberWeight < 0 ? "" : " sum_of_members"));
+        }
         for (P4InfoOuterClass.Table t : info.getTablesList()) {
             StringBuilder sb = new StringBuilder("match (");
             for (P4InfoOuterClass.MatchField f : t.getMatchFieldsList()) {
@@ -55,7 +74,8 @@ final class P4InfoCheck {
             }
             sb.append(") actions ").append(actions).append(" size ").append(t.getSize())
                     .append(" idle timeout ").append(t.getIdleTimeoutBehavior())
-                    .append(" direct resources ").append(t.getDirectResourceIdsCount());
+                    .append(" direct resources ").append(t.getDirectResourceIdsCount())
+                    .append(" implementation ").append(profileNames.get(t.getImplementationId()));
             out.put("table " + t.getPreamble().getName(), sb.toString());
         }
         for (P4InfoOuterClass.Action a : info.getActionsList()) {
@@ -88,6 +108,17 @@ final class P4InfoCheck {
                         .append(" bit<").append(f.getBitwidth()).append(">; ");
             }
             out.put("value set " + v.getPreamble().getName(), sb.append(") size ").append(v.getSize()).toString());
+        }
+        for (P4InfoOuterClass.Digest d : info.getDigestsList()) {
+            String struct = d.getTypeSpec().getStruct().getName();
+            StringBuilder sb = new StringBuilder("struct ").append(struct).append(" (");
+            var spec = info.getTypeInfo().getStructsMap().get(struct);
+            if (spec != null) {
+                for (var m : spec.getMembersList()) {
+                    sb.append(m.getName()).append(" bit<").append(m.getTypeSpec().getBitstring().getBit().getBitwidth()).append(">; ");
+                }
+            }
+            out.put("digest " + d.getPreamble().getName(), sb.append(')').toString());
         }
         for (P4InfoOuterClass.ControllerPacketMetadata m : info.getControllerPacketMetadataList()) {
             StringBuilder sb = new StringBuilder("(");

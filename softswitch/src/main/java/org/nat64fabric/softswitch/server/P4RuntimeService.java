@@ -52,6 +52,8 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
         device.onIdleTimeout(n -> arbitration.sendToPrimaries(
                 StreamMessageResponse.newBuilder().setIdleTimeoutNotification(n).build(),
                 why -> device.count("notification: dropped (" + why + ")")));
+        device.onDigestList(list -> arbitration.sendToPrimaries(StreamMessageResponse.newBuilder().setDigest(list).build(),
+                why -> device.count("digest list: dropped (" + why + ")")));
     }
 
     @Override
@@ -228,7 +230,14 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                         }
                         break;
                     case DIGEST_ACK:
-                        break;   // the v1model programs softswitch runs have no digests
+                        if (!arbitration.isPrimary(controller)) {
+                            controller.send(streamError(request, Code.PERMISSION_DENIED,
+                                    "digest ack from a controller that is not the primary"));
+                        } else if (!device.digestAck(request.getDigestAck())) {
+                            controller.send(streamError(request, Code.NOT_FOUND, "no digest with ID "
+                                    + request.getDigestAck().getDigestId() + " in the current pipeline"));
+                        }
+                        break;
                     default:
                         controller.send(streamError(request, Code.UNIMPLEMENTED, "stream message " + request.getUpdateCase()
                                 + " is not supported"));

@@ -4,6 +4,7 @@ import java.math.BigInteger;
 import java.util.List;
 import java.util.Random;
 import java.util.zip.CRC32;
+import org.nat64fabric.softswitch.pipeline.ActionProfile;
 import org.nat64fabric.softswitch.pipeline.BitBuffer;
 import org.nat64fabric.softswitch.pipeline.Bits;
 import org.nat64fabric.softswitch.pipeline.CodeWriter;
@@ -301,6 +302,77 @@ public final class Externs {
 
         @Override public void c(CodeWriter w) {
             throw new CodeWriter.Unsupported("hash()");
+        }
+    }
+
+    /**
+     * An action_selector's hash of a packet: its algorithm over the table's selector fields (packed
+     * in key order, as hash() packs its data), cut to the selector's output width.
+     */
+    public static final class SelectorHash implements ActionProfile.SelectorHash {
+        private final Algorithm algo;
+        private final Data data;
+        private final long mask;
+        private final Random random;
+
+        public SelectorHash(Algorithm algo, Data data, int outputWidth, Random random) {
+            this.algo = algo;
+            this.data = data;
+            this.mask = outputWidth >= 64 ? -1L : (1L << outputWidth) - 1;
+            this.random = random;
+        }
+
+        @Override public long of(State s) {
+            data.pack(s, s.scratch);
+            return compute(algo, s.scratch.bytes(), s.scratch.bitLength(), random) & mask;
+        }
+    }
+
+    /**
+     * A digest: the struct type whose values {@code digest<T>(receiver, data)} sends to the control
+     * plane (P4Info names the digest after the struct, as p4c does). Its sink, set by the P4Runtime
+     * side, takes each digest's field values; without one, digests go nowhere.
+     */
+    public static final class Digest {
+        public final String name;
+        public final List<String> fields;
+        public final int[] widths;
+        private volatile java.util.function.Consumer<BigInteger[]> sink = values -> { };
+
+        public Digest(String name, List<String> fields, int[] widths) {
+            this.name = name;
+            this.fields = fields;
+            this.widths = widths;
+        }
+
+        public void sendTo(java.util.function.Consumer<BigInteger[]> sink) {
+            this.sink = sink;
+        }
+    }
+
+    /** digest(receiver, data): the data's values as they are at the call (the receiver is not used, as on BMv2). */
+    public static final class DigestCall extends Stmt {
+        private final Digest digest;
+        private final Expr[] values;
+
+        public DigestCall(Digest digest, List<Expr> values) {
+            this.digest = digest;
+            this.values = values.toArray(new Expr[0]);
+        }
+
+        @Override public int exec(State s) {
+            BigInteger[] out = new BigInteger[values.length];
+            for (int i = 0; i < values.length; i++) {
+                int width = digest.widths[i];
+                out[i] = width > 64 ? values[i].evalWide(s)
+                        : width == 64 ? Bits.unsigned(values[i].eval(s)) : BigInteger.valueOf(values[i].eval(s) & Bits.mask(width));
+            }
+            digest.sink.accept(out);
+            return NEXT;
+        }
+
+        @Override public void c(CodeWriter w) {
+            throw new CodeWriter.Unsupported("digest()");
         }
     }
 

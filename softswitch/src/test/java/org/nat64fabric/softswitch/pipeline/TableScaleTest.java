@@ -29,8 +29,8 @@ class TableScaleTest {
         Expr port = new Expr.Slot(new Type.Bits(16, false), 1, 16);
         Action snat = new Action("snat", Map.of(), List.of());
         return new Table("session", Map.of(), List.of(
-                new Table.KeyField("src_addr", Table.MatchKind.EXACT, 128, host, Map.of()),
-                new Table.KeyField("src_port", Table.MatchKind.EXACT, 16, port, Map.of())),
+                new Table.KeyField(1, "src_addr", Table.MatchKind.EXACT, 128, host, Map.of()),
+                new Table.KeyField(2, "src_port", Table.MatchKind.EXACT, 16, port, Map.of())),
                 List.of(new Table.ActionRef(snat, false, false, Map.of())), 1 << 20, true, false, false,
                 null, 0, null, 0, new Table.ActionCall(snat, new BigInteger[0]));
     }
