@@ -102,6 +102,7 @@ class Sandbox:
             self.fake(self.bin / tool, tool)
         self.write(self.hw / "nat64_sume.p4", "// the SUME variant (not compiled here)\n")
         self.write(self.build / "commands.txt", "table_cam_add_entry session_v4 set_v6 0xc0000201 => 0x1\n")
+        self.write(self.build / "model_card.txt", "in echo nf1 00\nout echo drop\n")
         self.write(self.hw / "testdata" / "gen_testdata.py", "# faked\n")
         self.scenario()
 
@@ -128,8 +129,9 @@ class Sandbox:
                               universal_newlines=True, timeout=60)
 
     def built(self):
-        """What the driver wrote into the build directory (the sandbox put commands.txt there, as make does)."""
-        return sorted(str(p.relative_to(self.build)) for p in self.build.rglob("*") if p.name != "commands.txt")
+        """What the driver wrote into the build directory (the sandbox put make's files there)."""
+        return sorted(str(p.relative_to(self.build)) for p in self.build.rglob("*")
+                      if p.name not in ("commands.txt", "model_card.txt"))
 
     def trace(self):
         """The tool calls made, without the check's probes of python2 and vivado."""
