@@ -49,7 +49,8 @@ def read_model_card(path):
                 continue
             where = "%s:%d: " % (path, number)
             try:
-                if words[0] == "in" and len(words) == 4 and words[2] in ONE_HOT:
+                if words[0] == "in" and len(words) == 4 and words[2] in ONE_HOT \
+                        and (not cases or cases[-1].out_port is not None):
                     cases.append(Case(words[1], words[2], binascii.unhexlify(words[3])))
                 elif words[0] == "out" and cases and cases[-1].out_port is None and words[1] == cases[-1].name \
                         and (words[2:] == ["drop"] or len(words) == 4 and words[2] in ONE_HOT):
