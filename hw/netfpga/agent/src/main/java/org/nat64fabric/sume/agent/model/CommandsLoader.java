@@ -12,6 +12,7 @@ import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.pipeline.Table;
 import org.nat64fabric.sume.agent.card.CardException;
 import org.nat64fabric.sume.agent.card.CardTables;
+import org.nat64fabric.sume.agent.commands.CommandsFile;
 import org.nat64fabric.sume.agent.layout.TableLayout;
 
 /**
@@ -22,8 +23,6 @@ import org.nat64fabric.sume.agent.layout.TableLayout;
  * parameters of every action of the table, of which the named action's are taken.
  */
 public final class CommandsLoader {
-    private static final String BLOCK = "Nat64Ingress.";
-
     private final Program program;
     private final ModelCard card;
     private final Map<Integer, List<CardTables.LpmRow>> lpmRows = new LinkedHashMap<>();
@@ -69,7 +68,8 @@ public final class CommandsLoader {
         Table table = program.tables.get(id);
         TableLayout layout = ModelCard.layoutOf(table);
         if (layout.kind != (lpm ? TableLayout.Kind.LPM : TableLayout.Kind.CAM)) {
-            throw new IllegalArgumentException(words[1] + " is a " + layout.kind + " table, not for " + words[0]);
+            throw new IllegalArgumentException(words[1] + (layout.kind == TableLayout.Kind.LPM
+                    ? " is an LPM table: table_lpm_add_entry writes it" : " is a " + layout.kind + " table: not written here"));
         }
         BigInteger value = value(table, layout, words[2], sides[1].trim());
         String[] keys = Arrays.copyOfRange(words, 3, words.length);
@@ -90,7 +90,7 @@ public final class CommandsLoader {
 
     private int tableId(String name) {
         for (int id = 0; id < program.tables.size(); id++) {
-            if (program.tables.get(id).name.equals(BLOCK + name)) {
+            if (program.tables.get(id).name.equals(CommandsFile.BLOCK + name)) {
                 return id;
             }
         }
@@ -104,7 +104,7 @@ public final class CommandsLoader {
         int index = -1;
         int total = 0;
         for (int a = 0; a < table.actions.size(); a++) {
-            if (table.actions.get(a).action.name.equals(BLOCK + action)) {
+            if (table.actions.get(a).action.name.equals(CommandsFile.BLOCK + action)) {
                 index = a;
                 first = total;
             }
