@@ -17,8 +17,10 @@ import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
 import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.sume.agent.commands.CommandsFile;
 import org.nat64fabric.sume.agent.io.RawSocket;
+import org.nat64fabric.sume.agent.model.CommandsLoader;
 import org.nat64fabric.sume.agent.model.ModelCard;
 import org.nat64fabric.sume.agent.model.ModelCardPorts;
+import org.nat64fabric.sume.agent.model.Recorder;
 import org.nat64fabric.sume.agent.server.AgentServer;
 import p4.config.v1.P4InfoOuterClass.P4Info;
 
@@ -48,6 +50,12 @@ public final class Main {
             "embedded controller would write to switch ID of the fabric config (docs/netcfg.md), for the",
             "card's program (default hw/netfpga/nat64_sume.p4).",
             "",
+            "       sume-agent record --commands COMMANDS.txt --cases CASES.txt [--program FILE.p4]",
+            "",
+            "Prints what the model card, holding the entries of COMMANDS.txt and nothing else, does with",
+            "each frame of CASES.txt (lines NAME PORT HEX): the expected results of the SUME simulations,",
+            "which hw/netfpga/testdata/gen_testdata.py turns into P4-NetFPGA's test data.",
+            "",
             "Without --model the agent needs the SUME driver (kernel module sume_riffa) and the SDNet",
             "table libraries of the card's build; see hw/netfpga/README.md, \"The control agent\".");
 
@@ -66,6 +74,9 @@ public final class Main {
     static int run(String[] args) throws IOException {
         if (args.length > 0 && args[0].equals("commands")) {
             return commands(args);
+        }
+        if (args.length > 0 && args[0].equals("record")) {
+            return record(args);
         }
         int grpcPort = 9559;
         String grpcAddr = "0.0.0.0";
@@ -185,6 +196,40 @@ public final class Main {
         } catch (ConfigException e) {
             throw new IllegalArgumentException(config + ": " + e.getMessage());
         }
+        return 0;
+    }
+
+    /** {@code record --commands FILE --cases FILE [--program FILE.p4]}: the model card's results on standard output. */
+    private static int record(String[] args) throws IOException {
+        Path commands = null;
+        Path cases = null;
+        Path program = null;
+        for (int i = 1; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--commands":
+                    commands = Paths.get(value(args, ++i, a));
+                    break;
+                case "--cases":
+                    cases = Paths.get(value(args, ++i, a));
+                    break;
+                case "--program":
+                    program = Paths.get(value(args, ++i, a));
+                    break;
+                default:
+                    throw new IllegalArgumentException("record: unknown option " + a + " (see --help)");
+            }
+        }
+        if (commands == null || cases == null) {
+            throw new IllegalArgumentException("record needs --commands COMMANDS.txt and --cases CASES.txt (see --help)");
+        }
+        Path source = program != null ? program : defaultProgram();
+        Program p = compile(source);
+        ModelCard card = new ModelCard(p);
+        new CommandsLoader(p, card).load(commands.toString(), Files.readAllLines(commands));
+        System.out.println("# The model card (softswitch running " + source.getFileName() + ") holding the entries of "
+                + commands + " and nothing else: each frame of " + cases + " and where it left (sume-agent record)");
+        new Recorder(card).record(cases.toString(), Files.readAllLines(cases)).forEach(System.out::println);
         return 0;
     }
 

@@ -35,7 +35,8 @@ import p4.config.v1.P4InfoOuterClass.P4Info;
  * action's. Numbers are hexadecimal; an LPM prefix is an IPv4 or IPv6 address.
  */
 public final class CommandsFile {
-    private static final String BLOCK = "Nat64Ingress.";
+    /** The pipe's control name, which names in the file leave out. */
+    public static final String BLOCK = "Nat64Ingress.";
 
     private final Map<String, P4InfoOuterClass.Table> tables = new HashMap<>();
     private final Map<Integer, P4InfoOuterClass.Action> actions = new HashMap<>();
