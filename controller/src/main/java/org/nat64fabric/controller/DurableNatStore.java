@@ -76,7 +76,8 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
         final Map<String, TrackedMap<Object>> maps = new HashMap<>();
 
         TrackedMap<Object> map(String name) {
-            return maps.computeIfAbsent(name, n -> new TrackedMap<>(n, changes));
+            return maps.computeIfAbsent(name, n -> new TrackedMap<>(n, changes,
+                    MapNatStore.PER_SESSION_MAPS.contains(n) ? MapNatStore.EXPECTED_SESSIONS : 16));
         }
 
         @Override

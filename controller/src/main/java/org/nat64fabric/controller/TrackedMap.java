@@ -157,12 +157,14 @@ final class TrackedMap<V> extends AbstractMap<String, V> implements ConcurrentMa
     }
 
     private final String name;
-    private final ConcurrentHashMap<String, Row<V>> data = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Row<V>> data;
     private final Changes changes;
 
-    TrackedMap(String name, Changes changes) {
+    /** {@code expectedSize}: the keys it is sized for, so that it does not rehash while it fills. */
+    TrackedMap(String name, Changes changes, int expectedSize) {
         this.name = name;
         this.changes = changes;
+        this.data = new ConcurrentHashMap<>(expectedSize);
     }
 
     /**

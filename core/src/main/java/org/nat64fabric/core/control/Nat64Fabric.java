@@ -48,6 +48,7 @@ import org.nat64fabric.core.pool4.Protocol;
 import org.nat64fabric.core.pool4.TransportAddress;
 import org.nat64fabric.core.session.BibEntry;
 import org.nat64fabric.core.session.Session;
+import org.nat64fabric.core.store.MapNatStore;
 import org.nat64fabric.core.store.NatStore;
 
 /**
@@ -198,7 +199,7 @@ public final class Nat64Fabric implements Nat64Service {
         synchronized (this) {
             desiredState(switchConfig(link.deviceId())).forEach(e -> desired.put(e.key(), e));
             links.put(link.deviceId(), link);
-            installed.put(link.deviceId(), new ConcurrentHashMap<>(desired));
+            installed.put(link.deviceId(), heldMap(link.deviceId(), desired));
         }
         List<Update> updates = new ArrayList<>();
         held.forEach((key, e) -> {
@@ -230,9 +231,21 @@ public final class Nat64Fabric implements Nat64Service {
     public synchronized void attached(SwitchLink link) {
         links.put(link.deviceId(), link);
         programmed.add(link.deviceId());
-        Map<String, Entity> desired = new ConcurrentHashMap<>();
+        Map<String, Entity> desired = new LinkedHashMap<>();
         desiredState(switchConfig(link.deviceId())).forEach(e -> desired.put(e.key(), e));
-        installed.put(link.deviceId(), desired);
+        installed.put(link.deviceId(), heldMap(link.deviceId(), desired));
+    }
+
+    /**
+     * What a switch holds, starting as {@code entries}: a translating switch's map is sized for
+     * two entries per BIB entry of a full session table, so that it never grows in one piece
+     * while setups wait (growing past 98 304 entries held setups for 30-90 ms).
+     */
+    private Map<String, Entity> heldMap(String deviceId, Map<String, Entity> entries) {
+        int expected = switchConfig(deviceId).translates() ? 2 * MapNatStore.EXPECTED_SESSIONS : 0;
+        Map<String, Entity> held = new ConcurrentHashMap<>(Math.max(expected, entries.size()));
+        held.putAll(entries);
+        return held;
     }
 
     public synchronized void disconnected(String deviceId) {

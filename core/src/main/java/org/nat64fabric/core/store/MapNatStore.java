@@ -37,6 +37,16 @@ public class MapNatStore implements NatStore {
         <V> Map<String, V> open(String name);
     }
 
+    /**
+     * The sessions a store is sized for up front: the session tables' size in p4/include. Maps
+     * that grow with the sessions are made this large at once where they are in memory: a hash
+     * map growing past a power of two rehashes every entry while its writers wait.
+     */
+    public static final int EXPECTED_SESSIONS = 1 << 20;
+
+    /** The maps with an entry (or about one) per session, which {@link #EXPECTED_SESSIONS} sizes. */
+    public static final Set<String> PER_SESSION_MAPS = Set.of("ports", "bib6", "bib4", "sessions");
+
     /** A port in use never rests out. */
     private static final long IN_USE = Long.MAX_VALUE;
 
