@@ -16,7 +16,7 @@ FAST_PATH_SUITES := $(addprefix tests/,test_p4runtime_l3.py test_p4runtime_meter
 PY_PACKAGES := -r tests/requirements.txt
 # The JVM flags of softswitch and the embedded controller (bin/softswitch, bin/nat64fabric-controller):
 # the garbage collector, chosen by bench/setup (its README, "Garbage collection").
-JVM_FLAGS := -Xmn32m
+JVM_FLAGS := -Xmn32m -XX:MaxTenuringThreshold=0
 
 .PHONY: all deps build test demo mn-cli bench p4 p4info clean
 
