@@ -478,6 +478,30 @@ final class Elaborator {
         }
     }
 
+    /** bit<W>, int<W>, bool or a serializable enum: the fixed-width types of a header's fields. */
+    private static boolean isWireScalar(Type t) {
+        return t instanceof Type.Bits || t == Type.BOOL || t instanceof Type.Enum && ((Type.Enum) t).underlying != null;
+    }
+
+    private static boolean isPlainStruct(Type t) {
+        return t instanceof Type.Aggregate && !((Type.Aggregate) t).header && !((Type.Aggregate) t).union;
+    }
+
+    /**
+     * The first field, nested structs included, that a struct cannot hold inside a header (P4_16
+     * 7.2.2: fixed-width fields only), as "'a.b' is T"; null when it has none.
+     */
+    private static String notInHeaderStruct(Type.Aggregate struct, String prefix) {
+        for (Type.Field f : struct.fields.values()) {
+            String bad = isPlainStruct(f.type) ? notInHeaderStruct((Type.Aggregate) f.type, prefix + f.name + ".")
+                    : isWireScalar(f.type) ? null : "'" + prefix + f.name + "' is " + f.type;
+            if (bad != null) {
+                return bad;
+            }
+        }
+        return null;
+    }
+
     private void define(Scope sc, NameContext name, Object symbol) {
         define(sc, name, name.getText(), symbol);
     }
@@ -508,10 +532,15 @@ final class Elaborator {
                 if (ft == t) {
                     throw error(f.typeRef(), t + " cannot contain itself");
                 }
-                if (header && !(ft instanceof Type.Bits || ft == Type.BOOL || ft instanceof Type.Varbit
-                        || ft instanceof Type.Enum && ((Type.Enum) ft).underlying != null)) {
-                    throw error(f.typeRef(), "header field '" + f.name().getText()
-                            + "' must be bit<W>, int<W>, bool, a serializable enum or varbit<W>, not " + ft);
+                if (header && isPlainStruct(ft)) {
+                    String bad = notInHeaderStruct((Type.Aggregate) ft, "");
+                    if (bad != null) {
+                        throw error(f.typeRef(), "header field '" + f.name().getText() + "' has type " + ft + ", whose field "
+                                + bad + ": a struct in a header holds bit<W>, int<W>, bool, serializable enums and such structs");
+                    }
+                } else if (header && !(isWireScalar(ft) || ft instanceof Type.Varbit)) {
+                    throw error(f.typeRef(), "header field '" + f.name().getText() + "' must be bit<W>, int<W>, bool,"
+                            + " a serializable enum, varbit<W> or a struct of such fields (without varbit), not " + ft);
                 }
                 if (ft instanceof Type.Varbit && t.hasVarbit()) {
                     throw error(f.typeRef(), "a header has at most one varbit field");

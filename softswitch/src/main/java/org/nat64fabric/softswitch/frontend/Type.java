@@ -152,18 +152,38 @@ public abstract class Type {
             wireFields = null;
         }
 
-        /** The fields in order as an array: extract and emit walk it per packet without an iterator. */
-        public Field[] fieldArray() {
+        /**
+         * The fields on the wire in order, a struct field's own fields in its place (P4_16 1.2.2, 7.2.2),
+         * each with its offsets from the header's base and a dotted name such as "s.f": extract and
+         * emit walk this array per packet without an iterator.
+         */
+        public Field[] wireFields() {
             Field[] f = wireFields;
             if (f == null) {
-                f = fields.values().toArray(new Field[0]);
+                List<Field> out = new ArrayList<>();
+                addWireFields(out, "", 0, 0);
+                f = out.toArray(new Field[0]);
                 wireFields = f;
             }
             return f;
         }
+
+        private void addWireFields(List<Field> out, String prefix, int narrowBase, int wideBase) {
+            for (Field f : fields.values()) {
+                if (f.type instanceof Aggregate) {
+                    ((Aggregate) f.type).addWireFields(out, prefix + f.name + ".", narrowBase + f.narrowOffset,
+                            wideBase + f.wideOffset);
+                } else if (prefix.isEmpty()) {
+                    out.add(f);
+                } else {
+                    out.add(new Field(prefix + f.name, f.type, f.annotations, narrowBase + f.narrowOffset,
+                            wideBase + f.wideOffset));
+                }
+            }
+        }
         /** Whether a field of this header is a varbit. */
         public boolean hasVarbit() {
-            for (Field f : fields.values()) {
+            for (Field f : wireFields()) {
                 if (f.type instanceof Varbit) {
                     return true;
                 }
@@ -173,7 +193,7 @@ public abstract class Type {
         /** Bits on the wire (headers only; a varbit field counts 0). */
         public int bitWidth() {
             int w = 0;
-            for (Field f : fields.values()) {
+            for (Field f : wireFields()) {
                 w += f.wireWidth();
             }
             return w;

@@ -23,7 +23,7 @@ public final class PacketIo {
         String nb = header.cNarrowBase(w);
         String ub = type.wideSlots() == 0 ? null : header.cUnitBase(w);
         int bit = 0;
-        for (Type.Field f : type.fieldArray()) {
+        for (Type.Field f : type.wireFields()) {
             int width = f.wireWidth();
             int skip = bit & 7;
             String at = pos + " + " + (bit >>> 3);
@@ -112,7 +112,7 @@ public final class PacketIo {
         int nb = header.narrowBase(s);
         int wb = header.wideBase(s);
         int pos = at;
-        for (Type.Field f : type.fieldArray()) {
+        for (Type.Field f : type.wireFields()) {
             int width = f.wireWidth();
             if (f.wide()) {
                 s.w[wb + f.wideOffset] = State.readWide(buf, pos, width);
@@ -289,7 +289,7 @@ public final class PacketIo {
             int pos = s.outLength * 8;
             long acc = 0;
             int accBits = 0;
-            for (Type.Field f : type.fieldArray()) {
+            for (Type.Field f : type.wireFields()) {
                 int width = f.wireWidth();
                 if (f.wide()) {
                     State.writeBits(s.out, pos, accBits, acc);

@@ -30,7 +30,7 @@ public final class VarbitIo {
             this.varbitBits = varbitBits;
             this.fixedBits = type.bitWidth();
             int m = 0;
-            for (Type.Field f : type.fieldArray()) {
+            for (Type.Field f : type.wireFields()) {
                 m += f.type instanceof Type.Varbit ? ((Type.Varbit) f.type).max : 0;
             }
             this.max = m;
@@ -54,7 +54,7 @@ public final class VarbitIo {
             int nb = header.narrowBase(s);
             int wb = header.wideBase(s);
             int pos = s.cursorBits;
-            for (Type.Field f : type.fieldArray()) {
+            for (Type.Field f : type.wireFields()) {
                 if (f.type instanceof Type.Varbit) {
                     s.w[wb + f.wideOffset] = length == 0 ? BigInteger.ZERO : State.readWide(s.packet, pos, (int) length);
                     s.n[nb + f.narrowOffset] = length;
@@ -90,12 +90,12 @@ public final class VarbitIo {
             }
             int wb = header.wideBase(s);
             int total = type.bitWidth();
-            for (Type.Field f : type.fieldArray()) {
+            for (Type.Field f : type.wireFields()) {
                 total += f.type instanceof Type.Varbit ? (int) s.n[nb + f.narrowOffset] : 0;
             }
             s.ensureOut((total + 7) / 8);
             int pos = s.outLength * 8;
-            for (Type.Field f : type.fieldArray()) {
+            for (Type.Field f : type.wireFields()) {
                 if (f.type instanceof Type.Varbit) {
                     int length = (int) s.n[nb + f.narrowOffset];
                     if (length > 0) {

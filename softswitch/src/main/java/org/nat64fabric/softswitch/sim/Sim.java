@@ -149,7 +149,7 @@ public final class Sim {
         }
         StringBuilder sb = new StringBuilder();
         int bit = 0;
-        for (Type.Field f : header.fields.values()) {
+        for (Type.Field f : header.wireFields()) {
             int w = f.wireWidth();
             if (bit + w > data.length * 8) {
                 return sb.append("(truncated)").toString().trim();

@@ -63,6 +63,33 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void structHeaderFieldsLieOnTheWireInDeclarationOrder() {
+        String h = "01" + "53" + "a2" + "1234" + "0000000000000000ff" + "ee";
+        // tag 1; p = {hi 5, lo 3}; flags = {urgent, n 2, CONTROL}; seq 0x123, pad 4; w = {0xff, 0xee};
+        // then two e_t (0x9a, 0xbc) and a payload byte.
+        // The const entry on p.lo = 3 sets seq 0xabc; p's nibbles swap; urgent clears, n + 1, kind DATA;
+        // w.v + 1 carries into its 8th byte; w.e = lo nibble of the looked-ahead e_t (0xa);
+        // es[1].p = es[0].p; copy = h with tag 0x77
+        String out = "35" + "31" + "abc4" + "000000000000000100" + "0a";
+        assertEquals(List.of("01" + out + "9a9a" + "77" + out + "dd"), run("header_struct_fields.p4", h + "9abc dd"));
+        // p.lo = 4: no entry, seq stays 0x123
+        assertEquals(List.of("01" + "45" + "31" + "1234" + "000000000000000100" + "0a" + "9a9a"
+                        + "77" + "45" + "31" + "1234" + "000000000000000100" + "0a" + "dd"),
+                run("header_struct_fields.p4", "01 54 a2 1234 0000000000000000ff ee 9abc dd"));
+        // tag 0: h is invalidated and not emitted, nor is the copy; the rest is payload
+        assertEquals(List.of("9abcdd"), run("header_struct_fields.p4", "00 53 a2 1234 0000000000000000ff ee 9abc dd"));
+    }
+
+    @Test
+    void aTableMatchesAStructFieldOfAHeaderByItsDottedName() {
+        var info = P4InfoBuilder.build(Frontend.compile(PROGRAMS.resolve("header_struct_fields.p4")));
+        var table = info.getTablesList().stream().filter(t -> t.getPreamble().getName().equals("I.by_nibble")).findFirst()
+                .orElseThrow();
+        assertEquals(List.of("hdr.h.p.lo 4 EXACT"), table.getMatchFieldsList().stream()
+                .map(m -> m.getName() + " " + m.getBitwidth() + " " + m.getMatchType()).collect(Collectors.toList()));
+    }
+
+    @Test
     void actionsListBindsDirectionalArgumentsAndTheControlPlaneTheRest() {
         Program p = Frontend.compile(PROGRAMS.resolve("bound_actions.p4"));
         // the control plane gives add_to its amount; u binds its target to hdr.h.a, t to hdr.h.b
