@@ -81,6 +81,15 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void structFieldsOfAHeaderTakeListValuesAndCountInHashData() {
+        // h = {x 0x56, p {9, 9}}; h.p = {0xa, 9}; the csum16 of h's bytes 56 a9 is ~0x56a9 = 0xa956, its low
+        // byte goes to h.x; g = {0x11, {2, 3}}, then g.p.b |+| 15 saturates at 0xf
+        assertEquals(List.of("56a9" + "112f"), run("header_struct_values.p4", "5699"));
+        // h.p = {0xa, 1}: ~0x00a1 = 0xff5e
+        assertEquals(List.of("5ea1" + "112f"), run("header_struct_values.p4", "0011"));
+    }
+
+    @Test
     void aTableMatchesAStructFieldOfAHeaderByItsDottedName() {
         var info = P4InfoBuilder.build(Frontend.compile(PROGRAMS.resolve("header_struct_fields.p4")));
         var table = info.getTablesList().stream().filter(t -> t.getPreamble().getName().equals("I.by_nibble")).findFirst()
