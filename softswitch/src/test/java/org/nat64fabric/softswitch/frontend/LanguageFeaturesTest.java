@@ -90,6 +90,22 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void aHeaderWithAStructFieldAndAVarbitFieldKeepsBoth() {
+        // p = {1, 2} swapped to {2, 1}; len 2: data aabb; tail + 1; then the payload
+        assertEquals(List.of("21" + "02" + "aabb" + "06" + "99"), run("header_struct_varbit.p4", "12 02 aabb 05 99"));
+        // len 0: an empty varbit, tail right after len
+        assertEquals(List.of("43" + "00" + "10" + "99"), run("header_struct_varbit.p4", "34 00 0f 99"));
+    }
+
+    @Test
+    void headerUnionMembersWithStructFields() {
+        // tag 1: x = {p {1, 2}}; y = {0xee, x.p} makes y the valid member, x is not emitted
+        assertEquals(List.of("01" + "ee12" + "3399"), run("header_struct_union.p4", "01 12 3399"));
+        // tag 2: y = {0x12, q {3, 3}}; q.a = 0xf
+        assertEquals(List.of("02" + "12f3" + "99"), run("header_struct_union.p4", "02 12 33 99"));
+    }
+
+    @Test
     void aTableMatchesAStructFieldOfAHeaderByItsDottedName() {
         var info = P4InfoBuilder.build(Frontend.compile(PROGRAMS.resolve("header_struct_fields.p4")));
         var table = info.getTablesList().stream().filter(t -> t.getPreamble().getName().equals("I.by_nibble")).findFirst()
