@@ -80,7 +80,7 @@ public final class Nat64Fabric implements Nat64Service {
     static final int MAX_BATCH = 1024;
     /** Batches whose writes may be under way while the next one allocates. */
     static final int BATCHES_IN_FLIGHT = 4;
-    /** RFC 4443 2.4(f): ICMPv6 errors are rate-limited; refusals send at most this many per second. */
+    /** RFC 4443 2.4(f): ICMP errors are rate-limited; each switch sends at most this many a second. */
     private static final int REFUSALS_PER_SECOND = 100;
     /** The durability of changes made by a synchronous batch: they are durable when it returns. */
     private static final CompletableFuture<Void> DURABLE = CompletableFuture.completedFuture(null);
@@ -128,9 +128,8 @@ public final class Nat64Fabric implements Nat64Service {
     private final SwitchWriters switchWriters;
     private final Semaphore batchesInFlight = new Semaphore(BATCHES_IN_FLIGHT);
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
-    private final Object refusalLock = new Object();
-    private long refusalSecond;
-    private int refusalsThisSecond;
+    /** Per switch: the second its ICMP errors are counted in, and how many went out in it. */
+    private final Map<String, long[]> refusalBudgets = new ConcurrentHashMap<>();
 
     /** Setups and writes run on the caller's thread: for tests, where each packet-in completes at once. */
     public Nat64Fabric(FabricConfig config, NatStore store, Consumer<NatEvent> log, LongSupplier clock) {
@@ -302,7 +301,7 @@ public final class Nat64Fabric implements Nat64Service {
         Punt refused = setupQueue.offer(subscriber, new Punt(deviceId, puntReason, frame, p));
         if (refused != null) {
             count("setups.queueFull");
-            if (refused.packet.ipv6 && refused.reason == PUNT_SESSION_MISS && refusalAllowed()) {
+            if (refused.packet.ipv6 && refused.reason == PUNT_SESSION_MISS && refusalAllowed(refused.deviceId)) {
                 refuse(refused.deviceId, refused.frame);
             }
         }
@@ -367,7 +366,7 @@ public final class Nat64Fabric implements Nat64Service {
             count("icmpErrors.notSent");
             return;
         }
-        if (refusalAllowed()) {
+        if (refusalAllowed(deviceId)) {
             link.packetOut(error.get(), outPort);
             count("icmpErrors.sent." + IcmpErrors.kind(frame, type, code));
         }
@@ -447,7 +446,7 @@ public final class Nat64Fabric implements Nat64Service {
                 setupLatency.get(SetupStage.TOTAL).record(sent - p.arrived);
             });
         });
-        refused.stream().filter(p -> refusalAllowed()).forEach(p -> refuse(p.deviceId, p.frame));
+        refused.stream().filter(p -> refusalAllowed(p.deviceId)).forEach(p -> refuse(p.deviceId, p.frame));
     }
 
     /**
@@ -531,15 +530,20 @@ public final class Nat64Fabric implements Nat64Service {
                 .ifPresent(error -> send(deviceId, error));
     }
 
-    /** RFC 4443 2.4(f): whether one more ICMPv6 error may go out this second; counted when not. */
-    private boolean refusalAllowed() {
-        synchronized (refusalLock) {     // not the fabric's lock: gRPC's thread asks this under a flood
+    /**
+     * RFC 4443 2.4(f): whether one more ICMP error may go out of this switch this second; counted
+     * when not. Each switch is a node sending errors from its own address, so each has its own
+     * budget: a flood at one edge does not silence the errors of the others.
+     */
+    private boolean refusalAllowed(String deviceId) {
+        long[] budget = refusalBudgets.computeIfAbsent(deviceId, d -> new long[2]);
+        synchronized (budget) {     // not the fabric's lock: gRPC's thread asks this under a flood
             long second = clock.getAsLong() / 1000;
-            if (second != refusalSecond) {
-                refusalSecond = second;
-                refusalsThisSecond = 0;
+            if (second != budget[0]) {
+                budget[0] = second;
+                budget[1] = 0;
             }
-            if (refusalsThisSecond++ < REFUSALS_PER_SECOND) {
+            if (budget[1]++ < REFUSALS_PER_SECOND) {
                 return true;
             }
         }

@@ -405,16 +405,23 @@ class Nat64FabricTest {
     }
 
     @Test
-    void refusalsAreRateLimitedToAHundredIcmpErrorsASecond() throws Exception {
+    void refusalsAreRateLimitedToAHundredIcmpErrorsASecondPerSwitch() throws Exception {
         List<Runnable> scheduled = new ArrayList<>();
         fabric = new Nat64Fabric(config("{\"addresses\": [\"192.0.2.0/30\"]}"), new InMemoryNatStore(), e -> { },
                 () -> now, scheduled::add, Runnable::run);
         border1 = new FakeSwitch("border1");
+        border2 = new FakeSwitch("border2");
         fabric.connected(border1);
+        fabric.connected(border2);
         for (int port = 5000; port < 5600; port++) {           // 256 wait, 344 are refused
             fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(port));
         }
         assertEquals(100, border1.packetOuts.size(), "RFC 4443 2.4(f): ICMPv6 errors are rate-limited");
+        assertEquals(244, fabric.stats().get("icmpErrors.rateLimited"));
+        for (int port = 7000; port < 7050; port++) {            // the subscriber's queue is full: all refused
+            fabric.packetIn("border2", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(port));
+        }
+        assertEquals(50, border2.packetOuts.size(), "another switch sends its errors on a budget of its own");
         assertEquals(244, fabric.stats().get("icmpErrors.rateLimited"));
         now += 1000;
         fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(6000));
