@@ -123,12 +123,8 @@ public final class TableEntry implements Entity {
 
     /** The parameter's value as P4Runtime's canonical byte string, or null when the entry has none of that name. */
     public byte[] paramBytes(String name) {
-        for (int i = 0; i < paramNames.length; i++) {
-            if (paramNames[i].equals(name)) {
-                return canonical(paramValues[2 * i], paramValues[2 * i + 1]);
-            }
-        }
-        return null;
+        int i = paramIndex(name);
+        return i < 0 ? null : canonical(paramValues[2 * i], paramValues[2 * i + 1]);
     }
 
     public long idleTimeoutSeconds() {
@@ -175,12 +171,41 @@ public final class TableEntry implements Entity {
         }
         TableEntry e = (TableEntry) o;
         return e.table.equals(table) && Arrays.equals(e.matches, matches) && Objects.equals(e.action, action)
-                && params().equals(e.params()) && e.idleTimeoutSeconds == idleTimeoutSeconds;
+                && sameParams(e) && e.idleTimeoutSeconds == idleTimeoutSeconds;
+    }
+
+    /** The same parameters by name, in any order (an entry read back lists them in the P4Info's). */
+    private boolean sameParams(TableEntry e) {
+        if (e.paramNames.length != paramNames.length) {
+            return false;
+        }
+        for (int i = 0; i < paramNames.length; i++) {
+            int j = e.paramIndex(paramNames[i]);
+            if (j < 0 || e.paramValues[2 * j] != paramValues[2 * i]
+                    || e.paramValues[2 * j + 1] != paramValues[2 * i + 1]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private int paramIndex(String name) {
+        for (int i = 0; i < paramNames.length; i++) {
+            if (paramNames[i].equals(name)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(table, Arrays.hashCode(matches), action, params(), idleTimeoutSeconds);
+        int params = 0;   // a sum: the same whatever the parameters' order
+        for (int i = 0; i < paramNames.length; i++) {
+            params += paramNames[i].hashCode() ^ Long.hashCode(paramValues[2 * i])
+                    ^ Long.hashCode(paramValues[2 * i + 1]);
+        }
+        return Objects.hash(table, Arrays.hashCode(matches), action, params, idleTimeoutSeconds);
     }
 
     @Override
@@ -207,7 +232,8 @@ public final class TableEntry implements Entity {
 
     /** Appends {@code value.toString(16)} of the 128-bit value {@code high:low}. */
     private static void appendHex(StringBuilder s, long high, long low) {
-        int digits = high != 0 ? 32 - Long.numberOfLeadingZeros(high) / 4 : Math.max(1, 16 - Long.numberOfLeadingZeros(low) / 4);
+        int digits = high != 0 ? 32 - Long.numberOfLeadingZeros(high) / 4
+                : Math.max(1, 16 - Long.numberOfLeadingZeros(low) / 4);
         for (int i = digits - 1; i >= 0; i--) {
             long word = i >= 16 ? high : low;
             s.append(Character.forDigit((int) (word >>> (4 * (i % 16))) & 0xf, 16));
