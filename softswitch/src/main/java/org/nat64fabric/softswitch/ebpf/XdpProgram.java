@@ -143,8 +143,7 @@ public final class XdpProgram extends CodeWriter {
         line("__u32 *in_port = bpf_map_lookup_elem(&port_of, &ifindex);");
         line("if (!s || !cfg || !in_port) return XDP_PASS;");
         line("/* Every slot starts at zero, as in the interpreter. */");
-        line("zero_n(s, 0, N_USED);");
-        line("zero_w(s, 0, W_USED);");
+        line("zero_state(s);");
         line("s->pkt_len = bpf_xdp_get_buff_len(xdp);");
         line("__u64 copied = s->pkt_len;");
         line("if (copied > PKT_MAX) copied = PKT_MAX;");
