@@ -40,9 +40,11 @@ $(VENV)/.installed: tests/requirements.txt
 	@touch $@
 
 ## build: compile and package every module; put the launchers in bin/. Maven runs only when a pom.xml or
-## a source it builds from is newer than the stamp bin/.built (make -n build says whether it would).
+## a source it builds from is newer than the stamp bin/.built (make -n build says whether it would);
+## READMEs and Python scripts (nat64ctl runs from its source) are no input of Maven's.
 BUILD_INPUTS := $(shell find pom.xml softswitch core controller pipeconf app proto p4 hw/netfpga \
-                  \( -name target -o -name build -o -name __pycache__ \) -prune -o -type f -print 2>/dev/null)
+                  \( -name target -o -name build -o -name __pycache__ \) -prune \
+                  -o -type f ! -name '*.md' ! -name '*.py' -print 2>/dev/null)
 build: deps bin/.built bin/launchers
 	@:
 

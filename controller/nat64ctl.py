@@ -150,8 +150,30 @@ def pools(args):
 
 
 def stats(args):
-    for k, v in call(args, "GET", "/stats").items():
-        print(f"{k:32} {v}")
+    """The controller's counters, then the data plane's as a table: a row per counter, a column per
+    switch and one for the fabric's sum, each cell "packets (rate/s)"."""
+    counters = call(args, "GET", "/stats")
+    # Device ids may hold dots: the longest known id (or "fabric") that starts a key names its switch.
+    ids = [d["id"] for d in call(args, "GET", "/devices")["devices"]]
+    devices = sorted(ids + ["fabric"], key=len, reverse=True)
+    cells, shown = {}, set()       # counter -> {device: text}; the devices that have a counter
+    for key, value in counters.items():
+        device = next((d for d in devices if key.startswith(f"dataplane.{d}.")), None)
+        if device is None:
+            print(f"{key:40} {value}")
+            continue
+        name = key[len(f"dataplane.{device}."):]
+        if name.endswith(".bytes"):
+            continue
+        per_second = name.endswith(".perSecond")
+        name = name.removesuffix(".perSecond")
+        before = cells.setdefault(name, {}).get(device, "")
+        cells[name][device] = f"{before} ({value}/s)" if per_second else f"{value}{before}"
+        shown.add(device)
+    if cells:
+        columns = [d for d in ids if d in shown] + ["fabric"]
+        print("\ndata plane, as last polled: packets (per second since the poll before)")
+        table([{"counter": name, **by_device} for name, by_device in sorted(cells.items())], ["counter", *columns])
 
 
 def devices(args):

@@ -144,3 +144,69 @@ def test_a_second_build_runs_no_maven():
     finally:
         os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert "mvn" not in make_dry_run()
+    for text in ("controller/README.md", "controller/nat64ctl.py"):   # no input of Maven's
+        path = ROOT / text
+        before = path.stat()
+        try:
+            os.utime(path, (before.st_atime, time.time() + 60))
+            assert "mvn" not in make_dry_run(), text
+        finally:
+            os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+FAKE_MVN = textwrap.dedent("""\
+    #!/bin/sh
+    # Maven as 3.8 prints in batch mode, colour codes and all; fails when FAIL is set
+    printf '\\033[1;34mINFO\\033[m Scanning for projects...\\n' | sed 's/^/[/; s/INFO/INFO]/'
+    for m in core:1 controller:2; do
+      printf '[\\033[1;34mINFO\\033[m] Building %s 0.1.0-SNAPSHOT                [%s/2]\\n' "${m%:*}" "${m#*:}" \\
+        | sed 's/\\[\\x1b\\[1;34mINFO\\x1b\\[m\\]/[INFO]/'
+      printf '[INFO] \\033[1mcompiling\\033[m %s\\n' "${m%:*}"
+    done
+    if [ -n "$FAIL" ]; then printf '[\\033[1;31mERROR\\033[m] Foo.java:[3,1] class, interface, enum, or record expected\\n'; exit 1; fi
+    """)
+
+
+def fake_build(tmp_path, fail=False, downloaded=True):
+    """`make bin/.built` run by the Makefile's own recipe in an empty directory, with a fake mvn first
+    on the PATH: what the user sees, and the log."""
+    (tmp_path / "fake").mkdir(exist_ok=True)
+    (tmp_path / "fake" / "mvn").write_text(FAKE_MVN)
+    (tmp_path / "fake" / "mvn").chmod(0o755)
+    home = tmp_path / "home"
+    if downloaded:
+        (home / ".m2/repository/io/grpc/grpc-netty-shaded").mkdir(parents=True, exist_ok=True)
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    env = {**os.environ, "PATH": f"{tmp_path / 'fake'}:{os.environ['PATH']}", "HOME": str(home),
+           "FAIL": "1" if fail else ""}
+    out = subprocess.run(["make", "--no-print-directory", "-f", str(ROOT / "Makefile"), "-C", str(work), "bin/.built"],
+                         capture_output=True, text=True, env=env, timeout=60)
+    return out, work
+
+
+def test_the_build_shows_progress_without_escape_codes(tmp_path):
+    out, work = fake_build(tmp_path, downloaded=False)
+    assert out.returncode == 0, out.stderr
+    assert "\x1b" not in out.stdout + out.stderr
+    assert out.stdout.splitlines() == [
+        "build: first run: Maven downloads the dependencies into ~/.m2 (a few minutes)",
+        "build: compiling with Maven (its log: bin/build.log)",
+        "build: [1/2] core", "build: [2/2] controller"], out.stdout
+    log = (work / "bin" / "build.log").read_text()
+    assert "[INFO] compiling core" in log and "\x1b" not in log
+    assert (work / "bin" / ".built").exists()
+    again, _ = fake_build(tmp_path)
+    assert "build:" not in again.stdout, "nothing changed: no Maven"
+    (work / "bin" / ".built").unlink()
+    again, _ = fake_build(tmp_path)
+    assert "first run" not in again.stdout, "said once, while ~/.m2 lacks the dependencies"
+
+
+def test_a_failed_build_says_why_without_escape_codes(tmp_path):
+    out, work = fake_build(tmp_path, fail=True)
+    assert out.returncode != 0
+    assert "\x1b" not in out.stdout + out.stderr
+    assert out.stderr.splitlines()[:2] == ["[ERROR] Foo.java:[3,1] class, interface, enum, or record expected",
+                                           "build: failed; all of it in bin/build.log"], out.stderr
+    assert not (work / "bin" / ".built").exists(), "a failed build is tried again"

@@ -15,13 +15,17 @@ import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.nat64fabric.app.config.Nat64AppConfig;
 import org.nat64fabric.app.config.Nat64DeviceConfig;
 import org.nat64fabric.core.control.Nat64Service;
@@ -194,7 +198,7 @@ class Nat64ManagerTest {
     }
 
     @Test
-    void withAnIpfixSectionTheAppExportsItsNatEventsToTheCollector() throws Exception {
+    void withAnIpfixSectionTheAppExportsItsNatEventsToTheCollector(@TempDir Path tmp) throws Exception {
         try (DatagramSocket collector = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
             collector.setSoTimeout(5000);
             String ipfix = ", \"ipfix\": {\"collector\": \"127.0.0.1\", \"port\": " + collector.getLocalPort()
@@ -210,9 +214,11 @@ class Nat64ManagerTest {
             packetIn(udpFrame(40001), 1);
             List<Integer> natEvents = new ArrayList<>();
             boolean templates = false;
+            List<byte[]> received = new ArrayList<>();
             while (natEvents.size() < 3) {
                 DatagramPacket p = new DatagramPacket(new byte[2048], 2048);
                 collector.receive(p);
+                received.add(Arrays.copyOf(p.getData(), p.getLength()));
                 ByteBuffer m = ByteBuffer.wrap(p.getData(), 0, p.getLength());
                 assertEquals(10, m.getShort(0), "IPFIX");
                 assertEquals(9, m.getInt(12), "the observation domain");
@@ -230,6 +236,7 @@ class Nat64ManagerTest {
                 }
             }
             assertEquals(List.of(16, 10, 6), natEvents, "port block, NAT64 BIB, NAT64 session (RFC 8158)");
+            assertDecodedByTshark(received, tmp);
             await("counted", () -> manager.stats().get("ipfix.exported") == 3L);
 
             onos.pushNetcfg(POOL4, ipfix);   // the same collector: the same exporter, its sequence goes on
@@ -243,6 +250,31 @@ class Nat64ManagerTest {
             } while (data.getShort(16) == 2);
             assertEquals(3, data.getInt(8), "the records sent before it");
         }
+    }
+
+    /** The same export read by Wireshark's IPFIX dissector: RFC 8158's records, element by element. */
+    private static void assertDecodedByTshark(List<byte[]> datagrams, Path dir) throws Exception {
+        Map<String, List<String>> f = Tshark.decode(datagrams, dir, "cflow.version", "cflow.od_id", "cflow.nat_event",
+                "cflow.protocol", "cflow.srcaddrv6", "cflow.srcport", "cflow.post_natsource_ipv4_address",
+                "cflow.post_naptsource_transport_port", "cflow.dstaddrv6", "cflow.dstport",
+                "cflow.post_natdestination_ipv4_address", "cflow.port_range_start", "cflow.port_range_end");
+        assertTrue(f.get("cflow.version").stream().allMatch("10"::equals), f.toString());
+        assertTrue(f.get("cflow.od_id").stream().allMatch("9"::equals), f.toString());
+        assertEquals(List.of("16", "10", "6"), f.get("cflow.nat_event"), "port block, BIB, session");
+        assertEquals(List.of("17", "17", "17"), f.get("cflow.protocol"));
+        assertEquals(List.of("2001:db8:1::10", "2001:db8:1::10", "2001:db8:1::10"), f.get("cflow.srcaddrv6"));
+        assertEquals(List.of("40001", "40001"), f.get("cflow.srcport"), "the BIB's and the session's");
+        List<String> mapped = f.get("cflow.post_natsource_ipv4_address");
+        assertEquals(3, mapped.size());
+        assertTrue(mapped.stream().allMatch(a -> a.equals(mapped.get(0)) && a.startsWith("192.0.2.")), mapped.toString());
+        List<String> ports = f.get("cflow.post_naptsource_transport_port");
+        int port = Integer.parseInt(ports.get(0));
+        assertEquals(List.of(ports.get(0), ports.get(0)), ports);
+        assertTrue(Integer.parseInt(f.get("cflow.port_range_start").get(0)) <= port
+                && port <= Integer.parseInt(f.get("cflow.port_range_end").get(0)), f.toString());
+        assertEquals(List.of("2001:db8:64::c633:640a"), f.get("cflow.dstaddrv6"), "the session's destination");
+        assertEquals(List.of("198.51.100.10"), f.get("cflow.post_natdestination_ipv4_address"));
+        assertEquals(List.of("53"), f.get("cflow.dstport"));
     }
 
     @Test

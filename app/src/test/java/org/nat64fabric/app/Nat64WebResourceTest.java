@@ -185,6 +185,26 @@ class Nat64WebResourceTest extends JerseyTest {
     }
 
     @Test
+    void metricsAreServedInThePrometheusTextFormat() throws Exception {
+        start(true);
+        assertEquals(201, post("bib", "{\"protocol\": \"TCP\", \"ipv6Address\": \"2001:db8:1::10\","
+                + " \"ipv6Port\": 80, \"ipv4Address\": \"192.0.2.1\", \"ipv4Port\": 8080}").getStatus());
+        Response r = target("metrics").request().get();
+        assertEquals(200, r.getStatus());
+        MediaType type = r.getMediaType();   // the text format's version, as Prometheus asks for it
+        assertEquals(List.of("text/plain", "0.0.4"), List.of(type.getType() + "/" + type.getSubtype(),
+                type.getParameters().get("version")), type.toString());
+        List<String> lines = List.of(r.readEntity(String.class).split("\n"));
+        for (String line : List.of("# TYPE nat64fabric_bib_entries gauge", "nat64fabric_bib_entries{protocol=\"tcp\"} 1",
+                "nat64fabric_sessions{protocol=\"udp\"} 0", "nat64fabric_pool4_ports{protocol=\"tcp\"} 258048",
+                "# TYPE nat64fabric_setup_latency_seconds histogram",
+                "nat64fabric_switch_connected{device=\"device:leaf1\",role=\"EDGE\"} 1",
+                "nat64fabric_switch_connected{device=\"device:border2\",role=\"BORDER\"} 1")) {
+            assertTrue(lines.contains(line), line + " in\n" + String.join("\n", lines));
+        }
+    }
+
+    @Test
     void withoutNetcfgTheApiSaysWhatToPush() throws Exception {
         start(false);
         Response r = target("sessions").request().get();

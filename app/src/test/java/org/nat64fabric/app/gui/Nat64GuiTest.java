@@ -74,6 +74,12 @@ class Nat64GuiTest {
             assertTrue(html.contains("ng-controller=\"" + controller + "\""), controller);
             assertTrue(read(extension.resource(Nat64Gui.VIEW, "nat64.js")).contains("'" + controller + "'"), controller);
         }
+        // Each table asks for its rows by the tag the message handler answers (TAG + "DataRequest").
+        for (String tag : List.of(Nat64ViewMessageHandler.SESSIONS, Nat64ViewMessageHandler.BIB,
+                Nat64ViewMessageHandler.EAMT)) {
+            assertTrue(read(extension.resource(Nat64Gui.VIEW, "nat64.js")).contains("tableController('" + tag + "')"),
+                    tag);
+        }
         // The legacy GUI loads a view's module by name: "ov" and the view's ID, capitalised.
         assertTrue(read(extension.resource(Nat64Gui.VIEW, "nat64.js")).contains("angular.module('ovNat64'"));
         assertTrue(read(extension.resource(Nat64Gui.OVERLAY_VIEW, "nat64Topov.js"))
