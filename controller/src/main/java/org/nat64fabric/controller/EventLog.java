@@ -26,6 +26,8 @@ final class EventLog implements Consumer<NatEvent>, AutoCloseable {
     private final BlockingQueue<NatEvent> queue = new LinkedBlockingQueue<>(QUEUE);
     private final PrintWriter out;
     private final Thread writer = new Thread(this::run, "nat-event-log");
+    private final StringBuilder line = new StringBuilder(512);   // the writer's, reused for every line
+    private char[] chars = new char[512];
     private volatile boolean closing;
 
     EventLog(Path file) throws IOException {
@@ -51,7 +53,7 @@ final class EventLog implements Consumer<NatEvent>, AutoCloseable {
             try {
                 NatEvent e = queue.poll(100, TimeUnit.MILLISECONDS);
                 if (e != null) {
-                    out.println(e);
+                    write(e);
                 }
                 if (e == null || System.nanoTime() - flushed > TimeUnit.SECONDS.toNanos(1)) {
                     out.flush();
@@ -62,6 +64,18 @@ final class EventLog implements Consumer<NatEvent>, AutoCloseable {
             }
         }
         out.flush();
+    }
+
+    /** One line, through the reused builder and array (a line per mapping: no garbage for each). */
+    private void write(NatEvent e) {
+        line.setLength(0);
+        e.appendTo(line).append(System.lineSeparator());
+        int n = line.length();
+        if (chars.length < n) {
+            chars = new char[2 * n];
+        }
+        line.getChars(0, n, chars, 0);
+        out.write(chars, 0, n);
     }
 
     /** Writes what is queued, then closes the file. */

@@ -49,9 +49,21 @@ public final class NatEvent {
     /** One log line: {@code natEvent=4 observationTimeMilliseconds=... sourceIPv6Address=...}. */
     @Override
     public String toString() {
-        StringBuilder line = new StringBuilder(256).append("natEvent=").append(type.natEvent).append(" (").append(type)
+        return appendTo(new StringBuilder(256)).toString();
+    }
+
+    /** Appends the log line to {@code line}: a writer that reuses its builder makes no string per event. */
+    public StringBuilder appendTo(StringBuilder line) {
+        line.append("natEvent=").append(type.natEvent).append(" (").append(type)
                 .append(") observationTimeMilliseconds=").append(observationTimeMilliseconds);
-        fields.forEach((name, value) -> line.append(' ').append(name).append('=').append(value));
-        return line.toString();
+        fields.forEach((name, value) -> {
+            line.append(' ').append(name).append('=');
+            if (value instanceof Integer) {
+                line.append((int) (Integer) value);   // append(Object) would make a string of it first
+            } else {
+                line.append(value);
+            }
+        });
+        return line;
     }
 }
