@@ -81,13 +81,53 @@ public final class Ipv6Address implements Serializable {
     public String toString() {
         String t = text;
         if (t == null) {
-            try {
-                t = InetAddresses.toAddrString(InetAddress.getByAddress(toBytes()));
-            } catch (java.net.UnknownHostException e) {
-                throw new AssertionError(e);   // 16 bytes are always an address
-            }
+            t = rfc5952();
             text = t;
         }
         return t;
+    }
+
+    /**
+     * Lowercase hextets without leading zeros, the first longest run of two or more zero hextets
+     * as "::" (RFC 5952 4.2, 4.3), straight from the halves: one string made, not the
+     * InetAddress, byte and int arrays of a library's formatter.
+     */
+    private String rfc5952() {
+        int runStart = -1;
+        int runLength = 1;   // a run must be longer than this to be compressed (4.2.2: never one hextet)
+        for (int i = 0, start = 0; i <= 8; i++) {
+            if (i < 8 && hextet(i) == 0) {
+                continue;
+            }
+            if (i - start > runLength) {
+                runStart = start;
+                runLength = i - start;
+            }
+            start = i + 1;
+        }
+        char[] out = new char[39];
+        int n = 0;
+        for (int i = 0; i < 8; i++) {
+            if (i == runStart) {
+                out[n++] = ':';
+                out[n++] = ':';
+                i += runLength - 1;
+                continue;
+            }
+            if (n > 0 && out[n - 1] != ':') {
+                out[n++] = ':';
+            }
+            int h = hextet(i);
+            for (int shift = 12; shift >= 0; shift -= 4) {
+                if (h >>> shift != 0 || shift == 0) {
+                    out[n++] = Character.forDigit((h >>> shift) & 0xf, 16);
+                }
+            }
+        }
+        return new String(out, 0, n);
+    }
+
+    private int hextet(int i) {
+        return (int) ((i < 4 ? high : low) >>> (48 - 16 * (i & 3))) & 0xffff;
     }
 }
