@@ -27,10 +27,10 @@ public final class TableEntry implements Entity {
         private final long low;
         public final int prefixLength;
 
-        Match(String field, BigInteger value, int prefixLength) {
+        Match(String field, long high, long low, int prefixLength) {
             this.field = field;
-            this.high = high(value);
-            this.low = value.longValue();
+            this.high = high;
+            this.low = low;
             this.prefixLength = prefixLength;
         }
 
@@ -55,7 +55,7 @@ public final class TableEntry implements Entity {
 
         @Override
         public int hashCode() {
-            return Objects.hash(field, high, low, prefixLength);
+            return ((field.hashCode() * 31 + Long.hashCode(high)) * 31 + Long.hashCode(low)) * 31 + prefixLength;
         }
 
         @Override
@@ -82,13 +82,8 @@ public final class TableEntry implements Entity {
         this.table = b.table;
         this.matches = b.matches.toArray(new Match[0]);
         this.action = b.action;
-        this.paramNames = b.params.keySet().toArray(new String[0]);
-        this.paramValues = new long[2 * paramNames.length];
-        int i = 0;
-        for (BigInteger v : b.params.values()) {
-            paramValues[i++] = high(v);
-            paramValues[i++] = v.longValue();
-        }
+        this.paramNames = b.paramNames.toArray(new String[0]);
+        this.paramValues = Arrays.copyOf(b.paramValues, 2 * paramNames.length);
         this.idleTimeoutSeconds = b.idleTimeoutSeconds;
     }
 
@@ -205,7 +200,8 @@ public final class TableEntry implements Entity {
             params += paramNames[i].hashCode() ^ Long.hashCode(paramValues[2 * i])
                     ^ Long.hashCode(paramValues[2 * i + 1]);
         }
-        return Objects.hash(table, Arrays.hashCode(matches), action, params, idleTimeoutSeconds);
+        return (((table.hashCode() * 31 + Arrays.hashCode(matches)) * 31 + Objects.hashCode(action)) * 31 + params) * 31
+                + Long.hashCode(idleTimeoutSeconds);
     }
 
     @Override
@@ -252,11 +248,13 @@ public final class TableEntry implements Entity {
         return out;
     }
 
+    /** Values are given as BigIntegers or as longs; the entries made at every setup use longs only. */
     public static final class Builder {
         private final String table;
-        private final List<Match> matches = new ArrayList<>();
+        private final List<Match> matches = new ArrayList<>(4);
         private String action;
-        private final Map<String, BigInteger> params = new LinkedHashMap<>();
+        private final List<String> paramNames = new ArrayList<>(4);
+        private long[] paramValues = new long[8];   // high, low per parameter, as in the entry
         private long idleTimeoutSeconds;
 
         private Builder(String table) {
@@ -264,16 +262,21 @@ public final class TableEntry implements Entity {
         }
 
         public Builder exact(String field, BigInteger value) {
-            matches.add(new Match(field, value, -1));
-            return this;
+            return exact(field, high(value), value.longValue());
         }
 
         public Builder exact(String field, long value) {
-            return exact(field, BigInteger.valueOf(value));
+            return exact(field, 0, unsigned(value));
+        }
+
+        /** An exact match on the 128-bit value {@code high:low}. */
+        public Builder exact(String field, long high, long low) {
+            matches.add(new Match(field, high, low, -1));
+            return this;
         }
 
         public Builder lpm(String field, BigInteger value, int prefixLength) {
-            matches.add(new Match(field, value, prefixLength));
+            matches.add(new Match(field, high(value), value.longValue(), prefixLength));
             return this;
         }
 
@@ -283,12 +286,26 @@ public final class TableEntry implements Entity {
         }
 
         public Builder param(String name, BigInteger value) {
-            params.put(name, value);
-            return this;
+            return param(name, high(value), value.longValue());
         }
 
         public Builder param(String name, long value) {
-            return param(name, BigInteger.valueOf(value));
+            return param(name, 0, unsigned(value));
+        }
+
+        /** The parameter {@code name} (given again: its new value) as the 128-bit value {@code high:low}. */
+        public Builder param(String name, long high, long low) {
+            int i = paramNames.indexOf(name);
+            if (i < 0) {
+                i = paramNames.size();
+                paramNames.add(name);
+                if (paramValues.length < 2 * paramNames.size()) {
+                    paramValues = Arrays.copyOf(paramValues, 2 * paramValues.length);
+                }
+            }
+            paramValues[2 * i] = high;
+            paramValues[2 * i + 1] = low;
+            return this;
         }
 
         public Builder idleTimeout(long seconds) {
@@ -298,6 +315,14 @@ public final class TableEntry implements Entity {
 
         public TableEntry build() {
             return new TableEntry(this);
+        }
+
+        private static long unsigned(long value) {
+            if (value < 0) {
+                throw new IllegalArgumentException("a table entry's value is unsigned and at most 128 bits wide: "
+                        + value);
+            }
+            return value;
         }
     }
 }
