@@ -146,6 +146,18 @@ def how_to_reach(controller, port):
         f"{controller.credentials})"])
 
 
+def announce(fabric, port, report):
+    """What the demo prints once the fabric is up: its switches, then how to reach it on the machine's `port`."""
+    from fabric import SWITCHES
+    devices = fabric.controller.get("/devices")["devices"]
+    report.step(f"fabric up: {len(SWITCHES)} switches programmed by the embedded controller",
+                all(d["connected"] for d in devices),
+                "\n".join(f"{d['id']:16} {d['role']:7} {d['entries']} entries" for d in devices)
+                + f"\nlogs and state: {fabric.work}")
+    print("\n" + how_to_reach(fabric.controller, port))
+    sys.stdout.flush()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cli", action="store_true", help="leave the fabric running under the Mininet CLI")
@@ -153,7 +165,7 @@ def main():
     listener = forward.listen()          # on the machine's 127.0.0.1, before leaving its namespace
     enter_private_namespace()
     from mininet.log import setLogLevel
-    from fabric import Fabric, SWITCHES
+    from fabric import Fabric
     # The CLI prints what its commands say at Mininet's "output" level; the demo wants warnings only.
     setLogLevel("output" if args.cli else "warning")
     print("demo: starting 4 softswitches in Mininet and the embedded controller (about 30 s)...")
@@ -162,13 +174,7 @@ def main():
     with Fabric() as fabric:
         forwarder = forward.start(listener, fabric.controller.rest_port, fabric.work / "forward.log")
         try:
-            devices = fabric.controller.get("/devices")["devices"]
-            report.step(f"fabric up: {len(SWITCHES)} switches programmed by the embedded controller",
-                        all(d["connected"] for d in devices),
-                        "\n".join(f"{d['id']:16} {d['role']:7} {d['entries']} entries" for d in devices)
-                        + f"\nlogs and state: {fabric.work}")
-            print("\n" + how_to_reach(fabric.controller, listener.getsockname()[1]))
-            sys.stdout.flush()
+            announce(fabric, listener.getsockname()[1], report)
             if args.cli:
                 from mininet.cli import CLI
                 CLI(fabric.net)

@@ -27,11 +27,13 @@ def _start(tmp_path_factory, name, **config):
 
 @pytest.fixture(scope="module")
 def fabric(tmp_path_factory):
-    f = _start(tmp_path_factory, "fabric")
-    try:
-        yield f
-    finally:
-        f.__exit__(None, None, None)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("TERM", "xterm-256color")      # as in a terminal: the hosts' shells (ptys) start with it
+        f = _start(tmp_path_factory, "fabric")
+        try:
+            yield f
+        finally:
+            f.__exit__(None, None, None)
 
 
 def _sessions(fabric):
@@ -45,13 +47,23 @@ def _ping_result(out):
     return int(m.group(1)), int(m.group(2))
 
 
-def test_demo_scenario(fabric):
+def test_demo_scenario(fabric, capfd):
+    """What `make demo` prints (mininet/demo.py without --cli, after the fabric's start): the switches, how to
+    reach the API and the dashboard, each step of the scenario; all of it without an escape code, TERM being
+    xterm-256color as in a terminal."""
     import demo
     report = demo.Report()
+    demo.announce(fabric, fabric.controller.rest_port, report)
     demo.scenario(fabric, report)
+    out, err = capfd.readouterr()
     failed = [f"{title}:\n{detail}" for title, ok, detail in report.steps if not ok]
-    assert len(report.steps) == 8
+    assert len(report.steps) == 9
     assert not failed, "\n\n".join(failed)
+    for title, _, _ in report.steps:
+        assert f"\n[ok] {title}\n" in out, out
+    assert re.search(r"^REST API from any terminal of this machine: http://127\.0\.0\.1:\d+/", out, re.M), out
+    assert re.search(r"^dashboard: http://127\.0\.0\.1:\d+/dashboard/ ", out, re.M), out
+    assert "\x1b" not in out + err, [line for line in (out + err).splitlines() if "\x1b" in line]
 
 
 def test_the_trunks_are_listed_as_links_up_once_the_switches_are(fabric):

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.lang.reflect.Proxy;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -20,6 +21,11 @@ import org.nat64fabric.app.config.Nat64AppConfig;
 import org.nat64fabric.app.config.Nat64DeviceConfig;
 import org.nat64fabric.core.p4.Constants;
 import org.nat64fabric.core.p4.P4InfoConstants;
+import org.onlab.packet.Data;
+import org.onlab.packet.Ethernet;
+import org.onlab.packet.IPv6;
+import org.onlab.packet.Ip6Address;
+import org.onlab.packet.UDP;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreServiceAdapter;
 import org.onosproject.core.DefaultApplicationId;
@@ -61,7 +67,9 @@ import org.onosproject.net.meter.MeterRequest;
 import org.onosproject.net.meter.MeterScope;
 import org.onosproject.net.meter.MeterServiceAdapter;
 import org.onosproject.net.meter.MeterState;
+import org.onosproject.net.packet.DefaultInboundPacket;
 import org.onosproject.net.packet.OutboundPacket;
+import org.onosproject.net.packet.PacketContextAdapter;
 import org.onosproject.net.packet.PacketProcessor;
 import org.onosproject.net.packet.PacketServiceAdapter;
 import org.onosproject.net.pi.PiPipeconfServiceAdapter;
@@ -569,6 +577,36 @@ final class FakeOnos {
         Map<String, Long> counts = new LinkedHashMap<>();
         journal.stream().filter(j -> j.startsWith(d + " ")).forEach(j -> counts.merge(j, 1L, Long::sum));
         return counts;
+    }
+
+    /** IPv6/UDP from the host behind the leaf to 198.51.100.10 through pool6, checksummed by ONOS's packet library. */
+    static byte[] udpFrame(int sourcePort) {
+        UDP udp = new UDP();
+        udp.setSourcePort(sourcePort);
+        udp.setDestinationPort(53);
+        udp.setPayload(new Data(new byte[] {1, 2, 3, 4}));
+        IPv6 ip = new IPv6();
+        ip.setSourceAddress(Ip6Address.valueOf("2001:db8:1::10").toOctets());
+        ip.setDestinationAddress(Ip6Address.valueOf("2001:db8:64::c633:640a").toOctets());
+        ip.setNextHeader(IPv6.PROTOCOL_UDP);
+        ip.setHopLimit((byte) 64);
+        ip.setPayload(udp);
+        Ethernet eth = new Ethernet();
+        eth.setEtherType(Ethernet.TYPE_IPV6);
+        eth.setSourceMACAddress("00:00:00:00:01:10");
+        eth.setDestinationMACAddress("00:00:00:00:b1:01");
+        eth.setPayload(ip);
+        return eth.serialize();
+    }
+
+    /** A session miss punted by the leaf, as the pipeconf's interpreter hands it to packet processors. */
+    PacketContextAdapter packetIn(byte[] frame, long puntReason) throws Exception {
+        DefaultInboundPacket in = new DefaultInboundPacket(new ConnectPoint(LEAF, PortNumber.portNumber(1)),
+                Ethernet.deserializer().deserialize(frame, 0, frame.length), ByteBuffer.wrap(frame),
+                Optional.of(puntReason));
+        PacketContextAdapter context = new PacketContextAdapter(0, in, null, false);
+        processor.process(context);
+        return context;
     }
 
     /** Waits until the manager has written nothing for 200 ms. */

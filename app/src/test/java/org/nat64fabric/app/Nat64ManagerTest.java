@@ -9,6 +9,7 @@ import static org.nat64fabric.app.FakeOnos.BORDER2;
 import static org.nat64fabric.app.FakeOnos.LEAF;
 import static org.nat64fabric.app.FakeOnos.await;
 import static org.nat64fabric.app.FakeOnos.link;
+import static org.nat64fabric.app.FakeOnos.udpFrame;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.DatagramPacket;
@@ -32,14 +33,11 @@ import org.nat64fabric.core.control.Nat64Service;
 import org.nat64fabric.core.event.ipfix.NatTemplate;
 import org.nat64fabric.core.pool4.TransportAddress;
 import org.nat64fabric.core.session.TcpState;
-import org.onlab.packet.Data;
 import org.onlab.packet.Ethernet;
 import org.onlab.packet.IPv6;
 import org.onlab.packet.Ip6Address;
 import org.onlab.packet.IPv4;
 import org.onlab.packet.TCP;
-import org.onlab.packet.UDP;
-import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.Link;
 import org.onosproject.net.PortNumber;
@@ -51,7 +49,6 @@ import org.onosproject.net.flow.instructions.Instructions;
 import org.onosproject.net.group.Group;
 import org.onosproject.net.group.GroupDescription;
 import org.onosproject.net.meter.Meter;
-import org.onosproject.net.packet.DefaultInboundPacket;
 import org.onosproject.net.packet.PacketContextAdapter;
 
 class Nat64ManagerTest {
@@ -73,36 +70,6 @@ class Nat64ManagerTest {
     @AfterEach
     void tearDown() {
         manager.deactivate();
-    }
-
-    /** IPv6/UDP from the host behind the leaf to 198.51.100.10 through pool6, checksummed by ONOS's packet library. */
-    private static byte[] udpFrame(int sourcePort) {
-        UDP udp = new UDP();
-        udp.setSourcePort(sourcePort);
-        udp.setDestinationPort(53);
-        udp.setPayload(new Data(new byte[] {1, 2, 3, 4}));
-        IPv6 ip = new IPv6();
-        ip.setSourceAddress(Ip6Address.valueOf("2001:db8:1::10").toOctets());
-        ip.setDestinationAddress(Ip6Address.valueOf("2001:db8:64::c633:640a").toOctets());
-        ip.setNextHeader(IPv6.PROTOCOL_UDP);
-        ip.setHopLimit((byte) 64);
-        ip.setPayload(udp);
-        Ethernet eth = new Ethernet();
-        eth.setEtherType(Ethernet.TYPE_IPV6);
-        eth.setSourceMACAddress("00:00:00:00:01:10");
-        eth.setDestinationMACAddress("00:00:00:00:b1:01");
-        eth.setPayload(ip);
-        return eth.serialize();
-    }
-
-    /** A session miss punted by the leaf, as the pipeconf's interpreter hands it to packet processors. */
-    private PacketContextAdapter packetIn(byte[] frame, long puntReason) throws Exception {
-        DefaultInboundPacket in = new DefaultInboundPacket(new ConnectPoint(LEAF, PortNumber.portNumber(1)),
-                Ethernet.deserializer().deserialize(frame, 0, frame.length), ByteBuffer.wrap(frame),
-                Optional.of(puntReason));
-        PacketContextAdapter context = new PacketContextAdapter(0, in, null, false);
-        onos.processor.process(context);
-        return context;
     }
 
     private void configured(DeviceId... reconciled) throws Exception {
@@ -160,7 +127,7 @@ class Nat64ManagerTest {
         b.putInt(0x60000000).putShort((short) 2008).put((byte) 44).put((byte) 63).put(new byte[16]);
         b.put(Ip6Address.valueOf("2001:db8:1::10").toOctets());
         b.put((byte) 17).put((byte) 0).putShort((short) 0).putInt(0x4242);
-        PacketContextAdapter context = packetIn(b.array(), 3);
+        PacketContextAdapter context = onos.packetIn(b.array(), 3);
         assertTrue(context.isHandled());
         await("the fragments", () -> onos.packetOuts.size() == 2);
         for (var out : onos.packetOuts) {
@@ -176,7 +143,7 @@ class Nat64ManagerTest {
         configured(LEAF, BORDER1, BORDER2);
         onos.journal.clear();
         byte[] frame = udpFrame(40000);
-        PacketContextAdapter context = packetIn(frame, 1);
+        PacketContextAdapter context = onos.packetIn(frame, 1);
         assertTrue(context.isHandled(), "the packet processor takes punted packets");
         await("the packet-out", () -> !onos.packetOuts.isEmpty());
 
@@ -211,7 +178,7 @@ class Nat64ManagerTest {
                     return false;
                 }
             });
-            packetIn(udpFrame(40001), 1);
+            onos.packetIn(udpFrame(40001), 1);
             List<Integer> natEvents = new ArrayList<>();
             boolean templates = false;
             List<byte[]> received = new ArrayList<>();
@@ -241,7 +208,7 @@ class Nat64ManagerTest {
 
             onos.pushNetcfg(POOL4, ipfix);   // the same collector: the same exporter, its sequence goes on
             await("reconfigured", () -> manager.stats().get("ipfix.exported") != null);
-            packetIn(udpFrame(40002), 1);
+            onos.packetIn(udpFrame(40002), 1);
             ByteBuffer data;
             do {
                 DatagramPacket p = new DatagramPacket(new byte[2048], 2048);
@@ -282,11 +249,11 @@ class Nat64ManagerTest {
         configured(LEAF, BORDER1, BORDER2);
         onos.applies.clear();
         onos.applyGate = new java.util.concurrent.CountDownLatch(1);
-        packetIn(udpFrame(30000), 1);
+        onos.packetIn(udpFrame(30000), 1);
         await("the first batch held by the slow borders", () -> onos.heldAtGate.get() == 2);
         assertTrue(onos.packetOuts.isEmpty(), "its packet waits for its writes");
         for (int port = 30001; port <= 30200; port++) {
-            packetIn(udpFrame(port), 1);
+            onos.packetIn(udpFrame(port), 1);
         }
         onos.applyGate.countDown();
         await("200 packets back", () -> onos.packetOuts.size() == 201);
@@ -303,7 +270,7 @@ class Nat64ManagerTest {
     @Test
     void aRuleOnosExpiresIsAnIdleReportAndTheAppsOwnRemovalsAreNot() throws Exception {
         configured(LEAF, BORDER1, BORDER2);
-        packetIn(udpFrame(40000), 1);
+        onos.packetIn(udpFrame(40000), 1);
         // borders are written in parallel: wait for both, or an expiry could find nothing to expire
         await("the session on both borders", () -> List.of(BORDER1, BORDER2).stream().allMatch(b ->
                 onos.flowsOn(b, SESSION_V6).size() == 1 && onos.flowsOn(b, SESSION_V4).size() == 1));
@@ -328,14 +295,14 @@ class Nat64ManagerTest {
         onos.mastered.remove(BORDER2);
         configured(LEAF, BORDER1);
         assertTrue(onos.journalCounts(BORDER2).isEmpty(), "not reconciled here: " + onos.journal);
-        packetIn(udpFrame(40001), 1);
+        onos.packetIn(udpFrame(40001), 1);
         await("the setup on border2", () -> onos.flowsOn(BORDER2, SESSION_V4).size() == 1);
     }
 
     @Test
     void aSwitchThatComesBackIsReconciledWithWhatItLost() throws Exception {
         configured(LEAF, BORDER1, BORDER2);
-        packetIn(udpFrame(40002), 1);
+        onos.packetIn(udpFrame(40002), 1);
         await("the session", () -> onos.flowsOn(BORDER1, SESSION_V4).size() == 1);
         onos.deviceAvailable(BORDER1, false);
         List<FlowRule> lost = List.copyOf(onos.flowsOn(BORDER1, ""));
@@ -433,16 +400,16 @@ class Nat64ManagerTest {
     void tcpControlCopiesPuntedThroughTheCloneSessionDriveTheSessionState() throws Exception {
         configured(LEAF, BORDER1, BORDER2);
         assertTrue(onos.journal.contains(LEAF + " ADD_GROUP CLONE 99"), "the copies' clone session is written");
-        packetIn(tcp6(0x02), 1);                                                   // SYN: a session miss
+        onos.packetIn(tcp6(0x02), 1);                                                   // SYN: a session miss
         await("the session", () -> manager.sessions().size() == 1);
         assertEquals(Optional.of(TcpState.V6_INIT), manager.sessions().get(0).state());
         TransportAddress mapped = manager.bib().get(0).v4();
-        packetIn(tcp4(mapped, 0x12), 2);                                           // the SYN/ACK's copy
+        onos.packetIn(tcp4(mapped, 0x12), 2);                                           // the SYN/ACK's copy
         await("established", () -> manager.sessions().get(0).state().equals(Optional.of(TcpState.ESTABLISHED)));
         await("established lifetime on the borders", () -> onos.flowsOn(BORDER2, SESSION_V4).stream()
                 .allMatch(f -> f.timeout() == 7440));
-        packetIn(tcp6(0x11), 2);                                                   // FIN copies, both ways
-        packetIn(tcp4(mapped, 0x11), 2);
+        onos.packetIn(tcp6(0x11), 2);                                                   // FIN copies, both ways
+        onos.packetIn(tcp4(mapped, 0x11), 2);
         await("both FINs seen", () -> manager.sessions().get(0).state().equals(Optional.of(TcpState.V4_FIN_V6_FIN_RCV)));
         await("the transitory lifetime on both borders", () -> List.of(BORDER1, BORDER2).stream()
                 .allMatch(b -> onos.flowsOn(b, SESSION_V6).size() == 1 && onos.flowsOn(b, SESSION_V6).get(0).timeout() == 240));

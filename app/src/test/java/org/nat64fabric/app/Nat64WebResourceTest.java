@@ -8,10 +8,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.stream.Collectors;
 import javax.ws.rs.client.Entity;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
@@ -20,6 +22,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.nat64fabric.app.rest.Nat64WebApplication;
 import org.nat64fabric.core.control.Nat64Service;
+import org.nat64fabric.core.p4.Constants;
+import org.nat64fabric.core.p4.P4InfoConstants;
 import org.glassfish.jersey.test.JerseyTest;
 import org.glassfish.jersey.test.TestProperties;
 import org.glassfish.jersey.test.jetty.JettyTestContainerFactory;
@@ -29,6 +33,9 @@ import org.onlab.osgi.TestServiceDirectory;
 import org.onlab.rest.AuthorizationFilter;
 import org.onlab.rest.BaseResource;
 import org.onosproject.net.Link;
+import org.onosproject.net.pi.model.PiCounterId;
+import org.onosproject.net.pi.runtime.PiCounterCell;
+import org.onosproject.net.pi.runtime.PiCounterCellId;
 
 /**
  * The REST API as ONOS serves it: Nat64WebApplication in Jetty, in front of a Nat64Manager
@@ -184,24 +191,79 @@ class Nat64WebResourceTest extends JerseyTest {
         assertEquals(1, json(target("bib").queryParam("static", true).request().get()).path("bib").size());
     }
 
+    /**
+     * GET metrics, read by the Prometheus project's own client (PrometheusClient): each family's type, and the
+     * values of what the test set up: a static TCP BIB entry, a UDP session set up from a packet-in, and a
+     * border's counters as its P4Runtime client answers them.
+     */
     @Test
     void metricsAreServedInThePrometheusTextFormat() throws Exception {
         start(true);
         assertEquals(201, post("bib", "{\"protocol\": \"TCP\", \"ipv6Address\": \"2001:db8:1::10\","
                 + " \"ipv6Port\": 80, \"ipv4Address\": \"192.0.2.1\", \"ipv4Port\": 8080}").getStatus());
+        onos.packetIn(FakeOnos.udpFrame(40000), Constants.PUNT_REASONS.indexOf("session_miss"));
+        FakeOnos.await("the UDP session", () -> manager.sessions().size() == 1);
+        onos.counterCells.put(FakeOnos.BORDER1, List.of(
+                cell(P4InfoConstants.NAT64_INGRESS_DROPS, Constants.DROP_REASONS.indexOf("no_route"), 5, 0),
+                cell(P4InfoConstants.NAT64_INGRESS_TRANSLATIONS, 0, 7, 700)));
+        manager.pollCounters();
+
         Response r = target("metrics").request().get();
         assertEquals(200, r.getStatus());
         MediaType type = r.getMediaType();   // the text format's version, as Prometheus asks for it
         assertEquals(List.of("text/plain", "0.0.4"), List.of(type.getType() + "/" + type.getSubtype(),
                 type.getParameters().get("version")), type.toString());
-        List<String> lines = List.of(r.readEntity(String.class).split("\n"));
-        for (String line : List.of("# TYPE nat64fabric_bib_entries gauge", "nat64fabric_bib_entries{protocol=\"tcp\"} 1",
-                "nat64fabric_sessions{protocol=\"udp\"} 0", "nat64fabric_pool4_ports{protocol=\"tcp\"} 258048",
-                "# TYPE nat64fabric_setup_latency_seconds histogram",
-                "nat64fabric_switch_connected{device=\"device:leaf1\",role=\"EDGE\"} 1",
-                "nat64fabric_switch_connected{device=\"device:border2\",role=\"BORDER\"} 1")) {
-            assertTrue(lines.contains(line), line + " in\n" + String.join("\n", lines));
+        String text = r.readEntity(String.class);
+        Map<String, PrometheusClient.Family> m = PrometheusClient.parse(text);
+
+        for (String gauge : List.of("bib_entries", "sessions", "port_blocks", "pool4_ports", "switch_connected")) {
+            assertEquals("gauge", m.get("nat64fabric_" + gauge).type, gauge + " in\n" + text);
         }
+        assertEquals(1, m.get("nat64fabric_bib_entries").value("nat64fabric_bib_entries", "protocol", "tcp"));
+        assertEquals(1, m.get("nat64fabric_bib_entries").value("nat64fabric_bib_entries", "protocol", "udp"));
+        assertEquals(0, m.get("nat64fabric_sessions").value("nat64fabric_sessions", "protocol", "tcp"));
+        assertEquals(1, m.get("nat64fabric_sessions").value("nat64fabric_sessions", "protocol", "udp"));
+        assertEquals(1, m.get("nat64fabric_port_blocks").value("nat64fabric_port_blocks", "protocol", "udp"));
+        assertEquals(4 * (65535 - 1024 + 1), m.get("nat64fabric_pool4_ports").value("nat64fabric_pool4_ports",
+                "protocol", "tcp"), "192.0.2.0/30's addresses times the ports from 1024");
+        PrometheusClient.Family connected = m.get("nat64fabric_switch_connected");
+        assertEquals(1, connected.value("nat64fabric_switch_connected", "device", "device:leaf1", "role", "EDGE"));
+        assertEquals(1, connected.value("nat64fabric_switch_connected", "device", "device:border2", "role", "BORDER"));
+
+        // Counters: the client names a family without its samples' _total.
+        assertEquals(1, counter(m, "nat64fabric_packet_ins").value("nat64fabric_packet_ins_total",
+                "reason", "session_miss"));
+        assertEquals(5, counter(m, "nat64fabric_dataplane_drops_packets").value(
+                "nat64fabric_dataplane_drops_packets_total", "device", "device:border1", "reason", "no_route"));
+        assertEquals(0, counter(m, "nat64fabric_dataplane_drops_packets").value(
+                "nat64fabric_dataplane_drops_packets_total", "device", "device:border2", "reason", "no_route"));
+        assertEquals(700, counter(m, "nat64fabric_dataplane_translations_bytes").value(
+                "nat64fabric_dataplane_translations_bytes_total", "device", "device:border1", "kind", "6to4_stateful"));
+
+        // The setup's latency: cumulative buckets up to +Inf holding the one setup, its count and a sum.
+        PrometheusClient.Family latency = m.get("nat64fabric_setup_latency_seconds");
+        assertEquals("histogram", latency.type);
+        List<PrometheusClient.Sample> buckets = latency.samples.stream()
+                .filter(s -> s.name.endsWith("_bucket") && s.has("stage", "total")).collect(Collectors.toList());
+        assertTrue(buckets.size() > 2, buckets.toString());
+        for (int i = 1; i < buckets.size(); i++) {
+            assertTrue(buckets.get(i - 1).value <= buckets.get(i).value, "cumulative: " + buckets);
+        }
+        assertEquals("+Inf", buckets.get(buckets.size() - 1).labels.get("le"));
+        assertEquals(1, buckets.get(buckets.size() - 1).value);
+        assertEquals(1, latency.value("nat64fabric_setup_latency_seconds_count", "stage", "total"));
+        double sum = latency.value("nat64fabric_setup_latency_seconds_sum", "stage", "total");
+        assertTrue(sum > 0 && sum < 5, "seconds from the packet-in to its packet-out: " + sum);
+    }
+
+    private static PrometheusClient.Family counter(Map<String, PrometheusClient.Family> m, String family) {
+        PrometheusClient.Family f = m.get(family);
+        assertEquals("counter", f == null ? null : f.type, family + " in " + m.keySet());
+        return f;
+    }
+
+    private static PiCounterCell cell(String counter, int index, long packets, long bytes) {
+        return new PiCounterCell(PiCounterCellId.ofIndirect(PiCounterId.of(counter), index), packets, bytes);
     }
 
     @Test

@@ -1,10 +1,8 @@
 package org.nat64fabric.app;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,7 +10,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Wireshark's IPFIX dissector (Debian's tshark, which {@code make deps} installs): a decoder of
@@ -59,18 +56,6 @@ final class Tshark {
     }
 
     private static String run(List<String> command) throws IOException, InterruptedException {
-        Process p;
-        try {
-            p = new ProcessBuilder(command).redirectErrorStream(false).start();
-        } catch (IOException e) {
-            return fail(command.get(0) + " is missing: `make deps` installs Debian's tshark (" + e.getMessage() + ")");
-        }
-        p.getOutputStream().close();
-        byte[] out = p.getInputStream().readAllBytes();
-        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            fail(String.join(" ", command) + " failed: " + err);
-        }
-        return new String(out, StandardCharsets.UTF_8);
+        return Programs.run(command, "", "`make deps` installs Debian's tshark");
     }
 }
