@@ -252,7 +252,7 @@ public final class Translator {
                 why = "the card has no meters (SDNet's SimpleSumeSwitch)";
                 break;
             case REGISTER_ENTRY:
-                why = "the agent does not drive the card's registers";
+                why = "the card's registers are not P4Runtime's (its P4Info has none; the agent reads its register of hits itself)";
                 break;
             case ACTION_PROFILE_MEMBER:
             case ACTION_PROFILE_GROUP:
