@@ -172,18 +172,18 @@ def test_sessions_age_on_the_card_an_idle_one_is_reported_a_busy_one_is_not(agen
     client.write(*(client.update("INSERT", e) for e in (busy, idle)))
     try:
         started, notes = time.monotonic(), []
-        while time.monotonic() - started < 2.6:
+        while len(notes) < 2 and time.monotonic() - started < 5:
             dataplane.send(V6_PORT, from_v6_host(UDP(sport=5100, dport=53) / b"busy"))
             dataplane.verify_packet(to_v4_server(UDP(sport=40100, dport=53) / b"busy"), V4_PORT)
             note = client.idle_timeout_notification(timeout=0.25)
             if note is not None:
                 notes.append((time.monotonic() - started, list(note.table_entry)))
         assert [entries for _, entries in notes] == [[idle.table_entry], [idle.table_entry]], notes
-        assert 0.9 < notes[0][0] < 1.6 and 0.9 < notes[1][0] - notes[0][0] < 1.5, notes
+        assert 0.9 < notes[0][0] < 2 and 0.9 < notes[1][0] - notes[0][0] < 1.6, notes
         hit_times = {e.match[2].exact.value: e.time_since_last_hit.elapsed_ns
                      for e in read_with_hit_times(client, T + "session_v6")}
         assert hit_times[busy.table_entry.match[2].exact.value] < 0.6e9, hit_times
-        assert hit_times[idle.table_entry.match[2].exact.value] > 2.5e9, hit_times
+        assert hit_times[idle.table_entry.match[2].exact.value] > notes[1][0] * 1e9 - 0.2e9, hit_times
         assert all(not e.HasField("time_since_last_hit") for e in table_entries(client, T + "session_v6"))
     finally:
         client.write(*(client.update("DELETE", e) for e in (busy, idle)))
