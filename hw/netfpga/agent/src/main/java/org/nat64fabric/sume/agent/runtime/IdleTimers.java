@@ -12,8 +12,11 @@ import org.nat64fabric.sume.agent.card.CardException;
  * timeouts"): every aged entry holds a slot of one register of hit counts on the card, which the
  * card's pipe adds one to on each hit of the entry. A count that changed since it was last read
  * is a hit in between, seen at the read: an entry's last hit is the time of the read that saw its
- * count change, at most one poll late. Counts are only compared, so they may wrap: a 32-bit cell
- * hides hits only if exactly 2^32 of them come between two reads.
+ * count change. A poll reads an entry's count once an eighth of its timeout passed since the last
+ * read, and always before reporting it: an entry is never reported before its timeout, and at
+ * most an eighth of it (or one poll) after, at a few reads per timeout rather than one per poll.
+ * Counts are only compared, so they may wrap: a 32-bit cell hides hits only if exactly 2^32 of
+ * them come between two reads.
  *
  * <p>Notifications as softswitch sends them (P4Runtime 9.1.8): an entry with an idle timeout not
  * hit for it is reported, then again each timeout period while it stays idle; a hit starts its
@@ -28,11 +31,15 @@ public final class IdleTimers<K> {
         long read(int slot) throws CardException;
     }
 
+    /** Reads of an entry's count per idle timeout, while it has not to be reported. */
+    static final int READS_PER_TIMEOUT = 8;
+
     private static final class Timer {
         final int slot;
         long idleTimeoutNs;
         long count;
         long lastHitNs;
+        long lastReadNs;
         /** The earliest time an idle entry is reported (again). */
         long reportAtNs;
 
@@ -41,6 +48,7 @@ public final class IdleTimers<K> {
             this.idleTimeoutNs = idleTimeoutNs;
             this.count = count;
             this.lastHitNs = now;
+            this.lastReadNs = now;
             this.reportAtNs = now + idleTimeoutNs;
         }
     }
@@ -113,7 +121,10 @@ public final class IdleTimers<K> {
         return now - t.lastHitNs;
     }
 
-    /** Reads the counts of the entries with an idle timeout; those idle for it whose report is due. */
+    /**
+     * Reads the counts of the entries with an idle timeout whose read is due (an eighth of the
+     * timeout after the last, or their report); those idle for it whose report is due.
+     */
     public List<K> poll(long now) throws CardException {
         List<K> idle = new ArrayList<>();
         for (Map.Entry<K, Timer> e : timers.entrySet()) {
@@ -121,7 +132,9 @@ public final class IdleTimers<K> {
             if (t.idleTimeoutNs == 0) {
                 continue;
             }
-            look(t, now);
+            if (now - t.lastReadNs >= t.idleTimeoutNs / READS_PER_TIMEOUT || now - t.reportAtNs >= 0) {
+                look(t, now);
+            }
             if (now - t.reportAtNs >= 0) {
                 idle.add(e.getKey());
                 t.reportAtNs = now + t.idleTimeoutNs;
@@ -132,6 +145,7 @@ public final class IdleTimers<K> {
 
     private void look(Timer t, long now) throws CardException {
         long c = counts.read(t.slot);
+        t.lastReadNs = now;
         if (c != t.count) {
             t.count = c;
             t.lastHitNs = now;

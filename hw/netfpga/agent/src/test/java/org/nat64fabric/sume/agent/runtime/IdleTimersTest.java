@@ -62,10 +62,33 @@ class IdleTimersTest {
         assertEquals(List.of("b"), timers.poll(S));
         hit("a");
         hit("a");
-        assertEquals(List.of(), timers.poll(S + S / 10), "two hits between polls: one change");
-        assertEquals(S / 10, timers.sinceLastHit("a", S + S / 5));
-        assertEquals(List.of("b"), timers.poll(2 * S), "b, still idle; a, hit at 1.1 s, not yet");
-        assertEquals(List.of("a"), timers.poll(2 * S + S / 10));
+        assertEquals(List.of(), timers.poll(S + S / 5), "two hits between reads: one change");
+        assertEquals(S / 10, timers.sinceLastHit("a", S + 3 * S / 10));
+        assertEquals(List.of("b"), timers.poll(2 * S), "b, still idle; a, hit seen at 1.2 s, not yet");
+        assertEquals(List.of("a"), timers.poll(2 * S + S / 5));
+    }
+
+    @Test
+    void aPollReadsACountAnEighthOfItsTimeoutApartAndBeforeAReport() throws Exception {
+        int[] reads = {0};
+        IdleTimers<String> counted = new IdleTimers<>(1, slot -> {
+            reads[0]++;
+            return cells[slot];
+        });
+        counted.start("a", 8 * S, 0);
+        reads[0] = 0;
+        List<String> reported = new java.util.ArrayList<>();
+        for (long t = S / 10; t < 8 * S; t += S / 10) {   // polls every 100 ms
+            reported.addAll(counted.poll(t));
+            if (t == 35 * S / 10) {
+                cells[0]++;                                 // a hit at 3.5 s, seen by the read at 4 s
+            }
+        }
+        assertEquals(List.of(), reported);
+        assertEquals(7, reads[0], "at 1, 2, ... 7 s: not at each of the 79 polls");
+        assertEquals(List.of(), counted.poll(8 * S), "read before the report is due: the hit seen at 4 s");
+        assertEquals(List.of(), counted.poll(12 * S - 1));
+        assertEquals(List.of("a"), counted.poll(12 * S), "idle for its timeout since the read that saw the hit");
     }
 
     @Test
