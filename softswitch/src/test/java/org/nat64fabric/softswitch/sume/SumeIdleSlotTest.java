@@ -156,5 +156,8 @@ class SumeIdleSlotTest {
                 .replace("actions = { fwd;", "actions = { fwd; other;");
         assertTrue(compileError(other).contains("1 of its 2 entry actions"));
         assertTrue(compileError(PROGRAM.replace("in bit<32> newVal", "in bit<16> newVal")).contains("one bit<W>"));
+        String v1model = P4Programs.v1("struct headers_t { } struct meta_t { }", "state start { transition accept; }",
+                "action fwd(bit<9> port, @sume_idle_slot(\"hits\") bit<4> slot) { sm.egress_spec = port; }", "", "", "");
+        assertTrue(compileError(v1model).contains("only a SimpleSumeSwitch program's actions"));
     }
 }

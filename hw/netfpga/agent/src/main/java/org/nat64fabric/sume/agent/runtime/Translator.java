@@ -118,7 +118,7 @@ public final class Translator {
         return idle;
     }
 
-    /** Entries holding a slot (with or without an idle timeout), for the agent's log and measurements. */
+    /** Entries holding a slot (with or without an idle timeout). */
     public synchronized int slotsInUse() {
         return timers.values().stream().mapToInt(IdleTimers::inUse).sum();
     }
