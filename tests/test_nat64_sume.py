@@ -56,8 +56,15 @@ def test_the_variant_is_a_sume_program_whose_tables_are_the_v1model_ones(sume_su
     assert {"Nat64Ingress.translate.session_v6", "Nat64Ingress.translate.session_v4",
             "Nat64Ingress.ipv4_routes", "Nat64Ingress.local_host.local_ipv6"} <= set(sume_tables)
     assert not sume.direct_counters and not sume.meters and not sume.counters, "SDNet has none"
-    session = next(t for t in sume.tables if t.preamble.name == "Nat64Ingress.translate.session_v6")
-    assert (session.size, session.idle_timeout_behavior) == (4096, p4info_pb2.Table.NO_TIMEOUT)
+    for name in ("Nat64Ingress.translate.session_v6", "Nat64Ingress.translate.session_v4"):
+        session = next(t for t in sume.tables if t.preamble.name == name)
+        assert (session.size, session.idle_timeout_behavior) == (4096, p4info_pb2.Table.NOTIFY_CONTROL), \
+            "idle timeouts as on v1model: emulated by the agent through the entry's slot (hw/netfpga/README.md)"
+    v1_params = {a.preamble.name: [(p.name, p.bitwidth) for p in a.params] for a in v1.actions}
+    for a in sume.actions:
+        if a.preamble.name in ("Nat64Ingress.translate.snat", "Nat64Ingress.translate.dnat"):
+            assert [(p.name, p.bitwidth) for p in a.params] == v1_params[a.preamble.name], "the slot is the agent's"
+            assert list(a.preamble.annotations) == ['@sume_idle_slot("session_hit", 13)']
 
 
 def test_tcp_control_segments_go_to_the_controller_translated_and_routed(ptf):

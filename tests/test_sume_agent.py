@@ -5,6 +5,7 @@ netdev. No SUME exists here: this is what can be checked without one. First a P4
 drives the agent as any controller would, and the NAT64 tests that run on the SUME variant
 (those of test_nat64_pipeline.py marked BOTH) run again through the agent; then the embedded
 controller drives it exactly as it drives softswitch, and a new flow is set up through it."""
+import copy
 import functools
 import socket
 import subprocess
@@ -15,7 +16,7 @@ import grpc
 import pytest
 from p4.v1 import p4runtime_pb2
 from scapy.layers.inet import IP, UDP
-from scapy.layers.inet6 import IPv6
+from scapy.layers.inet6 import ICMPv6EchoRequest, IPv6
 from scapy.layers.l2 import Ether
 
 import test_nat64_pipeline
@@ -31,6 +32,7 @@ from test_nat64_sume import SUME_FABRIC
 
 AGENT_JAR = ROOT / "hw" / "netfpga" / "agent" / "target" / "sume-agent.jar"
 PUNT_SESSION_MISS = 1
+ICMP_TIMEOUT = 2   # seconds: the embedded controller's ICMP session lifetime in controlled_agent
 
 
 class AgentProcess:
@@ -148,6 +150,46 @@ def test_a_session_written_through_the_agent_translates_on_the_card(agent):
     dataplane.verify_no_other_packets()
 
 
+def read_with_hit_times(client, table):
+    e = p4runtime_pb2.Entity()
+    e.table_entry.table_id = client.p4info.id("tables", table)
+    e.table_entry.time_since_last_hit.SetInParent()
+    return [x.table_entry for x in client.read(e)]
+
+
+def test_sessions_age_on_the_card_an_idle_one_is_reported_a_busy_one_is_not(agent):
+    """Idle timeouts emulated by the agent (the card has none): each session entry counts its hits in
+    its slot of the card's register, which the agent polls. A session with traffic is never
+    reported; one without is, as written, after its timeout and again a timeout later; a Read asking
+    for time_since_last_hit gets it."""
+    client, dataplane, *_ = agent
+    ptf = SimpleNamespace(client=client)
+    busy, idle = session_v6(ptf, 17, V6_HOST, 5100, MAPPED, 40100), session_v6(ptf, 17, V6_HOST, 5101, MAPPED, 40101)
+    for e in (busy, idle):
+        e.table_entry.idle_timeout_ns = 10**9
+    while client.idle_timeout_notification(timeout=0) is not None:
+        pass
+    client.write(*(client.update("INSERT", e) for e in (busy, idle)))
+    try:
+        started, notes = time.monotonic(), []
+        while len(notes) < 2 and time.monotonic() - started < 5:
+            dataplane.send(V6_PORT, from_v6_host(UDP(sport=5100, dport=53) / b"busy"))
+            dataplane.verify_packet(to_v4_server(UDP(sport=40100, dport=53) / b"busy"), V4_PORT)
+            note = client.idle_timeout_notification(timeout=0.25)
+            if note is not None:
+                notes.append((time.monotonic() - started, list(note.table_entry)))
+        assert [entries for _, entries in notes] == [[idle.table_entry], [idle.table_entry]], notes
+        assert 0.9 < notes[0][0] < 2 and 0.9 < notes[1][0] - notes[0][0] < 1.6, notes
+        hit_times = {e.match[2].exact.value: e.time_since_last_hit.elapsed_ns
+                     for e in read_with_hit_times(client, T + "session_v6")}
+        assert hit_times[busy.table_entry.match[2].exact.value] < 0.6e9, hit_times
+        assert hit_times[idle.table_entry.match[2].exact.value] > notes[1][0] * 1e9 - 0.2e9, hit_times
+        assert all(not e.HasField("time_since_last_hit") for e in table_entries(client, T + "session_v6"))
+    finally:
+        client.write(*(client.update("DELETE", e) for e in (busy, idle)))
+    dataplane.verify_no_other_packets()
+
+
 def test_packet_out_over_dma_leaves_the_port_it_names(agent):
     client, dataplane, *_ = agent
     frame = from_v4_server(UDP(sport=53, dport=9) / b"from the controller")
@@ -175,10 +217,10 @@ def test_routes_are_lpm_datasets_and_the_longest_prefix_wins(agent):
 
 def test_what_the_card_cannot_hold_is_refused_with_clear_statuses(agent):
     client, *_ = agent
-    session = session_v6(SimpleNamespace(client=client), 6, V6_HOST, 1234, MAPPED, 4321)
-    session.table_entry.idle_timeout_ns = 10**9
+    mtu = client.table_entry(P + "egress_mtu", match={"port": 3}, action=P + "set_mtu", params={"mtu": 1500})
+    mtu.table_entry.idle_timeout_ns = 10**9
     with pytest.raises(WriteError) as e:
-        client.write(client.update("INSERT", session))
+        client.write(client.update("INSERT", mtu))
     assert e.value.codes() == [grpc.StatusCode.INVALID_ARGUMENT] and "idle timeout" in e.value.errors[0].message
     clone = p4runtime_pb2.Entity()
     clone.packet_replication_engine_entry.clone_session_entry.session_id = 99
@@ -267,7 +309,9 @@ def controlled_agent(tmp_path_factory):
     agent = AgentProcess("c", tmp / "agent.log").start()
     try:
         p4info_path, _ = sume_pipeline(tmp / "p4")
-        with programmed_controller(tmp, SUME_FABRIC, agent.grpc_port, p4info_path,
+        config = copy.deepcopy(SUME_FABRIC)   # ICMP sessions that age within a test
+        config["apps"]["org.nat64fabric.app"]["nat64"]["timeouts"] = {"icmp": ICMP_TIMEOUT}
+        with programmed_controller(tmp, config, agent.grpc_port, p4info_path,
                                    tmp / "p4" / "device_config.bin") as api:
             dataplane = agent.dataplane()
             try:
@@ -300,3 +344,39 @@ def test_the_controller_sets_a_flow_up_through_the_agent(controlled_agent):
     dataplane.verify_no_other_packets()
     stats = api.call("GET", "/stats")[1]
     assert stats["finish.sent"] == 1 and stats["setups.translated"] >= 1, stats
+
+
+def test_the_controller_removes_a_session_the_card_reports_idle(controlled_agent):
+    """The embedded controller in the loop: an echo flow set up through the agent, its session
+    written with the ICMP lifetime as idle timeout; while the host pings it stays, once the pings
+    stop the agent reports its entries idle and the controller removes the session and its entries
+    from the card (the next ping is a session miss again)."""
+    api, dataplane, tmp = controlled_agent
+    logs = lambda: (tmp / "controller.log").read_text()[-3000:] + (tmp / "agent.log").read_text()[-2000:]
+    ping = lambda seq: from_v6_host(ICMPv6EchoRequest(id=77, seq=seq, data=b"ping"))
+    out = None
+    for seq in range(10):
+        dataplane.send(V6_PORT, ping(seq))
+        out = dataplane.poll(V4_PORT, timeout=1)
+        if out is not None:
+            break
+    assert out is not None, logs()
+    sessions = lambda: [s for s in api.call("GET", "/sessions?protocol=ICMP")[1]["sessions"] if s["ipv6Port"] == 77]
+    assert len(sessions()) == 1
+    for seq in range(100, 100 + 4 * ICMP_TIMEOUT):   # pings for twice the lifetime: the session stays
+        dataplane.send(V6_PORT, ping(seq))
+        assert Ether(dataplane.poll(V4_PORT, timeout=1))[IP].src.startswith("192.0.2."), logs()
+        time.sleep(0.5)
+    assert len(sessions()) == 1, "hit on the card, never reported idle"
+    deadline = time.monotonic() + ICMP_TIMEOUT + 5
+    while sessions() and time.monotonic() < deadline:
+        time.sleep(0.3)
+    assert sessions() == [], logs()
+    stats = api.call("GET", "/stats")[1]
+    assert stats["idleNotifications"] >= 1, stats
+    while dataplane.poll(V4_PORT, timeout=0.3) is not None:
+        pass
+    # the entries left the card: a ping is a session miss the controller sets up afresh
+    dataplane.send(V6_PORT, ping(999))
+    assert dataplane.poll(V4_PORT, timeout=3) is not None, logs()
+    assert api.call("GET", "/stats")[1]["packetIn.1"] > stats.get("packetIn.1", 0), "punted as a session miss"

@@ -247,6 +247,7 @@ struct metadata_t {
     bit<8>  error_code;
     bit<32> error_param;     /* MTU or pointer, as the ICMP header's last four bytes */
     bit<32> error_drop_reason;   /* counted for the packet the error replaces */
+    IDLE_SLOT_METADATA           /* the session entry hit, where its table ages through slots (SUME) */
 }
 
 #endif

@@ -192,7 +192,8 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
     }
 
     /* ---- RFC 6146 sessions: endpoint-independent mapping, one entry per BIB entry ---- */
-    action snat(ipv4_t src4, bit<16> src_port) {
+    action snat(ipv4_t src4, bit<16> src_port IDLE_SLOT_PARAM) {
+        IDLE_SLOT_HIT
         meta.new_src4 = src4;
         meta.new_l4_src = src_port;
         meta.xlate_src = true;
@@ -212,7 +213,8 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
     }
 
     /* filtered = 1: address-dependent filtering, the remote must be in remote_filter. */
-    action dnat(ipv6_t dst6, bit<16> dst_port, bit<1> filtered) {
+    action dnat(ipv6_t dst6, bit<16> dst_port, bit<1> filtered IDLE_SLOT_PARAM) {
+        IDLE_SLOT_HIT
         meta.new_dst6 = dst6;
         meta.new_l4_dst = dst_port;
         meta.xlate_dst = true;

@@ -30,6 +30,10 @@ header packet_out_t {
 #define DIRECT_COUNTER(unit, name) direct_counter(CounterType.unit) name;
 #define COUNTED_BY(name) counters = name;
 #define IDLE_TIMEOUT support_timeout = true;
+/* The SUME card's emulated idle timeouts (hw/netfpga/include/sume_arch.p4): nothing here. */
+#define IDLE_SLOT_METADATA
+#define IDLE_SLOT_PARAM
+#define IDLE_SLOT_HIT
 
 /* The address of the RFC 6791 pool an ICMPv6 error's router gets: a hash of its address. */
 #define RFC6791_PICK(out, first, key, count) hash(out, HashAlgorithm.crc32, first, { key }, count);

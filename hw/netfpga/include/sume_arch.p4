@@ -45,10 +45,27 @@ const bit<8> FINISH_HAIRPIN       = 16;  /* to the NAT64's own IPv4 address: tra
 const bit<8> FINISH_ICMP_ERROR    = 32;  /* not translated nor routed: answer it with the ICMP error
                                             of error_type/code/param, back out of out_port */
 
-/* SDNet has no direct counters and no idle timeouts: the controller ages what it installs. */
+/* SDNet has no direct counters and no idle timeouts. */
 #define DIRECT_COUNTER(unit, name)
 #define COUNTED_BY(name)
 #define IDLE_TIMEOUT
+
+/* Idle timeouts emulated (hw/netfpga/README.md, "Idle timeouts"): every session entry carries a
+ * slot the agent assigns and hides from controllers (@sume_idle_slot: the P4Info shows the tables
+ * with idle timeouts and the actions without it); a hit adds one to the slot's cell of session_hit,
+ * which the agent reads through the card's register interface. One cell per entry of both session
+ * tables (2 x SESSION_TABLE_SIZE). */
+typedef bit<13> idle_slot_t;
+#define IDLE_SLOT_METADATA idle_slot_t idle_slot; bool idle_hit;
+#define IDLE_SLOT_PARAM , @sume_idle_slot("session_hit") idle_slot_t idle_slot
+#define IDLE_SLOT_HIT meta.idle_slot = idle_slot; meta.idle_hit = true;
+
+/* P4-NetFPGA's RAW register extern (wiki, "RAW Extern Function"): 2^13 cells of 32 bits. */
+#define REG_ADD 8w2
+@Xilinx_MaxLatency(1)
+@Xilinx_ControlWidth(13)
+extern void session_hit_reg_raw(in idle_slot_t index, in bit<32> newVal, in bit<32> incVal, in bit<8> opCode,
+                                out bit<32> result);
 
 /* No hash unit: an ICMPv6 error's router gets the RFC 6791 pool's first address (RFC 6791
  * allows a pool of one). */

@@ -152,6 +152,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
     apply {
         in_port = number_of(sume_metadata.src_port);
         no_route_found = false;
+        meta.idle_hit = false;
         if (hdr.packet_out.isValid()) {
             bool to_pipeline = hdr.packet_out.to_pipeline == 1;
             meta.hairpinned = to_pipeline && hdr.packet_out.hairpinned == 1;
@@ -174,6 +175,10 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
         }
         bit<32> drop_reason;
         translate.apply(hdr, meta, drop_reason);
+        if (meta.idle_hit) {
+            bit<32> hits;
+            session_hit_reg_raw(meta.idle_slot, 0, 1, REG_ADD, hits);
+        }
         bool translated = meta.xlate_src && meta.xlate_dst && drop_reason == DROP_REASONS
                           && meta.punt_reason == 0 && !meta.send_error;
         bool answered;

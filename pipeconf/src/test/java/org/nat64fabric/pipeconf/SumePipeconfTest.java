@@ -9,8 +9,10 @@ import static org.nat64fabric.core.p4.P4InfoConstants.NAT64_INGRESS_TRANSLATE_SE
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.stream.Collectors;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
+import org.onosproject.net.pi.model.PiActionId;
 import org.onosproject.net.pi.model.PiMatchType;
 import org.onosproject.net.pi.model.PiPipeconf;
 import org.onosproject.net.pi.model.PiTableId;
@@ -27,7 +29,10 @@ class SumePipeconfTest {
     void theSumePipeconfCarriesTheVariantsP4InfoWithWhatTheCardHolds() throws Exception {
         PiPipeconf p = sume();
         PiTableModel session = p.pipelineModel().table(PiTableId.of(NAT64_INGRESS_TRANSLATE_SESSION_V6)).orElseThrow();
-        assertFalse(session.supportsAging(), "no idle timeouts on SDNet: the controller ages sessions");
+        assertTrue(session.supportsAging(), "idle timeouts, which the SUME agent emulates (hw/netfpga/README.md)");
+        assertEquals(java.util.Set.of("src4", "src_port"), session.action(PiActionId.of("Nat64Ingress.translate.snat"))
+                .orElseThrow().params().stream().map(a -> a.id().id()).collect(Collectors.toSet()),
+                "v1model's parameters: the entry's slot is the agent's");
         assertEquals(4096, session.maxSize(), "the card's CAM depth");
         assertEquals(PiMatchType.LPM, p.pipelineModel().table(PiTableId.of(NAT64_INGRESS_IPV4_ROUTES)).orElseThrow()
                 .matchFields().iterator().next().matchType());

@@ -130,6 +130,7 @@ public final class Nat64Fabric implements Nat64Service {
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     /** Per switch: the second its ICMP errors are counted in, and how many went out in it. */
     private final Map<String, long[]> refusalBudgets = new ConcurrentHashMap<>();
+    private final PortErrorLimit portErrorLimit;
 
     /** Setups and writes run on the caller's thread: for tests, where each packet-in completes at once. */
     public Nat64Fabric(FabricConfig config, NatStore store, Consumer<NatEvent> log, LongSupplier clock) {
@@ -143,6 +144,7 @@ public final class Nat64Fabric implements Nat64Service {
     public Nat64Fabric(FabricConfig config, NatStore store, Consumer<NatEvent> log, LongSupplier clock,
                        Executor setups, Executor writers) {
         this.config = config;
+        this.portErrorLimit = new PortErrorLimit(config.nat64.icmpErrors.perPortPps, config.nat64.icmpErrors.perPortBurst);
         for (SetupStage stage : SetupStage.values()) {
             setupLatency.put(stage, new LatencyHistogram());
         }
@@ -354,8 +356,9 @@ public final class Nat64Fabric implements Nat64Service {
     /**
      * The ICMP error a v1model switch sends itself, built here for a card that cannot sum what it
      * quotes: from the switch's own address of the packet's family (sent only where it has both,
-     * as v1model's icmp_error.icmp_source), rate-limited as the refusals are (RFC 4443 2.4(f),
-     * RFC 1812 4.3.2.8), counted by kind as v1model's icmp_error.sent.
+     * as v1model's icmp_error.icmp_source), rate-limited per port as v1model's icmp_error.error_meter
+     * limits them ({@link PortErrorLimit}; RFC 4443 2.4(f), RFC 1812 4.3.2.8), counted by kind as
+     * v1model's icmp_error.sent.
      */
     private void sendError(String deviceId, byte[] frame, int outPort, int type, int code, int param) {
         SwitchConfig sw = switchConfig(deviceId);
@@ -366,9 +369,11 @@ public final class Nat64Fabric implements Nat64Service {
             count("icmpErrors.notSent");
             return;
         }
-        if (refusalAllowed(deviceId)) {
+        if (portErrorLimit.allow(deviceId, outPort, clock.getAsLong())) {
             link.packetOut(error.get(), outPort);
             count("icmpErrors.sent." + IcmpErrors.kind(frame, type, code));
+        } else {
+            count("icmpErrors.rateLimited");
         }
     }
 

@@ -405,6 +405,33 @@ class Nat64FabricTest {
     }
 
     @Test
+    void errorsACardHandsOverAreLimitedPerPortAsV1modelsMeterLimitsThem() throws Exception {
+        // nat64.icmpErrors' defaults: 1000 a second per port, bursts of 200 (v1model's error_meter)
+        Runnable timeExceeded = () -> fabric.finish("border1", udpFrame(5000), SumeHeaders.FINISH_ICMP_ERROR, 1, 0,
+                3, 0, 0);
+        for (int i = 0; i < 250; i++) {
+            timeExceeded.run();
+        }
+        assertEquals(200, border1.packetOuts.size(), "a burst of 200 out of port 1");
+        assertEquals(50, fabric.stats().get("icmpErrors.rateLimited"));
+        for (int i = 0; i < 10; i++) {
+            fabric.finish("border1", udpFrame(5000), SumeHeaders.FINISH_ICMP_ERROR, 2, 0, 3, 0, 0);
+        }
+        assertEquals(210, border1.packetOuts.size(), "port 2 has a budget of its own");
+        assertEquals(List.of(2, 2), border1.sentOut.subList(208, 210));
+        now += 50;                                             // 50 ms: 50 more tokens for port 1
+        for (int i = 0; i < 60; i++) {
+            timeExceeded.run();
+        }
+        assertEquals(260, border1.packetOuts.size());
+        assertEquals(60, fabric.stats().get("icmpErrors.rateLimited"));
+        for (int port = 5000; port < 5100; port++) {
+            fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(port));
+        }
+        assertEquals(60, fabric.stats().get("icmpErrors.rateLimited"), "the card's errors leave the refusals' budget whole");
+    }
+
+    @Test
     void refusalsAreRateLimitedToAHundredIcmpErrorsASecondPerSwitch() throws Exception {
         List<Runnable> scheduled = new ArrayList<>();
         fabric = new Nat64Fabric(config("{\"addresses\": [\"192.0.2.0/30\"]}"), new InMemoryNatStore(), e -> { },

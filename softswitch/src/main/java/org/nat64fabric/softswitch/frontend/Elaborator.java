@@ -27,6 +27,7 @@ import org.nat64fabric.softswitch.pipeline.Stmt;
 import org.nat64fabric.softswitch.pipeline.Table;
 import org.nat64fabric.softswitch.pipeline.ValueSet;
 import org.nat64fabric.softswitch.pipeline.VarbitIo;
+import org.nat64fabric.softswitch.sume.RegisterRaw;
 import org.nat64fabric.softswitch.v1model.Externs;
 
 /**
@@ -1232,6 +1233,22 @@ final class Elaborator {
         leave(outer, fs);
     }
 
+    /** An action parameter the SUME target fills (Action.IDLE_SLOT): a SimpleSumeSwitch action's last, a bit<W>, naming its register. */
+    private void idleSlotParam(ActionDeclarationContext d, ParameterContext p, Type t, List<String> args) {
+        String what = "@" + Action.IDLE_SLOT + " parameter '" + p.name().getText() + "'";
+        if (architecture != Program.Architecture.SUME) {
+            throw error(p, what + ": only a SimpleSumeSwitch program's actions have slots the target fills");
+        }
+        List<ParameterContext> all = d.parameterList().parameter();
+        if (all.get(all.size() - 1) != p) {
+            throw error(p, what + " must be the last parameter of action '" + d.name().getText() + "'");
+        }
+        if (!(t instanceof Type.Bits) || args.size() != 1 || args.get(0).isEmpty()) {
+            throw error(p, what + " must be a bit<W> annotated with the register of hits it indexes, "
+                    + "as in @" + Action.IDLE_SLOT + "(\"session_hit\") bit<13> slot");
+        }
+    }
+
     private ActionSym action(ActionDeclarationContext d, Scope sc, String prefix) {
         Map<String, List<String>> an = annotations(d.annotations());
         String qname = qualified(prefix, d.name().getText(), an);
@@ -1255,7 +1272,11 @@ final class Elaborator {
                 directional.add(new Param(name, p.direction().getText(), t));
                 directionalSlots.add(slot);
             } else {
-                data.add(new Action.Param(name, Math.max(widthOf(t), 1), (Expr.LValue) slot, annotations(p.annotations())));
+                Map<String, List<String>> pan = annotations(p.annotations());
+                if (pan.containsKey(Action.IDLE_SLOT)) {
+                    idleSlotParam(d, p, t, pan.get(Action.IDLE_SLOT));
+                }
+                data.add(new Action.Param(name, Math.max(widthOf(t), 1), (Expr.LValue) slot, pan));
             }
             body.symbols.put(name, new Var(name, slot, p.direction() != null && "in".equals(p.direction().getText())));
         }
@@ -1734,6 +1755,7 @@ final class Elaborator {
         }
         if (architecture == Program.Architecture.SUME) {
             sumeTableLimits(d, keys, sizeGiven, timeout);
+            timeout = agedBySlots(d, refs);
         }
         if (defaultAction == null) {
             Object na = global.lookup("NoAction");
@@ -1842,6 +1864,25 @@ final class Elaborator {
             throw error(d.name(), name + " mixes an lpm field with " + (keys.size() - 1) + " other key field(s): "
                     + "a SimpleSumeSwitch lpm table has exactly one key field (use ternary fields for the others)");
         }
+    }
+
+    /**
+     * Whether a SimpleSumeSwitch table's entries age through slots the target fills: every action
+     * an entry can take has an @sume_idle_slot parameter, or none has (the P4Info then gives the
+     * table idle timeouts, which the SUME agent emulates).
+     */
+    private boolean agedBySlots(TableDeclarationContext d, List<Table.ActionRef> refs) {
+        long withSlot = refs.stream().filter(r -> !r.defaultOnly && r.action.idleSlot() != null).count();
+        long entryActions = refs.stream().filter(r -> !r.defaultOnly).count();
+        if (withSlot > 0 && withSlot < entryActions) {
+            throw error(d.name(), "table '" + d.name().getText() + "': " + withSlot + " of its " + entryActions
+                    + " entry actions have an @" + Action.IDLE_SLOT + " parameter: all or none must (an entry ages by its slot)");
+        }
+        if (refs.stream().anyMatch(r -> r.defaultOnly && r.action.idleSlot() != null)) {
+            throw error(d.name(), "table '" + d.name().getText() + "': a default-only action has an @" + Action.IDLE_SLOT
+                    + " parameter, but a default entry does not age");
+        }
+        return withSlot > 0;
     }
 
     private Table.KeyField keyField(KeyElementContext k, Scope sc, int id) {
@@ -3971,6 +4012,9 @@ final class Elaborator {
         if (name.equals("static_assert")) {
             return staticAssert(a, args, at);
         }
+        if (architecture == Program.Architecture.SUME && name.endsWith(RegisterRaw.SUFFIX)) {
+            return registerRaw(name, params, a, args, at);
+        }
         if (!name.equals("verify")) {
             notInSume(name, at);
         }
@@ -4044,6 +4088,38 @@ final class Elaborator {
             default:
                 throw new IllegalStateException("extern function " + name + " has an arity but no binding");
         }
+    }
+
+    /**
+     * P4-NetFPGA's RAW register extern, {@code <name>_reg_raw(in bit<I> index, in bit<W> newVal,
+     * in bit<W> incVal, in bit<8> opCode, out bit<W> result)}: one register of 2^I cells of W bits
+     * per extern name, made at its first call.
+     */
+    private Stmt registerRaw(String name, List<Param> params, List<Expr> a, ArgumentListContext args, ParserRuleContext at) {
+        String[] roles = {"index", "newVal", "incVal", "opCode", "result"};
+        if (params.size() != roles.length) {
+            throw error(at, "'" + name + "' is a P4-NetFPGA RAW register extern: declare it with 5 parameters "
+                    + "(in bit<I> index, in bit<W> newVal, in bit<W> incVal, in bit<8> opCode, out bit<W> result)");
+        }
+        for (int i = 0; i < roles.length; i++) {
+            if (!(params.get(i).type instanceof Type.Bits)) {
+                throw error(at, "'" + name + "': parameter " + roles[i] + " must be declared bit<W>, not " + params.get(i).type);
+            }
+        }
+        int indexWidth = ((Type.Bits) params.get(0).type).width;
+        int width = ((Type.Bits) params.get(1).type).width;
+        if (indexWidth > 20 || width > 64 || ((Type.Bits) params.get(2).type).width != width
+                || ((Type.Bits) params.get(4).type).width != width || ((Type.Bits) params.get(3).type).width != 8) {
+            throw error(at, "'" + name + "': index up to bit<20>, newVal, incVal and result one bit<W> of up to 64 bits, "
+                    + "opCode bit<8>");
+        }
+        String register = name.substring(0, name.length() - RegisterRaw.SUFFIX.length());
+        Externs.Register r = registers.stream().filter(x -> x.name.equals(register)).findFirst().orElse(null);
+        if (r == null) {
+            r = new Externs.Register(register, 1 << indexWidth, width);
+            registers.add(r);
+        }
+        return new RegisterRaw(r, a.get(0), a.get(1), a.get(2), a.get(3), bitLocation(a.get(4), args.argument(4), name));
     }
 
     private Expr narrow(Expr e, Type t) {

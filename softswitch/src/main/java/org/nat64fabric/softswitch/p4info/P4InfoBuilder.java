@@ -58,9 +58,15 @@ public final class P4InfoBuilder {
         P4Info.Builder info = P4Info.newBuilder().setPkgInfo(PkgInfo.newBuilder().setArch(p.architecture.p4infoName));
         for (Action a : p.actions) {
             var b = info.addActionsBuilder().setPreamble(preamble(P4Ids.Prefix.ACTION_VALUE, a.name, a.annotations));
-            int pid = 1;
-            for (Action.Param prm : a.params) {
-                b.addParamsBuilder().setId(pid++).setName(prm.name).setBitwidth(prm.width);
+            for (int i = 0; i < a.controlParamCount(); i++) {
+                Action.Param prm = a.params.get(i);
+                b.addParamsBuilder().setId(i + 1).setName(prm.name).setBitwidth(prm.width);
+            }
+            Action.Param slot = a.idleSlot();
+            if (slot != null) {
+                // filled by the SUME agent, not by controllers: what it fills, for the agent's layout
+                b.getPreambleBuilder().addAnnotations("@" + Action.IDLE_SLOT + "(\"" + slot.annotations.get(Action.IDLE_SLOT).get(0)
+                        + "\", " + slot.width + ")");
             }
         }
         for (Table t : p.tables) {
@@ -131,7 +137,8 @@ public final class P4InfoBuilder {
                     .setSpec(MeterSpec.newBuilder().setUnit(meterUnit(m.unit)))
                     .setSize(m.size);
         }
-        for (Externs.Register r : p.registers) {
+        // A SimpleSumeSwitch program's registers are P4-NetFPGA's, read by the SUME agent over the card's register interface.
+        for (Externs.Register r : p.architecture == Program.Architecture.SUME ? List.<Externs.Register>of() : p.registers) {
             info.addRegistersBuilder()
                     .setPreamble(preamble(P4Ids.Prefix.REGISTER_VALUE, r.name, Map.of()))
                     .setTypeSpec(P4Types.P4DataTypeSpec.newBuilder().setBitstring(P4Types.P4BitstringLikeTypeSpec

@@ -26,10 +26,28 @@ public final class Action {
         }
     }
 
+    /**
+     * The annotation of a SimpleSumeSwitch action's last parameter that the target fills, not the
+     * controller: the entry's slot in a register of hits, {@code @sume_idle_slot("REGISTER")},
+     * through which the SUME agent emulates idle timeouts (hw/netfpga/README.md, "Idle timeouts").
+     */
+    public static final String IDLE_SLOT = "sume_idle_slot";
+
     public Action(String name, Map<String, List<String>> annotations, List<Param> params) {
         this.name = name;
         this.annotations = annotations;
         this.params = params;
+    }
+
+    /** The parameter the target fills ({@link #IDLE_SLOT}, always the last), or null. */
+    public Param idleSlot() {
+        Param last = params.isEmpty() ? null : params.get(params.size() - 1);
+        return last != null && last.annotations.containsKey(IDLE_SLOT) ? last : null;
+    }
+
+    /** The parameters a controller gives: all but {@link #idleSlot()}. */
+    public int controlParamCount() {
+        return params.size() - (idleSlot() == null ? 0 : 1);
     }
 
     /** Set by the compiler once the body is compiled (the action exists before, for recursion checks and names). */

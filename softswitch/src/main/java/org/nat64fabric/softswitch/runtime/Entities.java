@@ -409,7 +409,11 @@ public final class Entities {
             }
             case REGISTER_ENTRY: {
                 RegisterEntry q = request.getRegisterEntry();
-                for (Externs.Register r : q.getRegisterId() == 0 ? sw.program.registers : List.of(register(q.getRegisterId()))) {
+                // those of the P4Info: a SimpleSumeSwitch program's registers are the card's, not P4Runtime's
+                List<Externs.Register> which = q.getRegisterId() == 0 ? sw.program.registers.stream()
+                        .filter(registerIds::containsKey).collect(java.util.stream.Collectors.toList())
+                        : List.of(register(q.getRegisterId()));
+                for (Externs.Register r : which) {
                     for (int i : cells(q.hasIndex(), q.getIndex(), r.size, r.name)) {
                         out.add(Entity.newBuilder().setRegisterEntry(RegisterEntry.newBuilder().setRegisterId(registerIds.get(r))
                                 .setIndex(Index.newBuilder().setIndex(i))
@@ -738,9 +742,12 @@ public final class Entities {
                     + ": only the default entry may use it");
         }
         BigInteger[] args = new BigInteger[action.params.size()];
+        if (action.idleSlot() != null) {
+            args[args.length - 1] = BigInteger.ZERO;   // softswitch ages the entry itself; the SUME agent fills a real slot
+        }
         for (var p : a.getParamsList()) {
             int i = p.getParamId() - 1;
-            if (i < 0 || i >= args.length) {
+            if (i < 0 || i >= action.controlParamCount()) {
                 throw new EntityException(Code.INVALID_ARGUMENT, action.name + " has no parameter with ID " + p.getParamId());
             }
             Action.Param prm = action.params.get(i);
@@ -888,7 +895,7 @@ public final class Entities {
 
     private p4.v1.P4RuntimeOuterClass.Action action(Table.ActionCall call) {
         var act = p4.v1.P4RuntimeOuterClass.Action.newBuilder().setActionId(actionIds.get(call.action.name));
-        for (int i = 0; i < call.args.length; i++) {
+        for (int i = 0; i < call.action.controlParamCount(); i++) {
             act.addParamsBuilder().setParamId(i + 1).setValue(bytes(call.args[i]));
         }
         return act.build();

@@ -37,6 +37,8 @@ public final class Main {
             "  --grpc-port N      P4Runtime port (default 9559)",
             "  --grpc-addr ADDR   address to listen on (default 0.0.0.0)",
             "  --device-id N      P4Runtime device_id (default 1)",
+            "  --idle-poll-ms N   how often the agent polls for idle timeouts (default 100); each entry's hit",
+            "                     count on the card is read about 8 times per idle timeout",
             "  --model            drive the model card instead of a SUME: softswitch running the card's",
             "                     program, its tables written through the same register operations",
             "  --program FILE.p4  the model card's program (default hw/netfpga/nat64_sume.p4 of this checkout)",
@@ -81,6 +83,7 @@ public final class Main {
         int grpcPort = 9559;
         String grpcAddr = "0.0.0.0";
         long deviceId = 1;
+        long idlePollMs = 100;
         String dma = null;
         String cardDma = null;
         boolean model = false;
@@ -104,6 +107,9 @@ public final class Main {
                     break;
                 case "--device-id":
                     deviceId = number(a, value(args, ++i, a), 0, Integer.MAX_VALUE);
+                    break;
+                case "--idle-poll-ms":
+                    idlePollMs = number(a, value(args, ++i, a), 1, 3_600_000);
                     break;
                 case "--dma":
                     dma = value(args, ++i, a);
@@ -149,7 +155,8 @@ public final class Main {
         P4Info built = P4InfoBuilder.build(p);
         ModelCardPorts cardPorts = cardDma == null ? null : new ModelCardPorts(card, ports, cardDma);
         try (RawSocket dmaSocket = RawSocket.open(dma, 200);
-             AgentServer server = AgentServer.start(deviceId, card, built, dmaSocket, new InetSocketAddress(grpcAddr, grpcPort))) {
+             AgentServer server = AgentServer.start(deviceId, card, built, dmaSocket, new InetSocketAddress(grpcAddr, grpcPort),
+                     idlePollMs)) {
             System.err.println("sume-agent: serving P4Runtime on " + grpcAddr + ":" + server.port() + " (device " + deviceId
                     + "), DMA on " + dma + ", the model card running " + p.tables.size() + " tables"
                     + (cardPorts == null ? "" : " with ports " + ports + " and its DMA on " + cardDma));

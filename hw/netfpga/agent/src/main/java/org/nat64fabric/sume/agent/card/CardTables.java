@@ -16,7 +16,9 @@ import org.nat64fabric.sume.agent.layout.TableLayout;
  *   <li>LPM: a whole dataset at once ({@code lpm_load_dataset} into the lookup bank not in use,
  *       then {@code lpm_set_active_lookup_bank});</li>
  *   <li>the value a miss returns (the default action): not in P4-NetFPGA's API, where it is fixed
- *       when the card is built; see hw/netfpga/README.md, "The control agent".</li>
+ *       when the card is built; see hw/netfpga/README.md, "The control agent";</li>
+ *   <li>the cells of the program's registers (P4-NetFPGA's register externs, {@code <name>_reg_*}),
+ *       one 32-bit register read each, as the CLI's {@code <name>_reg_read} does.</li>
  * </ul>
  */
 public interface CardTables {
@@ -70,4 +72,10 @@ public interface CardTables {
     void setMissValue(int table, BigInteger value) throws CardException;
 
     BigInteger missValue(int table) throws CardException;
+
+    /** The number of cells of the register, or 0 when the card has none of that name. */
+    int registerSize(String register);
+
+    /** The cell's value (at most 32 bits). */
+    long registerRead(String register, int index) throws CardException;
 }

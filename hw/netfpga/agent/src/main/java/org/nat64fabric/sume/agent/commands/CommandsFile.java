@@ -12,6 +12,7 @@ import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.fabric.Entity;
 import org.nat64fabric.core.fabric.TableEntry;
 import org.nat64fabric.sume.agent.layout.TableLayout;
+import org.nat64fabric.sume.agent.runtime.SlotParam;
 import p4.config.v1.P4InfoOuterClass;
 import p4.config.v1.P4InfoOuterClass.P4Info;
 
@@ -27,7 +28,9 @@ import p4.config.v1.P4InfoOuterClass.P4Info;
  * other actions 0 (SDNet's response tuple has a field for each, as {@link TableLayout} says).
  * What such a file cannot hold is a {@code #} comment line, which p4_px_tables.py skips: a default
  * entry (SDNet fixes a table's miss action when the card is built), an entry of a table the
- * program lacks.
+ * program lacks. An entry of a table with idle timeouts gets a slot of its register (an action's
+ * last data value, which controllers never give), counting down from the register's last cell:
+ * the agent hands out slots from the first, and ages only the entries it wrote.
  *
  * <p><b>Decided here</b> (SDNet's {@code .sdnet_switch_info.dat}, which fixes them, needs SDNet):
  * tables and actions are named as in the P4Info without the pipe's control name
@@ -40,6 +43,8 @@ public final class CommandsFile {
 
     private final Map<String, P4InfoOuterClass.Table> tables = new HashMap<>();
     private final Map<Integer, P4InfoOuterClass.Action> actions = new HashMap<>();
+    /** Per register of hit counts, the slots given so far. */
+    private final Map<String, Integer> slotsGiven = new HashMap<>();
 
     public CommandsFile(P4Info p4info) {
         p4info.getTablesList().forEach(t -> tables.put(t.getPreamble().getName(), t));
@@ -93,11 +98,23 @@ public final class CommandsFile {
                 }
                 b.append(' ').append(hex(v));
             }
+            SlotParam slot = SlotParam.of(a);
+            if (slot != null) {
+                b.append(' ').append(hex(BigInteger.valueOf(chosen ? nextSlot(slot) : 0)));
+            }
         }
         if (!found) {
             throw new IllegalArgumentException(e.table() + " has no action " + e.action());
         }
         return b.toString();
+    }
+
+    private int nextSlot(SlotParam slot) {
+        int given = slotsGiven.merge(slot.register, 1, Integer::sum);
+        if (given > 1 << slot.width) {
+            throw new IllegalArgumentException("more entries than the " + (1 << slot.width) + " slots of register " + slot.register);
+        }
+        return (1 << slot.width) - given;
     }
 
     private static String local(String name) {

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.pipeline.Table;
+import org.nat64fabric.softswitch.v1model.Externs;
 import org.nat64fabric.softswitch.v1model.V1ModelSwitch;
 import org.nat64fabric.sume.agent.card.CardException;
 import org.nat64fabric.sume.agent.card.CardTables;
@@ -223,6 +224,26 @@ public final class ModelCard implements CardTables {
         synchronized (sw) {
             return word(table, table(table, null).defaultAction());
         }
+    }
+
+    @Override
+    public int registerSize(String register) {
+        Externs.Register r = register(register);
+        return r == null ? 0 : r.size;
+    }
+
+    @Override
+    public long registerRead(String register, int index) throws CardException {
+        Externs.Register r = register(register);
+        if (r == null || index < 0 || index >= r.size) {
+            throw new CardException(CardException.Reason.BAD_ADDRESS, r == null ? "the card has no register " + register
+                    : register + ": cell " + index + " is outside 0.." + (r.size - 1));
+        }
+        return r.get(index).longValue();
+    }
+
+    private Externs.Register register(String name) {
+        return sw.program.registers.stream().filter(r -> r.name.equals(name)).findFirst().orElse(null);
     }
 
     private Table table(int id, TableLayout.Kind kind) throws CardException {

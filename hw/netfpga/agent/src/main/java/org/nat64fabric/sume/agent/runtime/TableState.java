@@ -26,6 +26,8 @@ final class TableState {
     /** LPM only: each entry's line of the dataset. */
     final Map<String, CardTables.LpmRow> lpmRows = new LinkedHashMap<>();
     TableEntry defaultEntry;
+    /** Tables whose entries age (NOTIFY_CONTROL): the register their slots index, else null. */
+    final String slotRegister;
     private final Map<Integer, P4InfoOuterClass.Action> actions;
     private final Map<Integer, Integer> actionIndex = new HashMap<>();
 
@@ -34,17 +36,26 @@ final class TableState {
         this.layout = layout;
         this.cardId = cardId;
         this.actions = actions;
+        String register = null;
         for (int i = 0; i < info.getActionRefsCount(); i++) {
             actionIndex.put(info.getActionRefs(i).getId(), i);
+            SlotParam slot = SlotParam.of(actions.get(info.getActionRefs(i).getId()));
+            register = slot != null ? slot.register : register;
         }
+        boolean aged = info.getIdleTimeoutBehavior() == P4InfoOuterClass.Table.IdleTimeoutBehavior.NOTIFY_CONTROL;
+        if (aged != (register != null)) {
+            throw new IllegalArgumentException("table " + name() + (aged ? " has idle timeouts but no action with an entry's slot"
+                    : " has actions with an entry's slot but no idle timeouts") + " (the card's program ages entries through slots)");
+        }
+        this.slotRegister = register;
     }
 
     String name() {
         return info.getPreamble().getName();
     }
 
-    /** The card's value word for the entry's action, after checking it against the P4Info. */
-    BigInteger value(TableEntry e, boolean asDefault) throws EntityError {
+    /** The card's value word for the entry's action, after checking it against the P4Info; {@code slot} fills a slot parameter. */
+    BigInteger value(TableEntry e, boolean asDefault, int slot) throws EntityError {
         if (!e.hasAction()) {
             throw TableMatch.invalid(name() + ": the entry has no action");
         }
@@ -66,9 +77,13 @@ final class TableState {
         if (asDefault && ref.getScope() == P4InfoOuterClass.ActionRef.Scope.TABLE_ONLY) {
             throw TableMatch.invalid(name() + ": " + aname + " may not be the default action");
         }
-        BigInteger[] params = new BigInteger[action.getParamsCount()];
+        SlotParam slotParam = SlotParam.of(action);
+        BigInteger[] params = new BigInteger[action.getParamsCount() + (slotParam == null ? 0 : 1)];
+        if (slotParam != null) {
+            params[params.length - 1] = BigInteger.valueOf(slot);
+        }
         Map<Integer, Integer> position = new HashMap<>();
-        for (int i = 0; i < params.length; i++) {
+        for (int i = 0; i < action.getParamsCount(); i++) {
             position.put(action.getParams(i).getId(), i);
         }
         for (Action.Param p : a.getParamsList()) {
@@ -82,7 +97,7 @@ final class TableState {
             params[i] = TableMatch.value(p.getValue(), action.getParams(i).getBitwidth(),
                     aname + " parameter " + action.getParams(i).getName());
         }
-        for (int i = 0; i < params.length; i++) {
+        for (int i = 0; i < action.getParamsCount(); i++) {
             if (params[i] == null) {
                 throw TableMatch.invalid(aname + ": parameter " + action.getParams(i).getName() + " is missing");
             }
@@ -94,7 +109,7 @@ final class TableState {
     TableEntry defaultEntry(TableLayout.Action a) {
         P4InfoOuterClass.Action action = actions.get(info.getActionRefs(a.index).getId());
         Action.Builder b = Action.newBuilder().setActionId(action.getPreamble().getId());
-        for (int i = 0; i < a.params.length; i++) {
+        for (int i = 0; i < action.getParamsCount(); i++) {   // not a slot parameter: the agent's, not the controller's
             b.addParams(Action.Param.newBuilder().setParamId(action.getParams(i).getId()).setValue(bytes(a.params[i])));
         }
         return TableEntry.newBuilder().setTableId(info.getPreamble().getId()).setIsDefaultAction(true)

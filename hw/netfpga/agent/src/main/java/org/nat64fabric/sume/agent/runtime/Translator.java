@@ -29,10 +29,38 @@ public final class Translator {
     private final Map<Integer, P4InfoOuterClass.Action> actions = new HashMap<>();
     /** Per table (card id), the miss value the card had before any write: what {@link #clear} restores. */
     private final Map<Integer, BigInteger> builtMissValues = new HashMap<>();
+    /** Per register of hit counts, the idle timers of the entries whose slots it holds (tables with idle timeouts). */
+    private final Map<String, IdleTimers<EntryRef>> timers = new HashMap<>();
+    private final java.util.function.LongSupplier clock;
+
+    /** An entry of a table with idle timeouts, as its timer knows it. */
+    private static final class EntryRef {
+        final TableState table;
+        final String identity;
+
+        EntryRef(TableState table, String identity) {
+            this.table = table;
+            this.identity = identity;
+        }
+
+        @Override public boolean equals(Object o) {
+            return o instanceof EntryRef && ((EntryRef) o).table == table && ((EntryRef) o).identity.equals(identity);
+        }
+
+        @Override public int hashCode() {
+            return table.cardId * 31 + identity.hashCode();
+        }
+    }
 
     /** IllegalArgumentException when the card does not have the P4Info's tables as it describes them. */
     public Translator(P4Info p4info, CardTables card) {
+        this(p4info, card, System::nanoTime);
+    }
+
+    /** {@code clock}: nanoseconds, for idle timeouts. */
+    public Translator(P4Info p4info, CardTables card, java.util.function.LongSupplier clock) {
         this.card = card;
+        this.clock = clock;
         for (P4InfoOuterClass.Action a : p4info.getActionsList()) {
             actions.put(a.getPreamble().getId(), a);
         }
@@ -48,7 +76,11 @@ public final class Translator {
                         + t.getPreamble().getName() + (c == null ? " is not on it"
                         : " is a " + c.kind + " of " + c.depth + " entries there, a " + layout.kind + " of " + t.getSize() + " here"));
             }
-            tables.put(t.getPreamble().getId(), new TableState(t, layout, c.id, actions));
+            TableState state = new TableState(t, layout, c.id, actions);
+            tables.put(t.getPreamble().getId(), state);
+            if (state.slotRegister != null && !timers.containsKey(state.slotRegister)) {
+                timers.put(state.slotRegister, timersOf(state));
+            }
             try {
                 builtMissValues.put(c.id, card.missValue(c.id));
             } catch (CardException e) {
@@ -57,8 +89,43 @@ public final class Translator {
         }
     }
 
+    /** The timers of the entries whose slots index the table's register, checked against the card's register. */
+    private IdleTimers<EntryRef> timersOf(TableState t) {
+        String register = t.slotRegister;
+        int width = t.info.getActionRefsList().stream().map(r -> SlotParam.of(actions.get(r.getId())))
+                .filter(java.util.Objects::nonNull).mapToInt(s -> s.width).max().getAsInt();
+        int size = card.registerSize(register);
+        if (size != 1 << width) {
+            throw new IllegalArgumentException("the card was built with another program: the slots of " + t.name()
+                    + " index register " + register + " of " + (1 << width) + " cells, which the card "
+                    + (size == 0 ? "has not" : "has with " + size));
+        }
+        return new IdleTimers<>(size, slot -> card.registerRead(register, slot));
+    }
+
+    /**
+     * Reads the hit counts of the entries with idle timeouts on the card: those not hit for their
+     * timeout whose report is due, as written (see {@link IdleTimers}).
+     */
+    public synchronized List<TableEntry> pollIdle() throws CardException {
+        List<TableEntry> idle = new ArrayList<>();
+        long now = clock.getAsLong();
+        for (IdleTimers<EntryRef> t : timers.values()) {
+            for (EntryRef r : t.poll(now)) {
+                idle.add(r.table.entries.get(r.identity));
+            }
+        }
+        return idle;
+    }
+
+    /** Entries holding a slot (with or without an idle timeout). */
+    public synchronized int slotsInUse() {
+        return timers.values().stream().mapToInt(IdleTimers::inUse).sum();
+    }
+
     /** Takes off the card what this translator wrote (a new pipeline starts from the card as built). */
     public synchronized void clear() throws CardException {
+        timers.values().forEach(IdleTimers::clear);
         for (TableState t : tables.values()) {
             switch (t.layout.kind) {
                 case CAM:
@@ -105,7 +172,9 @@ public final class Translator {
         int[][] params = new int[t.getActionRefsCount()][];
         for (int a = 0; a < params.length; a++) {
             P4InfoOuterClass.Action action = actions.get(t.getActionRefs(a).getId());
-            params[a] = action.getParamsList().stream().mapToInt(P4InfoOuterClass.Action.Param::getBitwidth).toArray();
+            SlotParam slot = SlotParam.of(action);
+            params[a] = java.util.stream.IntStream.concat(action.getParamsList().stream().mapToInt(P4InfoOuterClass.Action.Param::getBitwidth),
+                    slot == null ? java.util.stream.IntStream.empty() : java.util.stream.IntStream.of(slot.width)).toArray();
         }
         return new TableLayout(t.getPreamble().getName(), TableLayout.kindOf(kinds), widths, params);
     }
@@ -137,19 +206,35 @@ public final class Translator {
                 out.add(Entity.newBuilder().setTableEntry(defaultEntry(t)).build());
                 continue;
             }
+            boolean hitTime = q.hasTimeSinceLastHit() && t.slotRegister != null;
             if (q.getMatchCount() > 0) {
-                TableEntry e = t.entries.get(TableMatch.of(t.info, q.getMatchList(), q.getPriority()).identity);
-                if (e != null) {
-                    out.add(Entity.newBuilder().setTableEntry(e).build());
+                String id = TableMatch.of(t.info, q.getMatchList(), q.getPriority()).identity;
+                if (t.entries.containsKey(id)) {
+                    out.add(Entity.newBuilder().setTableEntry(asRead(t, id, hitTime)).build());
                 }
                 continue;
             }
             Iterable<String> order = t.layout.kind == TableLayout.Kind.TCAM ? t.addresses : t.entries.keySet();
             for (String id : order) {
-                out.add(Entity.newBuilder().setTableEntry(t.entries.get(id)).build());
+                out.add(Entity.newBuilder().setTableEntry(asRead(t, id, hitTime)).build());
             }
         }
         return out;
+    }
+
+    /** The entry as written, with the time since its last hit (P4Runtime 9.1.8) when asked for, its count read now. */
+    private TableEntry asRead(TableState t, String identity, boolean hitTime) throws EntityError {
+        TableEntry e = t.entries.get(identity);
+        if (!hitTime) {
+            return e;
+        }
+        long since;
+        try {
+            since = timers.get(t.slotRegister).sinceLastHit(new EntryRef(t, identity), clock.getAsLong());
+        } catch (CardException x) {
+            throw cardError(t, x);
+        }
+        return e.toBuilder().setTimeSinceLastHit(TableEntry.IdleTimeout.newBuilder().setElapsedNs(since)).build();
     }
 
     private static EntityError unsupported(Entity e) {
@@ -167,7 +252,7 @@ public final class Translator {
                 why = "the card has no meters (SDNet's SimpleSumeSwitch)";
                 break;
             case REGISTER_ENTRY:
-                why = "the agent does not drive the card's registers";
+                why = "the card's registers are not P4Runtime's (its P4Info has none; the agent reads its register of hits itself)";
                 break;
             case ACTION_PROFILE_MEMBER:
             case ACTION_PROFILE_GROUP:
@@ -200,8 +285,15 @@ public final class Translator {
         if (t.layout.kind == TableLayout.Kind.KEYLESS) {
             throw TableMatch.invalid("table " + t.name() + " has no key: only its default action can be written");
         }
-        if (e.getIdleTimeoutNs() != 0 && type != Update.Type.DELETE) {
-            throw TableMatch.invalid("table " + t.name() + " does not support idle timeouts (SDNet has none)");
+        if (e.getIdleTimeoutNs() < 0) {
+            throw TableMatch.invalid("idle_timeout_ns " + e.getIdleTimeoutNs() + " is negative");
+        }
+        if (e.getIdleTimeoutNs() != 0 && t.slotRegister == null && type != Update.Type.DELETE) {
+            throw TableMatch.invalid("table " + t.name() + " does not support idle timeouts (its P4Info's "
+                    + "idle_timeout_behavior is NO_TIMEOUT)");
+        }
+        if (e.hasTimeSinceLastHit()) {
+            throw TableMatch.invalid("time_since_last_hit is read only: a write leaves it unset");
         }
         if (e.hasCounterData() && type != Update.Type.DELETE) {
             throw TableMatch.invalid("table " + t.name() + " has no direct counter (the card has no counters)");
@@ -237,7 +329,15 @@ public final class Translator {
             default:
                 throw TableMatch.invalid("update type " + type + " is not INSERT, MODIFY or DELETE");
         }
-        BigInteger value = type == Update.Type.DELETE ? null : t.value(e, false);
+        EntryRef ref = t.slotRegister == null ? null : new EntryRef(t, m.identity);
+        int slot = type == Update.Type.INSERT ? startTimer(t, ref, e) : ref == null ? 0 : timers.get(t.slotRegister).slot(ref);
+        BigInteger value;
+        try {
+            value = type == Update.Type.DELETE ? null : t.value(e, false, slot);
+        } catch (EntityError x) {
+            stopTimerOfInsert(t, ref, type);
+            throw x;
+        }
         try {
             switch (t.layout.kind) {
                 case CAM:
@@ -247,16 +347,46 @@ public final class Translator {
                     tcam(t, type, m, e.getPriority(), value);
                     break;
                 default:
-                    lpm(t, type, m, e);
-                    return;   // lpm() records the entry itself, once the dataset is loaded
+                    lpm(t, type, m, value);
+                    break;
             }
         } catch (CardException x) {
+            stopTimerOfInsert(t, ref, type);
             throw cardError(t, x);
         }
         if (type == Update.Type.DELETE) {
             t.entries.remove(m.identity);
         } else {
             t.entries.put(m.identity, e);
+        }
+        if (ref != null && type == Update.Type.DELETE) {
+            timers.get(t.slotRegister).stop(ref);
+        } else if (ref != null && type == Update.Type.MODIFY) {
+            timers.get(t.slotRegister).setTimeout(ref, e.getIdleTimeoutNs());
+        }
+    }
+
+    /** A new entry's slot and idle timer, in a table with idle timeouts; 0 elsewhere. */
+    private int startTimer(TableState t, EntryRef ref, TableEntry e) throws EntityError {
+        if (ref == null) {
+            return 0;
+        }
+        int slot;
+        try {
+            slot = timers.get(t.slotRegister).start(ref, e.getIdleTimeoutNs(), clock.getAsLong());
+        } catch (CardException x) {
+            throw cardError(t, x);
+        }
+        if (slot < 0) {
+            throw new EntityError(Status.Code.RESOURCE_EXHAUSTED, t.name() + ": every slot of the card's register "
+                    + t.slotRegister + " is held by an entry (the slots age entries of the tables sharing it)");
+        }
+        return slot;
+    }
+
+    private void stopTimerOfInsert(TableState t, EntryRef ref, Update.Type type) {
+        if (ref != null && type == Update.Type.INSERT) {
+            timers.get(t.slotRegister).stop(ref);
         }
     }
 
@@ -299,39 +429,34 @@ public final class Translator {
         at.add(pos, m.identity);
     }
 
+    private int slotOf(TableState t, String identity) {
+        return t.slotRegister == null ? 0 : timers.get(t.slotRegister).slot(new EntryRef(t, identity));
+    }
+
     private void rewrite(TableState t, String identity, int address) throws CardException {
         TableEntry e = t.entries.get(identity);
         TableMatch m;
         BigInteger value;
         try {
             m = TableMatch.of(t.info, e.getMatchList(), e.getPriority());
-            value = t.value(e, false);
+            value = t.value(e, false, slotOf(t, identity));
         } catch (EntityError x) {
             throw new IllegalStateException("an entry the agent accepted no longer checks: " + x.getMessage());
         }
         card.tcamWrite(t.cardId, address, t.layout.key(m.values), t.layout.key(m.masks), value);
     }
 
-    /** The table's prefixes with this update applied, loaded as one dataset; the entry is recorded once it is. */
-    private void lpm(TableState t, Update.Type type, TableMatch m, TableEntry e) throws EntityError {
+    /** The table's prefixes with this update applied, loaded as one dataset. */
+    private void lpm(TableState t, Update.Type type, TableMatch m, BigInteger value) throws CardException {
         Map<String, CardTables.LpmRow> next = new LinkedHashMap<>(t.lpmRows);
         if (type == Update.Type.DELETE) {
             next.remove(m.identity);
         } else {
-            next.put(m.identity, new CardTables.LpmRow(m.values[0], m.prefixLengths[0], t.value(e, false)));
+            next.put(m.identity, new CardTables.LpmRow(m.values[0], m.prefixLengths[0], value));
         }
-        try {
-            card.lpmLoad(t.cardId, new ArrayList<>(next.values()));
-        } catch (CardException x) {
-            throw cardError(t, x);
-        }
+        card.lpmLoad(t.cardId, new ArrayList<>(next.values()));
         t.lpmRows.clear();
         t.lpmRows.putAll(next);
-        if (type == Update.Type.DELETE) {
-            t.entries.remove(m.identity);
-        } else {
-            t.entries.put(m.identity, e);
-        }
     }
 
     private void writeDefault(TableState t, Update.Type type, TableEntry e) throws EntityError {
@@ -345,7 +470,7 @@ public final class Translator {
             throw new EntityError(Status.Code.PERMISSION_DENIED, "the default action of " + t.name() + " is const");
         }
         try {
-            card.setMissValue(t.cardId, t.value(e, true));
+            card.setMissValue(t.cardId, t.value(e, true, 0));
         } catch (CardException x) {
             throw cardError(t, x);
         }

@@ -5,6 +5,8 @@ import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.nat64fabric.sume.agent.card.CardTables;
 import org.nat64fabric.sume.agent.io.RawSocket;
@@ -16,17 +18,25 @@ public final class AgentServer implements AutoCloseable {
 
     private final Server server;
     private final Thread dmaReader;
+    private final ScheduledExecutorService idlePoller;
     private volatile boolean running = true;
 
-    private AgentServer(Server server, AgentService service) {
+    private AgentServer(Server server, AgentService service, long idlePollMs) {
         this.server = server;
         this.dmaReader = new Thread(() -> service.receivePacketIns(() -> running), "dma");
         dmaReader.setDaemon(true);
         dmaReader.start();
+        this.idlePoller = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "idle-timeouts");
+            t.setDaemon(true);
+            return t;
+        });
+        idlePoller.scheduleWithFixedDelay(service::pollIdleEntries, idlePollMs, idlePollMs, TimeUnit.MILLISECONDS);
     }
 
-    public static AgentServer start(long deviceId, CardTables card, P4Info built, RawSocket dma, InetSocketAddress address)
-            throws IOException {
+    /** {@code idlePollMs}: how often the card's hit counts are read for idle timeouts. */
+    public static AgentServer start(long deviceId, CardTables card, P4Info built, RawSocket dma, InetSocketAddress address,
+                                    long idlePollMs) throws IOException {
         AgentService service = new AgentService(deviceId, card, built, dma);
         Server server = NettyServerBuilder.forAddress(address, InsecureServerCredentials.create()).addService(service)
                 .maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
@@ -37,7 +47,7 @@ public final class AgentServer implements AutoCloseable {
             throw new IOException("cannot listen on " + address.getHostString() + ":" + address.getPort()
                     + " (" + cause.getMessage() + ")");
         }
-        return new AgentServer(server, service);
+        return new AgentServer(server, service, idlePollMs);
     }
 
     public int port() {
@@ -55,6 +65,7 @@ public final class AgentServer implements AutoCloseable {
     @Override
     public void close() {
         running = false;
+        idlePoller.shutdownNow();
         server.shutdown();
         try {
             if (!server.awaitTermination(2, TimeUnit.SECONDS)) {

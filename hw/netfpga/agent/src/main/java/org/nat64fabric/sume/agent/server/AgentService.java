@@ -29,6 +29,7 @@ import p4.v1.P4RuntimeOuterClass.Error;
 import p4.v1.P4RuntimeOuterClass.ForwardingPipelineConfig;
 import p4.v1.P4RuntimeOuterClass.GetForwardingPipelineConfigRequest;
 import p4.v1.P4RuntimeOuterClass.GetForwardingPipelineConfigResponse;
+import p4.v1.P4RuntimeOuterClass.IdleTimeoutNotification;
 import p4.v1.P4RuntimeOuterClass.MasterArbitrationUpdate;
 import p4.v1.P4RuntimeOuterClass.PacketIn;
 import p4.v1.P4RuntimeOuterClass.PacketOut;
@@ -39,6 +40,7 @@ import p4.v1.P4RuntimeOuterClass.SetForwardingPipelineConfigResponse;
 import p4.v1.P4RuntimeOuterClass.StreamError;
 import p4.v1.P4RuntimeOuterClass.StreamMessageRequest;
 import p4.v1.P4RuntimeOuterClass.StreamMessageResponse;
+import p4.v1.P4RuntimeOuterClass.TableEntry;
 import p4.v1.P4RuntimeOuterClass.Update;
 import p4.v1.P4RuntimeOuterClass.WriteRequest;
 import p4.v1.P4RuntimeOuterClass.WriteResponse;
@@ -73,6 +75,7 @@ final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
     private final Arbitration arbitration;
     final AtomicLong packetIns = new AtomicLong();
     final AtomicLong packetInsDropped = new AtomicLong();
+    final AtomicLong idleNotifications = new AtomicLong();
     private volatile Pipeline pipeline;
     private Pipeline saved;
 
@@ -125,6 +128,28 @@ final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
             } else {
                 packetInsDropped.incrementAndGet();
             }
+        }
+    }
+
+    /**
+     * One poll of the card's hit counts: the entries idle for their timeout whose report is due go
+     * to the primary controllers in one IdleTimeoutNotification (P4Runtime 9.1.8).
+     */
+    void pollIdleEntries() {
+        Pipeline p = pipeline;
+        if (p == null) {
+            return;
+        }
+        try {
+            List<TableEntry> idle = p.translator.pollIdle();
+            if (!idle.isEmpty()) {
+                idleNotifications.addAndGet(idle.size());
+                arbitration.sendToPrimaries(StreamMessageResponse.newBuilder().setIdleTimeoutNotification(
+                        IdleTimeoutNotification.newBuilder().addAllTableEntry(idle)
+                                .setTimestamp(System.currentTimeMillis() * 1_000_000L)).build(), why -> { });
+            }
+        } catch (CardException | RuntimeException e) {
+            LOG.warning("idle-timeout poll failed: " + e.getMessage());
         }
     }
 
@@ -202,7 +227,8 @@ final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
             if (old != null) {
                 old.translator.clear();
             }
-            pipeline = new Pipeline(config, new Translator(config.getP4Info(), card));
+            // the card's own P4Info: the IDs are the pushed one's (verified), the slots the agent fills are named only there
+            pipeline = new Pipeline(config, new Translator(built, card));
         } catch (CardException | IllegalArgumentException e) {
             throw Status.INTERNAL.withDescription("the card: " + e.getMessage()).asException();
         }

@@ -58,7 +58,8 @@ final class PipelineCheck {
         for (P4InfoOuterClass.ActionRef r : t.getActionRefsList()) {
             b.append(' ').append(r.getId()).append('/').append(r.getScope());
         }
-        return b.append(t.getIsConstTable() ? ", const" : "").append(')').toString();
+        return b.append(t.getIsConstTable() ? ", const" : "").append(", idle timeout ").append(t.getIdleTimeoutBehavior())
+                .append(')').toString();
     }
 
     private static String describe(P4InfoOuterClass.Action a) {

@@ -22,6 +22,7 @@ import org.nat64fabric.softswitch.frontend.Frontend;
 import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
 import org.nat64fabric.sume.agent.layout.BitVector;
 import org.nat64fabric.sume.agent.layout.TableLayout;
+import org.nat64fabric.sume.agent.runtime.SlotParam;
 import p4.config.v1.P4InfoOuterClass;
 import p4.config.v1.P4InfoOuterClass.P4Info;
 
@@ -80,6 +81,7 @@ class CommandsFileTest {
         List<String> lines = new CommandsFile(SUME).lines(desired());
         assertEquals(entries.size(), lines.size());
         int written = 0;
+        List<BigInteger> slots = new ArrayList<>();
         for (int i = 0; i < lines.size(); i++) {
             TableEntry e = entries.get(i);
             String text = lines.get(i);
@@ -107,17 +109,20 @@ class CommandsFileTest {
                     assertEquals(m.value(), number(l.keys.get(k)), text);
                 }
             }
-            checkData(t, e, l, text);
+            checkData(t, e, l, text, slots);
         }
+        assertEquals(List.of(BigInteger.valueOf(8191), BigInteger.valueOf(8190)), slots,
+                "the static BIB's session entries: slots of session_hit from the last cell down, one each");
         assertTrue(written >= 15, "routes, local addresses, pools, MTUs, the EAM's five tables, the static BIB's two: "
                 + lines);
     }
 
     /**
      * The data are every action's parameters, and with the action's id they pack to the value the
-     * agent's {@link TableLayout} writes for the entry (p4_px_tables.py's hexify_value).
+     * agent's {@link TableLayout} writes for the entry (p4_px_tables.py's hexify_value). An action
+     * with an entry's slot has it last (into {@code slots} when it is the entry's).
      */
-    private static void checkData(P4InfoOuterClass.Table t, TableEntry e, Line l, String text) {
+    private static void checkData(P4InfoOuterClass.Table t, TableEntry e, Line l, String text, List<BigInteger> slots) {
         List<Integer> widths = new ArrayList<>();
         int[][] params = new int[t.getActionRefsCount()][];
         int chosen = -1;
@@ -131,10 +136,22 @@ class CommandsFileTest {
                 widths.add(p.getBitwidth());
                 expected.add(isIt ? e.params().get(p.getName()) : BigInteger.ZERO);
             }
+            List<BigInteger> given = action.getParamsList().stream().map(p -> e.params().get(p.getName()))
+                    .collect(Collectors.toList());
+            SlotParam slot = SlotParam.of(action);
+            if (slot != null) {
+                params[a] = java.util.stream.IntStream.concat(Arrays.stream(params[a]), java.util.stream.IntStream.of(slot.width)).toArray();
+                widths.add(slot.width);
+                BigInteger inLine = l.data.get(expected.size());
+                expected.add(isIt ? inLine : BigInteger.ZERO);
+                given.add(inLine);
+                if (isIt) {
+                    slots.add(inLine);
+                }
+            }
             if (isIt) {
                 chosen = a;
-                chosenParams = action.getParamsList().stream().map(p -> e.params().get(p.getName()))
-                        .toArray(BigInteger[]::new);
+                chosenParams = given.toArray(new BigInteger[0]);
             }
         }
         assertEquals(expected, l.data, text);

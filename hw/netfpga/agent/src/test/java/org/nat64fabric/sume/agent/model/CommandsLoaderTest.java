@@ -2,6 +2,7 @@ package org.nat64fabric.sume.agent.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigInteger;
 import java.nio.file.Paths;
@@ -47,8 +48,11 @@ class CommandsLoaderTest {
         CardView session = new CardView(p.tables.get(v6));
         BigInteger key = session.layout.key(BigInteger.valueOf(17), new BigInteger("20010db8000100000000000000000010", 16),
                 BigInteger.valueOf(53));
-        assertEquals(session.layout.value(session.index("Nat64Ingress.translate.snat"), new BigInteger("c0000209", 16),
-                BigInteger.valueOf(5353)), card.camRead(v6, key), "the static BIB entry's session, 192.0.2.9#5353");
+        // the static BIB entry's session, 192.0.2.9#5353, with a slot of session_hit from the last cell down
+        var snat = session.layout.action(card.camRead(v6, key));
+        assertEquals(session.index("Nat64Ingress.translate.snat"), snat.index);
+        assertEquals(List.of(new BigInteger("c0000209", 16), BigInteger.valueOf(5353)), List.of(snat.params[0], snat.params[1]));
+        assertTrue(snat.params[2].intValue() >= 8190, "slot " + snat.params[2]);
         List<String> routes = p.tables.get(id(p, "Nat64Ingress.ipv4_routes")).entries().stream()
                 .map(e -> e.action.action.name).sorted().collect(Collectors.toList());
         assertEquals(List.of("Nat64Ingress.hairpin", "Nat64Ingress.set_next_hop"), routes);

@@ -50,10 +50,13 @@ class TranslatorTest {
         final Translator translator;
 
         Rig(Path file) {
-            Program p = Frontend.compile(file);
+            this(Frontend.compile(file), System::nanoTime);
+        }
+
+        Rig(Program p, java.util.function.LongSupplier clock) {
             card = new ModelCard(p);
             info = P4InfoBuilder.build(p);
-            translator = new Translator(info, card);
+            translator = new Translator(info, card, clock);
         }
 
         P4InfoOuterClass.Table table(String name) {
@@ -139,9 +142,10 @@ class TranslatorTest {
     void anExactEntryIsACamEntryWithTheKeyAndValueOfTheLayout() throws Exception {
         Rig r = new Rig(NAT64);
         r.write(Update.Type.INSERT, session(r));
-        // key: proto 0x11 | 2001:db8:1::5 | 0x1388; value: snat is action 1 of {snat, NoAction} (2 bits) | 192.0.2.10 | 0x9c40
+        // key: proto 0x11 | 2001:db8:1::5 | 0x1388; value: snat is action 1 of {snat, NoAction} (2 bits) | 192.0.2.10
+        // | 0x9c40 | the 13-bit slot the agent gave it (the first: 0), which the controller never sees
         BigInteger key = new BigInteger("11" + "20010db8000100000000000000000005" + "1388", 16);
-        BigInteger value = BigInteger.ONE.shiftLeft(48).or(new BigInteger("c000020a9c40", 16));
+        BigInteger value = BigInteger.ONE.shiftLeft(48 + 13).or(new BigInteger("c000020a9c40", 16).shiftLeft(13));
         assertEquals(value, r.card.camRead(r.tableCardId("translate.session_v6"), key));
         r.write(Update.Type.DELETE, session(r).clearAction());
         assertNull(r.card.camRead(r.tableCardId("translate.session_v6"), key));
@@ -181,7 +185,11 @@ class TranslatorTest {
     @Test
     void whatTheCardCannotHoldIsRefusedWithP4RuntimesStatuses() throws Exception {
         Rig r = new Rig(NAT64);
-        assertEquals(Status.Code.INVALID_ARGUMENT, refused(() -> r.write(Update.Type.INSERT, session(r).setIdleTimeoutNs(1_000_000_000L))));
+        assertEquals(Status.Code.INVALID_ARGUMENT, refused(() -> r.write(Update.Type.INSERT, r.entry("egress_mtu", "set_mtu",
+                b(5, 0xdc)).addMatch(exact(r.field("egress_mtu", "port"), b(1))).setIdleTimeoutNs(1_000_000_000L))));
+        assertEquals(Status.Code.INVALID_ARGUMENT, refused(() -> r.write(Update.Type.INSERT, session(r).setIdleTimeoutNs(-1))));
+        assertEquals(Status.Code.INVALID_ARGUMENT, refused(() -> r.write(Update.Type.INSERT, session(r)
+                .setTimeSinceLastHit(TableEntry.IdleTimeout.newBuilder().setElapsedNs(5)))));
         assertEquals(Status.Code.INVALID_ARGUMENT, refused(() -> r.write(Update.Type.INSERT, session(r).setCounterData(CounterData.newBuilder()))));
         assertEquals(Status.Code.UNIMPLEMENTED, refused(() -> r.translator.write(Update.Type.INSERT, Entity.newBuilder()
                 .setPacketReplicationEngineEntry(PacketReplicationEngineEntry.newBuilder()
@@ -312,5 +320,75 @@ class TranslatorTest {
         P4Info nat64 = P4InfoBuilder.build(Frontend.compile(NAT64));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new Translator(nat64, other));
         assertTrue(e.getMessage().contains("built with another program"), e.getMessage());
+    }
+
+    // ---- idle timeouts, emulated through the card's register of hit counts ----
+
+    private static final long SECOND = 1_000_000_000L;
+
+    /** A card hit: the pipe adds one to the slot's cell of session_hit (as session_hit_reg_raw does). */
+    private static void hit(Rig r, int slot) {
+        var reg = r.card.sw.program.registers.stream().filter(x -> x.name.equals("session_hit")).findFirst().orElseThrow();
+        reg.put(slot, reg.get(slot).add(BigInteger.ONE));
+    }
+
+    private static int slotOf(Rig r, TableEntry.Builder e) throws CardException {
+        BigInteger key = new BigInteger("11" + "20010db8000100000000000000000005", 16).shiftLeft(16)
+                .or(new BigInteger(1, e.getMatch(2).getExact().getValue().toByteArray()));
+        return r.card.camRead(r.tableCardId("translate.session_v6"), key).intValue() & 0x1fff;
+    }
+
+    private TableEntry.Builder sessionFrom(Rig r, int port) {
+        return session(r).setMatch(2, exact(r.field("translate.session_v6", "src_port"), b(port >> 8, port & 0xff)));
+    }
+
+    @Test
+    void sessionTablesHaveIdleTimeoutsTheAgentEmulatesThroughTheCardsHitCounts() throws Exception {
+        long[] now = {0};
+        Rig r = new Rig(Frontend.compile(NAT64), () -> now[0]);
+        assertEquals(P4InfoOuterClass.Table.IdleTimeoutBehavior.NOTIFY_CONTROL, r.table("translate.session_v6").getIdleTimeoutBehavior());
+        assertEquals(2, r.action("translate.snat").getParamsCount(), "the slot is not the controller's");
+        TableEntry.Builder busy = sessionFrom(r, 5000).setIdleTimeoutNs(SECOND);
+        TableEntry.Builder idle = sessionFrom(r, 5001).setIdleTimeoutNs(SECOND);
+        TableEntry.Builder forever = sessionFrom(r, 5002);
+        r.write(Update.Type.INSERT, busy);
+        r.write(Update.Type.INSERT, idle);
+        r.write(Update.Type.INSERT, forever);
+        int busySlot = slotOf(r, busy);
+        int idleSlot = slotOf(r, idle);
+        assertTrue(busySlot != idleSlot && slotOf(r, forever) != busySlot && slotOf(r, forever) != idleSlot);
+
+        now[0] = SECOND / 2;
+        hit(r, busySlot);
+        assertEquals(List.of(), r.translator.pollIdle());
+        now[0] = SECOND + SECOND / 5;
+        assertEquals(List.of(idle.build()), r.translator.pollIdle(), "reported as written");
+
+        // time_since_last_hit when asked for: from the read that saw the hit, or from the insertion
+        now[0] = SECOND + SECOND / 2;
+        List<TableEntry> read = new ArrayList<>();
+        for (Entity e : r.translator.read(Entity.newBuilder().setTableEntry(TableEntry.newBuilder()
+                .setTableId(r.table("translate.session_v6").getPreamble().getId())
+                .setTimeSinceLastHit(TableEntry.IdleTimeout.getDefaultInstance())).build())) {
+            read.add(e.getTableEntry());
+        }
+        assertEquals(List.of(SECOND, SECOND + SECOND / 2, SECOND + SECOND / 2),
+                read.stream().map(e -> e.getTimeSinceLastHit().getElapsedNs()).collect(java.util.stream.Collectors.toList()));
+        assertEquals(busy.build(), read.get(0).toBuilder().clearTimeSinceLastHit().build());
+        assertTrue(r.read("translate.session_v6").stream().noneMatch(TableEntry::hasTimeSinceLastHit), "only when asked for");
+
+        assertEquals(List.of(busy.build()), r.translator.pollIdle(), "idle for its second since the hit seen at 0.5 s");
+        now[0] = 2 * SECOND + SECOND / 5;
+        assertEquals(List.of(idle.build()), r.translator.pollIdle(), "again a period later while idle");
+        now[0] = 2 * SECOND + SECOND * 3 / 10;
+        assertEquals(List.of(), r.translator.pollIdle(), "not again within a period");
+
+        // a MODIFY keeps the slot and counts its new timeout from the last hit; a DELETE frees the slot
+        r.write(Update.Type.MODIFY, busy.setIdleTimeoutNs(10 * SECOND));
+        assertEquals(busySlot, slotOf(r, busy));
+        r.write(Update.Type.DELETE, idle);
+        assertEquals(2, r.translator.slotsInUse());
+        now[0] = 5 * SECOND;
+        assertEquals(List.of(), r.translator.pollIdle(), "busy is due at 10.5 s; the entry without a timeout never");
     }
 }

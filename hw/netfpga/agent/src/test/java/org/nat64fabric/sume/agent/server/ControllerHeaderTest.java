@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.nat64fabric.softswitch.frontend.Frontend;
 import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
 import org.nat64fabric.softswitch.server.ControllerHeader;
+import p4.config.v1.P4InfoOuterClass;
 import p4.config.v1.P4InfoOuterClass.ControllerPacketMetadata;
 import p4.config.v1.P4InfoOuterClass.P4Info;
 import p4.v1.P4RuntimeOuterClass.PacketMetadata;
@@ -69,5 +70,11 @@ class ControllerHeaderTest {
         P4Info resized = SUME.toBuilder().setTables(0, SUME.getTables(0).toBuilder().setSize(8)).build();
         String d = PipelineCheck.difference(SUME, resized);
         assertTrue(d.contains(SUME.getTables(0).getPreamble().getName()) && d.contains("size 8"), d);
+        int session = SUME.getTablesList().stream().map(t -> t.getPreamble().getName()).collect(java.util.stream.Collectors.toList())
+                .indexOf("Nat64Ingress.translate.session_v6");
+        P4Info unaged = SUME.toBuilder().setTables(session, SUME.getTables(session).toBuilder()
+                .setIdleTimeoutBehavior(P4InfoOuterClass.Table.IdleTimeoutBehavior.NO_TIMEOUT)).build();
+        d = PipelineCheck.difference(SUME, unaged);
+        assertTrue(d.contains("idle timeout NO_TIMEOUT") && d.contains("NOTIFY_CONTROL) on the card"), d);
     }
 }
