@@ -14,8 +14,6 @@ public final class Ipv6Address implements Serializable {
 
     private final long high;
     private final long low;
-    private transient String text;
-
     private Ipv6Address(long high, long low) {
         this.high = high;
         this.low = low;
@@ -76,23 +74,14 @@ public final class Ipv6Address implements Serializable {
         return Long.hashCode(high) * 31 + Long.hashCode(low);
     }
 
-    /** RFC 5952 text, made once: keys of the BIB and sessions are built from it at every setup. */
+    /**
+     * RFC 5952 text: lowercase hextets without leading zeros, the first longest run of two or
+     * more zero hextets as "::" (its 4.2, 4.3). Made straight from the halves (one string, not the
+     * InetAddress, byte and int arrays of a library's formatter) and not kept: the keys that hold
+     * it are made once per entry, and a kept copy per address cost each session 160 bytes.
+     */
     @Override
     public String toString() {
-        String t = text;
-        if (t == null) {
-            t = rfc5952();
-            text = t;
-        }
-        return t;
-    }
-
-    /**
-     * Lowercase hextets without leading zeros, the first longest run of two or more zero hextets
-     * as "::" (RFC 5952 4.2, 4.3), straight from the halves: one string made, not the
-     * InetAddress, byte and int arrays of a library's formatter.
-     */
-    private String rfc5952() {
         int runStart = -1;
         int runLength = 1;   // a run must be longer than this to be compressed (4.2.2: never one hextet)
         for (int i = 0, start = 0; i <= 8; i++) {

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A table entry as the controller wants it on a switch, independent of ONOS or gRPC: names from
@@ -15,9 +16,10 @@ import java.util.Objects;
  * strings). A default entry has no match. {@code idleTimeoutSeconds} 0 means the entry does not age.
  *
  * <p>The controller holds two of these per BIB entry for as long as the entry lives (hundreds of
- * thousands), so values are kept as pairs of longs in arrays: a BigInteger with its array, a map
- * entry per parameter and a list of matches took three times the room, and every young
- * collection copied it.
+ * thousands), so values are kept as longs in one array per entry, and the names of the match
+ * fields and parameters in arrays shared by every entry that has the same ones: a BigInteger with
+ * its array, a map entry per parameter and an object per match took four times the room, and
+ * every young collection copied it.
  */
 public final class TableEntry implements Entity {
     /** One match field: exact (prefixLength -1) or LPM. */
@@ -69,8 +71,13 @@ public final class TableEntry implements Entity {
         }
     }
 
+    /** Name arrays by their content: entries with the same fields or parameters share one. */
+    private static final Map<List<String>, String[]> SHARED_NAMES = new ConcurrentHashMap<>();
+
     private final String table;
-    private final Match[] matches;
+    private final String[] matchFields;
+    /** Per match, its value's high and low 64 bits and its prefix length (-1: exact). */
+    private final long[] matchValues;
     private final String action;
     private final String[] paramNames;
     /** Per parameter, its value's high and low 64 bits. */
@@ -80,9 +87,10 @@ public final class TableEntry implements Entity {
 
     private TableEntry(Builder b) {
         this.table = b.table;
-        this.matches = b.matches.toArray(new Match[0]);
+        this.matchFields = shared(b.matchFields);
+        this.matchValues = Arrays.copyOf(b.matchValues, 3 * matchFields.length);
         this.action = b.action;
-        this.paramNames = b.paramNames.toArray(new String[0]);
+        this.paramNames = shared(b.paramNames);
         this.paramValues = Arrays.copyOf(b.paramValues, 2 * paramNames.length);
         this.idleTimeoutSeconds = b.idleTimeoutSeconds;
     }
@@ -95,12 +103,21 @@ public final class TableEntry implements Entity {
         return table;
     }
 
+    /** The matches, made for the caller from the entry's arrays. */
     public List<Match> matches() {
-        return Collections.unmodifiableList(Arrays.asList(matches));
+        List<Match> out = new ArrayList<>(matchFields.length);
+        for (int i = 0; i < matchFields.length; i++) {
+            out.add(match(i));
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    private Match match(int i) {
+        return new Match(matchFields[i], matchValues[3 * i], matchValues[3 * i + 1], (int) matchValues[3 * i + 2]);
     }
 
     public boolean isDefault() {
-        return matches.length == 0;
+        return matchFields.length == 0;
     }
 
     public String action() {
@@ -132,12 +149,12 @@ public final class TableEntry implements Entity {
         String k = key;
         if (k == null) {
             // one builder, hex digits written into it: keys are made at every setup
-            StringBuilder b = new StringBuilder(table.length() + 16 + 64 * matches.length).append(table);
+            StringBuilder b = new StringBuilder(table.length() + 16 + 64 * matchFields.length).append(table);
             if (isDefault()) {
                 b.append(" default");
             } else {
-                for (int i = 0; i < matches.length; i++) {
-                    matches[i].appendTo(b.append(i == 0 ? " [" : ", "));
+                for (int i = 0; i < matchFields.length; i++) {
+                    match(i).appendTo(b.append(i == 0 ? " [" : ", "));
                 }
                 b.append(']');
             }
@@ -165,7 +182,8 @@ public final class TableEntry implements Entity {
             return false;
         }
         TableEntry e = (TableEntry) o;
-        return e.table.equals(table) && Arrays.equals(e.matches, matches) && Objects.equals(e.action, action)
+        return e.table.equals(table) && Arrays.equals(e.matchFields, matchFields)
+                && Arrays.equals(e.matchValues, matchValues) && Objects.equals(e.action, action)
                 && sameParams(e) && e.idleTimeoutSeconds == idleTimeoutSeconds;
     }
 
@@ -200,7 +218,7 @@ public final class TableEntry implements Entity {
             params += paramNames[i].hashCode() ^ Long.hashCode(paramValues[2 * i])
                     ^ Long.hashCode(paramValues[2 * i + 1]);
         }
-        return (((table.hashCode() * 31 + Arrays.hashCode(matches)) * 31 + Objects.hashCode(action)) * 31 + params) * 31
+        return (((table.hashCode() * 31 + Arrays.hashCode(matchValues)) * 31 + Objects.hashCode(action)) * 31 + params) * 31
                 + Long.hashCode(idleTimeoutSeconds);
     }
 
@@ -212,6 +230,15 @@ public final class TableEntry implements Entity {
                     paramValues[2 * i + 1]);
         }
         return s + ")" + (idleTimeoutSeconds > 0 ? " idle " + idleTimeoutSeconds + " s" : "");
+    }
+
+    private static String[] shared(List<String> names) {
+        String[] held = SHARED_NAMES.get(names);
+        if (held == null) {
+            held = names.toArray(new String[0]);
+            SHARED_NAMES.putIfAbsent(List.of(held), held);   // a handful: one per table and action
+        }
+        return held;
     }
 
     /** The bits of {@code v} above the low 64; refuses what is negative or wider than 128 bits. */
@@ -251,7 +278,8 @@ public final class TableEntry implements Entity {
     /** Values are given as BigIntegers or as longs; the entries made at every setup use longs only. */
     public static final class Builder {
         private final String table;
-        private final List<Match> matches = new ArrayList<>(4);
+        private final List<String> matchFields = new ArrayList<>(4);
+        private long[] matchValues = new long[12];   // high, low, prefix length per match, as in the entry
         private String action;
         private final List<String> paramNames = new ArrayList<>(4);
         private long[] paramValues = new long[8];   // high, low per parameter, as in the entry
@@ -271,13 +299,11 @@ public final class TableEntry implements Entity {
 
         /** An exact match on the 128-bit value {@code high:low}. */
         public Builder exact(String field, long high, long low) {
-            matches.add(new Match(field, high, low, -1));
-            return this;
+            return match(field, high, low, -1);
         }
 
         public Builder lpm(String field, BigInteger value, int prefixLength) {
-            matches.add(new Match(field, high(value), value.longValue(), prefixLength));
-            return this;
+            return match(field, high(value), value.longValue(), prefixLength);
         }
 
         public Builder action(String name) {
@@ -305,6 +331,18 @@ public final class TableEntry implements Entity {
             }
             paramValues[2 * i] = high;
             paramValues[2 * i + 1] = low;
+            return this;
+        }
+
+        private Builder match(String field, long high, long low, int prefixLength) {
+            int i = matchFields.size();
+            matchFields.add(field);
+            if (matchValues.length < 3 * matchFields.size()) {
+                matchValues = Arrays.copyOf(matchValues, 2 * matchValues.length);
+            }
+            matchValues[3 * i] = high;
+            matchValues[3 * i + 1] = low;
+            matchValues[3 * i + 2] = prefixLength;
             return this;
         }
 
