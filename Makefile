@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 # sudo: the demo's hints under sudo read the credentials with it, and test_demo_cli.py runs them as printed
 APT_PACKAGES := maven openjdk-17-jdk-headless cpp python3-venv python3-pip iproute2 procps ethtool openssl \
-                mininet bridge-utils iputils-ping iperf3 tayga curl traceroute clang libbpf-dev chromium chromium-driver tshark \
+                mininet bridge-utils iputils-ping iperf3 tayga curl traceroute clang libbpf-dev bpftool chromium chromium-driver tshark \
                 sudo
 # The suites that run a second time against softswitch's kernel fast path (softswitch run --fast-path)
 FAST_PATH_SUITES := $(addprefix tests/,test_p4runtime_l3.py test_p4runtime_meters.py test_p4runtime_action_selector.py \

@@ -35,6 +35,7 @@ PINGS = 500
 DIRECTIONS = (("IPv6 to IPv4", []), ("IPv4 to IPv6", ["-R"]))
 MILLION = 1_000_000
 FILLED = "softswitch nat64.p4, fast path XDP generic, 1 000 000 sessions"
+XDP_ENTRY = "softswitch_xdp"                     # the program softswitch attaches (XdpProgram.ENTRY)
 
 
 def sh(*cmd, ns=None):
@@ -202,14 +203,26 @@ def forwarder_pid(procs):
     return None
 
 
+def xdp_runs():
+    """(nanoseconds, runs) of softswitch's XDP programs so far, from the kernel's BPF statistics
+    (kernel.bpf_stats_enabled, which main turns on): the fast path's own cost per packet, which
+    the machine's other load barely changes, unlike the throughput."""
+    shown = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True, check=True).stdout
+    ours = [p for p in json.loads(shown) if p.get("type") == "xdp" and p.get("name") == XDP_ENTRY]
+    return sum(p.get("run_time_ns", 0) for p in ours), sum(p.get("run_cnt", 0) for p in ours)
+
+
 def measured(procs, run):
-    """run()'s result, with the forwarder's and the softirqs' CPU in percent of one core meanwhile."""
+    """run()'s result, with the forwarder's and the softirqs' CPU in percent of one core meanwhile,
+    and the fast path's nanoseconds per packet ("" when no packet took it)."""
     pid = forwarder_pid(procs)
-    c0, s0, t0 = cpu_seconds(pid) if pid else 0, softirq_seconds(), time.monotonic()
+    c0, s0, x0, t0 = cpu_seconds(pid) if pid else 0, softirq_seconds(), xdp_runs(), time.monotonic()
     result = run()
     seconds = time.monotonic() - t0
-    c1, s1 = cpu_seconds(pid) if pid else 0, softirq_seconds()
-    return result, round(100 * (c1 - c0) / seconds, 1), round(100 * (s1 - s0) / seconds, 1)
+    c1, s1, x1 = cpu_seconds(pid) if pid else 0, softirq_seconds(), xdp_runs()
+    runs = x1[1] - x0[1]
+    return (result, round(100 * (c1 - c0) / seconds, 1), round(100 * (s1 - s0) / seconds, 1),
+            round((x1[0] - x0[0]) / runs) if runs else "")
 
 
 def iperf(server_addr, args):
@@ -243,6 +256,16 @@ def ping(addr):
 
 def main():
     netns.enter_private_namespace()
+    stats = pathlib.Path("/proc/sys/kernel/bpf_stats_enabled")   # for xdp_runs; costs two clock reads a run
+    was = stats.read_text()
+    stats.write_text("1")
+    try:
+        measure_all()
+    finally:
+        stats.write_text(was)
+
+
+def measure_all():
     paths = [("Linux IPv6 forwarding", linux), ("Tayga NAT64", tayga),
              ("softswitch nat64.p4, interpreter", softswitch(None)),
              ("softswitch nat64.p4, fast path XDP generic", softswitch("xdp-generic")),
@@ -265,17 +288,20 @@ def main():
                         # UDP offered at the rate Linux forwarding received (its first row sets it).
                         rate = udp_rate or "0"
                         args = ["-u", "-b", rate, "-l", "1400"]
-                    (sent, received), cpu, softirq = measured(procs, lambda: iperf(addr, args + reverse))
+                    (sent, received), cpu, softirq, xdp_ns = measured(procs, lambda: iperf(addr, args + reverse))
                     if test == "UDP" and udp_rate is None and name.startswith("Linux"):
                         udp_rate = f"{received * 1e9:.0f}"
                     rows.append({"path": name, "direction": direction, "test": test, "sent_gbps": f"{sent:.3f}",
                                  "received_gbps": f"{received:.3f}", "forwarder_cpu_pct": cpu,
-                                 "softirq_cpu_pct": softirq, "rtt_min_us": "", "rtt_p50_us": "", "rtt_p99_us": ""})
+                                 "softirq_cpu_pct": softirq, "xdp_ns_per_packet": xdp_ns, "rtt_min_us": "",
+                                 "rtt_p50_us": "", "rtt_p99_us": ""})
                     print(f"  {name:44} {direction:13} {test:16} sent {sent:6.2f}  received {received:6.2f} Gbit/s"
-                          f"  CPU {cpu:5.1f} %  softirq {softirq:5.1f} %", flush=True)
-            (lo, p50, p99), cpu, softirq = measured(procs, lambda: ping(addr))
+                          f"  CPU {cpu:5.1f} %  softirq {softirq:5.1f} %"
+                          + (f"  XDP {xdp_ns} ns/packet" if xdp_ns else ""), flush=True)
+            (lo, p50, p99), cpu, softirq, xdp_ns = measured(procs, lambda: ping(addr))
             rows.append({"path": name, "direction": "both", "test": "ping RTT", "sent_gbps": "", "received_gbps": "",
-                         "forwarder_cpu_pct": cpu, "softirq_cpu_pct": softirq, "rtt_min_us": f"{lo:.0f}",
+                         "forwarder_cpu_pct": cpu, "softirq_cpu_pct": softirq, "xdp_ns_per_packet": xdp_ns,
+                         "rtt_min_us": f"{lo:.0f}",
                          "rtt_p50_us": f"{p50:.0f}", "rtt_p99_us": f"{p99:.0f}"})
             print(f"  {name:44} ping RTT: min {lo:.0f} us, p50 {p50:.0f} us, p99 {p99:.0f} us", flush=True)
             switch = next((p for p in procs if isinstance(p, SwitchProcess)), None)
