@@ -66,6 +66,8 @@ public final class Entities {
     private final Map<Table.Entry, TableAction> indirectActions = new IdentityHashMap<>();
     /** TableEntry.controller_metadata (deprecated, still read back) of the entries that have one. */
     private final Map<Table.Entry, Long> controllerMetadata = new IdentityHashMap<>();
+    /** The metadata and controller_metadata of the default entries a controller set them for (9.1.5). */
+    private final Map<Table, TableEntry> defaultEntryMetadata = new HashMap<>();
 
     /** Maps the P4Info's IDs to the program's objects by name; the caller has checked they match. */
     public Entities(V1ModelSwitch sw, P4Info info) {
@@ -329,6 +331,11 @@ public final class Entities {
         switch (request.getEntityCase()) {
             case TABLE_ENTRY: {
                 TableEntry q = request.getTableEntry();
+                if (q.getTableId() == 0 && filters(q)) {
+                    throw new EntityException(Code.INVALID_ARGUMENT, "a read of every table (table_id 0) takes no other "
+                            + "filter: match, action, priority, metadata, controller_metadata and is_default_action "
+                            + "need a table_id (P4Runtime 9.1.10)");
+                }
                 for (Table t : q.getTableId() == 0 ? sw.program.tables : List.of(table(q.getTableId()))) {
                     for (TableEntry e : tableEntries(t, q)) {
                         out.add(Entity.newBuilder().setTableEntry(e).build());
@@ -603,6 +610,13 @@ public final class Entities {
                     + ", an indirect table (implementation " + t.profile().name + ")");
         }
         t.setDefaultAction(e.hasAction() ? actionCall(t, e.getAction(), true) : t.initialDefaultAction());
+        // Its metadata reads back as written; a reset (no action) resets them too.
+        if (e.hasAction() && (!e.getMetadata().isEmpty() || e.getControllerMetadata() != 0)) {
+            defaultEntryMetadata.put(t, TableEntry.newBuilder().setMetadata(e.getMetadata())
+                    .setControllerMetadata(e.getControllerMetadata()).build());
+        } else {
+            defaultEntryMetadata.remove(t);
+        }
     }
 
     private Table.FieldMatch[] match(Table t, List<FieldMatch> fields) throws EntityException {
@@ -642,6 +656,10 @@ public final class Entities {
                     expectKind(k, Table.MatchKind.TERNARY, "ternary", where);
                     BigInteger v = value(f.getTernary().getValue(), k.width, where);
                     BigInteger m = value(f.getTernary().getMask(), k.width, where);
+                    if (f.getTernary().getValue().size() > f.getTernary().getMask().size()) {
+                        // 9.1.1: the value's string is never longer than the mask's.
+                        throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": the value has more bytes than the mask");
+                    }
                     if (m.signum() == 0) {
                         throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": a zero mask must be omitted (wildcard)");
                     }
@@ -657,6 +675,10 @@ public final class Entities {
                     BigInteger hi = value(f.getRange().getHigh(), k.width, where);
                     if (lo.compareTo(hi) > 0) {
                         throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": low is above high");
+                    }
+                    if (lo.signum() == 0 && hi.equals(Bits.wideMask(k.width))) {
+                        throw new EntityException(Code.INVALID_ARGUMENT, where.get()
+                                + ": a range of every value is a don't care match and must be omitted");
                     }
                     out[i] = Table.FieldMatch.range(lo, hi);
                     break;
@@ -694,8 +716,8 @@ public final class Entities {
     }
 
     static BigInteger value(ByteString bytes, int width, Supplier<String> where) throws EntityException {
-        if (bytes.isEmpty()) {
-            throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": empty value");
+        if (bytes.isEmpty()) {   // 8.4: an empty string is rejected as out of range, as a too wide one is
+            throw new EntityException(Code.OUT_OF_RANGE, where.get() + ": empty value");
         }
         BigInteger v = Bits.unsigned(bytes.toByteArray());
         if (v.bitLength() > width) {
@@ -775,6 +797,7 @@ public final class Entities {
         if (q.getIsDefaultAction()) {
             TableEntry.Builder b = TableEntry.newBuilder().setTableId(tid).setIsDefaultAction(true);
             b.getActionBuilder().setAction(action(t.defaultAction()));
+            b.mergeFrom(defaultEntryMetadata.getOrDefault(t, TableEntry.getDefaultInstance()));
             out.add(b.build());
             return out;
         }
@@ -805,6 +828,12 @@ public final class Entities {
             }
         }
         return out;
+    }
+
+    /** Whether a table entry read filters by anything but its table. */
+    private static boolean filters(TableEntry q) {
+        return q.getMatchCount() > 0 || q.hasAction() || q.getPriority() != 0 || !q.getMetadata().isEmpty()
+                || q.getControllerMetadata() != 0 || q.getIsDefaultAction();
     }
 
     /** Whether an entry passes a wildcard read's other filters (9.1.10): action, metadata, controller_metadata. */

@@ -122,6 +122,18 @@ class P4RuntimeServiceSpecTest {
     }
 
     @Test
+    void aRoleConfigIsRefusedForThereIsNoRoleScheme() throws Exception {
+        Role configured = Role.newBuilder().setId(3).setConfig(com.google.protobuf.Any.pack(
+                com.google.protobuf.StringValue.of("tables: acl"))).build();
+        assertEquals(Status.Code.INVALID_ARGUMENT, new Stream().arbitrate(DEVICE, 1L, configured).end().getCode(),
+                "a first arbitration with role.config");
+        Stream live = new Stream().arbitrate(DEVICE, 2L, Role.newBuilder().setId(3).build());
+        assertEquals(Code.OK_VALUE, live.answer().getStatus().getCode(), "the same role without config");
+        assertEquals(Status.Code.INVALID_ARGUMENT, live.arbitrate(DEVICE, 2L, configured).end().getCode(),
+                "a later arbitration with role.config");
+    }
+
+    @Test
     void aControllerWithoutElectionIdIsABackup() throws Exception {
         Stream backup = new Stream().arbitrate(DEVICE, null, null);
         MasterArbitrationUpdate first = backup.answer();
