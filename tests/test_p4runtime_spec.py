@@ -109,6 +109,55 @@ def test_writes_the_specification_refuses(ptf):
     assert c.read(no_action) == [], "nothing was written"
 
 
+def acl(ptf, ether_type, mask):
+    return ptf.client.table_entry("L3Ingress.acl", match={"hdr.ethernet.ether_type": (ether_type, mask)},
+                                  action="NoAction", priority=7)
+
+
+def test_dont_care_matches_and_bad_bytestrings_are_refused(ptf):
+    c = ptf.client
+    assert refused(c, "INSERT", acl(ptf, 0, 0)) == ["INVALID_ARGUMENT"], "a zero mask: omit the field"
+    longer = acl(ptf, 0x0800, 0xffff)
+    longer.table_entry.match[0].ternary.value = b"\x00\x00\x08\x00"
+    longer.table_entry.match[0].ternary.mask = b"\xff\xff"
+    assert refused(c, "INSERT", longer) == ["INVALID_ARGUMENT"], "a ternary value longer than its mask (9.1.1)"
+    empty = route(ptf, "10.22.0.0", 2)
+    empty.table_entry.action.action.params[0].value = b""
+    assert refused(c, "INSERT", empty) == ["OUT_OF_RANGE"], "an empty bytestring (8.4)"
+    wide = route(ptf, "10.22.0.0", 2)
+    wide.table_entry.action.action.params[0].value = b"\x02\x00"
+    assert refused(c, "INSERT", wide) == ["OUT_OF_RANGE"], "512 in a bit<9> port"
+    padded = route(ptf, "10.22.0.0", 2)
+    padded.table_entry.action.action.params[0].value = b"\x00\x00\x00\x02"
+    ptf.insert(padded)
+    (read,) = c.read(c.table_entry("L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("10.22.0.0", 16)}))
+    assert read.table_entry.action.action.params[0].value == b"\x02", "leading zeros accepted, canonical when read"
+
+
+def test_a_read_of_every_table_takes_no_other_filter(ptf):
+    c = ptf.client
+    ptf.insert(route(ptf, "10.23.0.0", 2))
+    assert c.read(p4runtime_pb2.Entity(table_entry=p4runtime_pb2.TableEntry()))
+    for field, value in (("priority", 7), ("is_default_action", True), ("metadata", b"m"), ("controller_metadata", 3)):
+        e = p4runtime_pb2.Entity(table_entry=p4runtime_pb2.TableEntry(**{field: value}))
+        with pytest.raises(grpc.RpcError) as err:
+            c.read(e)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, field
+
+
+def test_the_default_entry_reads_back_its_metadata_until_reset(ptf):
+    c = ptf.client
+    dflt = c.table_entry("L3Ingress.ipv6_lpm", action="L3Ingress.send_to_cpu", default=True)
+    dflt.table_entry.metadata = b"punt v6"
+    dflt.table_entry.controller_metadata = 9
+    ptf.modify(dflt)
+    (read,) = c.read(c.table_entry("L3Ingress.ipv6_lpm", default=True))
+    assert (read.table_entry.metadata, read.table_entry.controller_metadata) == (b"punt v6", 9)
+    c.write(c.update("MODIFY", c.table_entry("L3Ingress.ipv6_lpm", default=True)))
+    (read,) = c.read(c.table_entry("L3Ingress.ipv6_lpm", default=True))
+    assert (read.table_entry.metadata, read.table_entry.controller_metadata) == (b"", 0), "reset with the action"
+
+
 def pre_group(group, replicas, session=False):
     """replicas: (port, instance) with port an int (egress_port) or bytes (port, 1.4)."""
     e = p4runtime_pb2.Entity()
@@ -206,6 +255,20 @@ def test_arbitration_rows(sut):
     finally:
         first.close()
         second.close()
+    configured = P4RuntimeClient(sut.switch.address, 1, election_id=30)
+    try:
+        req = p4runtime_pb2.StreamMessageRequest()
+        req.arbitration.device_id = 1
+        req.arbitration.election_id.low = 30
+        req.arbitration.role.name = "acl"
+        req.arbitration.role.config.Pack(p4runtime_pb2.Uint128(low=1))
+        configured._requests.put(req)
+        with pytest.raises(grpc.RpcError) as err:
+            while True:
+                configured.next_arbitration()
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, "role.config without an agreed role scheme (5.3)"
+    finally:
+        configured.close()
     # 40 stays the highest election_id seen: the harness's controller needs a higher one to write again.
     answer = sut.client.arbitrate(election_id=41)
     while answer.status.code != 0:       # notifications of the changes above come first

@@ -654,19 +654,8 @@ public final class Entities {
                 }
                 case TERNARY: {
                     expectKind(k, Table.MatchKind.TERNARY, "ternary", where);
-                    BigInteger v = value(f.getTernary().getValue(), k.width, where);
-                    BigInteger m = value(f.getTernary().getMask(), k.width, where);
-                    if (f.getTernary().getValue().size() > f.getTernary().getMask().size()) {
-                        // 9.1.1: the value's string is never longer than the mask's.
-                        throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": the value has more bytes than the mask");
-                    }
-                    if (m.signum() == 0) {
-                        throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": a zero mask must be omitted (wildcard)");
-                    }
-                    if (!v.and(m).equals(v)) {
-                        throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": value bits outside the mask must be 0");
-                    }
-                    out[i] = Table.FieldMatch.ternary(v, m);
+                    BigInteger[] vm = ternary(f.getTernary(), k.width, where);
+                    out[i] = Table.FieldMatch.ternary(vm[0], vm[1]);
                     break;
                 }
                 case RANGE: {
@@ -702,6 +691,22 @@ public final class Entities {
             }
         }
         return out;
+    }
+
+    /** A ternary match's value and mask, checked as 9.1.1 says (a table's or a value set's). */
+    static BigInteger[] ternary(FieldMatch.Ternary t, int width, Supplier<String> where) throws EntityException {
+        BigInteger v = value(t.getValue(), width, where);
+        BigInteger m = value(t.getMask(), width, where);
+        if (t.getValue().size() > t.getMask().size()) {
+            throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": the value has more bytes than the mask");
+        }
+        if (m.signum() == 0) {
+            throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": a zero mask is a don't care match and must be omitted");
+        }
+        if (!v.and(m).equals(v)) {
+            throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": value bits outside the mask must be 0");
+        }
+        return new BigInteger[] {v, m};
     }
 
     private static void expectKind(Table.KeyField k, Table.MatchKind kind, String name, Supplier<String> where) throws EntityException {
