@@ -158,6 +158,36 @@ def test_the_default_entry_reads_back_its_metadata_until_reset(ptf):
     assert (read.table_entry.metadata, read.table_entry.controller_metadata) == (b"", 0), "reset with the action"
 
 
+def raw_packet_out(client, frame, fields):
+    """A PacketOut with exactly these (metadata_id, value) pairs."""
+    req = p4runtime_pb2.StreamMessageRequest()
+    req.packet.payload = frame
+    for metadata_id, value in fields:
+        req.packet.metadata.add(metadata_id=metadata_id, value=value)
+    client._requests.put(req)
+    return req.packet
+
+
+def test_a_packet_out_carries_every_metadata_field_once_or_is_dropped_with_a_stream_error(ptf):
+    c = ptf.client
+    header = c.p4info.get("controller_packet_metadata", "packet_out")
+    ids = {m.name: m.id for m in header.metadata}
+    frame = bytes(Ether(src="00:00:00:00:0a:01", dst="ff:ff:ff:ff:ff:ff") / ARP(op=2, psrc="10.0.1.254", pdst="10.0.1.1"))
+    port, pad = (ids["egress_port"], b"\x02"), (ids["_pad"], b"\x00")
+    for why, fields in (("missing _pad", [port]), ("egress_port twice", [port, port, pad]),
+                        ("an unknown ID", [port, pad, (99, b"\x00")]), ("an empty value", [port, (ids["_pad"], b"")]),
+                        ("wider than 9 bits", [(ids["egress_port"], b"\x02\x00"), pad])):
+        sent = raw_packet_out(c, frame, fields)
+        error = c.stream_errors(timeout=5)
+        assert error is not None, why
+        assert error.canonical_code == grpc.StatusCode.INVALID_ARGUMENT.value[0], why
+        assert error.packet_out.packet_out == sent, why
+    ptf.verify_no_other_packets()
+    raw_packet_out(c, frame, [pad, port])     # every field once, in any order
+    ptf.verify_packet(frame, 2)
+    ptf.verify_no_other_packets()
+
+
 def pre_group(group, replicas, session=False):
     """replicas: (port, instance) with port an int (egress_port) or bytes (port, 1.4)."""
     e = p4runtime_pb2.Entity()
