@@ -158,6 +158,19 @@ def test_the_default_entry_reads_back_its_metadata_until_reset(ptf):
     assert (read.table_entry.metadata, read.table_entry.controller_metadata) == (b"", 0), "reset with the action"
 
 
+def test_only_continue_on_error_atomicity_is_supported_and_refused_batches_change_nothing(ptf):
+    c = ptf.client
+    entry = route(ptf, "10.24.0.0", 2)
+    for mode in ("ROLLBACK_ON_ERROR", "DATAPLANE_ATOMIC"):
+        req = p4runtime_pb2.WriteRequest(device_id=1, election_id=c.election_id,
+                                         atomicity=p4runtime_pb2.WriteRequest.Atomicity.Value(mode))
+        req.updates.add().CopyFrom(c.update("INSERT", entry))
+        with pytest.raises(grpc.RpcError) as err:
+            c.stub.Write(req)
+        assert err.value.code() == grpc.StatusCode.UNIMPLEMENTED, mode
+        assert c.read(c.table_entry("L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("10.24.0.0", 16)})) == [], mode
+
+
 def raw_packet_out(client, frame, fields):
     """A PacketOut with exactly these (metadata_id, value) pairs."""
     req = p4runtime_pb2.StreamMessageRequest()

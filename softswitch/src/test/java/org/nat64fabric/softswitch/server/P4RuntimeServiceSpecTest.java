@@ -163,6 +163,30 @@ class P4RuntimeServiceSpecTest {
     }
 
     @Test
+    void writesAreCheckedForDeviceThenPrimaryThenPipelineAndReadsForAPipeline() throws Exception {
+        new Stream().arbitrate(DEVICE, 1L, null).answer();
+        var stub = P4RuntimeGrpc.newBlockingStub(channel);
+        p4.v1.P4RuntimeOuterClass.WriteRequest.Builder write = p4.v1.P4RuntimeOuterClass.WriteRequest.newBuilder()
+                .setDeviceId(DEVICE).setElectionId(Uint128.newBuilder().setLow(1));
+        assertEquals(Status.Code.NOT_FOUND, assertThrows(StatusRuntimeException.class,
+                () -> stub.write(write.clone().setDeviceId(9).setElectionId(Uint128.newBuilder().setLow(7)).build()))
+                .getStatus().getCode(), "12: the device first");
+        assertEquals(Status.Code.PERMISSION_DENIED, assertThrows(StatusRuntimeException.class,
+                () -> stub.write(write.clone().setElectionId(Uint128.newBuilder().setLow(7)).build())).getStatus().getCode(),
+                "then the primary");
+        StatusRuntimeException noPipeline = assertThrows(StatusRuntimeException.class, () -> stub.write(write.build()));
+        assertEquals(Status.Code.FAILED_PRECONDITION, noPipeline.getStatus().getCode(), "then the pipeline");
+        assertTrue(io.grpc.protobuf.StatusProto.fromThrowable(noPipeline) == null
+                || io.grpc.protobuf.StatusProto.fromThrowable(noPipeline).getDetailsCount() == 0,
+                "an RPC-wide error carries no per-update details (12.3)");
+        assertEquals(Status.Code.FAILED_PRECONDITION, assertThrows(StatusRuntimeException.class, () -> stub.read(
+                p4.v1.P4RuntimeOuterClass.ReadRequest.newBuilder().setDeviceId(DEVICE).addEntities(
+                        p4.v1.P4RuntimeOuterClass.Entity.newBuilder().setTableEntry(
+                                p4.v1.P4RuntimeOuterClass.TableEntry.getDefaultInstance())).build()).hasNext())
+                .getStatus().getCode(), "11: a read before any pipeline");
+    }
+
+    @Test
     void withoutAPipelineTheConfigIsUnset() {
         var answer = P4RuntimeGrpc.newBlockingStub(channel).getForwardingPipelineConfig(
                 p4.v1.P4RuntimeOuterClass.GetForwardingPipelineConfigRequest.newBuilder().setDeviceId(DEVICE).build());
