@@ -234,6 +234,19 @@ def test_replicas_named_by_port_bytes_are_delivered_and_read_back(ptf):
     assert [(r.WhichOneof("port_kind"), r.port) for r in replicas] == [("port", b"\x02"), ("port", b"\x03")]
 
 
+def test_a_multicast_groups_metadata_reads_back_as_written(ptf):
+    c = ptf.client
+    group = pre_group(10, [(b"\x02", 1)])
+    group.packet_replication_engine_entry.multicast_group_entry.metadata = b"\x00opaque"
+    ptf.insert(group)
+    (read,) = c.read(pre_group(10, []))
+    assert read.packet_replication_engine_entry.multicast_group_entry.metadata == b"\x00opaque"
+    group.packet_replication_engine_entry.multicast_group_entry.metadata = b""
+    c.write(c.update("MODIFY", group))
+    (read,) = c.read(pre_group(10, []))
+    assert read.packet_replication_engine_entry.multicast_group_entry.metadata == b"", "MODIFY sets it, empty included"
+
+
 def test_bad_replicas_are_invalid_arguments(ptf):
     # (Both port and egress_port in one replica cannot be sent with these bindings, a oneof keeps the
     # last: EntitiesSpecTest sends it.)
