@@ -604,6 +604,13 @@ public final class Entities {
         if (t.constDefaultAction) {
             throw new EntityException(Code.PERMISSION_DENIED, "the default action of " + t.name + " is const");
         }
+        if (e.hasMeterConfig() || e.hasCounterData()) {
+            boolean lacks = e.hasMeterConfig() ? t.directMeter == null : t.directCounter == null;
+            // A miss is counted and metered by no entry here, so the default entry has no direct resources to set.
+            throw new EntityException(lacks ? Code.INVALID_ARGUMENT : Code.UNIMPLEMENTED, "table " + t.name
+                    + (lacks ? " has no direct " + (e.hasMeterConfig() ? "meter" : "counter")
+                    : ": softswitch keeps no direct counter or meter for the default entry (misses)"));
+        }
         if (t.profile() != null) {
             // As the reference implementation (PI) answers: an indirect table keeps the program's default action.
             throw new EntityException(Code.INVALID_ARGUMENT, "cannot set or reset the default action of " + t.name

@@ -303,6 +303,12 @@ class EntitiesSpecTest {
         read = read(Entity.newBuilder().setTableEntry(dflt)).get(0).getTableEntry();
         assertEquals(ByteString.EMPTY, read.getMetadata(), "a reset resets the metadata too");
         assertEquals(0, read.getControllerMetadata());
+        // Direct resources of the default entry are refused, not silently dropped.
+        p4.v1.P4RuntimeOuterClass.CounterData counts = p4.v1.P4RuntimeOuterClass.CounterData.newBuilder().setPacketCount(3).build();
+        assertEquals(EntityException.Code.UNIMPLEMENTED, code(() -> write(Update.Type.MODIFY, dflt.clone().setCounterData(counts))),
+                "fwd has a direct counter, but no counter for its misses");
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> write(Update.Type.MODIFY, dflt.clone()
+                .setMeterConfig(p4.v1.P4RuntimeOuterClass.MeterConfig.newBuilder().setCir(1).setPir(1)))), "fwd has no direct meter");
     }
 
     private static Replica portReplica(long port, int instance) {
