@@ -363,6 +363,9 @@ def test_pipeline_config_actions_and_rejections(sut, ptf):
     e = rejected(None, None, action="COMMIT")
     assert e.code() == grpc.StatusCode.NOT_FOUND, "P4Runtime 14: COMMIT with no saved config is NOT_FOUND"
     c.set_pipeline(sut.p4info_path, sut.device_config, action="VERIFY_AND_SAVE")
+    c.set_pipeline(sut.p4info_path, sut.device_config, action="RECONCILE_AND_COMMIT")
+    assert len(c.read(c.table_entry("L3Ingress.ipv4_lpm"))) == 1, "a commit drops the config saved before"
+    c.set_pipeline(sut.p4info_path, sut.device_config, action="VERIFY_AND_SAVE")
     assert c.read(c.table_entry("L3Ingress.ipv4_lpm")) == [], \
         "P4Runtime 14: after VERIFY_AND_SAVE reads and writes refer to the saved config, which starts empty"
     saved_route = route_v4(ptf, "10.0.3.0", 24, 3)

@@ -107,7 +107,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                             throw Status.UNIMPLEMENTED.withDescription("softswitch reconciles only to the pipeline "
                                     + "it runs (keeping its state); use VERIFY_AND_COMMIT for another one").asException();
                         }
-                        device.setPipeline(current.withCookie(config.getCookie()));
+                        commit(current.withCookie(config.getCookie()));   // a config saved before is dropped
                         break;
                     }
                     default:
