@@ -129,7 +129,8 @@ SHELL = """
     assert [r._msg.egress_port for r in group.replicas] == [2, 3], group
     packet_in = sh.PacketIn()
     frame = bytes.fromhex("ffffffffffff0000000000010806") + b"hello"
-    sh.PacketOut(frame, egress_port="255").send()     # out to the CPU port: back as a packet-in
+    # out to the CPU port: back as a packet-in (every field of packet_out is given, P4Runtime 16.1)
+    sh.PacketOut(frame, egress_port="255", _pad="0").send()
     got = list(packet_in.sniff(timeout=5))
     assert [m.packet.payload for m in got] == [frame], got
     te.delete()

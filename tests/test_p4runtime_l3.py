@@ -363,10 +363,23 @@ def test_pipeline_config_actions_and_rejections(sut, ptf):
     e = rejected(None, None, action="COMMIT")
     assert e.code() == grpc.StatusCode.NOT_FOUND, "P4Runtime 14: COMMIT with no saved config is NOT_FOUND"
     c.set_pipeline(sut.p4info_path, sut.device_config, action="VERIFY_AND_SAVE")
-    assert len(c.read(c.table_entry("L3Ingress.ipv4_lpm"))) == 1, "a saved config is not yet in force"
+    c.set_pipeline(sut.p4info_path, sut.device_config, action="RECONCILE_AND_COMMIT")
+    assert len(c.read(c.table_entry("L3Ingress.ipv4_lpm"))) == 1, "a commit drops the config saved before"
+    c.set_pipeline(sut.p4info_path, sut.device_config, action="VERIFY_AND_SAVE")
+    assert c.read(c.table_entry("L3Ingress.ipv4_lpm")) == [], \
+        "P4Runtime 14: after VERIFY_AND_SAVE reads and writes refer to the saved config, which starts empty"
+    saved_route = route_v4(ptf, "10.0.3.0", 24, 3)
+    c.write(c.update("INSERT", saved_route))
+    pkt = udp4()
+    ptf.send(1, pkt)
+    ptf.verify_packet(routed_v4(pkt), 2)           # packets still meet the running config and its route
+    ptf.verify_no_other_packets()
     c.set_pipeline(None, None, action="COMMIT")
-    assert c.read(c.table_entry("L3Ingress.ipv4_lpm")) == [], "a committed config starts empty"
-    ptf._undo.clear()
+    (committed,) = c.read(c.table_entry("L3Ingress.ipv4_lpm"))
+    assert committed.table_entry.match == saved_route.table_entry.match, "COMMIT puts the writes since the save in force"
+    ptf._undo[:] = [c.update("DELETE", saved_route)]
+    ptf.send(1, pkt)
+    ptf.verify_no_other_packets()                  # 10.0.2.0/24 went with the old config: the default drops
 
 
 def test_garbage_on_every_port_is_dropped_and_the_switch_stays_up(sut, ptf):

@@ -109,6 +109,98 @@ def test_writes_the_specification_refuses(ptf):
     assert c.read(no_action) == [], "nothing was written"
 
 
+def acl(ptf, ether_type, mask):
+    return ptf.client.table_entry("L3Ingress.acl", match={"hdr.ethernet.ether_type": (ether_type, mask)},
+                                  action="NoAction", priority=7)
+
+
+def test_dont_care_matches_and_bad_bytestrings_are_refused(ptf):
+    c = ptf.client
+    assert refused(c, "INSERT", acl(ptf, 0, 0)) == ["INVALID_ARGUMENT"], "a zero mask: omit the field"
+    longer = acl(ptf, 0x0800, 0xffff)
+    longer.table_entry.match[0].ternary.value = b"\x00\x00\x08\x00"
+    longer.table_entry.match[0].ternary.mask = b"\xff\xff"
+    assert refused(c, "INSERT", longer) == ["INVALID_ARGUMENT"], "a ternary value longer than its mask (9.1.1)"
+    empty = route(ptf, "10.22.0.0", 2)
+    empty.table_entry.action.action.params[0].value = b""
+    assert refused(c, "INSERT", empty) == ["OUT_OF_RANGE"], "an empty bytestring (8.4)"
+    wide = route(ptf, "10.22.0.0", 2)
+    wide.table_entry.action.action.params[0].value = b"\x02\x00"
+    assert refused(c, "INSERT", wide) == ["OUT_OF_RANGE"], "512 in a bit<9> port"
+    padded = route(ptf, "10.22.0.0", 2)
+    padded.table_entry.action.action.params[0].value = b"\x00\x00\x00\x02"
+    ptf.insert(padded)
+    (read,) = c.read(c.table_entry("L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("10.22.0.0", 16)}))
+    assert read.table_entry.action.action.params[0].value == b"\x02", "leading zeros accepted, canonical when read"
+
+
+def test_a_read_of_every_table_takes_no_other_filter(ptf):
+    c = ptf.client
+    ptf.insert(route(ptf, "10.23.0.0", 2))
+    assert c.read(p4runtime_pb2.Entity(table_entry=p4runtime_pb2.TableEntry()))
+    for field, value in (("priority", 7), ("is_default_action", True), ("metadata", b"m"), ("controller_metadata", 3)):
+        e = p4runtime_pb2.Entity(table_entry=p4runtime_pb2.TableEntry(**{field: value}))
+        with pytest.raises(grpc.RpcError) as err:
+            c.read(e)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, field
+
+
+def test_the_default_entry_reads_back_its_metadata_until_reset(ptf):
+    c = ptf.client
+    dflt = c.table_entry("L3Ingress.ipv6_lpm", action="L3Ingress.send_to_cpu", default=True)
+    dflt.table_entry.metadata = b"punt v6"
+    dflt.table_entry.controller_metadata = 9
+    ptf.modify(dflt)
+    (read,) = c.read(c.table_entry("L3Ingress.ipv6_lpm", default=True))
+    assert (read.table_entry.metadata, read.table_entry.controller_metadata) == (b"punt v6", 9)
+    c.write(c.update("MODIFY", c.table_entry("L3Ingress.ipv6_lpm", default=True)))
+    (read,) = c.read(c.table_entry("L3Ingress.ipv6_lpm", default=True))
+    assert (read.table_entry.metadata, read.table_entry.controller_metadata) == (b"", 0), "reset with the action"
+
+
+def test_only_continue_on_error_atomicity_is_supported_and_refused_batches_change_nothing(ptf):
+    c = ptf.client
+    entry = route(ptf, "10.24.0.0", 2)
+    for mode in ("ROLLBACK_ON_ERROR", "DATAPLANE_ATOMIC"):
+        req = p4runtime_pb2.WriteRequest(device_id=1, election_id=c.election_id,
+                                         atomicity=p4runtime_pb2.WriteRequest.Atomicity.Value(mode))
+        req.updates.add().CopyFrom(c.update("INSERT", entry))
+        with pytest.raises(grpc.RpcError) as err:
+            c.stub.Write(req)
+        assert err.value.code() == grpc.StatusCode.UNIMPLEMENTED, mode
+        assert c.read(c.table_entry("L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("10.24.0.0", 16)})) == [], mode
+
+
+def raw_packet_out(client, frame, fields):
+    """A PacketOut with exactly these (metadata_id, value) pairs."""
+    req = p4runtime_pb2.StreamMessageRequest()
+    req.packet.payload = frame
+    for metadata_id, value in fields:
+        req.packet.metadata.add(metadata_id=metadata_id, value=value)
+    client._requests.put(req)
+    return req.packet
+
+
+def test_a_packet_out_carries_every_metadata_field_once_or_is_dropped_with_a_stream_error(ptf):
+    c = ptf.client
+    header = c.p4info.get("controller_packet_metadata", "packet_out")
+    ids = {m.name: m.id for m in header.metadata}
+    frame = bytes(Ether(src="00:00:00:00:0a:01", dst="ff:ff:ff:ff:ff:ff") / ARP(op=2, psrc="10.0.1.254", pdst="10.0.1.1"))
+    port, pad = (ids["egress_port"], b"\x02"), (ids["_pad"], b"\x00")
+    for why, fields in (("missing _pad", [port]), ("egress_port twice", [port, port, pad]),
+                        ("an unknown ID", [port, pad, (99, b"\x00")]), ("an empty value", [port, (ids["_pad"], b"")]),
+                        ("wider than 9 bits", [(ids["egress_port"], b"\x02\x00"), pad])):
+        sent = raw_packet_out(c, frame, fields)
+        error = c.stream_errors(timeout=5)
+        assert error is not None, why
+        assert error.canonical_code == grpc.StatusCode.INVALID_ARGUMENT.value[0], why
+        assert error.packet_out.packet_out == sent, why
+    ptf.verify_no_other_packets()
+    raw_packet_out(c, frame, [pad, port])     # every field once, in any order
+    ptf.verify_packet(frame, 2)
+    ptf.verify_no_other_packets()
+
+
 def pre_group(group, replicas, session=False):
     """replicas: (port, instance) with port an int (egress_port) or bytes (port, 1.4)."""
     e = p4runtime_pb2.Entity()
@@ -140,6 +232,19 @@ def test_replicas_named_by_port_bytes_are_delivered_and_read_back(ptf):
     (group,) = c.read(pre_group(8, []))
     replicas = group.packet_replication_engine_entry.multicast_group_entry.replicas
     assert [(r.WhichOneof("port_kind"), r.port) for r in replicas] == [("port", b"\x02"), ("port", b"\x03")]
+
+
+def test_a_multicast_groups_metadata_reads_back_as_written(ptf):
+    c = ptf.client
+    group = pre_group(10, [(b"\x02", 1)])
+    group.packet_replication_engine_entry.multicast_group_entry.metadata = b"\x00opaque"
+    ptf.insert(group)
+    (read,) = c.read(pre_group(10, []))
+    assert read.packet_replication_engine_entry.multicast_group_entry.metadata == b"\x00opaque"
+    group.packet_replication_engine_entry.multicast_group_entry.metadata = b""
+    c.write(c.update("MODIFY", group))
+    (read,) = c.read(pre_group(10, []))
+    assert read.packet_replication_engine_entry.multicast_group_entry.metadata == b"", "MODIFY sets it, empty included"
 
 
 def test_bad_replicas_are_invalid_arguments(ptf):
@@ -206,6 +311,20 @@ def test_arbitration_rows(sut):
     finally:
         first.close()
         second.close()
+    configured = P4RuntimeClient(sut.switch.address, 1, election_id=30)
+    try:
+        req = p4runtime_pb2.StreamMessageRequest()
+        req.arbitration.device_id = 1
+        req.arbitration.election_id.low = 30
+        req.arbitration.role.name = "acl"
+        req.arbitration.role.config.Pack(p4runtime_pb2.Uint128(low=1))
+        configured._requests.put(req)
+        with pytest.raises(grpc.RpcError) as err:
+            while True:
+                configured.next_arbitration()
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, "role.config without an agreed role scheme (5.3)"
+    finally:
+        configured.close()
     # 40 stays the highest election_id seen: the harness's controller needs a higher one to write again.
     answer = sut.client.arbitrate(election_id=41)
     while answer.status.code != 0:       # notifications of the changes above come first

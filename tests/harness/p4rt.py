@@ -126,12 +126,12 @@ class P4RuntimeClient:
         return response.arbitration
 
     def packet_out(self, payload, **metadata):
+        """Sends a PacketOut with the packet_out header's fields by name (0 for those not named)."""
         header = self.p4info.get("controller_packet_metadata", "packet_out")
         req = p4runtime_pb2.StreamMessageRequest()
         req.packet.payload = bytes(payload)
-        for m in header.metadata:
-            if m.name in metadata:
-                req.packet.metadata.add(metadata_id=m.id, value=encode(metadata.pop(m.name), m.bitwidth))
+        for m in header.metadata:   # every field, as P4Runtime 16.1 asks: the ones not given are 0
+            req.packet.metadata.add(metadata_id=m.id, value=encode(metadata.pop(m.name, 0), m.bitwidth))
         if metadata:
             raise KeyError(f"packet_out has no metadata {sorted(metadata)}")
         self._requests.put(req)

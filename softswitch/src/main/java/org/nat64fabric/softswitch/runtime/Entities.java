@@ -66,6 +66,8 @@ public final class Entities {
     private final Map<Table.Entry, TableAction> indirectActions = new IdentityHashMap<>();
     /** TableEntry.controller_metadata (deprecated, still read back) of the entries that have one. */
     private final Map<Table.Entry, Long> controllerMetadata = new IdentityHashMap<>();
+    /** The metadata and controller_metadata of the default entries a controller set them for (9.1.5). */
+    private final Map<Table, TableEntry> defaultEntryMetadata = new HashMap<>();
 
     /** Maps the P4Info's IDs to the program's objects by name; the caller has checked they match. */
     public Entities(V1ModelSwitch sw, P4Info info) {
@@ -329,6 +331,11 @@ public final class Entities {
         switch (request.getEntityCase()) {
             case TABLE_ENTRY: {
                 TableEntry q = request.getTableEntry();
+                if (q.getTableId() == 0 && filters(q)) {
+                    throw new EntityException(Code.INVALID_ARGUMENT, "a read of every table (table_id 0) takes no other "
+                            + "filter: match, action, priority, metadata, controller_metadata and is_default_action "
+                            + "need a table_id (P4Runtime 9.1.10)");
+                }
                 for (Table t : q.getTableId() == 0 ? sw.program.tables : List.of(table(q.getTableId()))) {
                     for (TableEntry e : tableEntries(t, q)) {
                         out.add(Entity.newBuilder().setTableEntry(e).build());
@@ -601,12 +608,26 @@ public final class Entities {
         if (t.constDefaultAction) {
             throw new EntityException(Code.PERMISSION_DENIED, "the default action of " + t.name + " is const");
         }
+        if (e.hasMeterConfig() || e.hasCounterData()) {
+            boolean lacks = e.hasMeterConfig() ? t.directMeter == null : t.directCounter == null;
+            // A miss is counted and metered by no entry here, so the default entry has no direct resources to set.
+            throw new EntityException(lacks ? Code.INVALID_ARGUMENT : Code.UNIMPLEMENTED, "table " + t.name
+                    + (lacks ? " has no direct " + (e.hasMeterConfig() ? "meter" : "counter")
+                    : ": softswitch keeps no direct counter or meter for the default entry (misses)"));
+        }
         if (t.profile() != null) {
             // As the reference implementation (PI) answers: an indirect table keeps the program's default action.
             throw new EntityException(Code.INVALID_ARGUMENT, "cannot set or reset the default action of " + t.name
                     + ", an indirect table (implementation " + t.profile().name + ")");
         }
         t.setDefaultAction(e.hasAction() ? actionCall(t, e.getAction(), true) : t.initialDefaultAction());
+        // Its metadata reads back as written; a reset (no action) resets them too.
+        if (e.hasAction() && (!e.getMetadata().isEmpty() || e.getControllerMetadata() != 0)) {
+            defaultEntryMetadata.put(t, TableEntry.newBuilder().setMetadata(e.getMetadata())
+                    .setControllerMetadata(e.getControllerMetadata()).build());
+        } else {
+            defaultEntryMetadata.remove(t);
+        }
     }
 
     private Table.FieldMatch[] match(Table t, List<FieldMatch> fields) throws EntityException {
@@ -644,15 +665,8 @@ public final class Entities {
                 }
                 case TERNARY: {
                     expectKind(k, Table.MatchKind.TERNARY, "ternary", where);
-                    BigInteger v = value(f.getTernary().getValue(), k.width, where);
-                    BigInteger m = value(f.getTernary().getMask(), k.width, where);
-                    if (m.signum() == 0) {
-                        throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": a zero mask must be omitted (wildcard)");
-                    }
-                    if (!v.and(m).equals(v)) {
-                        throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": value bits outside the mask must be 0");
-                    }
-                    out[i] = Table.FieldMatch.ternary(v, m);
+                    BigInteger[] vm = ternary(f.getTernary(), k.width, where);
+                    out[i] = Table.FieldMatch.ternary(vm[0], vm[1]);
                     break;
                 }
                 case RANGE: {
@@ -661,6 +675,10 @@ public final class Entities {
                     BigInteger hi = value(f.getRange().getHigh(), k.width, where);
                     if (lo.compareTo(hi) > 0) {
                         throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": low is above high");
+                    }
+                    if (lo.signum() == 0 && hi.equals(Bits.wideMask(k.width))) {
+                        throw new EntityException(Code.INVALID_ARGUMENT, where.get()
+                                + ": a range of every value is a don't care match and must be omitted");
                     }
                     out[i] = Table.FieldMatch.range(lo, hi);
                     break;
@@ -686,6 +704,22 @@ public final class Entities {
         return out;
     }
 
+    /** A ternary match's value and mask, checked as 9.1.1 says (a table's or a value set's). */
+    static BigInteger[] ternary(FieldMatch.Ternary t, int width, Supplier<String> where) throws EntityException {
+        BigInteger v = value(t.getValue(), width, where);
+        BigInteger m = value(t.getMask(), width, where);
+        if (t.getValue().size() > t.getMask().size()) {
+            throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": the value has more bytes than the mask");
+        }
+        if (m.signum() == 0) {
+            throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": a zero mask is a don't care match and must be omitted");
+        }
+        if (!v.and(m).equals(v)) {
+            throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": value bits outside the mask must be 0");
+        }
+        return new BigInteger[] {v, m};
+    }
+
     private static void expectKind(Table.KeyField k, Table.MatchKind kind, String name, Supplier<String> where) throws EntityException {
         if (k.kind != kind) {
             throw new EntityException(Code.INVALID_ARGUMENT, where.get() + " is " + k.kind.name().toLowerCase() + ", not " + name);
@@ -698,8 +732,8 @@ public final class Entities {
     }
 
     static BigInteger value(ByteString bytes, int width, Supplier<String> where) throws EntityException {
-        if (bytes.isEmpty()) {
-            throw new EntityException(Code.INVALID_ARGUMENT, where.get() + ": empty value");
+        if (bytes.isEmpty()) {   // 8.4: an empty string is rejected as out of range, as a too wide one is
+            throw new EntityException(Code.OUT_OF_RANGE, where.get() + ": empty value");
         }
         BigInteger v = Bits.unsigned(bytes.toByteArray());
         if (v.bitLength() > width) {
@@ -782,6 +816,7 @@ public final class Entities {
         if (q.getIsDefaultAction()) {
             TableEntry.Builder b = TableEntry.newBuilder().setTableId(tid).setIsDefaultAction(true);
             b.getActionBuilder().setAction(action(t.defaultAction()));
+            b.mergeFrom(defaultEntryMetadata.getOrDefault(t, TableEntry.getDefaultInstance()));
             out.add(b.build());
             return out;
         }
@@ -812,6 +847,12 @@ public final class Entities {
             }
         }
         return out;
+    }
+
+    /** Whether a table entry read filters by anything but its table. */
+    private static boolean filters(TableEntry q) {
+        return q.getMatchCount() > 0 || q.hasAction() || q.getPriority() != 0 || !q.getMetadata().isEmpty()
+                || q.getControllerMetadata() != 0 || q.getIsDefaultAction();
     }
 
     /** Whether an entry passes a wildcard read's other filters (9.1.10): action, metadata, controller_metadata. */

@@ -15,6 +15,8 @@ public final class NewerFields {
     public static final int TABLE_ENTRY_IS_CONST = 13;
     /** Replica.port (bytes, an SDN port), 1.4; egress_port (field 1) is deprecated. */
     public static final int REPLICA_PORT = 3;
+    /** MulticastGroupEntry.metadata (bytes, opaque to the switch, read back as written), 1.4. */
+    public static final int MULTICAST_GROUP_METADATA = 3;
     /** WriteRequest.role and SetForwardingPipelineConfigRequest.role (string), 1.4. */
     public static final int REQUEST_ROLE = 6;
     /** Role.name (string), 1.4. */

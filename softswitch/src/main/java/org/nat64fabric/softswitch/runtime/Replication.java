@@ -33,6 +33,8 @@ final class Replication {
     /** The replicas as written (canonical bytestrings), for reads. */
     private final Map<Integer, List<Replica>> groups = new HashMap<>();
     private final Map<Integer, List<Replica>> sessions = new HashMap<>();
+    /** The groups' metadata (1.4), opaque to the switch, for reads. */
+    private final Map<Integer, ByteString> groupMetadata = new HashMap<>();
 
     Replication(V1ModelSwitch sw) {
         this.sw = sw;
@@ -48,12 +50,19 @@ final class Replication {
                 MulticastGroupEntry g = pre.getMulticastGroupEntry();
                 int id = g.getMulticastGroupId();
                 List<Replica> written = checked(type, "multicast group", id, g.getReplicasList(), groups.containsKey(id));
+                ByteString metadata = NewerFields.bytes(g, NewerFields.MULTICAST_GROUP_METADATA);
                 if (type == Update.Type.DELETE) {
                     sw.removeMulticastGroup(id);
                     groups.remove(id);
+                    groupMetadata.remove(id);
                 } else {
                     sw.setMulticastGroup(id, dataPlane(written));
                     groups.put(id, written);
+                    if (metadata == null || metadata.isEmpty()) {
+                        groupMetadata.remove(id);
+                    } else {
+                        groupMetadata.put(id, metadata);
+                    }
                 }
                 return;
             }
@@ -179,8 +188,12 @@ final class Replication {
             int id = q.getMulticastGroupEntry().getMulticastGroupId();
             for (int gid : sw.multicastGroups().keySet()) {
                 if (id == 0 || id == gid) {
-                    out.add(pre(PacketReplicationEngineEntry.newBuilder().setMulticastGroupEntry(MulticastGroupEntry
-                            .newBuilder().setMulticastGroupId(gid).addAllReplicas(groups.getOrDefault(gid, List.of())))));
+                    MulticastGroupEntry.Builder g = MulticastGroupEntry.newBuilder().setMulticastGroupId(gid)
+                            .addAllReplicas(groups.getOrDefault(gid, List.of()));
+                    if (groupMetadata.containsKey(gid)) {
+                        NewerFields.withBytes(g, NewerFields.MULTICAST_GROUP_METADATA, groupMetadata.get(gid));
+                    }
+                    out.add(pre(PacketReplicationEngineEntry.newBuilder().setMulticastGroupEntry(g)));
                 }
             }
         }

@@ -82,14 +82,9 @@ final class ValueSets {
                 value[i] = Entities.value(f.getExact().getValue(), field.width, where);
                 mask[i] = Bits.wideMask(field.width);
             } else if (f.hasTernary() && field.ternary) {
-                value[i] = Entities.value(f.getTernary().getValue(), field.width, where);
-                mask[i] = Entities.value(f.getTernary().getMask(), field.width, where);
-                if (mask[i].signum() == 0) {
-                    throw new EntityException(Code.INVALID_ARGUMENT, where + ": a zero mask must be omitted (wildcard)");
-                }
-                if (!value[i].and(mask[i]).equals(value[i])) {
-                    throw new EntityException(Code.INVALID_ARGUMENT, where + ": value bits outside the mask must be 0");
-                }
+                BigInteger[] vm = Entities.ternary(f.getTernary(), field.width, () -> where);
+                value[i] = vm[0];
+                mask[i] = vm[1];
             } else {
                 throw new EntityException(Code.INVALID_ARGUMENT, where + " is " + (field.ternary ? "ternary" : "exact")
                         + ", not " + f.getFieldMatchTypeCase().name().toLowerCase());

@@ -120,6 +120,11 @@ public final class Arbitration {
             return Status.FAILED_PRECONDITION.withDescription("this stream is for " + roleName(c.role) + ", not "
                     + roleName(role) + ": open another stream to change roles");
         }
+        if (request.getRole().hasConfig()) {
+            // 5.3: a role.config that does not match the scheme agreed out of band; there is none here.
+            return Status.INVALID_ARGUMENT.withDescription("role.config must be unset: this server has no role "
+                    + "configuration scheme (every role has full pipeline access)");
+        }
         for (Controller o : controllers) {
             if (o != c && electionId != null && role.equals(o.role) && electionId.equals(o.electionId)) {
                 // PI's words, which clients look for.

@@ -3,7 +3,9 @@ package org.nat64fabric.softswitch.server;
 import com.google.protobuf.ByteString;
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.nat64fabric.softswitch.pipeline.State;
 import org.nat64fabric.softswitch.runtime.Entities;
 import p4.config.v1.P4InfoOuterClass.ControllerPacketMetadata;
@@ -46,21 +48,28 @@ public final class ControllerHeader {
         return ByteString.copyFrom(data, bytes, data.length - bytes);
     }
 
-    /** The header a packet-out carries into the pipeline, followed by the payload; unset fields are 0. */
+    /**
+     * The header a packet-out carries into the pipeline, followed by the payload. P4Runtime 16.1: a
+     * packet-out carries precisely one value for each field of the header, each a valid bytestring
+     * of the field's width; anything else is refused (IllegalArgumentException) and the packet dropped.
+     */
     public byte[] encode(List<PacketMetadata> metadata, ByteString payload) {
-        byte[] out = new byte[bytes + payload.size()];
+        Map<Integer, PacketMetadata> byId = new HashMap<>();
         for (PacketMetadata pm : metadata) {
-            int bit = 0;
-            ControllerPacketMetadata.Metadata field = null;
-            for (ControllerPacketMetadata.Metadata m : info.getMetadataList()) {
-                if (m.getId() == pm.getMetadataId()) {
-                    field = m;
-                    break;
-                }
-                bit += m.getBitwidth();
+            if (byId.put(pm.getMetadataId(), pm) != null) {
+                throw new IllegalArgumentException("packet_out metadata ID " + pm.getMetadataId() + " appears twice");
             }
-            if (field == null) {
-                throw new IllegalArgumentException("packet_out has no metadata with ID " + pm.getMetadataId());
+        }
+        byte[] out = new byte[bytes + payload.size()];
+        int bit = 0;
+        for (ControllerPacketMetadata.Metadata field : info.getMetadataList()) {
+            PacketMetadata pm = byId.remove(field.getId());
+            if (pm == null) {
+                throw new IllegalArgumentException("packet_out metadata '" + field.getName() + "' (ID " + field.getId()
+                        + ") is missing: a packet-out carries every field of the packet_out header");
+            }
+            if (pm.getValue().isEmpty()) {
+                throw new IllegalArgumentException("packet_out metadata '" + field.getName() + "' is an empty bytestring");
             }
             BigInteger v = new BigInteger(1, pm.getValue().toByteArray());
             if (v.bitLength() > field.getBitwidth()) {
@@ -68,6 +77,10 @@ public final class ControllerHeader {
                         + field.getBitwidth() + " bits");
             }
             State.writeWide(out, bit, field.getBitwidth(), v);
+            bit += field.getBitwidth();
+        }
+        if (!byId.isEmpty()) {
+            throw new IllegalArgumentException("packet_out has no metadata with ID " + byId.keySet().iterator().next());
         }
         payload.copyTo(out, bytes);
         return out;

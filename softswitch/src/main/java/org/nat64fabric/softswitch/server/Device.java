@@ -206,12 +206,18 @@ public final class Device implements AutoCloseable {
         if (p == null) {
             throw new IllegalStateException("no forwarding pipeline is set");
         }
-        if (p.packetOut == null) {
-            throw new IllegalStateException("the program has no @controller_header(\"packet_out\") header");
+        byte[] frame;
+        if (p.packetOut != null) {
+            frame = p.packetOut.encode(po.getMetadataList(), po.getPayload());
+        } else if (po.getMetadataCount() > 0) {
+            throw new IllegalArgumentException("the program has no @controller_header(\"packet_out\") header: "
+                    + "a packet-out carries no metadata");
+        } else {
+            frame = po.getPayload().toByteArray();   // as PI does: the payload alone enters on the CPU port
         }
         count("packet-out");
         // A packet-out comes from no port, so no data-plane loop flushes after it: it flushes where it goes.
-        process(p, cpuPort, p.packetOut.encode(po.getMetadataList(), po.getPayload()), true);
+        process(p, cpuPort, frame, true);
     }
 
     /** {@code flush}: flush each port the packet leaves on (the data plane flushes after a batch instead). */

@@ -40,8 +40,12 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
 
     private final Device device;
     private final Arbitration arbitration;
-    /** A pipeline saved by VERIFY_AND_SAVE, waiting for COMMIT. */
-    private Pipeline saved;
+    /**
+     * A pipeline saved by VERIFY_AND_SAVE, waiting for COMMIT. Until then reads and writes refer to
+     * it (P4Runtime 14) while packets still meet the running one, so COMMIT puts into force the
+     * entries written since the save.
+     */
+    private volatile Pipeline saved;
 
     P4RuntimeService(Device device) {
         this.device = device;
@@ -103,7 +107,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                             throw Status.UNIMPLEMENTED.withDescription("softswitch reconciles only to the pipeline "
                                     + "it runs (keeping its state); use VERIFY_AND_COMMIT for another one").asException();
                         }
-                        device.setPipeline(current.withCookie(config.getCookie()));
+                        commit(current.withCookie(config.getCookie()));   // a config saved before is dropped
                         break;
                     }
                     default:
@@ -162,7 +166,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
         try {
             checkDevice(request.getDeviceId());
             arbitration.checkPrimary(Arbitration.roleOf(request), request.getElectionId());
-            Pipeline p = requirePipeline();
+            Pipeline p = entitiesPipeline();
             if (request.getAtomicity() != WriteRequest.Atomicity.CONTINUE_ON_ERROR) {
                 throw Status.UNIMPLEMENTED.withDescription("only CONTINUE_ON_ERROR atomicity is supported").asException();
             }
@@ -191,7 +195,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
     public void read(ReadRequest request, StreamObserver<ReadResponse> response) {
         try {
             checkDevice(request.getDeviceId());
-            Pipeline p = requirePipeline();
+            Pipeline p = entitiesPipeline();
             List<Entity> found = new ArrayList<>();
             synchronized (p.sw) {
                 for (Entity e : request.getEntitiesList()) {
@@ -296,6 +300,12 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
         if (id != device.deviceId) {
             throw Status.NOT_FOUND.withDescription("this switch is device " + device.deviceId + ", not " + id).asException();
         }
+    }
+
+    /** The pipeline reads and writes refer to: the saved one while a COMMIT is awaited, else the running one. */
+    private Pipeline entitiesPipeline() throws StatusException {
+        Pipeline s = saved;
+        return s != null ? s : requirePipeline();
     }
 
     private Pipeline requirePipeline() throws StatusException {

@@ -1,5 +1,6 @@
 package org.nat64fabric.softswitch.runtime;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -41,8 +42,10 @@ class EntitiesSpecTest {
                     + " const entries = { 0x0800 : forward(1); 0x86dd : forward(2); }\n default_action = drop();\n}\n"
                     + "table ranked {\n key = { hdr.eth.type: ternary; }\n actions = { forward; NoAction; }\n"
                     + " const entries = { 0x0800 &&& 0xffff : forward(3); _ : forward(4); }\n}\n"
-                    + "table keyless {\n actions = { forward; drop; }\n default_action = drop();\n}\n",
-            "hits.count(0); fwd.apply(); types.apply(); ranked.apply(); keyless.apply();",
+                    + "table keyless {\n actions = { forward; drop; }\n default_action = drop();\n}\n"
+                    + "table acl {\n key = { hdr.eth.type: range; hdr.eth.src: ternary; hdr.eth.dst: optional; }\n"
+                    + " actions = { forward; NoAction; }\n size = 16;\n}\n",
+            "hits.count(0); fwd.apply(); types.apply(); ranked.apply(); keyless.apply(); acl.apply();",
             "", "pkt.emit(hdr.eth);");
 
     @TempDir
@@ -227,6 +230,85 @@ class EntitiesSpecTest {
         assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> read(Entity.newBuilder().setCounterEntry(
                 p4.v1.P4RuntimeOuterClass.CounterEntry.newBuilder().setCounterId(info.getCounters(0).getPreamble().getId())
                         .setIndex(p4.v1.P4RuntimeOuterClass.Index.newBuilder().setIndex(-1))))), "a negative index");
+    }
+
+    /** An entry of I.acl (priority 10, action NoAction) with the given match fields. */
+    private TableEntry.Builder acl(p4.v1.P4RuntimeOuterClass.FieldMatch... match) {
+        TableEntry.Builder b = TableEntry.newBuilder().setTableId(table("I.acl")).setPriority(10).addAllMatch(List.of(match));
+        b.getActionBuilder().getActionBuilder().setActionId(action("NoAction"));
+        return b;
+    }
+
+    private static p4.v1.P4RuntimeOuterClass.FieldMatch range(long low, long high) {
+        return p4.v1.P4RuntimeOuterClass.FieldMatch.newBuilder().setFieldId(1).setRange(
+                p4.v1.P4RuntimeOuterClass.FieldMatch.Range.newBuilder().setLow(bytes(low)).setHigh(bytes(high))).build();
+    }
+
+    private static p4.v1.P4RuntimeOuterClass.FieldMatch ternary(ByteString value, ByteString mask) {
+        return p4.v1.P4RuntimeOuterClass.FieldMatch.newBuilder().setFieldId(2).setTernary(
+                p4.v1.P4RuntimeOuterClass.FieldMatch.Ternary.newBuilder().setValue(value).setMask(mask)).build();
+    }
+
+    @Test
+    void dontCareMatchesMustBeOmittedAndTernaryValuesNoLongerThanTheirMask() throws Exception {
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> write(Update.Type.INSERT, acl(range(0, 0xffff)))),
+                "a range of every value is a don't care (9.1.1)");
+        write(Update.Type.INSERT, acl(range(0, 0xfffe)));
+        write(Update.Type.INSERT, acl(range(1, 0xffff)).setPriority(11));
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> write(Update.Type.INSERT,
+                acl(ternary(bytes(0), bytes(0))))), "a ternary mask of zeros is a don't care");
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> write(Update.Type.INSERT,
+                acl(ternary(ByteString.copyFrom(new byte[] {0, 0, 5}), bytes(0xff))))), "value longer than the mask");
+        write(Update.Type.INSERT, acl(ternary(ByteString.copyFrom(new byte[] {0, 5}), ByteString.copyFrom(new byte[] {0, (byte) 0xff}))));
+        TableEntry read = read(Entity.newBuilder().setTableEntry(acl(ternary(bytes(5), bytes(0xff))).clearAction()))
+                .get(0).getTableEntry();
+        assertEquals(ternary(bytes(5), bytes(0xff)), read.getMatch(0), "read back in canonical form");
+        assertEquals(3, read(Entity.newBuilder().setTableEntry(TableEntry.newBuilder().setTableId(table("I.acl")))).size());
+    }
+
+    @Test
+    void anEmptyByteStringIsOutOfRangeAsATooWideOneIs() {
+        TableEntry.Builder empty = fwd(0, 1);
+        empty.getMatchBuilder(0).getExactBuilder().setValue(ByteString.EMPTY);
+        assertEquals(EntityException.Code.OUT_OF_RANGE, code(() -> write(Update.Type.INSERT, empty)), "8.4");
+        TableEntry.Builder wide = fwd(1L << 48, 1);
+        assertEquals(EntityException.Code.OUT_OF_RANGE, code(() -> write(Update.Type.INSERT, wide)));
+        TableEntry.Builder padded = fwd(0, 1);
+        padded.getMatchBuilder(0).getExactBuilder().setValue(ByteString.copyFrom(new byte[10]));
+        assertEquals(EntityException.Code.OUT_OF_RANGE, code(() -> write(Update.Type.INSERT, fwd(0, 1 << 9))), "bit<9> port");
+        assertDoesNotThrow(() -> write(Update.Type.INSERT, padded), "leading zero bytes are accepted whatever their number");
+    }
+
+    @Test
+    void aReadOfEveryTableTakesNoOtherFilter() throws Exception {
+        write(Update.Type.INSERT, fwd(0xe, 1));
+        assertEquals(5, read(Entity.newBuilder().setTableEntry(TableEntry.getDefaultInstance())).size(),
+                "every table: fwd's entry and the const entries of types and ranked");
+        for (TableEntry.Builder q : List.of(TableEntry.newBuilder().setPriority(1), TableEntry.newBuilder().setIsDefaultAction(true),
+                TableEntry.newBuilder().setMetadata(ByteString.copyFromUtf8("m")), TableEntry.newBuilder().setControllerMetadata(1),
+                TableEntry.newBuilder().setAction(fwd(0, 1).getAction()), fwd(0xe, -1).setTableId(0))) {
+            assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> read(Entity.newBuilder().setTableEntry(q))), q.toString());
+        }
+    }
+
+    @Test
+    void theDefaultEntryKeepsItsMetadataUntilItIsReset() throws Exception {
+        TableEntry.Builder dflt = TableEntry.newBuilder().setTableId(table("I.fwd")).setIsDefaultAction(true);
+        write(Update.Type.MODIFY, dflt.clone().setAction(fwd(0, 7).getAction()).setMetadata(ByteString.copyFromUtf8("why"))
+                .setControllerMetadata(42));
+        TableEntry read = read(Entity.newBuilder().setTableEntry(dflt)).get(0).getTableEntry();
+        assertEquals(ByteString.copyFromUtf8("why"), read.getMetadata(), "read-write symmetry (9.1.5)");
+        assertEquals(42, read.getControllerMetadata());
+        write(Update.Type.MODIFY, dflt.clone());
+        read = read(Entity.newBuilder().setTableEntry(dflt)).get(0).getTableEntry();
+        assertEquals(ByteString.EMPTY, read.getMetadata(), "a reset resets the metadata too");
+        assertEquals(0, read.getControllerMetadata());
+        // Direct resources of the default entry are refused, not silently dropped.
+        p4.v1.P4RuntimeOuterClass.CounterData counts = p4.v1.P4RuntimeOuterClass.CounterData.newBuilder().setPacketCount(3).build();
+        assertEquals(EntityException.Code.UNIMPLEMENTED, code(() -> write(Update.Type.MODIFY, dflt.clone().setCounterData(counts))),
+                "fwd has a direct counter, but no counter for its misses");
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> write(Update.Type.MODIFY, dflt.clone()
+                .setMeterConfig(p4.v1.P4RuntimeOuterClass.MeterConfig.newBuilder().setCir(1).setPir(1)))), "fwd has no direct meter");
     }
 
     private static Replica portReplica(long port, int instance) {

@@ -122,6 +122,18 @@ class P4RuntimeServiceSpecTest {
     }
 
     @Test
+    void aRoleConfigIsRefusedForThereIsNoRoleScheme() throws Exception {
+        Role configured = Role.newBuilder().setId(3).setConfig(com.google.protobuf.Any.pack(
+                com.google.protobuf.StringValue.of("tables: acl"))).build();
+        assertEquals(Status.Code.INVALID_ARGUMENT, new Stream().arbitrate(DEVICE, 1L, configured).end().getCode(),
+                "a first arbitration with role.config");
+        Stream live = new Stream().arbitrate(DEVICE, 2L, Role.newBuilder().setId(3).build());
+        assertEquals(Code.OK_VALUE, live.answer().getStatus().getCode(), "the same role without config");
+        assertEquals(Status.Code.INVALID_ARGUMENT, live.arbitrate(DEVICE, 2L, configured).end().getCode(),
+                "a later arbitration with role.config");
+    }
+
+    @Test
     void aControllerWithoutElectionIdIsABackup() throws Exception {
         Stream backup = new Stream().arbitrate(DEVICE, null, null);
         MasterArbitrationUpdate first = backup.answer();
@@ -148,6 +160,30 @@ class P4RuntimeServiceSpecTest {
                 commit.clone().setConfig(ForwardingPipelineConfig.newBuilder().setP4Info(
                         p4.config.v1.P4InfoOuterClass.P4Info.getDefaultInstance())).build()));
         assertEquals(Status.Code.INVALID_ARGUMENT, withConfig.getStatus().getCode());
+    }
+
+    @Test
+    void writesAreCheckedForDeviceThenPrimaryThenPipelineAndReadsForAPipeline() throws Exception {
+        new Stream().arbitrate(DEVICE, 1L, null).answer();
+        var stub = P4RuntimeGrpc.newBlockingStub(channel);
+        p4.v1.P4RuntimeOuterClass.WriteRequest.Builder write = p4.v1.P4RuntimeOuterClass.WriteRequest.newBuilder()
+                .setDeviceId(DEVICE).setElectionId(Uint128.newBuilder().setLow(1));
+        assertEquals(Status.Code.NOT_FOUND, assertThrows(StatusRuntimeException.class,
+                () -> stub.write(write.clone().setDeviceId(9).setElectionId(Uint128.newBuilder().setLow(7)).build()))
+                .getStatus().getCode(), "12: the device first");
+        assertEquals(Status.Code.PERMISSION_DENIED, assertThrows(StatusRuntimeException.class,
+                () -> stub.write(write.clone().setElectionId(Uint128.newBuilder().setLow(7)).build())).getStatus().getCode(),
+                "then the primary");
+        StatusRuntimeException noPipeline = assertThrows(StatusRuntimeException.class, () -> stub.write(write.build()));
+        assertEquals(Status.Code.FAILED_PRECONDITION, noPipeline.getStatus().getCode(), "then the pipeline");
+        assertTrue(io.grpc.protobuf.StatusProto.fromThrowable(noPipeline) == null
+                || io.grpc.protobuf.StatusProto.fromThrowable(noPipeline).getDetailsCount() == 0,
+                "an RPC-wide error carries no per-update details (12.3)");
+        assertEquals(Status.Code.FAILED_PRECONDITION, assertThrows(StatusRuntimeException.class, () -> stub.read(
+                p4.v1.P4RuntimeOuterClass.ReadRequest.newBuilder().setDeviceId(DEVICE).addEntities(
+                        p4.v1.P4RuntimeOuterClass.Entity.newBuilder().setTableEntry(
+                                p4.v1.P4RuntimeOuterClass.TableEntry.getDefaultInstance())).build()).hasNext())
+                .getStatus().getCode(), "11: a read before any pipeline");
     }
 
     @Test

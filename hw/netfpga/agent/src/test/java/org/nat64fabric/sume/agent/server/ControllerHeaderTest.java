@@ -55,7 +55,9 @@ class ControllerHeaderTest {
         ControllerHeader out = header("packet_out");
         byte[] frame = out.encode(List.of(
                 PacketMetadata.newBuilder().setMetadataId(id("packet_out", "egress_port")).setValue(ByteString.copyFrom(new byte[] {0, 2})).build(),
-                PacketMetadata.newBuilder().setMetadataId(id("packet_out", "to_pipeline")).setValue(ByteString.copyFrom(new byte[] {1})).build()),
+                PacketMetadata.newBuilder().setMetadataId(id("packet_out", "to_pipeline")).setValue(ByteString.copyFrom(new byte[] {1})).build(),
+                PacketMetadata.newBuilder().setMetadataId(id("packet_out", "hairpinned")).setValue(ByteString.copyFrom(new byte[] {0})).build(),
+                PacketMetadata.newBuilder().setMetadataId(id("packet_out", "_pad")).setValue(ByteString.copyFrom(new byte[] {0})).build()),
                 ByteString.copyFrom(new byte[] {0x11}));
         assertArrayEquals(new byte[] {2, (byte) 0x80, 0x11}, frame);
         assertThrows(IllegalArgumentException.class, () -> out.encode(List.of(PacketMetadata.newBuilder()
