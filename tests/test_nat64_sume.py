@@ -28,7 +28,7 @@ from test_nat64_rfc_audit import extension as rfc4884_extension
 PUNT_FINISH = 5
 # packet_in.finish bits (hw/netfpga/include/sume_arch.p4)
 FINISH_ICMP_CHECKSUM, FINISH_UDP_CHECKSUM, FINISH_TRUNCATE = 1, 2, 4
-FINISH_TCP_CONTROL, FINISH_HAIRPIN, FINISH_ICMP_ERROR = 8, 16, 32
+FINISH_TCP_CONTROL, FINISH_HAIRPIN, FINISH_ICMP_ERROR, FINISH_NO_ETHERNET = 8, 16, 32, 64
 
 
 @pytest.fixture
@@ -180,6 +180,10 @@ def test_the_card_hands_over_each_error_v1model_sends_with_its_type_code_and_par
          from_v6_host(IPv6ExtHdrDestOpt() / UDP(sport=5000, dport=53) / (b"m" * 1400)), (2, 0, 1428)),
         ("IPv4 with DF over the IPv6 MTU: FN MTU - 20", V4_PORT,
          from_v4_server(UDP(sport=53, dport=40000) / (b"d" * 1300), flags="DF"), (3, 4, 1280)),
+        ("full-size IPv4 with DF: FN, without Ethernet", V4_PORT,
+         from_v4_server(UDP(sport=53, dport=40000) / (b"d" * 1472), flags="DF"), (3, 4, 1280)),
+        ("full-size IPv6 over the IPv4 MTU: PTB, without Ethernet", V6_PORT,
+         from_v6_host(UDP(sport=5000, dport=53) / (b"m" * 1452)), (2, 0, 1420)),
         ("routed IPv6 over the MTU: PTB", 3,
          Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IPv6(src="2001:db8:9::1", dst="2001:db8:1::77") / (b"6" * 1300),
          (2, 0, 1300)),
@@ -199,10 +203,12 @@ def test_the_card_hands_over_each_error_v1model_sends_with_its_type_code_and_par
             continue
         assert handed is not None, what
         payload, md = handed
+        # A frame that would not fit SUME's DMA beside packet_in's 10 bytes comes without its Ethernet header.
+        full_size = len(packet) + 10 > 1514
         assert (md["punt_reason"], md["finish"], md["ingress_port"], md["out_port"]) == \
-            (PUNT_FINISH, FINISH_ICMP_ERROR, port, port), (what, md)
+            (PUNT_FINISH, FINISH_ICMP_ERROR | (FINISH_NO_ETHERNET if full_size else 0), port, port), (what, md)
         assert (md["error_type"], md["error_code"], md["error_param"]) == error, (what, md)
-        assert payload == bytes(packet), what
+        assert payload == bytes(packet)[14 if full_size else 0:], what
     ptf.verify_no_other_packets()
 
 
@@ -403,6 +409,31 @@ def test_the_controller_sends_the_icmp_errors_the_card_hands_over(sume_fabric):
     sent = {kind: after.get("icmpErrors.sent." + kind, 0) - before.get("icmpErrors.sent." + kind, 0)
             for kind in ("timeExceeded", "unreachable", "tooBig", "parameterProblem")}
     assert sent == {"timeExceeded": 2, "unreachable": 1, "tooBig": 2, "parameterProblem": 1}, after
+
+
+def test_the_controller_answers_full_size_packets_the_card_hands_over_without_ethernet(sume_fabric):
+    """A 1500-byte IP packet and packet_in's 10 bytes fill SUME's 1514-byte DMA frame only without
+    the Ethernet header (FINISH_NO_ETHERNET); the controller writes it back from the route to the
+    packet's source, and the error is v1model's, byte for byte: Fragmentation Needed about IPv4
+    with DF that grows past the IPv6 port's MTU (RFC 7915 4, RFC 6146 3.5: 1480 as IPv4), Packet
+    Too Big about IPv6 over the IPv4 link's MTU (RFC 7915 5.1: 1400 + 20)."""
+    api, dataplane, tmp = sume_fabric
+    out = first_through(sume_fabric, from_v6_host(UDP(sport=5402, dport=53) / b"open"))
+    mapped, port = out[IP].src, out[UDP].sport
+    before = api.call("GET", "/stats")[1]
+    big4 = from_v4_server(UDP(sport=53, dport=port) / (b"d" * 1472), dst=mapped, flags="DF")
+    big6 = from_v6_host(UDP(sport=5402, dport=53) / (b"m" * 1452))
+    assert len(big4[IP]) == len(big6[IPv6]) == 1500
+    dataplane.send(V4_PORT, big4)
+    dataplane.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64, id=0) /
+                            ICMP(type=3, code=4, nexthopmtu=1480) / bytes(big4[IP])[:576 - 28], V4_PORT)
+    dataplane.send(V6_PORT, big6)
+    dataplane.verify_packet(Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
+                            ICMPv6PacketTooBig(mtu=1420) / bytes(big6[IPv6])[:1280 - 48], V6_PORT)
+    dataplane.verify_no_other_packets()
+    after = api.call("GET", "/stats")[1]
+    assert after.get("icmpErrors.sent.tooBig", 0) - before.get("icmpErrors.sent.tooBig", 0) == 2, after
+    assert after.get("icmpErrors.notSent", 0) == before.get("icmpErrors.notSent", 0), after
 
 
 def test_the_controller_cuts_and_checksums_a_translated_error_the_card_hands_over(sume_fabric):

@@ -44,6 +44,13 @@ const bit<8> FINISH_TCP_CONTROL   = 8;   /* a TCP SYN, FIN or RST: track it, the
 const bit<8> FINISH_HAIRPIN       = 16;  /* to the NAT64's own IPv4 address: translate it back */
 const bit<8> FINISH_ICMP_ERROR    = 32;  /* not translated nor routed: answer it with the ICMP error
                                             of error_type/code/param, back out of out_port */
+const bit<8> FINISH_NO_ETHERNET   = 64;  /* with FINISH_ICMP_ERROR: the packet without its Ethernet
+                                            header, which would not fit in a DMA frame with packet_in;
+                                            the controller writes it back from its routes */
+
+/* SUME's DMA carries frames of at most 1514 bytes, packet_in's 10 included. */
+const bit<16> SUME_MAX_FRAME = 1514;
+const bit<16> PACKET_IN_BYTES = 10;
 
 /* SDNet has no direct counters and no idle timeouts. */
 #define DIRECT_COUNTER(unit, name)

@@ -10,7 +10,8 @@
  *   Packet Too Big / Fragmentation Needed, Parameter Problem), whose checksum covers the quoted
  *   packet: the packet goes to the controller as it came, with the error's type, code and
  *   parameter (PUNT_FINISH, FINISH_ICMP_ERROR), and the controller sends the error back out of
- *   the port it came in on;
+ *   the port it came in on; a packet too long to go over DMA with packet_in goes without its
+ *   Ethernet header (FINISH_NO_ETHERNET), which the controller writes back from its routes;
  * - session misses, packets to fragment, missing routes: as on v1model.
  * Not done here (hw/netfpga/README.md lists each difference): counters, meters (no punt policing
  * in the data plane, no rate meter on the errors: the controller limits their rate). */
@@ -230,7 +231,15 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
                 return;
             }
             meta.out_port = in_port;
-            to_controller(PUNT_FINISH, FINISH_ICMP_ERROR);
+            bit<8> error_finish = FINISH_ICMP_ERROR;
+            if (sume_metadata.pkt_len > SUME_MAX_FRAME - PACKET_IN_BYTES) {
+                /* A full-size packet as it came: its IP packet fits beside packet_in, its frame
+                 * does not. The controller needs nothing of the Ethernet header but the MACs the
+                 * error goes back with, which are the route's to the packet's source. */
+                hdr.ethernet.setInvalid();
+                error_finish = error_finish | FINISH_NO_ETHERNET;
+            }
+            to_controller(PUNT_FINISH, error_finish);
             return;
         }
         if (drop_reason != DROP_REASONS || no_route_found) {

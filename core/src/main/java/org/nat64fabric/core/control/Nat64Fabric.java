@@ -320,11 +320,21 @@ public final class Nat64Fabric implements Nat64Service {
      * its second translation (where the runtime cannot mark it so, it is counted and dropped).
      * A packet the card answers with an ICMP error (FINISH_ICMP_ERROR: {@code errorType},
      * {@code errorCode}, {@code errorParam}) is not translated: the error about it goes back out
-     * of {@code outPort}, the port it came in on.
+     * of {@code outPort}, the port it came in on; with FINISH_NO_ETHERNET the card left its
+     * Ethernet header out, which is written back from the route to its source ({@link MissingEthernet}).
      */
     public void finish(String deviceId, byte[] frame, int finish, int outPort, int truncateTo, int errorType,
                        int errorCode, int errorParam) {
         count("packetIn." + PUNT_FINISH);
+        if (finish == (SumeHeaders.FINISH_ICMP_ERROR | SumeHeaders.FINISH_NO_ETHERNET)) {
+            Optional<byte[]> framed = MissingEthernet.restored(frame, switchConfig(deviceId));
+            if (framed.isEmpty()) {
+                count("icmpErrors.notSent");
+                return;
+            }
+            sendError(deviceId, framed.get(), outPort, errorType, errorCode, errorParam);
+            return;
+        }
         if (finish == SumeHeaders.FINISH_ICMP_ERROR) {
             sendError(deviceId, frame, outPort, errorType, errorCode, errorParam);
             return;

@@ -2,6 +2,7 @@ package org.nat64fabric.core.fabric;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Prefix;
@@ -55,6 +56,15 @@ public final class SwitchConfig {
      * longest prefix first); empty when no route holds it or the route is not a next hop.
      */
     public OptionalInt nextHopPort(String destination) {
+        return nextHop(destination).map(r -> OptionalInt.of(r.port)).orElse(OptionalInt.empty());
+    }
+
+    /**
+     * The route the pipeline takes to {@code destination} (an IPv4 or IPv6 address, longest
+     * prefix first), with its port and MACs; empty when no route holds it or the route is not a
+     * next hop.
+     */
+    public Optional<Route> nextHop(String destination) {
         boolean ipv6 = destination.contains(":");
         Route best = null;
         int bestLength = -1;
@@ -78,6 +88,6 @@ public final class SwitchConfig {
                 bestLength = length;
             }
         }
-        return best != null && best.kind == Route.Kind.NEXT_HOP ? OptionalInt.of(best.port) : OptionalInt.empty();
+        return best != null && best.kind == Route.Kind.NEXT_HOP ? Optional.of(best) : Optional.empty();
     }
 }

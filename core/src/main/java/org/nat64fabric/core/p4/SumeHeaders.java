@@ -26,6 +26,8 @@ public final class SumeHeaders {
     public static final int FINISH_TCP_CONTROL = 8;
     public static final int FINISH_HAIRPIN = 16;
     public static final int FINISH_ICMP_ERROR = 32;
+    /** With FINISH_ICMP_ERROR: the packet came without its Ethernet header (it would not fit SUME's DMA). */
+    public static final int FINISH_NO_ETHERNET = 64;
 
     /** The write-metadata value (and mask) of a packet-out that sets packet_out.hairpinned. */
     public static final long HAIRPINNED = 1;

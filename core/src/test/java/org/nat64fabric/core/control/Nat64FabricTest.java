@@ -432,6 +432,37 @@ class Nat64FabricTest {
     }
 
     @Test
+    void anErrorAboutAPacketHandedOverWithoutEthernetGoesBackWithTheRouteToItsSource() {
+        // border1: router MAC 00:00:00:00:b1:02, 2001:db8:1::/64 through port 1 to 00:00:00:00:01:10
+        byte[] framed = udpFrame(5000);
+        ByteBuffer.wrap(framed).putShort(0, (short) 0).putInt(2, 0xb102).putShort(6, (short) 0).putInt(8, 0x0110);
+        byte[] packet = java.util.Arrays.copyOfRange(framed, 14, framed.length);
+        fabric.finish("border1", framed, SumeHeaders.FINISH_ICMP_ERROR, 1, 0, 2, 0, 1280);
+        fabric.finish("border1", packet, SumeHeaders.FINISH_ICMP_ERROR | SumeHeaders.FINISH_NO_ETHERNET, 1, 0, 2, 0,
+                1280);
+        assertEquals(2, border1.packetOuts.size());
+        assertEquals(List.of(1, 1), border1.sentOut);
+        byte[] error = border1.packetOuts.get(1);
+        assertEquals("000000000110" + "00000000b102" + "86dd", hex(error, 0, 14), "to the next hop, from the route's MAC");
+        assertEquals(hex(border1.packetOuts.get(0), 0, border1.packetOuts.get(0).length), hex(error, 0, error.length),
+                "the error the whole frame gets");
+        byte[] unrouted = packet.clone();
+        unrouted[8] = 0x30;                                    // a source 3001:… the switch has no route to
+        fabric.finish("border1", unrouted, SumeHeaders.FINISH_ICMP_ERROR | SumeHeaders.FINISH_NO_ETHERNET, 1, 0, 2, 0,
+                1280);
+        assertEquals(2, border1.packetOuts.size());
+        assertEquals(1, fabric.stats().get("icmpErrors.notSent"));
+    }
+
+    private static String hex(byte[] b, int from, int to) {
+        StringBuilder s = new StringBuilder();
+        for (int i = from; i < to; i++) {
+            s.append(String.format("%02x", b[i] & 0xff));
+        }
+        return s.toString();
+    }
+
+    @Test
     void refusalsAreRateLimitedToAHundredIcmpErrorsASecondPerSwitch() throws Exception {
         List<Runnable> scheduled = new ArrayList<>();
         fabric = new Nat64Fabric(config("{\"addresses\": [\"192.0.2.0/30\"]}"), new InMemoryNatStore(), e -> { },

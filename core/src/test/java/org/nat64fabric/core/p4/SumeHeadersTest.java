@@ -35,7 +35,7 @@ class SumeHeadersTest {
         Map<String, Integer> here = new TreeMap<>(Map.of("FINISH_ICMP_CHECKSUM", SumeHeaders.FINISH_ICMP_CHECKSUM,
                 "FINISH_UDP_CHECKSUM", SumeHeaders.FINISH_UDP_CHECKSUM, "FINISH_TRUNCATE", SumeHeaders.FINISH_TRUNCATE,
                 "FINISH_TCP_CONTROL", SumeHeaders.FINISH_TCP_CONTROL, "FINISH_HAIRPIN", SumeHeaders.FINISH_HAIRPIN,
-                "FINISH_ICMP_ERROR", SumeHeaders.FINISH_ICMP_ERROR));
+                "FINISH_ICMP_ERROR", SumeHeaders.FINISH_ICMP_ERROR, "FINISH_NO_ETHERNET", SumeHeaders.FINISH_NO_ETHERNET));
         assertEquals(program, here);
         assertTrue(text.contains("bit<16> truncate_to;") && text.contains("bit<16> error_param;")
                 && text.contains("typedef bit<8> port_number_t;"), "the widths the cookie holds");
@@ -47,6 +47,8 @@ class SumeHeadersTest {
         assertEquals(List.of(5, cut, 255, 14 + 1280, 0, 0, 0), readBack(SumeHeaders.cookie(5, cut, 255, 14 + 1280, 0, 0, 0)));
         assertEquals(List.of(5, 32, 3, 0, 3, 4, 65535),
                 readBack(SumeHeaders.cookie(5, SumeHeaders.FINISH_ICMP_ERROR, 3, 0, 3, 4, 65535)));
+        int bare = SumeHeaders.FINISH_ICMP_ERROR | SumeHeaders.FINISH_NO_ETHERNET;
+        assertEquals(List.of(5, bare, 2, 0, 2, 0, 1420), readBack(SumeHeaders.cookie(5, bare, 2, 0, 2, 0, 1420)));
         assertEquals(List.of(5, 10, 1, 0, 0, 0, 0), readBack(SumeHeaders.cookie(5,
                 SumeHeaders.FINISH_UDP_CHECKSUM | SumeHeaders.FINISH_TCP_CONTROL, 1, 0, 0, 0, 0)));
         assertEquals(1L, SumeHeaders.cookie(1, 0, 0, 0, 0, 0, 0), "a v1model packet-in's cookie: its punt_reason");
