@@ -326,17 +326,14 @@ public final class Nat64Fabric implements Nat64Service {
     public void finish(String deviceId, byte[] frame, int finish, int outPort, int truncateTo, int errorType,
                        int errorCode, int errorParam) {
         count("packetIn." + PUNT_FINISH);
-        if (finish == (SumeHeaders.FINISH_ICMP_ERROR | SumeHeaders.FINISH_NO_ETHERNET)) {
-            Optional<byte[]> framed = MissingEthernet.restored(frame, switchConfig(deviceId));
+        if ((finish & ~SumeHeaders.FINISH_NO_ETHERNET) == SumeHeaders.FINISH_ICMP_ERROR) {
+            Optional<byte[]> framed = (finish & SumeHeaders.FINISH_NO_ETHERNET) == 0 ? Optional.of(frame)
+                    : MissingEthernet.restored(frame, switchConfig(deviceId));
             if (framed.isEmpty()) {
                 count("icmpErrors.notSent");
                 return;
             }
             sendError(deviceId, framed.get(), outPort, errorType, errorCode, errorParam);
-            return;
-        }
-        if (finish == SumeHeaders.FINISH_ICMP_ERROR) {
-            sendError(deviceId, frame, outPort, errorType, errorCode, errorParam);
             return;
         }
         int rest = finish & ~(SumeHeaders.FINISH_TCP_CONTROL | SumeHeaders.FINISH_HAIRPIN);
