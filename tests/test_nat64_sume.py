@@ -6,6 +6,7 @@ and the port the packet then leaves on in `out_port`), checksums checked in the 
 frame size; and at the end the embedded controller driving the variant, finishing what it hands
 over. Expected packets are scapy's own."""
 
+import copy
 import time
 
 import pytest
@@ -25,10 +26,10 @@ from nat64_setup import (MAPPED, P, POOL6, driven_switch, ROUTER_MAC, SUME_PROGR
 from nat64_setup import sume_sut  # noqa: F401  (a pytest fixture, found by name)
 from test_nat64_rfc_audit import extension as rfc4884_extension
 
-PUNT_FINISH = 5
+PUNT_SESSION_MISS, PUNT_NEEDS_FRAGMENTATION, PUNT_FINISH, PUNT_TOO_LONG = 1, 3, 5, 6
 # packet_in.finish bits (hw/netfpga/include/sume_arch.p4)
 FINISH_ICMP_CHECKSUM, FINISH_UDP_CHECKSUM, FINISH_TRUNCATE = 1, 2, 4
-FINISH_TCP_CONTROL, FINISH_HAIRPIN, FINISH_ICMP_ERROR, FINISH_NO_ETHERNET = 8, 16, 32, 64
+FINISH_TCP_CONTROL, FINISH_HAIRPIN, FINISH_ICMP_ERROR, FINISH_NO_ETHERNET, FINISH_PROBED = 8, 16, 32, 64, 128
 
 
 @pytest.fixture
@@ -247,6 +248,74 @@ def test_frames_over_1514_bytes_are_dropped_as_on_the_card(ptf, sume_sut):
     ptf.verify_no_other_packets()
 
 
+def test_a_full_size_session_miss_comes_without_ethernet_and_goes_back_so(ptf):
+    """A 1500-byte first packet of a flow (a UDP datagram opening it) fits a DMA frame beside
+    packet_in only without its Ethernet header (FINISH_NO_ETHERNET), and beside packet_out only so
+    too: the controller sends the IP packet back with its EtherType in packet_out.ether_type, and
+    the pipe translates and routes it as v1model does the whole frame."""
+    datagram = UDP(sport=5000, dport=53) / (b"f" * 1452)
+    sent = from_v6_host(datagram)
+    ptf.send(V6_PORT, sent)
+    payload, md = ptf.client.packet_in()
+    assert (md["punt_reason"], md["finish"], md["ingress_port"]) == (PUNT_SESSION_MISS, FINISH_NO_ETHERNET, V6_PORT)
+    assert payload == bytes(sent[IPv6])
+    ptf.verify_no_other_packets()
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000))
+    ptf.client.packet_out(payload, to_pipeline=1, ether_type=0x86dd)
+    ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / (b"f" * 1452), flags="DF"), V4_PORT)
+    ptf.verify_no_other_packets()
+
+
+def full_size_v4(ptf, **udp):
+    """A 1500-byte IPv4 datagram without DF to the IPv6 host through a session: as IPv6 with its
+    Fragment header it is 1528 bytes, over a DMA frame even without Ethernet (RFC 7915 4.1)."""
+    ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
+    return from_v4_server(UDP(sport=53, dport=40000, **udp) / (bytes(range(256)) * 5 + b"t" * 192), id=0x4321)
+
+
+@pytest.mark.parametrize("checksum", [None, 0], ids=["checksum", "no-checksum"])
+def test_ipv4_too_long_to_translate_here_comes_as_it_came_and_its_probe_comes_back_translated(ptf, checksum):
+    """The card hands such a packet over as it came (PUNT_TOO_LONG, without Ethernet); the
+    controller sends its IP header and the 20 bytes after it, then 8 bytes of its own, through the
+    pipe as a probe. The pipe takes the lengths the headers state and hands the translation back
+    (FINISH_PROBED): v1model's translation of the whole datagram up to where the probe ends, the
+    controller's 8 bytes after it. A UDP datagram without a checksum also asks for one."""
+    udp = {} if checksum is None else {"chksum": 0}
+    big = full_size_v4(ptf, **udp)
+    assert len(big[IP]) == 1500
+    ptf.send(V4_PORT, big)
+    payload, md = ptf.client.packet_in()
+    assert (md["punt_reason"], md["finish"], md["ingress_port"]) == (PUNT_TOO_LONG, FINISH_NO_ETHERNET, V4_PORT)
+    assert payload == bytes(big[IP])
+    ptf.verify_no_other_packets()
+    token = b"\x01\x02\x03\x04\x05\x06\x07\x08"
+    probe = bytes(big)[:14 + 20 + 20] + token
+    ptf.client.packet_out(probe, to_pipeline=1, probe=1)
+    payload, md = ptf.client.packet_in()
+    assert (md["punt_reason"], md["finish"]) == \
+        (PUNT_NEEDS_FRAGMENTATION, FINISH_PROBED | (FINISH_UDP_CHECKSUM if checksum == 0 else 0)), md
+    whole = to_v6_host(IPv6ExtHdrFragment(id=0x4321, m=0, offset=0) / big[UDP].copy())
+    whole[UDP].sport, whole[UDP].dport = 53, 5000
+    if checksum is None:
+        del whole[UDP].chksum               # what the card's delta must come to
+    want = bytes(whole)
+    assert payload[-8:] == token
+    assert payload[:-8] == want[:len(payload) - 8]
+    ptf.verify_no_other_packets()
+
+
+def test_a_probe_never_leaves_the_card(ptf):
+    """A probe is only headers: whatever the pipe would do with it but hand it over to be
+    fragmented (here: no session, then a datagram that fits), it is dropped."""
+    full_size_v4(ptf)      # its session
+    no_session = bytes(from_v4_server(UDP(sport=53, dport=41000) / (b"n" * 1472)))
+    fits = bytes(from_v4_server(UDP(sport=53, dport=40000) / (b"s" * 100)))
+    for frame in (no_session[:54] + bytes(8), fits[:54] + bytes(8)):
+        ptf.client.packet_out(frame, to_pipeline=1, probe=1)
+        assert ptf.client.packet_in(timeout=0.5) is None
+    ptf.verify_no_other_packets()
+
+
 # ---- the embedded controller in the loop ----
 
 SUME_FABRIC = {
@@ -455,3 +524,79 @@ def test_the_controller_cuts_and_checksums_a_translated_error_the_card_hands_ove
     dataplane.verify_no_other_packets()
     after = api.call("GET", "/stats")[1]
     assert after["finish.sent"] == before["finish.sent"] + 1, after
+
+
+def fragments_of(dataplane, port, count):
+    frames = [dataplane.poll(port, timeout=2) for _ in range(count)]
+    assert None not in frames, frames
+    return [Ether(f) for f in frames]
+
+
+def test_the_controller_translates_full_size_ipv4_by_probing_the_card_and_fragments_it(sume_fabric):
+    """RFC 7915 4 / 4.1: a 1500-byte IPv4 datagram without DF to an IPv6 host leaves as IPv6
+    fragments of at most the lowest IPv6 MTU (1280), carrying its identification. The card cannot
+    hand its 1528-byte translation over; the controller probes the card's pipe with its headers and
+    puts the payload behind their translation (hw/netfpga/README.md). What arrives is v1model's:
+    the same fragments, the datagram's checksum right."""
+    api, dataplane, tmp = sume_fabric
+    out = first_through(sume_fabric, from_v6_host(UDP(sport=5403, dport=53) / b"open"))
+    mapped, port = out[IP].src, out[UDP].sport
+    before = api.call("GET", "/stats")[1]
+    data = bytes(range(256)) * 5 + b"p" * 192
+    big = from_v4_server(UDP(sport=53, dport=port) / data, dst=mapped, id=0x2468)
+    assert len(big[IP]) == 1500
+    dataplane.send(V4_PORT, big)
+    frames = fragments_of(dataplane, V6_PORT, 2)
+    dataplane.verify_no_other_packets()
+    for f in frames:
+        assert (f.src, f.dst, f[IPv6].src, f[IPv6].dst, f[IPv6].hlim) == \
+            (ROUTER_MAC, V6_HOST_MAC, embed(V4_SERVER, POOL6, 96), V6_HOST, 63), f.summary()
+        assert len(f[IPv6]) <= 1280 and f[IPv6ExtHdrFragment].id == 0x2468
+    first, last = sorted(frames, key=lambda f: f[IPv6ExtHdrFragment].offset)
+    assert (first[IPv6ExtHdrFragment].m, last[IPv6ExtHdrFragment].m) == (1, 0)
+    assert last[IPv6ExtHdrFragment].offset * 8 == len(first[IPv6ExtHdrFragment].payload)
+    datagram = bytes(first[IPv6ExtHdrFragment].payload) + bytes(last[IPv6ExtHdrFragment].payload)
+    whole = UDP(datagram)
+    assert (whole.sport, whole.dport, bytes(whole.payload)) == (53, 5403, data)
+    check = IPv6(src=first[IPv6].src, dst=V6_HOST) / UDP(sport=53, dport=5403) / data
+    assert whole.chksum == IPv6(bytes(check))[UDP].chksum, "the datagram's checksum is right"
+    after = api.call("GET", "/stats")[1]
+    assert after.get("fragmentation.probes", 0) - before.get("fragmentation.probes", 0) == 1, after
+
+
+@pytest.fixture(scope="module")
+def sume_fabric_1500(tmp_path_factory):
+    """The same fabric with the IPv4 link's MTU at 1500, which a full-size IPv6 packet fits translated."""
+    config = copy.deepcopy(SUME_FABRIC)
+    del config["devices"]["device:sume1"]["nat64fabric"]["portMtus"]
+    tmp = tmp_path_factory.mktemp("sume-fabric-1500")
+    with driven_switch(tmp, SUME_PROGRAM, config, "g") as (api, dataplane, _):
+        yield api, dataplane, tmp
+
+
+def test_the_controller_sets_up_a_full_size_first_packet_the_card_hands_over_without_ethernet(sume_fabric_1500):
+    """A flow opened by a 1500-byte datagram: punted without Ethernet, set up, sent back through
+    the card without Ethernet (packet_out.ether_type), translated there as v1model translates it."""
+    data = b"q" * 1452
+    out = first_through(sume_fabric_1500, from_v6_host(UDP(sport=5404, dport=53) / data))
+    assert (out[IP].dst, out[UDP].dport, len(out[IP]), bytes(out[UDP].payload)) == (V4_SERVER, 53, 1480, data)
+    check = out.copy()
+    del check[UDP].chksum
+    assert Ether(bytes(check))[UDP].chksum == out[UDP].chksum
+
+
+def test_the_controller_fragments_full_size_routed_ipv4_the_card_hands_over_without_ethernet(sume_fabric):
+    """RFC 791 / RFC 1812 4.2.2.7: routed IPv4 without DF over the next hop's MTU (1400) is
+    fragmented. A 1500-byte packet comes without its Ethernet header; the controller writes the
+    route's MACs and sends the fragments out of its port."""
+    api, dataplane, tmp = sume_fabric
+    data = b"r" * 1472
+    dataplane.send(V4_PORT, from_v4_server(UDP(sport=7, dport=7) / data, dst="198.51.100.99", id=0x1357))
+    frames = fragments_of(dataplane, V4_PORT, 2)
+    dataplane.verify_no_other_packets()
+    for f in frames:
+        assert (f.src, f.dst, f[IP].ttl, f[IP].id, f[IP].dst) == (ROUTER_MAC, V4_HOST_MAC, 63, 0x1357, "198.51.100.99")
+        assert len(f[IP]) <= 1400
+    first, last = sorted(frames, key=lambda f: f[IP].frag)
+    assert (first[IP].flags.MF, last[IP].flags.MF) == (1, 0)
+    assert bytes(first[IP].payload)[8:] + bytes(last[IP].payload) == data

@@ -54,6 +54,9 @@ const bit<8> PUNT_NEEDS_FRAGMENTATION = 3;   /* IPv4 without DF larger than the 
 const bit<8> PUNT_NO_ROUTE     = 4;   /* no route after translation or for a routed packet */
 const bit<8> PUNT_FINISH       = 5;   /* NetFPGA SUME: translated and routed; the controller finishes
                                          what the card cannot (packet_in.finish) and sends it on */
+const bit<8> PUNT_TOO_LONG     = 6;   /* NetFPGA SUME: IPv4 to translate and fragment whose translation
+                                         would not fit a DMA frame, as it came: the controller probes
+                                         the pipe with its headers (packet_out.probe) */
 
 /* Index of the drops counter. A packet the switch answers with an ICMP error is counted in
  * icmp_error.sent instead; here when the error may not be sent (its rate, or what it would quote). */

@@ -27,13 +27,20 @@ header packet_in_t {
 /* Sent by the controller over DMA in front of every packet-out. With to_pipeline = 1 the packet
  * goes through the whole pipe (after a session was installed); otherwise out of egress_port.
  * hairpinned = 1 (with to_pipeline) marks the second pass of a packet the pipe handed over with
- * FINISH_HAIRPIN: translated back as v1model's recirculated pass is, one router hop for both. */
+ * FINISH_HAIRPIN: translated back as v1model's recirculated pass is, one router hop for both.
+ * probe = 1 (with to_pipeline): the headers of a packet the pipe handed over with PUNT_TOO_LONG,
+ * its payload left out, and 8 bytes of the controller's after them; the pipe takes the lengths the
+ * headers state, and hands the result back (FINISH_PROBED) instead of sending it. ether_type 0:
+ * an Ethernet header follows; otherwise the frame starts with the IP packet of that EtherType (a
+ * full-size packet the pipe handed over without its Ethernet header: the pipe writes one). */
 @controller_header("packet_out")
 header packet_out_t {
     port_number_t egress_port;
     bit<1> to_pipeline;
     bit<1> hairpinned;
-    bit<6> _pad;
+    bit<1> probe;
+    bit<5> _pad;
+    bit<16> ether_type;
 }
 
 /* What the controller finishes of a PUNT_FINISH packet (packet_in.finish). */
@@ -44,13 +51,18 @@ const bit<8> FINISH_TCP_CONTROL   = 8;   /* a TCP SYN, FIN or RST: track it, the
 const bit<8> FINISH_HAIRPIN       = 16;  /* to the NAT64's own IPv4 address: translate it back */
 const bit<8> FINISH_ICMP_ERROR    = 32;  /* not translated nor routed: answer it with the ICMP error
                                             of error_type/code/param, back out of out_port */
-const bit<8> FINISH_NO_ETHERNET   = 64;  /* with FINISH_ICMP_ERROR: the packet without its Ethernet
-                                            header, which would not fit in a DMA frame with packet_in;
-                                            the controller writes it back from its routes */
+const bit<8> FINISH_NO_ETHERNET   = 64;  /* the packet without its Ethernet header, which would not
+                                            fit in a DMA frame with packet_in: with FINISH_ICMP_ERROR
+                                            or PUNT_NEEDS_FRAGMENTATION the controller writes it back
+                                            from its routes; with PUNT_SESSION_MISS it sends the IP
+                                            packet back so (packet_out.ether_type) */
+const bit<8> FINISH_PROBED        = 128; /* PUNT_NEEDS_FRAGMENTATION of a probe: translated and routed
+                                            headers, then the controller's 8 bytes (packet_out.probe) */
 
 /* SUME's DMA carries frames of at most 1514 bytes, packet_in's 10 included. */
 const bit<16> SUME_MAX_FRAME = 1514;
 const bit<16> PACKET_IN_BYTES = 10;
+const bit<16> ETHERNET_BYTES = 14;
 
 /* SDNet has no direct counters and no idle timeouts. */
 #define DIRECT_COUNTER(unit, name)

@@ -12,7 +12,11 @@
  *   parameter (PUNT_FINISH, FINISH_ICMP_ERROR), and the controller sends the error back out of
  *   the port it came in on; a packet too long to go over DMA with packet_in goes without its
  *   Ethernet header (FINISH_NO_ETHERNET), which the controller writes back from its routes;
- * - session misses, packets to fragment, missing routes: as on v1model.
+ * - session misses, packets to fragment, missing routes: as on v1model, a full-size one without
+ *   its Ethernet header (a session miss comes back so, packet_out.ether_type);
+ * - IPv4 to translate and fragment whose translation would not fit a DMA frame: as it came
+ *   (PUNT_TOO_LONG); the controller sends its headers back as a probe (packet_out.probe), whose
+ *   translation comes back (FINISH_PROBED), puts the payload behind them and fragments it.
  * Not done here (hw/netfpga/README.md lists each difference): counters, meters (no punt policing
  * in the data plane, no rate meter on the errors: the controller limits their rate). */
 #ifndef NAT64_SUME_PIPE_P4
@@ -53,13 +57,30 @@ parser Nat64SumeParser(packet_in packet, out headers_t hdr, out metadata_t meta,
     }
     state parse_packet_out {
         packet.extract(hdr.packet_out);
-        transition parse_ethernet;
+        transition select(hdr.packet_out.ether_type) {
+            0: parse_ethernet;
+            ETHERTYPE_IPV4: parse_ipv4;    /* without its Ethernet header: the pipe writes one */
+            ETHERTYPE_IPV6: parse_ipv6;
+            default: reject;
+        }
     }
 #include "../../../p4/include/parser_states.p4"
 }
 
 /* Named as v1model's ingress, so that every table has the same name on both architectures and
  * the controller writes them alike. */
+/* A packet handed over as it came loses its Ethernet header when its frame would not fit in a DMA
+ * frame beside packet_in (a 1500-byte IP packet does): `finish` is then FINISH_NO_ETHERNET. */
+control EthernetLeftOut(inout headers_t hdr, in bit<16> frame_length, out bit<8> finish) {
+    apply {
+        finish = 0;
+        if (frame_length > SUME_MAX_FRAME - PACKET_IN_BYTES) {
+            hdr.ethernet.setInvalid();
+            finish = FINISH_NO_ETHERNET;
+        }
+    }
+}
+
 control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t digest,
                      inout sume_metadata_t sume_metadata) {
     IpLengths() ip_lengths;
@@ -69,6 +90,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
     PathMtuCheck() path_mtu_check;
     HopDown() hop_down;
     Rewrite() rewrite;
+    EthernetLeftOut() ethernet_left_out;
 
     port_number_t in_port;
     bool no_route_found;
@@ -154,9 +176,19 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
         in_port = number_of(sume_metadata.src_port);
         no_route_found = false;
         meta.idle_hit = false;
+        bool probe = false;
+        bit<16> frame_length = sume_metadata.pkt_len;
         if (hdr.packet_out.isValid()) {
             bool to_pipeline = hdr.packet_out.to_pipeline == 1;
             meta.hairpinned = to_pipeline && hdr.packet_out.hairpinned == 1;
+            probe = to_pipeline && hdr.packet_out.probe == 1;
+            if (hdr.packet_out.ether_type != 0) {
+                hdr.ethernet.setValid();
+                hdr.ethernet.dst_addr = 0;
+                hdr.ethernet.src_addr = 0;
+                hdr.ethernet.ether_type = hdr.packet_out.ether_type;
+                frame_length = frame_length + ETHERNET_BYTES;
+            }
             sume_metadata.dst_port = one_hot(hdr.packet_out.egress_port);
             hdr.packet_out.setInvalid();
             if (!to_pipeline) {
@@ -169,7 +201,8 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
             return;
         }
         bool lengths_valid;
-        ip_lengths.apply(hdr, meta, (bit<32>) sume_metadata.pkt_len, lengths_valid);
+        /* A probe's payload is left out: the lengths its headers state stand. */
+        ip_lengths.apply(hdr, meta, probe ? 32w0x20000 : (bit<32>) frame_length, lengths_valid);
         if (!lengths_valid) {
             drop();
             return;
@@ -191,6 +224,9 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
         }
         if (answered) {
             sume_metadata.dst_port = sume_metadata.src_port;
+            if (probe) {
+                drop();
+            }
             return;
         }
         bool out_v4;
@@ -224,30 +260,40 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
             /* Never an error about an ICMP error (or informational message other than echo),
              * about an IPv4 fragment after the first or with options, nor other than Packet Too
              * Big about IPv6 with a Fragment header: the rules of v1model's IcmpError. */
-            if (hdr.icmp.isValid() && !meta.is_echo
+            if (probe || hdr.icmp.isValid() && !meta.is_echo
                 || hdr.ipv6_frag.isValid() && meta.error_type != ICMP6_PACKET_TOO_BIG
                 || hdr.ipv4.isValid() && (hdr.ipv4.frag_offset != 0 || hdr.ipv4.ihl != 5)) {
                 drop();
                 return;
             }
             meta.out_port = in_port;
-            bit<8> error_finish = FINISH_ICMP_ERROR;
-            if (sume_metadata.pkt_len > SUME_MAX_FRAME - PACKET_IN_BYTES) {
-                /* A full-size packet as it came: its IP packet fits beside packet_in, its frame
-                 * does not. The controller needs nothing of the Ethernet header but the MACs the
-                 * error goes back with, which are the route's to the packet's source. */
-                hdr.ethernet.setInvalid();
-                error_finish = error_finish | FINISH_NO_ETHERNET;
-            }
-            to_controller(PUNT_FINISH, error_finish);
+            /* The controller needs nothing of a missing Ethernet header but the MACs the error goes
+             * back with, which are the route's to the packet's source. */
+            bit<8> no_ethernet;
+            ethernet_left_out.apply(hdr, frame_length, no_ethernet);
+            to_controller(PUNT_FINISH, FINISH_ICMP_ERROR | no_ethernet);
             return;
         }
         if (drop_reason != DROP_REASONS || no_route_found) {
             drop();
             return;
         }
+        if (probe && (meta.punt_reason != 0 || !meta.to_fragment)) {
+            drop();                                     /* a probe only ever comes back */
+            return;
+        }
         if (meta.punt_reason != 0) {
-            to_controller(meta.punt_reason, 0);
+            bit<8> no_ethernet;
+            ethernet_left_out.apply(hdr, frame_length, no_ethernet);
+            to_controller(meta.punt_reason, no_ethernet);
+            return;
+        }
+        /* Translated, with its Fragment header, beside packet_in: over a DMA frame. */
+        if (meta.to_fragment && translated && hdr.ipv4.isValid() && !probe
+            && out_len + 8 + ETHERNET_BYTES + PACKET_IN_BYTES > SUME_MAX_FRAME) {
+            bit<8> no_ethernet;
+            ethernet_left_out.apply(hdr, frame_length, no_ethernet);
+            to_controller(PUNT_TOO_LONG, no_ethernet);
             return;
         }
         if (!meta.routed && meta.recirc == 0) {
@@ -281,7 +327,13 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
             hdr.inner_ipv4.hdr_checksum = ~csum_fold(sum_ipv4_header(hdr.inner_ipv4));
         }
         if (meta.to_fragment) {
-            to_controller(PUNT_NEEDS_FRAGMENTATION, 0);
+            /* Routed IPv4 keeps its length; what is translated here fits (PUNT_TOO_LONG above). */
+            bit<8> no_ethernet = 0;
+            if (!translated) {
+                ethernet_left_out.apply(hdr, frame_length, no_ethernet);
+            }
+            to_controller(PUNT_NEEDS_FRAGMENTATION, no_ethernet | (probe ? FINISH_PROBED : 0)
+                                                   | (meta.udp_csum_from_payload ? FINISH_UDP_CHECKSUM : 0));
             return;
         }
         bit<8> finish = (meta.recirc == RECIRC_CHECKSUM ? FINISH_ICMP_CHECKSUM | FINISH_TRUNCATE : 0)

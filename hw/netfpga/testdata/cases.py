@@ -17,7 +17,7 @@ from scapy.layers.l2 import ARP, Ether
 
 HOST_MAC = "00:00:00:00:00:66"      # the sending hosts' (any unicast address)
 PUNT_PORT_NAME = "dma"
-PACKET_OUT_TO_PIPELINE = bytes([0, 0x80])   # packet_out_t: egress_port 0, to_pipeline 1, hairpinned 0
+PACKET_OUT_TO_PIPELINE = bytes([0, 0x80, 0, 0])   # packet_out_t: egress_port 0, to_pipeline 1, ether_type 0
 
 
 def sample_fabric(path):

@@ -105,6 +105,7 @@ final class FlowRuleSwitchLink implements SwitchLink {
     private static final long WRITE_TIMEOUT_SECONDS = 10;
     /** The packet_out field of a pipeline whose packet-outs can be a hairpin's second pass. */
     private static final String HAIRPINNED = "hairpinned";
+    private static final String PROBE = "probe";
 
     private final DeviceId device;
     private final ApplicationId app;
@@ -396,16 +397,25 @@ final class FlowRuleSwitchLink implements SwitchLink {
      */
     @Override
     public boolean hairpin(byte[] frame) {
-        boolean marked = pipeconfs.getPipeconf(device)
+        return marked(frame, HAIRPINNED, SumeHeaders.HAIRPINNED);
+    }
+
+    /** Through the pipeline as a probe (packet_out.probe), carried as {@link #hairpin} carries its mark. */
+    @Override
+    public boolean probe(byte[] frame) {
+        return marked(frame, PROBE, SumeHeaders.PROBE);
+    }
+
+    private boolean marked(byte[] frame, String field, long mark) {
+        boolean has = pipeconfs.getPipeconf(device)
                 .flatMap(p -> p.pipelineModel().packetOperationModel(PiPacketOperationType.PACKET_OUT))
-                .map(m -> m.metadatas().stream().anyMatch(x -> x.id().id().equals(HAIRPINNED)))
+                .map(m -> m.metadatas().stream().anyMatch(x -> x.id().id().equals(field)))
                 .orElse(false);
-        if (marked) {
+        if (has) {
             packets.emit(new DefaultOutboundPacket(device, DefaultTrafficTreatment.builder()
-                    .writeMetadata(SumeHeaders.HAIRPINNED, SumeHeaders.HAIRPINNED).setOutput(PortNumber.TABLE).build(),
-                    ByteBuffer.wrap(frame)));
+                    .writeMetadata(mark, mark).setOutput(PortNumber.TABLE).build(), ByteBuffer.wrap(frame)));
         }
-        return marked;
+        return has;
     }
 
     // ---- TableEntry <-> FlowRule ------------------------------------------------------------

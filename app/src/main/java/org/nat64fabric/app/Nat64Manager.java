@@ -409,7 +409,7 @@ public final class Nat64Manager implements Nat64Service {
                             SumeHeaders.truncateTo(cookie), SumeHeaders.errorType(cookie),
                             SumeHeaders.errorCode(cookie), SumeHeaders.errorParam(cookie));
                 } else if (f != null) {
-                    f.packetIn(d.toString(), reason, frame);
+                    f.packetIn(d.toString(), reason, SumeHeaders.finish(cookie), frame);
                 }
             } catch (RuntimeException e) {
                 LOG.warn("packet-in from {} failed: {}", d, e.toString());

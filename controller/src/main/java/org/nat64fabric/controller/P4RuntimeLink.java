@@ -10,6 +10,7 @@ import io.grpc.stub.StreamObserver;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +25,7 @@ import org.nat64fabric.core.control.CounterReading;
 import org.nat64fabric.core.control.Nat64Fabric;
 import org.nat64fabric.core.control.SwitchLink;
 import org.nat64fabric.core.fabric.TableEntry;
+import org.nat64fabric.core.p4.SumeHeaders;
 import p4.config.v1.P4InfoOuterClass.ControllerPacketMetadata;
 import p4.v1.P4RuntimeGrpc;
 import p4.v1.P4RuntimeOuterClass.Entity;
@@ -50,6 +52,7 @@ import p4.v1.P4RuntimeOuterClass.WriteRequest;
 final class P4RuntimeLink implements SwitchLink {
     private static final Logger LOG = Logger.getLogger(P4RuntimeLink.class.getName());
     private static final long RETRY_MS = 1000;
+    private static final String ETHER_TYPE = "ether_type";
 
     private final String deviceId;
     private final String target;
@@ -153,7 +156,8 @@ final class P4RuntimeLink implements SwitchLink {
                                 metadata(md, "truncate_to"), metadata(md, "error_type"), metadata(md, "error_code"),
                                 metadata(md, "error_param")));
                     } else {
-                        guard(() -> fabric.packetIn(deviceId, reason, frame));   // parses and queues: safe on gRPC's thread
+                        // parses and queues: safe on gRPC's thread
+                        guard(() -> fabric.packetIn(deviceId, reason, metadata(md, "finish"), frame));
                     }
                 } else if (m.hasIdleTimeoutNotification()) {
                     events.execute(() -> guard(() -> {   // one batch per notification
@@ -293,7 +297,7 @@ final class P4RuntimeLink implements SwitchLink {
 
     @Override
     public void packetOut(byte[] frame) {
-        packetOut(frame, toPipeline);
+        throughPipeline(frame, null);
     }
 
     @Override
@@ -303,11 +307,34 @@ final class P4RuntimeLink implements SwitchLink {
 
     @Override
     public boolean hairpin(byte[] frame) {
-        if (metadataOf("packet_out").stream().noneMatch(m -> m.getName().equals("hairpinned"))) {
-            return false;
+        return hasPacketOut("hairpinned") && throughPipeline(frame, "hairpinned");
+    }
+
+    @Override
+    public boolean probe(byte[] frame) {
+        return hasPacketOut("probe") && throughPipeline(frame, "probe");
+    }
+
+    /**
+     * Through the pipeline, with packet_out's {@code mark} set where not null; a frame that would
+     * not fit a NetFPGA SUME's DMA goes without its Ethernet header (packet_out.ether_type).
+     */
+    private boolean throughPipeline(byte[] frame, String mark) {
+        int etherType = hasPacketOut(ETHER_TYPE) ? SumeHeaders.etherTypeLeftOut(frame) : 0;
+        if (etherType == 0 && mark == null) {
+            packetOut(frame, toPipeline);
+            return true;
         }
-        packetOut(frame, packetOutMetadata(Map.of("to_pipeline", 1, "hairpinned", 1)));
+        Map<String, Integer> values = new HashMap<>(Map.of("to_pipeline", 1, ETHER_TYPE, etherType));
+        if (mark != null) {
+            values.put(mark, 1);
+        }
+        packetOut(etherType == 0 ? frame : SumeHeaders.withoutEthernet(frame), packetOutMetadata(values));
         return true;
+    }
+
+    private boolean hasPacketOut(String field) {
+        return metadataOf("packet_out").stream().anyMatch(m -> m.getName().equals(field));
     }
 
     private void packetOut(byte[] frame, List<PacketMetadata> metadata) {

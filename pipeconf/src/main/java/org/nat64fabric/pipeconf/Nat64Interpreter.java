@@ -67,7 +67,7 @@ public class Nat64Interpreter extends AbstractHandlerBehaviour implements PiPipe
 
     @Override
     public Collection<PiPacketOperation> mapOutboundPacket(OutboundPacket packet) throws PiInterpreterException {
-        boolean hairpinned = hairpinned(packet.treatment());
+        long mark = mark(packet.treatment());
         List<PiPacketOperation> out = new ArrayList<>();
         for (Instruction i : packet.treatment().allInstructions()) {
             if (i.type() != Instruction.Type.OUTPUT) {
@@ -79,40 +79,49 @@ public class Nat64Interpreter extends AbstractHandlerBehaviour implements PiPipe
                 throw new PiInterpreterException("packet-out to " + port + ": use a switch port, or TABLE to send"
                         + " the packet through the pipeline");
             }
-            if (hairpinned && !toPipeline) {
-                throw new PiInterpreterException("a hairpinned packet-out goes through the pipeline: output to TABLE,"
-                        + " not " + port);
+            if (mark != 0 && !toPipeline) {
+                throw new PiInterpreterException("a packet-out marked " + mark + " goes through the pipeline: output"
+                        + " to TABLE, not " + port);
             }
-            out.add(PiPacketOperation.builder().withType(PiPacketOperationType.PACKET_OUT)
-                    .withData(ImmutableByteSequence.copyFrom(packet.data().duplicate()))
-                    .withMetadatas(packetOut(toPipeline ? 0 : port.toLong(), toPipeline, hairpinned))
-                    .build());
+            byte[] frame = new byte[packet.data().remaining()];
+            packet.data().duplicate().get(frame);
+            out.add(packetOut(frame, toPipeline ? 0 : port.toLong(), toPipeline, mark));
         }
         return out;
     }
 
-    /** Whether the treatment marks the packet-out as a hairpin's second pass: write-metadata {@link SumeHeaders#HAIRPINNED}. */
-    private static boolean hairpinned(TrafficTreatment treatment) throws PiInterpreterException {
+    /**
+     * What the treatment marks the packet-out as: 0, or the write-metadata {@link SumeHeaders#HAIRPINNED}
+     * (a hairpin's second pass) or {@link SumeHeaders#PROBE} (a probe), value and mask alike.
+     */
+    private static long mark(TrafficTreatment treatment) throws PiInterpreterException {
         Instructions.MetadataInstruction m = treatment.writeMetadata();
         if (m == null) {
-            return false;
+            return 0;
         }
-        if (m.metadata() != SumeHeaders.HAIRPINNED || m.metadataMask() != SumeHeaders.HAIRPINNED) {
+        if (m.metadata() != m.metadataMask()
+                || m.metadata() != SumeHeaders.HAIRPINNED && m.metadata() != SumeHeaders.PROBE) {
             throw new PiInterpreterException("packet-out " + m + ": the only metadata a packet-out takes is "
-                    + SumeHeaders.HAIRPINNED + " with mask " + SumeHeaders.HAIRPINNED + " (packet_out.hairpinned)");
+                    + SumeHeaders.HAIRPINNED + " (packet_out.hairpinned) or " + SumeHeaders.PROBE
+                    + " (packet_out.probe), with the same mask");
         }
-        return true;
+        return m.metadata();
     }
 
-    /** packet_out's metadata: nat64.p4's egress_port (9 bits), to_pipeline and its padding. */
-    protected List<PiPacketMetadata> packetOut(long port, boolean toPipeline, boolean hairpinned)
+    /** The packet-out of nat64.p4: egress_port (9 bits), to_pipeline and its padding; no marks. */
+    protected PiPacketOperation packetOut(byte[] frame, long port, boolean toPipeline, long mark)
             throws PiInterpreterException {
-        if (hairpinned) {
-            throw new PiInterpreterException("nat64.p4's packet_out has no hairpinned: a v1model switch recirculates"
-                    + " hairpinned packets itself");
+        if (mark != 0) {
+            throw new PiInterpreterException("nat64.p4's packet_out has neither hairpinned nor probe: a v1model switch"
+                    + " recirculates hairpinned packets and translates whole packets itself");
         }
-        return List.of(metadata(META_EGRESS_PORT, port, V1MODEL_PORT_BITS),
+        return packetOut(frame, metadata(META_EGRESS_PORT, port, V1MODEL_PORT_BITS),
                 metadata(META_TO_PIPELINE, toPipeline ? 1 : 0, 1), metadata(META_PAD, 0, 6));
+    }
+
+    static PiPacketOperation packetOut(byte[] frame, PiPacketMetadata... metadata) {
+        return PiPacketOperation.builder().withType(PiPacketOperationType.PACKET_OUT)
+                .withData(ImmutableByteSequence.copyFrom(frame)).withMetadatas(List.of(metadata)).build();
     }
 
     /** The inbound packet's cookie: nat64.p4's punt_reason. */
@@ -123,15 +132,22 @@ public class Nat64Interpreter extends AbstractHandlerBehaviour implements PiPipe
     @Override
     public InboundPacket mapInboundPacket(PiPacketOperation packetIn, DeviceId deviceId) throws PiInterpreterException {
         Ethernet frame;
+        long cookie = cookie(packetIn, deviceId);
         byte[] data = packetIn.data().asArray();
+        byte[] framed = framed(data, cookie);
         try {
-            frame = Ethernet.deserializer().deserialize(data, 0, data.length);
+            frame = Ethernet.deserializer().deserialize(framed, 0, framed.length);
         } catch (DeserializationException e) {
             throw new PiInterpreterException("packet-in from " + deviceId + " is not an Ethernet frame: " + e.getMessage());
         }
         long port = value(packetIn, META_INGRESS_PORT, deviceId);
         return new DefaultInboundPacket(new ConnectPoint(deviceId, PortNumber.portNumber(port)), frame,
-                ByteBuffer.wrap(data), Optional.of(cookie(packetIn, deviceId)));
+                ByteBuffer.wrap(data), Optional.of(cookie));
+    }
+
+    /** The packet-in's data as an Ethernet frame, for the inbound packet's parsed form. */
+    protected byte[] framed(byte[] data, long cookie) {
+        return data;
     }
 
     @Override

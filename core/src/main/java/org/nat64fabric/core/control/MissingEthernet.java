@@ -4,45 +4,52 @@ import java.nio.ByteBuffer;
 import java.util.Optional;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv6Address;
-import org.nat64fabric.core.fabric.Route;
 import org.nat64fabric.core.fabric.SwitchConfig;
+import org.nat64fabric.core.p4.SumeHeaders;
 
 /**
- * The Ethernet header a NetFPGA SUME leaves out of a full-size packet it hands over for an ICMP
- * error (FINISH_NO_ETHERNET: 10 bytes of packet_in and a 1500-byte IP packet fill SUME's 1514-byte
- * DMA frame). The error goes back to the packet's source, so the header is written as the packet
- * would have come from the next hop of the switch's route to that source: source MAC the next
- * hop's, destination MAC the switch's own on that route. {@link IcmpErrors} swaps them, so the
- * error leaves with the MACs the pipe writes routing a packet to the source, which are the ones
- * the packet came with when the path back is the path in.
+ * The Ethernet header a NetFPGA SUME leaves out of a full-size packet it hands over
+ * (FINISH_NO_ETHERNET: 10 bytes of packet_in and a 1500-byte IP packet fill SUME's 1514-byte DMA
+ * frame), written back as what is done with the packet needs it:
+ * <ul>
+ * <li>an ICMP error about it goes back to its source ({@link #fromSource}): written as the packet
+ *     would have come from the next hop of the switch's route to that source (source MAC the next
+ *     hop's, destination MAC the switch's own on that route); {@link IcmpErrors} swaps them, so
+ *     the error leaves with the MACs the pipe writes routing a packet to the source, the ones the
+ *     packet came with when the path back is the path in;</li>
+ * <li>its fragments leave by the route to its destination ({@link #towardsDestination}): that
+ *     route's MACs, which the pipe had written;</li>
+ * <li>it goes back through the pipe, which routes it and writes its MACs ({@link #blank}).</li>
+ * </ul>
  */
 final class MissingEthernet {
-    private static final int ETHERNET = 14;
-
     private MissingEthernet() {
     }
 
-    /** The frame of {@code packet} (an IP packet); empty when it is neither IPv4 nor IPv6 or no next hop leads to its source. */
-    static Optional<byte[]> restored(byte[] packet, SwitchConfig sw) {
-        int version = packet.length > 0 ? (packet[0] & 0xf0) >>> 4 : 0;
-        if (version == 4 && packet.length < 20 || version == 6 && packet.length < 40 || version != 4 && version != 6) {
-            return Optional.empty();
-        }
-        ByteBuffer in = ByteBuffer.wrap(packet);
-        String source = version == 4 ? Ipv4Address.of(in.getInt(12)).toString()
-                : Ipv6Address.of(in.getLong(8), in.getLong(16)).toString();
-        Optional<Route> back = sw.nextHop(source);
-        if (back.isEmpty()) {
-            return Optional.empty();
-        }
-        ByteBuffer frame = ByteBuffer.allocate(ETHERNET + packet.length);
-        putMac(frame, back.get().srcMac);
-        putMac(frame, back.get().dstMac);
-        frame.putShort((short) (version == 4 ? 0x0800 : 0x86dd)).put(packet);
-        return Optional.of(frame.array());
+    /** The frame of {@code packet} (an IP packet) as from its source; empty when it is neither IPv4 nor IPv6 or no next hop leads to its source. */
+    static Optional<byte[]> fromSource(byte[] packet, SwitchConfig sw) {
+        return address(packet, true).flatMap(sw::nextHop).map(r -> SumeHeaders.withEthernet(packet, r.srcMac, r.dstMac));
     }
 
-    private static void putMac(ByteBuffer b, long mac) {
-        b.putShort((short) (mac >>> 32)).putInt((int) mac);
+    /** The frame of {@code packet} as routed to its destination; empty as {@link #fromSource}. */
+    static Optional<byte[]> towardsDestination(byte[] packet, SwitchConfig sw) {
+        return address(packet, false).flatMap(sw::nextHop).map(r -> SumeHeaders.withEthernet(packet, r.dstMac, r.srcMac));
+    }
+
+    /** The frame of {@code packet} with no MACs; empty when it is neither IPv4 nor IPv6. */
+    static Optional<byte[]> blank(byte[] packet) {
+        return address(packet, true).map(a -> SumeHeaders.withEthernet(packet, 0, 0));
+    }
+
+    private static Optional<String> address(byte[] packet, boolean source) {
+        int version = packet.length > 0 ? (packet[0] & 0xf0) >>> 4 : 0;
+        if (version == 4 && packet.length >= 20) {
+            return Optional.of(Ipv4Address.of(ByteBuffer.wrap(packet).getInt(source ? 12 : 16)).toString());
+        }
+        if (version == 6 && packet.length >= 40) {
+            ByteBuffer in = ByteBuffer.wrap(packet);
+            return Optional.of(Ipv6Address.of(in.getLong(source ? 8 : 24), in.getLong(source ? 16 : 32)).toString());
+        }
+        return Optional.empty();
     }
 }

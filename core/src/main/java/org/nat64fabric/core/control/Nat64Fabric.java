@@ -71,6 +71,8 @@ public final class Nat64Fabric implements Nat64Service {
     public static final int PUNT_NO_ROUTE = 4;
     /** NetFPGA SUME: translated and routed; the controller finishes it (see {@link #finish}). */
     public static final int PUNT_FINISH = 5;
+    /** NetFPGA SUME: IPv4 whose translation to fragment would not fit a DMA frame (see {@link Probes}). */
+    public static final int PUNT_TOO_LONG = 6;
     /** RFC 4443 3.1 Destination Unreachable, code 3: address unreachable (RFC 6146 3.5.1.1). */
     private static final int ICMP6_DEST_UNREACHABLE = 1;
     private static final int ICMP6_ADDRESS_UNREACHABLE = 3;
@@ -131,6 +133,7 @@ public final class Nat64Fabric implements Nat64Service {
     /** Per switch: the second its ICMP errors are counted in, and how many went out in it. */
     private final Map<String, long[]> refusalBudgets = new ConcurrentHashMap<>();
     private final PortErrorLimit portErrorLimit;
+    private final Probes probes;
 
     /** Setups and writes run on the caller's thread: for tests, where each packet-in completes at once. */
     public Nat64Fabric(FabricConfig config, NatStore store, Consumer<NatEvent> log, LongSupplier clock) {
@@ -150,6 +153,7 @@ public final class Nat64Fabric implements Nat64Service {
         }
         this.setupQueue = new SetupQueue<>(config.nat64.setupQueues.perSubscriber, config.nat64.setupQueues.total);
         this.clock = clock;
+        this.probes = new Probes(clock);
         this.setups = setups;
         this.switchWriters = new SwitchWriters(writers);
         this.engine = new Nat64Engine(config.nat64, store, e -> {
@@ -276,26 +280,61 @@ public final class Nat64Fabric implements Nat64Service {
 
     // ---- events from switches ----------------------------------------------------------------
 
-    /**
-     * A packet-in: queued for a setup (a session miss, a TCP control segment), or counted and
-     * dropped. Returns at once; the setup runs in the next batch.
-     */
+    /** A packet-in without packet_in.finish bits (a v1model switch's). */
     public void packetIn(String deviceId, int puntReason, byte[] frame) {
+        packetIn(deviceId, puntReason, 0, frame);
+    }
+
+    /**
+     * A packet-in: queued for a setup (a session miss, a TCP control segment), fragmented, or
+     * counted and dropped. Returns at once; the setup runs in the next batch. {@code finish}: a
+     * NetFPGA SUME's packet_in.finish bits besides PUNT_FINISH (FINISH_NO_ETHERNET, FINISH_PROBED,
+     * FINISH_UDP_CHECKSUM), 0 for a v1model switch.
+     */
+    public void packetIn(String deviceId, int puntReason, int finish, byte[] frame) {
         count("packetIn." + puntReason);
+        boolean noEthernet = (finish & SumeHeaders.FINISH_NO_ETHERNET) != 0;
         if (puntReason == PUNT_NEEDS_FRAGMENTATION) {
-            fragment(deviceId, frame);
+            Optional<byte[]> whole = (finish & SumeHeaders.FINISH_PROBED) != 0 ? probes.translated(deviceId, frame)
+                    : noEthernet ? MissingEthernet.towardsDestination(frame, switchConfig(deviceId))
+                    : Optional.of(frame);
+            Optional<byte[]> done = (finish & SumeHeaders.FINISH_UDP_CHECKSUM) == 0 ? whole
+                    : whole.flatMap(f -> Finisher.finish(f, SumeHeaders.FINISH_UDP_CHECKSUM, 0));
+            if (done.isEmpty()) {
+                count("fragmentation.unparsed");
+                return;
+            }
+            fragment(deviceId, done.get());
+            return;
+        }
+        Optional<byte[]> framed = noEthernet ? MissingEthernet.blank(frame) : Optional.of(frame);
+        if (puntReason == PUNT_TOO_LONG) {
+            probe(deviceId, framed);
             return;
         }
         if (puntReason != PUNT_SESSION_MISS && puntReason != PUNT_TCP_CONTROL) {
             LOG.fine(() -> deviceId + ": packet-in reason " + puntReason + " needs no setup, dropped");
             return;
         }
-        Optional<PuntedPacket> parsed = PuntedPacket.parse(frame);
+        Optional<PuntedPacket> parsed = framed.flatMap(PuntedPacket::parse);
         if (parsed.isEmpty()) {
             count("packetIn.unparsed");
             return;
         }
-        queueSetup(deviceId, puntReason, frame, parsed.get());
+        queueSetup(deviceId, puntReason, framed.get(), parsed.get());
+    }
+
+    /** A packet the card could not translate whole: its headers go through the pipe as a probe. */
+    private void probe(String deviceId, Optional<byte[]> frame) {
+        Optional<byte[]> probe = frame.flatMap(f -> probes.probe(deviceId, f));
+        SwitchLink link = links.get(deviceId);
+        if (probe.isEmpty()) {
+            count("fragmentation.unparsed");
+        } else if (link == null || !link.probe(probe.get())) {
+            count("fragmentation.notSupported");
+        } else {
+            count("fragmentation.probes");
+        }
     }
 
     private void queueSetup(String deviceId, int puntReason, byte[] frame, PuntedPacket p) {
@@ -328,7 +367,7 @@ public final class Nat64Fabric implements Nat64Service {
         count("packetIn." + PUNT_FINISH);
         if ((finish & ~SumeHeaders.FINISH_NO_ETHERNET) == SumeHeaders.FINISH_ICMP_ERROR) {
             Optional<byte[]> framed = (finish & SumeHeaders.FINISH_NO_ETHERNET) == 0 ? Optional.of(frame)
-                    : MissingEthernet.restored(frame, switchConfig(deviceId));
+                    : MissingEthernet.fromSource(frame, switchConfig(deviceId));
             if (framed.isEmpty()) {
                 count("icmpErrors.notSent");
                 return;

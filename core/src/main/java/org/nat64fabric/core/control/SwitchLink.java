@@ -49,7 +49,11 @@ public interface SwitchLink {
         return Optional.empty();
     }
 
-    /** Sends a frame through the switch's pipeline, as if it had just arrived. */
+    /**
+     * Sends a frame through the switch's pipeline, as if it had just arrived; to a NetFPGA SUME
+     * without its Ethernet header when it would not fit in a DMA frame with it
+     * ({@code SumeHeaders.etherTypeLeftOut}).
+     */
     void packetOut(byte[] frame);
 
     /** Sends a frame out of one of the switch's ports as it is, past the pipeline. */
@@ -61,6 +65,14 @@ public interface SwitchLink {
      * NetFPGA SUME). False where the pipeline or this runtime has no such mark.
      */
     default boolean hairpin(byte[] frame) {
+        return false;
+    }
+
+    /**
+     * Sends a probe through the switch's pipeline, marked so ({@code packet_out.probe}, a NetFPGA
+     * SUME: {@link Probes}). False where the pipeline or this runtime has no such mark.
+     */
+    default boolean probe(byte[] frame) {
         return false;
     }
 

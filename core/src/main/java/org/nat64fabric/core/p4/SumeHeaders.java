@@ -1,5 +1,8 @@
 package org.nat64fabric.core.p4;
 
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
 /**
  * The NetFPGA SUME variant's controller headers (hw/netfpga/include/sume_arch.p4) as the Java side
  * reads and writes them: packet_in's {@code finish} bits, and how ONOS carries what its packet
@@ -15,8 +18,12 @@ package org.nat64fabric.core.p4;
  * of a v1model packet-in is its punt_reason alone, which reads back the same way.
  *
  * <p>An ONOS {@code OutboundPacket} has a treatment: packet_out.hairpinned = 1 is the
- * write-metadata instruction {@link #HAIRPINNED} (value and mask) beside an output to
- * {@code PortNumber.TABLE}.
+ * write-metadata instruction {@link #HAIRPINNED}, packet_out.probe = 1 is {@link #PROBE} (value and
+ * mask), beside an output to {@code PortNumber.TABLE}.
+ *
+ * <p>A frame sent through the pipe that would not fit in a DMA frame beside packet_out (a
+ * full-size packet the card handed over without its Ethernet header) goes without it, its
+ * EtherType in packet_out.ether_type ({@link #etherTypeLeftOut}); both runtimes do so.
  */
 public final class SumeHeaders {
     /** packet_in.finish bits. */
@@ -26,11 +33,21 @@ public final class SumeHeaders {
     public static final int FINISH_TCP_CONTROL = 8;
     public static final int FINISH_HAIRPIN = 16;
     public static final int FINISH_ICMP_ERROR = 32;
-    /** With FINISH_ICMP_ERROR: the packet came without its Ethernet header (it would not fit SUME's DMA). */
+    /** The packet came without its Ethernet header (it would not fit SUME's DMA). */
     public static final int FINISH_NO_ETHERNET = 64;
+    /** With PUNT_NEEDS_FRAGMENTATION: the translation of a probe ({@code packet_out.probe}). */
+    public static final int FINISH_PROBED = 128;
 
     /** The write-metadata value (and mask) of a packet-out that sets packet_out.hairpinned. */
     public static final long HAIRPINNED = 1;
+    /** The write-metadata value (and mask) of a packet-out that sets packet_out.probe. */
+    public static final long PROBE = 2;
+
+    /** The longest frame SUME's DMA carries, packet_in or packet_out included. */
+    public static final int MAX_DMA_FRAME = 1514;
+    /** packet_out's length on the card. */
+    public static final int PACKET_OUT_BYTES = 4;
+    private static final int ETHERNET = 14;
 
     private static final int FINISH_AT = 8;
     private static final int OUT_PORT_AT = 16;
@@ -61,6 +78,27 @@ public final class SumeHeaders {
                 | field("out_port", outPort, 8) << OUT_PORT_AT | field("error_type", errorType, 8) << ERROR_TYPE_AT
                 | field("error_code", errorCode, 8) << ERROR_CODE_AT
                 | field(error ? "error_param" : "truncate_to", error ? errorParam : truncateTo, 16) << WORD_AT;
+    }
+
+    /**
+     * The EtherType to put in packet_out.ether_type for a frame sent through the pipe: its own
+     * when it would not fit in a DMA frame beside packet_out (it then goes without its Ethernet
+     * header, {@link #withoutEthernet}), 0 when it fits whole.
+     */
+    public static int etherTypeLeftOut(byte[] frame) {
+        return frame.length + PACKET_OUT_BYTES > MAX_DMA_FRAME ? (frame[12] & 0xff) << 8 | frame[13] & 0xff : 0;
+    }
+
+    public static byte[] withoutEthernet(byte[] frame) {
+        return Arrays.copyOfRange(frame, ETHERNET, frame.length);
+    }
+
+    /** {@code packet} (IPv4 or IPv6) framed with these MACs and the EtherType of its version. */
+    public static byte[] withEthernet(byte[] packet, long dstMac, long srcMac) {
+        ByteBuffer frame = ByteBuffer.allocate(ETHERNET + packet.length);
+        frame.putShort((short) (dstMac >>> 32)).putInt((int) dstMac).putShort((short) (srcMac >>> 32))
+                .putInt((int) srcMac).putShort((short) ((packet[0] & 0xf0) == 0x40 ? 0x0800 : 0x86dd)).put(packet);
+        return frame.array();
     }
 
     public static int puntReason(long cookie) {
