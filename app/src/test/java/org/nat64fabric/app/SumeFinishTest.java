@@ -11,6 +11,7 @@ import static org.nat64fabric.app.FakeOnos.await;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,7 @@ import org.onlab.packet.Data;
 import org.onlab.packet.Ethernet;
 import org.onlab.packet.ICMP6;
 import org.onlab.packet.IPacket;
+import org.onlab.packet.IPv4;
 import org.onlab.packet.IPv6;
 import org.onlab.packet.Ip6Address;
 import org.onlab.packet.TCP;
@@ -52,7 +54,8 @@ class SumeFinishTest {
     private static final String REMOTE = "2001:db8:64::c633:640a";   // 198.51.100.10 through pool6
     /** BORDER1's ipv6 in FakeOnos's netcfg: the source of the ICMPv6 errors it sends. */
     private static final String BORDER1_IPV6 = "2001:db8:ff::2";
-    private static final List<String> SUME_PACKET_OUT = List.of("egress_port", "to_pipeline", "hairpinned", "_pad");
+    private static final List<String> SUME_PACKET_OUT = List.of("egress_port", "to_pipeline", "hairpinned", "probe",
+            "_pad", "ether_type");
     /** The tables of nat64.p4 that nat64_sume.p4 has not. */
     private static final List<String> SUME_LACKS = List.of(P4InfoConstants.NAT64_INGRESS_ICMP_ERROR_ICMP_SOURCE,
             P4InfoConstants.NAT64_INGRESS_PUNT_SUBSCRIBER);
@@ -123,6 +126,16 @@ class SumeFinishTest {
         PiPacketOperation op = card.mapOutboundPacket(out).iterator().next();
         return op.metadatas().stream().collect(Collectors.toMap(m -> m.id().id(),
                 m -> new BigInteger(1, m.value().asArray()).longValue()));
+    }
+
+    /** packet_out's fields: these, the others 0. */
+    private static Map<String, Long> packetOut(long port, long toPipeline, String... marks) {
+        Map<String, Long> m = new HashMap<>(Map.of("egress_port", port, "to_pipeline", toPipeline, "hairpinned", 0L,
+                "probe", 0L, "_pad", 0L, "ether_type", 0L));
+        for (String mark : marks) {
+            m.put(mark, 1L);
+        }
+        return m;
     }
 
     private static byte[] bytes(OutboundPacket out) {
@@ -221,7 +234,7 @@ class SumeFinishTest {
         finish(handed, SumeHeaders.FINISH_UDP_CHECKSUM, 1, 0, 0, 0, 0);
         OutboundPacket out = onlyPacketOut();
         assertArrayEquals(summed, bytes(out));
-        assertEquals(Map.of("egress_port", 1L, "to_pipeline", 0L, "hairpinned", 0L, "_pad", 0L), packetOutOf(out));
+        assertEquals(packetOut(1, 0), packetOutOf(out));
         assertEquals(1L, manager.stats().get("finish.sent"));
     }
 
@@ -253,8 +266,7 @@ class SumeFinishTest {
         await("the session", () -> manager.sessions().size() == 1);
         assertEquals(Optional.of(TcpState.V6_INIT), manager.sessions().get(0).state());
         await("the SYN back through the pipe", () -> onos.packetOuts.size() == 1);
-        assertEquals(Map.of("egress_port", 0L, "to_pipeline", 1L, "hairpinned", 0L, "_pad", 0L),
-                packetOutOf(onos.packetOuts.get(0)));
+        assertEquals(packetOut(0, 1), packetOutOf(onos.packetOuts.get(0)));
         onos.packetOuts.clear();
 
         byte[] synAck = tcp(REMOTE, 80, HOST, 40100, 0x12);     // the server's answer, translated by the card
@@ -273,7 +285,7 @@ class SumeFinishTest {
         finish(frame, SumeHeaders.FINISH_HAIRPIN, 0, 0, 0, 0, 0);
         OutboundPacket out = onlyPacketOut();
         assertArrayEquals(frame, bytes(out));
-        assertEquals(Map.of("egress_port", 0L, "to_pipeline", 1L, "hairpinned", 1L, "_pad", 0L), packetOutOf(out));
+        assertEquals(packetOut(0, 1, "hairpinned"), packetOutOf(out));
         assertEquals(1L, manager.stats().get("finish.hairpinned"));
 
         onos.packetOuts.clear();
@@ -298,6 +310,44 @@ class SumeFinishTest {
         assertArrayEquals(expected, bytes(out), "Time Exceeded from the switch's own address, quoting the packet");
         assertEquals(1L, packetOutOf(out).get("egress_port"), "back out of the port it came in on");
         assertEquals(1L, manager.stats().get("icmpErrors.sent.timeExceeded"));
+    }
+
+    @Test
+    void aFullSizeFirstPacketHandedOverWithoutEthernetIsSetUpAndGoesBackWithoutIt() throws Exception {
+        UDP udp = udpPayload();
+        udp.setPayload(new Data(new byte[1500 - 40 - 8]));
+        byte[] ip = Arrays.copyOfRange(ethernet("00:00:00:00:01:10", "00:00:00:00:b1:02",
+                ipv6(HOST, REMOTE, IPv6.PROTOCOL_UDP, 64, udp)), 14, 14 + 1500);
+        handOver(ip, Nat64Fabric.PUNT_SESSION_MISS, SumeHeaders.FINISH_NO_ETHERNET, 0, 0, 0, 0, 0);
+        await("the session", () -> manager.sessions().size() == 1);
+        OutboundPacket out = onlyPacketOut();
+        Map<String, Long> back = packetOut(0, 1);
+        back.put("ether_type", 0x86ddL);
+        assertEquals(back, packetOutOf(out), "4 + 14 + 1500 bytes would not fit SUME's DMA: without Ethernet");
+        assertArrayEquals(ip, card.mapOutboundPacket(out).iterator().next().data().asArray());
+    }
+
+    @Test
+    void ipv4TooLongToTranslateOnTheCardIsProbedThroughThePipeMarked() throws Exception {
+        UDP udp = new UDP();
+        udp.setSourcePort(53);
+        udp.setDestinationPort(1024);
+        udp.setPayload(new Data(new byte[1500 - 20 - 8]));
+        IPv4 big = new IPv4();
+        big.setSourceAddress("198.51.100.10");
+        big.setDestinationAddress("192.0.2.1");
+        big.setTtl((byte) 64);
+        big.setProtocol(IPv4.PROTOCOL_UDP);
+        big.setPayload(udp);
+        byte[] ip = big.serialize();
+        assertEquals(1500, ip.length);
+        handOver(ip, Nat64Fabric.PUNT_TOO_LONG, SumeHeaders.FINISH_NO_ETHERNET, 0, 0, 0, 0, 0);
+        OutboundPacket out = onlyPacketOut();
+        assertEquals(packetOut(0, 1, "probe"), packetOutOf(out));
+        byte[] probe = bytes(out);
+        assertEquals(14 + 20 + 20 + 8, probe.length, "its headers, the 20 bytes after them, a token");
+        assertArrayEquals(Arrays.copyOf(ip, 40), Arrays.copyOfRange(probe, 14, 54));
+        assertEquals(1L, manager.stats().get("fragmentation.probes"));
     }
 
     private static UDP udpPayload() {

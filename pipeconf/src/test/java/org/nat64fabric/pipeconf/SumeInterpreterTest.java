@@ -1,10 +1,12 @@
 package org.nat64fabric.pipeconf;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,8 +32,9 @@ import org.onosproject.net.pi.runtime.PiPacketOperation;
 
 /**
  * The NetFPGA SUME pipeconf's interpreter against the variant's P4Info as ONOS parses it: what the
- * card hands over (PUNT_FINISH) reaches the app in the cookie, and a hairpinned packet-out sets
- * packet_out.hairpinned.
+ * card hands over (PUNT_FINISH) reaches the app in the cookie, a hairpinned packet-out sets
+ * packet_out.hairpinned and a probe packet_out.probe, and a full-size frame goes through the pipe
+ * without its Ethernet header both ways (FINISH_NO_ETHERNET in, packet_out.ether_type out).
  */
 class SumeInterpreterTest {
     private static final DeviceId CARD = DeviceId.deviceId("device:sume1");
@@ -50,10 +53,27 @@ class SumeInterpreterTest {
         return eth.serialize();
     }
 
+    /** A 1500-byte IPv6 packet in its frame. */
+    private static byte[] fullSizeFrame() {
+        byte[] f = new byte[14 + 1500];
+        f[12] = (byte) 0x86;
+        f[13] = (byte) 0xdd;
+        f[14] = 0x60;
+        f[14 + 4] = (byte) (1460 >> 8);
+        f[14 + 5] = (byte) (1460 & 0xff);
+        f[14 + 6] = 59;                      // no next header
+        f[14 + 7] = 64;
+        return f;
+    }
+
     /** The card's packet-in, every field of packet_in_t given in its own width, as P4Runtime carries it. */
     private static PiPacketOperation packetIn(PiPipeconf sume, Map<String, Long> values) throws Exception {
+        return packetIn(sume, values, frame());
+    }
+
+    private static PiPacketOperation packetIn(PiPipeconf sume, Map<String, Long> values, byte[] data) throws Exception {
         PiPacketOperation.Builder b = PiPacketOperation.builder().withType(PiPacketOperationType.PACKET_IN)
-                .withData(ImmutableByteSequence.copyFrom(frame()));
+                .withData(ImmutableByteSequence.copyFrom(data));
         for (PiPacketMetadataModel m : metadataModel(sume, PiPacketOperationType.PACKET_IN)) {
             if (values.containsKey(m.id().id())) {
                 b.withMetadata(PiPacketMetadata.builder().withId(m.id())
@@ -82,7 +102,18 @@ class SumeInterpreterTest {
     }
 
     private PiPacketOperation packetOut(Nat64Interpreter i, TrafficTreatment t) throws PiInterpreterException {
-        return i.mapOutboundPacket(new DefaultOutboundPacket(CARD, t, ByteBuffer.wrap(frame()))).iterator().next();
+        return packetOut(i, t, frame());
+    }
+
+    private PiPacketOperation packetOut(Nat64Interpreter i, TrafficTreatment t, byte[] data)
+            throws PiInterpreterException {
+        return i.mapOutboundPacket(new DefaultOutboundPacket(CARD, t, ByteBuffer.wrap(data))).iterator().next();
+    }
+
+    private static Map<String, Long> sumePacketOut(long port, long toPipeline, long hairpinned, long probe,
+                                                   long etherType) {
+        return Map.of("egress_port", port, "to_pipeline", toPipeline, SumeInterpreter.HAIRPINNED, hairpinned,
+                SumeInterpreter.PROBE, probe, "_pad", 0L, SumeInterpreter.ETHER_TYPE, etherType);
     }
 
     /** The packet-out's metadata by name, checked against the pipeline's packet_out: every field, in its width. */
@@ -130,6 +161,20 @@ class SumeInterpreterTest {
     }
 
     @Test
+    void aFullSizePacketHandedOverWithoutEthernetIsParsedFramedAndHandedOnAsItCame() throws Exception {
+        byte[] ip = Arrays.copyOfRange(fullSizeFrame(), 14, 14 + 1500);
+        Map<String, Long> miss = finishFields(SumeHeaders.FINISH_NO_ETHERNET, 0, 0, 0, 0, 0);
+        miss.put("punt_reason", 1L);
+        InboundPacket in = interpreter.mapInboundPacket(packetIn(pipeconf(PipeconfLoader.SUME), miss, ip), CARD);
+        assertEquals(Ethernet.TYPE_IPV6, in.parsed().getEtherType(), "parsed as IPv6 in a frame of no MACs");
+        assertEquals(MacAddress.ZERO, in.parsed().getSourceMAC());
+        byte[] data = new byte[in.unparsed().remaining()];
+        in.unparsed().duplicate().get(data);
+        assertArrayEquals(ip, data, "the app gets the bytes as they came, and the finish bits that say so");
+        assertEquals(SumeHeaders.FINISH_NO_ETHERNET, SumeHeaders.finish(in.cookie().orElseThrow()));
+    }
+
+    @Test
     void aPacketInTheCookieCannotHoldOrWithoutTheCardsFieldsIsRefusedNamingWhy() throws Exception {
         PiPipeconf sume = pipeconf(PipeconfLoader.SUME);
         PiInterpreterException e = assertThrows(PiInterpreterException.class, () -> interpreter.mapInboundPacket(
@@ -146,14 +191,14 @@ class SumeInterpreterTest {
         PiPipeconf sume = pipeconf(PipeconfLoader.SUME);
         TrafficTreatment hairpin = DefaultTrafficTreatment.builder()
                 .writeMetadata(SumeHeaders.HAIRPINNED, SumeHeaders.HAIRPINNED).setOutput(PortNumber.TABLE).build();
-        assertEquals(Map.of("egress_port", 0L, "to_pipeline", 1L, SumeInterpreter.HAIRPINNED, 1L, "_pad", 0L),
-                checkedValues(sume, packetOut(interpreter, hairpin)));
-        assertEquals(Map.of("egress_port", 0L, "to_pipeline", 1L, SumeInterpreter.HAIRPINNED, 0L, "_pad", 0L),
-                checkedValues(sume, packetOut(interpreter,
-                        DefaultTrafficTreatment.builder().setOutput(PortNumber.TABLE).build())));
-        assertEquals(Map.of("egress_port", 4L, "to_pipeline", 0L, SumeInterpreter.HAIRPINNED, 0L, "_pad", 0L),
-                checkedValues(sume, packetOut(interpreter,
-                        DefaultTrafficTreatment.builder().setOutput(PortNumber.portNumber(4)).build())));
+        assertEquals(sumePacketOut(0, 1, 1, 0, 0), checkedValues(sume, packetOut(interpreter, hairpin)));
+        TrafficTreatment probe = DefaultTrafficTreatment.builder()
+                .writeMetadata(SumeHeaders.PROBE, SumeHeaders.PROBE).setOutput(PortNumber.TABLE).build();
+        assertEquals(sumePacketOut(0, 1, 0, 1, 0), checkedValues(sume, packetOut(interpreter, probe)));
+        assertEquals(sumePacketOut(0, 1, 0, 0, 0), checkedValues(sume, packetOut(interpreter,
+                DefaultTrafficTreatment.builder().setOutput(PortNumber.TABLE).build())));
+        assertEquals(sumePacketOut(4, 0, 0, 0, 0), checkedValues(sume, packetOut(interpreter,
+                DefaultTrafficTreatment.builder().setOutput(PortNumber.portNumber(4)).build())));
         // the same, through the v1model pipeline's interpreter and its packet_out
         assertEquals(Map.of("egress_port", 4L, "to_pipeline", 0L, "_pad", 0L),
                 checkedValues(pipeconf(PipeconfLoader.SOFTSWITCH), packetOut(new Nat64Interpreter(),
@@ -161,13 +206,33 @@ class SumeInterpreterTest {
     }
 
     @Test
+    void aFrameTooLongForTheDmaGoesThroughThePipeWithoutItsEthernetHeader() throws Exception {
+        PiPipeconf sume = pipeconf(PipeconfLoader.SUME);
+        byte[] full = fullSizeFrame();
+        PiPacketOperation op = packetOut(interpreter, DefaultTrafficTreatment.builder().setOutput(PortNumber.TABLE)
+                .build(), full);
+        assertEquals(sumePacketOut(0, 1, 0, 0, 0x86dd), checkedValues(sume, op), "4 + 1514 bytes would not fit 1514");
+        assertArrayEquals(Arrays.copyOfRange(full, 14, full.length), op.data().asArray());
+        byte[] fits = Arrays.copyOf(full, 1510);
+        op = packetOut(interpreter, DefaultTrafficTreatment.builder().setOutput(PortNumber.TABLE).build(), fits);
+        assertEquals(0L, checkedValues(sume, op).get(SumeInterpreter.ETHER_TYPE), "4 + 1510 bytes fit");
+        assertArrayEquals(fits, op.data().asArray());
+        op = packetOut(interpreter, DefaultTrafficTreatment.builder().setOutput(PortNumber.portNumber(1)).build(), full);
+        assertEquals(0L, checkedValues(sume, op).get(SumeInterpreter.ETHER_TYPE), "out of a port it leaves as it is");
+        assertArrayEquals(full, op.data().asArray());
+    }
+
+    @Test
     void whatThePipeCannotTakeIsRefusedNamingWhy() {
         Map<TrafficTreatment, String> refused = Map.of(
                 DefaultTrafficTreatment.builder().writeMetadata(SumeHeaders.HAIRPINNED, SumeHeaders.HAIRPINNED)
                         .setOutput(PortNumber.portNumber(1)).build(),
-                "a hairpinned packet-out goes through the pipeline: output to TABLE, not 1",
-                DefaultTrafficTreatment.builder().writeMetadata(2, 2).setOutput(PortNumber.TABLE).build(),
-                "the only metadata a packet-out takes is 1 with mask 1 (packet_out.hairpinned)",
+                "a packet-out marked 1 goes through the pipeline: output to TABLE, not 1",
+                DefaultTrafficTreatment.builder().writeMetadata(4, 4).setOutput(PortNumber.TABLE).build(),
+                "the only metadata a packet-out takes is 1 (packet_out.hairpinned) or 2 (packet_out.probe), with the"
+                        + " same mask",
+                DefaultTrafficTreatment.builder().writeMetadata(2, 3).setOutput(PortNumber.TABLE).build(),
+                "the only metadata a packet-out takes is 1",
                 DefaultTrafficTreatment.builder().setOutput(PortNumber.portNumber(256)).build(),
                 "egress_port 256 does not fit in 8 bits");
         refused.forEach((t, why) -> {
@@ -177,6 +242,6 @@ class SumeInterpreterTest {
         PiInterpreterException e = assertThrows(PiInterpreterException.class, () -> packetOut(new Nat64Interpreter(),
                 DefaultTrafficTreatment.builder().writeMetadata(SumeHeaders.HAIRPINNED, SumeHeaders.HAIRPINNED)
                         .setOutput(PortNumber.TABLE).build()));
-        assertTrue(e.getMessage().contains("nat64.p4's packet_out has no hairpinned"), e.getMessage());
+        assertTrue(e.getMessage().contains("nat64.p4's packet_out has neither hairpinned nor probe"), e.getMessage());
     }
 }

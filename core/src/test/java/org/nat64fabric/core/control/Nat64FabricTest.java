@@ -51,6 +51,7 @@ class Nat64FabricTest {
         /** Writes taken, and how many session entries the switch held when each packet came back. */
         int writes;
         final List<Integer> sessionsAtPacketOut = new ArrayList<>();
+        final List<byte[]> probes = new ArrayList<>();
 
         FakeSwitch(String id) {
             this.id = id;
@@ -95,6 +96,11 @@ class Nat64FabricTest {
         public void packetOut(byte[] frame) {
             packetOuts.add(frame);
             sessionsAtPacketOut.add(sessions().size());
+        }
+
+        @Override
+        public boolean probe(byte[] frame) {
+            return probes.add(frame);
         }
 
         List<TableEntry> sessions() {
@@ -429,6 +435,68 @@ class Nat64FabricTest {
             fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(port));
         }
         assertEquals(60, fabric.stats().get("icmpErrors.rateLimited"), "the card's errors leave the refusals' budget whole");
+    }
+
+    @Test
+    void aFullSizeSessionMissHandedOverWithoutEthernetIsSetUpAndSentBackFramed() {
+        byte[] framed = udpFrame(5000);
+        byte[] packet = java.util.Arrays.copyOfRange(framed, 14, framed.length);
+        fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, SumeHeaders.FINISH_NO_ETHERNET, packet);
+        assertEquals(1, border1.packetOuts.size());
+        assertTrue(border1.sessionsAtPacketOut.get(0) > 0, "after its session was written");
+        assertEquals(hex(framed, 0, framed.length), hex(border1.packetOuts.get(0), 0, framed.length),
+                "back through the pipe in a frame of no MACs, which the link leaves out where it must");
+    }
+
+    /** The IPv4 packet a card hands over as too long to translate: 1500 bytes, no DF, UDP from 198.51.100.10:53. */
+    private static byte[] tooLong() {
+        ByteBuffer b = ByteBuffer.allocate(1500);
+        b.putInt(0x45000000 | 1500).putInt(0x2468 << 16).putInt(0x40110000).putInt(0xc633640a).putInt(0xc0000201);
+        b.putShort((short) 53).putShort((short) 5000).putShort((short) 1480).putShort((short) 0x1234);
+        for (int i = 28; i < 1500; i++) {
+            b.put((byte) i);
+        }
+        return b.array();
+    }
+
+    @Test
+    void ipv4TooLongForTheCardIsProbedAndItsTranslationLeavesInFragments() {
+        byte[] packet = tooLong();
+        fabric.packetIn("border1", Nat64Fabric.PUNT_TOO_LONG, SumeHeaders.FINISH_NO_ETHERNET, packet);
+        assertEquals(1, border1.probes.size());
+        byte[] probe = border1.probes.get(0);
+        assertEquals(14 + 20 + 20 + 8, probe.length, "the IP header, the 20 bytes after it, a token");
+        assertEquals(hex(packet, 0, 40), hex(probe, 14, 54));
+
+        // The card's translation of the probe: routed, IPv6 with a Fragment header, the UDP header
+        // with new ports and checksum, then 12 bytes of payload and the token, untouched.
+        ByteBuffer t = ByteBuffer.allocate(14 + 48 + 20 + 8);
+        t.putShort((short) 0).putInt(0x0110).putShort((short) 0).putInt(0xb102).putShort((short) 0x86dd);
+        t.putInt(0x60000000).putShort((short) (8 + 1480)).put((byte) 44).put((byte) 63);
+        t.put(Ipv6Address.parse("2001:db8:64::c633:640a", "src").toBytes()).put(Ipv6Address.parse(HOST, "dst").toBytes());
+        t.put((byte) 17).put((byte) 0).putShort((short) 0).putInt(0x2468);
+        t.putShort((short) 53).putShort((short) 40000).putShort((short) 1480).putShort((short) 0x4321);
+        t.put(packet, 28, 12).put(probe, probe.length - 8, 8);
+        byte[] translated = t.array();
+        fabric.packetIn("border1", Nat64Fabric.PUNT_NEEDS_FRAGMENTATION, SumeHeaders.FINISH_PROBED, translated);
+        assertEquals(2, border1.packetOuts.size(), "1480 bytes in pieces of 1232 (1280 - 48)");
+        assertEquals(List.of(1, 1), border1.sentOut);
+        byte[] first = border1.packetOuts.get(0);
+        byte[] second = border1.packetOuts.get(1);
+        assertEquals(hex(translated, 0, 18) + hex(translated, 20, 54), hex(first, 0, 18) + hex(first, 20, 54),
+                "the card's Ethernet and IPv6 headers (but the payload length)");
+        assertEquals(hex(translated, 62, 82), hex(first, 62, 82), "the card's UDP header and 12 bytes");
+        assertEquals(hex(packet, 40, 40 + 1232 - 20), hex(first, 82, 14 + 1280), "then the payload as it came");
+        assertEquals(hex(packet, 20 + 1232, 1500), hex(second, 62, second.length));
+        assertEquals(1L, fabric.stats().get("fragmentation.probes"));
+
+        fabric.packetIn("border1", Nat64Fabric.PUNT_NEEDS_FRAGMENTATION, SumeHeaders.FINISH_PROBED, translated);
+        assertEquals(2, border1.packetOuts.size(), "a token comes back once");
+        assertEquals(1L, fabric.stats().get("fragmentation.unparsed"));
+        border1.probes.clear();
+        fabric.packetIn("border1", Nat64Fabric.PUNT_TOO_LONG, 0, new byte[] {0x60, 0});
+        assertEquals(0, border1.probes.size(), "neither IPv4 nor a frame: counted");
+        assertEquals(2L, fabric.stats().get("fragmentation.unparsed"));
     }
 
     @Test

@@ -35,8 +35,17 @@ class SumeHeadersTest {
         Map<String, Integer> here = new TreeMap<>(Map.of("FINISH_ICMP_CHECKSUM", SumeHeaders.FINISH_ICMP_CHECKSUM,
                 "FINISH_UDP_CHECKSUM", SumeHeaders.FINISH_UDP_CHECKSUM, "FINISH_TRUNCATE", SumeHeaders.FINISH_TRUNCATE,
                 "FINISH_TCP_CONTROL", SumeHeaders.FINISH_TCP_CONTROL, "FINISH_HAIRPIN", SumeHeaders.FINISH_HAIRPIN,
-                "FINISH_ICMP_ERROR", SumeHeaders.FINISH_ICMP_ERROR, "FINISH_NO_ETHERNET", SumeHeaders.FINISH_NO_ETHERNET));
+                "FINISH_ICMP_ERROR", SumeHeaders.FINISH_ICMP_ERROR, "FINISH_NO_ETHERNET", SumeHeaders.FINISH_NO_ETHERNET,
+                "FINISH_PROBED", SumeHeaders.FINISH_PROBED));
         assertEquals(program, here);
+        Matcher out = Pattern.compile("header packet_out_t \\{([^}]*)\\}").matcher(text);
+        assertTrue(out.find(), "packet_out_t");
+        Matcher field = Pattern.compile("(?:bit<(\\d+)>|port_number_t)\\s+\\w+;").matcher(out.group(1));
+        int bits = 0;
+        while (field.find()) {
+            bits += field.group(1) == null ? 8 : Integer.parseInt(field.group(1));
+        }
+        assertEquals(SumeHeaders.PACKET_OUT_BYTES * 8, bits, "packet_out's length on the card");
         assertTrue(text.contains("bit<16> truncate_to;") && text.contains("bit<16> error_param;")
                 && text.contains("typedef bit<8> port_number_t;"), "the widths the cookie holds");
     }

@@ -50,16 +50,21 @@ class ControllerHeaderTest {
         assertNull(in.decode(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9}), "shorter than its header");
     }
 
+    private static PacketMetadata packetOut(String field, int... bytes) {
+        byte[] b = new byte[bytes.length];
+        for (int i = 0; i < bytes.length; i++) {
+            b[i] = (byte) bytes[i];
+        }
+        return PacketMetadata.newBuilder().setMetadataId(id("packet_out", field)).setValue(ByteString.copyFrom(b)).build();
+    }
+
     @Test
-    void aPacketOutIsEgressPortThenToPipelineInTheTopBitOfTheSecondByte() {
+    void aPacketOutIsEgressPortThenToPipelineInTheTopBitOfTheSecondByteThenTheEtherType() {
         ControllerHeader out = header("packet_out");
-        byte[] frame = out.encode(List.of(
-                PacketMetadata.newBuilder().setMetadataId(id("packet_out", "egress_port")).setValue(ByteString.copyFrom(new byte[] {0, 2})).build(),
-                PacketMetadata.newBuilder().setMetadataId(id("packet_out", "to_pipeline")).setValue(ByteString.copyFrom(new byte[] {1})).build(),
-                PacketMetadata.newBuilder().setMetadataId(id("packet_out", "hairpinned")).setValue(ByteString.copyFrom(new byte[] {0})).build(),
-                PacketMetadata.newBuilder().setMetadataId(id("packet_out", "_pad")).setValue(ByteString.copyFrom(new byte[] {0})).build()),
-                ByteString.copyFrom(new byte[] {0x11}));
-        assertArrayEquals(new byte[] {2, (byte) 0x80, 0x11}, frame);
+        byte[] frame = out.encode(List.of(packetOut("egress_port", 0, 2), packetOut("to_pipeline", 1),
+                packetOut("hairpinned", 0), packetOut("probe", 1), packetOut("_pad", 0),
+                packetOut("ether_type", 0x86, 0xdd)), ByteString.copyFrom(new byte[] {0x11}));
+        assertArrayEquals(new byte[] {2, (byte) 0xa0, (byte) 0x86, (byte) 0xdd, 0x11}, frame, "to_pipeline, probe");
         assertThrows(IllegalArgumentException.class, () -> out.encode(List.of(PacketMetadata.newBuilder()
                 .setMetadataId(id("packet_out", "to_pipeline")).setValue(ByteString.copyFrom(new byte[] {2})).build()), ByteString.EMPTY));
     }
