@@ -304,6 +304,24 @@ def test_ipv4_too_long_to_translate_here_comes_as_it_came_and_its_probe_comes_ba
     ptf.verify_no_other_packets()
 
 
+def test_what_fits_a_dma_frame_is_handed_over_translated_and_what_does_not_as_it_came(ptf):
+    """IPv4 without DF to fragment as IPv6: up to 1462 bytes its translation with its Fragment
+    header, Ethernet and packet_in fit 1514 bytes (PUNT_NEEDS_FRAGMENTATION, translated); from 1463
+    bytes it comes as it came (PUNT_TOO_LONG), without Ethernet from 1491 bytes."""
+    full_size_v4(ptf)      # its session
+    for size, (reason, finish) in ((1462, (PUNT_NEEDS_FRAGMENTATION, 0)), (1463, (PUNT_TOO_LONG, 0)),
+                                   (1490, (PUNT_TOO_LONG, 0)), (1491, (PUNT_TOO_LONG, FINISH_NO_ETHERNET))):
+        packet = from_v4_server(UDP(sport=53, dport=40000) / (b"b" * (size - 28)))
+        ptf.send(V4_PORT, packet)
+        payload, md = ptf.client.packet_in()
+        assert (md["punt_reason"], md["finish"]) == (reason, finish), (size, md)
+        if reason == PUNT_TOO_LONG:
+            assert payload == bytes(packet)[14 if finish else 0:], size
+        else:
+            assert len(payload) == 1514 - 10 and Ether(payload)[IPv6ExtHdrFragment].nh == 17
+    ptf.verify_no_other_packets()
+
+
 def test_a_probe_never_leaves_the_card(ptf):
     """A probe is only headers: whatever the pipe would do with it but hand it over to be
     fragmented (here: no session, then a datagram that fits), it is dropped."""

@@ -288,9 +288,11 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
             to_controller(meta.punt_reason, no_ethernet);
             return;
         }
-        /* Translated, with its Fragment header, beside packet_in: over a DMA frame. */
+        /* Translated to IPv6 with a Fragment header (40 + 8 bytes for IPv4's header and options),
+         * beside Ethernet and packet_in: over a DMA frame. */
         if (meta.to_fragment && translated && hdr.ipv4.isValid() && !probe
-            && out_len + 8 + ETHERNET_BYTES + PACKET_IN_BYTES > SUME_MAX_FRAME) {
+            && hdr.ipv4.total_len - ((bit<16>) hdr.ipv4.ihl << 2) + 48 + ETHERNET_BYTES + PACKET_IN_BYTES
+               > SUME_MAX_FRAME) {
             bit<8> no_ethernet;
             ethernet_left_out.apply(hdr, frame_length, no_ethernet);
             to_controller(PUNT_TOO_LONG, no_ethernet);

@@ -65,6 +65,8 @@ final class P4RuntimeLink implements SwitchLink {
     private final long cookie;
     /** The metadata of every packet-out that goes through the pipeline: built once, sent with each setup. */
     private final List<PacketMetadata> toPipeline;
+    /** Whether packet_out has ether_type (a NetFPGA SUME): a frame too long for its DMA goes without Ethernet. */
+    private final boolean etherTypeField;
     private final Nat64Fabric fabric;
     private final ExecutorService events;
     private volatile boolean running = true;
@@ -89,6 +91,7 @@ final class P4RuntimeLink implements SwitchLink {
         this.cookie = (Arrays.hashCode(codec.p4info().toByteArray()) * 31L + Arrays.hashCode(deviceConfig))
                 & 0x7fffffffffffffffL;
         this.toPipeline = packetOutMetadata(Map.of("to_pipeline", 1));
+        this.etherTypeField = hasPacketOut(ETHER_TYPE);
         this.fabric = fabric;
         this.events = events;
     }
@@ -320,7 +323,7 @@ final class P4RuntimeLink implements SwitchLink {
      * not fit a NetFPGA SUME's DMA goes without its Ethernet header (packet_out.ether_type).
      */
     private boolean throughPipeline(byte[] frame, String mark) {
-        int etherType = hasPacketOut(ETHER_TYPE) ? SumeHeaders.etherTypeLeftOut(frame) : 0;
+        int etherType = etherTypeField ? SumeHeaders.etherTypeLeftOut(frame) : 0;
         if (etherType == 0 && mark == null) {
             packetOut(frame, toPipeline);
             return true;
