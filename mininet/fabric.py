@@ -163,11 +163,14 @@ class Controller:
         return log.read_text() if log.exists() else ""
 
     def get(self, path):
+        return json.loads(self.text(path))
+
+    def text(self, path):
         user = self.credentials.read_text().strip()
         req = urllib.request.Request(self.url + path,
                                      headers={"Authorization": "Basic " + base64.b64encode(user.encode()).decode()})
         with urllib.request.urlopen(req, timeout=10) as r:
-            return json.load(r)
+            return r.read().decode()
 
     def wait_programmed(self, timeout=120):
         """Waits until every switch is connected and reconciled."""

@@ -46,6 +46,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from harness import netns                  # noqa: E402
 from switch_process import SwitchProcess   # noqa: E402  (harness put mininet/ on the path)
 from fabric import Controller              # noqa: E402
+from prometheus_client.parser import text_string_to_metric_families   # noqa: E402
 
 SECONDS = float(sys.argv[1]) if len(sys.argv) > 1 else 4
 RATES = sorted(int(r) for r in sys.argv[2:]) or [100, 300, 1000, 3000, 10000, 15000, 20000, 30000]
@@ -76,10 +77,13 @@ HOSTS1, HOSTS2 = "2001:db8:1::/64", "2001:db8:2::/64"
 # Where the controller says a setup's time went (its /stats): waiting in its subscriber's queue, the
 # batch's allocation and durable commit, the batch's writes to the borders, its packet-out after the
 # batch's earlier ones, and from packet-in to packet-out in all. Means over the level, from the
-# difference of the stats' sums and counts.
+# difference of the stats' sums and counts; 99th percentiles from the difference of its /metrics
+# histogram (the upper bound of the bucket holding it: buckets step 10, 15, 20, 30, 50, 70 per decade).
 STAGES = ["queued", "durable", "written", "sending", "total"]
 FIELDS = ["topology", "offered_per_s", "flood_per_s", "fraction_of_saturation", "saturation_per_s", "flows",
-          "set_up", "setups_per_s", "p50_ms", "p99_ms", "flood_set_up"] + [f"{s}_mean_ms" for s in STAGES]
+          "set_up", "setups_per_s", "p50_ms", "p99_ms", "flood_set_up"] + [f"{s}_mean_ms" for s in STAGES] \
+    + [f"{s}_p99_ms" for s in STAGES]
+LATENCY_FAMILY = "nat64fabric_setup_latency_seconds"
 
 
 def route(prefix, port, next_hop):
@@ -440,6 +444,7 @@ class Fabric:
             flooder = threading.Thread(target=lambda: flood_sent.update(self.sender.offer(flood, flood_rate)))
             flooder.start()
         stats_before = self.controller.get("/stats")
+        buckets_before = stage_buckets(self.controller.text("/metrics"))
         cpu_before, senders_before, t0 = thread_cpu(), sender_cpu(), time.monotonic()
         sent = self.sender.offer(polite, rate)
         if flooder:
@@ -459,6 +464,7 @@ class Fabric:
         last = max((arrived[f] for f in sent if f in arrived), default=start)
         time.sleep(QUIET)   # what a saturated level left queued is done before the next one starts
         stats = self.controller.get("/stats")
+        buckets = stage_buckets(self.controller.text("/metrics"))
 
         def mean_ms(stage):
             key = f"setups.latencyUs.{stage}."
@@ -472,7 +478,28 @@ class Fabric:
             "p99_ms": round(delays[min(done - 1, int(done * 0.99))], 2) if delays else "",
             "flood_set_up": len([f for f in flood_sent if f in arrived]),
             **{f"{stage}_mean_ms": mean_ms(stage) for stage in STAGES},
+            **{f"{stage}_p99_ms": p99_ms(buckets_before.get(stage, {}), buckets.get(stage, {})) for stage in STAGES},
         }
+
+
+def stage_buckets(metrics):
+    """{stage: {upper bound in seconds: cumulative count}} of the controller's setup latency histogram."""
+    out = {}
+    for family in text_string_to_metric_families(metrics):
+        if family.name == LATENCY_FAMILY:
+            for sample in family.samples:
+                if sample.name.endswith("_bucket"):
+                    out.setdefault(sample.labels["stage"], {})[float(sample.labels["le"])] = sample.value
+    return out
+
+
+def p99_ms(before, after):
+    """The 99th percentile of what was recorded between two readings of a stage's histogram: the upper
+    bound of its bucket, in ms ("" when nothing was)."""
+    counts = [(le, n - before.get(le, 0)) for le, n in sorted(after.items())]
+    if not counts or not counts[-1][1]:
+        return ""
+    return next(round(le * 1000, 2) for le, n in counts if n >= 0.99 * counts[-1][1])
 
 
 def ms(v):
@@ -486,6 +513,7 @@ def summary(row):
         text += f"; flooder's set up: {row['flood_set_up']}"
     if row["total_mean_ms"] != "":
         text += "; controller means: " + ", ".join(f"{s} {ms(row[f'{s}_mean_ms'])}" for s in STAGES)
+        text += "; p99 at most: " + ", ".join(f"{s} {ms(row[f'{s}_p99_ms'])}" for s in STAGES)
     return text
 
 
