@@ -85,6 +85,21 @@ def test_tcp_control_segments_go_to_the_controller_translated_and_routed(ptf):
     ptf.verify_no_other_packets()
 
 
+def test_a_full_size_tcp_control_segment_from_ipv4_is_sent_on_by_the_card_untracked(ptf):
+    """A 1480-byte IPv4 segment with FIN (the last of a response, MSS 1440) is 1500 bytes as IPv6:
+    with Ethernet and packet_in over a DMA frame, so it cannot be handed over; the card sends it on
+    rather than lose it (its session then ages on its timer), and still hands a smaller one over."""
+    ptf.insert(session_v4(ptf, 6, MAPPED, 41000, V6_HOST, 33000))
+    data = b"l" * 1440
+    ptf.send(V4_PORT, from_v4_server(TCP(sport=80, dport=41000, flags="FA", seq=7, ack=9) / data, flags="DF"))
+    ptf.verify_packet(to_v6_host(TCP(sport=80, dport=33000, flags="FA", seq=7, ack=9) / data), V6_PORT)
+    assert ptf.client.packet_in(timeout=0.3) is None
+    ptf.send(V4_PORT, from_v4_server(TCP(sport=80, dport=41000, flags="FA", seq=7, ack=9) / data[:1420], flags="DF"))
+    payload, md = ptf.client.packet_in()
+    assert (md["punt_reason"], md["finish"], len(payload)) == (PUNT_FINISH, FINISH_TCP_CONTROL, 14 + 40 + 20 + 1420)
+    ptf.verify_no_other_packets()
+
+
 def test_ipv4_udp_without_checksum_goes_to_the_controller_to_get_one(ptf):
     """RFC 7915 4.5: the checksum is over the payload, which SDNet cannot read: translated and
     routed here, summed by the controller (FINISH_UDP_CHECKSUM)."""

@@ -288,11 +288,13 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
             to_controller(meta.punt_reason, no_ethernet);
             return;
         }
-        /* Translated to IPv6 with a Fragment header (40 + 8 bytes for IPv4's header and options),
-         * beside Ethernet and packet_in: over a DMA frame. */
-        if (meta.to_fragment && translated && hdr.ipv4.isValid() && !probe
-            && hdr.ipv4.total_len - ((bit<16>) hdr.ipv4.ihl << 2) + 48 + ETHERNET_BYTES + PACKET_IN_BYTES
-               > SUME_MAX_FRAME) {
+        /* IPv4 translated to IPv6 (40 bytes for IPv4's header and options) in its frame beside
+         * packet_in: what a DMA frame must hold to hand it over translated. */
+        bit<16> handed_over_v6 = hdr.ipv4.total_len - ((bit<16>) hdr.ipv4.ihl << 2) + 40 + ETHERNET_BYTES
+                                 + PACKET_IN_BYTES;
+        bool v4_to_v6 = translated && hdr.ipv4.isValid();
+        /* With the Fragment header the controller fragments it by (8 bytes more), over a DMA frame. */
+        if (meta.to_fragment && v4_to_v6 && !probe && handed_over_v6 + 8 > SUME_MAX_FRAME) {
             bit<8> no_ethernet;
             ethernet_left_out.apply(hdr, frame_length, no_ethernet);
             to_controller(PUNT_TOO_LONG, no_ethernet);
@@ -306,7 +308,11 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
             hdr.ethernet.src_addr = meta.next_hop_src_mac;
             hdr.ethernet.dst_addr = meta.next_hop_dst_mac;
         }
-        bool tcp_control = translated && meta.stateful && hdr.tcp.isValid() && (hdr.tcp.flags & 0x07) != 0;
+        /* A TCP control segment goes to the controller translated, to be tracked and sent on (no
+         * clone to the CPU). One that would not fit a DMA frame (a full-size segment from IPv4 with
+         * FIN) is sent on here untracked, rather than lost: its session ages on its timer. */
+        bool tcp_control = translated && meta.stateful && hdr.tcp.isValid() && (hdr.tcp.flags & 0x07) != 0
+                           && !(v4_to_v6 && handed_over_v6 > SUME_MAX_FRAME);
         bool hairpinned = meta.recirc == RECIRC_HAIRPIN;
         meta.recirc = 0;
         if (translated) {
