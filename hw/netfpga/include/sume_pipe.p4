@@ -67,8 +67,6 @@ parser Nat64SumeParser(packet_in packet, out headers_t hdr, out metadata_t meta,
 #include "../../../p4/include/parser_states.p4"
 }
 
-/* Named as v1model's ingress, so that every table has the same name on both architectures and
- * the controller writes them alike. */
 /* A packet handed over as it came loses its Ethernet header when its frame would not fit in a DMA
  * frame beside packet_in (a 1500-byte IP packet does): `finish` is then FINISH_NO_ETHERNET. */
 control EthernetLeftOut(inout headers_t hdr, in bit<16> frame_length, out bit<8> finish) {
@@ -81,6 +79,8 @@ control EthernetLeftOut(inout headers_t hdr, in bit<16> frame_length, out bit<8>
     }
 }
 
+/* Named as v1model's ingress, so that every table has the same name on both architectures and
+ * the controller writes them alike. */
 control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t digest,
                      inout sume_metadata_t sume_metadata) {
     IpLengths() ip_lengths;
@@ -293,7 +293,8 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
         bit<16> handed_over_v6 = hdr.ipv4.total_len - ((bit<16>) hdr.ipv4.ihl << 2) + 40 + ETHERNET_BYTES
                                  + PACKET_IN_BYTES;
         bool v4_to_v6 = translated && hdr.ipv4.isValid();
-        /* With the Fragment header the controller fragments it by (8 bytes more), over a DMA frame. */
+        /* To be fragmented it also carries a Fragment header (8 bytes): too long to hand over
+         * translated, it goes as it came, and the controller probes the pipe with its headers. */
         if (meta.to_fragment && v4_to_v6 && !probe && handed_over_v6 + 8 > SUME_MAX_FRAME) {
             bit<8> no_ethernet;
             ethernet_left_out.apply(hdr, frame_length, no_ethernet);
