@@ -1,11 +1,10 @@
 package org.nat64fabric.softswitch.server;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import java.math.BigInteger;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.nat64fabric.softswitch.pipeline.State;
 import org.nat64fabric.softswitch.runtime.Entities;
 import p4.config.v1.P4InfoOuterClass.ControllerPacketMetadata;
@@ -34,12 +33,14 @@ public final class ControllerHeader {
         if (data.length < bytes) {
             return null;
         }
-        List<PacketMetadata> out = new ArrayList<>();
+        List<PacketMetadata> out = new ArrayList<>(info.getMetadataCount());
         int bit = 0;
         for (ControllerPacketMetadata.Metadata m : info.getMetadataList()) {
-            BigInteger v = State.readWide(data, bit, m.getBitwidth());
-            out.add(PacketMetadata.newBuilder().setMetadataId(m.getId()).setValue(Entities.bytes(v)).build());
-            bit += m.getBitwidth();
+            int width = m.getBitwidth();
+            ByteString value = width <= Long.SIZE ? canonical(State.readBits(data, bit, width))
+                    : Entities.bytes(State.readWide(data, bit, width));
+            out.add(PacketMetadata.newBuilder().setMetadataId(m.getId()).setValue(value).build());
+            bit += width;
         }
         return out;
     }
@@ -54,35 +55,77 @@ public final class ControllerHeader {
      * of the field's width; anything else is refused (IllegalArgumentException) and the packet dropped.
      */
     public byte[] encode(List<PacketMetadata> metadata, ByteString payload) {
-        Map<Integer, PacketMetadata> byId = new HashMap<>();
+        List<ControllerPacketMetadata.Metadata> fields = info.getMetadataList();
+        PacketMetadata[] byField = new PacketMetadata[fields.size()];
         for (PacketMetadata pm : metadata) {
-            if (byId.put(pm.getMetadataId(), pm) != null) {
+            int f = indexOf(fields, pm.getMetadataId());
+            if (f < 0) {
+                throw new IllegalArgumentException("packet_out has no metadata with ID " + pm.getMetadataId());
+            }
+            if (byField[f] != null) {
                 throw new IllegalArgumentException("packet_out metadata ID " + pm.getMetadataId() + " appears twice");
             }
+            byField[f] = pm;
         }
         byte[] out = new byte[bytes + payload.size()];
         int bit = 0;
-        for (ControllerPacketMetadata.Metadata field : info.getMetadataList()) {
-            PacketMetadata pm = byId.remove(field.getId());
-            if (pm == null) {
+        for (int f = 0; f < byField.length; f++) {
+            ControllerPacketMetadata.Metadata field = fields.get(f);
+            if (byField[f] == null) {
                 throw new IllegalArgumentException("packet_out metadata '" + field.getName() + "' (ID " + field.getId()
                         + ") is missing: a packet-out carries every field of the packet_out header");
             }
-            if (pm.getValue().isEmpty()) {
+            ByteString value = byField[f].getValue();
+            if (value.isEmpty()) {
                 throw new IllegalArgumentException("packet_out metadata '" + field.getName() + "' is an empty bytestring");
             }
-            BigInteger v = new BigInteger(1, pm.getValue().toByteArray());
-            if (v.bitLength() > field.getBitwidth()) {
+            int width = field.getBitwidth();
+            if (significantBits(value) > width) {
                 throw new IllegalArgumentException("packet_out metadata '" + field.getName() + "' does not fit in "
-                        + field.getBitwidth() + " bits");
+                        + width + " bits");
             }
-            State.writeWide(out, bit, field.getBitwidth(), v);
-            bit += field.getBitwidth();
-        }
-        if (!byId.isEmpty()) {
-            throw new IllegalArgumentException("packet_out has no metadata with ID " + byId.keySet().iterator().next());
+            if (width <= Long.SIZE) {
+                long v = 0;
+                for (int i = 0; i < value.size(); i++) {
+                    v = v << 8 | value.byteAt(i) & 0xff;
+                }
+                State.writeBits(out, bit, width, v);
+            } else {
+                State.writeWide(out, bit, width, new BigInteger(1, value.toByteArray()));
+            }
+            bit += width;
         }
         payload.copyTo(out, bytes);
         return out;
+    }
+
+    private static int indexOf(List<ControllerPacketMetadata.Metadata> fields, int id) {
+        for (int f = 0; f < fields.size(); f++) {
+            if (fields.get(f).getId() == id) {
+                return f;
+            }
+        }
+        return -1;
+    }
+
+    /** The bits of the unsigned big-endian value, leading zeros left out. */
+    private static int significantBits(ByteString value) {
+        for (int i = 0; i < value.size(); i++) {
+            int b = value.byteAt(i) & 0xff;
+            if (b != 0) {
+                return (value.size() - i - 1) * 8 + 32 - Integer.numberOfLeadingZeros(b);
+            }
+        }
+        return 0;
+    }
+
+    /** P4Runtime's canonical bytestring of an unsigned value: no leading zero bytes, at least one byte. */
+    private static ByteString canonical(long v) {
+        int n = Math.max(1, (Long.SIZE - Long.numberOfLeadingZeros(v) + 7) / 8);
+        byte[] b = new byte[n];
+        for (int i = n - 1; i >= 0; i--, v >>>= 8) {
+            b[i] = (byte) v;
+        }
+        return UnsafeByteOperations.unsafeWrap(b);
     }
 }
