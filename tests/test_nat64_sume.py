@@ -304,7 +304,7 @@ def test_ipv4_too_long_to_translate_here_comes_as_it_came_and_its_probe_comes_ba
     assert payload == bytes(big[IP])
     ptf.verify_no_other_packets()
     token = b"\x01\x02\x03\x04\x05\x06\x07\x08"
-    probe = bytes(big)[:14 + 20 + 20] + token
+    probe = bytes(big)[:14 + 20 + 48] + token
     ptf.client.packet_out(probe, to_pipeline=1, probe=1)
     payload, md = ptf.client.packet_in()
     assert (md["punt_reason"], md["finish"]) == \
@@ -334,6 +334,30 @@ def test_what_fits_a_dma_frame_is_handed_over_translated_and_what_does_not_as_it
             assert payload == bytes(packet)[14 if finish else 0:], size
         else:
             assert len(payload) == 1514 - 10 and Ether(payload)[IPv6ExtHdrFragment].nh == 17
+    ptf.verify_no_other_packets()
+
+
+def test_an_icmpv4_error_too_long_to_translate_here_is_probed_and_comes_back_to_be_cut(ptf):
+    """RFC 7915 4.2: an ICMPv4 error quoting a 1472-byte datagram (1500 bytes) is 1540 bytes
+    translated, to be cut to 1280 and summed by the controller: over a DMA frame, so it comes as it
+    came, and its probe (IP header, ICMP header and the 40 bytes of quoted headers, token) comes
+    back translated with what to finish (FINISH_PROBED | FINISH_ICMP_CHECKSUM | FINISH_TRUNCATE)."""
+    ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
+    quoted = IP(src=MAPPED, dst=V4_SERVER, ttl=60) / UDP(sport=40000, dport=53) / (b"q" * 1444)
+    error = from_v4_server(ICMP(type=3, code=3) / bytes(quoted))
+    assert len(error[IP]) == 1500
+    ptf.send(V4_PORT, error)
+    payload, md = ptf.client.packet_in()
+    assert (md["punt_reason"], md["finish"]) == (PUNT_TOO_LONG, FINISH_NO_ETHERNET), md
+    token = bytes(range(8))
+    ptf.client.packet_out(bytes(error)[:14 + 20 + 48] + token, to_pipeline=1, probe=1)
+    payload, md = ptf.client.packet_in()
+    assert (md["punt_reason"], md["finish"], md["out_port"], md["truncate_to"]) == \
+        (PUNT_FINISH, FINISH_PROBED | FINISH_ICMP_CHECKSUM | FINISH_TRUNCATE, V6_PORT, 14 + 1280), md
+    assert payload[-8:] == token
+    back = Ether(payload[:-8])
+    assert (back[IPv6].src, back[IPv6].dst, back[IPv6].plen, back[ICMPv6DestUnreach].code) == \
+        (embed(V4_SERVER, POOL6, 96), V6_HOST, 1280 - 40, 4)     # the length cut to
     ptf.verify_no_other_packets()
 
 
@@ -633,3 +657,24 @@ def test_the_controller_fragments_full_size_routed_ipv4_the_card_hands_over_with
     first, last = sorted(frames, key=lambda f: f[IP].frag)
     assert (first[IP].flags.MF, last[IP].flags.MF) == (1, 0)
     assert bytes(first[IP].payload)[8:] + bytes(last[IP].payload) == data
+
+
+def test_the_controller_translates_a_full_size_icmpv4_error_by_probing_the_card_and_cuts_it(sume_fabric):
+    """RFC 7915 4.2, RFC 4443 2.4(c): an ICMPv4 port unreachable quoting a full 1472-byte datagram
+    reaches the IPv6 host as ICMPv6 1/4 cut to 1280 bytes, its checksum over the whole message, the
+    datagram it quotes translated back to the host's own addresses and ports."""
+    api, dataplane, tmp = sume_fabric
+    out = first_through(sume_fabric, from_v6_host(UDP(sport=5405, dport=53) / b"open"))
+    mapped, port = out[IP].src, out[UDP].sport
+    quoted = IP(src=mapped, dst=V4_SERVER, ttl=60) / UDP(sport=port, dport=53) / (b"e" * 1444)
+    dataplane.send(V4_PORT, from_v4_server(ICMP(type=3, code=3) / bytes(quoted), dst=mapped))
+    got = Ether(dataplane.poll(V6_PORT, timeout=3))
+    dataplane.verify_no_other_packets()
+    assert (got[IPv6].src, got[IPv6].dst, len(got[IPv6]), got[ICMPv6DestUnreach].code) == \
+        (embed(V4_SERVER, POOL6, 96), V6_HOST, 1280, 4)
+    check = got[IPv6].copy()
+    del check[ICMPv6DestUnreach].cksum
+    assert IPv6(bytes(check))[ICMPv6DestUnreach].cksum == got[ICMPv6DestUnreach].cksum, "summed over the message"
+    inner = IPv6(bytes(got[ICMPv6DestUnreach].payload))
+    assert (inner.src, inner.dst, inner[UDP].sport, inner[UDP].dport) == \
+        (V6_HOST, embed(V4_SERVER, POOL6, 96), 5405, 53)

@@ -30,7 +30,7 @@ header packet_in_t {
  * FINISH_HAIRPIN: translated back as v1model's recirculated pass is, one router hop for both.
  * probe = 1 (with to_pipeline): the headers of a packet the pipe handed over with PUNT_TOO_LONG,
  * its payload left out, and 8 bytes of the controller's after them; the pipe takes the lengths the
- * headers state, and hands the result back (FINISH_PROBED) instead of sending it. ether_type 0:
+ * headers state, and hands the result back (FINISH_PROBED) instead of sending it (or drops it). ether_type 0:
  * an Ethernet header follows; otherwise the frame starts with the IP packet of that EtherType (a
  * full-size packet the pipe handed over without its Ethernet header: the pipe writes one). */
 @controller_header("packet_out")
@@ -56,8 +56,9 @@ const bit<8> FINISH_NO_ETHERNET   = 64;  /* the packet without its Ethernet head
                                             or PUNT_NEEDS_FRAGMENTATION the controller writes it back
                                             from its routes; with PUNT_SESSION_MISS it sends the IP
                                             packet back so (packet_out.ether_type) */
-const bit<8> FINISH_PROBED        = 128; /* PUNT_NEEDS_FRAGMENTATION of a probe: translated and routed
-                                            headers, then the controller's 8 bytes (packet_out.probe) */
+const bit<8> FINISH_PROBED        = 128; /* a probe's translation (packet_out.probe), to fragment or to
+                                            finish: translated and routed headers, then the
+                                            controller's 8 bytes */
 
 /* SUME's DMA carries frames of at most 1514 bytes, packet_in's 10 included. */
 const bit<16> SUME_MAX_FRAME = 1514;

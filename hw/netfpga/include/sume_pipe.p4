@@ -14,9 +14,10 @@
  *   Ethernet header (FINISH_NO_ETHERNET), which the controller writes back from its routes;
  * - session misses, packets to fragment, missing routes: as on v1model, a full-size one without
  *   its Ethernet header (a session miss comes back so, packet_out.ether_type);
- * - IPv4 to translate and fragment whose translation would not fit a DMA frame: as it came
- *   (PUNT_TOO_LONG); the controller sends its headers back as a probe (packet_out.probe), whose
- *   translation comes back (FINISH_PROBED), puts the payload behind them and fragments it.
+ * - IPv4 to translate and fragment, or an ICMPv4 error to translate and cut, whose translation
+ *   would not fit a DMA frame: as it came (PUNT_TOO_LONG); the controller sends its headers back as
+ *   a probe (packet_out.probe), whose translation comes back (FINISH_PROBED), puts the payload
+ *   behind them and fragments, or cuts and sums, the whole.
  * Not done here (hw/netfpga/README.md lists each difference): counters, meters (no punt policing
  * in the data plane, no rate meter on the errors: the controller limits their rate). */
 #ifndef NAT64_SUME_PIPE_P4
@@ -278,7 +279,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
             drop();
             return;
         }
-        if (probe && (meta.punt_reason != 0 || !meta.to_fragment)) {
+        if (probe && meta.punt_reason != 0) {
             drop();                                     /* a probe only ever comes back */
             return;
         }
@@ -293,9 +294,12 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
         bit<16> handed_over_v6 = hdr.ipv4.total_len - ((bit<16>) hdr.ipv4.ihl << 2) + 40 + ETHERNET_BYTES
                                  + PACKET_IN_BYTES;
         bool v4_to_v6 = translated && hdr.ipv4.isValid();
-        /* To be fragmented it also carries a Fragment header (8 bytes): too long to hand over
-         * translated, it goes as it came, and the controller probes the pipe with its headers. */
-        if (meta.to_fragment && v4_to_v6 && !probe && handed_over_v6 + 8 > SUME_MAX_FRAME) {
+        /* Too long to hand over translated, to be fragmented (with a Fragment header, 8 bytes) or
+         * as an ICMP error to cut and sum (its quoted header grows by 20 bytes, and by a Fragment
+         * header when it quotes a fragment: 28 at most), it goes as it came, and the controller
+         * probes the pipe with its headers. */
+        if (v4_to_v6 && !probe && (meta.to_fragment && handed_over_v6 + 8 > SUME_MAX_FRAME
+                                   || meta.is_icmp_error && handed_over_v6 + 28 > SUME_MAX_FRAME)) {
             bit<8> no_ethernet;
             ethernet_left_out.apply(hdr, frame_length, no_ethernet);
             to_controller(PUNT_TOO_LONG, no_ethernet);
@@ -350,7 +354,11 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
                       | (tcp_control ? FINISH_TCP_CONTROL : 0)
                       | (hairpinned ? FINISH_HAIRPIN : 0);
         if (finish != 0) {
-            to_controller(PUNT_FINISH, finish);
+            to_controller(PUNT_FINISH, finish | (probe ? FINISH_PROBED : 0));
+            return;
+        }
+        if (probe) {
+            drop();                                     /* a probe only ever comes back */
             return;
         }
         sume_metadata.dst_port = one_hot(meta.out_port);

@@ -345,8 +345,8 @@ class SumeFinishTest {
         OutboundPacket out = onlyPacketOut();
         assertEquals(packetOut(0, 1, "probe"), packetOutOf(out));
         byte[] probe = bytes(out);
-        assertEquals(14 + 20 + 20 + 8, probe.length, "its headers, the 20 bytes after them, a token");
-        assertArrayEquals(Arrays.copyOf(ip, 40), Arrays.copyOfRange(probe, 14, 54));
+        assertEquals(14 + 20 + 48 + 8, probe.length, "its headers, the 48 bytes after them, a token");
+        assertArrayEquals(Arrays.copyOf(ip, 68), Arrays.copyOfRange(probe, 14, 82));
         assertEquals(1L, manager.stats().get("fragmentation.probes"));
     }
 

@@ -361,10 +361,27 @@ public final class Nat64Fabric implements Nat64Service {
      * {@code errorCode}, {@code errorParam}) is not translated: the error about it goes back out
      * of {@code outPort}, the port it came in on; with FINISH_NO_ETHERNET the card left its
      * Ethernet header out, which is written back from the route to its source ({@link MissingEthernet}).
+     * With FINISH_PROBED the frame is a probe's translation, finished once the payload it left out
+     * is behind it ({@link Probes}).
      */
     public void finish(String deviceId, byte[] frame, int finish, int outPort, int truncateTo, int errorType,
                        int errorCode, int errorParam) {
         count("packetIn." + PUNT_FINISH);
+        if ((finish & SumeHeaders.FINISH_PROBED) == 0) {
+            finishWhole(deviceId, frame, finish, outPort, truncateTo, errorType, errorCode, errorParam);
+            return;
+        }
+        Optional<byte[]> whole = probes.translated(deviceId, frame);
+        if (whole.isEmpty()) {
+            count("finish.unparsed");
+            return;
+        }
+        finishWhole(deviceId, whole.get(), finish & ~SumeHeaders.FINISH_PROBED, outPort, truncateTo, errorType,
+                errorCode, errorParam);
+    }
+
+    private void finishWhole(String deviceId, byte[] frame, int finish, int outPort, int truncateTo, int errorType,
+                             int errorCode, int errorParam) {
         if ((finish & ~SumeHeaders.FINISH_NO_ETHERNET) == SumeHeaders.FINISH_ICMP_ERROR) {
             Optional<byte[]> framed = (finish & SumeHeaders.FINISH_NO_ETHERNET) == 0 ? Optional.of(frame)
                     : MissingEthernet.fromSource(frame, switchConfig(deviceId));

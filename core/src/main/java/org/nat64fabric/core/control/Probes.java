@@ -13,12 +13,13 @@ import java.util.function.LongSupplier;
  * IPv4 packets a NetFPGA SUME could not translate whole (PUNT_TOO_LONG): a 1500-byte packet without
  * DF to an IPv6 host is 1528 bytes once translated with its Fragment header, over the card's
  * 1514-byte DMA frame, so the card can neither hand its translation over to be fragmented nor send
- * it. The card's pipe still translates it: it gets the packet's headers alone (a probe: the IP
- * header and the 20 bytes after it, then a token of 8 bytes), takes the lengths they state, and
- * hands their translation back (FINISH_PROBED), token untouched. The translation of the whole
- * packet is that of its headers followed by the rest of its payload, as it came: the checksum
- * deltas the pipe applies do not depend on the payload, and ICMPv6's pseudo-header length comes
- * from the stated length. One piece of code translates, the pipe's.
+ * it; the same for an ICMPv4 error of over 1450 bytes, whose translation is to be cut to 1280 bytes
+ * and summed. The card's pipe still translates it: it gets the packet's headers alone (a probe: the
+ * IP header and the {@value #PROBED_L4} bytes after it, then a token of 8 bytes), takes the lengths
+ * they state, and hands their translation back (FINISH_PROBED), token untouched. The translation
+ * of the whole packet is that of its headers followed by the rest of its payload, as it came: the
+ * checksum deltas the pipe applies do not depend on the payload, and ICMPv6's pseudo-header length
+ * comes from the stated length. One piece of code translates, the pipe's.
  *
  * <p>Probes wait at most {@link #TIMEOUT_MS} ms and {@link #MAX_WAITING} at a time; the oldest
  * goes first (the packet is lost, as a full queue loses it).
@@ -27,8 +28,11 @@ final class Probes {
     static final int MAX_WAITING = 1024;
     static final long TIMEOUT_MS = 1000;
     private static final int ETHERNET = 14;
-    /** What the pipe reads and rewrites after the IP header: TCP's fixed header, the longest it parses. */
-    static final int PROBED_L4 = 20;
+    /**
+     * The most the pipe reads and rewrites after an IPv4 header: an ICMP error's header (8) and the
+     * IPv4 and transport headers it quotes (20 + 8, and 12 more of TCP's).
+     */
+    static final int PROBED_L4 = 48;
     private static final int TOKEN = 8;
 
     private static final class Waiting {

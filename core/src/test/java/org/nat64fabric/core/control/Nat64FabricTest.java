@@ -465,18 +465,18 @@ class Nat64FabricTest {
         fabric.packetIn("border1", Nat64Fabric.PUNT_TOO_LONG, SumeHeaders.FINISH_NO_ETHERNET, packet);
         assertEquals(1, border1.probes.size());
         byte[] probe = border1.probes.get(0);
-        assertEquals(14 + 20 + 20 + 8, probe.length, "the IP header, the 20 bytes after it, a token");
-        assertEquals(hex(packet, 0, 40), hex(probe, 14, 54));
+        assertEquals(14 + 20 + 48 + 8, probe.length, "the IP header, the 48 bytes after it, a token");
+        assertEquals(hex(packet, 0, 68), hex(probe, 14, 82));
 
         // The card's translation of the probe: routed, IPv6 with a Fragment header, the UDP header
-        // with new ports and checksum, then 12 bytes of payload and the token, untouched.
-        ByteBuffer t = ByteBuffer.allocate(14 + 48 + 20 + 8);
+        // with new ports and checksum, then 40 bytes of payload and the token, untouched.
+        ByteBuffer t = ByteBuffer.allocate(14 + 48 + 48 + 8);
         t.putShort((short) 0).putInt(0x0110).putShort((short) 0).putInt(0xb102).putShort((short) 0x86dd);
         t.putInt(0x60000000).putShort((short) (8 + 1480)).put((byte) 44).put((byte) 63);
         t.put(Ipv6Address.parse("2001:db8:64::c633:640a", "src").toBytes()).put(Ipv6Address.parse(HOST, "dst").toBytes());
         t.put((byte) 17).put((byte) 0).putShort((short) 0).putInt(0x2468);
         t.putShort((short) 53).putShort((short) 40000).putShort((short) 1480).putShort((short) 0x4321);
-        t.put(packet, 28, 12).put(probe, probe.length - 8, 8);
+        t.put(packet, 28, 40).put(probe, probe.length - 8, 8);
         byte[] translated = t.array();
         fabric.packetIn("border1", Nat64Fabric.PUNT_NEEDS_FRAGMENTATION, SumeHeaders.FINISH_PROBED, translated);
         assertEquals(2, border1.packetOuts.size(), "1480 bytes in pieces of 1232 (1280 - 48)");
@@ -485,8 +485,8 @@ class Nat64FabricTest {
         byte[] second = border1.packetOuts.get(1);
         assertEquals(hex(translated, 0, 18) + hex(translated, 20, 54), hex(first, 0, 18) + hex(first, 20, 54),
                 "the card's Ethernet and IPv6 headers (but the payload length)");
-        assertEquals(hex(translated, 62, 82), hex(first, 62, 82), "the card's UDP header and 12 bytes");
-        assertEquals(hex(packet, 40, 40 + 1232 - 20), hex(first, 82, 14 + 1280), "then the payload as it came");
+        assertEquals(hex(translated, 62, 110), hex(first, 62, 110), "the card's UDP header and 40 bytes");
+        assertEquals(hex(packet, 68, 68 + 1232 - 48), hex(first, 110, 14 + 1280), "then the payload as it came");
         assertEquals(hex(packet, 20 + 1232, 1500), hex(second, 62, second.length));
         assertEquals(1L, fabric.stats().get("fragmentation.probes"));
 
@@ -497,6 +497,10 @@ class Nat64FabricTest {
         fabric.packetIn("border1", Nat64Fabric.PUNT_TOO_LONG, 0, new byte[] {0x60, 0});
         assertEquals(0, border1.probes.size(), "neither IPv4 nor a frame: counted");
         assertEquals(2L, fabric.stats().get("fragmentation.unparsed"));
+        fabric.finish("border1", translated, SumeHeaders.FINISH_PROBED | SumeHeaders.FINISH_ICMP_CHECKSUM
+                | SumeHeaders.FINISH_TRUNCATE, 1, 14 + 1280, 0, 0, 0);
+        assertEquals(2, border1.packetOuts.size(), "a probe to finish whose token is not waiting: nothing sent");
+        assertEquals(1L, fabric.stats().get("finish.unparsed"));
     }
 
     @Test

@@ -37,12 +37,12 @@ class ProbesTest {
     void aProbeIsTheHeadersThenTheTokenAndItsAnswerTakesThePayloadBehindIt() {
         byte[] frame = frame(1500, 2);
         byte[] probe = probes.probe("s1", frame).orElseThrow();
-        assertEquals(14 + 28 + Probes.PROBED_L4 + 8, probe.length, "Ethernet, IPv4 with 8 bytes of options, 20 bytes");
-        assertArrayEquals(Arrays.copyOf(frame, 14 + 28 + 20), Arrays.copyOf(probe, 14 + 28 + 20));
+        assertEquals(14 + 28 + Probes.PROBED_L4 + 8, probe.length, "Ethernet, IPv4 with 8 bytes of options, 48 bytes");
+        assertArrayEquals(Arrays.copyOf(frame, 14 + 28 + 48), Arrays.copyOf(probe, 14 + 28 + 48));
 
         byte[] whole = probes.translated("s1", answer(probe, 30)).orElseThrow();
-        assertEquals(30 + 1500 - 28 - 20, whole.length, "the Ethernet padding left out");
-        assertArrayEquals(Arrays.copyOfRange(frame, 14 + 48, 14 + 1500), Arrays.copyOfRange(whole, 30, whole.length));
+        assertEquals(30 + 1500 - 28 - 48, whole.length, "the Ethernet padding left out");
+        assertArrayEquals(Arrays.copyOfRange(frame, 14 + 28 + 48, 14 + 1500), Arrays.copyOfRange(whole, 30, whole.length));
         assertEquals(Optional.empty(), probes.translated("s1", answer(probe, 30)), "once");
     }
 
@@ -79,7 +79,7 @@ class ProbesTest {
         ipv6[12] = (byte) 0x86;
         byte[] lying = frame(1500, 0);
         lying[14 + 2] = 0x10;                                           // says 4096 bytes
-        for (byte[] f : new byte[][] {ipv6, lying, frame(40, 0), new byte[20]}) {
+        for (byte[] f : new byte[][] {ipv6, lying, frame(68, 0), new byte[20]}) {
             assertEquals(Optional.empty(), probes.probe("s1", f));
         }
     }
