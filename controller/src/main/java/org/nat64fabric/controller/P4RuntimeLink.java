@@ -21,6 +21,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
+import java.util.stream.Collectors;
 import org.nat64fabric.core.control.CounterReading;
 import org.nat64fabric.core.control.Nat64Fabric;
 import org.nat64fabric.core.control.SwitchLink;
@@ -67,6 +68,8 @@ final class P4RuntimeLink implements SwitchLink {
     private final List<PacketMetadata> toPipeline;
     /** Whether packet_out has ether_type (a NetFPGA SUME): a frame too long for its DMA goes without Ethernet. */
     private final boolean etherTypeField;
+    /** packet_in's metadata ids by name, looked up per packet-in. */
+    private final Map<String, Integer> packetInIds;
     private final Nat64Fabric fabric;
     private final ExecutorService events;
     private volatile boolean running = true;
@@ -92,6 +95,8 @@ final class P4RuntimeLink implements SwitchLink {
                 & 0x7fffffffffffffffL;
         this.toPipeline = packetOutMetadata(Map.of("to_pipeline", 1));
         this.etherTypeField = hasPacketOut(ETHER_TYPE);
+        this.packetInIds = metadataOf("packet_in").stream().collect(
+                Collectors.toMap(ControllerPacketMetadata.Metadata::getName, ControllerPacketMetadata.Metadata::getId));
         this.fabric = fabric;
         this.events = events;
     }
@@ -361,13 +366,17 @@ final class P4RuntimeLink implements SwitchLink {
                 .map(ControllerPacketMetadata::getMetadataList).orElse(List.of());
     }
 
+    /** A packet-in's metadata field by name; 0 where the packet-in or its header has none. */
     private int metadata(List<PacketMetadata> values, String name) {
-        for (ControllerPacketMetadata.Metadata m : metadataOf("packet_in")) {
-            if (m.getName().equals(name)) {
-                for (PacketMetadata v : values) {
-                    if (v.getMetadataId() == m.getId()) {
-                        return EntryCodec.value(v.getValue()).intValue();
+        Integer id = packetInIds.get(name);
+        if (id != null) {
+            for (PacketMetadata v : values) {
+                if (v.getMetadataId() == id) {
+                    int n = 0;
+                    for (int i = 0; i < v.getValue().size(); i++) {
+                        n = n << 8 | v.getValue().byteAt(i) & 0xff;
                     }
+                    return n;
                 }
             }
         }
