@@ -16,7 +16,8 @@ from scapy.layers.l2 import ARP, Ether
 from scapy.utils import rdpcap
 
 from harness import ROOT
-from test_nat64_sume import FINISH_ICMP_ERROR, PUNT_FINISH
+from test_nat64_sume import (FINISH_ICMP_ERROR, FINISH_NO_ETHERNET, FINISH_PROBED, PUNT_FINISH,
+                             PUNT_NEEDS_FRAGMENTATION, PUNT_TOO_LONG)
 from test_sume_agent import AGENT_JAR, PUNT_SESSION_MISS
 
 HW = ROOT / "hw" / "netfpga"
@@ -54,7 +55,7 @@ def model_card():
     proc = subprocess.run(["make", "--no-print-directory", "-C", str(HW), "build/model_card.txt"],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "model_card.txt: 9 frames through the model card" in proc.stdout
+    assert "model_card.txt: 13 frames through the model card" in proc.stdout
     cases = {}
     for line in MODEL_CARD.read_text().splitlines():
         if line.startswith("#"):
@@ -77,7 +78,7 @@ def generate(python, out):
 def testdata(model_card, tmp_path_factory):
     out = tmp_path_factory.mktemp("testdata") / "p4-project-testdata"
     said = generate(sys.executable, out)
-    assert said.startswith("gen_testdata.py: 9 frames"), said
+    assert said.startswith("gen_testdata.py: 13 frames"), said
     return out
 
 
@@ -97,7 +98,7 @@ def test_pcaps_and_tuples_say_what_the_model_card_did(model_card, testdata):
     ordered = sorted(model_card.values(), key=lambda c: c["order"])
     src, dst = rdpcap(str(testdata / "src.pcap")), rdpcap(str(testdata / "dst.pcap"))
     tin, texp = tuples(testdata / "Tuple_in.txt"), tuples(testdata / "Tuple_expect.txt")
-    assert len(src) == len(dst) == len(tin) == len(texp) == len(ordered) == 9
+    assert len(src) == len(dst) == len(tin) == len(texp) == len(ordered) == 13
     for case, s, d, i, e in zip(ordered, src, dst, tin, texp):
         in_port, frame = case["in"]
         out_port, out_frame = case["out"]
@@ -116,7 +117,7 @@ def test_pcaps_and_tuples_say_what_the_model_card_did(model_card, testdata):
         expected = [bytes(p) for p in rdpcap(str(testdata / (port + "_expected.pcap")))]
         assert applied == [c["in"][1] for c in ordered if c["in"][0] == port]
         assert expected == [c["out"][1] for c in ordered if c["out"][0] == port]
-    assert sum(1 for c in ordered if c["out"][0].startswith("nf")) == 6
+    assert sum(1 for c in ordered if c["out"][0].startswith("nf")) == 7
 
 
 def checksums_hold(frame):
@@ -173,6 +174,23 @@ def test_what_the_card_does_with_each_case(model_card):
     assert frame[6:8] == bytes([3, 13])
 
     assert out["bad_ipv4_checksum_dropped"] == ("drop", None)
+
+    # Full-size frames: a session miss and IPv4 too long to translate come as they came, without
+    # Ethernet; the probe of the latter comes back translated, its token after it.
+    for name, reason, finish in (("session_miss_full_size", PUNT_SESSION_MISS, FINISH_NO_ETHERNET),
+                                 ("udp_4to6_too_long", PUNT_TOO_LONG, FINISH_NO_ETHERNET)):
+        port, frame = out[name]
+        assert port == "dma" and frame[PACKET_IN_BYTES:] == model_card[name]["in"][1][14:], name
+        assert (frame[1], frame[3]) == (reason, finish), name
+    port, frame = out["probe_of_it"]
+    assert port == "dma" and (frame[1], frame[3]) == (PUNT_NEEDS_FRAGMENTATION, FINISH_PROBED)
+    assert frame[-8:] == bytes(range(8))
+    p = Ether(frame[PACKET_IN_BYTES:-8])
+    assert (p[IPv6].src, p[IPv6].dst, p[IPv6].plen) == ("2001:db8:2::20", "2001:db8:1::10", 8 + 1480)
+    port, frame = out["packet_out_without_ethernet"]
+    p = Ether(frame)
+    assert port == "nf1" and len(frame) == 14 + 1500 and (p.src, p.dst) == ("00:00:00:00:aa:01", "00:00:00:00:01:10")
+    assert (p[IPv6].dst, p[UDP].dport) == ("2001:db8:1::10", 53) and checksums_hold(p)
 
 
 def test_gen_testdata_runs_under_python_2_7_as_on_the_sdnet_host(model_card, testdata, tmp_path):

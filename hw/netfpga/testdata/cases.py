@@ -18,6 +18,9 @@ from scapy.layers.l2 import ARP, Ether
 HOST_MAC = "00:00:00:00:00:66"      # the sending hosts' (any unicast address)
 PUNT_PORT_NAME = "dma"
 PACKET_OUT_TO_PIPELINE = bytes([0, 0x80, 0, 0])   # packet_out_t: egress_port 0, to_pipeline 1, ether_type 0
+PROBE = bytes([0, 0xa0, 0, 0])                    # to_pipeline 1, probe 1
+IPV4_WITHOUT_ETHERNET = bytes([0, 0x80, 0x08, 0x00])
+TOKEN = bytes(range(8))
 
 
 def sample_fabric(path):
@@ -50,6 +53,8 @@ def cases(fabric_path):
     to_bib4 = UDP(sport=7000, dport=bib["ipv4Port"]) / b"query to pool4"
     quoted = IP(src=bib["ipv4Address"], dst=eam4, ttl=63, id=0) / UDP(sport=bib["ipv4Port"], dport=7000) / b"quoted"
     bad_checksum = from4(to_bib4, chksum=0x1234)
+    too_long = from4(UDP(sport=7000, dport=bib["ipv4Port"]) / (b"L" * 1472))                    # 1500 bytes, no DF
+    with_df = from4(UDP(sport=7000, dport=bib["ipv4Port"]) / (b"D" * 1452), flags="DF")         # 1480 bytes
     return [
         # test_nat64_pipeline.py::test_udp_v6_to_v4_through_a_session (the static BIB entry's session)
         ("udp_6to4_static_bib", port6, from6(to_server)),
@@ -72,6 +77,13 @@ def cases(fabric_path):
         ("packet_out_to_the_pipe", PUNT_PORT_NAME, PACKET_OUT_TO_PIPELINE + bytes(from6(to_server))),
         # test_nat64_sume.py::test_a_bad_ipv4_header_checksum_is_dropped_by_the_pipe
         ("bad_ipv4_checksum_dropped", port4, bad_checksum),
+        # ::test_a_full_size_session_miss_comes_without_ethernet_and_goes_back_so: the punt ...
+        ("session_miss_full_size", port6, from6(UDP(sport=6001, dport=123) / (b"n" * 1452), src=other6)),
+        # ... and a packet-out without Ethernet, its EtherType in packet_out (here IPv4 with a session)
+        ("packet_out_without_ethernet", PUNT_PORT_NAME, IPV4_WITHOUT_ETHERNET + bytes(with_df)[14:]),
+        # ::test_ipv4_too_long_to_translate_here_comes_as_it_came_and_its_probe_comes_back_translated
+        ("udp_4to6_too_long", port4, too_long),
+        ("probe_of_it", PUNT_PORT_NAME, PROBE + bytes(too_long)[:14 + 20 + 48] + TOKEN),
     ]
 
 
