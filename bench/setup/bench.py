@@ -502,6 +502,26 @@ def p99_ms(before, after):
     return next(round(le * 1000, 2) for le, n in counts if n >= 0.99 * counts[-1][1])
 
 
+def disk_fsync(directory, writes=500):
+    """How long the disk under the controller's state takes to make 8 KiB durable (write, fsync),
+    as its commit of each batch does: the bound on the `durable` stage's tail."""
+    path = directory / "fsync-probe"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    took = []
+    try:
+        for _ in range(writes):
+            os.write(fd, bytes(8192))
+            t = time.perf_counter()
+            os.fsync(fd)
+            took.append((time.perf_counter() - t) * 1000)
+    finally:
+        os.close(fd)
+        path.unlink()
+    took.sort()
+    return (f"the state directory's disk makes 8 KiB durable (write, fsync) in p50 {took[writes // 2]:.2f}, "
+            f"p99 {took[int(writes * 0.99)]:.2f}, max {took[-1]:.2f} ms ({writes} writes, before the run)")
+
+
 def ms(v):
     return "-" if v == "" else f"{v:.1f} ms" if v < 1000 else f"{v / 1000:.2f} s"
 
@@ -547,6 +567,7 @@ def main():
                 print(f"    {src.relative_to(ROOT)}  (modified {stamp}, {size} bytes)")
         print(f"setup bench: JVM flags (as bin/softswitch and bin/nat64fabric-controller): "
               f"softswitch {' '.join(JarSwitch.flags) or 'none'}; controller {' '.join(JarController.flags) or 'none'}")
+        print(f"setup bench: {disk_fsync(run_dir)}", flush=True)
         levels = len(RATES) + len(FRACTIONS) + 1
         print(f"setup bench: topologies {', '.join(TOPOLOGIES)}; per topology {levels} levels of {SECONDS:g} s "
               f"(ramp {', '.join(map(str, RATES))}/s; {', '.join(f'{f:.0%}' for f in FRACTIONS)} of saturation; "
