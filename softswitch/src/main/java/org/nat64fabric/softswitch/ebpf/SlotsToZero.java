@@ -456,6 +456,9 @@ final class SlotsToZero {
 
         /** A statement line: its reads checked against {@code w}, then its effect on it. */
         private BitSet statement(String st, BitSet w) {
+            if (splitTop(st, ';').size() > 2 && (st.contains("goto ") || st.contains("BAIL(") || st.contains("return"))) {
+                everything = true;   // a jump among other statements on one line: not a shape the generator writes
+            }
             if (st.startsWith("if (")) {
                 int close = matching(st, 3, '(', ')');
                 reads(st.substring(0, close + 1), w);

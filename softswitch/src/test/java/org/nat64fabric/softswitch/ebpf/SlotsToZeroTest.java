@@ -124,6 +124,11 @@ class SlotsToZeroTest {
         assertEquals(all(4), r.units);
     }
 
+    @Test void aJumpAmongOtherStatementsOnALineZeroesEverything() {
+        SlotsToZero.Result r = zeroed(NO_PARSER, "s->n[1] = 1; goto L0;\nL0:;\ns->n[2] = s->n[1];");
+        assertEquals(all(16), r.narrow);
+    }
+
     @Test void parserStatesStartFromWhatWasWrittenBeforeTheParser() {
         String parser = String.join("\n",
                 "switch (s->pstate) {",
