@@ -181,7 +181,7 @@ public final class XdpProgram extends CodeWriter {
         line("__u32 ifindex = xdp->ingress_ifindex;");
         line("__u32 *in_port = bpf_map_lookup_elem(&port_of, &ifindex);");
         line("if (!s || !cfg || !in_port) return XDP_PASS;");
-        line("/* Every slot starts at zero, as in the interpreter. */");
+        line("/* Every slot it may read before writing it starts at zero, as in the interpreter. */");
         line("zero_state(s);");
         line("s->pkt_len = bpf_xdp_get_buff_len(xdp);");
         line("__u64 copied = s->pkt_len;");
