@@ -20,13 +20,13 @@ import java.util.Set;
  * the program, so it sees every access the kernel will make, whichever IR node wrote it. That C has
  * a small shape: one statement a line, blocks opened by a line ending in '{', forward gotos to
  * labels, narrow slots as {@code s->n[index]} and 128-bit units as {@code s->w[index]}, indices a
- * constant, or a constant plus a reference slot (an inout aggregate's place, set by its bind to
- * constants or to another reference plus a constant). It is a forward "definitely written" analysis:
- * at a join, a slot counts as written only if every incoming path wrote it; a loop body counts as
- * run zero or more times. Parser states each start from what was written before the parser (their
- * writes are on some paths only). Whatever does not fit that shape is answered conservatively: an
- * index it cannot resolve reads every slot not yet written, and a construct it does not know
- * (a backward jump, a loop statement in the blocks, the address of a slot) zeroes everything.
+ * constant, or a constant plus a reference: a slot holding an inout aggregate's place (set by its
+ * bind to constants or to another reference plus a constant), or a temporary set the same way (a
+ * stack element). It is a forward "definitely written" analysis: at a join, a slot counts as
+ * written only if every incoming path wrote it. Parser states each start from what was written
+ * before the parser (their writes are on some paths only). Whatever does not fit that shape is
+ * answered conservatively: an index it cannot resolve reads every slot not yet written, and a
+ * construct it does not know (a backward jump, a loop, the address of a slot) zeroes everything.
  */
 final class SlotsToZero {
     /** The narrow slots and 128-bit units to zero. */
@@ -218,7 +218,8 @@ final class SlotsToZero {
             Affine part;
             if (x.matches("\\d+")) {
                 part = new Affine(null, Long.parseLong(x));
-            } else if ((x.startsWith("s->n[") || x.startsWith("s->tn[")) && matching(x, x.indexOf('['), '[', ']') == x.length() - 1) {
+            } else if ((x.startsWith("s->n[") || x.startsWith("s->tn["))
+                    && matching(x, x.indexOf('['), '[', ']') == x.length() - 1) {
                 Affine slot = affine(strip(x.substring(x.indexOf('[') + 1, x.length() - 1)));
                 if (slot == null || slot.base != null) {
                     return null;
@@ -260,7 +261,7 @@ final class SlotsToZero {
 
     // ---- reference slots ----
 
-    /** Every right-hand side assigned to a slot or temporary at a constant index, by its name; those written otherwise. */
+    /** What is assigned to each slot or temporary at a constant index, by name; which are written otherwise. */
     private void collectAssignments(List<String> lines) {
         for (String l : lines) {
             String st = l.startsWith("if (") && l.endsWith(";") ? l.substring(matching(l, 3, '(', ')') + 1).trim() : l;
@@ -335,7 +336,7 @@ final class SlotsToZero {
         return b == null ? null : (BitSet) b.clone();
     }
 
-    private enum Kind { BLOCK, IF, ELSE, LOOP, CASE }
+    private enum Kind { BLOCK, IF, ELSE, CASE }
 
     /** An open block: where its branches started and what they have in common so far. */
     private static final class Frame {
@@ -394,16 +395,13 @@ final class SlotsToZero {
             if (l.startsWith("if (")) {
                 reads(l, written);
                 frames.push(new Frame(Kind.IF, copy(written)));
-            } else if (l.startsWith("for (") || l.startsWith("while (")) {
-                reads(l, written);
-                frames.push(new Frame(Kind.LOOP, copy(written)));
             } else if (parser && (l.startsWith("case ") || l.startsWith("default:"))) {
                 frames.push(new Frame(Kind.CASE, null));
                 written = copy(caseEntry);
-            } else if (parser ? l.equals("switch (s->pstate) {") : l.equals("{")) {
+            } else if (l.equals("{") || (parser && l.equals("switch (s->pstate) {"))) {
                 frames.push(new Frame(Kind.BLOCK, null));
             } else {
-                everything = true;   // do, switch, else without if: not a shape the generator writes
+                everything = true;   // a loop, a switch, an else without if: not a shape the generator writes
             }
         }
 
@@ -419,9 +417,6 @@ final class SlotsToZero {
                     break;
                 case CASE:
                     written = null;   // a parser state ends in a return
-                    break;
-                case LOOP:
-                    written = meet(f.entry, written);
                     break;
                 case ELSE:
                     written = meet(f.joined, written);
@@ -456,7 +451,8 @@ final class SlotsToZero {
 
         /** A statement line: its reads checked against {@code w}, then its effect on it. */
         private BitSet statement(String st, BitSet w) {
-            if (splitTop(st, ';').size() > 2 && (st.contains("goto ") || st.contains("BAIL(") || st.contains("return"))) {
+            boolean jumps = st.contains("goto ") || st.contains("BAIL(") || st.contains("return");
+            if (jumps && splitTop(st, ';').size() > 2) {
                 everything = true;   // a jump among other statements on one line: not a shape the generator writes
             }
             if (st.startsWith("if (")) {

@@ -124,6 +124,11 @@ class SlotsToZeroTest {
         assertEquals(all(4), r.units);
     }
 
+    @Test void aLoopZeroesEverything() {
+        SlotsToZero.Result r = zeroed(NO_PARSER, "for (int i = 0; i < 2; i++) {\ns->n[1] = 1;\n}\ns->n[2] = s->n[1];");
+        assertEquals(all(16), r.narrow);
+    }
+
     @Test void aJumpAmongOtherStatementsOnALineZeroesEverything() {
         SlotsToZero.Result r = zeroed(NO_PARSER, "s->n[1] = 1; goto L0;\nL0:;\ns->n[2] = s->n[1];");
         assertEquals(all(16), r.narrow);
@@ -169,13 +174,15 @@ class SlotsToZeroTest {
 
     @Test void aLocalWithoutInitialiserIsWrittenByItsDeclaration(@TempDir Path dir) {
         // The frontend declares it zero, as the interpreter reads it: nothing more to zero.
-        String always = "bit<8> x; if (hdr.tag.kind == 1) { x = hdr.tag.a; } else { x = 3; } hdr.tag.b = x; sm.egress_spec = 2;";
+        String always = "bit<8> x; if (hdr.tag.kind == 1) { x = hdr.tag.a; } else { x = 3; }"
+                + " hdr.tag.b = x; sm.egress_spec = 2;";
         String onePath = "bit<8> x; if (hdr.tag.kind == 1) { x = hdr.tag.a; } hdr.tag.b = x; sm.egress_spec = 2;";
         assertEquals(zeroedSlots(dir, always), zeroedSlots(dir, onePath));
     }
 
     @Test void metadataReadBeforeItIsWrittenOnOnePathIsZeroed(@TempDir Path dir) {
-        String always = "meta.m = hdr.tag.a; if (hdr.tag.kind == 1) { meta.m = 4; } hdr.tag.b = meta.m; sm.egress_spec = 2;";
+        String always = "meta.m = hdr.tag.a; if (hdr.tag.kind == 1) { meta.m = 4; }"
+                + " hdr.tag.b = meta.m; sm.egress_spec = 2;";
         String onePath = "if (hdr.tag.kind == 1) { meta.m = 4; } hdr.tag.b = meta.m; sm.egress_spec = 2;";
         assertEquals(zeroedSlots(dir, always) + 1, zeroedSlots(dir, onePath));
     }
