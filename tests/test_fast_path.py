@@ -273,6 +273,131 @@ def test_struct_fields_of_a_header_are_rewritten_in_the_kernel(tmp_path):
     assert counters["pipeline rx"] == 0   # the interpreter saw none of them
 
 
+# Metadata and an optional header's field read on every packet, written on some only: the
+# interpreter reads them as zero when unwritten, so the kernel must not see the previous packet's.
+READ_BEFORE_WRITTEN = """
+#include <core.p4>
+#include <v1model.p4>
+header tag_t { bit<8> kind; bit<8> a; bit<8> from_meta; bit<8> from_opt; }
+header opt_t { bit<8> v; }
+struct headers_t { tag_t tag; opt_t opt; }
+struct meta_t { bit<8> m; }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(hdr.tag);
+        transition select(hdr.tag.kind) { 1: with_opt; default: accept; }
+    }
+    state with_opt { pkt.extract(hdr.opt); transition accept; }
+}
+control NoCheck(inout headers_t hdr, inout meta_t meta) { apply { } }
+control ReadIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply {
+        if (hdr.tag.kind == 1) {
+            meta.m = hdr.tag.a;
+        }
+        hdr.tag.from_meta = meta.m;
+        hdr.tag.from_opt = hdr.opt.v;
+        hdr.opt.setInvalid();
+        sm.egress_spec = 2;
+    }
+}
+control ReadEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control ReadDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.tag); pkt.emit(hdr.opt); } }
+V1Switch(P(), NoCheck(), ReadIngress(), ReadEgress(), NoCheck(), ReadDeparser()) main;
+"""
+
+
+# "" turns the fast path off whatever NAT64FABRIC_FAST_PATH says.
+@pytest.mark.parametrize("fast_path", [MODE, ""], ids=["fast-path", "interpreter"])
+def test_what_a_packet_did_not_write_reads_as_zero_after_one_that_did(tmp_path, fast_path):
+    program = tmp_path / "read_before_written.p4"
+    program.write_text(READ_BEFORE_WRITTEN)
+    payload = bytes(range(40))
+    # kind 1 writes meta.m and carries opt (v = 0x99); kind 2 writes neither: both read as 0.
+    writes = (bytes.fromhex("01770000") + b"\x99" + payload, bytes.fromhex("01777799") + payload)
+    skips = (bytes.fromhex("02550000") + payload, bytes.fromhex("02550000") + payload)
+    with switch_under_test(program, n_ports=2, fast_path=fast_path) as sut:
+        if fast_path:
+            started(sut)
+        ptf = PacketTest(sut)
+        for _ in range(5):
+            for sent, expected in (writes, skips):
+                ptf.send(1, Raw(sent))
+                ptf.verify_packet(Raw(expected), 2)
+        ptf.verify_no_other_packets()
+        counters = final_counters(sut)
+    if fast_path:
+        assert counters["fast path: forwarded"] == 10
+        assert counters["pipeline rx"] == 0   # every packet took the fast path
+    else:
+        assert counters["pipeline tx"] == 10
+
+
+# exit in an action a table runs, and in an action called directly after its inout argument changed
+# (copied out on the way, P4_16 12.5); egress runs either way.
+EXITS = """
+#include <core.p4>
+#include <v1model.p4>
+header tag_t { bit<8> kind; bit<8> a; bit<8> b; bit<8> c; }
+struct headers_t { tag_t tag; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.tag); transition accept; }
+}
+control NoCheck(inout headers_t hdr, inout meta_t meta) { apply { } }
+control ExitIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    action leave() { hdr.tag.b = 0x11; exit; }
+    table t { actions = { leave; } default_action = leave(); }
+    action maybe_leave(inout bit<8> v) {
+        v = 0x33;
+        if (hdr.tag.kind == 2) {
+            exit;
+        }
+        v = 0x44;
+    }
+    apply {
+        sm.egress_spec = 2;
+        maybe_leave(hdr.tag.c);
+        if (hdr.tag.kind == 1) {
+            t.apply();
+        }
+        hdr.tag.a = 0x55;
+    }
+}
+control ExitEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply { hdr.tag.kind = hdr.tag.kind + 0x10; }
+}
+control ExitDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.tag); } }
+V1Switch(P(), NoCheck(), ExitIngress(), ExitEgress(), NoCheck(), ExitDeparser()) main;
+"""
+
+
+# "" turns the fast path off whatever NAT64FABRIC_FAST_PATH says.
+@pytest.mark.parametrize("fast_path", [MODE, ""], ids=["fast-path", "interpreter"])
+def test_exit_leaves_the_control_after_copying_out(tmp_path, fast_path):
+    program = tmp_path / "exits.p4"
+    program.write_text(EXITS)
+    payload = bytes(range(40))
+    cases = [("01000000", "11001144"),   # the table's action exits: a stays
+             ("02000000", "12000033"),   # exits in maybe_leave: c copied out as 0x33, a stays
+             ("03000000", "13550044")]   # no exit
+    with switch_under_test(program, n_ports=2, fast_path=fast_path) as sut:
+        if fast_path:
+            started(sut)
+        ptf = PacketTest(sut)
+        for _ in range(3):
+            for sent, expected in cases:
+                ptf.send(1, Raw(bytes.fromhex(sent) + payload))
+                ptf.verify_packet(Raw(bytes.fromhex(expected) + payload), 2)
+        ptf.verify_no_other_packets()
+        counters = final_counters(sut)
+    if fast_path:
+        assert counters["fast path: forwarded"] == 9
+        assert counters["pipeline rx"] == 0
+    else:
+        assert counters["pipeline tx"] == 9
+
+
 def test_without_clang_the_interpreter_runs_every_packet(monkeypatch):
     # Every program on PATH but clang.
     tools = pathlib.Path(tempfile.mkdtemp(prefix="nat64fabric-noclang-"))

@@ -1,8 +1,7 @@
 /* softswitch's kernel fast path: what every generated XDP program shares.
  *
- * The program that includes this defines N_SLOTS, W_UNITS (powers of two), N_USED and W_USED (the
- * slots and units it uses), N_TEMPS, W_TEMPS,
- * COUNTER_CELLS, LAST_HIT_CELLS and BAIL_SITES first. A packet is processed in a per-CPU state laid out as
+ * The program that includes this defines N_SLOTS, W_UNITS (powers of two), N_TEMPS, W_TEMPS,
+ * COUNTER_CELLS, LAST_HIT_CELLS and BAIL_SITES first, and its zero_state after. A packet is processed in a per-CPU state laid out as
  * the interpreter's (narrow slots of 64 bits, wide ones in 128-bit units), so the same compiled
  * program runs in either place; whatever the C cannot do jumps to `bail`, which hands the untouched
  * packet to the interpreter (XDP_PASS: its AF_PACKET socket sees it). */
@@ -320,33 +319,6 @@ static __always_inline void zero_w(struct ss_state *s, __u64 at, int count)
 {
     for (int i = 0; i < count; i++) {
         s->w[(at + i) & W_MASK] = 0;
-        barrier();
-    }
-}
-
-/* The packet's start: the N_USED slots and W_USED units zeroed, as the interpreter starts. In
- * 128-byte memsets, which clang unrolls into plain stores (its BPF target expands a memset inline
- * up to 128 bytes): a quarter of the instructions of a loop of single stores. */
-static __always_inline void zero_state(struct ss_state *s)
-{
-#pragma unroll
-    for (int i = 0; i < N_USED / 16; i++) {
-        __builtin_memset(&s->n[i * 16], 0, 128);
-        barrier();   /* else clang merges the memsets into one it cannot expand */
-    }
-#pragma unroll
-    for (int i = N_USED / 16 * 16; i < N_USED; i++) {
-        s->n[i] = 0;
-        barrier();
-    }
-#pragma unroll
-    for (int i = 0; i < W_USED / 8; i++) {
-        __builtin_memset(&s->w[i * 8], 0, 128);
-        barrier();
-    }
-#pragma unroll
-    for (int i = W_USED / 8 * 8; i < W_USED; i++) {
-        s->w[i] = 0;
         barrier();
     }
 }

@@ -4,7 +4,9 @@ import java.math.BigInteger;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.nat64fabric.softswitch.frontend.Type;
 import org.nat64fabric.softswitch.v1model.Externs;
@@ -35,6 +37,14 @@ public abstract class CodeWriter {
     private int wideTemps;
     /** Labels that end the enclosing callables (actions, functions, controls), innermost first. */
     private final Deque<String> scopes = new ArrayDeque<>();
+    /** The labels an exit jumps to, s->exiting set. */
+    private final Set<String> exitTargets = new HashSet<>();
+    /**
+     * Whether s->exiting may be set where code is written now: only between the end of a callable
+     * an exit jumped to and the check that passes the exit on. Elsewhere an exit has already
+     * jumped past, so a check would never fire.
+     */
+    private boolean mayBeExiting;
     /** Why packets go to the interpreter, by the number of the place they leave from. */
     private final List<String> bailReasons = new ArrayList<>(List.of("more counter updates than the fast path logs"));
     private final int[] wideUnit;
@@ -244,6 +254,7 @@ public abstract class CodeWriter {
             scopes.pop();
         }
         place(end);
+        mayBeExiting = exitTargets.contains(end);
         if (afterwards != null) {
             afterwards.run();
         }
@@ -257,15 +268,18 @@ public abstract class CodeWriter {
 
     /** exit: leaves every callable up to the block, copying out on the way. */
     public void exitJump() {
+        exitTargets.add(scopes.peek());
         line("s->exiting = 1;");
         line("goto " + scopes.peek() + ";");
     }
 
     /** After a callable or a statement that ran a table: continue leaving when an exit is under way. */
     public void exitCheck() {
-        if (!scopes.isEmpty()) {
+        if (mayBeExiting && !scopes.isEmpty()) {
+            exitTargets.add(scopes.peek());
             line("if (s->exiting) goto " + scopes.peek() + ";");
         }
+        mayBeExiting = false;
     }
 
     /** A block of the architecture (parser aside): its exit ends it. */
@@ -279,6 +293,7 @@ public abstract class CodeWriter {
         }
         place(end);
         line("s->exiting = 0;");
+        mayBeExiting = false;
     }
 
     /** A statement, or a jump to the interpreter when it has no C form. */
@@ -290,11 +305,13 @@ public abstract class CodeWriter {
     public void guarded(Runnable emit) {
         int temps = narrowTemps;
         int wides = wideTemps;
+        boolean exiting = mayBeExiting;
         try {
             append(capture(emit));
         } catch (Unsupported u) {
             narrowTemps = temps;
             wideTemps = wides;
+            mayBeExiting = exiting;
             line(bail(u.getMessage()) + ";");
         }
     }
