@@ -307,30 +307,37 @@ V1Switch(P(), NoCheck(), ReadIngress(), ReadEgress(), NoCheck(), ReadDeparser())
 """
 
 
-# "" turns the fast path off whatever NAT64FABRIC_FAST_PATH says.
-@pytest.mark.parametrize("fast_path", [MODE, ""], ids=["fast-path", "interpreter"])
-def test_what_a_packet_did_not_write_reads_as_zero_after_one_that_did(tmp_path, fast_path):
-    program = tmp_path / "read_before_written.p4"
-    program.write_text(READ_BEFORE_WRITTEN)
-    payload = bytes(range(40))
-    # kind 1 writes meta.m and carries opt (v = 0x99); kind 2 writes neither: both read as 0.
-    writes = (bytes.fromhex("01770000") + b"\x99" + payload, bytes.fromhex("01777799") + payload)
-    skips = (bytes.fromhex("02550000") + payload, bytes.fromhex("02550000") + payload)
-    with switch_under_test(program, n_ports=2, fast_path=fast_path) as sut:
+def rounds_through(tmp_path, fast_path, name, program, cases, rounds):
+    """Sends each (frame, expected frame) of `cases`, `rounds` times over, through `program` from
+    port 1 to port 2, on the fast path (`fast_path` a mode) or the interpreter (""): every packet
+    comes out as expected, and on the fast path every one took it."""
+    path = tmp_path / name
+    path.write_text(program)
+    with switch_under_test(path, n_ports=2, fast_path=fast_path) as sut:
         if fast_path:
             started(sut)
         ptf = PacketTest(sut)
-        for _ in range(5):
-            for sent, expected in (writes, skips):
+        for _ in range(rounds):
+            for sent, expected in cases:
                 ptf.send(1, Raw(sent))
                 ptf.verify_packet(Raw(expected), 2)
         ptf.verify_no_other_packets()
         counters = final_counters(sut)
     if fast_path:
-        assert counters["fast path: forwarded"] == 10
+        assert counters["fast path: forwarded"] == rounds * len(cases)
         assert counters["pipeline rx"] == 0   # every packet took the fast path
     else:
-        assert counters["pipeline tx"] == 10
+        assert counters["pipeline tx"] == rounds * len(cases)
+
+
+# "" turns the fast path off whatever NAT64FABRIC_FAST_PATH says.
+@pytest.mark.parametrize("fast_path", [MODE, ""], ids=["fast-path", "interpreter"])
+def test_what_a_packet_did_not_write_reads_as_zero_after_one_that_did(tmp_path, fast_path):
+    payload = bytes(range(40))
+    # kind 1 writes meta.m and carries opt (v = 0x99); kind 2 writes neither: both read as 0.
+    writes = (bytes.fromhex("01770000") + b"\x99" + payload, bytes.fromhex("01777799") + payload)
+    skips = (bytes.fromhex("02550000") + payload, bytes.fromhex("02550000") + payload)
+    rounds_through(tmp_path, fast_path, "read_before_written.p4", READ_BEFORE_WRITTEN, [writes, skips], 5)
 
 
 # exit in an action a table runs, and in an action called directly after its inout argument changed
@@ -375,27 +382,12 @@ V1Switch(P(), NoCheck(), ExitIngress(), ExitEgress(), NoCheck(), ExitDeparser())
 # "" turns the fast path off whatever NAT64FABRIC_FAST_PATH says.
 @pytest.mark.parametrize("fast_path", [MODE, ""], ids=["fast-path", "interpreter"])
 def test_exit_leaves_the_control_after_copying_out(tmp_path, fast_path):
-    program = tmp_path / "exits.p4"
-    program.write_text(EXITS)
     payload = bytes(range(40))
     cases = [("01000000", "11001144"),   # the table's action exits: a stays
              ("02000000", "12000033"),   # exits in maybe_leave: c copied out as 0x33, a stays
              ("03000000", "13550044")]   # no exit
-    with switch_under_test(program, n_ports=2, fast_path=fast_path) as sut:
-        if fast_path:
-            started(sut)
-        ptf = PacketTest(sut)
-        for _ in range(3):
-            for sent, expected in cases:
-                ptf.send(1, Raw(bytes.fromhex(sent) + payload))
-                ptf.verify_packet(Raw(bytes.fromhex(expected) + payload), 2)
-        ptf.verify_no_other_packets()
-        counters = final_counters(sut)
-    if fast_path:
-        assert counters["fast path: forwarded"] == 9
-        assert counters["pipeline rx"] == 0
-    else:
-        assert counters["pipeline tx"] == 9
+    rounds_through(tmp_path, fast_path, "exits.p4", EXITS,
+                   [(bytes.fromhex(sent) + payload, bytes.fromhex(out) + payload) for sent, out in cases], 3)
 
 
 def test_without_clang_the_interpreter_runs_every_packet(monkeypatch):

@@ -8,6 +8,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -328,7 +329,7 @@ final class P4RuntimeLink implements SwitchLink {
      * not fit a NetFPGA SUME's DMA goes without its Ethernet header (packet_out.ether_type).
      */
     private boolean throughPipeline(byte[] frame, String mark) {
-        int etherType = etherTypeField ? SumeHeaders.etherTypeLeftOut(frame) : 0;
+        int etherType = etherTypeField ? SumeHeaders.etherTypeLeftOut(ByteBuffer.wrap(frame)) : 0;
         if (etherType == 0 && mark == null) {
             packetOut(frame, toPipeline);
             return true;
@@ -337,7 +338,7 @@ final class P4RuntimeLink implements SwitchLink {
         if (mark != null) {
             values.put(mark, 1);
         }
-        packetOut(etherType == 0 ? frame : SumeHeaders.withoutEthernet(frame), packetOutMetadata(values));
+        packetOut(frame, etherType == 0 ? 0 : SumeHeaders.ETHERNET, packetOutMetadata(values));
         return true;
     }
 
@@ -346,8 +347,13 @@ final class P4RuntimeLink implements SwitchLink {
     }
 
     private void packetOut(byte[] frame, List<PacketMetadata> metadata) {
+        packetOut(frame, 0, metadata);
+    }
+
+    /** The frame from byte {@code from} on, behind packet_out's metadata. */
+    private void packetOut(byte[] frame, int from, List<PacketMetadata> metadata) {
         send(StreamMessageRequest.newBuilder().setPacket(PacketOut.newBuilder()
-                .setPayload(ByteString.copyFrom(frame)).addAllMetadata(metadata)).build());
+                .setPayload(ByteString.copyFrom(frame, from, frame.length - from)).addAllMetadata(metadata)).build());
     }
 
     /** packet_out's metadata with these values by name, the others 0. */

@@ -83,9 +83,7 @@ public class Nat64Interpreter extends AbstractHandlerBehaviour implements PiPipe
                 throw new PiInterpreterException("a packet-out marked " + mark + " goes through the pipeline: output"
                         + " to TABLE, not " + port);
             }
-            byte[] frame = new byte[packet.data().remaining()];
-            packet.data().duplicate().get(frame);
-            out.add(packetOut(frame, toPipeline ? 0 : port.toLong(), toPipeline, mark));
+            out.add(packetOut(packet.data().duplicate(), toPipeline ? 0 : port.toLong(), toPipeline, mark));
         }
         return out;
     }
@@ -109,7 +107,7 @@ public class Nat64Interpreter extends AbstractHandlerBehaviour implements PiPipe
     }
 
     /** The packet-out of nat64.p4: egress_port (9 bits), to_pipeline and its padding; no marks. */
-    protected PiPacketOperation packetOut(byte[] frame, long port, boolean toPipeline, long mark)
+    protected PiPacketOperation packetOut(ByteBuffer frame, long port, boolean toPipeline, long mark)
             throws PiInterpreterException {
         if (mark != 0) {
             throw new PiInterpreterException("nat64.p4's packet_out has neither hairpinned nor probe: a v1model switch"
@@ -119,9 +117,10 @@ public class Nat64Interpreter extends AbstractHandlerBehaviour implements PiPipe
                 metadata(META_TO_PIPELINE, toPipeline ? 1 : 0, 1), metadata(META_PAD, 0, 6));
     }
 
-    static PiPacketOperation packetOut(byte[] frame, PiPacketMetadata... metadata) {
+    /** The packet-out of the frame from its position on (one copy; ONOS's copy starts at the buffer's start: a slice). */
+    static PiPacketOperation packetOut(ByteBuffer frame, PiPacketMetadata... metadata) {
         return PiPacketOperation.builder().withType(PiPacketOperationType.PACKET_OUT)
-                .withData(ImmutableByteSequence.copyFrom(frame)).withMetadatas(List.of(metadata)).build();
+                .withData(ImmutableByteSequence.copyFrom(frame.slice())).withMetadatas(List.of(metadata)).build();
     }
 
     /** The inbound packet's cookie: nat64.p4's punt_reason. */

@@ -5,6 +5,7 @@ import static org.nat64fabric.core.p4.P4InfoConstants.META_PAD;
 import static org.nat64fabric.core.p4.P4InfoConstants.META_PUNT_REASON;
 import static org.nat64fabric.core.p4.P4InfoConstants.META_TO_PIPELINE;
 
+import java.nio.ByteBuffer;
 import org.nat64fabric.core.p4.SumeHeaders;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.pi.runtime.PiPacketOperation;
@@ -36,10 +37,13 @@ public final class SumeInterpreter extends Nat64Interpreter {
      * DMA frame with it ({@link SumeHeaders#etherTypeLeftOut}).
      */
     @Override
-    protected PiPacketOperation packetOut(byte[] frame, long port, boolean toPipeline, long mark)
+    protected PiPacketOperation packetOut(ByteBuffer frame, long port, boolean toPipeline, long mark)
             throws PiInterpreterException {
         int etherType = toPipeline ? SumeHeaders.etherTypeLeftOut(frame) : 0;
-        return packetOut(etherType == 0 ? frame : SumeHeaders.withoutEthernet(frame),
+        if (etherType != 0) {
+            frame.position(frame.position() + SumeHeaders.ETHERNET);
+        }
+        return packetOut(frame,
                 metadata(META_EGRESS_PORT, port, PORT_BITS), metadata(META_TO_PIPELINE, toPipeline ? 1 : 0, 1),
                 metadata(HAIRPINNED, mark == SumeHeaders.HAIRPINNED ? 1 : 0, 1),
                 metadata(PROBE, mark == SumeHeaders.PROBE ? 1 : 0, 1), metadata(META_PAD, 0, 5),

@@ -38,18 +38,24 @@ final class MissingEthernet {
 
     /** The frame of {@code packet} with no MACs; empty when it is neither IPv4 nor IPv6. */
     static Optional<byte[]> blank(byte[] packet) {
-        return address(packet, true).map(a -> SumeHeaders.withEthernet(packet, 0, 0));
+        return version(packet) == 0 ? Optional.empty() : Optional.of(SumeHeaders.withEthernet(packet, 0, 0));
     }
 
     private static Optional<String> address(byte[] packet, boolean source) {
-        int version = packet.length > 0 ? (packet[0] & 0xf0) >>> 4 : 0;
-        if (version == 4 && packet.length >= 20) {
-            return Optional.of(Ipv4Address.of(ByteBuffer.wrap(packet).getInt(source ? 12 : 16)).toString());
+        int version = version(packet);
+        ByteBuffer in = ByteBuffer.wrap(packet);
+        if (version == 4) {
+            return Optional.of(Ipv4Address.of(in.getInt(source ? 12 : 16)).toString());
         }
-        if (version == 6 && packet.length >= 40) {
-            ByteBuffer in = ByteBuffer.wrap(packet);
+        if (version == 6) {
             return Optional.of(Ipv6Address.of(in.getLong(source ? 8 : 24), in.getLong(source ? 16 : 32)).toString());
         }
         return Optional.empty();
+    }
+
+    /** 4 or 6 for an IP packet at least as long as its fixed header, else 0. */
+    private static int version(byte[] packet) {
+        int version = packet.length > 0 ? (packet[0] & 0xf0) >>> 4 : 0;
+        return version == 4 && packet.length >= 20 || version == 6 && packet.length >= 40 ? version : 0;
     }
 }

@@ -1,7 +1,6 @@
 package org.nat64fabric.core.p4;
 
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 
 /**
  * The NetFPGA SUME variant's controller headers (hw/netfpga/include/sume_arch.p4) as the Java side
@@ -47,7 +46,8 @@ public final class SumeHeaders {
     public static final int MAX_DMA_FRAME = 1514;
     /** packet_out's length on the card. */
     public static final int PACKET_OUT_BYTES = 4;
-    private static final int ETHERNET = 14;
+    /** What a frame sent without its Ethernet header leaves out at its start. */
+    public static final int ETHERNET = 14;
 
     private static final int FINISH_AT = 8;
     private static final int OUT_PORT_AT = 16;
@@ -82,15 +82,11 @@ public final class SumeHeaders {
 
     /**
      * The EtherType to put in packet_out.ether_type for a frame sent through the pipe: its own
-     * when it would not fit in a DMA frame beside packet_out (it then goes without its Ethernet
-     * header, {@link #withoutEthernet}), 0 when it fits whole.
+     * when it would not fit in a DMA frame beside packet_out (it then goes without its first
+     * {@link #ETHERNET} bytes), 0 when it fits whole. {@code frame}: from its position on.
      */
-    public static int etherTypeLeftOut(byte[] frame) {
-        return frame.length + PACKET_OUT_BYTES > MAX_DMA_FRAME ? (frame[12] & 0xff) << 8 | frame[13] & 0xff : 0;
-    }
-
-    public static byte[] withoutEthernet(byte[] frame) {
-        return Arrays.copyOfRange(frame, ETHERNET, frame.length);
+    public static int etherTypeLeftOut(ByteBuffer frame) {
+        return frame.remaining() + PACKET_OUT_BYTES > MAX_DMA_FRAME ? frame.getShort(frame.position() + 12) & 0xffff : 0;
     }
 
     /** {@code packet} (IPv4 or IPv6) framed with these MACs and the EtherType of its version. */
