@@ -343,7 +343,7 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         if (m.head >= 0) {
             rewriteScan(t, m);
         } else {
-            update(m.entries, m.layout.key(e.match), m.layout.value(e.action, e.mirrorId));
+            update(m.entries, m.layout.key(e.match()), m.layout.value(e.action, e.mirrorId));
         }
     }
 
@@ -359,7 +359,7 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         if (order.size() <= max) {
             for (int i = 0; i < order.size(); i++) {
                 Table.Entry e = order.get(i);
-                update(m.entries, intKey(half * max + i), m.layout.scanEntry(e.match, e.action, e.mirrorId));
+                update(m.entries, intKey(half * max + i), m.layout.scanEntry(e.match(), e.action, e.mirrorId));
             }
         }
         byte[] head = new byte[8];
@@ -380,7 +380,7 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         if (m.head >= 0) {
             rewriteScan(t, m);
         } else {
-            Libbpf.bpf_map_delete_elem(m.entries, m.layout.key(e.match));
+            Libbpf.bpf_map_delete_elem(m.entries, m.layout.key(e.match()));
         }
     }
 

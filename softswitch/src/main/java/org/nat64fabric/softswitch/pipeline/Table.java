@@ -196,9 +196,18 @@ public final class Table {
     /** The metadata of entries that have none, shared (a million sessions would hold a million). */
     public static final byte[] NO_METADATA = new byte[0];
 
-    /** A table entry: its match, priority, action, and what the data plane records about it. */
+    /**
+     * A table entry: its match, priority, action, and what the data plane records about it. An
+     * exact-only table keeps its entries by their key words alone and makes the match again when
+     * asked ({@link #match()}): the fields' matches and their BigIntegers took half of a session
+     * entry's heap, and every young collection after a setup copied them.
+     */
     public static final class Entry {
-        public final FieldMatch[] match;
+        /** The match as written; null once an exact-only table holds the entry by its key. */
+        private volatile FieldMatch[] match;
+        /** The entry's key words in its exact-only table, and that table; null before. */
+        private Key key;
+        private Table table;
         public final int priority;
         public volatile ActionCall action;
         /** In a table with an action profile, the member or group the entry runs (action is null). */
@@ -224,9 +233,22 @@ public final class Table {
             this.lastHitNanos = System.nanoTime();
         }
 
+        /** The entry's match, field by field in the table's key order. */
+        public FieldMatch[] match() {
+            FieldMatch[] m = match;
+            return m != null ? m : table.matchOf(key.words);
+        }
+
+        /** Held by its key words in {@code t} from now on: the match written is let go. */
+        private void keptBy(Table t, Key k) {
+            table = t;
+            key = k;
+            match = null;   // volatile: a reader that sees null sees the key and the table
+        }
+
         /** Same match and priority: the identity of an entry in P4Runtime. */
         public boolean sameKey(Entry o) {
-            return priority == o.priority && Arrays.equals(match, o.match);
+            return priority == o.priority && Arrays.equals(match(), o.match());
         }
     }
 
@@ -240,7 +262,7 @@ public final class Table {
 
         @Override public int hashCode() {
             long h = entry.priority;
-            for (FieldMatch m : entry.match) {
+            for (FieldMatch m : entry.match()) {
                 h = Bits.mix(h ^ m.hashCode());
             }
             return (int) h;
@@ -500,8 +522,9 @@ public final class Table {
     }
 
     private boolean matches(Entry e) {
+        FieldMatch[] match = e.match;   // a scanned table's entries keep theirs
         for (int i = 0; i < keys.size(); i++) {
-            if (!e.match[i].matches(probeWords, keyOffsets[i], keys.get(i).words)) {
+            if (!match[i].matches(probeWords, keyOffsets[i], keys.get(i).words)) {
                 return false;
             }
         }
@@ -613,7 +636,11 @@ public final class Table {
             byIdentity.put(new Identity(e), e);
         }
         if (hashed) {
-            indexFor(e).put(keyOf(e), e);
+            Key k = keyOf(e);
+            if (exactOnly) {
+                e.keptBy(this, k);
+            }
+            indexFor(e).put(k, e);
             flattenLpm();
         } else {
             rebuildScan();
@@ -635,7 +662,7 @@ public final class Table {
         if (hashed) {
             indexFor(e).remove(keyOf(e));
             if (lpmField >= 0 && indexFor(e).isEmpty()) {
-                lpmIndex.remove(e.match[lpmField].prefixLength);
+                lpmIndex.remove(e.match()[lpmField].prefixLength);
             }
             flattenLpm();
         } else {
@@ -698,18 +725,32 @@ public final class Table {
 
     private Map<Key, Entry> indexFor(Entry e) {
         return lpmField < 0 ? exactIndex
-                : lpmIndex.computeIfAbsent(e.match[lpmField].prefixLength, l -> new HashMap<>());
+                : lpmIndex.computeIfAbsent(e.match()[lpmField].prefixLength, l -> new HashMap<>());
     }
 
     private Key keyOf(Entry e) {
+        if (e.table == this) {
+            return e.key;
+        }
+        FieldMatch[] match = e.match();
         long[] w = new long[keyWords];
         for (int i = 0; i < keys.size(); i++) {
             KeyField k = keys.get(i);
             for (int wd = 0; wd < k.words; wd++) {
-                w[keyOffsets[i] + wd] = e.match[i].value.shiftRight(64 * (k.words - 1 - wd)).longValue();
+                w[keyOffsets[i] + wd] = match[i].value.shiftRight(64 * (k.words - 1 - wd)).longValue();
             }
         }
         return new Key(w);
+    }
+
+    /** The exact match of each key field, from an entry's key words. */
+    private FieldMatch[] matchOf(long[] words) {
+        FieldMatch[] m = new FieldMatch[keys.size()];
+        for (int i = 0; i < m.length; i++) {
+            KeyField k = keys.get(i);
+            m[i] = FieldMatch.exact(toBig(words, keyOffsets[i], k.words), k.width);
+        }
+        return m;
     }
 
     private void rebuildScan() {

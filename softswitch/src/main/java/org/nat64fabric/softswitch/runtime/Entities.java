@@ -80,7 +80,7 @@ public final class Entities {
             if (!t.needsPriority() && !t.entries().isEmpty()) {
                 Map<List<Table.FieldMatch>, Table.Entry> byMatch = new HashMap<>();
                 for (Table.Entry e : t.entries()) {
-                    byMatch.put(Arrays.asList(e.match), e);
+                    byMatch.put(Arrays.asList(e.match()), e);
                 }
                 programEntries.put(t, byMatch);
             }
@@ -887,9 +887,10 @@ public final class Entities {
         if (t.constEntries) {
             NewerFields.withVarint(b, NewerFields.TABLE_ENTRY_IS_CONST, 1);
         }
+        Table.FieldMatch[] match = e.match();
         for (int i = 0; i < t.keys.size(); i++) {
             Table.KeyField k = t.keys.get(i);
-            Table.FieldMatch m = e.match[i];
+            Table.FieldMatch m = match[i];
             FieldMatch.Builder f = FieldMatch.newBuilder().setFieldId(k.id);
             switch (k.kind) {
                 case EXACT: f.getExactBuilder().setValue(bytes(m.value)); break;

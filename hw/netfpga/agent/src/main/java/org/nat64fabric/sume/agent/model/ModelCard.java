@@ -155,11 +155,12 @@ public final class ModelCard implements CardTables {
             if (e == null) {
                 return null;
             }
-            BigInteger[] keys = new BigInteger[e.match.length];
-            BigInteger[] masks = new BigInteger[e.match.length];
+            Table.FieldMatch[] match = e.match();
+            BigInteger[] keys = new BigInteger[match.length];
+            BigInteger[] masks = new BigInteger[match.length];
             for (int i = 0; i < keys.length; i++) {
-                keys[i] = e.match[i].value;
-                masks[i] = e.match[i].mask;
+                keys[i] = match[i].value;
+                masks[i] = match[i].mask;
             }
             TableLayout layout = layouts.get(table);
             return new BigInteger[] {layout.key(keys), layout.key(masks), word(table, e.action)};
@@ -205,7 +206,8 @@ public final class ModelCard implements CardTables {
     }
 
     private static String prefixKey(Table.Entry e) {
-        return e.match[0].value.toString(16) + "/" + e.match[0].prefixLength;
+        Table.FieldMatch m = e.match()[0];
+        return m.value.toString(16) + "/" + m.prefixLength;
     }
 
     private static boolean sameCall(Table.ActionCall a, Table.ActionCall b) {

@@ -1,0 +1,74 @@
+package org.nat64fabric.softswitch.pipeline;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigInteger;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.nat64fabric.softswitch.frontend.Type;
+
+/**
+ * An exact-only table keeps its entries by their key words and makes their match again when
+ * asked: what a P4Runtime read, the fast path's maps and a delete see must be the match written,
+ * bit for bit, also for values with their top bit set (the words are signed longs).
+ */
+class TableEntryTest {
+    private static final Action SNAT = new Action("snat", Map.of(), List.of());
+
+    private static Table table(Table.MatchKind portKind) {
+        return new Table("session", Map.of(), List.of(
+                new Table.KeyField(1, "proto", Table.MatchKind.EXACT, 8, new Expr.Slot(new Type.Bits(8, false), 0, 8), Map.of()),
+                new Table.KeyField(2, "addr", Table.MatchKind.EXACT, 128, new Expr.Slot(new Type.Bits(128, false), 1, 128), Map.of()),
+                new Table.KeyField(3, "port", portKind, 16, new Expr.Slot(new Type.Bits(16, false), 2, 16), Map.of())),
+                List.of(new Table.ActionRef(SNAT, false, false, Map.of())), 1024, true, false, false,
+                null, 0, null, 0, new Table.ActionCall(SNAT, new BigInteger[0]));
+    }
+
+    private static Table.FieldMatch[] match(long proto, BigInteger addr, long port) {
+        return new Table.FieldMatch[] {Table.FieldMatch.exact(BigInteger.valueOf(proto), 8),
+                Table.FieldMatch.exact(addr, 128), Table.FieldMatch.exact(BigInteger.valueOf(port), 16)};
+    }
+
+    private static Table.Entry entry(Table.FieldMatch[] match) {
+        return new Table.Entry(match, 0, new Table.ActionCall(SNAT, new BigInteger[0]), 0);
+    }
+
+    @Test
+    void anExactEntryGivesBackItsMatchAsWritten() {
+        Table t = table(Table.MatchKind.EXACT);
+        BigInteger top = BigInteger.ONE.shiftLeft(128).subtract(BigInteger.ONE);   // every bit set
+        BigInteger doc = new BigInteger("20010db8000000008000000000000001", 16);
+        List<Table.FieldMatch[]> written = List.of(match(17, top, 0xffff), match(6, doc, 0x8000),
+                match(255, BigInteger.ZERO, 0));
+        for (Table.FieldMatch[] m : written) {
+            t.insert(entry(m.clone()));
+        }
+        List<Table.Entry> held = t.entries();
+        for (int i = 0; i < written.size(); i++) {
+            assertArrayEquals(written.get(i), held.get(i).match(), "entry " + i);
+            assertSame(held.get(i), t.find(entry(written.get(i))), "found by the match written");
+            assertTrue(held.get(i).sameKey(entry(written.get(i))));
+        }
+        assertNull(t.find(entry(match(17, top, 0xfffe))));
+        assertTrue(t.remove(entry(written.get(1))));
+        assertFalse(t.remove(entry(written.get(1))), "gone once");
+        assertEquals(2, t.entryCount());
+        assertArrayEquals(written.get(2), t.entries().get(1).match());
+    }
+
+    @Test
+    void aScannedTableKeepsItsEntriesMatchAsWritten() {
+        Table t = table(Table.MatchKind.TERNARY);
+        Table.FieldMatch[] m = {Table.FieldMatch.exact(BigInteger.valueOf(17), 8),
+                Table.FieldMatch.exact(BigInteger.TEN, 128),
+                Table.FieldMatch.ternary(BigInteger.valueOf(0x1200), BigInteger.valueOf(0xff00))};
+        t.insert(entry(m));
+        assertSame(m, t.entries().get(0).match());
+    }
+}
