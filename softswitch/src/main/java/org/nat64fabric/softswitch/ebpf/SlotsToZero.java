@@ -471,11 +471,14 @@ final class SlotsToZero {
                 }
                 return null;
             }
+            if (st.startsWith("__builtin_memcpy(") || st.startsWith("__builtin_memset(")) {
+                return w == null ? null : memOp(st, w);
+            }
             reads(st, w, target(st));
             if (w == null) {
                 return null;
             }
-            for (String end : new String[] {"BAIL(", "return", "REJECT(", "ACCEPT(", "NEXT_STATE("}) {
+            for (String end : new String[] {"BAIL(", "return", "REJECT(", "ACCEPT(", "NEXT_STATE(", "GOTO_STATE("}) {
                 if (st.startsWith(end)) {
                     return null;
                 }
@@ -522,6 +525,42 @@ final class SlotsToZero {
             if (to != null && to.length == 1) {
                 w.set((int) to[0], (int) to[0] + count);
             }
+        }
+
+        /** __builtin_memcpy(&s->n[to], &s->n[from], bytes) or __builtin_memset(&s->n[at], 0, bytes) (or s->w): runs read and written. */
+        private BitSet memOp(String st, BitSet w) {
+            List<String> args = splitTop(st.substring(st.indexOf('(') + 1, st.lastIndexOf(')')), ',');
+            boolean copy = st.startsWith("__builtin_memcpy(");
+            int[] to = run(args.get(0), args.get(2));
+            int[] from = copy ? run(args.get(1), args.get(2)) : null;
+            if (to == null || (copy && from == null) || (!copy && !args.get(1).trim().equals("0"))) {
+                everything = true;
+                return w;
+            }
+            BitSet after = copy(w);
+            if (copy) {
+                for (int k = 0; k < from[1]; k++) {
+                    read(from[0] + k, w);
+                }
+            }
+            after.set(to[0], to[0] + to[1]);
+            return after;
+        }
+
+        /** The first place (in the joint index space) and the count of {@code &s->n[K]} or {@code &s->w[K]} over {@code bytes}, or null. */
+        private int[] run(String address, String bytes) {
+            String a = address.trim();
+            boolean wide = a.startsWith("&s->w[");
+            if (!(wide || a.startsWith("&s->n[")) || !a.endsWith("]") || !bytes.trim().matches("\\d+")) {
+                return null;
+            }
+            String index = a.substring(6, a.length() - 1);
+            int size = wide ? 16 : 8;
+            int count = Integer.parseInt(bytes.trim()) / size;
+            if (!index.matches("\\d+") || Integer.parseInt(index) + count > (wide ? units : narrowSlots)) {
+                return null;
+            }
+            return new int[] {(wide ? narrowSlots : 0) + Integer.parseInt(index), count};
         }
 
         /** The slot a statement assigns (s->n[...] = ...), or null. */

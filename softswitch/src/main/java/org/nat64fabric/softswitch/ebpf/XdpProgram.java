@@ -109,8 +109,9 @@ public final class XdpProgram extends CodeWriter {
         c.append("\nstruct parse_ctx {\n    struct ss_state *s;\n};\n\n");
         c.append("#define ACCEPT() do { s->pstate = STATE_ACCEPTED; return 1; } while (0)\n");
         c.append("#define REJECT(code) do { s->perr = (code); s->pstate = STATE_REJECTED; return 1; } while (0)\n");
-        c.append("#define NEXT_STATE(k) do { s->pstate = (k); return 0; } while (0)\n\n");
-        c.append("/* One parser state per call. */\n");
+        c.append("#define NEXT_STATE(k) do { s->pstate = (k); return 0; } while (0)\n");
+        c.append("#define GOTO_STATE(k) goto S##k\n\n");
+        c.append("/* The parser from state s->pstate to a transition back (a loop): see Parser.c. */\n");
         c.append("static long parse_step(__u64 step, struct parse_ctx *ctx)\n{\n");
         c.append("    struct ss_state *s = ctx->s;\n");
         c.append(parser);
@@ -132,27 +133,19 @@ public final class XdpProgram extends CodeWriter {
      * expand.
      */
     private String zeroState(SlotsToZero.Result zero) {
-        StringBuilder c = new StringBuilder();
-        c.append("/* Zeroed per packet: ").append(zero.narrow.cardinality()).append(" of ").append(program.narrowSlots)
-                .append(" slots, ").append(zero.units.cardinality()).append(" of ").append(totalUnits())
-                .append(" 128-bit units; the others are written before they are read. */\n");
-        c.append("static __always_inline void zero_state(struct ss_state *s)\n{\n");
-        memsets(c, "n", zero.narrow, 8);
-        memsets(c, "w", zero.units, 16);
-        c.append("}\n\n");
-        return c.toString();
+        String memsets = capture(() -> {
+            zeroRuns("n", zero.narrow, 8);
+            zeroRuns("w", zero.units, 16);
+        });
+        return "/* Zeroed per packet: " + zero.narrow.cardinality() + " of " + program.narrowSlots + " slots, "
+                + zero.units.cardinality() + " of " + totalUnits()
+                + " 128-bit units; the others are written before they are read. */\n"
+                + "static __always_inline void zero_state(struct ss_state *s)\n{\n" + memsets + "}\n\n";
     }
 
-    private static void memsets(StringBuilder c, String array, BitSet slots, int bytes) {
-        int perSet = 128 / bytes;
-        for (int from = slots.nextSetBit(0); from >= 0; from = slots.nextSetBit(from)) {
-            int end = slots.nextClearBit(from);
-            for (int at = from; at < end; at += perSet) {
-                int count = Math.min(perSet, end - at);
-                c.append("    __builtin_memset(&s->").append(array).append('[').append(at).append("], 0, ")
-                        .append(count * bytes).append(");\n    barrier();\n");
-            }
-            from = end;
+    private void zeroRuns(String array, BitSet slots, int bytes) {
+        for (int from = slots.nextSetBit(0); from >= 0; from = slots.nextSetBit(slots.nextClearBit(from))) {
+            zeroRun(array, from, slots.nextClearBit(from) - from, bytes);
         }
     }
 
@@ -191,6 +184,7 @@ public final class XdpProgram extends CodeWriter {
         line("s->copied = copied;");
         line("s->cursor = 0; s->out_len = 0; s->perr = 0; s->exiting = 0; s->bail = 0; s->log_n = 0;");
         line("s->hit = 0; s->action_run = 0;");
+        line("/* One clock read (a helper call) serves both timestamps and the last hits, counted in seconds. */");
         line("__u64 now = bpf_ktime_get_ns();");
         setStd("ingress_port", "*in_port");
         setStd("instance_type", String.valueOf(V1ModelSwitch.NORMAL));
@@ -209,7 +203,7 @@ public final class XdpProgram extends CodeWriter {
         line("if (" + std("egress_spec") + " == cfg->cpu_port) " + bail("a packet-in") + ";");
         setStd("egress_port", std("egress_spec"));
         setStd("egress_spec", "0");
-        setStd("egress_global_timestamp", "(bpf_ktime_get_ns() - cfg->start_ns) / 1000");
+        setStd("egress_global_timestamp", "(now - cfg->start_ns) / 1000");
         block(program.egress);
         line("if (" + std("egress_spec") + " == " + V1ModelSwitch.DROP_PORT + ") goto drop;");
         block(program.computeChecksum);
@@ -467,7 +461,7 @@ public final class XdpProgram extends CodeWriter {
             if (lastHitBase >= 0) {
                 w.line("__u32 lh = " + lastHitBase + " + " + v + "->id;");
                 w.line("__u64 *last = bpf_map_lookup_elem(&last_hit, &lh);");
-                w.line("if (last) *last = bpf_ktime_get_ns();");
+                w.line("if (last) *last = now;");
             }
             w.close();
             w.open("else");
