@@ -29,14 +29,20 @@ import java.util.Set;
  * construct it does not know (a backward jump, a loop, the address of a slot) zeroes everything.
  */
 final class SlotsToZero {
-    /** The narrow slots and 128-bit units to zero. */
+    /** The narrow slots and 128-bit units to zero; and those read anywhere. */
     static final class Result {
         final BitSet narrow;
         final BitSet units;
+        /**
+         * Every place (narrow slots, then units) some statement may read, or null when a read
+         * could not be placed. A slot no statement reads is dead: writing it is wasted work.
+         */
+        final BitSet read;
 
-        Result(BitSet narrow, BitSet units) {
+        Result(BitSet narrow, BitSet units, BitSet read) {
             this.narrow = narrow;
             this.units = units;
+            this.read = read;
         }
     }
 
@@ -44,6 +50,8 @@ final class SlotsToZero {
     private final int units;
     /** Narrow slots 0..narrowSlots-1, then units: one index space. */
     private final BitSet mustZero = new BitSet();
+    private final BitSet readSomewhere = new BitSet();
+    private boolean unplacedRead;
     private final Map<String, List<String>> assignments = new HashMap<>();
     private final Set<String> otherWrites = new HashSet<>();
     private final Map<String, long[]> pointees = new HashMap<>();
@@ -85,7 +93,7 @@ final class SlotsToZero {
         BitSet zero = everything ? all : mustZero;
         BitSet narrow = zero.get(0, narrowSlots);
         BitSet wide = zero.get(narrowSlots, narrowSlots + units);
-        return new Result(narrow, wide);
+        return new Result(narrow, wide, everything || unplacedRead ? null : readSomewhere);
     }
 
     private void run(String parser, String body) {
@@ -599,6 +607,7 @@ final class SlotsToZero {
         }
 
         private void read(int place, BitSet w) {
+            readSomewhere.set(place);
             if (!w.get(place)) {
                 mustZero.set(place);
             }
@@ -606,6 +615,7 @@ final class SlotsToZero {
 
         /** A read the analysis cannot place: any slot not yet written may be the one. */
         private void readUnknown(BitSet w, boolean wide) {
+            unplacedRead = true;
             BitSet unwritten = new BitSet();
             int from = wide ? narrowSlots : 0;
             unwritten.set(from, wide ? narrowSlots + units : narrowSlots);

@@ -9,6 +9,8 @@ import java.util.BitSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.nat64fabric.softswitch.pipeline.Action;
 import org.nat64fabric.softswitch.pipeline.CodeWriter;
 import org.nat64fabric.softswitch.pipeline.Expr;
@@ -112,14 +114,14 @@ public final class XdpProgram extends CodeWriter {
         c.append("#define NEXT_STATE(k) do { s->pstate = (k); return 0; } while (0)\n");
         c.append("#define GOTO_STATE(k) goto S##k\n\n");
         c.append("/* The parser from state s->pstate to a transition back (a loop): see Parser.c. */\n");
+        zeroed = SlotsToZero.of(parser, body, program.narrowSlots, totalUnits());
         c.append("static long parse_step(__u64 step, struct parse_ctx *ctx)\n{\n");
         c.append("    struct ss_state *s = ctx->s;\n");
-        c.append(parser);
+        c.append(readCopiesOnly(parser, zeroed.read));
         c.append("bail:\n    s->bail = 1;\n    return 1;\n}\n\n");
-        zeroed = SlotsToZero.of(parser, body, program.narrowSlots, totalUnits());
         c.append(zeroState(zeroed));
         c.append("SEC(\"xdp\")\nint ").append(ENTRY).append("(struct xdp_md *xdp)\n{\n");
-        c.append(body);
+        c.append(readCopiesOnly(body, zeroed.read));
         c.append("bail:\n    stat(FP_TO_INTERPRETER);\n    bailed(s->bail_site);\n    return XDP_PASS;\n}\n\n");
         c.append("char LICENSE[] SEC(\"license\") = \"GPL\";\n");
         return c.toString();
@@ -147,6 +149,52 @@ public final class XdpProgram extends CodeWriter {
         for (int from = slots.nextSetBit(0); from >= 0; from = slots.nextSetBit(slots.nextClearBit(from))) {
             zeroRun(array, from, slots.nextClearBit(from) - from, bytes);
         }
+    }
+
+    private static final Pattern MEMCPY = Pattern.compile("(\\s*)__builtin_memcpy\\(&s->([nw])\\[(\\d+)\\], &s->\\2\\[(\\d+)\\], (\\d+)\\);");
+
+    /**
+     * The code with its aggregate copies ({@link CodeWriter#copySlots}) cut to the slots some
+     * statement reads (all of them when {@code read} is null): a control taking a program's whole
+     * headers as an in parameter gets a copy of the few fields it reads, not of every header.
+     */
+    private String readCopiesOnly(String code, BitSet read) {
+        if (read == null) {
+            return code;
+        }
+        StringBuilder out = new StringBuilder();
+        boolean dropBarrier = false;
+        for (String l : code.split("\n", -1)) {
+            Matcher m = MEMCPY.matcher(l);
+            if (dropBarrier && l.trim().equals("barrier();")) {
+                dropBarrier = false;
+                continue;
+            }
+            dropBarrier = false;
+            if (!m.matches()) {
+                out.append(l).append('\n');
+                continue;
+            }
+            boolean wide = m.group(2).equals("w");
+            int to = Integer.parseInt(m.group(3));
+            int from = Integer.parseInt(m.group(4));
+            int size = wide ? 16 : 8;
+            int count = Integer.parseInt(m.group(5)) / size;
+            int place = wide ? program.narrowSlots + to : to;
+            boolean any = false;
+            for (int k = read.nextSetBit(place); k >= 0 && k < place + count; k = read.nextSetBit(read.nextClearBit(k))) {
+                int end = Math.min(read.nextClearBit(k), place + count);
+                int t = to + k - place;
+                int f = from + k - place;
+                out.append(m.group(1)).append(end - k == 1
+                        ? "s->" + m.group(2) + "[" + t + "] = s->" + m.group(2) + "[" + f + "];"
+                        : "__builtin_memcpy(&s->" + m.group(2) + "[" + t + "], &s->" + m.group(2) + "[" + f + "], " + (end - k) * size + ");")
+                        .append('\n');
+                any = true;
+            }
+            dropBarrier = !any;
+        }
+        return out.substring(0, out.length() - 1);
     }
 
     private static int powerOfTwo(int n) {
