@@ -117,11 +117,11 @@ public final class XdpProgram extends CodeWriter {
         zeroed = SlotsToZero.of(parser, body, program.narrowSlots, totalUnits());
         c.append("static long parse_step(__u64 step, struct parse_ctx *ctx)\n{\n");
         c.append("    struct ss_state *s = ctx->s;\n");
-        c.append(readCopiesOnly(parser, zeroed.read));
+        c.append(withoutDeadWrites(parser, zeroed.read));
         c.append("bail:\n    s->bail = 1;\n    return 1;\n}\n\n");
         c.append(zeroState(zeroed));
         c.append("SEC(\"xdp\")\nint ").append(ENTRY).append("(struct xdp_md *xdp)\n{\n");
-        c.append(readCopiesOnly(body, zeroed.read));
+        c.append(withoutDeadWrites(body, zeroed.read));
         c.append("bail:\n    stat(FP_TO_INTERPRETER);\n    bailed(s->bail_site);\n    return XDP_PASS;\n}\n\n");
         c.append("char LICENSE[] SEC(\"license\") = \"GPL\";\n");
         return c.toString();
@@ -152,49 +152,62 @@ public final class XdpProgram extends CodeWriter {
     }
 
     private static final Pattern MEMCPY = Pattern.compile("(\\s*)__builtin_memcpy\\(&s->([nw])\\[(\\d+)\\], &s->\\2\\[(\\d+)\\], (\\d+)\\);");
+    private static final Pattern STORE = Pattern.compile("\\s*s->([nw])\\[(\\d+)\\] = .*;");
 
     /**
-     * The code with its aggregate copies ({@link CodeWriter#copySlots}) cut to the slots some
-     * statement reads (all of them when {@code read} is null): a control taking a program's whole
-     * headers as an in parameter gets a copy of the few fields it reads, not of every header.
+     * The code without the writes of slots no statement reads ({@code read}; all of them when it
+     * is null): such a slot's value goes nowhere (the state is the kernel program's alone, and
+     * every packet starts it afresh). Assignments of a generated expression (side-effect free)
+     * to such a slot go, and aggregate copies ({@link CodeWriter#copySlots}) are cut to the slots
+     * read: a control taking a program's whole headers as an in parameter gets a copy of the
+     * few fields it reads, not of every header.
      */
-    private String readCopiesOnly(String code, BitSet read) {
+    private String withoutDeadWrites(String code, BitSet read) {
         if (read == null) {
             return code;
         }
         StringBuilder out = new StringBuilder();
         boolean dropBarrier = false;
         for (String l : code.split("\n", -1)) {
-            Matcher m = MEMCPY.matcher(l);
             if (dropBarrier && l.trim().equals("barrier();")) {
                 dropBarrier = false;
                 continue;
             }
             dropBarrier = false;
+            Matcher store = STORE.matcher(l);
+            if (store.matches() && !read.get(place(store.group(1), Integer.parseInt(store.group(2))))) {
+                continue;
+            }
+            Matcher m = MEMCPY.matcher(l);
             if (!m.matches()) {
                 out.append(l).append('\n');
                 continue;
             }
-            boolean wide = m.group(2).equals("w");
+            String array = m.group(1 + 1);
             int to = Integer.parseInt(m.group(3));
             int from = Integer.parseInt(m.group(4));
-            int size = wide ? 16 : 8;
+            int size = array.equals("w") ? 16 : 8;
             int count = Integer.parseInt(m.group(5)) / size;
-            int place = wide ? program.narrowSlots + to : to;
+            int place = place(array, to);
             boolean any = false;
             for (int k = read.nextSetBit(place); k >= 0 && k < place + count; k = read.nextSetBit(read.nextClearBit(k))) {
                 int end = Math.min(read.nextClearBit(k), place + count);
                 int t = to + k - place;
                 int f = from + k - place;
                 out.append(m.group(1)).append(end - k == 1
-                        ? "s->" + m.group(2) + "[" + t + "] = s->" + m.group(2) + "[" + f + "];"
-                        : "__builtin_memcpy(&s->" + m.group(2) + "[" + t + "], &s->" + m.group(2) + "[" + f + "], " + (end - k) * size + ");")
+                        ? "s->" + array + "[" + t + "] = s->" + array + "[" + f + "];"
+                        : "__builtin_memcpy(&s->" + array + "[" + t + "], &s->" + array + "[" + f + "], " + (end - k) * size + ");")
                         .append('\n');
                 any = true;
             }
             dropBarrier = !any;
         }
         return out.substring(0, out.length() - 1);
+    }
+
+    /** A slot's place in SlotsToZero's index space: narrow slots, then units. */
+    private int place(String array, int index) {
+        return array.equals("w") ? program.narrowSlots + index : index;
     }
 
     private static int powerOfTwo(int n) {

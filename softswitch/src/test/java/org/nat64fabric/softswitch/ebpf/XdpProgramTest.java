@@ -33,6 +33,13 @@ class XdpProgramTest {
         assertTrue(threeFields.contains(", 24);"), "x, y and z: three slots of 8 bytes");
     }
 
+    @Test void aSlotNoStatementReadsIsNotWritten(@TempDir Path dir) {
+        String unread = c(dir, "", PARSER, "", "sm.egress_spec = 2;");
+        assertFalse(unread.contains("(now - cfg->start_ns) / 1000"), "no timestamp computed that nothing reads");
+        String read = c(dir, "", PARSER, "", "hdr.big.u = (bit<32>) sm.ingress_global_timestamp; sm.egress_spec = 2;");
+        assertTrue(read.contains("(now - cfg->start_ns) / 1000"), read);
+    }
+
     @Test void aControlsInoutHeadersAreIndexedAtTheirPlaces(@TempDir Path dir) {
         String source = c(dir, "control Inc(inout headers_t h) { apply { h.tag.b = h.tag.a + 1; } }",
                 PARSER, "Inc() inc;", "inc.apply(hdr); sm.egress_spec = 2;");
