@@ -115,13 +115,34 @@ struct {
     __type(value, __u32);
 } port_ifindex SEC(".maps");
 
-/* Interface index -> switch port. */
+/* Interface index -> switch port + 1 (0: not a port), for indices below PORT_INDEXES: an array,
+ * which the kernel reads without a call (a hash lookup is one), 256 KiB. */
+#define PORT_INDEXES 65536
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, PORT_INDEXES);
+    __type(key, __u32);
+    __type(value, __u32);
+} port_by_index SEC(".maps");
+
+/* Interface index -> switch port, for the others. */
 struct {
     __uint(type, BPF_MAP_TYPE_HASH);
     __uint(max_entries, 512);
     __type(key, __u32);
     __type(value, __u32);
 } port_of SEC(".maps");
+
+/* The switch port an interface is, or -1. */
+static __always_inline __s64 port_of_interface(__u32 ifindex)
+{
+    if (ifindex < PORT_INDEXES) {
+        __u32 *p = bpf_map_lookup_elem(&port_by_index, &ifindex);
+        return p && *p ? (__s64) *p - 1 : -1;
+    }
+    __u32 *p = bpf_map_lookup_elem(&port_of, &ifindex);
+    return p ? (__s64) *p : -1;
+}
 
 struct {
     __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

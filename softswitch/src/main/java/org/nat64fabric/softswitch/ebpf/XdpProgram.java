@@ -234,8 +234,8 @@ public final class XdpProgram extends CodeWriter {
         line("struct ss_state *s = bpf_map_lookup_elem(&states, &cpu);");
         line("struct ss_config *cfg = bpf_map_lookup_elem(&config, &zero);");
         line("__u32 ifindex = xdp->ingress_ifindex;");
-        line("__u32 *in_port = bpf_map_lookup_elem(&port_of, &ifindex);");
-        line("if (!s || !cfg || !in_port) return XDP_PASS;");
+        line("__s64 in_port = port_of_interface(ifindex);");
+        line("if (!s || !cfg || in_port < 0) return XDP_PASS;");
         line("/* Every slot it may read before writing it starts at zero, as in the interpreter. */");
         line("zero_state(s);");
         line("s->pkt_len = bpf_xdp_get_buff_len(xdp);");
@@ -249,7 +249,7 @@ public final class XdpProgram extends CodeWriter {
         // Read once, at the first hit of an entry with a last-hit time: idle timeouts count in seconds,
         // so the coarse clock (a tick behind at most) is enough, and it costs less than the precise one.
         line("__u64 hit_time = 0;");
-        setStd("ingress_port", "*in_port");
+        setStd("ingress_port", "in_port");
         setStd("instance_type", String.valueOf(V1ModelSwitch.NORMAL));
         setStd("packet_length", "s->pkt_len");
         setStd("ingress_global_timestamp", "(bpf_ktime_get_ns() - cfg->start_ns) / 1000");
