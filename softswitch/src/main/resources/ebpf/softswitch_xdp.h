@@ -1,7 +1,8 @@
 /* softswitch's kernel fast path: what every generated XDP program shares.
  *
  * The program that includes this defines N_SLOTS, W_UNITS (powers of two), N_TEMPS, W_TEMPS,
- * COUNTER_CELLS, LAST_HIT_CELLS and BAIL_SITES first, and its zero_state after. A packet is processed in a per-CPU state laid out as
+ * COUNTER_CELLS, LAST_HIT_CELLS, BAIL_SITES and KEY_MAX (its largest table key, an LPM key's
+ * length included) first, and its zero_state after. A packet is processed in a per-CPU state laid out as
  * the interpreter's (narrow slots of 64 bits, wide ones in 128-bit units), so the same compiled
  * program runs in either place; whatever the C cannot do jumps to `bail`, which hands the untouched
  * packet to the interpreter (XDP_PASS: its AF_PACKET socket sees it). */
@@ -54,7 +55,7 @@ struct ss_state {
     __u64 log_n;
     __u64 match;        /* the entry a table scan found */
     struct count_log log[LOG_MAX];
-    __u8 key[SCAN_KEY_MAX + 16];
+    __u8 key[KEY_MAX + 16] __attribute__((aligned(8)));   /* a table's key, built for its lookup */
     __u8 buf[256 + 16];
     __u8 pkt[PKT_MAX + 256];
     __u8 out[OUT_MAX + 256];
@@ -324,14 +325,10 @@ static __always_inline __u64 csum16(const __u8 *buf, int len)
     return ~sum & 0xffff;
 }
 
-/* Table keys and action data: big-endian, each field in whole bytes, as the switch writes them. */
+/* Table keys (in the state) and action data: big-endian, each field in whole bytes, as the switch writes them. */
 static __always_inline void key_put(__u8 *k, int at, int bytes, u128 v)
 {
-#pragma unroll
-    for (int i = bytes - 1; i >= 0; i--) {
-        k[at + i] = (__u8) v;
-        v >>= 8;
-    }
+    be_put_wide(k + at, bytes, v);
 }
 
 static __always_inline u128 data_get(const __u8 *d, int at, int bytes)

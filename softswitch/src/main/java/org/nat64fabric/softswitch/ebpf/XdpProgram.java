@@ -104,6 +104,11 @@ public final class XdpProgram extends CodeWriter {
         c.append("#define COUNTER_CELLS ").append(Math.max(counterCells, 1)).append('\n');
         c.append("#define LAST_HIT_CELLS ").append(Math.max(lastHitCells, 1)).append('\n');
         c.append("#define BAIL_SITES ").append(bailReasons().size()).append('\n');
+        int keyMax = TableMap.SCAN_KEY_MAX;
+        for (TableMap m : tables.values()) {
+            keyMax = Math.max(keyMax, 4 + m.keyBytes);
+        }
+        c.append("#define KEY_MAX ").append((keyMax + 7) / 8 * 8).append('\n');
         c.append("#include \"softswitch_xdp.h\"\n\n");
         for (Table t : program.tables) {
             c.append(tables.get(t).declarations());
@@ -330,6 +335,8 @@ public final class XdpProgram extends CodeWriter {
      */
     public static final class TableMap {
         public static final int SCAN_MAX = 256;
+        /** The largest key of a scanned table, in bytes (SCAN_KEY_MAX in softswitch_xdp.h). */
+        static final int SCAN_KEY_MAX = 64;
 
         public enum Kind { HASH, LPM, SCAN, KEYLESS }
 
@@ -387,7 +394,7 @@ public final class XdpProgram extends CodeWriter {
                 bytes += (t.keys.get(i).width + 7) / 8;
             }
             this.keyBytes = Math.max(bytes, 1);
-            if (kind == Kind.SCAN && keyBytes > 64) {
+            if (kind == Kind.SCAN && keyBytes > SCAN_KEY_MAX) {
                 unsupported = "a ternary, range or optional key over 64 bytes";
             }
             int data = 1;
@@ -482,9 +489,10 @@ public final class XdpProgram extends CodeWriter {
             w.open("");
             w.line("struct " + name + "_val *" + v + " = 0;");
             if (kind != Kind.KEYLESS) {
-                String key = kind == Kind.SCAN ? "s->key" : "k_" + name + ".b";
+                // The key is built in the state (a map value: stores of any alignment), not on the stack.
+                String key = kind == Kind.SCAN ? "s->key" : "k_" + name + "->b";
                 if (kind != Kind.SCAN) {
-                    w.line("struct " + name + "_key k_" + name + " = {};");
+                    w.line("struct " + name + "_key *k_" + name + " = (void *) s->key;");
                 }
                 Expr[] exprs = new Expr[keyOrder.size()];
                 for (int i = 0; i < exprs.length; i++) {
@@ -511,9 +519,9 @@ public final class XdpProgram extends CodeWriter {
                     w.close();
                 } else {
                     if (kind == Kind.LPM) {
-                        w.line("k_" + name + ".prefixlen = " + keyBytes * 8 + ";");
+                        w.line("k_" + name + "->prefixlen = " + keyBytes * 8 + ";");
                     }
-                    w.line(v + " = bpf_map_lookup_elem(&" + name + ", &k_" + name + ");");
+                    w.line(v + " = bpf_map_lookup_elem(&" + name + ", k_" + name + ");");
                 }
             }
             w.line("s->hit = " + v + " != 0;");
