@@ -243,7 +243,8 @@ public final class XdpProgram extends CodeWriter {
         line("if (!s || !cfg || in_port < 0) return XDP_PASS;");
         line("/* Every slot it may read before writing it starts at zero, as in the interpreter. */");
         line("zero_state(s);");
-        line("s->pkt_len = bpf_xdp_get_buff_len(xdp);");
+        // The whole frame without a call: a program not marked for fragmented frames sees linear ones only.
+        line("s->pkt_len = (__u64) (long) xdp->data_end - (__u64) (long) xdp->data;");
         line("__u64 copied = s->pkt_len;");
         line("if (copied > PKT_MAX) copied = PKT_MAX;");
         line("if (copied < 1) " + bail("an empty frame") + ";");
