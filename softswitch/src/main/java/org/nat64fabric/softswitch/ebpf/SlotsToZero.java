@@ -26,7 +26,9 @@ import java.util.Set;
  * written only if every incoming path wrote it. Parser states each start from what was written
  * before the parser (their writes are on some paths only). Whatever does not fit that shape is
  * answered conservatively: an index it cannot resolve reads every slot not yet written, and a
- * construct it does not know (a backward jump, a loop, the address of a slot) zeroes everything.
+ * construct it does not know (a backward jump, a loop, the address of a slot other than in the
+ * generator's memcpy and memset of slots) zeroes everything. It also tells every place some
+ * statement reads, so that writes nothing reads can go (see XdpProgram).
  */
 final class SlotsToZero {
     /** The narrow slots and 128-bit units to zero; and those read anywhere. */
