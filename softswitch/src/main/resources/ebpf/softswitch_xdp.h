@@ -1,7 +1,8 @@
 /* softswitch's kernel fast path: what every generated XDP program shares.
  *
  * The program that includes this defines N_SLOTS, W_UNITS (powers of two), N_TEMPS, W_TEMPS,
- * COUNTER_CELLS, LAST_HIT_CELLS and BAIL_SITES first, and its zero_state after. A packet is processed in a per-CPU state laid out as
+ * COUNTER_CELLS, LAST_HIT_CELLS, BAIL_SITES and KEY_MAX (its largest table key, an LPM key's
+ * length included) first, and its zero_state after. A packet is processed in a per-CPU state laid out as
  * the interpreter's (narrow slots of 64 bits, wide ones in 128-bit units), so the same compiled
  * program runs in either place; whatever the C cannot do jumps to `bail`, which hands the untouched
  * packet to the interpreter (XDP_PASS: its AF_PACKET socket sees it). */
@@ -10,6 +11,7 @@
 
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
 
 typedef unsigned __int128 u128;
 
@@ -53,7 +55,7 @@ struct ss_state {
     __u64 log_n;
     __u64 match;        /* the entry a table scan found */
     struct count_log log[LOG_MAX];
-    __u8 key[SCAN_KEY_MAX + 16];
+    __u8 key[KEY_MAX + 16] __attribute__((aligned(8)));   /* a table's key, built for its lookup */
     __u8 buf[256 + 16];
     __u8 pkt[PKT_MAX + 256];
     __u8 out[OUT_MAX + 256];
@@ -114,13 +116,34 @@ struct {
     __type(value, __u32);
 } port_ifindex SEC(".maps");
 
-/* Interface index -> switch port. */
+/* Interface index -> switch port + 1 (0: not a port), for indices below PORT_INDEXES: an array,
+ * which the kernel reads without a call (a hash lookup is one), 256 KiB. */
+#define PORT_INDEXES 65536
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, PORT_INDEXES);
+    __type(key, __u32);
+    __type(value, __u32);
+} port_by_index SEC(".maps");
+
+/* Interface index -> switch port, for the others. */
 struct {
     __uint(type, BPF_MAP_TYPE_HASH);
     __uint(max_entries, 512);
     __type(key, __u32);
     __type(value, __u32);
 } port_of SEC(".maps");
+
+/* The switch port an interface is, or -1. */
+static __always_inline __s64 port_of_interface(__u32 ifindex)
+{
+    if (ifindex < PORT_INDEXES) {
+        __u32 *p = bpf_map_lookup_elem(&port_by_index, &ifindex);
+        return p && *p ? (__s64) *p - 1 : -1;
+    }
+    __u32 *p = bpf_map_lookup_elem(&port_of, &ifindex);
+    return p ? (__s64) *p : -1;
+}
 
 struct {
     __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -192,29 +215,59 @@ static __always_inline __u64 sat_shift(__u64 next, int by, __u64 size)
     return v < 0 ? 0 : (__u64) v > size ? size : (__u64) v;
 }
 
+/* Big-endian values of n bytes (n constant) in map values, which take loads and stores at any
+ * alignment: in loads and stores of 8, 4, 2 and 1 bytes, not n of one byte each. */
+static __always_inline __u64 be_get(const __u8 *b, int n)
+{
+    __u64 v = 0;
+    int i = 0;
+    if (n - i >= 8) { v = bpf_be64_to_cpu(*(const __u64 *) b); i += 8; }
+    if (n - i >= 4) { v = (v << 32) | bpf_ntohl(*(const __u32 *) (b + i)); i += 4; }
+    if (n - i >= 2) { v = (v << 16) | bpf_ntohs(*(const __u16 *) (b + i)); i += 2; }
+    if (n - i >= 1) { v = (v << 8) | b[i]; }
+    return v;
+}
+
+static __always_inline u128 be_get_wide(const __u8 *b, int n)
+{
+    return n > 8 ? ((u128) be_get(b, n - 8) << 64) | be_get(b + n - 8, 8) : be_get(b, n);
+}
+
+static __always_inline void be_put(__u8 *b, int n, __u64 v)
+{
+    int i = n;
+    if (i >= 1 && (i & 1)) { b[i - 1] = (__u8) v; v >>= 8; i -= 1; }
+    if (i >= 2 && (i & 2)) { *(__u16 *) (b + i - 2) = bpf_htons((__u16) v); v >>= 16; i -= 2; }
+    if (i >= 4 && (i & 4)) { *(__u32 *) (b + i - 4) = bpf_htonl((__u32) v); v = i > 4 ? v >> 32 : 0; i -= 4; }
+    if (i >= 8) { *(__u64 *) b = bpf_cpu_to_be64(v); }
+}
+
+static __always_inline void be_put_wide(__u8 *b, int n, u128 v)
+{
+    if (n > 8) {
+        be_put(b + n - 8, 8, (__u64) v);
+        be_put(b, n - 8, (__u64) (v >> 64));
+    } else {
+        be_put(b, n, (__u64) v);
+    }
+}
+
 /* Field access in the packet and output buffers. The generator calls these with constant skip
- * and width, so the loops unroll and every shift is by a constant (BPF has no 128-bit shifts by a
- * variable). Narrow fields span at most 8 bytes; wide ones are whole bytes at a byte boundary. */
+ * and width, so every shift is by a constant (BPF has no 128-bit shifts by a variable). Narrow
+ * fields span at most 8 bytes; wide ones are whole bytes at a byte boundary. */
 
 /* A field of `width` bits starting `skip` bits into byte p of b. */
 static __always_inline __u64 rd(const __u8 *b, __u64 p, int skip, int width)
 {
     int bytes = (skip + width + 7) / 8;
-    __u64 v = 0;
-#pragma unroll
-    for (int i = 0; i < bytes; i++)
-        v = (v << 8) | b[((p & PKT_MASK) + i)];
+    __u64 v = be_get(&b[p & PKT_MASK], bytes);
     v >>= bytes * 8 - skip - width;
     return width >= 64 ? v : v & ((1ULL << width) - 1);
 }
 
 static __always_inline u128 rdw(const __u8 *b, __u64 p, int width)
 {
-    u128 v = 0;
-#pragma unroll
-    for (int i = 0; i < width / 8; i++)
-        v = (v << 8) | b[((p & PKT_MASK) + i)];
-    return v;
+    return be_get_wide(&b[p & PKT_MASK], width / 8);
 }
 
 /* The inverse of rd: the bits around the field keep their value. */
@@ -225,6 +278,10 @@ static __always_inline void wr(__u8 *b, __u64 p, int skip, int width, __u64 v)
     __u64 field = width >= 64 ? ~0ULL : (1ULL << width) - 1;
     __u64 mask = field << trail;
     __u64 bits = (v & field) << trail;
+    if (skip == 0 && trail == 0) {   /* whole bytes: nothing around the field to keep */
+        be_put(&b[p & OUT_MASK], bytes, v & field);
+        return;
+    }
 #pragma unroll
     for (int i = bytes - 1; i >= 0; i--) {
         __u8 *at = &b[((p & OUT_MASK) + i)];
@@ -236,11 +293,7 @@ static __always_inline void wr(__u8 *b, __u64 p, int skip, int width, __u64 v)
 
 static __always_inline void wrw(__u8 *b, __u64 p, int width, u128 v)
 {
-#pragma unroll
-    for (int i = width / 8 - 1; i >= 0; i--) {
-        b[((p & OUT_MASK) + i)] = (__u8) v;
-        v >>= 8;
-    }
+    be_put_wide(&b[p & OUT_MASK], width / 8, v);
 }
 
 /* `width` (up to 64) bits at any bit position of the parsed bytes: lookahead. */
@@ -272,23 +325,15 @@ static __always_inline __u64 csum16(const __u8 *buf, int len)
     return ~sum & 0xffff;
 }
 
-/* Table keys and action data: big-endian, each field in whole bytes, as the switch writes them. */
+/* Table keys (in the state) and action data: big-endian, each field in whole bytes, as the switch writes them. */
 static __always_inline void key_put(__u8 *k, int at, int bytes, u128 v)
 {
-#pragma unroll
-    for (int i = bytes - 1; i >= 0; i--) {
-        k[at + i] = (__u8) v;
-        v >>= 8;
-    }
+    be_put_wide(k + at, bytes, v);
 }
 
 static __always_inline u128 data_get(const __u8 *d, int at, int bytes)
 {
-    u128 v = 0;
-#pragma unroll
-    for (int i = 0; i < bytes; i++)
-        v = (v << 8) | d[at + i];
-    return v;
+    return be_get_wide(d + at, bytes);
 }
 
 static __always_inline void copy_n(struct ss_state *s, __u64 to, __u64 from, int count)

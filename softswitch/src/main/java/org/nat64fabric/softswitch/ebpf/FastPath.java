@@ -30,6 +30,8 @@ import org.nat64fabric.softswitch.v1model.Externs;
 public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, AutoCloseable {
     private static final Logger LOG = Logger.getLogger("softswitch");
     private static final int LOG_BUF = 16 << 20;
+    /** Interfaces numbered below it are found in an array (PORT_INDEXES in softswitch_xdp.h), the others in a hash map. */
+    private static final int PORT_INDEXES = 65536;
 
     /** Where XDP runs: in the driver (veth, most NICs) or on the kernel's generic path. */
     public enum Mode {
@@ -244,10 +246,15 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         update(fd("config"), intKey(0), cfg);
         int devmap = fd("ports");
         int portOf = fd("port_of");
+        int portByIndex = fd("port_by_index");
         int portIfindex = fd("port_ifindex");
         for (Port p : ports) {
             update(devmap, intKey(p.number), intKey(p.ifindex));
-            update(portOf, intKey(p.ifindex), intKey(p.number));
+            if (p.ifindex < PORT_INDEXES) {
+                update(portByIndex, intKey(p.ifindex), intKey(p.number + 1));
+            } else {
+                update(portOf, intKey(p.ifindex), intKey(p.number));
+            }
             update(portIfindex, intKey(p.number), intKey(p.ifindex));
         }
         for (Map.Entry<Table, TableMaps> e : tables.entrySet()) {

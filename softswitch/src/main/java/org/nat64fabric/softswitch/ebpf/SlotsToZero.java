@@ -26,17 +26,25 @@ import java.util.Set;
  * written only if every incoming path wrote it. Parser states each start from what was written
  * before the parser (their writes are on some paths only). Whatever does not fit that shape is
  * answered conservatively: an index it cannot resolve reads every slot not yet written, and a
- * construct it does not know (a backward jump, a loop, the address of a slot) zeroes everything.
+ * construct it does not know (a backward jump, a loop, the address of a slot other than in the
+ * generator's memcpy and memset of slots) zeroes everything. It also tells every place some
+ * statement reads, so that writes nothing reads can go (see XdpProgram).
  */
 final class SlotsToZero {
-    /** The narrow slots and 128-bit units to zero. */
+    /** The narrow slots and 128-bit units to zero; and those read anywhere. */
     static final class Result {
         final BitSet narrow;
         final BitSet units;
+        /**
+         * Every place (narrow slots, then units) some statement may read, or null when a read
+         * could not be placed. A slot no statement reads is dead: writing it is wasted work.
+         */
+        final BitSet read;
 
-        Result(BitSet narrow, BitSet units) {
+        Result(BitSet narrow, BitSet units, BitSet read) {
             this.narrow = narrow;
             this.units = units;
+            this.read = read;
         }
     }
 
@@ -44,6 +52,8 @@ final class SlotsToZero {
     private final int units;
     /** Narrow slots 0..narrowSlots-1, then units: one index space. */
     private final BitSet mustZero = new BitSet();
+    private final BitSet readSomewhere = new BitSet();
+    private boolean unplacedRead;
     private final Map<String, List<String>> assignments = new HashMap<>();
     private final Set<String> otherWrites = new HashSet<>();
     private final Map<String, long[]> pointees = new HashMap<>();
@@ -85,7 +95,7 @@ final class SlotsToZero {
         BitSet zero = everything ? all : mustZero;
         BitSet narrow = zero.get(0, narrowSlots);
         BitSet wide = zero.get(narrowSlots, narrowSlots + units);
-        return new Result(narrow, wide);
+        return new Result(narrow, wide, everything || unplacedRead ? null : readSomewhere);
     }
 
     private void run(String parser, String body) {
@@ -471,11 +481,14 @@ final class SlotsToZero {
                 }
                 return null;
             }
+            if (st.startsWith("__builtin_memcpy(") || st.startsWith("__builtin_memset(")) {
+                return w == null ? null : memOp(st, w);
+            }
             reads(st, w, target(st));
             if (w == null) {
                 return null;
             }
-            for (String end : new String[] {"BAIL(", "return", "REJECT(", "ACCEPT(", "NEXT_STATE("}) {
+            for (String end : new String[] {"BAIL(", "return", "REJECT(", "ACCEPT(", "NEXT_STATE(", "GOTO_STATE("}) {
                 if (st.startsWith(end)) {
                     return null;
                 }
@@ -524,6 +537,42 @@ final class SlotsToZero {
             }
         }
 
+        /** __builtin_memcpy(&s->n[to], &s->n[from], bytes) or __builtin_memset(&s->n[at], 0, bytes) (or s->w): runs read and written. */
+        private BitSet memOp(String st, BitSet w) {
+            List<String> args = splitTop(st.substring(st.indexOf('(') + 1, st.lastIndexOf(')')), ',');
+            boolean copy = st.startsWith("__builtin_memcpy(");
+            int[] to = run(args.get(0), args.get(2));
+            int[] from = copy ? run(args.get(1), args.get(2)) : null;
+            if (to == null || (copy && from == null) || (!copy && !args.get(1).trim().equals("0"))) {
+                everything = true;
+                return w;
+            }
+            BitSet after = copy(w);
+            if (copy) {
+                for (int k = 0; k < from[1]; k++) {
+                    read(from[0] + k, w);
+                }
+            }
+            after.set(to[0], to[0] + to[1]);
+            return after;
+        }
+
+        /** The first place (in the joint index space) and the count of {@code &s->n[K]} or {@code &s->w[K]} over {@code bytes}, or null. */
+        private int[] run(String address, String bytes) {
+            String a = address.trim();
+            boolean wide = a.startsWith("&s->w[");
+            if (!(wide || a.startsWith("&s->n[")) || !a.endsWith("]") || !bytes.trim().matches("\\d+")) {
+                return null;
+            }
+            String index = a.substring(6, a.length() - 1);
+            int size = wide ? 16 : 8;
+            int count = Integer.parseInt(bytes.trim()) / size;
+            if (!index.matches("\\d+") || Integer.parseInt(index) + count > (wide ? units : narrowSlots)) {
+                return null;
+            }
+            return new int[] {(wide ? narrowSlots : 0) + Integer.parseInt(index), count};
+        }
+
         /** The slot a statement assigns (s->n[...] = ...), or null. */
         private Access target(String st) {
             if (!st.startsWith("s->n[") && !st.startsWith("s->w[")) {
@@ -560,6 +609,7 @@ final class SlotsToZero {
         }
 
         private void read(int place, BitSet w) {
+            readSomewhere.set(place);
             if (!w.get(place)) {
                 mustZero.set(place);
             }
@@ -567,6 +617,7 @@ final class SlotsToZero {
 
         /** A read the analysis cannot place: any slot not yet written may be the one. */
         private void readUnknown(BitSet w, boolean wide) {
+            unplacedRead = true;
             BitSet unwritten = new BitSet();
             int from = wide ? narrowSlots : 0;
             unwritten.set(from, wide ? narrowSlots + units : narrowSlots);

@@ -9,6 +9,8 @@ import java.util.BitSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.nat64fabric.softswitch.pipeline.Action;
 import org.nat64fabric.softswitch.pipeline.CodeWriter;
 import org.nat64fabric.softswitch.pipeline.Expr;
@@ -102,6 +104,11 @@ public final class XdpProgram extends CodeWriter {
         c.append("#define COUNTER_CELLS ").append(Math.max(counterCells, 1)).append('\n');
         c.append("#define LAST_HIT_CELLS ").append(Math.max(lastHitCells, 1)).append('\n');
         c.append("#define BAIL_SITES ").append(bailReasons().size()).append('\n');
+        int keyMax = TableMap.SCAN_KEY_MAX;
+        for (TableMap m : tables.values()) {
+            keyMax = Math.max(keyMax, 4 + m.keyBytes);
+        }
+        c.append("#define KEY_MAX ").append((keyMax + 7) / 8 * 8).append('\n');
         c.append("#include \"softswitch_xdp.h\"\n\n");
         for (Table t : program.tables) {
             c.append(tables.get(t).declarations());
@@ -109,16 +116,18 @@ public final class XdpProgram extends CodeWriter {
         c.append("\nstruct parse_ctx {\n    struct ss_state *s;\n};\n\n");
         c.append("#define ACCEPT() do { s->pstate = STATE_ACCEPTED; return 1; } while (0)\n");
         c.append("#define REJECT(code) do { s->perr = (code); s->pstate = STATE_REJECTED; return 1; } while (0)\n");
-        c.append("#define NEXT_STATE(k) do { s->pstate = (k); return 0; } while (0)\n\n");
-        c.append("/* One parser state per call. */\n");
-        c.append("static long parse_step(__u64 step, struct parse_ctx *ctx)\n{\n");
-        c.append("    struct ss_state *s = ctx->s;\n");
-        c.append(parser);
-        c.append("bail:\n    s->bail = 1;\n    return 1;\n}\n\n");
+        c.append("#define NEXT_STATE(k) do { s->pstate = (k); return 0; } while (0)\n");
+        c.append("#define GOTO_STATE(k) goto S##k\n\n");
+        c.append("/* The parser from state s->pstate to a transition back (a loop): see Parser.c. */\n");
         zeroed = SlotsToZero.of(parser, body, program.narrowSlots, totalUnits());
+        c.append("static __always_inline long parse_turn(struct ss_state *s)\n{\n");
+        c.append(withoutDeadWrites(parser, zeroed.read));
+        c.append("bail:\n    s->bail = 1;\n    return 1;\n}\n\n");
+        c.append("/* The turns after the first (a call each, which costs more than most states): bpf_loop's callback. */\n");
+        c.append("static long parse_step(__u64 step, struct parse_ctx *ctx)\n{\n    return parse_turn(ctx->s);\n}\n\n");
         c.append(zeroState(zeroed));
         c.append("SEC(\"xdp\")\nint ").append(ENTRY).append("(struct xdp_md *xdp)\n{\n");
-        c.append(body);
+        c.append(withoutDeadWrites(body, zeroed.read));
         c.append("bail:\n    stat(FP_TO_INTERPRETER);\n    bailed(s->bail_site);\n    return XDP_PASS;\n}\n\n");
         c.append("char LICENSE[] SEC(\"license\") = \"GPL\";\n");
         return c.toString();
@@ -132,28 +141,79 @@ public final class XdpProgram extends CodeWriter {
      * expand.
      */
     private String zeroState(SlotsToZero.Result zero) {
-        StringBuilder c = new StringBuilder();
-        c.append("/* Zeroed per packet: ").append(zero.narrow.cardinality()).append(" of ").append(program.narrowSlots)
-                .append(" slots, ").append(zero.units.cardinality()).append(" of ").append(totalUnits())
-                .append(" 128-bit units; the others are written before they are read. */\n");
-        c.append("static __always_inline void zero_state(struct ss_state *s)\n{\n");
-        memsets(c, "n", zero.narrow, 8);
-        memsets(c, "w", zero.units, 16);
-        c.append("}\n\n");
-        return c.toString();
+        String memsets = capture(() -> {
+            zeroRuns("n", zero.narrow, 8);
+            zeroRuns("w", zero.units, 16);
+        });
+        return "/* Zeroed per packet: " + zero.narrow.cardinality() + " of " + program.narrowSlots + " slots, "
+                + zero.units.cardinality() + " of " + totalUnits()
+                + " 128-bit units; the others are written before they are read. */\n"
+                + "static __always_inline void zero_state(struct ss_state *s)\n{\n" + memsets + "}\n\n";
     }
 
-    private static void memsets(StringBuilder c, String array, BitSet slots, int bytes) {
-        int perSet = 128 / bytes;
-        for (int from = slots.nextSetBit(0); from >= 0; from = slots.nextSetBit(from)) {
-            int end = slots.nextClearBit(from);
-            for (int at = from; at < end; at += perSet) {
-                int count = Math.min(perSet, end - at);
-                c.append("    __builtin_memset(&s->").append(array).append('[').append(at).append("], 0, ")
-                        .append(count * bytes).append(");\n    barrier();\n");
-            }
-            from = end;
+    private void zeroRuns(String array, BitSet slots, int bytes) {
+        for (int from = slots.nextSetBit(0); from >= 0; from = slots.nextSetBit(slots.nextClearBit(from))) {
+            zeroRun(array, from, slots.nextClearBit(from) - from, bytes);
         }
+    }
+
+    private static final Pattern MEMCPY = Pattern.compile("(\\s*)__builtin_memcpy\\(&s->([nw])\\[(\\d+)\\], &s->\\2\\[(\\d+)\\], (\\d+)\\);");
+    private static final Pattern STORE = Pattern.compile("\\s*s->([nw])\\[(\\d+)\\] = .*;");
+
+    /**
+     * The code without the writes of slots no statement reads ({@code read}; all of them when it
+     * is null): such a slot's value goes nowhere (the state is the kernel program's alone, and
+     * every packet starts it afresh). Assignments of a generated expression (side-effect free)
+     * to such a slot go, and aggregate copies ({@link CodeWriter#copySlots}) are cut to the slots
+     * read: a control taking a program's whole headers as an in parameter gets a copy of the
+     * few fields it reads, not of every header.
+     */
+    private String withoutDeadWrites(String code, BitSet read) {
+        if (read == null) {
+            return code;
+        }
+        StringBuilder out = new StringBuilder();
+        boolean dropBarrier = false;
+        for (String l : code.split("\n", -1)) {
+            if (dropBarrier && l.trim().equals("barrier();")) {
+                dropBarrier = false;
+                continue;
+            }
+            dropBarrier = false;
+            Matcher store = STORE.matcher(l);
+            if (store.matches() && !read.get(place(store.group(1), Integer.parseInt(store.group(2))))) {
+                continue;
+            }
+            Matcher m = MEMCPY.matcher(l);
+            if (!m.matches()) {
+                out.append(l).append('\n');
+                continue;
+            }
+            String array = m.group(1 + 1);
+            int to = Integer.parseInt(m.group(3));
+            int from = Integer.parseInt(m.group(4));
+            int size = array.equals("w") ? 16 : 8;
+            int count = Integer.parseInt(m.group(5)) / size;
+            int place = place(array, to);
+            boolean any = false;
+            for (int k = read.nextSetBit(place); k >= 0 && k < place + count; k = read.nextSetBit(read.nextClearBit(k))) {
+                int end = Math.min(read.nextClearBit(k), place + count);
+                int t = to + k - place;
+                int f = from + k - place;
+                out.append(m.group(1)).append(end - k == 1
+                        ? "s->" + array + "[" + t + "] = s->" + array + "[" + f + "];"
+                        : "__builtin_memcpy(&s->" + array + "[" + t + "], &s->" + array + "[" + f + "], " + (end - k) * size + ");")
+                        .append('\n');
+                any = true;
+            }
+            dropBarrier = !any;
+        }
+        return out.substring(0, out.length() - 1);
+    }
+
+    /** A slot's place in SlotsToZero's index space: narrow slots, then units. */
+    private int place(String array, int index) {
+        return array.equals("w") ? program.narrowSlots + index : index;
     }
 
     private static int powerOfTwo(int n) {
@@ -179,11 +239,12 @@ public final class XdpProgram extends CodeWriter {
         line("struct ss_state *s = bpf_map_lookup_elem(&states, &cpu);");
         line("struct ss_config *cfg = bpf_map_lookup_elem(&config, &zero);");
         line("__u32 ifindex = xdp->ingress_ifindex;");
-        line("__u32 *in_port = bpf_map_lookup_elem(&port_of, &ifindex);");
-        line("if (!s || !cfg || !in_port) return XDP_PASS;");
+        line("__s64 in_port = port_of_interface(ifindex);");
+        line("if (!s || !cfg || in_port < 0) return XDP_PASS;");
         line("/* Every slot it may read before writing it starts at zero, as in the interpreter. */");
         line("zero_state(s);");
-        line("s->pkt_len = bpf_xdp_get_buff_len(xdp);");
+        // The whole frame without a call: a program not marked for fragmented frames sees linear ones only.
+        line("s->pkt_len = (__u64) (long) xdp->data_end - (__u64) (long) xdp->data;");
         line("__u64 copied = s->pkt_len;");
         line("if (copied > PKT_MAX) copied = PKT_MAX;");
         line("if (copied < 1) " + bail("an empty frame") + ";");
@@ -191,14 +252,16 @@ public final class XdpProgram extends CodeWriter {
         line("s->copied = copied;");
         line("s->cursor = 0; s->out_len = 0; s->perr = 0; s->exiting = 0; s->bail = 0; s->log_n = 0;");
         line("s->hit = 0; s->action_run = 0;");
-        line("__u64 now = bpf_ktime_get_ns();");
-        setStd("ingress_port", "*in_port");
+        // Read once, at the first hit of an entry with a last-hit time: idle timeouts count in seconds,
+        // so the coarse clock (a tick behind at most) is enough, and it costs less than the precise one.
+        line("__u64 hit_time = 0;");
+        setStd("ingress_port", "in_port");
         setStd("instance_type", String.valueOf(V1ModelSwitch.NORMAL));
         setStd("packet_length", "s->pkt_len");
-        setStd("ingress_global_timestamp", "(now - cfg->start_ns) / 1000");
+        setStd("ingress_global_timestamp", "(bpf_ktime_get_ns() - cfg->start_ns) / 1000");
         line("struct parse_ctx pc = { .s = s };");
         line("s->pstate = 0;");
-        line("bpf_loop(PARSER_STEPS, parse_step, &pc, 0);");
+        line("if (!parse_turn(s)) bpf_loop(PARSER_STEPS - 1, parse_step, &pc, 0);");
         line("/* Parser errors and timeouts are counted by the interpreter. */");
         line("if (s->bail) goto bail;");
         line("if (s->pstate != STATE_ACCEPTED) " + bail("a parser error (the interpreter counts it)") + ";");
@@ -273,6 +336,8 @@ public final class XdpProgram extends CodeWriter {
      */
     public static final class TableMap {
         public static final int SCAN_MAX = 256;
+        /** The largest key of a scanned table, in bytes (SCAN_KEY_MAX in softswitch_xdp.h). */
+        static final int SCAN_KEY_MAX = 64;
 
         public enum Kind { HASH, LPM, SCAN, KEYLESS }
 
@@ -330,7 +395,7 @@ public final class XdpProgram extends CodeWriter {
                 bytes += (t.keys.get(i).width + 7) / 8;
             }
             this.keyBytes = Math.max(bytes, 1);
-            if (kind == Kind.SCAN && keyBytes > 64) {
+            if (kind == Kind.SCAN && keyBytes > SCAN_KEY_MAX) {
                 unsupported = "a ternary, range or optional key over 64 bytes";
             }
             int data = 1;
@@ -425,9 +490,10 @@ public final class XdpProgram extends CodeWriter {
             w.open("");
             w.line("struct " + name + "_val *" + v + " = 0;");
             if (kind != Kind.KEYLESS) {
-                String key = kind == Kind.SCAN ? "s->key" : "k_" + name + ".b";
+                // The key is built in the state (a map value: stores of any alignment), not on the stack.
+                String key = kind == Kind.SCAN ? "s->key" : "k_" + name + "->b";
                 if (kind != Kind.SCAN) {
-                    w.line("struct " + name + "_key k_" + name + " = {};");
+                    w.line("struct " + name + "_key *k_" + name + " = (void *) s->key;");
                 }
                 Expr[] exprs = new Expr[keyOrder.size()];
                 for (int i = 0; i < exprs.length; i++) {
@@ -454,9 +520,9 @@ public final class XdpProgram extends CodeWriter {
                     w.close();
                 } else {
                     if (kind == Kind.LPM) {
-                        w.line("k_" + name + ".prefixlen = " + keyBytes * 8 + ";");
+                        w.line("k_" + name + "->prefixlen = " + keyBytes * 8 + ";");
                     }
-                    w.line(v + " = bpf_map_lookup_elem(&" + name + ", &k_" + name + ");");
+                    w.line(v + " = bpf_map_lookup_elem(&" + name + ", k_" + name + ");");
                 }
             }
             w.line("s->hit = " + v + " != 0;");
@@ -467,7 +533,9 @@ public final class XdpProgram extends CodeWriter {
             if (lastHitBase >= 0) {
                 w.line("__u32 lh = " + lastHitBase + " + " + v + "->id;");
                 w.line("__u64 *last = bpf_map_lookup_elem(&last_hit, &lh);");
-                w.line("if (last) *last = bpf_ktime_get_ns();");
+                w.line("if (!hit_time) hit_time = bpf_ktime_get_coarse_ns();");
+                // Written when the time moved on: the cell's cache line stays shared between the CPUs.
+                w.line("if (last && *last != hit_time) *last = hit_time;");
             }
             w.close();
             w.open("else");

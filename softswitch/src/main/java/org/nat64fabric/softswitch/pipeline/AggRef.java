@@ -21,8 +21,8 @@ public final class AggRef extends Expr.Agg {
 
     @Override public int narrowBase(State s) { return (int) s.n[narrowSlot]; }
     @Override public int wideBase(State s) { return (int) s.n[wideSlot]; }
-    @Override public String cNarrowBase(CodeWriter w) { return w.n(narrowSlot); }
-    @Override public String cUnitBase(CodeWriter w) { return w.n(wideSlot); }
+    @Override public String cNarrowBase(CodeWriter w) { return w.ref(narrowSlot); }
+    @Override public String cUnitBase(CodeWriter w) { return w.ref(wideSlot); }
 
     /** Makes the parameter refer to {@code argument} (before the call). */
     public Stmt bind(Expr.Agg argument) {
@@ -34,8 +34,8 @@ public final class AggRef extends Expr.Agg {
             }
 
             @Override public void c(CodeWriter w) {
-                w.line(w.n(narrowSlot) + " = " + argument.cNarrowBase(w) + ";");
-                w.line(w.n(wideSlot) + " = " + argument.cUnitBase(w) + ";");
+                w.bindRef(narrowSlot, argument.cNarrowBase(w));
+                w.bindRef(wideSlot, argument.cUnitBase(w));
             }
         };
     }

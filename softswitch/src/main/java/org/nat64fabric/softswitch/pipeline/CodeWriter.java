@@ -4,8 +4,10 @@ import java.math.BigInteger;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.nat64fabric.softswitch.frontend.Type;
@@ -47,6 +49,12 @@ public abstract class CodeWriter {
     private boolean mayBeExiting;
     /** Why packets go to the interpreter, by the number of the place they leave from. */
     private final List<String> bailReasons = new ArrayList<>(List.of("more counter updates than the fast path logs"));
+    /**
+     * Reference slots (see {@link AggRef}) bound to a place known when the code is written: their
+     * reads become that constant, so the C indexes the state with constants (no load of the
+     * reference, no mask, and clang can tell the accesses apart).
+     */
+    private final Map<Integer, Long> knownRefs = new HashMap<>();
     private final int[] wideUnit;
     private final int[] wideUnits;
     private final int totalUnits;
@@ -117,7 +125,45 @@ public abstract class CodeWriter {
 
     /** A narrow slot whose index is computed per packet (always in range by construction; masked for the verifier). */
     public String nAt(String index) {
-        return "s->n[(" + index + ") & N_MASK]";
+        Long k = constantIndex(index);
+        return k != null ? n(k.intValue()) : "s->n[(" + index + ") & N_MASK]";
+    }
+
+    /**
+     * The value of an index written as a sum of non-negative integers in parentheses (what fixed
+     * and known places give), or null when it depends on the packet.
+     */
+    static Long constantIndex(String index) {
+        long sum = 0;
+        for (String term : index.replace("(", "").replace(")", "").split("\\+")) {
+            String t = term.trim();
+            if (t.isEmpty() || t.length() > 9 || !t.chars().allMatch(Character::isDigit)) {
+                return null;
+            }
+            sum += Long.parseLong(t);
+        }
+        return sum;
+    }
+
+    /** A reference slot's value in C: the place it is bound to when that is known, else the slot. */
+    public String ref(int slot) {
+        Long k = knownRefs.get(slot);
+        return k != null ? String.valueOf(k) : n(slot);
+    }
+
+    /**
+     * Binds a reference slot to a place (before a call's body, which is written right after, at
+     * the call: every read of the slot in it follows this bind). A place known now is remembered
+     * and nothing is stored; one computed per packet is stored in the slot.
+     */
+    public void bindRef(int slot, String place) {
+        Long k = constantIndex(place);
+        if (k != null) {
+            knownRefs.put(slot, k);
+        } else {
+            knownRefs.remove(slot);
+            line(n(slot) + " = " + place + ";");
+        }
     }
 
     public int unit(int wideSlot) {
@@ -144,7 +190,49 @@ public abstract class CodeWriter {
     }
 
     public String wAt(String unit) {
-        return "s->w[(" + unit + ") & W_MASK]";
+        Long k = constantIndex(unit);
+        return k != null ? "s->w[" + k + "]" : "s->w[(" + unit + ") & W_MASK]";
+    }
+
+    /**
+     * Copies {@code count} narrow slots (or 128-bit units) from one place to another. Between
+     * places known now that do not overlap: in copies of up to 128 bytes, which clang's BPF target
+     * expands into plain loads and stores (a loop of single copies costs four times the
+     * instructions); a barrier between them, else clang merges them into one it cannot expand.
+     * Otherwise a loop, slot by slot.
+     */
+    public void copySlots(boolean wide, String to, String from, int count) {
+        Long t = constantIndex(to);
+        Long f = constantIndex(from);
+        if (t != null && f != null && (t + count <= f || f + count <= t)) {
+            chunks(wide ? "w" : "n", t, count, wide ? 16 : 8, (at, bytes) -> "__builtin_memcpy(&s->" + (wide ? "w" : "n") + "["
+                    + at + "], &s->" + (wide ? "w" : "n") + "[" + (f + at - t) + "], " + bytes + ")");
+        } else if (!to.equals(from)) {
+            line((wide ? "copy_w" : "copy_n") + "(s, " + to + ", " + from + ", " + count + ");");
+        }
+    }
+
+    /** Zeroes {@code count} narrow slots (or 128-bit units): as {@link #copySlots}, in memsets when the place is known. */
+    public void zeroSlots(boolean wide, String at, int count) {
+        Long a = constantIndex(at);
+        if (a != null) {
+            zeroRun(wide ? "w" : "n", a, count, wide ? 16 : 8);
+        } else {
+            line((wide ? "zero_w" : "zero_n") + "(s, " + at + ", " + count + ");");
+        }
+    }
+
+    /** Zeroes s->ARRAY[at .. at + count) in memsets of up to 128 bytes. */
+    public void zeroRun(String array, long at, int count, int bytesPerSlot) {
+        chunks(array, at, count, bytesPerSlot, (from, bytes) -> "__builtin_memset(&s->" + array + "[" + from + "], 0, " + bytes + ")");
+    }
+
+    private void chunks(String array, long at, int count, int bytesPerSlot, java.util.function.BiFunction<Long, Integer, String> op) {
+        int perChunk = 128 / bytesPerSlot;
+        for (long from = at; from < at + count; from += perChunk) {
+            line(op.apply(from, (int) Math.min(perChunk, at + count - from) * bytesPerSlot) + ";");
+            line("barrier();");
+        }
     }
 
     public String tempNarrow() {

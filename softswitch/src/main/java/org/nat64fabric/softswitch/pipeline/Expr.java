@@ -164,18 +164,16 @@ public abstract class Expr {
 
         /** Copies all slots from another aggregate of its type. */
         public void cCopyFrom(CodeWriter w, Agg src) {
-            String dn = cNarrowBase(w);
-            String sn = src.cNarrowBase(w);
-            w.line("copy_n(s, " + dn + ", " + sn + ", " + type.narrowSlots() + ");");
+            w.copySlots(false, cNarrowBase(w), src.cNarrowBase(w), type.narrowSlots());
             if (type.wideSlots() > 0) {
-                w.line("copy_w(s, " + cUnitBase(w) + ", " + src.cUnitBase(w) + ", " + w.unitOffset(type, type.wideSlots()) + ");");
+                w.copySlots(true, cUnitBase(w), src.cUnitBase(w), w.unitOffset(type, type.wideSlots()));
             }
         }
 
         public void cClear(CodeWriter w) {
-            w.line("zero_n(s, " + cNarrowBase(w) + ", " + type.narrowSlots() + ");");
+            w.zeroSlots(false, cNarrowBase(w), type.narrowSlots());
             if (type.wideSlots() > 0) {
-                w.line("zero_w(s, " + cUnitBase(w) + ", " + w.unitOffset(type, type.wideSlots()) + ");");
+                w.zeroSlots(true, cUnitBase(w), w.unitOffset(type, type.wideSlots()));
             }
         }
 

@@ -19,13 +19,14 @@ public final class Parser {
     public abstract static class Transition {
         abstract int next(State s);
 
-        /** Sets s->pstate (in C; see {@link Parser#c}). */
-        abstract void c(CodeWriter w);
+        /** Goes to the next state from state {@code from} (in C; see {@link Parser#c}). */
+        abstract void c(CodeWriter w, int from);
     }
 
-    static String cGoto(int target) {
+    /** A state written after {@code from} is jumped to (forward, so no loop for the verifier); an earlier one waits for the next turn. */
+    static String cGoto(int from, int target) {
         return target == ACCEPT_STATE ? "ACCEPT();" : target == REJECT_STATE ? "REJECT(" + PacketIo.NO_MATCH + ");"
-                : "NEXT_STATE(" + target + ");";
+                : target > from ? "GOTO_STATE(" + target + ");" : "NEXT_STATE(" + target + ");";
     }
 
     public static final class Direct extends Transition {
@@ -36,7 +37,7 @@ public final class Parser {
         }
 
         @Override int next(State s) { return target; }
-        @Override void c(CodeWriter w) { w.line(cGoto(target)); }
+        @Override void c(CodeWriter w, int from) { w.line(cGoto(from, target)); }
     }
 
     /**
@@ -92,7 +93,7 @@ public final class Parser {
             return REJECT_STATE;
         }
 
-        @Override void c(CodeWriter w) {
+        @Override void c(CodeWriter w, int from) {
             for (ValueSet set : sets) {
                 if (set != null) {
                     throw new CodeWriter.Unsupported("a parser value set");
@@ -111,7 +112,7 @@ public final class Parser {
                         cond.append(" && ").append(k);
                     }
                 }
-                w.line("if (" + cond + ") " + cGoto(targets[c]));
+                w.line("if (" + cond + ") " + cGoto(from, targets[c]));
             }
             w.line("REJECT(" + PacketIo.NO_MATCH + ");");
         }
@@ -184,18 +185,21 @@ public final class Parser {
     }
 
     /**
-     * The parser's states in C, as the cases of a switch on s->pstate, for a loop that runs one
-     * state per turn (the generator defines ACCEPT, REJECT and NEXT_STATE). A statement without a
-     * C form jumps to the interpreter.
+     * The parser's states in C, as the cases of a switch on s->pstate, for a loop that runs a
+     * turn from the state in s->pstate until a transition to an earlier state (or to itself) ends
+     * it: a transition to a later state jumps to its label, S followed by its number (each turn is
+     * a function call, which costs more than the state; the generator defines ACCEPT, REJECT,
+     * NEXT_STATE and GOTO_STATE). A statement without a C form jumps to the interpreter.
      */
     public void c(CodeWriter w) {
         w.open("switch (s->pstate)");
         for (int i = 0; i < bodies.length; i++) {
             int state = i;
             w.open("case " + i + ":");
+            w.append("S" + i + ":;\n");
             w.statement(bodies[i]);
             w.line("if (s->perr) REJECT(s->perr);");
-            w.guarded(() -> transitions[state].c(w));
+            w.guarded(() -> transitions[state].c(w, state));
             w.close();
         }
         w.line("default: " + w.bail("a parser state out of range") + ";");

@@ -1,6 +1,7 @@
 package org.nat64fabric.softswitch.ebpf;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -113,6 +114,24 @@ class SlotsToZeroTest {
         narrow.clear(1);
         assertEquals(narrow, r.narrow);
         assertEquals(slots(1, 2, 3), r.units);
+    }
+
+    @Test void everyPlaceSomeStatementReadsIsKnownAsRead() {
+        SlotsToZero.Result r = zeroed(NO_PARSER, String.join("\n",
+                "s->n[1] = s->n[2];",
+                "__builtin_memcpy(&s->n[4], &s->n[8], 16);",
+                "barrier();",
+                "__builtin_memset(&s->n[12], 0, 16);",
+                "s->w[0] = s->w[3];",
+                "if (s->n[5]) s->n[6] = 1;"));
+        assertEquals(slots(2, 5, 8, 9, 16 + 3), r.read);
+        assertEquals(slots(2, 8, 9), r.narrow, "a copy reads its source and writes its target (5 among it)");
+        assertEquals(slots(3), r.units);
+    }
+
+    @Test void aReadItCannotPlaceLeavesTheReadPlacesUnknown() {
+        SlotsToZero.Result r = zeroed(NO_PARSER, "s->n[1] = 1;\ns->n[2] = s->n[(s->n[1] * 2) & N_MASK];");
+        assertNull(r.read);
     }
 
     @Test void aBackwardJumpZeroesEverything() {
