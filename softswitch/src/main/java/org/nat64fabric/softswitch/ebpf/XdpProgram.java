@@ -189,7 +189,7 @@ public final class XdpProgram extends CodeWriter {
                 out.append(l).append('\n');
                 continue;
             }
-            String array = m.group(1 + 1);
+            String array = m.group(2);
             int to = Integer.parseInt(m.group(3));
             int from = Integer.parseInt(m.group(4));
             int size = array.equals("w") ? 16 : 8;

@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.nat64fabric.softswitch.frontend.Type;
 import org.nat64fabric.softswitch.v1model.Externs;
@@ -205,8 +206,9 @@ public abstract class CodeWriter {
         Long t = constantIndex(to);
         Long f = constantIndex(from);
         if (t != null && f != null && (t + count <= f || f + count <= t)) {
-            chunks(wide ? "w" : "n", t, count, wide ? 16 : 8, (at, bytes) -> "__builtin_memcpy(&s->" + (wide ? "w" : "n") + "["
-                    + at + "], &s->" + (wide ? "w" : "n") + "[" + (f + at - t) + "], " + bytes + ")");
+            String array = wide ? "w" : "n";
+            chunks(array, t, count, wide ? 16 : 8, (at, bytes) -> "__builtin_memcpy(&s->" + array + "[" + at + "], &s->"
+                    + array + "[" + (f + at - t) + "], " + bytes + ")");
         } else if (!to.equals(from)) {
             line((wide ? "copy_w" : "copy_n") + "(s, " + to + ", " + from + ", " + count + ");");
         }
@@ -227,7 +229,7 @@ public abstract class CodeWriter {
         chunks(array, at, count, bytesPerSlot, (from, bytes) -> "__builtin_memset(&s->" + array + "[" + from + "], 0, " + bytes + ")");
     }
 
-    private void chunks(String array, long at, int count, int bytesPerSlot, java.util.function.BiFunction<Long, Integer, String> op) {
+    private void chunks(String array, long at, int count, int bytesPerSlot, BiFunction<Long, Integer, String> op) {
         int perChunk = 128 / bytesPerSlot;
         for (long from = at; from < at + count; from += perChunk) {
             line(op.apply(from, (int) Math.min(perChunk, at + count - from) * bytesPerSlot) + ";");
