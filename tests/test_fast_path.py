@@ -98,6 +98,9 @@ def test_idle_time_counts_hits_in_the_kernel(nat64):
     query = p4runtime_pb2.Entity()
     query.table_entry.table_id = ptf.client.p4info.id("tables", T + "session_v6")
     query.table_entry.time_since_last_hit.SetInParent()
+    # The kernel stamps hits with its coarse clock (up to a tick behind): let the entry age well
+    # past a tick first, so that a hit shows as younger than the insert.
+    time.sleep(0.5)
     (before,) = ptf.client.read(query)
     for _ in range(3):
         ptf.send(V6_PORT, from_v6_host(UDP(sport=5002, dport=53) / b"keepalive"))
