@@ -20,6 +20,8 @@ during the run does not change what is measured.
 Usage (as root): bench/setup/run.sh [SECONDS_PER_LEVEL] [RATE ...]
     NAT64FABRIC_BENCH_TOPOLOGIES=border,edge-border,fabric2x2   the topologies (default all three)
     NAT64FABRIC_BENCH_OUT=DIR   where results.csv and results.svg go (default: this directory)
+    NAT64FABRIC_BENCH_CONTROLLER_JVM="FLAGS", NAT64FABRIC_BENCH_SWITCH_JVM="FLAGS"   JVM flags added to the
+        launchers' (a GC log, a JFR recording: %p in a file name is the process id)
 """
 import csv
 import datetime
@@ -559,7 +561,9 @@ def main():
         jars, p4, copied = snapshot(run_dir / "snapshot")
         compile_loadgen(run_dir)
         JarSwitch.jar, JarController.jar, JarController.p4 = jars["softswitch"], jars["controller"], p4
-        JarSwitch.flags, JarController.flags = launcher_flags("softswitch"), launcher_flags("nat64fabric-controller")
+        JarSwitch.flags = launcher_flags("softswitch") + shlex.split(os.environ.get("NAT64FABRIC_BENCH_SWITCH_JVM", ""))
+        JarController.flags = (launcher_flags("nat64fabric-controller")
+                               + shlex.split(os.environ.get("NAT64FABRIC_BENCH_CONTROLLER_JVM", "")))
         print(f"setup bench: running {shutil.which('java')} -jar on copies of:")
         for src, mtime_ns, size in copied:
             if src in JARS.values() or src.name.endswith("-SNAPSHOT.jar") or src.parent == P4BUILD:

@@ -111,7 +111,7 @@ public final class Nat64Fabric implements Nat64Service {
     private final LongSupplier clock;
     private final Map<String, SwitchLink> links = new ConcurrentHashMap<>();
     /** What each connected switch holds, by entity key, as last written or read. */
-    private final Map<String, Map<String, Entity>> installed = new ConcurrentHashMap<>();
+    private final Map<String, Map<Object, Entity>> installed = new ConcurrentHashMap<>();
     /** Connected switches whose reconciliation is written (or that another instance reconciles). */
     private final Set<String> programmed = ConcurrentHashMap.newKeySet();
     private final Map<String, AtomicLong> counters = new ConcurrentHashMap<>();
@@ -198,9 +198,9 @@ public final class Nat64Fabric implements Nat64Service {
      * thread holds the lock while it waits for a write, so taking it here cannot deadlock.
      */
     private void reconcile(SwitchLink link) {
-        Map<String, Entity> held = new LinkedHashMap<>();
+        Map<Object, Entity> held = new LinkedHashMap<>();
         link.read().forEach(e -> held.put(e.key(), e));
-        Map<String, Entity> desired = new LinkedHashMap<>();
+        Map<Object, Entity> desired = new LinkedHashMap<>();
         synchronized (this) {
             desiredState(switchConfig(link.deviceId())).forEach(e -> desired.put(e.key(), e));
             links.put(link.deviceId(), link);
@@ -236,7 +236,7 @@ public final class Nat64Fabric implements Nat64Service {
     public synchronized void attached(SwitchLink link) {
         links.put(link.deviceId(), link);
         programmed.add(link.deviceId());
-        Map<String, Entity> desired = new LinkedHashMap<>();
+        Map<Object, Entity> desired = new LinkedHashMap<>();
         desiredState(switchConfig(link.deviceId())).forEach(e -> desired.put(e.key(), e));
         installed.put(link.deviceId(), heldMap(link.deviceId(), desired));
     }
@@ -246,9 +246,9 @@ public final class Nat64Fabric implements Nat64Service {
      * two entries per BIB entry of a full session table, so that it never grows in one piece
      * while setups wait (growing past 98 304 entries held setups for 30-90 ms).
      */
-    private Map<String, Entity> heldMap(String deviceId, Map<String, Entity> entries) {
+    private Map<Object, Entity> heldMap(String deviceId, Map<Object, Entity> entries) {
         int expected = switchConfig(deviceId).translates() ? 2 * MapNatStore.EXPECTED_SESSIONS : 0;
-        Map<String, Entity> held = new ConcurrentHashMap<>(Math.max(expected, entries.size()));
+        Map<Object, Entity> held = new ConcurrentHashMap<>(Math.max(expected, entries.size()));
         held.putAll(entries);
         return held;
     }
@@ -525,7 +525,7 @@ public final class Nat64Fabric implements Nat64Service {
     private synchronized CompletableFuture<Void> allocate(List<Punt> batch, List<Punt> toSend, List<Punt> refused,
                                                           long[] durableAt) {
         long now = clock.getAsLong();
-        Map<String, TableEntry> toPut = new LinkedHashMap<>();
+        Map<Object, TableEntry> toPut = new LinkedHashMap<>();
         // Misses of one flow in one batch (a burst before the first setup is done) are set up once.
         Map<List<Object>, Outcome> misses = new HashMap<>();
         CompletableFuture<Void> durable = engine.store().batchAsync(() -> {
@@ -638,8 +638,8 @@ public final class Nat64Fabric implements Nat64Service {
     private synchronized CompletableFuture<Void> idleWrites(String deviceId, List<TableEntry> entries) {
         List<TableEntry> stale = new ArrayList<>();
         // by entry key: an entry is either deleted or rewritten, whatever order its BIB entry's reports came in
-        Map<String, TableEntry> deletes = new LinkedHashMap<>();
-        Map<String, TableEntry> puts = new LinkedHashMap<>();
+        Map<Object, TableEntry> deletes = new LinkedHashMap<>();
+        Map<Object, TableEntry> puts = new LinkedHashMap<>();
         long now = clock.getAsLong();
         engine.store().batch(() -> {
             for (TableEntry entry : entries) {
@@ -659,7 +659,7 @@ public final class Nat64Fabric implements Nat64Service {
                         deviceId + "|" + entry.table(), holders, now);
                 if (what == Nat64Engine.Idle.REPROGRAM) {
                     List<TableEntry> after = bibEntries(b);
-                    Set<String> kept = after.stream().map(TableEntry::key).collect(Collectors.toSet());
+                    Set<Object> kept = after.stream().map(TableEntry::key).collect(Collectors.toSet());
                     before.stream().filter(e -> !kept.contains(e.key())).forEach(e -> deletes.put(e.key(), e));
                     after.forEach(e -> {
                         deletes.remove(e.key());
@@ -676,7 +676,7 @@ public final class Nat64Fabric implements Nat64Service {
         List<CompletableFuture<Void>> writes = new ArrayList<>();
         if (!stale.isEmpty()) {
             // stale: nothing maps them any more; deleted even if our view of the switch lacks them
-            Map<String, Entity> held = installed.get(deviceId);
+            Map<Object, Entity> held = installed.get(deviceId);
             if (held != null) {
                 stale.forEach(e -> held.remove(e.key()));
             }
@@ -741,7 +741,7 @@ public final class Nat64Fabric implements Nat64Service {
     private CompletableFuture<Void> putOnBorders(List<TableEntry> entries, CompletableFuture<Void> durable) {
         List<CompletableFuture<Void>> writes = new ArrayList<>();
         for (String d : borders()) {
-            Map<String, Entity> held = installed.get(d);
+            Map<Object, Entity> held = installed.get(d);
             if (held == null) {
                 continue;
             }
@@ -765,7 +765,7 @@ public final class Nat64Fabric implements Nat64Service {
     }
 
     private CompletableFuture<Void> deleteOn(String deviceId, List<TableEntry> entries) {
-        Map<String, Entity> held = installed.get(deviceId);
+        Map<Object, Entity> held = installed.get(deviceId);
         if (held == null) {
             return CompletableFuture.completedFuture(null);
         }
@@ -789,7 +789,7 @@ public final class Nat64Fabric implements Nat64Service {
                 durable.join();
             } catch (CompletionException e) {
                 // Not durable, so not written: the switch does not hold these, and the next miss writes them.
-                Map<String, Entity> held = installed.get(deviceId);
+                Map<Object, Entity> held = installed.get(deviceId);
                 if (held != null) {
                     updates.forEach(u -> held.remove(u.entity.key(), u.entity));
                 }
@@ -996,7 +996,7 @@ public final class Nat64Fabric implements Nat64Service {
     @Override
     public List<DeviceStatus> devices() {
         return config.devices.keySet().stream().sorted().map(id -> {
-            Map<String, Entity> held = installed.get(id);
+            Map<Object, Entity> held = installed.get(id);
             return new DeviceStatus(id, switchConfig(id).role, programmed.contains(id), held == null ? 0 : held.size());
         }).collect(Collectors.toList());
     }

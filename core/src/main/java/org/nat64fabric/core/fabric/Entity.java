@@ -6,8 +6,11 @@ package org.nat64fabric.core.fabric;
  * reconciliation compares them by {@link #key} and {@code equals}.
  */
 public interface Entity {
-    /** What identifies it on the switch; everything else may be modified. */
-    String key();
+    /**
+     * What identifies it on the switch (everything else may be modified): a value compared with
+     * {@code equals}, whose {@code toString} names it.
+     */
+    Object key();
 
     /**
      * True when it exists on the switch whatever the controller did (a table's default entry,

@@ -83,7 +83,7 @@ public final class TableEntry implements Entity {
     /** Per parameter, its value's high and low 64 bits. */
     private final long[] paramValues;
     private final long idleTimeoutSeconds;
-    private String key;   // made once: entries are looked up by key at every setup
+    private Key key;   // made once: entries are looked up by key at every setup
 
     private TableEntry(Builder b) {
         this.table = b.table;
@@ -143,25 +143,55 @@ public final class TableEntry implements Entity {
         return idleTimeoutSeconds;
     }
 
-    /** What identifies the entry in its table (P4Runtime: the match); the rest may be modified. */
+    /**
+     * What identifies the entry in its table (P4Runtime: the match); the rest may be modified.
+     * Compared by the entry's arrays: the controller keeps one per entry on each switch it
+     * writes, and a string of the match took some 140 bytes more per entry.
+     */
     @Override
-    public String key() {
-        String k = key;
+    public Object key() {
+        Key k = key;
         if (k == null) {
-            // one builder, hex digits written into it: keys are made at every setup
-            StringBuilder b = new StringBuilder(table.length() + 16 + 64 * matchFields.length).append(table);
-            if (isDefault()) {
-                b.append(" default");
-            } else {
-                for (int i = 0; i < matchFields.length; i++) {
-                    match(i).appendTo(b.append(i == 0 ? " [" : ", "));
-                }
-                b.append(']');
-            }
-            k = b.toString();
+            k = new Key(this);
             key = k;
         }
         return k;
+    }
+
+    /** An entry's table and match; its text is the table's name and the match fields' values in hex. */
+    private static final class Key {
+        private final TableEntry entry;
+
+        Key(TableEntry entry) {
+            this.entry = entry;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Key)) {
+                return false;
+            }
+            TableEntry e = ((Key) o).entry;
+            return e.table.equals(entry.table) && Arrays.equals(e.matchFields, entry.matchFields)
+                    && Arrays.equals(e.matchValues, entry.matchValues);
+        }
+
+        @Override
+        public int hashCode() {
+            return entry.table.hashCode() * 31 + Arrays.hashCode(entry.matchValues);
+        }
+
+        @Override
+        public String toString() {
+            StringBuilder b = new StringBuilder(entry.table);
+            if (entry.isDefault()) {
+                return b.append(" default").toString();
+            }
+            for (int i = 0; i < entry.matchFields.length; i++) {
+                entry.match(i).appendTo(b.append(i == 0 ? " [" : ", "));
+            }
+            return b.append(']').toString();
+        }
     }
 
     /** A default entry exists from the pipeline's start: P4Runtime only modifies it. */
@@ -224,7 +254,7 @@ public final class TableEntry implements Entity {
 
     @Override
     public String toString() {
-        StringBuilder s = new StringBuilder(key()).append(" -> ").append(action).append('(');
+        StringBuilder s = new StringBuilder(key().toString()).append(" -> ").append(action).append('(');
         for (int i = 0; i < paramNames.length; i++) {
             appendHex(s.append(i == 0 ? "" : " ").append(paramNames[i]).append('='), paramValues[2 * i],
                     paramValues[2 * i + 1]);

@@ -44,7 +44,7 @@ class Nat64FabricTest {
      */
     static class FakeSwitch implements SwitchLink {
         final String id;
-        final Map<String, Entity> entries = new HashMap<>();
+        final Map<Object, Entity> entries = new HashMap<>();
         final List<List<Update>> batches = new ArrayList<>();
         final List<byte[]> packetOuts = new ArrayList<>();
         final List<Integer> sentOut = new ArrayList<>();   // the port of each packet-out past the pipeline
@@ -67,7 +67,7 @@ class Nat64FabricTest {
             writes++;
             batches.add(updates);
             for (Update u : updates) {
-                String key = u.entity.key();
+                Object key = u.entity.key();
                 boolean held = entries.containsKey(key) || u.entity.alwaysPresent();
                 if (u.type == Update.Type.INSERT && held || u.type != Update.Type.INSERT && !held
                         || u.type == Update.Type.DELETE && u.entity.alwaysPresent()) {

@@ -75,7 +75,7 @@ class DesiredStateTest {
             assertEquals(v, e.params().get("p"), v.toString());
             assertArrayEquals(canonical, e.matches().get(0).bytes(), v.toString());
             assertArrayEquals(canonical, e.paramBytes("p"), v.toString());
-            assertEquals("t [f=" + v.toString(16) + "]", e.key());
+            assertEquals("t [f=" + v.toString(16) + "]", e.key().toString());
             assertEquals("t [f=" + v.toString(16) + "] -> a(p=" + v.toString(16) + ")", e.toString());
         }
     }
@@ -160,10 +160,34 @@ class DesiredStateTest {
     }
 
     @Test
+    void anEntrysKeyIsItsTableAndMatchWhateverItsActionOrTimeout() {
+        Ipv6Address host = Ipv6Address.of(0x20010db800000000L, 1);
+        TableEntry entry = TableEntry.in("t").exact("a", host.high(), host.low()).exact("p", 80).action("x")
+                .param("v", 1).build();
+        TableEntry sameMatch = TableEntry.in("t").exact("a", host.high(), host.low()).exact("p", 80).action("y")
+                .param("w", 2).idleTimeout(30).build();
+        assertEquals(entry.key(), sameMatch.key());
+        assertEquals(entry.key().hashCode(), sameMatch.key().hashCode());
+        assertEquals("t [a=20010db8000000000000000000000001, p=50]", entry.key().toString());
+        List<TableEntry> others = List.of(
+                TableEntry.in("u").exact("a", host.high(), host.low()).exact("p", 80).action("x").build(),
+                TableEntry.in("t").exact("a", host.high(), host.low() + 1).exact("p", 80).action("x").build(),
+                TableEntry.in("t").exact("a", host.high() + 1, host.low()).exact("p", 80).action("x").build(),
+                TableEntry.in("t").exact("a", host.high(), host.low()).exact("p", 81).action("x").build(),
+                TableEntry.in("t").exact("a", host.high(), host.low()).exact("q", 80).action("x").build(),
+                TableEntry.in("t").lpm("a", new BigInteger(1, host.toBytes()), 128).exact("p", 80).action("x").build(),
+                TableEntry.in("t").action("x").build());
+        for (TableEntry other : others) {
+            assertFalse(entry.key().equals(other.key()), other.key() + " is not " + entry.key());
+        }
+        assertEquals("t default", TableEntry.in("t").action("x").build().key().toString());
+    }
+
+    @Test
     void everyEntryOfASwitchHasItsOwnKeySoReconciliationCanDiffThem() {
         List<Entity> border = DesiredState.of(sw(SwitchConfig.Role.BORDER), CONFIG, List.of(EAM), List.of(BIB),
                 b -> 300, List.of());
-        Set<String> keys = new HashSet<>();
+        Set<Object> keys = new HashSet<>();
         for (Entity e : border) {
             assertTrue(keys.add(e.key()), "two entries for " + e.key());
         }
