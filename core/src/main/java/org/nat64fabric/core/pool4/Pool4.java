@@ -2,6 +2,7 @@ package org.nat64fabric.core.pool4;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -71,9 +72,9 @@ public final class Pool4 {
     private final PortStore store;
     private final List<Ipv4Address> addresses = new ArrayList<>();
     /** Per block, the port its next search starts at: a hint only, kept in memory. */
-    private final Map<String, Integer> cursors = new HashMap<>();
-    /** Per subscriber and protocol, the block of its last claimed port: a hint only. */
-    private final Map<String, String> lastBlock = new HashMap<>();
+    private final Map<PortBlock, Integer> cursors = new HashMap<>();
+    /** Per protocol and subscriber, the block of its last claimed port: a hint only. */
+    private final Map<Protocol, Map<Ipv6Address, PortBlock>> lastBlock = new EnumMap<>(Protocol.class);
 
     public Pool4(Pool4Config config, PortStore store) {
         this.config = config;
@@ -109,8 +110,8 @@ public final class Pool4 {
         int parity = sourcePort & 1;
         List<PortBlock> own = blocksOf(protocol, subscriber);
         // The block that gave the last port is likely to give the next: try it first.
-        String last = lastBlock.get(protocol + " " + subscriber);
-        own.sort(Comparator.comparing((PortBlock b) -> !PortStore.blockKey(b).equals(last)));
+        PortBlock last = lastBlock.getOrDefault(protocol, Map.of()).get(subscriber);
+        own.sort(Comparator.comparing((PortBlock b) -> !b.equals(last)));
         Optional<TransportAddress> found = claim(own, now, cls, parity);
         if (found.isPresent()) {
             return new Result(found.get(), null, null);
@@ -192,9 +193,11 @@ public final class Pool4 {
     /** Gives a block back, and forgets the search hints about it (they would outlive every block). */
     private void giveBack(PortBlock b) {
         store.releaseBlock(b);
-        String key = PortStore.blockKey(b);
-        cursors.remove(key);
-        lastBlock.remove(b.protocol() + " " + b.subscriber(), key);
+        cursors.remove(b);
+        Map<Ipv6Address, PortBlock> last = lastBlock.get(b.protocol());
+        if (last != null) {
+            last.remove(b.subscriber(), b);
+        }
     }
 
     /** The blocks a subscriber holds now. */
@@ -248,16 +251,15 @@ public final class Pool4 {
         for (PortBlock b : candidates) {
             // Start after the port claimed last in this block, so that a busy block is not probed
             // from its first port at every allocation; wrap round to reach ports freed since.
-            String key = PortStore.blockKey(b);
             int size = b.last() - b.first() + 1;
-            int start = cursors.getOrDefault(key, b.first());
+            int start = cursors.getOrDefault(b, b.first());
             for (int i = 0; i < size; i++) {
                 int port = b.first() + (start - b.first() + i) % size;
                 if ((cls < 0 || rangeClass(port) == cls) && (parity < 0 || (port & 1) == parity)) {
                     TransportAddress t = new TransportAddress(b.address(), port);
                     if (store.claimPort(b.protocol(), t, now)) {
-                        cursors.put(key, port == b.last() ? b.first() : port + 1);
-                        lastBlock.put(b.protocol() + " " + b.subscriber(), key);
+                        cursors.put(b, port == b.last() ? b.first() : port + 1);
+                        lastBlock.computeIfAbsent(b.protocol(), p -> new HashMap<>()).put(b.subscriber(), b);
                         return Optional.of(t);
                     }
                 }

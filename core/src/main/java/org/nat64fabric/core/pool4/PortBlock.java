@@ -1,7 +1,6 @@
 package org.nat64fabric.core.pool4;
 
 import java.io.Serializable;
-import java.util.Objects;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv6Address;
 
@@ -61,7 +60,8 @@ public final class PortBlock implements Serializable {
 
     @Override
     public int hashCode() {
-        return Objects.hash(protocol, address, first, last, subscriber);
+        // no varargs array: the pool looks its hints up by block at every allocation
+        return (((protocol.hashCode() * 31 + address.hashCode()) * 31 + first) * 31 + last) * 31 + subscriber.hashCode();
     }
 
     @Override
