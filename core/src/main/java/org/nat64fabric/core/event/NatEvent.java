@@ -1,6 +1,8 @@
 package org.nat64fabric.core.event;
 
 import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -24,13 +26,16 @@ public final class NatEvent {
 
     private final Type type;
     private final long observationTimeMilliseconds;
-    private final Map<String, Object> fields;
+    /** The fields' names, one list per kind of event, shared; their values in the same order. */
+    private final List<String> names;
+    private final Object[] values;
 
-    /** {@code fields}: a map of the event's own, which {@link NatEvents} builds for it and hands over. */
-    NatEvent(Type type, long observationTimeMilliseconds, Map<String, Object> fields) {
+    /** {@code names}: a list {@link NatEvents} keeps per kind of event; {@code values}: one per name. */
+    NatEvent(Type type, long observationTimeMilliseconds, List<String> names, Object... values) {
         this.type = type;
         this.observationTimeMilliseconds = observationTimeMilliseconds;
-        this.fields = Collections.unmodifiableMap(fields);
+        this.names = names;
+        this.values = values;
     }
 
     public Type type() {
@@ -41,9 +46,27 @@ public final class NatEvent {
         return observationTimeMilliseconds;
     }
 
-    /** The template's information elements other than natEvent and the timestamp. */
+    /** The names of the template's information elements other than natEvent and the timestamp, in order. */
+    public List<String> fieldNames() {
+        return names;
+    }
+
+    /** The value of the information element {@code name}, or null when the event has none of that name. */
+    public Object field(String name) {
+        int i = names.indexOf(name);
+        return i < 0 ? null : values[i];
+    }
+
+    /**
+     * The fields by name, in order: made at each call (an event holds two arrays, not a map, as
+     * two events go to the log at every setup).
+     */
     public Map<String, Object> fields() {
-        return fields;
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (int i = 0; i < values.length; i++) {
+            out.put(names.get(i), values[i]);
+        }
+        return Collections.unmodifiableMap(out);
     }
 
     /** One log line: {@code natEvent=4 observationTimeMilliseconds=... sourceIPv6Address=...}. */
@@ -56,14 +79,14 @@ public final class NatEvent {
     public StringBuilder appendTo(StringBuilder line) {
         line.append("natEvent=").append(type.natEvent).append(" (").append(type)
                 .append(") observationTimeMilliseconds=").append(observationTimeMilliseconds);
-        fields.forEach((name, value) -> {
-            line.append(' ').append(name).append('=');
-            if (value instanceof Integer) {
-                line.append((int) (Integer) value);   // append(Object) would make a string of it first
+        for (int i = 0; i < values.length; i++) {
+            line.append(' ').append(names.get(i)).append('=');
+            if (values[i] instanceof Integer) {
+                line.append((int) (Integer) values[i]);   // append(Object) would make a string of it first
             } else {
-                line.append(value);
+                line.append(values[i]);
             }
-        });
+        }
         return line;
     }
 }

@@ -1,7 +1,7 @@
 package org.nat64fabric.core.event;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.pool4.PortBlock;
 import org.nat64fabric.core.pool4.Protocol;
@@ -13,6 +13,15 @@ import org.nat64fabric.core.session.Session;
  * destination (RFC 6888 REQ-12: an operator may be required not to log it).
  */
 public final class NatEvents {
+    private static final List<String> BIB = List.of("sourceIPv6Address", "postNATSourceIPv4Address",
+            "protocolIdentifier", "sourceTransportPort", "postNAPTSourceTransportPort");
+    private static final List<String> SESSION_WITH_DESTINATION = withAll(BIB, "destinationIPv6Address",
+            "postNATDestinationIPv4Address", "destinationTransportPort", "postNAPTDestinationTransportPort");
+    private static final List<String> PORT_BLOCK = List.of("sourceIPv6Address", "postNATSourceIPv4Address",
+            "protocolIdentifier", "portRangeStart", "portRangeEnd", "portRangeStepSize", "portRangeNumPorts");
+    private static final List<String> EXHAUSTED = List.of("protocolIdentifier");
+    private static final List<String> QUOTA = List.of("natQuotaExceededEvent", "maxEntriesPerUser", "sourceIPv6Address");
+
     private final boolean logDestination;
 
     public NatEvents(boolean logDestination) {
@@ -20,51 +29,31 @@ public final class NatEvents {
     }
 
     public NatEvent bib(boolean created, BibEntry b, long now) {
-        Map<String, Object> f = new LinkedHashMap<>();
-        f.put("sourceIPv6Address", b.address6());
-        f.put("postNATSourceIPv4Address", b.v4().address());
-        f.put("protocolIdentifier", b.protocol().number);
-        f.put("sourceTransportPort", b.port6());
-        f.put("postNAPTSourceTransportPort", b.v4().port());
-        return new NatEvent(created ? NatEvent.Type.NAT64_BIB_CREATE : NatEvent.Type.NAT64_BIB_DELETE, now, f);
+        return new NatEvent(created ? NatEvent.Type.NAT64_BIB_CREATE : NatEvent.Type.NAT64_BIB_DELETE, now, BIB,
+                b.address6(), b.v4().address(), b.protocol().number, b.port6(), b.v4().port());
     }
 
     public NatEvent session(boolean created, Session s, long now) {
-        Map<String, Object> f = new LinkedHashMap<>();
+        NatEvent.Type type = created ? NatEvent.Type.NAT64_SESSION_CREATE : NatEvent.Type.NAT64_SESSION_DELETE;
         BibEntry b = s.bib();
-        f.put("sourceIPv6Address", b.address6());
-        f.put("postNATSourceIPv4Address", b.v4().address());
-        f.put("protocolIdentifier", b.protocol().number);
-        f.put("sourceTransportPort", b.port6());
-        f.put("postNAPTSourceTransportPort", b.v4().port());
-        if (logDestination) {
-            f.put("destinationIPv6Address", s.remote6());
-            f.put("postNATDestinationIPv4Address", s.remote4().address());
-            f.put("destinationTransportPort", s.remote4().port());
-            f.put("postNAPTDestinationTransportPort", s.remote4().port());
+        if (!logDestination) {
+            return new NatEvent(type, now, BIB, b.address6(), b.v4().address(), b.protocol().number, b.port6(),
+                    b.v4().port());
         }
-        return new NatEvent(created ? NatEvent.Type.NAT64_SESSION_CREATE : NatEvent.Type.NAT64_SESSION_DELETE, now, f);
+        return new NatEvent(type, now, SESSION_WITH_DESTINATION, b.address6(), b.v4().address(), b.protocol().number,
+                b.port6(), b.v4().port(), s.remote6(), s.remote4().address(), s.remote4().port(), s.remote4().port());
     }
 
     public NatEvent portBlock(boolean allocated, PortBlock b, long now) {
-        Map<String, Object> f = new LinkedHashMap<>();
-        f.put("sourceIPv6Address", b.subscriber());
-        f.put("postNATSourceIPv4Address", b.address());
-        f.put("protocolIdentifier", b.protocol().number);
-        f.put("portRangeStart", b.first());
-        f.put("portRangeEnd", b.last());
-        f.put("portRangeStepSize", 1);
-        f.put("portRangeNumPorts", b.last() - b.first() + 1);
         return new NatEvent(allocated ? NatEvent.Type.PORT_BLOCK_ALLOCATION : NatEvent.Type.PORT_BLOCK_DEALLOCATION,
-                now, f);
+                now, PORT_BLOCK, b.subscriber(), b.address(), b.protocol().number, b.first(), b.last(), 1,
+                b.last() - b.first() + 1);
     }
 
     /** The pool has no port for a new mapping (natEvent 10), or no address at all (3). */
     public NatEvent exhausted(boolean addresses, Protocol protocol, long now) {
-        Map<String, Object> f = new LinkedHashMap<>();
-        f.put("protocolIdentifier", protocol.number);
         return new NatEvent(addresses ? NatEvent.Type.NAT_ADDRESSES_EXHAUSTED : NatEvent.Type.NAT_PORTS_EXHAUSTED,
-                now, f);
+                now, EXHAUSTED, protocol.number);
     }
 
     /**
@@ -72,10 +61,12 @@ public final class NatEvents {
      * user" (RFC 8158 4.1.2), used for both the block and the session limit.
      */
     public NatEvent quotaExceeded(Ipv6Address subscriber, int limit, long now) {
-        Map<String, Object> f = new LinkedHashMap<>();
-        f.put("natQuotaExceededEvent", 3);
-        f.put("maxEntriesPerUser", limit);
-        f.put("sourceIPv6Address", subscriber);
-        return new NatEvent(NatEvent.Type.QUOTA_EXCEEDED, now, f);
+        return new NatEvent(NatEvent.Type.QUOTA_EXCEEDED, now, QUOTA, 3, limit, subscriber);
+    }
+
+    private static List<String> withAll(List<String> first, String... more) {
+        List<String> all = new ArrayList<>(first);
+        all.addAll(List.of(more));
+        return List.copyOf(all);
     }
 }

@@ -1,6 +1,7 @@
 package org.nat64fabric.core.event;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import org.junit.jupiter.api.Test;
 import org.nat64fabric.core.addr.Ipv4Address;
@@ -36,5 +37,18 @@ class NatEventTest {
         assertEquals("natEvent=11 (NAT64_BIB_DELETE) observationTimeMilliseconds=5 sourceIPv6Address=2001:db8:1::5"
                 + " postNATSourceIPv4Address=192.0.2.9 protocolIdentifier=6 sourceTransportPort=40000"
                 + " postNAPTSourceTransportPort=1025", e.toString());
+    }
+
+    @Test
+    void aFieldIsFoundByItsNameAndTheFieldsKeepTheTemplatesOrder() {
+        NatEvent e = new NatEvents(false).session(true, SESSION, 5);
+        assertEquals(java.util.List.of("sourceIPv6Address", "postNATSourceIPv4Address", "protocolIdentifier",
+                "sourceTransportPort", "postNAPTSourceTransportPort"), java.util.List.copyOf(e.fields().keySet()));
+        assertEquals(e.fieldNames(), java.util.List.copyOf(e.fields().keySet()));
+        for (String name : e.fieldNames()) {
+            assertEquals(e.fields().get(name), e.field(name), name);
+        }
+        assertEquals(40000, e.field("sourceTransportPort"));
+        assertNull(e.field("destinationIPv6Address"), "the destination is not logged");
     }
 }

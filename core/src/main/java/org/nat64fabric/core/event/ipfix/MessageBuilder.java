@@ -81,7 +81,7 @@ final class MessageBuilder {
             case NAT_EVENT:
                 return event.type().natEvent;
             default:
-                return event.fields().get(e.ianaName);
+                return event.field(e.ianaName);
         }
     }
 

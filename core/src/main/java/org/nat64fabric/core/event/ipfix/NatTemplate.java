@@ -93,7 +93,7 @@ public final class NatTemplate {
 
     /** The template whose event types and fields are the event's, if any. */
     public static Optional<NatTemplate> of(NatEvent event) {
-        Set<String> names = event.fields().keySet();
+        Set<String> names = Set.copyOf(event.fieldNames());
         for (NatTemplate t : ALL) {
             if (t.types.contains(event.type()) && t.fields.size() == names.size()
                     && t.fields.stream().map(f -> f.ianaName).collect(Collectors.toSet()).equals(names)) {
