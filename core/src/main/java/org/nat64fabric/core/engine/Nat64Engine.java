@@ -289,7 +289,6 @@ public final class Nat64Engine {
         return store.sessionCount(subscriber, config.pool4.subscriberPrefixLength());
     }
 
-    /** How an IPv4 remote appears on the IPv6 side: its EAM, else pool6. */
     /** How the IPv6 side sees an IPv4 address: by its EAM, else embedded in pool6. */
     public Ipv6Address representation(Ipv4Address a) {
         return eamt().toIpv6(a).orElseGet(() -> config.pool6.embed(a));
