@@ -310,27 +310,31 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
      */
     @Override
     public void flush() {
+        transmit();
+    }
+
+    /** {@link #flush()}; false when frames stay queued after an error (the caller tries again later). */
+    boolean transmit() {
         synchronized (flushLock) {
             if (!txPending.getAndSet(false)) {
-                return;
+                return true;
             }
             if (tx == null) {
                 synchronized (this) {
-                    reopenTx();   // frames were dropped without a socket; the next ones get one if it opens
+                    return reopenTx();   // frames were dropped without a socket; the next ones get one if it opens
                 }
-                return;
             }
             while (true) {
                 try {
                     LibC.send(txFd, null, 0, LibC.MSG_DONTWAIT);
                     lastSendError = 0;
-                    return;
+                    return true;
                 } catch (LastErrorException e) {
                     lastSendError = e.getErrorCode();
                 }
                 synchronized (this) {
                     if (!stepOverRefusedFrame()) {
-                        return;
+                        return false;
                     }
                 }
             }
