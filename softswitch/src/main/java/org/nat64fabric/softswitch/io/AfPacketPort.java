@@ -72,6 +72,13 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     private long mtuReadNanos;
     /** errno of the last send() that failed, 0 after one that succeeded. */
     private volatile int lastSendError;
+    /**
+     * A send() of a full ring's (in send(), not flush()) failed: the kernel may have refused a frame
+     * and then stops at it, answering later send()s with success; flush() looks for it.
+     */
+    private volatile boolean kickFailed;
+    /** Set by close(): flush() no longer opens a transmit socket. */
+    private boolean closed;
 
     /** Opens the interface, puts it in promiscuous mode and maps its rings; IOException says why not. */
     public AfPacketPort(String name, int number, Device device) throws IOException {
@@ -246,7 +253,8 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
             try {
                 LibC.send(txFd, null, 0, LibC.MSG_DONTWAIT);
             } catch (LastErrorException e) {
-                lastSendError = e.getErrorCode();   // flush() finds a refused frame and steps over it
+                lastSendError = e.getErrorCode();
+                kickFailed = true;   // flush() finds a refused frame and steps over it
             }
             if ((int) STATUS.getAcquire(tx, off) != TP_STATUS_AVAILABLE) {
                 txPending.set(true);
@@ -316,7 +324,7 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     /** {@link #flush()}; false when frames stay queued after an error (the caller tries again later). */
     boolean transmit() {
         synchronized (flushLock) {
-            if (!txPending.getAndSet(false)) {
+            if (!txPending.getAndSet(false) || closed) {
                 return true;
             }
             if (tx == null) {
@@ -325,10 +333,14 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
                 }
             }
             while (true) {
+                boolean failedBefore = kickFailed;
+                kickFailed = false;
                 try {
                     LibC.send(txFd, null, 0, LibC.MSG_DONTWAIT);
-                    lastSendError = 0;
-                    return true;
+                    if (!failedBefore) {
+                        lastSendError = 0;
+                        return true;
+                    }
                 } catch (LastErrorException e) {
                     lastSendError = e.getErrorCode();
                 }
@@ -399,6 +411,7 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     public void close() {
         synchronized (flushLock) {
             synchronized (this) {
+                closed = true;
                 closeTx();
                 LibC.munmap(rxRing, RING_BYTES);
                 LibC.close(fd);
