@@ -4,11 +4,14 @@ import com.sun.jna.LastErrorException;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.ObjIntConsumer;
 import org.nat64fabric.softswitch.ebpf.FastPath;
 import org.nat64fabric.softswitch.server.Device;
@@ -18,6 +21,12 @@ import org.nat64fabric.softswitch.server.Device;
  * that frames move without a system call each: the kernel fills receive frames in shared memory,
  * and one send() flushes every transmit frame queued since the last one. Transmit has a socket of
  * its own, so that it can be opened afresh without losing received frames (see {@link #flush()}).
+ *
+ * <p>Queueing ({@link #send}) and flushing ({@link #flush}) hold different locks, so that one thread
+ * can queue frames while another is in the kernel sending earlier ones ({@link Transmitter}): a
+ * send() on a veth also runs the peer's receive path (its IP and TCP), a third of the data-plane
+ * thread's time when it did both. Only flush() opens and closes the transmit socket after the
+ * constructor, under both locks.
  */
 public final class AfPacketPort implements Device.Port, AutoCloseable {
     private static final int FRAME_SIZE = 4096;          // one page: frames up to FRAME_SIZE - 32 bytes
@@ -37,6 +46,8 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     private static final int MAC_ADDRESSES = 12;
     private static final int ETH_HEADER = 14;
     private static final long MTU_REFRESH_NS = 1_000_000_000L;
+    /** A ring frame's status word, read and written with the ordering a concurrent flush() needs. */
+    private static final VarHandle STATUS = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
 
     public final String name;
     public final int number;
@@ -49,15 +60,25 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     private final Device device;
     private final TxDrops drops;
     private int rxIndex;
-    private int txFd = -1;
+    /** Held by flush(), which alone calls send() and replaces the transmit socket (then under this too). */
+    private final Object flushLock = new Object();
+    private volatile int txFd = -1;
     private Pointer txRing;
-    private ByteBuffer tx;
+    private volatile ByteBuffer tx;
     private int txIndex;
-    private boolean txPending;
+    /** Frames were queued since flush() last took this flag. */
+    private final AtomicBoolean txPending = new AtomicBoolean();
     private int mtu;
     private long mtuReadNanos;
     /** errno of the last send() that failed, 0 after one that succeeded. */
-    private int lastSendError;
+    private volatile int lastSendError;
+    /**
+     * A send() of a full ring's (in send(), not flush()) failed: the kernel may have refused a frame
+     * and then stops at it, answering later send()s with success; flush() looks for it.
+     */
+    private volatile boolean kickFailed;
+    /** Set by close(): flush() no longer opens a transmit socket. */
+    private boolean closed;
 
     /** Opens the interface, puts it in promiscuous mode and maps its rings; IOException says why not. */
     public AfPacketPort(String name, int number, Device device) throws IOException {
@@ -213,29 +234,46 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
             drops.drop("larger than a ring frame", () -> frame.length + " bytes, at most " + (FRAME_SIZE - TX_DATA_OFFSET));
             return;
         }
-        if (tx == null && !reopenTx()) {
+        if (tx == null) {
+            txPending.set(true);   // the next flush() opens one again
             drops.drop("no transmit socket", () -> LibC.strerror(lastSendError));
             return;
         }
         enqueue(frame);
     }
 
+    /** Queues a frame; the caller holds this port's lock. */
     private void enqueue(byte[] frame) {
-        if (tx.getInt(txIndex * FRAME_SIZE) != TP_STATUS_AVAILABLE) {
-            flush();   // the ring is full: let the kernel drain it, then look once more (flush may renew the ring)
-            if (tx == null || tx.getInt(txIndex * FRAME_SIZE) != TP_STATUS_AVAILABLE) {
+        ByteBuffer tx = this.tx;
+        int off = txIndex * FRAME_SIZE;
+        if ((int) STATUS.getAcquire(tx, off) != TP_STATUS_AVAILABLE) {
+            // The ring is full: let the kernel drain it, then look once more. A send() of its own,
+            // not flush(): this thread holds the port's lock, which flush() may wait for. The kernel
+            // serialises send()s on one socket; the socket stays open while this lock is held.
+            try {
+                LibC.send(txFd, null, 0, LibC.MSG_DONTWAIT);
+            } catch (LastErrorException e) {
+                lastSendError = e.getErrorCode();
+                kickFailed = true;   // flush() finds a refused frame and steps over it
+            }
+            if ((int) STATUS.getAcquire(tx, off) != TP_STATUS_AVAILABLE) {
+                txPending.set(true);
                 drops.drop("ring full", () -> lastSendError == 0 ? "the link is slower than the traffic"
                         : "last send error: " + LibC.strerror(lastSendError));
                 return;
             }
         }
-        int off = txIndex * FRAME_SIZE;
         tx.position(off + TX_DATA_OFFSET);
         tx.put(frame);
         tx.putInt(off + 4, frame.length);
-        tx.putInt(off, TP_STATUS_SEND_REQUEST);
+        STATUS.setRelease(tx, off, TP_STATUS_SEND_REQUEST);   // the frame is whole before the kernel may take it
         txIndex = (txIndex + 1) % FRAMES;
-        txPending = true;
+        txPending.set(true);
+    }
+
+    /** Whether frames were queued since the last flush(). */
+    boolean hasPending() {
+        return txPending.get();
     }
 
     /** For the kernel fast path: this interface. */
@@ -276,38 +314,63 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
      * TP_STATUS_WRONG_FORMAT and stops there for good: no later send() passes it (only PACKET_LOSS,
      * which cannot be set once the ring exists, would skip refused frames, and silently). So the
      * refused frame is counted with the kernel's reason, and the frames behind it move to a fresh
-     * transmit socket.
+     * transmit socket. Frames may be queued meanwhile: the send() runs without the port's lock.
      */
     @Override
-    public synchronized void flush() {
-        if (!txPending || tx == null) {
-            return;
-        }
-        txPending = false;
-        while (true) {
-            try {
-                LibC.send(txFd, null, 0, LibC.MSG_DONTWAIT);
-                lastSendError = 0;
-                return;
-            } catch (LastErrorException e) {
-                lastSendError = e.getErrorCode();
+    public void flush() {
+        transmit();
+    }
+
+    /** {@link #flush()}; false when frames stay queued after an error (the caller tries again later). */
+    boolean transmit() {
+        synchronized (flushLock) {
+            if (!txPending.getAndSet(false) || closed) {
+                return true;
             }
-            int slot = refusedSlot();
-            if (slot < 0) {
-                txPending = true;   // nothing refused (e.g. ENOBUFS): the frames stay queued, the loop's next flush sends them
-                return;
-            }
-            drops.drop("refused by the kernel", () -> LibC.strerror(lastSendError) + " (errno " + lastSendError + ")");
-            List<byte[]> behind = queuedAfter(slot);
-            closeTx();
-            if (!reopenTx()) {
-                for (int i = 0; i < behind.size(); i++) {
-                    drops.drop("no transmit socket", () -> LibC.strerror(lastSendError));
+            if (tx == null) {
+                synchronized (this) {
+                    return reopenTx();   // frames were dropped without a socket; the next ones get one if it opens
                 }
-                return;
             }
-            behind.forEach(this::enqueue);
+            while (true) {
+                boolean failedBefore = kickFailed;
+                kickFailed = false;
+                try {
+                    LibC.send(txFd, null, 0, LibC.MSG_DONTWAIT);
+                    if (!failedBefore) {
+                        lastSendError = 0;
+                        return true;
+                    }
+                } catch (LastErrorException e) {
+                    lastSendError = e.getErrorCode();
+                }
+                synchronized (this) {
+                    if (!stepOverRefusedFrame()) {
+                        return false;
+                    }
+                }
+            }
         }
+    }
+
+    /** After a failed send(): moves the frames behind a refused one to a fresh socket; false when there is nothing to send. */
+    private boolean stepOverRefusedFrame() {
+        int slot = refusedSlot();
+        if (slot < 0) {
+            txPending.set(true);   // nothing refused (e.g. ENOBUFS): the frames stay queued, the next flush sends them
+            return false;
+        }
+        drops.drop("refused by the kernel", () -> LibC.strerror(lastSendError) + " (errno " + lastSendError + ")");
+        List<byte[]> behind = queuedAfter(slot);
+        closeTx();
+        if (!reopenTx()) {
+            for (int i = 0; i < behind.size(); i++) {
+                drops.drop("no transmit socket", () -> LibC.strerror(lastSendError));
+            }
+            return false;
+        }
+        behind.forEach(this::enqueue);
+        return true;
     }
 
     private boolean reopenTx() {
@@ -345,10 +408,15 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     }
 
     @Override
-    public synchronized void close() {
-        closeTx();
-        LibC.munmap(rxRing, RING_BYTES);
-        LibC.close(fd);
+    public void close() {
+        synchronized (flushLock) {
+            synchronized (this) {
+                closed = true;
+                closeTx();
+                LibC.munmap(rxRing, RING_BYTES);
+                LibC.close(fd);
+            }
+        }
     }
 
     static Memory pollFds(AfPacketPort[] ports) {

@@ -8,7 +8,8 @@ import org.nat64fabric.softswitch.server.Device;
 
 /**
  * The data-plane thread: takes batches of frames from every port's receive ring, runs them through
- * the device, then flushes the transmit rings once per batch. It sleeps in poll() when all are idle.
+ * the device, then hands the transmit rings to the {@link Transmitter}'s thread, which flushes
+ * them while this one goes on. It sleeps in poll() when all receive rings are idle.
  */
 public final class PacketLoop implements Runnable {
     private static final Logger LOG = Logger.getLogger("softswitch");
@@ -17,15 +18,33 @@ public final class PacketLoop implements Runnable {
 
     private final Device device;
     private final AfPacketPort[] ports;
+    private final Transmitter transmitter;
     private volatile boolean running = true;
 
     public PacketLoop(Device device, List<AfPacketPort> ports) {
         this.device = device;
         this.ports = ports.toArray(new AfPacketPort[0]);
+        this.transmitter = new Transmitter(this.ports);
     }
 
     @Override
     public void run() {
+        Thread transmit = new Thread(transmitter, "transmit");
+        transmit.setDaemon(true);
+        transmit.start();
+        try {
+            loop();
+        } finally {
+            transmitter.stop();
+            try {
+                transmit.join(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void loop() {
         Memory fds = AfPacketPort.pollFds(ports);
         while (running) {
             try {
@@ -33,9 +52,7 @@ public final class PacketLoop implements Runnable {
                 for (AfPacketPort p : ports) {
                     received += p.receive(BATCH, (frame, port) -> device.receive(port, frame));
                 }
-                for (AfPacketPort p : ports) {
-                    p.flush();
-                }
+                transmitter.wake();
                 if (received == 0) {
                     LibC.poll(fds, ports.length, POLL_MS);
                 }

@@ -20,6 +20,7 @@ public final class Ops {
         private final boolean signed;
         private final long mask;
         private final int bWidth;      // right operand, for ++
+        private final boolean wide;
 
         public Binary(Op op, Type type, Expr a, Expr b) {
             super(type);
@@ -30,10 +31,11 @@ public final class Ops {
             this.signed = a.type instanceof Type.Bits && ((Type.Bits) a.type).signed;
             this.mask = Bits.mask(Math.min(width, 64));
             this.bWidth = b.width();
+            this.wide = width > 64;
         }
 
         private boolean wideOperands() {
-            return width > 64 || (op == Op.CONCAT && width > 64);
+            return wide;
         }
 
         @Override public long eval(State s) {

@@ -65,12 +65,14 @@ public final class PacketIo {
         private final Type.Aggregate type;
         private final int bits;
         private final Stack stack;   // non-null when extracting into stack.next
+        private final WireLayout layout;
 
         public Extract(Expr.Agg header, Stack stack) {
             this.header = header;
             this.type = (Type.Aggregate) header.type;
             this.bits = type.bitWidth();
             this.stack = stack;
+            this.layout = new WireLayout(type);
         }
 
         @Override public int exec(State s) {
@@ -82,7 +84,7 @@ public final class PacketIo {
                 s.parserError = PACKET_TOO_SHORT;
                 return Parser.REJECT;
             }
-            readHeader(s, header, type, s.packet, s.cursorBits);
+            readHeader(s, header, layout, s.packet, s.cursorBits);
             s.cursorBits += bits;
             if (stack != null) {
                 stack.advanceNext(s);
@@ -108,16 +110,17 @@ public final class PacketIo {
         }
     }
 
-    static void readHeader(State s, Expr.Agg header, Type.Aggregate type, byte[] buf, int at) {
+    static void readHeader(State s, Expr.Agg header, WireLayout layout, byte[] buf, int at) {
         int nb = header.narrowBase(s);
         int wb = header.wideBase(s);
         int pos = at;
-        for (Type.Field f : type.wireFields()) {
-            int width = f.wireWidth();
-            if (f.wide()) {
-                s.w[wb + f.wideOffset] = State.readWide(buf, pos, width);
+        int[] widths = layout.widths;
+        for (int i = 0; i < widths.length; i++) {
+            int width = widths[i];
+            if (layout.wide[i]) {
+                s.w[wb + layout.offsets[i]] = State.readWide(buf, pos, width);
             } else {
-                s.n[nb + f.narrowOffset] = State.readBits(buf, pos, width);
+                s.n[nb + layout.offsets[i]] = State.readBits(buf, pos, width);
             }
             pos += width;
         }
@@ -196,16 +199,19 @@ public final class PacketIo {
     /** lookahead&lt;header&gt;(): fills a scratch header with the next bits. */
     public static final class LookaheadHeader extends Expr.Agg {
         private final Expr.Agg scratch;
+        private final WireLayout layout;
+        private final int bits;
 
         public LookaheadHeader(Expr.Agg scratch) {
             super(scratch.type);
             this.scratch = scratch;
+            this.layout = new WireLayout((Type.Aggregate) type);
+            this.bits = ((Type.Aggregate) type).bitWidth();
         }
 
         @Override public int narrowBase(State s) {
-            Type.Aggregate t = (Type.Aggregate) type;
-            if (s.cursorBits + t.bitWidth() <= s.packetLength * 8) {
-                readHeader(s, scratch, t, s.packet, s.cursorBits);
+            if (s.cursorBits + bits <= s.packetLength * 8) {
+                readHeader(s, scratch, layout, s.packet, s.cursorBits);
             } else {
                 scratch.clear(s);
             }
@@ -270,11 +276,13 @@ public final class PacketIo {
         private final Expr.Agg header;
         private final Type.Aggregate type;
         private final int bytes;
+        private final WireLayout layout;
 
         public Emit(Expr.Agg header) {
             this.header = header;
             this.type = (Type.Aggregate) header.type;
             this.bytes = (type.bitWidth() + 7) / 8;
+            this.layout = new WireLayout(type);
         }
 
         @Override public int exec(State s) {
@@ -289,14 +297,15 @@ public final class PacketIo {
             int pos = s.outLength * 8;
             long acc = 0;
             int accBits = 0;
-            for (Type.Field f : type.wireFields()) {
-                int width = f.wireWidth();
-                if (f.wide()) {
+            int[] widths = layout.widths;
+            for (int i = 0; i < widths.length; i++) {
+                int width = widths[i];
+                if (layout.wide[i]) {
                     State.writeBits(s.out, pos, accBits, acc);
                     pos += accBits;
                     acc = 0;
                     accBits = 0;
-                    State.writeWide(s.out, pos, width, s.w[wb + f.wideOffset]);
+                    State.writeWide(s.out, pos, width, s.w[wb + layout.offsets[i]]);
                     pos += width;
                     continue;
                 }
@@ -313,8 +322,8 @@ public final class PacketIo {
                         accBits = 0;
                     }
                 }
-                acc = accBits == 0 ? s.n[nb + f.narrowOffset] & Bits.mask(width)
-                        : (acc << width) | (s.n[nb + f.narrowOffset] & Bits.mask(width));
+                long v = s.n[nb + layout.offsets[i]] & Bits.mask(width);
+                acc = accBits == 0 ? v : (acc << width) | v;
                 accBits += width;
             }
             State.writeBits(s.out, pos, accBits, acc);

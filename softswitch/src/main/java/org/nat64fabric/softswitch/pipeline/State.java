@@ -16,6 +16,8 @@ public final class State {
     public byte[] packet = new byte[0];
     public int packetLength;
     public int cursorBits;
+    /** {@link #packet} is a caller's array ({@link #usePacket}), never to be written. */
+    private boolean packetShared;
 
     /** The deparser's output. */
     public byte[] out = new byte[2048];
@@ -55,7 +57,13 @@ public final class State {
     /** Clears every slot and request; the packet buffer is kept for reuse. */
     public void reset() {
         Arrays.fill(n, 0L);
-        Arrays.fill(w, BigInteger.ZERO);
+        // Most wide slots are still zero: storing a reference costs a GC barrier, reading one does not.
+        BigInteger[] w = this.w;
+        for (int i = 0; i < w.length; i++) {
+            if (w[i] != BigInteger.ZERO) {
+                w[i] = BigInteger.ZERO;
+            }
+        }
         cursorBits = 0;
         outLength = 0;
         cloneSession = -1;
@@ -114,9 +122,21 @@ public final class State {
         return selectValues;
     }
 
+    /**
+     * Parses {@code data} itself rather than a copy: the pipeline only reads the packet (within
+     * packetLength), so the frame of a pass is shared until the next packet replaces it.
+     */
+    public void usePacket(byte[] data) {
+        packet = data;
+        packetShared = true;
+        packetLength = data.length;
+        cursorBits = 0;
+    }
+
     public void setPacket(byte[] data, int length) {
-        if (packet.length < length) {
+        if (packet.length < length || packetShared) {
             packet = new byte[Math.max(length, 2048)];
+            packetShared = false;
         }
         System.arraycopy(data, 0, packet, 0, length);
         packetLength = length;

@@ -215,7 +215,7 @@ public final class V1ModelSwitch {
 
     private void ingress(State s, Pass pass) {
         s.reset();
-        s.setPacket(pass.data, pass.data.length);
+        s.usePacket(pass.data);
         if (pass.preservedFrom != null) {
             preserve(pass.preservedFrom, s, pass.fieldList);
         }

@@ -76,6 +76,35 @@ class AfPacketPortTest {
     }
 
     @Test
+    void frameRefusedWhileTheRingWasFullDoesNotBlockTheFramesBehindIt() throws Exception {
+        inPrivateNamespace(() -> {
+            Device device = new Device(1, 255);
+            try (AfPacketPort a = new AfPacketPort("ssA", 1, device); AfPacketPort b = new AfPacketPort("ssB", 2, device)) {
+                ip("link", "set", "ssA", "mtu", "1280");   // softswitch still believes 1500: the kernel refuses frame 3
+                int ring = 1024;
+                for (int seq = 1; seq <= ring; seq++) {
+                    a.send(frame(seq, seq == 3 ? 1400 : 100));   // fills the transmit ring, nothing sent yet
+                }
+                // No room for this one: send() itself asks the kernel to drain the ring, which sends
+                // frames 1 and 2 and stops at the refused frame 3, freeing the slot of frame 1.
+                a.send(frame(ring + 1, 100));
+                assertEquals(List.of(1, 2), received(b, 2));
+                a.flush();   // finds the refused frame, and the frames behind it go out
+                List<Integer> expected = new ArrayList<>();
+                for (int seq = 4; seq <= ring + 1; seq++) {
+                    expected.add(seq);
+                }
+                assertEquals(expected, received(b, expected.size()));
+                assertEquals(1L, device.stats().get("drop: port 1 (ssA) tx refused by the kernel"));
+                assertNull(device.stats().get("drop: port 1 (ssA) tx ring full"));
+            } finally {
+                device.close();
+            }
+            return null;
+        });
+    }
+
+    @Test
     void vlanTaggedFrameIsReceivedWithItsTag() throws Exception {
         inPrivateNamespace(() -> {
             Device device = new Device(1, 255);
