@@ -21,8 +21,17 @@ public final class Ipv4Address implements Serializable {
         this.bits = bits;
     }
 
+    /** Addresses made lately, shared as {@link Ipv6Address#of} shares them. */
+    private static final Ipv4Address[] RECENT = new Ipv4Address[4096];
+
     public static Ipv4Address of(int bits) {
-        return new Ipv4Address(bits);
+        int slot = (bits * 0x9E3779B9) >>> 20;
+        Ipv4Address a = RECENT[slot];
+        if (a == null || a.bits != bits) {
+            a = new Ipv4Address(bits);
+            RECENT[slot] = a;
+        }
+        return a;
     }
 
     /** Parses dotted-quad text; {@code field} names the value in the error. */

@@ -76,22 +76,24 @@ public final class TableEntry implements Entity {
 
     private final String table;
     private final String[] matchFields;
-    /** Per match, its value's high and low 64 bits and its prefix length (-1: exact). */
-    private final long[] matchValues;
     private final String action;
     private final String[] paramNames;
-    /** Per parameter, its value's high and low 64 bits. */
-    private final long[] paramValues;
+    /**
+     * Per match, its value's high and low 64 bits and its prefix length (-1: exact); then per
+     * parameter, its value's high and low 64 bits. One array: the controller holds two entries
+     * per session, and each array is one more object for every young collection to copy.
+     */
+    private final long[] values;
     private final long idleTimeoutSeconds;
     private Key key;   // made once: entries are looked up by key at every setup
 
     private TableEntry(Builder b) {
         this.table = b.table;
         this.matchFields = shared(b.matchFields);
-        this.matchValues = Arrays.copyOf(b.matchValues, 3 * matchFields.length);
         this.action = b.action;
         this.paramNames = shared(b.paramNames);
-        this.paramValues = Arrays.copyOf(b.paramValues, 2 * paramNames.length);
+        this.values = Arrays.copyOf(b.matchValues, 3 * matchFields.length + 2 * paramNames.length);
+        System.arraycopy(b.paramValues, 0, values, 3 * matchFields.length, 2 * paramNames.length);
         this.idleTimeoutSeconds = b.idleTimeoutSeconds;
     }
 
@@ -113,7 +115,25 @@ public final class TableEntry implements Entity {
     }
 
     private Match match(int i) {
-        return new Match(matchFields[i], matchValues[3 * i], matchValues[3 * i + 1], (int) matchValues[3 * i + 2]);
+        return new Match(matchFields[i], values[3 * i], values[3 * i + 1], (int) values[3 * i + 2]);
+    }
+
+    /** The high (0) or low (1) 64 bits of parameter {@code i}. */
+    private long param(int i, int half) {
+        return values[3 * matchFields.length + 2 * i + half];
+    }
+
+    private boolean sameMatch(TableEntry e) {
+        int n = 3 * matchFields.length;
+        return e.table.equals(table) && Arrays.equals(e.matchFields, matchFields) && Arrays.equals(e.values, 0, n, values, 0, n);
+    }
+
+    private int matchHash() {
+        int h = table.hashCode();
+        for (int i = 0; i < 3 * matchFields.length; i++) {
+            h = 31 * h + Long.hashCode(values[i]);
+        }
+        return h;
     }
 
     public boolean isDefault() {
@@ -128,7 +148,7 @@ public final class TableEntry implements Entity {
     public Map<String, BigInteger> params() {
         Map<String, BigInteger> out = new LinkedHashMap<>();
         for (int i = 0; i < paramNames.length; i++) {
-            out.put(paramNames[i], big(paramValues[2 * i], paramValues[2 * i + 1]));
+            out.put(paramNames[i], big(param(i, 0), param(i, 1)));
         }
         return Collections.unmodifiableMap(out);
     }
@@ -136,7 +156,7 @@ public final class TableEntry implements Entity {
     /** The parameter's value as P4Runtime's canonical byte string, or null when the entry has none of that name. */
     public byte[] paramBytes(String name) {
         int i = paramIndex(name);
-        return i < 0 ? null : canonical(paramValues[2 * i], paramValues[2 * i + 1]);
+        return i < 0 ? null : canonical(param(i, 0), param(i, 1));
     }
 
     public long idleTimeoutSeconds() {
@@ -171,14 +191,12 @@ public final class TableEntry implements Entity {
             if (!(o instanceof Key)) {
                 return false;
             }
-            TableEntry e = ((Key) o).entry;
-            return e.table.equals(entry.table) && Arrays.equals(e.matchFields, entry.matchFields)
-                    && Arrays.equals(e.matchValues, entry.matchValues);
+            return ((Key) o).entry.sameMatch(entry);
         }
 
         @Override
         public int hashCode() {
-            return entry.table.hashCode() * 31 + Arrays.hashCode(entry.matchValues);
+            return entry.matchHash();
         }
 
         @Override
@@ -212,8 +230,7 @@ public final class TableEntry implements Entity {
             return false;
         }
         TableEntry e = (TableEntry) o;
-        return e.table.equals(table) && Arrays.equals(e.matchFields, matchFields)
-                && Arrays.equals(e.matchValues, matchValues) && Objects.equals(e.action, action)
+        return sameMatch(e) && Objects.equals(e.action, action)
                 && sameParams(e) && e.idleTimeoutSeconds == idleTimeoutSeconds;
     }
 
@@ -224,8 +241,7 @@ public final class TableEntry implements Entity {
         }
         for (int i = 0; i < paramNames.length; i++) {
             int j = e.paramIndex(paramNames[i]);
-            if (j < 0 || e.paramValues[2 * j] != paramValues[2 * i]
-                    || e.paramValues[2 * j + 1] != paramValues[2 * i + 1]) {
+            if (j < 0 || e.param(j, 0) != param(i, 0) || e.param(j, 1) != param(i, 1)) {
                 return false;
             }
         }
@@ -245,10 +261,9 @@ public final class TableEntry implements Entity {
     public int hashCode() {
         int params = 0;   // a sum: the same whatever the parameters' order
         for (int i = 0; i < paramNames.length; i++) {
-            params += paramNames[i].hashCode() ^ Long.hashCode(paramValues[2 * i])
-                    ^ Long.hashCode(paramValues[2 * i + 1]);
+            params += paramNames[i].hashCode() ^ Long.hashCode(param(i, 0)) ^ Long.hashCode(param(i, 1));
         }
-        return (((table.hashCode() * 31 + Arrays.hashCode(matchValues)) * 31 + Objects.hashCode(action)) * 31 + params) * 31
+        return ((matchHash() * 31 + Objects.hashCode(action)) * 31 + params) * 31
                 + Long.hashCode(idleTimeoutSeconds);
     }
 
@@ -256,8 +271,7 @@ public final class TableEntry implements Entity {
     public String toString() {
         StringBuilder s = new StringBuilder(key().toString()).append(" -> ").append(action).append('(');
         for (int i = 0; i < paramNames.length; i++) {
-            appendHex(s.append(i == 0 ? "" : " ").append(paramNames[i]).append('='), paramValues[2 * i],
-                    paramValues[2 * i + 1]);
+            appendHex(s.append(i == 0 ? "" : " ").append(paramNames[i]).append('='), param(i, 0), param(i, 1));
         }
         return s + ")" + (idleTimeoutSeconds > 0 ? " idle " + idleTimeoutSeconds + " s" : "");
     }

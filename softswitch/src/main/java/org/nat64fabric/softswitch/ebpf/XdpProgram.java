@@ -606,9 +606,9 @@ public final class XdpProgram extends CodeWriter {
             putInt(v, 0, index);
             putInt(v, 4, id);
             int at = 8;
-            for (int i = 0; i < call.args.length; i++) {
+            for (int i = 0; i < call.argCount(); i++) {
                 int bytes = (call.action.params.get(i).width + 7) / 8;
-                put(v, at, bytes, call.args[i]);
+                put(v, at, bytes, call.arg(i));
                 at += bytes;
             }
             return v;

@@ -55,12 +55,6 @@ public final class Action {
         this.body = new Stmt.Callable(compiled);
     }
 
-    /** Runs the action with control-plane data, one value per parameter. */
-    public int run(State s, BigInteger[] args) {
-        setParams(s, args);
-        return body.exec(s);
-    }
-
     /** Puts control-plane data in the parameters' slots, one value per parameter. */
     public void setParams(State s, BigInteger[] args) {
         for (int i = 0; i < args.length; i++) {

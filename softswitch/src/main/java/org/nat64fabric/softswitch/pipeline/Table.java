@@ -9,7 +9,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.TreeMap;
 
 /**
@@ -71,12 +70,9 @@ public final class Table {
         }
 
         /** Runs the action with control-plane data (and its bound arguments). */
-        int run(State s, BigInteger[] args) {
-            if (bound == null) {
-                return action.run(s, args);
-            }
-            action.setParams(s, args);
-            return bound.exec(s);
+        int run(State s, ActionCall call) {
+            call.setParams(s);
+            return bound == null ? action.runBody(s) : bound.exec(s);
         }
 
         /** The action in C, its control-plane data already in place (see {@link CodeWriter}). */
@@ -89,14 +85,59 @@ public final class Table {
         }
     }
 
-    /** An action with its arguments, as a table entry or default action holds it. */
+    /**
+     * An action with its arguments, as a table entry or default action holds it. Arguments that
+     * all fit in a long are kept as longs: a session entry's BigIntegers (an array, and an object
+     * and its magnitude per argument) were a third of its objects, copied by every young
+     * collection after a setup, and read back into a long for every packet.
+     */
     public static final class ActionCall {
         public final Action action;
-        public final BigInteger[] args;
+        /** The arguments when every parameter has at most 64 bits and every value fits in a long; else null. */
+        private final long[] narrow;
+        /** The arguments otherwise; else null. */
+        private final BigInteger[] wide;
 
         public ActionCall(Action action, BigInteger[] args) {
             this.action = action;
-            this.args = args;
+            long[] n = new long[args.length];
+            boolean fits = true;
+            for (int i = 0; i < args.length && fits; i++) {
+                fits = action.params.get(i).width <= 64 && args[i].bitLength() <= 63;
+                n[i] = fits ? args[i].longValue() : 0;
+            }
+            this.narrow = fits ? n : null;
+            this.wide = fits ? null : args.clone();
+        }
+
+        public int argCount() {
+            return narrow != null ? narrow.length : wide.length;
+        }
+
+        /** Argument {@code i}, as written. */
+        public BigInteger arg(int i) {
+            return narrow != null ? BigInteger.valueOf(narrow[i]) : wide[i];
+        }
+
+        /** All arguments, as written (a new array). */
+        public BigInteger[] args() {
+            BigInteger[] all = new BigInteger[argCount()];
+            for (int i = 0; i < all.length; i++) {
+                all[i] = arg(i);
+            }
+            return all;
+        }
+
+        /** Puts the arguments in the action's parameter slots. */
+        void setParams(State s) {
+            List<Action.Param> params = action.params;
+            if (narrow != null) {
+                for (int i = 0; i < narrow.length; i++) {
+                    params.get(i).slot.set(s, narrow[i]);
+                }
+            } else {
+                action.setParams(s, wide);
+            }
         }
     }
 
@@ -218,8 +259,8 @@ public final class Table {
         public long packets;
         public long bytes;
         public byte[] metadata = NO_METADATA;
-        /** When the idle-timeout check looks at this entry next (tables with support_timeout). */
-        long nextIdleCheck;
+        /** When the idle-timeout check looks at this entry next (tables with support_timeout), or NO_IDLE_CHECK. */
+        long nextIdleCheck = NO_IDLE_CHECK;
         /** The entry's direct meter; null while unconfigured (every packet GREEN). */
         public volatile TwoRateMarker meter;
         /** The entry's number in a mirror, which it assigns. */
@@ -338,21 +379,16 @@ public final class Table {
     private Map<?, ?>[] lpmMaps = new Map<?, ?>[0];
     private Entry[] scanOrder = new Entry[0];
     /**
-     * Entries with an idle timeout, soonest check first: the idle check looks only at the entries
-     * due, not at every entry every time (a million sessions made that a full-time job). Deleted
-     * entries and superseded checks (the entry was rescheduled) leave when they come due.
+     * Entries with an idle timeout, by the tick of their next check, soonest first: the idle check
+     * looks only at the entries due, not at every entry every time (a million sessions made that a
+     * full-time job). A tick holds a list, so an entry costs a slot in it, not an object (the
+     * switch's idle scan runs every 100 ms anyway). Deleted entries and superseded checks (the
+     * entry was rescheduled to another tick) leave when their tick comes.
      */
-    private final PriorityQueue<IdleCheck> idleChecks = new PriorityQueue<>(Comparator.comparingLong(c -> c.at));
-
-    private static final class IdleCheck {
-        final long at;
-        final Entry entry;
-
-        IdleCheck(long at, Entry entry) {
-            this.at = at;
-            this.entry = entry;
-        }
-    }
+    private final TreeMap<Long, List<Entry>> idleChecks = new TreeMap<>();
+    private static final long IDLE_TICK_NS = 50_000_000L;
+    /** An entry's next idle check when none is pending: in no tick a clock reading gives. */
+    private static final long NO_IDLE_CHECK = Long.MIN_VALUE;
     private long missPackets;
 
     public Table(String name, Map<String, List<String>> annotations, List<KeyField> keys, List<ActionRef> actions,
@@ -461,7 +497,7 @@ public final class Table {
         int index = indexOf(call.action);
         s.lastActionIndex = index;
         s.lastHit = e != null;
-        if (actions.get(index).run(s, call.args) == Stmt.EXIT) {
+        if (actions.get(index).run(s, call) == Stmt.EXIT) {
             s.exiting = true;
         }
         return e;
@@ -678,19 +714,38 @@ public final class Table {
     /** Removes and returns the entries whose idle check is due at {@code now}, some possibly deleted since. */
     public List<Entry> takeIdleChecksDue(long now) {
         List<Entry> due = new ArrayList<>();
-        while (!idleChecks.isEmpty() && idleChecks.peek().at - now <= 0) {
-            IdleCheck c = idleChecks.poll();
-            if (c.entry.nextIdleCheck == c.at && c.entry.idleTimeoutNs > 0) {
-                due.add(c.entry);
+        long nowTick = Math.floorDiv(now, IDLE_TICK_NS);
+        List<Entry> notYet = new ArrayList<>();
+        while (!idleChecks.isEmpty() && idleChecks.firstKey() <= nowTick) {
+            Map.Entry<Long, List<Entry>> tick = idleChecks.pollFirstEntry();
+            for (Entry e : tick.getValue()) {
+                if (Math.floorDiv(e.nextIdleCheck, IDLE_TICK_NS) != tick.getKey()) {
+                    continue;   // taken already, or rescheduled to another tick
+                }
+                if (e.nextIdleCheck - now > 0) {
+                    notYet.add(e);   // later in this tick
+                } else {
+                    e.nextIdleCheck = NO_IDLE_CHECK;
+                    if (e.idleTimeoutNs > 0) {
+                        due.add(e);
+                    }
+                }
             }
+        }
+        if (!notYet.isEmpty()) {
+            idleChecks.put(nowTick, notYet);
         }
         return due;
     }
 
     /** Checks an installed entry for idleness at {@code at} (System.nanoTime()), instead of when planned before. */
     public void scheduleIdleCheck(Entry e, long at) {
+        long tick = Math.floorDiv(at, IDLE_TICK_NS);
+        boolean listed = Math.floorDiv(e.nextIdleCheck, IDLE_TICK_NS) == tick;
         e.nextIdleCheck = at;
-        idleChecks.add(new IdleCheck(at, e));
+        if (!listed) {
+            idleChecks.computeIfAbsent(tick, t -> new ArrayList<>()).add(e);
+        }
     }
 
     /** A MODIFY's new idle timeout: the entry is checked when the new one says, from its last hit. */

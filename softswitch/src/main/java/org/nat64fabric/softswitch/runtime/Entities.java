@@ -938,7 +938,7 @@ public final class Entities {
     private p4.v1.P4RuntimeOuterClass.Action action(Table.ActionCall call) {
         var act = p4.v1.P4RuntimeOuterClass.Action.newBuilder().setActionId(actionIds.get(call.action.name));
         for (int i = 0; i < call.action.controlParamCount(); i++) {
-            act.addParamsBuilder().setParamId(i + 1).setValue(bytes(call.args[i]));
+            act.addParamsBuilder().setParamId(i + 1).setValue(bytes(call.arg(i)));
         }
         return act.build();
     }

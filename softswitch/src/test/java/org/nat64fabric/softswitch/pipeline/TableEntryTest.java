@@ -71,4 +71,53 @@ class TableEntryTest {
         t.insert(entry(m));
         assertSame(m, t.entries().get(0).match());
     }
+
+    @Test
+    void anActionCallGivesBackItsArgumentsAsWritten() {
+        Action a = new Action("set", Map.of(), List.of(
+                new Action.Param("port", 16, new Expr.Slot(new Type.Bits(16, false), 0, 16), Map.of()),
+                new Action.Param("delta", 8, new Expr.Slot(new Type.Bits(8, true), 1, 8), Map.of()),
+                new Action.Param("word", 64, new Expr.Slot(new Type.Bits(64, false), 2, 64), Map.of())));
+        Action wide = new Action("addr", Map.of(), List.of(
+                new Action.Param("addr", 128, new Expr.Slot(new Type.Bits(128, false), 3, 128), Map.of())));
+        List<BigInteger[]> cases = List.of(
+                new BigInteger[] {BigInteger.valueOf(0xffff), BigInteger.valueOf(-3), BigInteger.valueOf(Long.MAX_VALUE)},
+                // a 64-bit value with its top bit set does not fit a signed long: kept as written
+                new BigInteger[] {BigInteger.ZERO, BigInteger.ONE, BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE)});
+        for (BigInteger[] args : cases) {
+            Table.ActionCall call = new Table.ActionCall(a, args.clone());
+            assertEquals(3, call.argCount());
+            assertArrayEquals(args, call.args());
+        }
+        BigInteger addr = new BigInteger("20010db8000000000000000000000001", 16);
+        assertEquals(addr, new Table.ActionCall(wide, new BigInteger[] {addr}).arg(0));
+        assertEquals(BigInteger.TEN, new Table.ActionCall(wide, new BigInteger[] {BigInteger.TEN}).arg(0));
+    }
+
+    @Test
+    void idleChecksComeWhenDueOnceAndNotWhenSuperseded() {
+        Table t = table(Table.MatchKind.EXACT);
+        long base = 1_000_000_000_000L;
+        Table.Entry[] e = new Table.Entry[4];
+        for (int i = 0; i < e.length; i++) {
+            e[i] = new Table.Entry(match(17, BigInteger.valueOf(i), i), 0, new Table.ActionCall(SNAT, new BigInteger[0]),
+                    1_000_000_000L);
+            t.insert(e[i]);
+        }
+        t.scheduleIdleCheck(e[0], base + 10_000_000L);
+        t.scheduleIdleCheck(e[1], base + 20_000_000L);
+        t.scheduleIdleCheck(e[1], base + 30_000_000L);        // rescheduled within the same tick
+        t.scheduleIdleCheck(e[2], base + 15_000_000L);
+        t.scheduleIdleCheck(e[2], base + 900_000_000L);       // rescheduled to a later tick
+        t.scheduleIdleCheck(e[3], base + 900_000_000L);
+        t.scheduleIdleCheck(e[3], base + 12_000_000L);        // and back to an earlier one
+        assertEquals(List.of(), t.takeIdleChecksDue(base + 9_000_000L));
+        assertEquals(List.of(e[0], e[3]), t.takeIdleChecksDue(base + 25_000_000L), "due, each once");
+        assertEquals(List.of(e[1]), t.takeIdleChecksDue(base + 30_000_000L));
+        assertEquals(List.of(), t.takeIdleChecksDue(base + 800_000_000L), "e2's first check was superseded");
+        assertEquals(List.of(e[2]), t.takeIdleChecksDue(base + 1_000_000_000L));
+        assertEquals(List.of(), t.takeIdleChecksDue(base + 5_000_000_000L), "nothing twice");
+        t.scheduleIdleCheck(e[0], base + 6_000_000_000L);
+        assertEquals(List.of(e[0]), t.takeIdleChecksDue(base + 6_000_000_000L), "checked again once rescheduled");
+    }
 }

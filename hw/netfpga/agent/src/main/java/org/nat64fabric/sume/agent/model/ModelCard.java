@@ -211,7 +211,7 @@ public final class ModelCard implements CardTables {
     }
 
     private static boolean sameCall(Table.ActionCall a, Table.ActionCall b) {
-        return a.action == b.action && java.util.Arrays.equals(a.args, b.args);
+        return a.action == b.action && java.util.Arrays.equals(a.args(), b.args());
     }
 
     @Override
@@ -298,7 +298,7 @@ public final class ModelCard implements CardTables {
         List<Table.ActionRef> refs = sw.program.tables.get(table).actions;
         for (int i = 0; i < refs.size(); i++) {
             if (refs.get(i).action == call.action) {
-                return layouts.get(table).value(i, call.args);
+                return layouts.get(table).value(i, call.args());
             }
         }
         throw new IllegalStateException("the action " + call.action.name + " is not one of its table's");
