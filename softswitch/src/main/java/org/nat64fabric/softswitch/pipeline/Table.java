@@ -107,7 +107,7 @@ public final class Table {
                 n[i] = fits ? args[i].longValue() : 0;
             }
             this.narrow = fits ? n : null;
-            this.wide = fits ? null : args.clone();
+            this.wide = fits ? null : args;
         }
 
         public int argCount() {
