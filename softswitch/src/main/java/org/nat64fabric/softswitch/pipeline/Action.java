@@ -67,6 +67,13 @@ public final class Action {
         }
     }
 
+    /** Puts control-plane data that fits in longs in the parameters' slots (none wider than 64 bits). */
+    public void setParams(State s, long[] args) {
+        for (int i = 0; i < args.length; i++) {
+            params.get(i).slot.set(s, args[i]);
+        }
+    }
+
     /** The body in C, parameters already in place (see {@link CodeWriter}). */
     public void cBody(CodeWriter w) {
         body.c(w);

@@ -130,11 +130,8 @@ public final class Table {
 
         /** Puts the arguments in the action's parameter slots. */
         void setParams(State s) {
-            List<Action.Param> params = action.params;
             if (narrow != null) {
-                for (int i = 0; i < narrow.length; i++) {
-                    params.get(i).slot.set(s, narrow[i]);
-                }
+                action.setParams(s, narrow);
             } else {
                 action.setParams(s, wide);
             }
@@ -715,7 +712,7 @@ public final class Table {
     public List<Entry> takeIdleChecksDue(long now) {
         List<Entry> due = new ArrayList<>();
         long nowTick = Math.floorDiv(now, IDLE_TICK_NS);
-        List<Entry> notYet = new ArrayList<>();
+        List<Entry> notYet = null;
         while (!idleChecks.isEmpty() && idleChecks.firstKey() <= nowTick) {
             Map.Entry<Long, List<Entry>> tick = idleChecks.pollFirstEntry();
             for (Entry e : tick.getValue()) {
@@ -723,6 +720,9 @@ public final class Table {
                     continue;   // taken already, or rescheduled to another tick
                 }
                 if (e.nextIdleCheck - now > 0) {
+                    if (notYet == null) {
+                        notYet = new ArrayList<>();
+                    }
                     notYet.add(e);   // later in this tick
                 } else {
                     e.nextIdleCheck = NO_IDLE_CHECK;
@@ -732,7 +732,7 @@ public final class Table {
                 }
             }
         }
-        if (!notYet.isEmpty()) {
+        if (notYet != null) {
             idleChecks.put(nowTick, notYet);
         }
         return due;
