@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -243,8 +242,9 @@ public final class Table {
     public static final class Entry {
         /** The match as written; null once an exact-only table holds the entry by its key. */
         private volatile FieldMatch[] match;
-        /** The entry's key words in its exact-only table, and that table; null before. */
-        private Key key;
+        /** The entry's key words in its hashed table (an LPM field's masked), their hash, and that table; null before. */
+        long[] keyWords;
+        int keyHash;
         private Table table;
         public final int priority;
         public volatile ActionCall action;
@@ -274,14 +274,17 @@ public final class Table {
         /** The entry's match, field by field in the table's key order. */
         public FieldMatch[] match() {
             FieldMatch[] m = match;
-            return m != null ? m : table.matchOf(key.words);
+            return m != null ? m : table.matchOf(keyWords);
         }
 
-        /** Held by its key words in {@code t} from now on: the match written is let go. */
-        private void keptBy(Table t, Key k) {
+        /** Indexed by its key words in {@code t} from now on; in an exact-only table the match written is let go. */
+        private void indexedBy(Table t, long[] words, boolean dropMatch) {
             table = t;
-            key = k;
-            match = null;   // volatile: a reader that sees null sees the key and the table
+            keyWords = words;
+            keyHash = EntryIndex.hash(words);
+            if (dropMatch) {
+                match = null;   // volatile: a reader that sees null sees the key words and the table
+            }
         }
 
         /** Same match and priority: the identity of an entry in P4Runtime. */
@@ -306,28 +309,6 @@ public final class Table {
             return (int) h;
         }
         @Override public boolean equals(Object o) { return o instanceof Identity && entry.sameKey(((Identity) o).entry); }
-    }
-
-    /** Key words as a hash key; a probe instance is reused for lookups. */
-    static final class Key {
-        long[] words;
-        int hash;
-
-        Key(long[] words) {
-            this.words = words;
-            rehash();
-        }
-
-        void rehash() {
-            long h = words.length;
-            for (long w : words) {
-                h = Bits.mix(h ^ w) + w;
-            }
-            hash = (int) (h ^ (h >>> 32));
-        }
-
-        @Override public int hashCode() { return hash; }
-        @Override public boolean equals(Object o) { return o instanceof Key && Arrays.equals(words, ((Key) o).words); }
     }
 
     public final String name;
@@ -355,9 +336,8 @@ public final class Table {
 
     private final int[] keyOffsets;
     private final int keyWords;
-    private final long[] probeWords;
+    private final long[] probeWords;      // the packet's key words, reused for every lookup
     private final long[] lpmValue;        // the packet's LPM field while prefixes are tried
-    private final Key probe;
     private final int lpmField;           // index of the LPM field, -1 if none
     private final boolean hashed;         // exact or exact+single-LPM
     /** All key fields exact: the key words identify an entry, and exactIndex alone holds them. */
@@ -365,15 +345,15 @@ public final class Table {
     /** The entries of other tables by match and priority, in insertion order. */
     private final Map<Identity, Entry> byIdentity = new LinkedHashMap<>();
     /**
-     * The entries of an exact-only table by key, in insertion order; sized for the table's declared
-     * size, so that filling it never rehashes a million entries under the pipeline's lock (the map
-     * allocates its slots at the first insert: 8 MiB for a million-entry table).
+     * The entries of an exact-only table by key; sized for the table's declared size, so that
+     * filling it never rehashes a million entries under the pipeline's lock (the slots are
+     * allocated at the first insert: 8 MiB for a million-entry table).
      */
-    private final Map<Key, Entry> exactIndex;
-    private final TreeMap<Integer, Map<Key, Entry>> lpmIndex = new TreeMap<>(Collections.reverseOrder());
+    private final EntryIndex exactIndex;
+    private final TreeMap<Integer, EntryIndex> lpmIndex = new TreeMap<>(Collections.reverseOrder());
     /** lpmIndex flattened, longest prefix first, for lookups without iterator allocation. */
     private int[] lpmLengths = new int[0];
-    private Map<?, ?>[] lpmMaps = new Map<?, ?>[0];
+    private EntryIndex[] lpmMaps = new EntryIndex[0];
     private Entry[] scanOrder = new Entry[0];
     /**
      * Entries with an idle timeout, by the tick of their next check, soonest first: the idle check
@@ -424,12 +404,11 @@ public final class Table {
         }
         this.keyWords = words;
         this.probeWords = new long[words];
-        this.probe = new Key(probeWords);
         this.lpmField = lpm;
         this.lpmValue = new long[lpm < 0 ? 0 : keys.get(lpm).words];
         this.hashed = onlyExactOrLpm && lpmCount <= 1 && !keys.isEmpty();
         this.exactOnly = hashed && lpm < 0;
-        this.exactIndex = exactOnly ? new LinkedHashMap<>(size / 3 * 4 + 4) : new LinkedHashMap<>();
+        this.exactIndex = exactOnly ? new EntryIndex(size) : null;
     }
 
     /**
@@ -528,18 +507,16 @@ public final class Table {
         }
         if (hashed) {
             if (lpmField < 0) {
-                probe.rehash();
-                return exactIndex.get(probe);
+                return exactIndex.get(probeWords, EntryIndex.hash(probeWords));
             }
             KeyField k = keys.get(lpmField);
             int at = keyOffsets[lpmField];
             System.arraycopy(probeWords, at, lpmValue, 0, k.words);
             int[] lengths = lpmLengths;
-            Map<?, ?>[] maps = lpmMaps;
+            EntryIndex[] maps = lpmMaps;
             for (int i = 0; i < lengths.length; i++) {
                 maskPrefix(probeWords, at, k.words, k.width, lengths[i], lpmValue);
-                probe.rehash();
-                Entry e = (Entry) maps[i].get(probe);
+                Entry e = maps[i].get(probeWords, EntryIndex.hash(probeWords));
                 if (e != null) {
                     return e;
                 }
@@ -583,7 +560,7 @@ public final class Table {
     // ---- control plane ----
 
     public synchronized List<Entry> entries() {
-        return new ArrayList<>(exactOnly ? exactIndex.values() : byIdentity.values());
+        return exactOnly ? exactIndex.entries() : new ArrayList<>(byIdentity.values());
     }
 
     public ActionCall defaultAction() {
@@ -654,7 +631,8 @@ public final class Table {
 
     public Entry find(Entry like) {
         if (exactOnly) {
-            Entry e = exactIndex.get(keyOf(like));
+            long[] words = keyWordsOf(like);
+            Entry e = exactIndex.get(words, EntryIndex.hash(words));
             return e != null && e.priority == like.priority ? e : null;
         }
         return byIdentity.get(new Identity(like));
@@ -669,11 +647,8 @@ public final class Table {
             byIdentity.put(new Identity(e), e);
         }
         if (hashed) {
-            Key k = keyOf(e);
-            if (exactOnly) {
-                e.keptBy(this, k);
-            }
-            indexFor(e).put(k, e);
+            e.indexedBy(this, keyWordsOf(e), exactOnly);
+            indexFor(e).add(e);
             flattenLpm();
         } else {
             rebuildScan();
@@ -693,7 +668,7 @@ public final class Table {
             byIdentity.remove(new Identity(e));
         }
         if (hashed) {
-            indexFor(e).remove(keyOf(e));
+            indexFor(e).remove(e);
             if (lpmField >= 0 && indexFor(e).isEmpty()) {
                 lpmIndex.remove(e.match()[lpmField].prefixLength);
             }
@@ -764,9 +739,9 @@ public final class Table {
             return;   // same prefix lengths: the maps themselves were updated in place
         }
         int[] lengths = new int[lpmIndex.size()];
-        Map<?, ?>[] maps = new Map<?, ?>[lengths.length];
+        EntryIndex[] maps = new EntryIndex[lengths.length];
         int i = 0;
-        for (Map.Entry<Integer, Map<Key, Entry>> e : lpmIndex.entrySet()) {
+        for (Map.Entry<Integer, EntryIndex> e : lpmIndex.entrySet()) {
             lengths[i] = e.getKey();
             maps[i++] = e.getValue();
         }
@@ -778,14 +753,15 @@ public final class Table {
         return exactOnly ? exactIndex.size() : byIdentity.size();
     }
 
-    private Map<Key, Entry> indexFor(Entry e) {
+    private EntryIndex indexFor(Entry e) {
         return lpmField < 0 ? exactIndex
-                : lpmIndex.computeIfAbsent(e.match()[lpmField].prefixLength, l -> new HashMap<>());
+                : lpmIndex.computeIfAbsent(e.match()[lpmField].prefixLength, l -> new EntryIndex(0));
     }
 
-    private Key keyOf(Entry e) {
+    /** The entry's key words here: its own once indexed, else made from its match (an LPM field masked as written). */
+    private long[] keyWordsOf(Entry e) {
         if (e.table == this) {
-            return e.key;
+            return e.keyWords;
         }
         FieldMatch[] match = e.match();
         long[] w = new long[keyWords];
@@ -795,7 +771,7 @@ public final class Table {
                 w[keyOffsets[i] + wd] = match[i].value.shiftRight(64 * (k.words - 1 - wd)).longValue();
             }
         }
-        return new Key(w);
+        return w;
     }
 
     /** The exact match of each key field, from an entry's key words. */
