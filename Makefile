@@ -11,8 +11,8 @@ APT_PACKAGES := maven openjdk-17-jdk-headless cpp python3-venv python3-pip iprou
                 mininet bridge-utils iputils-ping iperf3 tayga curl traceroute clang libbpf-dev bpftool chromium chromium-driver tshark \
                 sudo
 # The suites that run a second time against softswitch's kernel fast path (softswitch run --fast-path)
-FAST_PATH_SUITES := $(addprefix tests/,test_p4runtime_l3.py test_p4runtime_meters.py test_p4runtime_action_selector.py \
-                    test_p4runtime_digest.py test_dataplane_faults.py \
+FAST_PATH_SUITES := $(addprefix tests/,test_p4runtime_spec.py test_p4runtime_l3.py test_p4runtime_meters.py \
+                    test_p4runtime_action_selector.py test_p4runtime_digest.py test_dataplane_faults.py \
                     test_nat64_pipeline.py test_nat64_icmp.py test_nat64_extension_headers.py test_nat64_rfc_audit.py \
                     test_nat64_policing.py test_nat64_fuzz.py test_tayga_differential.py)
 PY_PACKAGES := -r tests/requirements.txt

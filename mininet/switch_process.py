@@ -11,6 +11,7 @@ xdp-generic runs softswitch with its kernel fast path (softswitch run --fast-pat
 import collections
 import os
 import pathlib
+import re
 import shutil
 import socket
 import subprocess
@@ -130,6 +131,26 @@ class SwitchProcess:
 
     def log_text(self):
         return self.log_path.read_text() if self.log_path.exists() else ""
+
+    def expect_fast_path(self):
+        """After a pipeline was set: raises unless softswitch runs it in the kernel as asked (a
+        switch that fell back to its interpreter would pass a suite meant for the fast path)."""
+        if not self.fast_path:
+            return
+        text = self.log_text()
+        if not re.search(r"fast path: XDP \(" + re.escape(self.fast_path) + r"\) on ", text):
+            off = re.findall(r"fast path off.*", text)
+            raise RuntimeError(f"--fast-path {self.fast_path} was asked for but did not start: "
+                               f"{off[-1] if off else 'no fast path line'} (log {self.log_path})")
+
+    def final_counters(self):
+        """Stops the switch; the counters softswitch prints when it stops, by name."""
+        self.stop()
+        text = self.log_text()
+        if "softswitch stopped; counters:" not in text:
+            raise RuntimeError(f"{self.target} printed no counters when stopped (log {self.log_path}):\n{text}")
+        tail = text.split("softswitch stopped; counters:")[1]
+        return {m.group(1): int(m.group(2)) for m in re.finditer(r"^  (.+): (\d+)$", tail, re.M)}
 
     def build_pipeline(self, program, out_dir):
         """(P4Info path, p4_device_config bytes) of a program, made by this target's compiler."""

@@ -4,6 +4,8 @@ import subprocess
 
 import pytest
 
+from harness.base import FAST_PATH_RUNS
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SOFTSWITCH = ROOT / "bin" / "softswitch"
 
@@ -43,3 +45,27 @@ def pki(tmp_path_factory):
         openssl("x509", "-req", "-in", f"{name}.csr", "-CA", f"{ca}.crt", "-CAkey", f"{ca}.key",
                 "-CAcreateserial", "-out", f"{name}.crt", "-days", "1", *ext, cwd=d)
     return d
+
+
+def pytest_terminal_summary(terminalreporter):
+    """With a fast path: what the kernel finished and what it handed to the interpreter, per program
+    (a suite whose packets all went to the interpreter proved nothing about the fast path)."""
+    totals = {}
+    for program, switch in FAST_PATH_RUNS:
+        t = totals.setdefault(pathlib.Path(program).name, {"runs": 0, "forwarded": 0, "dropped": 0,
+                                                            "to interpreter": 0, "silent": 0})
+        t["runs"] += 1
+        try:
+            counters = switch.final_counters()
+        except RuntimeError:     # killed by its test, or crashed (then the test failed)
+            t["silent"] += 1
+            continue
+        for name in ("forwarded", "dropped", "to interpreter"):
+            t[name] += counters.get(f"fast path: {name}", 0)
+    if totals:
+        terminalreporter.section("packets by path (softswitch --fast-path)")
+        for name, t in sorted(totals.items()):
+            terminalreporter.write_line(
+                f"{name}: {t['runs']} switch runs; the kernel forwarded {t['forwarded']} and dropped {t['dropped']} "
+                f"packets, handed {t['to interpreter']} to the interpreter"
+                + (f" ({t['silent']} runs printed no counters: killed or crashed)" if t["silent"] else ""))

@@ -65,7 +65,7 @@ def sut():
 def sume_sut():
     """The NetFPGA SUME variant in softswitch's SimpleSumeSwitch (nf1-nf3 are ports 1-3, DMA the
     CPU port), on veth pairs of its own (ssw1-3, st1-3) beside the v1model switch."""
-    with switch_under_test(SUME_PROGRAM, n_ports=3, links="s") as s:
+    with switch_under_test(SUME_PROGRAM, n_ports=3, links="s", fast_path="") as s:   # the fast path runs v1model only
         install_base(s.client, sume=True)
         yield s
 
@@ -230,11 +230,13 @@ def driven_switch(tmp, program, config, links, *controller_options):
     for n in (V6_PORT, V4_PORT):
         netns.delete_link(f"{links}sw{n}")
         netns.add_veth_pair(f"{links}sw{n}", f"{links}t{n}")
-    switch = SwitchProcess({n: f"{links}sw{n}" for n in (V6_PORT, V4_PORT)}, log_path=tmp / "switch.log").start()
+    switch = SwitchProcess({n: f"{links}sw{n}" for n in (V6_PORT, V4_PORT)}, log_path=tmp / "switch.log",
+                           fast_path="" if program == SUME_PROGRAM else None).start()   # the fast path runs v1model only
     try:
         p4info_path, _ = switch.build_pipeline(program, tmp / "p4")
         with programmed_controller(tmp, config, switch.grpc_port, p4info_path, tmp / "p4" / "device_config.bin",
                                    *controller_options) as api:
+            switch.expect_fast_path()
             dataplane = Dataplane({n: f"{links}t{n}" for n in (V6_PORT, V4_PORT)})
             try:
                 yield api, dataplane, tmp / "controller.log"

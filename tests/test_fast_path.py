@@ -30,23 +30,12 @@ ROUTER_MAC = "00:00:00:00:00:aa"
 
 def final_counters(sut):
     """Stops the switch and returns the counters it prints when it stops."""
-    sut.switch.stop()
-    text = sut.switch.log_text()
-    assert "softswitch stopped; counters:" in text, text
-    tail = text.split("softswitch stopped; counters:")[1]
-    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^  (.+): (\d+)$", tail, re.M)}
-
-
-def started(sut):
-    text = sut.switch.log_text()
-    assert re.search(r"fast path: XDP \(" + re.escape(MODE) + r"\) on ", text), \
-        f"the fast path did not start:\n{text}"
+    return sut.switch.final_counters()
 
 
 @pytest.fixture
 def nat64():
     with switch_under_test(PROGRAM, n_ports=3, fast_path=MODE) as sut:
-        started(sut)
         install_base(sut.client)
         yield sut
 
@@ -137,7 +126,6 @@ def test_an_entry_in_a_removed_entrys_place_starts_its_counter_at_zero(nat64):
 @pytest.fixture
 def l3():
     with switch_under_test(L3, n_ports=4, fast_path=MODE) as sut:
-        started(sut)
         c = sut.client
         c.write(c.update("INSERT", c.table_entry("L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("10.0.2.0", 24)},
                                                  action="L3Ingress.set_next_hop_v4",
@@ -211,7 +199,6 @@ def test_a_ternary_table_over_the_kernel_limit_goes_to_the_interpreter(tmp_path)
     program.write_text(BIG_ACL)
     frame = Ether(src="00:00:00:00:00:01", dst="00:00:00:00:00:02", type=0x88b5) / (b"x" * 60)
     with switch_under_test(program, n_ports=2, fast_path=MODE) as sut:
-        started(sut)
         c = sut.client
         ptf = PacketTest(sut)
 
@@ -265,7 +252,6 @@ def test_struct_fields_of_a_header_are_rewritten_in_the_kernel(tmp_path):
     sent = bytes.fromhex("01abcd9500") + payload
     expected = bytes.fromhex("01abce1515") + payload
     with switch_under_test(program, n_ports=2, fast_path=MODE) as sut:
-        started(sut)
         ptf = PacketTest(sut)
         for _ in range(10):
             ptf.send(1, Raw(sent))
@@ -317,8 +303,6 @@ def rounds_through(tmp_path, fast_path, name, program, cases, rounds):
     path = tmp_path / name
     path.write_text(program)
     with switch_under_test(path, n_ports=2, fast_path=fast_path) as sut:
-        if fast_path:
-            started(sut)
         ptf = PacketTest(sut)
         for _ in range(rounds):
             for sent, expected in cases:
@@ -401,7 +385,7 @@ def test_without_clang_the_interpreter_runs_every_packet(monkeypatch):
             if not program.name.startswith("clang") and not (tools / program.name).exists():
                 (tools / program.name).symlink_to(program)
     monkeypatch.setenv("PATH", str(tools))
-    with switch_under_test(L3, n_ports=2, fast_path=MODE) as sut:
+    with switch_under_test(L3, n_ports=2, fast_path=MODE, require_fast_path=False) as sut:
         text = sut.switch.log_text()
         assert re.search(r"fast path off, the interpreter runs every packet: clang is not installed", text), text
         c = sut.client
@@ -427,7 +411,6 @@ def test_a_killed_switch_leaves_no_program_on_its_ports():
     """The program is attached through BPF links: the kernel detaches it when the process dies, so a
     killed switch does not go on forwarding with nothing to take what it hands over."""
     with switch_under_test(L3, n_ports=2, fast_path=MODE) as sut:
-        started(sut)
         assert xdp_attached("sw1") and xdp_attached("sw2")
         sut.switch.proc.send_signal(signal.SIGKILL)
         sut.switch.proc.wait()
@@ -435,3 +418,78 @@ def test_a_killed_switch_leaves_no_program_on_its_ports():
         while time.monotonic() < deadline and (xdp_attached("sw1") or xdp_attached("sw2")):
             time.sleep(0.1)
         assert not xdp_attached("sw1") and not xdp_attached("sw2")
+
+
+# An exact table of four entries: a hash map of four in the kernel.
+SMALL_EXACT = """
+#include <core.p4>
+#include <v1model.p4>
+header ethernet_t { bit<48> dst; bit<48> src; bit<16> ether_type; }
+struct headers_t { ethernet_t ethernet; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.ethernet); transition accept; }
+}
+control NoCheck(inout headers_t hdr, inout meta_t meta) { apply { } }
+control ByTypeIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    action drop() { mark_to_drop(sm); }
+    action forward(bit<9> port) { sm.egress_spec = port; }
+    table by_type {
+        key = { hdr.ethernet.ether_type: exact; }
+        actions = { drop; forward; }
+        default_action = drop();
+        size = 4;
+    }
+    apply { by_type.apply(); }
+}
+control ByTypeEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control ByTypeDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.ethernet); } }
+V1Switch(P(), NoCheck(), ByTypeIngress(), ByTypeEgress(), NoCheck(), ByTypeDeparser()) main;
+"""
+
+
+def bpftool(*args):
+    return json.loads(subprocess.run(["bpftool", "-j", *args], capture_output=True, text=True, check=True).stdout)
+
+
+def test_a_map_update_the_kernel_refuses_hands_every_packet_to_the_interpreter(tmp_path):
+    """Should the kernel refuse to mirror an entry (here: its hash map filled behind the switch's
+    back, so the insert finds no room), the kernel's table would lack an entry the interpreter's
+    has: the switch detaches the program, and every packet, hit or miss, is forwarded as the
+    interpreter's tables say."""
+    program = tmp_path / "small_exact.p4"
+    program.write_text(SMALL_EXACT)
+    with switch_under_test(program, n_ports=2, fast_path=MODE) as sut:
+        c, ptf = sut.client, PacketTest(sut)
+
+        def forward(ether_type):
+            return c.table_entry("ByTypeIngress.by_type", match={"hdr.ethernet.ether_type": ether_type},
+                                 action="ByTypeIngress.forward", params={"port": 2})
+
+        def frame(ether_type):
+            return Ether(src="00:00:00:00:00:01", dst="00:00:00:00:00:02", type=ether_type) / (b"x" * 60)
+        c.write(c.update("INSERT", forward(0x9001)))
+        ptf.send(1, frame(0x9001))
+        ptf.verify_packet(frame(0x9001), 2)
+        # The program on sw1, and its map of four entries, one of them the switch's.
+        (net,) = bpftool("net", "show", "dev", "sw1")
+        (xdp,) = net["xdp"]
+        maps = [bpftool("map", "show", "id", str(i)) for i in bpftool("prog", "show", "id", str(xdp["id"]))["map_ids"]]
+        (table,) = [m for m in maps if m["type"] == "hash" and m["max_entries"] == 4]
+        for ether_type in (0x7001, 0x7002, 0x7003):
+            key = ether_type.to_bytes(table["bytes_key"], "big")
+            subprocess.run(["bpftool", "map", "update", "id", str(table["id"]), "key", "hex", *(f"{b:02x}" for b in key),
+                            "value", "hex", *["00"] * table["bytes_value"]], check=True)
+        c.write(c.update("INSERT", forward(0x9002)))   # the interpreter has room; the kernel has none
+        assert re.search(r"fast path off, the interpreter runs every packet from now on: a BPF map update failed",
+                         sut.switch.log_text()), sut.switch.log_text()
+        assert not xdp_attached("sw1") and not xdp_attached("sw2")
+        for ether_type in (0x9001, 0x9002):
+            ptf.send(1, frame(ether_type))
+            ptf.verify_packet(frame(ether_type), 2)
+        ptf.send(1, frame(0x7001))                     # not an entry of the switch's: dropped
+        ptf.verify_no_other_packets()
+        counters = final_counters(sut)
+    assert counters["fast path: detached after a failed map update"] == 1
+    assert counters["fast path: forwarded"] == 1
+    assert counters["pipeline rx"] == 3

@@ -11,14 +11,16 @@ controller runs for days: first a warm-up (40 s of new flows at 1000/s, then 5 s
 10 000 and 30 000/s, so that the measured levels see compiled code, not the JIT at work), then a ramp of offered rates that finds
 saturation (the most setups/s any ramp level reached), three levels at 10 %, 50 % and 90 % of
 it, and the flood level (a well-behaved host's delay while one host floods). Every flow is new:
-each gets a source port of its own, and the sessions of earlier levels stay.
+each gets a source port of its own, and the sessions of earlier levels stay. A fourth topology,
+border-unpoliced, is the one border with the punt meters opened: flood levels only, where every
+flooding packet reaches the controller and its per-subscriber queues alone protect the others.
 
 The softswitch and controller jars (with their lib/ directories) and the P4 build are copied to a
 temporary directory at start and run from there with `java -jar`, so a rebuild of */target/
 during the run does not change what is measured.
 
 Usage (as root): bench/setup/run.sh [SECONDS_PER_LEVEL] [RATE ...]
-    NAT64FABRIC_BENCH_TOPOLOGIES=border,edge-border,fabric2x2   the topologies (default all three)
+    NAT64FABRIC_BENCH_TOPOLOGIES=border,edge-border,fabric2x2,border-unpoliced   the topologies (default all)
     NAT64FABRIC_BENCH_OUT=DIR   where results.csv and results.svg go (default: this directory)
     NAT64FABRIC_BENCH_CONTROLLER_JVM="FLAGS", NAT64FABRIC_BENCH_SWITCH_JVM="FLAGS"   JVM flags added to the
         launchers' (a GC log, a JFR recording: %p in a file name is the process id)
@@ -58,6 +60,8 @@ DRAIN = 10                                  # seconds to wait for the last setup
 # paths that only get hot at high rates (gRPC's and Netty's buffer paths, batches of many setups).
 WARMUP = [(40, 1000), (5, 3000), (5, 10000), (5, 30000)]
 QUIET = 3                                   # seconds between levels
+# The flooder's rates with the punt meters open: under the controller's saturation, and over it.
+FLOODS_UNPOLICED = (10000, 30000)
 ROUTER_MAC, V6_MAC, V4_MAC = "00:00:00:00:b1:01", "00:00:00:00:00:06", "00:00:00:00:00:04"
 SUBSCRIBERS = 100
 POOL6_96 = bytes.fromhex("20010db8006400000000000000000000")[:12]
@@ -66,7 +70,11 @@ ETH_P_ALL = 0x0003
 OUT = pathlib.Path(os.environ.get("NAT64FABRIC_BENCH_OUT") or HERE)
 
 EDGE_MAC = "00:00:00:00:e1:01"
-ALL_TOPOLOGIES = ("border", "edge-border", "fabric2x2")
+# The one-border topology with the punt meters opened (rates far above what any sender here
+# reaches): a flooding host's punts all reach the controller, and only its per-subscriber queues
+# and refusals stand between the flood and the others' setups. Measured with the flood rows only.
+UNPOLICED = "border-unpoliced"
+ALL_TOPOLOGIES = ("border", "edge-border", "fabric2x2", UNPOLICED)
 TOPOLOGIES = [t.strip() for t in os.environ.get("NAT64FABRIC_BENCH_TOPOLOGIES", ",".join(ALL_TOPOLOGIES)).split(",")
               if t.strip()]
 NAT64 = {
@@ -74,6 +82,8 @@ NAT64 = {
     "pool4": {"addresses": ["192.0.2.0/24"], "blockSize": 512, "blocksPerSubscriber": 64},
     "maxSessionsPerSubscriber": 1000000,
 }
+OPEN_METERS = {"perPortPps": 100_000_000, "perPortBurst": 100_000_000,
+               "perSourcePps": 100_000_000, "perSourceBurst": 100_000_000}
 BORDER = {"role": "BORDER", "routerMac": ROUTER_MAC, "ipv4": "192.0.2.255", "ipv6": "2001:db8:ff::1"}
 HOSTS1, HOSTS2 = "2001:db8:1::/64", "2001:db8:2::/64"
 # Where the controller says a setup's time went (its /stats): waiting in its subscriber's queue, the
@@ -83,7 +93,7 @@ HOSTS1, HOSTS2 = "2001:db8:1::/64", "2001:db8:2::/64"
 # histogram (the upper bound of the bucket holding it: buckets step 10, 15, 20, 30, 50, 70 per decade).
 STAGES = ["queued", "durable", "written", "sending", "total"]
 FIELDS = ["topology", "offered_per_s", "flood_per_s", "fraction_of_saturation", "saturation_per_s", "flows",
-          "set_up", "setups_per_s", "p50_ms", "p99_ms", "flood_set_up"] + [f"{s}_mean_ms" for s in STAGES] \
+          "set_up", "setups_per_s", "p50_ms", "p99_ms", "flood_set_up", "refused"] + [f"{s}_mean_ms" for s in STAGES] \
     + [f"{s}_p99_ms" for s in STAGES]
 LATENCY_FAMILY = "nat64fabric_setup_latency_seconds"
 
@@ -97,7 +107,7 @@ def topology(name):
     make, and the hosts' sides: [(test interface, first-hop MAC, IPv6 /64 of its subscribers)].
     The translated packets always leave on bt2 (the port towards 198.51.100.7)."""
     to_server = route("198.51.100.0/24", 2, V4_MAC)
-    if name == "border":
+    if name in ("border", UNPOLICED):
         return ({"border1": {1: "bsw1", 2: "bsw2"}},
                 {"border1": dict(BORDER, routes=[route(HOSTS1, 1, V6_MAC), to_server])},
                 [("bsw1", "bt1"), ("bsw2", "bt2")], [("bt1", ROUTER_MAC, HOSTS1)])
@@ -393,7 +403,8 @@ class Fabric:
             devices = {f"device:{d}": {"basic": {"managementAddress": f"grpc://127.0.0.1:{sw.grpc_port}?device_id={i}"},
                                        "nat64fabric": sections[d]}
                        for i, (d, sw) in enumerate(zip(ports, self.switches), start=1)}
-            (self.work / "fabric.json").write_text(json.dumps({"apps": {"org.nat64fabric.app": {"nat64": NAT64}},
+            nat64 = dict(NAT64, puntPolicing=OPEN_METERS) if self.name == UNPOLICED else NAT64
+            (self.work / "fabric.json").write_text(json.dumps({"apps": {"org.nat64fabric.app": {"nat64": nat64}},
                                                                "devices": devices}))
             self.controller = JarController(self.work / "fabric.json", self.work / "state",
                                             self.work / "controller.log").start()
@@ -479,6 +490,8 @@ class Fabric:
             "p50_ms": round(statistics.median(delays), 2) if delays else "",
             "p99_ms": round(delays[min(done - 1, int(done * 0.99))], 2) if delays else "",
             "flood_set_up": len([f for f in flood_sent if f in arrived]),
+            # packets the controller refused (subscriber's queue full: ICMPv6 address unreachable)
+            "refused": stats.get("setups.queueFull", 0) - stats_before.get("setups.queueFull", 0),
             **{f"{stage}_mean_ms": mean_ms(stage) for stage in STAGES},
             **{f"{stage}_p99_ms": p99_ms(buckets_before.get(stage, {}), buckets.get(stage, {})) for stage in STAGES},
         }
@@ -533,6 +546,8 @@ def summary(row):
             f"p50 {ms(row['p50_ms'])}, p99 {ms(row['p99_ms'])}")
     if row["flood_per_s"]:
         text += f"; flooder's set up: {row['flood_set_up']}"
+    if row["refused"]:
+        text += f"; refused (queue full): {row['refused']}"
     if row["total_mean_ms"] != "":
         text += "; controller means: " + ", ".join(f"{s} {ms(row[f'{s}_mean_ms'])}" for s in STAGES)
         text += "; p99 at most: " + ", ".join(f"{s} {ms(row[f'{s}_p99_ms'])}" for s in STAGES)
@@ -575,7 +590,7 @@ def main():
         levels = len(RATES) + len(FRACTIONS) + 1
         print(f"setup bench: topologies {', '.join(TOPOLOGIES)}; per topology {levels} levels of {SECONDS:g} s "
               f"(ramp {', '.join(map(str, RATES))}/s; {', '.join(f'{f:.0%}' for f in FRACTIONS)} of saturation; "
-              "flood)", flush=True)
+              f"flood), {UNPOLICED} the flood rows only", flush=True)
         for name in TOPOLOGIES:
             pairs = topology(name)[2]
             try:
@@ -589,6 +604,13 @@ def main():
                     t = time.monotonic()
                     fabric.warm_up()
                     print(f"done [{time.monotonic() - t:.0f} s]", flush=True)
+                    polite = max(10, min(RATES))
+                    if name == UNPOLICED:
+                        for flood in FLOODS_UNPOLICED:
+                            rows.append(dict(run(fabric, f"flood ({flood}/s from one host, unpoliced; the row: the "
+                                                 "99 others)", polite, flood_rate=flood),
+                                             fraction_of_saturation="", saturation_per_s=""))
+                        continue
                     ramp = []
                     for i, rate in enumerate(RATES, start=1):
                         ramp.append(dict(run(fabric, f"ramp {i}/{len(RATES)}", rate), fraction_of_saturation="",
@@ -602,7 +624,7 @@ def main():
                         rate = max(1, round(saturation * f))
                         rows.append(dict(run(fabric, f"{f:.0%} of saturation", rate), fraction_of_saturation=f,
                                          saturation_per_s=saturation))
-                    polite, flood = max(10, min(RATES)), max(RATES)
+                    flood = max(RATES)
                     rows.append(dict(run(fabric, f"flood ({flood}/s from one host, the row: the 99 others)", polite,
                                          flood_rate=flood), fraction_of_saturation="", saturation_per_s=""))
             finally:

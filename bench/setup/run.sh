@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Session-setup benchmark (as root): new sessions/s and first-packet delay through softswitches and
-# the embedded controller (topologies border, edge-border, fabric2x2). make bench builds first.
+# the embedded controller (topologies border, edge-border, fabric2x2; border-unpoliced: flood rows with the
+# punt meters opened). make bench builds first.
 # The bench copies softswitch/target/softswitch.jar and controller/target/controller.jar (with lib/)
 # and p4/build at start and runs the copies, so rebuilding during the run does not affect it.
 # Usage: bench/setup/run.sh [SECONDS_PER_LEVEL] [RATE ...]
-#   NAT64FABRIC_BENCH_TOPOLOGIES=border,edge-border,fabric2x2  (default: all three)
+#   NAT64FABRIC_BENCH_TOPOLOGIES=border,edge-border,fabric2x2,border-unpoliced  (default: all four)
 #   NAT64FABRIC_BENCH_OUT=DIR  where results.csv and results.svg go (default: bench/setup/)
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -13,6 +13,11 @@ from .p4rt import P4RuntimeClient
 from switch_process import SwitchProcess
 
 
+# (program, stopped switch) of every switch run with a fast path: the test session's summary says
+# how many packets each program's switches finished in the kernel (conftest.py).
+FAST_PATH_RUNS = []
+
+
 class SwitchUnderTest:
     def __init__(self, switch, client, dataplane, p4info_path, device_config, links):
         self.links = links        # the veth names' prefix
@@ -24,9 +29,10 @@ class SwitchUnderTest:
 
 
 @contextlib.contextmanager
-def switch_under_test(program, n_ports=4, device_id=1, fast_path=None, links=""):
+def switch_under_test(program, n_ports=4, device_id=1, fast_path=None, links="", require_fast_path=True):
     """`links` prefixes the veth names (the switch's swN, the test's tN), so that two switches
-    can run side by side."""
+    can run side by side. With a fast path (`fast_path`, else NAT64FABRIC_FAST_PATH), the switch
+    must have started it, unless `require_fast_path` is False (a test of the fall-back)."""
     netns.enter_private_namespace()
     ports = {}
     for n in range(1, n_ports + 1):
@@ -40,6 +46,8 @@ def switch_under_test(program, n_ports=4, device_id=1, fast_path=None, links="")
         client = P4RuntimeClient(switch.address, device_id)
         assert client.arbitrate().status.code == 0, "the first controller must become primary"
         client.set_pipeline(p4info_path, device_config)
+        if require_fast_path:
+            switch.expect_fast_path()
         dataplane = Dataplane({n: f"{links}t{n}" for n in ports})
         yield SwitchUnderTest(switch, client, dataplane, p4info_path, device_config, links)
     finally:
@@ -49,6 +57,8 @@ def switch_under_test(program, n_ports=4, device_id=1, fast_path=None, links="")
             client.close()
         if switch:
             switch.stop()
+            if switch.fast_path:
+                FAST_PATH_RUNS.append((program, switch))
         for name in ports.values():
             netns.delete_link(name)
 

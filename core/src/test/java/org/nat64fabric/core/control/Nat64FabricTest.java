@@ -1,5 +1,6 @@
 package org.nat64fabric.core.control;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -8,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -289,6 +291,13 @@ class Nat64FabricTest {
         assertEquals(1, scheduled.size(), "one drain is scheduled however many packets wait");
         assertEquals(44, fabric.stats().get("setups.queueFull"));
         assertEquals(44, border1.packetOuts.size(), "each refused packet is answered ICMPv6 unreachable");
+        for (byte[] error : border1.packetOuts) {     // RFC 6146 3.5.1.1: Destination Unreachable, Address Unreachable
+            assertEquals(58, error[14 + 6], "ICMPv6");
+            assertEquals(1, error[14 + 40], "type 1, Destination Unreachable");
+            assertEquals(3, error[14 + 41], "code 3, Address Unreachable");
+            assertArrayEquals(Ipv6Address.parse(HOST, "dst").toBytes(), Arrays.copyOfRange(error, 14 + 24, 14 + 40),
+                    "back to the host that asked");
+        }
         assertTrue(border1.sessions().isEmpty(), "nothing is set up before the batch runs");
         scheduled.remove(0).run();
         assertEquals(writes1 + 1, border1.writes, "the whole batch is one write to border1");

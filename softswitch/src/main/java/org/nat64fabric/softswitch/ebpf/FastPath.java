@@ -80,6 +80,12 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
     private final Map<Table, TableMaps> tables = new IdentityHashMap<>();
     /** One BPF link per port: the kernel detaches the program when its link closes, also when the process dies. */
     private final List<Integer> links = new ArrayList<>();
+    /**
+     * The first map update the kernel refused, or null. From then on its tables could differ from
+     * the interpreter's (a packet missing an entry there would take the default action), so the
+     * program is detached and the interpreter has every packet.
+     */
+    private String failure;
 
     private static final class TableMaps {
         final XdpProgram.TableMap layout;
@@ -160,6 +166,9 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         try {
             fp = new FastPath(compiled.xdp.program, compiled.xdp, mode, ports, obj);
             fp.configure(cpuPort, startNanos);
+            if (fp.failure != null) {
+                throw new Unavailable(fp.failure + " while filling the maps");
+            }
             fp.attach();
         } catch (Unavailable | RuntimeException e) {
             if (fp != null) {
@@ -288,7 +297,7 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         }
     }
 
-    private void detach() {
+    private synchronized void detach() {
         for (int link : links) {
             Libbpf.close(link);
         }
@@ -301,6 +310,9 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         Map<String, Long> out = new LinkedHashMap<>();
         for (int i = 0; i < names.length; i++) {
             out.put("fast path: " + names[i], sumPerCpu(stats, i, 8, 0));
+        }
+        if (failure != null) {
+            out.put("fast path: detached after a failed map update", 1L);
         }
         List<String> reasons = xdp.bailReasons();
         for (int i = 0; i < reasons.size(); i++) {
@@ -387,7 +399,10 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         if (m.head >= 0) {
             rewriteScan(t, m);
         } else {
-            Libbpf.bpf_map_delete_elem(m.entries, m.layout.key(e.match()));
+            int err = Libbpf.bpf_map_delete_elem(m.entries, m.layout.key(e.match()));
+            if (err < 0) {
+                failed("a BPF map delete failed (" + Libbpf.strerror(-err) + ")");
+            }
         }
     }
 
@@ -440,11 +455,23 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
 
     // ---- maps ----
 
-    private static void update(int fd, byte[] key, byte[] value) {
+    private void update(int fd, byte[] key, byte[] value) {
         int err = Libbpf.bpf_map_update_elem(fd, key, value, Libbpf.BPF_ANY);
         if (err < 0) {
-            // The interpreter holds the entry; a packet that misses it in the kernel goes to the default action there.
-            LOG.warning("fast path: a map update failed (" + Libbpf.strerror(-err) + ")");
+            failed("a BPF map update failed (" + Libbpf.strerror(-err) + ")");
+        }
+    }
+
+    /** See {@link #failure}: the first failure detaches the program, once attached. */
+    private synchronized void failed(String what) {
+        if (failure != null) {
+            return;
+        }
+        failure = what;
+        if (!links.isEmpty()) {
+            detach();
+            LOG.warning("fast path off, the interpreter runs every packet from now on: " + what
+                    + ", so the kernel's tables could differ from the interpreter's");
         }
     }
 
