@@ -18,10 +18,12 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
-from harness import ROOT
+from harness import ROOT, netns
 from harness.base import PacketTest, switch_under_test
+from harness.p4rt import P4RuntimeClient
 from nat64_setup import (MAPPED, PROGRAM, T, V4_PORT, V6_HOST, V6_PORT, from_v4_server, from_v6_host,
                          install_base, session_v4, session_v6, to_v4_server, to_v6_host)
+from switch_process import SwitchProcess   # mininet/, put on the path by harness
 
 MODE = os.environ.get("NAT64FABRIC_FAST_PATH") or "xdp-generic"
 L3 = ROOT / "softswitch" / "examples" / "l3_forwarding.p4"
@@ -493,3 +495,38 @@ def test_a_map_update_the_kernel_refuses_hands_every_packet_to_the_interpreter(t
     assert counters["fast path: detached after a failed map update"] == 1
     assert counters["fast path: forwarded"] == 1
     assert counters["pipeline rx"] == 3
+
+
+def test_an_interface_without_driver_xdp_leaves_the_interpreter_running(tmp_path):
+    """--fast-path xdp (driver mode) on an interface whose driver has no XDP (a bridge): one line
+    saying why and what to try instead, and the interpreter serves the pipeline as without it."""
+    netns.enter_private_namespace()
+    netns.delete_link("fpbridge1")
+    netns.run("ip", "link", "add", "fpbridge1", "type", "bridge")
+    netns.run("sysctl", "-q", "-w", "net.ipv6.conf.fpbridge1.disable_ipv6=1")
+    netns.run("ip", "link", "set", "fpbridge1", "up")
+    switch = SwitchProcess({1: "fpbridge1"}, fast_path="xdp").start()
+    client = None
+    try:
+        p4info, device_config = switch.build_pipeline(L3, tmp_path)
+        client = P4RuntimeClient(switch.address, 1)
+        assert client.arbitrate().status.code == 0
+        client.set_pipeline(p4info, device_config)
+        off = [line for line in switch.log_text().splitlines() if "fast path" in line]
+        assert len(off) == 1 and re.search(r"fast path off, the interpreter runs every packet: cannot attach XDP "
+                                           r"\(xdp\) to fpbridge1: .+; try --fast-path xdp-generic$", off[0]), off
+        with pytest.raises(RuntimeError, match="did not start: fast path off"):
+            switch.expect_fast_path()
+        route = client.table_entry("L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("10.0.2.0", 24)},
+                                   action="L3Ingress.set_next_hop_v4",
+                                   params={"port": 1, "src_mac": ROUTER_MAC, "dst_mac": "00:00:00:00:00:02"})
+        client.write(client.update("INSERT", route))
+        (read,) = client.read(client.table_entry("L3Ingress.ipv4_lpm"))
+        assert read.table_entry.match == route.table_entry.match
+    finally:
+        if client:
+            client.close()
+        switch.stop()
+        netns.delete_link("fpbridge1")
+    counters = switch.final_counters()
+    assert not any(name.startswith("fast path: ") for name in counters), counters
