@@ -75,6 +75,25 @@ public final class Pool4 {
     private final Map<PortBlock, Integer> cursors = new HashMap<>();
     /** Per protocol and subscriber, the block of its last claimed port: a hint only. */
     private final Map<Protocol, Map<Ipv6Address, PortBlock>> lastBlock = new EnumMap<>(Protocol.class);
+    /**
+     * Per protocol and subscriber, a refusal that stands until its time (ms): a search that finds
+     * nothing probes every port of every block the subscriber holds, three times, and a
+     * subscriber at its limit asks again with every new flow (a flood would have the setups
+     * of everyone wait behind its searches). Freed ports rest for the hold time, so a second is
+     * lost at most; a block given back to the pool ends the refusals at once.
+     */
+    private final Map<Protocol, Map<Ipv6Address, Refused>> refusedUntil = new EnumMap<>(Protocol.class);
+    static final long REFUSAL_STANDS_MILLIS = 1000;
+
+    private static final class Refused {
+        final Refusal refusal;
+        final long until;
+
+        Refused(Refusal refusal, long until) {
+            this.refusal = refusal;
+            this.until = until;
+        }
+    }
 
     public Pool4(Pool4Config config, PortStore store) {
         this.config = config;
@@ -106,6 +125,10 @@ public final class Pool4 {
         if (config.deterministic != null && !config.deterministic.contains(subscriber)) {
             return new Result(null, Refusal.NOT_A_SUBSCRIBER, null);
         }
+        Refused standing = refusedUntil.getOrDefault(protocol, Map.of()).get(subscriber);
+        if (standing != null && now < standing.until) {
+            return new Result(null, standing.refusal, null);
+        }
         int cls = rangeClass(sourcePort);
         int parity = sourcePort & 1;
         List<PortBlock> own = blocksOf(protocol, subscriber);
@@ -124,8 +147,12 @@ public final class Pool4 {
         if (found.isPresent()) {
             return new Result(found.get(), null, null);
         }
-        return inNewBlock(protocol, subscriber, own, now, -1, -1).orElseGet(() -> new Result(null,
-                own.size() >= config.blocksPerSubscriber ? Refusal.SUBSCRIBER_LIMIT : Refusal.EXHAUSTED, null));
+        return inNewBlock(protocol, subscriber, own, now, -1, -1).orElseGet(() -> {
+            Refusal refusal = own.size() >= config.blocksPerSubscriber ? Refusal.SUBSCRIBER_LIMIT : Refusal.EXHAUSTED;
+            refusedUntil.computeIfAbsent(protocol, k -> new HashMap<>())
+                    .put(subscriber, new Refused(refusal, now + REFUSAL_STANDS_MILLIS));
+            return new Result(null, refusal, null);
+        });
     }
 
     /**
@@ -176,6 +203,7 @@ public final class Pool4 {
 
     /** Returns to the pool the blocks with no mapping and no resting port left; they are returned for logging. */
     public synchronized List<PortBlock> expire(long now) {
+        refusedUntil.values().forEach(m -> m.values().removeIf(r -> r.until <= now));
         List<PortBlock> freed = new ArrayList<>();
         for (PortBlock b : store.blocks()) {
             boolean busy = false;
@@ -194,6 +222,7 @@ public final class Pool4 {
     private void giveBack(PortBlock b) {
         store.releaseBlock(b);
         cursors.remove(b);
+        refusedUntil.remove(b.protocol());
         Map<Ipv6Address, PortBlock> last = lastBlock.get(b.protocol());
         if (last != null) {
             last.remove(b.subscriber(), b);

@@ -81,6 +81,63 @@ class Pool4Test {
         assertEquals(2, p.blocksOf(host(1)).size());
     }
 
+    /** Counts the ports probed. */
+    private static final class CountingPorts implements PortStore {
+        final InMemoryNatStore store = new InMemoryNatStore();
+        int probes;
+
+        @Override public boolean claimBlock(PortBlock block) {
+            return store.claimBlock(block);
+        }
+
+        @Override public void releaseBlock(PortBlock block) {
+            store.releaseBlock(block);
+        }
+
+        @Override public List<PortBlock> blocks() {
+            return store.blocks();
+        }
+
+        @Override public boolean blockStartHeld(PortBlock block) {
+            return store.blockStartHeld(block);
+        }
+
+        @Override public boolean claimPort(Protocol protocol, TransportAddress address, long now) {
+            probes++;
+            return store.claimPort(protocol, address, now);
+        }
+
+        @Override public void restPort(Protocol protocol, TransportAddress address, long until) {
+            store.restPort(protocol, address, until);
+        }
+
+        @Override public boolean portBusy(Protocol protocol, TransportAddress address, long now) {
+            return store.portBusy(protocol, address, now);
+        }
+    }
+
+    @Test
+    void aSubscriberAtItsLimitIsRefusedForASecondWithoutSearchingAgain() {
+        CountingPorts ports = new CountingPorts();
+        Pool4 p = new Pool4(pool("192.0.2.1/32").blockSize(64).blocksPerSubscriber(4).build(), ports);
+        for (int i = 0; i < 256; i++) {
+            get(p.allocate(Protocol.UDP, host(1), 3000 + i, 0));
+        }
+        int before = ports.probes;
+        assertEquals(Optional.of(Pool4.Refusal.SUBSCRIBER_LIMIT), p.allocate(Protocol.UDP, host(1), 4000, 0).refusal());
+        assertTrue(ports.probes - before >= 256, "the first refusal searched every port: " + (ports.probes - before));
+        before = ports.probes;
+        for (int i = 0; i < 1000; i++) {
+            assertEquals(Optional.of(Pool4.Refusal.SUBSCRIBER_LIMIT),
+                    p.allocate(Protocol.UDP, host(1), 4001 + i, 999).refusal());
+        }
+        assertEquals(before, ports.probes, "no port probed while the refusal stands");
+        get(p.allocate(Protocol.UDP, host(2), 3000, 999));   // another subscriber is not affected
+        before = ports.probes;
+        assertEquals(Optional.of(Pool4.Refusal.SUBSCRIBER_LIMIT), p.allocate(Protocol.UDP, host(1), 5000, 1000).refusal());
+        assertTrue(ports.probes > before, "a second later it searches again");
+    }
+
     @Test
     void exhaustionRefusesCleanlyAndEvictsNothing() {
         Pool4 p = pool4(pool("192.0.2.1/32").ports(Protocol.UDP, 1024, 1031).blockSize(4).build());
@@ -104,7 +161,9 @@ class Pool4Test {
         }
         p.release(Protocol.UDP, all.get(0), 1_000);
         assertTrue(p.allocate(Protocol.UDP, host(1), 1024, 120_999).refusal().isPresent(), "still resting");
-        assertEquals(all.get(0), get(p.allocate(Protocol.UDP, host(1), 1024, 121_000)));
+        assertTrue(p.allocate(Protocol.UDP, host(1), 1024, 121_000).refusal().isPresent(),
+                "the refusal stands for a second (REFUSAL_STANDS_MILLIS)");
+        assertEquals(all.get(0), get(p.allocate(Protocol.UDP, host(1), 1024, 121_999)));
         for (TransportAddress t : all) {
             p.release(Protocol.UDP, t, 200_000);
         }
