@@ -80,6 +80,8 @@ public final class Nat64Fabric implements Nat64Service {
     private static final Logger LOG = Logger.getLogger(Nat64Fabric.class.getName());
     /** Packets a batch takes. */
     static final int MAX_BATCH = 1024;
+    /** Packets a batch takes from one subscriber: one flooding alone makes batches this small. */
+    static final int MAX_BATCH_PER_SUBSCRIBER = 64;
     /** Batches whose writes may be under way while the next one allocates. */
     static final int BATCHES_IN_FLIGHT = 4;
     /** RFC 4443 2.4(f): ICMP errors are rate-limited; each switch sends at most this many a second. */
@@ -462,11 +464,19 @@ public final class Nat64Fabric implements Nat64Service {
                         bib.v4().port(), t.segment)));
     }
 
-    /** Runs batches until the queue is empty. */
+    /**
+     * Runs batches until the queue is empty. A batch is taken once it has a slot among those in
+     * flight, so that it holds what waits then, not what waited when the slots were full.
+     */
     private void drainSetups() {
         drainScheduled.set(false);    // a packet-in queued from now on schedules another drain
-        List<Punt> batch;
-        while (!(batch = setupQueue.take(MAX_BATCH)).isEmpty()) {
+        while (true) {
+            batchesInFlight.acquireUninterruptibly();
+            List<Punt> batch = setupQueue.take(MAX_BATCH, MAX_BATCH_PER_SUBSCRIBER);
+            if (batch.isEmpty()) {
+                batchesInFlight.release();
+                return;
+            }
             try {
                 setUp(batch);
             } catch (RuntimeException e) {
@@ -480,10 +490,10 @@ public final class Nat64Fabric implements Nat64Service {
      * One batch: every allocation in memory, under the fabric's lock; then, while the next batch
      * allocates, its commit, and once that is durable one write per border switch, borders at the
      * same time; the packets go back once their batch's writes are done on every border. A batch
-     * whose commit fails is neither written nor sent: its senders retry.
+     * whose commit fails is neither written nor sent: its senders retry. It holds a slot in
+     * flight, taken by the caller, until then.
      */
     private void setUp(List<Punt> batch) {
-        batchesInFlight.acquireUninterruptibly();
         long started = System.nanoTime();
         long[] durableAt = new long[1];
         List<Punt> toSend = new ArrayList<>();

@@ -87,13 +87,15 @@ final class SetupQueue<T> {
     }
 
     /**
-     * Up to {@code max} packets, taken round-robin across the subscribers that wait. A subscriber
-     * served and still waiting goes to the back, so that the next batch starts with the ones this
-     * one did not reach, however many keep their queues full.
+     * Up to {@code max} packets, taken round-robin across the subscribers that wait, at most
+     * {@code perSubscriber} from each: a subscriber alone with a full queue makes small batches,
+     * which leave the pipeline soon to whoever asks next. A subscriber served and still waiting
+     * goes to the back, so that the next batch starts with the ones this one did not reach,
+     * however many keep their queues full.
      */
-    synchronized List<T> take(int max) {
+    synchronized List<T> take(int max, int perSubscriber) {
         List<T> batch = new ArrayList<>(Math.min(max, size));
-        while (batch.size() < max && size > 0) {
+        for (int round = 0; round < perSubscriber && batch.size() < max && size > 0; round++) {
             Iterator<Map.Entry<Object, ArrayDeque<T>>> it = queues.entrySet().iterator();
             List<Map.Entry<Object, ArrayDeque<T>>> again = new ArrayList<>();
             while (it.hasNext() && batch.size() < max) {

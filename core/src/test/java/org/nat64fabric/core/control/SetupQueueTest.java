@@ -49,14 +49,25 @@ class SetupQueueTest {
         for (String p : List.of("a1", "a2", "a3", "b1", "c1")) {
             assertNull(q.offer(p.substring(0, 1), p));
         }
-        assertEquals(List.of("a1", "b1", "c1", "a2"), q.take(4));
+        assertEquals(List.of("a1", "b1", "c1", "a2"), q.take(4, Integer.MAX_VALUE));
         assertEquals(1, q.size());
         // a has one left; d fills the whole and is the longest: a new subscriber pushes out d's newest.
         for (String p : List.of("d1", "d2", "d3", "d4")) {
             assertNull(q.offer("d", p));
         }
         assertEquals("d4", q.offer("e", "e1"));
-        assertEquals(List.of("a3", "d1", "e1", "d2", "d3"), q.take(10));
+        assertEquals(List.of("a3", "d1", "e1", "d2", "d3"), q.take(10, Integer.MAX_VALUE));
         assertEquals(0, q.size());
+    }
+
+    @Test
+    void aBatchTakesAtMostItsShareFromEachSubscriber() {
+        SetupQueue<String> q = new SetupQueue<>(100, 1000);
+        for (int i = 0; i < 100; i++) {
+            assertNull(q.offer("flooder", "f" + i));
+        }
+        assertNull(q.offer("polite", "p0"));
+        assertEquals(List.of("f0", "p0", "f1", "f2"), q.take(1024, 3));
+        assertEquals(97, q.size());
     }
 }
