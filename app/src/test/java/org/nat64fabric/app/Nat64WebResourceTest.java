@@ -202,7 +202,9 @@ class Nat64WebResourceTest extends JerseyTest {
         assertEquals(201, post("bib", "{\"protocol\": \"TCP\", \"ipv6Address\": \"2001:db8:1::10\","
                 + " \"ipv6Port\": 80, \"ipv4Address\": \"192.0.2.1\", \"ipv4Port\": 8080}").getStatus());
         onos.packetIn(FakeOnos.udpFrame(40000), Constants.PUNT_REASONS.indexOf("session_miss"));
-        FakeOnos.await("the UDP session", () -> manager.sessions().size() == 1);
+        // The session is in the store once allocated; its latency is recorded after its packet-out.
+        FakeOnos.await("the UDP session set up and its packet sent",
+                () -> manager.stats().getOrDefault("setups.latencyUs.total.count", 0L) == 1);
         onos.counterCells.put(FakeOnos.BORDER1, List.of(
                 cell(P4InfoConstants.NAT64_INGRESS_DROPS, Constants.DROP_REASONS.indexOf("no_route"), 5, 0),
                 cell(P4InfoConstants.NAT64_INGRESS_TRANSLATIONS, 0, 7, 700)));
