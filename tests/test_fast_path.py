@@ -30,11 +30,6 @@ L3 = ROOT / "softswitch" / "examples" / "l3_forwarding.p4"
 ROUTER_MAC = "00:00:00:00:00:aa"
 
 
-def final_counters(sut):
-    """Stops the switch and returns the counters it prints when it stops."""
-    return sut.switch.final_counters()
-
-
 @pytest.fixture
 def nat64():
     with switch_under_test(PROGRAM, n_ports=3, fast_path=MODE) as sut:
@@ -58,7 +53,7 @@ def test_established_sessions_are_translated_in_the_kernel_and_counted_once(nat6
     query.table_entry.counter_data.SetInParent()
     (entry,) = ptf.client.read(query)
     assert entry.table_entry.counter_data.packet_count == n
-    counters = final_counters(nat64)
+    counters = nat64.switch.final_counters()
     assert counters["fast path: forwarded"] >= 2 * n
     # The interpreter saw none of them: what it received is what the kernel handed over.
     assert counters["pipeline rx"] == counters["fast path: to interpreter"]
@@ -73,7 +68,7 @@ def test_a_session_miss_is_a_packet_in_through_the_interpreter(nat64):
     assert payload == bytes(packet)
     assert metadata["ingress_port"] == V6_PORT
     ptf.verify_no_other_packets()
-    counters = final_counters(nat64)
+    counters = nat64.switch.final_counters()
     # Handed over before the kernel changed or counted anything (the punt's policing needs hash()
     # and a meter), with the reason named.
     assert counters["fast path: to interpreter"] >= 1
@@ -99,7 +94,7 @@ def test_idle_time_counts_hits_in_the_kernel(nat64):
     (after,) = ptf.client.read(query)
     assert after.table_entry.time_since_last_hit.elapsed_ns < 1_000_000_000
     assert after.table_entry.time_since_last_hit.elapsed_ns < before.table_entry.time_since_last_hit.elapsed_ns
-    assert final_counters(nat64)["fast path: forwarded"] >= 3
+    assert nat64.switch.final_counters()["fast path: forwarded"] >= 3
 
 
 def test_an_entry_in_a_removed_entrys_place_starts_its_counter_at_zero(nat64):
@@ -122,7 +117,7 @@ def test_an_entry_in_a_removed_entrys_place_starts_its_counter_at_zero(nat64):
         ptf.verify_packet(to_v4_server(UDP(sport=40004, dport=53) / b"new"), V4_PORT)
     (entry,) = ptf.client.read(query)
     assert entry.table_entry.counter_data.packet_count == 2
-    assert final_counters(nat64)["fast path: forwarded"] >= 7
+    assert nat64.switch.final_counters()["fast path: forwarded"] >= 7
 
 
 @pytest.fixture
@@ -163,13 +158,13 @@ def test_a_ternary_table_is_scanned_in_the_kernel_in_priority_order(l3):
     ptf.client.write(ptf.client.update("INSERT", acl_drop(c, 0x0800, 9)))
     ptf.send(1, udp4(53))
     ptf.verify_no_other_packets()
-    counters = final_counters(l3)
+    counters = l3.switch.final_counters()
     assert counters["fast path: forwarded"] >= 1
     assert counters["fast path: dropped"] >= 1
 
 
-# A ternary table larger than the kernel scans (256 entries).
-BIG_ACL = """
+# Programs of one Ethernet header: what comes before their ingress.
+ETHERNET_ONLY = """
 #include <core.p4>
 #include <v1model.p4>
 header ethernet_t { bit<48> dst; bit<48> src; bit<16> ether_type; }
@@ -179,6 +174,10 @@ parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_met
     state start { pkt.extract(hdr.ethernet); transition accept; }
 }
 control NoCheck(inout headers_t hdr, inout meta_t meta) { apply { } }
+"""
+
+# A ternary table larger than the kernel scans (256 entries).
+BIG_ACL = ETHERNET_ONLY + """
 control AclIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
     action drop() { mark_to_drop(sm); }
     action forward(bit<9> port) { sm.egress_spec = port; }
@@ -214,7 +213,7 @@ def test_a_ternary_table_over_the_kernel_limit_goes_to_the_interpreter(tmp_path)
         ptf.send(1, frame)
         ptf.verify_packet(frame, 2)
         ptf.verify_no_other_packets()
-        counters = final_counters(sut)
+        counters = sut.switch.final_counters()
     assert counters["fast path: forwarded"] >= 1
     assert counters["fast path: to interpreter: a table with ternary, range or optional fields over 256 entries"] >= 1
     assert counters["pipeline tx"] >= 1
@@ -259,7 +258,7 @@ def test_struct_fields_of_a_header_are_rewritten_in_the_kernel(tmp_path):
             ptf.send(1, Raw(sent))
             ptf.verify_packet(Raw(expected), 2)
         ptf.verify_no_other_packets()
-        counters = final_counters(sut)
+        counters = sut.switch.final_counters()
     assert counters["fast path: forwarded"] == 10
     assert counters["pipeline rx"] == 0   # the interpreter saw none of them
 
@@ -311,7 +310,7 @@ def rounds_through(tmp_path, fast_path, name, program, cases, rounds):
                 ptf.send(1, Raw(sent))
                 ptf.verify_packet(Raw(expected), 2)
         ptf.verify_no_other_packets()
-        counters = final_counters(sut)
+        counters = sut.switch.final_counters()
     if fast_path:
         assert counters["fast path: forwarded"] == rounds * len(cases)
         assert counters["pipeline rx"] == 0   # every packet took the fast path
@@ -398,7 +397,7 @@ def test_without_clang_the_interpreter_runs_every_packet(monkeypatch):
         ptf = PacketTest(sut)
         ptf.send(1, udp4(53))
         assert ptf.dataplane.poll(2, timeout=5) is not None
-        counters = final_counters(sut)
+        counters = sut.switch.final_counters()
         assert "fast path: forwarded" not in counters
         assert counters["pipeline tx"] >= 1
 
@@ -423,16 +422,7 @@ def test_a_killed_switch_leaves_no_program_on_its_ports():
 
 
 # An exact table of four entries: a hash map of four in the kernel.
-SMALL_EXACT = """
-#include <core.p4>
-#include <v1model.p4>
-header ethernet_t { bit<48> dst; bit<48> src; bit<16> ether_type; }
-struct headers_t { ethernet_t ethernet; }
-struct meta_t { }
-parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.ethernet); transition accept; }
-}
-control NoCheck(inout headers_t hdr, inout meta_t meta) { apply { } }
+SMALL_EXACT = ETHERNET_ONLY + """
 control ByTypeIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
     action drop() { mark_to_drop(sm); }
     action forward(bit<9> port) { sm.egress_spec = port; }
@@ -491,7 +481,7 @@ def test_a_map_update_the_kernel_refuses_hands_every_packet_to_the_interpreter(t
             ptf.verify_packet(frame(ether_type), 2)
         ptf.send(1, frame(0x7001))                     # not an entry of the switch's: dropped
         ptf.verify_no_other_packets()
-        counters = final_counters(sut)
+        counters = sut.switch.final_counters()
     assert counters["fast path: detached after a failed map update"] == 1
     assert counters["fast path: forwarded"] == 1
     assert counters["pipeline rx"] == 3
