@@ -559,7 +559,9 @@ public final class Nat64Fabric implements Nat64Service {
                     count("packetIn.unparsed");
                 } else if (o.icmpError().isPresent() && punt.packet.ipv6) {
                     count("setups.refused");
-                    LOG.info(() -> punt.deviceId + ": " + punt.packet + " refused: " + o.dropReason().orElse(""));
+                    // Not at INFO: a flooding host would write a line per packet; its NAT event
+                    // (quota or pool exhausted) and the counter say who and how many.
+                    LOG.fine(() -> punt.deviceId + ": " + punt.packet + " refused: " + o.dropReason().orElse(""));
                     refused.add(punt);
                 } else if (!o.translated()) {
                     count("setups.dropped");
