@@ -7,6 +7,7 @@ do what they say.
 Acknowledged means: a REST change answered 201/200, or a session setup whose first packet left
 the switch translated (the controller sends it back only after the setup is durable)."""
 import copy
+import http.client
 import ipaddress
 import os
 import random
@@ -154,8 +155,8 @@ def crash_and_stop_rounds(controller, dataplane, seed, tmp_path):
                     status, _ = api.call("POST", "/eamt", {"ipv6Prefix": v6, "ipv4Prefix": v4})
                     if status == 201:
                         eams[v4] = v6
-                except OSError:
-                    return
+                except (OSError, http.client.HTTPException):
+                    return      # the controller went down, perhaps in the middle of an answer
         t = threading.Thread(target=churn)
         t.start()
         time.sleep(rng.uniform(0, 0.3))
