@@ -3,12 +3,15 @@ package org.nat64fabric.softswitch.frontend;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import org.antlr.v4.runtime.ParserRuleContext;
 import org.antlr.v4.runtime.Token;
+import org.antlr.v4.runtime.misc.Interval;
 import org.nat64fabric.softswitch.frontend.P4Parser.*;
 import org.nat64fabric.softswitch.pipeline.Action;
 import org.nat64fabric.softswitch.pipeline.ActionProfile;
@@ -66,6 +69,9 @@ final class Elaborator {
     private final java.util.Deque<Integer> outerLoopDepths = new java.util.ArrayDeque<>();
     private final Map<String, Type.Aggregate> controllerHeaders = new LinkedHashMap<>();
     private Expr.Agg standardMetadata;
+    /** The top-level parsers and controls instantiated, by name: the others are checked alone. */
+    private final Set<String> instantiated = new HashSet<>();
+    private final long seed;
     /** The package main instantiates, known before any block is compiled. */
     private Program.Architecture architecture;
     /** The last construct the walk entered: where an unexpected internal failure is reported. */
@@ -218,11 +224,22 @@ final class Elaborator {
     private static final class BlockType extends Type.Declared {
         final ParserRuleContext decl;   // ParserDeclarationContext or ControlDeclarationContext
         final ParameterListContext params;
+        /** A parser, control or package type's type parameters (H, M of v1model's Ingress<H, M>). */
+        final List<String> typeParams;
 
         BlockType(String kind, String name, ParserRuleContext decl, ParameterListContext params) {
+            this(kind, name, decl, params, null);
+        }
+
+        BlockType(String kind, String name, ParserRuleContext decl, ParameterListContext params,
+                  TypeParametersContext typeParams) {
             super(kind, name);
             this.decl = decl;
             this.params = params;
+            this.typeParams = new ArrayList<>();
+            if (typeParams != null) {
+                typeParams.name().forEach(n -> this.typeParams.add(n.getText()));
+            }
         }
     }
 
@@ -287,6 +304,7 @@ final class Elaborator {
     Elaborator(Preprocessor.Result source, String mainFile, long seed) {
         this.source = source;
         this.mainFile = mainFile;
+        this.seed = seed;
         this.random = new Random(seed);
     }
 
@@ -396,6 +414,56 @@ final class Elaborator {
     // ---- the program ----
 
     Program compile(ProgramContext program) {
+        InstantiationContext main = declareAll(program);
+        if (main == null) {
+            throw new P4CompileException(mainFile, "the program has no package instance named 'main' "
+                    + "(add: V1Switch(MyParser(), MyVerifyChecksum(), MyIngress(), MyEgress(), "
+                    + "MyComputeChecksum(), MyDeparser()) main;)");
+        }
+        Program compiled = instantiateMain(main);
+        checkUninstantiated(program);
+        return compiled;
+    }
+
+    /**
+     * Type-checks the parsers and controls that nothing instantiates, as p4c checks every
+     * declaration: each alone, in an elaborator of its own, so that its tables and actions stay
+     * out of the program. Blocks with type or constructor parameters, which softswitch elaborates
+     * only where they are instantiated, are left out.
+     */
+    private void checkUninstantiated(ProgramContext program) {
+        for (DeclarationContext d : program.declaration()) {
+            boolean parser = d.parserDeclaration() != null;
+            if (!parser && d.controlDeclaration() == null) {
+                continue;
+            }
+            String name = parser ? d.parserDeclaration().parserTypeDeclaration().name().getText()
+                    : d.controlDeclaration().controlTypeDeclaration().name().getText();
+            boolean generic = parser ? d.parserDeclaration().parserTypeDeclaration().typeParameters() != null
+                    : d.controlDeclaration().controlTypeDeclaration().typeParameters() != null;
+            ParameterListContext constructor = parser ? d.parserDeclaration().parameterList() : d.controlDeclaration().parameterList();
+            if (instantiated.contains(name) || generic || constructor != null && !constructor.parameter().isEmpty()) {
+                continue;
+            }
+            Elaborator alone = new Elaborator(source, mainFile, seed);
+            try {
+                alone.declareAll(program);
+                BlockType bt = (BlockType) alone.global.lookup(name);
+                if (parser) {
+                    alone.instantiateParser(bt, name, null, bt.decl);
+                } else {
+                    alone.instantiateControl(bt, name, null, bt.decl);
+                }
+            } catch (P4CompileException e) {
+                throw e;
+            } catch (RuntimeException | StackOverflowError e) {
+                throw alone.internalError(e);
+            }
+        }
+    }
+
+    /** Declares every top-level declaration but main; returns main's instantiation (null without one). */
+    private InstantiationContext declareAll(ProgramContext program) {
         declareBuiltins();
         InstantiationContext main = null;
         for (DeclarationContext d : program.declaration()) {
@@ -415,12 +483,7 @@ final class Elaborator {
                 declare(d, global);
             }
         }
-        if (main == null) {
-            throw new P4CompileException(mainFile, "the program has no package instance named 'main' "
-                    + "(add: V1Switch(MyParser(), MyVerifyChecksum(), MyIngress(), MyEgress(), "
-                    + "MyComputeChecksum(), MyDeparser()) main;)");
-        }
-        return instantiateMain(main);
+        return main;
     }
 
     private void declareBuiltins() {
@@ -468,14 +531,14 @@ final class Elaborator {
             define(sc, f.functionPrototype().name(), fs);
             compileFunction(fs, sc);
         } else if (d.parserTypeDeclaration() != null) {
-            define(sc, d.parserTypeDeclaration().name(), new BlockType("parser type",
-                    d.parserTypeDeclaration().name().getText(), null, d.parserTypeDeclaration().parameterList()));
+            ParserTypeDeclarationContext t = d.parserTypeDeclaration();
+            define(sc, t.name(), new BlockType("parser type", t.name().getText(), null, t.parameterList(), t.typeParameters()));
         } else if (d.controlTypeDeclaration() != null) {
-            define(sc, d.controlTypeDeclaration().name(), new BlockType("control type",
-                    d.controlTypeDeclaration().name().getText(), null, d.controlTypeDeclaration().parameterList()));
+            ControlTypeDeclarationContext t = d.controlTypeDeclaration();
+            define(sc, t.name(), new BlockType("control type", t.name().getText(), null, t.parameterList(), t.typeParameters()));
         } else if (d.packageTypeDeclaration() != null) {
-            define(sc, d.packageTypeDeclaration().name(), new BlockType("package",
-                    d.packageTypeDeclaration().name().getText(), null, d.packageTypeDeclaration().parameterList()));
+            PackageTypeDeclarationContext t = d.packageTypeDeclaration();
+            define(sc, t.name(), new BlockType("package", t.name().getText(), null, t.parameterList(), t.typeParameters()));
         }
     }
 
@@ -850,6 +913,7 @@ final class Elaborator {
         for (String v : typeVars) {
             withVars.symbols.put(v, new Type.Var(v));
         }
+        requireDistinctNames(list);
         List<Param> out = new ArrayList<>();
         for (ParameterContext p : list.parameter()) {
             String dir = p.direction() == null ? "" : p.direction().getText();
@@ -858,6 +922,16 @@ final class Elaborator {
             out.add(new Param(p.name().getText(), dir, t));
         }
         return out;
+    }
+
+    /** The parameters of one list have distinct names (p4c: a duplicate declaration). */
+    private void requireDistinctNames(ParameterListContext list) {
+        Map<String, ParameterContext> seen = new HashMap<>();
+        for (ParameterContext p : list.parameter()) {
+            if (seen.putIfAbsent(p.name().getText(), p) != null) {
+                throw error(p.name(), "parameter '" + p.name().getText() + "' is declared twice in this list");
+            }
+        }
     }
 
     private Type paramType(TypeRefContext t, Scope sc) {
@@ -1230,7 +1304,33 @@ final class Elaborator {
         fs.result = rt == Type.VOID ? null : storage(rt);
         Where outer = enter(Where.FUNCTION, fs);
         fs.body = new Stmt.Callable(block(fs.ctx.blockStatement(), body, new Context("", false, fs.result)));
+        if (rt != Type.VOID && !returns(fs.ctx.blockStatement())) {
+            throw error(p.name(), "function '" + p.name().getText() + "' returns " + rt
+                    + " but can reach its end without a return statement");
+        }
         leave(outer, fs);
+    }
+
+    /** Whether every path through a statement ends in return or exit: a function with a result returns it on every path. */
+    private static boolean returns(ParserRuleContext st) {
+        if (st instanceof BlockStatementContext) {
+            return ((BlockStatementContext) st).statement().stream().anyMatch(Elaborator::returns);
+        }
+        if (!(st instanceof StatementContext)) {
+            return false;
+        }
+        StatementContext s = (StatementContext) st;
+        if (s.RETURN() != null || s.EXIT() != null) {
+            return true;
+        }
+        if (s.blockStatement() != null) {
+            return returns(s.blockStatement());
+        }
+        if (s.ifStatement() != null) {
+            IfStatementContext i = s.ifStatement();
+            return i.statement().size() == 2 && returns(i.statement(0)) && returns(i.statement(1));
+        }
+        return false;   // a loop, or a switch, which a function cannot hold (its body was compiled first)
     }
 
     /** An action parameter the SUME target fills (Action.IDLE_SLOT): a SimpleSumeSwitch action's last, a bit<W>, naming its register. */
@@ -1256,6 +1356,7 @@ final class Elaborator {
         List<Param> directional = new ArrayList<>();
         List<Expr> directionalSlots = new ArrayList<>();
         List<Action.Param> data = new ArrayList<>();
+        requireDistinctNames(d.parameterList());
         for (ParameterContext p : d.parameterList().parameter()) {
             Type t = type(p.typeRef(), sc);
             String name = p.name().getText();
@@ -1345,7 +1446,84 @@ final class Elaborator {
             }
             blocks[i] = (BlockType) o;
         }
+        checkSignatures(main, (BlockType) global.lookup(pkg), blocks, roles);
         return blocks;
+    }
+
+    /** A rule's text as written, spaces included (getText() drops them). */
+    private static String sourceText(ParserRuleContext r) {
+        return r.getStart().getInputStream().getText(Interval.of(r.getStart().getStartIndex(), r.getStop().getStopIndex()));
+    }
+
+    /**
+     * Each block's parameters against the package's parser or control type for its place (a block
+     * passed to a package must have the type the package declares, as p4c's type unification
+     * requires): the same number, in the same order, with the same directions and types, the package's type
+     * variables (H, M) bound to one type each, by the parser, for every block.
+     */
+    private void checkSignatures(InstantiationContext main, BlockType pkg, BlockType[] blocks, String[] roles) {
+        Map<String, Type> bound = new HashMap<>();
+        List<ParameterContext> slots = pkg.params.parameter();
+        for (int i = 0; i < blocks.length && i < slots.size(); i++) {
+            TypeRefContext slot = slots.get(i).typeRef();
+            if (!(slot instanceof NamedTypeRefContext)
+                    || !(global.lookup(((NamedTypeRefContext) slot).typeName().getText()) instanceof BlockType)) {
+                continue;
+            }
+            NamedTypeRefContext named = (NamedTypeRefContext) slot;
+            BlockType proto = (BlockType) global.lookup(named.typeName().getText());
+            // The prototype's type variables, as the package's (Ingress<H, M> in V1Switch<H, M>)
+            Map<String, String> asPackages = new HashMap<>();
+            List<TypeArgContext> typeArgs = named.typeArgumentList() == null ? List.of() : named.typeArgumentList().typeArg();
+            for (int k = 0; k < proto.typeParams.size() && k < typeArgs.size(); k++) {
+                asPackages.put(proto.typeParams.get(k), typeArgs.get(k).getText());
+            }
+            BlockType block = blocks[i];
+            String what = roles[i] + " '" + block.name + "'";
+            List<ParameterContext> want = proto.params.parameter();
+            List<ParameterContext> have = block.params.parameter();
+            if (have.size() != want.size()) {
+                throw error(block.params, what + " has " + have.size() + " parameter" + (have.size() == 1 ? "" : "s")
+                        + "; as argument " + (i + 1) + " of " + pkg.name + " it must have " + want.size()
+                        + " (" + sourceText(proto.params) + ")");
+            }
+            for (int j = 0; j < want.size(); j++) {
+                ParameterContext w = want.get(j);
+                ParameterContext h = have.get(j);
+                String wantDir = w.direction() == null ? "" : w.direction().getText();
+                String haveDir = h.direction() == null ? "" : h.direction().getText();
+                String param = "parameter " + (j + 1) + " '" + h.name().getText() + "' of " + what;
+                String wantText = w.typeRef().getText();
+                String var = asPackages.get(wantText);
+                boolean packet = wantText.equals("packet_in") || wantText.equals("packet_out");
+                if (packet || h.typeRef().getText().equals("packet_in") || h.typeRef().getText().equals("packet_out")) {
+                    if (!wantText.equals(h.typeRef().getText())) {
+                        throw error(h.typeRef(), param + " is a " + h.typeRef().getText() + "; " + pkg.name
+                                + " wants " + (var != null ? "its " + var + " type" : "a " + wantText) + " there");
+                    }
+                }
+                if (!wantDir.equals(haveDir)) {
+                    throw error(h, param + (haveDir.isEmpty() ? " has no direction" : " is " + haveDir)
+                            + "; " + pkg.name + " wants " + (wantDir.isEmpty() ? "no direction" : wantDir) + " there");
+                }
+                if (packet) {
+                    continue;
+                }
+                Type t = type(h.typeRef(), global);
+                if (var != null) {
+                    Type earlier = bound.putIfAbsent(var, t);
+                    if (earlier != null && !earlier.equals(t)) {
+                        throw error(h.typeRef(), param + " has type " + t + "; " + pkg.name + "'s " + var
+                                + " is " + earlier + " (from the parser)");
+                    }
+                } else {
+                    Type wanted = type(w.typeRef(), global);
+                    if (!wanted.equals(t)) {
+                        throw error(h.typeRef(), param + " has type " + t + "; " + pkg.name + " wants " + wanted + " there");
+                    }
+                }
+            }
+        }
     }
 
     /**
@@ -1585,6 +1763,7 @@ final class Elaborator {
 
     /** Binds a block's parameters: to the architecture's storage (top level), or as parameterStorage says. */
     private List<Expr> bindParams(BlockType bt, Scope sc, Map<Type, Expr> byType, List<Param> params) {
+        requireDistinctNames(bt.params);
         List<Expr> slots = new ArrayList<>();
         for (ParameterContext p : bt.params.parameter()) {
             String pname = p.name().getText();
@@ -1622,6 +1801,7 @@ final class Elaborator {
         if (d.parameterList() != null && !d.parameterList().parameter().isEmpty()) {
             throw error(d.parameterList(), "controls with constructor parameters are not supported by softswitch");
         }
+        instantiated.add(bt.name);
         Scope sc = new Scope(global);
         List<Param> params = new ArrayList<>();
         List<Expr> slots = bindParams(bt, sc, byType, params);
@@ -1676,7 +1856,15 @@ final class Elaborator {
         ProfileDecl implementation = null;
         ParserRuleContext implementationAt = null;
         List<Expr> selectorFields = new ArrayList<>();
+        Map<String, TablePropertyContext> given = new HashMap<>();
         for (TablePropertyContext p : d.tableProperty()) {
+            String propName = p instanceof KeyPropertyContext ? "key" : p instanceof ActionsPropertyContext ? "actions"
+                    : p instanceof EntriesPropertyContext ? "entries" : ((SimplePropertyContext) p).name().getText();
+            TablePropertyContext earlier = given.putIfAbsent(propName, p);
+            if (earlier != null) {
+                throw error(p, "table '" + d.name().getText() + "' has a second '" + propName + "' property (the first on line "
+                        + source.lineOf(earlier.getStart().getLine()) + ")");
+            }
             if (p instanceof KeyPropertyContext) {
                 for (KeyElementContext k : ((KeyPropertyContext) p).keyElement()) {
                     if (k.name().getText().equals("selector") && matchKindType.members.contains("selector")) {
@@ -2073,6 +2261,7 @@ final class Elaborator {
         if (d.parameterList() != null && !d.parameterList().parameter().isEmpty()) {
             throw error(d.parameterList(), "parsers with constructor parameters are not supported by softswitch");
         }
+        instantiated.add(bt.name);
         Scope sc = new Scope(global);
         List<Param> params = new ArrayList<>();
         ParserInstance pi = new ParserInstance(name, params, bindParams(bt, sc, byType, params));

@@ -1,5 +1,6 @@
 package org.nat64fabric.softswitch.frontend;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -68,27 +69,32 @@ public final class Preprocessor {
         String out;
         String err;
         int rc;
+        Path outFile = null;
+        Path errFile = null;
         try {
-            Process p = new ProcessBuilder(cmd).start();
-            p.getOutputStream().close();
-            byte[] errBytes;
-            try (InputStream o = p.getInputStream(); InputStream e = p.getErrorStream()) {
-                // cpp's stderr is small; read stdout first, then stderr.
-                out = new String(o.readAllBytes(), StandardCharsets.UTF_8);
-                errBytes = e.readAllBytes();
-            }
+            // Both streams to files, not pipes: cpp blocks on a full pipe (a #warning of 70 000
+            // characters filled stderr while stdout was being read), and then no timeout would end it.
+            outFile = Files.createTempFile("softswitch-cpp", ".out");
+            errFile = Files.createTempFile("softswitch-cpp", ".err");
+            Process p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectOutput(outFile.toFile()).redirectError(errFile.toFile()).start();
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 throw new P4CompileException(source.toString(), "the C preprocessor did not finish in 60 s");
             }
             rc = p.exitValue();
-            err = new String(errBytes, StandardCharsets.UTF_8);
+            out = new String(Files.readAllBytes(outFile), StandardCharsets.UTF_8);   // bad bytes become U+FFFD, which the lexer locates
+            // cpp names a library by its unpacked path in some errors (a name too long): as the program does
+            err = new String(Files.readAllBytes(errFile), StandardCharsets.UTF_8).replace(libraryDir() + File.separator, "");
         } catch (IOException e) {
             throw new P4CompileException(source.toString(),
                     "cannot run the C preprocessor 'cpp' (" + e.getMessage() + "); install it with: apt-get install cpp");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new P4CompileException(source.toString(), "interrupted while preprocessing");
+        } finally {
+            deleteQuietly(outFile);
+            deleteQuietly(errFile);
         }
         if (rc != 0) {
             for (String line : err.split("\n")) {
@@ -130,6 +136,16 @@ public final class Preprocessor {
             text.append('\n');
         }
         return new Result(cppOutput, text.toString(), files, lines);
+    }
+
+    private static void deleteQuietly(Path file) {
+        if (file != null) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException e) {
+                // a temporary file left in /tmp harms nothing
+            }
+        }
     }
 
     private static synchronized Path libraryDir() {

@@ -20,6 +20,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
 import org.nat64fabric.softswitch.pipeline.Program;
@@ -106,6 +107,15 @@ class FrontendRobustnessTest {
             String got = outcome(() -> Frontend.compilePreprocessed("#include <core.p4>\n" + program, "deep.p4", 0));
             assertTrue(!got.equals("accepted"), "a program without main was accepted");
         }
+    }
+
+    @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)   // a blocked read ignores interrupts
+    void thePreprocessorsDiagnosticsBeyondAPipeBufferDoNotHangTheFrontend() throws IOException {
+        // cpp echoes a #warning to stderr: 70 000 bytes filled the pipe while stdout was read, and
+        // softswitch check hung (found by fuzzing: a mutant with a 100 kB #include name).
+        Path f = Files.writeString(dir.resolve("long_warning.p4"), "#warning " + "w".repeat(70_000) + "\n");
+        assertTrue(outcome(() -> Frontend.compile(f)).contains("no package instance named 'main'"));
     }
 
     @Test

@@ -160,4 +160,17 @@ class FrontendSemanticsTest {
     void logMsgTakesAFormatAndItsData() {
         run("", "", "log_msg(\"a={} s0={}\", {hdr.h.a, hdr.s[0].v}); log_msg(\"no data\");", "01 02 03 04 05");
     }
+
+    @Test
+    void aControlNothingInstantiatesIsCheckedButAddsNoTable() {
+        // Checked as p4c checks every declaration (frontend-corpus/unused_control_type_error.p4 is
+        // refused), but its tables are not the program's: they reach no P4Info.
+        String spare = "control Spare(inout headers_t hdr, inout meta_t meta) {\n"
+                + "    action set(bit<8> v) { meta.x = v; }\n"
+                + "    table spare_table { key = { hdr.h.a: exact; } actions = { set; } }\n"
+                + "    apply { spare_table.apply(); }\n}";
+        Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS + "\n" + spare, PARSE_ALL,
+                "table t { key = { hdr.h.a: exact; } }", "sm.egress_spec = 1; t.apply();", "", EMIT_ALL));
+        assertEquals(List.of("I.t"), p.tables.stream().map(t -> t.name).collect(Collectors.toList()));
+    }
 }
