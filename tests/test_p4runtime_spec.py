@@ -10,6 +10,7 @@ from scapy.layers.l2 import ARP, Ether
 from harness import ROOT
 from harness.base import PacketTest, switch_under_test
 from harness.p4rt import P4RuntimeClient, WriteError
+from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
 PROGRAM = ROOT / "softswitch" / "examples" / "l3_forwarding.p4"
@@ -330,3 +331,69 @@ def test_arbitration_rows(sut):
     while answer.status.code != 0:       # notifications of the changes above come first
         answer = sut.client.next_arbitration()
     assert answer.election_id.low == 41
+
+
+# ---- what fuzzing the server found: answers, not resets or stack traces ----
+
+def test_a_request_that_is_no_protobuf_is_an_invalid_argument_and_the_switch_serves_on(ptf):
+    """Bytes that do not parse as the method's message: INVALID_ARGUMENT naming it, for every RPC
+    (gRPC's own handling answers UNKNOWN "Application error processing RPC" and logs a stack trace)."""
+    channel = ptf.client.channel
+    for method, streaming in (("Write", False), ("Read", True), ("SetForwardingPipelineConfig", False),
+                              ("GetForwardingPipelineConfig", False), ("Capabilities", False)):
+        call = (channel.unary_stream if streaming else channel.unary_unary)(
+            f"/p4.v1.P4Runtime/{method}", request_serializer=lambda b: b, response_deserializer=lambda b: b)
+        with pytest.raises(grpc.RpcError) as err:
+            answer = call(b"\xff\xff\xff", timeout=10)   # a varint cut short
+            if streaming:
+                list(answer)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, (method, err.value)
+        assert f"no valid {method}Request" in err.value.details(), err.value.details()
+    stream = channel.stream_stream("/p4.v1.P4Runtime/StreamChannel", request_serializer=lambda b: b,
+                                   response_deserializer=lambda b: b)
+    with pytest.raises(grpc.RpcError) as err:
+        list(stream(iter([b"\xff\xff\xff"]), timeout=10))
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, err.value
+    ptf.insert(route(ptf, "10.31.0.0", 2))
+    assert len(ptf.client.read(route(ptf, "10.31.0.0", 2))) == 1
+
+
+def test_a_parameter_twice_and_a_long_value_are_refused_with_short_messages(ptf):
+    c = ptf.client
+    twice = route(ptf, "10.32.0.0", 2)
+    twice.table_entry.action.action.params.add().CopyFrom(twice.table_entry.action.action.params[0])
+    assert refused(c, "INSERT", twice) == ["INVALID_ARGUMENT"], "a param_id given twice"
+    long_value = route(ptf, "10.32.0.0", 2)
+    long_value.table_entry.match[0].lpm.value = b"\x0a" * 3000
+    with pytest.raises(WriteError) as err:
+        c.write(c.update("INSERT", long_value))
+    assert codes(err.value) == ["OUT_OF_RANGE"]
+    assert "3000 bytes" in err.value.errors[0].message and len(err.value.errors[0].message) < 300, err.value
+
+
+def test_a_write_whose_errors_outgrow_a_grpc_trailer_still_gets_its_status(ptf):
+    """Each update's p4.v1.Error travels in the status's trailer, which gRPC clients take up to 8 KiB
+    by default: 300 failures would reset the stream, leaving the client no status at all. The switch
+    answers with the first failure and the count instead; 20 failures keep all their details."""
+    c = ptf.client
+    absent = [c.update("DELETE", route(ptf, f"{40 + i // 256}.{i % 256}.0.0", 2)) for i in range(300)]
+    with pytest.raises(WriteError) as err:
+        c.write(*absent[:20])
+    assert err.value.code == grpc.StatusCode.UNKNOWN and codes(err.value) == ["NOT_FOUND"] * 20
+    with pytest.raises(WriteError) as err:
+        c.write(*absent)
+    assert err.value.code == grpc.StatusCode.UNKNOWN and err.value.errors == [], err.value
+    assert "300 updates failed" in str(err.value) and "smaller batches" in str(err.value)
+
+
+def test_a_p4info_with_a_shared_or_zero_id_is_refused(sut):
+    c = sut.client
+    for change in ("shared", "zero"):
+        p4info = p4info_pb2.P4Info()
+        p4info.CopyFrom(c.p4info.message)
+        p4info.tables[1].preamble.id = p4info.tables[0].preamble.id if change == "shared" else 0
+        with pytest.raises(grpc.RpcError) as err:
+            c.set_pipeline(sut.p4info_path, sut.device_config, p4info=p4info)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, err.value
+        assert ("the same ID" if change == "shared" else "ID 0") in err.value.details()
+    assert c.read(c.table_entry("L3Ingress.ipv4_lpm")) is not None, "the pipeline in force still serves"

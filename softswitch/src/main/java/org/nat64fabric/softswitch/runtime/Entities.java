@@ -737,7 +737,10 @@ public final class Entities {
         }
         BigInteger v = Bits.unsigned(bytes.toByteArray());
         if (v.bitLength() > width) {
-            throw new EntityException(Code.OUT_OF_RANGE, where.get() + ": value 0x" + v.toString(16) + " does not fit in " + width + " bits");
+            // A long value is not echoed: 20 000 bytes of hex would outgrow the trailer that carries the
+            // error (clients take 8-16 KB), and the client would get no status at all.
+            String shown = bytes.size() <= 16 ? "value 0x" + v.toString(16) : "a value of " + bytes.size() + " bytes";
+            throw new EntityException(Code.OUT_OF_RANGE, where.get() + ": " + shown + " does not fit in " + width + " bits");
         }
         return v;
     }
@@ -785,6 +788,10 @@ public final class Entities {
                 throw new EntityException(Code.INVALID_ARGUMENT, action.name + " has no parameter with ID " + p.getParamId());
             }
             Action.Param prm = action.params.get(i);
+            if (args[i] != null) {
+                throw new EntityException(Code.INVALID_ARGUMENT, action.name + ": parameter '" + prm.name + "' (ID "
+                        + p.getParamId() + ") is given twice");
+            }
             args[i] = value(p.getValue(), prm.width, () -> action.name + " parameter '" + prm.name + "'");
         }
         for (int i = 0; i < args.length; i++) {

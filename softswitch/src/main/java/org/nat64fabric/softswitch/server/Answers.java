@@ -16,6 +16,10 @@ import p4.v1.P4RuntimeOuterClass.WriteResponse;
  */
 public final class Answers {
     private static final int READ_BATCH = 1000;
+    /** The largest Write status sent with its per-update details: 5 KiB, 6.7 KiB in base64, under 8 KiB with the rest. */
+    private static final int MAX_STATUS_BYTES = 5 * 1024;
+    /** A p4.v1.Error message longer than this is cut (the message is in the trailer twice: the first failure's too). */
+    private static final int MAX_MESSAGE_CHARS = 300;
 
     private Answers() {
     }
@@ -35,6 +39,14 @@ public final class Answers {
         for (Error e : errors) {
             status.addDetails(Any.pack(e));
         }
+        int size = status.build().getSerializedSize();
+        if (size > MAX_STATUS_BYTES) {
+            // The details travel base64 in the trailer, and gRPC clients take trailers of 8 KiB by default
+            // (grpc-java, grpc-python): beyond it the client gets a reset stream and no status at all.
+            status.clearDetails().setMessage(firstError(errors) + "; the " + errors.size() + " per-update errors ("
+                    + size + " bytes) are left out, more than a gRPC trailer carries to a client with default "
+                    + "limits: write in smaller batches to have them");
+        }
         response.onError(StatusProto.toStatusRuntimeException(status.build()));
     }
 
@@ -45,11 +57,18 @@ public final class Answers {
             if (errors.get(i).getCanonicalCode() != Code.OK_VALUE) {
                 failed++;
                 if (first == null) {
-                    first = "update " + i + ": " + Code.forNumber(errors.get(i).getCanonicalCode()) + ": " + errors.get(i).getMessage();
+                    first = "update " + i + ": " + Code.forNumber(errors.get(i).getCanonicalCode()) + ": "
+                            + bounded(errors.get(i).getMessage());
                 }
             }
         }
         return failed == 1 ? first : failed + " updates failed; first: " + first;
+    }
+
+    /** A message cut to MAX_MESSAGE_CHARS, saying so. */
+    public static String bounded(String message) {
+        return message.length() <= MAX_MESSAGE_CHARS ? message
+                : message.substring(0, MAX_MESSAGE_CHARS) + "... (" + message.length() + " characters)";
     }
 
     /** Answers a Read with what it found, in responses of at most 1000 entities (at least one response). */

@@ -1,6 +1,8 @@
 package org.nat64fabric.softswitch.server;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -15,6 +17,61 @@ import p4.config.v1.P4InfoOuterClass.P4Info;
  */
 final class P4InfoCheck {
     private P4InfoCheck() {
+    }
+
+    /**
+     * Null when every object of the P4Info has an ID of its own, not 0, and every ID it refers to
+     * (a table's actions, action profile and direct resources, a profile's tables) is one of them;
+     * else the first that is not (P4Runtime: IDs are one number space, 0 means unset).
+     */
+    static String badIds(P4Info info) {
+        Map<Integer, String> named = new HashMap<>();
+        List<P4InfoOuterClass.Preamble> all = new ArrayList<>();
+        info.getTablesList().forEach(t -> all.add(t.getPreamble()));
+        info.getActionsList().forEach(a -> all.add(a.getPreamble()));
+        info.getActionProfilesList().forEach(a -> all.add(a.getPreamble()));
+        info.getCountersList().forEach(c -> all.add(c.getPreamble()));
+        info.getDirectCountersList().forEach(c -> all.add(c.getPreamble()));
+        info.getMetersList().forEach(m -> all.add(m.getPreamble()));
+        info.getDirectMetersList().forEach(m -> all.add(m.getPreamble()));
+        info.getControllerPacketMetadataList().forEach(m -> all.add(m.getPreamble()));
+        info.getValueSetsList().forEach(v -> all.add(v.getPreamble()));
+        info.getRegistersList().forEach(r -> all.add(r.getPreamble()));
+        info.getDigestsList().forEach(d -> all.add(d.getPreamble()));
+        for (P4InfoOuterClass.Preamble p : all) {
+            if (p.getId() == 0) {
+                return "'" + p.getName() + "' has ID 0, which P4Runtime reserves for \"unset\"";
+            }
+            String earlier = named.putIfAbsent(p.getId(), p.getName());
+            if (earlier != null) {
+                return "'" + earlier + "' and '" + p.getName() + "' have the same ID " + Integer.toUnsignedString(p.getId());
+            }
+        }
+        for (P4InfoOuterClass.Table t : info.getTablesList()) {
+            String table = "table '" + t.getPreamble().getName() + "'";
+            for (P4InfoOuterClass.ActionRef r : t.getActionRefsList()) {
+                if (!named.containsKey(r.getId())) {
+                    return table + " refers to action ID " + Integer.toUnsignedString(r.getId()) + ", which nothing has";
+                }
+            }
+            if (t.getImplementationId() != 0 && !named.containsKey(t.getImplementationId())) {
+                return table + "'s implementation_id " + Integer.toUnsignedString(t.getImplementationId()) + " is nothing's";
+            }
+            for (int id : t.getDirectResourceIdsList()) {
+                if (!named.containsKey(id)) {
+                    return table + "'s direct resource ID " + Integer.toUnsignedString(id) + " is nothing's";
+                }
+            }
+        }
+        for (P4InfoOuterClass.ActionProfile a : info.getActionProfilesList()) {
+            for (int id : a.getTableIdsList()) {
+                if (!named.containsKey(id)) {
+                    return "action profile '" + a.getPreamble().getName() + "' refers to table ID "
+                            + Integer.toUnsignedString(id) + ", which nothing has";
+                }
+            }
+        }
+        return null;
     }
 
     /** Null when they match, else what differs. */

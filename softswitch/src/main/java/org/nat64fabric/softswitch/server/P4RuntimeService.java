@@ -178,10 +178,10 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                         errors.add(Error.newBuilder().setCanonicalCode(Code.OK_VALUE).build());
                     } catch (EntityException e) {
                         errors.add(Error.newBuilder().setCanonicalCode(code(e.code()).getNumber())
-                                .setMessage(e.getMessage()).build());
+                                .setMessage(Answers.bounded(e.getMessage())).build());
                     } catch (RuntimeException e) {
                         errors.add(Error.newBuilder().setCanonicalCode(Code.INTERNAL_VALUE)
-                                .setMessage("internal error: " + e).build());
+                                .setMessage(Answers.bounded("internal error: " + e)).build());
                     }
                 }
             }

@@ -68,6 +68,10 @@ final class Pipeline {
         } catch (P4CompileException e) {
             throw invalid("the program does not compile: " + e.getMessage());
         }
+        String ids = P4InfoCheck.badIds(config.getP4Info());
+        if (ids != null) {
+            throw invalid("config.p4info: " + ids);
+        }
         String diff = P4InfoCheck.difference(P4InfoBuilder.build(program), config.getP4Info());
         if (diff != null) {
             throw invalid("config.p4info does not describe the program: " + diff);

@@ -1,7 +1,6 @@
 package org.nat64fabric.softswitch.server;
 
 import io.grpc.Metadata;
-import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.ServerCall;
 import io.grpc.ServerCredentials;
@@ -38,7 +37,8 @@ public final class SwitchServer implements AutoCloseable {
     public static SwitchServer start(Device device, InetSocketAddress address, ServerCredentials credentials)
             throws IOException {
         P4RuntimeService service = new P4RuntimeService(device);
-        Server server = NettyServerBuilder.forAddress(address, credentials).addService(service)
+        Server server = NettyServerBuilder.forAddress(address, credentials)
+                .addService(UnparsableRequests.answered(service.bindService()))
                 .callExecutor(SwitchServer::executorFor).maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
         try {
             server.start();
@@ -75,9 +75,9 @@ public final class SwitchServer implements AutoCloseable {
      * The rest (pipeline pushes that compile for the kernel, large Reads) keep gRPC's own pool.
      */
     private static <ReqT, RespT> Executor executorFor(ServerCall<ReqT, RespT> call, Metadata headers) {
-        MethodDescriptor<ReqT, RespT> m = call.getMethodDescriptor();
-        return m.equals(P4RuntimeGrpc.getStreamChannelMethod()) || m.equals(P4RuntimeGrpc.getWriteMethod())
-                ? Runnable::run : null;
+        String m = call.getMethodDescriptor().getFullMethodName();   // by name: the methods take their requests as bytes
+        return m.equals(P4RuntimeGrpc.getStreamChannelMethod().getFullMethodName())
+                || m.equals(P4RuntimeGrpc.getWriteMethod().getFullMethodName()) ? Runnable::run : null;
     }
 
     public int port() {

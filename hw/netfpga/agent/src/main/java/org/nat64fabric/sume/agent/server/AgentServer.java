@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.nat64fabric.softswitch.server.UnparsableRequests;
 import org.nat64fabric.sume.agent.card.CardTables;
 import org.nat64fabric.sume.agent.io.RawSocket;
 import p4.config.v1.P4InfoOuterClass.P4Info;
@@ -38,7 +39,8 @@ public final class AgentServer implements AutoCloseable {
     public static AgentServer start(long deviceId, CardTables card, P4Info built, RawSocket dma, InetSocketAddress address,
                                     long idlePollMs) throws IOException {
         AgentService service = new AgentService(deviceId, card, built, dma);
-        Server server = NettyServerBuilder.forAddress(address, InsecureServerCredentials.create()).addService(service)
+        Server server = NettyServerBuilder.forAddress(address, InsecureServerCredentials.create())
+                .addService(UnparsableRequests.answered(service.bindService()))
                 .maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
         try {
             server.start();

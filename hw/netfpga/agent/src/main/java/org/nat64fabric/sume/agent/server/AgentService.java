@@ -282,9 +282,10 @@ final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
                     p.translator.write(u.getType(), u.getEntity());
                     errors.add(Error.newBuilder().setCanonicalCode(Code.OK_VALUE).build());
                 } catch (EntityError e) {
-                    errors.add(Error.newBuilder().setCanonicalCode(e.code.value()).setMessage(e.getMessage()).build());
+                    errors.add(Error.newBuilder().setCanonicalCode(e.code.value()).setMessage(Answers.bounded(e.getMessage())).build());
                 } catch (RuntimeException e) {
-                    errors.add(Error.newBuilder().setCanonicalCode(Code.INTERNAL_VALUE).setMessage("internal error: " + e).build());
+                    errors.add(Error.newBuilder().setCanonicalCode(Code.INTERNAL_VALUE)
+                            .setMessage(Answers.bounded("internal error: " + e)).build());
                 }
             }
             Answers.write(errors, response);

@@ -1,0 +1,131 @@
+package org.nat64fabric.softswitch.server;
+
+import io.grpc.ForwardingServerCall;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerMethodDefinition;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.ServiceDescriptor;
+import io.grpc.Status;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A service whose requests that are not the protobuf message they should be are answered
+ * INVALID_ARGUMENT, naming the message. Left to gRPC, the parse failure escapes the service:
+ * the client gets UNKNOWN "Application error processing RPC" and the server logs a stack trace
+ * per request (150 s of random bytes wrote 59 MB of log).
+ */
+public final class UnparsableRequests {
+    private UnparsableRequests() {
+    }
+
+    /** The same service, each method taking its request as bytes and parsing it itself. */
+    public static ServerServiceDefinition answered(ServerServiceDefinition service) {
+        List<ServerMethodDefinition<?, ?>> methods = new ArrayList<>();
+        ServiceDescriptor.Builder descriptor = ServiceDescriptor.newBuilder(service.getServiceDescriptor().getName());
+        for (ServerMethodDefinition<?, ?> m : service.getMethods()) {
+            ServerMethodDefinition<byte[], ?> raw = raw(m);
+            methods.add(raw);
+            descriptor.addMethod(raw.getMethodDescriptor());
+        }
+        ServerServiceDefinition.Builder out = ServerServiceDefinition.builder(descriptor.build());
+        methods.forEach(out::addMethod);
+        return out.build();
+    }
+
+    private static <Q, R> ServerMethodDefinition<byte[], R> raw(ServerMethodDefinition<Q, R> typed) {
+        MethodDescriptor<Q, R> method = typed.getMethodDescriptor();
+        MethodDescriptor<byte[], R> rawMethod = method.toBuilder(BYTES, method.getResponseMarshaller()).build();
+        String what = method.getRequestMarshaller() instanceof MethodDescriptor.PrototypeMarshaller
+                ? ((MethodDescriptor.PrototypeMarshaller<?>) method.getRequestMarshaller()).getMessagePrototype()
+                        .getClass().getSimpleName()
+                : "request";
+        ServerCallHandler<byte[], R> handler = (call, headers) -> {
+            ServerCall.Listener<Q> listener = typed.getServerCallHandler().startCall(new Typed<>(call, method), headers);
+            return new ServerCall.Listener<byte[]>() {
+                private boolean refused;
+
+                @Override
+                public void onMessage(byte[] bytes) {
+                    if (refused) {
+                        return;
+                    }
+                    Q request;
+                    try {
+                        request = method.parseRequest(new ByteArrayInputStream(bytes));
+                    } catch (RuntimeException e) {
+                        refused = true;
+                        call.close(Status.INVALID_ARGUMENT.withDescription("the " + method.getBareMethodName()
+                                + " request is no valid " + what + " (" + bytes.length + " bytes that protobuf cannot parse)"),
+                                new Metadata());
+                        return;
+                    }
+                    listener.onMessage(request);
+                }
+
+                @Override
+                public void onHalfClose() {
+                    if (!refused) {
+                        listener.onHalfClose();
+                    }
+                }
+
+                @Override
+                public void onReady() {
+                    if (!refused) {
+                        listener.onReady();
+                    }
+                }
+
+                @Override
+                public void onCancel() {
+                    listener.onCancel();
+                }
+
+                @Override
+                public void onComplete() {
+                    listener.onComplete();
+                }
+            };
+        };
+        return ServerMethodDefinition.create(rawMethod, handler);
+    }
+
+    /** The call as the typed handler sees it: the method as declared, everything else the raw call's. */
+    private static final class Typed<Q, R> extends ForwardingServerCall.SimpleForwardingServerCall<Q, R> {
+        private final MethodDescriptor<Q, R> method;
+
+        @SuppressWarnings("unchecked")
+        Typed(ServerCall<byte[], R> call, MethodDescriptor<Q, R> method) {
+            super((ServerCall<Q, R>) (ServerCall<?, R>) call);
+            this.method = method;
+        }
+
+        @Override
+        public MethodDescriptor<Q, R> getMethodDescriptor() {
+            return method;
+        }
+    }
+
+    private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(byte[] value) {
+            return new ByteArrayInputStream(value);
+        }
+
+        @Override
+        public byte[] parse(InputStream stream) {
+            try {
+                return stream.readAllBytes();
+            } catch (IOException e) {
+                throw Status.INTERNAL.withDescription("cannot read the request: " + e.getMessage()).asRuntimeException();
+            }
+        }
+    };
+}
