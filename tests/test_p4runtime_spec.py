@@ -397,3 +397,24 @@ def test_a_p4info_with_a_shared_or_zero_id_is_refused(sut):
         assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, err.value
         assert ("the same ID" if change == "shared" else "ID 0") in err.value.details()
     assert c.read(c.table_entry("L3Ingress.ipv4_lpm")) is not None, "the pipeline in force still serves"
+
+
+def test_negative_counts_unknown_response_types_and_ids_beyond_int32_are_answered_as_such(ptf):
+    c = ptf.client
+    cell = p4runtime_pb2.Entity()
+    cell.counter_entry.counter_id = c.p4info.id("counters", "L3Ingress.port_rx")
+    cell.counter_entry.index.index = 1
+    cell.counter_entry.data.packet_count = -5
+    assert refused(c, "MODIFY", cell) == ["INVALID_ARGUMENT"], "a counter never holds a negative count"
+    counted = route(ptf, "10.34.0.0", 2)
+    counted.table_entry.counter_data.byte_count = -7
+    assert refused(c, "INSERT", counted) == ["INVALID_ARGUMENT"]
+    request = p4runtime_pb2.GetForwardingPipelineConfigRequest(device_id=c.device_id, response_type=99)
+    with pytest.raises(grpc.RpcError) as err:
+        c.stub.GetForwardingPipelineConfig(request)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, err.value
+    no_table = route(ptf, "10.34.0.0", 2)
+    no_table.table_entry.table_id = 0xffffffff
+    with pytest.raises(WriteError) as err:
+        c.write(c.update("INSERT", no_table))
+    assert "4294967295" in err.value.errors[0].message, "a uint32 ID as the client wrote it"

@@ -108,7 +108,7 @@ final class ActionProfiles {
         }
         Profile p = byId.get(id);
         if (p == null) {
-            throw new EntityException(Code.NOT_FOUND, "the program has no action profile with ID " + id);
+            throw new EntityException(Code.NOT_FOUND, "the program has no action profile with ID " + Integer.toUnsignedString(id));
         }
         return p;
     }
@@ -442,7 +442,7 @@ final class ActionProfiles {
         }
         Profile p = byId.get(id);
         if (p == null) {
-            throw new EntityException(Code.NOT_FOUND, "the program has no action profile with ID " + id);
+            throw new EntityException(Code.NOT_FOUND, "the program has no action profile with ID " + Integer.toUnsignedString(id));
         }
         return List.of(p);
     }

@@ -194,7 +194,7 @@ public final class Digests {
     private Stream stream(int id) throws EntityException {
         Stream s = byId.get(id);
         if (s == null) {
-            throw new EntityException(Code.NOT_FOUND, "the program has no digest with ID " + id);
+            throw new EntityException(Code.NOT_FOUND, "the program has no digest with ID " + Integer.toUnsignedString(id));
         }
         return s;
     }

@@ -160,6 +160,7 @@ public final class Entities {
                 expectModify(type, "direct counter entries");
                 Table.Entry e = existingEntry(entity.getDirectCounterEntry().getTableEntry());
                 Table t = table(entity.getDirectCounterEntry().getTableEntry().getTableId());
+                requireCounts(entity.getDirectCounterEntry().getData(), t.name);
                 t.setCounts(e, entity.getDirectCounterEntry().getData().getPacketCount(),
                         entity.getDirectCounterEntry().getData().getByteCount());
                 return;
@@ -205,7 +206,7 @@ public final class Entities {
             default: what = "extern type"; break;
         }
         return id == 0 ? e.getEntityCase() + ": a write must name the " + what + " (ID 0 is a wildcard)"
-                : "the program has no " + what + " with ID " + id;
+                : "the program has no " + what + " with ID " + Integer.toUnsignedString(id);
     }
 
     private static void expectModify(Update.Type type, String what) throws EntityException {
@@ -217,7 +218,7 @@ public final class Entities {
     private Externs.Counter counter(int id) throws EntityException {
         Externs.Counter c = countersById.get(id);
         if (c == null) {
-            throw new EntityException(Code.NOT_FOUND, "no counter with ID " + id);
+            throw new EntityException(Code.NOT_FOUND, "no counter with ID " + Integer.toUnsignedString(id));
         }
         return c;
     }
@@ -225,7 +226,7 @@ public final class Entities {
     private Externs.Meter meter(int id) throws EntityException {
         Externs.Meter m = metersById.get(id);
         if (m == null) {
-            throw new EntityException(Code.NOT_FOUND, "no meter with ID " + id);
+            throw new EntityException(Code.NOT_FOUND, "no meter with ID " + Integer.toUnsignedString(id));
         }
         return m;
     }
@@ -252,7 +253,7 @@ public final class Entities {
     private Externs.Register register(int id) throws EntityException {
         Externs.Register r = registersById.get(id);
         if (r == null) {
-            throw new EntityException(Code.NOT_FOUND, "no register with ID " + id);
+            throw new EntityException(Code.NOT_FOUND, "no register with ID " + Integer.toUnsignedString(id));
         }
         return r;
     }
@@ -275,8 +276,17 @@ public final class Entities {
         return new int[] {(int) index.getIndex()};
     }
 
+    /** Counts are int64 on the wire and never negative in a counter. */
+    private static void requireCounts(CounterData d, String name) throws EntityException {
+        if (d.getPacketCount() < 0 || d.getByteCount() < 0) {
+            throw new EntityException(Code.INVALID_ARGUMENT, name + ": counter data must not be negative (packets "
+                    + d.getPacketCount() + ", bytes " + d.getByteCount() + ")");
+        }
+    }
+
     private void counterEntry(CounterEntry e) throws EntityException {
         Externs.Counter c = counter(e.getCounterId());
+        requireCounts(e.getData(), c.name);
         for (int i : cells(e.hasIndex(), e.getIndex(), c.size, c.name)) {
             c.write(i, e.getData().getPacketCount(), e.getData().getByteCount());
         }
@@ -456,7 +466,7 @@ public final class Entities {
     private Table table(int id) throws EntityException {
         Table t = tablesById.get(id);
         if (t == null) {
-            throw new EntityException(Code.NOT_FOUND, "no table with ID " + id);
+            throw new EntityException(Code.NOT_FOUND, "no table with ID " + Integer.toUnsignedString(id));
         }
         return t;
     }
@@ -465,7 +475,8 @@ public final class Entities {
     private void tableEntry(Update.Type type, TableEntry e) throws EntityException {
         Table t = table(e.getTableId());
         if (type != Update.Type.INSERT && type != Update.Type.MODIFY && type != Update.Type.DELETE) {
-            throw new EntityException(Code.INVALID_ARGUMENT, "unknown update type " + type);
+            throw new EntityException(Code.INVALID_ARGUMENT, "update type " + (type == Update.Type.UNRECOGNIZED
+                    ? "unknown to P4Runtime" : type.name()) + ": a table entry is written by INSERT, MODIFY or DELETE");
         }
         if (NewerFields.varint(e, NewerFields.TABLE_ENTRY_IS_CONST) != 0) {
             throw new EntityException(Code.INVALID_ARGUMENT, "is_const must be false in a write (the server sets it in reads)");
@@ -535,6 +546,7 @@ public final class Entities {
         if (e.hasCounterData() && t.directCounter == null) {
             throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no direct counter (counter_data)");
         }
+        requireCounts(e.getCounterData(), t.name);
         TwoRateMarker meter = e.hasMeterConfig()
                 ? new TwoRateMarker(meterConfig(true, e.getMeterConfig(), t.directMeter), System.nanoTime()) : null;
         byte[] metadata = e.getMetadata().isEmpty() ? Table.NO_METADATA : e.getMetadata().toByteArray();
@@ -635,7 +647,7 @@ public final class Entities {
         for (FieldMatch f : fields) {
             int i = t.keyIndex(f.getFieldId());
             if (i < 0) {
-                throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no match field with ID " + f.getFieldId());
+                throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no match field with ID " + Integer.toUnsignedString(f.getFieldId()));
             }
             if (out[i] != null) {
                 throw new EntityException(Code.INVALID_ARGUMENT, "match field " + f.getFieldId() + " appears twice");
@@ -758,7 +770,7 @@ public final class Entities {
     private Table.ActionCall actionCall(Table t, p4.v1.P4RuntimeOuterClass.Action a, boolean asDefault) throws EntityException {
         Action action = actionsById.get(a.getActionId());
         if (action == null) {
-            throw new EntityException(Code.INVALID_ARGUMENT, "no action with ID " + a.getActionId());
+            throw new EntityException(Code.INVALID_ARGUMENT, "no action with ID " + Integer.toUnsignedString(a.getActionId()));
         }
         Table.ActionRef ref = null;
         for (Table.ActionRef r : t.actions) {
@@ -785,7 +797,7 @@ public final class Entities {
         for (var p : a.getParamsList()) {
             int i = p.getParamId() - 1;
             if (i < 0 || i >= action.controlParamCount()) {
-                throw new EntityException(Code.INVALID_ARGUMENT, action.name + " has no parameter with ID " + p.getParamId());
+                throw new EntityException(Code.INVALID_ARGUMENT, action.name + " has no parameter with ID " + Integer.toUnsignedString(p.getParamId()));
             }
             Action.Param prm = action.params.get(i);
             if (args[i] != null) {

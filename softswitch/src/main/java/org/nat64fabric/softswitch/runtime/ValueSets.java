@@ -42,7 +42,7 @@ final class ValueSets {
         ValueSet v = byId.get(id);
         if (v == null) {
             throw new EntityException(id == 0 ? Code.INVALID_ARGUMENT : Code.NOT_FOUND,
-                    id == 0 ? "a value set write must name the value set (ID 0 is a wildcard)" : "no value set with ID " + id);
+                    id == 0 ? "a value set write must name the value set (ID 0 is a wildcard)" : "no value set with ID " + Integer.toUnsignedString(id));
         }
         return v;
     }

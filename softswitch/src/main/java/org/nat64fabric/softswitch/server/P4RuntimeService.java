@@ -150,8 +150,11 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                     case DEVICE_CONFIG_AND_COOKIE:
                         c.setP4DeviceConfig(p.config.getP4DeviceConfig());
                         break;
-                    default:
+                    case COOKIE_ONLY:
                         break;
+                    default:
+                        throw Status.INVALID_ARGUMENT.withDescription("response_type " + request.getResponseTypeValue()
+                                + " is none of ALL, COOKIE_ONLY, P4INFO_AND_COOKIE, DEVICE_CONFIG_AND_COOKIE").asException();
                 }
             }
             response.onNext(answer.build());
