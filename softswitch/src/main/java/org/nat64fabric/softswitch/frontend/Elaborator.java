@@ -1446,7 +1446,7 @@ final class Elaborator {
             }
             blocks[i] = (BlockType) o;
         }
-        checkSignatures(main, (BlockType) global.lookup(pkg), blocks, roles);
+        checkSignatures((BlockType) global.lookup(pkg), blocks, roles);
         return blocks;
     }
 
@@ -1461,7 +1461,7 @@ final class Elaborator {
      * requires): the same number, in the same order, with the same directions and types, the package's type
      * variables (H, M) bound to one type each, by the parser, for every block.
      */
-    private void checkSignatures(InstantiationContext main, BlockType pkg, BlockType[] blocks, String[] roles) {
+    private void checkSignatures(BlockType pkg, BlockType[] blocks, String[] roles) {
         Map<String, Type> bound = new HashMap<>();
         List<ParameterContext> slots = pkg.params.parameter();
         for (int i = 0; i < blocks.length && i < slots.size(); i++) {
@@ -1494,11 +1494,12 @@ final class Elaborator {
                 String haveDir = h.direction() == null ? "" : h.direction().getText();
                 String param = "parameter " + (j + 1) + " '" + h.name().getText() + "' of " + what;
                 String wantText = w.typeRef().getText();
+                String haveText = h.typeRef().getText();
                 String var = asPackages.get(wantText);
                 boolean packet = wantText.equals("packet_in") || wantText.equals("packet_out");
-                if (packet || h.typeRef().getText().equals("packet_in") || h.typeRef().getText().equals("packet_out")) {
-                    if (!wantText.equals(h.typeRef().getText())) {
-                        throw error(h.typeRef(), param + " is a " + h.typeRef().getText() + "; " + pkg.name
+                if (packet || haveText.equals("packet_in") || haveText.equals("packet_out")) {
+                    if (!wantText.equals(haveText)) {
+                        throw error(h.typeRef(), param + " is a " + haveText + "; " + pkg.name
                                 + " wants " + (var != null ? "its " + var + " type" : "a " + wantText) + " there");
                     }
                 }
