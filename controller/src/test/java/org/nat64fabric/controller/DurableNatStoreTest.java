@@ -86,6 +86,35 @@ class DurableNatStoreTest {
     }
 
     @Test
+    void theLogStartsAgainWhileCommitsGoOnAndLosesNothing(@TempDir Path dir) throws Exception {
+        Path marker = dir.resolve(Credentials.FILE);
+        Path log = dir.resolve(DurableNatStore.FILE + "-wal");
+        int restartFrames = 64;
+        int commits = 3000;
+        long pageBytes = 4096 + 24;   // a page in the log and its frame header
+        Set<Session> written = new java.util.HashSet<>();
+        try (DurableNatStore store = DurableNatStore.open(dir, marker, Recovery.NONE, restartFrames)) {
+            store.addBib(BIB);
+            for (int i = 0; i < commits; i++) {   // one commit each, as setups come one by one
+                Session s = new Session(BIB,
+                        new TransportAddress(Ipv4Address.parse("198.51." + (i / 256) + "." + (i % 256), "r"), 80),
+                        SESSION.remote6(), TcpState.ESTABLISHED, 7440, i);
+                store.putSession(s);
+                written.add(s);
+            }
+            // Every commit appends a page or more; were the log never started again, it would hold
+            // them all. Started again from 64 pages on, it stays near that, whatever the commits'
+            // pace while the checkpoint thread sleeps between its runs.
+            assertTrue(Files.size(log) < commits * pageBytes / 2,
+                    "the log is " + Files.size(log) + " bytes after " + commits + " commits");
+        }
+        Files.writeString(marker, "nat64:x\n");
+        try (DurableNatStore store = DurableNatStore.open(dir, marker, Recovery.NONE)) {
+            assertEquals(written, Set.copyOf(store.sessionsOf(BIB)));
+        }
+    }
+
+    @Test
     void aBatchInTheBackgroundIsDurableWhenItsFutureCompletesAndAKeyHasOneRow(@TempDir Path dir) throws Exception {
         Path marker = dir.resolve(Credentials.FILE);
         Session other = new Session(BIB, new TransportAddress(Ipv4Address.parse("198.51.100.11", "r"), 80),
