@@ -53,9 +53,10 @@ import org.nat64fabric.core.store.MapNatStore;
  * <p>The log is copied into the file (checkpointed) by a thread of its own, not by the committer:
  * SQLite's automatic checkpoint ran in the commit that filled the log to 1000 pages and held it for
  * 15-130 ms at 7 000 setups/s, every 0.6 s, while the batches behind it waited for their commit.
- * The log is started again only when all of it is in the file and no commit comes in between; so
- * once it holds {@value #LOG_RESTART_FRAMES} pages, the committer checkpoints what the thread has
- * not copied yet itself, right after a commit (a few pages), and the next commit starts it again.
+ * SQLite writes the log from its start again only when a commit begins while all of it is in the
+ * file and no reader uses it; so once it holds {@value #LOG_RESTART_FRAMES} pages, the committer
+ * has the thread copy the pages it has not reached yet, right after a commit, and waits for
+ * that before the next commit. Should the thread stop, SQLite's automatic checkpoint comes back.
  */
 final class DurableNatStore extends MapNatStore implements AutoCloseable {
     static final String FILE = "nat64.db";
@@ -65,8 +66,8 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
     private static final String WAL = FILE + "-wal";
     /** Pages in the log (4 KiB each) from which the committer makes the next commit restart it. */
     static final int LOG_RESTART_FRAMES = 8192;
-    /** How often the checkpoint thread copies the log into the file while commits come in. */
-    private static final long CHECKPOINT_EVERY_MILLIS = 50;
+    /** The pause between two of the checkpoint thread's runs while commits come in. */
+    private static final long CHECKPOINT_PAUSE_MILLIS = 50;
     private static final Logger LOG = Logger.getLogger(DurableNatStore.class.getName());
     private static final String FORMAT = "nat64fabric-state 2";
     /** Format 1 kept its rows ordered by map and key ({@code entries}); it is converted at open. */
@@ -119,10 +120,16 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
     private final Thread checkpointer = new Thread(this::checkpointLoop, "nat-state-checkpoint");
     /** Pages in the log from which the committer makes the next commit restart it. */
     private final int logRestartFrames;
-    /** Commits since the checkpoint thread last ran; guarded by {@link #queue}. */
+    /** Commits since the checkpoint thread last ran; guarded by {@link #queue}, as the next three. */
     private long commitsSinceCheckpoint;
     /** The log holds {@link #logRestartFrames} pages or more, as the last checkpoint found it. */
-    private volatile boolean logFull;
+    private boolean logFull;
+    /** The committer waits for a checkpoint of the whole log, so that its next commit restarts it. */
+    private boolean catchUpAsked;
+    /** The checkpoint thread has stopped (the store closes, or it failed: SQLite checkpoints by itself again). */
+    private boolean checkpointerGone;
+    /** The committer has turned SQLite's automatic checkpoint back on; only the committer reads it. */
+    private boolean autoCheckpointBack;
 
     /** Changes taken from the maps, and when they are durable. */
     private static final class Pending {
@@ -288,6 +295,8 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
             s.execute("PRAGMA journal_mode=WAL");
             s.execute("PRAGMA synchronous=FULL");
             s.execute("PRAGMA wal_autocheckpoint=0");   // the checkpoint thread does it, off the commits' path
+            // A log that grew past the restart size (while the backup read) is cut back when it restarts.
+            s.execute("PRAGMA journal_size_limit=" + (long) LOG_RESTART_FRAMES * 4096);
             try (ResultSet r = s.executeQuery("PRAGMA integrity_check")) {
                 String verdict = r.next() ? r.getString(1) : "no answer";
                 if (!"ok".equals(verdict)) {
@@ -427,14 +436,6 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
             }
             try {
                 write(group);
-                group.forEach(p -> p.durable.complete(null));
-                synchronized (queue) {
-                    commitsSinceCheckpoint++;
-                    queue.notifyAll();
-                }
-                if (logFull) {
-                    restartLog();
-                }
             } catch (RuntimeException | Error e) {   // whatever it is, the callers waiting hear of it
                 synchronized (queue) {
                     group.addAll(queue);
@@ -442,6 +443,17 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
                     group.forEach(p -> loaded.changes.retry(p.snapshot));
                 }
                 group.forEach(p -> p.durable.completeExceptionally(e));
+                continue;
+            }
+            group.forEach(p -> p.durable.complete(null));
+            if (waitForCatchUpWhenLogFull() && !autoCheckpointBack) {
+                autoCheckpointBack = true;
+                try (Statement st = db.createStatement()) {
+                    st.execute("PRAGMA wal_autocheckpoint=1000");   // SQLite's default
+                } catch (SQLException e) {
+                    LOG.warning("cannot turn SQLite's own checkpoints on: " + firstLine(e.getMessage())
+                            + "; " + dir.resolve(WAL) + " grows until the controller stops cleanly");
+                }
             }
         }
     }
@@ -487,54 +499,75 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
     }
 
     /**
-     * Checkpoints the log into the file, on a connection of its own, at most every
-     * {@value #CHECKPOINT_EVERY_MILLIS} ms while commits come in. A PASSIVE checkpoint copies what
-     * was committed when it began and never holds up the committer, which goes on appending.
+     * After a commit: counts it for the checkpoint thread, and when the log is full, has the thread
+     * copy the rest of it and waits, so that the next commit writes the log from its start. Returns
+     * whether the checkpoint thread has stopped.
+     */
+    private boolean waitForCatchUpWhenLogFull() {
+        synchronized (queue) {
+            commitsSinceCheckpoint++;
+            catchUpAsked = logFull && !checkpointerGone;
+            queue.notifyAll();
+            while (catchUpAsked && !checkpointerGone) {
+                try {
+                    queue.wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+            return checkpointerGone;
+        }
+    }
+
+    /**
+     * Checkpoints the log into the file, on a connection of its own: after commits, with a pause of
+     * {@value #CHECKPOINT_PAUSE_MILLIS} ms between runs, and at once when the committer asks. A
+     * PASSIVE checkpoint copies what was committed when it began and never holds up the committer,
+     * which goes on appending; this is the only connection that checkpoints while the store is open.
      */
     private void checkpointLoop() {
         try (Connection conn = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(FILE));
              Statement s = conn.createStatement()) {
             s.execute("PRAGMA synchronous=FULL");
+            long pauseUntil = 0;
             while (true) {
+                boolean catchUp;
                 synchronized (queue) {
-                    while (commitsSinceCheckpoint == 0 && !closed) {
-                        queue.wait();
+                    while (!closed && !catchUpAsked) {
+                        long pause = commitsSinceCheckpoint == 0 ? 0 : pauseUntil - System.nanoTime();
+                        if (commitsSinceCheckpoint > 0 && pause <= 0) {
+                            break;
+                        }
+                        queue.wait(pause == 0 ? 0 : Math.max(1, pause / 1_000_000));   // 0: until notified
                     }
                     if (closed) {
                         return;
                     }
+                    catchUp = catchUpAsked;
                     commitsSinceCheckpoint = 0;
                 }
+                int logPages;
                 try (ResultSet r = s.executeQuery("PRAGMA wal_checkpoint(PASSIVE)")) {
-                    logFull = r.next() && r.getInt(2) >= logRestartFrames;   // (busy, log pages, copied)
+                    logPages = r.next() ? r.getInt(2) : -1;   // (busy, pages in the log, pages copied)
                 }
-                Thread.sleep(CHECKPOINT_EVERY_MILLIS);
+                synchronized (queue) {
+                    // After a catch-up the next commit restarts the log (unless a reader holds it: the next run tells).
+                    logFull = !catchUp && logPages >= logRestartFrames;
+                    catchUpAsked = false;
+                    queue.notifyAll();
+                }
+                pauseUntil = System.nanoTime() + CHECKPOINT_PAUSE_MILLIS * 1_000_000;
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (SQLException e) {
-            // Nothing is lost: the log keeps every commit, and the committer checkpoints it when full.
-            LOG.warning("the checkpoint thread stopped: " + firstLine(e.getMessage())
-                    + "; the committer copies the log into " + dir.resolve(FILE) + " itself from now on");
-            logFull = true;
-        }
-    }
-
-    /**
-     * Copies what is left of the log into the file, between two commits (the checkpoint thread
-     * has copied the rest), so that the next commit writes the log from its start again.
-     */
-    private void restartLog() {
-        try {
-            db.setAutoCommit(true);   // no transaction open: a checkpoint cannot run inside one
-            try (Statement s = db.createStatement(); ResultSet r = s.executeQuery("PRAGMA wal_checkpoint(PASSIVE)")) {
-                logFull = r.next() && r.getInt(1) != 0;   // busy: the checkpoint thread is at it; the next commit tries again
-            } finally {
-                db.setAutoCommit(false);
+        } catch (SQLException | RuntimeException | InterruptedException e) {
+            // Nothing is lost: the log keeps every commit, and SQLite's own checkpoints come back.
+            LOG.warning("the checkpoint thread stopped (" + firstLine(e.getMessage()) + "): commits copy the log into "
+                    + dir.resolve(FILE) + " themselves from now on, holding up the commits behind them meanwhile");
+        } finally {
+            synchronized (queue) {   // a committer waiting for a catch-up goes on
+                checkpointerGone = true;
+                queue.notifyAll();
             }
-        } catch (SQLException e) {
-            LOG.warning("cannot checkpoint " + dir.resolve(WAL) + ": " + firstLine(e.getMessage())
-                    + "; the next commit tries again");
         }
     }
 
