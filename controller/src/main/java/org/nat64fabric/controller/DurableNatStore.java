@@ -554,8 +554,10 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
                 synchronized (queue) {
                     // After a catch-up the next commit restarts the log (unless a reader holds it: the next run tells).
                     logFull = !catchUp && logPages >= logRestartFrames;
-                    catchUpAsked = false;
-                    queue.notifyAll();
+                    if (catchUp) {   // a catch-up asked during a run begun before is the next run
+                        catchUpAsked = false;
+                        queue.notifyAll();
+                    }
                 }
                 pauseUntil = System.nanoTime() + CHECKPOINT_PAUSE_MILLIS * 1_000_000;
             }
