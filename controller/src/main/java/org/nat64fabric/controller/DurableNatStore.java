@@ -505,9 +505,10 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
      */
     private boolean waitForCatchUpWhenLogFull() {
         synchronized (queue) {
-            commitsSinceCheckpoint++;
             catchUpAsked = logFull && !checkpointerGone;
-            queue.notifyAll();
+            if (++commitsSinceCheckpoint == 1 || catchUpAsked) {   // the thread waits for one of these, else it is pausing
+                queue.notifyAll();
+            }
             while (catchUpAsked && !checkpointerGone) {
                 try {
                     queue.wait();
@@ -535,11 +536,15 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
                 boolean catchUp;
                 synchronized (queue) {
                     while (!closed && !catchUpAsked) {
-                        long pause = commitsSinceCheckpoint == 0 ? 0 : pauseUntil - System.nanoTime();
-                        if (commitsSinceCheckpoint > 0 && pause <= 0) {
+                        if (commitsSinceCheckpoint == 0) {
+                            queue.wait();   // until a commit, a catch-up or the close
+                            continue;
+                        }
+                        long pauseMillis = (pauseUntil - System.nanoTime()) / 1_000_000;
+                        if (pauseMillis <= 0) {
                             break;
                         }
-                        queue.wait(pause == 0 ? 0 : Math.max(1, pause / 1_000_000));   // 0: until notified
+                        queue.wait(pauseMillis);
                     }
                     if (closed) {
                         return;
