@@ -9,7 +9,6 @@ import io.grpc.ServerMethodDefinition;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.ServiceDescriptor;
 import io.grpc.Status;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
@@ -25,12 +24,15 @@ public final class UnparsableRequests {
     private UnparsableRequests() {
     }
 
-    /** The same service, each method taking its request as bytes and parsing it itself. */
+    /**
+     * The same service, each method taking its request as gRPC's stream of it and parsing it itself,
+     * at once: as gRPC would, with no copy of its own (the stream is gRPC's until onMessage returns).
+     */
     public static ServerServiceDefinition answered(ServerServiceDefinition service) {
         List<ServerMethodDefinition<?, ?>> methods = new ArrayList<>();
         ServiceDescriptor.Builder descriptor = ServiceDescriptor.newBuilder(service.getServiceDescriptor().getName());
         for (ServerMethodDefinition<?, ?> m : service.getMethods()) {
-            ServerMethodDefinition<byte[], ?> raw = raw(m);
+            ServerMethodDefinition<InputStream, ?> raw = raw(m);
             methods.add(raw);
             descriptor.addMethod(raw.getMethodDescriptor());
         }
@@ -39,30 +41,31 @@ public final class UnparsableRequests {
         return out.build();
     }
 
-    private static <Q, R> ServerMethodDefinition<byte[], R> raw(ServerMethodDefinition<Q, R> typed) {
+    private static <Q, R> ServerMethodDefinition<InputStream, R> raw(ServerMethodDefinition<Q, R> typed) {
         MethodDescriptor<Q, R> method = typed.getMethodDescriptor();
-        MethodDescriptor<byte[], R> rawMethod = method.toBuilder(BYTES, method.getResponseMarshaller()).build();
+        MethodDescriptor<InputStream, R> rawMethod = method.toBuilder(AS_SENT, method.getResponseMarshaller()).build();
         String what = method.getRequestMarshaller() instanceof MethodDescriptor.PrototypeMarshaller
                 ? ((MethodDescriptor.PrototypeMarshaller<?>) method.getRequestMarshaller()).getMessagePrototype()
                         .getClass().getSimpleName()
                 : "request";
-        ServerCallHandler<byte[], R> handler = (call, headers) -> {
+        ServerCallHandler<InputStream, R> handler = (call, headers) -> {
             ServerCall.Listener<Q> listener = typed.getServerCallHandler().startCall(new Typed<>(call, method), headers);
-            return new ServerCall.Listener<byte[]>() {
+            return new ServerCall.Listener<InputStream>() {
                 private boolean refused;
 
                 @Override
-                public void onMessage(byte[] bytes) {
+                public void onMessage(InputStream message) {
                     if (refused) {
                         return;
                     }
                     Q request;
+                    int length = length(message);
                     try {
-                        request = method.parseRequest(new ByteArrayInputStream(bytes));
+                        request = method.parseRequest(message);
                     } catch (RuntimeException e) {
                         refused = true;
                         call.close(Status.INVALID_ARGUMENT.withDescription("the " + method.getBareMethodName()
-                                + " request is no valid " + what + " (" + bytes.length + " bytes that protobuf cannot parse)"),
+                                + " request is no valid " + what + " (" + length + " bytes that protobuf cannot parse)"),
                                 new Metadata());
                         return;
                     }
@@ -102,7 +105,7 @@ public final class UnparsableRequests {
         private final MethodDescriptor<Q, R> method;
 
         @SuppressWarnings("unchecked")
-        Typed(ServerCall<byte[], R> call, MethodDescriptor<Q, R> method) {
+        Typed(ServerCall<InputStream, R> call, MethodDescriptor<Q, R> method) {
             super((ServerCall<Q, R>) (ServerCall<?, R>) call);
             this.method = method;
         }
@@ -113,19 +116,25 @@ public final class UnparsableRequests {
         }
     }
 
-    private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
+    /** The bytes gRPC received, before they are read (gRPC's streams know their length). */
+    private static int length(InputStream message) {
+        try {
+            return message.available();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** A request as gRPC received it: the stream onMessage parses before gRPC closes it. */
+    private static final MethodDescriptor.Marshaller<InputStream> AS_SENT = new MethodDescriptor.Marshaller<>() {
         @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
+        public InputStream stream(InputStream value) {
+            return value;
         }
 
         @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (IOException e) {
-                throw Status.INTERNAL.withDescription("cannot read the request: " + e.getMessage()).asRuntimeException();
-            }
+        public InputStream parse(InputStream stream) {
+            return stream;
         }
     };
 }
