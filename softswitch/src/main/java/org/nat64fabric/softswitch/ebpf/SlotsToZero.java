@@ -9,6 +9,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Which slots of the per-packet state the XDP program must zero when a packet starts: those it may
@@ -29,6 +31,22 @@ import java.util.Set;
  * construct it does not know (a backward jump, a loop, the address of a slot other than in the
  * generator's memcpy and memset of slots) zeroes everything. It also tells every place some
  * statement reads, so that writes nothing reads can go (see XdpProgram).
+ *
+ * <p>A header's fields are mostly read under its validity slot ({@code if (s->n[V]) {} or
+ * {@code (s->n[V]) ? (...)}): the deparser's emits, and conditions such as
+ * {@code hdr.ipv4.isValid() && hdr.ipv4.ihl == 5}. Such a read cannot meet a field left from an
+ * earlier packet if, on every path where V may be nonzero, the field was written (by the extract
+ * that set V, or after a setValid). So the analysis keeps, for each slot some line tests so (a
+ * guard: validity slots, mostly), a "guard band": the places written on every path where the
+ * guard may be nonzero. A path where it is surely zero adds nothing to it (all ones), so the
+ * bands meet by intersection like the written set, and they travel in the same BitSet: the
+ * written places, one band per guard, one bit per guard telling that the current parser state
+ * has not written it on this path (see {@link Walk#run}), and one bit per place telling that
+ * every path wrote or copied into it. An aggregate copy moves what is written (and the bands)
+ * from its source to its target instead of reading the source: a copied place read before it is
+ * written has its origins zeroed (see {@link Walk#transfer}). The parser's extract into a stack
+ * element at a run-time index writes the fields and then the validity at one index, which the
+ * analysis relates ({@link Walk#elementValid}).
  */
 final class SlotsToZero {
     /** The narrow slots and 128-bit units to zero; and those read anywhere. */
@@ -59,11 +77,25 @@ final class SlotsToZero {
     private final Map<String, long[]> pointees = new HashMap<>();
     private final Set<Integer> mayBeZero;
     private boolean everything;
+    /** Size of one band: the narrow slots, then the units. */
+    private final int space;
+    /** The guards (narrow slots) that have a band, and each one's band number. */
+    private final Map<Integer, Integer> guardOf = new HashMap<>();
+    private int[] guards = new int[0];
+    /** The bands whose validity slot some parser state may write. */
+    private final BitSet parserWritten = new BitSet();
+    /** A parser state copies an aggregate, which may leave a place unwritten after a state wrote it. */
+    private boolean parserCopies;
+    /** Places read before they are written where every path copied something into them. */
+    private final BitSet copiedUnwritten = new BitSet();
+    /** Each place an aggregate copy writes, and the places it copies into it. */
+    private final Map<Integer, Set<Integer>> origins = new HashMap<>();
 
     private SlotsToZero(int narrowSlots, int units, Set<Integer> mayBeZero) {
         this.narrowSlots = narrowSlots;
         this.units = units;
         this.mayBeZero = mayBeZero;
+        this.space = narrowSlots + units;
     }
 
     /**
@@ -78,8 +110,9 @@ final class SlotsToZero {
             a.run(parser, body);
             Set<Integer> zeroed = new HashSet<>();
             for (String p : a.pointees.keySet()) {
-                if (p.startsWith("n") && a.mustZero.get(Integer.parseInt(p.substring(1)))) {
-                    zeroed.add(Integer.parseInt(p.substring(1)));
+                int slot = p.startsWith("n") ? Integer.parseInt(p.substring(1)) : -1;
+                if (slot >= 0 && (a.mustZero.get(slot) || a.copiedUnwritten.get(slot))) {
+                    zeroed.add(slot);
                 }
             }
             if (mayBeZero.containsAll(zeroed)) {
@@ -92,10 +125,35 @@ final class SlotsToZero {
     private Result result() {
         BitSet all = new BitSet();
         all.set(0, narrowSlots + units);
-        BitSet zero = everything ? all : mustZero;
+        BitSet zero = all;
+        if (!everything) {
+            BitSet copied = copy(mustZero);
+            copied.or(copiedUnwritten);
+            zero = originsOf(copied);
+            zero.or(mustZero);
+        }
         BitSet narrow = zero.get(0, narrowSlots);
         BitSet wide = zero.get(narrowSlots, narrowSlots + units);
         return new Result(narrow, wide, everything || unplacedRead ? null : readSomewhere);
+    }
+
+    /**
+     * A copied slot read before it is written may hold what its origin held when the packet
+     * started, so the origins are zeroed too (a copy itself reads nothing: see Walk#transfer).
+     */
+    private BitSet originsOf(BitSet places) {
+        BitSet out = new BitSet();
+        Deque<Integer> todo = new ArrayDeque<>();
+        places.stream().forEach(todo::add);
+        while (!todo.isEmpty()) {
+            for (int o : origins.getOrDefault(todo.pop(), Set.of())) {
+                if (!out.get(o)) {
+                    out.set(o);
+                    todo.add(o);
+                }
+            }
+        }
+        return out;
     }
 
     private void run(String parser, String body) {
@@ -103,7 +161,152 @@ final class SlotsToZero {
         List<String> bodyLines = lines(body);
         collectAssignments(parserLines);
         collectAssignments(bodyLines);
-        new Walk(bodyLines, false, parserLines).run(new BitSet());
+        collectGuards(parserLines, bodyLines);
+        // When a packet starts, every validity slot is zero (one read before it is written is zeroed).
+        BitSet entry = new BitSet();
+        entry.set(space, untouchedFlag(guards.length));
+        new Walk(bodyLines, false, parserLines).run(entry);
+    }
+
+    // ---- guard bands ----
+
+    private static final Pattern GUARD = Pattern.compile("\\(s->n\\[(\\d+)\\]\\) \\? \\(|^if \\(s->n\\[(\\d+)\\]\\) \\{$");
+    private static final Pattern ZERO = Pattern.compile("^= \\(?(0|0x0ULL)\\)?( & 0x[0-9a-fA-F]+ULL)?;$");
+
+    /** The guard slots: those some line tests (validity slots, mostly; any slot's band is sound). */
+    private void collectGuards(List<String> parserLines, List<String> bodyLines) {
+        Set<Integer> tested = new HashSet<>();
+        for (List<String> lines : List.of(parserLines, bodyLines)) {
+            for (String l : lines) {
+                for (Matcher m = GUARD.matcher(l); m.find(); ) {
+                    tested.add(Integer.parseInt(m.group(1) != null ? m.group(1) : m.group(2)));
+                }
+            }
+        }
+        // A copy of a tested slot carries its band to and fro: the slots it is copied with count too.
+        Pattern copy = Pattern.compile("^__builtin_memcpy\\(&s->n\\[(\\d+)\\], &s->n\\[(\\d+)\\], (\\d+)\\);$");
+        for (boolean grew = true; grew; ) {
+            grew = false;
+            for (List<String> lines : List.of(parserLines, bodyLines)) {
+                for (String l : lines) {
+                    Matcher m = copy.matcher(l);
+                    if (!m.matches()) {
+                        continue;
+                    }
+                    int to = Integer.parseInt(m.group(1));
+                    int from = Integer.parseInt(m.group(2));
+                    for (int i = 0; i < Integer.parseInt(m.group(3)) / 8; i++) {
+                        if (tested.contains(to + i) != tested.contains(from + i)) {
+                            tested.add(to + i);
+                            tested.add(from + i);
+                            grew = true;
+                        }
+                    }
+                }
+            }
+        }
+        guards = tested.stream().mapToInt(Integer::intValue).sorted().toArray();
+        for (int k = 0; k < guards.length; k++) {
+            guardOf.put(guards[k], k);
+        }
+        for (String l : parserLines) {
+            parserCopies |= l.startsWith("__builtin_memcpy(") || l.contains("copy_n(") || l.contains("copy_w(");
+            BitSet k = guardsWritten(l);
+            if (k == null) {
+                parserWritten.set(0, guards.length);
+            } else {
+                parserWritten.or(k);
+            }
+        }
+    }
+
+    /** The bands whose validity slot a line may write (null: any of them). */
+    private BitSet guardsWritten(String l) {
+        BitSet out = new BitSet();
+        String st = l.startsWith("else ") ? l.substring(5).trim() : l;
+        st = st.startsWith("if (") && st.endsWith(";") ? st.substring(matching(st, 3, '(', ')') + 1).trim() : st;
+        if (st.startsWith("s->n[")) {
+            List<Access> a = accesses(st);
+            long[] p = a.isEmpty() ? null : places(a.get(0).index, false);
+            if (p == null) {
+                return null;
+            }
+            for (long x : p) {
+                guardsIn((int) x, 1, out);
+            }
+        } else if (st.startsWith("__builtin_mem") || st.startsWith("copy_n(") || st.startsWith("zero_n(")) {
+            return null;
+        }
+        return out;
+    }
+
+    /** Adds the bands of the validity slots among places [from, from + count) to {@code out}. */
+    private void guardsIn(int from, int count, BitSet out) {
+        for (int x = from; x < from + count && x < narrowSlots; x++) {
+            Integer k = guardOf.get(x);
+            if (k != null) {
+                out.set(k);
+            }
+        }
+    }
+
+    private int band(int k) {
+        return space * (1 + k);
+    }
+
+    /** The bit telling that no parser state has written validity slot k on this path. */
+    private int untouchedFlag(int k) {
+        return band(guards.length) + k;
+    }
+
+    /** The bit telling that every path wrote or copied into a place. */
+    private int covered(int place) {
+        return untouchedFlag(guards.length) + place;
+    }
+
+    /** A place is written on this path: on every path where a validity slot is nonzero too. */
+    private void written(BitSet w, int place) {
+        w.set(place);
+        w.set(covered(place));
+        for (int k = 0; k < guards.length; k++) {
+            w.set(band(k) + place);
+        }
+    }
+
+    /**
+     * Validity slot k was written: surely zero now (its band holds everything), or perhaps
+     * nonzero, when what is written on its paths is what is written now.
+     */
+    private void resetBand(BitSet w, int k, boolean zero) {
+        w.clear(band(k), band(k) + space);
+        if (zero) {
+            w.set(band(k), band(k) + space);
+        } else {
+            for (int i = w.nextSetBit(0); i >= 0 && i < space; i = w.nextSetBit(i + 1)) {
+                w.set(band(k) + i);
+            }
+        }
+        w.clear(untouchedFlag(k));
+    }
+
+    /** Resets the bands of the validity slots among {@code places} (null: any slot). */
+    private void resetBands(BitSet w, BitSet bands, boolean zero) {
+        if (bands == null) {
+            for (int k = 0; k < guards.length; k++) {
+                resetBand(w, k, false);
+            }
+            return;
+        }
+        for (int k = bands.nextSetBit(0); k >= 0; k = bands.nextSetBit(k + 1)) {
+            resetBand(w, k, zero);
+        }
+    }
+
+    /** What is written on this path if validity slot k is nonzero. */
+    private BitSet withBand(BitSet w, int k) {
+        BitSet out = copy(w);
+        out.or(w.get(band(k), band(k) + space));
+        return out;
     }
 
     private static List<String> lines(String text) {
@@ -176,8 +379,39 @@ final class SlotsToZero {
         return -1;
     }
 
+    /**
+     * A stack element at a run-time index, as the generator writes it: element i of N at
+     * BASE + i * STRIDE, or the scratch element past the end, plus the field's offset.
+     */
+    private static final Pattern STACK_INDEX = Pattern.compile("^\\(*\\(\\{ __u64 i_ = ([^;]+); i_ < (\\d+) \\? "
+            + "(.+?) \\+ i_ \\* (\\d+) : (\\d+); \\}\\)\\)?(?: \\+ (\\d+))?\\)?$");
+    private static final Pattern CONSTANT = Pattern.compile("^(0x[0-9a-fA-F]+|\\d+)(ULL)?$");
+
     /** The places (in the joint index space) an index may denote, or null when unknown. */
     private long[] places(String index, boolean wide) {
+        Matcher m = STACK_INDEX.matcher(strip(index));
+        if (m.matches()) {
+            int count = Integer.parseInt(m.group(2));
+            Affine base = affine(m.group(3));
+            if (base == null || base.base != null) {
+                return null;
+            }
+            long offset = m.group(6) == null ? 0 : Long.parseLong(m.group(6));
+            Matcher constant = CONSTANT.matcher(m.group(1).trim());
+            long[] out = new long[count + 1];
+            for (int i = 0; i <= count; i++) {
+                long v = (i < count ? base.offset + i * Long.parseLong(m.group(4)) : Long.parseLong(m.group(5))) + offset;
+                if (v < 0 || v >= (wide ? units : narrowSlots)) {
+                    return null;
+                }
+                out[i] = wide ? narrowSlots + v : v;
+            }
+            if (constant.matches()) {   // an element known when the code was written
+                long i = Long.decode(constant.group(1));
+                return new long[] {out[(int) Math.min(i, count)]};
+            }
+            return out;
+        }
         Affine a = affine(strip(index));
         long[] bases = a == null ? null : a.base == null ? new long[] {0} : pointees(a.base);
         if (bases == null) {
@@ -370,6 +604,11 @@ final class SlotsToZero {
         private final Set<String> placed = new HashSet<>();
         private BitSet caseEntry;
         private BitSet written;
+        /** An extract into a stack element at a run-time index: the index's slot and size, and per element what it wrote. */
+        private String elementIndex;
+        private final Map<Integer, BitSet> elementWrites = new HashMap<>();
+        /** In the parser: per band, what is written where a state that may have set its slot ends (null: none yet). */
+        private final BitSet[] exitBands = new BitSet[guards.length];
 
         Walk(List<String> lines, boolean parser, List<String> parserLines) {
             this.lines = lines;
@@ -378,10 +617,17 @@ final class SlotsToZero {
         }
 
         void run(BitSet entry) {
+            if (parser && entry != null) {
+                // A state may follow one that set a validity slot the parser writes, with fields
+                // this walk does not see written: such a slot's band starts as the written set.
+                resetBands(entry, parserWritten, false);
+                entry.set(untouchedFlag(0), untouchedFlag(guards.length));
+            }
             written = entry;
             caseEntry = copy(entry);
             for (int i = 0; i < lines.size() && !everything; i++) {
                 String l = lines.get(i);
+                long[] element = stackElementWrite(l);   // every other line ends a run of them
                 if (l.endsWith("{")) {
                     open(l);
                 } else if (l.equals("}")) {
@@ -392,8 +638,13 @@ final class SlotsToZero {
                     written = meet(written, pending.remove(label));
                 } else if (l.endsWith(";")) {
                     written = statement(l, written);
+                    if (element != null && l.endsWith("] = 1;")) {
+                        elementValid(element);
+                    }
                     if (!parser && l.contains("parse_step")) {
-                        new Walk(parserLines, true, null).run(copy(written));
+                        Walk states = new Walk(parserLines, true, null);
+                        states.run(copy(written));
+                        afterParser(states.exitBands);
                     }
                 } else {
                     everything = true;
@@ -405,6 +656,10 @@ final class SlotsToZero {
             if (l.startsWith("if (")) {
                 reads(l, written);
                 frames.push(new Frame(Kind.IF, copy(written)));
+                Integer k = guardOf.get(impliedNonzero(l.substring(3, l.length() - 1).trim()));
+                if (k != null && written != null) {
+                    written = withBand(written, k);
+                }
             } else if (parser && (l.startsWith("case ") || l.startsWith("default:"))) {
                 frames.push(new Frame(Kind.CASE, null));
                 written = copy(caseEntry);
@@ -426,6 +681,7 @@ final class SlotsToZero {
                 case BLOCK:
                     break;
                 case CASE:
+                    exit(written);
                     written = null;   // a parser state ends in a return
                     break;
                 case ELSE:
@@ -468,8 +724,8 @@ final class SlotsToZero {
             if (st.startsWith("if (")) {
                 int close = matching(st, 3, '(', ')');
                 reads(st.substring(0, close + 1), w);
-                statement(st.substring(close + 1).trim(), copy(w));   // its writes may not happen
-                return w;
+                BitSet taken = statement(st.substring(close + 1).trim(), copy(w));
+                return w == null ? null : meet(w, taken);   // its writes may not happen; its validity slots may change
             }
             if (st.startsWith("goto ")) {
                 String label = st.substring(5, st.length() - 1).trim();
@@ -490,6 +746,7 @@ final class SlotsToZero {
             }
             for (String end : new String[] {"BAIL(", "return", "REJECT(", "ACCEPT(", "NEXT_STATE(", "GOTO_STATE("}) {
                 if (st.startsWith(end)) {
+                    exit(w);
                     return null;
                 }
             }
@@ -498,11 +755,91 @@ final class SlotsToZero {
             if (t != null) {
                 long[] p = places(t.index, t.wide);
                 if (p != null && p.length == 1) {
-                    after.set((int) p[0]);
+                    written(after, (int) p[0]);
                 }
+            }
+            if (st.startsWith("s->n[")) {   // any write to a validity slot, whatever its operator
+                long[] p = t == null ? null : places(t.index, false);
+                boolean zero = p != null && p.length == 1 && ZERO.matcher(st.substring(t.end).trim()).matches();
+                resetBands(after, guardsWritten(st), zero);
             }
             range(st, after);
             return after;
+        }
+
+        /**
+         * The places a write into a stack element at a run-time index may go to (element i at
+         * [i]), remembered with those of the writes just before it at the same index; null for
+         * any other line, which ends such a run.
+         */
+        private long[] stackElementWrite(String l) {
+            Matcher m = l.startsWith("s->n[") || l.startsWith("s->w[") ? STACK_INDEX.matcher(strip(accesses(l).get(0).index)) : null;
+            if (m == null || !m.matches() || CONSTANT.matcher(m.group(1).trim()).matches()) {
+                elementIndex = null;
+                return null;
+            }
+            String index = m.group(1) + "<" + m.group(2);
+            if (!index.equals(elementIndex)) {
+                elementIndex = index;
+                elementWrites.clear();
+            }
+            long[] p = places(accesses(l).get(0).index, l.startsWith("s->w["));
+            for (int i = 0; p != null && i < p.length; i++) {
+                elementWrites.computeIfAbsent(i, x -> new BitSet()).set((int) p[i]);
+            }
+            return p;
+        }
+
+        /**
+         * A stack element's validity set to 1 after its fields, all at one run-time index (the
+         * extract of stack.next): where that slot is nonzero, the index was that element's, so
+         * its fields are written there.
+         */
+        private void elementValid(long[] element) {
+            for (int i = 0; written != null && i < element.length; i++) {
+                Integer k = guardOf.get((int) element[i]);
+                BitSet fields = elementWrites.get(i);
+                if (k != null && fields != null) {
+                    for (int x = fields.nextSetBit(0); x >= 0; x = fields.nextSetBit(x + 1)) {
+                        written.set(band(k) + x);
+                    }
+                }
+            }
+        }
+
+        /** In the parser, a path leaves its state: the bands of the validity slots it may have set. */
+        private void exit(BitSet w) {
+            if (!parser || w == null) {
+                return;
+            }
+            for (int k = 0; k < guards.length; k++) {
+                if (!w.get(untouchedFlag(k))) {
+                    BitSet b = w.get(band(k), band(k) + space);
+                    exitBands[k] = meet(exitBands[k], b);
+                }
+            }
+        }
+
+        /**
+         * After the parser, a validity slot a state set is nonzero only where that state set it:
+         * what is written there is its band, which only grows in the states that follow.
+         */
+        private void afterParser(BitSet[] bands) {
+            if (written == null) {
+                return;
+            }
+            for (int k = 0; k < guards.length; k++) {
+                if (parserCopies && parserWritten.get(k)) {
+                    resetBand(written, k, false);   // its band would rest on writes no later state undoes
+                } else if (bands[k] != null) {
+                    BitSet b = written.get(band(k), band(k) + space);
+                    b.and(bands[k]);
+                    written.clear(band(k), band(k) + space);
+                    for (int i = b.nextSetBit(0); i >= 0; i = b.nextSetBit(i + 1)) {
+                        written.set(band(k) + i);
+                    }
+                }
+            }
         }
 
         /** zero_n, copy_n, zero_w, copy_w: ranges read and written. */
@@ -533,7 +870,20 @@ final class SlotsToZero {
             }
             long[] to = places(args.get(1), wide);
             if (to != null && to.length == 1) {
-                w.set((int) to[0], (int) to[0] + count);
+                for (int x = (int) to[0]; x < to[0] + count; x++) {
+                    written(w, x);
+                }
+            }
+            if (!wide) {
+                BitSet k = new BitSet();
+                if (to == null) {
+                    k = null;
+                } else {
+                    for (long x : to) {
+                        guardsIn((int) x, count, k);
+                    }
+                }
+                resetBands(w, k, !copy && to != null && to.length == 1);
             }
         }
 
@@ -549,12 +899,51 @@ final class SlotsToZero {
             }
             BitSet after = copy(w);
             if (copy) {
-                for (int k = 0; k < from[1]; k++) {
-                    read(from[0] + k, w);
+                transfer(w, after, from[0], to[0], Math.min(from[1], to[1]));
+                return after;
+            }
+            for (int x = to[0]; x < to[0] + to[1]; x++) {
+                written(after, x);
+            }
+            BitSet k = new BitSet();
+            guardsIn(to[0], to[1], k);
+            resetBands(after, k, true);
+            return after;
+        }
+
+        /**
+         * An aggregate copy: each place written is written exactly where its source was, on
+         * this path and where each validity slot is nonzero; a copied validity slot's band is
+         * its source's. Nothing is read here: a later read of a copied place that is not
+         * written reads its origin's value, which {@link #originsOf} tells.
+         */
+        private void transfer(BitSet w, BitSet after, int from, int to, int count) {
+            for (int i = 0; i < count; i++) {
+                readSomewhere.set(from + i);
+                origins.computeIfAbsent(to + i, x -> new HashSet<>()).add(from + i);
+                after.set(to + i, w.get(from + i));
+                after.set(covered(to + i));
+                for (int k = 0; k < guards.length; k++) {
+                    after.set(band(k) + to + i, w.get(band(k) + from + i));
                 }
             }
-            after.set(to[0], to[0] + to[1]);
-            return after;
+            for (int x = to; x < to + count && x < narrowSlots; x++) {
+                Integer copied = guardOf.get(x);
+                if (copied == null) {
+                    continue;
+                }
+                Integer source = guardOf.get(x - to + from);
+                if (source == null) {
+                    resetBand(after, copied, false);
+                } else {
+                    BitSet b = after.get(band(source), band(source) + space);
+                    after.clear(band(copied), band(copied) + space);
+                    for (int i = b.nextSetBit(0); i >= 0; i = b.nextSetBit(i + 1)) {
+                        after.set(band(copied) + i);
+                    }
+                    after.clear(untouchedFlag(copied));
+                }
+            }
         }
 
         /** The first place (in the joint index space) and the count of {@code &s->n[K]} or {@code &s->w[K]} over {@code bytes}, or null. */
@@ -593,24 +982,74 @@ final class SlotsToZero {
                 accesses(text);   // still notices what it cannot follow
                 return;
             }
+            List<int[]> arms = guardedArms(text);
             for (Access a : accesses(text)) {
                 if (target != null && a.start == target.start) {
                     continue;
                 }
+                BitSet seen = w;
+                for (int[] arm : arms) {
+                    if (arm[0] < a.start && a.start < arm[1]) {
+                        seen = seen == w ? copy(w) : seen;
+                        seen.or(w.get(band(arm[2]), band(arm[2]) + space));
+                    }
+                }
                 long[] p = places(a.index, a.wide);
                 if (p == null) {
-                    readUnknown(w, a.wide);
+                    readUnknown(seen, a.wide);
                 } else {
                     for (long x : p) {
-                        read((int) x, w);
+                        read((int) x, seen);
                     }
                 }
             }
         }
 
+        /**
+         * A slot that is nonzero wherever condition {@code c} holds: {@code s->n[V]}, or a
+         * conjunction that starts with it ({@code ((s->n[V]) ? (...) : (0)) != 0}); or -1.
+         */
+        private int impliedNonzero(String c) {
+            String t = c.trim();
+            while (t.startsWith("(") && matching(t, 0, '(', ')') == t.length() - 1) {
+                t = t.substring(1, t.length() - 1).trim();
+            }
+            if (t.endsWith(" != 0")) {
+                return impliedNonzero(t.substring(0, t.length() - 5));
+            }
+            Matcher m = Pattern.compile("^s->n\\[(\\d+)\\]$").matcher(t);
+            if (m.matches()) {
+                return Integer.parseInt(m.group(1));
+            }
+            m = GUARD.matcher(t);
+            if (m.lookingAt() && m.group(1) != null) {
+                int close = matching(t, m.end() - 1, '(', ')');
+                if (close > 0 && t.substring(close + 1).trim().equals(": (0)")) {
+                    return Integer.parseInt(m.group(1));
+                }
+            }
+            return -1;
+        }
+
+        /** The then-arms of {@code (s->n[V]) ? (...)} in a line, V a validity slot: {start, end, band}. */
+        private List<int[]> guardedArms(String text) {
+            List<int[]> arms = new ArrayList<>();
+            for (Matcher m = GUARD.matcher(text); m.find(); ) {
+                Integer k = m.group(1) != null ? guardOf.get(Integer.parseInt(m.group(1))) : null;
+                int open = m.end() - 1;
+                int close = k == null ? -1 : matching(text, open, '(', ')');
+                if (close > 0) {
+                    arms.add(new int[] {open, close, k});
+                }
+            }
+            return arms;
+        }
+
         private void read(int place, BitSet w) {
             readSomewhere.set(place);
-            if (!w.get(place)) {
+            if (!w.get(place) && w.get(covered(place))) {
+                copiedUnwritten.set(place);   // what was copied in: its origins are zeroed
+            } else if (!w.get(place)) {
                 mustZero.set(place);
             }
         }

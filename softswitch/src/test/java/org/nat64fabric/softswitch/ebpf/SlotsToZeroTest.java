@@ -125,7 +125,9 @@ class SlotsToZeroTest {
                 "s->w[0] = s->w[3];",
                 "if (s->n[5]) s->n[6] = 1;"));
         assertEquals(slots(2, 5, 8, 9, 16 + 3), r.read);
-        assertEquals(slots(2, 8, 9), r.narrow, "a copy reads its source and writes its target (5 among it)");
+        // A copy moves its source's state to its target: 5, read before any write, holds what 9
+        // held when the packet started, so 9 is zeroed; 4, a copy of 8, is never read.
+        assertEquals(slots(2, 9), r.narrow);
         assertEquals(slots(3), r.units);
     }
 
@@ -178,6 +180,123 @@ class SlotsToZeroTest {
         assertEquals(slots(3, 4, 6), r.narrow);
     }
 
+    // ---- reads under a guard ----
+
+    /** A parser with one state extracting a header: its validity in slot 0, its fields in 1 and 2. */
+    private static final String EXTRACT = String.join("\n",
+            "switch (s->pstate) {",
+            "    case 0: {",
+            "        if (s->cursor + 16 > s->copied * 8) REJECT(1);",
+            "        s->n[1] = rd(s->pkt, (s->cursor >> 3) + 0, 0, 8);",
+            "        s->n[2] = rd(s->pkt, (s->cursor >> 3) + 1, 0, 8);",
+            "        s->n[0] = 1;",
+            "        ACCEPT();",
+            "    }",
+            "}");
+
+    @Test void fieldsReadOnlyWhereTheirHeaderIsValidAreNotZeroed() {
+        SlotsToZero.Result r = zeroed(EXTRACT, String.join("\n",
+                "if (!parse_turn(s)) bpf_loop(PARSER_STEPS - 1, parse_step, &pc, 0);",
+                "if (s->n[0]) {",
+                "    s->n[6] = s->n[1];",
+                "}",
+                "s->n[7] = ((((s->n[0]) ? ((s->n[2] == 0x5ULL)) : (0)) != 0)) & 0x1ULL;",
+                "if ((((s->n[0]) ? ((s->n[2] == 0x4ULL)) : (0)) != 0)) {",
+                "    s->n[8] = s->n[1];",
+                "}"));
+        // The validity slot itself is read on paths where the parser did not set it.
+        assertEquals(slots(0), r.narrow);
+    }
+
+    @Test void aFieldReadWithoutItsGuardIsZeroed() {
+        SlotsToZero.Result r = zeroed(EXTRACT, String.join("\n",
+                "if (!parse_turn(s)) bpf_loop(PARSER_STEPS - 1, parse_step, &pc, 0);",
+                "if (s->n[0]) {",
+                "    s->n[6] = s->n[1];",
+                "}",
+                "s->n[7] = s->n[2];",
+                "s->n[8] = ((s->n[3]) ? (s->n[1]) : (0));"));
+        assertEquals(slots(0, 2, 3), r.narrow, "2 is read unguarded; 3 guards nothing written");
+    }
+
+    @Test void aHeaderMadeValidWithoutAFieldHasThatFieldZeroed() {
+        SlotsToZero.Result r = zeroed(NO_PARSER, String.join("\n",
+                "if (s->n[3] == 1) {",
+                "    s->n[0] = 1;",
+                "    s->n[1] = 4;",
+                "}",
+                "if (s->n[0]) {",
+                "    s->n[6] = s->n[1] + s->n[2];",
+                "}"));
+        assertEquals(slots(0, 2, 3), r.narrow);
+    }
+
+    @Test void aHeaderMadeInvalidHasNothingToZeroUnderItsGuard() {
+        SlotsToZero.Result r = zeroed(EXTRACT, String.join("\n",
+                "if (!parse_turn(s)) bpf_loop(PARSER_STEPS - 1, parse_step, &pc, 0);",
+                "s->n[0] = 0;",
+                "if (s->n[0]) {",
+                "    s->n[6] = s->n[4];",
+                "}",
+                "if (s->n[5] == 1) s->n[0] = (s->n[9]) & 0x1ULL;",
+                "if (s->n[0]) {",
+                "    s->n[7] = s->n[2];",
+                "}"));
+        // Set to a value it may not be zero: what is written then is all its band holds.
+        assertEquals(slots(2, 5, 9), r.narrow);
+    }
+
+    @Test void aCopiedHeaderKeepsItsGuard() {
+        SlotsToZero.Result r = zeroed(EXTRACT, String.join("\n",
+                "if (!parse_turn(s)) bpf_loop(PARSER_STEPS - 1, parse_step, &pc, 0);",
+                "__builtin_memcpy(&s->n[8], &s->n[0], 24);",
+                "if (s->n[8]) {",
+                "    s->n[6] = s->n[9] + s->n[10];",
+                "}",
+                "s->n[7] = s->n[12];"));
+        // 8 holds what 0 held (zeroed, where the parser did not set it); 12 was never written.
+        assertEquals(slots(0, 12), r.narrow);
+    }
+
+    @Test void aStackElementExtractedAtARunTimeIndexIsValidWithItsFields() {
+        String parser = String.join("\n",
+                "switch (s->pstate) {",
+                "    case 0: {",
+                "        if (s->n[15] >= 2) REJECT(3);",
+                "        s->n[(({ __u64 i_ = s->n[15]; i_ < 2 ? 2 + i_ * 2 : 6; }) + 1) & N_MASK] = rd(s->pkt, 0, 0, 8);",
+                "        s->n[(({ __u64 i_ = s->n[15]; i_ < 2 ? 2 + i_ * 2 : 6; })) & N_MASK] = 1;",
+                "        s->n[15]++;",
+                "        if (s->n[15] < 2) NEXT_STATE(0);",
+                "        ACCEPT();",
+                "    }",
+                "}");
+        SlotsToZero.Result r = zeroed(parser, String.join("\n",
+                "if (!parse_turn(s)) bpf_loop(PARSER_STEPS - 1, parse_step, &pc, 0);",
+                "if (s->n[2]) {",
+                "    s->n[10] = s->n[3];",
+                "}",
+                "if (s->n[4]) {",
+                "    s->n[11] = s->n[5];",
+                "}",
+                "s->n[(({ __u64 i_ = 0x1ULL; i_ < 2 ? (0 + 2) + i_ * 2 : 6; })) & N_MASK] = 0;",
+                "if (s->n[4]) {",
+                "    s->n[12] = s->n[8];",
+                "}"));
+        // The index and the validity slots are read; 4 set invalid at constant index 1 guards nothing.
+        assertEquals(slots(2, 4, 15), r.narrow);
+    }
+
+    @Test void aWriteAtAnUnknownPlaceMayMakeAnyGuardNonzero() {
+        SlotsToZero.Result r = zeroed(EXTRACT, String.join("\n",
+                "if (!parse_turn(s)) bpf_loop(PARSER_STEPS - 1, parse_step, &pc, 0);",
+                "s->n[0] = 0;",
+                "s->n[(s->n[4] * 3) & N_MASK] = 1;",
+                "if (s->n[0]) {",
+                "    s->n[6] = s->n[1];",
+                "}"));
+        assertTrue(r.narrow.get(1), "slot 0 may have been set without its fields");
+    }
+
     // ---- on programs ----
 
     private static final String HEADERS = "header tag_t { bit<8> kind; bit<8> a; bit<8> b; }\n"
@@ -200,9 +319,10 @@ class SlotsToZeroTest {
     }
 
     @Test void metadataReadBeforeItIsWrittenOnOnePathIsZeroed(@TempDir Path dir) {
-        String always = "meta.m = hdr.tag.a; if (hdr.tag.kind == 1) { meta.m = 4; }"
+        String always = "hdr.tag.b = hdr.tag.a; meta.m = 3; if (hdr.tag.kind == 1) { meta.m = 4; }"
                 + " hdr.tag.b = meta.m; sm.egress_spec = 2;";
-        String onePath = "if (hdr.tag.kind == 1) { meta.m = 4; } hdr.tag.b = meta.m; sm.egress_spec = 2;";
+        String onePath = "hdr.tag.b = hdr.tag.a; if (hdr.tag.kind == 1) { meta.m = 4; }"
+                + " hdr.tag.b = meta.m; sm.egress_spec = 2;";
         assertEquals(zeroedSlots(dir, always) + 1, zeroedSlots(dir, onePath));
     }
 }
