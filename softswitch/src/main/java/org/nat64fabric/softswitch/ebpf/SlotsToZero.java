@@ -84,8 +84,12 @@ final class SlotsToZero {
     private int[] guards = new int[0];
     /** The bands whose validity slot some parser state may write. */
     private final BitSet parserWritten = new BitSet();
-    /** A parser state copies an aggregate, which may leave a place unwritten after a state wrote it. */
+    /**
+     * A parser state copies an aggregate, which may leave a place unwritten that was written
+     * before (a copy carries its source's state): the places it may copy into.
+     */
     private boolean parserCopies;
+    private final BitSet parserCopyTargets = new BitSet();
     /** Places read before they are written where every path copied something into them. */
     private final BitSet copiedUnwritten = new BitSet();
     /** Each place an aggregate copy writes, and the places it copies into it. */
@@ -162,7 +166,8 @@ final class SlotsToZero {
         collectAssignments(parserLines);
         collectAssignments(bodyLines);
         collectGuards(parserLines, bodyLines);
-        // When a packet starts, every validity slot is zero (one read before it is written is zeroed).
+        // When a packet starts, every guard's band holds everything: a guard that is read before
+        // it is written is zeroed, so it is zero where nothing wrote it.
         BitSet entry = new BitSet();
         entry.set(space, untouchedFlag(guards.length));
         new Walk(bodyLines, false, parserLines).run(entry);
@@ -210,12 +215,38 @@ final class SlotsToZero {
             guardOf.put(guards[k], k);
         }
         for (String l : parserLines) {
-            parserCopies |= l.startsWith("__builtin_memcpy(") || l.contains("copy_n(") || l.contains("copy_w(");
+            parserCopyTargets(l);
             BitSet k = guardsWritten(l);
             if (k == null) {
                 parserWritten.set(0, guards.length);
             } else {
                 parserWritten.or(k);
+            }
+        }
+    }
+
+    private static final Pattern COPY = Pattern.compile("^__builtin_memcpy\\(&s->([nw])\\[(\\d+)\\], &s->[nw]\\[\\d+\\], (\\d+)\\);$");
+
+    /** Notes the places a parser line may copy into (any, for a copy it cannot place). */
+    private void parserCopyTargets(String l) {
+        Matcher m = COPY.matcher(l);
+        if (m.matches()) {
+            boolean wide = m.group(1).equals("w");
+            int from = (wide ? narrowSlots : 0) + Integer.parseInt(m.group(2));
+            parserCopyTargets.set(from, from + Integer.parseInt(m.group(3)) / (wide ? 16 : 8));
+            parserCopies = true;
+        } else if (l.contains("__builtin_memcpy(") || l.contains("copy_n(") || l.contains("copy_w(")) {
+            parserCopyTargets.set(0, space);
+            parserCopies = true;
+        }
+    }
+
+    /** Forgets that the places a parser copy may write were written: it may have copied unwritten ones there. */
+    private void forgetParserCopies(BitSet w) {
+        for (int x = parserCopyTargets.nextSetBit(0); x >= 0; x = parserCopyTargets.nextSetBit(x + 1)) {
+            w.clear(x);
+            for (int k = 0; k < guards.length; k++) {
+                w.clear(band(k) + x);
             }
         }
     }
@@ -622,6 +653,7 @@ final class SlotsToZero {
                 // this walk does not see written: such a slot's band starts as the written set.
                 resetBands(entry, parserWritten, false);
                 entry.set(untouchedFlag(0), untouchedFlag(guards.length));
+                forgetParserCopies(entry);
             }
             written = entry;
             caseEntry = copy(entry);
@@ -637,9 +669,10 @@ final class SlotsToZero {
                     placed.add(label);
                     written = meet(written, pending.remove(label));
                 } else if (l.endsWith(";")) {
+                    BitSet before = element != null && l.endsWith("] = 1;") ? copy(written) : null;
                     written = statement(l, written);
-                    if (element != null && l.endsWith("] = 1;")) {
-                        elementValid(element);
+                    if (before != null) {
+                        elementValid(element, before);
                     }
                     if (!parser && l.contains("parse_step")) {
                         Walk states = new Walk(parserLines, true, null);
@@ -792,17 +825,26 @@ final class SlotsToZero {
 
         /**
          * A stack element's validity set to 1 after its fields, all at one run-time index (the
-         * extract of stack.next): where that slot is nonzero, the index was that element's, so
-         * its fields are written there.
+         * extract of stack.next, an assignment of a whole element). Where element i's validity is
+         * nonzero afterwards, either the index was i, and its fields were just written, or it was
+         * nonzero before, and what its band held then holds: the band gains the fields its old
+         * band knew of. In a parser state that had not touched the slot, the old band is no
+         * concern of this exit: the states that set the slot before record their own exits, and
+         * the parser's result is the intersection of them all.
          */
-        private void elementValid(long[] element) {
-            for (int i = 0; written != null && i < element.length; i++) {
+        private void elementValid(long[] element, BitSet before) {
+            for (int i = 0; written != null && before != null && i < element.length; i++) {
                 Integer k = guardOf.get((int) element[i]);
                 BitSet fields = elementWrites.get(i);
-                if (k != null && fields != null) {
-                    for (int x = fields.nextSetBit(0); x >= 0; x = fields.nextSetBit(x + 1)) {
-                        written.set(band(k) + x);
-                    }
+                if (k == null || fields == null) {
+                    continue;
+                }
+                BitSet gained = copy(fields);
+                if (!(parser && before.get(untouchedFlag(k)))) {
+                    gained.and(before.get(band(k), band(k) + space));
+                }
+                for (int x = gained.nextSetBit(0); x >= 0; x = gained.nextSetBit(x + 1)) {
+                    written.set(band(k) + x);
                 }
             }
         }
@@ -828,6 +870,7 @@ final class SlotsToZero {
             if (written == null) {
                 return;
             }
+            forgetParserCopies(written);
             for (int k = 0; k < guards.length; k++) {
                 if (parserCopies && parserWritten.get(k)) {
                     resetBand(written, k, false);   // its band would rest on writes no later state undoes
@@ -1031,7 +1074,7 @@ final class SlotsToZero {
             return -1;
         }
 
-        /** The then-arms of {@code (s->n[V]) ? (...)} in a line, V a validity slot: {start, end, band}. */
+        /** The then-arms of {@code (s->n[V]) ? (...)} in a line, V a guard: {start, end, band}. */
         private List<int[]> guardedArms(String text) {
             List<int[]> arms = new ArrayList<>();
             for (Matcher m = GUARD.matcher(text); m.find(); ) {

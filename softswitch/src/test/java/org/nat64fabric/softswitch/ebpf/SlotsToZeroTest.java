@@ -286,6 +286,42 @@ class SlotsToZeroTest {
         assertEquals(slots(2, 4, 15), r.narrow);
     }
 
+    @Test void anElementAlreadyValidKeepsWhatItsBandKnewWhenTheIndexGoesElsewhere() {
+        // Element 0 (2: validity, 3 and 4: fields) is made valid with field 4 unset; then a whole
+        // element is written at a run-time index, which may be 1 (at 5) or past the end (8).
+        SlotsToZero.Result r = zeroed(NO_PARSER, String.join("\n",
+                "s->n[2] = 1;",
+                "s->n[3] = (0x7ULL) & 0xffULL;",
+                "s->n[12] = (s->n[15]) & 0xffffffffULL;",
+                "s->n[(({ __u64 i_ = s->n[12]; i_ < 2 ? 2 + i_ * 3 : 8; }) + 1) & N_MASK] = (0x1ULL) & 0xffULL;",
+                "s->n[(({ __u64 i_ = s->n[12]; i_ < 2 ? 2 + i_ * 3 : 8; }) + 2) & N_MASK] = (0x2ULL) & 0xffULL;",
+                "s->n[(({ __u64 i_ = s->n[12]; i_ < 2 ? 2 + i_ * 3 : 8; })) & N_MASK] = 1;",
+                "if (s->n[2]) {",
+                "    s->n[13] = s->n[4];",
+                "}",
+                "if (s->n[5]) {",
+                "    s->n[14] = s->n[7];",
+                "}"));
+        assertTrue(r.narrow.get(4), "element 0 stays valid without field 4 when the index is not 0");
+        assertTrue(!r.narrow.get(7), "element 1, invalid before, is valid only with its fields");
+    }
+
+    @Test void aCopyInTheParserMayUndoAWriteMadeBeforeIt() {
+        String parser = String.join("\n",
+                "switch (s->pstate) {",
+                "    case 0: {",
+                "        __builtin_memcpy(&s->n[4], &s->n[8], 16);",
+                "        ACCEPT();",
+                "    }",
+                "}");
+        SlotsToZero.Result r = zeroed(parser, String.join("\n",
+                "s->n[4] = 1;",
+                "s->n[5] = 1;",
+                "if (!parse_turn(s)) bpf_loop(PARSER_STEPS - 1, parse_step, &pc, 0);",
+                "s->n[6] = s->n[4];"));
+        assertTrue(r.narrow.get(8), "4 may hold what 8 held when the packet started");
+    }
+
     @Test void aWriteAtAnUnknownPlaceMayMakeAnyGuardNonzero() {
         SlotsToZero.Result r = zeroed(EXTRACT, String.join("\n",
                 "if (!parse_turn(s)) bpf_loop(PARSER_STEPS - 1, parse_step, &pc, 0);",
