@@ -75,6 +75,11 @@ def mac(ns, dev):
     return sh("cat", f"/sys/class/net/{dev}/address", ns=ns).strip()
 
 
+def ifindex(dev):
+    """The interface index of a link in this namespace."""
+    return json.loads(netns.run("ip", "-j", "link", "show", dev))[0]["ifindex"]
+
+
 def linux():
     hosts()
     netns.run("ip", "netns", "add", MID)

@@ -5,7 +5,6 @@ bench.py. It isolates what each hook itself costs from what softswitch's program
 
 Usage (as root): bench/forwarding/hooks.sh [SECONDS_PER_TEST] [ROUNDS]
 """
-import json
 import os
 import pathlib
 import subprocess
@@ -53,10 +52,6 @@ char LICENSE[] SEC("license") = "GPL";
 '''
 
 
-def ifindex(dev):
-    return json.loads(netns.run("ip", "-j", "link", "show", dev))[0]["ifindex"]
-
-
 def hook(name):
     """h1 and h2 (IPv6) through ports s1 and s2 with the forwarder at XDP (generic) or TC ingress."""
     def setup():
@@ -71,7 +66,7 @@ def hook(name):
         as_c = lambda mac: ",".join("0x" + b for b in mac.split(":"))  # noqa: E731
         work = pathlib.Path(tempfile.mkdtemp(prefix="nat64fabric-hooks-"))
         (work / "forwarder.c").write_text(FORWARDER_C % {
-            "in1": ifindex("s1"), "in2": ifindex("s2"), "gw": as_c(GATEWAY_MAC),
+            "in1": bench.ifindex("s1"), "in2": bench.ifindex("s2"), "gw": as_c(GATEWAY_MAC),
             "m1": as_c(bench.mac(bench.H1, "a1")), "m2": as_c(bench.mac(bench.H2, "a2"))})
         arch = [f"-I/usr/include/{a}" for a in ("x86_64-linux-gnu", "aarch64-linux-gnu") if os.path.isdir(f"/usr/include/{a}")]
         netns.run("clang", "-O2", "-target", "bpf", *arch, "-c", str(work / "forwarder.c"), "-o", str(work / "forwarder.o"))

@@ -11,12 +11,10 @@ import ctypes
 import json
 import os
 import pathlib
-import socket
 import statistics
 import struct
 import subprocess
 import sys
-import threading
 import time
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -37,10 +35,6 @@ def bpf(cmd, attr):
     if r < 0:
         raise OSError(ctypes.get_errno(), f"bpf({cmd}): {os.strerror(ctypes.get_errno())}")
     return r
-
-
-def ifindex(dev):
-    return json.loads(netns.run("ip", "-j", "link", "show", dev))[0]["ifindex"]
 
 
 def program_id():
@@ -108,7 +102,7 @@ def main():
                 ("IPv6 to IPv4", bench.H1, "a1", 0x86DD, [], "s1"),
                 ("IPv4 to IPv6", bench.H2, "a2", 0x0800, ["-R"], "s2")):
             frame = frame_of(ns, dev, ethertype, reverse, addr)
-            median, rounds = ns_per_run(prog, frame, ifindex(port))
+            median, rounds = ns_per_run(prog, frame, bench.ifindex(port))
             print(f"  {direction}, UDP {len(frame)}-byte frame: {median:.0f} ns per run "
                   f"(rounds: {', '.join(f'{r:.0f}' for r in rounds)})", flush=True)
     finally:

@@ -189,18 +189,17 @@ final class SlotsToZero {
             }
         }
         // A copy of a tested slot carries its band to and fro: the slots it is copied with count too.
-        Pattern copy = Pattern.compile("^__builtin_memcpy\\(&s->n\\[(\\d+)\\], &s->n\\[(\\d+)\\], (\\d+)\\);$");
         for (boolean grew = true; grew; ) {
             grew = false;
             for (List<String> lines : List.of(parserLines, bodyLines)) {
                 for (String l : lines) {
-                    Matcher m = copy.matcher(l);
-                    if (!m.matches()) {
+                    Matcher m = COPY.matcher(l);
+                    if (!m.matches() || !m.group(1).equals("n")) {
                         continue;
                     }
-                    int to = Integer.parseInt(m.group(1));
-                    int from = Integer.parseInt(m.group(2));
-                    for (int i = 0; i < Integer.parseInt(m.group(3)) / 8; i++) {
+                    int to = Integer.parseInt(m.group(2));
+                    int from = Integer.parseInt(m.group(3));
+                    for (int i = 0; i < Integer.parseInt(m.group(4)) / 8; i++) {
                         if (tested.contains(to + i) != tested.contains(from + i)) {
                             tested.add(to + i);
                             tested.add(from + i);
@@ -225,15 +224,16 @@ final class SlotsToZero {
         }
     }
 
-    private static final Pattern COPY = Pattern.compile("^__builtin_memcpy\\(&s->([nw])\\[(\\d+)\\], &s->[nw]\\[\\d+\\], (\\d+)\\);$");
+    /** An aggregate copy: the target's array and index, the source's index, the bytes. */
+    private static final Pattern COPY = Pattern.compile("^__builtin_memcpy\\(&s->([nw])\\[(\\d+)\\], &s->[nw]\\[(\\d+)\\], (\\d+)\\);$");
 
     /** Notes the places a parser line may copy into (any, for a copy it cannot place). */
     private void parserCopyTargets(String l) {
         Matcher m = COPY.matcher(l);
         if (m.matches()) {
             boolean wide = m.group(1).equals("w");
-            int from = (wide ? narrowSlots : 0) + Integer.parseInt(m.group(2));
-            parserCopyTargets.set(from, from + Integer.parseInt(m.group(3)) / (wide ? 16 : 8));
+            int to = (wide ? narrowSlots : 0) + Integer.parseInt(m.group(2));
+            parserCopyTargets.set(to, to + Integer.parseInt(m.group(4)) / (wide ? 16 : 8));
             parserCopies = true;
         } else if (l.contains("__builtin_memcpy(") || l.contains("copy_n(") || l.contains("copy_w(")) {
             parserCopyTargets.set(0, space);
@@ -806,17 +806,18 @@ final class SlotsToZero {
          * any other line, which ends such a run.
          */
         private long[] stackElementWrite(String l) {
-            Matcher m = l.startsWith("s->n[") || l.startsWith("s->w[") ? STACK_INDEX.matcher(strip(accesses(l).get(0).index)) : null;
+            String index = l.startsWith("s->n[") || l.startsWith("s->w[") ? accesses(l).get(0).index : null;
+            Matcher m = index == null ? null : STACK_INDEX.matcher(strip(index));
             if (m == null || !m.matches() || CONSTANT.matcher(m.group(1).trim()).matches()) {
                 elementIndex = null;
                 return null;
             }
-            String index = m.group(1) + "<" + m.group(2);
-            if (!index.equals(elementIndex)) {
-                elementIndex = index;
+            String run = m.group(1) + "<" + m.group(2);
+            if (!run.equals(elementIndex)) {
+                elementIndex = run;
                 elementWrites.clear();
             }
-            long[] p = places(accesses(l).get(0).index, l.startsWith("s->w["));
+            long[] p = places(index, l.startsWith("s->w["));
             for (int i = 0; p != null && i < p.length; i++) {
                 elementWrites.computeIfAbsent(i, x -> new BitSet()).set((int) p[i]);
             }
