@@ -5,7 +5,7 @@ test harness and the benchmarks (no Mininet import here).
     simple_switch_grpc  BMv2, with pipelines built by p4c (both must be on PATH)
     stratum_bmv2        Stratum on BMv2, with a chassis config written beside the log
 
-NAT64FABRIC_TARGET chooses the target when the caller does not. NAT64FABRIC_FAST_PATH=xdp or
+NAT64FABRIC_TARGET chooses the target when the caller does not. NAT64FABRIC_FAST_PATH=tc, xdp or
 xdp-generic runs softswitch with its kernel fast path (softswitch run --fast-path).
 """
 import collections
@@ -138,7 +138,7 @@ class SwitchProcess:
         if not self.fast_path:
             return
         text = self.log_text()
-        if not re.search(r"fast path: XDP \(" + re.escape(self.fast_path) + r"\) on ", text):
+        if not re.search(r"fast path: (XDP|TC ingress) \(" + re.escape(self.fast_path) + r"\) on ", text):
             off = re.findall(r"fast path off.*", text)
             raise RuntimeError(f"--fast-path {self.fast_path} was asked for but did not start: "
                                f"{off[-1] if off else 'no fast path line'} (log {self.log_path})")

@@ -287,7 +287,6 @@ control ReadIngress(inout headers_t hdr, inout meta_t meta, inout standard_metad
         }
         hdr.tag.from_meta = meta.m;
         hdr.tag.from_opt = hdr.opt.v;
-        hdr.opt.setInvalid();
         sm.egress_spec = 2;
     }
 }
@@ -323,9 +322,46 @@ def rounds_through(tmp_path, fast_path, name, program, cases, rounds):
 def test_what_a_packet_did_not_write_reads_as_zero_after_one_that_did(tmp_path, fast_path):
     payload = bytes(range(40))
     # kind 1 writes meta.m and carries opt (v = 0x99); kind 2 writes neither: both read as 0.
-    writes = (bytes.fromhex("01770000") + b"\x99" + payload, bytes.fromhex("01777799") + payload)
+    writes = (bytes.fromhex("01770000") + b"\x99" + payload, bytes.fromhex("0177779999") + payload)
     skips = (bytes.fromhex("02550000") + payload, bytes.fromhex("02550000") + payload)
     rounds_through(tmp_path, fast_path, "read_before_written.p4", READ_BEFORE_WRITTEN, [writes, skips], 5)
+
+
+# A header taken out of a frame that is not IP: the frame gets shorter.
+SHRINKS = ETHERNET_ONLY.replace("struct headers_t { ethernet_t ethernet; }",
+                                "header opt_t { bit<8> v; }\nstruct headers_t { ethernet_t ethernet; opt_t opt; }") \
+    .replace("state start { pkt.extract(hdr.ethernet); transition accept; }",
+             "state start { pkt.extract(hdr.ethernet); pkt.extract(hdr.opt); transition accept; }") + """
+control ShrinkIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply { hdr.ethernet.src = hdr.ethernet.src + (bit<48>) hdr.opt.v; hdr.opt.setInvalid(); sm.egress_spec = 2; }
+}
+control ShrinkEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control ShrinkDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.ethernet); pkt.emit(hdr.opt); } }
+V1Switch(P(), NoCheck(), ShrinkIngress(), ShrinkEgress(), NoCheck(), ShrinkDeparser()) main;
+"""
+
+
+def test_a_frame_that_is_not_ip_loses_a_header_on_either_hook(tmp_path):
+    """At XDP the frame's head moves whatever it carries, so the kernel forwards it; at TC the
+    kernel's skb helpers move bytes in IP packets only, so the program hands it up untouched and the
+    interpreter forwards it. Either way it comes out the same, and the counters say which path."""
+    program = tmp_path / "shrinks.p4"
+    program.write_text(SHRINKS)
+    sent = bytes.fromhex("000000000002" "000000000001" "9999" "05") + bytes(range(40))
+    expected = bytes.fromhex("000000000002" "000000000006" "9999") + bytes(range(40))
+    with switch_under_test(program, n_ports=2, fast_path=MODE) as sut:
+        ptf = PacketTest(sut)
+        for _ in range(3):
+            ptf.send(1, Raw(sent))
+            ptf.verify_packet(Raw(expected), 2)
+        ptf.verify_no_other_packets()
+        counters = sut.switch.final_counters()
+    if MODE == "tc":
+        assert counters["fast path: to interpreter: a length change in a frame that is not IP"] == 3, counters
+        assert counters["pipeline tx"] == 3
+    else:
+        assert counters["fast path: forwarded"] == 3, counters
+        assert counters["pipeline rx"] == 0
 
 
 # exit in an action a table runs, and in an action called directly after its inout argument changed
@@ -402,23 +438,34 @@ def test_without_clang_the_interpreter_runs_every_packet(monkeypatch):
         assert counters["pipeline tx"] >= 1
 
 
-def xdp_attached(interface):
-    (link,) = json.loads(subprocess.run(["ip", "-j", "-d", "link", "show", interface], capture_output=True,
-                                        text=True, check=True).stdout)
-    return "xdp" in link
+def bpftool(*args):
+    return json.loads(subprocess.run(["bpftool", "-j", *args], capture_output=True, text=True, check=True).stdout)
+
+
+def programs_on(interface):
+    """The ids of the fast-path programs attached to an interface. XDP: as `ip link` shows it. TC:
+    the program of each tcx link (link type 11); the bpftool of Debian 12 does not show a tcx
+    link's interface, so these are the links of every interface, and the tests that ask start
+    one switch at a time."""
+    if MODE != "tc":
+        (link,) = json.loads(subprocess.run(["ip", "-j", "-d", "link", "show", interface], capture_output=True,
+                                            text=True, check=True).stdout)
+        return {link["xdp"]["prog"]["id"]} if "xdp" in link else set()
+    ids = {link["prog_id"] for link in bpftool("link", "show") if link["type"] in (11, "tcx")}
+    return {i for i in ids if bpftool("prog", "show", "id", str(i)).get("name") == "softswitch_fp"}
 
 
 def test_a_killed_switch_leaves_no_program_on_its_ports():
     """The program is attached through BPF links: the kernel detaches it when the process dies, so a
     killed switch does not go on forwarding with nothing to take what it hands over."""
     with switch_under_test(L3, n_ports=2, fast_path=MODE) as sut:
-        assert xdp_attached("sw1") and xdp_attached("sw2")
+        assert programs_on("sw1") and programs_on("sw2")
         sut.switch.proc.send_signal(signal.SIGKILL)
         sut.switch.proc.wait()
         deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and (xdp_attached("sw1") or xdp_attached("sw2")):
+        while time.monotonic() < deadline and (programs_on("sw1") or programs_on("sw2")):
             time.sleep(0.1)
-        assert not xdp_attached("sw1") and not xdp_attached("sw2")
+        assert not programs_on("sw1") and not programs_on("sw2")
 
 
 # An exact table of four entries: a hash map of four in the kernel.
@@ -438,10 +485,6 @@ control ByTypeEgress(inout headers_t hdr, inout meta_t meta, inout standard_meta
 control ByTypeDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.ethernet); } }
 V1Switch(P(), NoCheck(), ByTypeIngress(), ByTypeEgress(), NoCheck(), ByTypeDeparser()) main;
 """
-
-
-def bpftool(*args):
-    return json.loads(subprocess.run(["bpftool", "-j", *args], capture_output=True, text=True, check=True).stdout)
 
 
 def test_a_map_update_the_kernel_refuses_hands_every_packet_to_the_interpreter(tmp_path):
@@ -464,9 +507,8 @@ def test_a_map_update_the_kernel_refuses_hands_every_packet_to_the_interpreter(t
         ptf.send(1, frame(0x9001))
         ptf.verify_packet(frame(0x9001), 2)
         # The program on sw1, and its map of four entries, one of them the switch's.
-        (net,) = bpftool("net", "show", "dev", "sw1")
-        (xdp,) = net["xdp"]
-        maps = [bpftool("map", "show", "id", str(i)) for i in bpftool("prog", "show", "id", str(xdp["id"]))["map_ids"]]
+        (prog,) = programs_on("sw1")
+        maps = [bpftool("map", "show", "id", str(i)) for i in bpftool("prog", "show", "id", str(prog))["map_ids"]]
         (table,) = [m for m in maps if m["type"] == "hash" and m["max_entries"] == 4]
         for ether_type in (0x7001, 0x7002, 0x7003):
             key = ether_type.to_bytes(table["bytes_key"], "big")
@@ -475,7 +517,7 @@ def test_a_map_update_the_kernel_refuses_hands_every_packet_to_the_interpreter(t
         c.write(c.update("INSERT", forward(0x9002)))   # the interpreter has room; the kernel has none
         assert re.search(r"fast path off, the interpreter runs every packet from now on: a BPF map update failed",
                          sut.switch.log_text()), sut.switch.log_text()
-        assert not xdp_attached("sw1") and not xdp_attached("sw2")
+        assert not programs_on("sw1") and not programs_on("sw2")
         for ether_type in (0x9001, 0x9002):
             ptf.send(1, frame(ether_type))
             ptf.verify_packet(frame(ether_type), 2)

@@ -1,6 +1,6 @@
 """NAT64 between an IPv6-only namespace (h1) and an IPv4 one (h2), measured in one run through:
 softswitch running p4/nat64.p4 with sessions set up by the embedded controller (the interpreter
-alone, and with the kernel fast path at XDP in generic and in driver mode), Tayga, and Linux IPv6
+alone, and with the kernel fast path at XDP in generic and in driver mode and at TC), Tayga, and Linux IPv6
 forwarding between two IPv6 namespaces as the limit. iperf3 TCP with 1 and 10 streams and UDP in
 both directions, ping RTT, and the CPU of the forwarder and of the kernel's softirqs per test.
 Writes results.csv and results.svg here.
@@ -34,8 +34,9 @@ SERVER_VIA_POOL6 = "2001:db8:64::c633:6407"     # 198.51.100.7 in pool6 (RFC 605
 PINGS = 500
 DIRECTIONS = (("IPv6 to IPv4", []), ("IPv4 to IPv6", ["-R"]))
 MILLION = 1_000_000
-FILLED = "softswitch nat64.p4, fast path XDP generic, 1 000 000 sessions"
-XDP_ENTRY = "softswitch_xdp"                     # the program softswitch attaches (XdpProgram.ENTRY)
+TC = "softswitch nat64.p4, fast path TC"
+FILLED = "softswitch nat64.p4, fast path TC, 1 000 000 sessions"
+ENTRY = "softswitch_fp"                          # the program softswitch attaches (KernelProgram.ENTRY)
 
 
 def sh(*cmd, ns=None):
@@ -166,7 +167,7 @@ def softswitch(fast_path, sessions=0):
         (work / "fabric.json").write_text(json.dumps(config))
         controller = Controller(work / "fabric.json", work / "state", work / "controller.log").start()
         controller.wait_programmed()
-        if fast_path and not re.search(r"fast path: XDP", switch.log_text()):
+        if fast_path and not re.search(r"fast path: (XDP|TC ingress) \(", switch.log_text()):
             raise RuntimeError(f"softswitch did not start its fast path ({fast_path}); see {switch.log_path}:\n"
                                f"{switch.log_text()}")
         if sessions:
@@ -194,7 +195,7 @@ def cpu_seconds(pid):
 
 
 def softirq_seconds():
-    """All CPUs' softirq time: where XDP and the kernel's forwarding run."""
+    """All CPUs' softirq time: where the fast path and the kernel's forwarding run."""
     cpu = pathlib.Path("/proc/stat").read_text().splitlines()[0].split()
     return int(cpu[7]) / os.sysconf("SC_CLK_TCK")
 
@@ -208,12 +209,12 @@ def forwarder_pid(procs):
     return None
 
 
-def xdp_runs():
-    """(nanoseconds, runs) of softswitch's XDP programs so far, from the kernel's BPF statistics
+def program_runs():
+    """(nanoseconds, runs) of softswitch's kernel programs so far, from the kernel's BPF statistics
     (kernel.bpf_stats_enabled, which main turns on): the fast path's own cost per packet, which
     the machine's other load barely changes, unlike the throughput."""
     shown = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True, check=True).stdout
-    ours = [p for p in json.loads(shown) if p.get("type") == "xdp" and p.get("name") == XDP_ENTRY]
+    ours = [p for p in json.loads(shown) if p.get("name") == ENTRY]
     return sum(p.get("run_time_ns", 0) for p in ours), sum(p.get("run_cnt", 0) for p in ours)
 
 
@@ -221,10 +222,10 @@ def measured(procs, run):
     """run()'s result, with the forwarder's and the softirqs' CPU in percent of one core meanwhile,
     and the fast path's nanoseconds per packet ("" when no packet took it)."""
     pid = forwarder_pid(procs)
-    c0, s0, x0, t0 = cpu_seconds(pid) if pid else 0, softirq_seconds(), xdp_runs(), time.monotonic()
+    c0, s0, x0, t0 = cpu_seconds(pid) if pid else 0, softirq_seconds(), program_runs(), time.monotonic()
     result = run()
     seconds = time.monotonic() - t0
-    c1, s1, x1 = cpu_seconds(pid) if pid else 0, softirq_seconds(), xdp_runs()
+    c1, s1, x1 = cpu_seconds(pid) if pid else 0, softirq_seconds(), program_runs()
     runs = x1[1] - x0[1]
     return (result, round(100 * (c1 - c0) / seconds, 1), round(100 * (s1 - s0) / seconds, 1),
             round((x1[0] - x0[0]) / runs) if runs else "")
@@ -261,7 +262,7 @@ def ping(addr):
 
 def main():
     netns.enter_private_namespace()
-    stats = pathlib.Path("/proc/sys/kernel/bpf_stats_enabled")   # for xdp_runs; costs two clock reads a run
+    stats = pathlib.Path("/proc/sys/kernel/bpf_stats_enabled")   # for program_runs; costs two clock reads a run
     was = stats.read_text()
     stats.write_text("1")
     try:
@@ -275,7 +276,8 @@ def measure_all():
              ("softswitch nat64.p4, interpreter", softswitch(None)),
              ("softswitch nat64.p4, fast path XDP generic", softswitch("xdp-generic")),
              ("softswitch nat64.p4, fast path XDP driver", softswitch("xdp")),
-             (FILLED, softswitch("xdp-generic", MILLION))]
+             (TC, softswitch("tc")),
+             (FILLED, softswitch("tc", MILLION))]
     tests = [("TCP, 1 stream", ["-P", "1"]), ("TCP, 10 streams", ["-P", "10"]), ("UDP", None)]
     rows = []
     print(f"bench: {len(paths)} paths x {len(tests) * len(DIRECTIONS)} iperf3 tests of {SECONDS} s and {PINGS} pings; "
@@ -293,19 +295,19 @@ def measure_all():
                         # UDP offered at the rate Linux forwarding received (its first row sets it).
                         rate = udp_rate or "0"
                         args = ["-u", "-b", rate, "-l", "1400"]
-                    (sent, received), cpu, softirq, xdp_ns = measured(procs, lambda: iperf(addr, args + reverse))
+                    (sent, received), cpu, softirq, program_ns = measured(procs, lambda: iperf(addr, args + reverse))
                     if test == "UDP" and udp_rate is None and name.startswith("Linux"):
                         udp_rate = f"{received * 1e9:.0f}"
                     rows.append({"path": name, "direction": direction, "test": test, "sent_gbps": f"{sent:.3f}",
                                  "received_gbps": f"{received:.3f}", "forwarder_cpu_pct": cpu,
-                                 "softirq_cpu_pct": softirq, "xdp_ns_per_packet": xdp_ns, "rtt_min_us": "",
+                                 "softirq_cpu_pct": softirq, "program_ns_per_packet": program_ns, "rtt_min_us": "",
                                  "rtt_p50_us": "", "rtt_p99_us": ""})
                     print(f"  {name:44} {direction:13} {test:16} sent {sent:6.2f}  received {received:6.2f} Gbit/s"
                           f"  CPU {cpu:5.1f} %  softirq {softirq:5.1f} %"
-                          + (f"  XDP {xdp_ns} ns/packet" if xdp_ns else ""), flush=True)
-            (lo, p50, p99), cpu, softirq, xdp_ns = measured(procs, lambda: ping(addr))
+                          + (f"  program {program_ns} ns/packet" if program_ns else ""), flush=True)
+            (lo, p50, p99), cpu, softirq, program_ns = measured(procs, lambda: ping(addr))
             rows.append({"path": name, "direction": "both", "test": "ping RTT", "sent_gbps": "", "received_gbps": "",
-                         "forwarder_cpu_pct": cpu, "softirq_cpu_pct": softirq, "xdp_ns_per_packet": xdp_ns,
+                         "forwarder_cpu_pct": cpu, "softirq_cpu_pct": softirq, "program_ns_per_packet": program_ns,
                          "rtt_min_us": f"{lo:.0f}",
                          "rtt_p50_us": f"{p50:.0f}", "rtt_p99_us": f"{p99:.0f}"})
             print(f"  {name:44} ping RTT: min {lo:.0f} us, p50 {p50:.0f} us, p99 {p99:.0f} us", flush=True)
@@ -330,8 +332,7 @@ def ratios(rows):
     def got(path, direction, test):
         return next(float(r["received_gbps"]) for r in rows
                     if r["path"] == path and r["direction"] == direction and r["test"] == test)
-    generic = "softswitch nat64.p4, fast path XDP generic"
-    for fast in (generic, "softswitch nat64.p4, fast path XDP driver"):
+    for fast in ("softswitch nat64.p4, fast path XDP generic", "softswitch nat64.p4, fast path XDP driver", TC):
         for direction, _ in DIRECTIONS:
             for test in ("TCP, 1 stream", "TCP, 10 streams"):
                 f = got(fast, direction, test)
@@ -339,14 +340,14 @@ def ratios(rows):
                       f"{f / got('Linux IPv6 forwarding', direction, test):.2f} x Linux IPv6 forwarding")
     for direction, _ in DIRECTIONS:
         for test in ("TCP, 1 stream", "TCP, 10 streams", "UDP"):
-            print(f"bench: fast path XDP generic, {direction}, {test}: 1 000 000 sessions / 1 session = "
-                  f"{got(FILLED, direction, test) / got(generic, direction, test):.2f}")
+            print(f"bench: fast path TC, {direction}, {test}: 1 000 000 sessions / 1 session = "
+                  f"{got(FILLED, direction, test) / got(TC, direction, test):.2f}")
 
 
 def plot(rows, path):
     """Grouped bars of received Gbit/s, one group per direction and test (SVG, no plotting library)."""
     names = list(dict.fromkeys(r["path"] for r in rows))
-    colours = ["#888888", "#d08040", "#a0a0d0", "#4878a8", "#1f4e79", "#6aa84f"]
+    colours = ["#888888", "#d08040", "#a0a0d0", "#4878a8", "#1f4e79", "#c03030", "#6aa84f"]
     groups = [(r["direction"], r["test"]) for r in rows if r["path"] == names[0] and r["received_gbps"]]
     peak = max(float(r["received_gbps"]) for r in rows if r["received_gbps"]) * 1.15
     bar, top, height, left = 22, 40, 300, 50

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The fast path's own cost per packet (as root): one frame of a live NAT64 session per direction, run by the
-# kernel with BPF_PROG_TEST_RUN; see program_cost.py. Usage: bench/forwarding/program_cost.sh [CALLS_PER_ROUND]
+# kernel with BPF_PROG_TEST_RUN, at XDP and at TC; see program_cost.py.
+# Usage: bench/forwarding/program_cost.sh [CALLS_PER_ROUND] [MODE ...]   (MODE: xdp-generic, tc; both by default)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 [ -x bin/softswitch ] && [ -f p4/build/device_config.bin ] || { echo "program_cost: run make build p4 first" >&2; exit 1; }
@@ -8,4 +9,4 @@ cd "$(dirname "$0")/../.."
 for tool in iperf3 ethtool clang bpftool; do
   command -v "$tool" >/dev/null || { echo "program_cost: $tool is missing; run make deps" >&2; exit 1; }
 done
-exec .venv/bin/python bench/forwarding/program_cost.py "${1:-20000}"
+exec .venv/bin/python bench/forwarding/program_cost.py "${1:-20000}" "${@:2}"

@@ -43,10 +43,11 @@ final class RunCommand {
             "  --cpu-port N                     port whose packets become packet-ins (default 255)",
             "  --p4 PROGRAM.p4                  start with this program (P4Info as 'softswitch p4info' makes it)",
             "  --pcap DIR                       write DIR/portN_in.pcap and DIR/portN_out.pcap for every port",
-            "  --fast-path xdp|xdp-generic      also run the program in the kernel, compiled to eBPF at each port's XDP",
-            "                                   hook (needs clang and libbpf; xdp: driver mode, whose veth peers need",
-            "                                   GRO on; xdp-generic: any interface); packets it cannot finish go to",
-            "                                   the interpreter as without it",
+            "  --fast-path tc|xdp|xdp-generic   also run the program in the kernel, compiled to eBPF at each port's",
+            "                                   TC ingress or XDP hook (needs clang and libbpf; tc: any interface,",
+            "                                   Linux 6.6 or later, the fastest here; xdp: driver mode, whose veth peers",
+            "                                   need GRO on; xdp-generic: any interface); packets it cannot finish go",
+            "                                   to the interpreter as without it",
             "  --log-level LEVEL                error, warn, info (default) or debug",
             "",
             "Stops cleanly on SIGTERM or SIGINT, printing its counters.");
@@ -226,7 +227,7 @@ final class RunCommand {
                 return m;
             }
         }
-        throw new IllegalArgumentException("--fast-path is xdp or xdp-generic, not '" + name + "'");
+        throw new IllegalArgumentException("--fast-path is tc, xdp or xdp-generic, not '" + name + "'");
     }
 
     private static Level level(String name) {

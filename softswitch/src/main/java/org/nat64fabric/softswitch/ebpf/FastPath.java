@@ -21,7 +21,7 @@ import org.nat64fabric.softswitch.pipeline.Table;
 import org.nat64fabric.softswitch.v1model.Externs;
 
 /**
- * The kernel fast path of a running program: its C (from {@link XdpProgram}) compiled with clang,
+ * The kernel fast path of a running program: its C (from {@link KernelProgram}) compiled with clang,
  * loaded with libbpf and attached at XDP to every port. The program's tables and counters are
  * mirrored into BPF maps as the P4Runtime server writes them, and what the kernel counts is added
  * to what the interpreter counts. Packets the kernel program cannot finish reach the interpreter
@@ -30,34 +30,53 @@ import org.nat64fabric.softswitch.v1model.Externs;
 public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, AutoCloseable {
     private static final Logger LOG = Logger.getLogger("softswitch");
     private static final int LOG_BUF = 16 << 20;
-    /** Interfaces numbered below it are found in an array (PORT_INDEXES in softswitch_xdp.h), the others in a hash map. */
+    /** Interfaces numbered below it are found in an array (PORT_INDEXES in softswitch_fast_path.h), the others in a hash map. */
     private static final int PORT_INDEXES = 65536;
 
-    /** Where XDP runs: in the driver (veth, most NICs) or on the kernel's generic path. */
+    /**
+     * Where the program runs: XDP in the driver (veth, most NICs), XDP on the kernel's generic path
+     * (any interface), or TC ingress (any interface; the frame is an skb already, which XDP's generic
+     * path copies whole when it is cloned, as TCP's are).
+     */
     public enum Mode {
-        DRIVER(Libbpf.XDP_FLAGS_DRV_MODE, "xdp"),
-        GENERIC(Libbpf.XDP_FLAGS_SKB_MODE, "xdp-generic");
+        DRIVER(KernelProgram.Hook.XDP, Libbpf.XDP_FLAGS_DRV_MODE, "xdp"),
+        GENERIC(KernelProgram.Hook.XDP, Libbpf.XDP_FLAGS_SKB_MODE, "xdp-generic"),
+        TC(KernelProgram.Hook.TC, 0, "tc");
 
-        final int flags;
+        final KernelProgram.Hook hook;
+        final int xdpFlags;
         public final String option;
 
-        Mode(int flags, String option) {
-            this.flags = flags;
+        Mode(KernelProgram.Hook hook, int xdpFlags, String option) {
+            this.hook = hook;
+            this.xdpFlags = xdpFlags;
             this.option = option;
         }
     }
 
-    /** A switch port: its number and its interface. */
+    /** A switch port: its number, its interface and the interpreter's socket on it. */
     public static final class Port {
         final int number;
         final String name;
         final int ifindex;
+        final Receiver receiver;
 
-        public Port(int number, String name, int ifindex) {
+        public Port(int number, String name, int ifindex, Receiver receiver) {
             this.number = number;
             this.name = name;
             this.ifindex = ifindex;
+            this.receiver = receiver;
         }
+    }
+
+    /**
+     * The interpreter's receiving socket on a port. At TC it sees every frame before the program
+     * does (packet sockets come first), so while the program is attached it takes only the frames
+     * the program hands up, which carry {@link KernelProgram#HANDED_UP_MARK}.
+     */
+    public interface Receiver {
+        /** Takes only frames with this mark; with 0, every frame again. */
+        void receiveOnlyMarked(int mark);
     }
 
     /** Why the fast path cannot run: the one line to show, the interpreter keeps running. */
@@ -68,7 +87,7 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
     }
 
     private final Program program;
-    private final XdpProgram xdp;
+    private final KernelProgram code;
     private final Mode mode;
     private final List<Port> ports;
     private final Pointer object;
@@ -80,6 +99,8 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
     private final Map<Table, TableMaps> tables = new IdentityHashMap<>();
     /** One BPF link per port: the kernel detaches the program when its link closes, also when the process dies. */
     private final List<Integer> links = new ArrayList<>();
+    /** The ports whose socket takes only handed-up frames (TC). */
+    private final List<Port> filtered = new ArrayList<>();
     /**
      * The first map update the kernel refused, or null. From then on its tables could differ from
      * the interpreter's (a packet missing an entry there would take the default action), so the
@@ -88,7 +109,7 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
     private String failure;
 
     private static final class TableMaps {
-        final XdpProgram.TableMap layout;
+        final KernelProgram.TableMap layout;
         final int entries;
         final int head;
         final int defaults;
@@ -100,7 +121,7 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         int usedBelow;
         int half;
 
-        TableMaps(XdpProgram.TableMap layout, int entries, int head, int defaults) {
+        TableMaps(KernelProgram.TableMap layout, int entries, int head, int defaults) {
             this.layout = layout;
             this.entries = entries;
             this.head = head;
@@ -108,9 +129,9 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         }
     }
 
-    private FastPath(Program program, XdpProgram xdp, Mode mode, List<Port> ports, Pointer object) throws Unavailable {
+    private FastPath(Program program, KernelProgram code, Mode mode, List<Port> ports, Pointer object) throws Unavailable {
         this.program = program;
-        this.xdp = xdp;
+        this.code = code;
         this.mode = mode;
         this.ports = ports;
         this.object = object;
@@ -120,10 +141,10 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         this.stats = fd("fp_stats");
         this.bailSites = fd("bail_sites");
         for (Table t : program.tables) {
-            XdpProgram.TableMap m = xdp.map(t);
+            KernelProgram.TableMap m = code.map(t);
             if (m != null) {
-                boolean keyless = m.kind == XdpProgram.TableMap.Kind.KEYLESS;
-                boolean scan = m.kind == XdpProgram.TableMap.Kind.SCAN;
+                boolean keyless = m.kind == KernelProgram.TableMap.Kind.KEYLESS;
+                boolean scan = m.kind == KernelProgram.TableMap.Kind.SCAN;
                 tables.put(t, new TableMaps(m, keyless ? -1 : fd(m.name), scan ? fd(m.name + "_head") : -1,
                         fd(m.name + "_default")));
             }
@@ -132,22 +153,22 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
 
     /** A program compiled to eBPF, not loaded yet. */
     public static final class Compiled {
-        final XdpProgram xdp;
+        final KernelProgram code;
         final Path object;
 
-        Compiled(XdpProgram xdp, Path object) {
-            this.xdp = xdp;
+        Compiled(KernelProgram code, Path object) {
+            this.code = code;
             this.object = object;
         }
     }
 
     /** Writes the program as C and compiles it with clang (seconds for a large program: outside any lock). */
-    public static Compiled compile(Program program, boolean debug) throws Unavailable {
+    public static Compiled compile(Program program, Mode mode, boolean debug) throws Unavailable {
         if (program.architecture != Program.Architecture.V1MODEL) {
             throw new Unavailable("the fast path runs v1model programs; this one is " + program.architecture.p4infoName);
         }
-        XdpProgram xdp = new XdpProgram(program, debug);
-        return new Compiled(xdp, compile(xdp));
+        KernelProgram code = new KernelProgram(program, mode.hook, debug);
+        return new Compiled(code, compile(code));
     }
 
     /**
@@ -164,7 +185,7 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         }
         FastPath fp = null;
         try {
-            fp = new FastPath(compiled.xdp.program, compiled.xdp, mode, ports, obj);
+            fp = new FastPath(compiled.code.program, compiled.code, mode, ports, obj);
             fp.configure(cpuPort, startNanos);
             if (fp.failure != null) {
                 throw new Unavailable(fp.failure + " while filling the maps");
@@ -181,15 +202,15 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         return fp;
     }
 
-    private static Path compile(XdpProgram xdp) throws Unavailable {
+    private static Path compile(KernelProgram code) throws Unavailable {
         try {
-            Path dir = Files.createTempDirectory("softswitch-xdp");
+            Path dir = Files.createTempDirectory("softswitch-fast-path");
             dir.toFile().deleteOnExit();
             Path c = dir.resolve("fast_path.c");
-            Path h = dir.resolve("softswitch_xdp.h");
+            Path h = dir.resolve("softswitch_fast_path.h");
             Path o = dir.resolve("fast_path.o");
-            Files.writeString(c, xdp.source());
-            Files.writeString(h, XdpProgram.prelude());
+            Files.writeString(c, code.source());
+            Files.writeString(h, KernelProgram.prelude());
             for (Path p : List.of(c, h, o)) {
                 p.toFile().deleteOnExit();
             }
@@ -227,7 +248,7 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         }
         Pointer states = Libbpf.bpf_object__find_map_by_name(obj, "states");
         Libbpf.bpf_map__set_max_entries(states, Libbpf.libbpf_num_possible_cpus());
-        Pointer prog = Libbpf.bpf_object__find_program_by_name(obj, XdpProgram.ENTRY);
+        Pointer prog = Libbpf.bpf_object__find_program_by_name(obj, KernelProgram.ENTRY);
         Memory log = new Memory(LOG_BUF);
         log.setByte(0, (byte) 0);
         Libbpf.bpf_program__set_log_buf(prog, log, LOG_BUF);
@@ -277,31 +298,58 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
     /**
      * Attaches with BPF links, not the netlink attachment that outlives its process: a switch that
      * is killed must not leave its program forwarding on the ports, with nothing to take what it
-     * hands over.
+     * hands over. At TC (tcx links, Linux 6.6 and later) each port's socket filter goes on first:
+     * until the program is attached its frames are lost, not taken twice.
      */
     private void attach() throws Unavailable {
-        int fd = Libbpf.bpf_program__fd(Libbpf.bpf_object__find_program_by_name(object, XdpProgram.ENTRY));
-        // struct bpf_link_create_opts up to its flags: sz, then flags (the union after them stays zero)
-        Memory opts = new Memory(16);
-        opts.clear();
-        opts.setLong(0, 16);
-        opts.setInt(8, mode.flags);
+        int fd = Libbpf.bpf_program__fd(Libbpf.bpf_object__find_program_by_name(object, KernelProgram.ENTRY));
+        Memory opts = null;
+        if (mode.hook == KernelProgram.Hook.XDP) {
+            // struct bpf_link_create_opts up to its flags: sz, then flags (the union after them stays zero)
+            opts = new Memory(16);
+            opts.clear();
+            opts.setLong(0, 16);
+            opts.setInt(8, mode.xdpFlags);
+        }
         for (Port p : ports) {
-            int link = Libbpf.bpf_link_create(fd, p.ifindex, Libbpf.BPF_XDP, opts);
+            int link;
+            if (mode.hook == KernelProgram.Hook.TC) {
+                try {
+                    p.receiver.receiveOnlyMarked(KernelProgram.HANDED_UP_MARK);
+                } catch (RuntimeException e) {
+                    detach();
+                    throw new Unavailable("cannot filter the interpreter's socket on " + p.name + ": " + e.getMessage());
+                }
+                filtered.add(p);
+                link = Libbpf.bpf_link_create(fd, p.ifindex, Libbpf.BPF_TCX_INGRESS, null);
+            } else {
+                link = Libbpf.bpf_link_create(fd, p.ifindex, Libbpf.BPF_XDP, opts);
+            }
             if (link < 0) {
                 detach();
-                throw new Unavailable("cannot attach XDP (" + mode.option + ") to " + p.name + ": " + Libbpf.strerror(-link)
+                throw new Unavailable("cannot attach " + (mode.hook == KernelProgram.Hook.TC ? "at TC ingress (tcx, Linux 6.6 or later)"
+                        : "XDP (" + mode.option + ")") + " to " + p.name + ": " + Libbpf.strerror(-link)
                         + (mode == Mode.DRIVER ? "; try --fast-path " + Mode.GENERIC.option : ""));
             }
             links.add(link);
         }
     }
 
+    /** Detaches the program, then lets the sockets take every frame again (between the two, frames are lost, not taken twice). */
     private synchronized void detach() {
         for (int link : links) {
             Libbpf.close(link);
         }
         links.clear();
+        for (Port p : filtered) {
+            try {
+                p.receiver.receiveOnlyMarked(0);
+            } catch (RuntimeException e) {
+                LOG.warning("port " + p.number + " (" + p.name + "): cannot take every frame again, its socket keeps"
+                        + " taking only frames handed up: " + e.getMessage() + "; restart the switch");
+            }
+        }
+        filtered.clear();
     }
 
     /** What the fast path did with packets, by name, for the switch's counters. */
@@ -314,7 +362,7 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         if (failure != null) {
             out.put("fast path: detached after a failed map update", 1L);
         }
-        List<String> reasons = xdp.bailReasons();
+        List<String> reasons = code.bailReasons();
         for (int i = 0; i < reasons.size(); i++) {
             long n = sumPerCpu(bailSites, i, 8, 0);
             if (n > 0) {
@@ -373,7 +421,7 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
     private void rewriteScan(Table t, TableMaps m) {
         List<Table.Entry> order = new ArrayList<>(t.entries());
         order.sort(Comparator.comparingInt((Table.Entry e) -> e.priority).reversed());
-        int max = XdpProgram.TableMap.SCAN_MAX;
+        int max = KernelProgram.TableMap.SCAN_MAX;
         int half = 1 - m.half;
         if (order.size() <= max) {
             for (int i = 0; i < order.size(); i++) {
@@ -442,11 +490,11 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
     }
 
     @Override public long[] counts(Externs.Counter c, int index) {
-        return cell(xdp.counterBase(c) + index);
+        return cell(code.counterBase(c) + index);
     }
 
     @Override public void resetCounts(Externs.Counter c, int index) {
-        zeroPerCpu(counters, xdp.counterBase(c) + index, 16);
+        zeroPerCpu(counters, code.counterBase(c) + index, 16);
     }
 
     private long[] cell(int index) {
@@ -493,7 +541,7 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
 
     private static byte[] intKey(int v) {
         byte[] b = new byte[4];
-        XdpProgram.TableMap.putInt(b, 0, v);
+        KernelProgram.TableMap.putInt(b, 0, v);
         return b;
     }
 
@@ -521,7 +569,7 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
     }
 
     @Override public String toString() {
-        return "XDP (" + mode.option + ") on " + ports.stream().sorted(Comparator.comparingInt(p -> p.number))
+        return (mode.hook == KernelProgram.Hook.TC ? "TC ingress" : "XDP") + " (" + mode.option + ") on " + ports.stream().sorted(Comparator.comparingInt(p -> p.number))
                 .map(p -> p.number + "@" + p.name).collect(Collectors.toList());
     }
 }

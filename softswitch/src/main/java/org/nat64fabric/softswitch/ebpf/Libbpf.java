@@ -10,6 +10,7 @@ final class Libbpf {
     static final int XDP_FLAGS_DRV_MODE = 1 << 2;
     static final long BPF_ANY = 0;
     static final int BPF_XDP = 37;   // enum bpf_attach_type
+    static final int BPF_TCX_INGRESS = 46;
 
     static {
         Native.register(Libbpf.class, library());

@@ -30,7 +30,7 @@ import java.util.regex.Pattern;
  * answered conservatively: an index it cannot resolve reads every slot not yet written, and a
  * construct it does not know (a backward jump, a loop, the address of a slot other than in the
  * generator's memcpy and memset of slots) zeroes everything. It also tells every place some
- * statement reads, so that writes nothing reads can go (see XdpProgram).
+ * statement reads, so that writes nothing reads can go (see KernelProgram).
  *
  * <p>A header's fields are mostly read under its validity slot ({@code if (s->n[V]) {} or
  * {@code (s->n[V]) ? (...)}): the deparser's emits, and conditions such as

@@ -44,6 +44,9 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     private static final int ETH_P_8021Q = 0x8100;
     private static final int VLAN_TAG = 4;
     private static final int MAC_ADDRESSES = 12;
+    /** Where a classic BPF filter loads the skb's mark from (linux/filter.h). */
+    private static final int SKF_AD_OFF = -0x1000;
+    private static final int SKF_AD_MARK = 20;
     private static final int ETH_HEADER = 14;
     private static final long MTU_REFRESH_NS = 1_000_000_000L;
     /** A ring frame's status word, read and written with the ordering a concurrent flush() needs. */
@@ -276,9 +279,43 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
         return txPending.get();
     }
 
-    /** For the kernel fast path: this interface. */
+    /** For the kernel fast path: this interface, and this socket's filter for a fast path at TC. */
     @Override public FastPath.Port kernelPort(int portNumber) {
-        return new FastPath.Port(portNumber, name, ifindex);
+        return new FastPath.Port(portNumber, name, ifindex, this::receiveOnlyMarked);
+    }
+
+    /**
+     * From now on the socket takes only frames whose skb mark is {@code mark}; with 0, every
+     * frame again. A classic BPF socket filter: load the mark, compare, accept the frame whole or
+     * nothing.
+     */
+    private void receiveOnlyMarked(int mark) {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            if (mark == 0) {
+                LibC.setsockopt(fd, LibC.SOL_SOCKET, LibC.SO_DETACH_FILTER, new byte[4], 4);
+                return;
+            }
+            Memory filter = new Memory(4 * 8);
+            filterLine(filter, 0, 0x20, 0, 0, SKF_AD_OFF + SKF_AD_MARK);   // ld mark
+            filterLine(filter, 1, 0x15, 0, 1, mark);                       // jeq #mark, 0, 1
+            filterLine(filter, 2, 0x06, 0, 0, 0xFFFFFFFF);                 // ret #whole frame
+            filterLine(filter, 3, 0x06, 0, 0, 0);                          // ret #0: not for this socket
+            Memory program = new Memory(16);   // struct sock_fprog: its length, then a pointer to the lines
+            program.clear();
+            program.setShort(0, (short) 4);
+            program.setPointer(8, filter);
+            LibC.setsockopt(fd, LibC.SOL_SOCKET, LibC.SO_ATTACH_FILTER, program, 16);
+        }
+    }
+
+    private static void filterLine(Memory filter, int line, int code, int jumpTrue, int jumpFalse, int k) {
+        filter.setShort(line * 8L, (short) code);
+        filter.setByte(line * 8L + 2, (byte) jumpTrue);
+        filter.setByte(line * 8L + 3, (byte) jumpFalse);
+        filter.setInt(line * 8L + 4, k);
     }
 
     /** The longest frame the link carries: MTU + Ethernet header, + 4 for an 802.1Q tag (as the kernel allows). */

@@ -17,6 +17,9 @@ final class LibC {
     static final int PACKET_TX_RING = 13;
     static final int PACKET_QDISC_BYPASS = 20;
     static final int PACKET_IGNORE_OUTGOING = 23;
+    static final int SOL_SOCKET = 1;
+    static final int SO_ATTACH_FILTER = 26;
+    static final int SO_DETACH_FILTER = 27;
     static final long SIOCGIFMTU = 0x8921;
     static final int IFNAMSIZ = 16;
     static final int IFREQ_SIZE = 40;
@@ -38,6 +41,8 @@ final class LibC {
     static native int bind(int fd, byte[] addr, int len) throws LastErrorException;
 
     static native int setsockopt(int fd, int level, int name, byte[] value, int len) throws LastErrorException;
+
+    static native int setsockopt(int fd, int level, int name, Pointer value, int len) throws LastErrorException;
 
     static native Pointer mmap(Pointer addr, long len, int prot, int flags, int fd, long offset) throws LastErrorException;
 

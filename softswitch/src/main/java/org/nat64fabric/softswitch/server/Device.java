@@ -135,7 +135,7 @@ public final class Device implements AutoCloseable {
         }
         try {
             long t0 = System.nanoTime();
-            FastPath.Compiled compiled = FastPath.compile(p.sw.program, fastPathDebug);
+            FastPath.Compiled compiled = FastPath.compile(p.sw.program, fastPathMode, fastPathDebug);
             synchronized (p.sw) {
                 synchronized (this) {
                     if (pipeline == null || pipeline.sw != p.sw) {

@@ -341,7 +341,7 @@ class SlotsToZeroTest {
 
     private static int zeroedSlots(Path dir, String ingress) {
         Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS, PARSER, "", ingress, "", "pkt.emit(hdr.tag);"));
-        XdpProgram x = new XdpProgram(p, false);
+        KernelProgram x = new KernelProgram(p, KernelProgram.Hook.XDP, false);
         assertTrue(x.zeroed().narrow.cardinality() < p.narrowSlots, "some slots are written before they are read");
         return x.zeroed().narrow.cardinality();
     }

@@ -141,7 +141,7 @@ class SimpleSumeSwitchTest {
 
     @Test
     void theKernelFastPathSaysItRunsV1modelProgramsOnly() {
-        FastPath.Unavailable e = assertThrows(FastPath.Unavailable.class, () -> FastPath.compile(program, false));
+        FastPath.Unavailable e = assertThrows(FastPath.Unavailable.class, () -> FastPath.compile(program, FastPath.Mode.TC, false));
         assertTrue(e.getMessage().contains("v1model"), e.getMessage());
     }
 

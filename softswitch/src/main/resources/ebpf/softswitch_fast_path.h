@@ -1,15 +1,17 @@
-/* softswitch's kernel fast path: what every generated XDP program shares.
+/* softswitch's kernel fast path: what every generated program shares, at XDP and at TC.
  *
  * The program that includes this defines N_SLOTS, W_UNITS (powers of two), N_TEMPS, W_TEMPS,
- * COUNTER_CELLS, LAST_HIT_CELLS, BAIL_SITES and KEY_MAX (its largest table key, an LPM key's
- * length included) first, and its zero_state after. A packet is processed in a per-CPU state laid out as
+ * COUNTER_CELLS, LAST_HIT_CELLS, BAIL_SITES, KEY_MAX (its largest table key, an LPM key's
+ * length included) and HANDED_UP (the mark of a frame handed up at TC) first, and its zero_state after. A packet is processed in a per-CPU state laid out as
  * the interpreter's (narrow slots of 64 bits, wide ones in 128-bit units), so the same compiled
  * program runs in either place; whatever the C cannot do jumps to `bail`, which hands the untouched
- * packet to the interpreter (XDP_PASS: its AF_PACKET socket sees it). */
+ * packet to the interpreter (at XDP: XDP_PASS, its AF_PACKET socket sees it; at TC: hand_up). */
 #ifndef SOFTSWITCH_XDP_H
 #define SOFTSWITCH_XDP_H
 
 #include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 
@@ -195,6 +197,16 @@ static __always_inline void stat(__u32 which)
     __u64 *v = bpf_map_lookup_elem(&fp_stats, &which);
     if (v)
         *v += 1;
+}
+
+/* At TC the interpreter's socket has seen the frame already (packet sockets come before the TC
+ * hook) and let it go, as its filter takes only frames marked HANDED_UP: the frame goes in again
+ * at its port, marked, for the socket to take; this program then lets it pass (see the entry's
+ * first line). */
+static __always_inline int hand_up(struct __sk_buff *skb)
+{
+    skb->mark = HANDED_UP;
+    return bpf_redirect(skb->ifindex, BPF_F_INGRESS);
 }
 
 static __always_inline __s64 sx(__u64 v, int width)

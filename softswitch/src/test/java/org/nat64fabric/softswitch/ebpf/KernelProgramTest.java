@@ -11,7 +11,7 @@ import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.testutil.P4Programs;
 
 /** The shape of the C the fast path is compiled from, where it decides what a packet costs. */
-class XdpProgramTest {
+class KernelProgramTest {
     private static final String HEADERS = "header tag_t { bit<8> kind; bit<8> a; bit<8> b; }\n"
             + "header big_t { bit<32> x; bit<32> y; bit<32> z; bit<32> u; bit<32> v; }\n"
             + "struct headers_t { tag_t tag; big_t big; }\nstruct meta_t { bit<32> m; }\n";
@@ -20,7 +20,7 @@ class XdpProgramTest {
 
     private static String c(Path dir, String declarations, String parser, String ingressDecls, String ingress) {
         Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS + declarations, parser, ingressDecls, ingress, "", DEPARSER));
-        return new XdpProgram(p, false).source();
+        return new KernelProgram(p, KernelProgram.Hook.XDP, false).source();
     }
 
     @Test void anInParameterGetsACopyOfTheFieldsItsCalleeReadsOnly(@TempDir Path dir) {
