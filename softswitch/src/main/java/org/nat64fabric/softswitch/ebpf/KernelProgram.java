@@ -260,7 +260,10 @@ public final class KernelProgram extends CodeWriter {
         boolean tc = hook == Hook.TC;
         if (tc) {
             line("/* A frame handed up on its way in again: the interpreter's socket took it before this hook. */");
-            line("if (ctx->mark == HANDED_UP) { ctx->mark = 0; return TC_ACT_OK; }");
+            line("if (ctx->mark == HANDED_UP) {");
+            line("    ctx->mark = 0;");
+            line("    return TC_ACT_OK;");
+            line("}");
         }
         line("__u32 cpu = bpf_get_smp_processor_id();");
         line("__u32 zero = 0;");
@@ -377,8 +380,7 @@ public final class KernelProgram extends CodeWriter {
         line("    if (bpf_check_mtu(ctx, 0, &in_mtu, by_proto + rest, 0)) " + bail("a frame grown past its ingress interface's MTU") + ";");
         line("}");
         line("/* From here on the frame changes: a refusal now is the kernel out of memory, counted as a send error. */");
-        line("if ((by_proto && bpf_skb_change_proto(ctx, bpf_htons(proto_out), 0))");
-        line("        || (rest && bpf_skb_adjust_room(ctx, rest, BPF_ADJ_ROOM_MAC, 0))) {");
+        line("if ((by_proto && bpf_skb_change_proto(ctx, bpf_htons(proto_out), 0)) || (rest && bpf_skb_adjust_room(ctx, rest, BPF_ADJ_ROOM_MAC, 0))) {");
         line("    stat(FP_TX_ERROR);");
         line("    return TC_ACT_SHOT;");
         line("}");

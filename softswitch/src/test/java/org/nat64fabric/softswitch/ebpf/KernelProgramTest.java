@@ -2,6 +2,7 @@ package org.nat64fabric.softswitch.ebpf;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -55,5 +56,20 @@ class KernelProgramTest {
         assertTrue(source.contains("GOTO_STATE(1);"), "start to a later state: a jump");
         assertTrue(source.contains("S1:;"), "the state's label");
         assertTrue(source.contains("NEXT_STATE(1);"), "more to itself: the next turn of the loop");
+    }
+
+    @Test void bothHooksZeroOnlyWhatMayBeReadUnwritten(@TempDir Path dir) {
+        // The hooks differ around the blocks only (taking the frame, changing its length, handing it up):
+        // the analysis must read the TC program's lines as it reads XDP's, not give up and zero everything.
+        Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS + "struct unused_t { bit<8> u; }", PARSER, "",
+                "hdr.tag.a = hdr.tag.b; hdr.big.setInvalid(); sm.egress_spec = 2;", "", DEPARSER));
+        KernelProgram xdp = new KernelProgram(p, KernelProgram.Hook.XDP, false);
+        KernelProgram tc = new KernelProgram(p, KernelProgram.Hook.TC, false);
+        assertNotNull(xdp.zeroed().read, "every read placed");
+        assertTrue(xdp.zeroed().narrow.cardinality() < p.narrowSlots, "not every slot zeroed");
+        assertEquals(xdp.zeroed().narrow, tc.zeroed().narrow);
+        assertEquals(xdp.zeroed().units, tc.zeroed().units);
+        assertEquals(xdp.zeroed().read, tc.zeroed().read);
+        assertTrue(tc.source().contains("bpf_skb_change_proto") && tc.source().contains("hand_up(ctx)"), "the TC program");
     }
 }
