@@ -14,7 +14,10 @@ APT_PACKAGES := maven openjdk-17-jdk-headless cpp python3-venv python3-pip iprou
 FAST_PATH_SUITES := $(addprefix tests/,test_p4runtime_spec.py test_p4runtime_l3.py test_p4runtime_meters.py \
                     test_p4runtime_action_selector.py test_p4runtime_digest.py test_dataplane_faults.py \
                     test_nat64_pipeline.py test_nat64_icmp.py test_nat64_extension_headers.py test_nat64_rfc_audit.py \
-                    test_nat64_policing.py test_nat64_fuzz.py test_tayga_differential.py)
+                    test_nat64_policing.py test_nat64_fuzz.py test_tayga_differential.py test_fast_path.py)
+# ... at TC, the faster hook (bench/forwarding); at XDP (generic) the translation suites again (and
+# test_fast_path.py in the first pass, where XDP generic is its default)
+XDP_SUITES := $(addprefix tests/,test_nat64_pipeline.py test_nat64_icmp.py)
 PY_PACKAGES := -r tests/requirements.txt
 # The JVM flags of softswitch and the embedded controller (bin/softswitch, bin/nat64fabric-controller):
 # the garbage collector, chosen by bench/setup (its README, "Garbage collection").
@@ -93,8 +96,10 @@ test: build p4
 	@set -o pipefail; $(MVN) test 2>&1 | $(NO_ESCAPES)
 	@echo "test: Python suites (pytest)"
 	@$(PY) -m pytest -q tests
-	@echo "test: the P4Runtime and NAT64 conformance suites again, softswitch with its kernel fast path (XDP generic)"
-	@NAT64FABRIC_FAST_PATH=xdp-generic $(PY) -m pytest -q $(FAST_PATH_SUITES)
+	@echo "test: the P4Runtime and NAT64 conformance suites again, softswitch with its kernel fast path at TC"
+	@NAT64FABRIC_FAST_PATH=tc $(PY) -m pytest -q $(FAST_PATH_SUITES)
+	@echo "test: the NAT64 translation suites once more, the fast path at XDP (generic)"
+	@NAT64FABRIC_FAST_PATH=xdp-generic $(PY) -m pytest -q $(XDP_SUITES)
 
 ## demo: the NAT64 fabric demo in Mininet (root): ping, HTTP, UDP, EAMT, traceroute, iperf3, sessions
 demo: build p4
