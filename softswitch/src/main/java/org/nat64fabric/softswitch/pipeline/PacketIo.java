@@ -331,6 +331,36 @@ public final class PacketIo {
             return NEXT;
         }
 
+        /** Emits tested together in C: enough to skip a run of absent headers at one branch. */
+        private static final int GROUP = 8;
+
+        /**
+         * Writes the emits that start at body[from], in groups under one test of all their validity
+         * slots (a deparser emits many headers of which a packet has a few: one branch per group
+         * instead of one per header); returns how many statements it wrote, 0 when body[from] is
+         * not an emit of a header at a fixed place.
+         */
+        static int cRun(CodeWriter w, Stmt[] body, int from) {
+            int end = from;
+            while (end < body.length && end - from < GROUP && body[end] instanceof Emit
+                    && CodeWriter.constantIndex(((Emit) body[end]).header.cNarrowBase(w)) != null) {
+                end++;
+            }
+            if (end - from < 2) {
+                return 0;
+            }
+            StringBuilder any = new StringBuilder();
+            for (int i = from; i < end; i++) {
+                any.append(i > from ? " | " : "").append(w.nAt(((Emit) body[i]).header.cNarrowBase(w)));
+            }
+            w.open("if (" + any + ")");
+            for (int i = from; i < end; i++) {
+                w.statement(body[i]);
+            }
+            w.close();
+            return end - from;
+        }
+
         @Override public void c(CodeWriter w) {
             w.open("if (" + w.nAt(header.cNarrowBase(w)) + ")");
             w.line("if (s->out_len + " + bytes + " > OUT_MAX) " + w.bail("headers longer than the fast path's buffer") + ";");

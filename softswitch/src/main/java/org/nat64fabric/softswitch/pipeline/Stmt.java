@@ -41,8 +41,13 @@ public abstract class Stmt {
         }
 
         @Override public void c(CodeWriter w) {
-            for (Stmt st : body) {
-                w.statement(st);
+            for (int i = 0; i < body.length; ) {
+                int emits = PacketIo.Emit.cRun(w, body, i);
+                if (emits > 0) {
+                    i += emits;
+                } else {
+                    w.statement(body[i++]);
+                }
             }
         }
     }
