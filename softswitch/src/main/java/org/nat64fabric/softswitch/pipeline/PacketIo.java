@@ -1,6 +1,8 @@
 package org.nat64fabric.softswitch.pipeline;
 
 import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
 import org.nat64fabric.softswitch.frontend.Type;
 
 /** packet_in and packet_out operations: extract, lookahead, advance, emit. */
@@ -341,24 +343,23 @@ public final class PacketIo {
          * not an emit of a header at a fixed place.
          */
         static int cRun(CodeWriter w, Stmt[] body, int from) {
-            int end = from;
-            while (end < body.length && end - from < GROUP && body[end] instanceof Emit
-                    && CodeWriter.constantIndex(((Emit) body[end]).header.cNarrowBase(w)) != null) {
-                end++;
+            List<String> valid = new ArrayList<>();
+            while (from + valid.size() < body.length && valid.size() < GROUP && body[from + valid.size()] instanceof Emit) {
+                String base = ((Emit) body[from + valid.size()]).header.cNarrowBase(w);
+                if (CodeWriter.constantIndex(base) == null) {
+                    break;
+                }
+                valid.add(w.nAt(base));
             }
-            if (end - from < 2) {
+            if (valid.size() < 2) {
                 return 0;
             }
-            StringBuilder any = new StringBuilder();
-            for (int i = from; i < end; i++) {
-                any.append(i > from ? " | " : "").append(w.nAt(((Emit) body[i]).header.cNarrowBase(w)));
-            }
-            w.open("if (" + any + ")");
-            for (int i = from; i < end; i++) {
+            w.open("if (" + String.join(" | ", valid) + ")");
+            for (int i = from; i < from + valid.size(); i++) {
                 w.statement(body[i]);
             }
             w.close();
-            return end - from;
+            return valid.size();
         }
 
         @Override public void c(CodeWriter w) {

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.nat64fabric.softswitch.pipeline.Program;
@@ -77,7 +79,7 @@ class KernelProgramTest {
         // A deparser emits many headers of which a packet has a few; a branch per header was a sixth
         // of the NAT64 program's cost. The run is tested as a whole, then each header in it.
         String source = c(dir, "", PARSER, "", "sm.egress_spec = 2;");
-        java.util.regex.Matcher run = java.util.regex.Pattern.compile(
+        Matcher run = Pattern.compile(
                 "if \\((s->n\\[\\d+\\]) \\| (s->n\\[\\d+\\])\\) \\{").matcher(source);
         assertTrue(run.find(), source);
         int tag = source.indexOf("if (" + run.group(1) + ") {", run.end());
