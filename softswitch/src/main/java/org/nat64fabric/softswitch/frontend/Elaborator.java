@@ -1,5 +1,7 @@
 package org.nat64fabric.softswitch.frontend;
 
+import static org.objectweb.asm.Opcodes.*;
+
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,6 +21,7 @@ import org.nat64fabric.softswitch.pipeline.AggRef;
 import org.nat64fabric.softswitch.pipeline.CodeWriter;
 import org.nat64fabric.softswitch.pipeline.Loop;
 import org.nat64fabric.softswitch.pipeline.Expr;
+import org.nat64fabric.softswitch.pipeline.Jit;
 import org.nat64fabric.softswitch.pipeline.OffsetAgg;
 import org.nat64fabric.softswitch.pipeline.Ops;
 import org.nat64fabric.softswitch.pipeline.PacketIo;
@@ -32,6 +35,8 @@ import org.nat64fabric.softswitch.pipeline.ValueSet;
 import org.nat64fabric.softswitch.pipeline.VarbitIo;
 import org.nat64fabric.softswitch.sume.RegisterRaw;
 import org.nat64fabric.softswitch.v1model.Externs;
+import org.objectweb.asm.Label;
+import org.objectweb.asm.MethodVisitor;
 
 /**
  * Type-checks a parsed program and compiles it, in one walk, into the executable form of
@@ -2710,6 +2715,12 @@ final class Elaborator {
             return s.exiting ? EXIT : r;
         }
 
+        @Override public boolean jvm(Jit j) {
+            j.stmtPushing(st);
+            j.exitIfExiting();
+            return true;
+        }
+
         @Override public void c(CodeWriter w) {
             st.c(w);
             w.exitCheck();
@@ -3424,6 +3435,13 @@ final class Elaborator {
             return s.lastActionIndex;
         }
 
+        @Override public void jvmLong(Jit j) {
+            j.narrow(apply);
+            j.code().visitInsn(POP2);
+            j.stateField("lastActionIndex", "I");
+            j.code().visitInsn(I2L);
+        }
+
         @Override public String c(CodeWriter w) {
             apply.c(w);
             return "s->action_run";
@@ -3547,6 +3565,19 @@ final class Elaborator {
             return table.apply(s, s.packetLength) != null ? 1 : 0;
         }
 
+        @Override public void jvmLong(Jit j) {
+            MethodVisitor m = j.code();
+            Label miss = new Label();
+            Label done = new Label();
+            j.applyTable(table);
+            m.visitJumpInsn(IFNULL, miss);
+            m.visitInsn(LCONST_1);
+            m.visitJumpInsn(GOTO, done);
+            m.visitLabel(miss);
+            m.visitInsn(LCONST_0);
+            m.visitLabel(done);
+        }
+
         @Override public String c(CodeWriter w) {
             w.applyTable(table);
             return "s->hit";
@@ -3567,6 +3598,14 @@ final class Elaborator {
         @Override public int exec(State s) {
             table.apply(s, s.packetLength);
             return s.exiting ? EXIT : NEXT;
+        }
+
+        @Override public boolean jvm(Jit j) {
+            j.applyTable(table);
+            j.code().visitInsn(POP);
+            j.pushInt(NEXT);
+            j.exitIfExiting();
+            return true;
         }
 
         @Override public void c(CodeWriter w) {
@@ -3749,6 +3788,12 @@ final class Elaborator {
             return s.n[h.narrowBase(s)];
         }
 
+        @Override public void jvmLong(Jit j) {
+            j.narrowSlots();
+            j.narrowBase(h);
+            j.code().visitInsn(LALOAD);
+        }
+
         @Override public String c(CodeWriter w) {
             return w.nAt(h.cNarrowBase(w));
         }
@@ -3766,6 +3811,14 @@ final class Elaborator {
         @Override public int exec(State s) {
             s.n[h.narrowBase(s)] = valid;
             return NEXT;
+        }
+
+        @Override public boolean jvm(Jit j) {
+            j.narrowSlots();
+            j.narrowBase(h);
+            j.pushLong(valid);
+            j.code().visitInsn(LASTORE);
+            return false;
         }
 
         @Override public void c(CodeWriter w) {
@@ -3882,6 +3935,33 @@ final class Elaborator {
             return r == EXIT || r == Parser.REJECT ? r : NEXT;   // a sub-parser's reject rejects its caller
         }
 
+        @Override public boolean jvm(Jit j) {
+            MethodVisitor m = j.code();
+            for (Stmt st : before) {
+                j.stmtDiscarding(st);
+            }
+            j.stmtPushing(body);
+            int r = j.newLocal(1);
+            m.visitVarInsn(ISTORE, r);
+            for (Stmt st : after) {
+                j.stmtDiscarding(st);
+            }
+            Label keep = new Label();
+            Label done = new Label();
+            m.visitVarInsn(ILOAD, r);
+            j.pushInt(EXIT);
+            m.visitJumpInsn(IF_ICMPEQ, keep);
+            m.visitVarInsn(ILOAD, r);
+            j.pushInt(Parser.REJECT);
+            m.visitJumpInsn(IF_ICMPEQ, keep);
+            j.pushInt(NEXT);
+            m.visitJumpInsn(GOTO, done);
+            m.visitLabel(keep);
+            m.visitVarInsn(ILOAD, r);
+            m.visitLabel(done);
+            return true;
+        }
+
         @Override public void c(CodeWriter w) {
             for (Stmt st : before) {
                 w.statement(st);
@@ -3925,6 +4005,16 @@ final class Elaborator {
         @Override public long eval(State s) {
             call.exec(s);
             return result.eval(s);
+        }
+
+        @Override public void jvmLong(Jit j) {
+            j.stmtDiscarding(call);
+            j.narrow(result);
+        }
+
+        @Override public void jvmWide(Jit j) {
+            j.stmtDiscarding(call);
+            j.wide(result);
         }
 
         @Override public BigInteger evalWide(State s) {

@@ -10,6 +10,8 @@ public final class Action {
     public final Map<String, List<String>> annotations;
     public final List<Param> params;
     private Stmt body = Stmt.EMPTY;
+    /** The body as it runs: compiled to JVM bytecode ({@link Jit}). */
+    private Stmt code = Stmt.EMPTY;
 
     /** A parameter: its name, width and the slot its value is copied into before the body runs. */
     public static final class Param {
@@ -53,6 +55,7 @@ public final class Action {
     /** Set by the compiler once the body is compiled (the action exists before, for recursion checks and names). */
     public void compiledBody(Stmt compiled) {
         this.body = new Stmt.Callable(compiled);
+        this.code = Jit.compile(body);
     }
 
     /** Puts control-plane data in the parameters' slots, one value per parameter. */
@@ -81,7 +84,7 @@ public final class Action {
 
     /** Runs the body with parameters already in place (a direct call from P4 code). */
     public int runBody(State s) {
-        return body.exec(s);
+        return code.exec(s);
     }
 
     @Override public String toString() {

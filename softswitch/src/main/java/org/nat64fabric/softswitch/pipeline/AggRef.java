@@ -1,5 +1,7 @@
 package org.nat64fabric.softswitch.pipeline;
 
+import static org.objectweb.asm.Opcodes.*;
+
 import org.nat64fabric.softswitch.frontend.Type;
 
 /**
@@ -21,6 +23,8 @@ public final class AggRef extends Expr.Agg {
 
     @Override public int narrowBase(State s) { return (int) s.n[narrowSlot]; }
     @Override public int wideBase(State s) { return (int) s.n[wideSlot]; }
+    @Override public void jvmNarrowBase(Jit j) { j.slotAsInt(narrowSlot); }
+    @Override public void jvmWideBase(Jit j) { j.slotAsInt(wideSlot); }
     @Override public String cNarrowBase(CodeWriter w) { return w.ref(narrowSlot); }
     @Override public String cUnitBase(CodeWriter w) { return w.ref(wideSlot); }
 
@@ -31,6 +35,20 @@ public final class AggRef extends Expr.Agg {
                 s.n[narrowSlot] = argument.narrowBase(s);
                 s.n[wideSlot] = argument.wideBase(s);
                 return NEXT;
+            }
+
+            @Override public boolean jvm(Jit j) {
+                j.narrowSlots();
+                j.pushInt(narrowSlot);
+                argument.jvmNarrowBase(j);
+                j.code().visitInsn(I2L);
+                j.code().visitInsn(LASTORE);
+                j.narrowSlots();
+                j.pushInt(wideSlot);
+                argument.jvmWideBase(j);
+                j.code().visitInsn(I2L);
+                j.code().visitInsn(LASTORE);
+                return false;
             }
 
             @Override public void c(CodeWriter w) {

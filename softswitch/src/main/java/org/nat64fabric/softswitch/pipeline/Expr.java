@@ -1,5 +1,7 @@
 package org.nat64fabric.softswitch.pipeline;
 
+import static org.objectweb.asm.Opcodes.*;
+
 import java.math.BigInteger;
 import org.nat64fabric.softswitch.frontend.Type;
 
@@ -20,6 +22,16 @@ public abstract class Expr {
 
     public BigInteger evalWide(State s) {
         return Bits.unsigned(eval(s));
+    }
+
+    /** Pushes this narrow value (a long) in JVM bytecode (see {@link Jit}); by default, a call of its eval. */
+    public void jvmLong(Jit j) {
+        j.evalOf(this);
+    }
+
+    /** Pushes this wide value (a BigInteger) in JVM bytecode; by default, a call of its evalWide. */
+    public void jvmWide(Jit j) {
+        j.evalWideOf(this);
     }
 
     /** The width in bits of a bit/int typed value; 1 for bool, 0 for others. */
@@ -59,6 +71,8 @@ public abstract class Expr {
 
         @Override public long eval(State s) { return longValue; }
         @Override public BigInteger evalWide(State s) { return value; }
+        @Override public void jvmLong(Jit j) { j.pushLong(longValue); }
+        @Override public void jvmWide(Jit j) { j.constant(value); }
         @Override public String c(CodeWriter w) { return CodeWriter.constant(value, Math.max(width(), 1)); }
     }
 
@@ -72,6 +86,11 @@ public abstract class Expr {
 
         public void setWide(State s, BigInteger v) {
             set(s, v.longValue());
+        }
+
+        /** Stores a narrow value here in JVM bytecode; by default, through its set. */
+        public void jvmSet(Jit j, Expr value) {
+            j.set(this, value);
         }
 
         /** Writes a C value of this location's width (masked here). */
@@ -99,6 +118,20 @@ public abstract class Expr {
 
         @Override public long eval(State s) { return s.n[index]; }
         @Override public void set(State s, long v) { s.n[index] = v & mask; }
+
+        @Override public void jvmLong(Jit j) {
+            j.narrowSlots();
+            j.pushInt(index);
+            j.code().visitInsn(LALOAD);
+        }
+
+        @Override public void jvmSet(Jit j, Expr value) {
+            j.narrowSlots();
+            j.pushInt(index);
+            j.narrow(value);
+            j.and(mask);
+            j.code().visitInsn(LASTORE);
+        }
         @Override public String c(CodeWriter w) { return w.n(index); }
         @Override public void cSet(CodeWriter w, String value) { store(w, w.n(index), value); }
     }
@@ -115,6 +148,12 @@ public abstract class Expr {
         }
 
         @Override public BigInteger evalWide(State s) { return s.w[index]; }
+
+        @Override public void jvmWide(Jit j) {
+            j.wideSlots();
+            j.pushInt(index);
+            j.code().visitInsn(AALOAD);
+        }
         @Override public void setWide(State s, BigInteger v) { s.w[index] = Bits.fit(v, width(), mask); }
         @Override public void set(State s, long v) { s.w[index] = Bits.unsigned(v).and(mask); }
 
@@ -145,6 +184,16 @@ public abstract class Expr {
         public abstract int narrowBase(State s);
 
         public abstract int wideBase(State s);
+
+        /** Pushes {@link #narrowBase} (an int) in JVM bytecode; by default, a call of it. */
+        public void jvmNarrowBase(Jit j) {
+            j.call(this, "narrowBase", "I");
+        }
+
+        /** Pushes {@link #wideBase} (an int) in JVM bytecode; by default, a call of it. */
+        public void jvmWideBase(Jit j) {
+            j.call(this, "wideBase", "I");
+        }
 
         /** The fixed position, or null when it is computed per packet. */
         public int[] fixedBase() {
@@ -201,6 +250,8 @@ public abstract class Expr {
         @Override public int narrowBase(State s) { return narrow; }
         @Override public int wideBase(State s) { return wide; }
         @Override public int[] fixedBase() { return new int[] {narrow, wide}; }
+        @Override public void jvmNarrowBase(Jit j) { j.pushInt(narrow); }
+        @Override public void jvmWideBase(Jit j) { j.pushInt(wide); }
         @Override public String cNarrowBase(CodeWriter w) { return String.valueOf(narrow); }
         @Override public String cUnitBase(CodeWriter w) { return type.wideSlots() == 0 ? "0" : String.valueOf(w.unit(wide)); }
     }
@@ -244,6 +295,46 @@ public abstract class Expr {
             } else {
                 s.n[agg.narrowBase(s) + offset] = v.longValue() & mask;
             }
+        }
+
+        @Override public void jvmWide(Jit j) {
+            if (!wide) {
+                j.evalWideOf(this);
+                return;
+            }
+            j.wideSlots();
+            agg.jvmWideBase(j);
+            j.pushInt(offset);
+            j.code().visitInsn(IADD);
+            j.code().visitInsn(AALOAD);
+        }
+
+        @Override public void jvmLong(Jit j) {
+            if (wide) {
+                j.evalOf(this);
+                return;
+            }
+            j.narrowSlots();
+            slot(j);
+            j.code().visitInsn(LALOAD);
+        }
+
+        @Override public void jvmSet(Jit j, Expr value) {
+            if (wide) {
+                j.set(this, value);
+                return;
+            }
+            j.narrowSlots();
+            slot(j);
+            j.narrow(value);
+            j.and(mask);
+            j.code().visitInsn(LASTORE);
+        }
+
+        private void slot(Jit j) {
+            agg.jvmNarrowBase(j);
+            j.pushInt(offset);
+            j.code().visitInsn(IADD);
         }
 
         private String location(CodeWriter w) {

@@ -1,5 +1,7 @@
 package org.nat64fabric.softswitch.pipeline;
 
+import static org.objectweb.asm.Opcodes.*;
+
 import org.nat64fabric.softswitch.frontend.Type;
 
 /** A header, struct or stack inside an aggregate whose place is known only per packet. */
@@ -17,6 +19,19 @@ public final class OffsetAgg extends Expr.Agg {
 
     @Override public int narrowBase(State s) { return parent.narrowBase(s) + narrowOffset; }
     @Override public int wideBase(State s) { return parent.wideBase(s) + wideOffset; }
+
+    @Override public void jvmNarrowBase(Jit j) {
+        parent.jvmNarrowBase(j);
+        j.pushInt(narrowOffset);
+        j.code().visitInsn(IADD);
+    }
+
+    @Override public void jvmWideBase(Jit j) {
+        parent.jvmWideBase(j);
+        j.pushInt(wideOffset);
+        j.code().visitInsn(IADD);
+    }
+
     @Override public String cNarrowBase(CodeWriter w) { return "(" + parent.cNarrowBase(w) + " + " + narrowOffset + ")"; }
 
     @Override public String cUnitBase(CodeWriter w) {

@@ -1,7 +1,11 @@
 package org.nat64fabric.softswitch.pipeline;
 
+import static org.objectweb.asm.Opcodes.*;
+
 import java.math.BigInteger;
 import org.nat64fabric.softswitch.frontend.Type;
+import org.objectweb.asm.Label;
+import org.objectweb.asm.MethodVisitor;
 
 /** Operators on compiled expressions, with P4's wrap-around semantics on W-bit values. */
 public final class Ops {
@@ -47,8 +51,11 @@ public final class Ops {
                 case LOR: return a.eval(s) != 0 || b.eval(s) != 0 ? 1 : 0;
                 default: break;
             }
-            long x = a.eval(s);
-            long y = b.eval(s);
+            return combine(a.eval(s), b.eval(s));
+        }
+
+        /** The operator on two narrow operands' values (not && and ||, which may skip the second). */
+        public long combine(long x, long y) {
             switch (op) {
                 case ADD: return (x + y) & mask;
                 case SUB: return (x - y) & mask;
@@ -78,6 +85,75 @@ public final class Ops {
                 case GT: return compare(x, y) > 0 ? 1 : 0;
                 case GE: return compare(x, y) >= 0 ? 1 : 0;
                 default: throw new IllegalStateException(op.name());
+            }
+        }
+
+        @Override public void jvmLong(Jit j) {
+            if (wideOperands()) {
+                j.evalOf(this);
+                return;
+            }
+            MethodVisitor m = j.code();
+            if (op == Op.LAND || op == Op.LOR) {
+                Label decided = new Label();
+                Label done = new Label();
+                j.narrow(a);
+                m.visitInsn(LCONST_0);
+                m.visitInsn(LCMP);
+                m.visitJumpInsn(op == Op.LAND ? IFEQ : IFNE, decided);
+                j.narrow(b);
+                m.visitInsn(LCONST_0);
+                m.visitInsn(LCMP);
+                m.visitJumpInsn(op == Op.LAND ? IFEQ : IFNE, decided);
+                j.pushLong(op == Op.LAND ? 1 : 0);
+                m.visitJumpInsn(GOTO, done);
+                m.visitLabel(decided);
+                j.pushLong(op == Op.LAND ? 0 : 1);
+                m.visitLabel(done);
+                return;
+            }
+            int inline = signed ? 0 : inlineOpcode(op);
+            if (inline == 0 && !(op == Op.EQ || op == Op.NE)) {
+                j.constant(this);   // the rest is the interpreter's own arithmetic, on compiled operands
+                j.narrow(a);
+                j.narrow(b);
+                m.visitMethodInsn(INVOKEVIRTUAL, j.typeOf(this), "combine", "(JJ)J", false);
+                return;
+            }
+            j.narrow(a);
+            j.narrow(b);
+            switch (op) {
+                case ADD: case SUB: case MUL:
+                    m.visitInsn(inline);
+                    j.and(mask);
+                    return;
+                case AND: case OR: case XOR:
+                    m.visitInsn(inline);
+                    return;
+                case EQ: case NE:
+                    m.visitInsn(LCMP);
+                    j.booleanOf(op == Op.EQ ? IFNE : IFEQ);
+                    return;
+                default:   // unsigned comparisons
+                    m.visitMethodInsn(INVOKESTATIC, "java/lang/Long", "compareUnsigned", "(JJ)I", false);
+                    j.booleanOf(inline);
+            }
+        }
+
+        /** The opcode an unsigned operator compiles to: the operation, or for a comparison the jump when false; 0 if none. */
+        private static int inlineOpcode(Op op) {
+            switch (op) {
+                case ADD: return LADD;
+                case SUB: return LSUB;
+                case MUL: return LMUL;
+                case AND: return LAND;
+                case OR: return LOR;
+                case XOR: return LXOR;
+                case LT: return IFGE;
+                case LE: return IFGT;
+                case GT: return IFLE;
+                case GE: return IFLT;
+                default: return 0;
             }
         }
 
@@ -220,6 +296,31 @@ public final class Ops {
             }
         }
 
+        @Override public void jvmLong(Jit j) {
+            if (width > 64) {
+                j.evalOf(this);
+                return;
+            }
+            j.narrow(a);
+            switch (op) {
+                case '!':
+                    j.code().visitInsn(LCONST_0);
+                    j.code().visitInsn(LCMP);
+                    j.booleanOf(IFNE);
+                    return;
+                case '~':
+                    j.pushLong(-1L);
+                    j.code().visitInsn(LXOR);
+                    j.mask(width);
+                    return;
+                case '-':
+                    j.code().visitInsn(LNEG);
+                    j.mask(width);
+                    return;
+                default:
+            }
+        }
+
         @Override public String c(CodeWriter w) {
             String x = a.c(w);
             String m = width > 64 ? CodeWriter.wideMask(width) : CodeWriter.mask(width);
@@ -260,6 +361,18 @@ public final class Ops {
 
         @Override public long eval(State s) { return c.eval(s) != 0 ? x.eval(s) : y.eval(s); }
 
+        @Override public void jvmLong(Jit j) {
+            Label no = new Label();
+            Label done = new Label();
+            j.narrow(c);
+            j.ifZero(no);
+            j.narrow(x);
+            j.code().visitJumpInsn(GOTO, done);
+            j.code().visitLabel(no);
+            j.narrow(y);
+            j.code().visitLabel(done);
+        }
+
         @Override public String c(CodeWriter w) {
             String t = x.isWide() ? w.tempWide() : w.tempNarrow();
             w.line(t + " = " + this.c.c(w) + ";");
@@ -292,6 +405,19 @@ public final class Ops {
                 v = Bits.signExtend(v, fromWidth);
             }
             return v & Bits.mask(width);
+        }
+
+        @Override public void jvmLong(Jit j) {
+            if (width > 64 || fromWidth > 64) {
+                j.evalOf(this);
+                return;
+            }
+            j.narrow(a);
+            if (signExtend && fromWidth > 0) {
+                j.pushInt(fromWidth);
+                j.code().visitMethodInsn(INVOKESTATIC, org.objectweb.asm.Type.getInternalName(Bits.class), "signExtend", "(JI)J", false);
+            }
+            j.mask(width);
         }
 
         @Override public String c(CodeWriter w) {
@@ -343,6 +469,17 @@ public final class Ops {
 
         @Override public BigInteger evalWide(State s) {
             return base.evalWide(s).shiftRight(lo).and(Bits.wideMask(hi - lo + 1));
+        }
+
+        @Override public void jvmLong(Jit j) {
+            if (base.isWide() || hi - lo + 1 > 64) {
+                j.evalOf(this);
+                return;
+            }
+            j.narrow(base);
+            j.pushInt(lo);
+            j.code().visitInsn(LUSHR);
+            j.mask(hi - lo + 1);
         }
 
         @Override public String c(CodeWriter w) {

@@ -1,9 +1,12 @@
 package org.nat64fabric.softswitch.pipeline;
 
+import static org.objectweb.asm.Opcodes.*;
+
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import org.nat64fabric.softswitch.frontend.Type;
+import org.objectweb.asm.Label;
 
 /** packet_in and packet_out operations: extract, lookahead, advance, emit. */
 public final class PacketIo {
@@ -331,6 +334,19 @@ public final class PacketIo {
             State.writeBits(s.out, pos, accBits, acc);
             s.outLength += bytes;
             return NEXT;
+        }
+
+        /** Tests the header's validity inline: of the many headers a deparser emits, a packet has few. */
+        @Override public boolean jvm(Jit j) {
+            Label absent = new Label();
+            j.narrowSlots();
+            j.narrowBase(header);
+            j.code().visitInsn(LALOAD);
+            j.ifZero(absent);
+            j.execOf(this);
+            j.code().visitInsn(POP);
+            j.code().visitLabel(absent);
+            return false;
         }
 
         /** Emits tested together in C: enough to skip a run of absent headers at one branch. */

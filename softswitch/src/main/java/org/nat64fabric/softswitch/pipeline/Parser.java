@@ -13,6 +13,8 @@ public final class Parser {
 
     public final String name;
     private final Stmt[] bodies;
+    /** The bodies as they run: compiled to JVM bytecode ({@link Jit}). */
+    private final Stmt[] code;
     private final Transition[] transitions;
 
     /** Where a state goes next. */
@@ -181,6 +183,7 @@ public final class Parser {
     public Parser(String name, Stmt[] bodies, Transition[] transitions) {
         this.name = name;
         this.bodies = bodies;
+        this.code = Jit.compileAll(bodies);
         this.transitions = transitions;
     }
 
@@ -210,7 +213,7 @@ public final class Parser {
     public boolean run(State s) {
         int state = 0;
         for (int steps = 0; steps < MAX_TRANSITIONS; steps++) {
-            int r = bodies[state].exec(s);
+            int r = code[state].exec(s);
             if (r == REJECT) {
                 return false;
             }

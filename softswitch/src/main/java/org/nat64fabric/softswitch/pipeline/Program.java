@@ -40,6 +40,12 @@ public final class Program {
     public final Stmt egress;
     public final Stmt computeChecksum;
     public final Stmt deparser;
+    /** The blocks as the switches run them: compiled to JVM bytecode ({@link Jit}). */
+    public final Stmt verifyChecksumCode;
+    public final Stmt ingressCode;
+    public final Stmt egressCode;
+    public final Stmt computeChecksumCode;
+    public final Stmt deparserCode;
 
     public final List<Table> tables;
     public final List<Action> actions;
@@ -74,6 +80,11 @@ public final class Program {
         this.egress = egress;
         this.computeChecksum = computeChecksum;
         this.deparser = deparser;
+        this.verifyChecksumCode = Jit.compile(verifyChecksum);
+        this.ingressCode = Jit.compile(ingress);
+        this.egressCode = Jit.compile(egress);
+        this.computeChecksumCode = Jit.compile(computeChecksum);
+        this.deparserCode = Jit.compile(deparser);
         this.tables = tables;
         this.actions = actions;
         this.counters = counters;

@@ -1,6 +1,10 @@
 package org.nat64fabric.softswitch.pipeline;
 
+import static org.objectweb.asm.Opcodes.*;
+
 import java.util.List;
+import org.objectweb.asm.Label;
+import org.objectweb.asm.MethodVisitor;
 
 /** A compiled statement. {@link #exec} tells how control leaves it. */
 public abstract class Stmt {
@@ -16,6 +20,14 @@ public abstract class Stmt {
     /** This statement in C (see {@link CodeWriter}). */
     public void c(CodeWriter w) {
         throw new CodeWriter.Unsupported(getClass().getSimpleName());
+    }
+
+    /**
+     * This statement in JVM bytecode (see {@link Jit#stmt}): true when the code pushes how control
+     * leaves it, false when it always goes on and pushes nothing. By default, a call of its exec.
+     */
+    public boolean jvm(Jit j) {
+        return j.execOf(this);
     }
 
     public static final Stmt EMPTY = new Stmt() {
@@ -38,6 +50,33 @@ public abstract class Stmt {
                 }
             }
             return NEXT;
+        }
+
+        @Override public boolean jvm(Jit j) {
+            if (body.length > Jit.STATEMENTS_PER_BLOCK) {
+                // Nested blocks of a bounded length, each of which may go to a method of its own.
+                List<Stmt> parts = new java.util.ArrayList<>();
+                for (int i = 0; i < body.length; i += Jit.STATEMENTS_PER_BLOCK) {
+                    parts.add(new Block(List.of(body).subList(i, Math.min(body.length, i + Jit.STATEMENTS_PER_BLOCK))));
+                }
+                return j.stmt(new Block(parts));
+            }
+            MethodVisitor m = j.code();
+            Label out = null;
+            for (Stmt st : body) {
+                if (j.stmt(st)) {
+                    out = out == null ? new Label() : out;
+                    m.visitInsn(DUP);
+                    m.visitJumpInsn(IFNE, out);
+                    m.visitInsn(POP);
+                }
+            }
+            if (out == null) {
+                return false;
+            }
+            m.visitInsn(ICONST_0);
+            m.visitLabel(out);
+            return true;
         }
 
         @Override public void c(CodeWriter w) {
@@ -65,6 +104,20 @@ public abstract class Stmt {
 
         @Override public int exec(State s) {
             return cond.eval(s) != 0 ? then.exec(s) : otherwise.exec(s);
+        }
+
+        @Override public boolean jvm(Jit j) {
+            MethodVisitor m = j.code();
+            Label no = new Label();
+            Label done = new Label();
+            j.narrow(cond);
+            j.ifZero(no);
+            j.stmtPushing(then);
+            m.visitJumpInsn(GOTO, done);
+            m.visitLabel(no);
+            j.stmtPushing(otherwise);
+            m.visitLabel(done);
+            return true;
         }
 
         @Override public void c(CodeWriter w) {
@@ -97,6 +150,15 @@ public abstract class Stmt {
                 target.set(s, value.eval(s));
             }
             return NEXT;
+        }
+
+        @Override public boolean jvm(Jit j) {
+            if (wide) {
+                j.setWide(target, value);
+            } else {
+                target.jvmSet(j, value);
+            }
+            return false;
         }
 
         @Override public void c(CodeWriter w) {
@@ -152,6 +214,17 @@ public abstract class Stmt {
             return NEXT;
         }
 
+        @Override public boolean jvm(Jit j) {
+            if (e.isWide()) {
+                j.wide(e);
+                j.code().visitInsn(POP);
+            } else {
+                j.narrow(e);
+                j.code().visitInsn(POP2);
+            }
+            return false;
+        }
+
         @Override public void c(CodeWriter w) {
             w.line("(void) (" + e.c(w) + ");");
         }
@@ -159,6 +232,10 @@ public abstract class Stmt {
 
     public static final class Exit extends Stmt {
         @Override public int exec(State s) { return EXIT; }
+        @Override public boolean jvm(Jit j) {
+            j.pushInt(EXIT);
+            return true;
+        }
         @Override public void c(CodeWriter w) { w.exitJump(); }
     }
 
@@ -175,6 +252,14 @@ public abstract class Stmt {
                 storeResult.exec(s);
             }
             return RETURN;
+        }
+
+        @Override public boolean jvm(Jit j) {
+            if (storeResult != null) {
+                j.stmtDiscarding(storeResult);
+            }
+            j.pushInt(RETURN);
+            return true;
         }
 
         @Override public void c(CodeWriter w) {
@@ -212,6 +297,40 @@ public abstract class Stmt {
                 }
             }
             return defaultBranch >= 0 ? branches[defaultBranch].exec(s) : NEXT;
+        }
+
+        @Override public boolean jvm(Jit j) {
+            if (selector.isWide()) {
+                return j.execOf(this);
+            }
+            MethodVisitor m = j.code();
+            int v = j.newLocal(2);
+            j.narrow(selector);
+            m.visitVarInsn(LSTORE, v);
+            Label[] starts = new Label[branches.length];
+            for (int b = 0; b < branches.length; b++) {
+                starts[b] = new Label();
+            }
+            Label done = new Label();
+            for (int i = 0; i < values.length; i++) {
+                m.visitVarInsn(LLOAD, v);
+                j.pushLong(values[i]);
+                m.visitInsn(LCMP);
+                m.visitJumpInsn(IFEQ, starts[branchOf[i]]);
+            }
+            if (defaultBranch >= 0) {
+                m.visitJumpInsn(GOTO, starts[defaultBranch]);
+            } else {
+                m.visitInsn(ICONST_0);
+                m.visitJumpInsn(GOTO, done);
+            }
+            for (int b = 0; b < branches.length; b++) {
+                m.visitLabel(starts[b]);
+                j.stmtPushing(branches[b]);
+                m.visitJumpInsn(GOTO, done);
+            }
+            m.visitLabel(done);
+            return true;
         }
 
         @Override public void c(CodeWriter w) {
@@ -252,6 +371,12 @@ public abstract class Stmt {
         @Override public int exec(State s) {
             int r = body.exec(s);
             return r == EXIT ? EXIT : NEXT;
+        }
+
+        @Override public boolean jvm(Jit j) {
+            j.stmtPushing(body);
+            j.exitOrNext();
+            return true;
         }
 
         @Override public void c(CodeWriter w) {

@@ -72,7 +72,7 @@ public final class SimpleSumeSwitch {
             return out;
         }
         s.exiting = false;
-        program.ingress.exec(s);
+        program.ingressCode.exec(s);
         if ((sendDigest.eval(s) & 1) != 0) {
             count.accept("digest: not delivered (softswitch sends no SUME digests)");
         }
@@ -83,7 +83,7 @@ public final class SimpleSumeSwitch {
         }
         s.exiting = false;
         s.outLength = 0;
-        program.deparser.exec(s);
+        program.deparserCode.exec(s);
         int length = s.frameLength();
         if (length > MAX_FRAME) {
             count.accept("drop: frame over SUME's " + MAX_FRAME + " bytes (out)");

@@ -228,9 +228,9 @@ public final class V1ModelSwitch {
             count("parser error: " + errorName(s.parserError));
         }
         s.exiting = false;
-        program.verifyChecksum.exec(s);
+        program.verifyChecksumCode.exec(s);
         s.exiting = false;
-        program.ingress.exec(s);
+        program.ingressCode.exec(s);
     }
 
     private String errorName(int code) {
@@ -298,7 +298,7 @@ public final class V1ModelSwitch {
         // egress drops the packet (a replica of a packet dropped in ingress still leaves).
         egressSpec.set(e, 0);
         egressTimestamp.set(e, (System.nanoTime() - startNanos) / 1000);
-        program.egress.exec(e);
+        program.egressCode.exec(e);
         if (e.cloneType == CLONE_E2E && e.cloneSession >= 0) {
             List<Replica> session = cloneSessions.get(e.cloneSession);
             if (session == null) {
@@ -323,10 +323,10 @@ public final class V1ModelSwitch {
             return;
         }
         e.exiting = false;
-        program.computeChecksum.exec(e);
+        program.computeChecksumCode.exec(e);
         e.outLength = 0;
         e.exiting = false;
-        program.deparser.exec(e);
+        program.deparserCode.exec(e);
         int length = e.frameLength();
         if (e.truncateLength >= 0 && e.truncateLength < length) {
             length = e.truncateLength;
