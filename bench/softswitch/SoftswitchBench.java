@@ -40,7 +40,9 @@ import p4.v1.P4RuntimeOuterClass.WriteRequest;
  *   memory — heap per installed session entry (used heap after GC, before and after 1 000 000);
  *   lookup — packets/s of the interpreter translating IPv6 UDP through the session path, with a
  *            session table of 1 entry and of 1 000 000, runs interleaved so the shared machine's
- *            noise falls on both alike.
+ *            noise falls on both alike;
+ *   jit    — with JIT_ONLY=1: the 1-entry lookup alone, labelled by how the blocks run (compiled to
+ *            JVM bytecode, or -Dsoftswitch.jit=false: the tree interpreter); run.sh alternates them.
  * Prints CSV lines "kind,..." on stdout; run by bench/softswitch/run.sh. -Dsessions=N changes the
  * million; SKIP_WRITE=1 or SKIP_LOOKUP=1 in the environment leaves a part out.
  */
@@ -55,6 +57,10 @@ public class SoftswitchBench {
         P4Info info = TextFormat.parse(Files.readString(P4INFO), P4Info.class);
         ForwardingPipelineConfig pipeline = ForwardingPipelineConfig.newBuilder().setP4Info(info)
                 .setP4DeviceConfig(ByteString.copyFrom(Files.readAllBytes(DEVICE_CONFIG))).build();
+        if (System.getenv("JIT_ONLY") != null) {
+            compiledOrTree(info, seconds);
+            return;
+        }
         System.out.println("kind,case,value,unit,detail");
         if (System.getenv("SKIP_WRITE") == null) {
             writeRate(info, pipeline, 1000);
@@ -210,6 +216,22 @@ public class SoftswitchBench {
             System.out.printf("lookup,%s,%.0f,packets/s,median of 5 interleaved runs %s%n", names[i], sorted[2],
                     Arrays.toString(Arrays.stream(kpps[i]).mapToLong(Math::round).toArray()).replace(",", ""));
         }
+    }
+
+    /** The 1-entry lookup: a warm-up, then the median of five runs. */
+    static void compiledOrTree(P4Info info, double seconds) throws Exception {
+        V1ModelSwitch sw = switchWith(Frontend.compile(Path.of("p4/nat64.p4")), info, new Sessions(info), 1, false);
+        byte[][] oneFlow = packets(1, 1, new Random(3));
+        run(sw, oneFlow, seconds);
+        double[] kpps = new double[5];
+        for (int i = 0; i < kpps.length; i++) {
+            kpps[i] = run(sw, oneFlow, seconds);
+        }
+        double[] sorted = kpps.clone();
+        Arrays.sort(sorted);
+        String how = "false".equals(System.getProperty("softswitch.jit")) ? "tree interpreter" : "compiled to JVM bytecode";
+        System.out.printf("jit,1 entry (%s),%.0f,packets/s,median of 5 runs %s%n", how, sorted[2],
+                Arrays.toString(Arrays.stream(kpps).mapToLong(Math::round).toArray()).replace(",", ""));
     }
 
     /** A switch running nat64.p4 with pool6, a route to 198.51.100.0/24 and `sessions` session_v6 entries. */

@@ -37,6 +37,11 @@ chart(0, "P4Runtime Write of session entries (median batch)", writes,
       lambda r: [r["case"], "table 0 → 1M"], lambda v: f"{v / 1000:.0f}k/s", 200_000, "target 200k entries/s")
 chart(panel, "interpreter, NAT64 session path: packets/s", lookups,
       lambda r: r["case"].replace(" (", "|(").split("|"), lambda v: f"{v / 1000:.0f}k")
+jit = [r for r in rows if r["kind"] == "jit"]
+if jit:
+    # Rounds in turns: the tree interpreter, then the compiled blocks, twice.
+    svg.append(f'<text x="{panel + left}" y="{top + height + 96}">1 entry, in turns: '
+               + ", ".join(f'{r["case"][9:-1]} {float(r["value"]) / 1000:.0f}k' for r in jit) + '</text>')
 if memory:
     svg.append(f'<text x="{panel + left}" y="{top + height + 80}">heap per session entry: {float(memory["value"]):.0f} bytes '
                f'({memory["detail"]})</text>')

@@ -9,9 +9,16 @@ here=bench/softswitch
 jar=softswitch/target/softswitch.jar
 [ -f "$jar" ] || { echo "bench: $jar is missing; run make build first" >&2; exit 1; }
 java -jar "$jar" compile p4/nat64.p4 --out-dir p4/build >/dev/null
-echo "bench: 2 x 1 000 000 P4Runtime inserts, then 3 lookup cases x (1 warm-up + 5 runs) of ${1:-2} s; about 3 min"
+echo "bench: 2 x 1 000 000 P4Runtime inserts, then 3 lookup cases x (1 warm-up + 5 runs) of ${1:-2} s, then 4 x 6 runs of the 1-entry case; about 5 min"
 # 6 GiB: two switches with a million entries each are alive at once during the write runs' GC.
 java -Xms2g -Xmx6g -cp "$jar:softswitch/target/lib/*" "$here/SoftswitchBench.java" "${1:-2}" 2>/dev/null \
   | tee "$here/results.csv"
+echo "bench: the 1-entry lookup, blocks compiled to JVM bytecode and as the tree interpreter, in turns (2 rounds)"
+for round in 1 2; do
+  for jit in false true; do
+    JIT_ONLY=1 java -Dsoftswitch.jit=$jit -Xms1g -Xmx2g -cp "$jar:softswitch/target/lib/*" "$here/SoftswitchBench.java" "${1:-2}" \
+      2>/dev/null | tee -a "$here/results.csv"
+  done
+done
 python3 "$here/plot.py" "$here/results.csv" "$here/results.svg"
 echo "bench: wrote $here/results.csv and $here/results.svg"

@@ -1,6 +1,10 @@
 package org.nat64fabric.softswitch.pipeline;
 
+import static org.objectweb.asm.Opcodes.*;
+
 import java.math.BigInteger;
+import org.objectweb.asm.Label;
+import org.objectweb.asm.MethodVisitor;
 
 /** A compiled parser: states with bodies and transitions, run until accept or reject. */
 public final class Parser {
@@ -13,13 +17,26 @@ public final class Parser {
 
     public final String name;
     private final Stmt[] bodies;
-    /** The bodies as they run: compiled to JVM bytecode ({@link Jit}). */
-    private final Stmt[] code;
+    /** The parser as it runs, compiled to JVM bytecode ({@link Jit}): exec gives ACCEPTED or not. */
+    private final Stmt code;
+    private static final int ACCEPTED = 1;
     private final Transition[] transitions;
 
     /** Where a state goes next. */
     public abstract static class Transition {
         abstract int next(State s);
+
+        /**
+         * Goes to the next state in JVM bytecode: jumps to {@code states[target]}, {@code accept} or
+         * {@code reject}. By default the transition's own next decides, through {@code goTo}.
+         */
+        void jvm(Jit j, Label[] states, Label accept, Label reject, Label goTo, int stateLocal) {
+            j.constant(this);
+            j.state();
+            j.code().visitMethodInsn(INVOKEVIRTUAL, j.typeOf(this), "next", "(" + org.objectweb.asm.Type.getDescriptor(State.class) + ")I", false);
+            j.code().visitVarInsn(ISTORE, stateLocal);
+            j.code().visitJumpInsn(GOTO, goTo);
+        }
 
         /** Goes to the next state from state {@code from} (in C; see {@link Parser#c}). */
         abstract void c(CodeWriter w, int from);
@@ -39,6 +56,10 @@ public final class Parser {
         }
 
         @Override int next(State s) { return target; }
+
+        @Override void jvm(Jit j, Label[] states, Label accept, Label reject, Label goTo, int stateLocal) {
+            jump(j, target, states, accept, reject);
+        }
         @Override void c(CodeWriter w, int from) { w.line(cGoto(from, target)); }
     }
 
@@ -63,6 +84,36 @@ public final class Parser {
                 w |= k.isWide();
             }
             this.wide = w;
+        }
+
+        @Override void jvm(Jit j, Label[] states, Label accept, Label reject, Label goTo, int stateLocal) {
+            boolean sets = false;
+            for (ValueSet set : this.sets) {
+                sets |= set != null;
+            }
+            if (wide || sets) {
+                super.jvm(j, states, accept, reject, goTo, stateLocal);
+                return;
+            }
+            MethodVisitor m = j.code();
+            int[] values = new int[keys.length];
+            for (int i = 0; i < keys.length; i++) {
+                values[i] = j.newLocal(2);
+                j.narrow(keys[i]);
+                m.visitVarInsn(LSTORE, values[i]);
+            }
+            for (int c = 0; c < cases.length; c++) {
+                Label next = new Label();
+                for (int i = 0; i < keys.length; i++) {
+                    cases[c][i].jvmTest(j, values[i], next);
+                }
+                jump(j, targets[c], states, accept, reject);
+                m.visitLabel(next);
+            }
+            j.state();
+            j.pushInt(PacketIo.NO_MATCH);
+            m.visitFieldInsn(PUTFIELD, org.objectweb.asm.Type.getInternalName(State.class), "parserError", "I");
+            m.visitJumpInsn(GOTO, reject);
         }
 
         @Override int next(State s) {
@@ -165,6 +216,30 @@ public final class Parser {
             return "((" + x + " & " + CodeWriter.constant(mask, width) + ") == " + CodeWriter.constant(value, width) + ")";
         }
 
+        /** Jumps to {@code fail} unless the long in local {@code value} matches. */
+        void jvmTest(Jit j, int value, Label fail) {
+            MethodVisitor code = j.code();
+            if (high != null) {
+                code.visitVarInsn(LLOAD, value);
+                j.pushLong(v);
+                code.visitMethodInsn(INVOKESTATIC, "java/lang/Long", "compareUnsigned", "(JJ)I", false);
+                code.visitJumpInsn(IFLT, fail);
+                code.visitVarInsn(LLOAD, value);
+                j.pushLong(h);
+                code.visitMethodInsn(INVOKESTATIC, "java/lang/Long", "compareUnsigned", "(JJ)I", false);
+                code.visitJumpInsn(IFGT, fail);
+                return;
+            }
+            if (m == 0) {
+                return;
+            }
+            code.visitVarInsn(LLOAD, value);
+            j.and(m);
+            j.pushLong(v);
+            code.visitInsn(LCMP);
+            code.visitJumpInsn(IFNE, fail);
+        }
+
         boolean matches(long x) {
             if (high != null) {
                 return Long.compareUnsigned(x, v) >= 0 && Long.compareUnsigned(x, h) <= 0;
@@ -183,8 +258,13 @@ public final class Parser {
     public Parser(String name, Stmt[] bodies, Transition[] transitions) {
         this.name = name;
         this.bodies = bodies;
-        this.code = Jit.compileAll(bodies);
         this.transitions = transitions;
+        this.code = Jit.compile(new Run());
+    }
+
+    /** In JVM bytecode: to a state's code, accept or reject. */
+    private static void jump(Jit j, int target, Label[] states, Label accept, Label reject) {
+        j.code().visitJumpInsn(GOTO, target == ACCEPT_STATE ? accept : target == REJECT_STATE ? reject : states[target]);
     }
 
     /**
@@ -211,24 +291,88 @@ public final class Parser {
 
     /** Runs from the start state (index 0); returns true on accept, false on reject. */
     public boolean run(State s) {
-        int state = 0;
-        for (int steps = 0; steps < MAX_TRANSITIONS; steps++) {
-            int r = code[state].exec(s);
-            if (r == REJECT) {
-                return false;
+        return code.exec(s) == ACCEPTED;
+    }
+
+    /** The parser's run as a statement, to be compiled: gives ACCEPTED, or 0 on reject. */
+    private final class Run extends Stmt {
+        @Override public int exec(State s) {
+            int state = 0;
+            for (int steps = 0; steps < MAX_TRANSITIONS; steps++) {
+                int r = bodies[state].exec(s);
+                if (r == REJECT) {
+                    return 0;
+                }
+                if (s.parserError != PacketIo.NO_ERROR) {
+                    return 0;   // a lookahead past the end
+                }
+                state = transitions[state].next(s);
+                if (state == ACCEPT_STATE) {
+                    return ACCEPTED;
+                }
+                if (state == REJECT_STATE) {
+                    return 0;
+                }
             }
-            if (s.parserError != PacketIo.NO_ERROR) {
-                return false;   // a lookahead past the end
-            }
-            state = transitions[state].next(s);
-            if (state == ACCEPT_STATE) {
-                return true;
-            }
-            if (state == REJECT_STATE) {
-                return false;
-            }
+            s.parserError = PacketIo.PARSER_TIMEOUT;
+            return 0;
         }
-        s.parserError = PacketIo.PARSER_TIMEOUT;
-        return false;
+
+        /**
+         * The same loop, every state's code at a label: a transition jumps straight to the next
+         * state's label, counting the step; one that is decided per packet stores the state and
+         * goes through a switch on it.
+         */
+        @Override public boolean jvm(Jit j) {
+            MethodVisitor m = j.code();
+            int state = j.newLocal(1);
+            int steps = j.newLocal(1);
+            Label[] entries = new Label[bodies.length];
+            for (int i = 0; i < bodies.length; i++) {
+                entries[i] = new Label();
+            }
+            Label accept = new Label();
+            Label reject = new Label();
+            Label timeout = new Label();
+            Label dispatch = new Label();
+            Label done = new Label();
+            m.visitInsn(ICONST_0);
+            m.visitVarInsn(ISTORE, steps);
+            m.visitJumpInsn(GOTO, entries[0]);
+            m.visitLabel(dispatch);
+            m.visitVarInsn(ILOAD, state);
+            m.visitInsn(ICONST_M1);
+            m.visitJumpInsn(IF_ICMPEQ, accept);
+            m.visitVarInsn(ILOAD, state);
+            j.pushInt(REJECT_STATE);
+            m.visitJumpInsn(IF_ICMPEQ, reject);
+            m.visitVarInsn(ILOAD, state);
+            m.visitTableSwitchInsn(0, bodies.length - 1, reject, entries);
+            for (int i = 0; i < bodies.length; i++) {
+                // Entering a state counts a step (the interpreter counts the transitions it takes).
+                m.visitLabel(entries[i]);
+                m.visitIincInsn(steps, 1);
+                m.visitVarInsn(ILOAD, steps);
+                j.pushInt(MAX_TRANSITIONS);
+                m.visitJumpInsn(IF_ICMPGT, timeout);
+                j.stmtPushing(bodies[i]);
+                j.pushInt(REJECT);
+                m.visitJumpInsn(IF_ICMPEQ, reject);
+                j.stateField("parserError", "I");
+                m.visitJumpInsn(IFNE, reject);
+                transitions[i].jvm(j, entries, accept, reject, dispatch, state);
+            }
+            m.visitLabel(timeout);
+            j.state();
+            j.pushInt(PacketIo.PARSER_TIMEOUT);
+            m.visitFieldInsn(PUTFIELD, org.objectweb.asm.Type.getInternalName(State.class), "parserError", "I");
+            m.visitLabel(reject);
+            m.visitInsn(ICONST_0);
+            m.visitJumpInsn(GOTO, done);
+            m.visitLabel(accept);
+            j.pushInt(ACCEPTED);
+            m.visitLabel(done);
+            return true;
+        }
     }
 }

@@ -315,6 +315,8 @@ public final class Table {
     public final Map<String, List<String>> annotations;
     public final List<KeyField> keys;
     public final List<ActionRef> actions;
+    /** The actions of {@link #actions}, for the search of each packet's action index. */
+    private final Action[] actionArray;
     public final int size;
     public final boolean supportTimeout;
     public final boolean constEntries;
@@ -376,6 +378,7 @@ public final class Table {
         this.annotations = annotations;
         this.keys = keys;
         this.actions = actions;
+        this.actionArray = actions.stream().map(r -> r.action).toArray(Action[]::new);
         this.size = size;
         this.supportTimeout = supportTimeout;
         this.constEntries = constEntries;
@@ -480,8 +483,9 @@ public final class Table {
     }
 
     private int indexOf(Action a) {
-        for (int i = 0; i < actions.size(); i++) {
-            if (actions.get(i).action == a) {
+        Action[] all = actionArray;
+        for (int i = 0; i < all.length; i++) {
+            if (all[i] == a) {
                 return i;
             }
         }

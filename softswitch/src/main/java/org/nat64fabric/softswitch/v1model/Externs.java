@@ -1,5 +1,7 @@
 package org.nat64fabric.softswitch.v1model;
 
+import static org.objectweb.asm.Opcodes.*;
+
 import java.math.BigInteger;
 import java.util.List;
 import java.util.Random;
@@ -9,9 +11,12 @@ import org.nat64fabric.softswitch.pipeline.BitBuffer;
 import org.nat64fabric.softswitch.pipeline.Bits;
 import org.nat64fabric.softswitch.pipeline.CodeWriter;
 import org.nat64fabric.softswitch.pipeline.Expr;
+import org.nat64fabric.softswitch.pipeline.Jit;
 import org.nat64fabric.softswitch.pipeline.State;
 import org.nat64fabric.softswitch.pipeline.Stmt;
 import org.nat64fabric.softswitch.pipeline.TwoRateMarker;
+import org.objectweb.asm.Label;
+import org.objectweb.asm.Type;
 
 /** The v1model externs, compiled into statements. */
 public final class Externs {
@@ -139,6 +144,24 @@ public final class Externs {
             return bit;
         }
 
+        /** Packs the fields into the state's scratch buffer, in JVM bytecode. */
+        void jvmPack(Jit j) {
+            String buffer = Type.getInternalName(BitBuffer.class);
+            j.stateField("scratch", "L" + buffer + ";");
+            j.code().visitMethodInsn(INVOKEVIRTUAL, buffer, "clear", "()V", false);
+            for (int i = 0; i < fields.length; i++) {
+                j.stateField("scratch", "L" + buffer + ";");
+                if (widths[i] > 64) {
+                    j.wide(fields[i]);
+                } else {
+                    j.narrow(fields[i]);
+                }
+                j.pushInt(widths[i]);
+                j.code().visitMethodInsn(INVOKEVIRTUAL, buffer, "append",
+                        "(" + (widths[i] > 64 ? Type.getDescriptor(BigInteger.class) : "J") + "I)V", false);
+            }
+        }
+
         void pack(State s, BitBuffer buf) {
             buf.clear();
             for (int i = 0; i < fields.length; i++) {
@@ -235,8 +258,26 @@ public final class Externs {
             if (condition.eval(s) == 0) {
                 return NEXT;
             }
+            data.pack(s, s.scratch);
+            finish(s);
+            return NEXT;
+        }
+
+        @Override public boolean jvm(Jit j) {
+            Label skip = new Label();
+            j.narrow(condition);
+            j.ifZero(skip);
+            data.jvmPack(j);
+            j.constant(this);
+            j.state();
+            j.code().visitMethodInsn(INVOKEVIRTUAL, j.typeOf(this), "finish", "(" + Type.getDescriptor(State.class) + ")V", false);
+            j.code().visitLabel(skip);
+            return false;
+        }
+
+        /** With the data packed in the scratch buffer: adds the payload, then updates or verifies the checksum. */
+        public void finish(State s) {
             BitBuffer buf = s.scratch;
-            data.pack(s, buf);
             if (withPayload) {
                 int from = (s.cursorBits + 7) / 8;
                 if (from < s.packetLength) {
@@ -249,7 +290,6 @@ public final class Externs {
             } else if (checksum.eval(s) != value) {
                 checksumError.set(s, 1);
             }
-            return NEXT;
         }
 
         /** csum16 over headers only: a payload is the interpreter's. */

@@ -1,7 +1,9 @@
 package org.nat64fabric.softswitch.pipeline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -136,5 +138,46 @@ class JitTest {
         compiled.exec(jit);
         assertEquals(interpreted.w[0], jit.w[0]);
         assertEquals(interpreted.n[2], jit.n[2]);
+    }
+
+    /**
+     * The compiled parser: a select's value, mask, range and default cases, a transition to
+     * reject, no case matching (NoMatch), and a loop stopped after 4096 states (ParserTimeout).
+     */
+    @Test void parserSelectsRejectsAndStopsALoop() {
+        Type t = new Type.Bits(8, false);
+        Expr.Slot key = new Expr.Slot(t, 0, 8);
+        Expr.Slot second = new Expr.Slot(t, 1, 8);
+        Expr.Slot visits = new Expr.Slot(new Type.Bits(32, false), 2, 32);
+        Stmt count = new Stmt.Assign(visits, new Ops.Binary(Ops.Op.ADD, visits.type, visits, new Expr.Const(visits.type, 1)));
+        Parser.Keyset[][] first = {
+            {Parser.Keyset.value(BigInteger.valueOf(5), 8)},
+            {Parser.Keyset.mask(BigInteger.valueOf(0x10), BigInteger.valueOf(0xf0))},
+            {Parser.Keyset.range(BigInteger.valueOf(0x20), BigInteger.valueOf(0x2f))},
+            {Parser.Keyset.any()}};
+        Parser parser = new Parser("p", new Stmt[] {count, Stmt.EMPTY}, new Parser.Transition[] {
+            new Parser.Select(new Expr[] {key}, first, new ValueSet[4], new int[] {Parser.ACCEPT_STATE, 1, Parser.REJECT_STATE, 0}),
+            new Parser.Select(new Expr[] {second}, new Parser.Keyset[][] {{Parser.Keyset.value(BigInteger.ONE, 8)}},
+                    new ValueSet[1], new int[] {Parser.ACCEPT_STATE})});
+        long[][] cases = {   // key, second, accepted (1/0), parser error, visits of state 0
+            {5, 0, 1, PacketIo.NO_ERROR, 1},
+            {0x13, 1, 1, PacketIo.NO_ERROR, 1},
+            {0x1f, 2, 0, PacketIo.NO_MATCH, 1},
+            {0x2a, 0, 0, PacketIo.NO_ERROR, 1},
+            {0x99, 0, 0, PacketIo.PARSER_TIMEOUT, 4096}};
+        for (long[] c : cases) {
+            State s = new State(3, 0);
+            s.n[0] = c[0];
+            s.n[1] = c[1];
+            boolean accepted = parser.run(s);
+            String what = "key " + c[0] + ", second " + c[1];
+            if (c[2] == 1) {
+                assertTrue(accepted, what);
+            } else {
+                assertFalse(accepted, what);
+            }
+            assertEquals(c[3], s.parserError, what);
+            assertEquals(c[4], s.n[2], what);
+        }
     }
 }
