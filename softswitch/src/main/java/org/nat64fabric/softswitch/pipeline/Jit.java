@@ -32,10 +32,13 @@ public final class Jit {
     private static final String STATE = Type.getInternalName(State.class);
     private static final String OWNER = Type.getInternalName(Jit.class).replace("Jit", "JitCode");
     private static final String RUN = "(L" + STATE + ";)I";
-    /** Compiled code is split into methods of about this many nodes: HotSpot compiles no method over 8000 bytes. */
-    private static final int NODES_PER_METHOD = 400;
+    /**
+     * Compiled code goes on in a new method once a method holds about this many bytes: HotSpot
+     * compiles no method over 8000 bytes (such a method would stay in its bytecode interpreter).
+     */
+    private static final int BYTES_PER_METHOD = 3000;
     /** Blocks longer than this compile as blocks of blocks, so that a long one can be split too. */
-    static final int STATEMENTS_PER_BLOCK = 32;
+    static final int STATEMENTS_PER_BLOCK = 16;
 
     private final ClassWriter cw = new ClassWriter(ClassWriter.COMPUTE_FRAMES | ClassWriter.COMPUTE_MAXS) {
         // Frames only ever merge a type with itself: no class needs loading to find a common one.
@@ -48,7 +51,6 @@ public final class Jit {
     private MethodVisitor mv;
     private int nextLocal;
     private int methods;
-    private int nodesInMethod;
 
     private Jit() {
     }
@@ -145,11 +147,9 @@ public final class Jit {
     private String method(Stmt body) {
         MethodVisitor outer = mv;
         int outerLocals = nextLocal;
-        int outerNodes = nodesInMethod;
         String name = "m" + methods++;
-        mv = cw.visitMethod(ACC_PRIVATE | ACC_STATIC, name, RUN, null, null);
+        mv = new Sized(cw.visitMethod(ACC_PRIVATE | ACC_STATIC, name, RUN, null, null));
         nextLocal = 1;
-        nodesInMethod = 0;
         mv.visitCode();
         stmtPushing(body);
         mv.visitInsn(IRETURN);
@@ -157,7 +157,6 @@ public final class Jit {
         mv.visitEnd();
         mv = outer;
         nextLocal = outerLocals;
-        nodesInMethod = outerNodes;
         return name;
     }
 
@@ -219,13 +218,11 @@ public final class Jit {
 
     /** Pushes a narrow expression's value (a long). */
     public void narrow(Expr e) {
-        nodesInMethod++;
         e.jvmLong(this);
     }
 
     /** Pushes a wide expression's value (a BigInteger). */
     public void wide(Expr e) {
-        nodesInMethod++;
         e.jvmWide(this);
     }
 
@@ -253,13 +250,12 @@ public final class Jit {
      * always goes on to the next statement and pushed nothing. Large trees go to methods of their own.
      */
     public boolean stmt(Stmt st) {
-        if (nodesInMethod > NODES_PER_METHOD && (st instanceof Stmt.Block || st instanceof Stmt.If)) {
+        if (((Sized) mv).bytes > BYTES_PER_METHOD && (st instanceof Stmt.Block || st instanceof Stmt.If)) {
             String m = method(st);
             state();
             mv.visitMethodInsn(INVOKESTATIC, OWNER, m, RUN, false);
             return true;
         }
-        nodesInMethod++;
         return st.jvm(this);
     }
 
@@ -386,5 +382,37 @@ public final class Jit {
         constant(target);
         state();
         mv.visitMethodInsn(INVOKEVIRTUAL, typeOf(target), name, "(L" + STATE + ";)" + result, false);
+    }
+
+    /** Counts the bytes of the code written through it, roughly (every instruction at its usual size). */
+    private static final class Sized extends MethodVisitor {
+        int bytes;
+
+        Sized(MethodVisitor to) {
+            super(ASM9, to);
+        }
+
+        @Override public void visitInsn(int opcode) { bytes += 1; super.visitInsn(opcode); }
+        @Override public void visitIntInsn(int opcode, int operand) { bytes += 3; super.visitIntInsn(opcode, operand); }
+        @Override public void visitVarInsn(int opcode, int var) { bytes += 2; super.visitVarInsn(opcode, var); }
+        @Override public void visitTypeInsn(int opcode, String type) { bytes += 3; super.visitTypeInsn(opcode, type); }
+        @Override public void visitJumpInsn(int opcode, Label label) { bytes += 3; super.visitJumpInsn(opcode, label); }
+        @Override public void visitLdcInsn(Object value) { bytes += 3; super.visitLdcInsn(value); }
+        @Override public void visitIincInsn(int var, int increment) { bytes += 3; super.visitIincInsn(var, increment); }
+
+        @Override public void visitFieldInsn(int opcode, String owner, String name, String descriptor) {
+            bytes += 3;
+            super.visitFieldInsn(opcode, owner, name, descriptor);
+        }
+
+        @Override public void visitMethodInsn(int opcode, String owner, String name, String descriptor, boolean isInterface) {
+            bytes += 3;
+            super.visitMethodInsn(opcode, owner, name, descriptor, isInterface);
+        }
+
+        @Override public void visitTableSwitchInsn(int min, int max, Label dflt, Label... labels) {
+            bytes += 16 + 4 * labels.length;
+            super.visitTableSwitchInsn(min, max, dflt, labels);
+        }
     }
 }

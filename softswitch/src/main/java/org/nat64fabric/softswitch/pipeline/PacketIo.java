@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.nat64fabric.softswitch.frontend.Type;
 import org.objectweb.asm.Label;
+import org.objectweb.asm.MethodVisitor;
 
 /** packet_in and packet_out operations: extract, lookahead, advance, emit. */
 public final class PacketIo {
@@ -97,6 +98,91 @@ public final class PacketIo {
             return NEXT;
         }
 
+        /**
+         * At a byte boundary with the header within the packet, reads its fields in runs of whole
+         * bytes; anything else (a stack's next, a cursor inside a byte, too short a packet) is
+         * the interpreter's, which also rejects.
+         */
+        @Override public boolean jvm(Jit j) {
+            List<int[]> runs = layout.byteRuns();
+            if (stack != null || runs == null || bits % 8 != 0) {
+                return j.execOf(this);
+            }
+            MethodVisitor m = j.code();
+            Label slow = new Label();
+            Label done = new Label();
+            int pos = j.newLocal(1);
+            j.stateField("cursorBits", "I");
+            m.visitVarInsn(ISTORE, pos);
+            m.visitVarInsn(ILOAD, pos);
+            j.pushInt(7);
+            m.visitInsn(IAND);
+            m.visitJumpInsn(IFNE, slow);
+            m.visitVarInsn(ILOAD, pos);
+            j.pushInt(bits);
+            m.visitInsn(IADD);
+            j.stateField("packetLength", "I");
+            j.pushInt(3);
+            m.visitInsn(ISHL);
+            m.visitJumpInsn(IF_ICMPGT, slow);
+            m.visitVarInsn(ILOAD, pos);
+            j.pushInt(3);
+            m.visitInsn(IUSHR);
+            m.visitVarInsn(ISTORE, pos);
+            int buf = j.newLocal(1);
+            j.stateField("packet", "[B");
+            m.visitVarInsn(ASTORE, buf);
+            int[] bases = bases(j, header, type);
+            int word = j.newLocal(2);
+            for (int[] run : runs) {
+                int first = run[0];
+                if (layout.wide[first]) {
+                    j.wideSlots();
+                    fieldSlot(j, bases[1], layout.offsets[first]);
+                    m.visitVarInsn(ALOAD, buf);
+                    byteAt(j, pos, run[2]);
+                    j.pushInt(3);
+                    m.visitInsn(ISHL);
+                    j.pushInt(layout.widths[first]);
+                    m.visitMethodInsn(INVOKESTATIC, STATE, "readWide", "([BII)" + org.objectweb.asm.Type.getDescriptor(BigInteger.class), false);
+                    m.visitInsn(AASTORE);
+                    continue;
+                }
+                m.visitVarInsn(ALOAD, buf);
+                byteAt(j, pos, run[2]);
+                j.pushInt(run[3]);
+                m.visitMethodInsn(INVOKESTATIC, STATE, "getBytes", "([BII)J", false);
+                m.visitVarInsn(LSTORE, word);
+                int shift = run[3] * 8;
+                for (int f = first; f < run[1]; f++) {
+                    shift -= layout.widths[f];
+                    j.narrowSlots();
+                    fieldSlot(j, bases[0], layout.offsets[f]);
+                    m.visitVarInsn(LLOAD, word);
+                    j.pushInt(shift);
+                    m.visitInsn(LUSHR);
+                    j.mask(layout.widths[f]);
+                    m.visitInsn(LASTORE);
+                }
+            }
+            j.narrowSlots();
+            m.visitVarInsn(ILOAD, bases[0]);
+            m.visitInsn(LCONST_1);
+            m.visitInsn(LASTORE);
+            j.state();
+            m.visitInsn(DUP);
+            m.visitFieldInsn(GETFIELD, STATE, "cursorBits", "I");
+            j.pushInt(bits);
+            m.visitInsn(IADD);
+            m.visitFieldInsn(PUTFIELD, STATE, "cursorBits", "I");
+            j.pushInt(NEXT);
+            m.visitJumpInsn(GOTO, done);
+            m.visitLabel(slow);
+            j.execOf(this);
+            m.visitLabel(done);
+            return true;
+        }
+
         @Override public void c(CodeWriter w) {
             if (bits % 8 != 0 || bits > 8 * 192) {
                 throw new CodeWriter.Unsupported("a header that is not whole bytes or longer than 192 bytes");
@@ -113,6 +199,34 @@ public final class PacketIo {
                 w.line(stack.cNextIndex(w) + "++;");
             }
         }
+    }
+
+    private static final String STATE = org.objectweb.asm.Type.getInternalName(State.class);
+
+    /** In JVM bytecode: locals holding the header's narrow base and (when it has wide fields) wide base. */
+    private static int[] bases(Jit j, Expr.Agg header, Type.Aggregate type) {
+        int narrow = j.newLocal(1);
+        header.jvmNarrowBase(j);
+        j.code().visitVarInsn(ISTORE, narrow);
+        int wide = -1;
+        if (type.wideSlots() > 0) {
+            wide = j.newLocal(1);
+            header.jvmWideBase(j);
+            j.code().visitVarInsn(ISTORE, wide);
+        }
+        return new int[] {narrow, wide};
+    }
+
+    /** Pushes base (a local) + offset. */
+    private static void fieldSlot(Jit j, int base, int offset) {
+        j.code().visitVarInsn(ILOAD, base);
+        j.pushInt(offset);
+        j.code().visitInsn(IADD);
+    }
+
+    /** Pushes pos (a local, in bytes) + offset. */
+    private static void byteAt(Jit j, int pos, int offset) {
+        fieldSlot(j, pos, offset);
     }
 
     static void readHeader(State s, Expr.Agg header, WireLayout layout, byte[] buf, int at) {
@@ -336,16 +450,72 @@ public final class PacketIo {
             return NEXT;
         }
 
-        /** Tests the header's validity inline: of the many headers a deparser emits, a packet has few. */
+        /**
+         * Tests the header's validity inline (of the many headers a deparser emits, a packet has
+         * few), then writes its fields in runs of whole bytes, or through exec when they do not
+         * fall into such runs.
+         */
         @Override public boolean jvm(Jit j) {
+            MethodVisitor m = j.code();
             Label absent = new Label();
             j.narrowSlots();
             j.narrowBase(header);
-            j.code().visitInsn(LALOAD);
+            m.visitInsn(LALOAD);
             j.ifZero(absent);
-            j.execOf(this);
-            j.code().visitInsn(POP);
-            j.code().visitLabel(absent);
+            List<int[]> runs = layout.byteRuns();
+            if (runs == null || type.bitWidth() % 8 != 0) {
+                j.execOf(this);
+                m.visitInsn(POP);
+                m.visitLabel(absent);
+                return false;
+            }
+            j.state();
+            j.pushInt(bytes);
+            m.visitMethodInsn(INVOKEVIRTUAL, STATE, "ensureOut", "(I)V", false);
+            int out = j.newLocal(1);
+            j.stateField("out", "[B");
+            m.visitVarInsn(ASTORE, out);
+            int pos = j.newLocal(1);
+            j.stateField("outLength", "I");
+            m.visitVarInsn(ISTORE, pos);
+            int[] bases = bases(j, header, type);
+            for (int[] run : runs) {
+                int first = run[0];
+                m.visitVarInsn(ALOAD, out);
+                byteAt(j, pos, run[2]);
+                if (layout.wide[first]) {
+                    j.pushInt(3);
+                    m.visitInsn(ISHL);
+                    j.pushInt(layout.widths[first]);
+                    j.wideSlots();
+                    fieldSlot(j, bases[1], layout.offsets[first]);
+                    m.visitInsn(AALOAD);
+                    m.visitMethodInsn(INVOKESTATIC, STATE, "writeWide", "([BII" + org.objectweb.asm.Type.getDescriptor(BigInteger.class) + ")V", false);
+                    continue;
+                }
+                j.pushInt(run[3]);
+                int shift = run[3] * 8;
+                for (int f = first; f < run[1]; f++) {
+                    shift -= layout.widths[f];
+                    j.narrowSlots();
+                    fieldSlot(j, bases[0], layout.offsets[f]);
+                    m.visitInsn(LALOAD);
+                    j.mask(layout.widths[f]);
+                    j.pushInt(shift);
+                    m.visitInsn(LSHL);
+                    if (f > first) {
+                        m.visitInsn(LOR);
+                    }
+                }
+                m.visitMethodInsn(INVOKESTATIC, STATE, "putBytes", "([BIIJ)V", false);
+            }
+            j.state();
+            m.visitInsn(DUP);
+            m.visitFieldInsn(GETFIELD, STATE, "outLength", "I");
+            j.pushInt(bytes);
+            m.visitInsn(IADD);
+            m.visitFieldInsn(PUTFIELD, STATE, "outLength", "I");
+            m.visitLabel(absent);
             return false;
         }
 

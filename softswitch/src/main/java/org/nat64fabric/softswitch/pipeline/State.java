@@ -164,6 +164,23 @@ public final class State {
         }
     }
 
+    /** The {@code bytes} (up to 8) bytes at {@code at} as a big-endian number. */
+    public static long getBytes(byte[] buf, int at, int bytes) {
+        long v = 0;
+        for (int i = 0; i < bytes; i++) {
+            v = (v << 8) | (buf[at + i] & 0xFF);
+        }
+        return v;
+    }
+
+    /** Writes the low {@code bytes} (up to 8) bytes of {@code v} at {@code at}, big-endian. */
+    public static void putBytes(byte[] buf, int at, int bytes, long v) {
+        for (int i = at + bytes - 1; i >= at; i--) {
+            buf[i] = (byte) v;
+            v >>>= 8;
+        }
+    }
+
     /** Reads {@code width} (up to 64) bits at bit offset {@code bitOffset} of {@code buf}, big-endian. */
     public static long readBits(byte[] buf, int bitOffset, int width) {
         if ((bitOffset & 7) == 0 && (width & 7) == 0) {
