@@ -63,15 +63,6 @@ public final class Jit {
         return new Jit().define(root);
     }
 
-    /** Each tree compiled, in order. */
-    public static Stmt[] compileAll(Stmt[] roots) {
-        Stmt[] out = new Stmt[roots.length];
-        for (int i = 0; i < roots.length; i++) {
-            out[i] = compile(roots[i]);
-        }
-        return out;
-    }
-
     private Stmt define(Stmt root) {
         cw.visit(V17, ACC_FINAL | ACC_SUPER, OWNER, null, Type.getInternalName(Stmt.class), null);
         String entry = method(root);
@@ -137,10 +128,9 @@ public final class Jit {
     }
 
     private static boolean accessible(Class<?> c) {
-        if (c.getPackage() == Jit.class.getPackage() && !Modifier.isPrivate(c.getModifiers())) {
-            return c.getEnclosingClass() == null || accessible(c.getEnclosingClass());
-        }
-        return Modifier.isPublic(c.getModifiers()) && (c.getEnclosingClass() == null || accessible(c.getEnclosingClass()));
+        boolean visible = Modifier.isPublic(c.getModifiers())
+                || c.getPackage() == Jit.class.getPackage() && !Modifier.isPrivate(c.getModifiers());
+        return visible && (c.getEnclosingClass() == null || accessible(c.getEnclosingClass()));
     }
 
     /** Compiles {@code body} as a static method {@code int mN(State)} and returns its name. */
@@ -179,7 +169,7 @@ public final class Jit {
             constants.add(o);
             constantIndex.put(o, i);
         }
-        mv.visitFieldInsn(GETSTATIC, OWNER, "k" + i, "L" + visibleType(o.getClass()) + ";");
+        mv.visitFieldInsn(GETSTATIC, OWNER, "k" + i, "L" + typeOf(o) + ";");
     }
 
     /** The internal name the compiled code calls {@code o}'s methods through. */
