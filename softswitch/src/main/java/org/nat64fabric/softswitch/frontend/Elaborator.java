@@ -3566,16 +3566,8 @@ final class Elaborator {
         }
 
         @Override public void jvmLong(Jit j) {
-            MethodVisitor m = j.code();
-            Label miss = new Label();
-            Label done = new Label();
             j.applyTable(table);
-            m.visitJumpInsn(IFNULL, miss);
-            m.visitInsn(LCONST_1);
-            m.visitJumpInsn(GOTO, done);
-            m.visitLabel(miss);
-            m.visitInsn(LCONST_0);
-            m.visitLabel(done);
+            j.booleanOf(IFNULL);
         }
 
         @Override public String c(CodeWriter w) {

@@ -223,7 +223,7 @@ public final class Jit {
         mv.visitJumpInsn(IFEQ, to);
     }
 
-    /** Turns the int comparison result (-1, 0, 1) of LCMP on the stack into 0 or 1 by {@code jumpIfFalse}. */
+    /** Turns what is on the stack into the long 0 or 1: 0 where {@code jumpIfFalse} (a conditional jump) jumps. */
     public void booleanOf(int jumpIfFalse) {
         Label no = new Label();
         Label done = new Label();
@@ -314,6 +314,16 @@ public final class Jit {
         mv.visitInsn(POP);
         pushInt(Stmt.EXIT);
         mv.visitLabel(keep);
+    }
+
+    /** Adds {@code amount} to an int field of the State. */
+    public void addToStateField(String name, int amount) {
+        state();
+        mv.visitInsn(DUP);
+        mv.visitFieldInsn(GETFIELD, STATE, name, "I");
+        pushInt(amount);
+        mv.visitInsn(IADD);
+        mv.visitFieldInsn(PUTFIELD, STATE, name, "I");
     }
 
     /** Masks the long on the stack to {@code width} bits (nothing to do for 64 and more). */

@@ -138,9 +138,9 @@ public final class PacketIo {
                 int first = run[0];
                 if (layout.wide[first]) {
                     j.wideSlots();
-                    fieldSlot(j, bases[1], layout.offsets[first]);
+                    plus(j, bases[1], layout.offsets[first]);
                     m.visitVarInsn(ALOAD, buf);
-                    byteAt(j, pos, run[2]);
+                    plus(j, pos, run[2]);
                     j.pushInt(3);
                     m.visitInsn(ISHL);
                     j.pushInt(layout.widths[first]);
@@ -149,7 +149,7 @@ public final class PacketIo {
                     continue;
                 }
                 m.visitVarInsn(ALOAD, buf);
-                byteAt(j, pos, run[2]);
+                plus(j, pos, run[2]);
                 j.pushInt(run[3]);
                 m.visitMethodInsn(INVOKESTATIC, STATE, "getBytes", "([BII)J", false);
                 m.visitVarInsn(LSTORE, word);
@@ -157,7 +157,7 @@ public final class PacketIo {
                 for (int f = first; f < run[1]; f++) {
                     shift -= layout.widths[f];
                     j.narrowSlots();
-                    fieldSlot(j, bases[0], layout.offsets[f]);
+                    plus(j, bases[0], layout.offsets[f]);
                     m.visitVarInsn(LLOAD, word);
                     j.pushInt(shift);
                     m.visitInsn(LUSHR);
@@ -169,12 +169,7 @@ public final class PacketIo {
             m.visitVarInsn(ILOAD, bases[0]);
             m.visitInsn(LCONST_1);
             m.visitInsn(LASTORE);
-            j.state();
-            m.visitInsn(DUP);
-            m.visitFieldInsn(GETFIELD, STATE, "cursorBits", "I");
-            j.pushInt(bits);
-            m.visitInsn(IADD);
-            m.visitFieldInsn(PUTFIELD, STATE, "cursorBits", "I");
+            j.addToStateField("cursorBits", bits);
             j.pushInt(NEXT);
             m.visitJumpInsn(GOTO, done);
             m.visitLabel(slow);
@@ -217,16 +212,11 @@ public final class PacketIo {
         return new int[] {narrow, wide};
     }
 
-    /** Pushes base (a local) + offset. */
-    private static void fieldSlot(Jit j, int base, int offset) {
-        j.code().visitVarInsn(ILOAD, base);
+    /** Pushes an int local (a slot base, a byte position) + offset. */
+    private static void plus(Jit j, int local, int offset) {
+        j.code().visitVarInsn(ILOAD, local);
         j.pushInt(offset);
         j.code().visitInsn(IADD);
-    }
-
-    /** Pushes pos (a local, in bytes) + offset. */
-    private static void byteAt(Jit j, int pos, int offset) {
-        fieldSlot(j, pos, offset);
     }
 
     static void readHeader(State s, Expr.Agg header, WireLayout layout, byte[] buf, int at) {
@@ -482,13 +472,13 @@ public final class PacketIo {
             for (int[] run : runs) {
                 int first = run[0];
                 m.visitVarInsn(ALOAD, out);
-                byteAt(j, pos, run[2]);
+                plus(j, pos, run[2]);
                 if (layout.wide[first]) {
                     j.pushInt(3);
                     m.visitInsn(ISHL);
                     j.pushInt(layout.widths[first]);
                     j.wideSlots();
-                    fieldSlot(j, bases[1], layout.offsets[first]);
+                    plus(j, bases[1], layout.offsets[first]);
                     m.visitInsn(AALOAD);
                     m.visitMethodInsn(INVOKESTATIC, STATE, "writeWide", "([BII" + org.objectweb.asm.Type.getDescriptor(BigInteger.class) + ")V", false);
                     continue;
@@ -498,7 +488,7 @@ public final class PacketIo {
                 for (int f = first; f < run[1]; f++) {
                     shift -= layout.widths[f];
                     j.narrowSlots();
-                    fieldSlot(j, bases[0], layout.offsets[f]);
+                    plus(j, bases[0], layout.offsets[f]);
                     m.visitInsn(LALOAD);
                     j.mask(layout.widths[f]);
                     j.pushInt(shift);
@@ -509,12 +499,7 @@ public final class PacketIo {
                 }
                 m.visitMethodInsn(INVOKESTATIC, STATE, "putBytes", "([BIIJ)V", false);
             }
-            j.state();
-            m.visitInsn(DUP);
-            m.visitFieldInsn(GETFIELD, STATE, "outLength", "I");
-            j.pushInt(bytes);
-            m.visitInsn(IADD);
-            m.visitFieldInsn(PUTFIELD, STATE, "outLength", "I");
+            j.addToStateField("outLength", bytes);
             m.visitLabel(absent);
             return false;
         }
