@@ -35,10 +35,31 @@ public final class Action {
      */
     public static final String IDLE_SLOT = "sume_idle_slot";
 
+    /**
+     * When every parameter is a narrow slot of its own (as the compiler places them): their
+     * indices and masks, so that an entry's arguments go in without a call per parameter; else null.
+     */
+    private final int[] paramSlots;
+    private final long[] paramMasks;
+
     public Action(String name, Map<String, List<String>> annotations, List<Param> params) {
         this.name = name;
         this.annotations = annotations;
         this.params = params;
+        int[] slots = new int[params.size()];
+        long[] masks = new long[params.size()];
+        for (int i = 0; i < slots.length; i++) {
+            Param p = params.get(i);
+            if (!(p.slot instanceof Expr.Slot)) {
+                slots = null;
+                masks = null;
+                break;
+            }
+            slots[i] = ((Expr.Slot) p.slot).index;
+            masks[i] = ((Expr.Slot) p.slot).mask;
+        }
+        this.paramSlots = slots;
+        this.paramMasks = masks;
     }
 
     /** The parameter the target fills ({@link #IDLE_SLOT}, always the last), or null. */
@@ -72,6 +93,14 @@ public final class Action {
 
     /** Puts control-plane data that fits in longs in the parameters' slots (none wider than 64 bits). */
     public void setParams(State s, long[] args) {
+        int[] slots = paramSlots;
+        if (slots != null) {
+            long[] n = s.n;
+            for (int i = 0; i < args.length; i++) {
+                n[slots[i]] = args[i] & paramMasks[i];
+            }
+            return;
+        }
         for (int i = 0; i < args.length; i++) {
             params.get(i).slot.set(s, args[i]);
         }

@@ -108,7 +108,7 @@ public abstract class Expr {
     /** A narrow slot at a fixed index. */
     public static final class Slot extends LValue {
         public final int index;
-        private final long mask;
+        final long mask;
 
         public Slot(Type type, int index, int width) {
             super(type);

@@ -339,12 +339,33 @@ public final class Jit {
         }
     }
 
-    /** Applies a table (its actions run as compiled for them) and pushes the entry it hit, or null. */
+    /**
+     * Applies a table and pushes the entry it hit, or null: the key's expressions compiled here,
+     * the lookup and the actions (as compiled for them) in the table.
+     */
     public void applyTable(Table t) {
+        String table = typeOf(t);
+        for (int i = 0; i < t.keys.size(); i++) {
+            Table.KeyField k = t.keys.get(i);
+            if (k.words == 1) {
+                constant(t);
+                mv.visitMethodInsn(INVOKEVIRTUAL, table, "probe", "()[J", false);
+                pushInt(t.keyOffset(i));
+                k.expr.jvmLong(this);
+                mv.visitInsn(LASTORE);
+            } else {
+                constant(t);
+                state();
+                k.expr.jvmWide(this);
+                pushInt(i);
+                mv.visitMethodInsn(INVOKEVIRTUAL, table, "putWideKey",
+                        "(L" + STATE + ";" + Type.getDescriptor(BigInteger.class) + "I)V", false);
+            }
+        }
         constant(t);
         state();
         stateField("packetLength", "I");
-        mv.visitMethodInsn(INVOKEVIRTUAL, typeOf(t), "apply", "(L" + STATE + ";I)" + Type.getDescriptor(Table.Entry.class), false);
+        mv.visitMethodInsn(INVOKEVIRTUAL, table, "applyKey", "(L" + STATE + ";I)" + Type.getDescriptor(Table.Entry.class), false);
     }
 
     /** Pushes {@code s.n} (the narrow slots). */

@@ -461,8 +461,7 @@ public final class Ops {
 
         @Override public long eval(State s) {
             if (base.isWide()) {
-                BigInteger v = base.evalWide(s);
-                return v.signum() >= 0 ? s.bitsOf(v, lo, hi - lo + 1) : v.shiftRight(lo).longValue() & Bits.mask(hi - lo + 1);
+                return s.sliceOf(base.evalWide(s), lo, hi - lo + 1);
             }
             return (base.eval(s) >>> lo) & Bits.mask(hi - lo + 1);
         }
@@ -472,8 +471,17 @@ public final class Ops {
         }
 
         @Override public void jvmLong(Jit j) {
-            if (base.isWide() || hi - lo + 1 > 64) {
+            if (hi - lo + 1 > 64) {
                 j.evalOf(this);
+                return;
+            }
+            if (base.isWide()) {
+                j.state();
+                base.jvmWide(j);
+                j.pushInt(lo);
+                j.pushInt(hi - lo + 1);
+                j.code().visitMethodInsn(INVOKEVIRTUAL, org.objectweb.asm.Type.getInternalName(State.class), "sliceOf",
+                        "(" + org.objectweb.asm.Type.getDescriptor(BigInteger.class) + "II)J", false);
                 return;
             }
             j.narrow(base);

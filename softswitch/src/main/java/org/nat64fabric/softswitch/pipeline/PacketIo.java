@@ -139,12 +139,13 @@ public final class PacketIo {
                 if (layout.wide[first]) {
                     j.wideSlots();
                     plus(j, bases[1], layout.offsets[first]);
+                    j.state();
                     m.visitVarInsn(ALOAD, buf);
                     plus(j, pos, run[2]);
                     j.pushInt(3);
                     m.visitInsn(ISHL);
                     j.pushInt(layout.widths[first]);
-                    m.visitMethodInsn(INVOKESTATIC, STATE, "readWide", "([BII)" + org.objectweb.asm.Type.getDescriptor(BigInteger.class), false);
+                    m.visitMethodInsn(INVOKEVIRTUAL, STATE, "readWideCached", "([BII)" + org.objectweb.asm.Type.getDescriptor(BigInteger.class), false);
                     m.visitInsn(AASTORE);
                     continue;
                 }
@@ -227,7 +228,7 @@ public final class PacketIo {
         for (int i = 0; i < widths.length; i++) {
             int width = widths[i];
             if (layout.wide[i]) {
-                s.w[wb + layout.offsets[i]] = State.readWide(buf, pos, width);
+                s.w[wb + layout.offsets[i]] = s.readWideCached(buf, pos, width);
             } else {
                 s.n[nb + layout.offsets[i]] = State.readBits(buf, pos, width);
             }
@@ -301,7 +302,7 @@ public final class PacketIo {
                 s.parserError = PACKET_TOO_SHORT;
                 return BigInteger.ZERO;
             }
-            return State.readWide(s.packet, s.cursorBits, bits);
+            return s.readWideCached(s.packet, s.cursorBits, bits);
         }
     }
 

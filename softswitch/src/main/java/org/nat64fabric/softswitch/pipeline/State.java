@@ -29,6 +29,16 @@ public final class State {
     private long[] selectValues = new long[4];
     private BigInteger wordsValue;
     private long[] words = new long[2];
+    /**
+     * Values of up to 128 bits met lately (an address read from every packet of a flow), each with
+     * its two 64-bit words, at a place its value picks: read again from a packet, a value is the
+     * same BigInteger (no allocation); sliced, its words are there (no shifts). Kept across packets:
+     * a value is immutable, and only what it equals matters.
+     */
+    private final BigInteger[] recent = new BigInteger[RECENT];
+    private final long[] recentHigh = new long[RECENT];
+    private final long[] recentLow = new long[RECENT];
+    private static final int RECENT = 16;
 
     /** Requests made by externs during this pass through a pipeline block. */
     public int cloneSession = -1;
@@ -99,8 +109,19 @@ public final class State {
         return words;
     }
 
+    /** {@code width} (up to 64) bits of {@code v} from bit {@code lo}: a slice of a wide value. */
+    public long sliceOf(BigInteger v, int lo, int width) {
+        return v.signum() >= 0 ? bitsOf(v, lo, width) : v.shiftRight(lo).longValue() & Bits.mask(width);
+    }
+
     /** {@code width} (up to 64) bits of {@code v} (non-negative) from bit {@code lo}. */
-    public long bitsOf(BigInteger v, int lo, int width) {
+    private long bitsOf(BigInteger v, int lo, int width) {
+        int r = recentIndex(v);
+        if (r >= 0) {
+            long x = lo >= 128 ? 0 : lo >= 64 ? recentHigh[r] >>> (lo - 64)
+                    : lo == 0 ? recentLow[r] : (recentLow[r] >>> lo) | (recentHigh[r] << (64 - lo));
+            return x & Bits.mask(width);
+        }
         long[] wd = wordsOf(v);
         int i = lo >>> 6;
         if (i >= wd.length) {
@@ -112,6 +133,34 @@ public final class State {
             x |= wd[i + 1] << (64 - shift);
         }
         return x & Bits.mask(width);
+    }
+
+    /**
+     * Where {@code v} is among the recent values, placing it there first when it is a non-negative
+     * value of up to 128 bits; -1 for any other.
+     */
+    private int recentIndex(BigInteger v) {
+        BigInteger[] recent = this.recent;
+        for (int i = 0; i < RECENT; i++) {
+            if (recent[i] == v) {
+                return i;
+            }
+        }
+        if (v.signum() < 0 || v.bitLength() > 128) {
+            return -1;
+        }
+        long low = v.longValue();
+        long high = v.bitLength() > 64 ? v.shiftRight(64).longValue() : 0;
+        int r = recentPlace(high, low);
+        recent[r] = v;
+        recentHigh[r] = high;
+        recentLow[r] = low;
+        return r;
+    }
+
+    private static int recentPlace(long high, long low) {
+        long h = (high ^ low) * 0x9E3779B97F4A7C15L;
+        return (int) (h >>> 60);   // RECENT = 16 places
     }
 
     /** Room for the values of a select with {@code keys} narrow keys, reused packet after packet. */
@@ -184,12 +233,7 @@ public final class State {
     /** Reads {@code width} (up to 64) bits at bit offset {@code bitOffset} of {@code buf}, big-endian. */
     public static long readBits(byte[] buf, int bitOffset, int width) {
         if ((bitOffset & 7) == 0 && (width & 7) == 0) {
-            long v = 0;
-            int i = bitOffset >>> 3;
-            for (int k = width >>> 3; k > 0; k--) {
-                v = (v << 8) | (buf[i++] & 0xFF);
-            }
-            return v;
+            return getBytes(buf, bitOffset >>> 3, width >>> 3);
         }
         int first = bitOffset >>> 3;
         int skip = bitOffset & 7;
@@ -217,11 +261,7 @@ public final class State {
             return;
         }
         if ((bitOffset & 7) == 0 && (width & 7) == 0) {
-            int i = (bitOffset >>> 3) + (width >>> 3) - 1;
-            for (int k = width >>> 3; k > 0; k--) {
-                buf[i--] = (byte) v;
-                v >>>= 8;
-            }
+            putBytes(buf, bitOffset >>> 3, width >>> 3, v);
             return;
         }
         int first = bitOffset >>> 3;
@@ -253,6 +293,27 @@ public final class State {
             }
             v >>>= 1;
         }
+    }
+
+    /** Reads a wide field; one of up to 128 bits in whole bytes comes from the recent values when there. */
+    public BigInteger readWideCached(byte[] buf, int bitOffset, int width) {
+        if ((bitOffset & 7) == 0 && (width & 7) == 0 && width <= 128) {
+            int at = bitOffset >>> 3;
+            int bytes = width >>> 3;
+            int lowBytes = Math.min(8, bytes);
+            long high = getBytes(buf, at, bytes - lowBytes);
+            long low = getBytes(buf, at + bytes - lowBytes, lowBytes);
+            int r = recentPlace(high, low);
+            BigInteger v = recent[r];
+            if (v == null || recentHigh[r] != high || recentLow[r] != low) {
+                v = new BigInteger(1, buf, at, bytes);
+                recent[r] = v;
+                recentHigh[r] = high;
+                recentLow[r] = low;
+            }
+            return v;
+        }
+        return readWide(buf, bitOffset, width);
     }
 
     public static BigInteger readWide(byte[] buf, int bitOffset, int width) {

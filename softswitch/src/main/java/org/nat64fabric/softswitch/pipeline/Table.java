@@ -452,7 +452,40 @@ public final class Table {
 
     /** Looks the packet up, runs the chosen action; returns the entry hit, or null on a miss. */
     public Entry apply(State s, int packetLength) {
-        Entry e = lookup(s);
+        for (int i = 0; i < keys.size(); i++) {
+            KeyField k = keys.get(i);
+            if (k.words == 1) {
+                probeWords[keyOffsets[i]] = k.expr.eval(s);
+            } else {
+                putWideKey(s, k.expr.evalWide(s), i);
+            }
+        }
+        return applyKey(s, packetLength);
+    }
+
+    /** The words the packet's key is looked up by (code compiled from the program fills them). */
+    public long[] probe() {
+        return probeWords;
+    }
+
+    /** Where key field {@code i}'s words start in {@link #probe()}. */
+    public int keyOffset(int i) {
+        return keyOffsets[i];
+    }
+
+    /** Puts the value of key field {@code i}, one wider than 64 bits, into the probe. */
+    public void putWideKey(State s, BigInteger v, int i) {
+        KeyField k = keys.get(i);
+        int at = keyOffsets[i];
+        for (int wd = 0; wd < k.words; wd++) {
+            int lo = 64 * (k.words - 1 - wd);
+            probeWords[at + wd] = s.sliceOf(v, lo, 64);
+        }
+    }
+
+    /** As {@link #apply}, the key's words already in {@link #probe()}. */
+    public Entry applyKey(State s, int packetLength) {
+        Entry e = lookup();
         // An entry pointing to an empty group has no action: the packet misses (the default action runs).
         ActionCall call = e == null ? null : e.indirect == null ? e.action : e.indirect.choose(s, selectorHash);
         if (call != null) {
@@ -492,22 +525,9 @@ public final class Table {
         return -1;
     }
 
-    private Entry lookup(State s) {
+    private Entry lookup() {
         if (keys.isEmpty()) {
             return null;
-        }
-        for (int i = 0; i < keys.size(); i++) {
-            KeyField k = keys.get(i);
-            int at = keyOffsets[i];
-            if (k.words == 1) {
-                probeWords[at] = k.expr.eval(s);
-            } else {
-                BigInteger v = k.expr.evalWide(s);
-                for (int wd = 0; wd < k.words; wd++) {
-                    int lo = 64 * (k.words - 1 - wd);
-                    probeWords[at + wd] = v.signum() >= 0 ? s.bitsOf(v, lo, 64) : v.shiftRight(lo).longValue();
-                }
-            }
         }
         if (hashed) {
             if (lpmField < 0) {

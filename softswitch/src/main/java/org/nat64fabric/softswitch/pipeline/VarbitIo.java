@@ -60,7 +60,7 @@ public final class VarbitIo {
                     s.n[nb + f.narrowOffset] = length;
                     pos += (int) length;
                 } else if (f.wide()) {
-                    s.w[wb + f.wideOffset] = State.readWide(s.packet, pos, f.wireWidth());
+                    s.w[wb + f.wideOffset] = s.readWideCached(s.packet, pos, f.wireWidth());
                     pos += f.wireWidth();
                 } else {
                     s.n[nb + f.narrowOffset] = State.readBits(s.packet, pos, f.wireWidth());
