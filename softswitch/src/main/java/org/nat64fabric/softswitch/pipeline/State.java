@@ -1,6 +1,9 @@
 package org.nat64fabric.softswitch.pipeline;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.math.BigInteger;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -213,20 +216,51 @@ public final class State {
         }
     }
 
+    // Big-endian views of byte arrays: a run of whole bytes moves in at most three accesses, not a
+    // load or store per byte (compiled code calls these with a constant count; the branches fold).
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle SHORTS = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
+
     /** The {@code bytes} (up to 8) bytes at {@code at} as a big-endian number. */
     public static long getBytes(byte[] buf, int at, int bytes) {
+        if (bytes == 8) {
+            return (long) LONGS.get(buf, at);
+        }
         long v = 0;
-        for (int i = 0; i < bytes; i++) {
-            v = (v << 8) | (buf[at + i] & 0xFF);
+        int i = at;
+        if ((bytes & 4) != 0) {
+            v = (int) INTS.get(buf, i) & 0xFFFFFFFFL;
+            i += 4;
+        }
+        if ((bytes & 2) != 0) {
+            v = (v << 16) | ((short) SHORTS.get(buf, i) & 0xFFFF);
+            i += 2;
+        }
+        if ((bytes & 1) != 0) {
+            v = (v << 8) | (buf[i] & 0xFF);
         }
         return v;
     }
 
     /** Writes the low {@code bytes} (up to 8) bytes of {@code v} at {@code at}, big-endian. */
     public static void putBytes(byte[] buf, int at, int bytes, long v) {
-        for (int i = at + bytes - 1; i >= at; i--) {
-            buf[i] = (byte) v;
+        if (bytes == 8) {
+            LONGS.set(buf, at, v);
+            return;
+        }
+        int i = at + bytes;
+        if ((bytes & 1) != 0) {
+            buf[--i] = (byte) v;
             v >>>= 8;
+        }
+        if ((bytes & 2) != 0) {
+            i -= 2;
+            SHORTS.set(buf, i, (short) v);
+            v >>>= 16;
+        }
+        if ((bytes & 4) != 0) {
+            INTS.set(buf, i - 4, (int) v);
         }
     }
 
