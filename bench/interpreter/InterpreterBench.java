@@ -46,14 +46,16 @@ public class InterpreterBench {
         long deadline = System.nanoTime() + (long) (seconds * 1e9);
         long n = 0;
         long start = System.nanoTime();
-        long sink = 0;
+        long[] sent = new long[1];
+        // As the data plane calls it: each frame made in the switch's buffer, handed to a sink.
+        V1ModelSwitch.Frames count = (port, frame, length) -> sent[0]++;
         while (System.nanoTime() < deadline) {
             for (int i = 0; i < 1024; i++) {
-                List<V1ModelSwitch.Output> out = sw.process(1, packets[(int) (n++ & (packets.length - 1))]);
-                sink += out.size();
+                byte[] packet = packets[(int) (n++ & (packets.length - 1))];
+                sw.process(1, packet, packet.length, count);
             }
         }
-        if (sink < n / 2) {
+        if (sent[0] < n / 2) {
             throw new IllegalStateException("most packets were dropped: the benchmark routes are wrong");
         }
         return n / ((System.nanoTime() - start) / 1e9) / 1e6;

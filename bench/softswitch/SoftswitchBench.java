@@ -299,19 +299,19 @@ public class SoftswitchBench {
     static double run(V1ModelSwitch sw, byte[][] packets, double seconds) {
         long deadline = System.nanoTime() + (long) (seconds * 1e9);
         long n = 0;
-        long translated = 0;
+        long[] translated = new long[1];
+        // As the data plane calls it: each frame made in the switch's buffer, handed to a sink.
+        V1ModelSwitch.Frames toPort2 = (port, frame, length) -> translated[0] += port == 2 ? 1 : 0;
         long start = System.nanoTime();
         while (System.nanoTime() < deadline) {
             for (int i = 0; i < 256; i++) {
-                List<V1ModelSwitch.Output> out = sw.process(1, packets[(int) (n++ % packets.length)]);
-                if (out.size() == 1 && out.get(0).port == 2) {
-                    translated++;
-                }
+                byte[] packet = packets[(int) (n++ % packets.length)];
+                sw.process(1, packet, packet.length, toPort2);
             }
         }
-        if (translated != n) {
+        if (translated[0] != n) {
             List<V1ModelSwitch.Output> sample = sw.process(1, packets[0]);
-            throw new IllegalStateException((n - translated) + " of " + n + " packets were not translated to port 2; "
+            throw new IllegalStateException((n - translated[0]) + " of " + n + " packets were not translated to port 2; "
                     + "the first went to " + (sample.isEmpty() ? "nowhere" : "port " + sample.get(0).port) + " "
                     + sw.stats() + " drops " + sw.program.counters.stream().filter(c -> c.name.endsWith(".drops")).map(c -> Arrays.toString(c.packets)).findFirst().orElse(""));
         }

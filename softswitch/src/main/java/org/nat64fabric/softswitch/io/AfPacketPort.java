@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.ObjIntConsumer;
 import org.nat64fabric.softswitch.ebpf.FastPath;
 import org.nat64fabric.softswitch.server.Device;
 
@@ -60,6 +59,8 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     private final Pointer rxRing;
     // The rings as direct buffers: plain memory reads and writes, no native call per access.
     private final ByteBuffer rx;
+    /** The frame being handed up, reused frame after frame (receive() runs on the data-plane thread only). */
+    private final byte[] rxFrame = new byte[FRAME_SIZE + VLAN_TAG];
     private final Device device;
     private final TxDrops drops;
     private int rxIndex;
@@ -171,8 +172,13 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
         LibC.setsockopt(socket, LibC.SOL_PACKET, option, v, v.length);
     }
 
+    /** Takes a received frame: {@code frame}'s first {@code length} bytes, in a buffer reused for the next one. */
+    interface Receiver {
+        void frame(byte[] frame, int length, int port);
+    }
+
     /** Hands up to {@code max} received frames to {@code sink}; returns how many there were. */
-    int receive(int max, ObjIntConsumer<byte[]> sink) {
+    int receive(int max, Receiver sink) {
         int n = 0;
         while (n < max) {
             int off = rxIndex * FRAME_SIZE;
@@ -183,7 +189,7 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
             int len = rx.getInt(off + 4);
             int snap = rx.getInt(off + 8);
             int mac = rx.getShort(off + 12) & 0xffff;   // tp_mac
-            byte[] frame = (status & TP_STATUS_VLAN_VALID) == 0 ? copy(off + mac, snap) : withVlanTag(off, mac, snap);
+            int length = (status & TP_STATUS_VLAN_VALID) == 0 ? copy(off + mac, snap) : copyWithVlanTag(off, mac, snap);
             rx.putInt(off, 0);   // back to the kernel
             rxIndex = (rxIndex + 1) % FRAMES;
             n++;
@@ -191,34 +197,32 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
                 device.count("drop: frame larger than " + (FRAME_SIZE - mac) + " bytes on port " + number);
                 continue;
             }
-            sink.accept(frame, number);
+            sink.frame(rxFrame, length, number);
         }
         return n;
     }
 
-    private byte[] copy(int from, int length) {
-        byte[] frame = new byte[length];
-        rx.position(from);
-        rx.get(frame);   // receive() runs on the data-plane thread only
-        return frame;
+    /** Copies a frame out of the ring into {@link #rxFrame}; returns its length. */
+    private int copy(int from, int length) {
+        rx.get(from, rxFrame, 0, length);
+        return length;
     }
 
     /**
      * The frame as it was on the wire: the kernel takes an 802.1Q/802.1ad tag out of the frame and
      * hands it beside it (tp_vlan_tci, tp_vlan_tpid), so a program that parses VLANs would never see one.
      */
-    private byte[] withVlanTag(int off, int mac, int snap) {
+    private int copyWithVlanTag(int off, int mac, int snap) {
         int status = rx.getInt(off);
         int tci = rx.getShort(off + 24) & 0xffff;
         int tpid = (status & TP_STATUS_VLAN_TPID_VALID) != 0 ? rx.getShort(off + 26) & 0xffff : ETH_P_8021Q;
-        byte[] untagged = copy(off + mac, snap);
         if (snap < MAC_ADDRESSES) {
-            return untagged;
+            return copy(off + mac, snap);
         }
-        ByteBuffer frame = ByteBuffer.allocate(snap + VLAN_TAG);
-        frame.put(untagged, 0, MAC_ADDRESSES).putShort((short) tpid).putShort((short) tci)
-                .put(untagged, MAC_ADDRESSES, snap - MAC_ADDRESSES);
-        return frame.array();
+        rx.get(off + mac, rxFrame, 0, MAC_ADDRESSES);
+        ByteBuffer.wrap(rxFrame, MAC_ADDRESSES, VLAN_TAG).putShort((short) tpid).putShort((short) tci);
+        rx.get(off + mac + MAC_ADDRESSES, rxFrame, MAC_ADDRESSES + VLAN_TAG, snap - MAC_ADDRESSES);
+        return snap + VLAN_TAG;
     }
 
     /**
@@ -227,14 +231,14 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
      * that the kernel never sees it.
      */
     @Override
-    public synchronized void send(byte[] frame) {
+    public synchronized void send(byte[] frame, int length) {
         int mtu = mtu();
-        if (frame.length > maxFrameLength(frame, mtu)) {
-            drops.drop("oversize", () -> frame.length + "-byte frame, MTU " + mtu);
+        if (length > maxFrameLength(frame, length, mtu)) {
+            drops.drop("oversize", () -> length + "-byte frame, MTU " + mtu);
             return;
         }
-        if (frame.length > FRAME_SIZE - TX_DATA_OFFSET) {
-            drops.drop("larger than a ring frame", () -> frame.length + " bytes, at most " + (FRAME_SIZE - TX_DATA_OFFSET));
+        if (length > FRAME_SIZE - TX_DATA_OFFSET) {
+            drops.drop("larger than a ring frame", () -> length + " bytes, at most " + (FRAME_SIZE - TX_DATA_OFFSET));
             return;
         }
         if (tx == null) {
@@ -242,11 +246,11 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
             drops.drop("no transmit socket", () -> LibC.strerror(lastSendError));
             return;
         }
-        enqueue(frame);
+        enqueue(frame, length);
     }
 
-    /** Queues a frame; the caller holds this port's lock. */
-    private void enqueue(byte[] frame) {
+    /** Queues a frame's first {@code length} bytes; the caller holds this port's lock. */
+    private void enqueue(byte[] frame, int length) {
         ByteBuffer tx = this.tx;
         int off = txIndex * FRAME_SIZE;
         if ((int) STATUS.getAcquire(tx, off) != TP_STATUS_AVAILABLE) {
@@ -266,9 +270,8 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
                 return;
             }
         }
-        tx.position(off + TX_DATA_OFFSET);
-        tx.put(frame);
-        tx.putInt(off + 4, frame.length);
+        tx.put(off + TX_DATA_OFFSET, frame, 0, length);
+        tx.putInt(off + 4, length);
         STATUS.setRelease(tx, off, TP_STATUS_SEND_REQUEST);   // the frame is whole before the kernel may take it
         txIndex = (txIndex + 1) % FRAMES;
         txPending.set(true);
@@ -319,8 +322,8 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     }
 
     /** The longest frame the link carries: MTU + Ethernet header, + 4 for an 802.1Q tag (as the kernel allows). */
-    static int maxFrameLength(byte[] frame, int mtu) {
-        boolean tagged = frame.length >= ETH_HEADER + 4 && (frame[12] & 0xff) == 0x81 && frame[13] == 0;
+    static int maxFrameLength(byte[] frame, int length, int mtu) {
+        boolean tagged = length >= ETH_HEADER + 4 && (frame[12] & 0xff) == 0x81 && frame[13] == 0;
         return mtu + ETH_HEADER + (tagged ? 4 : 0);
     }
 
@@ -406,7 +409,7 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
             }
             return false;
         }
-        behind.forEach(this::enqueue);
+        behind.forEach(f -> enqueue(f, f.length));
         return true;
     }
 

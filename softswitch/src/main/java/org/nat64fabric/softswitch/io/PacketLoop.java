@@ -50,7 +50,7 @@ public final class PacketLoop implements Runnable {
             try {
                 int received = 0;
                 for (AfPacketPort p : ports) {
-                    received += p.receive(BATCH, (frame, port) -> device.receive(port, frame));
+                    received += p.receive(BATCH, (frame, length, port) -> device.receive(port, frame, length));
                 }
                 transmitter.wake();
                 if (received == 0) {

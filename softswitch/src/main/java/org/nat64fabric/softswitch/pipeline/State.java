@@ -42,6 +42,8 @@ public final class State {
     private final long[] recentHigh = new long[RECENT];
     private final long[] recentLow = new long[RECENT];
     private static final int RECENT = 16;
+    /** The recent value asked for last. */
+    private int lastRecent;
 
     /** Requests made by externs during this pass through a pipeline block. */
     public int cloneSession = -1;
@@ -144,8 +146,12 @@ public final class State {
      */
     private int recentIndex(BigInteger v) {
         BigInteger[] recent = this.recent;
+        if (recent[lastRecent] == v) {   // the slices of one value come one after the other
+            return lastRecent;
+        }
         for (int i = 0; i < RECENT; i++) {
             if (recent[i] == v) {
+                lastRecent = i;
                 return i;
             }
         }
@@ -158,6 +164,7 @@ public final class State {
         recent[r] = v;
         recentHigh[r] = high;
         recentLow[r] = low;
+        lastRecent = r;
         return r;
     }
 
@@ -178,10 +185,11 @@ public final class State {
      * Parses {@code data} itself rather than a copy: the pipeline only reads the packet (within
      * packetLength), so the frame of a pass is shared until the next packet replaces it.
      */
-    public void usePacket(byte[] data) {
+    /** Parses {@code data}'s first {@code length} bytes in place (the array is the caller's, never written). */
+    public void usePacket(byte[] data, int length) {
         packet = data;
         packetShared = true;
-        packetLength = data.length;
+        packetLength = length;
         cursorBits = 0;
     }
 
@@ -203,10 +211,15 @@ public final class State {
     /** The first {@code length} bytes (at most {@link #frameLength()}) of the frame the deparser made. */
     public byte[] frame(int length) {
         byte[] bytes = new byte[length];
-        int head = Math.min(outLength, length);
-        System.arraycopy(out, 0, bytes, 0, head);
-        System.arraycopy(packet, Math.min(cursorBits / 8, packetLength), bytes, head, length - head);
+        copyFrame(bytes, length);
         return bytes;
+    }
+
+    /** Copies the first {@code length} bytes of the frame the deparser made into {@code into}. */
+    public void copyFrame(byte[] into, int length) {
+        int head = Math.min(outLength, length);
+        System.arraycopy(out, 0, into, 0, head);
+        System.arraycopy(packet, Math.min(cursorBits / 8, packetLength), into, head, length - head);
     }
 
     /** Makes room for {@code more} bytes in the output buffer. */

@@ -3,6 +3,7 @@ package org.nat64fabric.softswitch.server;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -37,7 +38,8 @@ public final class Device implements AutoCloseable {
 
     /** Where packets leave the switch: {@code send} may queue, {@code flush} sends what is queued. */
     public interface Port {
-        void send(byte[] frame);
+        /** Sends {@code frame}'s first {@code length} bytes; the caller reuses {@code frame} afterwards. */
+        void send(byte[] frame, int length);
 
         default void flush() {
         }
@@ -190,14 +192,14 @@ public final class Device implements AutoCloseable {
     }
 
     /** A frame received on a port; the caller flushes the ports after a batch. */
-    public void receive(int port, byte[] frame) {
-        capture(port, 0, frame);
+    public void receive(int port, byte[] frame, int length) {
+        capture(port, 0, frame, length);
         Pipeline p = pipeline;
         if (p == null) {
             count("drop: no pipeline");
             return;
         }
-        process(p, port, frame, false);
+        process(p, port, frame, length, false);
     }
 
     /** A packet-out from the primary controller: the packet_out header is prepended, it enters on the CPU port. */
@@ -217,35 +219,33 @@ public final class Device implements AutoCloseable {
         }
         count("packet-out");
         // A packet-out comes from no port, so no data-plane loop flushes after it: it flushes where it goes.
-        process(p, cpuPort, frame, true);
+        process(p, cpuPort, frame, frame.length, true);
     }
 
     /** {@code flush}: flush each port the packet leaves on (the data plane flushes after a batch instead). */
-    private void process(Pipeline p, int port, byte[] frame, boolean flush) {
-        List<V1ModelSwitch.Output> outputs;
+    private void process(Pipeline p, int port, byte[] frame, int length, boolean flush) {
         try {
-            outputs = p.sw.process(port, frame);
+            p.sw.process(port, frame, length, (outPort, out, outLength) -> {
+                if (outPort == cpuPort) {
+                    toController(p, Arrays.copyOf(out, outLength));
+                    return;
+                }
+                Port dst = ports.get(outPort);
+                if (dst == null) {
+                    count("drop: no port " + outPort);
+                    return;
+                }
+                capture(outPort, 1, out, outLength);
+                dst.send(out, outLength);
+                if (flush) {
+                    dst.flush();
+                }
+            });
         } catch (RuntimeException e) {
-            // The interpreter must never fail on a packet; if it does, lose the packet, not the switch.
+            // The interpreter must never fail on a packet; if it does, lose the packet, not the switch
+            // (the frames it made before failing are sent).
             count("drop: internal error");
             LOG.log(Level.WARNING, "packet from port " + port + " caused an internal error", e);
-            return;
-        }
-        for (V1ModelSwitch.Output out : outputs) {
-            if (out.port == cpuPort) {
-                toController(p, out.data);
-                continue;
-            }
-            Port dst = ports.get(out.port);
-            if (dst == null) {
-                count("drop: no port " + out.port);
-                continue;
-            }
-            capture(out.port, 1, out.data);
-            dst.send(out.data);
-            if (flush) {
-                dst.flush();
-            }
         }
     }
 
@@ -265,11 +265,11 @@ public final class Device implements AutoCloseable {
         packetIns.accept(b.build());
     }
 
-    private void capture(int port, int direction, byte[] frame) {
-        Pcap.Writer[] w = captures.get(port);
+    private void capture(int port, int direction, byte[] frame, int length) {
+        Pcap.Writer[] w = captures.isEmpty() ? null : captures.get(port);
         if (w != null) {
             try {
-                w[direction].write(startMicros + (System.nanoTime() - startNanos) / 1000, frame);
+                w[direction].write(startMicros + (System.nanoTime() - startNanos) / 1000, frame, length);
             } catch (IOException e) {
                 count("capture: write error");
             }

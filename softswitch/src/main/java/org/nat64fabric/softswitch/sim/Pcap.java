@@ -98,12 +98,17 @@ public final class Pcap {
             out.write(h.array());
         }
 
-        public synchronized void write(long timeMicros, byte[] data) throws IOException {
+        public void write(long timeMicros, byte[] data) throws IOException {
+            write(timeMicros, data, data.length);
+        }
+
+        /** Writes {@code data}'s first {@code length} bytes as one packet. */
+        public synchronized void write(long timeMicros, byte[] data, int length) throws IOException {
             ByteBuffer r = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
             r.putInt((int) (timeMicros / 1_000_000)).putInt((int) (timeMicros % 1_000_000))
-                    .putInt(data.length).putInt(data.length);
+                    .putInt(length).putInt(length);
             out.write(r.array());
-            out.write(data);
+            out.write(data, 0, length);
         }
 
         @Override

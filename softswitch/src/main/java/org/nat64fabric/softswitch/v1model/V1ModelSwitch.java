@@ -2,6 +2,7 @@ package org.nat64fabric.softswitch.v1model;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
@@ -151,15 +152,25 @@ public final class V1ModelSwitch {
         stats.computeIfAbsent(what, k -> new AtomicLong()).incrementAndGet();
     }
 
+    /**
+     * Takes the frames a packet produces, one call each, while {@link #process(int, byte[], int, Frames)}
+     * runs: {@code frame}'s first {@code length} bytes, in a buffer the switch reuses afterwards.
+     */
+    public interface Frames {
+        void frame(int port, byte[] frame, int length);
+    }
+
     private static final class Pass {
         final byte[] data;
+        final int length;
         final int port;
         final int instance;
         final State preservedFrom;
         final int fieldList;
 
-        Pass(byte[] data, int port, int instance, State preservedFrom, int fieldList) {
+        Pass(byte[] data, int length, int port, int instance, State preservedFrom, int fieldList) {
             this.data = data;
+            this.length = length;
             this.port = port;
             this.instance = instance;
             this.preservedFrom = preservedFrom;
@@ -167,25 +178,39 @@ public final class V1ModelSwitch {
         }
     }
 
+    /** The frame an egress pass hands on, reused packet after packet (a new array each was a cache miss each). */
+    private byte[] frameBuffer = new byte[2048];
     /** The passes and copies of the packet being processed, reused packet after packet. */
     private final Deque<Pass> ingressQueue = new ArrayDeque<>();
     private final Deque<State> egressQueue = new ArrayDeque<>();
 
     /** Processes one packet that arrived on {@code port}; returns the packets it produces. */
     public synchronized List<Output> process(int port, byte[] data) {
+        List<Output> out = new ArrayList<>(1);
+        process(port, data, data.length, (p, frame, length) -> out.add(new Output(p, Arrays.copyOf(frame, length))));
+        return out;
+    }
+
+    /**
+     * Processes the packet in {@code data}'s first {@code length} bytes, which arrived on {@code port},
+     * handing each packet it produces to {@code frames}. The data plane's way: the caller may reuse
+     * {@code data} once this returns, and no frame is allocated.
+     */
+    public synchronized void process(int port, byte[] data, int length, Frames frames) {
         received.incrementAndGet();
         if (sume != null) {
-            List<Output> out = sume.process(port, data);
-            transmitted.addAndGet(out.size());
-            return out;
+            for (Output o : sume.process(port, length == data.length ? data : Arrays.copyOf(data, length))) {
+                transmitted.incrementAndGet();
+                frames.frame(o.port, o.data, o.data.length);
+            }
+            return;
         }
-        List<Output> out = new ArrayList<>(1);
         // Cleared here too: a pass that failed with an exception leaves its queues as they were.
         Deque<Pass> ingressQueue = this.ingressQueue;
         Deque<State> egressQueue = this.egressQueue;
         ingressQueue.clear();
         egressQueue.clear();
-        ingressQueue.add(new Pass(data, port, NORMAL, null, -1));
+        ingressQueue.add(new Pass(data, length, port, NORMAL, null, -1));
         int ingressPasses = 0;
         int egressPasses = 0;
         while (!ingressQueue.isEmpty()) {
@@ -196,10 +221,10 @@ public final class V1ModelSwitch {
             Pass pass = ingressQueue.poll();
             State s = ingressState;
             ingress(s, pass);
-            State unicast = replicate(s, pass.data, egressQueue, ingressQueue);
+            State unicast = replicate(s, pass, egressQueue, ingressQueue);
             if (unicast != null) {
                 egressPasses++;
-                egress(unicast, out, egressQueue, ingressQueue);
+                egress(unicast, frames, egressQueue, ingressQueue);
             }
             while (!egressQueue.isEmpty()) {
                 if (++egressPasses > MAX_EGRESS_PASSES) {
@@ -207,21 +232,20 @@ public final class V1ModelSwitch {
                     egressQueue.clear();
                     break;
                 }
-                egress(egressQueue.poll(), out, egressQueue, ingressQueue);
+                egress(egressQueue.poll(), frames, egressQueue, ingressQueue);
             }
         }
-        return out;
     }
 
     private void ingress(State s, Pass pass) {
         s.reset();
-        s.usePacket(pass.data);
+        s.usePacket(pass.data, pass.length);
         if (pass.preservedFrom != null) {
             preserve(pass.preservedFrom, s, pass.fieldList);
         }
         ingressPort.set(s, pass.port);
         instanceType.set(s, pass.instance);
-        packetLength.set(s, pass.data.length);
+        packetLength.set(s, pass.length);
         ingressTimestamp.set(s, (System.nanoTime() - startNanos) / 1000);
         if (!program.parser.run(s)) {
             parserError.set(s, s.parserError);
@@ -241,7 +265,7 @@ public final class V1ModelSwitch {
      * Applies the ingress decisions. Returns the state to run egress on directly for a plain
      * unicast packet (no copy needed); queues copies for clones and multicast.
      */
-    private State replicate(State s, byte[] original, Deque<State> egressQueue, Deque<Pass> ingressQueue) {
+    private State replicate(State s, Pass original, Deque<State> egressQueue, Deque<Pass> ingressQueue) {
         if (s.cloneType == CLONE_I2E && s.cloneSession >= 0) {
             List<Replica> session = cloneSessions.get(s.cloneSession);
             if (session == null) {
@@ -249,7 +273,7 @@ public final class V1ModelSwitch {
             } else {
                 for (Replica r : session) {
                     State c = program.newState();
-                    c.setPacket(original, original.length);
+                    c.setPacket(original.data, original.length);
                     preserve(s, c, s.cloneFieldList);
                     instanceType.set(c, INGRESS_CLONE);
                     packetLength.set(c, original.length);
@@ -261,7 +285,8 @@ public final class V1ModelSwitch {
             }
         }
         if (s.resubmitFieldList >= 0) {
-            ingressQueue.add(new Pass(original, (int) ingressPort.eval(s), RESUBMITTED, copyOf(s), s.resubmitFieldList));
+            ingressQueue.add(new Pass(original.data, original.length, (int) ingressPort.eval(s), RESUBMITTED, copyOf(s),
+                    s.resubmitFieldList));
             return null;
         }
         long group = mcastGrp.eval(s);
@@ -289,7 +314,7 @@ public final class V1ModelSwitch {
         return s;
     }
 
-    private void egress(State e, List<Output> out, Deque<State> egressQueue, Deque<Pass> ingressQueue) {
+    private void egress(State e, Frames frames, Deque<State> egressQueue, Deque<Pass> ingressQueue) {
         e.cloneType = -1;
         e.cloneSession = -1;
         e.recirculateFieldList = -1;
@@ -331,13 +356,17 @@ public final class V1ModelSwitch {
         if (e.truncateLength >= 0 && e.truncateLength < length) {
             length = e.truncateLength;
         }
-        byte[] bytes = e.frame(length);
         if (e.recirculateFieldList >= 0) {
-            ingressQueue.add(new Pass(bytes, (int) egressPort.eval(e), RECIRCULATED, copyOf(e), e.recirculateFieldList));
+            byte[] bytes = e.frame(length);
+            ingressQueue.add(new Pass(bytes, length, (int) egressPort.eval(e), RECIRCULATED, copyOf(e), e.recirculateFieldList));
             return;
         }
         transmitted.incrementAndGet();
-        out.add(new Output((int) egressPort.eval(e), bytes));
+        if (frameBuffer.length < length) {
+            frameBuffer = new byte[Math.max(length, 2 * frameBuffer.length)];
+        }
+        e.copyFrame(frameBuffer, length);
+        frames.frame((int) egressPort.eval(e), frameBuffer, length);
     }
 
     private void copyHeaders(State from, State to) {

@@ -15,7 +15,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.function.ObjIntConsumer;
 import org.junit.jupiter.api.Test;
 import org.nat64fabric.softswitch.server.Device;
 
@@ -38,9 +37,9 @@ class AfPacketPortTest {
             ip("link", "set", "ssA", "mtu", "1280");
             Device device = new Device(1, 255);
             try (AfPacketPort a = new AfPacketPort("ssA", 1, device); AfPacketPort b = new AfPacketPort("ssB", 2, device)) {
-                a.send(frame(1, 1280 + 14 + 1));
-                a.send(frame(2, 1280 + 14));
-                a.send(frame(3, 60));
+                send(a, frame(1, 1280 + 14 + 1));
+                send(a, frame(2, 1280 + 14));
+                send(a, frame(3, 60));
                 a.flush();
                 assertEquals(List.of(2, 3), received(b, 2));
                 assertEquals(1L, device.stats().get("drop: port 1 (ssA) tx oversize"));
@@ -58,12 +57,12 @@ class AfPacketPortTest {
             try (AfPacketPort a = new AfPacketPort("ssA", 1, device); AfPacketPort b = new AfPacketPort("ssB", 2, device)) {
                 // softswitch read 1500 when it opened the port and keeps that for a second: the kernel refuses.
                 ip("link", "set", "ssA", "mtu", "1280");
-                a.send(frame(1, 100));
-                a.send(frame(2, 1400));
-                a.send(frame(3, 100));
-                a.send(frame(4, 100));
+                send(a, frame(1, 100));
+                send(a, frame(2, 1400));
+                send(a, frame(3, 100));
+                send(a, frame(4, 100));
                 a.flush();
-                a.send(frame(5, 100));
+                send(a, frame(5, 100));
                 a.flush();
                 assertEquals(List.of(1, 3, 4, 5), received(b, 4));
                 assertEquals(1L, device.stats().get("drop: port 1 (ssA) tx refused by the kernel"));
@@ -83,11 +82,11 @@ class AfPacketPortTest {
                 ip("link", "set", "ssA", "mtu", "1280");   // softswitch still believes 1500: the kernel refuses frame 3
                 int ring = 1024;
                 for (int seq = 1; seq <= ring; seq++) {
-                    a.send(frame(seq, seq == 3 ? 1400 : 100));   // fills the transmit ring, nothing sent yet
+                    send(a, frame(seq, seq == 3 ? 1400 : 100));   // fills the transmit ring, nothing sent yet
                 }
                 // No room for this one: send() itself asks the kernel to drain the ring, which sends
                 // frames 1 and 2 and stops at the refused frame 3, freeing the slot of frame 1.
-                a.send(frame(ring + 1, 100));
+                send(a, frame(ring + 1, 100));
                 assertEquals(List.of(1, 2), received(b, 2));
                 a.flush();   // finds the refused frame, and the frames behind it go out
                 List<Integer> expected = new ArrayList<>();
@@ -113,7 +112,7 @@ class AfPacketPortTest {
                     byte[] untagged = frame(tpid, 64);
                     byte[] tagged = ByteBuffer.allocate(68).put(untagged, 0, 12).putShort((short) tpid)
                             .putShort((short) 0x2123).put(untagged, 12, 52).array();   // priority 1, VLAN 291
-                    a.send(tagged);
+                    send(a, tagged);
                     a.flush();
                     assertEquals(List.of(Arrays.toString(tagged)), framesOf(b, tagged.length));
                 }
@@ -158,6 +157,10 @@ class AfPacketPortTest {
         }
     }
 
+    private static void send(AfPacketPort port, byte[] frame) {
+        port.send(frame, frame.length);
+    }
+
     /** A broadcast frame of the local experimental EtherType carrying {@code seq}, {@code length} bytes long. */
     private static byte[] frame(int seq, int length) {
         ByteBuffer b = ByteBuffer.allocate(length);
@@ -170,9 +173,9 @@ class AfPacketPortTest {
         List<String> frames = new ArrayList<>();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
         while (frames.isEmpty() && System.nanoTime() < deadline) {
-            port.receive(64, (f, n) -> {
-                if (f.length == length) {
-                    frames.add(Arrays.toString(f));
+            port.receive(64, (f, n, p) -> {
+                if (n == length) {
+                    frames.add(Arrays.toString(Arrays.copyOf(f, n)));
                 }
             });
             Thread.sleep(10);
@@ -183,9 +186,9 @@ class AfPacketPortTest {
     /** The sequence numbers of the test's frames that reach {@code port}: up to 2 s for {@code count}, then 100 ms more. */
     private static List<Integer> received(AfPacketPort port, int count) throws InterruptedException {
         List<Integer> seqs = new ArrayList<>();
-        ObjIntConsumer<byte[]> ours = (f, n) -> {
-            ByteBuffer b = ByteBuffer.wrap(f);
-            if (f.length >= 18 && (b.getShort(12) & 0xffff) == EXPERIMENTAL_ETHERTYPE) {   // not the kernel's own NDP
+        AfPacketPort.Receiver ours = (f, n, p) -> {
+            ByteBuffer b = ByteBuffer.wrap(f, 0, n);
+            if (n >= 18 && (b.getShort(12) & 0xffff) == EXPERIMENTAL_ETHERTYPE) {   // not the kernel's own NDP
                 seqs.add(b.getInt(14));
             }
         };

@@ -78,9 +78,9 @@ class TxDropsTest {
         byte[] untagged = new byte[1514];
         untagged[12] = (byte) 0x86;
         untagged[13] = (byte) 0xdd;
-        assertEquals(1514, AfPacketPort.maxFrameLength(untagged, 1500));
+        assertEquals(1514, AfPacketPort.maxFrameLength(untagged, untagged.length, 1500));
         byte[] tagged = new byte[1518];
         tagged[12] = (byte) 0x81;
-        assertEquals(1518, AfPacketPort.maxFrameLength(tagged, 1500));
+        assertEquals(1518, AfPacketPort.maxFrameLength(tagged, tagged.length, 1500));
     }
 }
