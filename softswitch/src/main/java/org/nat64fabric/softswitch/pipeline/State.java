@@ -161,11 +161,15 @@ public final class State {
         long low = v.longValue();
         long high = v.bitLength() > 64 ? v.shiftRight(64).longValue() : 0;
         int r = recentPlace(high, low);
-        recent[r] = v;
-        recentHigh[r] = high;
-        recentLow[r] = low;
+        remember(r, v, high, low);
         lastRecent = r;
         return r;
+    }
+
+    private void remember(int place, BigInteger v, long high, long low) {
+        recent[place] = v;
+        recentHigh[place] = high;
+        recentLow[place] = low;
     }
 
     private static int recentPlace(long high, long low) {
@@ -354,9 +358,7 @@ public final class State {
             BigInteger v = recent[r];
             if (v == null || recentHigh[r] != high || recentLow[r] != low) {
                 v = new BigInteger(1, buf, at, bytes);
-                recent[r] = v;
-                recentHigh[r] = high;
-                recentLow[r] = low;
+                remember(r, v, high, low);
             }
             return v;
         }
