@@ -4,40 +4,41 @@ import com.sun.jna.LastErrorException;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.nat64fabric.softswitch.ebpf.FastPath;
 import org.nat64fabric.softswitch.server.Device;
 
 /**
- * A switch port on a Linux interface: AF_PACKET sockets with PACKET_MMAP rings (TPACKET_V2), so
- * that frames move without a system call each: the kernel fills receive frames in shared memory,
- * and one send() flushes every transmit frame queued since the last one. Transmit has a socket of
- * its own, so that it can be opened afresh without losing received frames (see {@link #flush()}).
+ * A switch port on a Linux interface: AF_PACKET sockets, so that frames move without a system
+ * call each. The kernel fills receive frames in a PACKET_MMAP ring (TPACKET_V2) in shared memory;
+ * transmit frames are queued in native memory and sent by one sendmmsg() for all queued since the
+ * last, on a socket of their own (bound with protocol 0, so it receives nothing). Not a transmit
+ * ring: the kernel sends a ring's frames from the ring's pages, and a veth peer's receive path
+ * (its IP and TCP, in the sending thread) then copies each one into a page it allocates
+ * ({@code skb_copy_ubufs}); sendmmsg() copies each frame once, into the packet it makes.
  *
  * <p>Queueing ({@link #send}) and flushing ({@link #flush}) hold different locks, so that one thread
  * can queue frames while another is in the kernel sending earlier ones ({@link Transmitter}): a
- * send() on a veth also runs the peer's receive path (its IP and TCP), a third of the data-plane
- * thread's time when it did both. Only flush() opens and closes the transmit socket after the
- * constructor, under both locks.
+ * send on a veth also runs the peer's receive path, a third of the data-plane thread's time when
+ * it did both. A thread that holds both takes the port's lock first.
  */
 public final class AfPacketPort implements Device.Port, AutoCloseable {
-    private static final int FRAME_SIZE = 4096;          // one page: frames up to FRAME_SIZE - 32 bytes
+    private static final int FRAME_SIZE = 4096;          // a receive ring frame (one page) and a transmit slot
     private static final int BLOCK_SIZE = 1 << 16;
     private static final int BLOCKS = 64;                // 1024 frames, 4 MiB per ring
     private static final int FRAMES = BLOCK_SIZE / FRAME_SIZE * BLOCKS;
     private static final long RING_BYTES = (long) BLOCK_SIZE * BLOCKS;
-    private static final int TX_DATA_OFFSET = 32;        // TPACKET2_HDRLEN - sizeof(struct sockaddr_ll)
+    /** Transmit frames queued at most (sendmmsg() takes up to 1024 at a time), each in a slot of FRAME_SIZE bytes. */
+    private static final int TX_SLOTS = 1024;
+    /** struct mmsghdr (a struct msghdr, then msg_len) and struct iovec on a 64-bit Linux. */
+    private static final int MMSGHDR_SIZE = 64;
+    private static final int MSG_IOV = 16;
+    private static final int MSG_IOVLEN = 24;
+    private static final int IOVEC_SIZE = 16;
     private static final int TP_STATUS_USER = 1;
-    private static final int TP_STATUS_AVAILABLE = 0;
-    private static final int TP_STATUS_SEND_REQUEST = 1;
-    private static final int TP_STATUS_WRONG_FORMAT = 4;
     private static final int TP_STATUS_VLAN_VALID = 1 << 4;
     private static final int TP_STATUS_VLAN_TPID_VALID = 1 << 6;
     private static final int ETH_P_8021Q = 0x8100;
@@ -48,8 +49,6 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     private static final int SKF_AD_MARK = 20;
     private static final int ETH_HEADER = 14;
     private static final long MTU_REFRESH_NS = 1_000_000_000L;
-    /** A ring frame's status word, read and written with the ordering a concurrent flush() needs. */
-    private static final VarHandle STATUS = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
 
     public final String name;
     public final int number;
@@ -64,24 +63,29 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     private final Device device;
     private final TxDrops drops;
     private int rxIndex;
-    /** Held by flush(), which alone calls send() and replaces the transmit socket (then under this too). */
+    /** Held by flush(), which alone calls sendmmsg() and moves {@link #txHead}. */
     private final Object flushLock = new Object();
-    private volatile int txFd = -1;
-    private Pointer txRing;
-    private volatile ByteBuffer tx;
-    private int txIndex;
+    private final int txFd;
+    /** The queued frames' bytes, slot after slot, and each slot's mmsghdr and iovec, filled in once. */
+    private final Memory txFrames;
+    private final Memory txMessages;
+    private final Memory txVectors;
+    private final ByteBuffer txBytes;
+    private final ByteBuffer txLengths;
+    /**
+     * Frames queued so far and frames sent (or refused) so far: the frames in between wait in
+     * their slots (frame n in slot n % TX_SLOTS). The port's lock moves the tail, flush() the head;
+     * each is published after the slots it covers are written or read.
+     */
+    private volatile long txTail;
+    private volatile long txHead;
     /** Frames were queued since flush() last took this flag. */
     private final AtomicBoolean txPending = new AtomicBoolean();
     private int mtu;
     private long mtuReadNanos;
-    /** errno of the last send() that failed, 0 after one that succeeded. */
+    /** errno of the last sendmmsg() that failed, 0 after one that succeeded. */
     private volatile int lastSendError;
-    /**
-     * A send() of a full ring's (in send(), not flush()) failed: the kernel may have refused a frame
-     * and then stops at it, answering later send()s with success; flush() looks for it.
-     */
-    private volatile boolean kickFailed;
-    /** Set by close(): flush() no longer opens a transmit socket. */
+    /** Set by close(), under both locks. */
     private boolean closed;
 
     /** Opens the interface, puts it in promiscuous mode and maps its rings; IOException says why not. */
@@ -114,7 +118,7 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
             bind(fd, LibC.ETH_P_ALL_BE);
             mtu = readMtu();
             mtuReadNanos = System.nanoTime();
-            openTx();
+            txFd = openTx();
         } catch (LastErrorException e) {
             if (ring != null) {
                 LibC.munmap(ring, RING_BYTES);
@@ -124,35 +128,30 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
         }
         rxRing = ring;
         rx = ring.getByteBuffer(0, RING_BYTES).order(ByteOrder.nativeOrder());
+        txFrames = new Memory((long) TX_SLOTS * FRAME_SIZE);
+        txMessages = new Memory((long) TX_SLOTS * MMSGHDR_SIZE);
+        txVectors = new Memory((long) TX_SLOTS * IOVEC_SIZE);
+        txMessages.clear();
+        for (int i = 0; i < TX_SLOTS; i++) {
+            txVectors.setPointer((long) i * IOVEC_SIZE, txFrames.share((long) i * FRAME_SIZE));
+            txMessages.setPointer((long) i * MMSGHDR_SIZE + MSG_IOV, txVectors.share((long) i * IOVEC_SIZE));
+            txMessages.setLong((long) i * MMSGHDR_SIZE + MSG_IOVLEN, 1);
+        }
+        txBytes = txFrames.getByteBuffer(0, (long) TX_SLOTS * FRAME_SIZE);
+        txLengths = txVectors.getByteBuffer(0, (long) TX_SLOTS * IOVEC_SIZE).order(ByteOrder.nativeOrder());
     }
 
-    /** A transmit socket with an empty ring; bound with protocol 0, so that it receives nothing. */
-    private void openTx() {
+    /** The transmit socket: bound with protocol 0, so that it receives nothing. */
+    private int openTx() {
         int s = LibC.socket(LibC.AF_PACKET, LibC.SOCK_RAW, 0);
         try {
-            setInt(s, LibC.PACKET_VERSION, LibC.TPACKET_V2);
-            setRing(s, LibC.PACKET_TX_RING);
             setInt(s, LibC.PACKET_QDISC_BYPASS, 1);
-            Pointer ring = LibC.mmap(null, RING_BYTES, LibC.PROT_READ_WRITE, LibC.MAP_SHARED, s, 0);
             bind(s, 0);
-            txFd = s;
-            txRing = ring;
-            tx = ring.getByteBuffer(0, RING_BYTES).order(ByteOrder.nativeOrder());
-            txIndex = 0;
+            return s;
         } catch (LastErrorException e) {
             LibC.close(s);
             throw e;
         }
-    }
-
-    private void closeTx() {
-        if (txRing != null) {
-            LibC.munmap(txRing, RING_BYTES);
-            LibC.close(txFd);
-        }
-        txRing = null;
-        tx = null;
-        txFd = -1;
     }
 
     private void bind(int socket, int protocolBigEndian) {
@@ -226,9 +225,9 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     }
 
     /**
-     * Queues a frame in the transmit ring; {@link #flush()} sends what is queued. A frame the link
-     * cannot carry (larger than its MTU plus the Ethernet header) is dropped and counted here, so
-     * that the kernel never sees it.
+     * Queues a frame; {@link #flush()} sends what is queued. A frame the link cannot carry (larger
+     * than its MTU plus the Ethernet header) is dropped and counted here, so that the kernel never
+     * sees it.
      */
     @Override
     public synchronized void send(byte[] frame, int length) {
@@ -237,43 +236,27 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
             drops.drop("oversize", () -> length + "-byte frame, MTU " + mtu);
             return;
         }
-        if (length > FRAME_SIZE - TX_DATA_OFFSET) {
-            drops.drop("larger than a ring frame", () -> length + " bytes, at most " + (FRAME_SIZE - TX_DATA_OFFSET));
+        if (length > FRAME_SIZE) {
+            drops.drop("larger than a ring frame", () -> length + " bytes, at most " + FRAME_SIZE);
             return;
         }
-        if (tx == null) {
-            txPending.set(true);   // the next flush() opens one again
-            drops.drop("no transmit socket", () -> LibC.strerror(lastSendError));
+        if (closed) {
             return;
         }
-        enqueue(frame, length);
-    }
-
-    /** Queues a frame's first {@code length} bytes; the caller holds this port's lock. */
-    private void enqueue(byte[] frame, int length) {
-        ByteBuffer tx = this.tx;
-        int off = txIndex * FRAME_SIZE;
-        if ((int) STATUS.getAcquire(tx, off) != TP_STATUS_AVAILABLE) {
-            // The ring is full: let the kernel drain it, then look once more. A send() of its own,
-            // not flush(): this thread holds the port's lock, which flush() may wait for. The kernel
-            // serialises send()s on one socket; the socket stays open while this lock is held.
-            try {
-                LibC.send(txFd, null, 0, LibC.MSG_DONTWAIT);
-            } catch (LastErrorException e) {
-                lastSendError = e.getErrorCode();
-                kickFailed = true;   // flush() finds a refused frame and steps over it
-            }
-            if ((int) STATUS.getAcquire(tx, off) != TP_STATUS_AVAILABLE) {
+        long tail = txTail;
+        if (tail - txHead == TX_SLOTS) {
+            transmit();   // every slot is queued: have the kernel take them now, on this thread
+            if (tail - txHead == TX_SLOTS) {
                 txPending.set(true);
                 drops.drop("ring full", () -> lastSendError == 0 ? "the link is slower than the traffic"
                         : "last send error: " + LibC.strerror(lastSendError));
                 return;
             }
         }
-        tx.put(off + TX_DATA_OFFSET, frame, 0, length);
-        tx.putInt(off + 4, length);
-        STATUS.setRelease(tx, off, TP_STATUS_SEND_REQUEST);   // the frame is whole before the kernel may take it
-        txIndex = (txIndex + 1) % FRAMES;
+        int slot = (int) (tail % TX_SLOTS);
+        txBytes.put(slot * FRAME_SIZE, frame, 0, length);
+        txLengths.putLong(slot * IOVEC_SIZE + 8, length);   // iov_len
+        txTail = tail + 1;   // volatile: the frame is whole before flush() may send it
         txPending.set(true);
     }
 
@@ -350,11 +333,10 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     }
 
     /**
-     * Asks the kernel to send every queued frame. A frame it refuses, it marks
-     * TP_STATUS_WRONG_FORMAT and stops there for good: no later send() passes it (only PACKET_LOSS,
-     * which cannot be set once the ring exists, would skip refused frames, and silently). So the
-     * refused frame is counted with the kernel's reason, and the frames behind it move to a fresh
-     * transmit socket. Frames may be queued meanwhile: the send() runs without the port's lock.
+     * Sends every queued frame. A frame the kernel refuses (the MTU shrank since it was last read,
+     * or any other errno that is not about the moment) is counted with the kernel's reason and the
+     * frames behind it go on; after an error of the moment (no buffer, the link down) the frames
+     * stay queued for the next flush.
      */
     @Override
     public void flush() {
@@ -367,92 +349,39 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
             if (!txPending.getAndSet(false) || closed) {
                 return true;
             }
-            if (tx == null) {
-                synchronized (this) {
-                    return reopenTx();   // frames were dropped without a socket; the next ones get one if it opens
-                }
-            }
             while (true) {
-                boolean failedBefore = kickFailed;
-                kickFailed = false;
-                try {
-                    LibC.send(txFd, null, 0, LibC.MSG_DONTWAIT);
-                    if (!failedBefore) {
-                        lastSendError = 0;
-                        return true;
-                    }
-                } catch (LastErrorException e) {
-                    lastSendError = e.getErrorCode();
+                long head = txHead;
+                long queued = txTail - head;
+                if (queued == 0) {
+                    return true;
                 }
-                synchronized (this) {
-                    if (!stepOverRefusedFrame()) {
+                int slot = (int) (head % TX_SLOTS);
+                int count = (int) Math.min(queued, TX_SLOTS - slot);   // the slots up to the end, then from the first
+                try {
+                    int sent = LibC.sendmmsg(txFd, txMessages.share((long) slot * MMSGHDR_SIZE), count, LibC.MSG_DONTWAIT);
+                    txHead = head + sent;   // a failure after the first frame is answered by the next call
+                    lastSendError = 0;
+                } catch (LastErrorException e) {
+                    int errno = e.getErrorCode();
+                    lastSendError = errno;
+                    if (errno == LibC.EAGAIN || errno == LibC.ENOBUFS || errno == LibC.ENOMEM || errno == LibC.EINTR
+                            || errno == LibC.ENETDOWN) {
+                        txPending.set(true);
                         return false;
                     }
+                    drops.drop("refused by the kernel", () -> LibC.strerror(errno) + " (errno " + errno + ")");
+                    txHead = head + 1;
                 }
             }
         }
-    }
-
-    /** After a failed send(): moves the frames behind a refused one to a fresh socket; false when there is nothing to send. */
-    private boolean stepOverRefusedFrame() {
-        int slot = refusedSlot();
-        if (slot < 0) {
-            txPending.set(true);   // nothing refused (e.g. ENOBUFS): the frames stay queued, the next flush sends them
-            return false;
-        }
-        drops.drop("refused by the kernel", () -> LibC.strerror(lastSendError) + " (errno " + lastSendError + ")");
-        List<byte[]> behind = queuedAfter(slot);
-        closeTx();
-        if (!reopenTx()) {
-            for (int i = 0; i < behind.size(); i++) {
-                drops.drop("no transmit socket", () -> LibC.strerror(lastSendError));
-            }
-            return false;
-        }
-        behind.forEach(f -> enqueue(f, f.length));
-        return true;
-    }
-
-    private boolean reopenTx() {
-        try {
-            openTx();
-            return true;
-        } catch (LastErrorException e) {
-            lastSendError = e.getErrorCode();
-            return false;
-        }
-    }
-
-    private int refusedSlot() {
-        for (int i = 0; i < FRAMES; i++) {
-            if (tx.getInt(i * FRAME_SIZE) == TP_STATUS_WRONG_FORMAT) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    /** Copies of the frames queued behind {@code slot} that the kernel has not taken yet, in order. */
-    private List<byte[]> queuedAfter(int slot) {
-        List<byte[]> frames = new ArrayList<>();
-        for (int i = (slot + 1) % FRAMES; i != txIndex; i = (i + 1) % FRAMES) {
-            int off = i * FRAME_SIZE;
-            if (tx.getInt(off) == TP_STATUS_SEND_REQUEST) {
-                byte[] frame = new byte[tx.getInt(off + 4)];
-                tx.position(off + TX_DATA_OFFSET);
-                tx.get(frame);
-                frames.add(frame);
-            }
-        }
-        return frames;
     }
 
     @Override
     public void close() {
-        synchronized (flushLock) {
-            synchronized (this) {
+        synchronized (this) {
+            synchronized (flushLock) {
                 closed = true;
-                closeTx();
+                LibC.close(txFd);
                 LibC.munmap(rxRing, RING_BYTES);
                 LibC.close(fd);
             }

@@ -14,7 +14,6 @@ final class LibC {
     static final int PACKET_MR_PROMISC = 1;
     static final int PACKET_RX_RING = 5;
     static final int PACKET_VERSION = 10;
-    static final int PACKET_TX_RING = 13;
     static final int PACKET_QDISC_BYPASS = 20;
     static final int PACKET_IGNORE_OUTGOING = 23;
     static final int SOL_SOCKET = 1;
@@ -27,6 +26,11 @@ final class LibC {
     static final int PROT_READ_WRITE = 3;
     static final int MAP_SHARED = 1;
     static final int MSG_DONTWAIT = 0x40;
+    static final int EINTR = 4;
+    static final int EAGAIN = 11;
+    static final int ENOMEM = 12;
+    static final int ENETDOWN = 100;
+    static final int ENOBUFS = 105;
     static final short POLLIN = 1;
 
     static {
@@ -48,7 +52,7 @@ final class LibC {
 
     static native int munmap(Pointer addr, long len);
 
-    static native long send(int fd, Pointer buf, long len, int flags) throws LastErrorException;
+    static native int sendmmsg(int fd, Pointer messages, int count, int flags) throws LastErrorException;
 
     static native int ioctl(int fd, long request, byte[] ifreq) throws LastErrorException;
 

@@ -8,7 +8,7 @@ import org.nat64fabric.softswitch.server.Device;
 
 /**
  * The data-plane thread: takes batches of frames from every port's receive ring, runs them through
- * the device, then hands the transmit rings to the {@link Transmitter}'s thread, which flushes
+ * the device, then hands the transmit queues to the {@link Transmitter}'s thread, which flushes
  * them while this one goes on. It sleeps in poll() when all receive rings are idle.
  */
 public final class PacketLoop implements Runnable {

@@ -5,8 +5,8 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The thread that flushes the ports' transmit rings, so that the data-plane thread goes on
- * interpreting while the kernel sends. A send() on a veth runs the frame through the peer's
+ * The thread that flushes the ports' transmit queues, so that the data-plane thread goes on
+ * interpreting while the kernel sends. A send on a veth runs the frame through the peer's
  * receive path (IP, TCP, waking the receiver) in the sender's thread, at a third of the
  * data-plane thread's time when that thread did it itself. The data-plane thread calls
  * {@link #wake()} after a batch; this thread flushes every port with frames queued until none

@@ -75,23 +75,24 @@ class AfPacketPortTest {
     }
 
     @Test
-    void frameRefusedWhileTheRingWasFullDoesNotBlockTheFramesBehindIt() throws Exception {
+    void frameRefusedWhileTheQueueWasFullDoesNotBlockTheFramesBehindIt() throws Exception {
         inPrivateNamespace(() -> {
             Device device = new Device(1, 255);
             try (AfPacketPort a = new AfPacketPort("ssA", 1, device); AfPacketPort b = new AfPacketPort("ssB", 2, device)) {
                 ip("link", "set", "ssA", "mtu", "1280");   // softswitch still believes 1500: the kernel refuses frame 3
-                int ring = 1024;
-                for (int seq = 1; seq <= ring; seq++) {
-                    send(a, frame(seq, seq == 3 ? 1400 : 100));   // fills the transmit ring, nothing sent yet
+                int queue = 1024;
+                for (int seq = 1; seq <= queue; seq++) {
+                    send(a, frame(seq, seq == 3 ? 1400 : 100));   // fills the transmit queue, nothing sent yet
                 }
-                // No room for this one: send() itself asks the kernel to drain the ring, which sends
-                // frames 1 and 2 and stops at the refused frame 3, freeing the slot of frame 1.
-                send(a, frame(ring + 1, 100));
-                assertEquals(List.of(1, 2), received(b, 2));
-                a.flush();   // finds the refused frame, and the frames behind it go out
+                assertEquals(List.of(), received(b, 0));
+                // No room for this one: send() itself has the kernel take the queue, refused frame and all.
+                send(a, frame(queue + 1, 100));
+                a.flush();
                 List<Integer> expected = new ArrayList<>();
-                for (int seq = 4; seq <= ring + 1; seq++) {
-                    expected.add(seq);
+                for (int seq = 1; seq <= queue + 1; seq++) {
+                    if (seq != 3) {
+                        expected.add(seq);
+                    }
                 }
                 assertEquals(expected, received(b, expected.size()));
                 assertEquals(1L, device.stats().get("drop: port 1 (ssA) tx refused by the kernel"));
@@ -133,6 +134,10 @@ class AfPacketPortTest {
                     throw new IllegalStateException("cannot create a network namespace: run as root");
                 }
                 ip("link", "add", "ssA", "type", "veth", "peer", "name", "ssB");
+                // No IPv6 link-local addresses: the kernel then sends no NDP or MLD of its own,
+                // which could take receive ring frames a test fills with its own.
+                ip("link", "set", "ssA", "addrgenmode", "none");
+                ip("link", "set", "ssB", "addrgenmode", "none");
                 ip("link", "set", "ssA", "up");
                 ip("link", "set", "ssB", "up");
                 return body.call();
