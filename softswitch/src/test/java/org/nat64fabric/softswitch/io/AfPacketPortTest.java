@@ -21,7 +21,8 @@ import org.nat64fabric.softswitch.server.Device;
 /**
  * A real port on a veth pair, in a network namespace of the test's own (so nothing leaves it):
  * a frame the link cannot carry is dropped and counted, whether softswitch or the kernel refuses
- * it, and the frames after it are sent; a VLAN-tagged frame arrives as it was sent. Needs root, as {@code softswitch run} does.
+ * it, and the frames after it are sent; frames queued while the link is down go out when it is up
+ * again; a VLAN-tagged frame arrives as it was sent. Needs root, as {@code softswitch run} does.
  */
 class AfPacketPortTest {
     private static final int CLONE_NEWNET = 0x40000000;
@@ -97,6 +98,37 @@ class AfPacketPortTest {
                 assertEquals(expected, received(b, expected.size()));
                 assertEquals(1L, device.stats().get("drop: port 1 (ssA) tx refused by the kernel"));
                 assertNull(device.stats().get("drop: port 1 (ssA) tx ring full"));
+            } finally {
+                device.close();
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void framesQueuedWhileTheLinkIsDownGoOutWhenItComesBackAndTheExcessIsCounted() throws Exception {
+        inPrivateNamespace(() -> {
+            Device device = new Device(1, 255);
+            try (AfPacketPort a = new AfPacketPort("ssA", 1, device); AfPacketPort b = new AfPacketPort("ssB", 2, device)) {
+                ip("link", "set", "ssA", "down");
+                int queue = 1024;
+                for (int seq = 1; seq <= queue + 5; seq++) {
+                    send(a, frame(seq, 100));   // the last five find every slot taken and the kernel refusing
+                }
+                assertEquals(false, a.transmit());   // ENETDOWN: an error of the moment, the frames stay queued
+                assertEquals(5L, device.stats().get("drop: port 1 (ssA) tx ring full"));
+                assertNull(device.stats().get("drop: port 1 (ssA) tx refused by the kernel"));
+                ip("link", "set", "ssA", "up");
+                List<Integer> expected = new ArrayList<>();
+                for (int seq = 1; seq <= queue; seq++) {
+                    expected.add(seq);
+                }
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (!a.transmit() && System.nanoTime() < deadline) {
+                    Thread.sleep(10);   // the veth pair's carrier may take a moment
+                }
+                assertEquals(expected, received(b, expected.size()));
+                assertNull(device.stats().get("drop: port 1 (ssA) tx refused by the kernel"));
             } finally {
                 device.close();
             }
