@@ -99,7 +99,7 @@ def test_frame_refused_by_the_kernel_is_counted_and_stepped_over(ptf, sut):
     try:
         send_normal_traffic(ptf, count=1)   # softswitch reads the MTU now, then not for a second
         set_mtu("sw2", SMALL_MTU)
-        for i in range(5):   # a burst: the refused frame sits in the ring between good ones
+        for i in range(5):   # a burst: the refused frame is queued between good ones
             ptf.send(1, udp4(SMALL_MTU + 100, seq=i))
         send_normal_traffic(ptf)
         wait_for_log(sut.switch, r"WARNING port 2 \(sw2\): dropped a frame it cannot send "

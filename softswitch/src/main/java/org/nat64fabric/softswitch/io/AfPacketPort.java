@@ -38,6 +38,8 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     private static final int MSG_IOV = 16;
     private static final int MSG_IOVLEN = 24;
     private static final int IOVEC_SIZE = 16;
+    /** ENOBUFS for one frame this many times in a row (flushes 1 ms apart): the device never takes it. */
+    private static final int DEVICE_DROPS = 3;
     private static final int TP_STATUS_USER = 1;
     private static final int TP_STATUS_VLAN_VALID = 1 << 4;
     private static final int TP_STATUS_VLAN_TPID_VALID = 1 << 6;
@@ -56,7 +58,7 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     final int fd;
     private final int ifindex;
     private final Pointer rxRing;
-    // The rings as direct buffers: plain memory reads and writes, no native call per access.
+    // The ring as a direct buffer: plain memory reads and writes, no native call per access.
     private final ByteBuffer rx;
     /** The frame being handed up, reused frame after frame (receive() runs on the data-plane thread only). */
     private final byte[] rxFrame = new byte[FRAME_SIZE + VLAN_TAG];
@@ -85,10 +87,13 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     private long mtuReadNanos;
     /** errno of the last sendmmsg() that failed, 0 after one that succeeded. */
     private volatile int lastSendError;
+    /** The frame the last ENOBUFS came back for, and how many times in a row; only flush() uses them. */
+    private long droppedHead = -1;
+    private int droppedTimes;
     /** Set by close(), under both locks. */
     private boolean closed;
 
-    /** Opens the interface, puts it in promiscuous mode and maps its rings; IOException says why not. */
+    /** Opens the interface, puts it in promiscuous mode and maps its receive ring; IOException says why not. */
     public AfPacketPort(String name, int number, Device device) throws IOException {
         this.name = name;
         this.number = number;
@@ -98,6 +103,9 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
         if (ifindex == 0) {
             throw new IOException("interface " + name + " does not exist (see 'ip link')");
         }
+        txFrames = new Memory((long) TX_SLOTS * FRAME_SIZE);   // before the sockets: nothing to close if it fails
+        txMessages = new Memory((long) TX_SLOTS * MMSGHDR_SIZE);
+        txVectors = new Memory((long) TX_SLOTS * IOVEC_SIZE);
         try {
             // Protocol 0 until bind(): opened for ETH_P_ALL, the socket would take every interface's
             // frames into its ring until it is bound to this one.
@@ -128,9 +136,6 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
         }
         rxRing = ring;
         rx = ring.getByteBuffer(0, RING_BYTES).order(ByteOrder.nativeOrder());
-        txFrames = new Memory((long) TX_SLOTS * FRAME_SIZE);
-        txMessages = new Memory((long) TX_SLOTS * MMSGHDR_SIZE);
-        txVectors = new Memory((long) TX_SLOTS * IOVEC_SIZE);
         txMessages.clear();
         for (int i = 0; i < TX_SLOTS; i++) {
             txVectors.setPointer((long) i * IOVEC_SIZE, txFrames.share((long) i * FRAME_SIZE));
@@ -146,6 +151,14 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
         int s = LibC.socket(LibC.AF_PACKET, LibC.SOCK_RAW, 0);
         try {
             setInt(s, LibC.PACKET_QDISC_BYPASS, 1);
+            // Room for a whole queue in flight: a NIC holds the send buffer until its frames are on
+            // the wire, and with the default (some 200 KiB) a full queue would wait on EAGAIN.
+            byte[] size = ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(TX_SLOTS * FRAME_SIZE).array();
+            try {
+                LibC.setsockopt(s, LibC.SOL_SOCKET, LibC.SO_SNDBUFFORCE, size, size.length);
+            } catch (LastErrorException e) {
+                LibC.setsockopt(s, LibC.SOL_SOCKET, LibC.SO_SNDBUF, size, size.length);   // without CAP_NET_ADMIN: up to wmem_max
+            }
             bind(s, 0);
             return s;
         } catch (LastErrorException e) {
@@ -231,6 +244,9 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
      */
     @Override
     public synchronized void send(byte[] frame, int length) {
+        if (closed) {
+            return;
+        }
         int mtu = mtu();
         if (length > maxFrameLength(frame, length, mtu)) {
             drops.drop("oversize", () -> length + "-byte frame, MTU " + mtu);
@@ -238,9 +254,6 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
         }
         if (length > FRAME_SIZE) {
             drops.drop("larger than a ring frame", () -> length + " bytes, at most " + FRAME_SIZE);
-            return;
-        }
-        if (closed) {
             return;
         }
         long tail = txTail;
@@ -336,27 +349,32 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
      * Sends every queued frame. A frame the kernel refuses (the MTU shrank since it was last read,
      * or any other errno that is not about the moment) is counted with the kernel's reason and the
      * frames behind it go on; after an error of the moment (no buffer, the link down) the frames
-     * stay queued for the next flush.
+     * stay queued for the next flush. A frame the device drops {@value #DEVICE_DROPS} times in a
+     * row (ENOBUFS each time: a veth whose peer's MTU is smaller, say) is counted as refused too.
      */
     @Override
     public void flush() {
         transmit();
     }
 
-    /** {@link #flush()}; false when frames stay queued after an error (the caller tries again later). */
+    /**
+     * {@link #flush()}; false when frames stay queued after an error (the caller tries again later).
+     * Sends what was queued when it began, so that a busy port does not keep the caller from the
+     * others; frames queued meanwhile have set {@link #txPending} again.
+     */
     boolean transmit() {
         synchronized (flushLock) {
             if (!txPending.getAndSet(false) || closed) {
                 return true;
             }
+            long end = txTail;
             while (true) {
                 long head = txHead;
-                long queued = txTail - head;
-                if (queued == 0) {
+                if (head == end) {
                     return true;
                 }
                 int slot = (int) (head % TX_SLOTS);
-                int count = (int) Math.min(queued, TX_SLOTS - slot);   // the slots up to the end, then from the first
+                int count = (int) Math.min(end - head, TX_SLOTS - slot);   // the slots up to the end, then from the first
                 try {
                     int sent = LibC.sendmmsg(txFd, txMessages.share((long) slot * MMSGHDR_SIZE), count, LibC.MSG_DONTWAIT);
                     txHead = head + sent;   // a failure after the first frame is answered by the next call
@@ -364,8 +382,7 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
                 } catch (LastErrorException e) {
                     int errno = e.getErrorCode();
                     lastSendError = errno;
-                    if (errno == LibC.EAGAIN || errno == LibC.ENOBUFS || errno == LibC.ENOMEM || errno == LibC.EINTR
-                            || errno == LibC.ENETDOWN) {
+                    if (ofTheMoment(errno, head)) {
                         txPending.set(true);
                         return false;
                     }
@@ -376,6 +393,16 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
         }
     }
 
+    /** Whether the error that frame {@code head} met may pass: the frame stays queued. */
+    private boolean ofTheMoment(int errno, long head) {
+        if (errno == LibC.ENOBUFS) {   // the device dropped the frame: its queue was full, or it never takes this one
+            droppedTimes = head == droppedHead ? droppedTimes + 1 : 1;
+            droppedHead = head;
+            return droppedTimes < DEVICE_DROPS;
+        }
+        return errno == LibC.EAGAIN || errno == LibC.ENOMEM || errno == LibC.EINTR || errno == LibC.ENETDOWN;
+    }
+
     @Override
     public void close() {
         synchronized (this) {
@@ -384,6 +411,9 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
                 LibC.close(txFd);
                 LibC.munmap(rxRing, RING_BYTES);
                 LibC.close(fd);
+                txFrames.close();
+                txMessages.close();
+                txVectors.close();
             }
         }
     }

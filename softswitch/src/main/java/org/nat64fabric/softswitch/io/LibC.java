@@ -19,6 +19,8 @@ final class LibC {
     static final int SOL_SOCKET = 1;
     static final int SO_ATTACH_FILTER = 26;
     static final int SO_DETACH_FILTER = 27;
+    static final int SO_SNDBUF = 7;
+    static final int SO_SNDBUFFORCE = 32;
     static final long SIOCGIFMTU = 0x8921;
     static final int IFNAMSIZ = 16;
     static final int IFREQ_SIZE = 40;

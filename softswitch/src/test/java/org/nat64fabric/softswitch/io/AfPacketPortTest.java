@@ -20,9 +20,10 @@ import org.nat64fabric.softswitch.server.Device;
 
 /**
  * A real port on a veth pair, in a network namespace of the test's own (so nothing leaves it):
- * a frame the link cannot carry is dropped and counted, whether softswitch or the kernel refuses
- * it, and the frames after it are sent; frames queued while the link is down go out when it is up
- * again; a VLAN-tagged frame arrives as it was sent. Needs root, as {@code softswitch run} does.
+ * a frame the link cannot carry is dropped and counted, whether softswitch, the kernel or the
+ * device refuses it, and the frames after it are sent; frames queued while the link is down go out
+ * when it is up again; frames go out in order round the end of the queue; a VLAN-tagged frame
+ * arrives as it was sent. Needs root, as {@code softswitch run} does.
  */
 class AfPacketPortTest {
     private static final int CLONE_NEWNET = 0x40000000;
@@ -88,16 +89,63 @@ class AfPacketPortTest {
                 assertEquals(List.of(), received(b, 0));
                 // No room for this one: send() itself has the kernel take the queue, refused frame and all.
                 send(a, frame(queue + 1, 100));
-                a.flush();
                 List<Integer> expected = new ArrayList<>();
-                for (int seq = 1; seq <= queue + 1; seq++) {
+                for (int seq = 1; seq <= queue; seq++) {
                     if (seq != 3) {
                         expected.add(seq);
                     }
                 }
                 assertEquals(expected, received(b, expected.size()));
+                a.flush();
+                assertEquals(List.of(queue + 1), received(b, 1));
                 assertEquals(1L, device.stats().get("drop: port 1 (ssA) tx refused by the kernel"));
                 assertNull(device.stats().get("drop: port 1 (ssA) tx ring full"));
+            } finally {
+                device.close();
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void frameTheDeviceDropsAgainAndAgainIsCountedAndDoesNotBlockTheFramesBehindIt() throws Exception {
+        inPrivateNamespace(() -> {
+            Device device = new Device(1, 255);
+            try (AfPacketPort a = new AfPacketPort("ssA", 1, device); AfPacketPort b = new AfPacketPort("ssB", 2, device)) {
+                // ssA takes 1500 bytes, but the veth drops what its peer ssB could not take (ENOBUFS).
+                ip("link", "set", "ssB", "mtu", "1280");
+                send(a, frame(1, 100));
+                send(a, frame(2, 1400));
+                send(a, frame(3, 100));
+                int flushes = 1;
+                while (!a.transmit() && flushes < 10) {   // as the transmit thread does, a millisecond apart
+                    Thread.sleep(1);
+                    flushes++;
+                }
+                assertEquals(3, flushes);   // dropped three times in a row, then counted as refused
+                assertEquals(List.of(1, 3), received(b, 2));
+                assertEquals(1L, device.stats().get("drop: port 1 (ssA) tx refused by the kernel"));
+            } finally {
+                device.close();
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void framesAroundTheEndOfTheQueueGoOutInOrder() throws Exception {
+        inPrivateNamespace(() -> {
+            Device device = new Device(1, 255);
+            try (AfPacketPort a = new AfPacketPort("ssA", 1, device); AfPacketPort b = new AfPacketPort("ssB", 2, device)) {
+                for (int[] run : new int[][] {{1, 1000}, {1001, 1100}}) {   // the second from slot 1000 round to slot 75
+                    List<Integer> expected = new ArrayList<>();
+                    for (int seq = run[0]; seq <= run[1]; seq++) {
+                        send(a, frame(seq, 60 + seq % 700));
+                        expected.add(seq);
+                    }
+                    a.flush();
+                    assertEquals(expected, received(b, expected.size()));
+                }
             } finally {
                 device.close();
             }
