@@ -116,9 +116,9 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
         }
         Pointer ring = null;
         try {
-            setInt(fd, LibC.PACKET_VERSION, LibC.TPACKET_V2);
+            setInt(fd, LibC.SOL_PACKET, LibC.PACKET_VERSION, LibC.TPACKET_V2);
             setRing(fd, LibC.PACKET_RX_RING);
-            setInt(fd, LibC.PACKET_IGNORE_OUTGOING, 1);
+            setInt(fd, LibC.SOL_PACKET, LibC.PACKET_IGNORE_OUTGOING, 1);
             ring = LibC.mmap(null, RING_BYTES, LibC.PROT_READ_WRITE, LibC.MAP_SHARED, fd, 0);
             byte[] mreq = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder())
                     .putInt(ifindex).putShort((short) LibC.PACKET_MR_PROMISC).array();
@@ -150,14 +150,13 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     private int openTx() {
         int s = LibC.socket(LibC.AF_PACKET, LibC.SOCK_RAW, 0);
         try {
-            setInt(s, LibC.PACKET_QDISC_BYPASS, 1);
+            setInt(s, LibC.SOL_PACKET, LibC.PACKET_QDISC_BYPASS, 1);
             // Room for a whole queue in flight: a NIC holds the send buffer until its frames are on
             // the wire, and with the default (some 200 KiB) a full queue would wait on EAGAIN.
-            byte[] size = ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(TX_SLOTS * FRAME_SIZE).array();
             try {
-                LibC.setsockopt(s, LibC.SOL_SOCKET, LibC.SO_SNDBUFFORCE, size, size.length);
+                setInt(s, LibC.SOL_SOCKET, LibC.SO_SNDBUFFORCE, TX_SLOTS * FRAME_SIZE);
             } catch (LastErrorException e) {
-                LibC.setsockopt(s, LibC.SOL_SOCKET, LibC.SO_SNDBUF, size, size.length);   // without CAP_NET_ADMIN: up to wmem_max
+                setInt(s, LibC.SOL_SOCKET, LibC.SO_SNDBUF, TX_SLOTS * FRAME_SIZE);   // without CAP_NET_ADMIN: up to wmem_max
             }
             bind(s, 0);
             return s;
@@ -179,9 +178,9 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
         LibC.setsockopt(socket, LibC.SOL_PACKET, option, req, req.length);
     }
 
-    private static void setInt(int socket, int option, int value) {
+    private static void setInt(int socket, int level, int option, int value) {
         byte[] v = ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(value).array();
-        LibC.setsockopt(socket, LibC.SOL_PACKET, option, v, v.length);
+        LibC.setsockopt(socket, level, option, v, v.length);
     }
 
     /** Takes a received frame: {@code frame}'s first {@code length} bytes, in a buffer reused for the next one. */
