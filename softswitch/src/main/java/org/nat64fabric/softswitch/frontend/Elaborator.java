@@ -3257,6 +3257,9 @@ final class Elaborator {
             a = coerce(a, b.type, l);
         }
         if (op.equals("==") || op.equals("!=")) {
+            if (a instanceof VarbitIo.Field && b instanceof VarbitIo.Field && a.type.equals(b.type)) {
+                return new VarbitIo.Equal((VarbitIo.Field) a, (VarbitIo.Field) b, op.equals("=="), Type.BOOL);
+            }
             if (a instanceof Expr.Agg || b instanceof Expr.Agg) {
                 throw error(e, "comparing headers or structs with '" + op + "' is not supported by softswitch; compare fields");
             }
@@ -3501,8 +3504,7 @@ final class Elaborator {
                 throw error(m.name(), at + " has no field '" + name + "'");
             }
             if (f.type instanceof Type.Varbit) {
-                throw error(m.name(), "softswitch's varbit fields are extracted, emitted and copied with their header; '"
-                        + m.getText() + "' cannot be used alone");
+                return new VarbitIo.Field(agg, f);   // operate and data say where it may stand
             }
             Expr member = field(agg, agg.fixedBase(), f);
             if (at.union) {
@@ -4469,9 +4471,9 @@ final class Elaborator {
         } else if (e instanceof Expr.Agg && e.type instanceof Type.Aggregate) {
             Expr.Agg agg = (Expr.Agg) e;
             for (Type.Field f : ((Type.Aggregate) e.type).fields.values()) {
-                flatten(field(agg, agg.fixedBase(), f), out, at);
+                flatten(f.type instanceof Type.Varbit ? new VarbitIo.Field(agg, f) : field(agg, agg.fixedBase(), f), out, at);
             }
-        } else if (e.type instanceof Type.Bits || e.type == Type.BOOL
+        } else if (e instanceof VarbitIo.Field || e.type instanceof Type.Bits || e.type == Type.BOOL
                 || (e.type instanceof Type.Enum && ((Type.Enum) e.type).underlying != null)) {
             out.add(e);
         } else {

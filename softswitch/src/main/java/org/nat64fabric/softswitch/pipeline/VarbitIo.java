@@ -5,8 +5,9 @@ import org.nat64fabric.softswitch.frontend.Type;
 
 /**
  * extract(hdr, bits) and emit(hdr) for a header with a varbit field (P4_16 varbit): the field's
- * length comes from the extract and travels with the header. The fast path leaves these to the
- * interpreter (no C form).
+ * length comes from the extract and travels with the header. A varbit field read on its own is a
+ * {@link Field}: compared with {@code ==} and {@code !=}, and packed into checksum and hash data at
+ * its current length. The fast path leaves these to the interpreter (no C form).
  */
 public final class VarbitIo {
     /** error.HeaderTooShort and error.ParserInvalidArgument of core.p4. */
@@ -112,6 +113,58 @@ public final class VarbitIo {
             }
             s.outLength += (total + 7) / 8;
             return NEXT;
+        }
+    }
+
+    /** A varbit field as a value: its bits (a wide slot) and its current length in bits (a narrow slot). */
+    public static final class Field extends Expr {
+        private final Expr.Agg header;
+        private final Type.Field field;
+
+        public Field(Expr.Agg header, Type.Field field) {
+            super(field.type);
+            this.header = header;
+            this.field = field;
+        }
+
+        public BigInteger value(State s) {
+            return s.w[header.wideBase(s) + field.wideOffset];
+        }
+
+        public int length(State s) {
+            return (int) s.n[header.narrowBase(s) + field.narrowOffset];
+        }
+
+        /** Appends the field at its current length to the checksum and hash data being packed. */
+        public void appendTo(State s) {
+            int length = length(s);
+            if (length > 0) {
+                s.scratch.append(value(s), length);
+            }
+        }
+
+        /** Its bits as a number: what log_msg prints (the elaborator allows no arithmetic on a varbit). */
+        @Override public BigInteger evalWide(State s) {
+            return value(s);
+        }
+    }
+
+    /** {@code a == b} (or {@code !=}) of two varbit fields: the same length and the same bits (P4_16 8.9). */
+    public static final class Equal extends Expr {
+        private final Field a;
+        private final Field b;
+        private final boolean equal;
+
+        public Equal(Field a, Field b, boolean equal, Type bool) {
+            super(bool);
+            this.a = a;
+            this.b = b;
+            this.equal = equal;
+        }
+
+        @Override public long eval(State s) {
+            boolean same = a.length(s) == b.length(s) && a.value(s).equals(b.value(s));
+            return same == equal ? 1 : 0;
         }
     }
 }

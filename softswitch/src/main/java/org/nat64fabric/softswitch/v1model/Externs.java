@@ -15,6 +15,7 @@ import org.nat64fabric.softswitch.pipeline.Jit;
 import org.nat64fabric.softswitch.pipeline.State;
 import org.nat64fabric.softswitch.pipeline.Stmt;
 import org.nat64fabric.softswitch.pipeline.TwoRateMarker;
+import org.nat64fabric.softswitch.pipeline.VarbitIo;
 import org.objectweb.asm.Label;
 import org.objectweb.asm.Type;
 
@@ -113,7 +114,10 @@ public final class Externs {
     /** Hash algorithms, in v1model.p4's HashAlgorithm order. */
     public enum Algorithm { CRC32, CRC16, RANDOM, IDENTITY, CSUM16, XOR16 }
 
-    /** The data of a checksum or hash: scalar expressions packed in order into a bit string. */
+    /**
+     * The data of a checksum or hash: scalar expressions packed in order into a bit string; a
+     * varbit field ({@link VarbitIo.Field}) adds its bits at its current length.
+     */
     public static final class Data {
         private final Expr[] fields;
         private final int[] widths;
@@ -150,6 +154,10 @@ public final class Externs {
             j.stateField("scratch", "L" + buffer + ";");
             j.code().visitMethodInsn(INVOKEVIRTUAL, buffer, "clear", "()V", false);
             for (int i = 0; i < fields.length; i++) {
+                if (fields[i] instanceof VarbitIo.Field) {
+                    j.call(fields[i], "appendTo", "V");
+                    continue;
+                }
                 j.stateField("scratch", "L" + buffer + ";");
                 if (widths[i] > 64) {
                     j.wide(fields[i]);
@@ -165,7 +173,9 @@ public final class Externs {
         void pack(State s, BitBuffer buf) {
             buf.clear();
             for (int i = 0; i < fields.length; i++) {
-                if (widths[i] > 64) {
+                if (fields[i] instanceof VarbitIo.Field) {
+                    ((VarbitIo.Field) fields[i]).appendTo(s);
+                } else if (widths[i] > 64) {
                     buf.append(fields[i].evalWide(s), widths[i]);
                 } else {
                     buf.append(fields[i].eval(s), widths[i]);

@@ -258,4 +258,21 @@ class LanguageFeaturesTest {
         // 15 words = 480 bits > varbit<320>: HeaderTooShort, nothing after the base header is parsed
         assertEquals(List.of("1fee" + "0102030405"), run("varbit.p4", "1f 06 0102030405"));
     }
+
+    @Test
+    void varbitFieldsCompareByLengthAndBitsAndGoIntoChecksumsAtTheirLength() {
+        // Checksums worked by hand: csum16 over words_a, words_b, flags (8 bits) and a.v at its length.
+        // One word each, the same bits, the checksum right (0x7766 over 1100 aabb ccdd): equal; new checksum over 1101 aabb ccdd
+        assertEquals(List.of("1101" + "7765" + "aabbccdd" + "aabbccdd" + "99"), run("varbit_values.p4", "11 00 7766 aabbccdd aabbccdd 99"));
+        // the same with a wrong checksum: checksum_error set (0x80)
+        assertEquals(List.of("1181" + "76e5" + "aabbccdd" + "aabbccdd" + "99"), run("varbit_values.p4", "11 00 0000 aabbccdd aabbccdd 99"));
+        // one word against two: different
+        assertEquals(List.of("1202" + "7664" + "aabbccdd" + "aabbccddeeff0011" + "99"),
+                run("varbit_values.p4", "12 00 7666 aabbccdd aabbccddeeff0011 99"));
+        // zeros of different lengths: the same number, not the same varbit
+        assertEquals(List.of("1202" + "edfd" + "00000000" + "0000000000000000" + "99"),
+                run("varbit_values.p4", "12 00 edff 00000000 0000000000000000 99"));
+        // both empty: equal, and the checksum covers no varbit bits
+        assertEquals(List.of("0001" + "fffe" + "99"), run("varbit_values.p4", "00 00 ffff 99"));
+    }
 }
