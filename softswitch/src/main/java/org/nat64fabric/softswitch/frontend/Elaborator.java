@@ -3250,6 +3250,33 @@ final class Elaborator {
         return operate(op, a, b, e, l, r);
     }
 
+    private static final Expr FALSE = new Expr.Const(Type.BOOL, 0);
+
+    /**
+     * {@code a == b} of two headers or structs of one type (P4_16 8.17, 8.12): every field equal,
+     * field by field as {@code ==} compares them; two headers are also equal when both are invalid,
+     * and not when one is.
+     */
+    private Expr aggregatesEqual(Expr.Agg a, Expr.Agg b, ParserRuleContext e) {
+        Type.Aggregate t = (Type.Aggregate) a.type;
+        Expr all = new Expr.Const(Type.BOOL, 1);
+        for (Type.Field f : t.fields.values()) {
+            Expr x = f.type instanceof Type.Varbit ? new VarbitIo.Field(a, f) : field(a, a.fixedBase(), f);
+            Expr y = f.type instanceof Type.Varbit ? new VarbitIo.Field(b, f) : field(b, b.fixedBase(), f);
+            all = fold(new Ops.Binary(Ops.Op.LAND, Type.BOOL, all, operate("==", x, y, e, e, e)));
+        }
+        if (!t.header) {
+            return all;
+        }
+        Expr validA = new IsValid(a);
+        Expr validB = new IsValid(b);
+        Expr bothInvalid = new Ops.Binary(Ops.Op.LAND, Type.BOOL, new Ops.Binary(Ops.Op.EQ, Type.BOOL, validA, FALSE),
+                new Ops.Binary(Ops.Op.EQ, Type.BOOL, validB, FALSE));
+        Expr bothValidAndEqual = new Ops.Binary(Ops.Op.LAND, Type.BOOL,
+                new Ops.Binary(Ops.Op.LAND, Type.BOOL, validA, validB), all);
+        return new Ops.Binary(Ops.Op.LOR, Type.BOOL, bothInvalid, bothValidAndEqual);
+    }
+
     /** {@code a op b} for an operator other than && and ||, with its type rules; l and r locate the operands. */
     private Expr operate(String op, Expr a, Expr b, ParserRuleContext e, ParserRuleContext l, ParserRuleContext r) {
         boolean shift = op.equals("<<") || op.equals(">>");
@@ -3260,8 +3287,14 @@ final class Elaborator {
             if (a instanceof VarbitIo.Field && b instanceof VarbitIo.Field && a.type.equals(b.type)) {
                 return new VarbitIo.Equal((VarbitIo.Field) a, (VarbitIo.Field) b, op.equals("=="), Type.BOOL);
             }
+            if (a instanceof Expr.Agg && b instanceof Expr.Agg && a.type == b.type && a.type instanceof Type.Aggregate
+                    && !((Type.Aggregate) a.type).union) {
+                Expr equal = aggregatesEqual((Expr.Agg) a, (Expr.Agg) b, e);
+                return op.equals("==") ? equal : fold(new Ops.Binary(Ops.Op.EQ, Type.BOOL, equal, FALSE));
+            }
             if (a instanceof Expr.Agg || b instanceof Expr.Agg) {
-                throw error(e, "comparing headers or structs with '" + op + "' is not supported by softswitch; compare fields");
+                throw error(e, "softswitch compares with '" + op + "' two headers or two structs of one type (not header"
+                        + " unions, stacks or a list); compare fields");
             }
             Type t = unify(a, b, e, op);
             if (t == Type.INT_LITERAL) {

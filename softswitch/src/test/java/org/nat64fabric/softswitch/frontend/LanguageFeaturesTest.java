@@ -275,4 +275,16 @@ class LanguageFeaturesTest {
         // both empty: equal, and the checksum covers no varbit bits
         assertEquals(List.of("0001" + "fffe" + "99"), run("varbit_values.p4", "00 00 ffff 99"));
     }
+
+    @Test
+    void headersAndStructsCompareFieldByFieldAndByValidity() {
+        // both valid, the same fields: a == b, and the structs holding them are equal (1 | 4)
+        assertEquals(List.of("010105" + "112222" + "112222" + "99"), run("header_equality.p4", "01 01 00 112222 112222 99"));
+        // both valid, one field differs: a != b (2)
+        assertEquals(List.of("010102" + "112222" + "112223" + "99"), run("header_equality.p4", "01 01 00 112222 112223 99"));
+        // a valid, b invalid: not equal (2)
+        assertEquals(List.of("010002" + "112222" + "99"), run("header_equality.p4", "01 00 00 112222 99"));
+        // both invalid: equal, whatever their fields hold (1 | 4)
+        assertEquals(List.of("000005" + "99"), run("header_equality.p4", "00 00 00 99"));
+    }
 }
