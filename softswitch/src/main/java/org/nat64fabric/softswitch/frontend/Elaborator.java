@@ -1302,9 +1302,9 @@ final class Elaborator {
             body.symbols.put(prm.name, new Var(prm.name, slot, "in".equals(prm.direction)));
         }
         Type rt = type(p.typeRef(), sc);
-        if (rt != Type.VOID && !rt.isScalar()) {
-            throw error(p.typeRef(), "softswitch's functions return bit<W>, int<W>, bool, enum or error values, not " + rt
-                    + " (return it through an out parameter)");
+        if (rt != Type.VOID && !rt.isScalar() && !(rt instanceof Type.Aggregate)) {
+            throw error(p.typeRef(), "softswitch's functions return bit<W>, int<W>, bool, enum, error, header or struct"
+                    + " values, not " + rt + " (return it through an out parameter)");
         }
         fs.result = rt == Type.VOID ? null : storage(rt);
         Where outer = enter(Where.FUNCTION, fs);
@@ -2797,6 +2797,9 @@ final class Elaborator {
         if (r instanceof ApplyResult) {
             return applyStmt(((ApplyResult) r).table);
         }
+        if (r instanceof AggregateCall) {   // its result unused
+            return ((AggregateCall) r).call;
+        }
         return exitAware(new Stmt.Eval((Expr) r));
     }
 
@@ -2814,6 +2817,10 @@ final class Elaborator {
         }
         if (value instanceof StructValue && target.type instanceof Type.Aggregate) {
             value = ((StructValue) value).inOrderOf((Type.Aggregate) target.type, at);
+        }
+        if (value instanceof AggregateCall && value.type.equals(target.type)) {
+            AggregateCall c = (AggregateCall) value;
+            return new Stmt.Block(List.of(c.call, new Stmt.CopyAgg(target, c.result)));
         }
         if (value instanceof ListValue) {
             if (!(target.type instanceof Type.Aggregate)) {
@@ -3175,6 +3182,9 @@ final class Elaborator {
             Expr cond = condition(c.expression(0), sc);
             Expr x = expr(c.expression(1), sc, expected);
             Expr y = expr(c.expression(2), sc, x.type == Type.INT_LITERAL ? expected : x.type);
+            if (x instanceof Expr.Agg || y instanceof Expr.Agg || x instanceof AggregateCall || y instanceof AggregateCall) {
+                throw error(c, "softswitch's '?:' chooses between scalar values, not " + x.type + " (use if and else)");
+            }
             Type t = unify(x, y, c, "?:");
             return fold(new Ops.Conditional(t, cond, coerce(x, t, c), coerce(y, t, c)));
         }
@@ -4090,7 +4100,27 @@ final class Elaborator {
         if (f.result == null) {
             return call;
         }
-        return new FunctionCall(call, f.result);
+        return f.result instanceof Expr.Agg ? new AggregateCall(call, (Expr.Agg) f.result) : new FunctionCall(call, f.result);
+    }
+
+    /**
+     * A call of a function returning a header or struct: the right side of an assignment or an
+     * initialiser only (assignAggregate runs the call, then copies its result), so that the call
+     * runs once, where the statement stands.
+     */
+    private static final class AggregateCall extends Expr {
+        private final Stmt call;
+        private final Expr.Agg result;
+
+        AggregateCall(Stmt call, Expr.Agg result) {
+            super(result.type);
+            this.call = call;
+            this.result = result;
+        }
+
+        @Override public long eval(State s) {
+            throw new IllegalStateException("a function's " + type + " result used as a value");
+        }
     }
 
     private Object packetMethod(PacketParam p, MethodRef m, ArgumentListContext args, List<Type> targs, Scope sc,

@@ -287,4 +287,11 @@ class LanguageFeaturesTest {
         // both invalid: equal, whatever their fields hold (1 | 4)
         assertEquals(List.of("000005" + "99"), run("header_equality.p4", "00 00 00 99"));
     }
+
+    @Test
+    void functionsReturnHeadersAndStructsOnceWhereTheStatementStands() {
+        // h = {0x10, 0x20}: bumped gives x = 0x11; swapped exchanges x and y; the second call of fresh
+        // returned an invalid header, the fourth a valid {0xaa, 4}, which made takes
+        assertEquals(List.of("2011" + "aa04" + "99"), run("function_aggregate_result.p4", "10 20 99"));
+    }
 }
