@@ -1508,7 +1508,8 @@ final class Elaborator {
                                 + " wants " + (var != null ? "its " + var + " type" : "a " + wantText) + " there");
                     }
                 }
-                if (!wantDir.equals(haveDir)) {
+                // A block may take as in what the architecture passes inout: it only reads it (as p4c allows).
+                if (!wantDir.equals(haveDir) && !(wantDir.equals("inout") && haveDir.equals("in"))) {
                     throw error(h, param + (haveDir.isEmpty() ? " has no direction" : " is " + haveDir)
                             + "; " + pkg.name + " wants " + (wantDir.isEmpty() ? "no direction" : wantDir) + " there");
                 }
@@ -4133,6 +4134,12 @@ final class Elaborator {
                     if (a.size() != 1 && a.size() != 2) {
                         throw error(at, "extract takes a header, and for a header with a varbit field its length in bits; "
                                 + a.size() + " arguments given");
+                    }
+                    if (a.size() == 1 && a.get(0).DONTCARE() != null && targs.size() == 1
+                            && targs.get(0) instanceof Type.Aggregate && ((Type.Aggregate) targs.get(0)).header
+                            && !((Type.Aggregate) targs.get(0)).hasVarbit()) {
+                        // extract<H>(_): the header is read (and checked) into a temporary nothing else sees
+                        return new PacketIo.Extract((Expr.Agg) storage(targs.get(0)), null);
                     }
                     Expr h = expr(argExpr(a, 0, "extract", at), sc, null);
                     if (!(h instanceof Expr.Agg) || !(h.type instanceof Type.Aggregate) || !((Type.Aggregate) h.type).header) {

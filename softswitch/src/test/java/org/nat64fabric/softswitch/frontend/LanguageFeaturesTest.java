@@ -294,4 +294,13 @@ class LanguageFeaturesTest {
         // returned an invalid header, the fourth a valid {0xaa, 4}, which made takes
         assertEquals(List.of("2011" + "aa04" + "99"), run("function_aggregate_result.p4", "10 20 99"));
     }
+
+    @Test
+    void extractIntoDontCareSkipsAHeaderAndChecksItsLength() {
+        V1ModelSwitch sw = new V1ModelSwitch(Frontend.compile(PROGRAMS.resolve("extract_dontcare.p4")));
+        // the two bytes of skipped_t are gone; b and the payload remain
+        assertEquals("1:2299", out(sw, "1111 22 99"));
+        // one byte: too short for skipped_t, and b never extracted
+        assertEquals("2:11", out(sw, "11"));
+    }
 }
