@@ -141,7 +141,8 @@ controlLocalDeclaration
     | variableDeclaration
     ;
 actionDeclaration : annotations? ACTION name '(' parameterList ')' blockStatement ;
-tableDeclaration : annotations? TABLE name '{' tableProperty* '}' ;
+// An empty '()' after the name, which p4c's samples write and p4c accepts, is allowed too.
+tableDeclaration : annotations? TABLE name ( '(' ')' )? '{' tableProperty* '}' ;
 tableProperty
     : KEY '=' '{' keyElement* '}'                                 # keyProperty
     | ACTIONS '=' '{' ( actionRef ';' )* '}'                      # actionsProperty

@@ -303,4 +303,13 @@ class LanguageFeaturesTest {
         // one byte: too short for skipped_t, and b never extracted
         assertEquals("2:11", out(sw, "11"));
     }
+
+    @Test
+    void aTableDeclaredWithEmptyParenthesesIsAnOrdinaryTable() {
+        Program p = Frontend.compile(PROGRAMS.resolve("table_empty_parens.p4"));
+        assertEquals(List.of("I.t"), p.tables.stream().map(t -> t.name).collect(Collectors.toList()));
+        V1ModelSwitch sw = new V1ModelSwitch(p);
+        assertEquals("1:0111", out(sw, "01 00"));   // the const entry
+        assertEquals("1:02ee", out(sw, "02 00"));   // the default action
+    }
 }

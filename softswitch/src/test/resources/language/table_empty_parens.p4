@@ -1,0 +1,30 @@
+// 'table t() { ... }': an empty list after a table's name, as p4c's samples write it, is the
+// same table as 'table t { ... }'.
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t { bit<8> k; bit<8> v; }
+struct headers_t { h_t h; }
+struct meta_t { bit<8> unused; }
+
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(hdr.h);
+        transition accept;
+    }
+}
+control VC(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    action set(bit<8> v) { hdr.h.v = v; sm.egress_spec = 1; }
+    table t() {
+        key = { hdr.h.k : exact; }
+        actions = { set; }
+        const entries = { 1 : set(0x11); }
+        const default_action = set(0xee);
+    }
+    apply { t.apply(); }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control CC(inout headers_t hdr, inout meta_t meta) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
