@@ -113,6 +113,8 @@ extern action_selector {
     action_selector(HashAlgorithm algorithm, bit<32> size, bit<32> outputWidth);
 }
 
+/* mark_to_drop() without an argument, the form p4c's v1model.p4 keeps as deprecated, is accepted too:
+ * it marks the architecture's standard_metadata. */
 extern void mark_to_drop(inout standard_metadata_t standard_metadata);
 
 /* result = base + (hash(data) % max), or base + hash(data) when max is 0. */

@@ -4352,6 +4352,11 @@ final class Elaborator {
                 bindings.put(typeVars.get(i), targs.get(i));
             }
         }
+        if (name.equals("mark_to_drop") && (args == null || args.argument().isEmpty()) && targs.isEmpty()) {
+            // The older form p4c's v1model.p4 still declares (deprecated): the architecture's standard_metadata.
+            notInSume(name, at);
+            return new Externs.MarkToDrop(stdField("egress_spec", at), stdField("mcast_grp", at));
+        }
         List<Expr> a = arguments("'" + name + "'", params, args, sc, bindings, at);
         if (name.equals("static_assert")) {
             return staticAssert(a, args, at);

@@ -312,4 +312,10 @@ class LanguageFeaturesTest {
         assertEquals("1:0111", out(sw, "01 00"));   // the const entry
         assertEquals("1:02ee", out(sw, "02 00"));   // the default action
     }
+
+    @Test
+    void markToDropWithoutAnArgumentDropsThePacket() {
+        assertEquals(List.of("0199"), run("mark_to_drop_no_argument.p4", "01 99"));
+        assertEquals(List.of(), run("mark_to_drop_no_argument.p4", "00 99"));
+    }
 }
