@@ -2202,6 +2202,17 @@ final class Elaborator {
         return new Table.ActionCall(a.action, data);
     }
 
+    /**
+     * A mask's or a range's operand in an entry: of the key's type, or for a key of serializable
+     * enum type also of its underlying type (a mask is bits, not a member; p4c allows both).
+     */
+    private BigInteger keyOperand(ExpressionContext e, Scope sc, Type kt) {
+        if (kt instanceof Type.Enum && ((Type.Enum) kt).underlying != null && !kt.equals(expr(e, sc, null).type)) {
+            return constantValue(e, sc, ((Type.Enum) kt).underlying);
+        }
+        return constantValue(e, sc, kt);
+    }
+
     private Table.FieldMatch[] entryMatch(KeysetExpressionContext ks, List<Table.KeyField> keys, Scope sc) {
         List<SimpleKeysetContext> parts = ks instanceof TupleKeysetContext ? ((TupleKeysetContext) ks).simpleKeyset()
                 : List.of(((SingleKeysetContext) ks).simpleKeyset());
@@ -2221,8 +2232,8 @@ final class Elaborator {
                         ? Table.FieldMatch.range(BigInteger.ZERO, org.nat64fabric.softswitch.pipeline.Bits.wideMask(k.width))
                         : Table.FieldMatch.wildcard();
             } else if (p instanceof MaskKeysetContext) {
-                BigInteger v = constantValue(((MaskKeysetContext) p).expression(0), sc, kt);
-                BigInteger m = constantValue(((MaskKeysetContext) p).expression(1), sc, kt);
+                BigInteger v = keyOperand(((MaskKeysetContext) p).expression(0), sc, kt);
+                BigInteger m = keyOperand(((MaskKeysetContext) p).expression(1), sc, kt);
                 if (k.kind == Table.MatchKind.LPM) {
                     int len = m.bitCount();
                     if (!m.equals(org.nat64fabric.softswitch.pipeline.Bits.wideMask(len).shiftLeft(k.width - len))) {
@@ -2238,8 +2249,8 @@ final class Elaborator {
                 if (k.kind != Table.MatchKind.RANGE) {
                     throw error(p, "a range is allowed only for range fields");
                 }
-                out[i] = Table.FieldMatch.range(constantValue(((RangeKeysetContext) p).expression(0), sc, kt),
-                        constantValue(((RangeKeysetContext) p).expression(1), sc, kt));
+                out[i] = Table.FieldMatch.range(keyOperand(((RangeKeysetContext) p).expression(0), sc, kt),
+                        keyOperand(((RangeKeysetContext) p).expression(1), sc, kt));
             } else {
                 BigInteger v = constantValue(((ValueKeysetContext) p).expression(), sc, kt);
                 out[i] = k.kind == Table.MatchKind.RANGE ? Table.FieldMatch.range(v, v)

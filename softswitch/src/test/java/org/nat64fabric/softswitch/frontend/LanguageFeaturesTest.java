@@ -318,4 +318,11 @@ class LanguageFeaturesTest {
         assertEquals(List.of("0199"), run("mark_to_drop_no_argument.p4", "01 99"));
         assertEquals(List.of(), run("mark_to_drop_no_argument.p4", "00 99"));
     }
+
+    @Test
+    void aSerializableEnumKeyTakesMasksOfItsUnderlyingType() {
+        assertEquals(List.of("0a01" + "01"), run("enum_key_mask.p4", "0a01 00"));   // Kind.A
+        assertEquals(List.of("0bff" + "02"), run("enum_key_mask.p4", "0bff 00"));   // 0x0b00 &&& 0xff00
+        assertEquals(List.of("0a02" + "ee"), run("enum_key_mask.p4", "0a02 00"));   // neither: the default
+    }
 }
