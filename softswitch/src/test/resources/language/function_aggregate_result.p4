@@ -1,5 +1,6 @@
 // Functions returning a header or a struct (P4_16 10.3): the call stands on the right of '=' or in
-// an initialiser, or alone (its result unused); it runs once, where the statement stands.
+// an initialiser, or alone (its result unused); it runs once, where the statement stands. A list or
+// structure-valued expression may be an in argument of header or struct type.
 #include <core.p4>
 #include <v1model.p4>
 
@@ -43,8 +44,7 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
         hdr.made = fresh(meta.calls);                 // second call: an invalid header, not emitted
         fresh(meta.calls);                            // third call, result unused
         h_t third = fresh(meta.calls);                // fourth: valid, y = 4
-        pair_t q = { a = hdr.h.x, b = hdr.h.y };
-        pair_t p = swapped(q);
+        pair_t p = swapped({ a = hdr.h.x, b = hdr.h.y });   // a structure-valued in argument
         hdr.h.x = p.a;
         hdr.h.y = p.b;
         if (!hdr.made.isValid()) {

@@ -1024,6 +1024,12 @@ final class Elaborator {
                 if (e.type != Type.INT_LITERAL) {
                     bindings.put(((Type.Var) expected).name, e.type);
                 }
+            } else if (!p.writable() && prelude != null && expected instanceof Type.Aggregate
+                    && (e instanceof ListValue || e instanceof StructValue)) {
+                // a list or structure-valued expression for an in header or struct: built in a temporary first
+                Expr.Agg temporary = (Expr.Agg) storage(expected);
+                prelude.add(assignAggregate(temporary, e, a.expression()));
+                e = temporary;
             } else if (!(expected instanceof ExternType)) {
                 e = coerce(e, expected, a.expression());
             }
