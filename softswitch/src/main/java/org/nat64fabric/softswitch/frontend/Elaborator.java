@@ -2818,6 +2818,9 @@ final class Elaborator {
         if (r instanceof AggregateCall) {   // its result unused
             return ((AggregateCall) r).call;
         }
+        if (r instanceof Expr.Agg) {   // lookahead<h_t>(); with its result unused: it reads, nothing more
+            return new EvalAggregate((Expr.Agg) r);
+        }
         return exitAware(new Stmt.Eval((Expr) r));
     }
 
@@ -4121,6 +4124,20 @@ final class Elaborator {
         return f.result instanceof Expr.Agg ? new AggregateCall(call, (Expr.Agg) f.result) : new FunctionCall(call, f.result);
     }
 
+    /** A header or struct value computed for its effects only: its place is worked out, which reads it. */
+    private static final class EvalAggregate extends Stmt {
+        private final Expr.Agg value;
+
+        EvalAggregate(Expr.Agg value) {
+            this.value = value;
+        }
+
+        @Override public int exec(State s) {
+            value.narrowBase(s);
+            return NEXT;
+        }
+    }
+
     /**
      * A call of a function returning a header or struct: the right side of an assignment or an
      * initialiser only (assignAggregate runs the call, then copies its result), so that the call
@@ -4194,10 +4211,12 @@ final class Elaborator {
                     if (t instanceof Type.Bits) {
                         return new PacketIo.Lookahead(t, ((Type.Bits) t).width);
                     }
-                    if (t instanceof Type.Aggregate && ((Type.Aggregate) t).header && !((Type.Aggregate) t).hasVarbit()) {
+                    if (t instanceof Type.Aggregate && ((Type.Aggregate) t).header && !((Type.Aggregate) t).hasVarbit()
+                            || isPlainStruct(t) && notInHeaderStruct((Type.Aggregate) t, "") == null) {
                         return new PacketIo.LookaheadHeader((Expr.Agg) storage(t));
                     }
-                    throw error(at, "lookahead needs a bit<W> or header type (without a varbit field), not " + t);
+                    throw error(at, "lookahead needs a bit<W>, a header (without a varbit field) or a struct of bit<W>,"
+                            + " int<W>, bool and serializable enum fields, not " + t);
                 }
                 case "advance": {
                     if (a.size() != 1) {

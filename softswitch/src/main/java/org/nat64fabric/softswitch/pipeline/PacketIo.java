@@ -234,7 +234,9 @@ public final class PacketIo {
             }
             pos += width;
         }
-        s.n[nb] = 1;
+        if (layout.header) {
+            s.n[nb] = 1;
+        }
     }
 
     /** The nextIndex of a header stack, for extract into .next. */

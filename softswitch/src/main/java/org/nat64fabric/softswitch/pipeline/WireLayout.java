@@ -15,12 +15,15 @@ final class WireLayout {
     final boolean[] wide;
     /** Each field's offset from the header's narrow base, or from its wide base when wide. */
     final int[] offsets;
+    /** A header (its validity in its first narrow slot), or a struct read by lookahead (none). */
+    final boolean header;
 
     WireLayout(Type.Aggregate type) {
         Type.Field[] fields = type.wireFields();
         widths = new int[fields.length];
         wide = new boolean[fields.length];
         offsets = new int[fields.length];
+        header = type.header;
         for (int i = 0; i < fields.length; i++) {
             widths[i] = fields[i].wireWidth();
             wide[i] = fields[i].wide();

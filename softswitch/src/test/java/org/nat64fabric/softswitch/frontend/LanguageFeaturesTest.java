@@ -325,4 +325,12 @@ class LanguageFeaturesTest {
         assertEquals(List.of("0bff" + "02"), run("enum_key_mask.p4", "0bff 00"));   // 0x0b00 &&& 0xff00
         assertEquals(List.of("0a02" + "ee"), run("enum_key_mask.p4", "0a02 00"));   // neither: the default
     }
+
+    @Test
+    void lookaheadOfAStructPeeksAndALookaheadAloneOnlyReads() {
+        // peek: version 1, flags 2, kind 0x77: h extracted; first = the nibbles swapped
+        assertEquals(List.of("21" + "1277" + "99"), run("lookahead_struct.p4", "12 77 99"));
+        // kind 0x66: h not extracted, the bytes stay payload
+        assertEquals(List.of("21" + "1266" + "99"), run("lookahead_struct.p4", "12 66 99"));
+    }
 }
