@@ -1088,7 +1088,9 @@ final class Elaborator {
                 throw error(d, "a control cannot be instantiated at the top level: instantiate it inside the control "
                         + "that applies it, or pass it to main's package");
             }
-            define(sc, d.name(), instantiateControl((BlockType) t, qname, null, args.isEmpty() ? d : args.get(0)));
+            BlockType bt = (BlockType) t;
+            Map<String, Expr> ctor = constructorArguments(bt, ((ControlDeclarationContext) bt.decl).parameterList(), args, sc, d);
+            define(sc, d.name(), instantiateControl(bt, qname, null, args.isEmpty() ? d : args.get(0), ctor));
             return;
         }
         if (!(t instanceof ExternType)) {
@@ -1804,6 +1806,70 @@ final class Elaborator {
     }
 
     private ControlInstance instantiateControl(BlockType bt, String name, Map<Type, Expr> byType, ParserRuleContext at) {
+        return instantiateControl(bt, name, byType, at, Map.of());
+    }
+
+    /**
+     * The values an instantiation gives a control's or parser's constructor parameters (P4_16 14.1):
+     * compile-time bit<W>, int<W>, bool, enum or error values, by position or by name, a parameter's
+     * default where none is given. They are constants in the instance.
+     */
+    private Map<String, Expr> constructorArguments(BlockType bt, ParameterListContext declared, List<ArgumentContext> args,
+                                                   Scope sc, ParserRuleContext at) {
+        List<ParameterContext> params = declared == null ? List.of() : declared.parameter();
+        if (args.size() > params.size()) {
+            throw error(at, bt.kind + " '" + bt.name + "' takes " + params.size() + " constructor argument"
+                    + (params.size() == 1 ? "" : "s") + ", " + args.size() + " given");
+        }
+        Map<String, ExpressionContext> given = new HashMap<>();
+        for (int i = 0; i < args.size(); i++) {
+            ArgumentContext a = args.get(i);
+            if (a.DONTCARE() != null) {
+                throw error(a, "'_' cannot be a constructor argument: it needs a value");
+            }
+            String n = a.name() != null ? a.name().getText() : params.get(i).name().getText();
+            if (params.stream().noneMatch(p -> p.name().getText().equals(n))) {
+                throw error(a, bt.kind + " '" + bt.name + "' has no constructor parameter '" + n + "'");
+            }
+            if (given.put(n, a.expression()) != null) {
+                throw error(a, "constructor parameter '" + n + "' is given twice");
+            }
+        }
+        Map<String, Expr> out = new LinkedHashMap<>();
+        for (ParameterContext p : params) {
+            String n = p.name().getText();
+            Type t = type(p.typeRef(), global);
+            if (p.direction() != null || !t.isScalar()) {
+                throw error(p, "softswitch's constructor parameters are compile-time values without a direction"
+                        + " (bit<W>, int<W>, bool, an enum or error), not " + (p.direction() != null
+                        ? p.direction().getText() + " " : "") + t);
+            }
+            ExpressionContext e = given.containsKey(n) ? given.get(n) : p.expression();
+            if (e == null) {
+                throw error(at, bt.kind + " '" + bt.name + "' needs a value for its constructor parameter '" + n + "'");
+            }
+            Expr v = coerce(expr(e, given.containsKey(n) ? sc : global, t), t, e);
+            if (!(v instanceof Expr.Const)) {
+                throw error(e, "constructor argument '" + n + "' must be known at compile time, not '" + e.getText() + "'");
+            }
+            out.put(n, v);
+        }
+        return out;
+    }
+
+    /** A control or parser instantiated without arguments (main's blocks, direct invocation) has no constructor parameters. */
+    private void requireConstructorArguments(BlockType bt, ParameterListContext declared, Map<String, Expr> ctor,
+                                             ParserRuleContext at) {
+        int wanted = declared == null ? 0 : declared.parameter().size();
+        if (wanted != ctor.size()) {
+            throw error(at, bt.kind + " '" + bt.name + "' has constructor parameters: instantiate it with their values, as in "
+                    + bt.name + "(...) name; (softswitch does not take them from main's package or a direct apply)");
+        }
+    }
+
+    /** {@code ctor}: the values of the control's constructor parameters, by name (see constructorArguments). */
+    private ControlInstance instantiateControl(BlockType bt, String name, Map<Type, Expr> byType, ParserRuleContext at,
+                                               Map<String, Expr> ctor) {
         if (bt.decl == null || !(bt.decl instanceof ControlDeclarationContext)) {
             throw error(at, "'" + bt.name + "' is not a control");
         }
@@ -1811,11 +1877,10 @@ final class Elaborator {
         if (inProgress.contains(bt)) {
             throw error(at, "control '" + bt.name + "' instantiates itself: P4 has no recursion");
         }
-        if (d.parameterList() != null && !d.parameterList().parameter().isEmpty()) {
-            throw error(d.parameterList(), "controls with constructor parameters are not supported by softswitch");
-        }
+        requireConstructorArguments(bt, d.parameterList(), ctor, at);
         instantiated.add(bt.name);
         Scope sc = new Scope(global);
+        ctor.forEach((n, v) -> sc.symbols.put(n, new Var(n, v, true)));
         List<Param> params = new ArrayList<>();
         List<Expr> slots = bindParams(bt, sc, byType, params);
         ControlInstance ci = new ControlInstance(name, params, slots);
@@ -2275,6 +2340,11 @@ final class Elaborator {
     }
 
     private ParserInstance instantiateParser(BlockType bt, String name, Map<Type, Expr> byType, ParserRuleContext at) {
+        return instantiateParser(bt, name, byType, at, Map.of());
+    }
+
+    private ParserInstance instantiateParser(BlockType bt, String name, Map<Type, Expr> byType, ParserRuleContext at,
+                                             Map<String, Expr> ctor) {
         if (!(bt.decl instanceof ParserDeclarationContext)) {
             throw error(at, "'" + bt.name + "' is not a parser");
         }
@@ -2282,11 +2352,10 @@ final class Elaborator {
         if (inProgress.contains(bt)) {
             throw error(at, "parser '" + bt.name + "' instantiates itself: P4 has no recursion");
         }
-        if (d.parameterList() != null && !d.parameterList().parameter().isEmpty()) {
-            throw error(d.parameterList(), "parsers with constructor parameters are not supported by softswitch");
-        }
+        requireConstructorArguments(bt, d.parameterList(), ctor, at);
         instantiated.add(bt.name);
         Scope sc = new Scope(global);
+        ctor.forEach((n, v) -> sc.symbols.put(n, new Var(n, v, true)));
         List<Param> params = new ArrayList<>();
         ParserInstance pi = new ParserInstance(name, params, bindParams(bt, sc, byType, params));
         Where outer = enter(Where.PARSER, bt);
@@ -2414,11 +2483,11 @@ final class Elaborator {
         if (!(t instanceof BlockType) || !"parser".equals(((BlockType) t).kind)) {
             throw error(d, "a parser can instantiate only parsers in softswitch (value_set and externs are not supported here)");
         }
-        if (!d.argumentList().argument().isEmpty()) {
-            throw error(d.argumentList(), "parsers with constructor parameters are not supported by softswitch");
-        }
-        define(sc, d.name(), instantiateParser((BlockType) t, qualified(prefix, d.name().getText(), annotations(d.annotations())),
-                null, d));
+        BlockType bt = (BlockType) t;
+        Map<String, Expr> ctor = constructorArguments(bt, ((ParserDeclarationContext) bt.decl).parameterList(),
+                d.argumentList().argument(), sc, d);
+        define(sc, d.name(), instantiateParser(bt, qualified(prefix, d.name().getText(), annotations(d.annotations())),
+                null, d, ctor));
     }
 
     /** sp.apply(packet, ...) in a parser state: the sub-parser runs to accept, or the caller rejects too. */

@@ -333,4 +333,15 @@ class LanguageFeaturesTest {
         // kind 0x66: h not extracted, the bytes stay payload
         assertEquals(List.of("21" + "1266" + "99"), run("lookahead_struct.p4", "12 66 99"));
     }
+
+    @Test
+    void controlsAndParsersTakeConstructorArguments() {
+        Program p = Frontend.compile(PROGRAMS.resolve("constructor_parameters.p4"));
+        // each instance has its own table
+        assertEquals(List.of("I.first.t", "I.other.t"), p.tables.stream().map(t -> t.name).sorted().collect(Collectors.toList()));
+        V1ModelSwitch sw = new V1ModelSwitch(p);
+        // Tail adds its 0x10 to t.v; first (port 3) writes a, other (port 4, second = true) writes b
+        assertEquals("3:01a100" + "15" + "99", out(sw, "01 00 00 05 99"));
+        assertEquals("4:0200b2" + "15" + "99", out(sw, "02 00 00 05 99"));
+    }
 }
