@@ -835,6 +835,16 @@ final class Elaborator {
         if (e instanceof IntLiteralContext) {
             Expr.Const c = literal(((IntLiteralContext) e).INTEGER().getSymbol());
             v = c.type == Type.INT_LITERAL ? c.value : null;
+        } else {
+            // a constant declared before, or a serializable enum's member (@field_list(FieldLists.Learn))
+            try {
+                Expr c = expr(e, global, null);
+                boolean number = c.type == Type.INT_LITERAL || c.type instanceof Type.Bits
+                        || c.type instanceof Type.Enum && ((Type.Enum) c.type).underlying != null;
+                v = c instanceof Expr.Const && number ? ((Expr.Const) c).value : null;
+            } catch (P4CompileException notAConstant) {
+                v = null;   // said below, with what the annotation wants
+            }
         }
         if (v == null || v.compareTo(BigInteger.valueOf(min)) < 0 || v.compareTo(BigInteger.valueOf(max)) > 0) {
             throw error(e, "the argument of @" + annotation + " must be " + what + ": an integer from " + min + " to " + max
@@ -3477,6 +3487,13 @@ final class Elaborator {
         if (b.type == Type.INT_LITERAL || a.type.equals(b.type)) {
             return a.type;
         }
+        // a serializable enum and its underlying type meet in the underlying type (P4_16 8.11.2)
+        if (a.type.equals(underlying(b.type))) {
+            return a.type;
+        }
+        if (b.type.equals(underlying(a.type))) {
+            return b.type;
+        }
         throw error(at, "the operands of '" + op + "' have different types: " + a.type + " and " + b.type
                 + (a.type instanceof Type.Bits && b.type instanceof Type.Bits ? " (cast one of them)" : ""));
     }
@@ -3490,10 +3507,21 @@ final class Elaborator {
         }
     }
 
-    /** Converts a literal to the expected type; checks other values for assignability. */
+    /** A serializable enum's underlying bit<W> type; null for any other type. */
+    private static Type underlying(Type t) {
+        return t instanceof Type.Enum ? ((Type.Enum) t).underlying : null;
+    }
+
+    /**
+     * Converts a literal to the expected type; checks other values for assignability. A serializable
+     * enum's value goes where its underlying type is expected (P4_16 8.11.2: an implicit cast).
+     */
     private Expr coerce(Expr e, Type to, ParserRuleContext at) {
         if (to == null || e.type.equals(to) || to instanceof Type.Var) {
             return e;
+        }
+        if (to.equals(underlying(e.type))) {
+            return cast(e, to, at);
         }
         if (e.type == Type.INT_LITERAL && to instanceof Type.Bits) {
             Type.Bits b = (Type.Bits) to;

@@ -344,4 +344,10 @@ class LanguageFeaturesTest {
         assertEquals("3:01a100" + "15" + "99", out(sw, "01 00 00 05 99"));
         assertEquals("4:0200b2" + "15" + "99", out(sw, "02 00 00 05 99"));
     }
+
+    @Test
+    void aSerializableEnumGoesWhereItsUnderlyingTypeIsExpected() {
+        assertEquals(List.of("011012"), run("enum_implicit_cast.p4", "01 10 00"));   // Op.Add: a + Op.Sub
+        assertEquals(List.of("021006"), run("enum_implicit_cast.p4", "02 10 00"));   // twice(2) + twice(1)
+    }
 }
