@@ -1450,9 +1450,43 @@ final class Elaborator {
         }
     }
 
+    /**
+     * main's arguments in the order of the package's parameters: as written, or by name when they
+     * are named ({@code V1Switch(p = P(), ig = I(), ...)}: in any order, all of them named).
+     */
+    private List<ArgumentContext> packageArguments(InstantiationContext main, String pkg) {
+        List<ArgumentContext> args = main.argumentList().argument();
+        if (args.stream().noneMatch(a -> a.name() != null)) {
+            return args;
+        }
+        List<ParameterContext> params = ((BlockType) global.lookup(pkg)).params.parameter();
+        Map<String, ArgumentContext> byName = new HashMap<>();
+        for (ArgumentContext a : args) {
+            if (a.name() == null) {
+                throw error(a, "name every argument of " + pkg + " or none");
+            }
+            String n = a.name().getText();
+            if (params.stream().noneMatch(p -> p.name().getText().equals(n))) {
+                throw error(a.name(), pkg + " has no parameter '" + n + "'");
+            }
+            if (byName.put(n, a) != null) {
+                throw error(a.name(), "argument '" + n + "' of " + pkg + " is given twice");
+            }
+        }
+        List<ArgumentContext> ordered = new ArrayList<>();
+        for (ParameterContext p : params) {
+            ArgumentContext a = byName.get(p.name().getText());
+            if (a == null) {
+                throw error(main, pkg + " needs its argument '" + p.name().getText() + "'");
+            }
+            ordered.add(a);
+        }
+        return ordered;
+    }
+
     /** The blocks main instantiates, checked against the package's roles (parser first, then controls). */
     private BlockType[] packageBlocks(InstantiationContext main, String pkg, String[] roles) {
-        List<ArgumentContext> args = main.argumentList().argument();
+        List<ArgumentContext> args = packageArguments(main, pkg);
         if (args.size() != roles.length) {
             throw error(main, pkg + " takes " + roles.length + " arguments (" + String.join(", ", roles) + "), "
                     + args.size() + " given");
@@ -1598,7 +1632,7 @@ final class Elaborator {
         Expr.Agg meta = parts[1];
 
         Parser parser = compileParser(blocks[0], byType);
-        List<ArgumentContext> args = main.argumentList().argument();
+        List<ArgumentContext> args = packageArguments(main, "V1Switch");
         Stmt[] controls = new Stmt[5];
         for (int i = 1; i < 6; i++) {
             ControlInstance ci = instantiateControl(blocks[i], blocks[i].name, byType, args.get(i));
@@ -1626,7 +1660,7 @@ final class Elaborator {
         Expr.Agg meta = parts[1];
 
         Parser parser = compileParser(blocks[0], byType);
-        List<ArgumentContext> args = main.argumentList().argument();
+        List<ArgumentContext> args = packageArguments(main, "SimpleSumeSwitch");
         Stmt pipe = instantiateControl(blocks[1], blocks[1].name, byType, args.get(1)).body;
         Stmt deparser = instantiateControl(blocks[2], blocks[2].name, byType, args.get(2)).body;
         return program(parser, Stmt.EMPTY, pipe, Stmt.EMPTY, Stmt.EMPTY, deparser, hdr, meta, Map.of());

@@ -350,4 +350,10 @@ class LanguageFeaturesTest {
         assertEquals(List.of("011012"), run("enum_implicit_cast.p4", "01 10 00"));   // Op.Add: a + Op.Sub
         assertEquals(List.of("021006"), run("enum_implicit_cast.p4", "02 10 00"));   // twice(2) + twice(1)
     }
+
+    @Test
+    void mainsBlocksMayBeNamedInAnyOrder() {
+        // ingress adds 1, then egress doubles: (3 + 1) << 1
+        assertEquals("2:0899", out(new V1ModelSwitch(Frontend.compile(PROGRAMS.resolve("named_package_arguments.p4"))), "03 99"));
+    }
 }
