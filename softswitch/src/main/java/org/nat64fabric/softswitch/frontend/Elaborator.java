@@ -151,11 +151,18 @@ final class Elaborator {
         final String name;
         final String direction;
         final Type type;
+        /** Its default value ({@code in bit<8> y = 5}), a compile-time constant; null when it has none. */
+        final ExpressionContext defaultValue;
 
         Param(String name, String direction, Type type) {
+            this(name, direction, type, null);
+        }
+
+        Param(String name, String direction, Type type, ExpressionContext defaultValue) {
             this.name = name;
             this.direction = direction;
             this.type = type;
+            this.defaultValue = defaultValue;
         }
 
         boolean writable() {
@@ -934,9 +941,17 @@ final class Elaborator {
             String dir = p.direction() == null ? "" : p.direction().getText();
             Type t = p.typeRef() instanceof NamedTypeRefContext && withVars.lookup(p.typeRef().getText()) instanceof Type.Var
                     ? (Type) withVars.lookup(p.typeRef().getText()) : paramType(p.typeRef(), withVars);
-            out.add(new Param(p.name().getText(), dir, t));
+            out.add(new Param(p.name().getText(), dir, t, defaultOf(p, dir)));
         }
         return out;
+    }
+
+    /** A parameter's default value (P4_16 6.8: optional arguments); only in and directionless ones may have one. */
+    private ExpressionContext defaultOf(ParameterContext p, String direction) {
+        if (p.expression() != null && ("out".equals(direction) || "inout".equals(direction))) {
+            throw error(p.expression(), "an " + direction + " parameter cannot have a default value");
+        }
+        return p.expression();
     }
 
     /** The parameters of one list have distinct names (p4c: a duplicate declaration). */
@@ -985,11 +1000,13 @@ final class Elaborator {
     private List<Expr> arguments(String what, List<Param> params, ArgumentListContext args, Scope sc,
                                  Map<String, Type> bindings, ParserRuleContext at, List<Stmt> prelude) {
         List<ArgumentContext> given = args == null ? List.of() : args.argument();
-        if (given.size() != params.size()) {
-            throw error(at, what + " takes " + params.size() + " argument" + (params.size() == 1 ? "" : "s")
-                    + ", " + given.size() + " given");
+        long required = params.stream().filter(p -> p.defaultValue == null).count();
+        if (given.size() > params.size() || given.size() < required) {
+            throw error(at, what + " takes " + (required == params.size() ? "" : required + " to ") + params.size()
+                    + " argument" + (params.size() == 1 ? "" : "s") + ", " + given.size() + " given");
         }
         Expr[] out = new Expr[params.size()];
+        boolean[] passed = new boolean[params.size()];
         for (int i = 0; i < given.size(); i++) {
             ArgumentContext a = given.get(i);
             int index = i;
@@ -1003,7 +1020,11 @@ final class Elaborator {
                 if (index < 0) {
                     throw error(a, what + " has no parameter named '" + a.name().getText() + "'");
                 }
+                if (passed[index]) {
+                    throw error(a, "parameter '" + a.name().getText() + "' of " + what + " is given twice");
+                }
             }
+            passed[index] = true;
             Param p = params.get(index);
             if (p.type instanceof Type.Declared && ((Type.Declared) p.type).name.startsWith("packet_")) {
                 // softswitch has one packet: the argument names it, nothing is copied
@@ -1044,6 +1065,21 @@ final class Elaborator {
                 e = coerce(e, expected, a.expression());
             }
             out[index] = e;
+        }
+        for (int k = 0; k < out.length; k++) {
+            Param p = params.get(k);
+            if (passed[k]) {
+                continue;
+            }
+            if (p.defaultValue == null) {
+                throw error(at, what + " needs a value for its parameter '" + p.name + "'");
+            }
+            Type t = resolveVar(p.type, bindings);
+            Expr v = coerce(expr(p.defaultValue, global, t instanceof Type.Var ? null : t), t, p.defaultValue);
+            if (!(v instanceof Expr.Const)) {
+                throw error(p.defaultValue, "the default value of parameter '" + p.name + "' must be known at compile time");
+            }
+            out[k] = v;
         }
         return java.util.Arrays.asList(out);
     }
@@ -1393,7 +1429,7 @@ final class Elaborator {
                 if (!data.isEmpty()) {
                     throw error(p, "directional parameters of action '" + d.name().getText() + "' must come before its control-plane parameters");
                 }
-                directional.add(new Param(name, p.direction().getText(), t));
+                directional.add(new Param(name, p.direction().getText(), t, defaultOf(p, p.direction().getText())));
                 directionalSlots.add(slot);
             } else {
                 Map<String, List<String>> pan = annotations(p.annotations());
@@ -1843,7 +1879,7 @@ final class Elaborator {
                         + ", which does not match the parser's headers or metadata struct");
             }
             slots.add(slot);
-            params.add(new Param(pname, dir, t));
+            params.add(new Param(pname, dir, t, defaultOf(p, dir)));
             sc.symbols.put(pname, new Var(pname, slot, "in".equals(dir)));
         }
         return slots;

@@ -356,4 +356,10 @@ class LanguageFeaturesTest {
         // ingress adds 1, then egress doubles: (3 + 1) << 1
         assertEquals("2:0899", out(new V1ModelSwitch(Frontend.compile(PROGRAMS.resolve("named_package_arguments.p4"))), "03 99"));
     }
+
+    @Test
+    void argumentsLeftOutTakeTheirParametersDefaults() {
+        assertEquals(List.of("10" + "21" + "77"), run("default_arguments.p4", "00 20 00"));   // every default
+        assertEquals(List.of("04" + "25" + "11"), run("default_arguments.p4", "01 20 00"));   // some, by name
+    }
 }
