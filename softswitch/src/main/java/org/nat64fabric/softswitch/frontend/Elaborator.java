@@ -386,6 +386,17 @@ final class Elaborator {
         return storage(t);
     }
 
+    /**
+     * A varbit variable: its bits and its length, the slots of a struct of one varbit field that
+     * nothing else sees (a value as a header's varbit field is, so = and == treat both alike).
+     */
+    private VarbitIo.Field varbitVariable(Type.Varbit t) {
+        Type.Aggregate holder = new Type.Aggregate(t + " variable", false, Map.of());
+        holder.addField("bits", t, Map.of());
+        Expr.Agg slots = (Expr.Agg) storage(holder);
+        return new VarbitIo.Field(slots, holder.fields.get("bits"));
+    }
+
     private void requireStorable(Type t, ParserRuleContext at, String what) {
         if (!(t.isScalar() || t instanceof Type.Aggregate || t instanceof Type.Stack)) {
             String why = t instanceof ExternType ? " (softswitch does not pass extern instances: declare the "
@@ -1092,7 +1103,7 @@ final class Elaborator {
     }
 
     private void requireWritable(ExpressionContext at, Scope sc, Expr e, String what) {
-        if (!(e instanceof Expr.LValue || e instanceof Expr.Agg) || e instanceof Expr.Const) {
+        if (!(e instanceof Expr.LValue || e instanceof Expr.Agg || e instanceof VarbitIo.Field) || e instanceof Expr.Const) {
             throw error(at, what + " must be a writable location, not '" + at.getText() + "'");
         }
         String root = rootName(at);
@@ -2904,6 +2915,12 @@ final class Elaborator {
 
     private Stmt variable(VariableDeclarationContext v, Scope sc) {
         Type t = type(v.typeRef(), sc);
+        if (t instanceof Type.Varbit) {
+            VarbitIo.Field slot = varbitVariable((Type.Varbit) t);   // zero bits until assigned
+            Stmt init = v.expression() != null ? assign(slot, expr(v.expression(), sc, t), v.expression()) : Stmt.EMPTY;
+            define(sc, v.name(), new Var(v.name().getText(), slot, false));
+            return init;
+        }
         Expr slot = storageFor(t, v.typeRef(), "a variable");
         Stmt init = v.expression() != null ? assign(slot, expr(v.expression(), sc, t), v.expression())
                 : slot instanceof Expr.Agg ? new ClearAgg((Expr.Agg) slot) : new Stmt.Assign((Expr.LValue) slot, new Expr.Const(t, 0));
@@ -2974,6 +2991,12 @@ final class Elaborator {
     }
 
     private Stmt assign(Expr target, Expr value, ParserRuleContext at) {
+        if (target instanceof VarbitIo.Field) {
+            if (!(value instanceof VarbitIo.Field) || !value.type.equals(target.type)) {
+                throw error(at, "a " + target.type + " takes a " + target.type + " value, not " + value.type);
+            }
+            return new VarbitIo.Assign((VarbitIo.Field) target, (VarbitIo.Field) value);
+        }
         if (target instanceof Expr.Agg) {
             return unionWrite(target, assignAggregate((Expr.Agg) target, value, at));
         }

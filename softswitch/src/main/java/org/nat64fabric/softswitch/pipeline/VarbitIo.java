@@ -135,6 +135,12 @@ public final class VarbitIo {
             return (int) s.n[header.narrowBase(s) + field.narrowOffset];
         }
 
+        /** Sets the bits and the length (a value of the same varbit type: it fits). */
+        public void set(State s, BigInteger value, int length) {
+            s.w[header.wideBase(s) + field.wideOffset] = value;
+            s.n[header.narrowBase(s) + field.narrowOffset] = length;
+        }
+
         /** Appends the field at its current length to the checksum and hash data being packed. */
         public void appendTo(State s) {
             int length = length(s);
@@ -165,6 +171,22 @@ public final class VarbitIo {
         @Override public long eval(State s) {
             boolean same = a.length(s) == b.length(s) && a.value(s).equals(b.value(s));
             return same == equal ? 1 : 0;
+        }
+    }
+
+    /** {@code a = b} of two varbit values of one type: the bits and the length, read before either is written. */
+    public static final class Assign extends Stmt {
+        private final Field target;
+        private final Field value;
+
+        public Assign(Field target, Field value) {
+            this.target = target;
+            this.value = value;
+        }
+
+        @Override public int exec(State s) {
+            target.set(s, value.value(s), value.length(s));
+            return NEXT;
         }
     }
 }

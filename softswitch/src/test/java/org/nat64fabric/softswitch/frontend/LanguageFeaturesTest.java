@@ -362,4 +362,14 @@ class LanguageFeaturesTest {
         assertEquals(List.of("10" + "21" + "77"), run("default_arguments.p4", "00 20 00"));   // every default
         assertEquals(List.of("04" + "25" + "11"), run("default_arguments.p4", "01 20 00"));   // some, by name
     }
+
+    @Test
+    void varbitValuesAssignWithTheirLength() {
+        // a: one word, b: two words; swapped, a emits b's two words and b a's one (base unchanged)
+        assertEquals(List.of("12" + "0000000200000003" + "00000001" + "99"),
+                run("varbit_assign.p4", "12 00000001 0000000200000003 99"));
+        // a empty, b one word: after the swap a holds one word; with b empty too, a holds no bits (0xf)
+        assertEquals(List.of("01" + "aabbccdd" + "99"), run("varbit_assign.p4", "01 aabbccdd 99"));
+        assertEquals(List.of("f0" + "99"), run("varbit_assign.p4", "00 99"));
+    }
 }
