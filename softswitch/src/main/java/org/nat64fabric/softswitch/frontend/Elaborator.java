@@ -3488,7 +3488,7 @@ final class Elaborator {
         }
         if (op.equals("==") || op.equals("!=")) {
             if (a instanceof VarbitIo.Field && b instanceof VarbitIo.Field && a.type.equals(b.type)) {
-                return new VarbitIo.Equal((VarbitIo.Field) a, (VarbitIo.Field) b, op.equals("=="), Type.BOOL);
+                return new VarbitIo.Equal((VarbitIo.Field) a, (VarbitIo.Field) b, op.equals("=="));
             }
             if (a instanceof Expr.Agg && b instanceof Expr.Agg && a.type == b.type && a.type instanceof Type.Aggregate
                     && !((Type.Aggregate) a.type).union) {

@@ -161,8 +161,8 @@ public final class VarbitIo {
         private final Field b;
         private final boolean equal;
 
-        public Equal(Field a, Field b, boolean equal, Type bool) {
-            super(bool);
+        public Equal(Field a, Field b, boolean equal) {
+            super(Type.BOOL);
             this.a = a;
             this.b = b;
             this.equal = equal;
