@@ -80,7 +80,7 @@ def test_oversize_frame_is_dropped_counted_and_the_port_keeps_sending(ptf, sut):
         ptf.send(1, udp4(SMALL_MTU + 14 + 1))   # one byte more than sw2 carries
         ptf.dataplane.verify_no_packet(2)
         # The warning shows up while the switch runs, naming the port and the reason.
-        wait_for_log(sut.switch, r"WARNING port 2 \(sw2\): dropped a frame it cannot send \(oversize: 1295-byte frame, MTU 1280")
+        wait_for_log(sut.switch, r"WARNING port 2 \(sw2\): dropped a frame \(tx oversize: 1295-byte frame, MTU 1280")
         # The largest frame the link carries still goes out, and so does everything after the drop.
         biggest = udp4(SMALL_MTU + 14, seq=99)
         ptf.send(1, biggest)
@@ -102,8 +102,8 @@ def test_frame_refused_by_the_kernel_is_counted_and_stepped_over(ptf, sut):
         for i in range(5):   # a burst: the refused frame is queued between good ones
             ptf.send(1, udp4(SMALL_MTU + 100, seq=i))
         send_normal_traffic(ptf)
-        wait_for_log(sut.switch, r"WARNING port 2 \(sw2\): dropped a frame it cannot send "
-                                 r"\((refused by the kernel: Message too long|oversize)")
+        wait_for_log(sut.switch, r"WARNING port 2 \(sw2\): dropped a frame "
+                                 r"\(tx (refused by the kernel: Message too long|oversize)")
     finally:
         set_mtu("sw2", 1500)
         time.sleep(MTU_REFRESH + 0.2)

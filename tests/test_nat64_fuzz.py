@@ -203,8 +203,10 @@ def test_malformed_frames_are_dropped_counted_and_good_traffic_still_flows(ptf, 
     assert sut.switch.proc.poll() is None, f"the switch died:\n{sut.switch.log_text()}"
     after = counter_cells(ptf)
     dropped = {i: after.get(i, 0) - before.get(i, 0) for i in after if after.get(i, 0) != before.get(i, 0)}
+    port_drops = [line for line in sut.switch.log_text().splitlines() if ": dropped " in line]   # lost before the pipeline
     assert sum(dropped.values()) == len(frames), \
-        f"{len(frames)} malformed frames, {sum(dropped.values())} counted drops by reason {dropped} {context}"
+        f"{len(frames)} malformed frames, {sum(dropped.values())} counted drops by reason {dropped} {context}; " \
+        f"the switch's port drops: {port_drops or 'none'}"
     for send, port, expected, out_port in good_traffic(ptf, -1):
         ptf.send(port, send)
         ptf.verify_packet(expected, out_port)

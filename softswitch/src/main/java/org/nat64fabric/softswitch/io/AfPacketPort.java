@@ -41,6 +41,8 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     /** ENOBUFS for one frame this many times in a row (flushes 1 ms apart): the device never takes it. */
     private static final int DEVICE_DROPS = 3;
     private static final int TP_STATUS_USER = 1;
+    /** Set on a received frame when the kernel dropped frames for this socket since the statistics were last read. */
+    private static final int TP_STATUS_LOSING = 1 << 2;
     private static final int TP_STATUS_VLAN_VALID = 1 << 4;
     private static final int TP_STATUS_VLAN_TPID_VALID = 1 << 6;
     private static final int ETH_P_8021Q = 0x8100;
@@ -63,7 +65,7 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     /** The frame being handed up, reused frame after frame (receive() runs on the data-plane thread only). */
     private final byte[] rxFrame = new byte[FRAME_SIZE + VLAN_TAG];
     private final Device device;
-    private final TxDrops drops;
+    private final PortDrops drops;
     private int rxIndex;
     /** Held by flush(), which alone calls sendmmsg() and moves {@link #txHead}. */
     private final Object flushLock = new Object();
@@ -98,7 +100,7 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
         this.name = name;
         this.number = number;
         this.device = device;
-        this.drops = new TxDrops(device, number, name, System::nanoTime);
+        this.drops = new PortDrops(device, number, name, System::nanoTime);
         this.ifindex = LibC.if_nametoindex(name);
         if (ifindex == 0) {
             throw new IOException("interface " + name + " does not exist (see 'ip link')");
@@ -197,6 +199,9 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
                 break;
             }
             int status = rx.getInt(off);
+            if ((status & TP_STATUS_LOSING) != 0) {
+                countReceiveDrops();
+            }
             int len = rx.getInt(off + 4);
             int snap = rx.getInt(off + 8);
             int mac = rx.getShort(off + 12) & 0xffff;   // tp_mac
@@ -205,12 +210,27 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
             rxIndex = (rxIndex + 1) % FRAMES;
             n++;
             if (snap < len) {
-                device.count("drop: frame larger than " + (FRAME_SIZE - mac) + " bytes on port " + number);
+                drops.drop("rx larger than a ring frame", () -> len + " bytes, at most " + (FRAME_SIZE - mac));
                 continue;
             }
             sink.frame(rxFrame, length, number);
         }
         return n;
+    }
+
+    /**
+     * Counts the frames the kernel could not put in the receive ring (it was full: the data-plane
+     * thread fell behind) since the last call: reading PACKET_STATISTICS resets the kernel's count.
+     */
+    private void countReceiveDrops() {
+        byte[] stats = new byte[8];   // struct tpacket_stats: tp_packets, tp_drops
+        int[] len = {stats.length};
+        LibC.getsockopt(fd, LibC.SOL_PACKET, LibC.PACKET_STATISTICS, stats, len);
+        long dropped = ByteBuffer.wrap(stats).order(ByteOrder.nativeOrder()).getInt(4) & 0xffffffffL;
+        if (dropped > 0) {
+            drops.drop("rx ring full", dropped, () -> "the switch took frames in slower than they came, "
+                    + FRAMES + " frames queued at most");
+        }
     }
 
     /** Copies a frame out of the ring into {@link #rxFrame}; returns its length. */
@@ -248,11 +268,11 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
         }
         int mtu = mtu();
         if (length > maxFrameLength(frame, length, mtu)) {
-            drops.drop("oversize", () -> length + "-byte frame, MTU " + mtu);
+            drops.drop("tx oversize", () -> length + "-byte frame, MTU " + mtu);
             return;
         }
         if (length > FRAME_SIZE) {
-            drops.drop("larger than a ring frame", () -> length + " bytes, at most " + FRAME_SIZE);
+            drops.drop("tx larger than a ring frame", () -> length + " bytes, at most " + FRAME_SIZE);
             return;
         }
         long tail = txTail;
@@ -260,7 +280,7 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
             transmit();   // every slot is queued: have the kernel take them now, on this thread
             if (tail - txHead == TX_SLOTS) {
                 txPending.set(true);
-                drops.drop("ring full", () -> lastSendError == 0 ? "the link is slower than the traffic"
+                drops.drop("tx ring full", () -> lastSendError == 0 ? "the link is slower than the traffic"
                         : "last send error: " + LibC.strerror(lastSendError));
                 return;
             }
@@ -385,7 +405,7 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
                         txPending.set(true);
                         return false;
                     }
-                    drops.drop("refused by the kernel", () -> LibC.strerror(errno) + " (errno " + errno + ")");
+                    drops.drop("tx refused by the kernel", () -> LibC.strerror(errno) + " (errno " + errno + ")");
                     txHead = head + 1;
                 }
             }
@@ -407,6 +427,7 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
         synchronized (this) {
             synchronized (flushLock) {
                 closed = true;
+                countReceiveDrops();   // those no later frame was marked for
                 LibC.close(txFd);
                 LibC.munmap(rxRing, RING_BYTES);
                 LibC.close(fd);

@@ -13,6 +13,7 @@ final class LibC {
     static final int PACKET_ADD_MEMBERSHIP = 1;
     static final int PACKET_MR_PROMISC = 1;
     static final int PACKET_RX_RING = 5;
+    static final int PACKET_STATISTICS = 6;
     static final int PACKET_VERSION = 10;
     static final int PACKET_QDISC_BYPASS = 20;
     static final int PACKET_IGNORE_OUTGOING = 23;
@@ -49,6 +50,8 @@ final class LibC {
     static native int setsockopt(int fd, int level, int name, byte[] value, int len) throws LastErrorException;
 
     static native int setsockopt(int fd, int level, int name, Pointer value, int len) throws LastErrorException;
+
+    static native int getsockopt(int fd, int level, int name, byte[] value, int[] len) throws LastErrorException;
 
     static native Pointer mmap(Pointer addr, long len, int prot, int flags, int fd, long offset) throws LastErrorException;
 

@@ -320,7 +320,11 @@ public final class Device implements AutoCloseable {
     }
 
     public void count(String what) {
-        counters.computeIfAbsent(what, k -> new LongAdder()).increment();
+        add(what, 1);
+    }
+
+    public void add(String what, long n) {
+        counters.computeIfAbsent(what, k -> new LongAdder()).add(n);
     }
 
     /** Counters of the device and of its pipeline, by name. */

@@ -23,7 +23,7 @@ import org.nat64fabric.softswitch.server.Device;
  * a frame the link cannot carry is dropped and counted, whether softswitch, the kernel or the
  * device refuses it, and the frames after it are sent; frames queued while the link is down go out
  * when it is up again; frames go out in order round the end of the queue; a VLAN-tagged frame
- * arrives as it was sent. Needs root, as {@code softswitch run} does.
+ * arrives as it was sent; frames the receive ring had no room for are counted. Needs root, as {@code softswitch run} does.
  */
 class AfPacketPortTest {
     private static final int CLONE_NEWNET = 0x40000000;
@@ -185,6 +185,31 @@ class AfPacketPortTest {
     }
 
     @Test
+    void framesTheReceiveRingHadNoRoomForAreCounted() throws Exception {
+        inPrivateNamespace(() -> {
+            Device device = new Device(1, 255);
+            int ring = 1024;
+            int extra = 76;
+            try (AfPacketPort a = new AfPacketPort("ssA", 1, device)) {
+                try (AfPacketPort b = new AfPacketPort("ssB", 2, device)) {
+                    sendNumbered(a, 1, ring + extra);   // b reads none of them yet
+                    assertEquals(numbers(1, ring), received(b, ring));
+                    // The kernel says so on the next frame the ring takes.
+                    assertNull(device.stats().get("drop: port 2 (ssB) rx ring full"));
+                    sendNumbered(a, ring + extra + 1, ring + extra + 1);
+                    assertEquals(List.of(ring + extra + 1), received(b, 1));
+                    assertEquals((long) extra, device.stats().get("drop: port 2 (ssB) rx ring full"));
+                    sendNumbered(a, 1, ring + 6);   // no frame after these: closing the port counts them
+                }
+                assertEquals(extra + 6L, device.stats().get("drop: port 2 (ssB) rx ring full"));
+            } finally {
+                device.close();
+            }
+            return null;
+        });
+    }
+
+    @Test
     void vlanTaggedFrameIsReceivedWithItsTag() throws Exception {
         inPrivateNamespace(() -> {
             Device device = new Device(1, 255);
@@ -244,6 +269,25 @@ class AfPacketPortTest {
 
     private static void send(AfPacketPort port, byte[] frame) {
         port.send(frame, frame.length);
+    }
+
+    /** Sends frames {@code first} to {@code last}, flushing before the transmit queue (1024 frames) is full. */
+    private static void sendNumbered(AfPacketPort port, int first, int last) {
+        for (int seq = first; seq <= last; seq++) {
+            send(port, frame(seq, 100));
+            if ((seq - first) % 500 == 499) {
+                port.flush();
+            }
+        }
+        port.flush();
+    }
+
+    private static List<Integer> numbers(int first, int last) {
+        List<Integer> out = new ArrayList<>();
+        for (int seq = first; seq <= last; seq++) {
+            out.add(seq);
+        }
+        return out;
     }
 
     /** A broadcast frame of the local experimental EtherType carrying {@code seq}, {@code length} bytes long. */

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.nat64fabric.softswitch.server.Device;
 
 /** Drops are counted per port and reason, warned about at the first, then summed at most every interval. */
-class TxDropsTest {
+class PortDropsTest {
     private final List<String> warnings = new ArrayList<>();
     private final Handler capture = new Handler() {
         @Override public void publish(LogRecord r) {
@@ -48,29 +48,33 @@ class TxDropsTest {
 
     @Test
     void countsEachReasonPerPortAndWarnsOnceThenSummed() {
-        TxDrops port2 = new TxDrops(device, 2, "veth2", () -> now);
-        TxDrops port3 = new TxDrops(device, 3, "veth3", () -> now);
-        port2.drop("oversize", () -> "1520-byte frame, MTU 1500");
+        PortDrops port2 = new PortDrops(device, 2, "veth2", () -> now);
+        PortDrops port3 = new PortDrops(device, 3, "veth3", () -> now);
+        port2.drop("tx oversize", () -> "1520-byte frame, MTU 1500");
         assertEquals(1, warnings.size());
-        assertTrue(warnings.get(0).startsWith("port 2 (veth2): dropped a frame it cannot send (oversize: 1520-byte"),
+        assertTrue(warnings.get(0).startsWith("port 2 (veth2): dropped a frame (tx oversize: 1520-byte"),
                 warnings.get(0));
         for (int i = 0; i < 99; i++) {
-            now += TxDrops.LOG_INTERVAL_NS / 100;
-            port2.drop("oversize", () -> "1520-byte frame, MTU 1500");
+            now += PortDrops.LOG_INTERVAL_NS / 100;
+            port2.drop("tx oversize", () -> "1520-byte frame, MTU 1500");
         }
         assertEquals(1, warnings.size(), "no more than one warning per interval");
-        now += TxDrops.LOG_INTERVAL_NS / 100;
-        port2.drop("oversize", () -> "1520-byte frame, MTU 1500");
+        now += PortDrops.LOG_INTERVAL_NS / 100;
+        port2.drop("tx oversize", () -> "1520-byte frame, MTU 1500");
         assertEquals(2, warnings.size());
         assertTrue(warnings.get(1).contains("100 more frames dropped") && warnings.get(1).endsWith("101 in all"),
                 warnings.get(1));
-        port2.drop("refused by the kernel", () -> "Message too long (errno 90)");
-        port3.drop("oversize", () -> "9000-byte frame, MTU 1500");
+        port2.drop("tx refused by the kernel", () -> "Message too long (errno 90)");
+        port3.drop("tx oversize", () -> "9000-byte frame, MTU 1500");
         assertEquals(4, warnings.size(), "a new reason or a new port is warned about at once");
 
         assertEquals(101L, device.stats().get("drop: port 2 (veth2) tx oversize"));
         assertEquals(1L, device.stats().get("drop: port 2 (veth2) tx refused by the kernel"));
         assertEquals(1L, device.stats().get("drop: port 3 (veth3) tx oversize"));
+
+        port3.drop("rx ring full", 76, () -> "the switch took frames in slower than they came");
+        assertTrue(warnings.get(4).startsWith("port 3 (veth3): dropped 76 frames (rx ring full: the switch"), warnings.get(4));
+        assertEquals(76L, device.stats().get("drop: port 3 (veth3) rx ring full"));
     }
 
     @Test
