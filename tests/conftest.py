@@ -1,8 +1,19 @@
 """Shared fixtures: the built softswitch launcher and the repository root."""
+import os
 import pathlib
+import shutil
 import subprocess
+import sys
+import tempfile
 
 import pytest
+
+# Every temporary file of this session (switch logs, pipelines, Tayga's and Mininet's files), here
+# and in the Python processes the tests start, goes in one directory: removed when every test
+# passed, kept and named when one failed, for its logs.
+SESSION_TMP = tempfile.mkdtemp(prefix="nat64fabric-tests-")
+tempfile.tempdir = os.environ["TMPDIR"] = SESSION_TMP
+_outcome = {}
 
 from harness.base import FAST_PATH_RUNS
 
@@ -69,3 +80,15 @@ def pytest_terminal_summary(terminalreporter):
                 f"{name}: {t['runs']} switch runs; the kernel forwarded {t['forwarded']} and dropped {t['dropped']} "
                 f"packets, handed {t['to interpreter']} to the interpreter"
                 + (f" ({t['silent']} runs printed no counters: killed or crashed)" if t["silent"] else ""))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    _outcome["status"] = exitstatus
+
+
+def pytest_unconfigure(config):
+    """After the summary above, which reads the switches' logs."""
+    if _outcome.get("status") in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+        shutil.rmtree(SESSION_TMP, ignore_errors=True)
+    else:
+        print(f"the tests' files (switch logs among them) are kept in {SESSION_TMP}", file=sys.stderr)
