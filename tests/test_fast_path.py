@@ -327,6 +327,55 @@ def test_what_a_packet_did_not_write_reads_as_zero_after_one_that_did(tmp_path, 
     rounds_through(tmp_path, fast_path, "read_before_written.p4", READ_BEFORE_WRITTEN, [writes, skips], 5)
 
 
+# A stack of header unions filled through next, and a header that is not whole bytes (padded to them).
+UNION_STACK = """
+#include <core.p4>
+#include <v1model.p4>
+header sel_t { bit<8> kinds; bit<1> flag; }
+header narrow_t { bit<8> v; }
+header wide_t { bit<16> v; }
+header_union U { narrow_t narrow; wide_t wide; }
+struct headers_t { sel_t sel; U[2] u; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(hdr.sel);
+        hdr.u[0].narrow.setValid();
+        hdr.u[0].narrow.v = 0x55;
+        transition select(hdr.sel.kinds[0:0]) { 1: wide0; default: narrow0; }
+    }
+    state narrow0 { pkt.extract(hdr.u.next.narrow); transition second; }
+    state wide0 { pkt.extract(hdr.u.next.wide); transition second; }
+    state second { transition select(hdr.sel.kinds[1:1]) { 1: wide1; default: narrow1; } }
+    state narrow1 { pkt.extract(hdr.u.next.narrow); transition accept; }
+    state wide1 { pkt.extract(hdr.u.next.wide); transition accept; }
+}
+control NoCheck(inout headers_t hdr, inout meta_t meta) { apply { } }
+control UIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply {
+        if (hdr.u[0].wide.isValid()) { hdr.u[0].wide.v = hdr.u[0].wide.v + 1; }
+        if (hdr.u[1].narrow.isValid()) { hdr.u[1].narrow.v = 0xaa; }
+        hdr.sel.flag = ~hdr.sel.flag;
+        sm.egress_spec = 2;
+    }
+}
+control UEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control UDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr); } }
+V1Switch(P(), NoCheck(), UIngress(), UEgress(), NoCheck(), UDeparser()) main;
+"""
+
+
+@pytest.mark.parametrize("fast_path", [MODE, ""], ids=["fast-path", "interpreter"])
+def test_a_stack_of_header_unions_and_a_padded_header_are_rewritten_alike_on_both_paths(tmp_path, fast_path):
+    payload = bytes(range(40))
+    cases = [  # sel (kinds, flag and 7 bits of padding), then the elements
+        (bytes.fromhex("03ff" "1234" "5678") + payload, bytes.fromhex("037f" "1235" "5678") + payload),
+        (bytes.fromhex("0000" "11" "22") + payload, bytes.fromhex("0080" "11" "aa") + payload),
+        (bytes.fromhex("0280" "11" "5678") + payload, bytes.fromhex("0200" "11" "5678") + payload),
+    ]
+    rounds_through(tmp_path, fast_path, "union_stack.p4", UNION_STACK, cases, 3)
+
+
 # A header taken out of a frame that is not IP: the frame gets shorter.
 SHRINKS = ETHERNET_ONLY.replace("struct headers_t { ethernet_t ethernet; }",
                                 "header opt_t { bit<8> v; }\nstruct headers_t { ethernet_t ethernet; opt_t opt; }") \

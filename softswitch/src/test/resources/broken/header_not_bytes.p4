@@ -1,9 +1,9 @@
-// expect: 7:8: header 'odd_t' is 7 bits long, not a whole number of bytes
+// expect: 7:8: header 'odd_t' is 7 bits long: a @controller_header header travels in front of the packet and must be a whole number of bytes
 #include <core.p4>
 #include <v1model.p4>
 header eth_t { bit<48> dst; bit<48> src; bit<16> type; }
 header ipv4_t { bit<8> ver_ihl; bit<8> tos; bit<16> len; bit<32> rest; bit<8> ttl; bit<8> proto; bit<16> csum; bit<32> src; bit<32> dst; }
-struct headers_t { eth_t eth; ipv4_t ipv4; }
+struct headers_t { eth_t eth; ipv4_t ipv4; } @controller_header("packet_in")
 header odd_t { bit<7> x; }
 struct meta_t { bit<8> x; }
 parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {

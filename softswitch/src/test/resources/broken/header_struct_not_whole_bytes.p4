@@ -1,8 +1,8 @@
-// expect: 5:8: header 'h_t' is 12 bits long, not a whole number of bytes
+// expect: 5:8: header 'h_t' has 12 bits besides its varbit field, not a whole number of bytes
 #include <core.p4>
 #include <v1model.p4>
 struct nibble_t { bit<4> v; }
-header h_t { bit<8> x; nibble_t n; }
+header h_t { bit<8> x; nibble_t n; varbit<32> o; }
 struct headers_t { h_t eth; h_t ipv4; }
 struct meta_t { bit<8> x; }
 parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {

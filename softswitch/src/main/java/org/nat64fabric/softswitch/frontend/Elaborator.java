@@ -640,10 +640,18 @@ final class Elaborator {
                 }
                 t.addField(f.name().getText(), ft, annotations(f.annotations()));
             }
-            if (header && t.bitWidth() % 8 != 0) {
-                throw error(name, "header '" + t.name + "' is " + t.bitWidth() + " bits long, not a whole number of bytes");
-            }
             List<String> ch = t.annotations.get("controller_header");
+            if (header && t.bitWidth() % 8 != 0) {
+                if (t.hasVarbit()) {
+                    throw error(name, "header '" + t.name + "' has " + t.bitWidth() + " bits besides its varbit field,"
+                            + " not a whole number of bytes");
+                }
+                if (ch != null) {
+                    throw error(name, "header '" + t.name + "' is " + t.bitWidth() + " bits long: a @controller_header"
+                            + " header travels in front of the packet and must be a whole number of bytes");
+                }
+                t.padToWholeBytes();
+            }
             if (ch != null && !ch.isEmpty()) {
                 for (StructFieldContext f : fields) {
                     if (!(t.fields.get(f.name().getText()).type instanceof Type.Bits)) {
@@ -732,8 +740,8 @@ final class Elaborator {
         if (t instanceof StackTypeRefContext) {
             StackTypeRefContext s = (StackTypeRefContext) t;
             Type elem = type(s.typeRef(), sc);
-            if (!(elem instanceof Type.Aggregate) || !((Type.Aggregate) elem).header) {
-                throw error(s, "a stack's elements must be headers, not " + elem);
+            if (!(elem instanceof Type.Aggregate) || !(((Type.Aggregate) elem).header || ((Type.Aggregate) elem).union)) {
+                throw error(s, "a stack's elements must be headers or header unions, not " + elem);
             }
             BigInteger size = constantValue(s.expression(), sc, null);
             if (size.signum() <= 0 || size.bitLength() > 16) {
@@ -1766,6 +1774,42 @@ final class Elaborator {
         }
     }
 
+    /**
+     * extract(u.next.m) into a member of a stack of header unions: the element at nextIndex takes
+     * the member, nextIndex moves on, and the element's other members become invalid, named
+     * through u.last, which is that element once nextIndex has moved. Null for any other argument.
+     */
+    private Stmt extractIntoUnionStackNext(ExpressionContext arg, Expr.Agg member, Scope sc) {
+        if (!(arg instanceof MemberExpressionContext)
+                || !(((MemberExpressionContext) arg).expression() instanceof MemberExpressionContext)) {
+            return null;
+        }
+        MemberExpressionContext m = (MemberExpressionContext) arg;
+        MemberExpressionContext next = (MemberExpressionContext) m.expression();
+        if (!next.name().getText().equals("next")) {
+            return null;
+        }
+        Expr stackExpr = expr(next.expression(), sc, null);
+        if (!(stackExpr.type instanceof Type.Stack) || !((Type.Stack) stackExpr.type).element.union) {
+            return null;
+        }
+        Expr.Agg stack = (Expr.Agg) stackExpr;
+        Type.Aggregate union = ((Type.Stack) stack.type).element;
+        StackElement last = new StackElement(stack, null, StackElement.Mode.LAST, (Expr.Agg) storage(union));
+        Type.Field written = union.fields.get(m.name().getText());
+        List<Expr.Agg> others = new ArrayList<>();
+        for (Type.Field f : union.fields.values()) {
+            if (f != written) {
+                others.add((Expr.Agg) field(last, null, f));
+            }
+        }
+        return new Stmt.Block(List.of(new PacketIo.Extract(member, new PacketIo.Stack(stack)),
+                new UnionMemberWritten((Expr.Agg) field(last, null, written), others)));
+    }
+
+    /** Lookaheads elaborated so far: a select whose keys hold one must reject when it fails. */
+    private int lookaheads;
+
     /** The other members of the header union a member was reached from (u.a gives [u.b, ...]); null otherwise. */
     private final Map<Expr, List<Expr.Agg>> unionSiblings = new java.util.IdentityHashMap<>();
 
@@ -2611,7 +2655,14 @@ final class Elaborator {
         }
     }
 
+    /** A statement of a parser state; one holding a lookahead rejects at once when it finds too few bits. */
     private Stmt parserStatement(ParserStatementContext ps, Scope sc, Context cx) {
+        int lookaheadsBefore = lookaheads;
+        Stmt st = parserStatementOf(ps, sc, cx);
+        return lookaheads > lookaheadsBefore ? new PacketIo.RejectIfPeekFailed(st) : st;
+    }
+
+    private Stmt parserStatementOf(ParserStatementContext ps, Scope sc, Context cx) {
         at(ps);
         if (ps.assignmentOrCall() != null) {
             return assignmentOrCall(ps.assignmentOrCall(), sc, cx);
@@ -2653,6 +2704,7 @@ final class Elaborator {
         SelectExpressionContext sel = se.selectExpression();
         List<ExpressionContext> keyCtx = sel.expressionList().expression();
         Expr[] keys = new Expr[keyCtx.size()];
+        int lookaheadsBefore = lookaheads;
         for (int i = 0; i < keys.length; i++) {
             keys[i] = expr(keyCtx.get(i), sc, null);
             if (!keys[i].type.isScalar()) {
@@ -2707,7 +2759,7 @@ final class Elaborator {
             }
             targets[c] = stateIndex(sc2.name(), index);
         }
-        return new Parser.Select(keys, sets, valueSetCases, targets);
+        return new Parser.Select(keys, sets, valueSetCases, targets, lookaheads > lookaheadsBefore);
     }
 
     /** The value set a select case names (a single name that is a value_set), or null. */
@@ -4391,6 +4443,10 @@ final class Elaborator {
                         ExpressionContext stackCtx = ((MemberExpressionContext) a.get(0).expression()).expression();
                         stack = new PacketIo.Stack((Expr.Agg) expr(stackCtx, sc, null));
                     }
+                    Stmt intoUnionStack = extractIntoUnionStackNext(a.get(0).expression(), (Expr.Agg) h, sc);
+                    if (intoUnionStack != null) {
+                        return intoUnionStack;
+                    }
                     return unionWrite(h, new PacketIo.Extract((Expr.Agg) h, stack));
                 }
                 case "lookahead": {
@@ -4399,10 +4455,12 @@ final class Elaborator {
                     }
                     Type t = targs.get(0);
                     if (t instanceof Type.Bits) {
+                        lookaheads++;
                         return new PacketIo.Lookahead(t, ((Type.Bits) t).width);
                     }
                     if (t instanceof Type.Aggregate && ((Type.Aggregate) t).header && !((Type.Aggregate) t).hasVarbit()
                             || isPlainStruct(t) && notInHeaderStruct((Type.Aggregate) t, "") == null) {
+                        lookaheads++;
                         return new PacketIo.LookaheadHeader((Expr.Agg) storage(t));
                     }
                     throw error(at, "lookahead needs a bit<W>, a header (without a varbit field) or a struct of bit<W>,"
@@ -4449,8 +4507,8 @@ final class Elaborator {
         if (agg.type instanceof Type.Stack) {
             Type.Stack st = (Type.Stack) agg.type;
             for (int i = 0; i < st.size; i++) {
-                out.add(emitHeader(new Expr.FixedAgg(st.element, base[0] + i * st.element.narrowSlots(),
-                        base[1] + i * st.element.wideSlots())));
+                emitAll(new Expr.FixedAgg(st.element, base[0] + i * st.element.narrowSlots(),
+                        base[1] + i * st.element.wideSlots()), out, at);   // a header, or a union's members
             }
             return;
         }

@@ -144,6 +144,8 @@ public abstract class Type {
             this.narrow = header ? 1 : 0;
         }
         private Field[] wireFields;
+        /** The bits that round a header up to whole bytes on the wire; null when its fields fill them. */
+        private Field padding;
 
         void addField(String fieldName, Type type, Map<String, List<String>> fieldAnnotations) {
             fields.put(fieldName, new Field(fieldName, type, fieldAnnotations, narrow, wide));
@@ -162,10 +164,28 @@ public abstract class Type {
             if (f == null) {
                 List<Field> out = new ArrayList<>();
                 addWireFields(out, "", 0, 0);
+                if (padding != null) {
+                    out.add(padding);
+                }
                 f = out.toArray(new Field[0]);
                 wireFields = f;
             }
             return f;
+        }
+
+        /**
+         * A header whose fields do not fill whole bytes takes the rest of its last byte on the wire:
+         * P4_16 leaves a header's length free, and BMv2, whose packets are bytes, pads such a header
+         * (p4c adds a padding field), so softswitch does the same. The padding is a field no program
+         * names: extract reads it and emit writes it back (0 in a header made valid by setValid).
+         */
+        void padToWholeBytes() {
+            int rest = bitWidth() % 8;
+            if (rest != 0) {
+                padding = new Field("$padding", new Bits(8 - rest, false), Map.of(), narrow, wide);
+                narrow += padding.type.narrowSlots();
+                wireFields = null;
+            }
         }
 
         private void addWireFields(List<Field> out, String prefix, int narrowBase, int wideBase) {
@@ -190,7 +210,7 @@ public abstract class Type {
             }
             return false;
         }
-        /** Bits on the wire (headers only; a varbit field counts 0). */
+        /** Bits on the wire, padding included (headers only; a varbit field counts 0). */
         public int bitWidth() {
             int w = 0;
             for (Field f : wireFields()) {

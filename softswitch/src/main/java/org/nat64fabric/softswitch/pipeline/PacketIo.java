@@ -308,7 +308,7 @@ public final class PacketIo {
         }
     }
 
-    /** lookahead&lt;header&gt;(): fills a scratch header with the next bits. */
+    /** lookahead&lt;header&gt;(): fills a scratch header with the next bits; past the end, PacketTooShort and an invalid header. */
     public static final class LookaheadHeader extends Expr.Agg {
         private final Expr.Agg scratch;
         private final WireLayout layout;
@@ -325,6 +325,7 @@ public final class PacketIo {
             if (s.cursorBits + bits <= s.packetLength * 8) {
                 readHeader(s, scratch, layout, s.packet, s.cursorBits);
             } else {
+                s.parserError = PACKET_TOO_SHORT;   // the parser then rejects, as for lookahead<bit<W>>
                 scratch.clear(s);
             }
             return scratch.narrowBase(s);
@@ -332,6 +333,28 @@ public final class PacketIo {
 
         @Override public int wideBase(State s) {
             return scratch.wideBase(s);
+        }
+    }
+
+    /**
+     * A parser statement holding a lookahead: past the packet's end the parser rejects at once
+     * (P4_16 12.8.3, as an extract does), before the state's next statements run.
+     */
+    public static final class RejectIfPeekFailed extends Stmt {
+        private final Stmt body;
+
+        public RejectIfPeekFailed(Stmt body) {
+            this.body = body;
+        }
+
+        @Override public int exec(State s) {
+            int r = body.exec(s);
+            return r == NEXT && s.parserError != NO_ERROR ? Parser.REJECT : r;
+        }
+
+        @Override public void c(CodeWriter w) {
+            body.c(w);
+            w.line("if (s->perr) REJECT(s->perr);");
         }
     }
 

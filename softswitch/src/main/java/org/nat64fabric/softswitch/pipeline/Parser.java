@@ -73,9 +73,12 @@ public final class Parser {
         private final ValueSet[] sets;
         private final int[] targets;
         private final boolean wide;
+        /** A key peeks at the packet (lookahead): past its end the select rejects (P4_16 12.8.3) before any case is taken. */
+        private final boolean peeks;
 
-        public Select(Expr[] keys, Keyset[][] cases, ValueSet[] sets, int[] targets) {
+        public Select(Expr[] keys, Keyset[][] cases, ValueSet[] sets, int[] targets, boolean peeks) {
             this.keys = keys;
+            this.peeks = peeks;
             this.cases = cases;
             this.sets = sets;
             this.targets = targets;
@@ -102,6 +105,10 @@ public final class Parser {
                 j.narrow(keys[i]);
                 m.visitVarInsn(LSTORE, values[i]);
             }
+            if (peeks) {
+                j.stateField("parserError", "I");
+                m.visitJumpInsn(IFNE, reject);
+            }
             for (int c = 0; c < cases.length; c++) {
                 Label next = new Label();
                 for (int i = 0; i < keys.length; i++) {
@@ -126,6 +133,9 @@ public final class Parser {
                 } else {
                     narrow[i] = keys[i].eval(s);
                 }
+            }
+            if (peeks && s.parserError != PacketIo.NO_ERROR) {
+                return REJECT_STATE;
             }
             outer:
             for (int c = 0; c < cases.length; c++) {
@@ -156,6 +166,9 @@ public final class Parser {
             for (int i = 0; i < keys.length; i++) {
                 v[i] = keys[i].isWide() ? w.tempWide() : w.tempNarrow();
                 w.line(v[i] + " = " + keys[i].c(w) + ";");
+            }
+            if (peeks) {
+                w.line("if (s->perr) REJECT(s->perr);");
             }
             for (int c = 0; c < cases.length; c++) {
                 StringBuilder cond = new StringBuilder("1");

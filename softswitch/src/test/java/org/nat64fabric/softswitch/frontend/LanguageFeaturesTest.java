@@ -358,6 +358,42 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void aHeaderThatIsNotWholeBytesIsPaddedToThemOnTheWire() {
+        V1ModelSwitch sw = new V1ModelSwitch(Frontend.compile(PROGRAMS.resolve("header_not_whole_bytes.p4")));
+        // flag 1 and 0x7f of padding, written back; the tag made valid: 5 in its 3 bits, then 0s
+        assertEquals("1:a0" + "06ff" + "99", out(sw, "05 ff 99"));
+        // flag 0 and 0x40 of padding
+        assertEquals("2:0640" + "99", out(sw, "05 40 99"));
+    }
+
+    @Test
+    void aStackOfHeaderUnionsTakesExtractsIntoItsNextElementsMembers() {
+        V1ModelSwitch sw = new V1ModelSwitch(Frontend.compile(PROGRAMS.resolve("header_union_stack.p4")));
+        // two wide elements: the narrow member made valid in element 0 is invalid again, not emitted
+        assertEquals("2:03" + "1235" + "5678" + "99", out(sw, "03 1234 5678 99"));
+        assertEquals("1:00" + "11" + "aa" + "99", out(sw, "00 11 22 99"));     // two narrow ones
+        assertEquals("2:02" + "11" + "5678" + "99", out(sw, "02 11 5678 99"));  // narrow, then wide
+        assertEquals(List.of(), run("header_union_stack.p4", "03 1234"));       // element 1 missing: dropped
+    }
+
+    @Test
+    void aLookaheadPastThePacketsEndRejectsWithPacketTooShort() {
+        V1ModelSwitch sw = new V1ModelSwitch(Frontend.compile(PROGRAMS.resolve("lookahead_past_the_end.p4")));
+        assertEquals("1:01" + "1122334455667788", out(sw, "01 1122334455667788"));   // 8 bytes to peek at
+        assertEquals(2, port(sw, "01 1122"));                                         // a header's lookahead alone
+        assertEquals(3, port(sw, "02 11223344"));                                     // 32 bits for the select
+        assertEquals(2, port(sw, "02 1122"));                                         // rejected before 'marked'
+        assertEquals(3, port(sw, "03 11223344"));
+        assertEquals(2, port(sw, "03 1122"));                                         // rejected before meta.marked = 1
+    }
+
+    private static int port(V1ModelSwitch sw, String input) {
+        List<V1ModelSwitch.Output> o = sw.process(0, bytes(input));
+        assertEquals(1, o.size());
+        return o.get(0).port;
+    }
+
+    @Test
     void argumentsLeftOutTakeTheirParametersDefaults() {
         assertEquals(List.of("10" + "21" + "77"), run("default_arguments.p4", "00 20 00"));   // every default
         assertEquals(List.of("04" + "25" + "11"), run("default_arguments.p4", "01 20 00"));   // some, by name

@@ -156,9 +156,9 @@ class JitTest {
             {Parser.Keyset.range(BigInteger.valueOf(0x20), BigInteger.valueOf(0x2f))},
             {Parser.Keyset.any()}};
         Parser parser = new Parser("p", new Stmt[] {count, Stmt.EMPTY}, new Parser.Transition[] {
-            new Parser.Select(new Expr[] {key}, first, new ValueSet[4], new int[] {Parser.ACCEPT_STATE, 1, Parser.REJECT_STATE, 0}),
+            new Parser.Select(new Expr[] {key}, first, new ValueSet[4], new int[] {Parser.ACCEPT_STATE, 1, Parser.REJECT_STATE, 0}, false),
             new Parser.Select(new Expr[] {second}, new Parser.Keyset[][] {{Parser.Keyset.value(BigInteger.ONE, 8)}},
-                    new ValueSet[1], new int[] {Parser.ACCEPT_STATE})});
+                    new ValueSet[1], new int[] {Parser.ACCEPT_STATE}, false)});
         long[][] cases = {   // key, second, accepted (1/0), parser error, visits of state 0
             {5, 0, 1, PacketIo.NO_ERROR, 1},
             {0x13, 1, 1, PacketIo.NO_ERROR, 1},
