@@ -2973,11 +2973,38 @@ final class Elaborator {
             define(sc, v.name(), new Var(v.name().getText(), slot, false));
             return init;
         }
+        if (t instanceof Type.Tuple) {
+            t = tupleStruct((Type.Tuple) t, v.typeRef());
+        }
         Expr slot = storageFor(t, v.typeRef(), "a variable");
         Stmt init = v.expression() != null ? assign(slot, expr(v.expression(), sc, t), v.expression())
                 : slot instanceof Expr.Agg ? new ClearAgg((Expr.Agg) slot) : new Stmt.Assign((Expr.LValue) slot, new Expr.Const(t, 0));
         define(sc, v.name(), new Var(v.name().getText(), slot, false));
         return init;
+    }
+
+    /** The struct a tuple variable is held in, one per tuple type: its elements are fields "0", "1", ... */
+    private final Map<Type.Tuple, Type.Aggregate> tupleStructs = new HashMap<>();
+
+    /**
+     * A tuple variable (P4_16 7.2.8, 8.11): a struct whose fields are the elements in order, so
+     * that a list assigns it, = copies it, == compares it, it goes where hash or checksum data
+     * goes, and t[i] with a constant i names element i.
+     */
+    private Type.Aggregate tupleStruct(Type.Tuple t, ParserRuleContext at) {
+        Type.Aggregate held = tupleStructs.get(t);
+        if (held == null) {
+            held = new Type.Aggregate(t.toString(), false, Map.of());
+            for (int i = 0; i < t.elements.size(); i++) {
+                Type e = t.elements.get(i);
+                if (!(e.isScalar() || e instanceof Type.Aggregate)) {
+                    throw error(at, "a tuple variable's elements are bit<W>, int<W>, bool, enums, headers or structs, not " + e);
+                }
+                held.addField(String.valueOf(i), e, Map.of());
+            }
+            tupleStructs.put(t, held);
+        }
+        return held;
     }
 
     private static final class ClearAgg extends Stmt {
@@ -3342,6 +3369,15 @@ final class Elaborator {
         if (e instanceof IndexExpressionContext) {
             IndexExpressionContext ix = (IndexExpressionContext) e;
             Expr base = expr(ix.expression(0), sc, null);
+            if (base.type instanceof Type.Aggregate && tupleStructs.containsValue(base.type)) {
+                Type.Aggregate tuple = (Type.Aggregate) base.type;
+                BigInteger i = constantValue(ix.expression(1), sc, null);
+                Type.Field element = tuple.fields.get(i.toString());
+                if (element == null) {
+                    throw error(ix.expression(1), "index " + i + " is out of range for " + tuple.name);
+                }
+                return field((Expr.Agg) base, ((Expr.Agg) base).fixedBase(), element);
+            }
             if (!(base.type instanceof Type.Stack)) {
                 throw error(ix, "only header stacks can be indexed; '" + ix.expression(0).getText() + "' is " + base.type);
             }

@@ -377,6 +377,14 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void tupleVariablesTakeListsCopiesAndConstantIndices() {
+        // a = 0x01 + 0x20, b bumped once, c = 3 + 0x100 (u == t), d the identity hash of t's 24 bits
+        // modulo 0xffff; b was 5 when the list read it
+        assertEquals("1:2106" + "0103" + "0004",
+                out(new V1ModelSwitch(Frontend.compile(PROGRAMS.resolve("tuple_variables.p4"))), "01 05 0003 0000"));
+    }
+
+    @Test
     void aLookaheadPastThePacketsEndRejectsWithPacketTooShort() {
         V1ModelSwitch sw = new V1ModelSwitch(Frontend.compile(PROGRAMS.resolve("lookahead_past_the_end.p4")));
         assertEquals("1:01" + "1122334455667788", out(sw, "01 1122334455667788"));   // 8 bytes to peek at
