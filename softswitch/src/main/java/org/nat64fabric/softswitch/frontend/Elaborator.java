@@ -1154,7 +1154,7 @@ final class Elaborator {
                         + "that applies it, or pass it to main's package");
             }
             BlockType bt = (BlockType) t;
-            Map<String, Expr> ctor = constructorArguments(bt, ((ControlDeclarationContext) bt.decl).parameterList(), args, sc, d);
+            Map<String, Object> ctor = constructorArguments(bt, ((ControlDeclarationContext) bt.decl).parameterList(), args, sc, d);
             define(sc, d.name(), instantiateControl(bt, qname, null, args.isEmpty() ? d : args.get(0), ctor));
             return;
         }
@@ -1947,9 +1947,11 @@ final class Elaborator {
     /**
      * The values an instantiation gives a control's or parser's constructor parameters (P4_16 14.1):
      * compile-time bit<W>, int<W>, bool, enum or error values, by position or by name, a parameter's
-     * default where none is given. They are constants in the instance.
+     * default where none is given. They are constants in the instance. A control's parameter of a
+     * control type takes an instance declared before it ({@code C1() c1; C2(c1) c2;}), which every
+     * control it is given to applies: one instance, one set of tables and counters.
      */
-    private Map<String, Expr> constructorArguments(BlockType bt, ParameterListContext declared, List<ArgumentContext> args,
+    private Map<String, Object> constructorArguments(BlockType bt, ParameterListContext declared, List<ArgumentContext> args,
                                                    Scope sc, ParserRuleContext at) {
         List<ParameterContext> params = declared == null ? List.of() : declared.parameter();
         if (args.size() > params.size()) {
@@ -1970,13 +1972,18 @@ final class Elaborator {
                 throw error(a, "constructor parameter '" + n + "' is given twice");
             }
         }
-        Map<String, Expr> out = new LinkedHashMap<>();
+        Map<String, Object> out = new LinkedHashMap<>();
         for (ParameterContext p : params) {
             String n = p.name().getText();
             Type t = type(p.typeRef(), global);
+            if (p.direction() == null && t instanceof BlockType && "control type".equals(((BlockType) t).kind)
+                    && "control".equals(bt.kind)) {
+                out.put(n, controlArgument((BlockType) t, n, given.get(n), sc, at));
+                continue;
+            }
             if (p.direction() != null || !t.isScalar()) {
                 throw error(p, "softswitch's constructor parameters are compile-time values without a direction"
-                        + " (bit<W>, int<W>, bool, an enum or error), not " + (p.direction() != null
+                        + " (bit<W>, int<W>, bool, an enum or error) or, for a control, control instances, not " + (p.direction() != null
                         ? p.direction().getText() + " " : "") + t);
             }
             ExpressionContext e = given.containsKey(n) ? given.get(n) : p.expression();
@@ -1992,8 +1999,32 @@ final class Elaborator {
         return out;
     }
 
+    /** The control instance given for a constructor parameter of control type {@code type}: its apply must take the same parameters. */
+    private ControlInstance controlArgument(BlockType type, String param, ExpressionContext given, Scope sc, ParserRuleContext at) {
+        if (given == null) {
+            throw error(at, "constructor parameter '" + param + "' needs a control instance of type " + type.name);
+        }
+        Object o = given instanceof NameExpressionContext ? sc.lookup(given.getText()) : null;
+        if (!(o instanceof ControlInstance)) {
+            throw error(given, "constructor parameter '" + param + "' takes a control instance declared before it"
+                    + " (as in C() c; ... (c)), not '" + given.getText() + "'");
+        }
+        ControlInstance ci = (ControlInstance) o;
+        List<Param> wanted = params(type.params, global, List.of());
+        boolean same = wanted.size() == ci.params.size();
+        for (int i = 0; same && i < wanted.size(); i++) {
+            Param a = wanted.get(i);
+            Param b = ci.params.get(i);
+            same = java.util.Objects.equals(a.direction, b.direction) && a.type.equals(b.type);
+        }
+        if (!same) {
+            throw error(given, "'" + given.getText() + "' is not a " + type.name + ": its apply takes other parameters");
+        }
+        return ci;
+    }
+
     /** A control or parser instantiated without arguments (main's blocks, direct invocation) has no constructor parameters. */
-    private void requireConstructorArguments(BlockType bt, ParameterListContext declared, Map<String, Expr> ctor,
+    private void requireConstructorArguments(BlockType bt, ParameterListContext declared, Map<String, Object> ctor,
                                              ParserRuleContext at) {
         int wanted = declared == null ? 0 : declared.parameter().size();
         if (wanted != ctor.size()) {
@@ -2004,7 +2035,7 @@ final class Elaborator {
 
     /** {@code ctor}: the values of the control's constructor parameters, by name (see constructorArguments). */
     private ControlInstance instantiateControl(BlockType bt, String name, Map<Type, Expr> byType, ParserRuleContext at,
-                                               Map<String, Expr> ctor) {
+                                               Map<String, Object> ctor) {
         if (bt.decl == null || !(bt.decl instanceof ControlDeclarationContext)) {
             throw error(at, "'" + bt.name + "' is not a control");
         }
@@ -2015,7 +2046,7 @@ final class Elaborator {
         requireConstructorArguments(bt, d.parameterList(), ctor, at);
         instantiated.add(bt.name);
         Scope sc = new Scope(global);
-        ctor.forEach((n, v) -> sc.symbols.put(n, new Var(n, v, true)));
+        ctor.forEach((n, v) -> sc.symbols.put(n, v instanceof Expr ? new Var(n, (Expr) v, true) : v));
         List<Param> params = new ArrayList<>();
         List<Expr> slots = bindParams(bt, sc, byType, params);
         ControlInstance ci = new ControlInstance(name, params, slots);
@@ -2479,7 +2510,7 @@ final class Elaborator {
     }
 
     private ParserInstance instantiateParser(BlockType bt, String name, Map<Type, Expr> byType, ParserRuleContext at,
-                                             Map<String, Expr> ctor) {
+                                             Map<String, Object> ctor) {
         if (!(bt.decl instanceof ParserDeclarationContext)) {
             throw error(at, "'" + bt.name + "' is not a parser");
         }
@@ -2490,7 +2521,7 @@ final class Elaborator {
         requireConstructorArguments(bt, d.parameterList(), ctor, at);
         instantiated.add(bt.name);
         Scope sc = new Scope(global);
-        ctor.forEach((n, v) -> sc.symbols.put(n, new Var(n, v, true)));
+        ctor.forEach((n, v) -> sc.symbols.put(n, v instanceof Expr ? new Var(n, (Expr) v, true) : v));
         List<Param> params = new ArrayList<>();
         ParserInstance pi = new ParserInstance(name, params, bindParams(bt, sc, byType, params));
         Where outer = enter(Where.PARSER, bt);
@@ -2619,7 +2650,7 @@ final class Elaborator {
             throw error(d, "a parser can instantiate only parsers in softswitch (value_set and externs are not supported here)");
         }
         BlockType bt = (BlockType) t;
-        Map<String, Expr> ctor = constructorArguments(bt, ((ParserDeclarationContext) bt.decl).parameterList(),
+        Map<String, Object> ctor = constructorArguments(bt, ((ParserDeclarationContext) bt.decl).parameterList(),
                 d.argumentList().argument(), sc, d);
         define(sc, d.name(), instantiateParser(bt, qualified(prefix, d.name().getText(), annotations(d.annotations())),
                 null, d, ctor));

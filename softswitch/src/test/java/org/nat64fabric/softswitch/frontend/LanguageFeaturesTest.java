@@ -377,6 +377,17 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void aControlInstanceGivenToTwoControlsIsOneInstance() {
+        Program p = Frontend.compile(PROGRAMS.resolve("control_instance_arguments.p4"));
+        assertEquals(List.of("I.b.t"), p.tables.stream().map(t -> t.name).collect(Collectors.toList()));
+        V1ModelSwitch sw = new V1ModelSwitch(p);
+        assertEquals("1:0019", out(sw, "0001"));   // ((1 << 1) + 1) << 3, + 1
+        // one entry of the shared table serves both: its default action now adds 4
+        p.table("I.b.t").setDefaultAction(P4Programs.call(p, "I.b.add", 4));
+        assertEquals("1:0034", out(sw, "0001"));   // ((1 << 1) + 4) << 3, + 4
+    }
+
+    @Test
     void tupleVariablesTakeListsCopiesAndConstantIndices() {
         // a = 0x01 + 0x20, b bumped once, c = 3 + 0x100 (u == t), d the identity hash of t's 24 bits
         // modulo 0xffff; b was 5 when the list read it
