@@ -3579,6 +3579,27 @@ final class Elaborator {
      * field by field as {@code ==} compares them; two headers are also equal when both are invalid,
      * and not when one is.
      */
+    /** Two header stacks of one type (P4_16 8.18): equal when their elements are, one by one. */
+    private Expr stacksEqual(Expr.Agg a, Expr.Agg b, ParserRuleContext e) {
+        Type.Stack t = (Type.Stack) a.type;
+        Expr all = new Expr.Const(Type.BOOL, 1);
+        for (int i = 0; i < t.size; i++) {
+            all = fold(new Ops.Binary(Ops.Op.LAND, Type.BOOL, all, aggregatesEqual(element(a, i), element(b, i), e)));
+        }
+        return all;
+    }
+
+    /** Element i (a constant) of a stack, at its place when the stack has one. */
+    private Expr.Agg element(Expr.Agg stack, int i) {
+        Type.Stack t = (Type.Stack) stack.type;
+        int[] base = stack.fixedBase();
+        if (base != null) {
+            return new Expr.FixedAgg(t.element, base[0] + i * t.element.narrowSlots(), base[1] + i * t.element.wideSlots());
+        }
+        return new StackElement(stack, new Expr.Const(new Type.Bits(32, false), i), StackElement.Mode.INDEX,
+                (Expr.Agg) storage(t.element));
+    }
+
     private Expr aggregatesEqual(Expr.Agg a, Expr.Agg b, ParserRuleContext e) {
         Type.Aggregate t = (Type.Aggregate) a.type;
         Expr all = new Expr.Const(Type.BOOL, 1);
@@ -3609,14 +3630,15 @@ final class Elaborator {
             if (a instanceof VarbitIo.Field && b instanceof VarbitIo.Field && a.type.equals(b.type)) {
                 return new VarbitIo.Equal((VarbitIo.Field) a, (VarbitIo.Field) b, op.equals("=="));
             }
-            if (a instanceof Expr.Agg && b instanceof Expr.Agg && a.type == b.type && a.type instanceof Type.Aggregate
-                    && !((Type.Aggregate) a.type).union) {
-                Expr equal = aggregatesEqual((Expr.Agg) a, (Expr.Agg) b, e);
+            boolean stacks = a.type instanceof Type.Stack && a.type.equals(b.type) && !((Type.Stack) a.type).element.union;
+            if (a instanceof Expr.Agg && b instanceof Expr.Agg && (stacks || a.type == b.type
+                    && a.type instanceof Type.Aggregate && !((Type.Aggregate) a.type).union)) {
+                Expr equal = stacks ? stacksEqual((Expr.Agg) a, (Expr.Agg) b, e) : aggregatesEqual((Expr.Agg) a, (Expr.Agg) b, e);
                 return op.equals("==") ? equal : fold(new Ops.Binary(Ops.Op.EQ, Type.BOOL, equal, FALSE));
             }
             if (a instanceof Expr.Agg || b instanceof Expr.Agg) {
-                throw error(e, "softswitch compares with '" + op + "' two headers or two structs of one type (not header"
-                        + " unions, stacks or a list); compare fields");
+                throw error(e, "softswitch compares with '" + op + "' two headers, two structs or two header stacks of one"
+                        + " type (not header unions, stacks of them or a list); compare fields");
             }
             Type t = unify(a, b, e, op);
             if (t == Type.INT_LITERAL) {
@@ -4496,19 +4518,16 @@ final class Elaborator {
                     if (targs.size() > 1 || (targs.size() == 1 && !targs.get(0).equals(h.type))) {
                         throw error(at, "extract<...> names the type of its argument, which is " + h.type);
                     }
-                    if (a.size() == 2) {
-                        requireWritable(a.get(0).expression(), sc, h, "the argument of extract");
-                        if (h instanceof StackElement) {
-                            throw error(a.get(0), "softswitch extracts headers with a varbit field outside stacks only");
-                        }
-                        Type bits32 = new Type.Bits(32, false);
-                        Expr length = coerce(expr(argExpr(a, 1, "extract", at), sc, bits32), bits32, a.get(1));
-                        return unionWrite(h, new VarbitIo.Extract((Expr.Agg) h, length));
-                    }
                     PacketIo.Stack stack = null;
                     if (h instanceof StackElement && a.get(0).expression().getText().endsWith(".next")) {
                         ExpressionContext stackCtx = ((MemberExpressionContext) a.get(0).expression()).expression();
                         stack = new PacketIo.Stack((Expr.Agg) expr(stackCtx, sc, null));
+                    }
+                    if (a.size() == 2) {
+                        requireWritable(a.get(0).expression(), sc, h, "the argument of extract");
+                        Type bits32 = new Type.Bits(32, false);
+                        Expr length = coerce(expr(argExpr(a, 1, "extract", at), sc, bits32), bits32, a.get(1));
+                        return unionWrite(h, new VarbitIo.Extract((Expr.Agg) h, length, stack));
                     }
                     Stmt intoUnionStack = extractIntoUnionStackNext(a.get(0).expression(), (Expr.Agg) h, sc);
                     if (intoUnionStack != null) {
@@ -4574,8 +4593,7 @@ final class Elaborator {
         if (agg.type instanceof Type.Stack) {
             Type.Stack st = (Type.Stack) agg.type;
             for (int i = 0; i < st.size; i++) {
-                emitAll(new Expr.FixedAgg(st.element, base[0] + i * st.element.narrowSlots(),
-                        base[1] + i * st.element.wideSlots()), out, at);   // a header, or a union's members
+                emitAll(element(agg, i), out, at);   // a header, or a union's members
             }
             return;
         }

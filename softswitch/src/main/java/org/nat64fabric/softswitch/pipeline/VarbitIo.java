@@ -25,8 +25,12 @@ public final class VarbitIo {
         private final int fixedBits;
         private final int max;
 
-        public Extract(Expr.Agg header, Expr varbitBits) {
+        /** Non-null when extracting into stack.next. */
+        private final PacketIo.Stack stack;
+
+        public Extract(Expr.Agg header, Expr varbitBits, PacketIo.Stack stack) {
             this.header = header;
+            this.stack = stack;
             this.type = (Type.Aggregate) header.type;
             this.varbitBits = varbitBits;
             this.fixedBits = type.bitWidth();
@@ -38,6 +42,10 @@ public final class VarbitIo {
         }
 
         @Override public int exec(State s) {
+            if (stack != null && !stack.hasNext(s)) {
+                s.parserError = PacketIo.STACK_OUT_OF_BOUNDS;
+                return Parser.REJECT;
+            }
             long length = varbitBits.eval(s);
             if (length > max) {
                 s.parserError = HEADER_TOO_SHORT;
@@ -70,6 +78,9 @@ public final class VarbitIo {
             }
             s.n[nb] = 1;
             s.cursorBits = pos;
+            if (stack != null) {
+                stack.advanceNext(s);
+            }
             return NEXT;
         }
     }

@@ -388,6 +388,15 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void headersWithAVarbitFieldFillAStackAndStacksCompare() {
+        V1ModelSwitch sw = new V1ModelSwitch(Frontend.compile(PROGRAMS.resolve("varbit_stack.p4")));
+        // three equal headers: h == a[0], [h, a[0]] == a, a[0] == a[1]
+        assertEquals("1:01aabb" + "01aabb" + "01aabb" + "03" + "99", out(sw, "01aabb 01aabb 01aabb 99"));
+        // a[1] differs: only h == a[0], and a[0] != a[1]
+        assertEquals("1:01aabb" + "01aabb" + "02ccdd" + "05" + "99", out(sw, "01aabb 01aabb 02ccdd 99"));
+    }
+
+    @Test
     void tupleVariablesTakeListsCopiesAndConstantIndices() {
         // a = 0x01 + 0x20, b bumped once, c = 3 + 0x100 (u == t), d the identity hash of t's 24 bits
         // modulo 0xffff; b was 5 when the list read it
