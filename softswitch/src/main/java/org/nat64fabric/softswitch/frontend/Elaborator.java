@@ -4796,7 +4796,7 @@ final class Elaborator {
                 // log_msg("x = {}, y = {}", {x, y}): the values of the data fill the {} in order
                 List<Expr> values = new ArrayList<>();
                 if (a.size() == 2) {
-                    flatten(a.get(1), values, args.argument(1));
+                    flatten(a.get(1), values, args.argument(1), true);
                 }
                 return new Externs.LogMsg(((StringValue) a.get(0)).value, values);
             }
@@ -4908,17 +4908,27 @@ final class Elaborator {
     }
 
     private void flatten(Expr e, List<Expr> out, ParserRuleContext at) {
+        flatten(e, out, at, false);
+    }
+
+    /**
+     * {@code printed}: for log_msg, whose data is only printed, so that an enum without an
+     * underlying type or an error may be in it too (printed as its number, as BMv2 prints it).
+     */
+    private void flatten(Expr e, List<Expr> out, ParserRuleContext at, boolean printed) {
         if (e instanceof ListValue) {
             for (Expr x : ((ListValue) e).items) {
-                flatten(x, out, at);
+                flatten(x, out, at, printed);
             }
         } else if (e instanceof Expr.Agg && e.type instanceof Type.Aggregate) {
             Expr.Agg agg = (Expr.Agg) e;
             for (Type.Field f : ((Type.Aggregate) e.type).fields.values()) {
-                flatten(f.type instanceof Type.Varbit ? new VarbitIo.Field(agg, f) : field(agg, agg.fixedBase(), f), out, at);
+                flatten(f.type instanceof Type.Varbit ? new VarbitIo.Field(agg, f) : field(agg, agg.fixedBase(), f), out, at,
+                        printed);
             }
         } else if (e instanceof VarbitIo.Field || e.type instanceof Type.Bits || e.type == Type.BOOL
-                || (e.type instanceof Type.Enum && ((Type.Enum) e.type).underlying != null)) {
+                || e.type instanceof Type.Enum && (((Type.Enum) e.type).underlying != null || printed)
+                || printed && e.type == errorType) {
             out.add(e);
         } else {
             throw error(at, "cannot use " + e.type + " as checksum or hash data (use bit<W> values with widths)");

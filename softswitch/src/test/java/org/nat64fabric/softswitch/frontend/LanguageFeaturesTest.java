@@ -397,6 +397,33 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void logMsgPrintsAPlainEnumAndAnErrorAsTheirNumbers() {
+        V1ModelSwitch sw = new V1ModelSwitch(Frontend.compile(PROGRAMS.resolve("log_msg_enum_error.p4")));
+        List<String> lines = new java.util.ArrayList<>();
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override public void publish(java.util.logging.LogRecord r) {
+                lines.add(r.getMessage());
+            }
+
+            @Override public void flush() {
+            }
+
+            @Override public void close() {
+            }
+        };
+        java.util.logging.Level was = V1ModelSwitch.LOG.getLevel();
+        V1ModelSwitch.LOG.addHandler(capture);
+        V1ModelSwitch.LOG.setLevel(java.util.logging.Level.FINE);
+        try {
+            out(sw, "01");
+        } finally {
+            V1ModelSwitch.LOG.removeHandler(capture);
+            V1ModelSwitch.LOG.setLevel(was);
+        }
+        assertEquals(List.of("color=2 error=0 a=1"), lines);   // Color.Blue, error.NoError
+    }
+
+    @Test
     void tupleVariablesTakeListsCopiesAndConstantIndices() {
         // a = 0x01 + 0x20, b bumped once, c = 3 + 0x100 (u == t), d the identity hash of t's 24 bits
         // modulo 0xffff; b was 5 when the list read it
