@@ -163,6 +163,46 @@ def test_a_ternary_table_is_scanned_in_the_kernel_in_priority_order(l3):
     assert counters["fast path: dropped"] >= 1
 
 
+def link_packets(name, ns=None, way="tx"):
+    where = ("ip", "netns", "exec", ns) if ns else ()
+    (link,) = json.loads(netns.run(*where, "ip", "-j", "-s", "link", "show", name))
+    return link["stats64"][way]["packets"]
+
+
+def test_at_tc_a_port_whose_veth_end_is_in_another_namespace_gets_its_frames_handed_straight_in():
+    """At TC, a frame for a veth port whose other end is in another namespace (the harness puts odd
+    ports' test ends in namespaces of their own) goes straight into that end (bpf_redirect_peer):
+    it enters t1 without being sent on sw1. Port 2's end is beside the switch, so frames for it
+    are sent on sw2 (bpf_redirect), as on any other interface."""
+    with switch_under_test(L3, n_ports=2, fast_path="tc") as sut:
+        log = sut.switch.log_text()
+        assert "1@sw1 (to its veth peer)" in log and "2@sw2 (to its veth peer)" not in log, log
+        c = sut.client
+        for subnet, port in (("10.0.1.0", 1), ("10.0.2.0", 2)):
+            c.write(c.update("INSERT", c.table_entry(
+                "L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": (subnet, 24)}, action="L3Ingress.set_next_hop_v4",
+                params={"port": port, "src_mac": ROUTER_MAC, "dst_mac": f"00:00:00:00:00:0{port}"})))
+        ptf = PacketTest(sut)
+        t1_ns = next(ns for ns in os.listdir("/run/netns") if ns.startswith(f"nf{os.getpid()}") and ns.endswith("h1"))
+        sent_before = {port: link_packets(f"sw{port}") for port in (1, 2)}
+        t1_before = link_packets("t1", t1_ns, "rx")
+        n = 20
+        for i in range(n):
+            for src, dst, port_in, port_out in (("10.0.2.7", "10.0.1.7", 2, 1), ("10.0.1.7", "10.0.2.7", 1, 2)):
+                frame = Ether(src="00:00:00:00:00:09", dst=ROUTER_MAC) / IP(src=src, dst=dst) / UDP(sport=i, dport=53)
+                expected = frame.copy()
+                expected[Ether].src, expected[Ether].dst = ROUTER_MAC, f"00:00:00:00:00:0{port_out}"
+                expected[IP].ttl -= 1
+                del expected[IP].chksum
+                ptf.send(port_in, frame)
+                ptf.verify_packet(expected, port_out)
+        ptf.verify_no_other_packets()
+        assert link_packets("t1", t1_ns, "rx") - t1_before >= n
+        assert link_packets("sw1") - sent_before[1] < n, "frames for port 1 were sent on sw1, not handed to t1"
+        assert link_packets("sw2") - sent_before[2] >= n
+        assert sut.switch.final_counters()["fast path: forwarded"] >= 2 * n
+
+
 # Programs of one Ethernet header: what comes before their ingress.
 ETHERNET_ONLY = """
 #include <core.p4>

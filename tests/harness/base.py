@@ -5,6 +5,7 @@ namespace, pushes the program, and connects a primary controller. `PacketTest` w
 test: entries it inserts are deleted afterwards, and no stray packet may be left over.
 """
 import contextlib
+import os
 import tempfile
 
 from . import netns
@@ -32,13 +33,22 @@ class SwitchUnderTest:
 def switch_under_test(program, n_ports=4, device_id=1, fast_path=None, links="", require_fast_path=True):
     """`links` prefixes the veth names (the switch's swN, the test's tN), so that two switches
     can run side by side. With a fast path (`fast_path`, else NAT64FABRIC_FAST_PATH), the switch
-    must have started it, unless `require_fast_path` is False (a test of the fall-back)."""
+    must have started it, unless `require_fast_path` is False (a test of the fall-back).
+
+    At TC the test side of every odd port is in a namespace of its own, as a host's or a
+    container's end is: the kernel program then redirects frames for those ports to the veth's
+    other end (bpf_redirect_peer), and for the even ones out of the port (bpf_redirect), so the
+    suites' traffic takes both ways."""
     netns.enter_private_namespace()
-    ports = {}
+    mode = fast_path if fast_path is not None else os.environ.get("NAT64FABRIC_FAST_PATH", "")
+    ports, apart = {}, {}
     for n in range(1, n_ports + 1):
         netns.delete_link(f"{links}sw{n}")
         netns.add_veth_pair(f"{links}sw{n}", f"{links}t{n}")
         ports[n] = f"{links}sw{n}"
+        if mode == "tc" and n % 2 == 1:
+            apart[n] = f"nf{os.getpid()}{links}h{n}"
+            netns.move_to_namespace(f"{links}t{n}", apart[n])
     switch = client = dataplane = None
     try:
         switch = SwitchProcess(ports, device_id=device_id, fast_path=fast_path).start()
@@ -48,7 +58,7 @@ def switch_under_test(program, n_ports=4, device_id=1, fast_path=None, links="",
         client.set_pipeline(p4info_path, device_config)
         if require_fast_path:
             switch.expect_fast_path()
-        dataplane = Dataplane({n: f"{links}t{n}" for n in ports})
+        dataplane = Dataplane({n: f"{links}t{n}" for n in ports}, apart)
         yield SwitchUnderTest(switch, client, dataplane, p4info_path, device_config, links)
     finally:
         if dataplane:
@@ -61,6 +71,8 @@ def switch_under_test(program, n_ports=4, device_id=1, fast_path=None, links="",
                 FAST_PATH_RUNS.append((program, switch))
         for name in ports.values():
             netns.delete_link(name)
+        for ns in apart.values():
+            netns.delete_namespace(ns)
 
 
 class PacketTest:

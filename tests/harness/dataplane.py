@@ -5,6 +5,8 @@ import time
 
 from scapy.layers.l2 import Ether
 
+from . import netns
+
 ETH_P_ALL = 0x0003
 DEFAULT_TIMEOUT = 2.0
 # How long a port must stay silent before "no other packets" is believed.
@@ -16,15 +18,17 @@ def _describe(frame):
 
 
 class Dataplane:
-    """One raw socket per switch port, on the test-side interface of that port's veth pair."""
+    """One raw socket per switch port, on the test-side interface of that port's veth pair; in
+    `namespaces[port]` where that end is in a namespace of its own."""
 
-    def __init__(self, interfaces):
+    def __init__(self, interfaces, namespaces=None):
         self.sockets = {}
         for port, name in interfaces.items():
             # Protocol 0 until bound: a socket opened for ETH_P_ALL sees every interface's frames
             # (loopback gRPC included) until bind() narrows it to one.
-            s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
-            s.bind((name, ETH_P_ALL))
+            with netns.inside((namespaces or {}).get(port)):
+                s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
+                s.bind((name, ETH_P_ALL))
             s.setblocking(False)
             self.sockets[port] = s
         self.pending = {port: [] for port in interfaces}

@@ -110,7 +110,8 @@ struct {
     __type(value, __u32);
 } ports SEC(".maps");
 
-/* Switch port -> interface index (0: not on the fast path), for checking its MTU. */
+/* Switch port -> interface index (0: not on the fast path), for checking its MTU and, at TC, for
+ * redirecting; with TO_PEER set, the redirect is to the veth's other end (bpf_redirect_peer). */
 struct {
     __uint(type, BPF_MAP_TYPE_ARRAY);
     __uint(max_entries, 512);

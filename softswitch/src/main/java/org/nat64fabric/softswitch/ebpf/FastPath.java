@@ -54,18 +54,32 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         }
     }
 
-    /** A switch port: its number, its interface and the interpreter's socket on it. */
+    /**
+     * A switch port: its number, its interface, whether that is a veth whose other end is in
+     * another network namespace, and the interpreter's socket on it.
+     */
     public static final class Port {
         final int number;
         final String name;
         final int ifindex;
+        final boolean vethPeerElsewhere;
         final Receiver receiver;
 
-        public Port(int number, String name, int ifindex, Receiver receiver) {
+        public Port(int number, String name, int ifindex, boolean vethPeerElsewhere, Receiver receiver) {
             this.number = number;
             this.name = name;
             this.ifindex = ifindex;
+            this.vethPeerElsewhere = vethPeerElsewhere;
             this.receiver = receiver;
+        }
+
+        /**
+         * At TC, a frame for a veth port whose other end is in another namespace goes straight into
+         * that end's receive path (bpf_redirect_peer: no transmit on the port, no second pass through
+         * the CPU's backlog); the kernel allows it for such ports only.
+         */
+        boolean toPeer(Mode mode) {
+            return mode.hook == KernelProgram.Hook.TC && vethPeerElsewhere;
         }
     }
 
@@ -285,7 +299,7 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
             } else {
                 update(portOf, intKey(p.ifindex), intKey(p.number));
             }
-            update(portIfindex, intKey(p.number), intKey(p.ifindex));
+            update(portIfindex, intKey(p.number), intKey(p.ifindex | (p.toPeer(mode) ? KernelProgram.TO_PEER : 0)));
         }
         for (Map.Entry<Table, TableMaps> e : tables.entrySet()) {
             e.getKey().mirrorTo(this);
@@ -570,6 +584,6 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
 
     @Override public String toString() {
         return (mode.hook == KernelProgram.Hook.TC ? "TC ingress" : "XDP") + " (" + mode.option + ") on " + ports.stream().sorted(Comparator.comparingInt(p -> p.number))
-                .map(p -> p.number + "@" + p.name).collect(Collectors.toList());
+                .map(p -> p.number + "@" + p.name + (p.toPeer(mode) ? " (to its veth peer)" : "")).collect(Collectors.toList());
     }
 }

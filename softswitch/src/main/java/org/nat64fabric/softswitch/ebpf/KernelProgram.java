@@ -36,6 +36,9 @@ public final class KernelProgram extends CodeWriter {
      */
     public static final int HANDED_UP_MARK = 0x73736670;
 
+    /** Set in a port's interface index in the port_ifindex map: at TC, redirect to the veth's other end (FastPath.Port). */
+    public static final int TO_PEER = 0x80000000;
+
     /** Where the program runs: XDP (a frame before the kernel makes an skb of it) or TC ingress (an skb). */
     public enum Hook {
         XDP, TC
@@ -123,6 +126,7 @@ public final class KernelProgram extends CodeWriter {
         }
         c.append("#define KEY_MAX ").append((keyMax + 7) / 8 * 8).append('\n');
         c.append("#define HANDED_UP ").append(String.format("0x%x", HANDED_UP_MARK)).append('\n');
+        c.append("#define TO_PEER ").append(String.format("0x%xU", TO_PEER)).append('\n');
         c.append("#include \"softswitch_fast_path.h\"\n\n");
         for (Table t : program.tables) {
             c.append(tables.get(t).declarations());
@@ -321,11 +325,12 @@ public final class KernelProgram extends CodeWriter {
         line("if (s->cursor & 7) " + bail("a parser that stopped inside a byte") + ";");
         line("__u64 payload_from = s->cursor >> 3;");
         line("__u32 out_port = " + std("egress_port") + ";");
-        line("__u32 *out_ifindex = bpf_map_lookup_elem(&port_ifindex, &out_port);");
-        line("if (!out_ifindex || !*out_ifindex) " + bail("a port without a fast path") + ";");
+        line("__u32 *out_link = bpf_map_lookup_elem(&port_ifindex, &out_port);");
+        line("if (!out_link || !*out_link) " + bail("a port without a fast path") + ";");
+        line("__u32 out_ifindex = *out_link & ~TO_PEER;");
         line("/* The interface's MTU now: a frame the interpreter would not send is its to count. */");
         line("__u32 mtu_len = 0;");
-        line("if (bpf_check_mtu(ctx, *out_ifindex, &mtu_len, (__s32) s->out_len - (__s32) payload_from, 0)) "
+        line("if (bpf_check_mtu(ctx, out_ifindex, &mtu_len, (__s32) s->out_len - (__s32) payload_from, 0)) "
                 + bail("a frame over the port's MTU") + ";");
         line("__u64 out_len = s->out_len;");
         line("if (out_len < 1 || out_len > OUT_MAX) " + bail("no headers to send") + ";");
@@ -340,7 +345,8 @@ public final class KernelProgram extends CodeWriter {
         line("    return " + (tc ? "TC_ACT_SHOT" : "XDP_DROP") + ";");
         line("}");
         line("stat(FP_FORWARDED);");
-        line(tc ? "return bpf_redirect(*out_ifindex, 0);" : "return bpf_redirect_map(&ports, out_port, 0);");
+        line(tc ? "return *out_link & TO_PEER ? bpf_redirect_peer(out_ifindex, 0) : bpf_redirect(out_ifindex, 0);"
+                : "return bpf_redirect_map(&ports, out_port, 0);");
         out("drop:");
         line("commit_counts(s);");
         line("stat(FP_DROPPED);");

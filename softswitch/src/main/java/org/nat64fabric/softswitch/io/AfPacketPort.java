@@ -299,7 +299,7 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
 
     /** For the kernel fast path: this interface, and this socket's filter for a fast path at TC. */
     @Override public FastPath.Port kernelPort(int portNumber) {
-        return new FastPath.Port(portNumber, name, ifindex, this::receiveOnlyMarked);
+        return new FastPath.Port(portNumber, name, ifindex, LinkPeer.vethPeerInAnotherNamespace(ifindex), this::receiveOnlyMarked);
     }
 
     /**

@@ -61,6 +61,10 @@ final class LibC {
 
     static native int ioctl(int fd, long request, byte[] ifreq) throws LastErrorException;
 
+    static native long send(int fd, byte[] buf, long len, int flags) throws LastErrorException;
+
+    static native long recv(int fd, byte[] buf, long len, int flags) throws LastErrorException;
+
     static native int poll(Pointer fds, long nfds, int timeoutMs);
 
     static native int if_nametoindex(String name);
