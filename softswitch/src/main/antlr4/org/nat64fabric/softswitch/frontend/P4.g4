@@ -31,8 +31,15 @@ declaration
 // ---- names and annotations ----
 name : IDENT | TYPE_IDENT | TYPE | KEY | ACTIONS | ENTRIES | STATE | APPLY | PRIORITY | STRING_KW | LIST ;
 annotations : annotation+ ;
-annotation : '@' name ( '(' annotationArgs? ')' )? ;
+// An unstructured annotation's body is any tokens with balanced parentheses (P4_16 7.1.5); read as
+// expressions where it is those (the first alternative wins where both fit). A structured one
+// (@name[...]) holds expressions or key-value pairs.
+annotation
+    : '@' name ( '(' annotationArgs? ')' | '(' annotationBody ')' | '[' structuredAnnotationBody? ']' )?
+    ;
 annotationArgs : expression (',' expression)* | kvPair (',' kvPair)* ;
+annotationBody : ( '(' annotationBody? ')' | ~( '(' | ')' ) )+ ;
+structuredAnnotationBody : annotationArgs ','? ;
 kvPair : name '=' expression ;
 
 // ---- parameters and type parameters ----

@@ -787,10 +787,11 @@ final class Elaborator {
         }
         for (AnnotationContext a : an.annotation()) {
             List<String> values = new ArrayList<>();
-            if (a.annotationArgs() != null) {
-                for (ExpressionContext e : a.annotationArgs().expression()) {
-                    values.add(e instanceof StringLiteralContext ? unquote(e.getText()) : e.getText());
-                }
+            for (ExpressionContext e : annotationExpressions(a)) {
+                values.add(e instanceof StringLiteralContext ? unquote(e.getText()) : e.getText());
+            }
+            if (a.annotationBody() != null) {
+                values.add(a.annotationBody().getText());   // tokens, not expressions: kept as written (without spaces)
             }
             String name = a.name().getText();
             // numbers are kept in decimal, however written, for those who read them later
@@ -827,9 +828,16 @@ final class Elaborator {
         return out;
     }
 
+    /** The expressions of {@code @name(e, ...)} or {@code @name[e, ...]}; none for a body of other tokens. */
+    private static List<ExpressionContext> annotationExpressions(AnnotationContext a) {
+        AnnotationArgsContext args = a.annotationArgs() != null ? a.annotationArgs()
+                : a.structuredAnnotationBody() != null ? a.structuredAnnotationBody().annotationArgs() : null;
+        return args == null ? List.of() : args.expression();
+    }
+
     /** The single argument of {@code @name("x")}: a string literal. */
     private void annotationString(AnnotationContext a) {
-        List<ExpressionContext> args = a.annotationArgs() == null ? List.of() : a.annotationArgs().expression();
+        List<ExpressionContext> args = annotationExpressions(a);
         if (args.size() != 1 || !(args.get(0) instanceof StringLiteralContext)) {
             throw error(a, "@" + a.name().getText() + " takes one string, as in @" + a.name().getText() + "(\"x\")");
         }
@@ -837,7 +845,7 @@ final class Elaborator {
 
     /** The single argument of {@code @name(N)}: an integer literal without a width in [min, max]. */
     private long annotationNumber(AnnotationContext a, long min, long max, String what) {
-        List<ExpressionContext> args = a.annotationArgs() == null ? List.of() : a.annotationArgs().expression();
+        List<ExpressionContext> args = annotationExpressions(a);
         if (args.size() != 1) {
             throw error(a, "@" + a.name().getText() + " takes one number (" + what + ")");
         }
@@ -845,7 +853,7 @@ final class Elaborator {
     }
 
     private List<String> annotationNumbers(AnnotationContext a, long max, String what) {
-        List<ExpressionContext> args = a.annotationArgs() == null ? List.of() : a.annotationArgs().expression();
+        List<ExpressionContext> args = annotationExpressions(a);
         if (args.isEmpty()) {
             throw error(a, "@" + a.name().getText() + " takes one or more numbers (" + what + ")");
         }

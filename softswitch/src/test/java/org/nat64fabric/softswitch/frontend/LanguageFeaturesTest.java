@@ -314,6 +314,18 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void annotationBodiesOfAnyTokensAndStructuredAnnotationsAreRead() {
+        Program p = Frontend.compile(PROGRAMS.resolve("annotation_bodies.p4"));
+        Table t = p.tables.get(0);
+        assertEquals("renamed", t.name);                                  // @name["..."]: a leading dot names it globally
+        assertEquals(List.of(String.valueOf(0x0200abcd)), t.annotations.get("id"));
+        assertEquals(List.of("exact,bit<8>key"), t.annotations.get("match"));   // kept as tokens
+        V1ModelSwitch sw = new V1ModelSwitch(p);
+        assertEquals("1:0111", out(sw, "01 00"));
+        assertEquals("1:02ee", out(sw, "02 00"));
+    }
+
+    @Test
     void markToDropWithoutAnArgumentDropsThePacket() {
         assertEquals(List.of("0199"), run("mark_to_drop_no_argument.p4", "01 99"));
         assertEquals(List.of(), run("mark_to_drop_no_argument.p4", "00 99"));
