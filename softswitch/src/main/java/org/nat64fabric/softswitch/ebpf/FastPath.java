@@ -3,6 +3,7 @@ package org.nat64fabric.softswitch.ebpf;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 import java.io.IOException;
+import java.lang.ref.Reference;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -168,9 +169,9 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
     /** A program compiled to eBPF, not loaded yet. */
     public static final class Compiled {
         final KernelProgram code;
-        final Path object;
+        final byte[] object;   // the ELF object clang made
 
-        Compiled(KernelProgram code, Path object) {
+        Compiled(KernelProgram code, byte[] object) {
             this.code = code;
             this.object = object;
         }
@@ -216,18 +217,16 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         return fp;
     }
 
-    private static Path compile(KernelProgram code) throws Unavailable {
+    /** clang's object, kept in memory: the files are removed at once, so a killed switch leaves none behind. */
+    private static byte[] compile(KernelProgram code) throws Unavailable {
+        Path dir = null;
         try {
-            Path dir = Files.createTempDirectory("softswitch-fast-path");
-            dir.toFile().deleteOnExit();
+            dir = Files.createTempDirectory("softswitch-fast-path");
             Path c = dir.resolve("fast_path.c");
             Path h = dir.resolve("softswitch_fast_path.h");
             Path o = dir.resolve("fast_path.o");
             Files.writeString(c, code.source());
             Files.writeString(h, KernelProgram.prelude());
-            for (Path p : List.of(c, h, o)) {
-                p.toFile().deleteOnExit();
-            }
             List<String> cmd = new ArrayList<>(List.of("clang", "-O2", "-g", "-target", "bpf", "-Wno-parentheses-equality",
                     "-Wno-pass-failed"));
             for (String arch : List.of("x86_64-linux-gnu", "aarch64-linux-gnu")) {
@@ -244,21 +243,40 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
             }
             String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new Unavailable("clang could not compile the fast path (" + c + "): " + firstLines(output, 6));
+                throw new Unavailable("clang could not compile the fast path: " + firstLines(output, 6));
             }
-            return o;
+            return Files.readAllBytes(o);
         } catch (IOException e) {
             throw new Unavailable("cannot write the fast path's C: " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new Unavailable("interrupted while compiling the fast path");
+        } finally {
+            removeTree(dir);
         }
     }
 
-    private static Pointer load(Path object) throws Unavailable {
-        Pointer obj = Libbpf.bpf_object__open_file(object.toString(), null);
+    private static void removeTree(Path dir) {
+        if (dir == null) {
+            return;
+        }
+        try (var files = Files.list(dir)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Files.deleteIfExists(f);
+            }
+            Files.deleteIfExists(dir);
+        } catch (IOException e) {
+            LOG.warning("cannot remove " + dir + ": " + e.getMessage());
+        }
+    }
+
+    private static Pointer load(byte[] object) throws Unavailable {
+        // libbpf reads the ELF from this memory until the object is loaded; it must stay reachable until then.
+        Memory elf = new Memory(object.length);
+        elf.write(0, object, 0, object.length);
+        Pointer obj = Libbpf.bpf_object__open_mem(elf, object.length, null);
         if (obj == null) {
-            throw new Unavailable("libbpf cannot open " + object);
+            throw new Unavailable("libbpf cannot read the fast path's object (" + object.length + " bytes)");
         }
         Pointer states = Libbpf.bpf_object__find_map_by_name(obj, "states");
         Libbpf.bpf_map__set_max_entries(states, Libbpf.libbpf_num_possible_cpus());
@@ -267,6 +285,7 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         log.setByte(0, (byte) 0);
         Libbpf.bpf_program__set_log_buf(prog, log, LOG_BUF);
         int err = Libbpf.bpf_object__load(obj);
+        Reference.reachabilityFence(elf);
         if (err < 0) {
             Libbpf.bpf_object__close(obj);
             throw new Unavailable("the kernel refused the fast path (" + Libbpf.strerror(-err) + "): "

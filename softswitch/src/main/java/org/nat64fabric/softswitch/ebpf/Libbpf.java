@@ -32,7 +32,7 @@ final class Libbpf {
 
     static native int libbpf_num_possible_cpus();
 
-    static native Pointer bpf_object__open_file(String path, Pointer opts);
+    static native Pointer bpf_object__open_mem(Pointer buffer, long size, Pointer opts);
 
     static native int bpf_object__load(Pointer obj);
 
