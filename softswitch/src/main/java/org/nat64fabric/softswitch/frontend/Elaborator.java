@@ -3436,9 +3436,7 @@ final class Elaborator {
                 if (value.signum() < 0 || value.compareTo(BigInteger.valueOf(st.size)) >= 0) {
                     throw error(ix.expression(1), "index " + value + " is out of range for " + st);
                 }
-                int i = value.intValue();
-                return new Expr.FixedAgg(st.element, fixed[0] + (int) i * st.element.narrowSlots(),
-                        fixed[1] + (int) i * st.element.wideSlots());
+                return element((Expr.Agg) base, value.intValue());
             }
             return new StackElement((Expr.Agg) base, index, StackElement.Mode.INDEX, (Expr.Agg) storage(st.element));
         }
