@@ -56,37 +56,36 @@ final class LinkPeer {
             return false;
         }
         int end = Math.min(m.limit(), m.getInt(0));
-        boolean veth = false;
-        boolean foreign = false;
-        for (int at = NLMSG_HEADER + IFINFOMSG; at + 4 <= end; ) {
-            int len = m.getShort(at) & 0xffff;
-            int type = m.getShort(at + 2) & NLA_TYPE_MASK;
-            if (len < 4 || at + len > end) {
-                break;
-            }
+        boolean[] vethAndForeign = new boolean[2];
+        attributes(m, NLMSG_HEADER + IFINFOMSG, end, (type, from, to) -> {
             if (type == IFLA_LINK_NETNSID) {
-                foreign = true;
+                vethAndForeign[1] = true;
             } else if (type == IFLA_LINKINFO) {
-                veth = kindIsVeth(m, at + 4, at + len);
+                attributes(m, from, to, (innerType, kindFrom, kindTo) -> {
+                    if (innerType == IFLA_INFO_KIND) {
+                        byte[] kind = new byte[kindTo - kindFrom];
+                        m.get(kindFrom, kind);
+                        vethAndForeign[0] = new String(kind, StandardCharsets.US_ASCII).replace("\0", "").equals("veth");
+                    }
+                });
             }
-            at += (len + 3) & ~3;
-        }
-        return veth && foreign;
+        });
+        return vethAndForeign[0] && vethAndForeign[1];
     }
 
-    private static boolean kindIsVeth(ByteBuffer m, int from, int end) {
+    private interface Attribute {
+        void at(int type, int from, int to);
+    }
+
+    /** Each netlink attribute between {@code from} and {@code end}: its type and where its value lies. */
+    private static void attributes(ByteBuffer m, int from, int end, Attribute visit) {
         for (int at = from; at + 4 <= end; ) {
             int len = m.getShort(at) & 0xffff;
             if (len < 4 || at + len > end) {
-                return false;
+                return;
             }
-            if ((m.getShort(at + 2) & NLA_TYPE_MASK) == IFLA_INFO_KIND) {
-                byte[] kind = new byte[len - 4];
-                m.get(at + 4, kind);
-                return new String(kind, StandardCharsets.US_ASCII).replace("\0", "").equals("veth");
-            }
+            visit.at(m.getShort(at + 2) & NLA_TYPE_MASK, at + 4, at + len);
             at += (len + 3) & ~3;
         }
-        return false;
     }
 }
