@@ -159,17 +159,70 @@ def test_the_default_entry_reads_back_its_metadata_until_reset(ptf):
     assert (read.table_entry.metadata, read.table_entry.controller_metadata) == (b"", 0), "reset with the action"
 
 
-def test_only_continue_on_error_atomicity_is_supported_and_refused_batches_change_nothing(ptf):
+def switch_state(c, groups):
+    """What the batches below may touch, as read: ipv4_lpm's entries with their counts, its default
+    entry, the port_rx counter and these multicast groups."""
+    entries = c.table_entry("L3Ingress.ipv4_lpm")
+    entries.table_entry.counter_data.SetInParent()
+    counter = p4runtime_pb2.Entity()
+    counter.counter_entry.counter_id = c.p4info.id("counters", "L3Ingress.port_rx")
+    return (sorted(e.SerializeToString() for e in c.read(entries)),
+            [e.SerializeToString() for e in c.read(c.table_entry("L3Ingress.ipv4_lpm", default=True))],
+            [e.SerializeToString() for e in c.read(counter)],
+            [e.SerializeToString() for g in groups for e in c.read(pre_group(g, []))])
+
+
+@pytest.mark.parametrize("mode", ["ROLLBACK_ON_ERROR", "DATAPLANE_ATOMIC"])
+def test_a_batch_that_fails_is_undone_whole_and_one_that_does_not_is_applied_whole(ptf, mode):
+    """P4Runtime 12.2: in these modes a batch is all or none. The updates before the failing one are
+    undone (the failing one keeps its error, the others are ABORTED); the switch reads as before,
+    counts of a deleted entry included. DATAPLANE_ATOMIC is refused while the kernel fast path runs
+    (its tables change entry by entry under the packets it forwards)."""
     c = ptf.client
-    entry = route(ptf, "10.24.0.0", 2)
-    for mode in ("ROLLBACK_ON_ERROR", "DATAPLANE_ATOMIC"):
-        req = p4runtime_pb2.WriteRequest(device_id=1, election_id=c.election_id,
-                                         atomicity=p4runtime_pb2.WriteRequest.Atomicity.Value(mode))
-        req.updates.add().CopyFrom(c.update("INSERT", entry))
-        with pytest.raises(grpc.RpcError) as err:
-            c.stub.Write(req)
-        assert err.value.code() == grpc.StatusCode.UNIMPLEMENTED, mode
-        assert c.read(c.table_entry("L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("10.24.0.0", 16)})) == [], mode
+    if mode == "DATAPLANE_ATOMIC" and ptf.sut.switch.fast_path:
+        with pytest.raises(WriteError) as err:
+            c.write(c.update("INSERT", route(ptf, "10.25.0.0", 2)), atomicity=mode)
+        assert err.value.code == grpc.StatusCode.UNIMPLEMENTED
+        assert c.read(route(ptf, "10.25.0.0", 2)) == []
+        return
+    kept, moved = route(ptf, "10.26.0.0", 2), route(ptf, "10.27.0.0", 2)
+    ptf.insert(kept, moved, pre_group(7, [(2, 1)]))
+    counts = p4runtime_pb2.Entity()
+    counts.direct_counter_entry.table_entry.CopyFrom(kept.table_entry)
+    counts.direct_counter_entry.data.packet_count, counts.direct_counter_entry.data.byte_count = 7, 700
+    c.write(c.update("MODIFY", counts))
+    port_rx = p4runtime_pb2.Entity()
+    port_rx.counter_entry.counter_id = c.p4info.id("counters", "L3Ingress.port_rx")
+    port_rx.counter_entry.index.index = 3
+    (original_rx,) = c.read(port_rx)
+    port_rx.counter_entry.data.packet_count = original_rx.counter_entry.data.packet_count + 5
+    before = switch_state(c, (7, 8))
+    changes = [c.update("INSERT", route(ptf, "10.28.0.0", 3)),
+               c.update("MODIFY", route(ptf, "10.27.0.0", 3)),
+               c.update("DELETE", kept),
+               c.update("MODIFY", c.table_entry("L3Ingress.ipv4_lpm", action="L3Ingress.send_to_cpu", default=True)),
+               c.update("INSERT", pre_group(8, [(3, 1)])),
+               c.update("DELETE", pre_group(7, [])),
+               c.update("MODIFY", port_rx)]
+    with pytest.raises(WriteError) as err:
+        c.write(*changes, c.update("INSERT", moved), c.update("INSERT", route(ptf, "10.29.0.0", 2)), atomicity=mode)
+    assert codes(err.value) == ["ABORTED"] * 7 + ["ALREADY_EXISTS", "ABORTED"]
+    assert "rolled back: update 8 of the batch failed" in err.value.errors[0].message
+    assert "not attempted" in err.value.errors[8].message
+    assert switch_state(c, (7, 8)) == before
+
+    # The same changes without the failing update: all of them, then all undone the same way.
+    c.write(*changes, atomicity=mode)
+    assert switch_state(c, (7, 8)) != before
+    (now,) = c.read(route(ptf, "10.27.0.0", 2))
+    assert now.table_entry.action.action.params[0].value == b"\x03"
+    assert c.read(kept) == [] and c.read(pre_group(7, [])) == []
+    undo = [c.update("DELETE", route(ptf, "10.28.0.0", 3)), c.update("MODIFY", moved), c.update("INSERT", kept),
+            c.update("MODIFY", c.table_entry("L3Ingress.ipv4_lpm", action="L3Ingress.drop", default=True)),
+            c.update("DELETE", pre_group(8, [])), c.update("INSERT", pre_group(7, [(2, 1)])),
+            c.update("MODIFY", counts)]
+    c.write(*undo, c.update("MODIFY", original_rx), atomicity=mode)
+    assert switch_state(c, (7, 8)) == before
 
 
 def raw_packet_out(client, frame, fields):

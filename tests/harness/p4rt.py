@@ -191,8 +191,9 @@ class P4RuntimeClient:
 
     # ---- writes and reads ----
 
-    def write(self, *updates, election_id=None):
-        req = p4runtime_pb2.WriteRequest(device_id=self.device_id)
+    def write(self, *updates, election_id=None, atomicity="CONTINUE_ON_ERROR"):
+        req = p4runtime_pb2.WriteRequest(device_id=self.device_id,
+                                         atomicity=p4runtime_pb2.WriteRequest.Atomicity.Value(atomicity))
         req.election_id.CopyFrom(election_id if election_id is not None else self.election_id)
         for u in updates:
             req.updates.add().CopyFrom(u)

@@ -190,6 +190,125 @@ public final class Entities {
         }
     }
 
+    /**
+     * The updates that undo {@code u} once it is applied, read from the switch before it is: an
+     * insert is undone by deleting its key, a modify by modifying back to what is there now, a
+     * delete by inserting it again (with its counters, meter configuration and idle timeout). For
+     * ROLLBACK_ON_ERROR and DATAPLANE_ATOMIC batches. Empty where the update names nothing it could
+     * change (it then fails as it stands); throws where a read of its key is refused, as the update
+     * itself would be.
+     */
+    public synchronized List<Update> undoOf(Update u) throws EntityException {
+        Entity e = u.getEntity();
+        if (u.getType() == Update.Type.INSERT) {
+            Entity key = e.hasTableEntry() ? Entity.newBuilder().setTableEntry(TableEntry.newBuilder()
+                    .setTableId(e.getTableEntry().getTableId()).addAllMatch(e.getTableEntry().getMatchList())
+                    .setPriority(e.getTableEntry().getPriority())).build() : e;
+            return List.of(Update.newBuilder().setType(Update.Type.DELETE).setEntity(key).build());
+        }
+        if (u.getType() != Update.Type.MODIFY && u.getType() != Update.Type.DELETE) {
+            return List.of();
+        }
+        Entity query = stateOf(e);
+        if (query == null) {
+            return List.of();
+        }
+        Update.Type back = u.getType() == Update.Type.MODIFY ? Update.Type.MODIFY : Update.Type.INSERT;
+        List<Update> out = new ArrayList<>();
+        for (Entity now : read(query)) {
+            if (sameMemberOrGroup(e, now)) {
+                out.add(Update.newBuilder().setType(back).setEntity(now).build());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The read that gives the state of what {@code e} names, with everything an update may change;
+     * null where its ID is 0 or a table entry names no match (a wildcard read: the update fails).
+     */
+    private static Entity stateOf(Entity e) {
+        Entity.Builder q = Entity.newBuilder();
+        switch (e.getEntityCase()) {
+            case TABLE_ENTRY: {
+                TableEntry t = e.getTableEntry();
+                if (t.getTableId() == 0 || t.getMatchCount() == 0 && !t.getIsDefaultAction()) {
+                    return null;
+                }
+                return q.setTableEntry(TableEntry.newBuilder().setTableId(t.getTableId()).addAllMatch(t.getMatchList())
+                        .setPriority(t.getPriority()).setIsDefaultAction(t.getIsDefaultAction())
+                        .setCounterData(CounterData.getDefaultInstance()).setMeterConfig(MeterConfig.getDefaultInstance()))
+                        .build();
+            }
+            case COUNTER_ENTRY: {
+                CounterEntry c = e.getCounterEntry();
+                return c.getCounterId() == 0 ? null : q.setCounterEntry(c.toBuilder().clearData()).build();
+            }
+            case METER_ENTRY: {
+                MeterEntry m = e.getMeterEntry();
+                return m.getMeterId() == 0 ? null : q.setMeterEntry(m.toBuilder().clearConfig()).build();
+            }
+            case DIRECT_COUNTER_ENTRY: {
+                TableEntry t = e.getDirectCounterEntry().getTableEntry();
+                return t.getTableId() == 0 ? null
+                        : q.setDirectCounterEntry(DirectCounterEntry.newBuilder().setTableEntry(t)).build();
+            }
+            case DIRECT_METER_ENTRY: {
+                TableEntry t = e.getDirectMeterEntry().getTableEntry();
+                return t.getTableId() == 0 ? null : q.setDirectMeterEntry(DirectMeterEntry.newBuilder().setTableEntry(t)).build();
+            }
+            case REGISTER_ENTRY: {
+                RegisterEntry r = e.getRegisterEntry();
+                return r.getRegisterId() == 0 ? null : q.setRegisterEntry(r.toBuilder().clearData()).build();
+            }
+            case PACKET_REPLICATION_ENGINE_ENTRY: {
+                var pre = e.getPacketReplicationEngineEntry();
+                if (pre.hasMulticastGroupEntry()) {
+                    int id = pre.getMulticastGroupEntry().getMulticastGroupId();
+                    return id == 0 ? null : q.setPacketReplicationEngineEntry(pre.toBuilder().setMulticastGroupEntry(
+                            pre.getMulticastGroupEntry().toBuilder().clearReplicas())).build();
+                }
+                if (pre.hasCloneSessionEntry()) {
+                    int id = pre.getCloneSessionEntry().getSessionId();
+                    return id == 0 ? null : q.setPacketReplicationEngineEntry(pre.toBuilder().setCloneSessionEntry(
+                            pre.getCloneSessionEntry().toBuilder().clearReplicas().clearClassOfService()
+                                    .clearPacketLengthBytes())).build();
+                }
+                return null;
+            }
+            case VALUE_SET_ENTRY: {
+                var v = e.getValueSetEntry();
+                return v.getValueSetId() == 0 ? null : q.setValueSetEntry(v.toBuilder().clearMembers()).build();
+            }
+            case ACTION_PROFILE_MEMBER: {
+                var m = e.getActionProfileMember();
+                return m.getActionProfileId() == 0 ? null : q.setActionProfileMember(m.toBuilder().clearAction()).build();
+            }
+            case ACTION_PROFILE_GROUP: {
+                var g = e.getActionProfileGroup();
+                return g.getActionProfileId() == 0 ? null
+                        : q.setActionProfileGroup(g.toBuilder().clearMembers().clearMaxSize()).build();
+            }
+            case DIGEST_ENTRY: {
+                var d = e.getDigestEntry();
+                return d.getDigestId() == 0 ? null : q.setDigestEntry(d.toBuilder().clearConfig()).build();
+            }
+            default:
+                return null;
+        }
+    }
+
+    /** Whether a read's answer is the member or group an update names (a read of ID 0 lists them all). */
+    private static boolean sameMemberOrGroup(Entity update, Entity read) {
+        if (update.hasActionProfileMember()) {
+            return read.getActionProfileMember().getMemberId() == update.getActionProfileMember().getMemberId();
+        }
+        if (update.hasActionProfileGroup()) {
+            return read.getActionProfileGroup().getGroupId() == update.getActionProfileGroup().getGroupId();
+        }
+        return true;
+    }
+
     /** The ID an entity of a kind this target's programs never have names (0 for a wildcard). */
     private static int absentKindId(Entity e) {
         switch (e.getEntityCase()) {

@@ -152,6 +152,11 @@ public final class Device implements AutoCloseable {
         }
     }
 
+    /** Whether the kernel fast path forwards packets now. */
+    synchronized boolean fastPathRunning() {
+        return fastPath != null;
+    }
+
     /** Detaches the fast path; what it counted stays in the device's counters. */
     private synchronized void stopFastPath() {
         if (fastPath != null) {

@@ -7,7 +7,9 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.nat64fabric.softswitch.runtime.EntityException;
 import p4.v1.P4RuntimeGrpc;
@@ -170,28 +172,102 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
             checkDevice(request.getDeviceId());
             arbitration.checkPrimary(Arbitration.roleOf(request), request.getElectionId());
             Pipeline p = entitiesPipeline();
-            if (request.getAtomicity() != WriteRequest.Atomicity.CONTINUE_ON_ERROR) {
-                throw Status.UNIMPLEMENTED.withDescription("only CONTINUE_ON_ERROR atomicity is supported").asException();
+            WriteRequest.Atomicity atomicity = request.getAtomicity();
+            if (atomicity == WriteRequest.Atomicity.UNRECOGNIZED) {
+                throw Status.INVALID_ARGUMENT.withDescription("unknown atomicity " + request.getAtomicityValue()).asException();
             }
-            List<Error> errors = new ArrayList<>(request.getUpdatesCount());
+            if (atomicity == WriteRequest.Atomicity.DATAPLANE_ATOMIC && device.fastPathRunning()) {
+                throw Status.UNIMPLEMENTED.withDescription("DATAPLANE_ATOMIC with the kernel fast path on: its tables change "
+                        + "entry by entry under the packets it forwards; use ROLLBACK_ON_ERROR, or run without --fast-path")
+                        .asException();
+            }
+            List<Error> errors;
+            // Packets wait for the switch while a batch is applied (V1ModelSwitch.process holds it too), so
+            // the interpreter sees a DATAPLANE_ATOMIC batch whole or not at all.
             synchronized (p.sw) {
-                for (Update u : request.getUpdatesList()) {
-                    try {
-                        p.entities.apply(u.getType(), u.getEntity());
-                        errors.add(Error.newBuilder().setCanonicalCode(Code.OK_VALUE).build());
-                    } catch (EntityException e) {
-                        errors.add(Error.newBuilder().setCanonicalCode(code(e.code()).getNumber())
-                                .setMessage(Answers.bounded(e.getMessage())).build());
-                    } catch (RuntimeException e) {
-                        errors.add(Error.newBuilder().setCanonicalCode(Code.INTERNAL_VALUE)
-                                .setMessage(Answers.bounded("internal error: " + e)).build());
-                    }
-                }
+                errors = atomicity == WriteRequest.Atomicity.CONTINUE_ON_ERROR
+                        ? eachOnItsOwn(p, request.getUpdatesList()) : allOrNone(p, request.getUpdatesList());
             }
             Answers.write(errors, response);
         } catch (StatusException e) {
             response.onError(e);
         }
+    }
+
+    /** CONTINUE_ON_ERROR: every update is tried; each has its own outcome. */
+    private static List<Error> eachOnItsOwn(Pipeline p, List<Update> updates) {
+        List<Error> errors = new ArrayList<>(updates.size());
+        for (Update u : updates) {
+            try {
+                p.entities.apply(u.getType(), u.getEntity());
+                errors.add(OK);
+            } catch (EntityException | RuntimeException e) {
+                errors.add(failure(e));
+            }
+        }
+        return errors;
+    }
+
+    /**
+     * ROLLBACK_ON_ERROR and DATAPLANE_ATOMIC: the updates in order until one fails; then those
+     * applied are undone, last first (each undo read from the switch before its update), and the
+     * switch is as before the batch. The failed update has its error, the others ABORTED.
+     */
+    private static List<Error> allOrNone(Pipeline p, List<Update> updates) {
+        List<List<Update>> undos = new ArrayList<>(updates.size());
+        for (int i = 0; i < updates.size(); i++) {
+            Update u = updates.get(i);
+            try {
+                List<Update> undo = p.entities.undoOf(u);
+                p.entities.apply(u.getType(), u.getEntity());
+                undos.add(undo);
+            } catch (EntityException | RuntimeException e) {
+                Error failed = failure(e);
+                String restored = rollBack(p, undos);
+                String why = "update " + (i + 1) + " of the batch failed (" + Code.forNumber(failed.getCanonicalCode()) + ")";
+                List<Error> errors = new ArrayList<>(updates.size());
+                for (int j = 0; j < updates.size(); j++) {
+                    errors.add(j == i ? failed : j > i ? aborted("not attempted: " + why)
+                            : restored == null ? aborted("rolled back: " + why)
+                            : Error.newBuilder().setCanonicalCode(Code.INTERNAL_VALUE)
+                                    .setMessage(Answers.bounded("not rolled back after " + why + ": " + restored)).build());
+                }
+                return errors;
+            }
+        }
+        return Collections.nCopies(updates.size(), OK);
+    }
+
+    /** Applies the undos, last update first; null when all went through, else what refused one. */
+    private static String rollBack(Pipeline p, List<List<Update>> undos) {
+        String problem = null;
+        for (int j = undos.size() - 1; j >= 0; j--) {
+            for (Update undo : undos.get(j)) {
+                try {
+                    p.entities.apply(undo.getType(), undo.getEntity());
+                } catch (EntityException | RuntimeException e) {
+                    problem = e.getMessage();
+                    LOG.log(Level.SEVERE, "a rollback could not undo update " + (j + 1) + " of a batch; the switch may "
+                            + "differ from before it: " + e.getMessage());
+                }
+            }
+        }
+        return problem;
+    }
+
+    private static final Error OK = Error.newBuilder().setCanonicalCode(Code.OK_VALUE).build();
+
+    private static Error aborted(String message) {
+        return Error.newBuilder().setCanonicalCode(Code.ABORTED_VALUE).setMessage(Answers.bounded(message)).build();
+    }
+
+    private static Error failure(Exception e) {
+        if (e instanceof EntityException) {
+            return Error.newBuilder().setCanonicalCode(code(((EntityException) e).code()).getNumber())
+                    .setMessage(Answers.bounded(e.getMessage())).build();
+        }
+        return Error.newBuilder().setCanonicalCode(Code.INTERNAL_VALUE)
+                .setMessage(Answers.bounded("internal error: " + e)).build();
     }
 
     @Override
