@@ -232,6 +232,9 @@ def test_errors_have_the_specified_codes(ptf):
         [grpc.StatusCode.RESOURCE_EXHAUSTED]
     assert codes(lambda: c.write(c.update("INSERT", c.profile_group(SELECTOR, 11, [(1, 2)], max_size=1)))) == \
         [grpc.StatusCode.RESOURCE_EXHAUSTED]
+    assert codes(lambda: c.write(c.update("INSERT", c.profile_group(SELECTOR, 11, [(1, 1)],
+                                                                    max_size=MAX_GROUP_SIZE + 1)))) == \
+        [grpc.StatusCode.INVALID_ARGUMENT], "P4Runtime 9.2.2: a max_size over max_group_size"
     assert codes(lambda: c.write(c.update("INSERT", c.profile_group(SELECTOR, 11, [(1, 0)])))) == \
         [grpc.StatusCode.INVALID_ARGUMENT]
     assert codes(lambda: c.write(c.update("INSERT", c.profile_group(SMAC_PROFILE, 1)))) == \

@@ -118,6 +118,15 @@ def test_ack_timeout_releases_the_data(ptf):
     assert learned(c.digest_list()) == [("00:00:00:00:00:09", 3)]
 
 
+def test_without_an_ack_timeout_the_same_data_is_sent_again_at_once(ptf):
+    """P4Runtime 9.8: with ack_timeout_ns 0 the cache of data sent is always empty."""
+    c = ptf.client
+    configure(c, ack_timeout_ns=0)
+    for _ in range(3):
+        ptf.send(2, frame("00:00:00:00:00:0a"))
+        assert learned(c.digest_list()) == [("00:00:00:00:00:0a", 2)]
+
+
 def test_lists_gather_up_to_max_list_size_or_max_timeout(ptf):
     c = ptf.client
     configure(c, max_timeout_ns=SECOND // 2, max_list_size=3)
@@ -162,7 +171,8 @@ def test_acks_from_a_backup_or_for_no_digest_are_stream_errors(sut, ptf):
         assert error.digest_list_ack.digest_list_ack.digest_id == ack.digest_id
         c.digest_ack(p4runtime_pb2.DigestList(digest_id=0x17ABCDEF, list_id=1))
         error = c.stream_errors()
-        assert error is not None and error.canonical_code == grpc.StatusCode.NOT_FOUND.value[0]
+        assert error is not None and error.canonical_code == grpc.StatusCode.INVALID_ARGUMENT.value[0], \
+            "P4Runtime 16.5: an ack naming no digest of the P4Info"
         c.digest_ack(ack)   # a list never sent (or acknowledged already): ignored
         assert c.stream_errors(timeout=0.5) is None
     finally:

@@ -452,6 +452,32 @@ def test_a_p4info_with_a_shared_or_zero_id_is_refused(sut):
     assert c.read(c.table_entry("L3Ingress.ipv4_lpm")) is not None, "the pipeline in force still serves"
 
 
+def test_a_counter_modify_without_data_leaves_the_counts(ptf):
+    """P4Runtime 9.3 and 9.4: a CounterEntry or DirectCounterEntry MODIFY whose data is unset does
+    not modify the counter; its index and entry are still checked."""
+    c = ptf.client
+    entry = route(ptf, "10.35.0.0", 2)
+    ptf.insert(entry)
+    counts = p4runtime_pb2.Entity()
+    counts.direct_counter_entry.table_entry.CopyFrom(entry.table_entry)
+    counts.direct_counter_entry.data.packet_count, counts.direct_counter_entry.data.byte_count = 9, 900
+    cell = p4runtime_pb2.Entity()
+    cell.counter_entry.counter_id = c.p4info.id("counters", "L3Ingress.port_rx")
+    cell.counter_entry.index.index = 2
+    cell.counter_entry.data.packet_count, cell.counter_entry.data.byte_count = 4, 400
+    c.write(c.update("MODIFY", counts), c.update("MODIFY", cell))
+    counts.direct_counter_entry.ClearField("data")
+    cell.counter_entry.ClearField("data")
+    c.write(c.update("MODIFY", counts), c.update("MODIFY", cell))
+    ((read_counts,), (read_cell,)) = c.read(counts), c.read(cell)
+    assert (read_counts.direct_counter_entry.data.packet_count, read_counts.direct_counter_entry.data.byte_count) == (9, 900)
+    assert (read_cell.counter_entry.data.packet_count, read_cell.counter_entry.data.byte_count) == (4, 400)
+    cell.counter_entry.index.index = 1 << 20
+    assert refused(c, "MODIFY", cell) == ["OUT_OF_RANGE"]
+    counts.direct_counter_entry.table_entry.CopyFrom(route(ptf, "10.36.0.0", 2).table_entry)
+    assert refused(c, "MODIFY", counts) == ["NOT_FOUND"]
+
+
 def test_negative_counts_unknown_response_types_and_ids_beyond_int32_are_answered_as_such(ptf):
     c = ptf.client
     cell = p4runtime_pb2.Entity()

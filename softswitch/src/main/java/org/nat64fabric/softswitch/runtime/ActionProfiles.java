@@ -268,7 +268,8 @@ final class ActionProfiles {
             throw new EntityException(Code.INVALID_ARGUMENT, p.ap.name + ": max_size " + g.getMaxSize() + " is negative");
         }
         if (p.maxGroupSize > 0 && g.getMaxSize() > p.maxGroupSize) {
-            throw new EntityException(Code.RESOURCE_EXHAUSTED, p.ap.name + ": max_size " + g.getMaxSize()
+            // P4Runtime 9.2.2: a max_size the P4Info's max_group_size already rules out is a bad argument
+            throw new EntityException(Code.INVALID_ARGUMENT, p.ap.name + ": max_size " + g.getMaxSize()
                     + " is over the profile's max_group_size " + p.maxGroupSize);
         }
         checkSize(p, size, g.getMaxSize(), "group " + g.getGroupId());

@@ -120,7 +120,11 @@ public final class Digests {
             s.pending.subList(0, n).clear();
             s.firstPendingAt = now;
             long listId = nextListId++;
-            s.sent.put(listId, new Sent(now + s.config.getAckTimeoutNs(), data));
+            if (s.config.getAckTimeoutNs() > 0) {
+                s.sent.put(listId, new Sent(now + s.config.getAckTimeoutNs(), data));
+            } else {
+                data.forEach(s.blocked::remove);   // P4Runtime 16.4: with no ack timeout nothing is held back
+            }
             Instant t = Instant.now();
             DigestList.Builder list = DigestList.newBuilder().setDigestId(s.id).setListId(listId)
                     .setTimestamp(t.getEpochSecond() * 1_000_000_000L + t.getNano());

@@ -160,6 +160,9 @@ public final class Entities {
                 expectModify(type, "direct counter entries");
                 Table.Entry e = existingEntry(entity.getDirectCounterEntry().getTableEntry());
                 Table t = table(entity.getDirectCounterEntry().getTableEntry().getTableId());
+                if (!entity.getDirectCounterEntry().hasData()) {
+                    return;   // P4Runtime 9.4: without data the counts are not modified
+                }
                 requireCounts(entity.getDirectCounterEntry().getData(), t.name);
                 t.setCounts(e, entity.getDirectCounterEntry().getData().getPacketCount(),
                         entity.getDirectCounterEntry().getData().getByteCount());
@@ -406,7 +409,11 @@ public final class Entities {
     private void counterEntry(CounterEntry e) throws EntityException {
         Externs.Counter c = counter(e.getCounterId());
         requireCounts(e.getData(), c.name);
-        for (int i : cells(e.hasIndex(), e.getIndex(), c.size, c.name)) {
+        int[] cells = cells(e.hasIndex(), e.getIndex(), c.size, c.name);
+        if (!e.hasData()) {
+            return;   // P4Runtime 9.3: without data the counts are not modified (the index is still checked)
+        }
+        for (int i : cells) {
             c.write(i, e.getData().getPacketCount(), e.getData().getByteCount());
         }
     }

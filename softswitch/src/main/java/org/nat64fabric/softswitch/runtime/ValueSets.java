@@ -2,9 +2,12 @@ package org.nat64fabric.softswitch.runtime;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.nat64fabric.softswitch.pipeline.Bits;
 import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.pipeline.ValueSet;
@@ -58,8 +61,16 @@ final class ValueSets {
                     + e.getMembersCount());
         }
         List<ValueSet.Member> members = new ArrayList<>();
+        Set<List<BigInteger>> seen = new HashSet<>();
         for (ValueSetMember m : e.getMembersList()) {
-            members.add(member(v, m));
+            ValueSet.Member member = member(v, m);
+            List<BigInteger> key = new ArrayList<>(Arrays.asList(member.value));
+            key.addAll(Arrays.asList(member.mask));
+            if (!seen.add(key)) {
+                throw new EntityException(Code.ALREADY_EXISTS, "value set " + v.name + ": member " + (members.size() + 1)
+                        + " repeats an earlier one (P4Runtime 9.6: members are a set)");
+            }
+            members.add(member);
         }
         v.replace(members);
     }

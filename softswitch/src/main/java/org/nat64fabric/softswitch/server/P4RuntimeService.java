@@ -317,7 +317,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                             controller.send(streamError(request, Code.PERMISSION_DENIED,
                                     "digest ack from a controller that is not the primary"));
                         } else if (!device.digestAck(request.getDigestAck())) {
-                            controller.send(streamError(request, Code.NOT_FOUND, "no digest with ID "
+                            controller.send(streamError(request, Code.INVALID_ARGUMENT, "no digest with ID "
                                     + request.getDigestAck().getDigestId() + " in the current pipeline"));
                         }
                         break;

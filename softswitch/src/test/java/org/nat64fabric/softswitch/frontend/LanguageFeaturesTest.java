@@ -211,6 +211,11 @@ class LanguageFeaturesTest {
                         exactField(2, 0x10)).build()))).code());
         assertEquals(EntityException.Code.OUT_OF_RANGE, assertThrows(EntityException.class,
                 () -> entities.apply(Update.Type.MODIFY, valueSet(types, exact(1, 0x10000)))).code());
+        entities.apply(Update.Type.MODIFY, typesEntry);
+        assertEquals(EntityException.Code.ALREADY_EXISTS, assertThrows(EntityException.class,
+                () -> entities.apply(Update.Type.MODIFY, valueSet(types, exact(1, 0x0800), exact(1, 0x0800)))).code(),
+                "a member twice (P4Runtime 9.6)");
+        assertEquals(List.of(typesEntry), entities.read(valueSet(types)), "a refused MODIFY leaves the members");
     }
 
     private static Entity valueSet(int id, ValueSetMember... members) {
