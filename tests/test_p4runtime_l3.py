@@ -151,8 +151,9 @@ def test_direct_and_indexed_counters(ptf):
     assert (read.table_entry.counter_data.packet_count, read.table_entry.counter_data.byte_count) == \
         (3, 3 * len(pkt))
     assert port_rx(ptf, 1) == before + 3
-    # A counter cell can be written (reset) and reads back what was written.
+    # A counter cell can be written (reset: data of zero counts) and reads back what was written.
     reset = counter_entity(ptf, 1)
+    reset.counter_entry.data.SetInParent()
     ptf.client.write(ptf.client.update("MODIFY", reset))
     assert port_rx(ptf, 1) == 0
     ptf.verify_no_other_packets()
