@@ -24,6 +24,7 @@ Usage (as root): bench/setup/run.sh [SECONDS_PER_LEVEL] [RATE ...]
     NAT64FABRIC_BENCH_OUT=DIR   where results.csv and results.svg go (default: this directory)
     NAT64FABRIC_BENCH_CONTROLLER_JVM="FLAGS", NAT64FABRIC_BENCH_SWITCH_JVM="FLAGS"   JVM flags added to the
         launchers' (a GC log, a JFR recording: %p in a file name is the process id)
+    NAT64FABRIC_BENCH_RR=N   both JVMs under SCHED_RR at priority N, the sender and receiver at N+1 (README, "Scheduling")
 """
 import csv
 import datetime
@@ -228,6 +229,13 @@ def launcher_flags(name):
     return shlex.split(match.group(1)) if match else []
 
 
+# NAT64FABRIC_BENCH_RR=N: both JVMs run under SCHED_RR at priority N (README, "Scheduling"), and
+# the bench's sender and receiver one above them, so that they measure the JVMs, not wait behind them.
+RR = int(os.environ.get("NAT64FABRIC_BENCH_RR") or 0)
+SCHEDULING = ["chrt", "-r", str(RR)] if RR else []
+MEASURING = ["chrt", "-r", str(RR + 1)] if RR else []
+
+
 class JarSwitch(SwitchProcess):
     """A softswitch run from the copied jar (the bench's own copy, not bin/softswitch)."""
     jar = None
@@ -235,7 +243,7 @@ class JarSwitch(SwitchProcess):
 
     def command(self):
         interfaces = [arg for port, name in sorted(self.ports.items()) for arg in ("-i", f"{port}@{name}")]
-        return ["java", *self.flags, "-jar", str(self.jar), "run", "--device-id", str(self.device_id), "--grpc-addr",
+        return [*SCHEDULING, "java", *self.flags, "-jar", str(self.jar), "run", "--device-id", str(self.device_id), "--grpc-addr",
                 self.grpc_addr, "--grpc-port", str(self.grpc_port), "--cpu-port", str(self.cpu_port), *interfaces]
 
 
@@ -248,7 +256,7 @@ class JarController(Controller):
     def start(self):
         with open(self.log_path, "a") as log:
             self.proc = subprocess.Popen(
-                ["java", *self.flags, "-jar", str(self.jar), "--config", str(self.config_path), "--state", str(self.state_dir),
+                [*SCHEDULING, "java", *self.flags, "-jar", str(self.jar), "--config", str(self.config_path), "--state", str(self.state_dir),
                  "--p4info", str(self.p4 / "p4info.txt"), "--device-config", str(self.p4 / "device_config.bin"),
                  "--rest-port", str(self.rest_port)], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         return self
@@ -314,7 +322,7 @@ class Sender:
     def offer(self, flows, rate):
         """Sends each (flow, frame) at `rate` per second; the time each was sent."""
         data = b"".join(struct.pack("!QBH", flow, self.index[frame[:6]], len(frame)) + frame for flow, frame in flows)
-        done = subprocess.run([str(LOADGEN), "send", str(rate), *self.interfaces], input=data,
+        done = subprocess.run([*MEASURING, str(LOADGEN), "send", str(rate), *self.interfaces], input=data,
                               stdout=subprocess.PIPE, check=True)
         return records(done.stdout)
 
@@ -326,7 +334,7 @@ class Receiver:
     def __init__(self, interface, work):
         self.path = work / "arrived.bin"
         self.file = open(self.path, "wb")
-        self.proc = subprocess.Popen([str(LOADGEN), "receive", interface, socket.inet_ntoa(SERVER4)],
+        self.proc = subprocess.Popen([*MEASURING, str(LOADGEN), "receive", interface, socket.inet_ntoa(SERVER4)],
                                      stdout=self.file)
         self.read, self._arrived = 0, {}
 
@@ -586,6 +594,8 @@ def main():
                 print(f"    {src.relative_to(ROOT)}  (modified {stamp}, {size} bytes)")
         print(f"setup bench: JVM flags (as bin/softswitch and bin/nat64fabric-controller): "
               f"softswitch {' '.join(JarSwitch.flags) or 'none'}; controller {' '.join(JarController.flags) or 'none'}")
+        if RR:
+            print(f"setup bench: both JVMs run under SCHED_RR at priority {RR}, the sender and receiver at {RR + 1}")
         print(f"setup bench: {disk_fsync(run_dir)}", flush=True)
         levels = len(RATES) + len(FRACTIONS) + 1
         print(f"setup bench: topologies {', '.join(TOPOLOGIES)}; per topology {levels} levels of {SECONDS:g} s "

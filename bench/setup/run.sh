@@ -7,6 +7,7 @@
 # Usage: bench/setup/run.sh [SECONDS_PER_LEVEL] [RATE ...]
 #   NAT64FABRIC_BENCH_TOPOLOGIES=border,edge-border,fabric2x2,border-unpoliced  (default: all four)
 #   NAT64FABRIC_BENCH_OUT=DIR  where results.csv and results.svg go (default: bench/setup/)
+#   NAT64FABRIC_BENCH_RR=N  both JVMs under SCHED_RR at priority N, the bench's sender and receiver at N+1
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 [ -f softswitch/target/softswitch.jar ] && [ -f controller/target/controller.jar ] \

@@ -12,8 +12,6 @@ import org.nat64fabric.core.p4.Constants;
 import org.nat64fabric.core.pool4.Pool4Config;
 import org.nat64fabric.core.pool4.PortBlock;
 import org.nat64fabric.core.pool4.Protocol;
-import org.nat64fabric.core.session.BibEntry;
-import org.nat64fabric.core.session.Session;
 import org.nat64fabric.core.store.NatStore;
 
 /** The controller's and the data plane's state as Prometheus metrics (GET .../metrics). */
@@ -90,15 +88,7 @@ final class FabricMetrics {
     /** BIB entries, sessions and port blocks by protocol; EAMT; pool4's ports in blocks and in all. */
     private static void state(PrometheusText out, NatStore store, Pool4Config pool4) {
         Map<Protocol, long[]> by = new EnumMap<>(Protocol.class);   // bib, sessions, blocks, ports in blocks
-        for (Protocol p : Protocol.values()) {
-            by.put(p, new long[4]);
-        }
-        for (BibEntry b : store.bib()) {
-            by.get(b.protocol())[0]++;
-        }
-        for (Session s : store.sessions()) {
-            by.get(s.bib().protocol())[1]++;
-        }
+        store.counts().forEach((p, n) -> by.put(p, new long[] {n[0], n[1], 0, 0}));
         for (PortBlock b : store.blocks()) {
             long[] n = by.get(b.protocol());
             n[2]++;

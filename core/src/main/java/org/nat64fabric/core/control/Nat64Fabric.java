@@ -991,8 +991,13 @@ public final class Nat64Fabric implements Nat64Service {
         Map<String, Long> out = controllerCounters();
         out.putAll(dataPlane.stats());
         NatStore store = engine.store();
-        out.put("bib", (long) store.bib().size());
-        out.put("sessions", (long) store.sessions().size());
+        long[] held = new long[2];
+        store.counts().values().forEach(n -> {
+            held[0] += n[0];
+            held[1] += n[1];
+        });
+        out.put("bib", held[0]);
+        out.put("sessions", held[1]);
         out.put("portBlocks", (long) store.blocks().size());
         out.put("eamt", (long) store.eams().size());
         setupLatency.forEach((stage, h) -> {

@@ -2,6 +2,7 @@ package org.nat64fabric.core.store;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -12,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.stream.Collectors;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.eamt.Eam;
@@ -67,6 +69,8 @@ public class MapNatStore implements NatStore {
     /** Block keys by subscriber, for the same instances: an allocation looks at its subscriber's blocks only. */
     private final Map<Ipv6Address, Set<String>> blocksBySubscriber;
     private final NavigableMap<Ipv6Address, Integer> sessionsByHost;
+    /** BIB entries and sessions by protocol ({@code 2 * ordinal}, {@code 2 * ordinal + 1}); null when shared. */
+    private final AtomicLongArray counted;
     private final ThreadLocal<int[]> batchDepth = ThreadLocal.withInitial(() -> new int[1]);
 
     /** A store whose maps only this instance changes. */
@@ -85,7 +89,9 @@ public class MapNatStore implements NatStore {
         sessionKeys = shared ? null : new ConcurrentSkipListSet<>();
         blocksBySubscriber = shared ? null : new ConcurrentHashMap<>();
         sessionsByHost = shared ? null : new ConcurrentSkipListMap<>(MapNatStore::unsignedOrder);
+        counted = shared ? null : new AtomicLongArray(2 * Protocol.values().length);
         if (!shared) {
+            bib6.values().forEach(b -> counted.incrementAndGet(2 * b.protocol().ordinal()));
             sessions.values().forEach(this::indexed);
             blocks.forEach((key, b) -> blockIndex(b).add(key));
         }
@@ -232,6 +238,9 @@ public class MapNatStore implements NatStore {
             committed();
             return Optional.of(held);
         }
+        if (counted != null) {
+            counted.incrementAndGet(2 * entry.protocol().ordinal());
+        }
         committed();
         return Optional.empty();
     }
@@ -241,6 +250,9 @@ public class MapNatStore implements NatStore {
         boolean removed = bib6.remove(entry.key6(), entry);
         if (removed) {
             bib4.remove(entry.key4(), entry);
+            if (counted != null) {
+                counted.decrementAndGet(2 * entry.protocol().ordinal());
+            }
             committed();
         }
         return removed;
@@ -275,6 +287,7 @@ public class MapNatStore implements NatStore {
         if (removed && sessionKeys != null) {
             sessionKeys.remove(session.key());
             sessionsByHost.computeIfPresent(session.bib().address6(), (k, n) -> n == 1 ? null : n - 1);
+            counted.decrementAndGet(2 * session.bib().protocol().ordinal() + 1);
         }
         committed();
         return removed;
@@ -283,6 +296,19 @@ public class MapNatStore implements NatStore {
     private void indexed(Session s) {
         sessionKeys.add(s.key());
         sessionsByHost.merge(s.bib().address6(), 1, Integer::sum);
+        counted.incrementAndGet(2 * s.bib().protocol().ordinal() + 1);
+    }
+
+    @Override
+    public Map<Protocol, long[]> counts() {
+        if (counted == null) {
+            return NatStore.super.counts();
+        }
+        Map<Protocol, long[]> by = new EnumMap<>(Protocol.class);
+        for (Protocol p : Protocol.values()) {
+            by.put(p, new long[] {counted.get(2 * p.ordinal()), counted.get(2 * p.ordinal() + 1)});
+        }
+        return by;
     }
 
     @Override

@@ -1,6 +1,8 @@
 package org.nat64fabric.core.store;
 
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.nat64fabric.core.eamt.Eam;
@@ -45,6 +47,21 @@ public interface NatStore extends PortStore {
 
     /** How many sessions the hosts in {@code subscriber}/{@code prefixLength} hold. */
     long sessionCount(Ipv6Address subscriber, int prefixLength);
+
+    /**
+     * Per protocol, how many BIB entries ({@code [0]}) and sessions ({@code [1]}) the store holds.
+     * This default lists the whole BIB and every session; a store that keeps the counts answers at
+     * once, so that a metrics scrape does not walk a million sessions while setups wait.
+     */
+    default Map<Protocol, long[]> counts() {
+        Map<Protocol, long[]> by = new EnumMap<>(Protocol.class);
+        for (Protocol p : Protocol.values()) {
+            by.put(p, new long[2]);
+        }
+        bib().forEach(b -> by.get(b.protocol())[0]++);
+        sessions().forEach(s -> by.get(s.bib().protocol())[1]++);
+        return by;
+    }
 
     /**
      * Runs {@code work}, whose changes a durable store may make durable together, once, when it

@@ -49,6 +49,19 @@ class MapNatStoreTest {
         }
     }
 
+    /** Maps that a second store opened on them finds as the first left them. */
+    private static MapNatStore.Maps reopenableMaps() {
+        java.util.Map<String, java.util.Map<String, Object>> shared = new java.util.HashMap<>();
+        return new MapNatStore.Maps() {
+            @Override
+            @SuppressWarnings("unchecked")
+            public <V> java.util.Map<String, V> open(String name) {
+                return (java.util.Map<String, V>) (java.util.Map<String, ?>) shared.computeIfAbsent(name,
+                        n -> new ConcurrentHashMap<>());
+            }
+        };
+    }
+
     private static Session session(Random r) {
         // hosts spread over a few /64s and /96s so that prefix counts cross index boundaries
         Ipv6Address host = Ipv6Address.of(0x20010db800000000L | r.nextInt(4),
@@ -93,17 +106,55 @@ class MapNatStoreTest {
     }
 
     @Test
+    void theCountsByProtocolAreThoseAScanFindsThroughAddsRemovesAndAReopen() {
+        Random r = new Random(11);
+        MapNatStore.Maps maps = reopenableMaps();
+        MapNatStore counting = new MapNatStore(maps);
+        MapNatStore scanned = new ScanningStore();
+        List<Session> live = new ArrayList<>();
+        for (int step = 0; step < 3000; step++) {
+            if (live.isEmpty() || r.nextInt(3) > 0) {
+                Protocol protocol = Protocol.values()[r.nextInt(3)];
+                Ipv6Address host = Ipv6Address.of(0x20010db800000000L, r.nextInt(20));
+                BibEntry bib = new BibEntry(protocol, host, 1000 + r.nextInt(30),
+                        new TransportAddress(Ipv4Address.of(0xc0000200), 2000 + r.nextInt(600)), false);
+                // a BIB entry refused by one store is refused by the other: both hold the same
+                assertEquals(scanned.addBib(bib).isPresent(), counting.addBib(bib).isPresent());
+                BibEntry held = counting.bibBy6(protocol, host, bib.port6()).orElse(null);
+                if (held != null) {
+                    Session s = new Session(held, new TransportAddress(Ipv4Address.of(0xc6336400 | r.nextInt(4)), 53),
+                            host, null, 300, 0);
+                    counting.putSession(s);
+                    scanned.putSession(s);
+                    live.add(s);
+                }
+            } else {
+                Session s = live.remove(r.nextInt(live.size()));
+                assertEquals(scanned.removeSession(s), counting.removeSession(s));
+                if (r.nextBoolean()) {
+                    assertEquals(scanned.removeBib(s.bib()), counting.removeBib(s.bib()));
+                }
+            }
+            if (step % 100 == 0) {
+                assertCounts(scanned, counting);
+            }
+        }
+        assertCounts(scanned, counting);
+        assertCounts(scanned, new MapNatStore(maps));   // counted again from the maps
+    }
+
+    private static void assertCounts(MapNatStore scanned, MapNatStore counting) {
+        java.util.Map<Protocol, long[]> expected = scanned.counts();
+        java.util.Map<Protocol, long[]> counted = counting.counts();
+        for (Protocol p : Protocol.values()) {
+            assertEquals(java.util.Arrays.toString(expected.get(p)), java.util.Arrays.toString(counted.get(p)), p.name());
+        }
+    }
+
+    @Test
     void aSubscribersBlocksFromTheIndexAreThoseAScanFindsThroughClaimsReleasesAndAReopen() {
         Random r = new Random(5);
-        java.util.Map<String, java.util.Map<String, Object>> shared = new java.util.HashMap<>();
-        MapNatStore.Maps maps = new MapNatStore.Maps() {
-            @Override
-            @SuppressWarnings("unchecked")
-            public <V> java.util.Map<String, V> open(String name) {
-                return (java.util.Map<String, V>) (java.util.Map<String, ?>) shared.computeIfAbsent(name,
-                        n -> new ConcurrentHashMap<>());
-            }
-        };
+        MapNatStore.Maps maps = reopenableMaps();
         MapNatStore indexed = new MapNatStore(maps);
         MapNatStore scanned = new ScanningStore();
         List<PortBlock> held = new ArrayList<>();
