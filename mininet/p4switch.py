@@ -10,7 +10,7 @@ import pathlib
 from mininet.log import info
 from mininet.node import Host, Switch
 
-from switch_process import TARGETS, SwitchProcess, default_target
+from switch_process import SWITCH_GRPC_PORTS, TARGETS, SwitchProcess, default_target, port_taken
 
 
 def _offload_off(node, intf):
@@ -30,15 +30,14 @@ class P4Host(Host):
 class P4RuntimeSwitch(Switch):
     """A P4Runtime switch; the controller connects to 127.0.0.1:grpc_port as device_id."""
 
-    next_grpc_port = 50001
+    next_grpc_port = SWITCH_GRPC_PORTS.start
 
     def __init__(self, name, device_id=None, grpc_port=None, cpu_port=255, target=None, log_dir="/tmp",
                  grpc_addr="127.0.0.1", **params):
         super().__init__(name, **params)
         self.device_id = device_id if device_id is not None else int(self.dpid, 16)
         if grpc_port is None:
-            grpc_port = P4RuntimeSwitch.next_grpc_port
-            P4RuntimeSwitch.next_grpc_port += 1
+            grpc_port = P4RuntimeSwitch._next_free_port(grpc_addr)
         self.grpc_port = grpc_port
         # Loopback: the embedded controller (and ONOS with host networking) runs on this host. A
         # controller elsewhere needs grpc_addr="0.0.0.0", and then anyone who reaches the port can
@@ -50,6 +49,15 @@ class P4RuntimeSwitch(Switch):
             raise ValueError(f"target {self.target!r}: choose one of {', '.join(TARGETS)}")
         self.log_path = pathlib.Path(log_dir) / f"{name}.log"
         self.process = None
+
+    @classmethod
+    def _next_free_port(cls, grpc_addr):
+        """The next port of the count that nothing holds now (outside a private namespace, another
+        program's connection may)."""
+        while port_taken(grpc_addr, cls.next_grpc_port):
+            cls.next_grpc_port += 1
+        cls.next_grpc_port += 1
+        return cls.next_grpc_port - 1
 
     def data_ports(self):
         """{port number: interface name} of the data ports (not the loopback)."""

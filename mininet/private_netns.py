@@ -5,6 +5,8 @@ import ctypes
 import os
 import subprocess
 
+from switch_process import SWITCH_GRPC_PORTS
+
 CLONE_NEWNET = 0x40000000
 _entered = False
 
@@ -22,4 +24,8 @@ def enter_private_namespace():
         raise RuntimeError(f"cannot create a network namespace ({os.strerror(err)}): "
                            "run as root (CAP_SYS_ADMIN and CAP_NET_ADMIN)")
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    # The switches' gRPC ports are never a connection's local port here (one left in TIME_WAIT by a
+    # torn-down fabric refused the next fabric's switch its port).
+    with open("/proc/sys/net/ipv4/ip_local_reserved_ports", "w") as f:
+        f.write(f"{SWITCH_GRPC_PORTS.start}-{SWITCH_GRPC_PORTS.stop - 1}")
     _entered = True

@@ -21,6 +21,9 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SOFTSWITCH = ROOT / "bin" / "softswitch"
 TARGETS = ("softswitch", "simple_switch_grpc", "stratum_bmv2")
+# Mininet's switches take gRPC ports counted up from the first of these (p4switch.py); a private
+# namespace keeps the kernel from handing them out as connections' local ports (private_netns.py).
+SWITCH_GRPC_PORTS = range(50001, 51000)
 
 # P4Runtime over TLS: the server's certificate and key (PEM), and with client_ca only clients
 # holding a certificate of that CA are admitted (mutual TLS).
@@ -35,6 +38,16 @@ def free_tcp_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def port_taken(address, port):
+    """Whether a socket, a listener's or a connection's, holds this TCP port now."""
+    with socket.socket() as s:
+        try:
+            s.bind((address, port))
+            return False
+        except OSError:
+            return True
 
 
 class SwitchProcess:

@@ -70,3 +70,32 @@ def test_hosts_reach_each_other_through_the_p4_switch(net):
         assert reply.strip() == "cirbaf", reply
     finally:
         client.close()
+
+
+def test_the_switches_grpc_ports_are_never_a_connections_local_port_and_a_taken_one_is_skipped(net):
+    """A fabric torn down leaves its connections in TIME_WAIT on their local ports; none of those
+    may be a port the next fabric's switches count on. Outside a private namespace, where the
+    kernel may still hand one out, the next switch skips a port something holds."""
+    import socket
+    from p4switch import P4RuntimeSwitch
+    from switch_process import SWITCH_GRPC_PORTS
+    reserved = pathlib.Path("/proc/sys/net/ipv4/ip_local_reserved_ports").read_text().strip()
+    assert reserved == f"{SWITCH_GRPC_PORTS.start}-{SWITCH_GRPC_PORTS.stop - 1}"
+    listener = socket.create_server(("127.0.0.1", 0))
+    clients = []
+    try:
+        # Unreserved, 200 local ports drawn from 32768-60999 miss 50001-50999 about once in a thousand runs.
+        for _ in range(200):
+            clients.append(socket.create_connection(listener.getsockname()))
+            clients.append(listener.accept()[0])
+        assert not [c.getsockname()[1] for c in clients[::2] if c.getsockname()[1] in SWITCH_GRPC_PORTS]
+        following = P4RuntimeSwitch.next_grpc_port
+        with socket.create_server(("127.0.0.1", following)):
+            switch = P4RuntimeSwitch("s9", device_id=9, log_dir=tempfile.mkdtemp(prefix="nat64fabric-mn-"))
+            switch.terminate()      # its shell; no switch process was started
+        assert switch.grpc_port == following + 1
+        assert P4RuntimeSwitch.next_grpc_port == following + 2
+    finally:
+        for c in clients:
+            c.close()
+        listener.close()
