@@ -73,12 +73,7 @@ public final class Session implements Serializable {
     }
 
     public static String key(BibEntry bib, TransportAddress remote4) {
-        return keyPrefix(bib) + remote4;
-    }
-
-    /** What the keys of the BIB entry's sessions, and no other keys, begin with. */
-    public static String keyPrefix(BibEntry bib) {
-        return bib.key6() + " -> ";
+        return bib.key6() + " -> " + remote4;
     }
 
     @Override

@@ -6,13 +6,11 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
-import java.util.NavigableSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.stream.Collectors;
 import org.nat64fabric.core.addr.Ipv6Address;
@@ -59,13 +57,11 @@ public class MapNatStore implements NatStore {
     private final Map<String, Session> sessions;
     private final Map<String, Eam> eams;
     /**
-     * Indexes of the sessions, kept in memory by this instance: session keys in order (a BIB
-     * entry's sessions are the range of keys with its prefix; a set per BIB entry took seven
-     * times the room), and session counts by IPv6 host in address order (a subscriber is a range
-     * of hosts). Null when other instances change the maps too: then every question scans the
-     * sessions.
+     * Indexes of the sessions, kept in memory by this instance: session keys by BIB entry, and
+     * session counts by IPv6 host in address order (a subscriber is a range of hosts). Null when
+     * other instances change the maps too: then every question scans the sessions.
      */
-    private final NavigableSet<String> sessionKeys;
+    private final SessionIndex sessionsByBib;
     /** Block keys by subscriber, for the same instances: an allocation looks at its subscriber's blocks only. */
     private final Map<Ipv6Address, Set<String>> blocksBySubscriber;
     private final NavigableMap<Ipv6Address, Integer> sessionsByHost;
@@ -86,7 +82,7 @@ public class MapNatStore implements NatStore {
         bib4 = maps.open("bib4");
         sessions = maps.open("sessions");
         eams = maps.open("eamt");
-        sessionKeys = shared ? null : new ConcurrentSkipListSet<>();
+        sessionsByBib = shared ? null : new SessionIndex();
         blocksBySubscriber = shared ? null : new ConcurrentHashMap<>();
         sessionsByHost = shared ? null : new ConcurrentSkipListMap<>(MapNatStore::unsignedOrder);
         counted = shared ? null : new AtomicLongArray(2 * Protocol.values().length);
@@ -275,7 +271,7 @@ public class MapNatStore implements NatStore {
 
     @Override
     public void putSession(Session session) {
-        if (sessions.put(session.key(), session) == null && sessionKeys != null) {
+        if (sessions.put(session.key(), session) == null && sessionsByBib != null) {
             indexed(session);
         }
         committed();
@@ -284,8 +280,8 @@ public class MapNatStore implements NatStore {
     @Override
     public boolean removeSession(Session session) {
         boolean removed = sessions.remove(session.key()) != null;
-        if (removed && sessionKeys != null) {
-            sessionKeys.remove(session.key());
+        if (removed && sessionsByBib != null) {
+            sessionsByBib.remove(session.bib().key6(), session.key());
             sessionsByHost.computeIfPresent(session.bib().address6(), (k, n) -> n == 1 ? null : n - 1);
             counted.decrementAndGet(2 * session.bib().protocol().ordinal() + 1);
         }
@@ -294,7 +290,7 @@ public class MapNatStore implements NatStore {
     }
 
     private void indexed(Session s) {
-        sessionKeys.add(s.key());
+        sessionsByBib.add(s.bib().key6(), s.key());
         sessionsByHost.merge(s.bib().address6(), 1, Integer::sum);
         counted.incrementAndGet(2 * s.bib().protocol().ordinal() + 1);
     }
@@ -313,15 +309,12 @@ public class MapNatStore implements NatStore {
 
     @Override
     public List<Session> sessionsOf(BibEntry bib) {
-        if (sessionKeys == null) {
-            String key6 = bib.key6();
+        String key6 = bib.key6();
+        if (sessionsByBib == null) {
             return sessions.values().stream().filter(s -> s.bib().key6().equals(key6)).collect(Collectors.toList());
         }
         List<Session> out = new ArrayList<>();
-        String prefix = Session.keyPrefix(bib);
-        // the keys beginning with the prefix: up to the prefix with its last character's successor
-        String after = prefix.substring(0, prefix.length() - 1) + (char) (prefix.charAt(prefix.length() - 1) + 1);
-        for (String key : sessionKeys.subSet(prefix, after)) {
+        for (String key : sessionsByBib.keysOf(key6)) {
             Session s = sessions.get(key);
             if (s != null) {
                 out.add(s);

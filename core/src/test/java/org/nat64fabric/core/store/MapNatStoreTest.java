@@ -92,6 +92,10 @@ class MapNatStoreTest {
                 Session s = live.remove(r.nextInt(live.size()));
                 assertEquals(scanned.removeSession(s), indexed.removeSession(s));
             }
+            if (!live.isEmpty()) {   // a BIB entry with sessions: one, several, or none left
+                BibEntry held = live.get(r.nextInt(live.size())).bib();
+                assertEquals(keys(scanned.sessionsOf(held)), keys(indexed.sessionsOf(held)));
+            }
             if (step % 50 == 0) {
                 Session probe = session(r);
                 assertEquals(keys(scanned.sessionsOf(probe.bib())), keys(indexed.sessionsOf(probe.bib())));
