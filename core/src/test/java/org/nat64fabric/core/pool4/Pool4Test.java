@@ -139,6 +139,43 @@ class Pool4Test {
     }
 
     @Test
+    void noSubscriberIsRefusedWhileOneOfItsBlocksHasAPortToGive() {
+        CountingPorts ports = new CountingPorts();
+        Pool4 p = new Pool4(pool("192.0.2.1/32").ports(Protocol.UDP, 1024, 1047).blockSize(4).blocksPerSubscriber(3)
+                .build(), ports);
+        java.util.Random r = new java.util.Random(5);
+        List<List<TransportAddress>> held = List.of(new ArrayList<>(), new ArrayList<>());
+        long now = 0;
+        int refusalsChecked = 0;
+        for (int step = 0; step < 5000; step++) {
+            now += r.nextInt(400);
+            int s = r.nextInt(2);
+            List<TransportAddress> mine = held.get(s);
+            if (!mine.isEmpty() && r.nextInt(3) == 0) {
+                p.release(Protocol.UDP, mine.remove(r.nextInt(mine.size())), now);
+                continue;
+            }
+            int probesBefore = ports.probes;
+            Pool4.Result result = p.allocate(Protocol.UDP, host(s + 1), 1024 + r.nextInt(2000), now);
+            if (result.address().isPresent()) {
+                mine.add(result.address().get());
+            } else if (ports.probes > probesBefore) {   // a search, not a refusal standing from the last second
+                refusalsChecked++;
+                for (PortBlock b : p.blocksOf(host(s + 1))) {
+                    for (int port = b.first(); port <= b.last(); port++) {
+                        assertTrue(ports.portBusy(Protocol.UDP, new TransportAddress(b.address(), port), now),
+                                "refused at " + now + " ms while " + b.address() + ":" + port + " was free");
+                    }
+                }
+            }
+            if (step % 100 == 0) {
+                p.expire(now);
+            }
+        }
+        assertTrue(refusalsChecked > 20, "refusals that searched: " + refusalsChecked);
+    }
+
+    @Test
     void exhaustionRefusesCleanlyAndEvictsNothing() {
         Pool4 p = pool4(pool("192.0.2.1/32").ports(Protocol.UDP, 1024, 1031).blockSize(4).build());
         TransportAddress a = get(p.allocate(Protocol.UDP, host(1), 5000, 0));
