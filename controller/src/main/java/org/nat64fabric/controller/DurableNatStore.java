@@ -90,8 +90,12 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
         final Map<String, TrackedMap<Object>> maps = new HashMap<>();
 
         TrackedMap<Object> map(String name) {
-            return maps.computeIfAbsent(name, n -> new TrackedMap<>(n, changes,
-                    MapNatStore.PER_SESSION_MAPS.contains(n) ? MapNatStore.EXPECTED_SESSIONS : 16));
+            return maps.computeIfAbsent(name, n -> new TrackedMap<>(n, changes, expectedSize(n)));
+        }
+
+        @Override
+        public int expectedSize(String name) {
+            return MapNatStore.PER_SESSION_MAPS.contains(name) ? MapNatStore.EXPECTED_SESSIONS : 16;
         }
 
         @Override

@@ -35,6 +35,14 @@ public class MapNatStore implements NatStore {
      */
     public interface Maps {
         <V> Map<String, V> open(String name);
+
+        /**
+         * The entries the map of this name is made for up front, where a supplier sizes its maps
+         * (the store's in-memory indexes of sessions are sized as the map "sessions" is).
+         */
+        default int expectedSize(String name) {
+            return 16;
+        }
     }
 
     /**
@@ -82,7 +90,7 @@ public class MapNatStore implements NatStore {
         bib4 = maps.open("bib4");
         sessions = maps.open("sessions");
         eams = maps.open("eamt");
-        sessionsByBib = shared ? null : new SessionIndex();
+        sessionsByBib = shared ? null : new SessionIndex(maps.expectedSize("sessions"));
         blocksBySubscriber = shared ? null : new ConcurrentHashMap<>();
         sessionsByHost = shared ? null : new ConcurrentSkipListMap<>(MapNatStore::unsignedOrder);
         counted = shared ? null : new AtomicLongArray(2 * Protocol.values().length);

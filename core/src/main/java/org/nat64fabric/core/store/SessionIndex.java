@@ -15,7 +15,15 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class SessionIndex {
     /** Per BIB key: a String (its one session's key) or a concurrent Set of keys (two or more). */
-    private final ConcurrentHashMap<String, Object> byBib = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Object> byBib;
+
+    /**
+     * {@code expectedEntries}: the BIB entries to size the map for at once, as the store's own
+     * maps are: a hash map growing past a power of two rehashes every entry while setups wait.
+     */
+    SessionIndex(int expectedEntries) {
+        byBib = new ConcurrentHashMap<>(expectedEntries);
+    }
 
     void add(String bibKey, String sessionKey) {
         byBib.merge(bibKey, sessionKey, (held, key) -> {

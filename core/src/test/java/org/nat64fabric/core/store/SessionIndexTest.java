@@ -17,7 +17,7 @@ class SessionIndexTest {
     @Test
     void eachEntryListsExactlyItsLiveSessionsInKeyOrderThroughAddsAndRemoves() {
         Random r = new Random(11);
-        SessionIndex index = new SessionIndex();
+        SessionIndex index = new SessionIndex(16);
         Map<String, TreeSet<String>> expected = new HashMap<>();
         for (int step = 0; step < 20000; step++) {
             String bib = "UDP [2001:db8::" + r.nextInt(20) + "]:1000";
@@ -37,7 +37,7 @@ class SessionIndexTest {
 
     @Test
     void threadsAddingAndRemovingSessionsOfOneEntryLoseNone() throws Exception {
-        SessionIndex index = new SessionIndex();
+        SessionIndex index = new SessionIndex(16);
         String bib = "UDP [2001:db8::1]:1000";
         ExecutorService threads = Executors.newFixedThreadPool(4);
         try {
