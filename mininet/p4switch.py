@@ -56,8 +56,9 @@ class P4RuntimeSwitch(Switch):
         program's connection may)."""
         while port_taken(grpc_addr, cls.next_grpc_port):
             cls.next_grpc_port += 1
+        port = cls.next_grpc_port
         cls.next_grpc_port += 1
-        return cls.next_grpc_port - 1
+        return port
 
     def data_ports(self):
         """{port number: interface name} of the data ports (not the loopback)."""
