@@ -2,7 +2,7 @@ package org.nat64fabric.core.control;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -25,6 +25,7 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.nat64fabric.core.ConfigException;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv4Prefix;
@@ -38,6 +39,7 @@ import org.nat64fabric.core.engine.Outcome;
 import org.nat64fabric.core.event.NatEvent;
 import org.nat64fabric.core.fabric.DesiredState;
 import org.nat64fabric.core.fabric.Entity;
+import org.nat64fabric.core.fabric.SessionEntries;
 import org.nat64fabric.core.fabric.SwitchConfig;
 import org.nat64fabric.core.fabric.TableEntry;
 import org.nat64fabric.core.metrics.LatencyHistogram;
@@ -113,7 +115,7 @@ public final class Nat64Fabric implements Nat64Service {
     private final LongSupplier clock;
     private final Map<String, SwitchLink> links = new ConcurrentHashMap<>();
     /** What each connected switch holds, by entity key, as last written or read. */
-    private final Map<String, Map<Object, Entity>> installed = new ConcurrentHashMap<>();
+    private final Map<String, HeldEntities> installed = new ConcurrentHashMap<>();
     /** Connected switches whose reconciliation is written (or that another instance reconciles). */
     private final Set<String> programmed = ConcurrentHashMap.newKeySet();
     private final Map<String, AtomicLong> counters = new ConcurrentHashMap<>();
@@ -206,7 +208,7 @@ public final class Nat64Fabric implements Nat64Service {
         synchronized (this) {
             desiredState(switchConfig(link.deviceId())).forEach(e -> desired.put(e.key(), e));
             links.put(link.deviceId(), link);
-            installed.put(link.deviceId(), heldMap(link.deviceId(), desired));
+            installed.put(link.deviceId(), holding(link.deviceId(), desired.values()));
         }
         List<Update> updates = new ArrayList<>();
         held.forEach((key, e) -> {
@@ -240,18 +242,17 @@ public final class Nat64Fabric implements Nat64Service {
         programmed.add(link.deviceId());
         Map<Object, Entity> desired = new LinkedHashMap<>();
         desiredState(switchConfig(link.deviceId())).forEach(e -> desired.put(e.key(), e));
-        installed.put(link.deviceId(), heldMap(link.deviceId(), desired));
+        installed.put(link.deviceId(), holding(link.deviceId(), desired.values()));
     }
 
-    /**
-     * What a switch holds, starting as {@code entries}: a translating switch's map is sized for
-     * two entries per BIB entry of a full session table, so that it never grows in one piece
-     * while setups wait (growing past 98 304 entries held setups for 30-90 ms).
-     */
-    private Map<Object, Entity> heldMap(String deviceId, Map<Object, Entity> entries) {
-        int expected = switchConfig(deviceId).translates() ? 2 * MapNatStore.EXPECTED_SESSIONS : 0;
-        Map<Object, Entity> held = new ConcurrentHashMap<>(Math.max(expected, entries.size()));
-        held.putAll(entries);
+    /** What a switch holds once it holds {@code desired}, its desired state, computed under the fabric's lock. */
+    private HeldEntities holding(String deviceId, Collection<Entity> desired) {
+        boolean translates = switchConfig(deviceId).translates();
+        HeldEntities held = new HeldEntities(translates ? MapNatStore.EXPECTED_SESSIONS : 0);
+        desired.stream().filter(e -> SessionEntries.keyOf(e).isEmpty()).forEach(held::hold);
+        if (translates) {
+            engine.store().bib().forEach(b -> held.hold(sessionEntries(b)));
+        }
         return held;
     }
 
@@ -535,7 +536,7 @@ public final class Nat64Fabric implements Nat64Service {
     private synchronized CompletableFuture<Void> allocate(List<Punt> batch, List<Punt> toSend, List<Punt> refused,
                                                           long[] durableAt) {
         long now = clock.getAsLong();
-        Map<Object, TableEntry> toPut = new LinkedHashMap<>();
+        Entries toPut = new Entries();
         // Misses of one flow in one batch (a burst before the first setup is done) are set up once.
         Map<List<Object>, Outcome> misses = new HashMap<>();
         CompletableFuture<Void> durable = engine.store().batchAsync(() -> {
@@ -572,7 +573,7 @@ public final class Nat64Fabric implements Nat64Service {
                         // A miss of a held session too: if its entries are not on the switch (a
                         // write lost), they are written; if they are, the diff makes it free and
                         // the packet still waits behind the write that carries them.
-                        bibEntries(s.bib()).forEach(e -> toPut.put(e.key(), e));   // the last state wins
+                        toPut.addAll(bibEntries(s.bib()));   // the last state wins
                     }
                     if (punt.reason == PUNT_SESSION_MISS) {
                         count("setups.translated");
@@ -583,7 +584,7 @@ public final class Nat64Fabric implements Nat64Service {
         });
         count("setups.batches");
         durable = durable.thenRun(() -> durableAt[0] = System.nanoTime());
-        CompletableFuture<Void> written = putOnBorders(new ArrayList<>(toPut.values()), durable);
+        CompletableFuture<Void> written = putOnBorders(toPut, durable);
         return durable.thenCompose(d -> written.exceptionally(writeFailed -> null));
     }
 
@@ -649,9 +650,9 @@ public final class Nat64Fabric implements Nat64Service {
 
     private synchronized CompletableFuture<Void> idleWrites(String deviceId, List<TableEntry> entries) {
         List<TableEntry> stale = new ArrayList<>();
-        // by entry key: an entry is either deleted or rewritten, whatever order its BIB entry's reports came in
-        Map<Object, TableEntry> deletes = new LinkedHashMap<>();
-        Map<Object, TableEntry> puts = new LinkedHashMap<>();
+        // by key: an entry is either deleted or rewritten, whatever order its BIB entry's reports came in
+        Entries deletes = new Entries();
+        Entries puts = new Entries();
         long now = clock.getAsLong();
         engine.store().batch(() -> {
             for (TableEntry entry : entries) {
@@ -662,41 +663,36 @@ public final class Nat64Fabric implements Nat64Service {
                     continue;
                 }
                 BibEntry b = bib.get();
-                List<TableEntry> before = bibEntries(b);
+                Entries before = bibEntries(b);
                 Set<String> holders = links.keySet().stream().filter(d -> switchConfig(d).translates())
-                        .flatMap(d -> before.stream().filter(e -> !e.table().equals(P4InfoConstants
-                                .NAT64_INGRESS_TRANSLATE_REMOTE_FILTER)).map(e -> d + "|" + e.table()))
+                        .flatMap(d -> Stream.of(P4InfoConstants.NAT64_INGRESS_TRANSLATE_SESSION_V6,
+                                P4InfoConstants.NAT64_INGRESS_TRANSLATE_SESSION_V4).map(t -> d + "|" + t))
                         .collect(Collectors.toSet());
                 Nat64Engine.Idle what = engine.onIdle(b.protocol(), b.address6(), b.port6(),
                         deviceId + "|" + entry.table(), holders, now);
                 if (what == Nat64Engine.Idle.REPROGRAM) {
-                    List<TableEntry> after = bibEntries(b);
-                    Set<Object> kept = after.stream().map(TableEntry::key).collect(Collectors.toSet());
-                    before.stream().filter(e -> !kept.contains(e.key())).forEach(e -> deletes.put(e.key(), e));
-                    after.forEach(e -> {
-                        deletes.remove(e.key());
-                        puts.put(e.key(), e);
-                    });
+                    Entries after = bibEntries(b);
+                    deletes.addAll(before);
+                    deletes.removeAll(after);
+                    puts.addAll(after);
                 } else if (what == Nat64Engine.Idle.REMOVED) {
-                    before.forEach(e -> {
-                        puts.remove(e.key());
-                        deletes.put(e.key(), e);
-                    });
+                    puts.removeAll(before);
+                    deletes.addAll(before);
                 }
             }
         });
         List<CompletableFuture<Void>> writes = new ArrayList<>();
         if (!stale.isEmpty()) {
             // stale: nothing maps them any more; deleted even if our view of the switch lacks them
-            Map<Object, Entity> held = installed.get(deviceId);
+            HeldEntities held = installed.get(deviceId);
             if (held != null) {
-                stale.forEach(e -> held.remove(e.key()));
+                stale.forEach(held::removeAny);
             }
             writes.add(write(deviceId, stale.stream().map(e -> new Update(Update.Type.DELETE, e))
                     .collect(Collectors.toList())));
         }
-        writes.add(deleteOnBorders(new ArrayList<>(deletes.values())));
-        writes.add(putOnBorders(new ArrayList<>(puts.values())));   // queued after the deletes on each switch
+        writes.add(deleteOnBorders(deletes));
+        writes.add(putOnBorders(puts));   // queued after the deletes on each switch
         return CompletableFuture.allOf(writes.toArray(new CompletableFuture[0]));
     }
 
@@ -709,8 +705,7 @@ public final class Nat64Fabric implements Nat64Service {
         Map<String, BigInteger> m = e.matches().stream()
                 .collect(Collectors.toMap(x -> x.field, x -> x.value()));
         BigInteger proto = m.get(P4InfoConstants.HDR_PROTO);
-        Optional<Protocol> protocol = Arrays.stream(Protocol.values())
-                .filter(p -> proto != null && p.number == proto.intValue()).findFirst();
+        Optional<Protocol> protocol = proto == null ? Optional.empty() : Protocol.byNumber(proto.intValue());
         if (protocol.isEmpty()) {
             return Optional.empty();
         }
@@ -727,20 +722,52 @@ public final class Nat64Fabric implements Nat64Service {
         return Optional.empty();
     }
 
+    /**
+     * Entries to write or delete, by key (the last state wins): a BIB entry's two session entries
+     * as one {@link SessionEntries}, the others one by one.
+     */
+    private static final class Entries {
+        final Map<Object, TableEntry> tables = new LinkedHashMap<>();
+        final Map<String, SessionEntries> sessions = new LinkedHashMap<>();
+
+        static Entries of(List<TableEntry> entries) {
+            Entries out = new Entries();
+            entries.forEach(e -> out.tables.put(e.key(), e));
+            return out;
+        }
+
+        void addAll(Entries o) {
+            tables.putAll(o.tables);
+            sessions.putAll(o.sessions);
+        }
+
+        void removeAll(Entries o) {
+            tables.keySet().removeAll(o.tables.keySet());
+            sessions.keySet().removeAll(o.sessions.keySet());
+        }
+    }
+
     /** A BIB entry's entries now: its two session entries, and its sessions' remote filters. */
-    private List<TableEntry> bibEntries(BibEntry b) {
-        Nat64Config c = config.nat64;
-        List<TableEntry> out = new ArrayList<>(DesiredState.bibEntries(b, engine.lifetimeOf(b),
-                c.addressDependentFiltering));
-        if (c.addressDependentFiltering) {
-            engine.sessionsOf(b).forEach(s -> out.add(DesiredState.remoteFilter(s)));
+    private Entries bibEntries(BibEntry b) {
+        Entries out = new Entries();
+        SessionEntries s = sessionEntries(b);
+        out.sessions.put(s.key(), s);
+        if (config.nat64.addressDependentFiltering) {
+            engine.sessionsOf(b).forEach(x -> {
+                TableEntry e = DesiredState.remoteFilter(x);
+                out.tables.put(e.key(), e);
+            });
         }
         return out;
     }
 
+    private SessionEntries sessionEntries(BibEntry b) {
+        return new SessionEntries(b, engine.lifetimeOf(b), config.nat64.addressDependentFiltering);
+    }
+
     // ---- writing -------------------------------------------------------------------------------
 
-    private CompletableFuture<Void> putOnBorders(List<TableEntry> entries) {
+    private CompletableFuture<Void> putOnBorders(Entries entries) {
         return putOnBorders(entries, DURABLE);
     }
 
@@ -748,63 +775,75 @@ public final class Nat64Fabric implements Nat64Service {
      * Writes the entries to every border switch that lacks them, all borders at the same time,
      * once {@code durable} completes; done when every border took them. What each switch holds is
      * updated now, so that the next batch's difference counts this one's entries as written (a
-     * failed write reconciles).
+     * failed write reconciles; a write never made, its batch not durable, is forgotten).
      */
-    private CompletableFuture<Void> putOnBorders(List<TableEntry> entries, CompletableFuture<Void> durable) {
+    private CompletableFuture<Void> putOnBorders(Entries entries, CompletableFuture<Void> durable) {
         List<CompletableFuture<Void>> writes = new ArrayList<>();
         for (String d : borders()) {
-            Map<Object, Entity> held = installed.get(d);
+            HeldEntities held = installed.get(d);
             if (held == null) {
                 continue;
             }
             List<Update> updates = new ArrayList<>();
-            for (TableEntry e : entries) {
-                Entity h = held.put(e.key(), e);
-                if (h == null) {
-                    updates.add(new Update(Update.Type.INSERT, e));
-                } else if (!h.equals(e)) {
-                    updates.add(new Update(Update.Type.MODIFY, e));
+            List<TableEntry> changed = new ArrayList<>();
+            List<SessionEntries> changedSessions = new ArrayList<>();
+            for (TableEntry e : entries.tables.values()) {
+                Update u = held.put(e);
+                if (u != null) {
+                    updates.add(u);
+                    changed.add(e);
                 }
             }
-            writes.add(write(d, updates, durable));
+            for (SessionEntries s : entries.sessions.values()) {
+                if (held.put(s, updates)) {
+                    changedSessions.add(s);
+                }
+            }
+            writes.add(write(d, updates, durable, () -> {
+                changed.forEach(held::forget);
+                changedSessions.forEach(held::forget);
+            }));
         }
         return CompletableFuture.allOf(writes.toArray(new CompletableFuture[0]));
     }
 
-    private CompletableFuture<Void> deleteOnBorders(List<TableEntry> entries) {
+    private CompletableFuture<Void> deleteOnBorders(Entries entries) {
         return CompletableFuture.allOf(borders().stream().map(d -> deleteOn(d, entries))
                 .toArray(CompletableFuture[]::new));
     }
 
-    private CompletableFuture<Void> deleteOn(String deviceId, List<TableEntry> entries) {
-        Map<Object, Entity> held = installed.get(deviceId);
+    /** Deletes what the switch holds of {@code entries} (of a BIB entry's session entries, those it holds). */
+    private CompletableFuture<Void> deleteOn(String deviceId, Entries entries) {
+        HeldEntities held = installed.get(deviceId);
         if (held == null) {
             return CompletableFuture.completedFuture(null);
         }
-        return write(deviceId, entries.stream().filter(e -> held.remove(e.key()) != null)
-                .map(e -> new Update(Update.Type.DELETE, e)).collect(Collectors.toList()));
+        List<Update> updates = new ArrayList<>();
+        entries.tables.values().stream().filter(held::remove).forEach(e -> updates.add(new Update(Update.Type.DELETE, e)));
+        entries.sessions.keySet().forEach(k -> held.removeSessions(k)
+                .forEach(e -> updates.add(new Update(Update.Type.DELETE, e))));
+        return write(deviceId, updates);
     }
 
     /** Queues one batch for the switch, after the ones queued before. */
     private CompletableFuture<Void> write(String deviceId, List<Update> updates) {
-        return write(deviceId, updates, DURABLE);
+        return write(deviceId, updates, DURABLE, () -> { });
     }
 
     /**
      * Queues one batch for the switch, after the ones queued before; it is written once
-     * {@code durable} completes (the switch's later writes wait behind it), never when that fails.
+     * {@code durable} completes (the switch's later writes wait behind it), never when that
+     * fails: then {@code notWritten} runs.
      */
-    private CompletableFuture<Void> write(String deviceId, List<Update> updates, CompletableFuture<Void> durable) {
+    private CompletableFuture<Void> write(String deviceId, List<Update> updates, CompletableFuture<Void> durable,
+                                          Runnable notWritten) {
         // Queued even when empty: its completion then still means "after every earlier write".
         return switchWriters.submit(deviceId, () -> {
             try {
                 durable.join();
             } catch (CompletionException e) {
                 // Not durable, so not written: the switch does not hold these, and the next miss writes them.
-                Map<Object, Entity> held = installed.get(deviceId);
-                if (held != null) {
-                    updates.forEach(u -> held.remove(u.entity.key(), u.entity));
-                }
+                notWritten.run();
                 throw e;
             }
             SwitchLink link = links.get(deviceId);
@@ -883,7 +922,7 @@ public final class Nat64Fabric implements Nat64Service {
         synchronized (this) {
             config.checkSwitchAddresses(eam, "eam");
             engine.addEam(eam, "eam");
-            written = putOnBorders(DesiredState.eamEntries(eam));
+            written = putOnBorders(Entries.of(DesiredState.eamEntries(eam)));
         }
         written.join();   // answered once every border has it; no lock held while waiting
     }
@@ -896,7 +935,7 @@ public final class Nat64Fabric implements Nat64Service {
             found = engine.store().eams().stream().filter(e -> e.ipv4().equals(ipv4)).findFirst();
             if (found.isPresent()) {
                 engine.removeEam(found.get());
-                written = deleteOnBorders(DesiredState.eamEntries(found.get()));
+                written = deleteOnBorders(Entries.of(DesiredState.eamEntries(found.get())));
             }
         }
         written.join();
@@ -931,7 +970,7 @@ public final class Nat64Fabric implements Nat64Service {
         synchronized (this) {
             found = engine.store().bibBy6(protocol, address6, port6);
             if (found.isPresent()) {
-                List<TableEntry> entries = bibEntries(found.get());
+                Entries entries = bibEntries(found.get());
                 engine.store().batch(() -> engine.removeBib(protocol, address6, port6, clock.getAsLong()));
                 written = deleteOnBorders(entries);
             }
@@ -1013,7 +1052,7 @@ public final class Nat64Fabric implements Nat64Service {
     @Override
     public List<DeviceStatus> devices() {
         return config.devices.keySet().stream().sorted().map(id -> {
-            Map<Object, Entity> held = installed.get(id);
+            HeldEntities held = installed.get(id);
             return new DeviceStatus(id, switchConfig(id).role, programmed.contains(id), held == null ? 0 : held.size());
         }).collect(Collectors.toList());
     }
