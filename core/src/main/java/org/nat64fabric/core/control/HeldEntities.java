@@ -14,16 +14,18 @@ import org.nat64fabric.core.fabric.TableEntry;
  * (by the BIB entry's key), every other entity as itself (by its key).
  */
 final class HeldEntities {
-    private final Map<Object, Entity> entities = new ConcurrentHashMap<>();
+    private final Map<Object, Entity> entities;
     private final Map<String, SessionEntries> sessions;
 
     /**
-     * {@code expectedBibEntries}: a translating switch's map is made for a full session table at
-     * once, so that it never grows in one piece while setups wait (growing past 98 304 entries
-     * held setups for 30-90 ms).
+     * The maps are made for {@code expectedBibEntries} BIB entries and {@code expectedEntities}
+     * other entities (a remote filter per session with address-dependent filtering) at once, so
+     * that neither grows in one piece while setups wait (growing past 98 304 entries held setups
+     * for 30-90 ms).
      */
-    HeldEntities(int expectedBibEntries) {
+    HeldEntities(int expectedBibEntries, int expectedEntities) {
         sessions = new ConcurrentHashMap<>(Math.max(16, expectedBibEntries));
+        entities = new ConcurrentHashMap<>(Math.max(16, expectedEntities));
     }
 
     /** Records that the switch holds {@code e}; for a reconciled switch, which holds its desired state. */
@@ -61,8 +63,10 @@ final class HeldEntities {
                 if (!was.get(i).equals(e)) {
                     updates.add(new Update(Update.Type.MODIFY, e));
                 }
-            } else {   // the same IPv6 side mapped to another IPv4 one: another session_v4 entry
-                updates.add(new Update(Update.Type.DELETE, was.get(i)));
+            } else {
+                // The same IPv6 side mapped to another IPv4 one: another session_v4 entry. The
+                // one before is not deleted here (another BIB entry may map that IPv4 side by
+                // now); the switch reports it idle, and nothing maps it then.
                 updates.add(new Update(Update.Type.INSERT, e));
             }
         }
@@ -80,12 +84,31 @@ final class HeldEntities {
         return h == null ? List.of() : h.entries();
     }
 
-    /** No longer holding {@code e}, a session entry or any other, whatever the switch holds for it now. */
-    void removeAny(Entity e) {
-        SessionEntries.keyOf(e).ifPresentOrElse(sessions::remove, () -> entities.remove(e.key()));
+    /**
+     * No longer holding the entity with {@code e}'s key, a session entry or any other (a switch
+     * reported it idle, and nothing maps it); whether it held one. Of a BIB entry's session entries
+     * held as one, the other stays held.
+     */
+    boolean removeEntry(Entity e) {
+        Object key = e.key();
+        if (entities.remove(key) != null) {
+            return true;
+        }
+        String bibKey = SessionEntries.keyOf(e).orElse(null);
+        SessionEntries h = bibKey == null ? null : sessions.get(bibKey);
+        if (h == null) {
+            return false;
+        }
+        List<TableEntry> held = h.entries();
+        if (held.stream().noneMatch(x -> x.key().equals(key))) {
+            return false;   // the BIB entry's IPv6 side maps another IPv4 side by now
+        }
+        sessions.remove(bibKey, h);
+        held.stream().filter(x -> !x.key().equals(key)).forEach(this::hold);
+        return true;
     }
 
-    /** A write that was never made: forgets {@code e} unless something else was put in its place since. */
+    /** A write that was never made: forgets {@code e} unless a different one was put in its place since. */
     void forget(Entity e) {
         entities.remove(e.key(), e);
     }

@@ -2,7 +2,6 @@ package org.nat64fabric.core.control;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -206,9 +205,8 @@ public final class Nat64Fabric implements Nat64Service {
         link.read().forEach(e -> held.put(e.key(), e));
         Map<Object, Entity> desired = new LinkedHashMap<>();
         synchronized (this) {
-            desiredState(switchConfig(link.deviceId())).forEach(e -> desired.put(e.key(), e));
+            installed.put(link.deviceId(), desiredAndHeld(link.deviceId(), desired));
             links.put(link.deviceId(), link);
-            installed.put(link.deviceId(), holding(link.deviceId(), desired.values()));
         }
         List<Update> updates = new ArrayList<>();
         held.forEach((key, e) -> {
@@ -240,19 +238,22 @@ public final class Nat64Fabric implements Nat64Service {
     public synchronized void attached(SwitchLink link) {
         links.put(link.deviceId(), link);
         programmed.add(link.deviceId());
-        Map<Object, Entity> desired = new LinkedHashMap<>();
-        desiredState(switchConfig(link.deviceId())).forEach(e -> desired.put(e.key(), e));
-        installed.put(link.deviceId(), holding(link.deviceId(), desired.values()));
+        installed.put(link.deviceId(), desiredAndHeld(link.deviceId(), new LinkedHashMap<>()));
     }
 
-    /** What a switch holds once it holds {@code desired}, its desired state, computed under the fabric's lock. */
-    private HeldEntities holding(String deviceId, Collection<Entity> desired) {
-        boolean translates = switchConfig(deviceId).translates();
-        HeldEntities held = new HeldEntities(translates ? MapNatStore.EXPECTED_SESSIONS : 0);
-        desired.stream().filter(e -> SessionEntries.keyOf(e).isEmpty()).forEach(held::hold);
-        if (translates) {
-            engine.store().bib().forEach(b -> held.hold(sessionEntries(b)));
-        }
+    /**
+     * Puts the switch's desired state into {@code desired} (by key) and returns what it holds once
+     * it holds that; under the fabric's lock. A translating switch's maps are made for a full
+     * session table (and with address-dependent filtering, a remote filter per session).
+     */
+    private HeldEntities desiredAndHeld(String deviceId, Map<Object, Entity> desired) {
+        SwitchConfig sw = switchConfig(deviceId);
+        List<SessionEntries> bibs = sessionEntriesOn(sw);
+        desiredState(sw, bibs).forEach(e -> desired.put(e.key(), e));
+        int expected = sw.translates() ? MapNatStore.EXPECTED_SESSIONS : 0;
+        HeldEntities held = new HeldEntities(expected, config.nat64.addressDependentFiltering ? expected : 0);
+        desired.values().stream().filter(e -> !SessionEntries.isSessionEntry(e)).forEach(held::hold);
+        bibs.forEach(held::hold);
         return held;
     }
 
@@ -264,12 +265,19 @@ public final class Nat64Fabric implements Nat64Service {
 
     /** The switch's desired state now. */
     public synchronized List<Entity> desiredState(String deviceId) {
-        return desiredState(switchConfig(deviceId));
+        SwitchConfig sw = switchConfig(deviceId);
+        return desiredState(sw, sessionEntriesOn(sw));
     }
 
-    private List<Entity> desiredState(SwitchConfig sw) {
+    /** Every BIB entry's session entries, on a switch that translates. */
+    private List<SessionEntries> sessionEntriesOn(SwitchConfig sw) {
+        return sw.translates()
+                ? engine.store().bib().stream().map(this::sessionEntries).collect(Collectors.toList()) : List.of();
+    }
+
+    private List<Entity> desiredState(SwitchConfig sw, List<SessionEntries> bibs) {
         NatStore store = engine.store();
-        return DesiredState.of(sw, config.nat64, store.eams(), store.bib(), engine::lifetimeOf, store.sessions());
+        return DesiredState.of(sw, config.nat64, store.eams(), bibs, store.sessions());
     }
 
     private SwitchConfig switchConfig(String deviceId) {
@@ -655,9 +663,13 @@ public final class Nat64Fabric implements Nat64Service {
         Entries puts = new Entries();
         long now = clock.getAsLong();
         engine.store().batch(() -> {
-            for (TableEntry entry : entries) {
+            // Each entry's BIB entry is found before any is handled: an entry reported beside the
+            // one that ends its BIB entry is deleted with it (below, on every border), not as stale.
+            List<Optional<BibEntry>> bibs = entries.stream().map(this::bibOf).collect(Collectors.toList());
+            for (int i = 0; i < entries.size(); i++) {
+                TableEntry entry = entries.get(i);
                 count("idleNotifications");
-                Optional<BibEntry> bib = bibOf(entry);
+                Optional<BibEntry> bib = bibs.get(i);
                 if (bib.isEmpty()) {
                     stale.add(entry);
                     continue;
@@ -686,7 +698,7 @@ public final class Nat64Fabric implements Nat64Service {
             // stale: nothing maps them any more; deleted even if our view of the switch lacks them
             HeldEntities held = installed.get(deviceId);
             if (held != null) {
-                stale.forEach(held::removeAny);
+                stale.forEach(held::removeEntry);
             }
             writes.add(write(deviceId, stale.stream().map(e -> new Update(Update.Type.DELETE, e))
                     .collect(Collectors.toList())));

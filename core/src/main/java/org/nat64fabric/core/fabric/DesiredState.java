@@ -8,6 +8,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToLongFunction;
+import java.util.stream.Collectors;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Address;
@@ -36,13 +37,20 @@ public final class DesiredState {
     public static List<Entity> of(SwitchConfig sw, Nat64Config config, List<Eam> eams,
                                   Collection<BibEntry> bib, ToLongFunction<BibEntry> lifetime,
                                   Collection<Session> sessions) {
+        return of(sw, config, eams, bib.stream().map(b -> new SessionEntries(b, lifetime.applyAsLong(b),
+                config.addressDependentFiltering)).collect(Collectors.toList()), sessions);
+    }
+
+    /** The same, given every BIB entry's session entries. */
+    public static List<Entity> of(SwitchConfig sw, Nat64Config config, List<Eam> eams,
+                                  Collection<SessionEntries> bibEntries, Collection<Session> sessions) {
         List<Entity> out = new ArrayList<>(punting(config.puntPolicing, config.pool4.subscriberPrefixLength()));
         out.add(icmpErrorLimit(config.icmpErrors));
         out.addAll(routing(sw));
         if (sw.translates()) {
             out.addAll(translation(config, eams));
-            for (BibEntry b : bib) {
-                out.addAll(bibEntries(b, lifetime.applyAsLong(b), config.addressDependentFiltering));
+            for (SessionEntries b : bibEntries) {
+                out.addAll(b.entries());
             }
             if (config.addressDependentFiltering) {
                 sessions.forEach(s -> out.add(remoteFilter(s)));

@@ -41,16 +41,22 @@ public final class SessionEntries {
         return DesiredState.bibEntries(bib, lifetime, filtered);
     }
 
-    public static boolean isSessionTable(String table) {
+    /** Whether {@code entity} is an entry of session_v6 or session_v4. */
+    public static boolean isSessionEntry(Entity entity) {
+        if (!(entity instanceof TableEntry)) {
+            return false;
+        }
+        String table = ((TableEntry) entity).table();
         return table.equals(NAT64_INGRESS_TRANSLATE_SESSION_V6) || table.equals(NAT64_INGRESS_TRANSLATE_SESSION_V4);
     }
 
     /**
      * The {@link #key()} of the BIB entry a session entry was made from (a session_v6 entry
-     * matches its IPv6 side, a session_v4 entry sends to it), or empty for any other entry.
+     * matches its IPv6 side, a session_v4 entry sends to it), or empty for any other entry and for
+     * a session_v4 entry without its action (as BMv2 reports an idle entry: table and match).
      */
     public static Optional<String> keyOf(Entity entity) {
-        if (!(entity instanceof TableEntry) || !isSessionTable(((TableEntry) entity).table())) {
+        if (!isSessionEntry(entity)) {
             return Optional.empty();
         }
         TableEntry e = (TableEntry) entity;

@@ -47,8 +47,8 @@ class HeldEntitiesTest {
     }
 
     @Test
-    void aBibEntrysSessionEntriesAreWrittenOnceRewrittenWhenTheirLifetimeChangesAndMovedWithItsIpv4Side() {
-        HeldEntities held = new HeldEntities(16);
+    void aBibEntrysSessionEntriesAreWrittenOnceRewrittenWhenTheirLifetimeChangesAndFollowItsIpv4Side() {
+        HeldEntities held = new HeldEntities(16, 16);
         Map<Object, Entity> sw = new HashMap<>();
         BibEntry b = bib(Protocol.TCP, 1, 40000, 2000);
         List<Update> updates = new ArrayList<>();
@@ -66,11 +66,18 @@ class HeldEntitiesTest {
         assertEquals(DesiredState.bibEntries(b, 240, false), sortedByTable(sw));
 
         updates.clear();
+        TableEntry oldV4 = DesiredState.bibEntries(b, 240, false).get(1);
         BibEntry moved = bib(Protocol.TCP, 1, 40000, 2001);
         assertTrue(held.put(new SessionEntries(moved, 240, false), updates));
+        assertEquals(List.of(Update.Type.MODIFY, Update.Type.INSERT), types(updates),
+                "session_v6 rewritten, a session_v4 entry for the new IPv4 side");
         apply(sw, updates);
-        assertEquals(DesiredState.bibEntries(moved, 240, false), sortedByTable(sw));
         assertEquals(2, held.size());
+        // The one before stays on the switch until it is reported idle; nothing holds it then.
+        assertFalse(held.removeEntry(oldV4), "the BIB entry maps another IPv4 side now");
+        assertEquals(2, held.size());
+        apply(sw, List.of(new Update(Update.Type.DELETE, oldV4)));
+        assertEquals(DesiredState.bibEntries(moved, 240, false), sortedByTable(sw));
 
         updates.clear();
         held.removeSessions(moved.key6()).forEach(e -> updates.add(new Update(Update.Type.DELETE, e)));
@@ -99,7 +106,7 @@ class HeldEntitiesTest {
 
     @Test
     void aWriteNeverMadeIsForgottenUnlessALaterOneTookItsPlace() {
-        HeldEntities held = new HeldEntities(16);
+        HeldEntities held = new HeldEntities(16, 16);
         BibEntry b = bib(Protocol.UDP, 2, 5000, 6000);
         SessionEntries first = new SessionEntries(b, 300, false);
         SessionEntries later = new SessionEntries(b, 120, false);
@@ -118,21 +125,40 @@ class HeldEntitiesTest {
     }
 
     @Test
-    void eitherSessionEntryNamesItsBibEntrySoAStaleOneIsDroppedWhicheverIsReported() {
+    void anEntryReportedIdleIsNoLongerHeldButItsBibEntrysOtherEntryIs() {
         Random random = new Random(7);
         for (int i = 0; i < 200; i++) {
             Protocol p = Protocol.values()[random.nextInt(Protocol.values().length)];
             BibEntry b = bib(p, random.nextInt(0xffff) + 1, random.nextInt(65536), 1024 + random.nextInt(64512));
             boolean filtered = random.nextBoolean();
-            for (TableEntry e : DesiredState.bibEntries(b, random.nextInt(8000), filtered)) {
+            long lifetime = random.nextInt(8000);
+            List<TableEntry> entries = DesiredState.bibEntries(b, lifetime, filtered);
+            for (int reported = 0; reported < 2; reported++) {
+                TableEntry e = entries.get(reported);
                 assertEquals(Optional.of(b.key6()), SessionEntries.keyOf(e), e.toString());
-                HeldEntities held = new HeldEntities(16);
-                held.hold(new SessionEntries(b, 60, filtered));
-                held.removeAny(e);
-                assertEquals(0, held.size(), e + " reported: its BIB entry's entries are no longer held");
+                HeldEntities held = new HeldEntities(16, 16);
+                held.hold(new SessionEntries(b, lifetime, filtered));
+                assertTrue(held.removeEntry(e), e + " was held");
+                assertEquals(1, held.size(), "the other entry is still on the switch");
+                assertTrue(held.remove(entries.get(1 - reported)), "and is held as itself");
+                assertFalse(held.removeEntry(e), "reported again: held no more");
             }
         }
         TableEntry other = eamEntry();
         assertEquals(Optional.empty(), SessionEntries.keyOf(other));
+    }
+
+    @Test
+    void aSessionV4EntryReportedWithoutItsActionNamesNoBibEntryAndDropsNothing() {
+        BibEntry b = bib(Protocol.UDP, 3, 5000, 6000);
+        TableEntry v4 = DesiredState.bibEntries(b, 300, false).get(1);
+        TableEntry.Builder reported = TableEntry.in(v4.table());   // as BMv2 reports an idle entry: table and match
+        v4.matches().forEach(m -> reported.exact(m.field, m.value()));
+        TableEntry matchOnly = reported.idleTimeout(300).build();
+        assertEquals(Optional.empty(), SessionEntries.keyOf(matchOnly));
+        HeldEntities held = new HeldEntities(16, 16);
+        held.hold(new SessionEntries(b, 300, false));
+        assertFalse(held.removeEntry(matchOnly));
+        assertEquals(2, held.size());
     }
 }

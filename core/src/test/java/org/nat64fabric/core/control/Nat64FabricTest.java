@@ -25,6 +25,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.config.FabricConfig;
 import org.nat64fabric.core.fabric.CloneSession;
@@ -35,6 +36,8 @@ import org.nat64fabric.core.p4.Constants;
 import org.nat64fabric.core.p4.P4InfoConstants;
 import org.nat64fabric.core.event.NatEvent;
 import org.nat64fabric.core.p4.SumeHeaders;
+import org.nat64fabric.core.pool4.Protocol;
+import org.nat64fabric.core.pool4.TransportAddress;
 import org.nat64fabric.core.store.InMemoryNatStore;
 import org.nat64fabric.core.store.MapNatStore;
 
@@ -710,6 +713,55 @@ class Nat64FabricTest {
         assertTrue(border1.sessions().isEmpty() && border2.sessions().isEmpty());
         assertEquals(writes1 + 1, border1.writes, "200 deletes, one write");
         assertEquals(writes2 + 1, border2.writes);
+    }
+
+    private static TableEntry entryOf(FakeSwitch sw, String table) {
+        return sw.sessions().stream().filter(e -> e.table().equals(table)).findFirst().orElseThrow();
+    }
+
+    /** As BMv2 reports an idle entry: its table and match, no action. */
+    private static TableEntry matchOnly(TableEntry e) {
+        TableEntry.Builder b = TableEntry.in(e.table());
+        e.matches().forEach(m -> b.exact(m.field, m.value()));
+        return b.idleTimeout(e.idleTimeoutSeconds()).build();
+    }
+
+    @Test
+    void anEntryReportedAgainBesideTheOneThatEndsItsBibEntryIsDeletedWithItOnEveryBorder() {
+        for (boolean whole : new boolean[] {true, false}) {
+            fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(5000));
+            TableEntry v6 = entryOf(border1, P4InfoConstants.NAT64_INGRESS_TRANSLATE_SESSION_V6);
+            TableEntry v4 = entryOf(border1, P4InfoConstants.NAT64_INGRESS_TRANSLATE_SESSION_V4);
+            if (!whole) {
+                v6 = matchOnly(v6);
+                v4 = matchOnly(v4);
+            }
+            now += 301_000;
+            fabric.idle("border1", List.of(v6, v4));
+            fabric.idle("border2", List.of(v4));       // an outbound-only flow: its IPv4 side idles first
+            fabric.idle("border2", List.of(v6, v4));   // the switch reports v4 again beside v6
+            assertTrue(fabric.bib().isEmpty());
+            assertTrue(border1.sessions().isEmpty() && border2.sessions().isEmpty(),
+                    "left: " + border1.sessions() + " " + border2.sessions());
+            assertFalse(fabric.stats().containsKey("writes.failed"), "no write refused: " + fabric.stats());
+            now += 1_000_000;   // the port rests before the next round takes it again
+        }
+    }
+
+    @Test
+    void aLateIdleReportOfAMappingsOldIpv4SideLeavesItsNewEntriesHeld() {
+        Ipv6Address host = Ipv6Address.parse("2001:db8:1::20", "test");
+        Ipv4Address pool = Ipv4Address.parse("192.0.2.1", "test");
+        fabric.addStaticBib(Protocol.UDP, host, 6000, new TransportAddress(pool, 2000));
+        TableEntry oldV4 = entryOf(border1, P4InfoConstants.NAT64_INGRESS_TRANSLATE_SESSION_V4);
+        fabric.removeBib(Protocol.UDP, host, 6000);
+        border1.entries.put(oldV4.key(), oldV4);   // that delete was lost on border1
+        fabric.addStaticBib(Protocol.UDP, host, 6000, new TransportAddress(pool, 2001));
+        fabric.idle("border1", oldV4);   // nothing maps it: deleted, and the new mapping's entries stay held
+        fabric.removeBib(Protocol.UDP, host, 6000);
+        assertTrue(border1.sessions().isEmpty() && border2.sessions().isEmpty(),
+                "left after the mapping was removed: " + border1.sessions() + " " + border2.sessions());
+        assertFalse(fabric.stats().containsKey("writes.failed"), "no write refused: " + fabric.stats());
     }
 
     @Test
