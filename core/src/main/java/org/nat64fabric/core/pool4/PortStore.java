@@ -10,7 +10,7 @@ import java.util.List;
 public interface PortStore {
     /** The key of a port in a store's map. */
     static String portKey(Protocol protocol, TransportAddress address) {
-        return protocol + " " + address;
+        return address.key(protocol);
     }
 
     /** The key of a block in a store's map: two blocks may not start at the same port. */

@@ -10,6 +10,12 @@ public final class TransportAddress implements Serializable {
 
     private final Ipv4Address address;
     private final int port;
+    /**
+     * The last {@link #key} made: the port store claims a port by it, and the BIB entry mapping
+     * that port is kept by it too, so the two share one string (in the object's padding: no
+     * bytes more per address).
+     */
+    private transient String key;
 
     public TransportAddress(Ipv4Address address, int port) {
         this.address = address;
@@ -22,6 +28,17 @@ public final class TransportAddress implements Serializable {
 
     public int port() {
         return port;
+    }
+
+    /** The address's key for {@code protocol} in a store's maps (claimed ports, the BIB by IPv4 side). */
+    public String key(Protocol protocol) {
+        String k = key;
+        String name = protocol.name();
+        if (k == null || !k.startsWith(name) || k.charAt(name.length()) != ' ') {
+            k = name + " " + this;
+            key = k;
+        }
+        return k;
     }
 
     @Override

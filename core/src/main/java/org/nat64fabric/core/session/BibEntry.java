@@ -20,9 +20,8 @@ public final class BibEntry implements Serializable {
     private final int port6;
     private final TransportAddress v4;
     private final boolean isStatic;
-    /** The keys, made once: the store, its indexes and the sessions' keys ask for them at every setup. */
+    /** The key, made once: the store, its indexes and the sessions' keys ask for it at every setup (key4 is kept by {@link TransportAddress#key}). */
     private transient String key6;
-    private transient String key4;
 
     public BibEntry(Protocol protocol, Ipv6Address address6, int port6, TransportAddress v4, boolean isStatic) {
         this.protocol = protocol;
@@ -68,16 +67,11 @@ public final class BibEntry implements Serializable {
 
     /** Identifies the entry by its IPv4 side, unique within the BIB. */
     public String key4() {
-        String k = key4;
-        if (k == null) {
-            k = key4(protocol, v4);
-            key4 = k;
-        }
-        return k;
+        return key4(protocol, v4);
     }
 
     public static String key4(Protocol protocol, TransportAddress v4) {
-        return protocol + " " + v4;
+        return v4.key(protocol);
     }
 
     @Override
