@@ -3,6 +3,7 @@ package org.nat64fabric.core.control;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.nat64fabric.core.control.SwitchLink.Update;
 import org.nat64fabric.core.fabric.Entity;
 import org.nat64fabric.core.fabric.SessionEntries;
@@ -46,14 +47,15 @@ final class HeldEntities {
 
     /**
      * Holding {@code s} from now: adds the updates that get the switch there to {@code updates};
-     * whether there were any.
+     * whether there were any. {@code made} gives its entries ({@link SessionEntries#entries}),
+     * made once for every switch they go to.
      */
-    boolean put(SessionEntries s, List<Update> updates) {
+    boolean put(SessionEntries s, Function<SessionEntries, List<TableEntry>> made, List<Update> updates) {
         SessionEntries h = sessions.put(s.key(), s);
         if (s.equals(h)) {
             return false;
         }
-        List<TableEntry> now = s.entries();
+        List<TableEntry> now = made.apply(s);
         List<TableEntry> was = h == null ? null : h.entries();
         for (int i = 0; i < now.size(); i++) {
             TableEntry e = now.get(i);

@@ -4,6 +4,7 @@ import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
@@ -791,6 +793,8 @@ public final class Nat64Fabric implements Nat64Service {
      */
     private CompletableFuture<Void> putOnBorders(Entries entries, CompletableFuture<Void> durable) {
         List<CompletableFuture<Void>> writes = new ArrayList<>();
+        Map<SessionEntries, List<TableEntry>> made = new IdentityHashMap<>();   // once for all borders
+        Function<SessionEntries, List<TableEntry>> entriesOf = s -> made.computeIfAbsent(s, SessionEntries::entries);
         for (String d : borders()) {
             HeldEntities held = installed.get(d);
             if (held == null) {
@@ -807,7 +811,7 @@ public final class Nat64Fabric implements Nat64Service {
                 }
             }
             for (SessionEntries s : entries.sessions.values()) {
-                if (held.put(s, updates)) {
+                if (held.put(s, entriesOf, updates)) {
                     changedSessions.add(s);
                 }
             }

@@ -7,8 +7,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.function.ToLongFunction;
-import java.util.stream.Collectors;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Address;
@@ -33,15 +31,7 @@ public final class DesiredState {
     private DesiredState() {
     }
 
-    /** Everything one switch holds. {@code lifetime} gives each BIB entry's idle timeout (0: none). */
-    public static List<Entity> of(SwitchConfig sw, Nat64Config config, List<Eam> eams,
-                                  Collection<BibEntry> bib, ToLongFunction<BibEntry> lifetime,
-                                  Collection<Session> sessions) {
-        return of(sw, config, eams, bib.stream().map(b -> new SessionEntries(b, lifetime.applyAsLong(b),
-                config.addressDependentFiltering)).collect(Collectors.toList()), sessions);
-    }
-
-    /** The same, given every BIB entry's session entries. */
+    /** Everything one switch holds, given every BIB entry's session entries (with the lifetime each ages after). */
     public static List<Entity> of(SwitchConfig sw, Nat64Config config, List<Eam> eams,
                                   Collection<SessionEntries> bibEntries, Collection<Session> sessions) {
         List<Entity> out = new ArrayList<>(punting(config.puntPolicing, config.pool4.subscriberPrefixLength()));

@@ -52,15 +52,15 @@ class HeldEntitiesTest {
         Map<Object, Entity> sw = new HashMap<>();
         BibEntry b = bib(Protocol.TCP, 1, 40000, 2000);
         List<Update> updates = new ArrayList<>();
-        assertTrue(held.put(new SessionEntries(b, 7440, false), updates));
+        assertTrue(held.put(new SessionEntries(b, 7440, false), SessionEntries::entries, updates));
         assertEquals(List.of(Update.Type.INSERT, Update.Type.INSERT), types(updates));
         apply(sw, updates);
 
         updates.clear();
-        assertFalse(held.put(new SessionEntries(b, 7440, false), updates), "held already");
+        assertFalse(held.put(new SessionEntries(b, 7440, false), SessionEntries::entries, updates), "held already");
         assertTrue(updates.isEmpty());
 
-        assertTrue(held.put(new SessionEntries(b, 240, false), updates));
+        assertTrue(held.put(new SessionEntries(b, 240, false), SessionEntries::entries, updates));
         assertEquals(List.of(Update.Type.MODIFY, Update.Type.MODIFY), types(updates));
         apply(sw, updates);
         assertEquals(DesiredState.bibEntries(b, 240, false), sortedByTable(sw));
@@ -68,7 +68,7 @@ class HeldEntitiesTest {
         updates.clear();
         TableEntry oldV4 = DesiredState.bibEntries(b, 240, false).get(1);
         BibEntry moved = bib(Protocol.TCP, 1, 40000, 2001);
-        assertTrue(held.put(new SessionEntries(moved, 240, false), updates));
+        assertTrue(held.put(new SessionEntries(moved, 240, false), SessionEntries::entries, updates));
         assertEquals(List.of(Update.Type.MODIFY, Update.Type.INSERT), types(updates),
                 "session_v6 rewritten, a session_v4 entry for the new IPv4 side");
         apply(sw, updates);
@@ -110,8 +110,8 @@ class HeldEntitiesTest {
         BibEntry b = bib(Protocol.UDP, 2, 5000, 6000);
         SessionEntries first = new SessionEntries(b, 300, false);
         SessionEntries later = new SessionEntries(b, 120, false);
-        held.put(first, new ArrayList<>());
-        held.put(later, new ArrayList<>());
+        held.put(first, SessionEntries::entries, new ArrayList<>());
+        held.put(later, SessionEntries::entries, new ArrayList<>());
         held.forget(first);
         assertEquals(2, held.size(), "the later write's entries are still held");
         held.forget(later);

@@ -99,9 +99,9 @@ class DesiredStateTest {
     @Test
     void bordersTranslateAndHoldEverySessionEdgesOnlyRoute() {
         List<TableEntry> border = tables(DesiredState.of(sw(SwitchConfig.Role.BORDER), CONFIG, List.of(EAM),
-                List.of(BIB), b -> 300, List.of()));
-        List<TableEntry> edge = tables(DesiredState.of(sw(SwitchConfig.Role.EDGE), CONFIG, List.of(EAM), List.of(BIB),
-                b -> 300, List.of()));
+                List.of(new SessionEntries(BIB, 300, CONFIG.addressDependentFiltering)),  List.of()));
+        List<TableEntry> edge = tables(DesiredState.of(sw(SwitchConfig.Role.EDGE), CONFIG, List.of(EAM), List.of(new SessionEntries(BIB, 300, CONFIG.addressDependentFiltering)),
+                 List.of()));
         assertEquals(Set.of(NAT64_INGRESS_LOCAL_HOST_LOCAL_IPV4, NAT64_INGRESS_LOCAL_HOST_LOCAL_IPV6,
                 NAT64_INGRESS_ICMP_ERROR_ICMP_SOURCE, NAT64_INGRESS_IPV6_ROUTES, NAT64_INGRESS_IPV4_ROUTES,
                 NAT64_INGRESS_EGRESS_MTU, NAT64_INGRESS_INGRESS_MTU, NAT64_INGRESS_PUNT_SUBSCRIBER), edge.stream().map(TableEntry::table).collect(Collectors.toSet()));
@@ -185,8 +185,8 @@ class DesiredStateTest {
 
     @Test
     void everyEntryOfASwitchHasItsOwnKeySoReconciliationCanDiffThem() {
-        List<Entity> border = DesiredState.of(sw(SwitchConfig.Role.BORDER), CONFIG, List.of(EAM), List.of(BIB),
-                b -> 300, List.of());
+        List<Entity> border = DesiredState.of(sw(SwitchConfig.Role.BORDER), CONFIG, List.of(EAM), List.of(new SessionEntries(BIB, 300, CONFIG.addressDependentFiltering)),
+                 List.of());
         Set<Object> keys = new HashSet<>();
         for (Entity e : border) {
             assertTrue(keys.add(e.key()), "two entries for " + e.key());
@@ -198,7 +198,7 @@ class DesiredStateTest {
         Nat64Config limited = Nat64Config.builder().pool6(CONFIG.pool6).pool4(CONFIG.pool4)
                 .puntPolicing(PuntPolicing.of(1000, 100, 50, 10)).build();
         for (SwitchConfig.Role role : SwitchConfig.Role.values()) {
-            List<Entity> all = DesiredState.of(sw(role), limited, List.of(), List.of(), b -> 0, List.of());
+            List<Entity> all = DesiredState.of(sw(role), limited, List.of(), List.of(), List.of());
             assertTrue(all.contains(new CloneSession(99, List.of(255))),
                     role + ": TCP control copies reach CPU port 255 through session 99");
             assertTrue(all.contains(new MeterConfig("Nat64Ingress.punt_port_meter", 1000, 100, 1000, 100)), role.name());
@@ -206,7 +206,7 @@ class DesiredStateTest {
             assertTrue(all.stream().filter(e -> e instanceof MeterConfig).allMatch(Entity::alwaysPresent),
                     "meter cells exist without the controller: written by MODIFY only");
         }
-        List<Entity> defaults = DesiredState.of(sw(SwitchConfig.Role.EDGE), CONFIG, List.of(), List.of(), b -> 0,
+        List<Entity> defaults = DesiredState.of(sw(SwitchConfig.Role.EDGE), CONFIG, List.of(), List.of(),
                 List.of());
         assertTrue(defaults.contains(new MeterConfig("Nat64Ingress.punt_port_meter", 20_000, 5_000, 20_000, 5_000)));
         assertTrue(defaults.contains(new MeterConfig("Nat64Ingress.punt_source_meter", 500, 250, 500, 250)));
@@ -217,11 +217,11 @@ class DesiredStateTest {
         Nat64Config quiet = Nat64Config.builder().pool6(CONFIG.pool6).pool4(CONFIG.pool4)
                 .icmpErrors(IcmpErrors.of(10, 5, false, Optional.of(Ipv4Prefix.parse("198.51.100.8/29", "p")))).build();
         for (SwitchConfig.Role role : SwitchConfig.Role.values()) {
-            assertTrue(DesiredState.of(sw(role), quiet, List.of(), List.of(), b -> 0, List.of())
+            assertTrue(DesiredState.of(sw(role), quiet, List.of(), List.of(), List.of())
                     .contains(new MeterConfig("Nat64Ingress.icmp_error.error_meter", 10, 5, 10, 5)), role.name());
         }
         for (Nat64Config c : List.of(CONFIG, quiet)) {
-            List<TableEntry> pool4 = DesiredState.of(sw(SwitchConfig.Role.BORDER), c, List.of(), List.of(), b -> 0,
+            List<TableEntry> pool4 = DesiredState.of(sw(SwitchConfig.Role.BORDER), c, List.of(), List.of(),
                     List.of()).stream().filter(e -> e instanceof TableEntry).map(e -> (TableEntry) e)
                     .filter(e -> e.table().equals(NAT64_INGRESS_TRANSLATE_POOL4)).collect(Collectors.toList());
             assertFalse(pool4.isEmpty());
