@@ -33,7 +33,8 @@ import org.nat64fabric.core.store.MapNatStore;
 /**
  * The NAT state on disk: BIB, sessions, EAMT, port blocks and resting ports, in a SQLite file
  * ({@value #FILE}, write-ahead log, {@code synchronous=FULL}), one row per map entry in
- * {@link StateCodec}'s format with a CRC-32. The maps are held in memory; a thread of its own
+ * {@link StateCodec}'s format with a CRC-32. The maps are held in memory, as those rows
+ * ({@link TrackedMap}, {@link PackedRows}); a thread of its own
  * writes what changed, in one transaction per commit. {@link #changed()} waits for its changes'
  * commit, so a change is on disk before anyone is told it happened; a {@link #batchAsync} batch
  * does not wait, so the next batch runs while its commit is on its way, and its future completes
@@ -89,8 +90,14 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
         final Changes changes = new Changes();
         final Map<String, TrackedMap<Object>> maps = new HashMap<>();
 
+        /**
+         * The maps that grow with the sessions (port blocks too) are spread over segments; the
+         * EAMT, read whole at every setup, is one. The maps not per session keep their values
+         * decoded as well: the port blocks are read at every setup.
+         */
         TrackedMap<Object> map(String name) {
-            return maps.computeIfAbsent(name, n -> new TrackedMap<>(n, changes, expectedSize(n)));
+            return maps.computeIfAbsent(name, n -> new TrackedMap<>(n, changes, !n.equals("eamt"),
+                    !MapNatStore.PER_SESSION_MAPS.contains(n)));
         }
 
         @Override
@@ -340,7 +347,7 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
                         return "the row " + map + "/" + key + " fails its CRC check";
                     }
                     try {
-                        if (!loaded.map(map).load(r.getLong(1), key, StateCodec.decode(value))) {
+                        if (!loaded.map(map).load(r.getLong(1), key, value)) {
                             return "the key " + map + "/" + key + " has two rows";
                         }
                     } catch (IOException | RuntimeException e) {
@@ -471,7 +478,7 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
             }
             for (Pending p : group) {
                 for (RowWrite w : p.snapshot.writes) {
-                    byte[] bytes = StateCodec.encode(w.value);
+                    byte[] bytes = w.value;
                     upsert.setLong(1, w.seq);
                     upsert.setString(2, w.map);
                     upsert.setString(3, w.key);
@@ -487,7 +494,7 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
             upsert.executeBatch();   // a row number is never used again once deleted: deletes can go last
             delete.executeBatch();
             db.commit();
-        } catch (SQLException | IOException | RuntimeException e) {
+        } catch (SQLException | RuntimeException e) {
             try {
                 if (upsert != null) {
                     upsert.clearBatch();

@@ -1,7 +1,7 @@
 package org.nat64fabric.controller;
 
-import java.io.DataInputStream;
 import java.io.IOException;
+import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.nat64fabric.core.addr.Ipv4Address;
@@ -74,43 +74,51 @@ final class StateCodec {
     }
 
     static Object decode(byte[] row) throws IOException {
-        DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(row));
-        int tag = in.readUnsignedByte();
-        Object value;
+        return decode(ByteBuffer.wrap(row));
+    }
+
+    /** The value in {@code row}'s remaining bytes, which it must use up. */
+    static Object decode(ByteBuffer row) throws IOException {
+        try {
+            Object value = read(row);
+            if (row.hasRemaining()) {
+                throw new IOException(row.remaining() + " bytes after the value");
+            }
+            return value;
+        } catch (BufferUnderflowException e) {
+            throw new IOException("the row ends inside its value");
+        } catch (IllegalArgumentException e) {
+            throw new IOException(e.getMessage());   // a field out of its range (a prefix's length, say)
+        }
+    }
+
+    private static Object read(ByteBuffer in) throws IOException {
+        int tag = Byte.toUnsignedInt(in.get());
         switch (tag) {
             case LONG:
-                value = in.readLong();
-                break;
+                return in.getLong();
             case PORT_BLOCK:
-                value = new PortBlock(protocol(in), Ipv4Address.of(in.readInt()), in.readUnsignedShort(),
-                        in.readUnsignedShort(), ipv6(in));
-                break;
+                return new PortBlock(protocol(in), Ipv4Address.of(in.getInt()), Short.toUnsignedInt(in.getShort()),
+                        Short.toUnsignedInt(in.getShort()), ipv6(in));
             case BIB_ENTRY:
-                value = bibEntry(in);
-                break;
+                return bibEntry(in);
             case SESSION:
                 BibEntry bib = bibEntry(in);
                 TransportAddress remote4 = transport(in);
                 Ipv6Address remote6 = ipv6(in);
-                int state = in.readByte();
+                int state = in.get();
                 if (state >= TcpState.values().length) {
                     throw new IOException("TCP state " + state + " does not exist");
                 }
-                value = new Session(bib, remote4, remote6, state < 0 ? null : TcpState.values()[state], in.readLong(),
-                        in.readLong());
-                break;
+                return new Session(bib, remote4, remote6, state < 0 ? null : TcpState.values()[state], in.getLong(),
+                        in.getLong());
             case EAM:
-                Ipv6Prefix v6 = Ipv6Prefix.of(ipv6(in), in.readUnsignedByte(), "eam.ipv6Prefix");
-                Ipv4Prefix v4 = Ipv4Prefix.of(Ipv4Address.of(in.readInt()), in.readUnsignedByte(), "eam.ipv4Prefix");
-                value = Eam.of(v6, v4, "eam");
-                break;
+                Ipv6Prefix v6 = Ipv6Prefix.of(ipv6(in), Byte.toUnsignedInt(in.get()), "eam.ipv6Prefix");
+                Ipv4Prefix v4 = Ipv4Prefix.of(Ipv4Address.of(in.getInt()), Byte.toUnsignedInt(in.get()), "eam.ipv4Prefix");
+                return Eam.of(v6, v4, "eam");
             default:
                 throw new IOException("unknown row tag " + tag);
         }
-        if (in.available() != 0) {
-            throw new IOException(in.available() + " bytes after the value");
-        }
-        return value;
     }
 
     private static void write(ByteBuffer out, Ipv6Address a) {
@@ -131,25 +139,24 @@ final class StateCodec {
         out.put((byte) (b.isStatic() ? 1 : 0));
     }
 
-    private static Ipv6Address ipv6(DataInputStream in) throws IOException {
-        return Ipv6Address.of(in.readLong(), in.readLong());
+    private static Ipv6Address ipv6(ByteBuffer in) {
+        return Ipv6Address.of(in.getLong(), in.getLong());
     }
 
-    private static TransportAddress transport(DataInputStream in) throws IOException {
-        return new TransportAddress(Ipv4Address.of(in.readInt()), in.readUnsignedShort());
+    private static TransportAddress transport(ByteBuffer in) {
+        return new TransportAddress(Ipv4Address.of(in.getInt()), Short.toUnsignedInt(in.getShort()));
     }
 
-    private static Protocol protocol(DataInputStream in) throws IOException {
-        int number = in.readUnsignedByte();
-        for (Protocol p : Protocol.values()) {
-            if (p.number == number) {
-                return p;
-            }
+    private static Protocol protocol(ByteBuffer in) throws IOException {
+        int number = Byte.toUnsignedInt(in.get());
+        Protocol p = Protocol.byNumber(number).orElse(null);
+        if (p == null) {
+            throw new IOException("protocol " + number + " is not TCP, UDP or ICMP");
         }
-        throw new IOException("protocol " + number + " is not TCP, UDP or ICMP");
+        return p;
     }
 
-    private static BibEntry bibEntry(DataInputStream in) throws IOException {
-        return new BibEntry(protocol(in), ipv6(in), in.readUnsignedShort(), transport(in), in.readBoolean());
+    private static BibEntry bibEntry(ByteBuffer in) throws IOException {
+        return new BibEntry(protocol(in), ipv6(in), Short.toUnsignedInt(in.getShort()), transport(in), in.get() != 0);
     }
 }

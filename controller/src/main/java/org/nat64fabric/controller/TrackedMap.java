@@ -1,5 +1,7 @@
 package org.nat64fabric.controller;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.AbstractMap;
 import java.util.AbstractSet;
 import java.util.ArrayList;
@@ -7,6 +9,7 @@ import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Queue;
 import java.util.Set;
@@ -20,21 +23,23 @@ import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
- * One of the durable store's maps, held in memory: a ConcurrentHashMap whose every change of a
- * key is recorded in the store's {@link Changes}, so that the next commit writes the key's value
- * as it is then, or deletes its row when the key is gone. A key keeps the number of its row in
- * the state file from the moment it is added until it is removed. Views are read-only: every
- * change goes through a method that records it.
+ * One of the durable store's maps, held in memory as {@link PackedRows} (each value encoded as its
+ * row in the state file), whose every change of a key is recorded in the store's {@link Changes},
+ * so that the next commit writes the key's row as it is then, or deletes it when the key is gone.
+ * A key keeps the number of its row in the state file from the moment it is added until it is
+ * removed. Values are decoded when read (a value read is then a copy, equal to the one put),
+ * except in a map that keeps them decoded as well. Views are read-only: every change goes through
+ * a method that records it.
  */
 final class TrackedMap<V> extends AbstractMap<String, V> implements ConcurrentMap<String, V> {
-    /** A value and the number of its row. Replaced, never changed, when the value changes. */
-    private static final class Row<V> {
-        final V value;
+    /** A row as a change left it: its number and encoded value. */
+    static final class Row {
         final long seq;
+        final byte[] value;
 
-        Row(V value, long seq) {
-            this.value = value;
+        Row(long seq, byte[] value) {
             this.seq = seq;
+            this.value = value;
         }
     }
 
@@ -43,9 +48,9 @@ final class TrackedMap<V> extends AbstractMap<String, V> implements ConcurrentMa
         final long seq;
         final String map;
         final String key;
-        final Object value;
+        final byte[] value;
 
-        RowWrite(long seq, String map, String key, Object value) {
+        RowWrite(long seq, String map, String key, byte[] value) {
             this.seq = seq;
             this.map = map;
             this.key = key;
@@ -79,7 +84,7 @@ final class TrackedMap<V> extends AbstractMap<String, V> implements ConcurrentMa
      */
     static final class Changes {
         /** In {@link #dirty}: the key is gone. */
-        private static final Row<?> GONE = new Row<>(null, -1);
+        private static final Row GONE = new Row(-1, null);
 
         /**
          * Cheaper than a ReentrantReadWriteLock, which every change of every setup would take; not
@@ -87,7 +92,7 @@ final class TrackedMap<V> extends AbstractMap<String, V> implements ConcurrentMa
          */
         private final StampedLock lock = new StampedLock();
         /** Per changed key, its row as its last change left it (or GONE): a snapshot looks up nothing. */
-        private final Map<Key, Row<?>> dirty = new ConcurrentHashMap<>();
+        private final Map<Key, Row> dirty = new ConcurrentHashMap<>();
         private final Queue<Long> deleted = new ConcurrentLinkedQueue<>();
         private final AtomicLong lastSeq = new AtomicLong();
 
@@ -125,7 +130,7 @@ final class TrackedMap<V> extends AbstractMap<String, V> implements ConcurrentMa
             long stamp = lock.writeLock();
             try {
                 for (Key k : s.keys) {
-                    Row<?> now = k.map.data.get(k.key);
+                    Row now = k.map.row(k.key);
                     dirty.putIfAbsent(k, now == null ? GONE : now);
                 }
                 deleted.addAll(s.deletes);
@@ -157,39 +162,85 @@ final class TrackedMap<V> extends AbstractMap<String, V> implements ConcurrentMa
     }
 
     private final String name;
-    private final ConcurrentHashMap<String, Row<V>> data;
+    private final PackedRows rows;
     private final Changes changes;
 
-    /** {@code expectedSize}: the keys it is sized for, so that it does not rehash while it fills. */
-    TrackedMap(String name, Changes changes, int expectedSize) {
+    /** {@code spread} and {@code keepDecoded}: how its rows are held ({@link PackedRows}). */
+    TrackedMap(String name, Changes changes, boolean spread, boolean keepDecoded) {
         this.name = name;
         this.changes = changes;
-        this.data = new ConcurrentHashMap<>(expectedSize);
+        this.rows = new PackedRows(spread, keepDecoded);
+    }
+
+    /** What {@link #find} hands on: the key's segment, under its monitor, and the key's slot there or -1. */
+    private interface Found<R> {
+        R at(PackedRows.Segment segment, int slot);
+    }
+
+    /** Looks the key up under its segment's monitor. */
+    private <R> R find(String key, Found<R> then) {
+        int hash = PackedRows.hash(key);
+        PackedRows.Segment segment = rows.segment(hash);
+        synchronized (segment) {
+            return then.at(segment, segment.find(key, hash));
+        }
     }
 
     /**
-     * Loads a row read from the state file: not a change. False when the key has a row already
-     * (the file is damaged: a key has one row).
+     * Loads a row read from the state file, its value checked by decoding it: not a change. False
+     * when the key has a row already (the file is damaged: a key has one row).
      */
-    boolean load(long seq, String key, V value) {
+    boolean load(long seq, String key, byte[] value) throws IOException {
         changes.loaded(seq);
-        return data.putIfAbsent(key, new Row<>(value, seq)) == null;
+        Object decoded = StateCodec.decode(value);
+        return find(key, (segment, slot) -> {
+            if (slot >= 0) {
+                return false;
+            }
+            segment.put(-1, key, PackedRows.hash(key), seq, value, decoded);
+            return true;
+        });
+    }
+
+    /** The key's row as it is now, or null. */
+    private Row row(String key) {
+        return find(key, (segment, slot) -> slot < 0 ? null : new Row(segment.seq(slot), segment.valueBytes(slot)));
     }
 
     @Override
     public V get(Object key) {
-        Row<V> row = data.get(key);
-        return row == null ? null : row.value;
+        return key instanceof String ? find((String) key, (segment, slot) -> slot < 0 ? null : decode(segment, slot)) : null;
     }
 
     @Override
     public boolean containsKey(Object key) {
-        return data.containsKey(key);
+        return key instanceof String && find((String) key, (segment, slot) -> slot >= 0);
     }
 
     @Override
     public int size() {
-        return data.size();
+        int n = 0;
+        for (int i = 0; i < rows.segmentCount(); i++) {
+            PackedRows.Segment segment = rows.segmentAt(i);
+            synchronized (segment) {
+                n += segment.size();
+            }
+        }
+        return n;
+    }
+
+    /** The entries of one segment, decoded under its monitor; those of the next are read as the iteration gets there. */
+    private List<Entry<String, V>> entriesOf(int i) {
+        PackedRows.Segment segment = rows.segmentAt(i);
+        synchronized (segment) {
+            List<Entry<String, V>> out = new ArrayList<>(segment.size());
+            for (int slot = 0; slot < segment.capacity(); slot++) {
+                if (segment.occupied(slot)) {
+                    out.add(new SimpleImmutableEntry<>(segment.key(slot), decode(segment, slot)));
+                }
+            }
+            return out;
+        }
     }
 
     @Override
@@ -197,57 +248,88 @@ final class TrackedMap<V> extends AbstractMap<String, V> implements ConcurrentMa
         return new AbstractSet<>() {
             @Override
             public Iterator<Entry<String, V>> iterator() {
-                Iterator<Entry<String, Row<V>>> rows = data.entrySet().iterator();
                 return new Iterator<>() {
+                    private int next;
+                    private Iterator<Entry<String, V>> current = Collections.emptyIterator();
+
                     @Override
                     public boolean hasNext() {
-                        return rows.hasNext();
+                        while (!current.hasNext() && next < rows.segmentCount()) {
+                            current = entriesOf(next++).iterator();
+                        }
+                        return current.hasNext();
                     }
 
                     @Override
                     public Entry<String, V> next() {
-                        Entry<String, Row<V>> e = rows.next();
-                        return new SimpleImmutableEntry<>(e.getKey(), e.getValue().value);
+                        if (!hasNext()) {
+                            throw new NoSuchElementException();
+                        }
+                        return current.next();
                     }
                 };
             }
 
             @Override
             public int size() {
-                return data.size();
+                return TrackedMap.this.size();
             }
         };
     }
 
-    @Override
-    public Set<String> keySet() {
-        return Collections.unmodifiableSet(data.keySet());
+    @SuppressWarnings("unchecked")
+    private V decode(PackedRows.Segment segment, int slot) {
+        Object kept = segment.decoded(slot);
+        if (kept != null) {
+            return (V) kept;
+        }
+        try {
+            return (V) StateCodec.decode(segment.value(slot));
+        } catch (IOException e) {
+            throw new UncheckedIOException("a row of " + name + " held in memory does not decode", e);
+        }
+    }
+
+    private static byte[] encode(Object value) {
+        try {
+            return StateCodec.encode(value);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
     }
 
     /**
      * Every change comes here: the new value, from the current one (null: absent), atomically
      * for the key. A key added gets a new row number; one removed leaves its row number to
-     * delete; a value that stays equal (a failed claim) changes nothing to write.
+     * delete; a value that stays equal (a failed claim) changes nothing to write. The remapping
+     * runs under the key's segment's monitor and the store's lock: it must not read or change the
+     * store's maps (MapNatStore's do not).
      */
     @Override
     public V compute(String key, BiFunction<? super String, ? super V, ? extends V> remapping) {
+        int hash = PackedRows.hash(key);
+        PackedRows.Segment segment = rows.segment(hash);
         long stamp = changes.lock.readLock();
         try {
-            Row<V> after = data.compute(key, (k, row) -> {
-                V value = remapping.apply(k, row == null ? null : row.value);
-                Row<V> next = value == null ? null
-                        : row != null && Objects.equals(row.value, value) ? row
-                        : new Row<>(value, row == null ? changes.lastSeq.incrementAndGet() : row.seq);
-                if (next != row) {
-                    // recorded under the key's lock: of two threads changing a key, the later change is the one kept
-                    changes.dirty.put(new Key(this, k), next == null ? Changes.GONE : next);
-                    if (next == null) {
-                        changes.deleted.add(row.seq);
+            synchronized (segment) {
+                int slot = segment.find(key, hash);
+                V before = slot < 0 ? null : decode(segment, slot);
+                V value = remapping.apply(key, before);
+                // recorded under the key's monitor: of two threads changing a key, the later change is the one kept
+                if (value == null) {
+                    if (slot >= 0) {
+                        changes.deleted.add(segment.seq(slot));
+                        segment.remove(slot);
+                        changes.dirty.put(new Key(this, key), Changes.GONE);
                     }
+                } else if (!value.equals(before)) {
+                    byte[] bytes = encode(value);
+                    long seq = slot < 0 ? changes.lastSeq.incrementAndGet() : segment.seq(slot);
+                    segment.put(slot, key, hash, seq, bytes, value);
+                    changes.dirty.put(new Key(this, key), new Row(seq, bytes));
                 }
-                return next;
-            });
-            return after == null ? null : after.value;
+                return value;
+            }
         } finally {
             changes.lock.unlockRead(stamp);
         }
@@ -314,6 +396,8 @@ final class TrackedMap<V> extends AbstractMap<String, V> implements ConcurrentMa
 
     @Override
     public void clear() {
-        data.keySet().forEach(this::remove);
+        List<String> keys = new ArrayList<>();
+        entrySet().forEach(e -> keys.add(e.getKey()));
+        keys.forEach(this::remove);
     }
 }

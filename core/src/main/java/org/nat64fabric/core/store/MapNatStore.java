@@ -55,7 +55,7 @@ public class MapNatStore implements NatStore {
     /** The maps with an entry (or about one) per session, which {@link #EXPECTED_SESSIONS} sizes. */
     public static final Set<String> PER_SESSION_MAPS = Set.of("ports", "bib6", "bib4", "sessions");
 
-    /** A port in use never rests out. Boxed once: every port in use holds this one value. */
+    /** A port in use never rests out. Boxed once: in maps of objects, every port in use holds this one value. */
     private static final Long IN_USE = Long.MAX_VALUE;
 
     private final Map<String, PortBlock> blocks;
