@@ -73,6 +73,16 @@ public final class Pool4 {
     private final List<Ipv4Address> addresses = new ArrayList<>();
     /** Per block, the port its next search starts at: a hint only, kept in memory. */
     private final Map<PortBlock, Integer> cursors = new HashMap<>();
+    /**
+     * Per block, by search (range class and parity asked for, each or any), a time before which
+     * the block has no port for it: a search found every such port in use or resting, and none can
+     * come free before the earliest of those rests ends or the hold time has passed. A subscriber's
+     * full blocks are skipped until then, where each setup after its last block filled tried every
+     * port of every one of them (thousands of claims in one setup).
+     */
+    private final Map<PortBlock, long[]> noPortBefore = new HashMap<>();
+    /** Searches: range class -1 (any) to 2, times parity -1 (any) to 1. */
+    private static final int SEARCHES = 4 * 3;
     /** Per protocol and subscriber, the block of its last claimed port: a hint only. */
     private final Map<Protocol, Map<Ipv6Address, PortBlock>> lastBlock = new EnumMap<>(Protocol.class);
     /**
@@ -186,7 +196,7 @@ public final class Pool4 {
             return Result.refused(Refusal.OTHER_SUBSCRIBER, protocol + " " + wanted + " is in the port block "
                     + b.first() + "–" + b.last() + " of another subscriber, " + b.subscriber());
         }
-        if (!store.claimPort(protocol, wanted, now)) {
+        if (store.claimPort(protocol, wanted, now) != PortStore.CLAIMED) {
             if (opened != null) {
                 giveBack(opened);
             }
@@ -222,6 +232,7 @@ public final class Pool4 {
     private void giveBack(PortBlock b) {
         store.releaseBlock(b);
         cursors.remove(b);
+        noPortBefore.remove(b);
         refusedUntil.remove(b.protocol());
         Map<Ipv6Address, PortBlock> last = lastBlock.get(b.protocol());
         if (last != null) {
@@ -277,22 +288,32 @@ public final class Pool4 {
 
     /** Claims a usable port in {@code candidates}, of range class {@code cls} and {@code parity} (-1: any). */
     private Optional<TransportAddress> claim(List<PortBlock> candidates, long now, int cls, int parity) {
+        int search = (cls + 1) * 3 + parity + 1;
         for (PortBlock b : candidates) {
+            long[] noPort = noPortBefore.get(b);
+            if (noPort != null && now < noPort[search]) {
+                continue;   // it had none at its last search, and none can have come free since
+            }
             // Start after the port claimed last in this block, so that a busy block is not probed
             // from its first port at every allocation; wrap round to reach ports freed since.
             int size = b.last() - b.first() + 1;
             int start = cursors.getOrDefault(b, b.first());
+            // A port in use now rests for the hold time once released; a resting one is free at its rest's end.
+            long soonest = now + config.holdMillis;
             for (int i = 0; i < size; i++) {
                 int port = b.first() + (start - b.first() + i) % size;
                 if ((cls < 0 || rangeClass(port) == cls) && (parity < 0 || (port & 1) == parity)) {
                     TransportAddress t = new TransportAddress(b.address(), port);
-                    if (store.claimPort(b.protocol(), t, now)) {
+                    long freeAt = store.claimPort(b.protocol(), t, now);
+                    if (freeAt == PortStore.CLAIMED) {
                         cursors.put(b, port == b.last() ? b.first() : port + 1);
                         lastBlock.computeIfAbsent(b.protocol(), p -> new HashMap<>()).put(b.subscriber(), b);
                         return Optional.of(t);
                     }
+                    soonest = Math.min(soonest, freeAt);
                 }
             }
+            noPortBefore.computeIfAbsent(b, k -> new long[SEARCHES])[search] = soonest;
         }
         return Optional.empty();
     }

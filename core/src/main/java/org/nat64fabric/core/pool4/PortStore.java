@@ -41,8 +41,14 @@ public interface PortStore {
         return out;
     }
 
-    /** Claims a port that is neither in use nor resting at {@code now}. */
-    boolean claimPort(Protocol protocol, TransportAddress address, long now);
+    /** What {@link #claimPort} returns when it claimed the port. */
+    long CLAIMED = Long.MIN_VALUE;
+
+    /**
+     * Claims a port that is neither in use nor resting at {@code now}: {@link #CLAIMED}, or else
+     * when the port may be claimed again (the end of its rest; {@code Long.MAX_VALUE} while in use).
+     */
+    long claimPort(Protocol protocol, TransportAddress address, long now);
 
     /** The port's mapping ended: it rests until {@code until} (epoch ms). */
     void restPort(Protocol protocol, TransportAddress address, long until);

@@ -205,17 +205,18 @@ public class MapNatStore implements NatStore {
     }
 
     @Override
-    public boolean claimPort(Protocol protocol, TransportAddress address, long now) {
-        boolean[] claimed = {false};
+    public long claimPort(Protocol protocol, TransportAddress address, long now) {
+        long[] result = {PortStore.CLAIMED};
         ports.compute(PortStore.portKey(protocol, address), (k, until) -> {
             if (until == null || until <= now) {
-                claimed[0] = true;
+                result[0] = PortStore.CLAIMED;
                 return IN_USE;
             }
+            result[0] = until;
             return until;
         });
         committed();
-        return claimed[0];
+        return result[0];
     }
 
     @Override

@@ -102,7 +102,7 @@ class Pool4Test {
             return store.blockStartHeld(block);
         }
 
-        @Override public boolean claimPort(Protocol protocol, TransportAddress address, long now) {
+        @Override public long claimPort(Protocol protocol, TransportAddress address, long now) {
             probes++;
             return store.claimPort(protocol, address, now);
         }
@@ -120,8 +120,9 @@ class Pool4Test {
     void aSubscriberAtItsLimitIsRefusedForASecondWithoutSearchingAgain() {
         CountingPorts ports = new CountingPorts();
         Pool4 p = new Pool4(pool("192.0.2.1/32").blockSize(64).blocksPerSubscriber(4).build(), ports);
+        List<TransportAddress> given = new ArrayList<>();
         for (int i = 0; i < 256; i++) {
-            get(p.allocate(Protocol.UDP, host(1), 3000 + i, 0));
+            given.add(get(p.allocate(Protocol.UDP, host(1), 3000 + i, 0)));
         }
         int before = ports.probes;
         assertEquals(Optional.of(Pool4.Refusal.SUBSCRIBER_LIMIT), p.allocate(Protocol.UDP, host(1), 4000, 0).refusal());
@@ -135,7 +136,55 @@ class Pool4Test {
         get(p.allocate(Protocol.UDP, host(2), 3000, 999));   // another subscriber is not affected
         before = ports.probes;
         assertEquals(Optional.of(Pool4.Refusal.SUBSCRIBER_LIMIT), p.allocate(Protocol.UDP, host(1), 5000, 1000).refusal());
-        assertTrue(ports.probes > before, "a second later it searches again");
+        assertEquals(before, ports.probes,
+                "a second later still no port probed: all are in use, and none can be free before a release and its rest");
+        p.release(Protocol.UDP, given.get(100), 1000);
+        before = ports.probes;
+        assertEquals(Optional.of(Pool4.Refusal.SUBSCRIBER_LIMIT), p.allocate(Protocol.UDP, host(1), 5002, 2000).refusal());
+        assertEquals(before, ports.probes, "the released port rests: still nothing to search");
+        assertEquals(Optional.of(given.get(100)),
+                p.allocate(Protocol.UDP, host(1), 3100, 1000 + Pool4Config.MIN_HOLD_MILLIS).address(),
+                "the released port, once rested");
+    }
+
+    /**
+     * When a subscriber's last block fills, the next setup searches that block and opens another;
+     * the blocks it found full before are not searched again while no port in them can have come
+     * free (each was in use, so the earliest is a release now plus the hold time), and they are
+     * searched again once one can.
+     */
+    @Test
+    void fullBlocksAreNotSearchedAgainUntilAPortInThemCanBeFree() {
+        CountingPorts ports = new CountingPorts();
+        Pool4 p = new Pool4(pool("192.0.2.1/32").blockSize(16).blocksPerSubscriber(8).build(), ports);
+        for (int i = 0; i < 5 * 16; i++) {   // five full blocks, sources of both parities
+            get(p.allocate(Protocol.UDP, host(1), 3000 + i, i));
+        }
+        assertEquals(5, p.blocksOf(host(1)).size());
+        int before = ports.probes;
+        get(p.allocate(Protocol.UDP, host(1), 4000, 100));
+        assertEquals(6, p.blocksOf(host(1)).size());
+        // the last full block's 8 even ports, then the first of the new block: not the 32 of the four before
+        assertEquals(9, ports.probes - before, "probes of the setup that opened the sixth block");
+
+        TransportAddress freed = get(p.allocate(Protocol.UDP, host(1), 4002, 200));
+        PortBlock first = p.blocksOf(host(1)).stream().min(java.util.Comparator.comparingInt(PortBlock::first))
+                .orElseThrow();
+        TransportAddress inFirst = new TransportAddress(first.address(), first.first());
+        p.release(Protocol.UDP, inFirst, 300);
+        long free = 300 + Pool4Config.MIN_HOLD_MILLIS;
+        for (int i = 0; i < 14; i++) {   // fill the sixth block, then the seventh and eighth, up to the limit
+            get(p.allocate(Protocol.UDP, host(1), 5000 + 2 * i, 400 + i));
+        }
+        assertTrue(freed.port() != inFirst.port() || !freed.address().equals(inFirst.address()));
+        // at the limit, once the released port has rested, a search finds it again
+        int taken = 0;
+        Pool4.Result r;
+        do {
+            r = p.allocate(Protocol.UDP, host(1), 6000 + 2 * taken, free);
+            taken++;
+        } while (r.address().isPresent() && !r.address().get().equals(inFirst) && taken < 100);
+        assertEquals(Optional.of(inFirst), r.address(), "the port released in the first block, after its rest");
     }
 
     @Test
