@@ -1,9 +1,12 @@
 package org.nat64fabric.core.eamt;
 
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.nat64fabric.core.ConfigException;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv6Address;
@@ -12,44 +15,59 @@ import org.nat64fabric.core.addr.Ipv6Address;
  * The RFC 7757 EAM Table: bidirectional, longest prefix first in each direction. Entries may
  * overlap (a longer one refines a shorter one, as LPM resolves), but two entries with the same
  * IPv6 or the same IPv4 prefix would make one direction ambiguous, so the second is refused.
- * Safe for concurrent use.
+ * A lookup costs a hash lookup per distinct prefix length, not a pass over the entries: a session
+ * setup looks its destination up here. Safe for concurrent use.
  */
 public final class Eamt {
-    private volatile List<Eam> entries = List.of();
+    /** Replaced whole on a change, so that lookups take no lock. */
+    private volatile Index index = new Index(List.of());
+
+    /** A table of entries already checked against each other (a store's): built in one pass. */
+    public static Eamt of(Collection<Eam> entries) {
+        Eamt t = new Eamt();
+        t.index = new Index(List.copyOf(entries));
+        return t;
+    }
 
     public synchronized void add(Eam eam) {
-        for (Eam e : entries) {
-            if (e.ipv6().equals(eam.ipv6()) || e.ipv4().equals(eam.ipv4())) {
-                String which = e.ipv6().equals(eam.ipv6()) ? e.ipv6().toString() : e.ipv4().toString();
-                throw new ConfigException("eamt", "cannot add " + eam + ": " + which + " is already mapped by " + e
-                        + " (remove it first)");
-            }
-        }
-        List<Eam> next = new ArrayList<>(entries);
+        check(eam);
+        List<Eam> next = new ArrayList<>(index.entries);
         next.add(eam);
-        entries = List.copyOf(next);
+        index = new Index(List.copyOf(next));
+    }
+
+    /** Throws {@link ConfigException} (field {@code eamt}) when {@code eam} has the IPv6 or IPv4 prefix of an entry. */
+    public void check(Eam eam) {
+        Index i = index;
+        Eam same = i.with(eam.ipv6().address(), eam.ipv6().length());
+        String which = same != null ? eam.ipv6().toString() : eam.ipv4().toString();
+        if (same == null) {
+            same = i.with(eam.ipv4().address(), eam.ipv4().length());
+        }
+        if (same != null) {
+            throw new ConfigException("eamt", "cannot add " + eam + ": " + which + " is already mapped by " + same
+                    + " (remove it first)");
+        }
     }
 
     /** Removes the entry; false when it was not there. */
     public synchronized boolean remove(Eam eam) {
-        List<Eam> next = new ArrayList<>(entries);
+        List<Eam> next = new ArrayList<>(index.entries);
         boolean removed = next.remove(eam);
-        entries = List.copyOf(next);
+        index = new Index(List.copyOf(next));
         return removed;
     }
 
     public List<Eam> entries() {
-        return entries;
+        return index.entries;
     }
 
     public Optional<Eam> forIpv6(Ipv6Address a) {
-        return entries.stream().filter(e -> e.ipv6().contains(a))
-                .max(Comparator.comparingInt(e -> e.ipv6().length()));
+        return Optional.ofNullable(index.longest(a));
     }
 
     public Optional<Eam> forIpv4(Ipv4Address a) {
-        return entries.stream().filter(e -> e.ipv4().contains(a))
-                .max(Comparator.comparingInt(e -> e.ipv4().length()));
+        return Optional.ofNullable(index.longest(a));
     }
 
     public Optional<Ipv4Address> toIpv4(Ipv6Address a) {
@@ -58,5 +76,51 @@ public final class Eamt {
 
     public Optional<Ipv6Address> toIpv6(Ipv4Address a) {
         return forIpv4(a).map(e -> e.toIpv6(a));
+    }
+
+    /** The entries by prefix length (longest first), each length's by its prefix's address. */
+    private static final class Index {
+        final List<Eam> entries;
+        final TreeMap<Integer, Map<Ipv6Address, Eam>> by6 = new TreeMap<>((x, y) -> y - x);
+        final TreeMap<Integer, Map<Integer, Eam>> by4 = new TreeMap<>((x, y) -> y - x);
+
+        Index(List<Eam> entries) {
+            this.entries = entries;
+            for (Eam e : entries) {
+                by6.computeIfAbsent(e.ipv6().length(), n -> new HashMap<>()).put(e.ipv6().address(), e);
+                by4.computeIfAbsent(e.ipv4().length(), n -> new HashMap<>()).put(e.ipv4().address().bits(), e);
+            }
+        }
+
+        Eam with(Ipv6Address prefix, int length) {
+            Map<Ipv6Address, Eam> m = by6.get(length);
+            return m == null ? null : m.get(prefix);
+        }
+
+        Eam with(Ipv4Address prefix, int length) {
+            Map<Integer, Eam> m = by4.get(length);
+            return m == null ? null : m.get(prefix.bits());
+        }
+
+        Eam longest(Ipv6Address a) {
+            for (Map.Entry<Integer, Map<Ipv6Address, Eam>> m : by6.entrySet()) {
+                Eam e = m.getValue().get(a.mask(m.getKey()));
+                if (e != null) {
+                    return e;
+                }
+            }
+            return null;
+        }
+
+        Eam longest(Ipv4Address a) {
+            for (Map.Entry<Integer, Map<Integer, Eam>> m : by4.entrySet()) {
+                int length = m.getKey();
+                Eam e = m.getValue().get(length == 0 ? 0 : a.bits() & -1 << (32 - length));
+                if (e != null) {
+                    return e;
+                }
+            }
+            return null;
+        }
     }
 }

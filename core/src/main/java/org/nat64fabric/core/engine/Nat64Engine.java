@@ -41,6 +41,8 @@ public final class Nat64Engine {
     private final TcpStateMachine tcp;
     private final NatEvents events;
     private final Consumer<NatEvent> log;
+    /** The EAMT last built, and the store's entries it was built from ({@link #eamt()}). */
+    private volatile EamtBuilt eamtBuilt = new EamtBuilt(List.of(), new Eamt());
     /** BIB entries (by IPv6 key) and the switches that reported them idle since they were last seen. */
     private final Map<String, Set<String>> idleOn = new ConcurrentHashMap<>();
 
@@ -250,7 +252,7 @@ public final class Nat64Engine {
      */
     public synchronized void addEam(Eam eam, String at) {
         config.checkEam(eam, at);
-        eamt().add(eam);    // throws ConfigException on an ambiguous entry
+        eamt().check(eam);    // throws ConfigException on an ambiguous entry
         store.addEam(eam);
     }
 
@@ -258,11 +260,29 @@ public final class Nat64Engine {
         return store.removeEam(eam);
     }
 
-    /** The EAMT as the store holds it. */
+    /**
+     * The EAMT as the store holds it, built again only when the store's entries changed: every
+     * session setup looks its destination up here, and an operator's EAMT may hold thousands.
+     */
     public Eamt eamt() {
-        Eamt t = new Eamt();
-        store.eams().forEach(t::add);
-        return t;
+        List<Eam> entries = store.eams();
+        EamtBuilt built = eamtBuilt;
+        if (built.from != entries && !built.from.equals(entries)) {
+            built = new EamtBuilt(entries, Eamt.of(entries));
+            eamtBuilt = built;
+        }
+        return built.table;
+    }
+
+    /** The lookup table of a list of the store's EAMs. */
+    private static final class EamtBuilt {
+        final List<Eam> from;
+        final Eamt table;
+
+        EamtBuilt(List<Eam> from, Eamt table) {
+            this.from = from;
+            this.table = table;
+        }
     }
 
     /** Gives back port blocks left without mappings or resting ports; returns them (each logged). */

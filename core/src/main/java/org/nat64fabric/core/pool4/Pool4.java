@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv4Prefix;
@@ -94,6 +95,13 @@ public final class Pool4 {
      */
     private final Map<Protocol, Map<Ipv6Address, Refused>> refusedUntil = new EnumMap<>(Protocol.class);
     static final long REFUSAL_STANDS_MILLIS = 1000;
+    /**
+     * Per protocol, pool4's addresses by the blocks they hold, fewest first: where a subscriber's
+     * first block goes. Counted from the store at the first need after each {@link #expire} (which
+     * sees the blocks other controller instances opened too), and kept up by this instance's opens
+     * and give-backs in between, where every first block listed every block held.
+     */
+    private final Map<Protocol, AddressLoad> loads = new EnumMap<>(Protocol.class);
 
     private static final class Refused {
         final Refusal refusal;
@@ -102,6 +110,44 @@ public final class Pool4 {
         Refused(Refusal refusal, long until) {
             this.refusal = refusal;
             this.until = until;
+        }
+    }
+
+    /** Blocks held per address, and the addresses in order of that count (then of pool4). */
+    private static final class AddressLoad {
+        final Map<Ipv4Address, Long> blocks = new HashMap<>();
+        final Map<Ipv4Address, Integer> position = new HashMap<>();
+        /**
+         * Per address and range class (any, then {@link #rangeClass} 0-2), a block index before
+         * which every block of the class was held when last looked.
+         */
+        final Map<Ipv4Address, int[]> allHeldBefore = new HashMap<>();
+        final TreeSet<Ipv4Address> fewestFirst = new TreeSet<>(
+                Comparator.comparingLong((Ipv4Address a) -> blocks.getOrDefault(a, 0L)).thenComparing(position::get));
+
+        AddressLoad(List<Ipv4Address> addresses, Protocol protocol, List<PortBlock> held) {
+            for (Ipv4Address a : addresses) {
+                position.put(a, position.size());
+            }
+            for (PortBlock b : held) {
+                if (b.protocol() == protocol && position.containsKey(b.address())) {
+                    blocks.merge(b.address(), 1L, Long::sum);
+                }
+            }
+            fewestFirst.addAll(addresses);
+        }
+
+        void add(PortBlock b, int index, long delta) {
+            Ipv4Address a = b.address();
+            if (fewestFirst.remove(a)) {   // taken out under its old count, put back under the new one
+                blocks.merge(a, delta, Long::sum);
+                fewestFirst.add(a);
+            }
+            int[] heldBefore = allHeldBefore.get(a);
+            if (delta < 0 && heldBefore != null) {   // this block is free again: searches of its class, or of any, start there
+                heldBefore[0] = Math.min(heldBefore[0], index);
+                heldBefore[rangeClass(b.first()) + 1] = Math.min(heldBefore[rangeClass(b.first()) + 1], index);
+            }
         }
     }
 
@@ -191,6 +237,7 @@ public final class Pool4 {
                 return Result.refused(Refusal.TAKEN, protocol + " " + wanted + " was just taken: its port block"
                         + " went to another subscriber");
             }
+            counted(opened, 1);
         } else if (!holder.get().subscriber().equals(subscriber)) {
             PortBlock b = holder.get();
             return Result.refused(Refusal.OTHER_SUBSCRIBER, protocol + " " + wanted + " is in the port block "
@@ -214,6 +261,7 @@ public final class Pool4 {
     /** Returns to the pool the blocks with no mapping and no resting port left; they are returned for logging. */
     public synchronized List<PortBlock> expire(long now) {
         refusedUntil.values().forEach(m -> m.values().removeIf(r -> r.until <= now));
+        loads.clear();   // counted again from the store when next needed
         List<PortBlock> freed = new ArrayList<>();
         for (PortBlock b : store.blocks()) {
             boolean busy = false;
@@ -231,6 +279,7 @@ public final class Pool4 {
     /** Gives a block back, and forgets the search hints about it (they would outlive every block). */
     private void giveBack(PortBlock b) {
         store.releaseBlock(b);
+        counted(b, -1);
         cursors.remove(b);
         noPortBefore.remove(b);
         refusedUntil.remove(b.protocol());
@@ -328,6 +377,7 @@ public final class Pool4 {
             if (!store.claimBlock(candidate)) {
                 continue;   // another subscriber, or another controller instance, has it
             }
+            counted(candidate, 1);
             if (blocksOf(protocol, subscriber).size() > config.blocksPerSubscriber) {
                 giveBack(candidate);   // another instance opened one for this subscriber meanwhile
                 return Optional.empty();
@@ -356,28 +406,46 @@ public final class Pool4 {
             return out;
         }
         Optional<Ipv4Address> pair = pairedAddress(subscriber);
-        List<Ipv4Address> choices = new ArrayList<>(pair.map(List::of).orElse(addresses));
-        if (pair.isEmpty()) {   // the subscriber's first block: every block is looked at, once
-            Map<Ipv4Address, Long> load = new HashMap<>();
-            store.blocks().stream().filter(b -> b.protocol() == protocol)
-                    .forEach(b -> load.merge(b.address(), 1L, Long::sum));
-            choices.sort(Comparator.comparingLong((Ipv4Address a) -> load.getOrDefault(a, 0L)));
-        }
+        // the subscriber's first block goes on the address with the fewest blocks
+        Iterable<Ipv4Address> choices = pair.isPresent() ? List.of(pair.get()) : load(protocol).fewestFirst;
         int[] indexes = blockIndexes(protocol);
+        AddressLoad load = load(protocol);
         for (Ipv4Address a : choices) {
-            for (int index = indexes[0]; index <= indexes[1]; index++) {
+            int[] heldBefore = load.allHeldBefore.computeIfAbsent(a, k -> new int[] {0, 0, 0, 0});
+            boolean allHeld = true;   // so far: where the next search of this class on this address starts
+            for (int index = Math.max(indexes[0], heldBefore[cls + 1]); index <= indexes[1]; index++) {
                 PortBlock b = block(protocol, a, index, subscriber);
+                if (cls >= 0 && rangeClass(b.first()) != cls) {
+                    continue;
+                }
                 // asked of the store per block, not by listing every block held: a subscriber opens
                 // a block every few hundred mappings, and the blocks held grow with the subscribers
-                if ((cls < 0 || rangeClass(b.first()) == cls) && !store.blockStartHeld(b)) {
-                    out.add(b);
-                    if (out.size() > 8) {
-                        return out;   // enough to survive races; the next call looks again
+                if (store.blockStartHeld(b)) {
+                    if (allHeld) {
+                        heldBefore[cls + 1] = index + 1;
                     }
+                    continue;
+                }
+                allHeld = false;
+                out.add(b);
+                if (out.size() > 8) {
+                    return out;   // enough to survive races; the next call looks again
                 }
             }
         }
         return out;
+    }
+
+    private AddressLoad load(Protocol protocol) {
+        return loads.computeIfAbsent(protocol, p -> new AddressLoad(addresses, p, store.blocks()));
+    }
+
+    /** A block this instance opened ({@code +1}) or gave back ({@code -1}). */
+    private void counted(PortBlock b, long delta) {
+        AddressLoad load = loads.get(b.protocol());
+        if (load != null) {
+            load.add(b, b.first() / config.blockSize, delta);
+        }
     }
 
     private PortBlock block(Protocol protocol, Ipv4Address a, int index, Ipv6Address subscriber) {

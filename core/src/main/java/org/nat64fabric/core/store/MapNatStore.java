@@ -75,6 +75,11 @@ public class MapNatStore implements NatStore {
     private final NavigableMap<Ipv6Address, Integer> sessionsByHost;
     /** BIB entries and sessions by protocol ({@code 2 * ordinal}, {@code 2 * ordinal + 1}); null when shared. */
     private final AtomicLongArray counted;
+    /** Other instances change the maps too. */
+    private final boolean shared;
+    /** {@link #eams()}, kept between changes when not shared: a session setup asks for it. */
+    private volatile List<Eam> eamList;
+    private final Object eamListLock = new Object();
     private final ThreadLocal<int[]> batchDepth = ThreadLocal.withInitial(() -> new int[1]);
 
     /** A store whose maps only this instance changes. */
@@ -90,6 +95,7 @@ public class MapNatStore implements NatStore {
         bib4 = maps.open("bib4");
         sessions = maps.open("sessions");
         eams = maps.open("eamt");
+        this.shared = shared;
         sessionsByBib = shared ? null : new SessionIndex(maps.expectedSize("sessions"));
         blocksBySubscriber = shared ? null : new ConcurrentHashMap<>();
         sessionsByHost = shared ? null : new ConcurrentSkipListMap<>(MapNatStore::unsignedOrder);
@@ -368,20 +374,38 @@ public class MapNatStore implements NatStore {
 
     @Override
     public List<Eam> eams() {
-        List<Eam> list = new ArrayList<>(eams.values());
-        list.sort(Comparator.comparing(Eam::toString));
-        return list;
+        List<Eam> list = eamList;
+        if (list != null) {
+            return list;
+        }
+        synchronized (eamListLock) {   // so that a change's reset cannot come between the read and the keeping
+            List<Eam> sorted = new ArrayList<>(eams.values());
+            sorted.sort(Comparator.comparing(Eam::toString));
+            list = List.copyOf(sorted);
+            if (!shared) {
+                eamList = list;   // until this instance changes the EAMT; no other one can
+            }
+            return list;
+        }
     }
 
     @Override
     public void addEam(Eam eam) {
         eams.put(eam.toString(), eam);
+        forgetEamList();
         committed();
+    }
+
+    private void forgetEamList() {
+        synchronized (eamListLock) {
+            eamList = null;
+        }
     }
 
     @Override
     public boolean removeEam(Eam eam) {
         boolean removed = eams.remove(eam.toString(), eam);
+        forgetEamList();
         committed();
         return removed;
     }

@@ -3,14 +3,17 @@ package org.nat64fabric.core.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
@@ -31,6 +34,7 @@ import org.nat64fabric.core.session.Session;
 import org.nat64fabric.core.session.TcpState;
 import org.nat64fabric.core.session.TcpStateMachine.Segment;
 import org.nat64fabric.core.store.InMemoryNatStore;
+import org.nat64fabric.core.store.MapNatStore;
 import org.nat64fabric.core.store.NatStore;
 
 class Nat64EngineTest {
@@ -205,6 +209,41 @@ class Nat64EngineTest {
         Outcome otherPort = e.fromV4(Protocol.UDP, SERVER, 5353, b.v4().address(), b.v4().port(), Segment.OTHER, 1);
         assertTrue(otherPort.translated(), "address-dependent: any port of a known remote address");
         assertTrue(otherPort.reprogram(), "its remote_filter entry must be written");
+    }
+
+    @Test
+    void theEamtIsBuiltAgainOnlyWhenItChangesAndEveryChangeReachesTheNextSetup() {
+        Map<String, Map<String, Object>> maps = new ConcurrentHashMap<>();
+        MapNatStore.Maps opener = new MapNatStore.Maps() {
+            @Override
+            @SuppressWarnings("unchecked")
+            public <V> Map<String, V> open(String name) {
+                return (Map<String, V>) maps.computeIfAbsent(name, n -> new ConcurrentHashMap<>());
+            }
+        };
+        MapNatStore shared = new MapNatStore(opener, true) { };   // as in an ONOS cluster
+        for (NatStore store : List.of(new InMemoryNatStore(), shared)) {
+            Nat64Engine e = engine(Nat64Config.builder().pool6(POOL6).pool4(pool4("192.0.2.0/24").build()), store);
+            Eam eam = Eam.parse("2001:db8:1::e00/120", "203.0.113.0/24", "eam");
+            Ipv6Address eamHost = Ipv6Address.parse("2001:db8:1::e05", "h");
+            assertFalse(e.fromV6(Protocol.UDP, host(1), 4000, eamHost, 53, Segment.OTHER, 0).translated(),
+                    "neither in pool6 nor in the EAMT yet");
+            e.addEam(eam, "eam");
+            assertSame(e.eamt(), e.eamt(), "not built again while unchanged");
+            Session s = e.fromV6(Protocol.UDP, host(1), 4001, eamHost, 53, Segment.OTHER, 0).session().orElseThrow();
+            assertEquals(Ipv4Address.parse("203.0.113.5", "x"), s.remote4().address());
+            assertTrue(e.removeEam(eam));
+            assertFalse(e.fromV6(Protocol.UDP, host(1), 4002, eamHost, 53, Segment.OTHER, 0).translated(),
+                    "removed: the next setup does not use it");
+        }
+        // Another instance of a cluster adds an EAM to the shared maps; this one sees it at its next setup.
+        Nat64Engine e = engine(Nat64Config.builder().pool6(POOL6).pool4(pool4("192.0.2.0/24").build()), shared);
+        e.eamt();
+        Eam byOther = Eam.parse("2001:db8:2::e00/120", "203.0.113.0/24", "eam");
+        maps.get("eamt").put(byOther.toString(), byOther);
+        Session s = e.fromV6(Protocol.UDP, host(2), 4000, Ipv6Address.parse("2001:db8:2::e07", "h"), 53,
+                Segment.OTHER, 0).session().orElseThrow();
+        assertEquals(Ipv4Address.parse("203.0.113.7", "x"), s.remote4().address());
     }
 
     @Test

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -83,8 +84,18 @@ class Pool4Test {
 
     /** Counts the ports probed. */
     private static final class CountingPorts implements PortStore {
-        final InMemoryNatStore store = new InMemoryNatStore();
+        final InMemoryNatStore store;
         int probes;
+        int listings;
+        int heldChecks;
+
+        CountingPorts() {
+            this(new InMemoryNatStore());
+        }
+
+        CountingPorts(InMemoryNatStore store) {
+            this.store = store;
+        }
 
         @Override public boolean claimBlock(PortBlock block) {
             return store.claimBlock(block);
@@ -95,10 +106,16 @@ class Pool4Test {
         }
 
         @Override public List<PortBlock> blocks() {
+            listings++;
             return store.blocks();
         }
 
+        @Override public List<PortBlock> blocksOf(Ipv6Address subscriber) {
+            return store.blocksOf(subscriber);   // the store's index, as in the controller
+        }
+
         @Override public boolean blockStartHeld(PortBlock block) {
+            heldChecks++;
             return store.blockStartHeld(block);
         }
 
@@ -114,6 +131,41 @@ class Pool4Test {
         @Override public boolean portBusy(Protocol protocol, TransportAddress address, long now) {
             return store.portBusy(protocol, address, now);
         }
+    }
+
+    @Test
+    void firstBlocksGoToTheLeastUsedAddressWithoutListingEveryBlockHeld() {
+        InMemoryNatStore shared = new InMemoryNatStore();
+        CountingPorts ports = new CountingPorts(shared);
+        Pool4Config config = pool("192.0.2.0/30").ports(Protocol.UDP, 0, 65535).blockSize(1024).build();
+        Pool4 p = new Pool4(config, ports);
+        List<TransportAddress> firsts = new ArrayList<>();
+        for (int s = 1; s <= 40; s++) {
+            firsts.add(get(p.allocate(Protocol.UDP, host(s), 5000, 0)));
+        }
+        Map<Ipv4Address, Long> perAddress = firsts.stream()
+                .collect(Collectors.groupingBy(TransportAddress::address, Collectors.counting()));
+        assertEquals(Set.of(10L), Set.copyOf(perAddress.values()), "the least used address first: " + perAddress);
+        assertEquals(1, ports.listings, "the blocks held are counted once, then kept up");
+        int held = ports.heldChecks;
+        get(p.allocate(Protocol.UDP, host(41), 5000, 0));
+        assertTrue(ports.heldChecks - held <= 10, "the 41st subscriber's first block starts after the blocks "
+                + "held, not at the address's first block: " + (ports.heldChecks - held) + " checks");
+
+        // Another controller instance on the same store opens two blocks, on the addresses it sees
+        // least used; this one counts them at its next expiry, and its next first block goes to the
+        // one address left with the fewest.
+        Pool4 other = new Pool4(config, new CountingPorts(shared));
+        get(other.allocate(Protocol.UDP, host(100), 5000, 0));
+        get(other.allocate(Protocol.UDP, host(101), 5000, 0));
+        assertEquals(List.of(), p.expire(0), "every block has a port in use");
+        Map<Ipv4Address, Long> now = shared.blocks().stream()
+                .collect(Collectors.groupingBy(PortBlock::address, Collectors.counting()));
+        long min = now.values().stream().mapToLong(Long::longValue).min().orElseThrow();
+        List<Ipv4Address> fewest = now.keySet().stream().filter(a -> now.get(a) == min).collect(Collectors.toList());
+        assertEquals(1, fewest.size(), "one address has the fewest blocks: " + now);
+        assertEquals(fewest.get(0), get(p.allocate(Protocol.UDP, host(200), 5000, 0)).address(),
+                "blocks held: " + now);
     }
 
     @Test
