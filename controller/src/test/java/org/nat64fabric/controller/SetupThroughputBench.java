@@ -52,9 +52,12 @@ import org.nat64fabric.core.store.NatStore;
  * <pre>
  * mvn -q -o package -DskipTests -pl core,controller
  * java -cp 'controller/target/test-classes:controller/target/classes:controller/target/lib/*' \
- *     org.nat64fabric.controller.SetupThroughputBench [durable|memory] [SUBSCRIBERS] [FLOWS] [ROUNDS] [WARMUP]
+ *     org.nat64fabric.controller.SetupThroughputBench [durable|memory] [SUBSCRIBERS] [FLOWS] [ROUNDS] [WARMUP] [EAMS]
  * </pre>
- * Defaults: durable 1000 50000 5 100000 (about a minute). {@code memory} uses core's in-memory
+ * Defaults: durable 1000 50000 5 100000 0 (about a minute); {@code EAMS} entries in the EAMT, none
+ * of which a flow's destination falls in. Each round's flows start again at the first subscriber:
+ * with {@code FLOWS} at least {@code SUBSCRIBERS}, the first round opens a first block for every
+ * subscriber the warm-up did not reach. {@code memory} uses core's in-memory
  * store and no event log, for comparison. The state directory is under {@code java.io.tmpdir}
  * (so on its disk) and is deleted at the end. The machine's other load shows in the rounds: run
  * it several times, and compare versions run alternately.
@@ -116,6 +119,7 @@ public final class SetupThroughputBench {
         int flows = args.length > 2 ? Integer.parseInt(args[2]) : 50_000;
         int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 5;
         int warmup = args.length > 4 ? Integer.parseInt(args[4]) : 100_000;
+        int eams = args.length > 5 ? Integer.parseInt(args[5]) : 0;
         Path dir = Files.createTempDirectory("nat64fabric-setup-bench");
         ExecutorService setups = Executors.newSingleThreadExecutor(r -> new Thread(r, "fabric-setups"));
         ExecutorService writers = Executors.newCachedThreadPool(r -> {
@@ -138,7 +142,7 @@ public final class SetupThroughputBench {
                 store = new InMemoryNatStore();
                 log = e -> { };
             }
-            FabricConfig config = FabricConfig.parse(new ObjectMapper().readTree(CONFIG));
+            FabricConfig config = FabricConfig.parse(new ObjectMapper().readTree(withEams(eams)));
             Nat64Fabric fabric = new Nat64Fabric(config, store, log, System::currentTimeMillis, setups, writers);
             Semaphore outstanding = new Semaphore(OUTSTANDING);
             AtomicLong back = new AtomicLong();
@@ -146,8 +150,8 @@ public final class SetupThroughputBench {
                 back.incrementAndGet();
                 outstanding.release();
             }));
-            System.out.printf("store=%s subscribers=%d flows_per_round=%d rounds=%d warmup=%d dir=%s%n",
-                    durable ? "durable" : "memory", subscribers, flows, rounds, warmup, dir);
+            System.out.printf("store=%s subscribers=%d flows_per_round=%d rounds=%d warmup=%d eams=%d dir=%s%n",
+                    durable ? "durable" : "memory", subscribers, flows, rounds, warmup, eams, dir);
             int[] nextPort = new int[subscribers];
             run(fabric, outstanding, back, frames(subscribers, warmup, nextPort));
             Map<String, Long> threadsBefore = threadCpu();
@@ -231,6 +235,19 @@ public final class SetupThroughputBench {
                 .filter(e -> e.getValue() >= 1).sorted(Map.Entry.comparingByValue(Comparator.reverseOrder()))
                 .forEach(e -> out.append(String.format("%s %.1f, ", e.getKey(), e.getValue())));
         return out.length() == 0 ? "none" : out.substring(0, out.length() - 2);
+    }
+
+    /**
+     * {@link #CONFIG} with an EAMT of {@code n} entries (2001:db8:e:N::/120 to 10.x.y.0/24), none of
+     * which the flows' destination falls in: every setup looks it up, and goes on to pool6.
+     */
+    private static String withEams(int n) {
+        StringBuilder eamt = new StringBuilder("\"eamt\": [");
+        for (int i = 0; i < n; i++) {
+            eamt.append(i == 0 ? "" : ",").append(String.format("{\"ipv6Prefix\": \"2001:db8:e:%x::/120\","
+                    + " \"ipv4Prefix\": \"10.%d.%d.0/24\"}", i, i / 256, i % 256));
+        }
+        return CONFIG.replace("\"pool6\":", eamt + "], \"pool6\":");
     }
 
     /** New UDP flows, subscribers taking turns, each from the subscriber's next source port. */

@@ -139,6 +139,9 @@ public final class Pool4 {
 
         void add(PortBlock b, int index, long delta) {
             Ipv4Address a = b.address();
+            if (!position.containsKey(a)) {
+                return;   // no longer in pool4 (renumbered): its subscribers keep it until their blocks go
+            }
             if (fewestFirst.remove(a)) {   // taken out under its old count, put back under the new one
                 blocks.merge(a, delta, Long::sum);
                 fewestFirst.add(a);
@@ -406,10 +409,23 @@ public final class Pool4 {
             return out;
         }
         Optional<Ipv4Address> pair = pairedAddress(subscriber);
-        // the subscriber's first block goes on the address with the fewest blocks
-        Iterable<Ipv4Address> choices = pair.isPresent() ? List.of(pair.get()) : load(protocol).fewestFirst;
-        int[] indexes = blockIndexes(protocol);
         AddressLoad load = load(protocol);
+        // the subscriber's first block goes on the address with the fewest blocks
+        Iterable<Ipv4Address> choices = pair.isPresent() ? List.of(pair.get()) : load.fewestFirst;
+        out = freeBlocks(protocol, subscriber, cls, choices, load);
+        if (out.isEmpty() && !load.allHeldBefore.isEmpty()) {
+            // another controller instance may have given a block back where the hints say all are held
+            load.allHeldBefore.clear();
+            out = freeBlocks(protocol, subscriber, cls, choices, load);
+        }
+        return out;
+    }
+
+    /** Up to nine blocks of range class {@code cls} (-1: any) no one holds, on {@code choices} in turn. */
+    private List<PortBlock> freeBlocks(Protocol protocol, Ipv6Address subscriber, int cls,
+                                       Iterable<Ipv4Address> choices, AddressLoad load) {
+        List<PortBlock> out = new ArrayList<>();
+        int[] indexes = blockIndexes(protocol);
         for (Ipv4Address a : choices) {
             int[] heldBefore = load.allHeldBefore.computeIfAbsent(a, k -> new int[] {0, 0, 0, 0});
             boolean allHeld = true;   // so far: where the next search of this class on this address starts

@@ -169,6 +169,37 @@ class Pool4Test {
     }
 
     @Test
+    void aSubscriberPairedWithAnAddressNoLongerInPool4KeepsItsAddress() {
+        InMemoryNatStore store = new InMemoryNatStore();
+        Pool4 before = new Pool4(pool("192.0.2.1/32").blockSize(4).build(), store);
+        for (int i = 0; i < 4; i++) {
+            get(before.allocate(Protocol.UDP, host(1), 3000 + i, 0));   // its first block, full
+        }
+        Pool4 renumbered = new Pool4(pool("198.51.100.0/30").blockSize(4).build(), store);
+        assertEquals("198.51.100.0", get(renumbered.allocate(Protocol.UDP, host(2), 3000, 0)).address().toString());
+        assertEquals("192.0.2.1", get(renumbered.allocate(Protocol.UDP, host(1), 3010, 0)).address().toString(),
+                "paired pooling: a second block on the address it has");
+    }
+
+    @Test
+    void aBlockAnotherInstanceGaveBackIsFoundBeforeThePoolIsCalledExhausted() {
+        InMemoryNatStore shared = new InMemoryNatStore();
+        Pool4Config config = pool("192.0.2.1/32").ports(Protocol.UDP, 1024, 1039).blockSize(4).build();
+        Pool4 p = new Pool4(config, shared);
+        Pool4 other = new Pool4(config, shared);
+        TransportAddress others = get(other.allocate(Protocol.UDP, host(1), 1030, 0));
+        for (int s = 2; s <= 4; s++) {
+            get(p.allocate(Protocol.UDP, host(s), 1030, 0));   // the other three blocks
+        }
+        assertEquals(Optional.of(Pool4.Refusal.EXHAUSTED), p.allocate(Protocol.UDP, host(5), 1030, 0).refusal());
+        other.release(Protocol.UDP, others, 0);
+        assertEquals(1, other.expire(config.holdMillis).size());
+        long later = config.holdMillis + Pool4.REFUSAL_STANDS_MILLIS;
+        assertEquals(others.port() / 4, get(p.allocate(Protocol.UDP, host(6), 1030, later)).port() / 4,
+                "the block given back, found by this instance before its next expiry");
+    }
+
+    @Test
     void aSubscriberAtItsLimitIsRefusedForASecondWithoutSearchingAgain() {
         CountingPorts ports = new CountingPorts();
         Pool4 p = new Pool4(pool("192.0.2.1/32").blockSize(64).blocksPerSubscriber(4).build(), ports);
