@@ -206,7 +206,15 @@ public final class Pool4 {
         if (found.isPresent()) {
             return new Result(found.get(), null, null);
         }
-        return inNewBlock(protocol, subscriber, own, now, -1, -1).orElseGet(() -> {
+        return inNewBlock(protocol, subscriber, own, now, -1, -1).or(() -> {
+            AddressLoad load = loads.get(protocol);
+            if (load == null || load.allHeldBefore.isEmpty()) {
+                return Optional.empty();
+            }
+            // Before a refusal: another controller instance may have given a block back where the hints say all are held.
+            load.allHeldBefore.clear();
+            return inNewBlock(protocol, subscriber, own, now, -1, -1);
+        }).orElseGet(() -> {
             Refusal refusal = own.size() >= config.blocksPerSubscriber ? Refusal.SUBSCRIBER_LIMIT : Refusal.EXHAUSTED;
             refusedUntil.computeIfAbsent(protocol, k -> new HashMap<>())
                     .put(subscriber, new Refused(refusal, now + REFUSAL_STANDS_MILLIS));
@@ -398,8 +406,8 @@ public final class Pool4 {
 
     /** Blocks a subscriber may open, best first: its deterministic ones, or free ones on its paired (else least used) address. */
     private List<PortBlock> candidateBlocks(Protocol protocol, Ipv6Address subscriber, int cls) {
-        List<PortBlock> out = new ArrayList<>();
         if (config.deterministic != null) {
+            List<PortBlock> out = new ArrayList<>();
             List<PortBlock> own = store.blocksOf(subscriber);
             for (PortBlock b : deterministicBlocks(protocol, subscriber)) {
                 if ((cls < 0 || rangeClass(b.first()) == cls) && !own.contains(b)) {
@@ -412,13 +420,7 @@ public final class Pool4 {
         AddressLoad load = load(protocol);
         // the subscriber's first block goes on the address with the fewest blocks
         Iterable<Ipv4Address> choices = pair.isPresent() ? List.of(pair.get()) : load.fewestFirst;
-        out = freeBlocks(protocol, subscriber, cls, choices, load);
-        if (out.isEmpty() && !load.allHeldBefore.isEmpty()) {
-            // another controller instance may have given a block back where the hints say all are held
-            load.allHeldBefore.clear();
-            out = freeBlocks(protocol, subscriber, cls, choices, load);
-        }
-        return out;
+        return freeBlocks(protocol, subscriber, cls, choices, load);
     }
 
     /** Up to nine blocks of range class {@code cls} (-1: any) no one holds, on {@code choices} in turn. */
