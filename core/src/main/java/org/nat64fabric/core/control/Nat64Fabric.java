@@ -13,7 +13,6 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
@@ -160,7 +159,7 @@ public final class Nat64Fabric implements Nat64Service {
         this.clock = clock;
         this.probes = new Probes(clock);
         this.setups = setups;
-        this.switchWriters = new SwitchWriters(writers);
+        this.switchWriters = new SwitchWriters(writers, this::writeNow);
         this.engine = new Nat64Engine(config.nat64, store, e -> {
             count("events." + e.type());
             log.accept(e);
@@ -853,29 +852,24 @@ public final class Nat64Fabric implements Nat64Service {
      */
     private CompletableFuture<Void> write(String deviceId, List<Update> updates, CompletableFuture<Void> durable,
                                           Runnable notWritten) {
-        // Queued even when empty: its completion then still means "after every earlier write".
-        return switchWriters.submit(deviceId, () -> {
-            try {
-                durable.join();
-            } catch (CompletionException e) {
-                // Not durable, so not written: the switch does not hold these, and the next miss writes them.
-                notWritten.run();
-                throw e;
-            }
-            SwitchLink link = links.get(deviceId);
-            if (link == null || updates.isEmpty()) {
-                return;   // disconnected: it is reconciled when it comes back
-            }
-            try {
-                link.write(updates);
-                count("writes");
-            } catch (SwitchLink.SwitchException e) {
-                // The switch and our view of it differ: bring it back to its desired state.
-                count("writes.failed");
-                LOG.warning(deviceId + ": " + e.getMessage() + "; reconciling");
-                reconcile(link);
-            }
-        });
+        return switchWriters.write(deviceId, updates, durable, notWritten);
+    }
+
+    /** One write to the switch, on its writer queue: a failed one brings the switch back to its desired state. */
+    private void writeNow(String deviceId, List<Update> updates) {
+        SwitchLink link = links.get(deviceId);
+        if (link == null) {
+            return;   // disconnected: it is reconciled when it comes back
+        }
+        try {
+            link.write(updates);
+            count("writes");
+        } catch (SwitchLink.SwitchException e) {
+            // The switch and our view of it differ: bring it back to its desired state.
+            count("writes.failed");
+            LOG.warning(deviceId + ": " + e.getMessage() + "; reconciling");
+            reconcile(link);
+        }
     }
 
     /**
