@@ -20,16 +20,17 @@ import org.nat64fabric.core.control.SwitchLink.Update;
  *
  * <p>Small batches that queued for a switch while its last write was on the wire go out together,
  * in one write, when they are durable and touch different entities: the switch gets fewer writes
- * instead of a queue of small ones, each waiting for the one before it to come back. A batch that touches an entity an earlier one of the write touches starts the next write:
- * a switch may apply one write's updates in any order (P4Runtime specification, Write RPC,
- * "Batching and Ordering of Updates").
+ * instead of a queue of small ones, each waiting for the one before it to come back. A batch that
+ * touches an entity an earlier one of the write touches starts the next write: a switch may apply
+ * one write's updates in any order (P4Runtime specification, Write RPC, "Batching and Ordering of
+ * Updates").
  */
 final class SwitchWriters {
     /**
      * The most updates one merged write carries. Merging makes the first batch of a write wait
      * for the others' updates too: it pays while a write costs its round trip more than its
      * updates, for the small batches of a moderate load. Larger batches, under heavy load, go
-     * one by one (merged up to 2 048, the 2×2 fabric's saturation fell from 19 600-19 800 to
+     * one by one (merged up to 2 048, the 2×2 fabric's saturation fell from 19 600-19 900 to
      * 16 700-18 200/s: the batches held their slots in flight longer).
      */
     static final int MAX_MERGED_UPDATES = 256;
