@@ -21,7 +21,7 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from harness import netns                      # noqa: E402
+from harness import machine, netns             # noqa: E402
 from switch_process import SwitchProcess       # noqa: E402  (harness put mininet/ on the path)
 from fabric import Controller                  # noqa: E402
 
@@ -281,6 +281,7 @@ def measure_all():
              (FILLED, softswitch("tc", MILLION))]
     tests = [("TCP, 1 stream", ["-P", "1"]), ("TCP, 10 streams", ["-P", "10"]), ("UDP", None)]
     rows = []
+    print(f"bench: machine: {machine.describe()}")
     print(f"bench: {len(paths)} paths x {len(tests) * len(DIRECTIONS)} iperf3 tests of {SECONDS} s and {PINGS} pings; "
           f"about {len(paths) * (len(tests) * len(DIRECTIONS) * (SECONDS + 2) + 20) // 60 + 1} min", flush=True)
     udp_rate = None

@@ -49,7 +49,7 @@ import zipfile
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from harness import netns                  # noqa: E402
+from harness import machine, netns         # noqa: E402
 from switch_process import SwitchProcess   # noqa: E402  (harness put mininet/ on the path)
 from fabric import Controller              # noqa: E402
 from prometheus_client.parser import text_string_to_metric_families   # noqa: E402
@@ -600,6 +600,7 @@ def main():
               f"softswitch {' '.join(JarSwitch.flags) or 'none'}; controller {' '.join(JarController.flags) or 'none'}")
         if RR:
             print(f"setup bench: both JVMs run under SCHED_RR at priority {RR}, the sender and receiver at {RR + 1}")
+        print(f"setup bench: machine: {machine.describe()}")
         print(f"setup bench: {disk_fsync(run_dir)}", flush=True)
         levels = len(RATES) + len(FRACTIONS) + 1
         print(f"setup bench: topologies {', '.join(TOPOLOGIES)}; per topology {levels} levels of {SECONDS:g} s "
