@@ -69,6 +69,8 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     private int rxIndex;
     /** Held by flush(), which alone calls sendmmsg() and moves {@link #txHead}. */
     private final Object flushLock = new Object();
+    /** Wakes the transmit thread that owns this port, so that frames a failed flush left queued are tried again soon. */
+    private volatile Runnable retrySoon = () -> { };
     private final int txFd;
     /** The queued frames' bytes, slot after slot, and each slot's mmsghdr and iovec, filled in once. */
     private final Memory txFrames;
@@ -373,7 +375,14 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
      */
     @Override
     public void flush() {
-        transmit();
+        if (!transmit()) {
+            retrySoon.run();   // a packet-out's flush: its thread does not come back to try again
+        }
+    }
+
+    /** {@code wake}: how {@link #flush()} has the transmit thread try failed sends again. */
+    void retryFailedFlushesWith(Runnable wake) {
+        retrySoon = wake;
     }
 
     /**

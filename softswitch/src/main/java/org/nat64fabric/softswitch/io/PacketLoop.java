@@ -70,11 +70,14 @@ public final class PacketLoop implements Runnable {
         while (running) {
             try {
                 int received = 0;
-                for (AfPacketPort p : ports) {
-                    received += p.receive(BATCH, (frame, length, port) -> device.receive(port, frame, length));
-                }
-                for (Transmitter t : transmitters) {
-                    t.wake();
+                try {
+                    for (AfPacketPort p : ports) {
+                        received += p.receive(BATCH, (frame, length, port) -> device.receive(port, frame, length));
+                    }
+                } finally {
+                    for (Transmitter t : transmitters) {
+                        t.wake();   // after a fault too: what the batch queued before it goes out now
+                    }
                 }
                 if (received == 0) {
                     LibC.poll(fds, ports.length, POLL_MS);

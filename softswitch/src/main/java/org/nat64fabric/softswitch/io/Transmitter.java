@@ -35,6 +35,9 @@ final class Transmitter implements Runnable {
 
     Transmitter(AfPacketPort[] ports) {
         this.ports = ports;
+        for (AfPacketPort p : ports) {
+            p.retryFailedFlushesWith(this::wake);
+        }
     }
 
     /** Called after a batch: makes sure that the frames it queued are flushed soon. */

@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.nat64fabric.softswitch.server.Device;
 
@@ -146,6 +147,31 @@ class AfPacketPortTest {
                     a.flush();
                     assertEquals(expected, received(b, expected.size()));
                 }
+            } finally {
+                device.close();
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void aFlushThatLeavesFramesQueuedAsksTheTransmitThreadToTryAgain() throws Exception {
+        // A packet-out flushes on its gRPC thread, which does not come back: the port's transmit
+        // thread, asleep until woken, must hear of frames an error of the moment left behind.
+        inPrivateNamespace(() -> {
+            Device device = new Device(1, 255);
+            try (AfPacketPort a = new AfPacketPort("ssA", 1, device); AfPacketPort b = new AfPacketPort("ssB", 2, device)) {
+                AtomicInteger asked = new AtomicInteger();
+                a.retryFailedFlushesWith(asked::incrementAndGet);
+                send(a, frame(1, 100));
+                a.flush();
+                assertEquals(List.of(1), received(b, 1));
+                assertEquals(0, asked.get());   // sent: nothing to try again
+                ip("link", "set", "ssA", "down");
+                send(a, frame(2, 100));
+                a.flush();   // ENETDOWN: the frame stays queued
+                assertEquals(1, asked.get());
+                assertEquals(true, a.hasPending());
             } finally {
                 device.close();
             }
