@@ -73,6 +73,12 @@ class SwitchProcess:
                                      / f"{self.target}-{device_id}.log")
         self.proc = None
 
+    def softswitch_launcher(self):
+        """How softswitch is started: bin/softswitch (a bench runs copied jars instead)."""
+        if not SOFTSWITCH.exists():
+            raise RuntimeError("bin/softswitch is missing: run `make build` first (make test does)")
+        return [str(SOFTSWITCH)]
+
     def command(self):
         interfaces = [arg for port, name in sorted(self.ports.items()) for arg in ("-i", f"{port}@{name}")]
         tls = []
@@ -83,9 +89,7 @@ class SwitchProcess:
             if self.tls.client_ca:
                 tls += ["--grpc-server-cacert", str(self.tls.client_ca), "--grpc-server-with-client-auth"]
         if self.target == "softswitch":
-            if not SOFTSWITCH.exists():
-                raise RuntimeError("bin/softswitch is missing: run `make build` first (make test does)")
-            return [str(SOFTSWITCH), "run", "--device-id", str(self.device_id), "--grpc-addr", self.grpc_addr,
+            return [*self.softswitch_launcher(), "run", "--device-id", str(self.device_id), "--grpc-addr", self.grpc_addr,
                     "--grpc-port", str(self.grpc_port), "--cpu-port", str(self.cpu_port), *tls,
                     *(["--fast-path", self.fast_path] if self.fast_path else []), *interfaces]
         exe = shutil.which(self.target)

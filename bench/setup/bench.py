@@ -24,7 +24,7 @@ Usage (as root): bench/setup/run.sh [SECONDS_PER_LEVEL] [RATE ...]
     NAT64FABRIC_BENCH_OUT=DIR   where results.csv and results.svg go (default: this directory)
     NAT64FABRIC_BENCH_CONTROLLER_JVM="FLAGS", NAT64FABRIC_BENCH_SWITCH_JVM="FLAGS"   JVM flags added to the
         launchers' (a GC log, a JFR recording: %p in a file name is the process id)
-    NAT64FABRIC_FAST_PATH=tc|xdp-generic|xdp   the switches run the pipeline in the kernel too (README, "Fast path")
+    NAT64FABRIC_FAST_PATH=tc|xdp-generic|xdp   the switches run the pipeline in the kernel too (README, "Switches with the kernel fast path")
     NAT64FABRIC_BENCH_RR=N   both JVMs under SCHED_RR at priority N, the sender and receiver at N+1 (README, "Scheduling")
 """
 import csv
@@ -242,11 +242,8 @@ class JarSwitch(SwitchProcess):
     jar = None
     flags = []
 
-    def command(self):
-        interfaces = [arg for port, name in sorted(self.ports.items()) for arg in ("-i", f"{port}@{name}")]
-        return [*SCHEDULING, "java", *self.flags, "-jar", str(self.jar), "run", "--device-id", str(self.device_id), "--grpc-addr",
-                self.grpc_addr, "--grpc-port", str(self.grpc_port), "--cpu-port", str(self.cpu_port),
-                *(["--fast-path", self.fast_path] if self.fast_path else []), *interfaces]
+    def softswitch_launcher(self):
+        return [*SCHEDULING, "java", *self.flags, "-jar", str(self.jar)]
 
 
 class JarController(Controller):
