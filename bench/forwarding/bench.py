@@ -232,11 +232,13 @@ def measured(procs, run):
             round((x1[0] - x0[0]) / runs) if runs else "")
 
 
-def iperf(server_addr, args):
+def iperf(server_addr, args, cpu=None):
+    """(sent, received) Gbit/s of an iperf3 test from h1; with cpu, its sender runs on that CPU only."""
     server = subprocess.Popen(["ip", "netns", "exec", H2, "iperf3", "-s", "-1"], stdout=subprocess.DEVNULL)
     time.sleep(0.5)
+    pinned = ["taskset", "-c", str(cpu)] if cpu is not None else []
     try:
-        proc = subprocess.run(["ip", "netns", "exec", H1, "iperf3", "-c", server_addr, "-t", str(SECONDS), "-J", *args],
+        proc = subprocess.run(["ip", "netns", "exec", H1, *pinned, "iperf3", "-c", server_addr, "-t", str(SECONDS), "-J", *args],
                               capture_output=True, text=True)
         out = json.loads(proc.stdout)
     finally:

@@ -2,7 +2,7 @@
 As root, after make build p4, from the repository root:
     echo 1 > /proc/sys/kernel/bpf_stats_enabled; PATH=$PWD/bin:$PATH .venv/bin/python bench/forwarding/runs/2026-11-28-0144/rps.py
 """
-import pathlib, sys, time, subprocess
+import pathlib, sys, subprocess
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 sys.argv = ["bench.py", "8"]
 import bench as b
@@ -11,20 +11,6 @@ def rps(ns, dev, mask):
     cmd = ["sh", "-c", f"echo {mask} > /sys/class/net/{dev}/queues/rx-0/rps_cpus"] if ns else \
           ["unshare", "-m", "sh", "-c", f"umount -l /sys; mount -t sysfs none /sys && echo {mask} > /sys/class/net/{dev}/queues/rx-0/rps_cpus"]
     b.netns.run(*(["ip", "netns", "exec", ns] if ns else []), *cmd)
-
-def iperf_pinned(addr, args):
-    server = subprocess.Popen(["ip", "netns", "exec", b.H2, "iperf3", "-s", "-1"], stdout=subprocess.DEVNULL)
-    time.sleep(0.5)
-    try:
-        out = subprocess.run(["ip", "netns", "exec", b.H1, "taskset", "-c", "0", "iperf3", "-c", addr, "-t", "8", "-J", *args],
-                             capture_output=True, text=True).stdout
-    finally:
-        server.terminate(); server.wait()
-    import json
-    end = json.loads(out)["end"]
-    if "sum_received" in end:
-        return end["sum_sent"]["bits_per_second"] / 1e9, end["sum_received"]["bits_per_second"] / 1e9
-    t = end["sum"]; return t["bits_per_second"] / 1e9, t["bits_per_second"] * (1 - t["lost_percent"] / 100) / 1e9
 
 b.netns.enter_private_namespace()
 paths = [("linux", b.linux, (b.MID, "r1")), ("tc", b.softswitch("tc"), (None, "s1"))]
@@ -38,7 +24,7 @@ for rnd in range(2):
                 subprocess.run(["ip", "netns", "exec", b.H1, "ping", "-c", "20", "-i", "0.05", addr], capture_output=True)
                 rps(ns, dev, mask)
                 for t, args in tests:
-                    (s, r), cpu, sirq, ns_pkt = b.measured(procs, lambda: iperf_pinned(addr, args))
+                    (s, r), cpu, sirq, ns_pkt = b.measured(procs, lambda: b.iperf(addr, args, cpu=0))
                     print(f"round {rnd} {name:6} rps={mask} {t:5} sent {s:5.2f} received {r:5.2f} Gbit/s softirq {sirq} % prog {ns_pkt}", flush=True)
             finally:
                 b.teardown(procs)

@@ -2,7 +2,7 @@
  *
  * The program that includes this defines N_SLOTS, W_UNITS (powers of two), N_TEMPS, W_TEMPS,
  * COUNTER_CELLS, LAST_HIT_CELLS, BAIL_SITES, KEY_MAX (its largest table key, an LPM key's
- * length included) and HANDED_UP (the mark of a frame handed up at TC) first, and its zero_state after. A packet is processed in a per-CPU state laid out as
+ * length included), HANDED_UP, HANDED_UP_TYPE and HANDED_UP_HEAD (how a frame is handed up at TC) first, and its zero_state after. A packet is processed in a per-CPU state laid out as
  * the interpreter's (narrow slots of 64 bits, wide ones in 128-bit units), so the same compiled
  * program runs in either place; whatever the C cannot do jumps to `bail`, which hands the untouched
  * packet to the interpreter (at XDP: XDP_PASS, its AF_PACKET socket sees it; at TC: hand_up). */
@@ -200,12 +200,28 @@ static __always_inline void stat(__u32 which)
         *v += 1;
 }
 
-/* At TC the interpreter's socket has seen the frame already (packet sockets come before the TC
- * hook) and let it go, as its filter takes only frames marked HANDED_UP: the frame goes in again
- * at its port, marked, for the socket to take; this program then lets it pass (see the entry's
- * first line). */
+/* At TC a packet socket for every EtherType would see each frame before this hook, the frames the
+ * program forwards too, at a cost per frame. So the interpreter's socket on a port is bound to
+ * HANDED_UP_TYPE alone, which the kernel serves after this hook: the frame goes in again at its port
+ * behind a header of that EtherType (KernelProgram.HANDED_UP_HEAD says what it holds: the VLAN tag
+ * the kernel keeps beside the frame would be lost on the way), marked, and this program lets it pass
+ * (see the entry's first line). */
 static __always_inline int hand_up(struct __sk_buff *skb)
 {
+    __u8 head[HANDED_UP_HEAD] = {0};
+    __u16 tpid = bpf_ntohs(skb->vlan_proto), tci = skb->vlan_tci;
+    if (skb->vlan_present) {
+        head[1] = 1;
+        head[2] = tpid >> 8; head[3] = tpid;
+        head[4] = tci >> 8; head[5] = tci;
+    }
+    head[6] = 0x02;
+    head[7] = HANDED_UP >> 24; head[8] = HANDED_UP >> 16; head[9] = HANDED_UP >> 8; head[10] = HANDED_UP;
+    head[12] = HANDED_UP_TYPE >> 8; head[13] = HANDED_UP_TYPE & 0xff;
+    if (bpf_skb_change_head(skb, HANDED_UP_HEAD, 0) || bpf_skb_store_bytes(skb, 0, head, HANDED_UP_HEAD, 0)) {
+        stat(FP_TX_ERROR);
+        return TC_ACT_SHOT;
+    }
     skb->mark = HANDED_UP;
     return bpf_redirect(skb->ifindex, BPF_F_INGRESS);
 }

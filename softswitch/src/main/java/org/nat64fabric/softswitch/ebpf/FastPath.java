@@ -85,13 +85,14 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
     }
 
     /**
-     * The interpreter's receiving socket on a port. At TC it sees every frame before the program
-     * does (packet sockets come first), so while the program is attached it takes only the frames
-     * the program hands up, which carry {@link KernelProgram#HANDED_UP_MARK}.
+     * The interpreter's receiving socket on a port. Bound to every EtherType, it would see each
+     * frame before a TC program does (the kernel serves such sockets first), so while the program
+     * is attached it is bound to {@link KernelProgram#HANDED_UP_TYPE} alone and takes only the
+     * frames the program hands up, whose header it takes off.
      */
     public interface Receiver {
-        /** Takes only frames with this mark; with 0, every frame again. */
-        void receiveOnlyMarked(int mark);
+        /** With true, takes only the frames handed up at TC; with false, every frame again. */
+        void takeOnlyHandedUp(boolean only);
     }
 
     /** Why the fast path cannot run: the one line to show, the interpreter keeps running. */
@@ -115,7 +116,7 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
     /** One BPF link per port: the kernel detaches the program when its link closes, also when the process dies. */
     private final List<Integer> links = new ArrayList<>();
     /** The ports whose socket takes only handed-up frames (TC). */
-    private final List<Port> filtered = new ArrayList<>();
+    private final List<Port> handedUpOnly = new ArrayList<>();
     /**
      * The first map update the kernel refused, or null. From then on its tables could differ from
      * the interpreter's (a packet missing an entry there would take the default action), so the
@@ -348,12 +349,13 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
             int link;
             if (mode.hook == KernelProgram.Hook.TC) {
                 try {
-                    p.receiver.receiveOnlyMarked(KernelProgram.HANDED_UP_MARK);
+                    p.receiver.takeOnlyHandedUp(true);
                 } catch (RuntimeException e) {
                     detach();
-                    throw new Unavailable("cannot filter the interpreter's socket on " + p.name + ": " + e.getMessage());
+                    throw new Unavailable("cannot bind the interpreter's socket on " + p.name + " to the frames handed up: "
+                            + e.getMessage());
                 }
-                filtered.add(p);
+                handedUpOnly.add(p);
                 link = Libbpf.bpf_link_create(fd, p.ifindex, Libbpf.BPF_TCX_INGRESS, null);
             } else {
                 link = Libbpf.bpf_link_create(fd, p.ifindex, Libbpf.BPF_XDP, opts);
@@ -374,15 +376,15 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
             Libbpf.close(link);
         }
         links.clear();
-        for (Port p : filtered) {
+        for (Port p : handedUpOnly) {
             try {
-                p.receiver.receiveOnlyMarked(0);
+                p.receiver.takeOnlyHandedUp(false);
             } catch (RuntimeException e) {
                 LOG.warning("port " + p.number + " (" + p.name + "): cannot take every frame again, its socket keeps"
                         + " taking only frames handed up: " + e.getMessage() + "; restart the switch");
             }
         }
-        filtered.clear();
+        handedUpOnly.clear();
     }
 
     /** What the fast path did with packets, by name, for the switch's counters. */

@@ -31,10 +31,24 @@ public final class KernelProgram extends CodeWriter {
     public static final String ENTRY = "softswitch_fp";
     /**
      * The mark (skb->mark) of a frame the TC program hands to the interpreter: it injects the
-     * frame again at its port's ingress, where the interpreter's socket, filtered on this mark,
-     * takes it (HANDED_UP in softswitch_fast_path.h).
+     * frame again at its port's ingress, behind a header of {@link #HANDED_UP_HEAD} bytes, and
+     * lets it pass when it sees this mark (HANDED_UP in softswitch_fast_path.h). The header's
+     * source address holds the mark's four bytes too, so the interpreter can tell such a frame.
      */
     public static final int HANDED_UP_MARK = 0x73736670;
+    /**
+     * The EtherType of that header (IEEE 802's Local Experimental EtherType 1): at TC the
+     * interpreter's socket on a port is bound to it alone, so the kernel hands the socket the
+     * frames handed up, after the TC hook, and no other frame.
+     */
+    public static final int HANDED_UP_TYPE = 0x88B5;
+    /**
+     * The header before a frame handed up at TC: an Ethernet header whose destination carries the
+     * frame's VLAN tag, which the kernel keeps beside the frame and drops on its way in again
+     * (byte 1: 1 if there is one; bytes 2-3 its TPID, 4-5 its TCI), whose source is 02, the mark's
+     * four bytes, 00, and whose EtherType is HANDED_UP_TYPE.
+     */
+    public static final int HANDED_UP_HEAD = 14;
 
     /** Set in a port's interface index in the port_ifindex map: at TC, redirect to the veth's other end (FastPath.Port). */
     public static final int TO_PEER = 0x80000000;
@@ -126,6 +140,8 @@ public final class KernelProgram extends CodeWriter {
         }
         c.append("#define KEY_MAX ").append((keyMax + 7) / 8 * 8).append('\n');
         c.append("#define HANDED_UP ").append(String.format("0x%x", HANDED_UP_MARK)).append('\n');
+        c.append("#define HANDED_UP_TYPE ").append(String.format("0x%x", HANDED_UP_TYPE)).append('\n');
+        c.append("#define HANDED_UP_HEAD ").append(HANDED_UP_HEAD).append('\n');
         c.append("#define TO_PEER ").append(String.format("0x%xU", TO_PEER)).append('\n');
         c.append("#include \"softswitch_fast_path.h\"\n\n");
         for (Table t : program.tables) {
@@ -254,7 +270,7 @@ public final class KernelProgram extends CodeWriter {
         program.standardField(field).cSet(this, value);
     }
 
-    /** The frame to the interpreter, untouched: XDP passes it on to the socket; TC injects it again, marked (see HANDED_UP_MARK). */
+    /** The frame to the interpreter, untouched: XDP passes it on to the socket; TC injects it again behind a header, marked (see HANDED_UP_MARK). */
     private String handUp() {
         return hook == Hook.XDP ? "XDP_PASS" : "hand_up(ctx)";
     }
@@ -263,7 +279,7 @@ public final class KernelProgram extends CodeWriter {
     private void mainBody() {
         boolean tc = hook == Hook.TC;
         if (tc) {
-            line("/* A frame handed up on its way in again: the interpreter's socket took it before this hook. */");
+            line("/* A frame handed up on its way in again: the interpreter's socket takes it after this hook. */");
             line("if (ctx->mark == HANDED_UP) {");
             line("    ctx->mark = 0;");
             line("    return TC_ACT_OK;");

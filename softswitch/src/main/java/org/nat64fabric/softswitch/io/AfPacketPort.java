@@ -9,6 +9,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.nat64fabric.softswitch.ebpf.FastPath;
+import org.nat64fabric.softswitch.ebpf.KernelProgram;
 import org.nat64fabric.softswitch.server.Device;
 
 /**
@@ -48,9 +49,6 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     private static final int ETH_P_8021Q = 0x8100;
     private static final int VLAN_TAG = 4;
     private static final int MAC_ADDRESSES = 12;
-    /** Where a classic BPF filter loads the skb's mark from (linux/filter.h). */
-    private static final int SKF_AD_OFF = -0x1000;
-    private static final int SKF_AD_MARK = 20;
     private static final int ETH_HEADER = 14;
     private static final long MTU_REFRESH_NS = 1_000_000_000L;
 
@@ -67,6 +65,8 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     private final Device device;
     private final PortDrops drops;
     private int rxIndex;
+    /** Bound to the frames a fast path at TC hands up, whose header receive() takes off (KernelProgram.HANDED_UP_HEAD). */
+    private volatile boolean handedUpOnly;
     /** Held by flush(), which alone calls sendmmsg() and moves {@link #txHead}. */
     private final Object flushLock = new Object();
     /** Wakes the transmit thread that owns this port, so that frames a failed flush left queued are tried again soon. */
@@ -207,12 +207,22 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
             int len = rx.getInt(off + 4);
             int snap = rx.getInt(off + 8);
             int mac = rx.getShort(off + 12) & 0xffff;   // tp_mac
-            int length = (status & TP_STATUS_VLAN_VALID) == 0 ? copy(off + mac, snap) : copyWithVlanTag(off, mac, snap);
+            int from = off + mac;
+            boolean tagged = (status & TP_STATUS_VLAN_VALID) != 0;
+            int tpid = (status & TP_STATUS_VLAN_TPID_VALID) != 0 ? rx.getShort(off + 26) & 0xffff : ETH_P_8021Q;
+            int tci = rx.getShort(off + 24) & 0xffff;
+            int head = handedUpOnly && isHandedUp(from, snap) ? KernelProgram.HANDED_UP_HEAD : 0;
+            if (head > 0) {
+                tagged = rx.get(from + 1) != 0;
+                tpid = bigEndianShort(from + 2);
+                tci = bigEndianShort(from + 4);
+            }
+            int length = tagged ? copyWithVlanTag(from + head, snap - head, tpid, tci) : copy(from + head, snap - head);
             rx.putInt(off, 0);   // back to the kernel
             rxIndex = (rxIndex + 1) % FRAMES;
             n++;
             if (snap < len) {
-                drops.drop("rx larger than a ring frame", () -> len + " bytes, at most " + (FRAME_SIZE - mac));
+                drops.drop("rx larger than a ring frame", () -> (len - head) + " bytes, at most " + (FRAME_SIZE - mac - head));
                 continue;
             }
             sink.frame(rxFrame, length, number);
@@ -235,6 +245,22 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
         }
     }
 
+    /**
+     * Whether the frame at {@code from} came with the header of a frame handed up at TC. Checked
+     * even when bound to those frames alone: frames taken before the socket was bound so may still
+     * wait in the ring.
+     */
+    private boolean isHandedUp(int from, int snap) {
+        int mark = KernelProgram.HANDED_UP_MARK;
+        return snap >= KernelProgram.HANDED_UP_HEAD + MAC_ADDRESSES && bigEndianShort(from + 12) == KernelProgram.HANDED_UP_TYPE
+                && rx.get(from + 6) == 0x02 && rx.get(from + 7) == (byte) (mark >>> 24) && rx.get(from + 8) == (byte) (mark >>> 16)
+                && rx.get(from + 9) == (byte) (mark >>> 8) && rx.get(from + 10) == (byte) mark && rx.get(from + 11) == 0;
+    }
+
+    private int bigEndianShort(int at) {
+        return (rx.get(at) & 0xff) << 8 | rx.get(at + 1) & 0xff;
+    }
+
     /** Copies a frame out of the ring into {@link #rxFrame}; returns its length. */
     private int copy(int from, int length) {
         rx.get(from, rxFrame, 0, length);
@@ -245,16 +271,13 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
      * The frame as it was on the wire: the kernel takes an 802.1Q/802.1ad tag out of the frame and
      * hands it beside it (tp_vlan_tci, tp_vlan_tpid), so a program that parses VLANs would never see one.
      */
-    private int copyWithVlanTag(int off, int mac, int snap) {
-        int status = rx.getInt(off);
-        int tci = rx.getShort(off + 24) & 0xffff;
-        int tpid = (status & TP_STATUS_VLAN_TPID_VALID) != 0 ? rx.getShort(off + 26) & 0xffff : ETH_P_8021Q;
+    private int copyWithVlanTag(int from, int snap, int tpid, int tci) {
         if (snap < MAC_ADDRESSES) {
-            return copy(off + mac, snap);
+            return copy(from, snap);
         }
-        rx.get(off + mac, rxFrame, 0, MAC_ADDRESSES);
+        rx.get(from, rxFrame, 0, MAC_ADDRESSES);
         ByteBuffer.wrap(rxFrame, MAC_ADDRESSES, VLAN_TAG).putShort((short) tpid).putShort((short) tci);
-        rx.get(off + mac + MAC_ADDRESSES, rxFrame, MAC_ADDRESSES + VLAN_TAG, snap - MAC_ADDRESSES);
+        rx.get(from + MAC_ADDRESSES, rxFrame, MAC_ADDRESSES + VLAN_TAG, snap - MAC_ADDRESSES);
         return snap + VLAN_TAG;
     }
 
@@ -299,43 +322,24 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
         return txPending.get();
     }
 
-    /** For the kernel fast path: this interface, and this socket's filter for a fast path at TC. */
+    /** For the kernel fast path: this interface, and a way to bind this socket to the frames a fast path at TC hands up. */
     @Override public FastPath.Port kernelPort(int portNumber) {
-        return new FastPath.Port(portNumber, name, ifindex, LinkPeer.vethPeerInAnotherNamespace(ifindex), this::receiveOnlyMarked);
+        return new FastPath.Port(portNumber, name, ifindex, LinkPeer.vethPeerInAnotherNamespace(ifindex), this::takeOnlyHandedUp);
     }
 
     /**
-     * From now on the socket takes only frames whose skb mark is {@code mark}; with 0, every
-     * frame again. A classic BPF socket filter: load the mark, compare, accept the frame whole or
-     * nothing.
+     * With true, binds the receiving socket to KernelProgram.HANDED_UP_TYPE alone, which the kernel
+     * serves after the TC hook: the socket takes only the frames a fast path at TC hands up. With
+     * false, to every EtherType again. The ring keeps the frames taken before.
      */
-    private void receiveOnlyMarked(int mark) {
+    private void takeOnlyHandedUp(boolean only) {
         synchronized (this) {
             if (closed) {
                 return;
             }
-            if (mark == 0) {
-                LibC.setsockopt(fd, LibC.SOL_SOCKET, LibC.SO_DETACH_FILTER, new byte[4], 4);
-                return;
-            }
-            Memory filter = new Memory(4 * 8);
-            filterLine(filter, 0, 0x20, 0, 0, SKF_AD_OFF + SKF_AD_MARK);   // ld mark
-            filterLine(filter, 1, 0x15, 0, 1, mark);                       // jeq #mark, 0, 1
-            filterLine(filter, 2, 0x06, 0, 0, 0xFFFFFFFF);                 // ret #whole frame
-            filterLine(filter, 3, 0x06, 0, 0, 0);                          // ret #0: not for this socket
-            Memory program = new Memory(16);   // struct sock_fprog: its length, then a pointer to the lines
-            program.clear();
-            program.setShort(0, (short) 4);
-            program.setPointer(8, filter);
-            LibC.setsockopt(fd, LibC.SOL_SOCKET, LibC.SO_ATTACH_FILTER, program, 16);
+            bind(fd, only ? Short.reverseBytes((short) KernelProgram.HANDED_UP_TYPE) & 0xffff : LibC.ETH_P_ALL_BE);
+            handedUpOnly = only;
         }
-    }
-
-    private static void filterLine(Memory filter, int line, int code, int jumpTrue, int jumpFalse, int k) {
-        filter.setShort(line * 8L, (short) code);
-        filter.setByte(line * 8L + 2, (byte) jumpTrue);
-        filter.setByte(line * 8L + 3, (byte) jumpFalse);
-        filter.setInt(line * 8L + 4, k);
     }
 
     /** The longest frame the link carries: MTU + Ethernet header, + 4 for an 802.1Q tag (as the kernel allows). */

@@ -18,8 +18,6 @@ final class LibC {
     static final int PACKET_QDISC_BYPASS = 20;
     static final int PACKET_IGNORE_OUTGOING = 23;
     static final int SOL_SOCKET = 1;
-    static final int SO_ATTACH_FILTER = 26;
-    static final int SO_DETACH_FILTER = 27;
     static final int SO_SNDBUF = 7;
     static final int SO_SNDBUFFORCE = 32;
     static final long SIOCGIFMTU = 0x8921;
@@ -48,8 +46,6 @@ final class LibC {
     static native int bind(int fd, byte[] addr, int len) throws LastErrorException;
 
     static native int setsockopt(int fd, int level, int name, byte[] value, int len) throws LastErrorException;
-
-    static native int setsockopt(int fd, int level, int name, Pointer value, int len) throws LastErrorException;
 
     static native int getsockopt(int fd, int level, int name, byte[] value, int[] len) throws LastErrorException;
 
