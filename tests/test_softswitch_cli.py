@@ -106,3 +106,23 @@ def test_run_refuses_bad_setups_in_one_line(softswitch, tmp_path):
         assert "Exception" not in proc.stderr and "\tat " not in proc.stderr
     usage = softswitch("run", "--bogus", check=False)
     assert usage.returncode == 2 and "unknown option --bogus" in usage.stderr
+
+
+def test_fast_path_c_is_the_c_clang_compiles_for_the_program(softswitch, tmp_path):
+    """softswitch fast-path-c writes the kernel fast path's C for a program and hook: it compiles
+    with clang for BPF as softswitch run does, and defines the entry the loader attaches."""
+    import glob
+    import platform
+    import subprocess
+    for hook, section in (("tc", 'SEC("tc")'), ("xdp", 'SEC("xdp")')):
+        out = tmp_path / hook
+        softswitch("fast-path-c", L3, "--hook", hook, "--out-dir", out)
+        c = (out / "fast_path.c").read_text()
+        assert section in c and "int softswitch_fp(" in c
+        assert '#include "softswitch_fast_path.h"' in c and (out / "softswitch_fast_path.h").is_file()
+        arch = [f"-I{d}" for d in glob.glob(f"/usr/include/{platform.machine()}-linux-gnu")]
+        subprocess.run(["clang", "-O2", "-target", "bpf", "-Wno-parentheses-equality", "-Wno-pass-failed", *arch,
+                        "-c", str(out / "fast_path.c"), "-o", str(out / "fast_path.o")], check=True, capture_output=True)
+        assert (out / "fast_path.o").stat().st_size > 0
+    usage = softswitch("fast-path-c", L3, "--hook", "tcx", "--out-dir", tmp_path, check=False)
+    assert usage.returncode == 2 and usage.stderr.strip() == "softswitch: --hook is tc or xdp, not 'tcx'"

@@ -7,7 +7,15 @@ The call pins itself to one CPU, so that every run finds its per-CPU state in th
 a flow's packets do. A test run at TC makes the skb from the frame, which the kernel's statistics
 do not count, and the program's helpers work on it as on a received one.
 
+With --parts (TC only), the program is also taken apart: `softswitch fast-path-c` writes its C
+again, a copy is cut short (a `return TC_ACT_OK;` put in) at one point after another of the
+packet's way through it (CUTS), each copy is compiled with clang and loaded beside the running
+program, sharing its maps, and timed the same way on the same frame; the differences between
+successive cuts are the parts' costs. The last copy is the whole program compiled again, so it
+must redirect the frame as the loaded one does and cost about the same.
+
 Usage (as root, after make build p4): bench/forwarding/program_cost.sh [CALLS] [MODE ...]
+                                      bench/forwarding/program_cost.sh --parts [CALLS]
 """
 import ctypes
 import json
@@ -17,17 +25,29 @@ import statistics
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = pathlib.Path(__file__).resolve().parent
-sys.argv = [sys.argv[0], "2"] + sys.argv[1:]        # bench.py reads its test length from argv[1]
+PARTS = "--parts" in sys.argv
+sys.argv = [sys.argv[0], "2"] + [a for a in sys.argv[1:] if a != "--parts"]   # bench.py reads its test length from argv[1]
 import bench                                          # noqa: E402
 from harness import netns                             # noqa: E402
 
 CALLS = int(sys.argv[2]) if len(sys.argv) > 2 else 20000
-MODES = sys.argv[3:] or ["xdp-generic", "tc"]
+MODES = ["tc"] if PARTS else sys.argv[3:] or ["xdp-generic", "tc"]
+# Where --parts cuts the TC program short, in the order a packet meets them: the part that ends
+# there, and a line of KernelProgram's main body before or after which the return goes.
+CUTS = (("entering the program, its first check", "__u32 cpu = bpf_get_smp_processor_id();", "before"),
+        ("zeroing the state, loading the frame's first bytes", "s->copied = copied;", "after"),
+        ("the parser", "if (s->pstate != STATE_ACCEPTED)", "after"),
+        ("the controls and the deparser", "if (s->cursor & 7)", "before"),
+        ("the checks before the frame changes", "/* From here on the frame changes", "before"),
+        ("changing the frame's length (bpf_skb_change_proto, bpf_skb_adjust_room), the counters",
+         "if (bpf_skb_store_bytes", "before"),
+        ("writing the headers back, the redirect", None, None))
 ROUNDS = 5
-BPF_PROG_TEST_RUN, BPF_PROG_GET_FD_BY_ID = 10, 13
+BPF_PROG_TEST_RUN, BPF_PROG_GET_FD_BY_ID, BPF_MAP_GET_FD_BY_ID = 10, 13, 14
 REDIRECT = {"xdp-generic": 4, "tc": 7}                # XDP_REDIRECT, TC_ACT_REDIRECT
 SYS_BPF = {"x86_64": 321, "aarch64": 280}[os.uname().machine]
 libc = ctypes.CDLL(None, use_errno=True)
@@ -76,29 +96,104 @@ def context(mode, frame, ingress):
     return struct.pack("<6I", 0, len(frame), 0, ingress, 0, 0)
 
 
-def ns_per_run(mode, prog_id, frame, ingress):
-    """Median over ROUNDS of the program's nanoseconds per run, from the kernel's statistics."""
-    fd = ctypes.c_uint32(bpf(BPF_PROG_GET_FD_BY_ID, ctypes.create_string_buffer(struct.pack("<I", prog_id), 16)))
+def program_fd(prog_id):
+    return bpf(BPF_PROG_GET_FD_BY_ID, ctypes.create_string_buffer(struct.pack("<I", prog_id), 16))
+
+
+def ns_per_run(mode, fd, frame, ingress, redirects=True):
+    """The program's nanoseconds per run in one round of CALLS runs, from the kernel's statistics
+    (which count every program named ENTRY: only this one runs meanwhile)."""
     data = ctypes.create_string_buffer(frame, len(frame))
     out = ctypes.create_string_buffer(4096)
     given = context(mode, frame, ingress)
     ctx = ctypes.create_string_buffer(given, len(given))
     attr = ctypes.create_string_buffer(struct.pack(
-        "<IIIIQQIIIIQQIII", fd.value, 0, len(frame), len(out), ctypes.addressof(data), ctypes.addressof(out),
+        "<IIIIQQIIIIQQIII", fd, 0, len(frame), len(out), ctypes.addressof(data), ctypes.addressof(out),
         1, 0, len(ctx), 0, ctypes.addressof(ctx), 0, 0, 0, 0), 80)
     os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
-    medians = []
-    for _ in range(ROUNDS):
-        ns0, n0 = bench.program_runs()
-        for _ in range(CALLS):
-            bpf(BPF_PROG_TEST_RUN, attr)
-            if struct.unpack_from("<I", attr.raw, 4)[0] != REDIRECT[mode]:
-                raise RuntimeError("the frame did not take the fast path to the other port in a test run "
-                                   "(see the switch's fast path counters)")
-        ns1, n1 = bench.program_runs()
-        medians.append((ns1 - ns0) / (n1 - n0))
-    os.close(fd.value)
-    return statistics.median(medians), medians
+    ns0, n0 = bench.program_runs()
+    for _ in range(CALLS):
+        bpf(BPF_PROG_TEST_RUN, attr)
+        if redirects and struct.unpack_from("<I", attr.raw, 4)[0] != REDIRECT[mode]:
+            raise RuntimeError("the frame did not take the fast path to the other port in a test run "
+                               "(see the switch's fast path counters)")
+    ns1, n1 = bench.program_runs()
+    return (ns1 - ns0) / (n1 - n0)
+
+
+def cut_short(c, line, where):
+    """The program's C with `return TC_ACT_OK;` before or after the one line of its main body that holds `line`."""
+    lines = c.split("\n")
+    at = [i for i, text in enumerate(lines) if text.startswith("    " + line)]
+    if len(at) != 1:
+        raise RuntimeError(f"program_cost: the generated C has {len(at)} lines starting '{line}', not one; update CUTS")
+    i = at[0] + (1 if where == "after" else 0)
+    return "\n".join(lines[:i] + ["    return TC_ACT_OK;"] + lines[i:])
+
+
+def load_sharing_maps(object_file, prog_id):
+    """Loads a compiled copy of the program whose maps are the running program's (by name); its fd."""
+    libbpf = ctypes.CDLL("libbpf.so.1", use_errno=True)
+    for name, res, args in (("bpf_object__open_file", ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_void_p]),
+                            ("bpf_object__next_map", ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_void_p]),
+                            ("bpf_map__name", ctypes.c_char_p, [ctypes.c_void_p]),
+                            ("bpf_map__reuse_fd", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
+                            ("bpf_object__load", ctypes.c_int, [ctypes.c_void_p]),
+                            ("bpf_object__find_program_by_name", ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_char_p]),
+                            ("bpf_program__fd", ctypes.c_int, [ctypes.c_void_p])):
+        getattr(libbpf, name).restype, getattr(libbpf, name).argtypes = res, args
+    shown = json.loads(netns.run("bpftool", "-j", "prog", "show", "id", str(prog_id)))
+    running = {}
+    for map_id in shown["map_ids"]:
+        m = json.loads(netns.run("bpftool", "-j", "map", "show", "id", str(map_id)))
+        running[m["name"]] = bpf(BPF_MAP_GET_FD_BY_ID, ctypes.create_string_buffer(struct.pack("<I", map_id), 16))
+    obj = libbpf.bpf_object__open_file(str(object_file).encode(), None)
+    if not obj:
+        raise RuntimeError(f"libbpf cannot open {object_file}")
+    m = libbpf.bpf_object__next_map(obj, None)
+    while m:
+        fd = running.get(libbpf.bpf_map__name(m).decode()[:15])   # the kernel keeps 15 characters of a name
+        if fd is not None and libbpf.bpf_map__reuse_fd(m, fd) != 0:
+            raise RuntimeError(f"{object_file}: cannot share the map {libbpf.bpf_map__name(m).decode()}")
+        m = libbpf.bpf_object__next_map(obj, m)
+    if libbpf.bpf_object__load(obj) != 0:
+        raise RuntimeError(f"{object_file}: the kernel refused the program (errno {ctypes.get_errno()})")
+    return libbpf.bpf_program__fd(libbpf.bpf_object__find_program_by_name(obj, bench.ENTRY.encode()))
+
+
+def copies_cut_short(prog_id, work):
+    """(part, fd) per entry of CUTS: the program's C written again, cut short after that part, compiled, loaded."""
+    subprocess.run([str(bench.ROOT / "bin" / "softswitch"), "fast-path-c", str(bench.ROOT / "p4" / "nat64.p4"),
+                    "--hook", "tc", "--out-dir", str(work)], check=True, capture_output=True)
+    c = (work / "fast_path.c").read_text()
+    arch = [f"-I/usr/include/{m}" for m in ("x86_64-linux-gnu", "aarch64-linux-gnu") if os.path.isdir(f"/usr/include/{m}")]
+    copies = []
+    for i, (part, line, where) in enumerate(CUTS):
+        source = work / f"cut{i}.c"
+        source.write_text(cut_short(c, line, where) if line else c)
+        subprocess.run(["clang", "-O2", "-g", "-target", "bpf", "-Wno-parentheses-equality", "-Wno-pass-failed", *arch,
+                        "-I", str(work), "-c", str(source), "-o", str(source.with_suffix(".o"))], check=True)
+        copies.append((part, load_sharing_maps(source.with_suffix(".o"), prog_id)))
+    return copies
+
+
+def parts(prog_id, frame, ingress, direction):
+    """Prints each part's nanoseconds per run: the medians over ROUNDS of successive cuts' differences."""
+    with tempfile.TemporaryDirectory(prefix="program-cost-") as work:
+        copies = copies_cut_short(prog_id, pathlib.Path(work))
+        loaded = program_fd(prog_id)
+        rounds = []
+        for _ in range(ROUNDS):
+            rounds.append([ns_per_run("tc", fd, frame, ingress, redirects=i == len(copies) - 1)
+                           for i, (_, fd) in enumerate(copies)] + [ns_per_run("tc", loaded, frame, ingress)])
+        for fd in [loaded] + [fd for _, fd in copies]:
+            os.close(fd)
+    whole = [r[-1] for r in rounds]
+    print(f"  tc          {direction}, UDP {len(frame)}-byte frame: the loaded program {statistics.median(whole):.0f} ns "
+          f"per run, compiled again here {statistics.median(r[-2] for r in rounds):.0f}; by part:", flush=True)
+    for i, (part, _) in enumerate(copies):
+        each = [r[i] - (r[i - 1] if i else 0) for r in rounds]
+        print(f"    {statistics.median(each):5.0f} ns  {part} (rounds: {', '.join(f'{e:.0f}' for e in each)})", flush=True)
 
 
 def main():
@@ -119,8 +214,13 @@ def main():
                         ("IPv6 to IPv4", bench.H1, "a1", 0x86DD, [], "s1"),
                         ("IPv4 to IPv6", bench.H2, "a2", 0x0800, ["-R"], "s2")):
                     frame = frame_of(ns, dev, ethertype, reverse, addr)
-                    median, rounds = ns_per_run(mode, prog, frame, bench.ifindex(port))
-                    print(f"  {mode:11} {direction}, UDP {len(frame)}-byte frame: {median:.0f} ns per run "
+                    if PARTS:
+                        parts(prog, frame, bench.ifindex(port), direction)
+                        continue
+                    fd = program_fd(prog)
+                    rounds = [ns_per_run(mode, fd, frame, bench.ifindex(port)) for _ in range(ROUNDS)]
+                    os.close(fd)
+                    print(f"  {mode:11} {direction}, UDP {len(frame)}-byte frame: {statistics.median(rounds):.0f} ns per run "
                           f"(rounds: {', '.join(f'{r:.0f}' for r in rounds)})", flush=True)
             finally:
                 bench.teardown(procs)

@@ -216,8 +216,9 @@ static __always_inline int hand_up(struct __sk_buff *skb)
         head[4] = tci >> 8; head[5] = tci;
     }
     head[6] = 0x02;
-    head[7] = HANDED_UP >> 24; head[8] = HANDED_UP >> 16; head[9] = HANDED_UP >> 8; head[10] = HANDED_UP;
-    head[12] = HANDED_UP_TYPE >> 8; head[13] = HANDED_UP_TYPE & 0xff;
+    head[7] = (__u8) (HANDED_UP >> 24); head[8] = (__u8) (HANDED_UP >> 16);
+    head[9] = (__u8) (HANDED_UP >> 8); head[10] = (__u8) HANDED_UP;
+    head[12] = (__u8) (HANDED_UP_TYPE >> 8); head[13] = (__u8) HANDED_UP_TYPE;
     if (bpf_skb_change_head(skb, HANDED_UP_HEAD, 0) || bpf_skb_store_bytes(skb, 0, head, HANDED_UP_HEAD, 0)) {
         stat(FP_TX_ERROR);
         return TC_ACT_SHOT;

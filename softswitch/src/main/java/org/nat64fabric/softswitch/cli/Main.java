@@ -7,6 +7,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.nat64fabric.softswitch.ebpf.KernelProgram;
 import org.nat64fabric.softswitch.frontend.Frontend;
 import org.nat64fabric.softswitch.frontend.P4CompileException;
 import org.nat64fabric.softswitch.frontend.Preprocessor;
@@ -17,7 +18,7 @@ import org.nat64fabric.softswitch.proto.DeviceConfig;
 import org.nat64fabric.softswitch.runtime.EntityException;
 import org.nat64fabric.softswitch.sim.Sim;
 
-/** The softswitch command line: check, p4info, compile, constants, sim, run. */
+/** The softswitch command line: check, p4info, compile, constants, fast-path-c, sim, run. */
 public final class Main {
     private static final String USAGE = String.join("\n",
             "usage: softswitch COMMAND [OPTIONS] PROGRAM.p4",
@@ -30,6 +31,9 @@ public final class Main {
             "  constants PROGRAM.p4 --class PACKAGE.NAME --out-dir DIR",
             "                                   write DIR/PACKAGE/NAME.java: a Java constant for every name",
             "                                   in the program's P4Info (tables, fields, actions, ...)",
+            "  fast-path-c PROGRAM.p4 --hook tc|xdp --out-dir DIR",
+            "                                   write DIR/fast_path.c and DIR/softswitch_fast_path.h: the C that",
+            "                                   softswitch run --fast-path compiles with clang for the program",
             "  run -i PORT@IFACE ...            be a P4Runtime switch on Linux interfaces (softswitch run --help)",
             "  sim PROGRAM.p4 --input [PORT:]IN.pcap [--input ...] --output-dir DIR",
             "      [--entries ENTRIES.txt] [--cpu-port N]",
@@ -68,6 +72,7 @@ public final class Main {
         Path outDir = null;
         Path entries = null;
         String className = null;
+        KernelProgram.Hook hook = null;
         int cpuPort = 255;
         long seed = 0;
         try {
@@ -84,6 +89,7 @@ public final class Main {
                     case "--input": inputs.add(Sim.Input.parse(value(args, ++i, a))); break;
                     case "--cpu-port": cpuPort = number(value(args, ++i, a), a); break;
                     case "--seed": seed = number(value(args, ++i, a), a); break;
+                    case "--hook": hook = hook(value(args, ++i, a)); break;
                     default:
                         if (a.startsWith("-D") && a.length() > 2) {
                             defines.add(a.substring(2));
@@ -145,6 +151,15 @@ public final class Main {
                     System.out.println("wrote " + file);
                     return 0;
                 }
+                case "fast-path-c": {
+                    if (hook == null || outDir == null) {
+                        throw new IllegalArgumentException("fast-path-c needs --hook tc|xdp and --out-dir DIR");
+                    }
+                    Files.createDirectories(outDir);
+                    Path c = new KernelProgram(Frontend.compile(program, options), hook, false).writeTo(outDir);
+                    System.out.println("wrote " + c + " and " + outDir.resolve("softswitch_fast_path.h"));
+                    return 0;
+                }
                 case "sim": {
                     if (inputs.isEmpty() || outDir == null) {
                         throw new IllegalArgumentException("sim needs --input [PORT:]FILE.pcap and --output-dir DIR");
@@ -155,7 +170,7 @@ public final class Main {
                     return 0;
                 }
                 default:
-                    throw new IllegalArgumentException("unknown command '" + command + "' (commands: check, p4info, compile, constants, sim, run)");
+                    throw new IllegalArgumentException("unknown command '" + command + "' (commands: check, p4info, compile, constants, fast-path-c, sim, run)");
             }
         } catch (P4CompileException e) {
             System.err.println(e.getMessage());
@@ -177,6 +192,14 @@ public final class Main {
             throw new IllegalArgumentException(option + " needs a value");
         }
         return args[i];
+    }
+
+    private static KernelProgram.Hook hook(String name) {
+        switch (name) {
+            case "tc": return KernelProgram.Hook.TC;
+            case "xdp": return KernelProgram.Hook.XDP;
+            default: throw new IllegalArgumentException("--hook is tc or xdp, not '" + name + "'");
+        }
     }
 
     static int number(String text, String option) {

@@ -223,11 +223,8 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         Path dir = null;
         try {
             dir = Files.createTempDirectory("softswitch-fast-path");
-            Path c = dir.resolve("fast_path.c");
-            Path h = dir.resolve("softswitch_fast_path.h");
+            Path c = code.writeTo(dir);
             Path o = dir.resolve("fast_path.o");
-            Files.writeString(c, code.source());
-            Files.writeString(h, KernelProgram.prelude());
             List<String> cmd = new ArrayList<>(List.of("clang", "-O2", "-g", "-target", "bpf", "-Wno-parentheses-equality",
                     "-Wno-pass-failed"));
             for (String arch : List.of("x86_64-linux-gnu", "aarch64-linux-gnu")) {

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.IdentityHashMap;
@@ -109,6 +111,17 @@ public final class KernelProgram extends CodeWriter {
 
     public int counterBase(Externs.Counter c) {
         return counterBase.get(c);
+    }
+
+    /**
+     * Writes the C clang compiles, DIR/fast_path.c and the header it includes, DIR/softswitch_fast_path.h;
+     * returns the first.
+     */
+    public Path writeTo(Path dir) throws IOException {
+        Path c = dir.resolve("fast_path.c");
+        Files.writeString(c, source);
+        Files.writeString(dir.resolve("softswitch_fast_path.h"), prelude());
+        return c;
     }
 
     public static String prelude() {
