@@ -218,7 +218,9 @@ def test_at_tc_a_frame_handed_up_reaches_the_interpreter_as_it_came():
         lookalike = Ether(src="02:73:73:66:70:00", dst="00:01:81:00:00:2a", type=0x88B5) / Raw((bytes(range(256)) * 6)[:1500])
         for frame in (tagged, lookalike):
             ptf.send(1, frame)
-            payload, metadata = c.packet_in(timeout=5)
+            punted = c.packet_in(timeout=5)
+            assert punted is not None, f"no packet-in for {frame.summary()}"
+            payload, metadata = punted
             assert payload == bytes(frame)
             assert metadata["ingress_port"] == 1
         ptf.verify_no_other_packets()

@@ -23,10 +23,11 @@ import org.nat64fabric.softswitch.v1model.Externs;
 
 /**
  * The kernel fast path of a running program: its C (from {@link KernelProgram}) compiled with clang,
- * loaded with libbpf and attached at XDP to every port. The program's tables and counters are
- * mirrored into BPF maps as the P4Runtime server writes them, and what the kernel counts is added
- * to what the interpreter counts. Packets the kernel program cannot finish reach the interpreter
- * untouched (XDP_PASS), so behaviour is the same whichever path a packet takes.
+ * loaded with libbpf and attached to every port at XDP or at TC ingress. The program's tables and
+ * counters are mirrored into BPF maps as the P4Runtime server writes them, and what the kernel
+ * counts is added to what the interpreter counts. Packets the kernel program cannot finish reach
+ * the interpreter untouched (at XDP by XDP_PASS, at TC handed up: {@link Receiver}), so behaviour
+ * is the same whichever path a packet takes.
  */
 public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, AutoCloseable {
     private static final Logger LOG = Logger.getLogger("softswitch");
@@ -329,8 +330,8 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
     /**
      * Attaches with BPF links, not the netlink attachment that outlives its process: a switch that
      * is killed must not leave its program forwarding on the ports, with nothing to take what it
-     * hands over. At TC (tcx links, Linux 6.6 and later) each port's socket filter goes on first:
-     * until the program is attached its frames are lost, not taken twice.
+     * hands over. At TC (tcx links, Linux 6.6 and later) each port's socket is bound to the frames
+     * handed up first: until the program is attached its frames are lost, not taken twice.
      */
     private void attach() throws Unavailable {
         int fd = Libbpf.bpf_program__fd(Libbpf.bpf_object__find_program_by_name(object, KernelProgram.ENTRY));

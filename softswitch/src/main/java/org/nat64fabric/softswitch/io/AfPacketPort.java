@@ -65,8 +65,12 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     private final Device device;
     private final PortDrops drops;
     private int rxIndex;
-    /** Bound to the frames a fast path at TC hands up, whose header receive() takes off (KernelProgram.HANDED_UP_HEAD). */
-    private volatile boolean handedUpOnly;
+    /**
+     * A fast path at TC has handed frames up on this port: receive() takes their header off
+     * (KernelProgram.HANDED_UP_HEAD). It stays set when the program is detached, as frames handed
+     * up before may still wait in the ring or in the kernel's backlog.
+     */
+    private volatile boolean handedUpHere;
     /** Held by flush(), which alone calls sendmmsg() and moves {@link #txHead}. */
     private final Object flushLock = new Object();
     /** Wakes the transmit thread that owns this port, so that frames a failed flush left queued are tried again soon. */
@@ -211,7 +215,7 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
             boolean tagged = (status & TP_STATUS_VLAN_VALID) != 0;
             int tpid = (status & TP_STATUS_VLAN_TPID_VALID) != 0 ? rx.getShort(off + 26) & 0xffff : ETH_P_8021Q;
             int tci = rx.getShort(off + 24) & 0xffff;
-            int head = handedUpOnly && isHandedUp(from, snap) ? KernelProgram.HANDED_UP_HEAD : 0;
+            int head = handedUpHere && isHandedUp(from, snap) ? KernelProgram.HANDED_UP_HEAD : 0;
             if (head > 0) {
                 tagged = rx.get(from + 1) != 0;
                 tpid = bigEndianShort(from + 2);
@@ -246,9 +250,9 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     }
 
     /**
-     * Whether the frame at {@code from} came with the header of a frame handed up at TC. Checked
-     * even when bound to those frames alone: frames taken before the socket was bound so may still
-     * wait in the ring.
+     * Whether the frame at {@code from} came with the header of a frame handed up at TC, whatever
+     * the socket is bound to now: frames taken before a rebind may still wait in the ring. (So on a
+     * port that has had a fast path at TC, that header's source address is softswitch's own.)
      */
     private boolean isHandedUp(int from, int snap) {
         int mark = KernelProgram.HANDED_UP_MARK;
@@ -337,8 +341,8 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
             if (closed) {
                 return;
             }
+            handedUpHere |= only;
             bind(fd, only ? Short.reverseBytes((short) KernelProgram.HANDED_UP_TYPE) & 0xffff : LibC.ETH_P_ALL_BE);
-            handedUpOnly = only;
         }
     }
 
