@@ -206,17 +206,21 @@ def test_at_tc_a_port_whose_veth_end_is_in_another_namespace_gets_its_frames_han
 def test_at_tc_a_frame_handed_up_reaches_the_interpreter_as_it_came():
     """At TC the program hands a frame up behind a header of its own, on which the interpreter's
     socket is bound (KernelProgram.HANDED_UP_HEAD), and the interpreter takes the header off: a
-    VLAN-tagged frame keeps the tag the kernel holds beside it, and a full-size frame that looks like
-    a handed-up one itself (that EtherType, that source address) arrives whole, its bytes untouched."""
+    VLAN-tagged frame keeps the tag the kernel holds beside it (802.1Q, and 802.1ad outside
+    802.1Q), and a full-size frame that looks like a handed-up one itself (that EtherType, that
+    source address) arrives whole, its bytes untouched."""
     with switch_under_test(L3, n_ports=2, fast_path="tc") as sut:
         c = sut.client
         ptf = PacketTest(sut)
         ptf.insert(*(c.table_entry("L3Ingress.acl", match={"hdr.ethernet.ether_type": (ether_type, 0xffff)},
-                                   action="L3Ingress.send_to_cpu", priority=1) for ether_type in (0x8100, 0x88B5)))
+                                   action="L3Ingress.send_to_cpu", priority=1) for ether_type in (0x8100, 0x88A8, 0x88B5)))
         tagged = Ether(src="00:00:00:00:00:09", dst=ROUTER_MAC) / Dot1Q(prio=5, vlan=42) / \
             IP(src="10.0.1.7", dst="10.0.2.7") / UDP(sport=7, dport=53) / b"tagged"
+        # 802.1ad outside 802.1Q: the kernel takes the outer tag out of the frame, TPID 0x88A8.
+        double = Ether(src="00:00:00:00:00:09", dst=ROUTER_MAC, type=0x88A8) / Dot1Q(vlan=7, type=0x8100) / \
+            Dot1Q(vlan=42) / IP(src="10.0.1.7", dst="10.0.2.7") / UDP(sport=7, dport=53) / b"double"
         lookalike = Ether(src="02:73:73:66:70:00", dst="00:01:81:00:00:2a", type=0x88B5) / Raw((bytes(range(256)) * 6)[:1500])
-        for frame in (tagged, lookalike):
+        for frame in (tagged, double, lookalike):
             ptf.send(1, frame)
             punted = c.packet_in(timeout=5)
             assert punted is not None, f"no packet-in for {frame.summary()}"
@@ -225,8 +229,8 @@ def test_at_tc_a_frame_handed_up_reaches_the_interpreter_as_it_came():
             assert metadata["ingress_port"] == 1
         ptf.verify_no_other_packets()
         counters = sut.switch.final_counters()
-        assert counters["fast path: to interpreter"] >= 2
-        assert counters["fast path: to interpreter: a VLAN tag the kernel took out of the frame"] >= 1
+        assert counters["fast path: to interpreter"] >= 3
+        assert counters["fast path: to interpreter: a VLAN tag the kernel took out of the frame"] >= 2
         assert counters["fast path: to interpreter: a packet-in"] >= 1
 
 
