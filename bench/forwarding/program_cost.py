@@ -18,6 +18,7 @@ Usage (as root, after make build p4): bench/forwarding/program_cost.sh [CALLS] [
                                       bench/forwarding/program_cost.sh --parts [CALLS]
 """
 import ctypes
+import functools
 import json
 import os
 import pathlib
@@ -131,9 +132,10 @@ def cut_short(c, line, where):
     return "\n".join(lines[:i] + ["    return TC_ACT_OK;"] + lines[i:])
 
 
-def load_sharing_maps(object_file, prog_id):
-    """Loads a compiled copy of the program whose maps are the running program's (by name); its fd."""
-    libbpf = ctypes.CDLL("libbpf.so.1", use_errno=True)
+@functools.cache
+def libbpf():
+    """Debian's libbpf1, with the signatures of the calls load_sharing_maps makes."""
+    lib = ctypes.CDLL("libbpf.so.1", use_errno=True)
     for name, res, args in (("bpf_object__open_file", ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_void_p]),
                             ("bpf_object__next_map", ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_void_p]),
                             ("bpf_map__name", ctypes.c_char_p, [ctypes.c_void_p]),
@@ -141,24 +143,30 @@ def load_sharing_maps(object_file, prog_id):
                             ("bpf_object__load", ctypes.c_int, [ctypes.c_void_p]),
                             ("bpf_object__find_program_by_name", ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_char_p]),
                             ("bpf_program__fd", ctypes.c_int, [ctypes.c_void_p])):
-        getattr(libbpf, name).restype, getattr(libbpf, name).argtypes = res, args
+        getattr(lib, name).restype, getattr(lib, name).argtypes = res, args
+    return lib
+
+
+def load_sharing_maps(object_file, prog_id):
+    """Loads a compiled copy of the program whose maps are the running program's (by name); its fd."""
+    lib = libbpf()
     shown = json.loads(netns.run("bpftool", "-j", "prog", "show", "id", str(prog_id)))
     running = {}
     for map_id in shown["map_ids"]:
         m = json.loads(netns.run("bpftool", "-j", "map", "show", "id", str(map_id)))
         running[m["name"]] = bpf(BPF_MAP_GET_FD_BY_ID, ctypes.create_string_buffer(struct.pack("<I", map_id), 16))
-    obj = libbpf.bpf_object__open_file(str(object_file).encode(), None)
+    obj = lib.bpf_object__open_file(str(object_file).encode(), None)
     if not obj:
         raise RuntimeError(f"libbpf cannot open {object_file}")
-    m = libbpf.bpf_object__next_map(obj, None)
+    m = lib.bpf_object__next_map(obj, None)
     while m:
-        fd = running.get(libbpf.bpf_map__name(m).decode()[:15])   # the kernel keeps 15 characters of a name
-        if fd is not None and libbpf.bpf_map__reuse_fd(m, fd) != 0:
-            raise RuntimeError(f"{object_file}: cannot share the map {libbpf.bpf_map__name(m).decode()}")
-        m = libbpf.bpf_object__next_map(obj, m)
-    if libbpf.bpf_object__load(obj) != 0:
+        fd = running.get(lib.bpf_map__name(m).decode()[:15])   # the kernel keeps 15 characters of a name
+        if fd is not None and lib.bpf_map__reuse_fd(m, fd) != 0:
+            raise RuntimeError(f"{object_file}: cannot share the map {lib.bpf_map__name(m).decode()}")
+        m = lib.bpf_object__next_map(obj, m)
+    if lib.bpf_object__load(obj) != 0:
         raise RuntimeError(f"{object_file}: the kernel refused the program (errno {ctypes.get_errno()})")
-    return libbpf.bpf_program__fd(libbpf.bpf_object__find_program_by_name(obj, bench.ENTRY.encode()))
+    return lib.bpf_program__fd(lib.bpf_object__find_program_by_name(obj, bench.ENTRY.encode()))
 
 
 def copies_cut_short(prog_id, work):

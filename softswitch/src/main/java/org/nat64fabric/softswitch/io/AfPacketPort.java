@@ -212,16 +212,16 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
             int snap = rx.getInt(off + 8);
             int mac = rx.getShort(off + 12) & 0xffff;   // tp_mac
             int from = off + mac;
-            boolean tagged = (status & TP_STATUS_VLAN_VALID) != 0;
-            int tpid = (status & TP_STATUS_VLAN_TPID_VALID) != 0 ? rx.getShort(off + 26) & 0xffff : ETH_P_8021Q;
-            int tci = rx.getShort(off + 24) & 0xffff;
             int head = handedUpHere && isHandedUp(from, snap) ? KernelProgram.HANDED_UP_HEAD : 0;
-            if (head > 0) {
-                tagged = rx.get(from + 1) != 0;
-                tpid = bigEndianShort(from + 2);
-                tci = bigEndianShort(from + 4);
+            int length;
+            if (head > 0 && rx.get(from + 1) != 0) {   // the tag, in the header of a frame handed up
+                length = copyWithVlanTag(from + head, snap - head, bigEndianShort(from + 2), bigEndianShort(from + 4));
+            } else if (head == 0 && (status & TP_STATUS_VLAN_VALID) != 0) {   // the tag, beside the frame in the ring
+                int tpid = (status & TP_STATUS_VLAN_TPID_VALID) != 0 ? rx.getShort(off + 26) & 0xffff : ETH_P_8021Q;
+                length = copyWithVlanTag(from, snap, tpid, rx.getShort(off + 24) & 0xffff);
+            } else {
+                length = copy(from + head, snap - head);
             }
-            int length = tagged ? copyWithVlanTag(from + head, snap - head, tpid, tci) : copy(from + head, snap - head);
             rx.putInt(off, 0);   // back to the kernel
             rxIndex = (rxIndex + 1) % FRAMES;
             n++;
