@@ -40,12 +40,14 @@ MODES = ["tc"] if PARTS else sys.argv[3:] or ["xdp-generic", "tc"]
 # Where --parts cuts the TC program short, in the order a packet meets them: the part that ends
 # there, and a line of KernelProgram's main body before or after which the return goes.
 CUTS = (("entering the program, its first check", "__u32 cpu = bpf_get_smp_processor_id();", "before"),
-        ("zeroing the state, loading the frame's first bytes", "s->copied = copied;", "after"),
+        ("finding its per-CPU state, the configuration and the port", "zero_state(s);", "before"),
+        ("zeroing the state", "s->pkt_len = ctx->len;", "before"),
+        ("loading the frame's first bytes", "s->copied = copied;", "after"),
         ("the parser", "if (s->pstate != STATE_ACCEPTED)", "after"),
         ("the controls and the deparser", "if (s->cursor & 7)", "before"),
-        ("the checks before the frame changes", "/* From here on the frame changes", "before"),
-        ("changing the frame's length (bpf_skb_change_proto, bpf_skb_adjust_room), the counters",
-         "if (bpf_skb_store_bytes", "before"),
+        ("the checks before the frame changes (the output port, the MTU)", "/* From here on the frame changes", "before"),
+        ("changing the frame's length (bpf_skb_change_proto, bpf_skb_adjust_room)", "commit_counts(s);", "before"),
+        ("the counters", "if (bpf_skb_store_bytes", "before"),
         ("writing the headers back, the redirect", None, None))
 ROUNDS = 5
 BPF_PROG_TEST_RUN, BPF_PROG_GET_FD_BY_ID, BPF_MAP_GET_FD_BY_ID = 10, 13, 14
@@ -123,11 +125,13 @@ def ns_per_run(mode, fd, frame, ingress, redirects=True):
 
 
 def cut_short(c, line, where):
-    """The program's C with `return TC_ACT_OK;` before or after the one line of its main body that holds `line`."""
+    """The program's C with `return TC_ACT_OK;` before or after the first line of its main body that
+    holds `line` (after the frame's checks: the drop path repeats some of its lines further down)."""
     lines = c.split("\n")
-    at = [i for i, text in enumerate(lines) if text.startswith("    " + line)]
-    if len(at) != 1:
-        raise RuntimeError(f"program_cost: the generated C has {len(at)} lines starting '{line}', not one; update CUTS")
+    start = next(i for i, text in enumerate(lines) if text.startswith("int " + bench.ENTRY + "("))
+    at = [i for i, text in enumerate(lines) if i > start and text.startswith("    " + line)]
+    if not at:
+        raise RuntimeError(f"program_cost: the generated C's main body has no line starting '{line}'; update CUTS")
     i = at[0] + (1 if where == "after" else 0)
     return "\n".join(lines[:i] + ["    return TC_ACT_OK;"] + lines[i:])
 
