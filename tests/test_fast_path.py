@@ -290,6 +290,80 @@ def test_a_ternary_table_over_the_kernel_limit_goes_to_the_interpreter(tmp_path)
     assert counters["pipeline tx"] >= 1
 
 
+# A ternary table whose key is an odd number of bytes (8 + 16 bits): in its BPF entries the mask
+# ends off a 4-byte boundary, and the C pads before the action; the switch must write its entries
+# with the same padding, or the kernel reads another action than the entry's (it once did).
+ODD_KEY_ACL = """
+#include <core.p4>
+#include <v1model.p4>
+header tag_t { bit<8> kind; bit<16> tag; }
+struct headers_t { tag_t t; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.t); transition accept; }
+}
+control NoCheck(inout headers_t hdr, inout meta_t meta) { apply { } }
+control OddIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    action forward(bit<9> port, bit<8> mark) { sm.egress_spec = port; hdr.t.kind = mark; }
+    action drop() { mark_to_drop(sm); }
+    table acl {
+        key = { hdr.t.kind: exact; hdr.t.tag: ternary; }
+        actions = { forward; drop; }
+        default_action = drop();
+    }
+    table fixed {
+        key = { hdr.t.kind: exact; hdr.t.tag: ternary; }
+        actions = { forward; }
+        default_action = forward(4, 0xdd);
+        const entries = {
+            (0x07, 0x0070 &&& 0x00f0) : forward(3, 0x77);
+        }
+    }
+    apply {
+        if (!acl.apply().hit) {
+            fixed.apply();
+        }
+    }
+}
+control OddEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control OddDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.t); } }
+V1Switch(P(), NoCheck(), OddIngress(), OddEgress(), NoCheck(), OddDeparser()) main;
+"""
+
+
+@pytest.mark.parametrize("fast_path", [MODE, ""], ids=["fast-path", "interpreter"])
+def test_a_ternary_table_with_an_odd_sized_key_runs_each_entrys_own_action(tmp_path, fast_path):
+    program = tmp_path / "odd_key_acl.p4"
+    program.write_text(ODD_KEY_ACL)
+    payload = bytes(range(48))
+
+    def frame(kind, tag):
+        return bytes([kind]) + tag.to_bytes(2, "big") + payload
+    # (frame in, port out, mark written): two written entries, then the program's own, the default
+    cases = [(frame(1, 0x12ab), 2, 0x11), (frame(2, 0x00cd), 3, 0x22), (frame(2, 0xffcd), 3, 0x22),
+             (frame(7, 0x1274), 3, 0x77), (frame(1, 0x13ab), 4, 0xdd), (frame(3, 0x12ab), 4, 0xdd)]
+    with switch_under_test(program, n_ports=4, fast_path=fast_path) as sut:
+        c = sut.client
+        c.write(c.update("INSERT", c.table_entry("OddIngress.acl", match={"hdr.t.kind": 1, "hdr.t.tag": (0x1200, 0xff00)},
+                                                 action="OddIngress.forward", params={"port": 2, "mark": 0x11},
+                                                 priority=10)),
+                c.update("INSERT", c.table_entry("OddIngress.acl", match={"hdr.t.kind": 2, "hdr.t.tag": (0x00cd, 0x00ff)},
+                                                 action="OddIngress.forward", params={"port": 3, "mark": 0x22},
+                                                 priority=20)))
+        ptf = PacketTest(sut)
+        for _ in range(3):
+            for sent, port, mark in cases:
+                ptf.send(1, Raw(sent))
+                ptf.verify_packet(Raw(bytes([mark]) + sent[1:]), port)
+        ptf.verify_no_other_packets()
+        counters = sut.switch.final_counters()
+    if fast_path:
+        assert counters["fast path: forwarded"] == 3 * len(cases)
+        assert counters["pipeline rx"] == 0   # every packet took the fast path
+    else:
+        assert counters["pipeline tx"] == 3 * len(cases)
+
+
 # A header with a struct field (P4_16 7.2.2): the nested fields sit on the wire in order, across bytes.
 STRUCT_IN_HEADER = """
 #include <core.p4>

@@ -536,8 +536,27 @@ public final class KernelProgram extends CodeWriter {
             return why == null;
         }
 
+        /**
+         * sizeof(struct tN_val): action and id, then the data, padded as clang pads a struct of
+         * 32-bit members (to 4 bytes). A map copies its whole value size from what it is given, so
+         * the switch's bytes must be laid out as the C is: the declarations assert it.
+         */
         public int valueBytes() {
-            return 8 + dataBytes;
+            return align4(8 + dataBytes);
+        }
+
+        /** Where the map value starts in a scanned table's entry: after the value and the mask, at the value's alignment. */
+        int scanValueAt() {
+            return align4(2 * keyBytes);
+        }
+
+        /** sizeof(struct tN_key): an LPM trie's key has its 32-bit prefix length first, and is padded after the bytes. */
+        int keySize() {
+            return kind == Kind.LPM ? align4(4 + keyBytes) : keyBytes;
+        }
+
+        private static int align4(int n) {
+            return (n + 3) & ~3;
         }
 
         String declarations() {
@@ -548,6 +567,7 @@ public final class KernelProgram extends CodeWriter {
             c.append("/* ").append(table.name).append(" */\n");
             c.append("struct ").append(name).append("_val {\n    __u32 action;\n    __u32 id;\n    __u8 p[")
                     .append(dataBytes).append("];\n};\n");
+            c.append(layoutAssert("sizeof(struct " + name + "_val) == " + valueBytes()));
             switch (kind) {
                 case HASH:
                 case LPM:
@@ -556,6 +576,7 @@ public final class KernelProgram extends CodeWriter {
                         c.append("    __u32 prefixlen;\n");
                     }
                     c.append("    __u8 b[").append(keyBytes).append("];\n};\n");
+                    c.append(layoutAssert("sizeof(struct " + name + "_key) == " + keySize()));
                     c.append(map(kind == Kind.LPM ? "BPF_MAP_TYPE_LPM_TRIE" : "BPF_MAP_TYPE_HASH", Math.max(table.size, 1),
                             kind == Kind.LPM ? "BPF_F_NO_PREALLOC" : null, "struct " + name + "_key", "struct " + name + "_val",
                             name));
@@ -563,6 +584,8 @@ public final class KernelProgram extends CodeWriter {
                 case SCAN:
                     c.append("struct ").append(name).append("_entry {\n    __u8 v[").append(keyBytes).append("];\n    __u8 m[")
                             .append(keyBytes).append("];\n    struct ").append(name).append("_val val;\n};\n");
+                    c.append(layoutAssert("__builtin_offsetof(struct " + name + "_entry, val) == " + scanValueAt()
+                            + " && sizeof(struct " + name + "_entry) == " + (scanValueAt() + valueBytes())));
                     c.append(map("BPF_MAP_TYPE_ARRAY", 2 * SCAN_MAX, null, "__u32", "struct " + name + "_entry", name));
                     c.append(map("BPF_MAP_TYPE_ARRAY", 1, null, "__u32", "struct scan_head", name + "_head"));
                     c.append(scanFunction());
@@ -572,6 +595,11 @@ public final class KernelProgram extends CodeWriter {
             }
             c.append(map("BPF_MAP_TYPE_ARRAY", 1, null, "__u32", "struct " + name + "_val", name + "_default")).append('\n');
             return c.toString();
+        }
+
+        /** A compile-time check that the C lays a map's key or value out as the switch writes it. */
+        private String layoutAssert(String condition) {
+            return "_Static_assert(" + condition + ", \"" + name + ": the layout softswitch writes (KernelProgram.TableMap)\");\n";
         }
 
         private static String map(String type, int entries, String flags, String key, String value, String mapName) {
@@ -683,7 +711,7 @@ public final class KernelProgram extends CodeWriter {
 
         /** The hash or LPM map key of an entry's match, as {@link #apply} builds it from a packet. */
         public byte[] key(Table.FieldMatch[] match) {
-            byte[] k = new byte[(kind == Kind.LPM ? 4 : 0) + keyBytes];
+            byte[] k = new byte[keySize()];
             int at = kind == Kind.LPM ? 4 : 0;
             int prefix = 0;
             for (int i : keyOrder) {
@@ -699,9 +727,9 @@ public final class KernelProgram extends CodeWriter {
             return k;
         }
 
-        /** An entry of a scanned table: value and mask (low and high for ranges), then the map value. */
+        /** An entry of a scanned table: value and mask (low and high for ranges), then the map value at {@link #scanValueAt}. */
         public byte[] scanEntry(Table.FieldMatch[] match, Table.ActionCall call, int id) {
-            byte[] e = new byte[2 * keyBytes + valueBytes()];
+            byte[] e = new byte[scanValueAt() + valueBytes()];
             int at = 0;
             for (int i : keyOrder) {
                 Table.KeyField f = table.keys.get(i);
@@ -711,7 +739,7 @@ public final class KernelProgram extends CodeWriter {
                 put(e, keyBytes + at, bytes, m.high != null ? m.high : m.mask);
                 at += bytes;
             }
-            System.arraycopy(value(call, id), 0, e, 2 * keyBytes, valueBytes());
+            System.arraycopy(value(call, id), 0, e, scanValueAt(), valueBytes());
             return e;
         }
 
