@@ -293,26 +293,33 @@ def test_a_ternary_table_over_the_kernel_limit_goes_to_the_interpreter(tmp_path)
 # A ternary table whose key is an odd number of bytes (8 + 16 bits): in its BPF entries the mask
 # ends off a 4-byte boundary, and the C pads before the action; the switch must write its entries
 # with the same padding, or the kernel reads another action than the entry's (it once did).
-ODD_KEY_ACL = """
+def one_header_program(header):
+    """The start of a v1model program whose packets are one header, tag_t (`header` declares it),
+    hdr.tag, and nothing else: the parser and a control that does nothing, NoCheck."""
+    return """
 #include <core.p4>
 #include <v1model.p4>
-header tag_t { bit<8> kind; bit<16> tag; }
-struct headers_t { tag_t t; }
+""" + header + """
+struct headers_t { tag_t tag; }
 struct meta_t { }
 parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.t); transition accept; }
+    state start { pkt.extract(hdr.tag); transition accept; }
 }
 control NoCheck(inout headers_t hdr, inout meta_t meta) { apply { } }
+"""
+
+
+ODD_KEY_ACL = one_header_program("header tag_t { bit<8> kind; bit<16> tag; }") + """
 control OddIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
-    action forward(bit<9> port, bit<8> mark) { sm.egress_spec = port; hdr.t.kind = mark; }
+    action forward(bit<9> port, bit<8> mark) { sm.egress_spec = port; hdr.tag.kind = mark; }
     action drop() { mark_to_drop(sm); }
     table acl {
-        key = { hdr.t.kind: exact; hdr.t.tag: ternary; }
+        key = { hdr.tag.kind: exact; hdr.tag.tag: ternary; }
         actions = { forward; drop; }
         default_action = drop();
     }
     table fixed {
-        key = { hdr.t.kind: exact; hdr.t.tag: ternary; }
+        key = { hdr.tag.kind: exact; hdr.tag.tag: ternary; }
         actions = { forward; }
         default_action = forward(4, 0xdd);
         const entries = {
@@ -326,7 +333,7 @@ control OddIngress(inout headers_t hdr, inout meta_t meta, inout standard_metada
     }
 }
 control OddEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
-control OddDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.t); } }
+control OddDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.tag); } }
 V1Switch(P(), NoCheck(), OddIngress(), OddEgress(), NoCheck(), OddDeparser()) main;
 """
 
@@ -344,10 +351,10 @@ def test_a_ternary_table_with_an_odd_sized_key_runs_each_entrys_own_action(tmp_p
              (frame(7, 0x1274), 3, 0x77), (frame(1, 0x13ab), 4, 0xdd), (frame(3, 0x12ab), 4, 0xdd)]
     with switch_under_test(program, n_ports=4, fast_path=fast_path) as sut:
         c = sut.client
-        c.write(c.update("INSERT", c.table_entry("OddIngress.acl", match={"hdr.t.kind": 1, "hdr.t.tag": (0x1200, 0xff00)},
+        c.write(c.update("INSERT", c.table_entry("OddIngress.acl", match={"hdr.tag.kind": 1, "hdr.tag.tag": (0x1200, 0xff00)},
                                                  action="OddIngress.forward", params={"port": 2, "mark": 0x11},
                                                  priority=10)),
-                c.update("INSERT", c.table_entry("OddIngress.acl", match={"hdr.t.kind": 2, "hdr.t.tag": (0x00cd, 0x00ff)},
+                c.update("INSERT", c.table_entry("OddIngress.acl", match={"hdr.tag.kind": 2, "hdr.tag.tag": (0x00cd, 0x00ff)},
                                                  action="OddIngress.forward", params={"port": 3, "mark": 0x22},
                                                  priority=20)))
         ptf = PacketTest(sut)
@@ -365,17 +372,8 @@ def test_a_ternary_table_with_an_odd_sized_key_runs_each_entrys_own_action(tmp_p
 
 
 # A header with a struct field (P4_16 7.2.2): the nested fields sit on the wire in order, across bytes.
-STRUCT_IN_HEADER = """
-#include <core.p4>
-#include <v1model.p4>
-struct inner_t { bit<4> hi; bit<12> mid; bool flag; bit<7> lo; }
-header tag_t { bit<8> kind; inner_t inner; bit<8> tail; }
-struct headers_t { tag_t tag; }
-struct meta_t { }
-parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.tag); transition accept; }
-}
-control NoCheck(inout headers_t hdr, inout meta_t meta) { apply { } }
+STRUCT_IN_HEADER = one_header_program("""struct inner_t { bit<4> hi; bit<12> mid; bool flag; bit<7> lo; }
+header tag_t { bit<8> kind; inner_t inner; bit<8> tail; }""") + """
 control TagIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
     apply {
         hdr.tag.inner.mid = hdr.tag.inner.mid + 1;
