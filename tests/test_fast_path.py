@@ -371,6 +371,62 @@ def test_a_ternary_table_with_an_odd_sized_key_runs_each_entrys_own_action(tmp_p
         assert counters["pipeline tx"] == 3 * len(cases)
 
 
+# A table whose const entries outnumber its size (the frontend lets them, as p4c does), beside
+# another with a direct counter: each entry's counter cell must be its own, not the next table's.
+CONST_OVER_SIZE = one_header_program("header tag_t { bit<8> kind; bit<16> tag; }") + """
+control OverIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    action forward(bit<9> port) { sm.egress_spec = port; }
+    direct_counter(CounterType.packets_and_bytes) small_counts;
+    direct_counter(CounterType.packets_and_bytes) next_counts;
+    table small {
+        key = { hdr.tag.tag: ternary; }
+        actions = { forward; }
+        counters = small_counts;
+        size = 1;
+        const entries = { 0x0001 &&& 0xffff : forward(3); 0x0002 &&& 0xffff : forward(2); }
+    }
+    table next {
+        key = { hdr.tag.kind: exact; }
+        actions = { forward; NoAction; }
+        counters = next_counts;
+        default_action = NoAction();
+    }
+    apply { small.apply(); next.apply(); }
+}
+control OverEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control OverDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.tag); } }
+V1Switch(P(), NoCheck(), OverIngress(), OverEgress(), NoCheck(), OverDeparser()) main;
+"""
+
+
+@pytest.mark.parametrize("fast_path", [MODE, ""], ids=["fast-path", "interpreter"])
+def test_const_entries_beyond_the_size_count_in_cells_of_their_own(tmp_path, fast_path):
+    program = tmp_path / "const_over_size.p4"
+    program.write_text(CONST_OVER_SIZE)
+    sent = bytes.fromhex("090002") + bytes(range(48))   # small's second entry, next's entry for kind 9
+    with switch_under_test(program, n_ports=4, fast_path=fast_path) as sut:
+        c = sut.client
+        kind9 = c.table_entry("OverIngress.next", match={"hdr.tag.kind": 9}, action="OverIngress.forward",
+                              params={"port": 2})
+        c.write(c.update("INSERT", kind9))
+        ptf = PacketTest(sut)
+        for _ in range(5):
+            ptf.send(1, Raw(sent))
+            ptf.verify_packet(Raw(sent), 2)
+        ptf.verify_no_other_packets()
+        counts = p4runtime_pb2.Entity()
+        counts.direct_counter_entry.table_entry.table_id = c.p4info.id("tables", "OverIngress.small")
+        small = {e.direct_counter_entry.table_entry.match[0].ternary.value: e.direct_counter_entry.data.packet_count
+                 for e in c.read(counts)}
+        counts.direct_counter_entry.table_entry.CopyFrom(kind9.table_entry)
+        (next_count,) = c.read(counts)
+        counters = sut.switch.final_counters()
+    assert small == {b"\x01": 0, b"\x02": 5}
+    assert next_count.direct_counter_entry.data.packet_count == 5
+    if fast_path:
+        assert counters["fast path: forwarded"] == 5
+
+
 # A header with a struct field (P4_16 7.2.2): the nested fields sit on the wire in order, across bytes.
 STRUCT_IN_HEADER = one_header_program("""struct inner_t { bit<4> hi; bit<12> mid; bool flag; bit<7> lo; }
 header tag_t { bit<8> kind; inner_t inner; bit<8> tail; }""") + """

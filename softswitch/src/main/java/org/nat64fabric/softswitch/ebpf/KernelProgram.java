@@ -85,10 +85,10 @@ public final class KernelProgram extends CodeWriter {
             TableMap m = new TableMap(t, index++, t.directCounter != null ? counterCells : -1,
                     t.supportTimeout ? lastHitCells : -1);
             if (t.directCounter != null) {
-                counterCells += t.size;
+                counterCells += m.capacity;
             }
             if (t.supportTimeout) {
-                lastHitCells += t.size;
+                lastHitCells += m.capacity;
             }
             tables.put(t, m);
         }
@@ -468,6 +468,12 @@ public final class KernelProgram extends CodeWriter {
         public final int keyBytes;
         /** Bytes of action data: the largest action's parameters. */
         public final int dataBytes;
+        /**
+         * Entries it may hold, each with an id below this (its counter and last-hit cells): the
+         * table's size, or its entries in the program where they outnumber it (the frontend lets
+         * them, as p4c does; P4Runtime inserts stop at the size).
+         */
+        public final int capacity;
         public final int counterBase;
         public final int lastHitBase;
         final String why;
@@ -477,6 +483,7 @@ public final class KernelProgram extends CodeWriter {
             this.name = "t" + index;
             this.counterBase = counterBase;
             this.lastHitBase = lastHitBase;
+            this.capacity = Math.max(t.size, t.entries().size());
             String unsupported = null;
             int lpmField = -1;
             int lpmFields = 0;
@@ -577,7 +584,7 @@ public final class KernelProgram extends CodeWriter {
                     }
                     c.append("    __u8 b[").append(keyBytes).append("];\n};\n");
                     c.append(layoutAssert("sizeof(struct " + name + "_key) == " + keySize()));
-                    c.append(map(kind == Kind.LPM ? "BPF_MAP_TYPE_LPM_TRIE" : "BPF_MAP_TYPE_HASH", Math.max(table.size, 1),
+                    c.append(map(kind == Kind.LPM ? "BPF_MAP_TYPE_LPM_TRIE" : "BPF_MAP_TYPE_HASH", Math.max(capacity, 1),
                             kind == Kind.LPM ? "BPF_F_NO_PREALLOC" : null, "struct " + name + "_key", "struct " + name + "_val",
                             name));
                     break;
