@@ -121,7 +121,7 @@ def test_fast_path_c_is_the_c_clang_compiles_for_the_program(softswitch, tmp_pat
         assert section in c and "int softswitch_fp(" in c
         assert '#include "softswitch_fast_path.h"' in c and (out / "softswitch_fast_path.h").is_file()
         arch = [f"-I{d}" for d in glob.glob(f"/usr/include/{platform.machine()}-linux-gnu")]
-        subprocess.run(["clang", "-O2", "-target", "bpf", "-Wno-parentheses-equality", "-Wno-pass-failed", *arch,
+        subprocess.run(["clang", "-O2", "-target", "bpfel", "-Wno-parentheses-equality", "-Wno-pass-failed", *arch,
                         "-c", str(out / "fast_path.c"), "-o", str(out / "fast_path.o")], check=True, capture_output=True)
         assert (out / "fast_path.o").stat().st_size > 0
     usage = softswitch("fast-path-c", L3, "--hook", "tcx", "--out-dir", tmp_path, check=False)

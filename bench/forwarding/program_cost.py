@@ -183,7 +183,7 @@ def copies_cut_short(prog_id, work):
     for i, (part, line, where) in enumerate(CUTS):
         source = work / f"cut{i}.c"
         source.write_text(cut_short(c, line, where) if line else c)
-        subprocess.run(["clang", "-O2", "-g", "-target", "bpf", "-Wno-parentheses-equality", "-Wno-pass-failed", *arch,
+        subprocess.run(["clang", "-O2", "-g", "-target", "bpfel", "-Wno-parentheses-equality", "-Wno-pass-failed", *arch,
                         "-I", str(work), "-c", str(source), "-o", str(source.with_suffix(".o"))], check=True)
         copies.append((part, load_sharing_maps(source.with_suffix(".o"), prog_id)))
     return copies

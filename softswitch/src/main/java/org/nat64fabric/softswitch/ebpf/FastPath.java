@@ -226,7 +226,9 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
             dir = Files.createTempDirectory("softswitch-fast-path");
             Path c = code.writeTo(dir);
             Path o = dir.resolve("fast_path.o");
-            List<String> cmd = new ArrayList<>(List.of("clang", "-O2", "-g", "-target", "bpf", "-Wno-parentheses-equality",
+            // Little-endian, as the switch writes map keys and values (TableMap.putInt, putLong): on a
+            // big-endian host libbpf refuses the object instead of the program misreading them.
+            List<String> cmd = new ArrayList<>(List.of("clang", "-O2", "-g", "-target", "bpfel", "-Wno-parentheses-equality",
                     "-Wno-pass-failed"));
             for (String arch : List.of("x86_64-linux-gnu", "aarch64-linux-gnu")) {
                 if (Files.isDirectory(Path.of("/usr/include", arch))) {
