@@ -293,9 +293,10 @@ def test_a_ternary_table_over_the_kernel_limit_goes_to_the_interpreter(tmp_path)
 # A ternary table whose key is an odd number of bytes (8 + 16 bits): in its BPF entries the mask
 # ends off a 4-byte boundary, and the C pads before the action; the switch must write its entries
 # with the same padding, or the kernel reads another action than the entry's (it once did).
-def one_header_program(header):
-    """The start of a v1model program whose packets are one header, tag_t (`header` declares it),
-    hdr.tag, and nothing else: the parser and a control that does nothing, NoCheck."""
+def one_header_program(header, ingress_name, ingress):
+    """A v1model program whose packets are one header, tag_t (`header` declares it), hdr.tag, and
+    nothing else: the parser, `ingress` (the control named `ingress_name`), an empty egress and the
+    deparser that emits hdr.tag."""
     return """
 #include <core.p4>
 #include <v1model.p4>
@@ -306,10 +307,14 @@ parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_met
     state start { pkt.extract(hdr.tag); transition accept; }
 }
 control NoCheck(inout headers_t hdr, inout meta_t meta) { apply { } }
+""" + ingress + """
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.tag); } }
+V1Switch(P(), NoCheck(), """ + ingress_name + """(), E(), NoCheck(), D()) main;
 """
 
 
-ODD_KEY_ACL = one_header_program("header tag_t { bit<8> kind; bit<16> tag; }") + """
+ODD_KEY_ACL = one_header_program("header tag_t { bit<8> kind; bit<16> tag; }", "OddIngress", """
 control OddIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
     action forward(bit<9> port, bit<8> mark) { sm.egress_spec = port; hdr.tag.kind = mark; }
     action drop() { mark_to_drop(sm); }
@@ -332,10 +337,7 @@ control OddIngress(inout headers_t hdr, inout meta_t meta, inout standard_metada
         }
     }
 }
-control OddEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
-control OddDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.tag); } }
-V1Switch(P(), NoCheck(), OddIngress(), OddEgress(), NoCheck(), OddDeparser()) main;
-"""
+""")
 
 
 @pytest.mark.parametrize("fast_path", [MODE, ""], ids=["fast-path", "interpreter"])
@@ -373,7 +375,7 @@ def test_a_ternary_table_with_an_odd_sized_key_runs_each_entrys_own_action(tmp_p
 
 # A table whose const entries outnumber its size (the frontend lets them, as p4c does), beside
 # another with a direct counter: each entry's counter cell must be its own, not the next table's.
-CONST_OVER_SIZE = one_header_program("header tag_t { bit<8> kind; bit<16> tag; }") + """
+CONST_OVER_SIZE = one_header_program("header tag_t { bit<8> kind; bit<16> tag; }", "OverIngress", """
 control OverIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
     action forward(bit<9> port) { sm.egress_spec = port; }
     direct_counter(CounterType.packets_and_bytes) small_counts;
@@ -393,10 +395,7 @@ control OverIngress(inout headers_t hdr, inout meta_t meta, inout standard_metad
     }
     apply { small.apply(); next.apply(); }
 }
-control OverEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
-control OverDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.tag); } }
-V1Switch(P(), NoCheck(), OverIngress(), OverEgress(), NoCheck(), OverDeparser()) main;
-"""
+""")
 
 
 @pytest.mark.parametrize("fast_path", [MODE, ""], ids=["fast-path", "interpreter"])
@@ -429,7 +428,7 @@ def test_const_entries_beyond_the_size_count_in_cells_of_their_own(tmp_path, fas
 
 # A header with a struct field (P4_16 7.2.2): the nested fields sit on the wire in order, across bytes.
 STRUCT_IN_HEADER = one_header_program("""struct inner_t { bit<4> hi; bit<12> mid; bool flag; bit<7> lo; }
-header tag_t { bit<8> kind; inner_t inner; bit<8> tail; }""") + """
+header tag_t { bit<8> kind; inner_t inner; bit<8> tail; }""", "TagIngress", """
 control TagIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
     apply {
         hdr.tag.inner.mid = hdr.tag.inner.mid + 1;
@@ -438,10 +437,7 @@ control TagIngress(inout headers_t hdr, inout meta_t meta, inout standard_metada
         sm.egress_spec = 2;
     }
 }
-control TagEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
-control TagDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.tag); } }
-V1Switch(P(), NoCheck(), TagIngress(), TagEgress(), NoCheck(), TagDeparser()) main;
-"""
+""")
 
 
 def test_struct_fields_of_a_header_are_rewritten_in_the_kernel(tmp_path):
