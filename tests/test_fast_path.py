@@ -290,9 +290,6 @@ def test_a_ternary_table_over_the_kernel_limit_goes_to_the_interpreter(tmp_path)
     assert counters["pipeline tx"] >= 1
 
 
-# A ternary table whose key is an odd number of bytes (8 + 16 bits): in its BPF entries the mask
-# ends off a 4-byte boundary, and the C pads before the action; the switch must write its entries
-# with the same padding, or the kernel reads another action than the entry's (it once did).
 def one_header_program(header, ingress_name, ingress):
     """A v1model program whose packets are one header, tag_t (`header` declares it), hdr.tag, and
     nothing else: the parser, `ingress` (the control named `ingress_name`), an empty egress and the
@@ -314,6 +311,9 @@ V1Switch(P(), NoCheck(), """ + ingress_name + """(), E(), NoCheck(), D()) main;
 """
 
 
+# A ternary table whose key is an odd number of bytes (8 + 16 bits): in its BPF entries the mask
+# ends off a 4-byte boundary, and the C pads before the action; the switch must write its entries
+# with the same padding, or the kernel reads another action than the entry's (it once did).
 ODD_KEY_ACL = one_header_program("header tag_t { bit<8> kind; bit<16> tag; }", "OddIngress", """
 control OddIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
     action forward(bit<9> port, bit<8> mark) { sm.egress_spec = port; hdr.tag.kind = mark; }
