@@ -101,11 +101,6 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
         }
 
         @Override
-        public int expectedSize(String name) {
-            return MapNatStore.PER_SESSION_MAPS.contains(name) ? MapNatStore.EXPECTED_SESSIONS : 16;
-        }
-
-        @Override
         @SuppressWarnings("unchecked")
         public <V> Map<String, V> open(String name) {
             return (Map<String, V>) (Map<String, ?>) map(name);

@@ -1,5 +1,6 @@
 package org.nat64fabric.core.control;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -8,24 +9,25 @@ import org.nat64fabric.core.control.SwitchLink.Update;
 import org.nat64fabric.core.fabric.Entity;
 import org.nat64fabric.core.fabric.SessionEntries;
 import org.nat64fabric.core.fabric.TableEntry;
+import org.nat64fabric.core.session.BibSide;
+import org.nat64fabric.core.session.LongsByBib;
 
 /**
  * What one switch holds, as last written or read, so that a write carries only what changed. A
- * BIB entry's two session entries are kept as the {@link SessionEntries} they were made from
- * (by the BIB entry's key), every other entity as itself (by its key).
+ * BIB entry's two session entries are kept as the {@link SessionEntries} they were made from,
+ * packed into longs by the BIB entry's IPv6 side (no object per BIB entry for the collector),
+ * every other entity as itself (by its key).
  */
 final class HeldEntities {
     private final Map<Object, Entity> entities;
-    private final Map<String, SessionEntries> sessions;
+    private final LongsByBib sessions = new LongsByBib(2);
 
     /**
-     * The maps are made for {@code expectedBibEntries} BIB entries and {@code expectedEntities}
-     * other entities (a remote filter per session with address-dependent filtering) at once, so
-     * that neither grows in one piece while setups wait (growing past 98 304 entries held setups
-     * for 30-90 ms).
+     * The map of other entities is made for {@code expectedEntities} (a remote filter per session
+     * with address-dependent filtering) at once, so that it does not grow in one piece while
+     * setups wait (growing past 98 304 entries held setups for 30-90 ms).
      */
-    HeldEntities(int expectedBibEntries, int expectedEntities) {
-        sessions = new ConcurrentHashMap<>(Math.max(16, expectedBibEntries));
+    HeldEntities(int expectedEntities) {
         entities = new ConcurrentHashMap<>(Math.max(16, expectedEntities));
     }
 
@@ -35,7 +37,7 @@ final class HeldEntities {
     }
 
     void hold(SessionEntries s) {
-        sessions.put(s.key(), s);
+        sessions.put(s.side(), s.packed());
     }
 
     /** Holding {@code e} from now: the update that gets the switch there, or null when it held {@code e} already. */
@@ -51,12 +53,13 @@ final class HeldEntities {
      * made once for every switch they go to.
      */
     boolean put(SessionEntries s, Function<SessionEntries, List<TableEntry>> made, List<Update> updates) {
-        SessionEntries h = sessions.put(s.key(), s);
-        if (s.equals(h)) {
+        long[] packed = s.packed();
+        long[] h = sessions.put(s.side(), packed);
+        if (Arrays.equals(packed, h)) {
             return false;
         }
         List<TableEntry> now = made.apply(s);
-        List<TableEntry> was = h == null ? null : h.entries();
+        List<TableEntry> was = h == null ? null : SessionEntries.unpacked(s.side(), h).entries();
         for (int i = 0; i < now.size(); i++) {
             TableEntry e = now.get(i);
             if (was == null) {
@@ -80,10 +83,10 @@ final class HeldEntities {
         return entities.remove(e.key()) != null;
     }
 
-    /** No longer holding the session entries of the BIB entry {@code key}: those it held, to delete. */
-    List<TableEntry> removeSessions(String key) {
-        SessionEntries h = sessions.remove(key);
-        return h == null ? List.of() : h.entries();
+    /** No longer holding the session entries of the BIB entry of this side: those it held, to delete. */
+    List<TableEntry> removeSessions(BibSide side) {
+        long[] h = sessions.remove(side);
+        return h == null ? List.of() : SessionEntries.unpacked(side, h).entries();
     }
 
     /**
@@ -96,16 +99,16 @@ final class HeldEntities {
         if (entities.remove(key) != null) {
             return true;
         }
-        String bibKey = SessionEntries.keyOf(e).orElse(null);
-        SessionEntries h = bibKey == null ? null : sessions.get(bibKey);
+        BibSide side = SessionEntries.sideOf(e).orElse(null);
+        long[] h = side == null ? null : sessions.get(side);
         if (h == null) {
             return false;
         }
-        List<TableEntry> held = h.entries();
+        List<TableEntry> held = SessionEntries.unpacked(side, h).entries();
         if (held.stream().noneMatch(x -> x.key().equals(key))) {
             return false;   // the BIB entry's IPv6 side maps another IPv4 side by now
         }
-        sessions.remove(bibKey, h);
+        sessions.replace(side, h, null);
         held.stream().filter(x -> !x.key().equals(key)).forEach(this::hold);
         return true;
     }
@@ -116,7 +119,7 @@ final class HeldEntities {
     }
 
     void forget(SessionEntries s) {
-        sessions.remove(s.key(), s);
+        sessions.replace(s.side(), s.packed(), null);
     }
 
     /** How many entities the switch holds (two per BIB entry's session entries). */

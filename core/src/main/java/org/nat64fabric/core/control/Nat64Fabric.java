@@ -49,6 +49,7 @@ import org.nat64fabric.core.pool4.PortBlock;
 import org.nat64fabric.core.pool4.Protocol;
 import org.nat64fabric.core.pool4.TransportAddress;
 import org.nat64fabric.core.session.BibEntry;
+import org.nat64fabric.core.session.BibSide;
 import org.nat64fabric.core.session.Session;
 import org.nat64fabric.core.store.MapNatStore;
 import org.nat64fabric.core.store.NatStore;
@@ -252,7 +253,7 @@ public final class Nat64Fabric implements Nat64Service {
         List<SessionEntries> bibs = sessionEntriesOn(sw);
         desiredState(sw, bibs).forEach(e -> desired.put(e.key(), e));
         int expected = sw.translates() ? MapNatStore.EXPECTED_SESSIONS : 0;
-        HeldEntities held = new HeldEntities(expected, config.nat64.addressDependentFiltering ? expected : 0);
+        HeldEntities held = new HeldEntities(config.nat64.addressDependentFiltering ? expected : 0);
         desired.values().stream().filter(e -> !SessionEntries.isSessionEntry(e)).forEach(held::hold);
         bibs.forEach(held::hold);
         return held;
@@ -741,7 +742,7 @@ public final class Nat64Fabric implements Nat64Service {
      */
     private static final class Entries {
         final Map<Object, TableEntry> tables = new LinkedHashMap<>();
-        final Map<String, SessionEntries> sessions = new LinkedHashMap<>();
+        final Map<BibSide, SessionEntries> sessions = new LinkedHashMap<>();
 
         static Entries of(List<TableEntry> entries) {
             Entries out = new Entries();
@@ -764,7 +765,7 @@ public final class Nat64Fabric implements Nat64Service {
     private Entries bibEntries(BibEntry b) {
         Entries out = new Entries();
         SessionEntries s = sessionEntries(b);
-        out.sessions.put(s.key(), s);
+        out.sessions.put(s.side(), s);
         if (config.nat64.addressDependentFiltering) {
             engine.sessionsOf(b).forEach(x -> {
                 TableEntry e = DesiredState.remoteFilter(x);
@@ -835,7 +836,7 @@ public final class Nat64Fabric implements Nat64Service {
         }
         List<Update> updates = new ArrayList<>();
         entries.tables.values().stream().filter(held::remove).forEach(e -> updates.add(new Update(Update.Type.DELETE, e)));
-        entries.sessions.keySet().forEach(k -> held.removeSessions(k)
+        entries.sessions.keySet().forEach(side -> held.removeSessions(side)
                 .forEach(e -> updates.add(new Update(Update.Type.DELETE, e))));
         return write(deviceId, updates);
     }

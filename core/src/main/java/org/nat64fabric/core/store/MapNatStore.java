@@ -35,24 +35,16 @@ public class MapNatStore implements NatStore {
      */
     public interface Maps {
         <V> Map<String, V> open(String name);
-
-        /**
-         * The entries the map of this name is made for up front, where a supplier sizes its maps
-         * (the store's in-memory indexes of sessions are sized as the map "sessions" is).
-         */
-        default int expectedSize(String name) {
-            return 16;
-        }
     }
 
     /**
-     * The sessions a store is sized for up front: the session tables' size in p4/include. Maps
-     * that grow with the sessions are made this large at once where they are in memory: a hash
-     * map growing past a power of two rehashes every entry while its writers wait.
+     * The sessions the fabric is made for: the session tables' size in p4/include. A hash map
+     * that grows with the sessions is made this large at once: growing past a power of two, it
+     * rehashes every entry while its writers wait.
      */
     public static final int EXPECTED_SESSIONS = 1 << 20;
 
-    /** The maps with an entry (or about one) per session, which {@link #EXPECTED_SESSIONS} sizes. */
+    /** The maps with an entry (or about one) per session. */
     public static final Set<String> PER_SESSION_MAPS = Set.of("ports", "bib6", "bib4", "sessions");
 
     /** A port in use never rests out. Boxed once: in maps of objects, every port in use holds this one value. */
@@ -96,7 +88,7 @@ public class MapNatStore implements NatStore {
         sessions = maps.open("sessions");
         eams = maps.open("eamt");
         this.shared = shared;
-        sessionsByBib = shared ? null : new SessionIndex(maps.expectedSize("sessions"));
+        sessionsByBib = shared ? null : new SessionIndex();
         blocksBySubscriber = shared ? null : new ConcurrentHashMap<>();
         sessionsByHost = shared ? null : new ConcurrentSkipListMap<>(MapNatStore::unsignedOrder);
         counted = shared ? null : new AtomicLongArray(2 * Protocol.values().length);
@@ -296,7 +288,7 @@ public class MapNatStore implements NatStore {
     public boolean removeSession(Session session) {
         boolean removed = sessions.remove(session.key()) != null;
         if (removed && sessionsByBib != null) {
-            sessionsByBib.remove(session.bib().key6(), session.key());
+            sessionsByBib.remove(session);
             sessionsByHost.computeIfPresent(session.bib().address6(), (k, n) -> n == 1 ? null : n - 1);
             counted.decrementAndGet(2 * session.bib().protocol().ordinal() + 1);
         }
@@ -305,7 +297,7 @@ public class MapNatStore implements NatStore {
     }
 
     private void indexed(Session s) {
-        sessionsByBib.add(s.bib().key6(), s.key());
+        sessionsByBib.add(s);
         sessionsByHost.merge(s.bib().address6(), 1, Integer::sum);
         counted.incrementAndGet(2 * s.bib().protocol().ordinal() + 1);
     }
@@ -329,7 +321,7 @@ public class MapNatStore implements NatStore {
             return sessions.values().stream().filter(s -> s.bib().key6().equals(key6)).collect(Collectors.toList());
         }
         List<Session> out = new ArrayList<>();
-        for (String key : sessionsByBib.keysOf(key6)) {
+        for (String key : sessionsByBib.keysOf(bib)) {
             Session s = sessions.get(key);
             if (s != null) {
                 out.add(s);

@@ -1,68 +1,89 @@
 package org.nat64fabric.core.store;
 
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+import org.nat64fabric.core.addr.Ipv4Address;
+import org.nat64fabric.core.pool4.TransportAddress;
+import org.nat64fabric.core.session.BibEntry;
+import org.nat64fabric.core.session.BibSide;
+import org.nat64fabric.core.session.LongsByBib;
+import org.nat64fabric.core.session.Session;
 
 /**
- * The keys of each BIB entry's sessions, by the entry's IPv6 key: asked at every setup (a BIB
+ * The remotes of each BIB entry's sessions, by the entry's IPv6 side: asked at every setup (a BIB
  * entry's lifetime is its sessions' longest). Nearly every entry has one session, so an entry
- * holds that session's key itself (one map node, the key shared with the session map) and a set
- * only once it has more. An ordered set of all session keys, searched by prefix, cost a skip-list
- * walk per question that grew with the sessions; a set per entry took seven times the room.
- * Safe for concurrent use: each entry changes in one atomic map operation.
+ * holds that session's remote as one long in primitive arrays (no object per session for the
+ * young collection to copy), and a set only once it has more. An ordered set of all session
+ * keys, searched by prefix, cost a skip-list walk per question that grew with the sessions.
+ * Safe for concurrent use: its methods hold its monitor for a few hash probes.
  */
 final class SessionIndex {
-    /** Per BIB key: a String (its one session's key) or a concurrent Set of keys (two or more). */
-    private final ConcurrentHashMap<String, Object> byBib;
+    /** The value of an entry whose remotes are in {@link #more}: no remote packs to it (48 bits). */
+    private static final long MORE = -1L;
 
-    /**
-     * {@code expectedEntries}: the BIB entries to size the map for at once, as the store's own
-     * maps are: a hash map growing past a power of two rehashes every entry while setups wait.
-     */
-    SessionIndex(int expectedEntries) {
-        byBib = new ConcurrentHashMap<>(expectedEntries);
+    /** Per BIB entry, its one session's remote ({@link #pack}), or MORE. */
+    private final LongsByBib remotes = new LongsByBib(1);
+    /** The remotes of the entries with two sessions or more. */
+    private final Map<BibSide, Set<TransportAddress>> more = new HashMap<>();
+
+    synchronized void add(Session s) {
+        BibSide side = BibSide.of(s.bib());
+        long remote = pack(s.remote4());
+        long[] held = remotes.get(side);
+        if (held == null) {
+            remotes.put(side, remote);
+        } else if (held[0] == MORE) {
+            more.get(side).add(s.remote4());
+        } else if (held[0] != remote) {
+            Set<TransportAddress> both = new HashSet<>();
+            both.add(unpack(held[0]));
+            both.add(s.remote4());
+            more.put(side, both);
+            remotes.put(side, MORE);
+        }
     }
 
-    void add(String bibKey, String sessionKey) {
-        byBib.merge(bibKey, sessionKey, (held, key) -> {
-            if (held instanceof String) {
-                if (held.equals(key)) {
-                    return held;
-                }
-                Set<String> keys = ConcurrentHashMap.newKeySet();
-                keys.add((String) held);
-                keys.add((String) key);
-                return keys;
+    synchronized void remove(Session s) {
+        BibSide side = BibSide.of(s.bib());
+        long[] held = remotes.get(side);
+        if (held == null) {
+            return;
+        }
+        if (held[0] != MORE) {
+            if (held[0] == pack(s.remote4())) {
+                remotes.remove(side);
             }
-            keysIn(held).add((String) key);
-            return held;
-        });
+            return;
+        }
+        Set<TransportAddress> left = more.get(side);
+        left.remove(s.remote4());
+        if (left.size() == 1) {
+            more.remove(side);
+            remotes.put(side, pack(left.iterator().next()));
+        }
     }
 
-    void remove(String bibKey, String sessionKey) {
-        byBib.computeIfPresent(bibKey, (k, held) -> {
-            if (held instanceof String) {
-                return held.equals(sessionKey) ? null : held;
-            }
-            Set<String> keys = keysIn(held);
-            keys.remove(sessionKey);
-            return keys.size() == 1 ? keys.iterator().next() : keys.isEmpty() ? null : keys;
-        });
-    }
-
-    /** The entry's session keys, in key order. */
-    List<String> keysOf(String bibKey) {
-        Object held = byBib.get(bibKey);
+    /** The keys of the entry's sessions ({@link Session#key}), in key order. */
+    synchronized List<String> keysOf(BibEntry bib) {
+        long[] held = remotes.get(BibSide.of(bib));
         if (held == null) {
             return List.of();
         }
-        return held instanceof String ? List.of((String) held) : List.copyOf(new TreeSet<>(keysIn(held)));
+        if (held[0] != MORE) {
+            return List.of(Session.key(bib, unpack(held[0])));
+        }
+        return more.get(BibSide.of(bib)).stream().map(r -> Session.key(bib, r)).sorted().collect(Collectors.toList());
     }
 
-    @SuppressWarnings("unchecked")
-    private static Set<String> keysIn(Object held) {
-        return (Set<String>) held;
+    private static long pack(TransportAddress a) {
+        return (a.address().bits() & 0xffffffffL) << 16 | (a.port() & 0xffff);
+    }
+
+    private static TransportAddress unpack(long packed) {
+        return new TransportAddress(Ipv4Address.of((int) (packed >>> 16)), (int) packed & 0xffff);
     }
 }

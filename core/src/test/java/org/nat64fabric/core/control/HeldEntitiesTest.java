@@ -23,6 +23,7 @@ import org.nat64fabric.core.fabric.TableEntry;
 import org.nat64fabric.core.pool4.Protocol;
 import org.nat64fabric.core.pool4.TransportAddress;
 import org.nat64fabric.core.session.BibEntry;
+import org.nat64fabric.core.session.BibSide;
 
 class HeldEntitiesTest {
     private static BibEntry bib(Protocol p, int host, int port6, int port4) {
@@ -48,7 +49,7 @@ class HeldEntitiesTest {
 
     @Test
     void aBibEntrysSessionEntriesAreWrittenOnceRewrittenWhenTheirLifetimeChangesAndFollowItsIpv4Side() {
-        HeldEntities held = new HeldEntities(16, 16);
+        HeldEntities held = new HeldEntities(16);
         Map<Object, Entity> sw = new HashMap<>();
         BibEntry b = bib(Protocol.TCP, 1, 40000, 2000);
         List<Update> updates = new ArrayList<>();
@@ -80,11 +81,11 @@ class HeldEntitiesTest {
         assertEquals(DesiredState.bibEntries(moved, 240, false), sortedByTable(sw));
 
         updates.clear();
-        held.removeSessions(moved.key6()).forEach(e -> updates.add(new Update(Update.Type.DELETE, e)));
+        held.removeSessions(BibSide.of(moved)).forEach(e -> updates.add(new Update(Update.Type.DELETE, e)));
         apply(sw, updates);
         assertTrue(sw.isEmpty());
         assertEquals(0, held.size());
-        assertTrue(held.removeSessions(moved.key6()).isEmpty(), "nothing left to delete");
+        assertTrue(held.removeSessions(BibSide.of(moved)).isEmpty(), "nothing left to delete");
     }
 
     private static TableEntry eamEntry() {
@@ -106,7 +107,7 @@ class HeldEntitiesTest {
 
     @Test
     void aWriteNeverMadeIsForgottenUnlessALaterOneTookItsPlace() {
-        HeldEntities held = new HeldEntities(16, 16);
+        HeldEntities held = new HeldEntities(16);
         BibEntry b = bib(Protocol.UDP, 2, 5000, 6000);
         SessionEntries first = new SessionEntries(b, 300, false);
         SessionEntries later = new SessionEntries(b, 120, false);
@@ -135,8 +136,8 @@ class HeldEntitiesTest {
             List<TableEntry> entries = DesiredState.bibEntries(b, lifetime, filtered);
             for (int reported = 0; reported < 2; reported++) {
                 TableEntry e = entries.get(reported);
-                assertEquals(Optional.of(b.key6()), SessionEntries.keyOf(e), e.toString());
-                HeldEntities held = new HeldEntities(16, 16);
+                assertEquals(Optional.of(BibSide.of(b)), SessionEntries.sideOf(e), e.toString());
+                HeldEntities held = new HeldEntities(16);
                 held.hold(new SessionEntries(b, lifetime, filtered));
                 assertTrue(held.removeEntry(e), e + " was held");
                 assertEquals(1, held.size(), "the other entry is still on the switch");
@@ -145,7 +146,7 @@ class HeldEntitiesTest {
             }
         }
         TableEntry other = eamEntry();
-        assertEquals(Optional.empty(), SessionEntries.keyOf(other));
+        assertEquals(Optional.empty(), SessionEntries.sideOf(other));
     }
 
     @Test
@@ -155,8 +156,8 @@ class HeldEntitiesTest {
         TableEntry.Builder reported = TableEntry.in(v4.table());   // as BMv2 reports an idle entry: table and match
         v4.matches().forEach(m -> reported.exact(m.field, m.value()));
         TableEntry matchOnly = reported.idleTimeout(300).build();
-        assertEquals(Optional.empty(), SessionEntries.keyOf(matchOnly));
-        HeldEntities held = new HeldEntities(16, 16);
+        assertEquals(Optional.empty(), SessionEntries.sideOf(matchOnly));
+        HeldEntities held = new HeldEntities(16);
         held.hold(new SessionEntries(b, 300, false));
         assertFalse(held.removeEntry(matchOnly));
         assertEquals(2, held.size());

@@ -12,33 +12,50 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
+import org.nat64fabric.core.addr.Ipv4Address;
+import org.nat64fabric.core.addr.Ipv6Address;
+import org.nat64fabric.core.pool4.Protocol;
+import org.nat64fabric.core.pool4.TransportAddress;
+import org.nat64fabric.core.session.BibEntry;
+import org.nat64fabric.core.session.Session;
 
 class SessionIndexTest {
+    private static BibEntry bib(int host) {
+        return new BibEntry(Protocol.UDP, Ipv6Address.of(0x20010db800000000L, host), 1000,
+                new TransportAddress(Ipv4Address.of(0xc0000201), 2000 + host), false);
+    }
+
+    private static Session session(BibEntry bib, int remoteHost, int remotePort) {
+        TransportAddress remote = new TransportAddress(Ipv4Address.of(0xc6336400 + remoteHost), remotePort);
+        return new Session(bib, remote, Ipv6Address.of(0x0064ff9b00000000L, remote.address().bits()), null, 300, 0);
+    }
+
     @Test
     void eachEntryListsExactlyItsLiveSessionsInKeyOrderThroughAddsAndRemoves() {
         Random r = new Random(11);
-        SessionIndex index = new SessionIndex(16);
-        Map<String, TreeSet<String>> expected = new HashMap<>();
+        SessionIndex index = new SessionIndex();
+        Map<BibEntry, TreeSet<String>> expected = new HashMap<>();
         for (int step = 0; step < 20000; step++) {
-            String bib = "UDP [2001:db8::" + r.nextInt(20) + "]:1000";
-            String session = bib + " -> 198.51.100." + r.nextInt(6) + ":53";
+            BibEntry bib = bib(r.nextInt(20));
+            // the remote's highest address and port too: the packed form keeps all 48 bits
+            Session session = session(bib, r.nextBoolean() ? 255 : r.nextInt(6), r.nextBoolean() ? 65535 : 53);
             if (r.nextInt(5) < 3) {   // adds outnumber removes: entries go from none to one to several and back
-                index.add(bib, session);
-                expected.computeIfAbsent(bib, k -> new TreeSet<>()).add(session);
+                index.add(session);
+                expected.computeIfAbsent(bib, k -> new TreeSet<>()).add(session.key());
             } else {
-                index.remove(bib, session);
-                expected.computeIfAbsent(bib, k -> new TreeSet<>()).remove(session);
+                index.remove(session);
+                expected.computeIfAbsent(bib, k -> new TreeSet<>()).remove(session.key());
             }
             assertEquals(List.copyOf(expected.get(bib)), index.keysOf(bib), bib + " after step " + step);
         }
-        expected.forEach((bib, keys) -> assertEquals(List.copyOf(keys), index.keysOf(bib), bib));
-        assertEquals(List.of(), index.keysOf("UDP [2001:db8::99]:1000"));
+        expected.forEach((bib, keys) -> assertEquals(List.copyOf(keys), index.keysOf(bib), bib.toString()));
+        assertEquals(List.of(), index.keysOf(bib(99)));
     }
 
     @Test
     void threadsAddingAndRemovingSessionsOfOneEntryLoseNone() throws Exception {
-        SessionIndex index = new SessionIndex(16);
-        String bib = "UDP [2001:db8::1]:1000";
+        SessionIndex index = new SessionIndex();
+        BibEntry bib = bib(1);
         ExecutorService threads = Executors.newFixedThreadPool(4);
         try {
             List<Future<?>> done = new ArrayList<>();
@@ -46,10 +63,10 @@ class SessionIndexTest {
                 int thread = t;
                 done.add(threads.submit(() -> {
                     for (int i = 0; i < 20000; i++) {   // each thread keeps its even sessions, drops its odd ones
-                        String key = bib + " -> " + thread + ":" + i;
-                        index.add(bib, key);
+                        Session s = session(bib, thread, i);
+                        index.add(s);
                         if (i % 2 == 1) {
-                            index.remove(bib, key);
+                            index.remove(s);
                         }
                     }
                 }));
@@ -63,7 +80,7 @@ class SessionIndexTest {
         TreeSet<String> kept = new TreeSet<>();
         for (int t = 0; t < 4; t++) {
             for (int i = 0; i < 20000; i += 2) {
-                kept.add(bib + " -> " + t + ":" + i);
+                kept.add(session(bib, t, i).key());
             }
         }
         assertEquals(List.copyOf(kept), index.keysOf(bib));
