@@ -20,8 +20,8 @@ import org.nat64fabric.core.session.BibSide;
  * the lifetime they age after, and whether the IPv4 side filters by remote address. Every border
  * holds two such entries per BIB entry, nearly all of what it holds; the controller remembers
  * what it wrote to a switch as this value, {@link #packed} into longs, rather than as the
- * entries, which it makes again when it writes them: 40 bytes per BIB entry and border instead of
- * some 450, and no object for each young collection to copy into the old generation.
+ * entries, which it makes again when it writes them: 53-107 bytes per BIB entry and border
+ * instead of some 450, and no object for each young collection to copy into the old generation.
  */
 public final class SessionEntries {
     private final BibEntry bib;

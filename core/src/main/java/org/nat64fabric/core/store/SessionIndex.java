@@ -1,10 +1,10 @@
 package org.nat64fabric.core.store;
 
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.pool4.TransportAddress;
@@ -19,7 +19,7 @@ import org.nat64fabric.core.session.Session;
  * holds that session's remote as one long in primitive arrays (no object per session for the
  * young collection to copy), and a set only once it has more. An ordered set of all session
  * keys, searched by prefix, cost a skip-list walk per question that grew with the sessions.
- * Safe for concurrent use: its methods hold its monitor for a few hash probes.
+ * Safe for concurrent use: a change or question holds one of 64 locks, by the entry's hash.
  */
 final class SessionIndex {
     /** The value of an entry whose remotes are in {@link #more}: no remote packs to it (48 bits). */
@@ -27,40 +27,67 @@ final class SessionIndex {
 
     /** Per BIB entry, its one session's remote ({@link #pack}), or MORE. */
     private final LongsByBib remotes = new LongsByBib(1);
-    /** The remotes of the entries with two sessions or more. */
-    private final Map<BibSide, Set<TransportAddress>> more = new HashMap<>();
+    /**
+     * The remotes of the entries with two sessions or more, each set changed under its entry's
+     * lock; sized at its first use for a full session table, so that it never grows in one piece
+     * while setups wait.
+     */
+    private final Map<BibSide, Set<TransportAddress>> more = new ConcurrentHashMap<>(MapNatStore.EXPECTED_SESSIONS);
+    private final Object[] locks = new Object[64];
 
-    synchronized void add(Session s) {
+    SessionIndex() {
+        for (int i = 0; i < locks.length; i++) {
+            locks[i] = new Object();
+        }
+    }
+
+    private Object lockOf(BibSide side) {
+        return locks[(side.hashCode() * 0x9E3779B9) >>> 26];
+    }
+
+    void add(Session s) {
         BibSide side = BibSide.of(s.bib());
-        long remote = pack(s.remote4());
+        synchronized (lockOf(side)) {
+            add(side, s.remote4());
+        }
+    }
+
+    private void add(BibSide side, TransportAddress remote4) {
+        long remote = pack(remote4);
         long[] held = remotes.get(side);
         if (held == null) {
             remotes.put(side, remote);
         } else if (held[0] == MORE) {
-            more.get(side).add(s.remote4());
+            more.get(side).add(remote4);
         } else if (held[0] != remote) {
             Set<TransportAddress> both = new HashSet<>();
             both.add(unpack(held[0]));
-            both.add(s.remote4());
+            both.add(remote4);
             more.put(side, both);
             remotes.put(side, MORE);
         }
     }
 
-    synchronized void remove(Session s) {
+    void remove(Session s) {
         BibSide side = BibSide.of(s.bib());
+        synchronized (lockOf(side)) {
+            remove(side, s.remote4());
+        }
+    }
+
+    private void remove(BibSide side, TransportAddress remote4) {
         long[] held = remotes.get(side);
         if (held == null) {
             return;
         }
         if (held[0] != MORE) {
-            if (held[0] == pack(s.remote4())) {
+            if (held[0] == pack(remote4)) {
                 remotes.remove(side);
             }
             return;
         }
         Set<TransportAddress> left = more.get(side);
-        left.remove(s.remote4());
+        left.remove(remote4);
         if (left.size() == 1) {
             more.remove(side);
             remotes.put(side, pack(left.iterator().next()));
@@ -68,15 +95,18 @@ final class SessionIndex {
     }
 
     /** The keys of the entry's sessions ({@link Session#key}), in key order. */
-    synchronized List<String> keysOf(BibEntry bib) {
-        long[] held = remotes.get(BibSide.of(bib));
-        if (held == null) {
-            return List.of();
+    List<String> keysOf(BibEntry bib) {
+        BibSide side = BibSide.of(bib);
+        synchronized (lockOf(side)) {
+            long[] held = remotes.get(side);
+            if (held == null) {
+                return List.of();
+            }
+            if (held[0] != MORE) {
+                return List.of(Session.key(bib, unpack(held[0])));
+            }
+            return more.get(side).stream().map(r -> Session.key(bib, r)).sorted().collect(Collectors.toList());
         }
-        if (held[0] != MORE) {
-            return List.of(Session.key(bib, unpack(held[0])));
-        }
-        return more.get(BibSide.of(bib)).stream().map(r -> Session.key(bib, r)).sorted().collect(Collectors.toList());
     }
 
     private static long pack(TransportAddress a) {

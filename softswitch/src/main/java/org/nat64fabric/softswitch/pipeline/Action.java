@@ -79,14 +79,17 @@ public final class Action {
         this.code = Jit.compile(body);
     }
 
-    /** Puts control-plane data in the parameters' slots, one value per parameter. */
-    public void setParams(State s, BigInteger[] args) {
-        for (int i = 0; i < args.length; i++) {
+    /**
+     * Puts control-plane data in the parameters' slots: {@code wide[i]} where it is not null (a
+     * parameter wider than 64 bits, or a value of 64), else {@code narrow[i]}.
+     */
+    public void setParams(State s, long[] narrow, BigInteger[] wide) {
+        for (int i = 0; i < narrow.length; i++) {
             Param p = params.get(i);
             if (p.width > 64) {
-                p.slot.setWide(s, args[i]);
+                p.slot.setWide(s, wide[i]);
             } else {
-                p.slot.set(s, args[i].longValue());
+                p.slot.set(s, wide[i] != null ? wide[i].longValue() : narrow[i]);
             }
         }
     }

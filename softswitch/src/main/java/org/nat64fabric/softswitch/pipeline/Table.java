@@ -86,36 +86,59 @@ public final class Table {
 
     /**
      * An action with its arguments, as a table entry or default action holds it. Arguments that
-     * all fit in a long are kept as longs: a session entry's BigIntegers (an array, and an object
-     * and its magnitude per argument) were a third of its objects, copied by every young
-     * collection after a setup, and read back into a long for every packet.
+     * fit in a long are kept as longs, the others as BigIntegers shared among entries: a session
+     * entry's BigIntegers (an array, and an object and its magnitude per argument) were a third
+     * of its objects, copied by every young collection after a setup, and read back into a long
+     * for every packet.
      */
     public static final class ActionCall {
+        /**
+         * Wide arguments made lately, by a hash of their value: the IPv6 address a session_v4
+         * entry writes back is its subscriber's, shared by the subscriber's sessions, so their
+         * entries share one BigInteger rather than each keeping a copy for the young collection
+         * to copy. Racing threads only miss a share (the values are immutable).
+         */
+        private static final BigInteger[] RECENT_WIDE = new BigInteger[4096];
+
         public final Action action;
-        /** The arguments when every parameter has at most 64 bits and every value fits in a long; else null. */
+        /** Each argument that fits in 63 bits (its parameter in 64); 0 for the others. */
         private final long[] narrow;
-        /** The arguments otherwise; else null. */
+        /** Each argument that does not, at its index (null at the others); null when all fit. */
         private final BigInteger[] wide;
 
         public ActionCall(Action action, BigInteger[] args) {
             this.action = action;
             long[] n = new long[args.length];
-            boolean fits = true;
-            for (int i = 0; i < args.length && fits; i++) {
-                fits = action.params.get(i).width <= 64 && args[i].bitLength() <= 63;
-                n[i] = fits ? args[i].longValue() : 0;
+            BigInteger[] w = null;
+            for (int i = 0; i < args.length; i++) {
+                if (action.params.get(i).width <= 64 && args[i].bitLength() <= 63) {
+                    n[i] = args[i].longValue();
+                } else {
+                    w = w != null ? w : new BigInteger[args.length];
+                    w[i] = shared(args[i]);
+                }
             }
-            this.narrow = fits ? n : null;
-            this.wide = fits ? null : args;
+            this.narrow = n;
+            this.wide = w;
+        }
+
+        private static BigInteger shared(BigInteger v) {
+            int slot = (v.hashCode() * 0x9E3779B9) >>> 20;
+            BigInteger held = RECENT_WIDE[slot];
+            if (v.equals(held)) {
+                return held;
+            }
+            RECENT_WIDE[slot] = v;
+            return v;
         }
 
         public int argCount() {
-            return narrow != null ? narrow.length : wide.length;
+            return narrow.length;
         }
 
         /** Argument {@code i}, as written. */
         public BigInteger arg(int i) {
-            return narrow != null ? BigInteger.valueOf(narrow[i]) : wide[i];
+            return wide != null && wide[i] != null ? wide[i] : BigInteger.valueOf(narrow[i]);
         }
 
         /** All arguments, as written (a new array). */
@@ -129,10 +152,10 @@ public final class Table {
 
         /** Puts the arguments in the action's parameter slots. */
         void setParams(State s) {
-            if (narrow != null) {
+            if (wide == null) {
                 action.setParams(s, narrow);
             } else {
-                action.setParams(s, wide);
+                action.setParams(s, narrow, wide);
             }
         }
     }

@@ -98,6 +98,28 @@ class TableEntryTest {
     }
 
     @Test
+    void anActionCallWithNarrowAndWideArgumentsSetsEachSlotAndSharesEqualWideValues() {
+        Action mixed = new Action("rewrite", Map.of(), List.of(
+                new Action.Param("port", 16, new Expr.Slot(new Type.Bits(16, false), 0, 16), Map.of()),
+                new Action.Param("addr", 128, new Expr.WideSlot(new Type.Bits(128, false), 0, 128), Map.of()),
+                new Action.Param("word", 64, new Expr.Slot(new Type.Bits(64, false), 1, 64), Map.of())));
+        BigInteger addr = new BigInteger("20010db8000000000000000000000001", 16);
+        BigInteger topBit = BigInteger.ONE.shiftLeft(63);
+        Table.ActionCall call = new Table.ActionCall(mixed, new BigInteger[] {BigInteger.valueOf(53), addr, topBit});
+        State s = new State(2, 1);
+        call.setParams(s);
+        assertEquals(53, s.n[0]);
+        assertEquals(addr, s.w[0]);
+        assertEquals(Long.MIN_VALUE, s.n[1], "a 64-bit value with its top bit set, as the slot holds it");
+        assertArrayEquals(new BigInteger[] {BigInteger.valueOf(53), addr, topBit}, call.args());
+
+        // the same address written again, as another BigInteger: the two calls hold one
+        Table.ActionCall again = new Table.ActionCall(mixed,
+                new BigInteger[] {BigInteger.ONE, new BigInteger(addr.toByteArray()), BigInteger.ZERO});
+        assertSame(call.arg(1), again.arg(1));
+    }
+
+    @Test
     void idleChecksComeWhenDueOnceAndNotWhenSuperseded() {
         Table t = table(Table.MatchKind.EXACT);
         long base = 1_000_000_000_000L;
