@@ -178,13 +178,12 @@ def copies_cut_short(prog_id, work):
     subprocess.run([str(bench.ROOT / "bin" / "softswitch"), "fast-path-c", str(bench.ROOT / "p4" / "nat64.p4"),
                     "--hook", "tc", "--out-dir", str(work)], check=True, capture_output=True)
     c = (work / "fast_path.c").read_text()
-    arch = [f"-I/usr/include/{m}" for m in ("x86_64-linux-gnu", "aarch64-linux-gnu") if os.path.isdir(f"/usr/include/{m}")]
     copies = []
     for i, (part, line, where) in enumerate(CUTS):
         source = work / f"cut{i}.c"
         source.write_text(cut_short(c, line, where) if line else c)
-        subprocess.run(["clang", "-O2", "-g", "-target", "bpfel", "-Wno-parentheses-equality", "-Wno-pass-failed", *arch,
-                        "-I", str(work), "-c", str(source), "-o", str(source.with_suffix(".o"))], check=True)
+        # the clang command softswitch run compiles with, as fast-path-c wrote it
+        subprocess.run(["sh", str(work / "compile.sh"), str(source), str(source.with_suffix(".o"))], check=True)
         copies.append((part, load_sharing_maps(source.with_suffix(".o"), prog_id)))
     return copies
 

@@ -7,6 +7,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.nat64fabric.softswitch.ebpf.FastPath;
 import org.nat64fabric.softswitch.ebpf.KernelProgram;
 import org.nat64fabric.softswitch.frontend.Frontend;
 import org.nat64fabric.softswitch.frontend.P4CompileException;
@@ -33,7 +34,8 @@ public final class Main {
             "                                   in the program's P4Info (tables, fields, actions, ...)",
             "  fast-path-c PROGRAM.p4 --hook tc|xdp --out-dir DIR",
             "                                   write DIR/fast_path.c and DIR/softswitch_fast_path.h: the C that",
-            "                                   softswitch run --fast-path compiles with clang for the program",
+            "                                   softswitch run --fast-path compiles with clang for the program,",
+            "                                   and DIR/compile.sh SOURCE.c OBJECT.o: the clang command it uses",
             "  run -i PORT@IFACE ...            be a P4Runtime switch on Linux interfaces (softswitch run --help)",
             "  sim PROGRAM.p4 --input [PORT:]IN.pcap [--input ...] --output-dir DIR",
             "      [--entries ENTRIES.txt] [--cpu-port N]",
@@ -157,7 +159,11 @@ public final class Main {
                     }
                     Files.createDirectories(outDir);
                     Path c = new KernelProgram(Frontend.compile(program, options), hook, false).writeTo(outDir);
-                    System.out.println("wrote " + c + " and " + outDir.resolve("softswitch_fast_path.h"));
+                    Path script = outDir.resolve("compile.sh");
+                    Files.writeString(script, "#!/bin/sh\n# Written by softswitch fast-path-c: compiles the fast path's C as softswitch run does.\n"
+                            + "# Usage: sh compile.sh SOURCE.c OBJECT.o (a copy of fast_path.c beside softswitch_fast_path.h)\n"
+                            + "exec " + String.join(" ", FastPath.clangCommand("\"$1\"", "\"$2\"")) + "\n", StandardCharsets.UTF_8);
+                    System.out.println("wrote " + c + ", " + outDir.resolve("softswitch_fast_path.h") + " and " + script);
                     return 0;
                 }
                 case "sim": {

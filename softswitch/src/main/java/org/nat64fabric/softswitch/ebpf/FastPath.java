@@ -219,6 +219,24 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         return fp;
     }
 
+    /**
+     * The clang command that compiles the fast path's C {@code source} into {@code object}; also
+     * what {@code softswitch fast-path-c} writes as {@code compile.sh}. Little-endian, as the
+     * switch writes map keys and values (TableMap.putInt, putLong): on a big-endian host libbpf
+     * refuses the object instead of the program misreading them.
+     */
+    public static List<String> clangCommand(String source, String object) {
+        List<String> cmd = new ArrayList<>(List.of("clang", "-O2", "-g", "-target", "bpfel", "-Wno-parentheses-equality",
+                "-Wno-pass-failed"));
+        for (String arch : List.of("x86_64-linux-gnu", "aarch64-linux-gnu")) {
+            if (Files.isDirectory(Path.of("/usr/include", arch))) {
+                cmd.add("-I/usr/include/" + arch);
+            }
+        }
+        cmd.addAll(List.of("-c", source, "-o", object));
+        return cmd;
+    }
+
     /** clang's object, kept in memory: the files are removed at once, so a killed switch leaves none behind. */
     private static byte[] compile(KernelProgram code) throws Unavailable {
         Path dir = null;
@@ -226,16 +244,7 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
             dir = Files.createTempDirectory("softswitch-fast-path");
             Path c = code.writeTo(dir);
             Path o = dir.resolve("fast_path.o");
-            // Little-endian, as the switch writes map keys and values (TableMap.putInt, putLong): on a
-            // big-endian host libbpf refuses the object instead of the program misreading them.
-            List<String> cmd = new ArrayList<>(List.of("clang", "-O2", "-g", "-target", "bpfel", "-Wno-parentheses-equality",
-                    "-Wno-pass-failed"));
-            for (String arch : List.of("x86_64-linux-gnu", "aarch64-linux-gnu")) {
-                if (Files.isDirectory(Path.of("/usr/include", arch))) {
-                    cmd.add("-I/usr/include/" + arch);
-                }
-            }
-            cmd.addAll(List.of("-c", c.toString(), "-o", o.toString()));
+            List<String> cmd = clangCommand(c.toString(), o.toString());
             Process p;
             try {
                 p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
