@@ -9,15 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.pool4.Protocol;
+import org.nat64fabric.core.testing.Concurrently;
 
 class LongsByBibTest {
     private static BibSide side(Random r, int hosts) {
@@ -71,27 +68,15 @@ class LongsByBibTest {
     @Test
     void threadsWritingTheirOwnKeysLoseNone() throws Exception {
         LongsByBib table = new LongsByBib(1);
-        ExecutorService threads = Executors.newFixedThreadPool(4);
-        try {
-            List<Future<?>> done = new ArrayList<>();
-            for (int t = 0; t < 4; t++) {
-                int thread = t;
-                done.add(threads.submit(() -> {
-                    for (int i = 0; i < 50_000; i++) {   // each keeps its even keys, drops its odd ones
-                        BibSide k = new BibSide(Protocol.TCP, Ipv6Address.of(thread, i), i & 0xffff);
-                        table.put(k, i);
-                        if (i % 2 == 1) {
-                            table.remove(k);
-                        }
-                    }
-                }));
+        Concurrently.run(4, thread -> {
+            for (int i = 0; i < 50_000; i++) {   // each keeps its even keys, drops its odd ones
+                BibSide k = new BibSide(Protocol.TCP, Ipv6Address.of(thread, i), i & 0xffff);
+                table.put(k, i);
+                if (i % 2 == 1) {
+                    table.remove(k);
+                }
             }
-            for (Future<?> f : done) {
-                f.get();
-            }
-        } finally {
-            threads.shutdown();
-        }
+        });
         assertEquals(100_000, table.size());
         for (int t = 0; t < 4; t++) {
             for (int i = 0; i < 50_000; i++) {

@@ -2,15 +2,11 @@ package org.nat64fabric.core.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeSet;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv6Address;
@@ -18,6 +14,7 @@ import org.nat64fabric.core.pool4.Protocol;
 import org.nat64fabric.core.pool4.TransportAddress;
 import org.nat64fabric.core.session.BibEntry;
 import org.nat64fabric.core.session.Session;
+import org.nat64fabric.core.testing.Concurrently;
 
 class SessionIndexTest {
     private static BibEntry bib(int host) {
@@ -56,27 +53,15 @@ class SessionIndexTest {
     void threadsAddingAndRemovingSessionsOfOneEntryLoseNone() throws Exception {
         SessionIndex index = new SessionIndex();
         BibEntry bib = bib(1);
-        ExecutorService threads = Executors.newFixedThreadPool(4);
-        try {
-            List<Future<?>> done = new ArrayList<>();
-            for (int t = 0; t < 4; t++) {
-                int thread = t;
-                done.add(threads.submit(() -> {
-                    for (int i = 0; i < 20000; i++) {   // each thread keeps its even sessions, drops its odd ones
-                        Session s = session(bib, thread, i);
-                        index.add(s);
-                        if (i % 2 == 1) {
-                            index.remove(s);
-                        }
-                    }
-                }));
+        Concurrently.run(4, thread -> {
+            for (int i = 0; i < 20000; i++) {   // each thread keeps its even sessions, drops its odd ones
+                Session s = session(bib, thread, i);
+                index.add(s);
+                if (i % 2 == 1) {
+                    index.remove(s);
+                }
             }
-            for (Future<?> f : done) {
-                f.get();
-            }
-        } finally {
-            threads.shutdown();
-        }
+        });
         TreeSet<String> kept = new TreeSet<>();
         for (int t = 0; t < 4; t++) {
             for (int i = 0; i < 20000; i += 2) {
