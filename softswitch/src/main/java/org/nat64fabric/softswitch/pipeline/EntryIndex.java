@@ -11,9 +11,7 @@ import java.util.List;
  * setup copied. Numbers are handed out in order (a removed entry's number is reused), so the
  * entries a batch adds land side by side in the array: an index of references, where each entry
  * went to a slot at random, made every insertion dirty a card of that array in the old
- * generation, and each young collection scanned a card per entry added since the last one. The
- * entries' key words are kept here too, in one array by number, not in an array per entry for
- * every young collection after a setup to copy.
+ * generation, and each young collection scanned a card per entry added since the last one.
  * Not thread-safe: the table's writers and the pipeline take turns.
  */
 final class EntryIndex {
@@ -21,23 +19,18 @@ final class EntryIndex {
     private static final int LOAD_PERCENT = 75;
 
     private final int expected;
-    /** Key words per entry. */
-    private final int width;
     /** Two ints per slot: the entry's number plus one (0: empty) and its key's hash. Null until the first entry. */
     private int[] slots;
     private Table.Entry[] byNumber;
-    /** The key words of entry n at {@code n * width}; as long as {@link #byNumber} holds entries. */
-    private long[] keyWords;
     /** Numbers below this have been handed out; those of removed entries wait in {@link #freeNumbers}. */
     private int numbered;
     private int[] freeNumbers = new int[0];
     private int freeCount;
     private int count;
 
-    /** {@code expected}: the entries to size the slots for at the first insert (the table's size); {@code width} key words each. */
-    EntryIndex(int expected, int width) {
+    /** {@code expected}: the entries to size the slots for at the first insert (the table's size). */
+    EntryIndex(int expected) {
         this.expected = Math.max(expected, 1);
-        this.width = width;
     }
 
     /** The hash of key words, as an entry keeps it. */
@@ -61,28 +54,21 @@ final class EntryIndex {
             if (number == 0) {
                 return null;
             }
-            if (s[2 * i + 1] == hash && sameWords(number - 1, words)) {
-                return byNumber[number - 1];
+            if (s[2 * i + 1] == hash) {
+                Table.Entry e = byNumber[number - 1];
+                if (Arrays.equals(e.keyWords, words)) {
+                    return e;
+                }
             }
         }
     }
 
-    private boolean sameWords(int number, long[] words) {
-        return Arrays.equals(keyWords, number * width, number * width + width, words, 0, width);
-    }
-
-    /** The key words of {@code e}, an entry here (a new array). */
-    long[] keyWords(Table.Entry e) {
-        return Arrays.copyOfRange(keyWords, e.number * width, e.number * width + width);
-    }
-
-    /** Adds {@code e}, indexed by {@code words}; the caller has made sure none has the same. */
-    void add(Table.Entry e, long[] words) {
+    /** Adds {@code e}, indexed by its key words; the caller has made sure none has the same. */
+    void add(Table.Entry e) {
         if (slots == null) {
             int capacity = capacityFor(expected);
             slots = new int[2 * capacity];
             byNumber = new Table.Entry[Math.min(capacity, 1024)];
-            keyWords = new long[byNumber.length * width];
         } else if ((long) (count + 1) * 100 > (long) (slots.length / 2) * LOAD_PERCENT) {
             grow();
         }
@@ -92,14 +78,10 @@ final class EntryIndex {
         } else {
             if (numbered == byNumber.length) {
                 byNumber = Arrays.copyOf(byNumber, byNumber.length * 2);
-                keyWords = Arrays.copyOf(keyWords, byNumber.length * width);
             }
             number = numbered++;
         }
         byNumber[number] = e;
-        System.arraycopy(words, 0, keyWords, number * width, width);
-        e.number = number;
-        e.keyHash = hash(words);
         place(slots, number + 1, e.keyHash);
         count++;
     }

@@ -265,11 +265,8 @@ public final class Table {
     public static final class Entry {
         /** The match as written; null once an exact-only table holds the entry by its key. */
         private volatile FieldMatch[] match;
-        /**
-         * The entry's number in its hashed table's index, which keeps its key words (an LPM
-         * field's masked); their hash; and that table (null before).
-         */
-        int number = -1;
+        /** The entry's key words in its hashed table (an LPM field's masked), their hash, and that table; null before. */
+        long[] keyWords;
         int keyHash;
         private Table table;
         public final int priority;
@@ -300,21 +297,16 @@ public final class Table {
         /** The entry's match, field by field in the table's key order. */
         public FieldMatch[] match() {
             FieldMatch[] m = match;
-            return m != null ? m : table.matchOf(table.keyWordsOf(this));
+            return m != null ? m : table.matchOf(keyWords);
         }
 
-        /** Out of its table's index: it keeps its match itself again (a batch undone puts it back). */
-        private void unindexed(FieldMatch[] m) {
-            match = m;
-            table = null;
-            number = -1;
-        }
-
-        /** Indexed in {@code t} from now on ({@code t} has put its key words in the index); in an exact-only table the match written is let go. */
-        private void indexedBy(Table t, boolean dropMatch) {
+        /** Indexed by its key words in {@code t} from now on; in an exact-only table the match written is let go. */
+        private void indexedBy(Table t, long[] words, boolean dropMatch) {
             table = t;
+            keyWords = words;
+            keyHash = EntryIndex.hash(words);
             if (dropMatch) {
-                match = null;   // volatile: a reader that sees null sees the table
+                match = null;   // volatile: a reader that sees null sees the key words and the table
             }
         }
 
@@ -442,7 +434,7 @@ public final class Table {
         this.lpmValue = new long[lpm < 0 ? 0 : keys.get(lpm).words];
         this.hashed = onlyExactOrLpm && lpmCount <= 1 && !keys.isEmpty();
         this.exactOnly = hashed && lpm < 0;
-        this.exactIndex = exactOnly ? new EntryIndex(size, words) : null;
+        this.exactIndex = exactOnly ? new EntryIndex(size) : null;
     }
 
     /**
@@ -702,8 +694,8 @@ public final class Table {
             byIdentity.put(new Identity(e), e);
         }
         if (hashed) {
-            indexFor(e).add(e, keyWordsOf(e));
-            e.indexedBy(this, exactOnly);
+            e.indexedBy(this, keyWordsOf(e), exactOnly);
+            indexFor(e).add(e);
             flattenLpm();
         } else {
             rebuildScan();
@@ -723,9 +715,7 @@ public final class Table {
             byIdentity.remove(new Identity(e));
         }
         if (hashed) {
-            FieldMatch[] match = e.match();
             indexFor(e).remove(e);
-            e.unindexed(match);   // its number, and the key words kept by it, go to the next entry added
             if (lpmField >= 0 && indexFor(e).isEmpty()) {
                 lpmIndex.remove(e.match()[lpmField].prefixLength);
             }
@@ -812,13 +802,13 @@ public final class Table {
 
     private EntryIndex indexFor(Entry e) {
         return lpmField < 0 ? exactIndex
-                : lpmIndex.computeIfAbsent(e.match()[lpmField].prefixLength, l -> new EntryIndex(0, keyWords));
+                : lpmIndex.computeIfAbsent(e.match()[lpmField].prefixLength, l -> new EntryIndex(0));
     }
 
-    /** The entry's key words here: its index's once indexed, else made from its match (an LPM field masked as written). */
+    /** The entry's key words here: its own once indexed, else made from its match (an LPM field masked as written). */
     private long[] keyWordsOf(Entry e) {
         if (e.table == this) {
-            return indexFor(e).keyWords(e);
+            return e.keyWords;
         }
         FieldMatch[] match = e.match();
         long[] w = new long[keyWords];

@@ -66,24 +66,6 @@ class TableEntryTest {
     }
 
     @Test
-    void aRemovedEntryKeepsItsMatchWhenItsNumberGoesToAnotherAndCanBePutBack() {
-        Table t = table(Table.MatchKind.EXACT);
-        Table.FieldMatch[] first = match(17, BigInteger.ONE, 53);
-        Table.FieldMatch[] second = match(6, BigInteger.TWO, 80);
-        Table.Entry removed = entry(first.clone());
-        t.insert(removed);
-        assertTrue(t.remove(entry(first)));
-        Table.Entry next = entry(second.clone());
-        t.insert(next);   // takes the number, and the place of the key words, the removed one had
-        assertArrayEquals(first, removed.match(), "what a read or an undo of the delete sees");
-        t.insert(removed);   // a batch undone puts the entry back
-        assertSame(removed, t.find(entry(first)));
-        assertSame(next, t.find(entry(second)));
-        assertArrayEquals(first, removed.match());
-        assertArrayEquals(second, next.match());
-    }
-
-    @Test
     void aScannedTableKeepsItsEntriesMatchAsWritten() {
         Table t = table(Table.MatchKind.TERNARY);
         Table.FieldMatch[] m = {Table.FieldMatch.exact(BigInteger.valueOf(17), 8),
