@@ -53,13 +53,14 @@ final class HeldEntities {
      * made once for every switch they go to.
      */
     boolean put(SessionEntries s, Function<SessionEntries, List<TableEntry>> made, List<Update> updates) {
+        BibSide side = s.side();
         long[] packed = s.packed();
-        long[] h = sessions.put(s.side(), packed);
+        long[] h = sessions.put(side, packed);
         if (Arrays.equals(packed, h)) {
             return false;
         }
         List<TableEntry> now = made.apply(s);
-        List<TableEntry> was = h == null ? null : SessionEntries.unpacked(s.side(), h).entries();
+        List<TableEntry> was = h == null ? null : SessionEntries.unpacked(side, h).entries();
         for (int i = 0; i < now.size(); i++) {
             TableEntry e = now.get(i);
             if (was == null) {

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.pool4.Protocol;
 import org.nat64fabric.core.pool4.TransportAddress;
@@ -44,16 +43,13 @@ public final class SessionEntries {
      * then the lifetime ({@link #unpacked} makes the value again).
      */
     public long[] packed() {
-        TransportAddress v4 = bib.v4();
-        return new long[] {(v4.address().bits() & 0xffffffffL) << 32 | (v4.port() & 0xffffL) << 16
-                | (bib.isStatic() ? 2 : 0) | (filtered ? 1 : 0), lifetime};
+        return new long[] {bib.v4().packed() << 16 | (bib.isStatic() ? 2 : 0) | (filtered ? 1 : 0), lifetime};
     }
 
     public static SessionEntries unpacked(BibSide side, long[] packed) {
         long w = packed[0];
-        TransportAddress v4 = new TransportAddress(Ipv4Address.of((int) (w >>> 32)), (int) (w >>> 16) & 0xffff);
-        return new SessionEntries(new BibEntry(side.protocol, side.address, side.port, v4, (w & 2) != 0), packed[1],
-                (w & 1) != 0);
+        return new SessionEntries(new BibEntry(side.protocol, side.address, side.port,
+                TransportAddress.unpacked(w >>> 16), (w & 2) != 0), packed[1], (w & 1) != 0);
     }
 
     /** session_v6, then session_v4, aging after the lifetime (0: never). */

@@ -41,6 +41,15 @@ public final class TransportAddress implements Serializable {
         return k;
     }
 
+    /** The address and port in the low 48 bits of a long ({@link #unpacked} makes it again), for tables of longs. */
+    public long packed() {
+        return (address.bits() & 0xffffffffL) << 16 | (port & 0xffff);
+    }
+
+    public static TransportAddress unpacked(long packed) {
+        return new TransportAddress(Ipv4Address.of((int) (packed >>> 16)), (int) packed & 0xffff);
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof TransportAddress && ((TransportAddress) o).address.equals(address)

@@ -23,11 +23,6 @@ public final class BibSide {
         return new BibSide(bib.protocol(), bib.address6(), bib.port6());
     }
 
-    /** Whether {@code bib} is an entry of this side. */
-    public boolean sideOf(BibEntry bib) {
-        return bib.protocol() == protocol && bib.address6().equals(address) && bib.port6() == port;
-    }
-
     @Override
     public boolean equals(Object o) {
         return o instanceof BibSide && ((BibSide) o).protocol == protocol && ((BibSide) o).address.equals(address)

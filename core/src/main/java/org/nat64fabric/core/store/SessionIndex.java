@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
-import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.pool4.TransportAddress;
 import org.nat64fabric.core.session.BibEntry;
 import org.nat64fabric.core.session.BibSide;
@@ -25,7 +24,7 @@ final class SessionIndex {
     /** The value of an entry whose remotes are in {@link #more}: no remote packs to it (48 bits). */
     private static final long MORE = -1L;
 
-    /** Per BIB entry, its one session's remote ({@link #pack}), or MORE. */
+    /** Per BIB entry, its one session's remote ({@link TransportAddress#packed}), or MORE. */
     private final LongsByBib remotes = new LongsByBib(1);
     /**
      * The remotes of the entries with two sessions or more, each set changed under its entry's
@@ -53,7 +52,7 @@ final class SessionIndex {
     }
 
     private void add(BibSide side, TransportAddress remote4) {
-        long remote = pack(remote4);
+        long remote = remote4.packed();
         long[] held = remotes.get(side);
         if (held == null) {
             remotes.put(side, remote);
@@ -61,7 +60,7 @@ final class SessionIndex {
             more.get(side).add(remote4);
         } else if (held[0] != remote) {
             Set<TransportAddress> both = new HashSet<>();
-            both.add(unpack(held[0]));
+            both.add(TransportAddress.unpacked(held[0]));
             both.add(remote4);
             more.put(side, both);
             remotes.put(side, MORE);
@@ -81,7 +80,7 @@ final class SessionIndex {
             return;
         }
         if (held[0] != MORE) {
-            if (held[0] == pack(remote4)) {
+            if (held[0] == remote4.packed()) {
                 remotes.remove(side);
             }
             return;
@@ -90,7 +89,7 @@ final class SessionIndex {
         left.remove(remote4);
         if (left.size() == 1) {
             more.remove(side);
-            remotes.put(side, pack(left.iterator().next()));
+            remotes.put(side, left.iterator().next().packed());
         }
     }
 
@@ -103,17 +102,9 @@ final class SessionIndex {
                 return List.of();
             }
             if (held[0] != MORE) {
-                return List.of(Session.key(bib, unpack(held[0])));
+                return List.of(Session.key(bib, TransportAddress.unpacked(held[0])));
             }
             return more.get(side).stream().map(r -> Session.key(bib, r)).sorted().collect(Collectors.toList());
         }
-    }
-
-    private static long pack(TransportAddress a) {
-        return (a.address().bits() & 0xffffffffL) << 16 | (a.port() & 0xffff);
-    }
-
-    private static TransportAddress unpack(long packed) {
-        return new TransportAddress(Ipv4Address.of((int) (packed >>> 16)), (int) packed & 0xffff);
     }
 }
