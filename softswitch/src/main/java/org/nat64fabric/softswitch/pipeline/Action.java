@@ -79,33 +79,25 @@ public final class Action {
         this.code = Jit.compile(body);
     }
 
-    /**
-     * Puts control-plane data in the parameters' slots: {@code wide[i]} where it is not null (a
-     * parameter wider than 64 bits, or a value of 64), else {@code narrow[i]}.
-     */
-    public void setParams(State s, long[] narrow, BigInteger[] wide) {
-        for (int i = 0; i < narrow.length; i++) {
-            Param p = params.get(i);
-            if (p.width > 64) {
-                p.slot.setWide(s, wide[i]);
-            } else {
-                p.slot.set(s, wide[i] != null ? wide[i].longValue() : narrow[i]);
-            }
-        }
-    }
-
-    /** Puts control-plane data that fits in longs in the parameters' slots (none wider than 64 bits). */
-    public void setParams(State s, long[] args) {
+    /** Puts an entry's (or default action's) arguments in the parameters' slots. */
+    public void setParams(State s, Table.ActionCall call) {
         int[] slots = paramSlots;
-        if (slots != null) {
+        if (slots != null && !call.hasWide()) {
             long[] n = s.n;
-            for (int i = 0; i < args.length; i++) {
-                n[slots[i]] = args[i] & paramMasks[i];
+            long[] masks = paramMasks;
+            for (int i = 0; i < call.argCount(); i++) {
+                n[slots[i]] = call.narrow(i) & masks[i];
             }
             return;
         }
-        for (int i = 0; i < args.length; i++) {
-            params.get(i).slot.set(s, args[i]);
+        for (int i = 0; i < call.argCount(); i++) {
+            Param p = params.get(i);
+            BigInteger wide = call.wide(i);
+            if (p.width > 64) {
+                p.slot.setWide(s, wide);
+            } else {
+                p.slot.set(s, wide != null ? wide.longValue() : call.narrow(i));
+            }
         }
     }
 

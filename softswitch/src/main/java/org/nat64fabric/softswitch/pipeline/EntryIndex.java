@@ -56,7 +56,7 @@ final class EntryIndex {
             }
             if (s[2 * i + 1] == hash) {
                 Table.Entry e = byNumber[number - 1];
-                if (Arrays.equals(e.keyWords, words)) {
+                if (e.hasKey(words)) {
                     return e;
                 }
             }

@@ -86,64 +86,92 @@ public final class Table {
 
     /**
      * An action with its arguments, as a table entry or default action holds it. Arguments that
-     * fit in a long are kept as longs, the others as BigIntegers shared among entries: a session
-     * entry's BigIntegers (an array, and an object and its magnitude per argument) were a third
-     * of its objects, copied by every young collection after a setup, and read back into a long
-     * for every packet.
+     * fit in a long are kept as longs, the first four in fields, the others as BigIntegers shared
+     * among entries: a session entry's BigIntegers (an array, and an object and its magnitude per
+     * argument) were a third of its objects, and its array of longs one more, each copied by every
+     * young collection after a setup.
      */
     public static final class ActionCall {
         /**
-         * Wide arguments made lately, by a hash of their value: the IPv6 address a session_v4
-         * entry writes back is its subscriber's, shared by the subscriber's sessions, so their
-         * entries share one BigInteger rather than each keeping a copy for the young collection
-         * to copy. Racing threads only miss a share (the values are immutable).
+         * Wide arguments made lately, by a hash of their values: the IPv6 address a session_v4
+         * entry writes back is its subscriber's, so the subscriber's sessions share one array
+         * holding one BigInteger rather than each keeping copies for the young collection to
+         * copy. Racing threads only miss a share (the arrays are never changed once made).
          */
-        private static final BigInteger[] RECENT_WIDE = new BigInteger[4096];
+        private static final BigInteger[][] RECENT_WIDE = new BigInteger[4096][];
 
         public final Action action;
-        /** Each argument that fits in 63 bits (its parameter in 64); 0 for the others. */
-        private final long[] narrow;
-        /** Each argument that does not, at its index (null at the others); null when all fit. */
+        private final int count;
+        /** The narrow arguments 0 to 3 (0 for wide ones and past the count), and any further in {@link #narrowFrom4}. */
+        private final long a0, a1, a2, a3;
+        private final long[] narrowFrom4;
+        /** Each argument that does not fit in 63 bits (its parameter in 64), at its index (null at the others); null when all fit. */
         private final BigInteger[] wide;
 
         public ActionCall(Action action, BigInteger[] args) {
             this.action = action;
-            long[] n = new long[args.length];
+            this.count = args.length;
+            long[] n = new long[Math.max(args.length, 4)];
             BigInteger[] w = null;
             for (int i = 0; i < args.length; i++) {
                 if (action.params.get(i).width <= 64 && args[i].bitLength() <= 63) {
                     n[i] = args[i].longValue();
                 } else {
                     w = w != null ? w : new BigInteger[args.length];
-                    w[i] = shared(args[i]);
+                    w[i] = args[i];
                 }
             }
-            this.narrow = n;
-            this.wide = w;
+            this.a0 = n[0];
+            this.a1 = n[1];
+            this.a2 = n[2];
+            this.a3 = n[3];
+            this.narrowFrom4 = args.length > 4 ? Arrays.copyOfRange(n, 4, args.length) : null;
+            this.wide = w == null ? null : shared(w);
         }
 
-        private static BigInteger shared(BigInteger v) {
-            int slot = (v.hashCode() * 0x9E3779B9) >>> 20;
-            BigInteger held = RECENT_WIDE[slot];
-            if (v.equals(held)) {
+        private static BigInteger[] shared(BigInteger[] w) {
+            int slot = (Arrays.hashCode(w) * 0x9E3779B9) >>> 20;
+            BigInteger[] held = RECENT_WIDE[slot];
+            if (Arrays.equals(w, held)) {
                 return held;
             }
-            RECENT_WIDE[slot] = v;
-            return v;
+            RECENT_WIDE[slot] = w;
+            return w;
         }
 
         public int argCount() {
-            return narrow.length;
+            return count;
+        }
+
+        /** Argument {@code i} as a long; 0 for one kept as a BigInteger ({@link #wide(int)}). */
+        long narrow(int i) {
+            switch (i) {
+                case 0: return a0;
+                case 1: return a1;
+                case 2: return a2;
+                case 3: return a3;
+                default: return narrowFrom4[i - 4];
+            }
+        }
+
+        /** Argument {@code i} when it does not fit in a long, else null. */
+        BigInteger wide(int i) {
+            return wide == null ? null : wide[i];
+        }
+
+        boolean hasWide() {
+            return wide != null;
         }
 
         /** Argument {@code i}, as written. */
         public BigInteger arg(int i) {
-            return wide != null && wide[i] != null ? wide[i] : BigInteger.valueOf(narrow[i]);
+            BigInteger w = wide(i);
+            return w != null ? w : BigInteger.valueOf(narrow(i));
         }
 
         /** All arguments, as written (a new array). */
         public BigInteger[] args() {
-            BigInteger[] all = new BigInteger[argCount()];
+            BigInteger[] all = new BigInteger[count];
             for (int i = 0; i < all.length; i++) {
                 all[i] = arg(i);
             }
@@ -152,11 +180,7 @@ public final class Table {
 
         /** Puts the arguments in the action's parameter slots. */
         void setParams(State s) {
-            if (wide == null) {
-                action.setParams(s, narrow);
-            } else {
-                action.setParams(s, narrow, wide);
-            }
+            action.setParams(s, this);
         }
     }
 
@@ -265,8 +289,14 @@ public final class Table {
     public static final class Entry {
         /** The match as written; null once an exact-only table holds the entry by its key. */
         private volatile FieldMatch[] match;
-        /** The entry's key words in its hashed table (an LPM field's masked), their hash, and that table; null before. */
-        long[] keyWords;
+        /**
+         * The entry's key words in its hashed table (an LPM field's masked): up to four in fields
+         * (a session's key is three or four), more in {@link #longKey}. An array per entry was one
+         * more object for each young collection to copy after a setup.
+         */
+        private long k0, k1, k2, k3;
+        private long[] longKey;
+        /** The key words' hash, and the table that indexes the entry by them (null before). */
         int keyHash;
         private Table table;
         public final int priority;
@@ -297,14 +327,42 @@ public final class Table {
         /** The entry's match, field by field in the table's key order. */
         public FieldMatch[] match() {
             FieldMatch[] m = match;
-            return m != null ? m : table.matchOf(keyWords);
+            return m != null ? m : table.matchOf(keyWords());
+        }
+
+        /** Keeps {@code words} as the entry's key words, and their hash. */
+        void setKey(long[] words) {
+            if (words.length > 4) {
+                longKey = words;
+            } else {
+                int n = words.length;
+                k0 = n > 0 ? words[0] : 0;
+                k1 = n > 1 ? words[1] : 0;
+                k2 = n > 2 ? words[2] : 0;
+                k3 = n > 3 ? words[3] : 0;
+            }
+            keyHash = EntryIndex.hash(words);
+        }
+
+        /** Whether the entry's key words are {@code words} (a key of its table, as long as its own). */
+        boolean hasKey(long[] words) {
+            if (longKey != null) {
+                return Arrays.equals(longKey, words);
+            }
+            int n = words.length;
+            return (n < 1 || words[0] == k0) && (n < 2 || words[1] == k1)
+                    && (n < 3 || words[2] == k2) && (n < 4 || words[3] == k3);
+        }
+
+        /** The entry's key words in its table (a new array). */
+        private long[] keyWords() {
+            return longKey != null ? longKey.clone() : Arrays.copyOf(new long[] {k0, k1, k2, k3}, table.keyWords);
         }
 
         /** Indexed by its key words in {@code t} from now on; in an exact-only table the match written is let go. */
         private void indexedBy(Table t, long[] words, boolean dropMatch) {
+            setKey(words);
             table = t;
-            keyWords = words;
-            keyHash = EntryIndex.hash(words);
             if (dropMatch) {
                 match = null;   // volatile: a reader that sees null sees the key words and the table
             }
@@ -808,7 +866,7 @@ public final class Table {
     /** The entry's key words here: its own once indexed, else made from its match (an LPM field masked as written). */
     private long[] keyWordsOf(Entry e) {
         if (e.table == this) {
-            return e.keyWords;
+            return e.keyWords();
         }
         FieldMatch[] match = e.match();
         long[] w = new long[keyWords];

@@ -22,8 +22,7 @@ class EntryIndexTest {
     private static Table.Entry entry(long key) {
         Table.Entry e = new Table.Entry(new Table.FieldMatch[] {Table.FieldMatch.exact(BigInteger.valueOf(key), 64)},
                 0, null, 0);
-        e.keyWords = new long[] {key};
-        e.keyHash = EntryIndex.hash(e.keyWords);
+        e.setKey(new long[] {key});
         return e;
     }
 
@@ -75,5 +74,25 @@ class EntryIndexTest {
         index.add(e);
         assertFalse(index.remove(entry(3)));
         assertSame(e, get(index, 3));
+    }
+
+    @Test
+    void anEntryHasItsOwnKeyOnlyWhateverItsLength() {
+        // up to four words sit in the entry's fields, more in an array; the index compares
+        // hashes first, so a word that hasKey ignored would show only in a collision: tested here
+        for (int n = 1; n <= 6; n++) {
+            long[] words = new long[n];
+            for (int i = 0; i < n; i++) {
+                words[i] = Long.MIN_VALUE + 31 * i;
+            }
+            Table.Entry e = new Table.Entry(new Table.FieldMatch[0], 0, null, 0);
+            e.setKey(words.clone());
+            assertTrue(e.hasKey(words.clone()), n + " words");
+            for (int i = 0; i < n; i++) {
+                long[] other = words.clone();
+                other[i] ^= 1L << (i * 13 % 64);
+                assertFalse(e.hasKey(other), n + " words, word " + i + " differs");
+            }
+        }
     }
 }

@@ -8,8 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigInteger;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongFunction;
 import org.junit.jupiter.api.Test;
 import org.nat64fabric.softswitch.frontend.Type;
 
@@ -66,6 +68,67 @@ class TableEntryTest {
     }
 
     @Test
+    void keysOfOneToSixWordsFindOnlyTheirOwnEntry() {
+        // up to four key words sit in an entry's fields, more in an array: both, and a word
+        // that differs in its last place, which the fields compare one by one
+        for (int addrFields = 0; addrFields <= 2; addrFields++) {
+            List<Table.KeyField> keys = new ArrayList<>();
+            keys.add(new Table.KeyField(1, "proto", Table.MatchKind.EXACT, 8, new Expr.Slot(new Type.Bits(8, false), 0, 8), Map.of()));
+            for (int f = 0; f < addrFields; f++) {
+                keys.add(new Table.KeyField(2 + f, "addr" + f, Table.MatchKind.EXACT, 128,
+                        new Expr.Slot(new Type.Bits(128, false), 1 + f, 128), Map.of()));
+            }
+            keys.add(new Table.KeyField(9, "port", Table.MatchKind.EXACT, 16, new Expr.Slot(new Type.Bits(16, false), 5, 16), Map.of()));
+            Table t = new Table("t", Map.of(), keys, List.of(new Table.ActionRef(SNAT, false, false, Map.of())), 64,
+                    false, false, false, null, 0, null, 0, new Table.ActionCall(SNAT, new BigInteger[0]));
+            LongFunction<Table.FieldMatch[]> matchFor = v -> {
+                Table.FieldMatch[] m = new Table.FieldMatch[keys.size()];
+                for (int i = 0; i < m.length; i++) {
+                    int width = keys.get(i).width;
+                    // only the last field differs between entries
+                    BigInteger value = i == m.length - 1 ? BigInteger.valueOf(v) : BigInteger.ONE.shiftLeft(width - 1).add(BigInteger.valueOf(i));
+                    m[i] = Table.FieldMatch.exact(value, width);
+                }
+                return m;
+            };
+            for (long v = 0; v < 20; v++) {
+                t.insert(entry(matchFor.apply(v)));
+            }
+            for (long v = 0; v < 20; v += 2) {
+                assertTrue(t.remove(entry(matchFor.apply(v))));
+            }
+            for (long v = 0; v < 22; v++) {
+                Table.Entry held = t.find(entry(matchFor.apply(v)));
+                if (v % 2 == 1 && v < 20) {
+                    assertArrayEquals(matchFor.apply(v), held.match(), addrFields + " address fields, entry " + v);
+                } else {
+                    assertNull(held, addrFields + " address fields, entry " + v);
+                }
+            }
+        }
+    }
+
+    @Test
+    void anActionCallOfMoreThanFourArgumentsSetsEachSlot() {
+        List<Action.Param> params = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            params.add(new Action.Param("p" + i, 16, new Expr.Slot(new Type.Bits(16, false), i, 16), Map.of()));
+        }
+        Action six = new Action("six", Map.of(), params);
+        BigInteger[] args = new BigInteger[6];
+        for (int i = 0; i < 6; i++) {
+            args[i] = BigInteger.valueOf(1000 + i);
+        }
+        Table.ActionCall call = new Table.ActionCall(six, args.clone());
+        State s = new State(6, 0);
+        call.setParams(s);
+        for (int i = 0; i < 6; i++) {
+            assertEquals(1000 + i, s.n[i], "slot " + i);
+        }
+        assertArrayEquals(args, call.args());
+    }
+
+    @Test
     void aScannedTableKeepsItsEntriesMatchAsWritten() {
         Table t = table(Table.MatchKind.TERNARY);
         Table.FieldMatch[] m = {Table.FieldMatch.exact(BigInteger.valueOf(17), 8),
@@ -113,10 +176,13 @@ class TableEntryTest {
         assertEquals(Long.MIN_VALUE, s.n[1], "a 64-bit value with its top bit set, as the slot holds it");
         assertArrayEquals(new BigInteger[] {BigInteger.valueOf(53), addr, topBit}, call.args());
 
-        // the same address written again, as another BigInteger: the two calls hold one
-        Table.ActionCall again = new Table.ActionCall(mixed,
-                new BigInteger[] {BigInteger.ONE, new BigInteger(addr.toByteArray()), BigInteger.ZERO});
+        // the same wide values written again, as other BigIntegers, beside another narrow one:
+        // the two calls hold one copy of them
+        Table.ActionCall again = new Table.ActionCall(mixed, new BigInteger[] {
+            BigInteger.ONE, new BigInteger(addr.toByteArray()), new BigInteger(topBit.toByteArray())});
         assertSame(call.arg(1), again.arg(1));
+        assertSame(call.arg(2), again.arg(2));
+        assertEquals(BigInteger.ONE, again.arg(0));
     }
 
     @Test
