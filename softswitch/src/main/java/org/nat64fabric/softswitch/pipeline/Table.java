@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * A match-action table with its entries. Lookups pick a strategy from the match kinds: a hash
@@ -96,9 +97,11 @@ public final class Table {
          * Wide arguments made lately, by a hash of their values: the IPv6 address a session_v4
          * entry writes back is its subscriber's, so the subscriber's sessions share one array
          * holding one BigInteger rather than each keeping copies for the young collection to
-         * copy. Racing threads only miss a share (the arrays are never changed once made).
+         * copy. Racing threads only miss a share; the slots are read and written as volatiles, so
+         * that a thread taking an array another thread made sees its elements (an array has no final
+         * fields to publish them), and the arrays are never changed once made.
          */
-        private static final BigInteger[][] RECENT_WIDE = new BigInteger[4096][];
+        private static final AtomicReferenceArray<BigInteger[]> RECENT_WIDE = new AtomicReferenceArray<>(4096);
 
         public final Action action;
         private final int count;
@@ -131,11 +134,11 @@ public final class Table {
 
         private static BigInteger[] shared(BigInteger[] w) {
             int slot = (Arrays.hashCode(w) * 0x9E3779B9) >>> 20;
-            BigInteger[] held = RECENT_WIDE[slot];
+            BigInteger[] held = RECENT_WIDE.get(slot);
             if (Arrays.equals(w, held)) {
                 return held;
             }
-            RECENT_WIDE[slot] = w;
+            RECENT_WIDE.set(slot, w);
             return w;
         }
 
