@@ -79,7 +79,11 @@ public final class Action {
         this.code = Jit.compile(body);
     }
 
-    /** Puts an entry's (or default action's) arguments in the parameters' slots. */
+    /**
+     * Puts an entry's (or default action's) arguments in the parameters' slots: the call's wide
+     * value where it has one (a parameter wider than 64 bits, or a 64-bit value with its top bit
+     * set), else its long.
+     */
     public void setParams(State s, Table.ActionCall call) {
         int[] slots = paramSlots;
         if (slots != null && !call.hasWide()) {

@@ -87,10 +87,11 @@ public final class Table {
 
     /**
      * An action with its arguments, as a table entry or default action holds it. Arguments that
-     * fit in a long are kept as longs, the first four in fields, the others as BigIntegers shared
-     * among entries: a session entry's BigIntegers (an array, and an object and its magnitude per
-     * argument) were a third of its objects, and its array of longs one more, each copied by every
-     * young collection after a setup.
+     * fit in a long are kept as longs (arguments 0 to 3 in fields, any further in an array, as an
+     * entry keeps its key words), those that do not as BigIntegers in an array shared among calls
+     * with the same ones: a session entry's BigIntegers (an array, and an object and its magnitude
+     * per argument) were a third of its objects, and its array of longs one more, each copied by
+     * every young collection after a setup.
      */
     public static final class ActionCall {
         /**
@@ -338,6 +339,7 @@ public final class Table {
             if (words.length > 4) {
                 longKey = words;
             } else {
+                longKey = null;
                 int n = words.length;
                 k0 = n > 0 ? words[0] : 0;
                 k1 = n > 1 ? words[1] : 0;
@@ -359,7 +361,14 @@ public final class Table {
 
         /** The entry's key words in its table (a new array). */
         private long[] keyWords() {
-            return longKey != null ? longKey.clone() : Arrays.copyOf(new long[] {k0, k1, k2, k3}, table.keyWords);
+            if (longKey != null) {
+                return longKey.clone();
+            }
+            long[] w = new long[table.keyWords];
+            for (int i = 0; i < w.length; i++) {
+                w[i] = i == 0 ? k0 : i == 1 ? k1 : i == 2 ? k2 : k3;
+            }
+            return w;
         }
 
         /** Indexed by its key words in {@code t} from now on; in an exact-only table the match written is let go. */

@@ -59,8 +59,10 @@ class TableEntryTest {
             assertTrue(held.sameKey(entry(written.get(i))));
         }
         assertNull(t.find(entry(match(17, top, 0xfffe))));
+        Table.Entry removed = t.find(entry(written.get(1)));
         assertTrue(t.remove(entry(written.get(1))));
         assertFalse(t.remove(entry(written.get(1))), "gone once");
+        assertArrayEquals(written.get(1), removed.match(), "a removed entry keeps its match (the fast path reads it)");
         assertEquals(2, t.entryCount());
         assertNull(t.find(entry(written.get(1))));
         assertArrayEquals(written.get(2), t.find(entry(written.get(2))).match(), "the others stay");
@@ -69,25 +71,23 @@ class TableEntryTest {
 
     @Test
     void keysOfOneToSixWordsFindOnlyTheirOwnEntry() {
-        // up to four key words sit in an entry's fields, more in an array: both, and a word
-        // that differs in its last place, which the fields compare one by one
-        for (int addrFields = 0; addrFields <= 2; addrFields++) {
+        // up to four key words sit in an entry's fields, more in an array: keys of one to six
+        // 64-bit fields, entries differing in one word each, the word that differs moving
+        for (int words = 1; words <= 6; words++) {
             List<Table.KeyField> keys = new ArrayList<>();
-            keys.add(new Table.KeyField(1, "proto", Table.MatchKind.EXACT, 8, new Expr.Slot(new Type.Bits(8, false), 0, 8), Map.of()));
-            for (int f = 0; f < addrFields; f++) {
-                keys.add(new Table.KeyField(2 + f, "addr" + f, Table.MatchKind.EXACT, 128,
-                        new Expr.Slot(new Type.Bits(128, false), 1 + f, 128), Map.of()));
+            for (int f = 0; f < words; f++) {
+                keys.add(new Table.KeyField(f + 1, "f" + f, Table.MatchKind.EXACT, 64,
+                        new Expr.Slot(new Type.Bits(64, false), f, 64), Map.of()));
             }
-            keys.add(new Table.KeyField(9, "port", Table.MatchKind.EXACT, 16, new Expr.Slot(new Type.Bits(16, false), 5, 16), Map.of()));
             Table t = new Table("t", Map.of(), keys, List.of(new Table.ActionRef(SNAT, false, false, Map.of())), 64,
                     false, false, false, null, 0, null, 0, new Table.ActionCall(SNAT, new BigInteger[0]));
+            int n = words;
             LongFunction<Table.FieldMatch[]> matchFor = v -> {
-                Table.FieldMatch[] m = new Table.FieldMatch[keys.size()];
-                for (int i = 0; i < m.length; i++) {
-                    int width = keys.get(i).width;
-                    // only the last field differs between entries
-                    BigInteger value = i == m.length - 1 ? BigInteger.valueOf(v) : BigInteger.ONE.shiftLeft(width - 1).add(BigInteger.valueOf(i));
-                    m[i] = Table.FieldMatch.exact(value, width);
+                Table.FieldMatch[] m = new Table.FieldMatch[n];
+                for (int i = 0; i < n; i++) {
+                    // every field has its top bit set; entry v differs from entry 0 in field v % n
+                    long value = Long.MIN_VALUE + i + (i == v % n ? v : 0);
+                    m[i] = Table.FieldMatch.exact(new BigInteger(Long.toUnsignedString(value)), 64);
                 }
                 return m;
             };
@@ -100,9 +100,9 @@ class TableEntryTest {
             for (long v = 0; v < 22; v++) {
                 Table.Entry held = t.find(entry(matchFor.apply(v)));
                 if (v % 2 == 1 && v < 20) {
-                    assertArrayEquals(matchFor.apply(v), held.match(), addrFields + " address fields, entry " + v);
+                    assertArrayEquals(matchFor.apply(v), held.match(), words + " words, entry " + v);
                 } else {
-                    assertNull(held, addrFields + " address fields, entry " + v);
+                    assertNull(held, words + " words, entry " + v);
                 }
             }
         }
@@ -126,6 +126,41 @@ class TableEntryTest {
             assertEquals(1000 + i, s.n[i], "slot " + i);
         }
         assertArrayEquals(args, call.args());
+
+        // the sixth a 128-bit parameter: narrow ones past the fourth and the wide one side by side
+        List<Action.Param> mixedParams = new ArrayList<>(params.subList(0, 5));
+        mixedParams.add(new Action.Param("addr", 128, new Expr.WideSlot(new Type.Bits(128, false), 0, 128), Map.of()));
+        BigInteger addr = new BigInteger("20010db8000000000000000000000005", 16);
+        args[5] = addr;
+        Table.ActionCall mixed = new Table.ActionCall(new Action("mixed", Map.of(), mixedParams), args.clone());
+        State m = new State(6, 1);
+        mixed.setParams(m);
+        for (int i = 0; i < 5; i++) {
+            assertEquals(1000 + i, m.n[i], "slot " + i);
+        }
+        assertEquals(addr, m.w[0]);
+        assertArrayEquals(args, mixed.args());
+    }
+
+    @Test
+    void callsShareOnlyEqualWideArguments() {
+        // more addresses than the cache has slots, so that slots are taken over: each call
+        // still gives back its own address, and a call made again with one shares it
+        Action wide = new Action("dnat", Map.of(), List.of(
+                new Action.Param("addr", 128, new Expr.WideSlot(new Type.Bits(128, false), 0, 128), Map.of()),
+                new Action.Param("port", 16, new Expr.Slot(new Type.Bits(16, false), 0, 16), Map.of())));
+        BigInteger base = new BigInteger("20010db8000000000000000000000000", 16);
+        List<Table.ActionCall> calls = new ArrayList<>();
+        for (int i = 0; i < 10_000; i++) {
+            calls.add(new Table.ActionCall(wide, new BigInteger[] {base.add(BigInteger.valueOf(i)), BigInteger.valueOf(i % 65536)}));
+        }
+        for (int i = 0; i < calls.size(); i++) {
+            assertEquals(base.add(BigInteger.valueOf(i)), calls.get(i).arg(0), "call " + i);
+            assertEquals(BigInteger.valueOf(i % 65536), calls.get(i).arg(1), "call " + i);
+        }
+        Table.ActionCall last = calls.get(calls.size() - 1);
+        Table.ActionCall again = new Table.ActionCall(wide, new BigInteger[] {base.add(BigInteger.valueOf(9_999)), BigInteger.ONE});
+        assertSame(last.arg(0), again.arg(0));
     }
 
     @Test
