@@ -112,6 +112,13 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
     private final FileLock lock;
     private final Loaded loaded;
     /** Prepared once: a commit is a few pages, and compiling its statements would cost more than writing them. */
+    /**
+     * Rows per executeBatch of one transaction. The driver keeps a statement's batch in one array
+     * that grows to the largest batch and is nulled whole after each execution: in one batch per
+     * commit, a burst's large commit made every later one, of a few rows, null the burst's
+     * five slots per row again.
+     */
+    static final int BATCH_ROWS = 64;
     private PreparedStatement upsert;
     private PreparedStatement delete;
     private final Object backupLock = new Object();
@@ -471,6 +478,7 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
                 upsert = db.prepareStatement("INSERT OR REPLACE INTO rows VALUES (?, ?, ?, ?, ?)");
                 delete = db.prepareStatement("DELETE FROM rows WHERE seq = ?");
             }
+            int upserts = 0;
             for (Pending p : group) {
                 for (RowWrite w : p.snapshot.writes) {
                     byte[] bytes = w.value;
@@ -480,13 +488,22 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
                     upsert.setBytes(4, bytes);
                     upsert.setLong(5, crc(bytes));
                     upsert.addBatch();
+                    if (++upserts % BATCH_ROWS == 0) {
+                        upsert.executeBatch();
+                    }
                 }
+            }
+            upsert.executeBatch();
+            int deletes = 0;
+            for (Pending p : group) {   // a row number is never used again once deleted: deletes can go last
                 for (long seq : p.snapshot.deletes) {
                     delete.setLong(1, seq);
                     delete.addBatch();
+                    if (++deletes % BATCH_ROWS == 0) {
+                        delete.executeBatch();
+                    }
                 }
             }
-            upsert.executeBatch();   // a row number is never used again once deleted: deletes can go last
             delete.executeBatch();
             db.commit();
         } catch (SQLException | RuntimeException e) {

@@ -96,9 +96,7 @@ class DurableNatStoreTest {
         try (DurableNatStore store = DurableNatStore.open(dir, marker, Recovery.NONE, restartFrames)) {
             store.addBib(BIB);
             for (int i = 0; i < commits; i++) {   // one commit each, as setups come one by one
-                Session s = new Session(BIB,
-                        new TransportAddress(Ipv4Address.parse("198.51." + (i / 256) + "." + (i % 256), "r"), 80),
-                        SESSION.remote6(), TcpState.ESTABLISHED, 7440, i);
+                Session s = session(i);
                 store.putSession(s);
                 written.add(s);
             }
@@ -111,6 +109,32 @@ class DurableNatStoreTest {
         Files.writeString(marker, "nat64:x\n");
         try (DurableNatStore store = DurableNatStore.open(dir, marker, Recovery.NONE)) {
             assertEquals(written, Set.copyOf(store.sessionsOf(BIB)));
+        }
+    }
+
+    /** A session of BIB's to a remote address of its own (i below 65 536). */
+    private static Session session(int i) {
+        return new Session(BIB, new TransportAddress(Ipv4Address.parse("198.51." + (i / 256) + "." + (i % 256), "r"), 80),
+                SESSION.remote6(), TcpState.ESTABLISHED, 7440, i);
+    }
+
+    @Test
+    void aCommitOfMoreRowsThanOneExecutionTakesWritesAndDeletesThemAll(@TempDir Path dir) throws Exception {
+        Path marker = dir.resolve(Credentials.FILE);
+        int rows = 3 * DurableNatStore.BATCH_ROWS + 1;
+        int removed = 2 * DurableNatStore.BATCH_ROWS + 1;
+        List<Session> all = java.util.stream.IntStream.range(0, rows).mapToObj(DurableNatStoreTest::session)
+                .collect(java.util.stream.Collectors.toList());
+        try (DurableNatStore store = DurableNatStore.open(dir, marker, Recovery.NONE)) {
+            store.batch(() -> {
+                store.addBib(BIB);
+                all.forEach(store::putSession);
+            });
+            store.batch(() -> all.subList(0, removed).forEach(store::removeSession));
+        }
+        Files.writeString(marker, "nat64:x\n");
+        try (DurableNatStore store = DurableNatStore.open(dir, marker, Recovery.NONE)) {
+            assertEquals(Set.copyOf(all.subList(removed, rows)), Set.copyOf(store.sessionsOf(BIB)));
         }
     }
 

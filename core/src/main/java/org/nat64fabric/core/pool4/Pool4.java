@@ -190,9 +190,18 @@ public final class Pool4 {
         }
         int cls = rangeClass(sourcePort);
         int parity = sourcePort & 1;
-        List<PortBlock> own = blocksOf(protocol, subscriber);
-        // The block that gave the last port is likely to give the next: try it first.
+        // The block that gave the last port is likely to give the next: try it first, on its own
+        // while it is still the subscriber's (another instance sharing the store may have taken it
+        // back), before listing and sorting all the subscriber's blocks (up to blocksPerSubscriber
+        // look-ups, at every setup).
         PortBlock last = lastBlock.getOrDefault(protocol, Map.of()).get(subscriber);
+        if (last != null && store.holds(last)) {
+            Optional<TransportAddress> inLast = claim(List.of(last), now, cls, parity);
+            if (inLast.isPresent()) {
+                return new Result(inLast.get(), null, null);
+            }
+        }
+        List<PortBlock> own = blocksOf(protocol, subscriber);
         own.sort(Comparator.comparing((PortBlock b) -> !b.equals(last)));
         Optional<TransportAddress> found = claim(own, now, cls, parity);
         if (found.isPresent()) {

@@ -30,7 +30,13 @@ public interface PortStore {
     /** Whether a block starting where {@code block} starts (its key) is held, by any subscriber. */
     boolean blockStartHeld(PortBlock block);
 
-    /** The blocks one subscriber holds: asked at every allocation, so a store may index them. */
+    /** Whether {@code block} is held now, by its subscriber. */
+    boolean holds(PortBlock block);
+
+    /**
+     * The blocks one subscriber holds: asked at every allocation that its last block cannot serve,
+     * so a store may index them.
+     */
     default List<PortBlock> blocksOf(org.nat64fabric.core.addr.Ipv6Address subscriber) {
         List<PortBlock> out = new java.util.ArrayList<>();
         for (PortBlock b : blocks()) {

@@ -188,6 +188,11 @@ public class MapNatStore implements NatStore {
     }
 
     @Override
+    public boolean holds(PortBlock block) {
+        return block.equals(blocks.get(PortStore.blockKey(block)));
+    }
+
+    @Override
     public List<PortBlock> blocksOf(Ipv6Address subscriber) {
         if (blocksBySubscriber == null) {
             return NatStore.super.blocksOf(subscriber);

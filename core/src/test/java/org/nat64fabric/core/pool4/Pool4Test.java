@@ -88,6 +88,7 @@ class Pool4Test {
         int probes;
         int listings;
         int heldChecks;
+        int subscriberListings;
 
         CountingPorts() {
             this(new InMemoryNatStore());
@@ -111,7 +112,12 @@ class Pool4Test {
         }
 
         @Override public List<PortBlock> blocksOf(Ipv6Address subscriber) {
+            subscriberListings++;
             return store.blocksOf(subscriber);   // the store's index, as in the controller
+        }
+
+        @Override public boolean holds(PortBlock block) {
+            return store.holds(block);
         }
 
         @Override public boolean blockStartHeld(PortBlock block) {
@@ -197,6 +203,39 @@ class Pool4Test {
         long later = config.holdMillis + Pool4.REFUSAL_STANDS_MILLIS;
         assertEquals(others.port() / 4, get(p.allocate(Protocol.UDP, host(6), 1030, later)).port() / 4,
                 "the block given back, found by this instance before its next expiry");
+    }
+
+    @Test
+    void whileItsLastBlockHasPortsASubscriberGetsThemWithoutItsBlocksListed() {
+        CountingPorts ports = new CountingPorts();
+        Pool4 p = new Pool4(pool("192.0.2.1/32").ports(Protocol.UDP, 1024, 65535).blockSize(64).build(), ports);
+        Set<TransportAddress> given = new HashSet<>();
+        given.add(get(p.allocate(Protocol.UDP, host(1), 50000, 0)));   // its first block
+        int listings = ports.subscriberListings;
+        for (int i = 1; i < 32; i++) {   // the other even ports of that block of 64
+            given.add(get(p.allocate(Protocol.UDP, host(1), 50000 + 2 * i, 0)));
+        }
+        assertEquals(32, given.size());
+        assertEquals(listings, ports.subscriberListings, "31 ports of the last block, without listing the blocks");
+        get(p.allocate(Protocol.UDP, host(1), 50000, 0));   // its block has no even port left: a second block
+        assertTrue(ports.subscriberListings > listings, "the blocks are listed when the last one has no port");
+        assertEquals(2, p.blocksOf(host(1)).size());
+    }
+
+    @Test
+    void theBlockOfTheLastPortIsNotUsedOnceAnotherInstanceGaveItToAnotherSubscriber() {
+        InMemoryNatStore shared = new InMemoryNatStore();
+        Pool4Config config = pool("192.0.2.1/32").ports(Protocol.UDP, 1024, 1027).blockSize(4).build();   // one block
+        Pool4 p = new Pool4(config, shared);
+        Pool4 other = new Pool4(config, shared);
+        TransportAddress first = get(p.allocate(Protocol.UDP, host(1), 1030, 0));
+        other.release(Protocol.UDP, first, 0);   // the mapping ended, as seen by the other instance
+        assertEquals(1, other.expire(config.holdMillis).size());
+        long later = config.holdMillis + Pool4.REFUSAL_STANDS_MILLIS;
+        TransportAddress second = get(other.allocate(Protocol.UDP, host(2), 1030, later));
+        assertEquals(first.port() / 4, second.port() / 4, "host 2 holds the pool's only block now");
+        assertEquals(Optional.of(Pool4.Refusal.EXHAUSTED), p.allocate(Protocol.UDP, host(1), 1030, later).refusal(),
+                "host 1's last block is host 2's now: no port of it for host 1");
     }
 
     @Test
