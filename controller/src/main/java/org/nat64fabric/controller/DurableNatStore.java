@@ -111,7 +111,6 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
     private final Connection db;
     private final FileLock lock;
     private final Loaded loaded;
-    /** Prepared once: a commit is a few pages, and compiling its statements would cost more than writing them. */
     /**
      * Rows per executeBatch of one transaction. The driver keeps a statement's batch in one array
      * that grows to the largest batch and is nulled whole after each execution: in one batch per
@@ -119,6 +118,7 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
      * five slots per row again.
      */
     static final int BATCH_ROWS = 64;
+    /** Prepared once: a commit is a few pages, and compiling its statements would cost more than writing them. */
     private PreparedStatement upsert;
     private PreparedStatement delete;
     private final Object backupLock = new Object();
