@@ -487,10 +487,7 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
                     upsert.setString(3, w.key);
                     upsert.setBytes(4, bytes);
                     upsert.setLong(5, crc(bytes));
-                    upsert.addBatch();
-                    if (++upserts % BATCH_ROWS == 0) {
-                        upsert.executeBatch();
-                    }
+                    addRow(upsert, ++upserts);
                 }
             }
             upsert.executeBatch();
@@ -498,10 +495,7 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
             for (Pending p : group) {   // a row number is never used again once deleted: deletes can go last
                 for (long seq : p.snapshot.deletes) {
                     delete.setLong(1, seq);
-                    delete.addBatch();
-                    if (++deletes % BATCH_ROWS == 0) {
-                        delete.executeBatch();
-                    }
+                    addRow(delete, ++deletes);
                 }
             }
             delete.executeBatch();
@@ -518,6 +512,14 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
             }
             throw new IllegalStateException("cannot write the NAT state to " + dir.resolve(FILE) + ": "
                     + firstLine(e.getMessage()), e);
+        }
+    }
+
+    /** Adds the statement's parameters as the {@code n}th row of the commit; executes the batch every {@link #BATCH_ROWS} rows. */
+    private static void addRow(PreparedStatement statement, int n) throws SQLException {
+        statement.addBatch();
+        if (n % BATCH_ROWS == 0) {
+            statement.executeBatch();
         }
     }
 

@@ -364,11 +364,7 @@ public final class Table {
             if (longKey != null) {
                 return longKey.clone();
             }
-            long[] w = new long[table.keyWords];
-            for (int i = 0; i < w.length; i++) {
-                w[i] = i == 0 ? k0 : i == 1 ? k1 : i == 2 ? k2 : k3;
-            }
-            return w;
+            return Arrays.copyOf(new long[] {k0, k1, k2, k3}, table.keyWords);
         }
 
         /** Indexed by its key words in {@code t} from now on; in an exact-only table the match written is let go. */
