@@ -44,8 +44,8 @@ final class EntryCodec {
     private final P4Info p4info;
     private final Map<String, Table> tables = new HashMap<>();
     private final Map<Integer, Table> tablesById = new HashMap<>();
-    /** Per table id, its match fields by name: every setup's entries look theirs up. */
-    private final Map<Integer, Map<String, MatchField>> matchFields = new HashMap<>();
+    /** Per table name, its match fields by name: every setup's entries look theirs up. */
+    private final Map<String, Map<String, MatchField>> matchFields = new HashMap<>();
     private final Map<String, Action> actions = new HashMap<>();
     private final Map<Integer, Action> actionsById = new HashMap<>();
     private final Map<String, Meter> meters = new HashMap<>();
@@ -58,7 +58,7 @@ final class EntryCodec {
             tablesById.put(t.getPreamble().getId(), t);
             Map<String, MatchField> fields = new HashMap<>();
             t.getMatchFieldsList().forEach(f -> fields.put(f.getName(), f));
-            matchFields.put(t.getPreamble().getId(), fields);
+            matchFields.put(t.getPreamble().getName(), fields);
         }
         for (Action a : p4info.getActionsList()) {
             actions.put(a.getPreamble().getName(), a);
@@ -200,8 +200,10 @@ final class EntryCodec {
         if (e.isDefault()) {
             b.setIsDefaultAction(true);
         }
-        Map<String, MatchField> fields = matchFields.get(t.getPreamble().getId());
-        for (TableEntry.Match m : e.matches()) {
+        Map<String, MatchField> fields = matchFields.get(e.table());
+        // by index, not through matches() and the list's iterator: several entries per setup
+        for (int i = 0; i < e.matchCount(); i++) {
+            TableEntry.Match m = e.match(i);
             MatchField f = fields.get(m.field);
             if (f == null) {
                 throw new IllegalArgumentException(e.table() + " has no match field " + m.field);
@@ -220,7 +222,8 @@ final class EntryCodec {
             Action a = action(e.action());
             P4RuntimeOuterClass.Action.Builder ab = P4RuntimeOuterClass.Action.newBuilder()
                     .setActionId(a.getPreamble().getId());
-            for (Action.Param p : a.getParamsList()) {
+            for (int i = 0; i < a.getParamsCount(); i++) {
+                Action.Param p = a.getParams(i);
                 byte[] v = e.paramBytes(p.getName());
                 if (v == null) {
                     throw new IllegalArgumentException(e.action() + " needs parameter " + p.getName());

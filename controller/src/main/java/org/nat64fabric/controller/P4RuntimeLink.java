@@ -249,7 +249,8 @@ final class P4RuntimeLink implements SwitchLink {
         if (updates.isEmpty()) {
             return;
         }
-        WriteRequest.Builder w = WriteRequest.newBuilder().setDeviceId(p4DeviceId).setElectionId(electionId);
+        // gathered in a list sized once, then added at once: the request's own list grew step by step
+        List<p4.v1.P4RuntimeOuterClass.Update> encoded = new ArrayList<>(updates.size());
         for (SwitchLink.Update u : updates) {
             Optional<String> unsupported = codec.unsupported(u.entity);
             if (unsupported.isPresent()) {
@@ -260,12 +261,14 @@ final class P4RuntimeLink implements SwitchLink {
             }
             p4.v1.P4RuntimeOuterClass.Update.Type type = p4.v1.P4RuntimeOuterClass.Update.Type.valueOf(u.type.name());
             for (Entity e : codec.encode(u.entity)) {
-                w.addUpdates(p4.v1.P4RuntimeOuterClass.Update.newBuilder().setType(type).setEntity(e));
+                encoded.add(p4.v1.P4RuntimeOuterClass.Update.newBuilder().setType(type).setEntity(e).build());
             }
         }
-        if (w.getUpdatesCount() == 0) {
+        if (encoded.isEmpty()) {
             return;
         }
+        WriteRequest.Builder w = WriteRequest.newBuilder().setDeviceId(p4DeviceId).setElectionId(electionId)
+                .addAllUpdates(encoded);
         try {
             P4RuntimeGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS).write(w.build());
         } catch (StatusRuntimeException e) {

@@ -32,11 +32,17 @@ final class StateCodec {
     /** Every value fits: a session, the longest, is 66 bytes. */
     private static final int MAX_ROW = 128;
 
+    /**
+     * Each thread's scratch row, big-endian as DataInputStream reads it: a setup encodes several
+     * rows, and a new buffer for each was a tenth of what the setup thread allocated.
+     */
+    private static final ThreadLocal<ByteBuffer> SCRATCH = ThreadLocal.withInitial(() -> ByteBuffer.allocate(MAX_ROW));
+
     private StateCodec() {
     }
 
     static byte[] encode(Object value) throws IOException {
-        ByteBuffer out = ByteBuffer.allocate(MAX_ROW);   // big-endian, as DataInputStream reads it
+        ByteBuffer out = SCRATCH.get().clear();
         if (value instanceof Long) {
             out.put((byte) LONG);
             out.putLong((Long) value);

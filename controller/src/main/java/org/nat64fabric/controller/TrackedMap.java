@@ -20,7 +20,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.StampedLock;
 import java.util.function.BiFunction;
 import java.util.function.Function;
-import java.util.function.UnaryOperator;
 
 /**
  * One of the durable store's maps, held in memory as {@link PackedRows} (each value encoded as its
@@ -314,6 +313,16 @@ final class TrackedMap<V> extends AbstractMap<String, V> implements ConcurrentMa
      */
     @Override
     public V compute(String key, BiFunction<? super String, ? super V, ? extends V> remapping) {
+        return change(key, remapping, false);
+    }
+
+    /** Changes the key's value as {@link #compute} does; returns the value before. */
+    private V update(Object key, BiFunction<? super String, ? super V, ? extends V> change) {
+        return change((String) key, change, true);
+    }
+
+    /** {@link #compute}: returns the value after, or ({@code returnBefore}) the value before. */
+    private V change(String key, BiFunction<? super String, ? super V, ? extends V> remapping, boolean returnBefore) {
         int hash = PackedRows.hash(key);
         PackedRows.Segment segment = rows.segment(hash);
         long stamp = changes.lock.readLock();
@@ -335,55 +344,43 @@ final class TrackedMap<V> extends AbstractMap<String, V> implements ConcurrentMa
                     segment.put(slot, key, hash, seq, bytes, value);
                     changes.dirty.put(new Key(this, key), new Row(seq, bytes));
                 }
-                return value;
+                return returnBefore ? before : value;
             }
         } finally {
             changes.lock.unlockRead(stamp);
         }
     }
 
-    /** Changes the key's value as {@link #compute} does; returns the value before. */
-    private V update(Object key, UnaryOperator<V> change) {
-        Object[] before = new Object[1];
-        compute((String) key, (k, v) -> {
-            before[0] = v;
-            return change.apply(v);
-        });
-        @SuppressWarnings("unchecked")
-        V was = (V) before[0];
-        return was;
-    }
-
     @Override
     public V put(String key, V value) {
-        return update(key, v -> value);
+        return update(key, (k, v) -> value);
     }
 
     @Override
     public V putIfAbsent(String key, V value) {
-        return update(key, v -> v != null ? v : value);
+        return update(key, (k, v) -> v != null ? v : value);
     }
 
     @Override
     public V remove(Object key) {
-        return update(key, v -> null);
+        return update(key, (k, v) -> null);
     }
 
     @Override
     public boolean remove(Object key, Object value) {
-        V was = update(key, v -> Objects.equals(v, value) ? null : v);
+        V was = update(key, (k, v) -> Objects.equals(v, value) ? null : v);
         return was != null && was.equals(value);
     }
 
     @Override
     public boolean replace(String key, V oldValue, V newValue) {
-        V was = update(key, v -> v != null && v.equals(oldValue) ? newValue : v);
+        V was = update(key, (k, v) -> v != null && v.equals(oldValue) ? newValue : v);
         return was != null && was.equals(oldValue);
     }
 
     @Override
     public V replace(String key, V value) {
-        return update(key, v -> v == null ? null : value);
+        return update(key, (k, v) -> v == null ? null : value);
     }
 
     @Override

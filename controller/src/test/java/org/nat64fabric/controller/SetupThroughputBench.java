@@ -155,6 +155,7 @@ public final class SetupThroughputBench {
             int[] nextPort = new int[subscribers];
             run(fabric, outstanding, back, frames(subscribers, warmup, nextPort));
             Map<String, Long> threadsBefore = threadCpu();
+            Map<String, Long> allocatedBefore = threadAllocated();
             double[] rates = new double[rounds];
             double[] cpu = new double[rounds];
             for (int r = 0; r < rounds; r++) {
@@ -169,7 +170,9 @@ public final class SetupThroughputBench {
             long failed = Stream.of("setups.refused", "setups.dropped", "setups.failed", "setups.queueFull",
                     "packetIn.unparsed").mapToLong(k -> stats.getOrDefault(k, 0L)).sum();
             System.out.println("CPU per setup by thread over the rounds (µs): " + perSetup(threadsBefore, threadCpu(),
-                    (long) flows * rounds));
+                    1e3 * flows * rounds));
+            System.out.println("bytes allocated per setup by thread over the rounds: "
+                    + perSetup(allocatedBefore, threadAllocated(), (double) flows * rounds));
             Arrays.sort(rates);
             Arrays.sort(cpu);
             System.out.printf("median: %.0f setups/s, %.1f µs CPU per setup; %d batches, %d not set up%n",
@@ -227,11 +230,33 @@ public final class SetupThroughputBench {
         return out;
     }
 
-    /** The threads that used at least 1 µs per setup between the two readings, busiest first. */
-    private static String perSetup(Map<String, Long> before, Map<String, Long> after, long setups) {
+    /**
+     * Bytes allocated on the heap by thread name, numbers dropped as in {@link #threadCpu}, of the
+     * live threads: what makes the young collections come, as often as allocation fills the young
+     * generation.
+     */
+    private static Map<String, Long> threadAllocated() {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long[] ids = threads.getAllThreadIds();
+        long[] bytes = threads.getThreadAllocatedBytes(ids);
+        Map<String, Long> out = new TreeMap<>();
+        java.lang.management.ThreadInfo[] infos = threads.getThreadInfo(ids);
+        for (int i = 0; i < ids.length; i++) {
+            if (infos[i] != null && bytes[i] >= 0) {
+                out.merge(infos[i].getThreadName().replaceAll("[#-]?[0-9]+$", "").trim(), bytes[i], Long::sum);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The threads whose count grew by at least 1 per setup between the two readings (CPU: µs;
+     * allocation: bytes), busiest first; {@code divisor} turns a count's growth into that unit.
+     */
+    private static String perSetup(Map<String, Long> before, Map<String, Long> after, double divisor) {
         StringBuilder out = new StringBuilder();
         after.entrySet().stream()
-                .map(e -> Map.entry(e.getKey(), (e.getValue() - before.getOrDefault(e.getKey(), 0L)) / 1e3 / setups))
+                .map(e -> Map.entry(e.getKey(), (e.getValue() - before.getOrDefault(e.getKey(), 0L)) / divisor))
                 .filter(e -> e.getValue() >= 1).sorted(Map.Entry.comparingByValue(Comparator.reverseOrder()))
                 .forEach(e -> out.append(String.format("%s %.1f, ", e.getKey(), e.getValue())));
         return out.length() == 0 ? "none" : out.substring(0, out.length() - 2);

@@ -129,7 +129,7 @@ public final class Nat64Engine {
     private Outcome advance(BibEntry bib, TransportAddress remote4, Ipv6Address remote6, Side side, Segment segment,
                             boolean newBib, long now) {
         Optional<Session> existing = store.session(Session.key(bib, remote4));
-        long before = lifetimeOf(bib);
+        long before = newBib ? 0 : lifetimeOf(bib);   // a new entry is written whatever its lifetime
         TcpState state = null;
         long lifetime;
         if (bib.protocol() == Protocol.TCP) {
@@ -294,7 +294,14 @@ public final class Nat64Engine {
 
     /** The idle timeout, in seconds, of a BIB entry's table entries: 0 (none) when static. */
     public long lifetimeOf(BibEntry bib) {
-        return bib.isStatic() ? 0 : sessionsOf(bib).stream().mapToLong(Session::lifetime).max().orElse(0);
+        if (bib.isStatic()) {
+            return 0;
+        }
+        long longest = 0;   // a loop, not a stream: asked at every setup
+        for (Session s : sessionsOf(bib)) {
+            longest = Math.max(longest, s.lifetime());
+        }
+        return longest;
     }
 
     public List<Session> sessionsOf(BibEntry bib) {

@@ -114,7 +114,12 @@ public final class TableEntry implements Entity {
         return Collections.unmodifiableList(out);
     }
 
-    private Match match(int i) {
+    public int matchCount() {
+        return matchFields.length;
+    }
+
+    /** Match {@code i} (0 to {@link #matchCount}, the order they were given in): encoders take them one at a time. */
+    public Match match(int i) {
         return new Match(matchFields[i], values[3 * i], values[3 * i + 1], (int) values[3 * i + 2]);
     }
 
@@ -280,7 +285,9 @@ public final class TableEntry implements Entity {
         String[] held = SHARED_NAMES.get(names);
         if (held == null) {
             held = names.toArray(new String[0]);
-            SHARED_NAMES.putIfAbsent(List.of(held), held);   // a handful: one per table and action
+            // a handful: one per table and action; an ArrayList, as the builders' are, so that
+            // equals compares the two without an iterator
+            SHARED_NAMES.putIfAbsent(new ArrayList<>(names), held);
         }
         return held;
     }

@@ -60,7 +60,9 @@ public final class Session implements Serializable {
     }
 
     public Session with(TcpState newState, long newLifetime) {
-        return new Session(bib, remote4, remote6, newState, newLifetime, createdMillis);
+        Session next = new Session(bib, remote4, remote6, newState, newLifetime, createdMillis);
+        next.key = key;   // the same flow, so the same key
+        return next;
     }
 
     public String key() {
@@ -73,7 +75,13 @@ public final class Session implements Serializable {
     }
 
     public static String key(BibEntry bib, TransportAddress remote4) {
-        return bib.key6() + " -> " + remote4;
+        // one builder, not a concatenation of the address's and the transport address's strings:
+        // the store builds a session's key several times per setup
+        String key6 = bib.key6();
+        int a = remote4.address().bits();
+        return new StringBuilder(key6.length() + 25).append(key6).append(" -> ").append(a >>> 24).append('.')
+                .append(a >>> 16 & 0xff).append('.').append(a >>> 8 & 0xff).append('.').append(a & 0xff).append(':')
+                .append(remote4.port()).toString();
     }
 
     @Override

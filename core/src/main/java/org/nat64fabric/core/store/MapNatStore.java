@@ -343,7 +343,11 @@ public class MapNatStore implements NatStore {
         }
         Ipv6Address network = Ipv6Address.of(-1L, -1L).mask(prefixLength);
         Ipv6Address last = Ipv6Address.of(first.high() | ~network.high(), first.low() | ~network.low());
-        return sessionsByHost.subMap(first, true, last, true).values().stream().mapToLong(Integer::longValue).sum();
+        long count = 0;   // a loop, not a stream: asked at every setup
+        for (int n : sessionsByHost.subMap(first, true, last, true).values()) {
+            count += n;
+        }
+        return count;
     }
 
     /** Takes {@code member} out of the set-valued index at {@code key}, and the set once it is empty. */
