@@ -249,7 +249,7 @@ final class P4RuntimeLink implements SwitchLink {
         if (updates.isEmpty()) {
             return;
         }
-        // gathered in a list sized once, then added at once: the request's own list grew step by step
+        // gathered in a list sized for one entity per update, then added at once: the request's own list grew step by step
         List<p4.v1.P4RuntimeOuterClass.Update> encoded = new ArrayList<>(updates.size());
         for (SwitchLink.Update u : updates) {
             Optional<String> unsupported = codec.unsupported(u.entity);

@@ -118,7 +118,7 @@ public final class TableEntry implements Entity {
         return matchFields.length;
     }
 
-    /** Match {@code i} (0 to {@link #matchCount}, the order they were given in): encoders take them one at a time. */
+    /** Match {@code i} (from 0, below {@link #matchCount}; the order they were given in): encoders take them one at a time. */
     public Match match(int i) {
         return new Match(matchFields[i], values[3 * i], values[3 * i + 1], (int) values[3 * i + 2]);
     }
@@ -372,6 +372,7 @@ public final class TableEntry implements Entity {
 
         /** The parameter {@code name} (given again: its new value) as the 128-bit value {@code high:low}. */
         public Builder param(String name, long high, long low) {
+            Objects.requireNonNull(name, "a parameter's name");
             int i = paramNames.indexOf(name);
             if (i < 0) {
                 i = paramNames.size();
@@ -386,6 +387,7 @@ public final class TableEntry implements Entity {
         }
 
         private Builder match(String field, long high, long low, int prefixLength) {
+            Objects.requireNonNull(field, "a match field's name");
             int i = matchFields.size();
             matchFields.add(field);
             if (matchValues.length < 3 * matchFields.size()) {
