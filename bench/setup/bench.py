@@ -23,7 +23,8 @@ Usage (as root): bench/setup/run.sh [SECONDS_PER_LEVEL] [RATE ...]
     NAT64FABRIC_BENCH_TOPOLOGIES=border,edge-border,fabric2x2,border-unpoliced   the topologies (default all)
     NAT64FABRIC_BENCH_OUT=DIR   where results.csv and results.svg go (default: this directory)
     NAT64FABRIC_BENCH_CONTROLLER_JVM="FLAGS", NAT64FABRIC_BENCH_SWITCH_JVM="FLAGS"   JVM flags added to the
-        launchers' (a GC log, a JFR recording: %p in a file name is the process id)
+        launchers' (a JFR recording, a more detailed GC log: %p in a file name is the process id; the bench logs
+        every JVM's GC pauses itself, and each row counts those inside its level)
     NAT64FABRIC_FAST_PATH=tc|xdp-generic|xdp   the switches run the pipeline in the kernel too (README, "Switches with the kernel fast path")
     NAT64FABRIC_BENCH_RR=N   both JVMs under SCHED_RR at priority N, the sender and receiver at N+1 (README, "Scheduling")
 """
@@ -96,7 +97,8 @@ HOSTS1, HOSTS2 = "2001:db8:1::/64", "2001:db8:2::/64"
 STAGES = ["queued", "durable", "written", "sending", "total"]
 FIELDS = ["topology", "offered_per_s", "flood_per_s", "fraction_of_saturation", "saturation_per_s", "flows",
           "set_up", "setups_per_s", "p50_ms", "p99_ms", "flood_set_up", "refused"] + [f"{s}_mean_ms" for s in STAGES] \
-    + [f"{s}_p99_ms" for s in STAGES]
+    + [f"{s}_p99_ms" for s in STAGES] \
+    + [f"{who}_gc_{what}" for who in ("controller", "switch") for what in ("pauses", "pause_p50_ms", "pause_max_ms", "paused_ms")]
 LATENCY_FAMILY = "nat64fabric_setup_latency_seconds"
 
 
@@ -237,13 +239,36 @@ SCHEDULING = ["chrt", "-r", str(RR)] if RR else []
 MEASURING = ["chrt", "-r", str(RR + 1)] if RR else []
 
 
+def gc_log_flag(log_path):
+    """Each JVM logs its collections' pauses next to its log, stamped with the wall clock in ms, so
+    that a level's row can count the pauses inside it."""
+    return f"-Xlog:gc:file={gc_log(log_path)}:timemillis"
+
+
+def gc_log(log_path):
+    return log_path.with_name(log_path.stem + "-gc.log")
+
+
+# A line of -Xlog:gc for a stop-the-world pause: [1795918802122ms] GC(12) Pause Young (Normal) ... 5.123ms
+GC_PAUSE = re.compile(r"^\[(\d+)ms\] GC\(\d+\) Pause .* (\d+(?:\.\d+)?)ms$")
+
+
+def gc_pauses(log_path, start_ms, end_ms):
+    """The pauses (ms) of one JVM that ended between two wall-clock times (ms)."""
+    try:
+        lines = gc_log(log_path).read_text().splitlines()
+    except FileNotFoundError:
+        return []
+    return [float(m.group(2)) for m in map(GC_PAUSE.match, lines) if m and start_ms <= int(m.group(1)) <= end_ms]
+
+
 class JarSwitch(SwitchProcess):
     """A softswitch run from the copied jar (the bench's own copy, not bin/softswitch)."""
     jar = None
     flags = []
 
     def softswitch_launcher(self):
-        return [*SCHEDULING, "java", *self.flags, "-jar", str(self.jar)]
+        return [*SCHEDULING, "java", *self.flags, gc_log_flag(self.log_path), "-jar", str(self.jar)]
 
 
 class JarController(Controller):
@@ -255,7 +280,8 @@ class JarController(Controller):
     def start(self):
         with open(self.log_path, "a") as log:
             self.proc = subprocess.Popen(
-                [*SCHEDULING, "java", *self.flags, "-jar", str(self.jar), "--config", str(self.config_path), "--state", str(self.state_dir),
+                [*SCHEDULING, "java", *self.flags, gc_log_flag(self.log_path), "-jar", str(self.jar),
+                 "--config", str(self.config_path), "--state", str(self.state_dir),
                  "--p4info", str(self.p4 / "p4info.txt"), "--device-config", str(self.p4 / "device_config.bin"),
                  "--rest-port", str(self.rest_port)], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         return self
@@ -467,7 +493,7 @@ class Fabric:
             flooder.start()
         stats_before = self.controller.get("/stats")
         buckets_before = stage_buckets(self.controller.text("/metrics"))
-        cpu_before, senders_before, t0 = thread_cpu(), sender_cpu(), time.monotonic()
+        cpu_before, senders_before, t0, wall0 = thread_cpu(), sender_cpu(), time.monotonic(), time.time()
         sent = self.sender.offer(polite, rate)
         if flooder:
             flooder.join()
@@ -479,6 +505,7 @@ class Fabric:
                          "process": who, "threads": group, "cpu_percent_of_a_core": round(pct, 1)}
                         for (who, group), pct in profile if pct >= 1]
         self.wait_arrived(list(sent), DRAIN)
+        wall1 = time.time()
         arrived = self.receiver.arrived
         delays = sorted((arrived[f] - t) * 1000 for f, t in sent.items() if f in arrived)
         done = len(delays)
@@ -487,6 +514,9 @@ class Fabric:
         time.sleep(QUIET)   # what a saturated level left queued is done before the next one starts
         stats = self.controller.get("/stats")
         buckets = stage_buckets(self.controller.text("/metrics"))
+        window = int(wall0 * 1000), int(wall1 * 1000)
+        controller_pauses = sorted(gc_pauses(self.controller.log_path, *window))
+        switch_pauses = sorted(p for sw in self.switches for p in gc_pauses(sw.log_path, *window))
 
         def mean_ms(stage):
             key = f"setups.latencyUs.{stage}."
@@ -503,7 +533,18 @@ class Fabric:
             "refused": stats.get("setups.queueFull", 0) - stats_before.get("setups.queueFull", 0),
             **{f"{stage}_mean_ms": mean_ms(stage) for stage in STAGES},
             **{f"{stage}_p99_ms": p99_ms(buckets_before.get(stage, {}), buckets.get(stage, {})) for stage in STAGES},
+            # the collections' stop-the-world pauses from the first packet sent to the last one back:
+            # a first packet that meets one waits it out
+            **gc_columns("controller", controller_pauses), **gc_columns("switch", switch_pauses),
         }
+
+
+def gc_columns(who, pauses):
+    """How many pauses, their median and longest, and their sum (ms; the switches' all together)."""
+    return {f"{who}_gc_pauses": len(pauses),
+            f"{who}_gc_pause_p50_ms": round(pauses[len(pauses) // 2], 1) if pauses else "",
+            f"{who}_gc_pause_max_ms": round(pauses[-1], 1) if pauses else "",
+            f"{who}_gc_paused_ms": round(sum(pauses), 1)}
 
 
 def stage_buckets(metrics):
@@ -560,6 +601,10 @@ def summary(row):
     if row["total_mean_ms"] != "":
         text += "; controller means: " + ", ".join(f"{s} {ms(row[f'{s}_mean_ms'])}" for s in STAGES)
         text += "; p99 at most: " + ", ".join(f"{s} {ms(row[f'{s}_p99_ms'])}" for s in STAGES)
+    text += "; GC pauses: " + ", ".join(
+        f"{who} {row[f'{who}_gc_pauses']}" + (f" (p50 {row[f'{who}_gc_pause_p50_ms']}, max {row[f'{who}_gc_pause_max_ms']}, "
+                                              f"{row[f'{who}_gc_paused_ms']} ms in all)" if row[f"{who}_gc_pauses"] else "")
+        for who in ("controller", "switch"))
     return text
 
 
