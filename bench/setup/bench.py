@@ -601,11 +601,15 @@ def summary(row):
     if row["total_mean_ms"] != "":
         text += "; controller means: " + ", ".join(f"{s} {ms(row[f'{s}_mean_ms'])}" for s in STAGES)
         text += "; p99 at most: " + ", ".join(f"{s} {ms(row[f'{s}_p99_ms'])}" for s in STAGES)
-    text += "; GC pauses: " + ", ".join(
-        f"{who} {row[f'{who}_gc_pauses']}" + (f" (p50 {row[f'{who}_gc_pause_p50_ms']}, max {row[f'{who}_gc_pause_max_ms']}, "
-                                              f"{row[f'{who}_gc_paused_ms']} ms in all)" if row[f"{who}_gc_pauses"] else "")
-        for who in ("controller", "switch"))
-    return text
+    return text + "; GC pauses: " + ", ".join(gc_summary(row, who) for who in ("controller", "switch"))
+
+
+def gc_summary(row, who):
+    n = row[f"{who}_gc_pauses"]
+    if not n:
+        return f"{who} 0"
+    return (f"{who} {n} (p50 {row[f'{who}_gc_pause_p50_ms']}, max {row[f'{who}_gc_pause_max_ms']}, "
+            f"{row[f'{who}_gc_paused_ms']} ms in all)")
 
 
 def main():

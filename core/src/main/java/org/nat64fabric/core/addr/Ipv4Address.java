@@ -81,6 +81,12 @@ public final class Ipv4Address implements Serializable {
 
     @Override
     public String toString() {
-        return (bits >>> 24) + "." + (bits >>> 16 & 0xff) + "." + (bits >>> 8 & 0xff) + "." + (bits & 0xff);
+        return appendTo(new StringBuilder(15)).toString();
+    }
+
+    /** Appends the dotted-decimal text to {@code s}: keys that hold an address build it in place. */
+    public StringBuilder appendTo(StringBuilder s) {
+        return s.append(bits >>> 24).append('.').append(bits >>> 16 & 0xff).append('.').append(bits >>> 8 & 0xff)
+                .append('.').append(bits & 0xff);
     }
 }

@@ -78,10 +78,8 @@ public final class Session implements Serializable {
         // one builder, not a concatenation of the address's and the transport address's strings:
         // the store builds a session's key several times per setup
         String key6 = bib.key6();
-        int a = remote4.address().bits();
-        return new StringBuilder(key6.length() + 25).append(key6).append(" -> ").append(a >>> 24).append('.')
-                .append(a >>> 16 & 0xff).append('.').append(a >>> 8 & 0xff).append('.').append(a & 0xff).append(':')
-                .append(remote4.port()).toString();
+        StringBuilder s = new StringBuilder(key6.length() + 25).append(key6).append(" -> ");
+        return remote4.address().appendTo(s).append(':').append(remote4.port()).toString();
     }
 
     @Override
