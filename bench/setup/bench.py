@@ -28,6 +28,7 @@ Usage (as root): bench/setup/run.sh [SECONDS_PER_LEVEL] [RATE ...]
     NAT64FABRIC_FAST_PATH=tc|xdp-generic|xdp   the switches run the pipeline in the kernel too (README, "Switches with the kernel fast path")
     NAT64FABRIC_BENCH_RR=N   both JVMs under SCHED_RR at priority N, the sender and receiver at N+1 (README, "Scheduling")
 """
+import bisect
 import csv
 import datetime
 import json
@@ -96,7 +97,8 @@ HOSTS1, HOSTS2 = "2001:db8:1::/64", "2001:db8:2::/64"
 # histogram (the upper bound of the bucket holding it: buckets step 10, 15, 20, 30, 50, 70 per decade).
 STAGES = ["queued", "durable", "written", "sending", "total"]
 FIELDS = ["topology", "offered_per_s", "flood_per_s", "fraction_of_saturation", "saturation_per_s", "flows",
-          "set_up", "setups_per_s", "p50_ms", "p99_ms", "flood_set_up", "refused"] + [f"{s}_mean_ms" for s in STAGES] \
+          "set_up", "setups_per_s", "p50_ms", "p99_ms", "met_gc_pause", "p99_without_gc_ms", "flood_set_up",
+          "refused"] + [f"{s}_mean_ms" for s in STAGES] \
     + [f"{s}_p99_ms" for s in STAGES] \
     + [f"{who}_gc_{what}" for who in ("controller", "switch") for what in ("pauses", "pause_p50_ms", "pause_max_ms", "paused_ms")]
 LATENCY_FAMILY = "nat64fabric_setup_latency_seconds"
@@ -254,12 +256,30 @@ GC_PAUSE = re.compile(r"^\[(\d+)ms\] GC\(\d+\) Pause .* (\d+(?:\.\d+)?)ms$")
 
 
 def gc_pauses(log_path, start_ms, end_ms):
-    """The pauses (ms) of one JVM that ended between two wall-clock times (ms)."""
+    """The pauses of one JVM that ended between two wall-clock times (ms), as (start, end) in ms: the
+    line is logged as the pause ends."""
     try:
         lines = gc_log(log_path).read_text().splitlines()
     except FileNotFoundError:
         return []
-    return [float(m.group(2)) for m in map(GC_PAUSE.match, lines) if m and start_ms <= int(m.group(1)) <= end_ms]
+    return [(int(m.group(1)) - float(m.group(2)), int(m.group(1))) for m in map(GC_PAUSE.match, lines)
+            if m and start_ms <= int(m.group(1)) <= end_ms]
+
+
+def met_a_pause(flows, pauses):
+    """Which (sent, arrived) intervals (ms) overlap one of the pauses ((start, end) in ms, of any JVM)."""
+    merged = []
+    for start, end in sorted(pauses):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    starts = [start for start, _ in merged]
+    met = []
+    for sent, arrived in flows:
+        i = bisect.bisect_left(starts, arrived) - 1   # the last pause that began before the packet arrived
+        met.append(i >= 0 and merged[i][1] > sent)
+    return met
 
 
 class JarSwitch(SwitchProcess):
@@ -507,7 +527,8 @@ class Fabric:
         self.wait_arrived(list(sent), DRAIN)
         wall1 = time.time()
         arrived = self.receiver.arrived
-        delays = sorted((arrived[f] - t) * 1000 for f, t in sent.items() if f in arrived)
+        ways = [(t * 1000, arrived[f] * 1000) for f, t in sent.items() if f in arrived]
+        delays = sorted(a - t for t, a in ways)
         done = len(delays)
         start = min(sent.values())
         last = max((arrived[f] for f in sent if f in arrived), default=start)
@@ -515,8 +536,10 @@ class Fabric:
         stats = self.controller.get("/stats")
         buckets = stage_buckets(self.controller.text("/metrics"))
         window = int(wall0 * 1000), int(wall1 * 1000)
-        controller_pauses = sorted(gc_pauses(self.controller.log_path, *window))
-        switch_pauses = sorted(p for sw in self.switches for p in gc_pauses(sw.log_path, *window))
+        controller_pauses = gc_pauses(self.controller.log_path, *window)
+        switch_pauses = [p for sw in self.switches for p in gc_pauses(sw.log_path, *window)]
+        met = met_a_pause(ways, controller_pauses + switch_pauses)
+        clear = sorted(a - t for (t, a), m in zip(ways, met) if not m)
 
         def mean_ms(stage):
             key = f"setups.latencyUs.{stage}."
@@ -527,7 +550,9 @@ class Fabric:
             "set_up": done,
             "setups_per_s": round(done / max(last - start, SECONDS / 2), 1) if done else 0,
             "p50_ms": round(statistics.median(delays), 2) if delays else "",
-            "p99_ms": round(delays[min(done - 1, int(done * 0.99))], 2) if delays else "",
+            "p99_ms": p99(delays),
+            # the first packets whose way through the fabric overlapped a pause, and the others' p99
+            "met_gc_pause": sum(met), "p99_without_gc_ms": p99(clear),
             "flood_set_up": len([f for f in flood_sent if f in arrived]),
             # packets the controller refused (subscriber's queue full: ICMPv6 address unreachable)
             "refused": stats.get("setups.queueFull", 0) - stats_before.get("setups.queueFull", 0),
@@ -539,8 +564,13 @@ class Fabric:
         }
 
 
+def p99(sorted_ms):
+    return round(sorted_ms[min(len(sorted_ms) - 1, int(len(sorted_ms) * 0.99))], 2) if sorted_ms else ""
+
+
 def gc_columns(who, pauses):
     """How many pauses, their median and longest, and their sum (ms; the switches' all together)."""
+    pauses = sorted(end - start for start, end in pauses)
     return {f"{who}_gc_pauses": len(pauses),
             f"{who}_gc_pause_p50_ms": round(pauses[len(pauses) // 2], 1) if pauses else "",
             f"{who}_gc_pause_max_ms": round(pauses[-1], 1) if pauses else "",
@@ -593,7 +623,8 @@ def ms(v):
 
 def summary(row):
     text = (f"{row['set_up']}/{row['flows']} set up, {row['setups_per_s']}/s, "
-            f"p50 {ms(row['p50_ms'])}, p99 {ms(row['p99_ms'])}")
+            f"p50 {ms(row['p50_ms'])}, p99 {ms(row['p99_ms'])}; {row['met_gc_pause']} met a GC pause, "
+            f"p99 of the others {ms(row['p99_without_gc_ms'])}")
     if row["flood_per_s"]:
         text += f"; flooder's set up: {row['flood_set_up']}"
     if row["refused"]:
