@@ -386,6 +386,104 @@ def test_arbitration_rows(sut):
     assert answer.election_id.low == 41
 
 
+def test_a_stream_the_switch_closes_leaves_the_election(sut):
+    """5.4: an arbitration that changes a live stream's device ends the stream; the server then has no
+    primary (gRPC tells a server nothing more about a call it closed, so the switch must forget the
+    controller itself): its election_id writes nothing and may be taken again."""
+    first = P4RuntimeClient(sut.switch.address, 1, election_id=50)
+    lower = None
+    try:
+        assert first.arbitrate().status.code == 0
+        req = p4runtime_pb2.StreamMessageRequest()
+        req.arbitration.device_id = 2
+        req.arbitration.election_id.low = 50
+        first._requests.put(req)
+        with pytest.raises(grpc.RpcError) as err:
+            while True:
+                first.next_arbitration()
+        assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        lower = P4RuntimeClient(sut.switch.address, 1, election_id=45)
+        assert lower.arbitrate().status.code == grpc.StatusCode.NOT_FOUND.value[0], "no primary is left"
+        lower.p4info = sut.client.p4info
+        with pytest.raises(WriteError) as err:
+            lower.write(lower.update("INSERT", route(sut, "10.50.0.0", 2)), election_id=p4runtime_pb2.Uint128(low=50))
+        assert err.value.code == grpc.StatusCode.PERMISSION_DENIED
+        again = lower.arbitrate(election_id=50)
+        while again.status.code != 0:
+            again = lower.next_arbitration()
+        assert again.election_id.low == 50, "the closed stream's election_id is free again"
+    finally:
+        first.close()
+        if lower:
+            lower.close()
+    answer = sut.client.arbitrate(election_id=51)
+    while answer.status.code != 0:
+        answer = sut.client.next_arbitration()
+
+
+def test_backups_hear_the_primarys_new_election_id(sut):
+    """5.4: when the primary arbitrates again with a higher election_id, every other controller of the
+    role is told the new one."""
+    primary = P4RuntimeClient(sut.switch.address, 1, election_id=70)
+    backup = P4RuntimeClient(sut.switch.address, 1, election_id=65)
+    try:
+        assert primary.arbitrate().status.code == 0
+        told = backup.arbitrate()
+        assert told.status.code == grpc.StatusCode.ALREADY_EXISTS.value[0] and told.election_id.low == 70
+        assert primary.arbitrate(election_id=75).status.code == 0
+        told = backup.next_arbitration()
+        assert told.election_id.low == 75 and told.status.code == grpc.StatusCode.ALREADY_EXISTS.value[0]
+    finally:
+        primary.close()
+        backup.close()
+    answer = sut.client.arbitrate(election_id=76)
+    while answer.status.code != 0:
+        answer = sut.client.next_arbitration()
+
+
+def test_a_delete_considers_the_key_alone(ptf):
+    """9.1: a DELETE ignores every field but the key, so an entry read back (with its hit time or
+    per-colour counters asked) deletes as it is."""
+    c = ptf.client
+    for field in ("time_since_last_hit", "meter_counter_data"):
+        c.write(c.update("INSERT", route(ptf, "10.60.0.0", 2)))
+        read_back = route(ptf, "10.60.0.0", 2)
+        getattr(read_back.table_entry, field).SetInParent()
+        c.write(c.update("DELETE", read_back))
+        assert c.read(route(ptf, "10.60.0.0", 2)) == [], field
+
+
+def test_reads_of_hit_times_a_table_or_default_entry_lacks_are_invalid(ptf):
+    """9.1.8: time_since_last_hit is read from tables with idle timeouts only, never from a default entry."""
+    c = ptf.client
+    no_timeouts = c.table_entry("L3Ingress.ipv4_lpm")
+    no_timeouts.table_entry.time_since_last_hit.SetInParent()
+    default = c.table_entry("L3Ingress.ipv6_lpm", default=True)
+    default.table_entry.time_since_last_hit.SetInParent()
+    for query in (no_timeouts, default):
+        with pytest.raises(grpc.RpcError) as err:
+            c.read(query)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, query
+        assert "9.1.8" in err.value.details()
+    every = p4runtime_pb2.Entity()
+    every.table_entry.time_since_last_hit.SetInParent()
+    c.read(every)   # table_id 0: the tables with idle timeouts answer with it, the others without
+
+
+def test_per_colour_meter_counters_are_unimplemented(ptf):
+    """9.4: a meter entry's counter_data, which softswitch does not keep, is UNIMPLEMENTED in writes and reads."""
+    c = ptf.client
+    meter = p4runtime_pb2.Entity()
+    meter.meter_entry.counter_data.green.packet_count = 5
+    assert refused(c, "MODIFY", meter) == ["UNIMPLEMENTED"]
+    direct = p4runtime_pb2.Entity()
+    direct.direct_meter_entry.counter_data.SetInParent()
+    for query in (meter, direct):
+        with pytest.raises(grpc.RpcError) as err:
+            c.read(query)
+        assert err.value.code() == grpc.StatusCode.UNIMPLEMENTED, query
+
+
 # ---- what fuzzing the server found: answers, not resets or stack traces ----
 
 def test_a_request_that_is_no_protobuf_is_an_invalid_argument_and_the_switch_serves_on(ptf):
@@ -427,12 +525,18 @@ def test_a_parameter_twice_and_a_long_value_are_refused_with_short_messages(ptf)
 def test_a_write_whose_errors_outgrow_a_grpc_trailer_still_gets_its_status(ptf):
     """Each update's p4.v1.Error travels in the status's trailer, which gRPC clients take up to 8 KiB
     by default: 300 failures would reset the stream, leaving the client no status at all. The switch
-    answers with the first failure and the count instead; 20 failures keep all their details."""
+    answers with the first failure and the count instead; 20 failures keep all their details, 100
+    their codes."""
     c = ptf.client
     absent = [c.update("DELETE", route(ptf, f"{40 + i // 256}.{i % 256}.0.0", 2)) for i in range(300)]
     with pytest.raises(WriteError) as err:
         c.write(*absent[:20])
     assert err.value.code == grpc.StatusCode.UNKNOWN and codes(err.value) == ["NOT_FOUND"] * 20
+    assert all(e.message for e in err.value.errors)
+    with pytest.raises(WriteError) as err:
+        c.write(*absent[:100])
+    assert codes(err.value) == ["NOT_FOUND"] * 100, "too long with their messages, the codes alone still fit"
+    assert not any(e.message for e in err.value.errors)
     with pytest.raises(WriteError) as err:
         c.write(*absent)
     assert err.value.code == grpc.StatusCode.UNKNOWN and err.value.errors == [], err.value

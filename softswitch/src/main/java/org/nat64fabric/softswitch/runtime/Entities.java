@@ -137,6 +137,7 @@ public final class Entities {
             case METER_ENTRY: {
                 expectModify(type, "meter entries");
                 MeterEntry me = entity.getMeterEntry();
+                refuseMeterCounters(me, NewerFields.METER_ENTRY_COUNTER_DATA);
                 Externs.Meter m = meter(me.getMeterId());
                 TwoRateMarker.Config config = meterConfig(me.hasConfig(), me.getConfig(), m.name);
                 for (int i : cells(me.hasIndex(), me.getIndex(), m.size, m.name)) {
@@ -147,6 +148,7 @@ public final class Entities {
             case DIRECT_METER_ENTRY: {
                 expectModify(type, "direct meter entries");
                 DirectMeterEntry dm = entity.getDirectMeterEntry();
+                refuseMeterCounters(dm, NewerFields.DIRECT_METER_ENTRY_COUNTER_DATA);
                 Table t = table(dm.getTableEntry().getTableId());
                 if (t.directMeter == null) {
                     throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no direct meter");
@@ -472,6 +474,14 @@ public final class Entities {
                             + "filter: match, action, priority, metadata, controller_metadata and is_default_action "
                             + "need a table_id (P4Runtime 9.1.10)");
                 }
+                if (q.hasTimeSinceLastHit() && q.getIsDefaultAction()) {
+                    throw new EntityException(Code.INVALID_ARGUMENT, "a default entry has no time_since_last_hit: "
+                            + "leave it unset when reading one (P4Runtime 9.1.8)");
+                }
+                if (q.hasTimeSinceLastHit() && q.getTableId() != 0 && !table(q.getTableId()).supportTimeout) {
+                    throw new EntityException(Code.INVALID_ARGUMENT, "table " + table(q.getTableId()).name
+                            + " does not support idle timeouts: it has no time_since_last_hit to read (P4Runtime 9.1.8)");
+                }
                 for (Table t : q.getTableId() == 0 ? sw.program.tables : List.of(table(q.getTableId()))) {
                     for (TableEntry e : tableEntries(t, q)) {
                         out.add(Entity.newBuilder().setTableEntry(e).build());
@@ -514,6 +524,7 @@ public final class Entities {
             }
             case METER_ENTRY: {
                 MeterEntry q = request.getMeterEntry();
+                refuseMeterCounters(q, NewerFields.METER_ENTRY_COUNTER_DATA);
                 for (Externs.Meter m : q.getMeterId() == 0 ? sw.program.meters : List.of(meter(q.getMeterId()))) {
                     for (int i : cells(q.hasIndex(), q.getIndex(), m.size, m.name)) {
                         MeterEntry.Builder b = MeterEntry.newBuilder().setMeterId(meterIds.get(m))
@@ -528,6 +539,7 @@ public final class Entities {
                 return out;
             }
             case DIRECT_METER_ENTRY: {
+                refuseMeterCounters(request.getDirectMeterEntry(), NewerFields.DIRECT_METER_ENTRY_COUNTER_DATA);
                 TableEntry q = request.getDirectMeterEntry().getTableEntry();
                 for (Table t : q.getTableId() == 0 ? sw.program.tables : List.of(table(q.getTableId()))) {
                     if (t.directMeter == null) {
@@ -597,6 +609,13 @@ public final class Entities {
         return t;
     }
 
+    /** P4Runtime 9.4: a meter entry's per-colour counter_data (1.4) is UNIMPLEMENTED where the target keeps none. */
+    private static void refuseMeterCounters(com.google.protobuf.Message entry, int field) throws EntityException {
+        if (NewerFields.has(entry, field)) {
+            throw new EntityException(Code.UNIMPLEMENTED, "softswitch keeps no per-colour meter counters (counter_data)");
+        }
+    }
+
     /** A table entry write, checked as P4Runtime 9.1 says before anything changes. */
     private void tableEntry(Update.Type type, TableEntry e) throws EntityException {
         Table t = table(e.getTableId());
@@ -607,10 +626,11 @@ public final class Entities {
         if (NewerFields.varint(e, NewerFields.TABLE_ENTRY_IS_CONST) != 0) {
             throw new EntityException(Code.INVALID_ARGUMENT, "is_const must be false in a write (the server sets it in reads)");
         }
-        if (e.hasTimeSinceLastHit()) {
+        // A DELETE considers the key alone (9.1): an entry read back with its hit time or counters deletes as it is.
+        if (type != Update.Type.DELETE && e.hasTimeSinceLastHit()) {
             throw new EntityException(Code.INVALID_ARGUMENT, "time_since_last_hit must be unset in a write (it is read only)");
         }
-        if (NewerFields.has(e, NewerFields.TABLE_ENTRY_METER_COUNTER_DATA)) {
+        if (type != Update.Type.DELETE && NewerFields.has(e, NewerFields.TABLE_ENTRY_METER_COUNTER_DATA)) {
             throw new EntityException(Code.UNIMPLEMENTED, "softswitch keeps no per-colour meter counters (meter_counter_data)");
         }
         if (e.getIsDefaultAction()) {

@@ -11,6 +11,10 @@ import com.google.protobuf.UnknownFieldSet;
 public final class NewerFields {
     /** TableEntry.meter_counter_data (MeterCounterData), 1.4. */
     public static final int TABLE_ENTRY_METER_COUNTER_DATA = 12;
+    /** MeterEntry.counter_data (MeterCounterData), 1.4. */
+    public static final int METER_ENTRY_COUNTER_DATA = 4;
+    /** DirectMeterEntry.counter_data (MeterCounterData), 1.4. */
+    public static final int DIRECT_METER_ENTRY_COUNTER_DATA = 3;
     /** TableEntry.is_const (bool), 1.4: set by the server in reads, false in writes. */
     public static final int TABLE_ENTRY_IS_CONST = 13;
     /** Replica.port (bytes, an SDN port), 1.4; egress_port (field 1) is deprecated. */

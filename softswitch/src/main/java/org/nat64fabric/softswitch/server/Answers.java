@@ -41,6 +41,13 @@ public final class Answers {
         }
         int size = status.build().getSerializedSize();
         if (size > MAX_STATUS_BYTES) {
+            // Every update's code still, without the messages (the first failure's is in the status's own).
+            status.clearDetails();
+            for (Error e : errors) {
+                status.addDetails(Any.pack(Error.newBuilder().setCanonicalCode(e.getCanonicalCode()).build()));
+            }
+        }
+        if (status.build().getSerializedSize() > MAX_STATUS_BYTES) {
             // The details travel base64 in the trailer, and gRPC clients take trailers of 8 KiB by default
             // (grpc-java, grpc-python): beyond it the client gets a reset stream and no status at all.
             status.clearDetails().setMessage(firstError(errors) + "; the " + errors.size() + " per-update errors ("

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Consumer;
 import org.nat64fabric.softswitch.runtime.NewerFields;
 import p4.v1.P4RuntimeOuterClass.MasterArbitrationUpdate;
@@ -112,10 +113,34 @@ public final class Arbitration {
     }
 
     /**
-     * Records a controller's arbitration update (electionId null: a backup that sent none);
-     * returns the status that closes its stream (P4Runtime 5.4), or null.
+     * A stream's arbitration update (P4Runtime 5.4): its first names the device and role, later ones
+     * may not change them. One that fails closes the stream, and its controller leaves the election
+     * at once: gRPC calls neither onError nor onCompleted for a call the server closed, and a primary
+     * left behind would keep its role's writes from every other controller.
+     * {@code self} names this device in errors ("switch", "card").
      */
-    public synchronized Status update(Controller c, String role, BigInteger electionId, MasterArbitrationUpdate request) {
+    public synchronized void arbitrate(Controller c, MasterArbitrationUpdate update, String self) {
+        Status problem;
+        if (update.getDeviceId() != deviceId) {
+            boolean live = isLive(c);
+            problem = (live ? Status.FAILED_PRECONDITION : Status.NOT_FOUND).withDescription("this " + self
+                    + " is device " + deviceId + ", not " + update.getDeviceId() + (live ? " (this stream's device)" : ""));
+        } else {
+            // No election_id: a backup that reads and never becomes primary.
+            BigInteger id = update.hasElectionId() ? electionId(update.getElectionId()) : null;
+            problem = update(c, roleOf(update), id, update);
+        }
+        if (problem != null) {
+            remove(c);
+            c.fail(problem);
+        }
+    }
+
+    /**
+     * Records a controller's arbitration update (electionId null: a backup that sent none);
+     * returns the status that closes its stream, or null.
+     */
+    private Status update(Controller c, String role, BigInteger electionId, MasterArbitrationUpdate request) {
         if (c.role != null && !c.role.equals(role)) {
             return Status.FAILED_PRECONDITION.withDescription("this stream is for " + roleName(c.role) + ", not "
                     + roleName(role) + ": open another stream to change roles");
@@ -133,6 +158,7 @@ public final class Arbitration {
             }
         }
         Controller before = primary(role);
+        BigInteger highestBefore = highestSeen.get(role);
         controllers.remove(c);
         c.role = role;
         c.electionId = electionId;
@@ -142,7 +168,8 @@ public final class Arbitration {
             highestSeen.merge(role, electionId, BigInteger::max);
         }
         Controller after = primary(role);
-        if (before != after) {
+        if (before != after || !Objects.equals(highestBefore, highestSeen.get(role))) {
+            // 5.4: a new primary, or the primary's new election_id: every controller of the role hears it.
             notifyRole(role);
         } else {
             notifyOne(c);

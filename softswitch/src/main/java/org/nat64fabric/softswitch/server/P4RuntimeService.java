@@ -5,7 +5,6 @@ import io.grpc.Status;
 import io.grpc.StatusException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
-import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -20,7 +19,6 @@ import p4.v1.P4RuntimeOuterClass.Error;
 import p4.v1.P4RuntimeOuterClass.ForwardingPipelineConfig;
 import p4.v1.P4RuntimeOuterClass.GetForwardingPipelineConfigRequest;
 import p4.v1.P4RuntimeOuterClass.GetForwardingPipelineConfigResponse;
-import p4.v1.P4RuntimeOuterClass.MasterArbitrationUpdate;
 import p4.v1.P4RuntimeOuterClass.ReadRequest;
 import p4.v1.P4RuntimeOuterClass.ReadResponse;
 import p4.v1.P4RuntimeOuterClass.SetForwardingPipelineConfigRequest;
@@ -297,7 +295,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
             public void onNext(StreamMessageRequest request) {
                 switch (request.getUpdateCase()) {
                     case ARBITRATION:
-                        arbitrate(controller, request.getArbitration());
+                        arbitration.arbitrate(controller, request.getArbitration(), "switch");
                         break;
                     case PACKET:
                         if (!arbitration.isPrimary(controller)) {
@@ -338,22 +336,6 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                 controller.close();
             }
         };
-    }
-
-    /** P4Runtime 5.4: a stream's first arbitration names its device and role; later ones may not change them. */
-    private void arbitrate(Arbitration.Controller controller, MasterArbitrationUpdate update) {
-        if (update.getDeviceId() != device.deviceId) {
-            Status status = arbitration.isLive(controller) ? Status.FAILED_PRECONDITION : Status.NOT_FOUND;
-            controller.fail(status.withDescription("this switch is device " + device.deviceId + ", not "
-                    + update.getDeviceId() + (arbitration.isLive(controller) ? " (this stream's device)" : "")));
-            return;
-        }
-        // No election_id: a backup that reads and never becomes primary.
-        BigInteger id = update.hasElectionId() ? Arbitration.electionId(update.getElectionId()) : null;
-        Status problem = arbitration.update(controller, Arbitration.roleOf(update), id, update);
-        if (problem != null) {
-            controller.fail(problem);
-        }
     }
 
     /** A stream error naming the message that caused it (P4Runtime 16.5: its details say which kind). */

@@ -6,7 +6,6 @@ import io.grpc.StatusException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
-import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -30,7 +29,6 @@ import p4.v1.P4RuntimeOuterClass.ForwardingPipelineConfig;
 import p4.v1.P4RuntimeOuterClass.GetForwardingPipelineConfigRequest;
 import p4.v1.P4RuntimeOuterClass.GetForwardingPipelineConfigResponse;
 import p4.v1.P4RuntimeOuterClass.IdleTimeoutNotification;
-import p4.v1.P4RuntimeOuterClass.MasterArbitrationUpdate;
 import p4.v1.P4RuntimeOuterClass.PacketIn;
 import p4.v1.P4RuntimeOuterClass.PacketOut;
 import p4.v1.P4RuntimeOuterClass.ReadRequest;
@@ -319,7 +317,7 @@ final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
             public void onNext(StreamMessageRequest request) {
                 switch (request.getUpdateCase()) {
                     case ARBITRATION:
-                        arbitrate(controller, request.getArbitration());
+                        arbitration.arbitrate(controller, request.getArbitration(), "card");
                         break;
                     case PACKET:
                         if (!arbitration.isPrimary(controller)) {
@@ -362,22 +360,6 @@ final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
             controller.send(streamError(Code.INVALID_ARGUMENT, e.getMessage()));
         } catch (IOException e) {
             controller.send(streamError(Code.UNAVAILABLE, e.getMessage()));
-        }
-    }
-
-    /** P4Runtime 5.4, as softswitch: a stream's first arbitration names its device and role; later ones may not change them. */
-    private void arbitrate(Arbitration.Controller controller, MasterArbitrationUpdate update) {
-        if (update.getDeviceId() != deviceId) {
-            Status status = arbitration.isLive(controller) ? Status.FAILED_PRECONDITION : Status.NOT_FOUND;
-            controller.fail(status.withDescription("this card is device " + deviceId + ", not " + update.getDeviceId()
-                    + (arbitration.isLive(controller) ? " (this stream's device)" : "")));
-            return;
-        }
-        // No election_id: a backup that reads and never becomes primary.
-        BigInteger id = update.hasElectionId() ? Arbitration.electionId(update.getElectionId()) : null;
-        Status problem = arbitration.update(controller, Arbitration.roleOf(update), id, update);
-        if (problem != null) {
-            controller.fail(problem);
         }
     }
 
