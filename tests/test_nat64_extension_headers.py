@@ -86,7 +86,7 @@ def test_destination_options_after_a_fragment_header_leave_an_atomic_fragment_on
     in the first fragment only. An atomic fragment loses them in translation like any extension
     header (its identification's low 16 bits kept); a first fragment of several cannot (the IPv4
     fragments after it would not fit with it): not translated, dropped and counted (no error about
-    a fragment: the switch sends none but Packet Too Big about one)."""
+    a fragment: the switch sends none but Packet Too Big and Time Exceeded about one)."""
     stateful_udp(ptf)
     ptf.send(V6_PORT, from_v6_host(IPv6ExtHdrFragment(id=0x0001abcd, m=0, offset=0) / IPv6ExtHdrDestOpt() /
                                    UDP(sport=5000, dport=53) / b"atomic"))
@@ -154,6 +154,20 @@ def test_segments_left_behind_a_hop_by_hop_header_gets_parameter_problem_pointin
 def test_time_exceeded_quotes_the_extension_headers(ptf):
     stateful_udp(ptf)
     pkt = from_v6_host(hop_by_hop(16) / IPv6ExtHdrDestOpt() / UDP(sport=5000, dport=53) / b"expiring", hlim=1)
+    ptf.send(V6_PORT, pkt)
+    ptf.verify_packet(error_to_host(ICMPv6TimeExceeded(code=0), pkt), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+@pytest.mark.parametrize("fragment", ["first", "atomic"])
+def test_time_exceeded_is_sent_about_a_fragment_too(ptf, fragment):
+    """RFC 4443 3.3 and RFC 7915 5.1 (MUST): a packet whose hop limit runs out gets Time Exceeded,
+    whether or not it carries a Fragment header; the error quotes that header. (The SUME card hands
+    such a packet to the controller: test_nat64_sume.py.)"""
+    stateful_udp(ptf)
+    header = IPv6ExtHdrFragment(id=0x2345, m=1 if fragment == "first" else 0, offset=0)
+    udp = UDP(sport=5000, dport=53, len=200, chksum=0x1234) if fragment == "first" else UDP(sport=5000, dport=53)
+    pkt = from_v6_host(header / udp / (b"e" * 32), hlim=1)
     ptf.send(V6_PORT, pkt)
     ptf.verify_packet(error_to_host(ICMPv6TimeExceeded(code=0), pkt), V6_PORT)
     ptf.verify_no_other_packets()

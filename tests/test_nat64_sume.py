@@ -183,6 +183,8 @@ def test_the_card_hands_over_each_error_v1model_sends_with_its_type_code_and_par
     cases = [   # (what, port it comes in on, the packet, (type, code, parameter) or None: dropped)
         ("Time Exceeded before translation", V6_PORT, from_v6_host(UDP(sport=5000, dport=53) / b"x", hlim=1),
          (3, 0, 0)),
+        ("an atomic fragment's Time Exceeded", V6_PORT,
+         from_v6_host(IPv6ExtHdrFragment(id=2, m=0, offset=0) / UDP(sport=5000, dport=53) / b"f", hlim=1), (3, 0, 0)),
         ("no transport to map: 1/1", V6_PORT, gre, (1, 1, 0)),
         ("Segments Left: pointer 43", V6_PORT, from_v6_host(routing / UDP(sport=5000, dport=53)), (4, 0, 43)),
         ("behind Hop-by-Hop: pointer 51", V6_PORT,

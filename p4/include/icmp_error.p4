@@ -36,13 +36,7 @@ control IcmpError(inout headers_t hdr, inout metadata_t meta, inout standard_met
         source6 = 0;
         configured = false;
         drop_reason = meta.error_drop_reason;
-        /* Never an error about an ICMP error (or informational message other than echo), about an
-         * IPv4 fragment after the first, or quoting IPv4 options (they would have to move). About
-         * IPv6 with a Fragment header only Packet Too Big: RFC 7915 5.1 requires it for a packet
-         * too large to translate; the other errors wait for the whole datagram's first fragment. */
-        if (hdr.icmp.isValid() && !meta.is_echo
-            || hdr.ipv6_frag.isValid() && meta.error_type != ICMP6_PACKET_TOO_BIG
-            || hdr.ipv4.isValid() && (hdr.ipv4.frag_offset != 0 || hdr.ipv4.ihl != 5)) {
+        if (!may_answer_with_error(hdr, meta)) {
             return;
         }
         icmp_source.apply();

@@ -24,6 +24,19 @@ void request_error(inout metadata_t meta, in bit<8> type, in bit<8> code, in bit
     meta.error_drop_reason = reason;
 }
 
+/* Whether the switch may answer the packet with the error it asked for. Never an error about an
+ * ICMP error (or informational message other than echo), about an IPv4 fragment after the first
+ * (RFC 1812 4.3.2.7), or quoting IPv4 options (they would have to move). About IPv6 with a
+ * Fragment header, Packet Too Big (RFC 7915 5.1: a packet too large to translate) and Time
+ * Exceeded (RFC 4443 3.3 and RFC 7915 5.1: MUST, whatever the packet); the other errors wait for
+ * the whole datagram's first fragment. */
+bool may_answer_with_error(in headers_t hdr, in metadata_t meta) {
+    return !(hdr.icmp.isValid() && !meta.is_echo
+             || hdr.ipv6_frag.isValid() && meta.error_type != ICMP6_PACKET_TOO_BIG
+                && meta.error_type != ICMP6_TIME_EXCEEDED
+             || hdr.ipv4.isValid() && (hdr.ipv4.frag_offset != 0 || hdr.ipv4.ihl != 5));
+}
+
 /* RFC 6052 2.2: the IPv4 address written into a pool6 prefix around the zero "u" octet. */
 ipv6_t embed_in_pool6(in ipv6_t prefix, in bit<8> length, in ipv4_t a) {
     ipv6_t at = (bit<128>) a;

@@ -258,12 +258,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
             path_mtu_check.apply(hdr, meta, out_v4, out_len, ipv6_headers_dropped, path_mtu);
         }
         if (meta.send_error) {
-            /* Never an error about an ICMP error (or informational message other than echo),
-             * about an IPv4 fragment after the first or with options, nor other than Packet Too
-             * Big about IPv6 with a Fragment header: the rules of v1model's IcmpError. */
-            if (probe || hdr.icmp.isValid() && !meta.is_echo
-                || hdr.ipv6_frag.isValid() && meta.error_type != ICMP6_PACKET_TOO_BIG
-                || hdr.ipv4.isValid() && (hdr.ipv4.frag_offset != 0 || hdr.ipv4.ihl != 5)) {
+            if (probe || !may_answer_with_error(hdr, meta)) {
                 drop();
                 return;
             }
