@@ -65,6 +65,11 @@ public final class Nat64Engine {
      */
     public synchronized Outcome fromV6(Protocol protocol, Ipv6Address source, int sourcePort, Ipv6Address destination,
                                        int destinationPort, Segment segment, long now) {
+        if (config.pool6.prefix().contains(source)) {
+            // RFC 6146 3.5 (MUST): a source inside pool6 is a packet this NAT64 sent coming back; it
+            // is discarded silently, else it would loop through the translator (hairpinning loop).
+            return Outcome.drop(source + " is inside pool6 " + config.pool6.prefix() + ": a hairpinning loop");
+        }
         Optional<Ipv4Address> remote = ipv4Of(destination);
         if (remote.isEmpty() || !config.pool6.mayRepresent(remote.get())) {
             return Outcome.drop(destination + " is neither in pool6 " + config.pool6.prefix()

@@ -94,6 +94,18 @@ class Nat64EngineTest {
     }
 
     @Test
+    void aSourceInsidePool6IsDiscardedWithoutAMapping() {
+        Nat64Engine e = engine(pool4("192.0.2.0/30"));
+        Ipv6Address looped = POOL6.embed(Ipv4Address.parse("198.51.100.9", "looped"));
+        for (Protocol p : List.of(Protocol.UDP, Protocol.TCP)) {
+            Outcome o = e.fromV6(p, looped, 7000, SERVER6, 53, Segment.SYN, 1_000);
+            assertFalse(o.translated(), "RFC 6146 3.5: silently discarded");
+            assertTrue(o.icmpError().isEmpty(), "silently: no error");
+            assertTrue(e.store().bibBy6(p, looped, 7000).isEmpty(), "no mapping made");
+        }
+    }
+
+    @Test
     void tcpFollowsTheStateMachineAndIsRemovedWhenEveryBorderReportsItIdle() {
         Nat64Engine e = engine(pool4("192.0.2.1/32"));
         assertFalse(e.fromV6(Protocol.TCP, host(1), 40000, SERVER6, 80, Segment.OTHER, 0).translated(),
