@@ -429,27 +429,6 @@ def test_ipv4_over_the_ipv6_mtu_gets_fragmentation_needed_or_goes_to_the_control
     ptf.verify_no_other_packets()
 
 
-def test_ipv6_of_at_most_1280_bytes_over_a_smaller_ipv4_mtu_is_fragmented_not_refused(ptf):
-    """RFC 7915 5.1: a translation of at most 1260 bytes leaves with DF clear, and its IPv6 host,
-    which cannot go below 1280, would gain nothing from Packet Too Big: over an IPv4 link of 1000
-    bytes it is translated, routed, and sent to the controller to be fragmented (the controller's
-    half: core FragmenterTest, Nat64FabricTest). One over 1260 bytes still gets Packet Too Big."""
-    stateful_udp(ptf)
-    mtu(ptf, V4_PORT, 1000)
-    small = from_v6_host(UDP(sport=5000, dport=53) / (b"s" * 1100))          # 1148 bytes as IPv6, 1128 as IPv4
-    before = sent(ptf, SENT_TOO_BIG)
-    ptf.send(V6_PORT, small)
-    payload, md = ptf.client.packet_in()
-    assert (md["punt_reason"], md["ingress_port"]) == (PUNT_NEEDS_FRAGMENTATION, V6_PORT)
-    assert payload == bytes(to_v4_server(UDP(sport=40000, dport=53) / (b"s" * 1100))), Ether(payload).show2(dump=True)
-    big = from_v6_host(UDP(sport=5000, dport=53) / (b"b" * 1300))            # 1328 as IPv4: DF set
-    ptf.send(V6_PORT, big)
-    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
-                      ICMPv6PacketTooBig(mtu=1280) / bytes(big[IPv6])[:1280 - 48], V6_PORT)
-    ptf.verify_no_other_packets()
-    assert sent(ptf, SENT_TOO_BIG) == before + 1
-
-
 @BOTH
 def test_ipv4_without_df_is_fragmented_to_the_lowest_ipv6_mtu_even_when_the_link_takes_more(ptf):
     """RFC 7915 4: without DF the translation must fit the lowest IPv6 MTU of the network (1280

@@ -75,11 +75,7 @@ control PathMtuCheck(in headers_t hdr, inout metadata_t meta, in bool out_v4, in
         if (!meta.routed || out_len <= path_mtu || meta.is_icmp_error) {
             return;
         }
-        if (out_v4 && !v4_in && !hdr.ipv6_frag.isValid() && out_len <= 1260) {
-            /* RFC 7915 5.1: translated with DF clear (at most 1260 bytes, from an IPv6 packet of at
-             * most 1280, below which its host cannot go): fragmented, as an IPv4 router does. */
-            meta.to_fragment = true;
-        } else if (out_v4 && !v4_in) {
+        if (out_v4 && !v4_in) {
             /* RFC 7915 5.1: Packet Too Big with the IPv4 MTU plus the header difference
              * (20, and the Fragment and extension headers translation leaves out). */
             bit<32> mtu6 = (bit<32>) meta.mtu + 20 + (bit<32>) ipv6_headers_dropped;

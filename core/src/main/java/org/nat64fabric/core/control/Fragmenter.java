@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.IntSupplier;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv6Address;
 
@@ -42,12 +41,9 @@ final class Fragmenter {
 
     /**
      * The frame's fragments, each an IP packet of at most {@code mtu} bytes; empty when the frame
-     * is neither IPv4 nor IPv6 with a Fragment header first, or when its lengths do not fit it. A
-     * whole IPv4 datagram with Identification 0 (as IPv6 to IPv4 translation writes it: RFC 7915
-     * 5.1 leaves the value to the translator) gets {@code identification}'s next value instead, so
-     * that its fragments do not meet another datagram's at reassembly (RFC 6864 4.3).
+     * is neither IPv4 nor IPv6 with a Fragment header first, or when its lengths do not fit it.
      */
-    static Optional<List<byte[]>> fragment(byte[] frame, int mtu, IntSupplier identification) {
+    static Optional<List<byte[]>> fragment(byte[] frame, int mtu) {
         if (frame.length < ETHERNET + 20) {
             return Optional.empty();
         }
@@ -55,7 +51,7 @@ final class Fragmenter {
         if (etherType == ETHERTYPE_IPV6) {
             return ipv6(frame, mtu);
         }
-        return etherType == ETHERTYPE_IPV4 ? ipv4(frame, mtu, identification) : Optional.empty();
+        return etherType == ETHERTYPE_IPV4 ? ipv4(frame, mtu) : Optional.empty();
     }
 
     private static Optional<List<byte[]>> ipv6(byte[] frame, int mtu) {
@@ -89,7 +85,7 @@ final class Fragmenter {
         return Optional.of(out);
     }
 
-    private static Optional<List<byte[]>> ipv4(byte[] frame, int mtu, IntSupplier identification) {
+    private static Optional<List<byte[]>> ipv4(byte[] frame, int mtu) {
         ByteBuffer b = ByteBuffer.wrap(frame);
         int headerLength = (frame[ETHERNET] & 0x0f) * 4;
         int totalLength = b.getShort(ETHERNET + 2) & 0xffff;
@@ -101,14 +97,11 @@ final class Fragmenter {
         int flagsOffset = b.getShort(ETHERNET + 6) & 0xffff;
         int offset = flagsOffset & 0x1fff;
         boolean more = (flagsOffset & MORE_FRAGMENTS_4) != 0;
+        byte[] header = Arrays.copyOfRange(frame, ETHERNET, ETHERNET + headerLength);
+        byte[] laterHeader = copiedOptionsHeader(header);
         if (mtu - headerLength < 8) {
             return Optional.empty();
         }
-        byte[] header = Arrays.copyOfRange(frame, ETHERNET, ETHERNET + headerLength);
-        if (offset == 0 && !more && b.getShort(ETHERNET + 4) == 0) {
-            ByteBuffer.wrap(header).putShort(4, (short) identification.getAsInt());
-        }
-        byte[] laterHeader = copiedOptionsHeader(header);
         List<byte[]> out = new ArrayList<>();
         int at = ETHERNET + headerLength;
         do {

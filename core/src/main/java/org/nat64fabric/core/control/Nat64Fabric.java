@@ -18,7 +18,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -121,7 +120,6 @@ public final class Nat64Fabric implements Nat64Service {
     /** Connected switches whose reconciliation is written (or that another instance reconciles). */
     private final Set<String> programmed = ConcurrentHashMap.newKeySet();
     private final Map<String, AtomicLong> counters = new ConcurrentHashMap<>();
-    private final AtomicInteger identifications = new AtomicInteger();
     private final DataPlaneCounters dataPlane = new DataPlaneCounters();
     /** Counters kept beside the fabric (the IPFIX exporter's), shown with its own. */
     private final List<Supplier<Map<String, Long>>> moreCounters = new CopyOnWriteArrayList<>();
@@ -887,8 +885,7 @@ public final class Nat64Fabric implements Nat64Service {
         OptionalInt port = destination.map(sw::nextHopPort).orElse(OptionalInt.empty());
         boolean ipv6 = destination.map(d -> d.contains(":")).orElse(false);
         Optional<List<byte[]>> fragments = port.isEmpty() ? Optional.empty()
-                : Fragmenter.fragment(frame, ipv6 ? Math.min(config.nat64.lowestIpv6Mtu, sw.smallestMtu()) : sw.smallestMtu(),
-                                      this::nextIdentification);
+                : Fragmenter.fragment(frame, ipv6 ? Math.min(config.nat64.lowestIpv6Mtu, sw.smallestMtu()) : sw.smallestMtu());
         if (fragments.isEmpty()) {
             count("fragmentation.unparsed");
             return;
@@ -901,11 +898,6 @@ public final class Nat64Fabric implements Nat64Service {
                 count("fragmentation.fragments");
             }
         }
-    }
-
-    /** The next IPv4 Identification for a datagram the controller fragments: a counter, never 0. */
-    private int nextIdentification() {
-        return Math.floorMod(identifications.getAndIncrement(), 0xffff) + 1;
     }
 
     private void send(String deviceId, byte[] frame) {

@@ -11,11 +11,6 @@ import org.junit.jupiter.api.Test;
 
 /** Fragments as RFC 8200 4.5 and RFC 791 lay them out, checked field by field and reassembled. */
 class FragmenterTest {
-    /** For frames whose Identification the fragmenter must keep. */
-    private static final java.util.function.IntSupplier NO_ID = () -> {
-        throw new AssertionError("no identification asked for");
-    };
-
     private static byte[] payload(int n) {
         byte[] p = new byte[n];
         for (int i = 0; i < n; i++) {
@@ -38,7 +33,7 @@ class FragmenterTest {
     @Test
     void anIpv6PacketIsCutIntoEightByteAlignedFragmentsOfTheMtu() {
         byte[] data = payload(3000);
-        List<byte[]> fragments = Fragmenter.fragment(ipv6WithFragmentHeader(data), 1280, NO_ID).orElseThrow();
+        List<byte[]> fragments = Fragmenter.fragment(ipv6WithFragmentHeader(data), 1280).orElseThrow();
         assertEquals(3, fragments.size());
         ByteArrayOutputStream joined = new ByteArrayOutputStream();
         int expectedOffset = 0;
@@ -73,7 +68,7 @@ class FragmenterTest {
         b.put((byte) 0x47).put((byte) 0).putShort((short) (28 + data.length)).putShort((short) 0x4242)
                 .putShort((short) 0).put((byte) 9).put((byte) 17).putShort((short) 0)
                 .putInt(0xc6336407).putInt(0xcb007105).put(options).put(data);
-        List<byte[]> fragments = Fragmenter.fragment(b.array(), 576, NO_ID).orElseThrow();
+        List<byte[]> fragments = Fragmenter.fragment(b.array(), 576).orElseThrow();
         ByteArrayOutputStream joined = new ByteArrayOutputStream();
         for (int i = 0; i < fragments.size(); i++) {
             byte[] f = fragments.get(i);
@@ -97,27 +92,6 @@ class FragmenterTest {
     }
 
     @Test
-    void aWholeIpv4DatagramWithoutIdentificationGetsOneItsFragmentsShare() {
-        int[] next = {0x1234};
-        java.util.function.IntSupplier ids = () -> next[0]++;
-        for (int id : new int[] {0, 0x4242}) {
-            ByteBuffer b = ByteBuffer.allocate(14 + 20 + 1000);
-            b.put(new byte[12]).putShort((short) 0x0800);
-            b.put((byte) 0x45).put((byte) 0).putShort((short) 1020).putShort((short) id)
-                    .putShort((short) 0).put((byte) 9).put((byte) 17).putShort((short) 0)
-                    .putInt(0xc0000201).putInt(0xc6336407).put(payload(1000));
-            List<byte[]> fragments = Fragmenter.fragment(b.array(), 576, ids).orElseThrow();
-            assertEquals(2, fragments.size());
-            for (byte[] f : fragments) {
-                assertEquals(id == 0 ? 0x1234 : 0x4242, ByteBuffer.wrap(f).getShort(18) & 0xffff,
-                        "RFC 6864 4.3: one identification for the datagram's fragments; a datagram's own kept");
-                assertEquals(0xffff, onesSum(f, 14, 20), "header checksum");
-            }
-        }
-        assertEquals(0x1235, next[0], "one identification taken, by the datagram without one");
-    }
-
-    @Test
     void theDestinationIsReadFromEitherFamily() {
         assertEquals("::", Fragmenter.destination(ipv6WithFragmentHeader(payload(8))).orElseThrow());
         byte[] v4 = new byte[34];
@@ -131,13 +105,13 @@ class FragmenterTest {
 
     @Test
     void whatIsNotAFragmentableIpPacketIsRefused() {
-        assertTrue(Fragmenter.fragment(new byte[10], 1280, NO_ID).isEmpty());
+        assertTrue(Fragmenter.fragment(new byte[10], 1280).isEmpty());
         byte[] noFragmentHeader = ipv6WithFragmentHeader(payload(100));
         noFragmentHeader[14 + 6] = 17;
-        assertTrue(Fragmenter.fragment(noFragmentHeader, 1280, NO_ID).isEmpty());
+        assertTrue(Fragmenter.fragment(noFragmentHeader, 1280).isEmpty());
         byte[] tooLong = ipv6WithFragmentHeader(payload(100));
         tooLong[14 + 5] = (byte) 200;
-        assertTrue(Fragmenter.fragment(tooLong, 1280, NO_ID).isEmpty());
+        assertTrue(Fragmenter.fragment(tooLong, 1280).isEmpty());
     }
 
     private static int onesSum(byte[] data, int from, int length) {
