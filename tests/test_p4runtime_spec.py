@@ -398,6 +398,10 @@ def test_a_stream_the_switch_closes_leaves_the_election(sut):
         req.arbitration.device_id = 2
         req.arbitration.election_id.low = 50
         first._requests.put(req)
+        sent_behind = p4runtime_pb2.StreamMessageRequest()   # already on its way: must not bring the stream back
+        sent_behind.arbitration.device_id = 1
+        sent_behind.arbitration.election_id.low = 55
+        first._requests.put(sent_behind)
         with pytest.raises(grpc.RpcError) as err:
             while True:
                 first.next_arbitration()

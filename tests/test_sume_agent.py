@@ -190,6 +190,28 @@ def test_sessions_age_on_the_card_an_idle_one_is_reported_a_busy_one_is_not(agen
     dataplane.verify_no_other_packets()
 
 
+def test_hit_times_come_from_tables_with_idle_timeouts_and_an_entry_read_with_one_deletes(agent):
+    """P4Runtime 9.1.8: time_since_last_hit is asked of a table with idle timeouts only (pool6 has
+    none: INVALID_ARGUMENT); 9.1: a DELETE considers the key alone, so an entry read back with its
+    hit time deletes as it is."""
+    client, dataplane, *_ = agent
+    with pytest.raises(grpc.RpcError) as err:
+        read_with_hit_times(client, T + "pool6")
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, err.value
+    session = session_v6(SimpleNamespace(client=client), 17, V6_HOST, 5200, MAPPED, 40200)
+    session.table_entry.idle_timeout_ns = 10**10
+    client.write(client.update("INSERT", session))
+    (read_back,) = [e for e in read_with_hit_times(client, T + "session_v6")
+                    if e.match[2].exact.value == session.table_entry.match[2].exact.value]
+    assert read_back.HasField("time_since_last_hit")
+    entity = p4runtime_pb2.Entity()
+    entity.table_entry.CopyFrom(read_back)
+    client.write(client.update("DELETE", entity))
+    assert [e for e in table_entries(client, T + "session_v6")
+            if e.match[2].exact.value == session.table_entry.match[2].exact.value] == []
+    dataplane.verify_no_other_packets()
+
+
 def test_packet_out_over_dma_leaves_the_port_it_names(agent):
     client, dataplane, *_ = agent
     frame = from_v4_server(UDP(sport=53, dport=9) / b"from the controller")

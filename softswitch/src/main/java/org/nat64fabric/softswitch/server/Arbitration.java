@@ -58,6 +58,10 @@ public final class Arbitration {
             return true;
         }
 
+        synchronized boolean isClosed() {
+            return closed;
+        }
+
         public synchronized void fail(Status status) {
             if (!closed) {
                 closed = true;
@@ -120,6 +124,9 @@ public final class Arbitration {
      * {@code self} names this device in errors ("switch", "card").
      */
     public synchronized void arbitrate(Controller c, MasterArbitrationUpdate update, String self) {
+        if (c.isClosed()) {
+            return;   // what a stream sent before it was closed must not bring it back
+        }
         Status problem;
         if (update.getDeviceId() != deviceId) {
             boolean live = isLive(c);

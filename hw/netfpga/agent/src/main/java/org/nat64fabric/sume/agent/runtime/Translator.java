@@ -200,6 +200,11 @@ public final class Translator {
         } else {
             which.add(table(q.getTableId()));
         }
+        if (q.hasTimeSinceLastHit() && (q.getIsDefaultAction()
+                || q.getTableId() != 0 && which.get(0).slotRegister == null)) {
+            throw TableMatch.invalid("time_since_last_hit is read from the entries of tables with idle timeouts "
+                    + "only, never from a default entry (P4Runtime 9.1.8)");
+        }
         List<Entity> out = new ArrayList<>();
         for (TableState t : which) {
             if (q.getIsDefaultAction()) {
@@ -292,7 +297,7 @@ public final class Translator {
             throw TableMatch.invalid("table " + t.name() + " does not support idle timeouts (its P4Info's "
                     + "idle_timeout_behavior is NO_TIMEOUT)");
         }
-        if (e.hasTimeSinceLastHit()) {
+        if (e.hasTimeSinceLastHit() && type != Update.Type.DELETE) {   // a DELETE considers the key alone (9.1)
             throw TableMatch.invalid("time_since_last_hit is read only: a write leaves it unset");
         }
         if (e.hasCounterData() && type != Update.Type.DELETE) {
