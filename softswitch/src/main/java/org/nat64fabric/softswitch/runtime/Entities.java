@@ -137,7 +137,7 @@ public final class Entities {
             case METER_ENTRY: {
                 expectModify(type, "meter entries");
                 MeterEntry me = entity.getMeterEntry();
-                refuseMeterCounters(me, NewerFields.METER_ENTRY_COUNTER_DATA);
+                refuseMeterCounters(me, NewerFields.METER_ENTRY_COUNTER_DATA, "counter_data");
                 Externs.Meter m = meter(me.getMeterId());
                 TwoRateMarker.Config config = meterConfig(me.hasConfig(), me.getConfig(), m.name);
                 for (int i : cells(me.hasIndex(), me.getIndex(), m.size, m.name)) {
@@ -148,7 +148,7 @@ public final class Entities {
             case DIRECT_METER_ENTRY: {
                 expectModify(type, "direct meter entries");
                 DirectMeterEntry dm = entity.getDirectMeterEntry();
-                refuseMeterCounters(dm, NewerFields.DIRECT_METER_ENTRY_COUNTER_DATA);
+                refuseMeterCounters(dm, NewerFields.DIRECT_METER_ENTRY_COUNTER_DATA, "counter_data");
                 Table t = table(dm.getTableEntry().getTableId());
                 if (t.directMeter == null) {
                     throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no direct meter");
@@ -474,15 +474,12 @@ public final class Entities {
                             + "filter: match, action, priority, metadata, controller_metadata and is_default_action "
                             + "need a table_id (P4Runtime 9.1.10)");
                 }
-                if (q.hasTimeSinceLastHit() && q.getIsDefaultAction()) {
-                    throw new EntityException(Code.INVALID_ARGUMENT, "a default entry has no time_since_last_hit: "
-                            + "leave it unset when reading one (P4Runtime 9.1.8)");
+                List<Table> tables = q.getTableId() == 0 ? sw.program.tables : List.of(table(q.getTableId()));
+                if (q.hasTimeSinceLastHit() && (q.getIsDefaultAction() || q.getTableId() != 0 && !tables.get(0).supportTimeout)) {
+                    throw new EntityException(Code.INVALID_ARGUMENT, "time_since_last_hit is read from the entries of "
+                            + "tables with idle timeouts only, never from a default entry (P4Runtime 9.1.8)");
                 }
-                if (q.hasTimeSinceLastHit() && q.getTableId() != 0 && !table(q.getTableId()).supportTimeout) {
-                    throw new EntityException(Code.INVALID_ARGUMENT, "table " + table(q.getTableId()).name
-                            + " does not support idle timeouts: it has no time_since_last_hit to read (P4Runtime 9.1.8)");
-                }
-                for (Table t : q.getTableId() == 0 ? sw.program.tables : List.of(table(q.getTableId()))) {
+                for (Table t : tables) {
                     for (TableEntry e : tableEntries(t, q)) {
                         out.add(Entity.newBuilder().setTableEntry(e).build());
                     }
@@ -524,7 +521,7 @@ public final class Entities {
             }
             case METER_ENTRY: {
                 MeterEntry q = request.getMeterEntry();
-                refuseMeterCounters(q, NewerFields.METER_ENTRY_COUNTER_DATA);
+                refuseMeterCounters(q, NewerFields.METER_ENTRY_COUNTER_DATA, "counter_data");
                 for (Externs.Meter m : q.getMeterId() == 0 ? sw.program.meters : List.of(meter(q.getMeterId()))) {
                     for (int i : cells(q.hasIndex(), q.getIndex(), m.size, m.name)) {
                         MeterEntry.Builder b = MeterEntry.newBuilder().setMeterId(meterIds.get(m))
@@ -539,7 +536,7 @@ public final class Entities {
                 return out;
             }
             case DIRECT_METER_ENTRY: {
-                refuseMeterCounters(request.getDirectMeterEntry(), NewerFields.DIRECT_METER_ENTRY_COUNTER_DATA);
+                refuseMeterCounters(request.getDirectMeterEntry(), NewerFields.DIRECT_METER_ENTRY_COUNTER_DATA, "counter_data");
                 TableEntry q = request.getDirectMeterEntry().getTableEntry();
                 for (Table t : q.getTableId() == 0 ? sw.program.tables : List.of(table(q.getTableId()))) {
                     if (t.directMeter == null) {
@@ -609,10 +606,10 @@ public final class Entities {
         return t;
     }
 
-    /** P4Runtime 9.4: a meter entry's per-colour counter_data (1.4) is UNIMPLEMENTED where the target keeps none. */
-    private static void refuseMeterCounters(com.google.protobuf.Message entry, int field) throws EntityException {
+    /** P4Runtime 9.1, 9.4: per-colour meter counters (1.4) are UNIMPLEMENTED where the target keeps none. */
+    private static void refuseMeterCounters(com.google.protobuf.Message entry, int field, String name) throws EntityException {
         if (NewerFields.has(entry, field)) {
-            throw new EntityException(Code.UNIMPLEMENTED, "softswitch keeps no per-colour meter counters (counter_data)");
+            throw new EntityException(Code.UNIMPLEMENTED, "softswitch keeps no per-colour meter counters (" + name + ")");
         }
     }
 
@@ -630,8 +627,8 @@ public final class Entities {
         if (type != Update.Type.DELETE && e.hasTimeSinceLastHit()) {
             throw new EntityException(Code.INVALID_ARGUMENT, "time_since_last_hit must be unset in a write (it is read only)");
         }
-        if (type != Update.Type.DELETE && NewerFields.has(e, NewerFields.TABLE_ENTRY_METER_COUNTER_DATA)) {
-            throw new EntityException(Code.UNIMPLEMENTED, "softswitch keeps no per-colour meter counters (meter_counter_data)");
+        if (type != Update.Type.DELETE) {
+            refuseMeterCounters(e, NewerFields.TABLE_ENTRY_METER_COUNTER_DATA, "meter_counter_data");
         }
         if (e.getIsDefaultAction()) {
             defaultEntry(type, t, e);
