@@ -60,7 +60,7 @@ control Nat64ComputeChecksum(inout headers_t hdr, inout metadata_t meta) {
 
 control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t standard_metadata) {
     counter(DROP_REASONS, CounterType.packets) drops;
-    counter(8, CounterType.packets) punts;
+    counter(16, CounterType.packets) punts;
     counter(TRANSLATION_KINDS, CounterType.packets_and_bytes) translations;
     meter(PUNT_PORT_METER_SIZE, MeterType.packets) punt_port_meter;
     meter(PUNT_SOURCE_METER_SIZE, MeterType.packets) punt_source_meter;
@@ -274,7 +274,12 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
          * What goes to the controller, a punted packet or such a copy, is policed first, on the
          * addresses the packet arrived with (a translated packet never punts: one or the other). */
         bool copy_tcp_control = translated && meta.stateful && hdr.tcp.isValid() && (hdr.tcp.flags & 0x07) != 0;
-        if (meta.punt_reason != 0 || copy_tcp_control || meta.to_fragment) {
+        /* And from copies of first fragments, how to translate the fragments after them (RFC 6146 3.4). */
+        bool copy_first_fragment = translated && meta.stateful && !copy_tcp_control
+            && (hdr.ipv6_frag.isValid() && hdr.ipv6_frag.frag_offset == 0 && hdr.ipv6_frag.more_fragments == 1
+                || hdr.ipv4.isValid() && hdr.ipv4.frag_offset == 0 && hdr.ipv4.more_fragments == 1);
+        bool copy = copy_tcp_control || copy_first_fragment;
+        if (meta.punt_reason != 0 || copy || meta.to_fragment) {
             punt_subscriber.apply();
             police_punt();
         }
@@ -293,9 +298,9 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             hdr.ethernet.src_addr = meta.next_hop_src_mac;
             hdr.ethernet.dst_addr = meta.next_hop_dst_mac;
         }
-        if (copy_tcp_control && meta.punt_color == V1MODEL_METER_COLOR_RED) {
+        if (copy && meta.punt_color == V1MODEL_METER_COLOR_RED) {
             drops.count(DROP_PUNT_POLICED);     /* the copy only: the packet itself goes on */
-            copy_tcp_control = false;
+            copy = false;
         }
         if (translated) {
             bit<32> kind = hdr.ipv4.isValid() ? TRANSLATED_4TO6_STATEFUL : TRANSLATED_6TO4_STATEFUL;
@@ -318,9 +323,9 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             }
             exit;
         }
-        if (copy_tcp_control) {
-            meta.punt_reason = PUNT_TCP_CONTROL;
-            punts.count((bit<32>) PUNT_TCP_CONTROL);
+        if (copy) {
+            meta.punt_reason = copy_tcp_control ? PUNT_TCP_CONTROL : PUNT_FIRST_FRAGMENT;
+            punts.count((bit<32>) meta.punt_reason);
             clone_preserving_field_list(CloneType.I2E, CPU_CLONE_SESSION, 1);
         }
     }

@@ -57,6 +57,11 @@ const bit<8> PUNT_FINISH       = 5;   /* NetFPGA SUME: translated and routed; th
 const bit<8> PUNT_TOO_LONG     = 6;   /* NetFPGA SUME: IPv4 to translate and fragment whose translation
                                          would not fit a DMA frame, as it came: the controller probes
                                          the pipe with its headers (packet_out.probe) */
+const bit<8> PUNT_FRAGMENT     = 7;   /* a stateful datagram's fragment after the first: no ports to look
+                                         up, the controller translates it as its first fragment was
+                                         (RFC 6146 3.4) */
+const bit<8> PUNT_FIRST_FRAGMENT = 8; /* copy of a translated stateful first fragment: tells the
+                                         controller how to translate the fragments after it */
 
 /* Index of the drops counter. A packet the switch answers with an ICMP error is counted in
  * icmp_error.sent instead; here when the error may not be sent (its rate, or what it would quote). */

@@ -350,7 +350,13 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                 }
             }
             if (!meta.xlate_src) {
-                if (proto == 0 || hdr.ipv6_frag.isValid() && hdr.ipv6_frag.frag_offset != 0) {
+                if (hdr.ipv6_frag.isValid() && hdr.ipv6_frag.frag_offset != 0) {
+                    /* RFC 6146 3.4: no ports to look a session up by; the controller translates
+                     * it as it saw its datagram's first fragment translated (PUNT_FIRST_FRAGMENT). */
+                    meta.punt_reason = PUNT_FRAGMENT;
+                    return;
+                }
+                if (proto == 0) {
                     /* RFC 7915 5.4: no transport address to map. */
                     request_error(meta, ICMP6_DEST_UNREACH, 1, 0, DROP_NOT_TRANSLATABLE);
                     return;
@@ -390,7 +396,9 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                 } else {
                     unmapped_unreachable = false;
                     if (pool4.apply().hit) {
-                        if (unmapped_unreachable && hdr.udp.isValid() && !meta.is_icmp_error) {
+                        if (hdr.ipv4.frag_offset != 0) {
+                            meta.punt_reason = PUNT_FRAGMENT;   /* as from IPv6 above (RFC 6146 3.4) */
+                        } else if (unmapped_unreachable && hdr.udp.isValid() && !meta.is_icmp_error) {
                             request_error(meta, ICMP_DEST_UNREACH, 3, 0, DROP_POOL4_NO_BIB);
                         } else {
                             drop_reason = DROP_POOL4_NO_BIB;

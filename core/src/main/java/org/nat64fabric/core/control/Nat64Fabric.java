@@ -76,6 +76,10 @@ public final class Nat64Fabric implements Nat64Service {
     public static final int PUNT_FINISH = 5;
     /** NetFPGA SUME: IPv4 whose translation to fragment would not fit a DMA frame (see {@link Probes}). */
     public static final int PUNT_TOO_LONG = 6;
+    /** A stateful datagram's fragment after the first, to translate here (see {@link LaterFragments}). */
+    public static final int PUNT_FRAGMENT = 7;
+    /** A copy of a stateful first fragment the switch translated (see {@link LaterFragments}). */
+    public static final int PUNT_FIRST_FRAGMENT = 8;
     /** RFC 4443 3.1 Destination Unreachable, code 3: address unreachable (RFC 6146 3.5.1.1). */
     private static final int ICMP6_DEST_UNREACHABLE = 1;
     private static final int ICMP6_ADDRESS_UNREACHABLE = 3;
@@ -138,6 +142,7 @@ public final class Nat64Fabric implements Nat64Service {
     /** Per switch: the second its ICMP errors are counted in, and how many went out in it. */
     private final Map<String, long[]> refusalBudgets = new ConcurrentHashMap<>();
     private final PortErrorLimit portErrorLimit;
+    private final LaterFragments laterFragments = new LaterFragments();
     private final Probes probes;
 
     /** Setups and writes run on the caller's thread: for tests, where each packet-in completes at once. */
@@ -317,6 +322,7 @@ public final class Nat64Fabric implements Nat64Service {
                 count("fragmentation.unparsed");
                 return;
             }
+            learnFirstFragment(done.get(), true);     // a first fragment translated too large for its link
             fragment(deviceId, done.get());
             return;
         }
@@ -324,6 +330,16 @@ public final class Nat64Fabric implements Nat64Service {
         if (puntReason == PUNT_TOO_LONG) {
             probe(deviceId, framed);
             return;
+        }
+        if (puntReason == PUNT_FRAGMENT) {
+            sendFragments(framed.map(f -> laterFragments.later(deviceId, f, clock.getAsLong())));
+            return;
+        }
+        if (puntReason == PUNT_FIRST_FRAGMENT || puntReason == PUNT_TCP_CONTROL) {
+            framed.ifPresent(f -> learnFirstFragment(f, false));     // a copy of a first fragment, TCP control or not
+            if (puntReason == PUNT_FIRST_FRAGMENT) {
+                return;
+            }
         }
         if (puntReason != PUNT_SESSION_MISS && puntReason != PUNT_TCP_CONTROL) {
             LOG.fine(() -> deviceId + ": packet-in reason " + puntReason + " needs no setup, dropped");
@@ -335,6 +351,74 @@ public final class Nat64Fabric implements Nat64Service {
             return;
         }
         queueSetup(deviceId, puntReason, framed.get(), parsed.get());
+    }
+
+    /**
+     * From a first fragment the switch translated by a session, the addresses its datagram's later
+     * fragments are translated to; and those that came first, translated now. The first fragment
+     * comes as it arrived (v1model's copy, {@code translated} false) or as the switch translated
+     * it ({@code translated}: to be fragmented here, or finished for a NetFPGA SUME); anything
+     * but a first fragment of several teaches nothing.
+     */
+    private void learnFirstFragment(byte[] frame, boolean translated) {
+        Optional<LaterFragments.Datagram> datagram = LaterFragments.firstOfSeveral(frame);
+        Optional<PuntedPacket> p = datagram.flatMap(d -> PuntedPacket.parse(frame));
+        if (p.isEmpty() || p.get().protocol == Protocol.ICMP) {
+            return;                                   // an echo's fragments are not translated
+        }
+        PuntedPacket f = p.get();
+        LaterFragments.Datagram d = datagram.get();
+        long now = clock.getAsLong();
+        Optional<LaterFragments.Result> learnt;
+        if (!translated) {
+            learnt = f.ipv6
+                    ? engine.store().bibBy6(f.protocol, f.source6(), f.sourcePort).flatMap(bib -> engine.ipv4Of(
+                            f.destination6()).map(dst -> laterFragments.learn(d, bib.v4().address(), dst, now)))
+                    : engine.store().bibBy4(f.protocol, new TransportAddress(f.destination4(), f.destinationPort))
+                            .map(bib -> laterFragments.learn(d, engine.representation(f.source4()), bib.address6(), now));
+        } else {
+            learnt = f.ipv6
+                    ? engine.ipv4Of(f.source6()).flatMap(src -> engine.store().bibBy6(f.protocol, f.destination6(),
+                            f.destinationPort).map(bib -> laterFragments.learn(d.from(src, bib.v4().address()),
+                            f.source6(), f.destination6(), now)))
+                    : engine.store().bibBy4(f.protocol, new TransportAddress(f.source4(), f.sourcePort))
+                            .map(bib -> laterFragments.learn(d.from(bib.address6(), engine.representation(
+                                    f.destination4())), f.source4(), f.destination4(), now));
+        }
+        if (learnt.isEmpty()) {
+            count("fragments.unmapped");
+            return;
+        }
+        count("fragments.learned");
+        sendFragments(learnt);
+    }
+
+    /**
+     * Sends later fragments translated back through their switch's pipeline, which routes them;
+     * IPv6 ones cut to the lowest IPv6 MTU and the switch's smallest (RFC 7915 4), as the first
+     * fragment was. Counts what became of them.
+     */
+    private void sendFragments(Optional<LaterFragments.Result> result) {
+        if (result.isEmpty()) {
+            count("fragments.unparsed");
+            return;
+        }
+        LaterFragments.Result r = result.get();
+        count("fragments.held", r.held);
+        count("fragments.expired", r.expired);
+        count("fragments.overflow", r.overflow);
+        count("fragments.unparsed", r.unparsed);
+        for (LaterFragments.Out out : r.translated) {
+            SwitchLink link = links.get(out.deviceId);
+            int mtu = Math.min(config.nat64.lowestIpv6Mtu, switchConfig(out.deviceId).smallestMtu());
+            Optional<List<byte[]>> pieces = out.ipv6 ? Fragmenter.fragment(out.frame, mtu) : Optional.of(List.of(out.frame));
+            if (link == null || pieces.isEmpty()) {
+                count("fragments.unsent");
+                continue;
+            }
+            pieces.get().forEach(link::packetOut);
+            count("fragments.translated");
+        }
     }
 
     /** A packet the card could not translate whole: its headers go through the pipe as a probe. */
@@ -912,7 +996,13 @@ public final class Nat64Fabric implements Nat64Service {
     }
 
     private void count(String what) {
-        counters.computeIfAbsent(what, k -> new AtomicLong()).incrementAndGet();
+        count(what, 1);
+    }
+
+    private void count(String what, long n) {
+        if (n != 0) {
+            counters.computeIfAbsent(what, k -> new AtomicLong()).addAndGet(n);
+        }
     }
 
     // ---- the operator's API (REST, CLI) ---------------------------------------------------------

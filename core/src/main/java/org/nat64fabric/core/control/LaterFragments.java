@@ -1,0 +1,333 @@
+package org.nat64fabric.core.control;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.nat64fabric.core.addr.Ipv4Address;
+import org.nat64fabric.core.addr.Ipv6Address;
+
+/**
+ * Stateful NAT64's fragments after the first (RFC 6146 3.4). They carry no transport header, so
+ * no session table can place them: the pipeline copies each translated first fragment of a
+ * session to the controller (PUNT_FIRST_FRAGMENT), which learns here the addresses its datagram
+ * was translated to, and punts the fragments after it (PUNT_FRAGMENT), whose IP header is
+ * translated here as RFC 7915 4.1 and 5.1.1 say; they carry nothing else to translate. A fragment
+ * that comes before its first fragment's copy waits for it up to FRAGMENT_MIN (RFC 6146 3.4, 2 s).
+ *
+ * <p>A datagram is known by its addresses, protocol and the low 16 bits of its identification:
+ * all an IPv4 fragment carries, so two IPv6 datagrams that differ above them would meet at the
+ * IPv4 receiver anyway; and a NetFPGA SUME, which hands over the translated first fragment, tells
+ * no more.
+ */
+final class LaterFragments {
+    /** RFC 6146 4: FRAGMENT_MIN, how long fragments are kept waiting for their first. */
+    static final long FRAGMENT_MIN_MS = 2000;
+    /** Datagrams remembered; the least recently used leaves first. */
+    static final int MAX_DATAGRAMS = 65536;
+    /** Fragments held waiting for their first; over it, the new one is dropped. */
+    static final int MAX_HELD = 1024;
+
+    private static final int ETHERNET = 14;
+    private static final int IPV6_HEADER = 40;
+    private static final int FRAGMENT_HEADER = 8;
+    private static final int NEXT_FRAGMENT = 44;
+    private static final int PROTO_ICMP = 1;
+    private static final int PROTO_ICMPV6 = 58;
+
+    /** A datagram as its fragments name it (RFC 791 3.2, RFC 8200 4.5). */
+    static final class Datagram {
+        final Object source;
+        final Object destination;
+        final int protocol;
+        final int id;
+
+        Datagram(Object source, Object destination, int protocol, int id) {
+            this.source = source;
+            this.destination = destination;
+            this.protocol = protocol;
+            this.id = id & 0xffff;
+        }
+
+        /** The same datagram in the other family: a translated fragment's, as it was before. */
+        Datagram from(Object originalSource, Object originalDestination) {
+            return new Datagram(originalSource, originalDestination, protocol, id);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Datagram)) {
+                return false;
+            }
+            Datagram d = (Datagram) o;
+            return protocol == d.protocol && id == d.id && source.equals(d.source) && destination.equals(d.destination);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(source, destination, protocol, id);
+        }
+
+        @Override
+        public String toString() {
+            return source + " > " + destination + " proto " + protocol + " id " + id;
+        }
+    }
+
+    /** The addresses a datagram is translated to: {@link Ipv4Address}es from IPv6, {@link Ipv6Address}es from IPv4. */
+    private static final class Translation {
+        final Object source;
+        final Object destination;
+        long lastUsed;
+
+        Translation(Object source, Object destination, long now) {
+            this.source = source;
+            this.destination = destination;
+            this.lastUsed = now;
+        }
+    }
+
+    /** A fragment waiting for its first. */
+    private static final class Held {
+        final String deviceId;
+        final Datagram datagram;
+        final byte[] frame;
+        final long since;
+
+        Held(String deviceId, Datagram datagram, byte[] frame, long since) {
+            this.deviceId = deviceId;
+            this.datagram = datagram;
+            this.frame = frame;
+            this.since = since;
+        }
+    }
+
+    /** A fragment to send through the pipeline of a switch. */
+    static final class Out {
+        final String deviceId;
+        final byte[] frame;
+        /** An IPv6 fragment (from IPv4), which may be longer than its link takes: the caller cuts it. */
+        final boolean ipv6;
+
+        Out(String deviceId, byte[] frame, boolean ipv6) {
+            this.deviceId = deviceId;
+            this.frame = frame;
+            this.ipv6 = ipv6;
+        }
+    }
+
+    /** What became of fragments handed in: counted by the caller. */
+    static final class Result {
+        final List<Out> translated = new ArrayList<>();
+        int held;
+        int expired;
+        int overflow;
+        int unparsed;
+    }
+
+    private final Map<Datagram, Translation> datagrams = new LinkedHashMap<>(16, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Datagram, Translation> eldest) {
+            return size() > MAX_DATAGRAMS;
+        }
+    };
+    private final Deque<Held> held = new ArrayDeque<>();
+
+    /**
+     * The datagram a fragment (the first's copy, or one after it) belongs to, as the switch
+     * received it: IPv6 with a Fragment header, or IPv4 with MF or an offset; empty for anything else.
+     */
+    static Optional<Datagram> datagramOf(byte[] frame) {
+        ByteBuffer b = ByteBuffer.wrap(frame);
+        if (isIpv6(frame)) {
+            int at = fragmentHeaderAt(frame);
+            if (at < 0) {
+                return Optional.empty();
+            }
+            Ipv6Address src = Ipv6Address.of(b.getLong(ETHERNET + 8), b.getLong(ETHERNET + 16));
+            Ipv6Address dst = Ipv6Address.of(b.getLong(ETHERNET + 24), b.getLong(ETHERNET + 32));
+            return Optional.of(new Datagram(src, dst, frame[at] & 0xff, b.getInt(at + 4)));
+        }
+        if (isIpv4(frame) && (b.getShort(ETHERNET + 6) & 0x3fff) != 0) {
+            return Optional.of(new Datagram(Ipv4Address.of(b.getInt(ETHERNET + 12)),
+                    Ipv4Address.of(b.getInt(ETHERNET + 16)), frame[ETHERNET + 9] & 0xff, b.getShort(ETHERNET + 4)));
+        }
+        return Optional.empty();
+    }
+
+    /** The datagram of a first fragment of several (offset 0, more to come); empty for anything else. */
+    static Optional<Datagram> firstOfSeveral(byte[] frame) {
+        ByteBuffer b = ByteBuffer.wrap(frame);
+        if (isIpv6(frame)) {
+            int at = fragmentHeaderAt(frame);
+            return at >= 0 && (b.getShort(at + 2) & 0xfff9) == 1 ? datagramOf(frame) : Optional.empty();
+        }
+        return isIpv4(frame) && (b.getShort(ETHERNET + 6) & 0x3fff) == 0x2000 ? datagramOf(frame) : Optional.empty();
+    }
+
+    /**
+     * Learns how a datagram's fragments are translated (from IPv6: to these IPv4 addresses; from
+     * IPv4: to these IPv6 ones), and translates those waiting for it.
+     */
+    synchronized Result learn(Datagram d, Object source, Object destination, long now) {
+        Result r = new Result();
+        expire(now, r);
+        Translation t = new Translation(source, destination, now);
+        datagrams.put(d, t);
+        held.removeIf(h -> {
+            if (!h.datagram.equals(d)) {
+                return false;
+            }
+            translate(h.deviceId, h.frame, t, r);
+            return true;
+        });
+        return r;
+    }
+
+    /**
+     * A fragment after the first, as the switch punted it: translated when its datagram is
+     * known, else held for it.
+     */
+    synchronized Result later(String deviceId, byte[] frame, long now) {
+        Result r = new Result();
+        expire(now, r);
+        Optional<Datagram> d = datagramOf(frame);
+        if (d.isEmpty()) {
+            r.unparsed++;
+            return r;
+        }
+        Translation t = datagrams.get(d.get());
+        if (t != null) {
+            t.lastUsed = now;
+            translate(deviceId, frame, t, r);
+        } else if (held.size() >= MAX_HELD) {
+            r.overflow++;
+        } else {
+            held.add(new Held(deviceId, d.get(), frame, now));
+            r.held++;
+        }
+        return r;
+    }
+
+    private static void translate(String deviceId, byte[] frame, Translation t, Result r) {
+        boolean fromIpv6 = isIpv6(frame);
+        Optional<byte[]> out = fromIpv6 ? toIpv4(frame, (Ipv4Address) t.source, (Ipv4Address) t.destination)
+                : toIpv6(frame, (Ipv6Address) t.source, (Ipv6Address) t.destination);
+        if (out.isEmpty()) {
+            r.unparsed++;
+        } else {
+            r.translated.add(new Out(deviceId, out.get(), !fromIpv6));
+        }
+    }
+
+    /** Forgets datagrams unused for FRAGMENT_MIN and drops fragments held that long. */
+    private void expire(long now, Result r) {
+        while (!held.isEmpty() && now - held.peekFirst().since >= FRAGMENT_MIN_MS) {
+            held.removeFirst();
+            r.expired++;
+        }
+        datagrams.values().removeIf(t -> now - t.lastUsed >= FRAGMENT_MIN_MS);
+    }
+
+    /**
+     * RFC 7915 5.1 and 5.1.1: the IPv4 fragment of an IPv6 one, extension headers before its
+     * Fragment header left out. The hop limit is kept: the pipeline routes the fragment and
+     * counts the hop, as it counts it for the first fragment it translates.
+     */
+    static Optional<byte[]> toIpv4(byte[] frame, Ipv4Address source, Ipv4Address destination) {
+        int at = fragmentHeaderAt(frame);
+        if (at < 0) {
+            return Optional.empty();
+        }
+        ByteBuffer b = ByteBuffer.wrap(frame);
+        int end = ETHERNET + IPV6_HEADER + (b.getShort(ETHERNET + 4) & 0xffff);
+        int data = at + FRAGMENT_HEADER;
+        int fragmentWord = b.getShort(at + 2) & 0xffff;
+        int protocol = frame[at] & 0xff;
+        byte[] out = new byte[ETHERNET + 20 + end - data];
+        System.arraycopy(frame, 0, out, 0, 12);
+        ByteBuffer w = ByteBuffer.wrap(out);
+        w.putShort(12, (short) 0x0800);
+        w.put(ETHERNET, (byte) 0x45);
+        w.put(ETHERNET + 1, (byte) (b.getInt(ETHERNET) >>> 20));             // traffic class
+        w.putShort(ETHERNET + 2, (short) (out.length - ETHERNET));
+        w.putShort(ETHERNET + 4, (short) b.getInt(at + 4));                  // low 16 bits of the identification
+        w.putShort(ETHERNET + 6, (short) ((fragmentWord & 1) << 13 | fragmentWord >>> 3));   // DF clear
+        w.put(ETHERNET + 8, frame[ETHERNET + 7]);                            // hop limit
+        w.put(ETHERNET + 9, (byte) (protocol == PROTO_ICMPV6 ? PROTO_ICMP : protocol));
+        w.putInt(ETHERNET + 12, source.bits());
+        w.putInt(ETHERNET + 16, destination.bits());
+        w.putShort(ETHERNET + 10, (short) InternetChecksum.of(InternetChecksum.add(0, out, ETHERNET, 20)));
+        System.arraycopy(frame, data, out, ETHERNET + 20, end - data);
+        return Optional.of(out);
+    }
+
+    /**
+     * RFC 7915 4.1: the IPv6 fragment of an IPv4 one, with a Fragment header carrying its
+     * identification and offset; IPv4 options are not translated. The TTL is kept as the hop
+     * limit, the pipeline counting the hop (as in {@link #toIpv4}).
+     */
+    static Optional<byte[]> toIpv6(byte[] frame, Ipv6Address source, Ipv6Address destination) {
+        if (!isIpv4(frame)) {
+            return Optional.empty();
+        }
+        ByteBuffer b = ByteBuffer.wrap(frame);
+        int data = ETHERNET + (frame[ETHERNET] & 0x0f) * 4;
+        int end = ETHERNET + (b.getShort(ETHERNET + 2) & 0xffff);
+        int flagsOffset = b.getShort(ETHERNET + 6) & 0xffff;
+        int protocol = frame[ETHERNET + 9] & 0xff;
+        byte[] out = new byte[ETHERNET + IPV6_HEADER + FRAGMENT_HEADER + end - data];
+        System.arraycopy(frame, 0, out, 0, 12);
+        ByteBuffer w = ByteBuffer.wrap(out);
+        w.putShort(12, (short) 0x86dd);
+        w.putInt(ETHERNET, 6 << 28 | (frame[ETHERNET + 1] & 0xff) << 20);   // traffic class, flow label 0
+        w.putShort(ETHERNET + 4, (short) (FRAGMENT_HEADER + end - data));
+        w.put(ETHERNET + 6, (byte) NEXT_FRAGMENT);
+        w.put(ETHERNET + 7, frame[ETHERNET + 8]);                            // TTL
+        w.putLong(ETHERNET + 8, source.high()).putLong(ETHERNET + 16, source.low());
+        w.putLong(ETHERNET + 24, destination.high()).putLong(ETHERNET + 32, destination.low());
+        int at = ETHERNET + IPV6_HEADER;
+        w.put(at, (byte) (protocol == PROTO_ICMP ? PROTO_ICMPV6 : protocol));
+        w.putShort(at + 2, (short) ((flagsOffset & 0x1fff) << 3 | (flagsOffset & 0x2000) >>> 13));
+        w.putInt(at + 4, b.getShort(ETHERNET + 4) & 0xffff);
+        System.arraycopy(frame, data, out, at + FRAGMENT_HEADER, end - data);
+        return Optional.of(out);
+    }
+
+    /** Where the Fragment header starts, past Hop-by-Hop, Routing and Destination Options headers; -1 when none fits. */
+    private static int fragmentHeaderAt(byte[] frame) {
+        ByteBuffer b = ByteBuffer.wrap(frame);
+        int end = ETHERNET + IPV6_HEADER + (b.getShort(ETHERNET + 4) & 0xffff);
+        if (end > frame.length) {
+            return -1;
+        }
+        int next = frame[ETHERNET + 6] & 0xff;
+        int at = ETHERNET + IPV6_HEADER;
+        while ((next == 0 || next == 43 || next == 60) && at + 8 <= end) {
+            next = frame[at] & 0xff;
+            at += ((frame[at + 1] & 0xff) + 1) * 8;
+        }
+        return next == NEXT_FRAGMENT && at + FRAGMENT_HEADER <= end ? at : -1;
+    }
+
+    private static boolean isIpv6(byte[] frame) {
+        return frame.length >= ETHERNET + IPV6_HEADER && (frame[12] & 0xff) == 0x86 && (frame[13] & 0xff) == 0xdd
+                && (frame[ETHERNET] & 0xf0) == 0x60;
+    }
+
+    private static boolean isIpv4(byte[] frame) {
+        if (frame.length < ETHERNET + 20 || (frame[12] & 0xff) != 0x08 || frame[13] != 0
+                || (frame[ETHERNET] & 0xf0) != 0x40 || (frame[ETHERNET] & 0x0f) < 5) {
+            return false;
+        }
+        int total = ByteBuffer.wrap(frame).getShort(ETHERNET + 2) & 0xffff;
+        return total >= (frame[ETHERNET] & 0x0f) * 4 && ETHERNET + total <= frame.length;
+    }
+}

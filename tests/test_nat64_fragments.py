@@ -1,0 +1,212 @@
+"""Stateful NAT64 of fragmented datagrams (RFC 6146 3.4: fragments MUST be handled, out of order
+too; RFC 7915 4.1 and 5.1.1 say how their headers translate), through a softswitch the embedded
+controller drives: the switch translates a session's first fragment and copies it to the
+controller, which translates the fragments after it (they carry no ports for the switch to look
+up). Each datagram is reassembled here from what leaves the switch and its transport checksum
+checked against the translated addresses, as the receiving host's stack would."""
+import ipaddress
+import struct
+import time
+
+import pytest
+from scapy.layers.inet import IP, TCP, UDP
+from scapy.layers.inet6 import IPv6, IPv6ExtHdrFragment
+from scapy.layers.l2 import Ether
+from scapy.packet import Raw
+
+from nat64_setup import (POOL6, PROGRAM, ROUTER_MAC, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT,
+                         driven_switch, embed)
+
+POOL4 = ipaddress.ip_network("192.0.2.16/28")
+SERVER6 = embed(V4_SERVER, POOL6, 96)
+FABRIC = {
+    "apps": {"org.nat64fabric.app": {"nat64": {
+        "pool6": POOL6 + "/96",
+        "pool4": {"addresses": [str(POOL4)], "blockSize": 64, "blocksPerSubscriber": 4},
+    }}},
+    "devices": {"device:border1": {
+        "basic": {"managementAddress": "grpc://127.0.0.1:{port}?device_id=1"},
+        "nat64fabric": {"role": "BORDER", "routerMac": ROUTER_MAC, "ipv4": "192.0.2.1", "ipv6": "2001:db8:1::1",
+                        "routes": [{"prefix": "2001:db8:1::/64", "port": V6_PORT, "nextHopMac": V6_HOST_MAC},
+                                   {"prefix": "198.51.100.0/24", "port": V4_PORT, "nextHopMac": V4_HOST_MAC}]}}},
+}
+FRAGMENT_MIN = 2.0     # RFC 6146 4: how long a fragment may wait for its first
+
+
+@pytest.fixture(scope="module")
+def border(tmp_path_factory):
+    with driven_switch(tmp_path_factory.mktemp("fragments"), PROGRAM, FABRIC, "fr") as running:
+        yield running
+
+
+def stats(api):
+    return api.call("GET", "/stats")[1]
+
+
+def ones_complement_sum(data):
+    if len(data) % 2:
+        data += b"\0"
+    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    while total >> 16:
+        total = (total & 0xffff) + (total >> 16)
+    return total
+
+
+def checksum_holds(src, dst, proto, segment):
+    """The transport checksum of a whole segment is right for these addresses (RFC 768, RFC 8200 8.1)."""
+    a, b = ipaddress.ip_address(src), ipaddress.ip_address(dst)
+    if a.version == 4:
+        pseudo = a.packed + b.packed + struct.pack("!BBH", 0, proto, len(segment))
+    else:
+        pseudo = a.packed + b.packed + struct.pack("!IxxxB", len(segment), proto)
+    return ones_complement_sum(pseudo + segment) == 0xffff
+
+
+def segment(l4, payload, src, dst):
+    """The transport segment's bytes with its checksum, as a host of that family sends it."""
+    ip = IPv6(src=src, dst=dst) if ":" in src else IP(src=src, dst=dst)
+    built = ip / l4 / payload
+    return bytes(built[l4.__class__])
+
+
+def v6_fragments(data, proto, ident, cut):
+    """The IPv6 host's fragments of a datagram whose transport bytes are `data`, cut every `cut` bytes."""
+    out = []
+    for at in range(0, len(data), cut):
+        out.append(Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IPv6(src=V6_HOST, dst=SERVER6, hlim=64) /
+                   IPv6ExtHdrFragment(nh=proto, id=ident, offset=at // 8, m=int(at + cut < len(data))) /
+                   Raw(data[at:at + cut]))
+    return out
+
+
+def v4_fragments(data, proto, ident, cut, dst):
+    out = []
+    for at in range(0, len(data), cut):
+        out.append(Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) /
+                   IP(src=V4_SERVER, dst=dst, ttl=64, id=ident, proto=proto, frag=at // 8,
+                      flags="MF" if at + cut < len(data) else 0) / Raw(data[at:at + cut]))
+    return out
+
+
+def collect(dataplane, port, family, ident, length, timeout=5.0):
+    """The fragments of one datagram leaving on `port` until its `length` bytes are all there: by offset."""
+    pieces = {}
+    deadline = time.time() + timeout
+    while sum(len(p) for p in pieces.values()) < length and time.time() < deadline:
+        frame = dataplane.poll(port, timeout=max(0.05, deadline - time.time()))
+        if frame is None:
+            break
+        pkt = Ether(frame)
+        if family == 4 and IP in pkt and pkt[IP].id == ident & 0xffff:
+            pieces[pkt[IP].frag * 8] = (pkt[IP], bytes(pkt[IP].payload)[:pkt[IP].len - 20])
+        elif family == 6 and IPv6ExtHdrFragment in pkt and pkt[IPv6ExtHdrFragment].id == ident:
+            f = pkt[IPv6ExtHdrFragment]
+            pieces[f.offset * 8] = (pkt[IPv6], bytes(f.payload)[:pkt[IPv6].plen - 8])
+    return {at: p for at, (_, p) in pieces.items()}, [h for h, _ in pieces.values()]
+
+
+def reassembled(pieces, length):
+    """The datagram's transport bytes when the pieces tile it exactly, else an AssertionError."""
+    out, at = b"", 0
+    for offset in sorted(pieces):
+        assert offset == at, f"a gap or overlap at {at}: pieces at {sorted(pieces)}"
+        out += pieces[offset]
+        at += len(pieces[offset])
+    assert at == length, f"{at} of {length} bytes arrived: pieces at {sorted(pieces)}"
+    return out
+
+
+def open_session(border, sport, proto=UDP):
+    """A session for V6_HOST:sport to V4_SERVER:53 through an unfragmented packet; its IPv4 transport address."""
+    api, dataplane, log = border
+    l4 = UDP(sport=sport, dport=53) if proto is UDP else TCP(sport=sport, dport=53, flags="S", seq=1000)
+    for _ in range(10):
+        dataplane.send(V6_PORT, Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IPv6(src=V6_HOST, dst=SERVER6) / l4 / b"open")
+        out = dataplane.poll(V4_PORT, timeout=1)
+        if out is not None:
+            ip = Ether(out)[IP]
+            return ip.src, ip[proto].sport
+    raise AssertionError(log.read_text()[-3000:])
+
+
+@pytest.mark.parametrize("proto", [UDP, TCP], ids=["udp", "tcp"])
+def test_every_fragment_of_an_ipv6_datagram_is_translated(border, proto):
+    """Three IPv6 fragments of a 3000-byte segment of a session (RFC 7915 5.1.1): three IPv4
+    fragments of the same sizes and offsets, the identification's low 16 bits, MF on all but the
+    last, DF clear; reassembled, the segment has the session's source port and a right checksum."""
+    api, dataplane, _ = border
+    sport = 6000 if proto is UDP else 6001
+    src4, port4 = open_session(border, sport, proto)
+    l4 = UDP(sport=sport, dport=53) if proto is UDP else TCP(sport=sport, dport=53, flags="A", seq=1001, ack=1)
+    data = segment(l4, bytes(range(256)) * 12, V6_HOST, SERVER6)
+    ident = 0x5eed0000 + sport
+    for f in v6_fragments(data, 17 if proto is UDP else 6, ident, 1232):
+        dataplane.send(V6_PORT, f)
+    pieces, headers = collect(dataplane, V4_PORT, 4, ident, len(data))
+    whole = reassembled(pieces, len(data))
+    assert sorted(pieces) == [0, 1232, 2464]
+    for h in headers:
+        assert (h.src, h.dst, h.ttl, h.proto, h.flags.DF) == (src4, V4_SERVER, 63, 17 if proto is UDP else 6, 0)
+        assert h.flags.MF == (h.frag * 8 < 2464)
+        assert ones_complement_sum(bytes(h)[:20]) == 0xffff, "the header checksum"
+    assert struct.unpack("!HH", whole[:4]) == (port4, 53)
+    assert whole[8 if proto is UDP else 20:] == data[8 if proto is UDP else 20:]
+    assert checksum_holds(src4, V4_SERVER, 17 if proto is UDP else 6, whole)
+
+
+def test_every_fragment_of_an_ipv4_datagram_is_translated_and_cut_to_the_ipv6_mtu(border):
+    """Full-size IPv4 fragments to a session's pool4 address and port (RFC 7915 4.1): IPv6
+    fragments with a Fragment header carrying the identification, each cut to the lowest IPv6
+    MTU (1280) as the switch cuts the first; reassembled, the datagram reaches the host's port
+    with a right checksum."""
+    api, dataplane, _ = border
+    src4, port4 = open_session(border, 6002)
+    data = segment(UDP(sport=53, dport=port4), b"v4 side " * 500, V4_SERVER, src4)
+    ident = 0x4242
+    for f in v4_fragments(data, 17, ident, 1480, src4):
+        dataplane.send(V4_PORT, f)
+    pieces, headers = collect(dataplane, V6_PORT, 6, ident, len(data))
+    whole = reassembled(pieces, len(data))
+    assert len(pieces) > 3, "the 1528-byte translations are cut to 1280"
+    for h in headers:
+        assert (h.src, h.dst, h.hlim, h.nh) == (SERVER6, V6_HOST, 63, 44)
+        assert h.plen + 40 <= 1280
+    assert struct.unpack("!HH", whole[:4]) == (53, 6002)
+    assert whole[8:] == data[8:]
+    assert checksum_holds(SERVER6, V6_HOST, 17, whole)
+
+
+def test_fragments_that_come_before_their_first_wait_for_it(border):
+    """RFC 6146 3.4: out of order. The last fragment, then the middle one, then the first: all
+    three translated once the first is (the controller held the others)."""
+    api, dataplane, _ = border
+    src4, port4 = open_session(border, 6003)
+    data = segment(UDP(sport=6003, dport=53), b"late " * 600, V6_HOST, SERVER6)
+    ident = 0x0bad0ff5
+    before = stats(api).get("fragments.held", 0)
+    for f in reversed(v6_fragments(data, 17, ident, 1232)):
+        dataplane.send(V6_PORT, f)
+        time.sleep(0.2)
+    pieces, _ = collect(dataplane, V4_PORT, 4, ident, len(data))
+    whole = reassembled(pieces, len(data))
+    assert checksum_holds(src4, V4_SERVER, 17, whole) and whole[:2] == struct.pack("!H", port4)
+    assert stats(api).get("fragments.held", 0) - before == 2
+
+
+def test_a_fragment_whose_first_never_comes_is_dropped_after_fragment_min(border):
+    """A fragment without its first is held FRAGMENT_MIN (2 s), then dropped and counted; nothing
+    is sent for it, and the switch translates other datagrams as before."""
+    api, dataplane, _ = border
+    open_session(border, 6004)
+    orphan = v6_fragments(segment(UDP(sport=6004, dport=53), b"o" * 2000, V6_HOST, SERVER6), 17, 0x0dd, 1232)[1]
+    before = stats(api).get("fragments.expired", 0)
+    dataplane.send(V6_PORT, orphan)
+    assert dataplane.poll(V4_PORT, timeout=FRAGMENT_MIN + 0.5) is None
+    # What is held expires when the controller next looks at fragments: another datagram's.
+    data = segment(UDP(sport=6004, dport=53), b"next" * 500, V6_HOST, SERVER6)
+    for f in v6_fragments(data, 17, 0x0dd0, 1232):
+        dataplane.send(V6_PORT, f)
+    pieces, _ = collect(dataplane, V4_PORT, 4, 0x0dd0, len(data))
+    reassembled(pieces, len(data))
+    assert stats(api).get("fragments.expired", 0) - before == 1
+    assert dataplane.poll(V4_PORT, timeout=0.5) is None, "the orphan was never sent"
