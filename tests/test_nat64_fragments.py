@@ -1,7 +1,8 @@
 """Stateful NAT64 of fragmented datagrams (RFC 6146 3.4: fragments MUST be handled, out of order
 too; RFC 7915 4.1 and 5.1.1 say how their headers translate), through a softswitch the embedded
-controller drives: the switch translates a session's first fragment and copies it to the
-controller, which translates the fragments after it (they carry no ports for the switch to look
+controller drives, with either pipeline: the switch translates a session's first fragment and
+copies it to the controller (the SUME variant hands it over translated), which translates the
+fragments after it (they carry no ports for the switch to look
 up). Each datagram is reassembled here from what leaves the switch and its transport checksum
 checked against the translated addresses, as the receiving host's stack would."""
 import ipaddress
@@ -14,7 +15,7 @@ from scapy.layers.inet6 import IPv6, IPv6ExtHdrFragment
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
-from nat64_setup import (POOL6, PROGRAM, ROUTER_MAC, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT,
+from nat64_setup import (POOL6, PROGRAM, ROUTER_MAC, SUME_PROGRAM, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT,
                          driven_switch, embed)
 
 POOL4 = ipaddress.ip_network("192.0.2.16/28")
@@ -33,9 +34,12 @@ FABRIC = {
 FRAGMENT_MIN = 2.0     # RFC 6146 4: how long a fragment may wait for its first
 
 
-@pytest.fixture(scope="module")
-def border(tmp_path_factory):
-    with driven_switch(tmp_path_factory.mktemp("fragments"), PROGRAM, FABRIC, "fr") as running:
+@pytest.fixture(scope="module", params=["v1model", "sume"])
+def border(request, tmp_path_factory):
+    """The v1model pipeline, which copies first fragments; the NetFPGA SUME variant, which hands
+    them over translated (FINISH_TRACK) for the controller to send on."""
+    program, links = (PROGRAM, "fr") if request.param == "v1model" else (SUME_PROGRAM, "fs")
+    with driven_switch(tmp_path_factory.mktemp("fragments"), program, FABRIC, links) as running:
         yield running
 
 

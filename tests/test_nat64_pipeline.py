@@ -14,7 +14,7 @@ from scapy.layers.l2 import ARP, Ether
 
 from nat64_setup import (DROP_BAD_CHECKSUM, DROP_BAD_LENGTH, DROP_FILTERED, DROP_LOCAL_FRAGMENT, DROP_NOT_TRANSLATABLE, DROP_PARSER_ERROR,
                          DROP_ICMP_ERROR_RATE, DROP_POOL4_NO_BIB, DROP_UDP_ZERO_CHECKSUM, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
-                         PUNT_TCP_CONTROL, ROUTER_MAC, SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
+                         PUNT_TCP_CONTROL, PUNT_FIRST_FRAGMENT, PUNT_FRAGMENT, ROUTER_MAC, SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
                          V6_HOST, V6_HOST_MAC, V6_PORT, drops, embed, from_v4_server, from_v6_host, routed, sent,
                          session_v4, session_v6, to_v4_server, to_v6_host)
 from nat64_setup import BOTH, ptf, sume_sut, sut  # noqa: F401  (pytest fixtures, found by name)
@@ -327,13 +327,38 @@ def test_large_translated_packet_gets_df_and_fragments_keep_their_id(ptf):
     big = b"x" * 1300
     ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53) / big))
     ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / big, flags="DF"), V4_PORT)
-    # An IPv6 first fragment becomes an IPv4 first fragment with MF and the identification.
+    ptf.verify_no_other_packets()
+
+
+def test_a_first_fragment_keeps_its_id_and_goes_to_the_controller_too(ptf):
+    """An IPv6 first fragment becomes an IPv4 first fragment with MF and the identification's low
+    16 bits (RFC 7915 5.1.1); a copy goes to the controller, which translates the later fragments
+    from it (RFC 6146 3.4). The SUME variant hands it over instead: test_nat64_sume.py."""
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000))
     frag = from_v6_host(IPv6ExtHdrFragment(id=0xabcd1234, m=1, offset=0) / UDP(sport=5000, dport=53, len=2000,
                                                                                  chksum=0x1111) / (b"y" * 64))
     ptf.send(V6_PORT, frag)
     got = ptf.dataplane.poll(V4_PORT)
     ip = Ether(got)[IP]
     assert (ip.flags, ip.id, ip.frag, ip.proto, ip.len) == ("MF", 0x1234, 0, 17, 20 + 8 + 64)
+    payload, md = ptf.client.packet_in()
+    assert (payload, md["punt_reason"], md["ingress_port"]) == (bytes(frag), PUNT_FIRST_FRAGMENT, V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+@BOTH
+def test_later_fragments_of_stateful_datagrams_go_to_the_controller(ptf):
+    """RFC 6146 3.4: a fragment after the first has no ports to find its session by. From an IPv6
+    host without an EAM to pool6, or from IPv4 to a pool4 address, it goes to the controller
+    (PUNT_FRAGMENT), which translates it as it saw its first fragment translated."""
+    later6 = from_v6_host(IPv6ExtHdrFragment(nh=17, id=0x77, offset=10, m=0) / (b"z" * 40))
+    ptf.send(V6_PORT, later6)
+    payload, md = ptf.client.packet_in()
+    assert (payload, md["punt_reason"], md["ingress_port"]) == (bytes(later6), PUNT_FRAGMENT, V6_PORT)
+    later4 = from_v4_server(b"z" * 40, dst=MAPPED, frag=10, proto=17, id=0x77)
+    ptf.send(V4_PORT, later4)
+    payload, md = ptf.client.packet_in()
+    assert (payload, md["punt_reason"], md["ingress_port"]) == (bytes(later4), PUNT_FRAGMENT, V4_PORT)
     ptf.verify_no_other_packets()
 
 

@@ -29,7 +29,7 @@ from test_nat64_rfc_audit import extension as rfc4884_extension
 PUNT_SESSION_MISS, PUNT_NEEDS_FRAGMENTATION, PUNT_FINISH, PUNT_TOO_LONG = 1, 3, 5, 6
 # packet_in.finish bits (hw/netfpga/include/sume_arch.p4)
 FINISH_ICMP_CHECKSUM, FINISH_UDP_CHECKSUM, FINISH_TRUNCATE = 1, 2, 4
-FINISH_TCP_CONTROL, FINISH_HAIRPIN, FINISH_ICMP_ERROR, FINISH_NO_ETHERNET, FINISH_PROBED = 8, 16, 32, 64, 128
+FINISH_TRACK, FINISH_HAIRPIN, FINISH_ICMP_ERROR, FINISH_NO_ETHERNET, FINISH_PROBED = 8, 16, 32, 64, 128
 
 
 @pytest.fixture
@@ -75,13 +75,29 @@ def test_tcp_control_segments_go_to_the_controller_translated_and_routed(ptf):
     ptf.send(V6_PORT, from_v6_host(TCP(sport=33000, dport=80, flags="S", seq=1000)))
     payload, md = ptf.client.packet_in()
     assert (md["punt_reason"], md["finish"], md["out_port"], md["ingress_port"]) == \
-        (PUNT_FINISH, FINISH_TCP_CONTROL, V4_PORT, V6_PORT)
+        (PUNT_FINISH, FINISH_TRACK, V4_PORT, V6_PORT)
     assert payload == bytes(to_v4_server(TCP(sport=41000, dport=80, flags="S", seq=1000)))
     ptf.verify_no_other_packets()
     data = from_v4_server(TCP(sport=80, dport=41000, flags="A", seq=5, ack=1001) / b"HTTP/1.1 200 OK")
     ptf.send(V4_PORT, data)
     ptf.verify_packet(to_v6_host(TCP(sport=80, dport=33000, flags="A", seq=5, ack=1001) / b"HTTP/1.1 200 OK"), V6_PORT)
     assert ptf.client.packet_in(timeout=0.3) is None
+    ptf.verify_no_other_packets()
+
+
+def test_a_first_fragment_of_a_session_goes_to_the_controller_translated(ptf):
+    """As a TCP control segment: v1model copies a session's first fragment of several to the
+    controller, which learns from it how to translate the fragments after it (RFC 6146 3.4); the
+    card hands it over translated (FINISH_TRACK) and the controller sends it on. Those after it
+    are punted as on v1model (test_nat64_pipeline.py)."""
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000))
+    ptf.send(V6_PORT, from_v6_host(IPv6ExtHdrFragment(id=0xabcd1234, m=1, offset=0) /
+                                   UDP(sport=5000, dport=53, len=2000, chksum=0x1111) / (b"y" * 64)))
+    payload, md = ptf.client.packet_in()
+    assert (md["punt_reason"], md["finish"], md["out_port"], md["ingress_port"]) == \
+        (PUNT_FINISH, FINISH_TRACK, V4_PORT, V6_PORT)
+    ip = Ether(payload)[IP]
+    assert (ip.flags, ip.id, ip.frag, ip.src, ip[UDP].sport) == ("MF", 0x1234, 0, MAPPED, 40000)
     ptf.verify_no_other_packets()
 
 
@@ -96,7 +112,7 @@ def test_a_full_size_tcp_control_segment_from_ipv4_is_sent_on_by_the_card_untrac
     assert ptf.client.packet_in(timeout=0.3) is None
     ptf.send(V4_PORT, from_v4_server(TCP(sport=80, dport=41000, flags="FA", seq=7, ack=9) / data[:1420], flags="DF"))
     payload, md = ptf.client.packet_in()
-    assert (md["punt_reason"], md["finish"], len(payload)) == (PUNT_FINISH, FINISH_TCP_CONTROL, 14 + 40 + 20 + 1420)
+    assert (md["punt_reason"], md["finish"], len(payload)) == (PUNT_FINISH, FINISH_TRACK, 14 + 40 + 20 + 1420)
     ptf.verify_no_other_packets()
 
 
@@ -435,7 +451,7 @@ def test_the_controller_sets_sessions_up_on_the_card_and_finishes_what_it_hands_
 
 def test_the_controller_tracks_tcp_from_what_the_card_hands_over(sume_fabric):
     """The card has no clone to the CPU: a translated SYN, SYN-ACK or FIN comes to the controller
-    whole (FINISH_TCP_CONTROL), which tracks it from the flow it was translated from (RFC 6146
+    whole (FINISH_TRACK), which tracks it from the flow it was translated from (RFC 6146
     3.5.2) and sends it on unchanged; the session's TCP state follows the handshake."""
     api, dataplane, tmp = sume_fabric
     syn = first_through(sume_fabric, from_v6_host(TCP(sport=34000, dport=80, flags="S", seq=100)))

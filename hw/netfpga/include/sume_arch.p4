@@ -47,7 +47,9 @@ header packet_out_t {
 const bit<8> FINISH_ICMP_CHECKSUM = 1;   /* an ICMP error built or cut here: sum the message */
 const bit<8> FINISH_UDP_CHECKSUM  = 2;   /* IPv4 UDP without a checksum: compute it (RFC 7915 4.5) */
 const bit<8> FINISH_TRUNCATE      = 4;   /* cut the frame to truncate_to bytes first */
-const bit<8> FINISH_TCP_CONTROL   = 8;   /* a TCP SYN, FIN or RST: track it, then send it on */
+const bit<8> FINISH_TRACK         = 8;   /* a TCP SYN, FIN or RST, or a session's first fragment of several:
+                                           track it, learn from it its later fragments' translation,
+                                           then send it on */
 const bit<8> FINISH_HAIRPIN       = 16;  /* to the NAT64's own IPv4 address: translate it back */
 const bit<8> FINISH_ICMP_ERROR    = 32;  /* not translated nor routed: answer it with the ICMP error
                                             of error_type/code/param, back out of out_port */

@@ -4,8 +4,10 @@
  * - payload checksums and cuts (an ICMP error translated and cut to 576 / 1280 bytes, IPv4 UDP
  *   without a checksum) and hairpinning, which v1model does on a second pass: PUNT_FINISH with
  *   what to finish in packet_in.finish;
- * - TCP SYN, FIN and RST of translated flows, which v1model copies with a clone: the segment
- *   itself goes to the controller (PUNT_FINISH, FINISH_TCP_CONTROL), which tracks it and sends it on;
+ * - TCP SYN, FIN and RST of translated flows, and a session's first fragments of several, which
+ *   v1model copies with a clone: the packet itself goes to the controller (PUNT_FINISH,
+ *   FINISH_TRACK), which tracks it (or learns how to translate the fragments after it, RFC 6146
+ *   3.4) and sends it on;
  * - the ICMP errors v1model's IcmpError builds itself (Time Exceeded, Destination Unreachable,
  *   Packet Too Big / Fragmentation Needed, Parameter Problem), whose checksum covers the quoted
  *   packet: the packet goes to the controller as it came, with the error's type, code and
@@ -308,11 +310,17 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
             hdr.ethernet.src_addr = meta.next_hop_src_mac;
             hdr.ethernet.dst_addr = meta.next_hop_dst_mac;
         }
-        /* A TCP control segment goes to the controller translated, to be tracked and sent on (no
-         * clone to the CPU). One that would not fit a DMA frame (a full-size segment from IPv4 with
-         * FIN) is sent on here untracked, rather than lost: its session ages on its timer. */
-        bool tcp_control = translated && meta.stateful && hdr.tcp.isValid() && (hdr.tcp.flags & 0x07) != 0
-                           && !(v4_to_v6 && handed_over_v6 > SUME_MAX_FRAME);
+        /* A TCP control segment, or a session's first fragment of several, goes to the controller
+         * translated, to be tracked and sent on (no clone to the CPU). One that would not fit a DMA
+         * frame (a full-size segment from IPv4 with FIN) is sent on here untracked, rather than
+         * lost: its session ages on its timer (a first fragment from IPv4 that large has DF clear
+         * and goes to be fragmented, where the controller learns from it all the same). */
+        bool first_fragment = hdr.ipv6_frag.isValid() && hdr.ipv6_frag.frag_offset == 0
+                              && hdr.ipv6_frag.more_fragments == 1
+                              || hdr.ipv4.isValid() && hdr.ipv4.frag_offset == 0 && hdr.ipv4.more_fragments == 1;
+        bool tracked = translated && meta.stateful
+                       && (hdr.tcp.isValid() && (hdr.tcp.flags & 0x07) != 0 || first_fragment)
+                       && !(v4_to_v6 && handed_over_v6 > SUME_MAX_FRAME);
         bool hairpinned = meta.recirc == RECIRC_HAIRPIN;
         meta.recirc = 0;
         if (translated) {
@@ -346,7 +354,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
         }
         bit<8> finish = (meta.recirc == RECIRC_CHECKSUM ? FINISH_ICMP_CHECKSUM | FINISH_TRUNCATE : 0)
                       | (meta.udp_csum_from_payload ? FINISH_UDP_CHECKSUM : 0)
-                      | (tcp_control ? FINISH_TCP_CONTROL : 0)
+                      | (tracked ? FINISH_TRACK : 0)
                       | (hairpinned ? FINISH_HAIRPIN : 0);
         if (finish != 0) {
             to_controller(PUNT_FINISH, finish | (probe ? FINISH_PROBED : 0));

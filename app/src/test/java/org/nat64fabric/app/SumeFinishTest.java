@@ -270,7 +270,7 @@ class SumeFinishTest {
         onos.packetOuts.clear();
 
         byte[] synAck = tcp(REMOTE, 80, HOST, 40100, 0x12);     // the server's answer, translated by the card
-        finish(synAck, SumeHeaders.FINISH_TCP_CONTROL, 1, 0, 0, 0, 0);
+        finish(synAck, SumeHeaders.FINISH_TRACK, 1, 0, 0, 0, 0);
         await("established", () -> manager.sessions().get(0).state().equals(Optional.of(TcpState.ESTABLISHED)));
         OutboundPacket out = onlyPacketOut();
         assertArrayEquals(synAck, bytes(out), "sent on as the card translated it");

@@ -51,6 +51,7 @@ import org.nat64fabric.core.pool4.TransportAddress;
 import org.nat64fabric.core.session.BibEntry;
 import org.nat64fabric.core.session.BibSide;
 import org.nat64fabric.core.session.Session;
+import org.nat64fabric.core.session.TcpStateMachine.Segment;
 import org.nat64fabric.core.store.MapNatStore;
 import org.nat64fabric.core.store.NatStore;
 
@@ -489,14 +490,18 @@ public final class Nat64Fabric implements Nat64Service {
             sendError(deviceId, framed.get(), outPort, errorType, errorCode, errorParam);
             return;
         }
-        int rest = finish & ~(SumeHeaders.FINISH_TCP_CONTROL | SumeHeaders.FINISH_HAIRPIN);
+        int rest = finish & ~(SumeHeaders.FINISH_TRACK | SumeHeaders.FINISH_HAIRPIN);
         Optional<byte[]> done = rest == 0 ? Optional.of(frame) : Finisher.finish(frame, rest, truncateTo);
         if (done.isEmpty()) {
             count("finish.unparsed");
             LOG.fine(() -> deviceId + ": a packet to finish (" + finish + ") dropped");
             return;
         }
-        if ((finish & SumeHeaders.FINISH_TCP_CONTROL) != 0) {
+        boolean firstFragment = LaterFragments.firstOfSeveral(done.get()).isPresent();
+        if ((finish & SumeHeaders.FINISH_TRACK) != 0 && firstFragment) {
+            learnFirstFragment(done.get(), true);
+        }
+        if ((finish & SumeHeaders.FINISH_TRACK) != 0 && (!firstFragment || isTcpControl(done.get()))) {
             Optional<PuntedPacket> original = PuntedPacket.parse(done.get()).flatMap(this::untranslated);
             if (original.isPresent()) {
                 queueSetup(deviceId, PUNT_TCP_CONTROL, done.get(), original.get());
@@ -511,6 +516,10 @@ public final class Nat64Fabric implements Nat64Service {
             link.packetOut(done.get(), outPort);
             count("finish.sent");
         }
+    }
+
+    private static boolean isTcpControl(byte[] frame) {
+        return PuntedPacket.parse(frame).map(p -> p.protocol == Protocol.TCP && p.segment != Segment.OTHER).orElse(false);
     }
 
     /**

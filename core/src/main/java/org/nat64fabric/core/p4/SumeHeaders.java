@@ -29,7 +29,7 @@ public final class SumeHeaders {
     public static final int FINISH_ICMP_CHECKSUM = 1;
     public static final int FINISH_UDP_CHECKSUM = 2;
     public static final int FINISH_TRUNCATE = 4;
-    public static final int FINISH_TCP_CONTROL = 8;
+    public static final int FINISH_TRACK = 8;
     public static final int FINISH_HAIRPIN = 16;
     public static final int FINISH_ICMP_ERROR = 32;
     /** The packet came without its Ethernet header (it would not fit SUME's DMA). */

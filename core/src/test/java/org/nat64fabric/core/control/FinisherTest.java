@@ -69,7 +69,7 @@ class FinisherTest {
     @Test
     void whatIsNotFinishedHereOrDoesNotFitIsRefused() {
         byte[] udp = bytes(UDP6_WITHOUT_CHECKSUM);
-        assertTrue(Finisher.finish(udp, SumeHeaders.FINISH_TCP_CONTROL, 0).isEmpty(), "TCP control: not here");
+        assertTrue(Finisher.finish(udp, SumeHeaders.FINISH_TRACK, 0).isEmpty(), "TCP control: not here");
         assertTrue(Finisher.finish(udp, SumeHeaders.FINISH_HAIRPIN, 0).isEmpty(), "hairpin: not here");
         assertTrue(Finisher.finish(udp, SumeHeaders.FINISH_ICMP_CHECKSUM, 0).isEmpty(), "an ICMP checksum for UDP");
         assertTrue(Finisher.finish(bytes(ICMP6_ERROR), SumeHeaders.FINISH_UDP_CHECKSUM, 0).isEmpty(), "a UDP checksum for ICMP");

@@ -223,7 +223,7 @@ class Nat64FabricTest {
         long sum = InternetChecksum.ipv6PseudoHeader(sent, 14, 12, 17);
         assertEquals(0, InternetChecksum.of(InternetChecksum.add(sum, sent, 54, 12)), "a valid UDP checksum");
         assertTrue((sent[60] | sent[61]) != 0);
-        fabric.finish("border1", b.array(), SumeHeaders.FINISH_TCP_CONTROL, 2, 0, 0, 0, 0);
+        fabric.finish("border1", b.array(), SumeHeaders.FINISH_TRACK, 2, 0, 0, 0, 0);
         assertEquals(List.of(1, 2), border1.sentOut, "a control segment without a mapping is sent on all the same");
         assertEquals(1L, fabric.stats().get("finish.untracked"));
         fabric.finish("border1", b.array(), SumeHeaders.FINISH_HAIRPIN, 2, 0, 0, 0, 0);

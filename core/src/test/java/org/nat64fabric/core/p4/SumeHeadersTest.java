@@ -34,7 +34,7 @@ class SumeHeadersTest {
         }
         Map<String, Integer> here = new TreeMap<>(Map.of("FINISH_ICMP_CHECKSUM", SumeHeaders.FINISH_ICMP_CHECKSUM,
                 "FINISH_UDP_CHECKSUM", SumeHeaders.FINISH_UDP_CHECKSUM, "FINISH_TRUNCATE", SumeHeaders.FINISH_TRUNCATE,
-                "FINISH_TCP_CONTROL", SumeHeaders.FINISH_TCP_CONTROL, "FINISH_HAIRPIN", SumeHeaders.FINISH_HAIRPIN,
+                "FINISH_TRACK", SumeHeaders.FINISH_TRACK, "FINISH_HAIRPIN", SumeHeaders.FINISH_HAIRPIN,
                 "FINISH_ICMP_ERROR", SumeHeaders.FINISH_ICMP_ERROR, "FINISH_NO_ETHERNET", SumeHeaders.FINISH_NO_ETHERNET,
                 "FINISH_PROBED", SumeHeaders.FINISH_PROBED));
         assertEquals(program, here);
@@ -59,7 +59,7 @@ class SumeHeadersTest {
         int bare = SumeHeaders.FINISH_ICMP_ERROR | SumeHeaders.FINISH_NO_ETHERNET;
         assertEquals(List.of(5, bare, 2, 0, 2, 0, 1420), readBack(SumeHeaders.cookie(5, bare, 2, 0, 2, 0, 1420)));
         assertEquals(List.of(5, 10, 1, 0, 0, 0, 0), readBack(SumeHeaders.cookie(5,
-                SumeHeaders.FINISH_UDP_CHECKSUM | SumeHeaders.FINISH_TCP_CONTROL, 1, 0, 0, 0, 0)));
+                SumeHeaders.FINISH_UDP_CHECKSUM | SumeHeaders.FINISH_TRACK, 1, 0, 0, 0, 0)));
         assertEquals(1L, SumeHeaders.cookie(1, 0, 0, 0, 0, 0, 0), "a v1model packet-in's cookie: its punt_reason");
         assertEquals(List.of(2, 0, 0, 0, 0, 0, 0), readBack(2));
     }

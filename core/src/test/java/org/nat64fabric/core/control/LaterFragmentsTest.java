@@ -1,0 +1,134 @@
+package org.nat64fabric.core.control;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+import org.nat64fabric.core.addr.Ipv4Address;
+import org.nat64fabric.core.addr.Ipv6Address;
+
+/** Later fragments' headers as RFC 7915 4.1 and 5.1.1 translate them, and how they wait (RFC 6146 3.4). */
+class LaterFragmentsTest {
+    private static final Ipv6Address HOST = Ipv6Address.parse("2001:db8:1::5", "t");
+    private static final Ipv6Address SERVER6 = Ipv6Address.parse("2001:db8:64::c633:6407", "t");
+    private static final Ipv4Address POOL4 = Ipv4Address.parse("192.0.2.17", "t");
+    private static final Ipv4Address SERVER = Ipv4Address.parse("198.51.100.7", "t");
+
+    private static byte[] data(int n) {
+        byte[] p = new byte[n];
+        for (int i = 0; i < n; i++) {
+            p[i] = (byte) (i * 7 + 3);
+        }
+        return p;
+    }
+
+    /** IPv6 (traffic class 0xb8, hop limit 40), a Hop-by-Hop header, then a Fragment header (offset words, M) before `data`. */
+    private static byte[] ipv6Fragment(int offsetWords, boolean more, int id, byte[] data) {
+        ByteBuffer b = ByteBuffer.allocate(14 + 40 + 8 + 8 + data.length);
+        b.put(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}).putShort((short) 0x86dd);
+        b.putInt(0x60000000 | 0xb8 << 20 | 0x12345).putShort((short) (16 + data.length)).put((byte) 0).put((byte) 40);
+        b.putLong(HOST.high()).putLong(HOST.low()).putLong(SERVER6.high()).putLong(SERVER6.low());
+        b.put((byte) 44).put((byte) 0).put(new byte[] {1, 4, 0, 0, 0, 0});                  // Hop-by-Hop, PadN
+        b.put((byte) 17).put((byte) 0).putShort((short) (offsetWords << 3 | (more ? 1 : 0))).putInt(id);
+        b.put(data);
+        return b.array();
+    }
+
+    /** IPv4 (TOS 0x28, TTL 50, one word of options) to pool4, with MF and an offset, before `data`. */
+    private static byte[] ipv4Fragment(int offsetWords, boolean more, int id, byte[] data) {
+        ByteBuffer b = ByteBuffer.allocate(14 + 24 + data.length);
+        b.put(new byte[12]).putShort((short) 0x0800);
+        b.put((byte) 0x46).put((byte) 0x28).putShort((short) (24 + data.length)).putShort((short) id)
+                .putShort((short) ((more ? 0x2000 : 0) | offsetWords)).put((byte) 50).put((byte) 17).putShort((short) 0)
+                .putInt(SERVER.bits()).putInt(POOL4.bits()).putInt(0x01010100);
+        b.put(data);
+        return b.array();
+    }
+
+    @Test
+    void anIpv6LaterFragmentBecomesAnIpv4OneWithoutItsExtensionHeaders() {
+        byte[] data = data(1000);
+        byte[] out = LaterFragments.toIpv4(ipv6Fragment(154, true, 0xabcd1234, data), POOL4, SERVER).orElseThrow();
+        ByteBuffer b = ByteBuffer.wrap(out);
+        assertEquals(14 + 20 + 1000, out.length);
+        assertArrayEquals(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, Arrays.copyOf(out, 12), "the MACs kept");
+        assertEquals(0x0800, b.getShort(12));
+        assertEquals(0x45, b.get(14));
+        assertEquals((byte) 0xb8, b.get(15), "traffic class");
+        assertEquals(1020, b.getShort(16));
+        assertEquals(0x1234, b.getShort(18) & 0xffff, "the identification's low 16 bits");
+        assertEquals(0x2000 | 154, b.getShort(20), "MF and the offset, DF clear");
+        assertEquals(40, b.get(22), "the hop limit; the pipeline routing it takes the hop");
+        assertEquals(17, b.get(23));
+        assertEquals(POOL4.bits(), b.getInt(26));
+        assertEquals(SERVER.bits(), b.getInt(30));
+        assertEquals(0, InternetChecksum.of(InternetChecksum.add(0, out, 14, 20)), "the header checksum holds");
+        assertArrayEquals(data, Arrays.copyOfRange(out, 34, out.length));
+    }
+
+    @Test
+    void anIpv4LaterFragmentBecomesAnIpv6OneWithAFragmentHeaderAndNoOptions() {
+        byte[] data = data(800);
+        byte[] out = LaterFragments.toIpv6(ipv4Fragment(185, false, 0x4242, data), SERVER6, HOST).orElseThrow();
+        ByteBuffer b = ByteBuffer.wrap(out);
+        assertEquals(14 + 48 + 800, out.length);
+        assertEquals((short) 0x86dd, b.getShort(12));
+        assertEquals(0x60000000 | 0x28 << 20, b.getInt(14), "traffic class from TOS, flow label 0");
+        assertEquals(808, b.getShort(18));
+        assertEquals(44, b.get(20));
+        assertEquals(50, b.get(21), "the TTL; the pipeline routing it takes the hop");
+        assertEquals(SERVER6, Ipv6Address.of(b.getLong(22), b.getLong(30)));
+        assertEquals(HOST, Ipv6Address.of(b.getLong(38), b.getLong(46)));
+        assertEquals(17, b.get(54));
+        assertEquals(185 << 3, b.getShort(56), "the offset, M clear on the last");
+        assertEquals(0x4242, b.getInt(58), "the identification");
+        assertArrayEquals(data, Arrays.copyOfRange(out, 62, out.length));
+    }
+
+    @Test
+    void fragmentsBeforeTheirFirstWaitForItAndGoOnceItIsLearnt() {
+        LaterFragments fragments = new LaterFragments();
+        byte[] later = ipv6Fragment(154, false, 7, data(16));
+        LaterFragments.Result r = fragments.later("sw", later, 1000);
+        assertEquals(1, r.held);
+        assertTrue(r.translated.isEmpty());
+        LaterFragments.Datagram d = LaterFragments.datagramOf(ipv6Fragment(0, true, 7, data(16))).orElseThrow();
+        r = fragments.learn(d, POOL4, SERVER, 1500);
+        assertEquals(1, r.translated.size(), "the fragment held goes once its first is known");
+        assertEquals("sw", r.translated.get(0).deviceId);
+        r = fragments.later("sw", ipv6Fragment(156, false, 7, data(16)), 1600);
+        assertEquals(1, r.translated.size(), "and the next one at once");
+        assertEquals(0, fragments.later("sw", ipv6Fragment(154, false, 8, data(16)), 1700).translated.size(),
+                "another identification is another datagram");
+    }
+
+    @Test
+    void whatWaitsLongerThanFragmentMinIsDroppedAndCountedAndDatagramsAreForgotten() {
+        LaterFragments fragments = new LaterFragments();
+        LaterFragments.Datagram d = LaterFragments.datagramOf(ipv6Fragment(0, true, 9, data(16))).orElseThrow();
+        fragments.learn(d, POOL4, SERVER, 0);
+        assertEquals(1, fragments.later("sw", ipv6Fragment(2, false, 9, data(16)), 1999).translated.size());
+        assertEquals(1, fragments.later("sw", ipv6Fragment(4, false, 9, data(16)), 3998).translated.size(),
+                "each fragment keeps its datagram known for FRAGMENT_MIN more");
+        assertEquals(1, fragments.later("sw", ipv6Fragment(6, false, 10, data(16)), 4000).held);
+        LaterFragments.Result r = fragments.later("sw", ipv6Fragment(6, false, 9, data(16)),
+                4000 + LaterFragments.FRAGMENT_MIN_MS);
+        assertEquals(1, r.expired, "the fragment of datagram 10 waited FRAGMENT_MIN");
+        assertEquals(1, r.held, "datagram 9 unused for FRAGMENT_MIN is forgotten: its fragment waits again");
+    }
+
+    @Test
+    void heldFragmentsAreBoundedAndWhatDoesNotParseIsCounted() {
+        LaterFragments fragments = new LaterFragments();
+        for (int i = 0; i < LaterFragments.MAX_HELD; i++) {
+            assertEquals(1, fragments.later("sw", ipv6Fragment(1, false, i, data(8)), 0).held);
+        }
+        assertEquals(1, fragments.later("sw", ipv6Fragment(1, false, -1, data(8)), 0).overflow);
+        byte[] cut = Arrays.copyOf(ipv6Fragment(1, false, 1, data(8)), 60);
+        assertEquals(1, fragments.later("sw", cut, 0).unparsed, "its lengths run past the frame");
+        assertEquals(1, fragments.later("sw", new byte[] {1, 2, 3}, 0).unparsed);
+    }
+}
