@@ -247,6 +247,20 @@ def test_session_miss_punts_then_packet_out_goes_through_the_pipeline(ptf):
     ptf.verify_no_other_packets()
 
 
+def test_what_the_controller_sends_through_the_pipeline_is_not_copied_back_to_it(ptf):
+    """A TCP SYN or a first fragment the controller sends back after setting its session up is
+    translated and not copied to the controller, which has it (a copy, the packet as it came, would
+    carry the packet_out header)."""
+    ptf.insert(session_v6(ptf, 6, V6_HOST, 33000, MAPPED, 41000), session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000))
+    ptf.client.packet_out(from_v6_host(TCP(sport=33000, dport=80, flags="S", seq=1000)), to_pipeline=1)
+    ptf.verify_packet(to_v4_server(TCP(sport=41000, dport=80, flags="S", seq=1000)), V4_PORT)
+    ptf.client.packet_out(from_v6_host(IPv6ExtHdrFragment(id=9, m=1, offset=0) / UDP(sport=5000, dport=53, len=200) /
+                                       (b"f" * 64)), to_pipeline=1)
+    assert Ether(ptf.dataplane.poll(V4_PORT))[IP].flags == "MF"
+    assert ptf.client.packet_in(timeout=0.5) is None
+    ptf.verify_no_other_packets()
+
+
 def test_udp_to_pool4_without_session_gets_port_unreachable_and_is_counted(ptf):
     """RFC 6146 3.5.1: UDP to a pool4 transport address that no BIB entry maps is discarded and
     answered with Destination Unreachable, Port Unreachable (the pool4 entry's setting, on by

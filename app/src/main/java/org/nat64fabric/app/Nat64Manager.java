@@ -400,7 +400,7 @@ public final class Nat64Manager implements Nat64Service {
             data.get(frame);
             DeviceId d = in.receivedFrom().deviceId();
             // Straight into the fabric's bounded per-subscriber queues (packetIn only parses and
-            // queues; finish only sums, cuts or builds and sends): through the events executor, a
+            // queues, or rewrites a later fragment's header; finish only sums, cuts or builds and sends): through the events executor, a
             // flood would queue there without bound and ahead of every other subscriber.
             Nat64Fabric f = fabric;
             try {

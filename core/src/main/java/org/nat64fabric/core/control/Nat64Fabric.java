@@ -618,6 +618,9 @@ public final class Nat64Fabric implements Nat64Service {
             }
             long writtenAt = System.nanoTime();
             toSend.forEach(p -> {
+                if (p.reason == PUNT_SESSION_MISS) {
+                    learnFirstFragment(p.frame, false);   // the switch does not copy what the controller sends
+                }
                 send(p.deviceId, p.frame);
                 long sent = System.nanoTime();
                 // Per packet sent, so that the stages add up to its total.
