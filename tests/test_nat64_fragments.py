@@ -11,8 +11,8 @@ import struct
 import time
 
 import pytest
-from scapy.layers.inet import IP, TCP, UDP
-from scapy.layers.inet6 import IPv6, IPv6ExtHdrFragment
+from scapy.layers.inet import ICMP, IP, TCP, UDP
+from scapy.layers.inet6 import ICMPv6EchoRequest, IPv6, IPv6ExtHdrFragment
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
@@ -201,6 +201,33 @@ def test_every_fragment_of_an_ipv4_datagram_is_translated_and_cut_to_the_ipv6_mt
     assert struct.unpack("!HH", whole[:4]) == (53, 6002)
     assert whole[8:] == data[8:]
     assert checksum_holds(SERVER6, V6_HOST, 17, whole)
+
+
+def test_an_echo_in_fragments_is_translated_both_ways(border):
+    """RFC 7915 4.2 and 5.2: a 3000-byte echo request from the IPv6 host in three fragments, its
+    first packet: the switch punts the first fragment (the ICMPv6 checksum counts the whole
+    message's length, which only the last tells) once its session is set up, and the controller
+    translates it when the last has come. Reassembled, an ICMPv4 echo request with the session's
+    identifier and a right checksum; the server's reply, in full-size IPv4 fragments, comes back
+    as an ICMPv6 echo reply with the host's identifier and a checksum right for its pseudo-header."""
+    api, dataplane, _ = border
+    request = bytes(IPv6(src=V6_HOST, dst=SERVER6) / ICMPv6EchoRequest(id=0x7e57, seq=1, data=bytes(range(256)) * 12))[40:]
+    for f in v6_fragments(request, 58, 0xec0, 1232):
+        dataplane.send(V6_PORT, f)
+    pieces, headers = collect(dataplane, V4_PORT, 4, 0xec0, len(request))
+    whole = reassembled(pieces, len(request))
+    kind, code, _, id4, seq = struct.unpack("!BBHHH", whole[:8])
+    assert (kind, code, seq, whole[8:]) == (8, 0, 1, request[8:])
+    assert ones_complement_sum(whole) == 0xffff, "the ICMPv4 checksum"
+    assert {h.proto for h in headers} == {1}
+    reply = bytes(ICMP(type=0, id=id4, seq=1) / whole[8:])
+    for f in v4_fragments(reply, 1, 0xec1, 1480, headers[0].src):
+        dataplane.send(V4_PORT, f)
+    pieces, headers = collect(dataplane, V6_PORT, 6, 0xec1, len(reply))
+    whole6 = reassembled(pieces, len(reply))
+    kind, code, _, id6, seq = struct.unpack("!BBHHH", whole6[:8])
+    assert (kind, code, id6, seq, whole6[8:]) == (129, 0, 0x7e57, 1, request[8:])
+    assert checksum_holds(SERVER6, V6_HOST, 58, whole6), "the ICMPv6 checksum"
 
 
 def test_fragments_that_come_before_their_first_wait_for_it(border):

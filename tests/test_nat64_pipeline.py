@@ -12,7 +12,7 @@ from scapy.layers.inet6 import (ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6ND_NA,
                                 IPv6ExtHdrFragment)
 from scapy.layers.l2 import ARP, Ether
 
-from nat64_setup import (DROP_BAD_CHECKSUM, DROP_BAD_LENGTH, DROP_FILTERED, DROP_LOCAL_FRAGMENT, DROP_NOT_TRANSLATABLE, DROP_PARSER_ERROR,
+from nat64_setup import (eam, DROP_BAD_CHECKSUM, DROP_BAD_LENGTH, DROP_FILTERED, DROP_LOCAL_FRAGMENT, DROP_NOT_TRANSLATABLE, DROP_PARSER_ERROR,
                          DROP_ICMP_ERROR_RATE, DROP_POOL4_NO_BIB, DROP_UDP_ZERO_CHECKSUM, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
                          PUNT_TCP_CONTROL, PUNT_FIRST_FRAGMENT, PUNT_FRAGMENT, ROUTER_MAC, SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
                          V6_HOST, V6_HOST_MAC, V6_PORT, drops, embed, from_v4_server, from_v6_host, routed, sent,
@@ -220,17 +220,33 @@ def test_atomic_fragment_echo_is_translated_with_its_checksum(ptf):
     ptf.verify_no_other_packets()
 
 
-def test_the_first_of_several_fragments_of_an_echo_is_not_translated(ptf):
+@BOTH
+def test_the_first_of_several_fragments_of_an_echo_goes_to_the_controller(ptf):
     """The ICMPv6 checksum's pseudo-header counts the whole message, which the first fragment of a
-    fragmented echo does not tell, either way: dropped and counted (4), not sent with a wrong
-    checksum. An atomic fragment is whole, and translated (test_atomic_fragment_echo_…)."""
+    fragmented echo does not tell, either way: a session's goes to the controller untranslated
+    (PUNT_FRAGMENT; it translates it once the last fragment has come: test_nat64_fragments.py),
+    not sent with a wrong checksum. An atomic fragment is whole, and translated
+    (test_atomic_fragment_echo_…)."""
     ptf.insert(session_v6(ptf, 1, V6_HOST, 0x1234, MAPPED, 0x4321), session_v4(ptf, 1, MAPPED, 0x4321, V6_HOST, 0x1234))
-    before = drops(ptf, DROP_NOT_TRANSLATABLE)
-    ptf.send(V6_PORT, from_v6_host(IPv6ExtHdrFragment(id=5, m=1, offset=0) /
-                                   ICMPv6EchoRequest(id=0x1234, seq=1, data=b"e" * 56)))
-    ptf.send(V4_PORT, from_v4_server(ICMP(type=0, id=0x4321, seq=1) / (b"e" * 56), flags="MF", id=6))
+    request = from_v6_host(IPv6ExtHdrFragment(id=5, m=1, offset=0) / ICMPv6EchoRequest(id=0x1234, seq=1, data=b"e" * 56))
+    ptf.send(V6_PORT, request)
+    payload, md = ptf.client.packet_in()
+    assert (payload, md["punt_reason"], md["ingress_port"]) == (bytes(request), PUNT_FRAGMENT, V6_PORT)
+    reply = from_v4_server(ICMP(type=0, id=0x4321, seq=1) / (b"e" * 56), flags="MF", id=6)
+    ptf.send(V4_PORT, reply)
+    payload, md = ptf.client.packet_in()
+    assert (payload, md["punt_reason"], md["ingress_port"]) == (bytes(reply), PUNT_FRAGMENT, V4_PORT)
     ptf.verify_no_other_packets()
-    assert drops(ptf, DROP_NOT_TRANSLATABLE) == before + 2
+
+
+def test_the_first_of_several_fragments_of_an_eam_hosts_echo_is_dropped_and_counted(ptf):
+    """Without a session the controller has nothing to translate it by: dropped and counted (4)."""
+    ptf.insert(*eam(ptf, "2001:db8:1::77", "192.0.2.77"))
+    before = drops(ptf, DROP_NOT_TRANSLATABLE)
+    ptf.send(V6_PORT, from_v6_host(IPv6ExtHdrFragment(id=7, m=1, offset=0) /
+                                   ICMPv6EchoRequest(id=0x1234, seq=1, data=b"e" * 56), src="2001:db8:1::77"))
+    ptf.verify_no_other_packets()
+    assert drops(ptf, DROP_NOT_TRANSLATABLE) == before + 1
 
 
 @BOTH

@@ -376,8 +376,13 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
             }
             if (meta.is_echo && hdr.ipv6_frag.isValid() && hdr.ipv6_frag.more_fragments == 1) {
                 /* The ICMPv6 checksum's pseudo-header counts the whole message, which the first
-                 * of several fragments does not tell: its translation could not be checksummed. */
-                drop_reason = DROP_NOT_TRANSLATABLE;
+                 * of several fragments does not tell: a session's goes to the controller, which
+                 * translates it once the last fragment has told (RFC 6146 3.4). */
+                if (meta.stateful) {
+                    meta.punt_reason = PUNT_FRAGMENT;
+                } else {
+                    drop_reason = DROP_NOT_TRANSLATABLE;   /* a stateless one (EAM, SIIT) */
+                }
                 return;
             }
             meta.error_src4 = meta.new_src4;
@@ -444,10 +449,18 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
             if (meta.is_icmp_error && hdr.ipv4.src_addr != meta.remote4 && pool6_length != 0) {
                 meta.error_src6 = embed_in_pool6(pool6_prefix, pool6_length, hdr.ipv4.src_addr);
             }
-            if (icmp_untranslatable || meta.is_echo && hdr.ipv4.more_fragments == 1) {
-                /* RFC 7915 4.2: informational other than echo; and the first of several fragments
-                 * of an echo, whose ICMPv6 pseudo-header would need the whole message's length. */
-                drop_reason = DROP_NOT_TRANSLATABLE;
+            if (icmp_untranslatable) {
+                drop_reason = DROP_NOT_TRANSLATABLE;    /* RFC 7915 4.2: informational other than echo */
+                return;
+            }
+            if (meta.is_echo && hdr.ipv4.more_fragments == 1) {
+                /* The first of several fragments of an echo, whose ICMPv6 pseudo-header needs the
+                 * whole message's length: as from IPv6 above. */
+                if (meta.stateful) {
+                    meta.punt_reason = PUNT_FRAGMENT;
+                } else {
+                    drop_reason = DROP_NOT_TRANSLATABLE;   /* a stateless one (EAM, SIIT) */
+                }
                 return;
             }
             if (hdr.ipv4.ttl <= 1 && !meta.hairpinned) {

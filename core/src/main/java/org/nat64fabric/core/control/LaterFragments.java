@@ -19,6 +19,9 @@ import org.nat64fabric.core.addr.Ipv6Address;
  * was translated to, and punts the fragments after it (PUNT_FRAGMENT), whose IP header is
  * translated here as RFC 7915 4.1 and 5.1.1 say; they carry nothing else to translate. A fragment
  * that comes before its first fragment's copy waits for it up to FRAGMENT_MIN (RFC 6146 3.4, 2 s).
+ * An echo's first fragment the switch punts untranslated: the ICMPv6 checksum's pseudo-header
+ * counts the whole message, whose length only the last fragment tells; it is translated here
+ * once that has come.
  *
  * <p>A datagram is known by its addresses, protocol and the low 16 bits of its identification:
  * all an IPv4 fragment carries, so two IPv6 datagrams that differ above them would meet at the
@@ -84,6 +87,10 @@ final class LaterFragments {
         final Object source;
         final Object destination;
         long lastUsed;
+        /** The datagram's transport length, once its last fragment came; -1 before. */
+        int length = -1;
+        /** Its echo's first fragment, waiting for that length; null for none. */
+        EchoFirst echo;
 
         Translation(Object source, Object destination, long now) {
             this.source = source;
@@ -104,6 +111,19 @@ final class LaterFragments {
             this.datagram = datagram;
             this.frame = frame;
             this.since = since;
+        }
+    }
+
+    /** An echo's first fragment, to translate with its session's identifier (RFC 6146 3.5.3). */
+    private static final class EchoFirst {
+        final String deviceId;
+        final byte[] frame;
+        final int identifier;
+
+        EchoFirst(String deviceId, byte[] frame, int identifier) {
+            this.deviceId = deviceId;
+            this.frame = frame;
+            this.identifier = identifier;
         }
     }
 
@@ -128,6 +148,8 @@ final class LaterFragments {
         int expired;
         int overflow;
         int unparsed;
+        /** From IPv4 with a TTL of 1 or less: the hop would expire it (no ICMP error about a fragment after the first). */
+        int ttlExpired;
     }
 
     private final Map<Datagram, Translation> datagrams = new LinkedHashMap<>(16, 0.75f, true) {
@@ -179,6 +201,27 @@ final class LaterFragments {
     synchronized Result learn(Datagram d, Object source, Object destination, long now) {
         Result r = new Result();
         expire(now, r);
+        learn(d, source, destination, now, r);
+        return r;
+    }
+
+    /**
+     * An echo's first fragment of several, a session's: translated to these addresses, with its
+     * session's {@code identifier}, once its datagram's last fragment has told the message's
+     * length (RFC 7915 4.2 and 5.2: the ICMPv6 checksum's pseudo-header counts it); and how the
+     * fragments after it are translated.
+     */
+    synchronized Result echoFirst(String deviceId, byte[] frame, Datagram d, Object source, Object destination,
+                                  int identifier, long now) {
+        Result r = new Result();
+        expire(now, r);
+        Translation t = learn(d, source, destination, now, r);
+        t.echo = new EchoFirst(deviceId, frame, identifier);
+        finishEcho(t, r);
+        return r;
+    }
+
+    private Translation learn(Datagram d, Object source, Object destination, long now, Result r) {
         Translation t = new Translation(source, destination, now);
         datagrams.put(d, t);
         held.removeIf(h -> {
@@ -188,7 +231,7 @@ final class LaterFragments {
             translate(h.deviceId, h.frame, t, r);
             return true;
         });
-        return r;
+        return t;
     }
 
     /**
@@ -218,22 +261,73 @@ final class LaterFragments {
 
     private static void translate(String deviceId, byte[] frame, Translation t, Result r) {
         boolean fromIpv6 = isIpv6(frame);
+        if (!fromIpv6 && (frame[ETHERNET + 8] & 0xff) <= 1) {
+            r.ttlExpired++;
+            return;
+        }
         Optional<byte[]> out = fromIpv6 ? toIpv4(frame, (Ipv4Address) t.source, (Ipv4Address) t.destination)
                 : toIpv6(frame, (Ipv6Address) t.source, (Ipv6Address) t.destination);
         if (out.isEmpty()) {
             r.unparsed++;
-        } else {
-            r.translated.add(new Out(deviceId, out.get(), !fromIpv6));
+            return;
+        }
+        r.translated.add(new Out(deviceId, out.get(), !fromIpv6));
+        int end = lastFragmentEnd(frame);
+        if (end >= 0) {
+            t.length = end;
+            finishEcho(t, r);
         }
     }
 
-    /** Forgets datagrams unused for FRAGMENT_MIN and drops fragments held that long. */
+    /** The waiting echo's first fragment, translated once its datagram's length is known. */
+    private static void finishEcho(Translation t, Result r) {
+        if (t.echo == null || t.length < 0) {
+            return;
+        }
+        EchoFirst e = t.echo;
+        t.echo = null;
+        boolean fromIpv6 = isIpv6(e.frame);
+        if (!fromIpv6 && (e.frame[ETHERNET + 8] & 0xff) <= 1) {
+            r.ttlExpired++;
+            return;
+        }
+        Optional<byte[]> out = fromIpv6
+                ? echoToIpv4(e.frame, (Ipv4Address) t.source, (Ipv4Address) t.destination, e.identifier, t.length)
+                : echoToIpv6(e.frame, (Ipv6Address) t.source, (Ipv6Address) t.destination, e.identifier, t.length);
+        if (out.isEmpty()) {
+            r.unparsed++;
+        } else {
+            r.translated.add(new Out(e.deviceId, out.get(), !fromIpv6));
+        }
+    }
+
+    /** Where a datagram's transport bytes end, told by its last fragment; -1 for another fragment. */
+    private static int lastFragmentEnd(byte[] frame) {
+        ByteBuffer b = ByteBuffer.wrap(frame);
+        if (isIpv6(frame)) {
+            int at = fragmentHeaderAt(frame);
+            int word = b.getShort(at + 2) & 0xffff;
+            int end = ETHERNET + IPV6_HEADER + (b.getShort(ETHERNET + 4) & 0xffff);
+            return (word & 1) == 0 ? (word >>> 3) * 8 + end - at - FRAGMENT_HEADER : -1;
+        }
+        int flagsOffset = b.getShort(ETHERNET + 6) & 0xffff;
+        int data = (b.getShort(ETHERNET + 2) & 0xffff) - (frame[ETHERNET] & 0x0f) * 4;
+        return (flagsOffset & 0x2000) == 0 ? (flagsOffset & 0x1fff) * 8 + data : -1;
+    }
+
+    /** Forgets datagrams unused for FRAGMENT_MIN (an echo's first fragment with them) and drops fragments held that long. */
     private void expire(long now, Result r) {
         while (!held.isEmpty() && now - held.peekFirst().since >= FRAGMENT_MIN_MS) {
             held.removeFirst();
             r.expired++;
         }
-        datagrams.values().removeIf(t -> now - t.lastUsed >= FRAGMENT_MIN_MS);
+        datagrams.values().removeIf(t -> {
+            boolean old = now - t.lastUsed >= FRAGMENT_MIN_MS;
+            if (old && t.echo != null) {
+                r.expired++;
+            }
+            return old;
+        });
     }
 
     /**
@@ -299,6 +393,51 @@ final class LaterFragments {
         w.putInt(at + 4, b.getShort(ETHERNET + 4) & 0xffff);
         System.arraycopy(frame, data, out, at + FRAGMENT_HEADER, end - data);
         return Optional.of(out);
+    }
+
+    /**
+     * RFC 7915 5.2: an ICMPv6 echo's first fragment as ICMPv4 (the header as {@link #toIpv4}):
+     * types 128/129 to 8/0, the identifier its session's, and the checksum updated for both and
+     * for the ICMPv6 pseudo-header, which the ICMPv4 one does not count (RFC 1624: a wrong
+     * checksum stays as wrong).
+     */
+    static Optional<byte[]> echoToIpv4(byte[] frame, Ipv4Address source, Ipv4Address destination, int identifier,
+                                       int length) {
+        long pseudo = InternetChecksum.ipv6PseudoHeader(frame, ETHERNET, length, PROTO_ICMPV6);
+        return toIpv4(frame, source, destination).flatMap(out -> echo(out, ETHERNET + 20, identifier,
+                InternetChecksum.of(pseudo)));
+    }
+
+    /** RFC 7915 4.2: an ICMPv4 echo's first fragment as ICMPv6, the other way round. */
+    static Optional<byte[]> echoToIpv6(byte[] frame, Ipv6Address source, Ipv6Address destination, int identifier,
+                                       int length) {
+        return toIpv6(frame, source, destination).flatMap(out -> echo(out, ETHERNET + IPV6_HEADER + FRAGMENT_HEADER,
+                identifier, InternetChecksum.ipv6PseudoHeader(out, ETHERNET, length, PROTO_ICMPV6)));
+    }
+
+    /** The echo header at {@code at}: type to the other family's, identifier replaced, {@code pseudo} added to its sum. */
+    private static Optional<byte[]> echo(byte[] out, int at, int identifier, long pseudo) {
+        if (out.length < at + 8) {
+            return Optional.empty();
+        }
+        ByteBuffer b = ByteBuffer.wrap(out);
+        int typeCode = b.getShort(at) & 0xffff;
+        int type = typeCode >>> 8;
+        int translated = type == 128 ? 8 : type == 129 ? 0 : type == 8 ? 128 : type == 0 ? 129 : -1;
+        if (translated < 0) {
+            return Optional.empty();
+        }
+        int newTypeCode = translated << 8 | typeCode & 0xff;
+        long sum = (~b.getShort(at + 2) & 0xffff) + pseudo
+                + replaced(typeCode, newTypeCode) + replaced(b.getShort(at + 4) & 0xffff, identifier);
+        b.putShort(at, (short) newTypeCode).putShort(at + 4, (short) identifier);
+        b.putShort(at + 2, (short) InternetChecksum.of(sum));
+        return Optional.of(out);
+    }
+
+    /** RFC 1624: what replacing a 16-bit word adds to a ones' complement sum. */
+    private static long replaced(int old, int now) {
+        return (~old & 0xffff) + now;
     }
 
     /** Where the Fragment header starts, past Hop-by-Hop, Routing and Destination Options headers; -1 when none fits. */

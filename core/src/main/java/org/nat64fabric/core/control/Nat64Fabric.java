@@ -333,7 +333,11 @@ public final class Nat64Fabric implements Nat64Service {
             return;
         }
         if (puntReason == PUNT_FRAGMENT) {
-            sendFragments(framed.map(f -> laterFragments.later(deviceId, f, clock.getAsLong())));
+            if (framed.flatMap(LaterFragments::firstOfSeveral).isPresent()) {
+                firstEchoFragment(deviceId, framed.get());
+            } else {
+                sendFragments(framed.map(f -> laterFragments.later(deviceId, f, clock.getAsLong())));
+            }
             return;
         }
         if (puntReason == PUNT_FIRST_FRAGMENT || puntReason == PUNT_TCP_CONTROL) {
@@ -395,6 +399,30 @@ public final class Nat64Fabric implements Nat64Service {
     }
 
     /**
+     * A session's echo in fragments: the switch punts the first untranslated (its ICMPv6 checksum
+     * counts the whole message's length), which is translated with its session's identifier once
+     * the last fragment has come ({@link LaterFragments#echoFirst}).
+     */
+    private void firstEchoFragment(String deviceId, byte[] frame) {
+        LaterFragments.Datagram d = LaterFragments.firstOfSeveral(frame).orElseThrow();
+        Optional<PuntedPacket> p = PuntedPacket.parse(frame).filter(f -> f.protocol == Protocol.ICMP);
+        long now = clock.getAsLong();
+        Optional<LaterFragments.Result> waiting = p.flatMap(f -> f.ipv6
+                ? engine.store().bibBy6(Protocol.ICMP, f.source6(), f.sourcePort).flatMap(bib -> engine.ipv4Of(
+                        f.destination6()).map(dst -> laterFragments.echoFirst(deviceId, frame, d, bib.v4().address(),
+                        dst, bib.v4().port(), now)))
+                : engine.store().bibBy4(Protocol.ICMP, new TransportAddress(f.destination4(), f.destinationPort))
+                        .map(bib -> laterFragments.echoFirst(deviceId, frame, d, engine.representation(f.source4()),
+                                bib.address6(), bib.port6(), now)));
+        if (waiting.isEmpty()) {
+            count("fragments.unmapped");
+            return;
+        }
+        count("fragments.echoes");
+        sendFragments(waiting);
+    }
+
+    /**
      * Sends later fragments translated back through their switch's pipeline, which routes them;
      * IPv6 ones cut to the lowest IPv6 MTU and the switch's smallest (RFC 7915 4), as the first
      * fragment was. Counts what became of them.
@@ -409,6 +437,7 @@ public final class Nat64Fabric implements Nat64Service {
         count("fragments.expired", r.expired);
         count("fragments.overflow", r.overflow);
         count("fragments.unparsed", r.unparsed);
+        count("fragments.ttlExpired", r.ttlExpired);
         for (LaterFragments.Out out : r.translated) {
             SwitchLink link = links.get(out.deviceId);
             int mtu = Math.min(config.nat64.lowestIpv6Mtu, switchConfig(out.deviceId).smallestMtu());
