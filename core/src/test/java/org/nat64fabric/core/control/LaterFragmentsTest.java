@@ -27,12 +27,16 @@ class LaterFragmentsTest {
 
     /** IPv6 (traffic class 0xb8, hop limit 40), a Hop-by-Hop header, then a Fragment header (offset words, M) before `data`. */
     private static byte[] ipv6Fragment(int offsetWords, boolean more, int id, byte[] data) {
+        return ipv6Fragment(offsetWords, more, id, data, 17);
+    }
+
+    private static byte[] ipv6Fragment(int offsetWords, boolean more, int id, byte[] data, int next) {
         ByteBuffer b = ByteBuffer.allocate(14 + 40 + 8 + 8 + data.length);
         b.put(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}).putShort((short) 0x86dd);
         b.putInt(0x60000000 | 0xb8 << 20 | 0x12345).putShort((short) (16 + data.length)).put((byte) 0).put((byte) 40);
         b.putLong(HOST.high()).putLong(HOST.low()).putLong(SERVER6.high()).putLong(SERVER6.low());
         b.put((byte) 44).put((byte) 0).put(new byte[] {1, 4, 0, 0, 0, 0});                  // Hop-by-Hop, PadN
-        b.put((byte) 17).put((byte) 0).putShort((short) (offsetWords << 3 | (more ? 1 : 0))).putInt(id);
+        b.put((byte) next).put((byte) 0).putShort((short) (offsetWords << 3 | (more ? 1 : 0))).putInt(id);
         b.put(data);
         return b.array();
     }
@@ -130,5 +134,56 @@ class LaterFragmentsTest {
         byte[] cut = Arrays.copyOf(ipv6Fragment(1, false, 1, data(8)), 60);
         assertEquals(1, fragments.later("sw", cut, 0).unparsed, "its lengths run past the frame");
         assertEquals(1, fragments.later("sw", new byte[] {1, 2, 3}, 0).unparsed);
+    }
+
+    /** An ICMPv6 echo request's first fragment (id 0x1234, seq 1) of a message of {@code length} bytes, with its checksum. */
+    private static byte[] echoFirstFragment(int length, int checksumError) {
+        byte[] icmp = data(64);
+        ByteBuffer m = ByteBuffer.wrap(icmp);
+        m.putShort(0, (short) (128 << 8)).putShort(2, (short) 0).putShort(4, (short) 0x1234).putShort(6, (short) 1);
+        byte[] frame = ipv6Fragment(0, true, 77, icmp, 58);
+        // The checksum over the whole message: this fragment's bytes, then the rest as data(length) would be.
+        byte[] whole = Arrays.copyOf(icmp, length);
+        System.arraycopy(data(length), 64, whole, 64, length - 64);
+        long sum = InternetChecksum.add(InternetChecksum.ipv6PseudoHeader(frame, 14, length, 58), whole, 0, length);
+        ByteBuffer.wrap(frame).putShort(frame.length - 64 + 2, (short) (InternetChecksum.of(sum) + checksumError));
+        return frame;
+    }
+
+    @Test
+    void anEchosFirstFragmentIsTranslatedOnceTheLastTellsTheLengthWithItsIdentifierAndChecksum() {
+        int length = 64 + 1232;
+        for (int error : new int[] {0, 5}) {
+            LaterFragments fragments = new LaterFragments();
+            byte[] first = echoFirstFragment(length, error);
+            LaterFragments.Datagram d = LaterFragments.firstOfSeveral(first).orElseThrow();
+            LaterFragments.Result r = fragments.echoFirst("sw", first, d, POOL4, SERVER, 0x4321, 0);
+            assertTrue(r.translated.isEmpty(), "it waits for the last fragment");
+            byte[] rest = Arrays.copyOfRange(data(length), 64, length);
+            r = fragments.later("sw", ipv6Fragment(8, false, 77, rest, 58), 10);
+            assertEquals(2, r.translated.size(), "the last fragment, then the first");
+            byte[] out = r.translated.get(1).frame;
+            ByteBuffer b = ByteBuffer.wrap(out);
+            assertEquals(0x2000, b.getShort(20), "MF, offset 0");
+            assertEquals(1, b.get(23), "ICMP");
+            assertEquals(8 << 8, b.getShort(34), "echo request");
+            assertEquals(0x4321, b.getShort(38), "the session's identifier");
+            byte[] whole = new byte[length];
+            System.arraycopy(out, 34, whole, 0, 64);
+            System.arraycopy(rest, 0, whole, 64, rest.length);
+            long sum = InternetChecksum.add(0, whole, 0, length);
+            // Right: the message sums to zero. Off by `error` before: off by as much after (RFC 1624).
+            assertEquals(error == 0 ? 0 : 0xffff - error, InternetChecksum.of(sum),
+                    "the ICMPv4 checksum over the reassembled message");
+        }
+    }
+
+    @Test
+    void anEchosFirstFragmentWhoseLastNeverComesExpires() {
+        LaterFragments fragments = new LaterFragments();
+        byte[] first = echoFirstFragment(64 + 16, 0);
+        fragments.echoFirst("sw", first, LaterFragments.firstOfSeveral(first).orElseThrow(), POOL4, SERVER, 1, 0);
+        LaterFragments.Result r = fragments.later("sw", ipv6Fragment(4, false, 78, data(8)), LaterFragments.FRAGMENT_MIN_MS);
+        assertEquals(1, r.expired);
     }
 }
