@@ -12,7 +12,7 @@ import time
 
 import pytest
 from scapy.layers.inet import ICMP, IP, TCP, UDP
-from scapy.layers.inet6 import ICMPv6EchoRequest, IPv6, IPv6ExtHdrFragment
+from scapy.layers.inet6 import ICMPv6EchoRequest, IPv6, IPv6ExtHdrDestOpt, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
@@ -79,11 +79,13 @@ def segment(l4, payload, src, dst):
     return bytes(built[l4.__class__])
 
 
-def v6_fragments(data, proto, ident, cut):
-    """The IPv6 host's fragments of a datagram whose transport bytes are `data`, cut every `cut` bytes."""
+def v6_fragments(data, proto, ident, cut, before=None):
+    """The IPv6 host's fragments of a datagram whose transport bytes are `data`, cut every `cut`
+    bytes; `before`: extension headers each fragment carries before its Fragment header."""
     out = []
     for at in range(0, len(data), cut):
-        out.append(Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IPv6(src=V6_HOST, dst=SERVER6, hlim=64) /
+        ip = IPv6(src=V6_HOST, dst=SERVER6, hlim=64)
+        out.append(Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / (ip / before if before is not None else ip) /
                    IPv6ExtHdrFragment(nh=proto, id=ident, offset=at // 8, m=int(at + cut < len(data))) /
                    Raw(data[at:at + cut]))
     return out
@@ -179,6 +181,21 @@ def test_a_datagram_whose_first_fragment_opens_the_session(border):
     assert ipaddress.ip_address(src4) in POOL4
     assert {h.src for h in headers} == {src4}
     assert checksum_holds(src4, V4_SERVER, 17, whole) and whole[2:4] == struct.pack("!H", 53)
+
+
+def test_fragments_with_extension_headers_before_their_fragment_header(border):
+    """Hop-by-Hop and Destination Options before the Fragment header (RFC 8200 4.5: in every
+    fragment) are left out (RFC 7915 5.1), and the first fragment still opens its session and
+    tells the controller how to translate the others."""
+    api, dataplane, _ = border
+    data = segment(UDP(sport=6011, dport=53), b"options " * 300, V6_HOST, SERVER6)
+    ident = 0x6011
+    for f in v6_fragments(data, 17, ident, 1200, before=IPv6ExtHdrHopByHop() / IPv6ExtHdrDestOpt()):
+        dataplane.send(V6_PORT, f)
+    pieces, headers = collect(dataplane, V4_PORT, 4, ident, len(data))
+    whole = reassembled(pieces, len(data))
+    assert {(h.proto, h.ihl) for h in headers} == {(17, 5)}
+    assert checksum_holds(headers[0].src, V4_SERVER, 17, whole)
 
 
 def test_every_fragment_of_an_ipv4_datagram_is_translated_and_cut_to_the_ipv6_mtu(border):

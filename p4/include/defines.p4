@@ -59,7 +59,8 @@ const bit<8> PUNT_TOO_LONG     = 6;   /* NetFPGA SUME: IPv4 to translate and fra
                                          the pipe with its headers (packet_out.probe) */
 const bit<8> PUNT_FRAGMENT     = 7;   /* a stateful datagram's fragment after the first: no ports to look
                                          up, the controller translates it as its first fragment was
-                                         (RFC 6146 3.4) */
+                                         (RFC 6146 3.4); and an echo's first fragment of several, which
+                                         it translates once the last has told the message's length */
 const bit<8> PUNT_FIRST_FRAGMENT = 8; /* copy of a translated stateful first fragment: tells the
                                          controller how to translate the fragments after it */
 

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,9 +15,11 @@ import org.nat64fabric.core.addr.Ipv6Address;
 
 /**
  * Stateful NAT64's fragments after the first (RFC 6146 3.4). They carry no transport header, so
- * no session table can place them: the pipeline copies each translated first fragment of a
- * session to the controller (PUNT_FIRST_FRAGMENT), which learns here the addresses its datagram
- * was translated to, and punts the fragments after it (PUNT_FRAGMENT), whose IP header is
+ * no session table can place them. The controller learns here, from a session's first fragment
+ * the switch translated, the addresses its datagram was translated to: from v1model's copy
+ * (PUNT_FIRST_FRAGMENT), from a NetFPGA SUME's hand-over (FINISH_TRACK), from one the switch
+ * translated too large for its link (to fragment), or from one it sends back after setting its
+ * session up. The switch punts the fragments after it (PUNT_FRAGMENT), whose IP header is
  * translated here as RFC 7915 4.1 and 5.1.1 say; they carry nothing else to translate. A fragment
  * that comes before its first fragment's copy waits for it up to FRAGMENT_MIN (RFC 6146 3.4, 2 s).
  * An echo's first fragment the switch punts untranslated: the ICMPv6 checksum's pseudo-header
@@ -321,13 +324,17 @@ final class LaterFragments {
             held.removeFirst();
             r.expired++;
         }
-        datagrams.values().removeIf(t -> {
-            boolean old = now - t.lastUsed >= FRAGMENT_MIN_MS;
-            if (old && t.echo != null) {
+        // Least recently used first (each use sets lastUsed): the walk stops at the first in use.
+        for (Iterator<Translation> i = datagrams.values().iterator(); i.hasNext(); ) {
+            Translation t = i.next();
+            if (now - t.lastUsed < FRAGMENT_MIN_MS) {
+                break;
+            }
+            if (t.echo != null) {
                 r.expired++;
             }
-            return old;
-        });
+            i.remove();
+        }
     }
 
     /**
@@ -449,7 +456,7 @@ final class LaterFragments {
         }
         int next = frame[ETHERNET + 6] & 0xff;
         int at = ETHERNET + IPV6_HEADER;
-        while ((next == 0 || next == 43 || next == 60) && at + 8 <= end) {
+        while (PuntedPacket.isSkippedExtension(next) && at + 8 <= end) {
             next = frame[at] & 0xff;
             at += ((frame[at + 1] & 0xff) + 1) * 8;
         }

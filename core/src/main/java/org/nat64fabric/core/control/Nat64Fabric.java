@@ -336,7 +336,7 @@ public final class Nat64Fabric implements Nat64Service {
             if (framed.flatMap(LaterFragments::firstOfSeveral).isPresent()) {
                 firstEchoFragment(deviceId, framed.get());
             } else {
-                sendFragments(framed.map(f -> laterFragments.later(deviceId, f, clock.getAsLong())));
+                sendFragments(framed.map(f -> laterFragments.later(deviceId, f, monotonicMs())));
             }
             return;
         }
@@ -373,7 +373,7 @@ public final class Nat64Fabric implements Nat64Service {
         }
         PuntedPacket f = p.get();
         LaterFragments.Datagram d = datagram.get();
-        long now = clock.getAsLong();
+        long now = monotonicMs();
         Optional<LaterFragments.Result> learnt;
         if (!translated) {
             learnt = f.ipv6
@@ -387,11 +387,13 @@ public final class Nat64Fabric implements Nat64Service {
                             f.destinationPort).map(bib -> laterFragments.learn(d.from(src, bib.v4().address()),
                             f.source6(), f.destination6(), now)))
                     : engine.store().bibBy4(f.protocol, new TransportAddress(f.source4(), f.sourcePort))
-                            .map(bib -> laterFragments.learn(d.from(bib.address6(), engine.representation(
-                                    f.destination4())), f.source4(), f.destination4(), now));
+                            .map(bib -> laterFragments.learn(d.from(bib.address6(), remote6Of(bib, f.destination4(),
+                                    f.destinationPort)), f.source4(), f.destination4(), now));
         }
         if (learnt.isEmpty()) {
-            count("fragments.unmapped");
+            if (!translated) {
+                count("fragments.unmapped");   // (a frame to fragment may be routed, not translated)
+            }
             return;
         }
         count("fragments.learned");
@@ -406,7 +408,7 @@ public final class Nat64Fabric implements Nat64Service {
     private void firstEchoFragment(String deviceId, byte[] frame) {
         LaterFragments.Datagram d = LaterFragments.firstOfSeveral(frame).orElseThrow();
         Optional<PuntedPacket> p = PuntedPacket.parse(frame).filter(f -> f.protocol == Protocol.ICMP);
-        long now = clock.getAsLong();
+        long now = monotonicMs();
         Optional<LaterFragments.Result> waiting = p.flatMap(f -> f.ipv6
                 ? engine.store().bibBy6(Protocol.ICMP, f.source6(), f.sourcePort).flatMap(bib -> engine.ipv4Of(
                         f.destination6()).map(dst -> laterFragments.echoFirst(deviceId, frame, d, bib.v4().address(),
@@ -420,6 +422,11 @@ public final class Nat64Fabric implements Nat64Service {
         }
         count("fragments.echoes");
         sendFragments(waiting);
+    }
+
+    /** Fragments wait by a clock that does not step ({@link LaterFragments} forgets eldest first). */
+    private static long monotonicMs() {
+        return System.nanoTime() / 1_000_000;
     }
 
     /**
@@ -440,10 +447,14 @@ public final class Nat64Fabric implements Nat64Service {
         count("fragments.ttlExpired", r.ttlExpired);
         for (LaterFragments.Out out : r.translated) {
             SwitchLink link = links.get(out.deviceId);
+            if (link == null) {
+                count("fragments.unsent");        // its switch went meanwhile
+                continue;
+            }
             int mtu = Math.min(config.nat64.lowestIpv6Mtu, switchConfig(out.deviceId).smallestMtu());
             Optional<List<byte[]>> pieces = out.ipv6 ? Fragmenter.fragment(out.frame, mtu) : Optional.of(List.of(out.frame));
-            if (link == null || pieces.isEmpty()) {
-                count("fragments.unsent");
+            if (pieces.isEmpty()) {
+                count("fragments.unparsed");
                 continue;
             }
             pieces.get().forEach(link::packetOut);
@@ -580,17 +591,20 @@ public final class Nat64Fabric implements Nat64Service {
      * IPv4 segment, from the IPv6 host whose BIB entry holds its source; for an IPv6 one, from the
      * IPv4 address its source represents to the BIB entry of its destination.
      */
+    /** The IPv6 address a host reached an IPv4 remote by: its session's, else the remote's representation. */
+    private Ipv6Address remote6Of(BibEntry bib, Ipv4Address remote, int remotePort) {
+        return engine.store().session(Session.key(bib, new TransportAddress(remote, remotePort))).map(Session::remote6)
+                .orElseGet(() -> engine.representation(remote));
+    }
+
     private Optional<PuntedPacket> untranslated(PuntedPacket t) {
         if (t.protocol != Protocol.TCP) {
             return Optional.empty();
         }
         if (!t.ipv6) {
-            TransportAddress remote4 = new TransportAddress(t.destination4(), t.destinationPort);
             return engine.store().bibBy4(Protocol.TCP, new TransportAddress(t.source4(), t.sourcePort))
                     .map(bib -> PuntedPacket.tcp(true, bib.address6(), bib.port6(),
-                            engine.store().session(Session.key(bib, remote4)).map(Session::remote6)
-                                    .orElseGet(() -> engine.representation(t.destination4())),
-                            t.destinationPort, t.segment));
+                            remote6Of(bib, t.destination4(), t.destinationPort), t.destinationPort, t.segment));
         }
         return engine.ipv4Of(t.source6()).flatMap(src -> engine.store().bibBy6(Protocol.TCP, t.destination6(),
                 t.destinationPort).map(bib -> PuntedPacket.tcp(false, src, t.sourcePort, bib.v4().address(),

@@ -83,14 +83,31 @@ public final class PuntedPacket {
         return Optional.empty();
     }
 
+    /**
+     * The IPv6 extension headers the pipeline walks past and translation leaves out (RFC 7915 5.1):
+     * Hop-by-Hop, Routing and Destination Options, each (length + 1) * 8 bytes.
+     */
+    static boolean isSkippedExtension(int next) {
+        return next == 0 || next == 43 || next == 60;
+    }
+
     private static Optional<PuntedPacket> transport(ByteBuffer b, int at, int next, boolean ipv6, Object src,
                                                     Object dst) {
-        if (ipv6 && next == 44) {                          // fragment header: only the first carries ports
-            if ((b.getShort(at + 2) & 0xfff8) != 0) {
-                return Optional.empty();
+        if (ipv6) {
+            for (int pass = 0; pass < 2; pass++) {         // extension headers before a Fragment header, then after it
+                while (isSkippedExtension(next)) {
+                    int length = ((b.get(at + 1) & 0xff) + 1) * 8;
+                    next = b.get(at) & 0xff;
+                    at += length;
+                }
+                if (pass == 0 && next == 44) {             // Fragment header: only the first carries ports
+                    if ((b.getShort(at + 2) & 0xfff8) != 0) {
+                        return Optional.empty();
+                    }
+                    next = b.get(at) & 0xff;
+                    at += 8;
+                }
             }
-            next = b.get(at) & 0xff;
-            at += 8;
         }
         if (next == 6 || next == 17) {
             int sport = b.getShort(at) & 0xffff;
