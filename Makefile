@@ -96,7 +96,7 @@ test: build p4
 	@echo "test: JUnit suites"
 	@set -o pipefail; $(MVN) test 2>&1 | $(NO_ESCAPES)
 	@echo "test: Python suites (pytest)"
-	@$(PY) -m pytest -q tests
+	@$(PY) -m pytest -q --durations=15 tests
 	@echo "test: the P4Runtime and NAT64 conformance suites again, softswitch with its kernel fast path at TC"
 	@NAT64FABRIC_FAST_PATH=tc $(PY) -m pytest -q $(FAST_PATH_SUITES)
 	@echo "test: the NAT64 translation suites once more, the fast path at XDP (generic)"
