@@ -104,16 +104,20 @@ def collect(dataplane, port, family, ident, length, timeout=5.0):
     """The fragments of one datagram leaving on `port` until its `length` bytes are all there: by offset."""
     pieces = {}
     deadline = time.time() + timeout
-    while sum(len(p) for p in pieces.values()) < length and time.time() < deadline:
+    while sum(len(data) for _, data in pieces.values()) < length and time.time() < deadline:
         frame = dataplane.poll(port, timeout=max(0.05, deadline - time.time()))
         if frame is None:
             break
         pkt = Ether(frame)
+        piece = None
         if family == 4 and IP in pkt and pkt[IP].id == ident & 0xffff:
-            pieces[pkt[IP].frag * 8] = (pkt[IP], bytes(pkt[IP].payload)[:pkt[IP].len - 20])
+            piece = pkt[IP].frag * 8, pkt[IP], bytes(pkt[IP].payload)[:pkt[IP].len - 20]
         elif family == 6 and IPv6ExtHdrFragment in pkt and pkt[IPv6ExtHdrFragment].id == ident:
             f = pkt[IPv6ExtHdrFragment]
-            pieces[f.offset * 8] = (pkt[IPv6], bytes(f.payload)[:pkt[IPv6].plen - 8])
+            piece = f.offset * 8, pkt[IPv6], bytes(f.payload)[:pkt[IPv6].plen - 8]
+        if piece is not None:
+            assert piece[0] not in pieces, f"the fragment at {piece[0]} came twice"
+            pieces[piece[0]] = piece[1:]
     return {at: p for at, (_, p) in pieces.items()}, [h for h, _ in pieces.values()]
 
 

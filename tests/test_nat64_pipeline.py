@@ -11,9 +11,10 @@ from scapy.layers.inet6 import (ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6ND_NA,
                                 ICMPv6NDOptDstLLAddr, ICMPv6NDOptSrcLLAddr, ICMPv6TimeExceeded, IPv6,
                                 IPv6ExtHdrFragment)
 from scapy.layers.l2 import ARP, Ether
+from scapy.packet import Raw
 
 from nat64_setup import (eam, DROP_BAD_CHECKSUM, DROP_BAD_LENGTH, DROP_FILTERED, DROP_LOCAL_FRAGMENT, DROP_NOT_TRANSLATABLE, DROP_PARSER_ERROR,
-                         DROP_ICMP_ERROR_RATE, DROP_POOL4_NO_BIB, DROP_UDP_ZERO_CHECKSUM, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
+                         DROP_ICMP_ERROR_RATE, DROP_POOL4_NO_BIB, DROP_SOURCE_ROUTE, DROP_UDP_ZERO_CHECKSUM, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
                          PUNT_TCP_CONTROL, PUNT_FIRST_FRAGMENT, PUNT_FRAGMENT, ROUTER_MAC, SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
                          V6_HOST, V6_HOST_MAC, V6_PORT, drops, embed, from_v4_server, from_v6_host, routed, sent,
                          session_v4, session_v6, to_v4_server, to_v6_host)
@@ -535,6 +536,35 @@ def test_ipv4_fragment_gets_an_ipv6_fragment_header_and_options_are_not_translat
     assert (frag.id, frag.m, frag.offset, frag.nh) == (0x4242, 1, 0, 17)
     assert got[UDP].sport == 9 and bytes(got[UDP].payload) == b"f" * 32
     ptf.verify_no_other_packets()
+
+
+@BOTH
+@pytest.mark.parametrize("route", ["lsrr", "nop-ssrr", "expired"])
+def test_ipv4_with_an_unexpired_source_route_is_discarded_not_translated(ptf, route):
+    """RFC 7915 4.1: options are ignored, but a packet with an unexpired source route MUST be
+    discarded; one whose pointer is past its addresses is translated."""
+    from scapy.layers.inet import IPOption_LSRR, IPOption_NOP, IPOption_SSRR
+    ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
+    options = {"lsrr": [IPOption_LSRR(routers=["203.0.113.1", "203.0.113.2"])],
+               "nop-ssrr": [IPOption_NOP(), IPOption_SSRR(routers=["203.0.113.1"])],
+               "expired": [IPOption_LSRR(routers=["203.0.113.1"], pointer=8)]}[route]
+    # The checksum as for the packet's destination (scapy would sum the route's last address).
+    datagram = bytes(IP(src=V4_SERVER, dst=MAPPED) / UDP(sport=53, dport=40000) / b"routed")[20:]
+    ptf.send(V4_PORT, from_v4_server(Raw(datagram), options=options, proto=17))
+    if route == "expired":
+        ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / b"routed"), V6_PORT)
+    ptf.verify_no_other_packets()
+    assert ptf.client.packet_in(timeout=0.3) is None
+
+
+def test_ipv4_with_an_unexpired_source_route_is_counted(ptf):
+    from scapy.layers.inet import IPOption_LSRR
+    ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
+    before = drops(ptf, DROP_SOURCE_ROUTE)
+    ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / b"routed",
+                                     options=[IPOption_LSRR(routers=["203.0.113.1"])]))
+    ptf.verify_no_other_packets()
+    assert drops(ptf, DROP_SOURCE_ROUTE) == before + 1
 
 
 def test_icmp_informational_other_than_echo_is_not_translated(ptf):

@@ -44,6 +44,11 @@ const bit<8> ICMP6_ECHO_REPLY    = 129;
 const bit<8> ICMP6_NS            = 135;
 const bit<8> ICMP6_NA            = 136;
 
+/* RFC 791 option types. */
+const bit<8> IPV4_OPTION_NOP  = 1;
+const bit<8> IPV4_OPTION_LSRR = 131;
+const bit<8> IPV4_OPTION_SSRR = 137;
+
 const bit<16> ARP_REQUEST = 1;
 const bit<16> ARP_REPLY   = 2;
 
@@ -81,6 +86,7 @@ const bit<32> DROP_LOCAL_FRAGMENT  = 11;  /* a fragmented request to the switch 
 const bit<32> DROP_PUNT_POLICED    = 12;  /* a punt over its port's or its source's rate (control-plane policing) */
 const bit<32> DROP_UDP_ZERO_CHECKSUM = 13;  /* RFC 7915 4.5: IPv4 UDP without a checksum, fragmented or by setting */
 const bit<32> DROP_ICMP_ERROR_RATE = 14;  /* an ICMP error the switch would send, over its port's rate */
+const bit<32> DROP_SOURCE_ROUTE    = 15;  /* RFC 7915 4.1: IPv4 to translate with an unexpired source route */
 const bit<32> DROP_REASONS         = 16;
 
 /* Control-plane policing: punts pass a packet meter per ingress port and one per hash bucket

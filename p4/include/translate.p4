@@ -37,6 +37,15 @@ bool may_answer_with_error(in headers_t hdr, in metadata_t meta) {
              || hdr.ipv4.isValid() && (hdr.ipv4.frag_offset != 0 || hdr.ipv4.ihl != 5));
 }
 
+/* RFC 7915 4.1: whether the IPv4 options' first word holds an unexpired loose or strict source
+ * route (RFC 791: its pointer not past its length), first or after one NOP, as senders place it
+ * (a NOP aligns its addresses). One further on is not seen: the options are kept as words. */
+bool unexpired_source_route(in bit<32> w) {
+    return (w[31:24] == IPV4_OPTION_LSRR || w[31:24] == IPV4_OPTION_SSRR) && w[15:8] <= w[23:16]
+        || w[31:24] == IPV4_OPTION_NOP && (w[23:16] == IPV4_OPTION_LSRR || w[23:16] == IPV4_OPTION_SSRR)
+           && w[7:0] <= w[15:8];
+}
+
 /* RFC 6052 2.2: the IPv4 address written into a pool6 prefix around the zero "u" octet. */
 ipv6_t embed_in_pool6(in ipv6_t prefix, in bit<8> length, in ipv4_t a) {
     ipv6_t at = (bit<128>) a;
@@ -415,6 +424,12 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
             if (meta.is_icmp_error && (hdr.ipv4.frag_offset != 0 || hdr.ipv4.more_fragments == 1
                                        || hdr.inner_ipv4.src_addr != hdr.ipv4.dst_addr)) {
                 drop_reason = DROP_ICMP_ERROR;
+                return;
+            }
+            if (hdr.ipv4.ihl != 5 && unexpired_source_route(hdr.ipv4_options[0].word)) {
+                /* RFC 7915 4.1: MUST be discarded; the Source Route Failed error it SHOULD get
+                 * would quote the options, which the switch's errors do not. */
+                drop_reason = DROP_SOURCE_ROUTE;
                 return;
             }
             if (hdr.udp.isValid() && hdr.udp.checksum == 0) {
