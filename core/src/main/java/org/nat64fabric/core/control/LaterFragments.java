@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,6 +39,8 @@ final class LaterFragments {
     static final int MAX_DATAGRAMS = 65536;
     /** Fragments held waiting for their first; over it, the new one is dropped. */
     static final int MAX_HELD = 1024;
+    /** Of those, from one source address: one host sending fragments without their first only fills its own share. */
+    static final int MAX_HELD_PER_SOURCE = 64;
 
     private static final int ETHERNET = 14;
     private static final int IPV6_HEADER = 40;
@@ -164,6 +167,7 @@ final class LaterFragments {
         }
     };
     private final Deque<Held> held = new ArrayDeque<>();
+    private final Map<Object, Integer> heldBySource = new HashMap<>();
 
     /**
      * The datagram a fragment (the first's copy, or one after it) belongs to, as the switch
@@ -231,6 +235,7 @@ final class LaterFragments {
             if (!h.datagram.equals(d)) {
                 return false;
             }
+            release(h);
             translate(h.deviceId, h.frame, t, r);
             return true;
         });
@@ -253,10 +258,11 @@ final class LaterFragments {
         if (t != null) {
             t.lastUsed = now;
             translate(deviceId, frame, t, r);
-        } else if (held.size() >= MAX_HELD) {
+        } else if (held.size() >= MAX_HELD || heldBySource.getOrDefault(d.get().source, 0) >= MAX_HELD_PER_SOURCE) {
             r.overflow++;
         } else {
             held.add(new Held(deviceId, d.get(), frame, now));
+            heldBySource.merge(d.get().source, 1, Integer::sum);
             r.held++;
         }
         return r;
@@ -319,9 +325,13 @@ final class LaterFragments {
     }
 
     /** Forgets datagrams unused for FRAGMENT_MIN (an echo's first fragment with them) and drops fragments held that long. */
+    private void release(Held h) {
+        heldBySource.computeIfPresent(h.datagram.source, (source, n) -> n > 1 ? n - 1 : null);
+    }
+
     private void expire(long now, Result r) {
         while (!held.isEmpty() && now - held.peekFirst().since >= FRAGMENT_MIN_MS) {
-            held.removeFirst();
+            release(held.removeFirst());
             r.expired++;
         }
         // Least recently used first (each use sets lastUsed): the walk stops at the first in use.

@@ -124,13 +124,26 @@ class LaterFragmentsTest {
         assertEquals(1, r.held, "datagram 9 unused for FRAGMENT_MIN is forgotten: its fragment waits again");
     }
 
+    /** An IPv6 fragment from another host of the subscriber's /64 (its last 16 bits {@code host}). */
+    private static byte[] fromHost(int host, int id) {
+        byte[] f = ipv6Fragment(1, false, id, data(8));
+        ByteBuffer.wrap(f).putShort(14 + 8 + 14, (short) host);
+        return f;
+    }
+
     @Test
-    void heldFragmentsAreBoundedAndWhatDoesNotParseIsCounted() {
+    void heldFragmentsAreBoundedPerSourceAndInAllAndWhatDoesNotParseIsCounted() {
         LaterFragments fragments = new LaterFragments();
-        for (int i = 0; i < LaterFragments.MAX_HELD; i++) {
-            assertEquals(1, fragments.later("sw", ipv6Fragment(1, false, i, data(8)), 0).held);
+        for (int i = 0; i < LaterFragments.MAX_HELD_PER_SOURCE; i++) {
+            assertEquals(1, fragments.later("sw", fromHost(1, i), 0).held);
         }
-        assertEquals(1, fragments.later("sw", ipv6Fragment(1, false, -1, data(8)), 0).overflow);
+        assertEquals(1, fragments.later("sw", fromHost(1, -1), 0).overflow, "one source fills only its share");
+        assertEquals(1, fragments.later("sw", fromHost(2, 0), 0).held, "another still waits");
+        fragments.learn(LaterFragments.datagramOf(fromHost(1, 0)).orElseThrow(), POOL4, SERVER, 1);
+        assertEquals(1, fragments.later("sw", fromHost(1, -2), 1).held, "a fragment released frees its place");
+        for (int host = 3; fragments.later("sw", fromHost(host, 0), 2).held == 1; host++) {
+            assertTrue(host < LaterFragments.MAX_HELD + 3, "the bound in all holds");
+        }
         byte[] cut = Arrays.copyOf(ipv6Fragment(1, false, 1, data(8)), 60);
         assertEquals(1, fragments.later("sw", cut, 0).unparsed, "its lengths run past the frame");
         assertEquals(1, fragments.later("sw", new byte[] {1, 2, 3}, 0).unparsed);
