@@ -270,7 +270,7 @@ final class LaterFragments {
 
     private static void translate(String deviceId, byte[] frame, Translation t, Result r) {
         boolean fromIpv6 = isIpv6(frame);
-        if (!fromIpv6 && (frame[ETHERNET + 8] & 0xff) <= 1) {
+        if (expiresHere(frame, fromIpv6)) {
             r.ttlExpired++;
             return;
         }
@@ -288,6 +288,11 @@ final class LaterFragments {
         }
     }
 
+    /** IPv4 with a TTL of 1 or less: the hop the pipeline counts would expire it. */
+    private static boolean expiresHere(byte[] frame, boolean fromIpv6) {
+        return !fromIpv6 && (frame[ETHERNET + 8] & 0xff) <= 1;
+    }
+
     /** The waiting echo's first fragment, translated once its datagram's length is known. */
     private static void finishEcho(Translation t, Result r) {
         if (t.echo == null || t.length < 0) {
@@ -296,7 +301,7 @@ final class LaterFragments {
         EchoFirst e = t.echo;
         t.echo = null;
         boolean fromIpv6 = isIpv6(e.frame);
-        if (!fromIpv6 && (e.frame[ETHERNET + 8] & 0xff) <= 1) {
+        if (expiresHere(e.frame, fromIpv6)) {
             r.ttlExpired++;
             return;
         }

@@ -537,17 +537,8 @@ public final class Nat64Fabric implements Nat64Service {
             LOG.fine(() -> deviceId + ": a packet to finish (" + finish + ") dropped");
             return;
         }
-        boolean firstFragment = LaterFragments.firstOfSeveral(done.get()).isPresent();
-        if ((finish & SumeHeaders.FINISH_TRACK) != 0 && firstFragment) {
-            learnFirstFragment(done.get(), true);
-        }
-        if ((finish & SumeHeaders.FINISH_TRACK) != 0 && (!firstFragment || isTcpControl(done.get()))) {
-            Optional<PuntedPacket> original = PuntedPacket.parse(done.get()).flatMap(this::untranslated);
-            if (original.isPresent()) {
-                queueSetup(deviceId, PUNT_TCP_CONTROL, done.get(), original.get());
-            } else {
-                count("finish.untracked");     // its mapping went meanwhile: sent on all the same
-            }
+        if ((finish & SumeHeaders.FINISH_TRACK) != 0) {
+            track(deviceId, done.get());
         }
         SwitchLink link = links.get(deviceId);
         if ((finish & SumeHeaders.FINISH_HAIRPIN) != 0) {
@@ -558,8 +549,25 @@ public final class Nat64Fabric implements Nat64Service {
         }
     }
 
-    private static boolean isTcpControl(byte[] frame) {
-        return PuntedPacket.parse(frame).map(p -> p.protocol == Protocol.TCP && p.segment != Segment.OTHER).orElse(false);
+    /**
+     * A packet a NetFPGA SUME handed over translated to be tracked (FINISH_TRACK): a first fragment
+     * of several teaches how its later fragments are translated; a TCP control segment (a first
+     * fragment may be one too) drives its session's state.
+     */
+    private void track(String deviceId, byte[] frame) {
+        Optional<PuntedPacket> translated = PuntedPacket.parse(frame);
+        if (LaterFragments.firstOfSeveral(frame).isPresent()) {
+            learnFirstFragment(frame, true);
+            if (!translated.map(t -> t.protocol == Protocol.TCP && t.segment != Segment.OTHER).orElse(false)) {
+                return;
+            }
+        }
+        Optional<PuntedPacket> original = translated.flatMap(this::untranslated);
+        if (original.isPresent()) {
+            queueSetup(deviceId, PUNT_TCP_CONTROL, frame, original.get());
+        } else {
+            count("finish.untracked");     // its mapping went meanwhile: sent on all the same
+        }
     }
 
     /**
