@@ -13,7 +13,7 @@ from scapy.layers.l2 import Ether
 
 from harness.base import PacketTest, switch_under_test
 from harness import ROOT, netns
-from harness.dataplane import Dataplane
+from harness.dataplane import Dataplane, DrawnIdentification
 
 PROGRAM = ROOT / "p4" / "nat64.p4"
 SUME_PROGRAM = ROOT / "hw" / "netfpga" / "nat64_sume.p4"
@@ -185,8 +185,17 @@ def from_v4_server(l4, dst=MAPPED, ttl=64, tos=0, src=V4_SERVER, **ip):
     return Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src=src, dst=dst, ttl=ttl, tos=tos, **ip) / l4
 
 
-def to_v4_server(l4, src=MAPPED, ttl=63, tos=0, flags=0, id=0):
-    return Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=src, dst=V4_SERVER, ttl=ttl, tos=tos, flags=flags, id=id) / l4
+def to_v4_server(l4, src=MAPPED, ttl=63, tos=0, flags=0, id=None):
+    """A packet translated to the IPv4 server: with `id`, a fragment's (its identification carried);
+    without, any other, whose identification the switch draws (RFC 7915 5.1)."""
+    frame = Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=src, dst=V4_SERVER, ttl=ttl, tos=tos, flags=flags,
+                                                         id=id or 0) / l4
+    return frame if id is not None else DrawnIdentification(frame)
+
+
+def from_switch4(l4, dst=V4_SERVER, mac=V4_HOST_MAC):
+    """What the switch sends from its own IPv4 address (an ICMP error): identification drawn."""
+    return DrawnIdentification(Ether(src=ROUTER_MAC, dst=mac) / IP(src=SWITCH_V4, dst=dst, ttl=64) / l4)
 
 
 def to_v6_host(l4, src=None, dst=V6_HOST, hlim=63, tc=0):

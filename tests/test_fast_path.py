@@ -458,6 +458,44 @@ def test_struct_fields_of_a_header_are_rewritten_in_the_kernel(tmp_path):
     assert counters["pipeline rx"] == 0   # the interpreter saw none of them
 
 
+# random() on both paths: a small range and a 16-bit one (what the NAT64 pipeline draws IPv4
+# identifications from).
+RANDOM_FIELDS = one_header_program("header tag_t { bit<8> kind; bit<8> small; bit<16> id; }", "RandIngress", """
+control RandIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply {
+        random(hdr.tag.small, 8w10, 8w12);
+        random(hdr.tag.id, 16w1, 16w0xffff);
+        sm.egress_spec = 2;
+    }
+}
+""")
+
+
+@pytest.mark.parametrize("fast_path", [MODE, ""], ids=["fast-path", "interpreter"])
+def test_random_draws_within_its_bounds_on_both_paths(tmp_path, fast_path):
+    program = tmp_path / "random_fields.p4"
+    program.write_text(RANDOM_FIELDS)
+    payload = bytes(range(60))
+    n = 64
+    with switch_under_test(program, n_ports=2, fast_path=fast_path) as sut:
+        ptf = PacketTest(sut)
+        drawn = []
+        for _ in range(n):
+            ptf.send(1, Raw(b"\x01\x00\x00\x00" + payload))
+            got = ptf.dataplane.poll(2)
+            assert got is not None and got[0] == 1 and got[4:] == payload
+            drawn.append((got[1], int.from_bytes(got[2:4], "big")))
+        ptf.verify_no_other_packets()
+        counters = sut.switch.final_counters()
+    smalls = {small for small, _ in drawn}
+    ids = {i for _, i in drawn}
+    assert smalls == {10, 11, 12}                 # 64 draws of 3: each is seen but with p < 1e-10
+    assert 0 not in ids and len(ids) >= n - 4     # 64 of 65535: more than 4 repeats has p < 1e-7
+    if fast_path:
+        assert counters["fast path: forwarded"] == n
+        assert counters["pipeline rx"] == 0       # drawn in the kernel
+
+
 # Metadata and an optional header's field read on every packet, written on some only: the
 # interpreter reads them as zero when unwritten, so the kernel must not see the previous packet's.
 READ_BEFORE_WRITTEN = """

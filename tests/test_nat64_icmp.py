@@ -16,7 +16,7 @@ from scapy.packet import Raw
 from nat64_setup import (DROP_ICMP_ERROR, DROP_NOT_GLOBAL, DROP_POOL4_NO_BIB, DROP_TTL_EXPIRED, MAPPED, P, POOL6,
                          PUNT_NEEDS_FRAGMENTATION, ROUTER_MAC, SENT_PARAM_PROBLEM, SENT_TOO_BIG, SENT_UNREACHABLE,
                          SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT,
-                         counts, drops, eam, embed, from_v4_server, from_v6_host, sent, session_v4, session_v6,
+                         counts, drops, eam, embed, from_switch4, from_v4_server, from_v6_host, sent, session_v4, session_v6,
                          to_v4_server, to_v6_host)
 from nat64_setup import BOTH, ptf, sume_sut, sut  # noqa: F401  (pytest fixtures, found by name)
 
@@ -344,8 +344,7 @@ def test_untranslatable_packets_get_unreachable_in_their_own_family(ptf):
     ptf.modify(ptf.client.table_entry(T + "pool6_embed", default=True, action="NoAction"))
     udp = from_v4_server(UDP(sport=7, dport=7) / b"eam", dst="203.0.113.66")
     ptf.send(V4_PORT, udp)
-    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64, id=0) /
-                      ICMP(type=3, code=13) / bytes(udp[IP]), V4_PORT)
+    ptf.verify_packet(from_switch4(ICMP(type=3, code=13) / bytes(udp[IP])), V4_PORT)
     ptf.verify_no_other_packets()
     assert sent(ptf, SENT_UNREACHABLE) == before + 2
 
@@ -413,8 +412,7 @@ def test_ipv4_over_the_ipv6_mtu_gets_fragmentation_needed_or_goes_to_the_control
     mtu(ptf, V6_PORT, 1300)
     df = from_v4_server(UDP(sport=53, dport=40000) / (b"d" * 1300), flags="DF")
     ptf.send(V4_PORT, df)
-    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64, id=0) /
-                      ICMP(type=3, code=4, nexthopmtu=1280) / bytes(df[IP])[:576 - 28], V4_PORT)
+    ptf.verify_packet(from_switch4(ICMP(type=3, code=4, nexthopmtu=1280) / bytes(df[IP])[:576 - 28]), V4_PORT)
     no_df = from_v4_server(UDP(sport=53, dport=40000) / (b"d" * 1300), id=0x5151)
     ptf.send(V4_PORT, no_df)
     payload, md = ptf.client.packet_in()
@@ -463,8 +461,8 @@ def test_routed_packets_over_the_mtu_get_packet_too_big_and_fragmentation_needed
     four = Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, flags="DF") / \
         UDP(sport=1, dport=2) / (b"4" * 1000)
     ptf.send(3, four)
-    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IP(src=SWITCH_V4, dst="203.0.113.9", ttl=64, id=0) /
-                      ICMP(type=3, code=4, nexthopmtu=1000) / bytes(four[IP])[:576 - 28], 3)
+    ptf.verify_packet(from_switch4(ICMP(type=3, code=4, nexthopmtu=1000) / bytes(four[IP])[:576 - 28],
+                                   dst="203.0.113.9", mac=V6_HOST_MAC), 3)
     ptf.verify_no_other_packets()
 
 

@@ -14,10 +14,10 @@ from scapy.layers.l2 import ARP, Ether
 from scapy.packet import Raw
 
 from nat64_setup import (eam, DROP_BAD_CHECKSUM, DROP_BAD_LENGTH, DROP_FILTERED, DROP_LOCAL_FRAGMENT, DROP_NOT_TRANSLATABLE, DROP_PARSER_ERROR,
-                         DROP_ICMP_ERROR_RATE, DROP_POOL4_NO_BIB, DROP_SOURCE_ROUTE, DROP_UDP_ZERO_CHECKSUM, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
+                         DROP_ICMP_ERROR_RATE, DROP_POOL4_NO_BIB, DROP_SOURCE_ROUTE, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
                          PUNT_TCP_CONTROL, PUNT_FIRST_FRAGMENT, PUNT_FRAGMENT, ROUTER_MAC, SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
-                         V6_HOST, V6_HOST_MAC, V6_PORT, drops, embed, from_v4_server, from_v6_host, routed, sent,
-                         session_v4, session_v6, to_v4_server, to_v6_host)
+                         V6_HOST, V6_HOST_MAC, V6_PORT, DrawnIdentification, drops, embed, from_switch4, from_v4_server,
+                         from_v6_host, routed, sent, session_v4, session_v6, to_v4_server, to_v6_host)
 from nat64_setup import BOTH, ptf, sume_sut, sut  # noqa: F401  (pytest fixtures, found by name)
 
 
@@ -119,8 +119,7 @@ def test_expiring_packets_get_time_exceeded_from_the_switch(ptf):
     address and goes back out of the port the packet came in on."""
     routed = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, ttl=1) / UDP(sport=9, dport=33434)
     ptf.send(3, routed)
-    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst="203.0.113.9", ttl=64, id=0) /
-                      ICMP(type=11, code=0) / bytes(routed[IP]), 3)
+    ptf.verify_packet(from_switch4(ICMP(type=11, code=0) / bytes(routed[IP]), dst="203.0.113.9"), 3)
     to_translate = from_v6_host(UDP(sport=5000, dport=33434) / b"probe", hlim=1)
     ptf.send(V6_PORT, to_translate)                          # would expire when translated
     ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
@@ -155,31 +154,35 @@ def test_ipv4_udp_without_checksum_gets_one(ptf):
     ptf.verify_no_other_packets()
 
 
-def test_ipv4_udp_fragment_without_checksum_is_dropped_and_counted(ptf):
+def test_ipv4_udp_fragment_without_checksum_is_refused_with_unreachable_13(ptf):
     """RFC 7915 4.5: the first fragment of a UDP datagram with checksum 0 cannot get a checksum
-    (it covers every fragment, and the switch does not reassemble): dropped and counted, not sent
-    with a checksum over the first fragment only. The same datagram whole still gets one."""
+    (it covers every fragment, and the switch does not reassemble): dropped, not sent with a
+    checksum over the first fragment only, and (4.4) answered with Destination Unreachable 13, as
+    Jool's graybox case "ec" expects. The same datagram whole still gets one."""
     ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
-    before = drops(ptf, DROP_UDP_ZERO_CHECKSUM)
-    ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000, len=8 + 200, chksum=0) / (b"z" * 64),
-                                     flags="MF", id=0x777))
+    before = sent(ptf, SENT_UNREACHABLE)
+    first = from_v4_server(UDP(sport=53, dport=40000, len=8 + 200, chksum=0) / (b"z" * 64), flags="MF", id=0x777)
+    ptf.send(V4_PORT, first)
+    ptf.verify_packet(from_switch4(ICMP(type=3, code=13) / bytes(first[IP])), V4_PORT)
     ptf.verify_no_other_packets()
-    assert drops(ptf, DROP_UDP_ZERO_CHECKSUM) == before + 1
+    assert sent(ptf, SENT_UNREACHABLE) == before + 1
     ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000, chksum=0) / (b"z" * 64), id=0x777))
     ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / (b"z" * 64)), V6_PORT)
     ptf.verify_no_other_packets()
-    assert drops(ptf, DROP_UDP_ZERO_CHECKSUM) == before + 1
 
 
-def test_ipv4_udp_without_checksum_is_dropped_when_the_setting_says_so(ptf):
-    """RFC 7915 4.5's other choice (nat64.udpZeroChecksum "drop"): dropped and counted; a UDP
-    packet with a checksum is translated as ever."""
+def test_ipv4_udp_without_checksum_is_refused_when_the_setting_says_so(ptf):
+    """RFC 7915 4.5's other choice (nat64.udpZeroChecksum "drop"): dropped and answered with
+    Destination Unreachable 13 (4.4; Jool's graybox case "ea"); a UDP packet with a checksum is
+    translated as ever."""
     ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
     ptf.modify(ptf.client.table_entry(T + "udp_zero_checksum", default=True, action=T + "drop_udp_without_checksum"))
-    before = drops(ptf, DROP_UDP_ZERO_CHECKSUM)
-    ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000, chksum=0) / b"no checksum here"))
+    before = sent(ptf, SENT_UNREACHABLE)
+    bare = from_v4_server(UDP(sport=53, dport=40000, chksum=0) / b"no checksum here")
+    ptf.send(V4_PORT, bare)
+    ptf.verify_packet(from_switch4(ICMP(type=3, code=13) / bytes(bare[IP])), V4_PORT)
     ptf.verify_no_other_packets()
-    assert drops(ptf, DROP_UDP_ZERO_CHECKSUM) == before + 1
+    assert sent(ptf, SENT_UNREACHABLE) == before + 1
     ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / b"checksum here"))
     ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / b"checksum here"), V6_PORT)
     ptf.verify_no_other_packets()
@@ -285,8 +288,7 @@ def test_udp_to_pool4_without_session_gets_port_unreachable_and_is_counted(ptf):
     before, before_sent = drops(ptf, DROP_POOL4_NO_BIB), sent(ptf, SENT_UNREACHABLE)
     udp = from_v4_server(UDP(sport=53, dport=9999) / b"who")
     ptf.send(V4_PORT, udp)
-    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64, id=0) /
-                      ICMP(type=3, code=3) / bytes(udp[IP]), V4_PORT)
+    ptf.verify_packet(from_switch4(ICMP(type=3, code=3) / bytes(udp[IP])), V4_PORT)
     ptf.verify_no_other_packets()
     assert sent(ptf, SENT_UNREACHABLE) == before_sent + 1
     assert drops(ptf, DROP_POOL4_NO_BIB) == before, "answered, not dropped"
@@ -423,8 +425,9 @@ def test_rfc6052_embedding_and_extraction_for_every_length(ptf, prefix, length, 
     ptf.modify(ptf.client.table_entry(T + "pool6_embed", default=True, action=T + "use_pool6",
                                       params={"prefix": prefix, "length": length}))
     ptf.send(V6_PORT, from_v6_host(UDP(sport=7, dport=7) / b"6052", dst=expected))
-    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=MAPPED, dst="192.0.2.33", ttl=63, flags=0, id=0) /
-                      UDP(sport=7, dport=7) / b"6052", V4_PORT)
+    ptf.verify_packet(DrawnIdentification(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) /
+                                          IP(src=MAPPED, dst="192.0.2.33", ttl=63) / UDP(sport=7, dport=7) / b"6052"),
+                      V4_PORT)
     ptf.send(V4_PORT, from_v4_server(UDP(sport=7, dport=7) / b"back", src="192.0.2.33"))
     ptf.verify_packet(to_v6_host(UDP(sport=7, dport=7) / b"back", src=expected), V6_PORT)
     ptf.verify_no_other_packets()

@@ -20,9 +20,10 @@ from scapy.packet import Raw
 
 from harness import ROOT, netns
 from harness.base import PacketTest
+from harness.dataplane import expected_bytes
 from nat64_setup import (MAPPED, P, POOL6, driven_switch, ROUTER_MAC, SUME_PROGRAM, SWITCH_V4, SWITCH_V6,
-                         V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT, eam, embed, from_v4_server,
-                         from_v6_host, session_v4, session_v6, to_v4_server, to_v6_host)
+                         V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT, eam, embed, from_switch4,
+                         from_v4_server, from_v6_host, session_v4, session_v6, to_v4_server, to_v6_host)
 from nat64_setup import sume_sut  # noqa: F401  (a pytest fixture, found by name)
 from test_nat64_rfc_audit import extension as rfc4884_extension
 
@@ -76,7 +77,7 @@ def test_tcp_control_segments_go_to_the_controller_translated_and_routed(ptf):
     payload, md = ptf.client.packet_in()
     assert (md["punt_reason"], md["finish"], md["out_port"], md["ingress_port"]) == \
         (PUNT_FINISH, FINISH_TRACK, V4_PORT, V6_PORT)
-    assert payload == bytes(to_v4_server(TCP(sport=41000, dport=80, flags="S", seq=1000)))
+    assert payload == expected_bytes(to_v4_server(TCP(sport=41000, dport=80, flags="S", seq=1000)), payload)
     ptf.verify_no_other_packets()
     data = from_v4_server(TCP(sport=80, dport=41000, flags="A", seq=5, ack=1001) / b"HTTP/1.1 200 OK")
     ptf.send(V4_PORT, data)
@@ -151,7 +152,7 @@ def handed_over_unfinished(ptf, expected, out_port):
     """The card hands over (FINISH_ICMP_CHECKSUM | FINISH_TRUNCATE) what v1model sends as `expected`:
     cut to truncate_to, it is those bytes but for the ICMP checksum, which the controller sums."""
     payload, md = ptf.client.packet_in()
-    want = bytes(expected)
+    want = expected_bytes(expected, payload)
     assert (md["punt_reason"], md["finish"], md["out_port"], md["truncate_to"]) == \
         (PUNT_FINISH, FINISH_ICMP_CHECKSUM | FINISH_TRUNCATE, out_port, len(want)), md
     at = 14 + (20 if IP in expected else 40) + 2
@@ -202,6 +203,9 @@ def test_the_card_hands_over_each_error_v1model_sends_with_its_type_code_and_par
         ("an atomic fragment's Time Exceeded", V6_PORT,
          from_v6_host(IPv6ExtHdrFragment(id=2, m=0, offset=0) / UDP(sport=5000, dport=53) / b"f", hlim=1), (3, 0, 0)),
         ("no transport to map: 1/1", V6_PORT, gre, (1, 1, 0)),
+        ("Destination Options after a Fragment header: 1/1", V6_PORT,
+         from_v6_host(IPv6ExtHdrFragment(id=3, m=0, offset=0) / IPv6ExtHdrDestOpt() / UDP(sport=5000, dport=53)),
+         (1, 1, 0)),
         ("Segments Left: pointer 43", V6_PORT, from_v6_host(routing / UDP(sport=5000, dport=53)), (4, 0, 43)),
         ("behind Hop-by-Hop: pointer 51", V6_PORT,
          from_v6_host(IPv6ExtHdrHopByHop() / routing / UDP(sport=5000, dport=53)), (4, 0, 51)),
@@ -212,6 +216,8 @@ def test_the_card_hands_over_each_error_v1model_sends_with_its_type_code_and_par
          (2, 0, 1428)),
         ("Destination Options left out: PTB MTU + 28", V6_PORT,
          from_v6_host(IPv6ExtHdrDestOpt() / UDP(sport=5000, dport=53) / (b"m" * 1400)), (2, 0, 1428)),
+        ("an IPv4 UDP first fragment without a checksum: 3/13", V4_PORT,
+         from_v4_server(UDP(sport=53, dport=40000, len=208, chksum=0) / (b"z" * 64), flags="MF", id=5), (3, 13, 0)),
         ("IPv4 with DF over the IPv6 MTU: FN MTU - 20", V4_PORT,
          from_v4_server(UDP(sport=53, dport=40000) / (b"d" * 1300), flags="DF"), (3, 4, 1280)),
         ("full-size IPv4 with DF: FN, without Ethernet", V4_PORT,
@@ -533,15 +539,13 @@ def test_the_controller_sends_the_icmp_errors_the_card_hands_over(sume_fabric):
     answered(V6_PORT, routing, Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
              ICMPv6ParamProblem(code=0, ptr=43) / bytes(routing[IPv6]))
     routed = from_v4_server(UDP(sport=7, dport=7) / b"ttl", dst="198.51.100.99", ttl=1)
-    answered(V4_PORT, routed, Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64, id=0) /
-             ICMP(type=11, code=0) / bytes(routed[IP]))
+    answered(V4_PORT, routed, from_switch4(ICMP(type=11, code=0) / bytes(routed[IP])))
     # RFC 7915 4 with the IPv6 port's MTU of 1500: IPv4 with DF that grows past it as IPv6 gets
     # Fragmentation Needed with the MTU it may have as IPv4, quoted within 576 bytes.
     out = first_through(sume_fabric, from_v6_host(UDP(sport=5400, dport=53) / b"open"))
     mapped, port = out[IP].src, out[UDP].sport
     big = from_v4_server(UDP(sport=53, dport=port) / (b"d" * 1462), dst=mapped, flags="DF")   # 1490 bytes
-    answered(V4_PORT, big, Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64, id=0) /
-             ICMP(type=3, code=4, nexthopmtu=1480) / bytes(big[IP])[:576 - 28])
+    answered(V4_PORT, big, from_switch4(ICMP(type=3, code=4, nexthopmtu=1480) / bytes(big[IP])[:576 - 28]))
     # RFC 7915 5.1: IPv6 over the IPv4 link's MTU (1400) gets Packet Too Big with that MTU plus 20.
     big6 = from_v6_host(UDP(sport=5400, dport=53) / (b"m" * 1400))              # 1428 bytes as IPv4
     answered(V6_PORT, big6, Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
@@ -569,8 +573,7 @@ def test_the_controller_answers_full_size_packets_the_card_hands_over_without_et
     big6 = from_v6_host(UDP(sport=5402, dport=53) / (b"m" * 1452))
     assert len(big4[IP]) == len(big6[IPv6]) == 1500
     dataplane.send(V4_PORT, big4)
-    dataplane.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64, id=0) /
-                            ICMP(type=3, code=4, nexthopmtu=1480) / bytes(big4[IP])[:576 - 28], V4_PORT)
+    dataplane.verify_packet(from_switch4(ICMP(type=3, code=4, nexthopmtu=1480) / bytes(big4[IP])[:576 - 28]), V4_PORT)
     dataplane.send(V6_PORT, big6)
     dataplane.verify_packet(Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
                             ICMPv6PacketTooBig(mtu=1420) / bytes(big6[IPv6])[:1280 - 48], V6_PORT)

@@ -19,16 +19,20 @@ const bit<8> PROTO_TCP    = 6;
 const bit<8> PROTO_UDP    = 17;
 const bit<8> PROTO_ROUTING = 43;
 const bit<8> PROTO_FRAG   = 44;
+const bit<8> PROTO_AH     = 51;
 const bit<8> PROTO_ICMPV6 = 58;
 const bit<8> PROTO_DSTOPTS = 60;
+/* IPv6 extension headers RFC 8200 and IANA list besides those above (ESP aside). */
+const bit<8> PROTO_MOBILITY = 135;
+const bit<8> PROTO_HIP      = 139;
+const bit<8> PROTO_SHIM6    = 140;
+const bit<8> PROTO_EXPERIMENT1 = 253;
+const bit<8> PROTO_EXPERIMENT2 = 254;
 
-/* IPv6 extension headers the parser walks (Hop-by-Hop, Destination Options, Routing), in bytes:
- * before a Fragment header, and after it. A longer chain is left unparsed: routed as it came,
- * not translated. */
+/* IPv6 extension headers the parser walks before a Fragment header (Hop-by-Hop, Destination
+ * Options, Routing), in bytes. A longer chain is left unparsed: routed as it came, not translated. */
 #define IPV6_EXT_WORDS 8
-#define IPV6_EXT_AFTER_WORDS 2
 const bit<16> IPV6_EXT_BYTES = 8 * IPV6_EXT_WORDS;
-const bit<16> IPV6_EXT_AFTER_BYTES = 8 * IPV6_EXT_AFTER_WORDS;
 
 const bit<8> ICMP_ECHO_REPLY     = 0;
 const bit<8> ICMP_DEST_UNREACH   = 3;

@@ -9,7 +9,6 @@
         packet.emit(hdr.ipv6);
         packet.emit(hdr.ipv6_ext);
         packet.emit(hdr.ipv6_frag);
-        packet.emit(hdr.ipv6_ext_after);
         packet.emit(hdr.tcp);
         packet.emit(hdr.udp);
         packet.emit(hdr.icmp);
@@ -19,7 +18,6 @@
         packet.emit(hdr.inner_ipv6);
         packet.emit(hdr.inner_ext);
         packet.emit(hdr.inner_frag);
-        packet.emit(hdr.inner_ext_after);
         packet.emit(hdr.inner_l4);
         packet.emit(hdr.inner_tcp_tail);
         packet.emit(hdr.quoted_chunks);

@@ -159,7 +159,6 @@ struct headers_t {
     ipv6_h       ipv6;
     ipv6_ext_word_h[IPV6_EXT_WORDS] ipv6_ext;              /* before a Fragment header */
     ipv6_frag_h  ipv6_frag;
-    ipv6_ext_word_h[IPV6_EXT_AFTER_WORDS] ipv6_ext_after;  /* after it */
     tcp_h        tcp;
     udp_h        udp;
     icmp_h       icmp;
@@ -170,7 +169,6 @@ struct headers_t {
     ipv6_h         inner_ipv6;
     ipv6_ext_word_h[IPV6_EXT_WORDS] inner_ext;
     ipv6_frag_h    inner_frag;
-    ipv6_ext_word_h[IPV6_EXT_AFTER_WORDS] inner_ext_after;
     l4_head_h      inner_l4;
     tcp_tail_h     inner_tcp_tail;
     quoted_chunk_h[QUOTED_CHUNKS] quoted_chunks;
@@ -195,10 +193,10 @@ struct metadata_t {
     bit<32> truncate_to;     /* frame length an ICMP error is cut to, 0: not cut */
     bit<4>  ipv4_option_words;   /* parser loop counter */
     bit<8>  ipv6_next;       /* the Next Header after the IPv6 extension headers the parser walked */
-    bit<16> ipv6_ext_len;    /* their bytes, before and after a Fragment header (not counting it) */
-    bit<16> ipv6_ext_after_len;  /* those after it */
+    bit<16> ipv6_ext_len;    /* their bytes (before a Fragment header, not counting it) */
     bit<16> ipv6_ext_words;  /* parser loop counter */
-    bool    ipv6_ext_unparsed;   /* the chain was longer than the parser walks, or out of order */
+    bool    ipv6_ext_unparsed;   /* the chain was longer than the parser walks, out of order, or
+                                    went on after a Fragment header */
     bit<8>  routing_segments_left;   /* of a Routing header, 0 without one */
     bit<16> routing_pointer; /* its Segments Left field, as an offset from the IPv6 header */
     bit<16> icmp_room;       /* bytes an ICMP error quotes after the inner IP header */

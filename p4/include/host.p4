@@ -108,7 +108,6 @@ control LocalHost(inout headers_t hdr, inout metadata_t meta, in bool translated
             hdr.ipv6.payload_len = 32;
             hdr.ipv6.next_hdr = PROTO_ICMPV6;        /* without the solicitation's extension headers */
             hdr.ipv6_ext.pop_front(IPV6_EXT_WORDS);
-            hdr.ipv6_ext_after.pop_front(IPV6_EXT_AFTER_WORDS);
             hdr.icmp.type = ICMP6_NA;
             hdr.icmp.code = 0;
             hdr.icmp.identifier = 0xe000;     /* Router, Solicited, Override */

@@ -105,7 +105,7 @@ control IcmpError(inout headers_t hdr, inout metadata_t meta, inout standard_met
             }
             hdr.ipv4.dscp_ecn = 0;
             hdr.ipv4.total_len = length;
-            hdr.ipv4.identification = 0;
+            NEW_IPV4_IDENTIFICATION(hdr.ipv4.identification)
             hdr.ipv4.dont_fragment = 0;
             hdr.ipv4.more_fragments = 0;
             hdr.ipv4.ttl = 64;
@@ -118,8 +118,6 @@ control IcmpError(inout headers_t hdr, inout metadata_t meta, inout standard_met
             hdr.ipv6_ext.pop_front(IPV6_EXT_WORDS);
             hdr.inner_frag = hdr.ipv6_frag;
             hdr.ipv6_frag.setInvalid();
-            hdr.inner_ext_after = hdr.ipv6_ext_after;
-            hdr.ipv6_ext_after.pop_front(IPV6_EXT_AFTER_WORDS);
             bit<16> length = 8 + 40 + hdr.ipv6.payload_len;
             if (length > ICMP6_ERROR_MAX - 40) {
                 length = ICMP6_ERROR_MAX - 40;

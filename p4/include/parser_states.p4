@@ -90,52 +90,26 @@
             default: parse_ipv6_ext_word;
         }
     }
-    /* Extension headers after a Fragment header belong to the fragmentable part: they are in
-     * the first fragment only, so only an atomic fragment can lose them in translation; in any
-     * other fragment they leave the packet untranslatable (its fragments would not match). */
+    /* RFC 7915 5.1: a packet whose Fragment header is followed by an extension header (any but
+     * ESP, AH included) is not translated; it is left unparsed from there (routed as it came). */
     state parse_ipv6_frag {
         packet.extract(hdr.ipv6_frag);
         meta.ipv6_next = hdr.ipv6_frag.next_hdr;
-        transition select(hdr.ipv6_frag.frag_offset, hdr.ipv6_frag.more_fragments, hdr.ipv6_frag.next_hdr) {
-            (0, 0, _): parse_ipv6_after_frag;
-            (0, 1, PROTO_DSTOPTS): ipv6_ext_unparsed;
-            (0, 1, _): parse_ipv6_after_frag;
-            (_, _, PROTO_HOPOPT): ipv6_ext_unparsed;
-            (_, _, PROTO_ROUTING): ipv6_ext_unparsed;
-            (_, _, PROTO_FRAG): ipv6_ext_unparsed;
-            (_, _, PROTO_DSTOPTS): ipv6_ext_unparsed;
-            default: accept;               /* a later fragment: no transport header */
-        }
-    }
-    state parse_ipv6_after_frag {
-        transition select(meta.ipv6_next) {
-            PROTO_DSTOPTS: parse_ipv6_ext_after;
-            PROTO_TCP: parse_tcp;
-            PROTO_UDP: parse_udp;
-            PROTO_ICMPV6: parse_icmpv6;
-            PROTO_HOPOPT: ipv6_ext_unparsed;
-            PROTO_ROUTING: ipv6_ext_unparsed;
-            PROTO_FRAG: ipv6_ext_unparsed;
-            default: accept;
-        }
-    }
-    state parse_ipv6_ext_after {
-        bit<16> head = packet.lookahead<bit<16>>();
-        meta.ipv6_next = head[15:8];
-        meta.ipv6_ext_words = (bit<16>) head[7:0] + 1;
-        transition select((bit<1>) (meta.ipv6_ext_after_len + (meta.ipv6_ext_words << 3) > IPV6_EXT_AFTER_BYTES)) {
-            1: ipv6_ext_unparsed;
-            default: parse_ipv6_ext_after_word;
-        }
-    }
-    state parse_ipv6_ext_after_word {
-        packet.extract(hdr.ipv6_ext_after.next);
-        meta.ipv6_ext_len = meta.ipv6_ext_len + 8;
-        meta.ipv6_ext_after_len = meta.ipv6_ext_after_len + 8;
-        meta.ipv6_ext_words = meta.ipv6_ext_words - 1;
-        transition select(meta.ipv6_ext_words) {
-            0: parse_ipv6_after_frag;
-            default: parse_ipv6_ext_after_word;
+        transition select(hdr.ipv6_frag.frag_offset, hdr.ipv6_frag.next_hdr) {
+            (_, PROTO_HOPOPT): ipv6_ext_unparsed;
+            (_, PROTO_ROUTING): ipv6_ext_unparsed;
+            (_, PROTO_FRAG): ipv6_ext_unparsed;
+            (_, PROTO_AH): ipv6_ext_unparsed;
+            (_, PROTO_DSTOPTS): ipv6_ext_unparsed;
+            (_, PROTO_MOBILITY): ipv6_ext_unparsed;
+            (_, PROTO_HIP): ipv6_ext_unparsed;
+            (_, PROTO_SHIM6): ipv6_ext_unparsed;
+            (_, PROTO_EXPERIMENT1): ipv6_ext_unparsed;
+            (_, PROTO_EXPERIMENT2): ipv6_ext_unparsed;
+            (0, PROTO_TCP): parse_tcp;
+            (0, PROTO_UDP): parse_udp;
+            (0, PROTO_ICMPV6): parse_icmpv6;
+            default: accept;               /* another transport, or a later fragment: no transport header */
         }
     }
     /* Routed as it came; never translated (what follows is not known). */

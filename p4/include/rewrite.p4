@@ -170,7 +170,7 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         hdr.ipv4.ihl = 5;
         hdr.ipv4.dscp_ecn = hdr.ipv6.traffic_class;
         hdr.ipv4.reserved = 0;
-        hdr.ipv4.identification = 0;
+        hdr.ipv4.identification = 0;             /* a new one drawn in apply, unless a fragment */
         hdr.ipv4.more_fragments = 0;
         hdr.ipv4.frag_offset = 0;
         if (hdr.ipv6_frag.isValid()) {
@@ -191,7 +191,6 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         hdr.ipv6.setInvalid();
         hdr.ipv6_ext.pop_front(IPV6_EXT_WORDS);
         hdr.ipv6_frag.setInvalid();
-        hdr.ipv6_ext_after.pop_front(IPV6_EXT_AFTER_WORDS);
     }
 
     action v4_to_v6() {
@@ -426,12 +425,17 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         pointer = 0;
         drop_reason = DROP_REASONS;   /* none */
         if (hdr.ipv6.isValid()) {
+            /* RFC 7915 5.1: a fragment keeps its identification; any other packet gets a new one. */
+            bool new_identification = !hdr.ipv6_frag.isValid();
             if (meta.is_icmp_error) {
                 switch (icmp6_error_to_icmp4.apply().action_run) {
                     pointer_to_icmp4: { pointer_6to4.apply(); }
                 }
                 if (drop_reason == DROP_REASONS) {
                     error_6to4_headers();
+                    if (new_identification) {
+                        NEW_IPV4_IDENTIFICATION(hdr.ipv4.identification)
+                    }
                 }
                 return;
             }
@@ -467,6 +471,9 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
                 hdr.icmp.identifier = meta.new_l4_src;
             }
             v6_to_v4();
+            if (new_identification) {
+                NEW_IPV4_IDENTIFICATION(hdr.ipv4.identification)
+            }
         } else if (hdr.ipv4.isValid()) {
             if (meta.is_icmp_error) {
                 switch (icmp4_error_to_icmp6.apply().action_run) {

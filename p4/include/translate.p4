@@ -28,12 +28,14 @@ void request_error(inout metadata_t meta, in bit<8> type, in bit<8> code, in bit
  * ICMP error (or informational message other than echo), about an IPv4 fragment after the first
  * (RFC 1812 4.3.2.7), or quoting IPv4 options (they would have to move). About IPv6 with a
  * Fragment header, Packet Too Big (RFC 7915 5.1: a packet too large to translate) and Time
- * Exceeded (RFC 4443 3.3 and RFC 7915 5.1: MUST, whatever the packet); the other errors wait for
- * the whole datagram's first fragment. */
+ * Exceeded (RFC 4443 3.3 and RFC 7915 5.1: MUST, whatever the packet), and Destination
+ * Unreachable 1 about an atomic or first fragment an extension header follows (RFC 7915 5.1,
+ * 5.4); the other errors wait for the whole datagram's first fragment. */
 bool may_answer_with_error(in headers_t hdr, in metadata_t meta) {
     return !(hdr.icmp.isValid() && !meta.is_echo
              || hdr.ipv6_frag.isValid() && meta.error_type != ICMP6_PACKET_TOO_BIG
                 && meta.error_type != ICMP6_TIME_EXCEEDED
+                && !(meta.ipv6_ext_unparsed && hdr.ipv6_frag.frag_offset == 0)
              || hdr.ipv4.isValid() && (hdr.ipv4.frag_offset != 0 || hdr.ipv4.ihl != 5));
 }
 
@@ -270,9 +272,10 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
     }
 
     /* RFC 7915 4.5: IPv4 UDP without a checksum is given one (computed over the payload), or
-     * dropped when the controller sets drop_udp_without_checksum (nat64.udpZeroChecksum "drop"). */
+     * dropped when the controller sets drop_udp_without_checksum (nat64.udpZeroChecksum "drop"),
+     * answered with the error of 4.4. */
     action drop_udp_without_checksum() {
-        drop_reason = DROP_UDP_ZERO_CHECKSUM;
+        request_error(meta, ICMP_DEST_UNREACH, 13, 0, DROP_UDP_ZERO_CHECKSUM);
     }
     table udp_zero_checksum {
         actions = { drop_udp_without_checksum; NoAction; }
@@ -334,7 +337,9 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                 return;
             }
             if (meta.ipv6_ext_unparsed) {
-                /* More extension headers than the parser walks: what follows them is unknown. */
+                /* More extension headers than the parser walks: what follows them is unknown; or
+                 * one after a Fragment header (RFC 7915 5.1: dropped; 5.4: 1/1, not about a
+                 * later fragment, which has no header to quote). */
                 request_error(meta, ICMP6_DEST_UNREACH, 1, 0, DROP_NOT_TRANSLATABLE);
                 return;
             }
@@ -435,12 +440,12 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
             if (hdr.udp.isValid() && hdr.udp.checksum == 0) {
                 if (hdr.ipv4.more_fragments == 1) {
                     /* RFC 7915 4.5: the checksum of a fragmented datagram cannot be computed from
-                     * its first fragment (the switch does not reassemble): drop it. */
-                    drop_reason = DROP_UDP_ZERO_CHECKSUM;
+                     * its first fragment (the switch does not reassemble): drop it; 4.4: 3/13. */
+                    request_error(meta, ICMP_DEST_UNREACH, 13, 0, DROP_UDP_ZERO_CHECKSUM);
                 } else {
                     udp_zero_checksum.apply();
                 }
-                if (drop_reason != DROP_REASONS) {
+                if (meta.send_error) {
                     return;
                 }
             }

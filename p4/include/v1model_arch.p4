@@ -38,6 +38,11 @@ header packet_out_t {
 /* The address of the RFC 6791 pool an ICMPv6 error's router gets: a hash of its address. */
 #define RFC6791_PICK(out, first, key, count) hash(out, HashAlgorithm.crc32, first, { key }, count);
 
+/* The Identification of an IPv4 packet the switch makes (translated from IPv6 without a Fragment
+ * header, or an ICMP error it sends): RFC 7915 5.1 asks for a fragment identification generator,
+ * RFC 7739 for values an off-path host cannot predict. Random, never 0. */
+#define NEW_IPV4_IDENTIFICATION(field) random(field, 16w1, 16w0xffff);
+
 /* Entries of session_v6, session_v4 and remote_filter: a million sessions per switch. */
 #define SESSION_TABLE_SIZE 1048576
 

@@ -3,6 +3,7 @@ import select
 import socket
 import time
 
+from scapy.layers.inet import IP
 from scapy.layers.l2 import Ether
 
 from . import netns
@@ -15,6 +16,37 @@ QUIET_TIME = 0.3
 
 def _describe(frame):
     return Ether(frame).summary() if frame else "(nothing)"
+
+
+class DrawnIdentification:
+    """An expected frame whose outer IPv4 Identification the switch draws itself (RFC 7915 5.1: a
+    packet translated from IPv6 without a Fragment header, or an ICMP error the switch sends). It
+    matches a frame that is `packet` but for that field, with the header checksum right for the
+    value drawn; layers are looked up in `packet` (expected[ICMP])."""
+
+    def __init__(self, packet):
+        self.packet = packet
+
+    def __getitem__(self, layer):
+        return self.packet[layer]
+
+    def __contains__(self, layer):
+        return layer in self.packet
+
+    def as_received(self, frame):
+        """The bytes `frame` must be: `packet` with the Identification `frame` carries."""
+        p = self.packet.copy()
+        at = len(p) - len(p[IP]) + 4
+        p[IP].id = int.from_bytes(frame[at:at + 2], "big") if len(frame) >= at + 2 else 0
+        p[IP].chksum = None
+        return bytes(p)
+
+
+def expected_bytes(expected, frame):
+    """The bytes `frame` must be to match `expected` (a packet, bytes or a DrawnIdentification)."""
+    if isinstance(expected, DrawnIdentification):
+        return expected.as_received(frame or b"")
+    return bytes(expected)
 
 
 class Dataplane:
@@ -65,9 +97,9 @@ class Dataplane:
         return self.pending[port].pop(0)
 
     def verify_packet(self, expected, port, timeout=DEFAULT_TIMEOUT):
-        """The next frame on `port` is byte for byte `expected`."""
-        want = bytes(expected)
+        """The next frame on `port` is byte for byte `expected` (see expected_bytes)."""
         got = self.poll(port, timeout)
+        want = expected_bytes(expected, got)
         if got != want:
             detail = ""
             if got:

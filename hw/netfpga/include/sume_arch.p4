@@ -89,6 +89,17 @@ typedef bit<13> idle_slot_t;
 extern void session_hit_reg_raw(in idle_slot_t index, in bit<32> newVal, in bit<32> incVal, in bit<8> opCode,
                                 out bit<32> result);
 
+/* The Identification of an IPv4 packet the card makes (translated from IPv6 without a Fragment
+ * header): RFC 7915 5.1 asks for a fragment identification generator. SDNet has no random source:
+ * a counter in a one-cell RAW register, so identifications follow each other (RFC 6864 4.2 is met:
+ * none repeats within 65535 packets; RFC 7739's unpredictability is not). */
+@Xilinx_MaxLatency(1)
+@Xilinx_ControlWidth(1)
+extern void identification_reg_raw(in bit<1> index, in bit<32> newVal, in bit<32> incVal, in bit<8> opCode,
+                                   out bit<32> result);
+#define NEW_IPV4_IDENTIFICATION(field) { bit<32> counted; identification_reg_raw(0, 0, 1, REG_ADD, counted); \
+                                         field = counted[15:0]; }
+
 /* No hash unit: an ICMPv6 error's router gets the RFC 6791 pool's first address (RFC 6791
  * allows a pool of one). */
 #define RFC6791_PICK(out, first, key, count) out = first;

@@ -2,6 +2,7 @@ package org.nat64fabric.core.control;
 
 import java.nio.ByteBuffer;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv6Address;
 
@@ -10,8 +11,9 @@ import org.nat64fabric.core.addr.Ipv6Address;
  * about IPv4, ICMPv6 (RFC 4443) about IPv6. As the v1model pipeline builds them (IcmpError in
  * p4/include/icmp_error.p4): the packet is quoted from its IP header on, as much of it as keeps
  * the error within 576 bytes (RFC 1812 4.3.2.3) or 1280 bytes (RFC 4443 2.4(c)); the error goes
- * back to the packet's source with hop limit 64, traffic class 0, no flow label, IPv4 identification
- * 0 and no DF; the Ethernet addresses are the frame's swapped.
+ * back to the packet's source with hop limit 64, traffic class 0, no flow label, a random IPv4
+ * identification other than 0 (RFC 6864 4.2, RFC 7739) and no DF; the Ethernet addresses are the
+ * frame's swapped.
  */
 final class IcmpErrors {
     private static final int ETHERNET = 14;
@@ -53,7 +55,7 @@ final class IcmpErrors {
         int l4 = ETHERNET + header;
         if (v4) {
             b.put((byte) 0x45).put((byte) 0).putShort((short) (header + ICMP_HEADER + quoted));
-            b.putInt(0);                                        // identification 0, no flags
+            b.putShort((short) (1 + ThreadLocalRandom.current().nextInt(0xffff))).putShort((short) 0);   // no flags
             b.put((byte) 64).put((byte) 1).putShort((short) 0);
             b.putInt(source4.bits()).put(frame, ETHERNET + 12, 4);
             b.putShort(ETHERNET + 10, (short) InternetChecksum.of(InternetChecksum.add(0, out, ETHERNET, header)));

@@ -2,10 +2,14 @@ package org.nat64fabric.core.control;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv6Address;
@@ -57,7 +61,8 @@ class IcmpErrorsTest {
         assertArrayEquals(HOST_MAC, Arrays.copyOfRange(out, 0, 6), "back to the sender's MAC");
         assertArrayEquals(ROUTER_MAC, Arrays.copyOfRange(out, 6, 12));
         assertEquals(576, b.getShort(16) & 0xffff);
-        assertEquals(0, b.getInt(18), "identification 0, no DF");
+        assertNotEquals(0, b.getShort(18), "an identification drawn (RFC 6864 4.2)");
+        assertEquals(0, b.getShort(20), "no DF, not a fragment");
         assertEquals(64, out[22]);
         assertEquals(1, out[23]);
         assertEquals(0, sum(0, out, 14, 20), "a valid header checksum");
@@ -68,6 +73,19 @@ class IcmpErrorsTest {
         assertEquals(1480, b.getInt(38));
         assertEquals(0, sum(0, out, 34, out.length - 34), "a valid ICMP checksum");
         assertArrayEquals(Arrays.copyOfRange(in, 14, 14 + 548), Arrays.copyOfRange(out, 42, out.length));
+    }
+
+    @Test
+    void eachIpv4ErrorGetsAnIdentificationOfItsOwn() {
+        Set<Short> identifications = new HashSet<>();
+        for (int i = 0; i < 64; i++) {
+            byte[] out = IcmpErrors.about(ipv4(28, 60), SOURCE4, SOURCE6, 11, 0, 0).orElseThrow();
+            identifications.add(ByteBuffer.wrap(out).getShort(18));
+            assertEquals(0, sum(0, out, 14, 20), "a valid header checksum");
+        }
+        // 64 draws from 65535: more than four alike has a chance below 1e-7.
+        assertTrue(identifications.size() >= 60, identifications.toString());
+        assertFalse(identifications.contains((short) 0));
     }
 
     @Test

@@ -448,8 +448,14 @@ public final class Externs {
             return NEXT;
         }
 
+        /** The kernel's pseudo-random generator (bpf_get_prandom_u32, 32 bits a call). */
         @Override public void c(CodeWriter w) {
-            throw new CodeWriter.Unsupported("random()");
+            String[] bounds = w.inOrder(lo, hi);
+            String draw = result.width() > 32
+                    ? "((__u64) bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32())" : "(__u64) bpf_get_prandom_u32()";
+            // As exec: lo when the span is empty or does not fit a signed 64-bit number.
+            result.cSet(w, "({ __u64 lo_ = " + bounds[0] + ", span_ = " + bounds[1] + " - lo_ + 1; "
+                    + "(__s64) span_ <= 0 ? lo_ : lo_ + " + draw + " % span_; })");
         }
     }
 
