@@ -115,6 +115,19 @@ def test_an_extension_header_after_a_fragment_header_is_refused_not_translated(p
         (before[0] + (fragment != "later"), before[1] + (fragment == "later"))
 
 
+def test_no_error_about_what_may_be_an_icmpv6_error_behind_a_fragment_header(ptf):
+    """RFC 4443 2.4(e): no error about an ICMPv6 error. Behind the extension header that follows a
+    Fragment header the switch looks one header further only: ICMPv6 there (an error or not), or a
+    further extension header that may hide it, is dropped and counted without an error."""
+    stateful_udp(ptf)
+    before = (sent(ptf, SENT_UNREACHABLE), drops(ptf, DROP_NOT_TRANSLATABLE))
+    for behind in (ICMPv6DestUnreach(code=3) / IPv6(src=SERVER6, dst=V6_HOST) / UDP(sport=53, dport=5000),
+                   IPv6ExtHdrDestOpt() / UDP(sport=5000, dport=53) / b"deeper"):
+        ptf.send(V6_PORT, from_v6_host(IPv6ExtHdrFragment(id=9, m=0, offset=0) / IPv6ExtHdrDestOpt() / behind))
+    ptf.verify_no_other_packets()
+    assert (sent(ptf, SENT_UNREACHABLE), drops(ptf, DROP_NOT_TRANSLATABLE)) == (before[0], before[1] + 2)
+
+
 @BOTH
 def test_an_extension_header_before_a_fragment_header_is_not_translated(ptf):
     """RFC 7915 5.1 and 5.1.1: extension headers before the Fragment header leave in translation;

@@ -13,8 +13,9 @@ from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoReply, ICMPv6EchoRe
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
-from nat64_setup import (DROP_ICMP_ERROR, DROP_NOT_GLOBAL, DROP_POOL4_NO_BIB, DROP_TTL_EXPIRED, MAPPED, P, POOL6,
-                         PUNT_NEEDS_FRAGMENTATION, ROUTER_MAC, SENT_PARAM_PROBLEM, SENT_TOO_BIG, SENT_UNREACHABLE,
+from nat64_setup import (DROP_BAD_CHECKSUM, DROP_ICMP_ERROR, DROP_NOT_GLOBAL, DROP_POOL4_NO_BIB, DROP_TTL_EXPIRED, MAPPED, P, POOL6,
+                         PUNT_NEEDS_FRAGMENTATION, ROUTER_MAC, SENT_PARAM_PROBLEM, SENT_TIME_EXCEEDED, SENT_TOO_BIG,
+                         SENT_UNREACHABLE,
                          SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT,
                          counts, drops, eam, embed, from_switch4, from_v4_server, from_v6_host, sent, session_v4, session_v6,
                          to_v4_server, to_v6_host)
@@ -347,6 +348,53 @@ def test_untranslatable_packets_get_unreachable_in_their_own_family(ptf):
     ptf.verify_packet(from_switch4(ICMP(type=3, code=13) / bytes(udp[IP])), V4_PORT)
     ptf.verify_no_other_packets()
     assert sent(ptf, SENT_UNREACHABLE) == before + 2
+
+
+def test_errors_about_ipv4_with_options_quote_the_options(ptf):
+    """RFC 792 / RFC 1812 4.3.2.3: an ICMPv4 error quotes the packet's IP header, options included
+    (the error's own header has none): Time Exceeded about a routed packet and about one to
+    translate, Fragmentation Needed about one too large for the IPv6 link (1300 bytes), each with
+    options."""
+    from scapy.layers.inet import IPOption_RR, IPOption_NOP
+    ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
+    mtu(ptf, V6_PORT, 1300)
+    before = (sent(ptf, SENT_TIME_EXCEEDED), sent(ptf, SENT_TOO_BIG))
+    routed = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, ttl=1,
+                                                         options=[IPOption_RR(routers=["0.0.0.0"])]) / UDP(sport=9, dport=7)
+    expiring = from_v4_server(UDP(sport=53, dport=40000) / b"expiring", ttl=1, options=[IPOption_NOP()] * 4)
+    big = from_v4_server(UDP(sport=53, dport=40000) / (b"d" * 1300), flags="DF", options=[IPOption_NOP()] * 8)
+    for port, packet, error, to in ((3, routed, ICMP(type=11, code=0), "203.0.113.9"),
+                                    (V4_PORT, expiring, ICMP(type=11, code=0), V4_SERVER),
+                                    # the IPv6 MTU less 20, plus the 8 bytes of options translation drops
+                                    (V4_PORT, big, ICMP(type=3, code=4, nexthopmtu=1288), V4_SERVER)):
+        assert bytes(packet[IP])[0] & 0x0f > 5
+        ptf.send(port, packet)
+        ptf.verify_packet(from_switch4(error / bytes(packet[IP])[:576 - 28], dst=to), port)
+    ptf.verify_no_other_packets()
+    assert (sent(ptf, SENT_TIME_EXCEEDED), sent(ptf, SENT_TOO_BIG)) == (before[0] + 2, before[1] + 1)
+
+
+@BOTH
+def test_ipv4_with_options_and_a_wrong_header_checksum_is_dropped(ptf):
+    """RFC 1812 5.2.2: a router verifies the header checksum, options included: a packet whose sum
+    is wrong is neither translated, routed nor answered; counted as drop reason 1 (v1model)."""
+    from scapy.layers.inet import IPOption_NOP
+    ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
+    good = from_v4_server(UDP(sport=53, dport=40000) / b"options", options=[IPOption_NOP()] * 4)
+    routed = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, options=[IPOption_NOP()] * 4) / \
+        UDP(sport=9, dport=7)
+    expiring = from_v4_server(UDP(sport=53, dport=40000) / b"x", ttl=1, options=[IPOption_NOP()] * 4)
+    before = drops(ptf, DROP_BAD_CHECKSUM) if counts(ptf) else None
+    for port, packet in ((V4_PORT, good), (3, routed), (V4_PORT, expiring)):
+        wrong = bytearray(bytes(packet))
+        wrong[14 + 21] = 0x44    # an option byte changed, the header checksum left as it was
+        ptf.send(port, bytes(wrong))
+    ptf.verify_no_other_packets()
+    if counts(ptf):
+        assert drops(ptf, DROP_BAD_CHECKSUM) == before + 3
+    ptf.send(V4_PORT, good)
+    ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / b"options"), V6_PORT)
+    ptf.verify_no_other_packets()
 
 
 def test_routing_header_with_segments_left_gets_parameter_problem(ptf):

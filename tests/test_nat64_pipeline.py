@@ -14,7 +14,7 @@ from scapy.layers.l2 import ARP, Ether
 from scapy.packet import Raw
 
 from nat64_setup import (eam, DROP_BAD_CHECKSUM, DROP_BAD_LENGTH, DROP_FILTERED, DROP_LOCAL_FRAGMENT, DROP_NOT_TRANSLATABLE, DROP_PARSER_ERROR,
-                         DROP_ICMP_ERROR_RATE, DROP_POOL4_NO_BIB, DROP_SOURCE_ROUTE, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
+                         DROP_ICMP_ERROR_RATE, DROP_POOL4_NO_BIB, DROP_SOURCE_ROUTE, DROP_UDP_ZERO_CHECKSUM, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
                          PUNT_TCP_CONTROL, PUNT_FIRST_FRAGMENT, PUNT_FRAGMENT, ROUTER_MAC, SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
                          V6_HOST, V6_HOST_MAC, V6_PORT, DrawnIdentification, drops, embed, from_switch4, from_v4_server,
                          from_v6_host, routed, sent, session_v4, session_v6, to_v4_server, to_v6_host)
@@ -160,12 +160,12 @@ def test_ipv4_udp_fragment_without_checksum_is_refused_with_unreachable_13(ptf):
     checksum over the first fragment only, and (4.4) answered with Destination Unreachable 13, as
     Jool's graybox case "ec" expects. The same datagram whole still gets one."""
     ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
-    before = sent(ptf, SENT_UNREACHABLE)
+    before = (sent(ptf, SENT_UNREACHABLE), drops(ptf, DROP_UDP_ZERO_CHECKSUM))
     first = from_v4_server(UDP(sport=53, dport=40000, len=8 + 200, chksum=0) / (b"z" * 64), flags="MF", id=0x777)
     ptf.send(V4_PORT, first)
     ptf.verify_packet(from_switch4(ICMP(type=3, code=13) / bytes(first[IP])), V4_PORT)
     ptf.verify_no_other_packets()
-    assert sent(ptf, SENT_UNREACHABLE) == before + 1
+    assert (sent(ptf, SENT_UNREACHABLE), drops(ptf, DROP_UDP_ZERO_CHECKSUM)) == (before[0] + 1, before[1])
     ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000, chksum=0) / (b"z" * 64), id=0x777))
     ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / (b"z" * 64)), V6_PORT)
     ptf.verify_no_other_packets()
@@ -177,12 +177,12 @@ def test_ipv4_udp_without_checksum_is_refused_when_the_setting_says_so(ptf):
     translated as ever."""
     ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
     ptf.modify(ptf.client.table_entry(T + "udp_zero_checksum", default=True, action=T + "drop_udp_without_checksum"))
-    before = sent(ptf, SENT_UNREACHABLE)
+    before = (sent(ptf, SENT_UNREACHABLE), drops(ptf, DROP_UDP_ZERO_CHECKSUM))
     bare = from_v4_server(UDP(sport=53, dport=40000, chksum=0) / b"no checksum here")
     ptf.send(V4_PORT, bare)
     ptf.verify_packet(from_switch4(ICMP(type=3, code=13) / bytes(bare[IP])), V4_PORT)
     ptf.verify_no_other_packets()
-    assert sent(ptf, SENT_UNREACHABLE) == before + 1
+    assert (sent(ptf, SENT_UNREACHABLE), drops(ptf, DROP_UDP_ZERO_CHECKSUM)) == (before[0] + 1, before[1])
     ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / b"checksum here"))
     ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / b"checksum here"), V6_PORT)
     ptf.verify_no_other_packets()
@@ -541,11 +541,12 @@ def test_ipv4_fragment_gets_an_ipv6_fragment_header_and_options_are_not_translat
     ptf.verify_no_other_packets()
 
 
-@BOTH
 @pytest.mark.parametrize("route", ["lsrr", "nop-ssrr", "expired"])
-def test_ipv4_with_an_unexpired_source_route_is_discarded_not_translated(ptf, route):
+def test_ipv4_with_an_unexpired_source_route_gets_source_route_failed_not_translated(ptf, route):
     """RFC 7915 4.1: options are ignored, but a packet with an unexpired source route MUST be
-    discarded; one whose pointer is past its addresses is translated."""
+    discarded, and SHOULD get Destination Unreachable, Source Route Failed (3/5), quoting it with
+    its options; one whose pointer is past its addresses is translated. (The SUME card hands the
+    error to the controller: test_nat64_sume.py.)"""
     from scapy.layers.inet import IPOption_LSRR, IPOption_NOP, IPOption_SSRR
     ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
     options = {"lsrr": [IPOption_LSRR(routers=["203.0.113.1", "203.0.113.2"])],
@@ -553,18 +554,26 @@ def test_ipv4_with_an_unexpired_source_route_is_discarded_not_translated(ptf, ro
                "expired": [IPOption_LSRR(routers=["203.0.113.1"], pointer=8)]}[route]
     # The checksum as for the packet's destination (scapy would sum the route's last address).
     datagram = bytes(IP(src=V4_SERVER, dst=MAPPED) / UDP(sport=53, dport=40000) / b"routed")[20:]
-    ptf.send(V4_PORT, from_v4_server(Raw(datagram), options=options, proto=17))
+    before = (sent(ptf, SENT_UNREACHABLE), drops(ptf, DROP_SOURCE_ROUTE))
+    packet = from_v4_server(Raw(datagram), options=options, proto=17)
+    ptf.send(V4_PORT, packet)
     if route == "expired":
         ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / b"routed"), V6_PORT)
+    else:
+        assert bytes(packet[IP])[0] & 0x0f > 5
+        ptf.verify_packet(from_switch4(ICMP(type=3, code=5) / bytes(packet[IP])), V4_PORT)
     ptf.verify_no_other_packets()
     assert ptf.client.packet_in(timeout=0.3) is None
+    assert (sent(ptf, SENT_UNREACHABLE), drops(ptf, DROP_SOURCE_ROUTE)) == (before[0] + (route != "expired"), before[1])
 
 
-def test_ipv4_with_an_unexpired_source_route_is_counted(ptf):
+def test_ipv4_with_an_unexpired_source_route_is_counted_when_no_error_may_be_sent(ptf):
+    """A later fragment (to an EAM host: the switch translates its fragments itself) gets no error
+    (RFC 1812 4.3.2.7): discarded, counted as drop reason 15."""
     from scapy.layers.inet import IPOption_LSRR
-    ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
+    ptf.insert(*eam(ptf, "2001:db8:1::77", "192.0.2.77"))
     before = drops(ptf, DROP_SOURCE_ROUTE)
-    ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / b"routed",
+    ptf.send(V4_PORT, from_v4_server(Raw(b"later part"), dst="192.0.2.77", frag=10, proto=17,
                                      options=[IPOption_LSRR(routers=["203.0.113.1"])]))
     ptf.verify_no_other_packets()
     assert drops(ptf, DROP_SOURCE_ROUTE) == before + 1

@@ -12,7 +12,7 @@ import time
 import pytest
 from google.protobuf import text_format
 from p4.config.v1 import p4info_pb2
-from scapy.layers.inet import ICMP, IP, IPOption_NOP, TCP, UDP
+from scapy.layers.inet import ICMP, IP, IPOption_LSRR, IPOption_NOP, TCP, UDP
 from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6PacketTooBig, ICMPv6ParamProblem, ICMPv6TimeExceeded, IPv6,
                                 IPv6ExtHdrDestOpt, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, IPv6ExtHdrRouting)
 from scapy.layers.l2 import Ether
@@ -188,8 +188,8 @@ def test_the_card_hands_over_each_error_v1model_sends_with_its_type_code_and_par
     test_nat64_extension_headers.py and test_nat64_rfc_audit.py without BOTH) go to the controller
     as they came, untranslated, with the error v1model's IcmpError would build (FINISH_ICMP_ERROR,
     error_type, error_code, error_param) and the port they came in on as out_port. What v1model
-    sends no error about (an ICMP error, an IPv4 fragment after the first, IPv4 options) is
-    dropped. The controller's half: test_the_controller_sends_the_icmp_errors_the_card_hands_over."""
+    sends no error about (an ICMP error, an IPv4 fragment after the first) is dropped. The
+    controller's half: test_the_controller_sends_the_icmp_errors_the_card_hands_over."""
     ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000),
                *(ptf.client.table_entry(P + "egress_mtu", match={"port": port}, action=P + "set_mtu",
                                         params={"mtu": mtu}) for port, mtu in ((V4_PORT, 1400), (V6_PORT, 1300))))
@@ -232,8 +232,12 @@ def test_the_card_hands_over_each_error_v1model_sends_with_its_type_code_and_par
          from_v4_server(ICMP(type=3, code=1) / bytes(expiring4[IP]), dst="198.51.100.99", ttl=1), None),
         ("a later IPv4 fragment about to expire", V4_PORT,
          from_v4_server(Raw(b"f" * 16), dst="198.51.100.99", ttl=1, proto=17, frag=100), None),
-        ("IPv4 options about to expire", V4_PORT,
-         from_v4_server(UDP(sport=7, dport=7) / b"o", dst="198.51.100.99", ttl=1, options=[IPOption_NOP()] * 4), None),
+        ("IPv4 options about to expire: Time Exceeded", V4_PORT,
+         from_v4_server(UDP(sport=7, dport=7) / b"o", dst="198.51.100.99", ttl=1, options=[IPOption_NOP()] * 4),
+         (11, 0, 0)),
+        ("an unexpired source route: 3/5", V4_PORT,
+         from_v4_server(UDP(sport=53, dport=40000) / b"r", options=[IPOption_NOP(), IPOption_LSRR(routers=["203.0.113.1"])]),
+         (3, 5, 0)),
     ]
     for what, port, packet, error in cases:
         ptf.send(port, packet)
@@ -540,6 +544,9 @@ def test_the_controller_sends_the_icmp_errors_the_card_hands_over(sume_fabric):
              ICMPv6ParamProblem(code=0, ptr=43) / bytes(routing[IPv6]))
     routed = from_v4_server(UDP(sport=7, dport=7) / b"ttl", dst="198.51.100.99", ttl=1)
     answered(V4_PORT, routed, from_switch4(ICMP(type=11, code=0) / bytes(routed[IP])))
+    with_options = from_v4_server(UDP(sport=7, dport=7) / b"ttl", dst="198.51.100.99", ttl=1,
+                                  options=[IPOption_NOP()] * 4)
+    answered(V4_PORT, with_options, from_switch4(ICMP(type=11, code=0) / bytes(with_options[IP])))
     # RFC 7915 4 with the IPv6 port's MTU of 1500: IPv4 with DF that grows past it as IPv6 gets
     # Fragmentation Needed with the MTU it may have as IPv4, quoted within 576 bytes.
     out = first_through(sume_fabric, from_v6_host(UDP(sport=5400, dport=53) / b"open"))
@@ -556,7 +563,7 @@ def test_the_controller_sends_the_icmp_errors_the_card_hands_over(sume_fabric):
     after = api.call("GET", "/stats")[1]
     sent = {kind: after.get("icmpErrors.sent." + kind, 0) - before.get("icmpErrors.sent." + kind, 0)
             for kind in ("timeExceeded", "unreachable", "tooBig", "parameterProblem")}
-    assert sent == {"timeExceeded": 2, "unreachable": 1, "tooBig": 2, "parameterProblem": 1}, after
+    assert sent == {"timeExceeded": 3, "unreachable": 1, "tooBig": 2, "parameterProblem": 1}, after
 
 
 def test_the_controller_answers_full_size_packets_the_card_hands_over_without_ethernet(sume_fabric):

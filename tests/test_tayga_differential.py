@@ -40,7 +40,7 @@ def _df_at_most_1260(ours, theirs, flags="flags", length="len"):
 # A field may differ only as one of these says: (when it applies to the two packets, why). Each
 # names the RFC section that decides and the side that follows it.
 KNOWN_DIFFERENCES = {
-    "id": (lambda a, b: a["flags"] & 1 == 0 and a["frag"] == 0,
+    "id": (lambda a, b: a["flags"] & 1 == 0 and a["frag"] == 0 and b["id"] == 0,
            "Identification of an IPv6 packet without a Fragment header: RFC 7915 5.1 sets it from a fragment "
            "identification generator (the pipeline draws one at random); Tayga writes 0, as RFC 6145 5.1 did."),
     "flags": (_df_at_most_1260,

@@ -24,6 +24,16 @@ bit<32> sum_ipv4_header(in ipv4_h h) {
          + (bit<32>) (h.ttl ++ h.protocol) + (bit<32>) h.hdr_checksum + sum_v4(h.src_addr) + sum_v4(h.dst_addr);
 }
 
+/* The 16-bit words of an IPv4 header's options (0 to 10 words), summed. */
+bit<32> sum_option_word(in ipv4_option_h o) {
+    return o.isValid() ? (bit<32>) o.word[31:16] + (bit<32>) o.word[15:0] : 0;
+}
+bit<32> sum_ipv4_options(in ipv4_option_h[10] o) {
+    return sum_option_word(o[0]) + sum_option_word(o[1]) + sum_option_word(o[2]) + sum_option_word(o[3])
+         + sum_option_word(o[4]) + sum_option_word(o[5]) + sum_option_word(o[6]) + sum_option_word(o[7])
+         + sum_option_word(o[8]) + sum_option_word(o[9]);
+}
+
 /* The 16-bit words of an IPv6 header, summed. */
 bit<32> sum_ipv6_header(in ipv6_h h) {
     bit<32> first = h.version ++ h.traffic_class ++ h.flow_label;

@@ -31,8 +31,9 @@ control Nat64ComputeChecksum(inout headers_t hdr, inout metadata_t meta) {
             hdr.ipv4.hdr_checksum, HashAlgorithm.csum16);
         /* The IPv4 header quoted in an ICMPv6 error translated to ICMPv4. Only there: an ICMPv4
          * error that is routed keeps the quoted header as it came, checksum included, or its
-         * own ICMP checksum (not recomputed when routing) would no longer match. */
-        update_checksum(hdr.inner_ipv4.isValid() && meta.xlate_src && meta.xlate_dst,
+         * own ICMP checksum (not recomputed when routing) would no longer match; so does the
+         * packet an error of the switch's quotes (options and all). */
+        update_checksum(hdr.inner_ipv4.isValid() && meta.xlate_src && meta.xlate_dst && !meta.send_error,
             { hdr.inner_ipv4.version, hdr.inner_ipv4.ihl, hdr.inner_ipv4.dscp_ecn, hdr.inner_ipv4.total_len,
               hdr.inner_ipv4.identification, hdr.inner_ipv4.reserved, hdr.inner_ipv4.dont_fragment,
               hdr.inner_ipv4.more_fragments, hdr.inner_ipv4.frag_offset, hdr.inner_ipv4.ttl,
@@ -212,7 +213,9 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             drop_for(DROP_PARSER_ERROR);
             exit;
         }
-        if (standard_metadata.checksum_error == 1) {
+        /* verify_checksum covers headers without options; with options, summed here. */
+        if (standard_metadata.checksum_error == 1 || hdr.ipv4.isValid() && hdr.ipv4.ihl != 5
+                && csum_fold(sum_ipv4_header(hdr.ipv4) + sum_ipv4_options(hdr.ipv4_options)) != 0xffff) {
             drop_for(DROP_BAD_CHECKSUM);
             exit;
         }

@@ -166,6 +166,7 @@ struct headers_t {
     ndp_option_h ndp_option;
     /* The packet quoted in an ICMP error: parsed when translating one, filled when sending one. */
     ipv4_h         inner_ipv4;
+    ipv4_option_h[10] inner_ipv4_options;
     ipv6_h         inner_ipv6;
     ipv6_ext_word_h[IPV6_EXT_WORDS] inner_ext;
     ipv6_frag_h    inner_frag;
@@ -197,6 +198,7 @@ struct metadata_t {
     bit<16> ipv6_ext_words;  /* parser loop counter */
     bool    ipv6_ext_unparsed;   /* the chain was longer than the parser walks, out of order, or
                                     went on after a Fragment header */
+    bool    answerable_after_frag;   /* that last, with TCP or UDP behind the header: 1/1 may be sent */
     bit<8>  routing_segments_left;   /* of a Routing header, 0 without one */
     bit<16> routing_pointer; /* its Segments Left field, as an offset from the IPv6 header */
     bit<16> icmp_room;       /* bytes an ICMP error quotes after the inner IP header */

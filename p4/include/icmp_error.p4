@@ -98,6 +98,9 @@ control IcmpError(inout headers_t hdr, inout metadata_t meta, inout standard_met
 
         if (hdr.ipv4.isValid()) {
             hdr.inner_ipv4 = hdr.ipv4;
+            hdr.inner_ipv4_options = hdr.ipv4_options;   /* quoted with their header (RFC 792) */
+            hdr.ipv4_options.pop_front(10);
+            hdr.ipv4.ihl = 5;
             bit<16> length = 20 + 8 + hdr.ipv4.total_len;
             if (length > ICMP4_ERROR_MAX) {
                 length = ICMP4_ERROR_MAX;

@@ -43,8 +43,8 @@
         }
     }
     /* RFC 7915 5.1 translates what follows the extension headers: the parser walks Hop-by-Hop
-     * (first only, RFC 8200 4.1), Destination Options and Routing headers, a Fragment header,
-     * and Destination Options after it, eight bytes at a time, as far as the stacks reach. */
+     * (first only, RFC 8200 4.1), Destination Options and Routing headers eight bytes at a time,
+     * as far as the stack reaches, then a Fragment header. */
     state parse_ipv6 {
         packet.extract(hdr.ipv6);
         verify(hdr.ipv6.version == 6, error.HeaderTooShort);
@@ -96,21 +96,36 @@
         packet.extract(hdr.ipv6_frag);
         meta.ipv6_next = hdr.ipv6_frag.next_hdr;
         transition select(hdr.ipv6_frag.frag_offset, hdr.ipv6_frag.next_hdr) {
-            (_, PROTO_HOPOPT): ipv6_ext_unparsed;
-            (_, PROTO_ROUTING): ipv6_ext_unparsed;
-            (_, PROTO_FRAG): ipv6_ext_unparsed;
-            (_, PROTO_AH): ipv6_ext_unparsed;
-            (_, PROTO_DSTOPTS): ipv6_ext_unparsed;
-            (_, PROTO_MOBILITY): ipv6_ext_unparsed;
-            (_, PROTO_HIP): ipv6_ext_unparsed;
-            (_, PROTO_SHIM6): ipv6_ext_unparsed;
-            (_, PROTO_EXPERIMENT1): ipv6_ext_unparsed;
-            (_, PROTO_EXPERIMENT2): ipv6_ext_unparsed;
+            (_, PROTO_HOPOPT): ipv6_ext_after_frag;
+            (_, PROTO_ROUTING): ipv6_ext_after_frag;
+            (_, PROTO_FRAG): ipv6_ext_after_frag;
+            (_, PROTO_AH): ipv6_ext_after_frag;
+            (_, PROTO_DSTOPTS): ipv6_ext_after_frag;
+            (_, PROTO_MOBILITY): ipv6_ext_after_frag;
+            (_, PROTO_HIP): ipv6_ext_after_frag;
+            (_, PROTO_SHIM6): ipv6_ext_after_frag;
+            (_, PROTO_EXPERIMENT1): ipv6_ext_after_frag;
+            (_, PROTO_EXPERIMENT2): ipv6_ext_after_frag;
             (0, PROTO_TCP): parse_tcp;
             (0, PROTO_UDP): parse_udp;
             (0, PROTO_ICMPV6): parse_icmpv6;
             default: accept;               /* another transport, or a later fragment: no transport header */
         }
+    }
+    /* The header behind that extension header (its first byte, in every kind): TCP or UDP may be
+     * answered with an error; an ICMPv6 message, or a further header that may hide one, not (RFC
+     * 4443 2.4(e): no error about an error). */
+    state ipv6_ext_after_frag {
+        bit<8> behind = packet.lookahead<bit<8>>();
+        transition select(behind) {
+            PROTO_TCP: ipv6_ext_after_frag_answerable;
+            PROTO_UDP: ipv6_ext_after_frag_answerable;
+            default: ipv6_ext_unparsed;
+        }
+    }
+    state ipv6_ext_after_frag_answerable {
+        meta.answerable_after_frag = true;
+        transition ipv6_ext_unparsed;
     }
     /* Routed as it came; never translated (what follows is not known). */
     state ipv6_ext_unparsed {

@@ -433,44 +433,44 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
                 }
                 if (drop_reason == DROP_REASONS) {
                     error_6to4_headers();
-                    if (new_identification) {
-                        NEW_IPV4_IDENTIFICATION(hdr.ipv4.identification)
+                } else {
+                    new_identification = false;
+                }
+            } else {
+                /* Transport checksums: the pseudo-header addresses and the ports change. */
+                bit<32> old_sum = sum_v6(hdr.ipv6.src_addr) + sum_v6(hdr.ipv6.dst_addr)
+                                  + (bit<32>) meta.l4_src + (bit<32>) meta.l4_dst;
+                bit<32> new_sum = sum_v4(meta.new_src4) + sum_v4(meta.new_dst4)
+                                  + (bit<32>) meta.new_l4_src + (bit<32>) meta.new_l4_dst;
+                if (hdr.tcp.isValid()) {
+                    hdr.tcp.src_port = meta.new_l4_src;
+                    hdr.tcp.dst_port = meta.new_l4_dst;
+                    hdr.tcp.checksum = csum_replace(hdr.tcp.checksum, old_sum, 18, new_sum);
+                } else if (hdr.udp.isValid()) {
+                    hdr.udp.src_port = meta.new_l4_src;
+                    hdr.udp.dst_port = meta.new_l4_dst;
+                    hdr.udp.checksum = csum_replace(hdr.udp.checksum, old_sum, 18, new_sum);
+                    if (hdr.udp.checksum == 0) {
+                        hdr.udp.checksum = 0xffff;
                     }
+                } else if (meta.is_echo) {
+                    /* ICMPv6 echo -> ICMP echo: the pseudo-header leaves the sum; type and
+                     * identifier change. Identifier counted once (it is both "ports"). The pseudo-header
+                     * length is the upper-layer one: without extension or Fragment headers (an atomic
+                     * fragment, RFC 7915 5.1.1; RFC 8200 8.1). */
+                    bit<8> type4 = hdr.icmp.type == ICMP6_ECHO_REQUEST ? ICMP_ECHO_REQUEST : ICMP_ECHO_REPLY;
+                    bit<16> upper_len = hdr.ipv6.payload_len - meta.ipv6_ext_len - (hdr.ipv6_frag.isValid() ? 16w8 : 0);
+                    bit<32> old_icmp = sum_v6(hdr.ipv6.src_addr) + sum_v6(hdr.ipv6.dst_addr) + (bit<32>) upper_len
+                                       + (bit<32>) PROTO_ICMPV6 + (bit<32>) (hdr.icmp.type ++ hdr.icmp.code)
+                                       + (bit<32>) meta.l4_src;
+                    bit<32> new_icmp = (bit<32>) (type4 ++ hdr.icmp.code) + (bit<32>) meta.new_l4_src;
+                    hdr.icmp.checksum = csum_replace(hdr.icmp.checksum, old_icmp, 22, new_icmp);
+                    hdr.icmp.type = type4;
+                    hdr.icmp.identifier = meta.new_l4_src;
                 }
-                return;
+                v6_to_v4();
             }
-            /* Transport checksums: the pseudo-header addresses and the ports change. */
-            bit<32> old_sum = sum_v6(hdr.ipv6.src_addr) + sum_v6(hdr.ipv6.dst_addr)
-                              + (bit<32>) meta.l4_src + (bit<32>) meta.l4_dst;
-            bit<32> new_sum = sum_v4(meta.new_src4) + sum_v4(meta.new_dst4)
-                              + (bit<32>) meta.new_l4_src + (bit<32>) meta.new_l4_dst;
-            if (hdr.tcp.isValid()) {
-                hdr.tcp.src_port = meta.new_l4_src;
-                hdr.tcp.dst_port = meta.new_l4_dst;
-                hdr.tcp.checksum = csum_replace(hdr.tcp.checksum, old_sum, 18, new_sum);
-            } else if (hdr.udp.isValid()) {
-                hdr.udp.src_port = meta.new_l4_src;
-                hdr.udp.dst_port = meta.new_l4_dst;
-                hdr.udp.checksum = csum_replace(hdr.udp.checksum, old_sum, 18, new_sum);
-                if (hdr.udp.checksum == 0) {
-                    hdr.udp.checksum = 0xffff;
-                }
-            } else if (meta.is_echo) {
-                /* ICMPv6 echo -> ICMP echo: the pseudo-header leaves the sum; type and
-                 * identifier change. Identifier counted once (it is both "ports"). The pseudo-header
-                 * length is the upper-layer one: without extension or Fragment headers (an atomic
-                 * fragment, RFC 7915 5.1.1; RFC 8200 8.1). */
-                bit<8> type4 = hdr.icmp.type == ICMP6_ECHO_REQUEST ? ICMP_ECHO_REQUEST : ICMP_ECHO_REPLY;
-                bit<16> upper_len = hdr.ipv6.payload_len - meta.ipv6_ext_len - (hdr.ipv6_frag.isValid() ? 16w8 : 0);
-                bit<32> old_icmp = sum_v6(hdr.ipv6.src_addr) + sum_v6(hdr.ipv6.dst_addr) + (bit<32>) upper_len
-                                   + (bit<32>) PROTO_ICMPV6 + (bit<32>) (hdr.icmp.type ++ hdr.icmp.code)
-                                   + (bit<32>) meta.l4_src;
-                bit<32> new_icmp = (bit<32>) (type4 ++ hdr.icmp.code) + (bit<32>) meta.new_l4_src;
-                hdr.icmp.checksum = csum_replace(hdr.icmp.checksum, old_icmp, 22, new_icmp);
-                hdr.icmp.type = type4;
-                hdr.icmp.identifier = meta.new_l4_src;
-            }
-            v6_to_v4();
+            /* One draw for both (the SUME card's counter is one extern call site). */
             if (new_identification) {
                 NEW_IPV4_IDENTIFICATION(hdr.ipv4.identification)
             }

@@ -25,18 +25,19 @@ void request_error(inout metadata_t meta, in bit<8> type, in bit<8> code, in bit
 }
 
 /* Whether the switch may answer the packet with the error it asked for. Never an error about an
- * ICMP error (or informational message other than echo), about an IPv4 fragment after the first
- * (RFC 1812 4.3.2.7), or quoting IPv4 options (they would have to move). About IPv6 with a
+ * ICMP error (or informational message other than echo), or about an IPv4 fragment after the
+ * first (RFC 1812 4.3.2.7). About IPv6 with a
  * Fragment header, Packet Too Big (RFC 7915 5.1: a packet too large to translate) and Time
  * Exceeded (RFC 4443 3.3 and RFC 7915 5.1: MUST, whatever the packet), and Destination
- * Unreachable 1 about an atomic or first fragment an extension header follows (RFC 7915 5.1,
- * 5.4); the other errors wait for the whole datagram's first fragment. */
+ * Unreachable 1 about an atomic or first fragment an extension header follows, with TCP or UDP
+ * behind it (RFC 7915 5.1, 5.4); the other errors wait for the whole datagram's first fragment. */
 bool may_answer_with_error(in headers_t hdr, in metadata_t meta) {
     return !(hdr.icmp.isValid() && !meta.is_echo
              || hdr.ipv6_frag.isValid() && meta.error_type != ICMP6_PACKET_TOO_BIG
                 && meta.error_type != ICMP6_TIME_EXCEEDED
-                && !(meta.ipv6_ext_unparsed && hdr.ipv6_frag.frag_offset == 0)
-             || hdr.ipv4.isValid() && (hdr.ipv4.frag_offset != 0 || hdr.ipv4.ihl != 5));
+                && !(meta.answerable_after_frag && hdr.ipv6_frag.frag_offset == 0
+                     && meta.error_type == ICMP6_DEST_UNREACH && meta.error_code == 1)
+             || hdr.ipv4.isValid() && hdr.ipv4.frag_offset != 0);
 }
 
 /* RFC 7915 4.1: whether the IPv4 options' first word holds an unexpired loose or strict source
@@ -432,9 +433,8 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                 return;
             }
             if (hdr.ipv4.ihl != 5 && unexpired_source_route(hdr.ipv4_options[0].word)) {
-                /* RFC 7915 4.1: MUST be discarded; the Source Route Failed error it SHOULD get
-                 * would quote the options, which the switch's errors do not. */
-                drop_reason = DROP_SOURCE_ROUTE;
+                /* RFC 7915 4.1: MUST be discarded, and SHOULD get Source Route Failed. */
+                request_error(meta, ICMP_DEST_UNREACH, 5, 0, DROP_SOURCE_ROUTE);
                 return;
             }
             if (hdr.udp.isValid() && hdr.udp.checksum == 0) {

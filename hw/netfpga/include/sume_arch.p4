@@ -91,7 +91,7 @@ extern void session_hit_reg_raw(in idle_slot_t index, in bit<32> newVal, in bit<
 
 /* The Identification of an IPv4 packet the card makes (translated from IPv6 without a Fragment
  * header): RFC 7915 5.1 asks for a fragment identification generator. SDNet has no random source:
- * a counter in a one-cell RAW register, so identifications follow each other (RFC 6864 4.2 is met:
+ * a counter in cell 0 of a RAW register, so identifications follow each other (RFC 6864 4.2 is met:
  * none repeats within 65535 packets; RFC 7739's unpredictability is not). */
 @Xilinx_MaxLatency(1)
 @Xilinx_ControlWidth(1)

@@ -198,8 +198,9 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
                 return;
             }
         }
-        /* No checksum unit: the IPv4 header sums to 0xffff with its checksum, or it is dropped. */
-        if (hdr.ipv4.isValid() && hdr.ipv4.ihl == 5 && csum_fold(sum_ipv4_header(hdr.ipv4)) != 0xffff) {
+        /* No checksum unit: the IPv4 header (with its options) sums to 0xffff with its checksum,
+         * or it is dropped. */
+        if (hdr.ipv4.isValid() && csum_fold(sum_ipv4_header(hdr.ipv4) + sum_ipv4_options(hdr.ipv4_options)) != 0xffff) {
             drop();
             return;
         }

@@ -48,7 +48,8 @@ public final class Main {
             "options for every command:",
             "  -D NAME[=VALUE]                  define a preprocessor macro",
             "  -I DIR                           add an include folder",
-            "  --seed N                         seed of random() and HashAlgorithm.random (default 0)");
+            "  --seed N                         seed of random() and HashAlgorithm.random in the interpreter\n"
+            + "                                   (default 0: a fresh one each time the program is loaded)");
 
     private Main() {
     }

@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.security.SecureRandom;
 import java.util.Random;
 import java.util.Set;
 import org.antlr.v4.runtime.ParserRuleContext;
@@ -317,7 +318,9 @@ final class Elaborator {
         this.source = source;
         this.mainFile = mainFile;
         this.seed = seed;
-        this.random = new Random(seed);
+        // Seed 0, the default, is none: a fresh one at each load, so that values drawn (an IPv4
+        // identification) differ between switches and restarts; --seed N reproduces a run.
+        this.random = new Random(seed != 0 ? seed : new SecureRandom().nextLong());
     }
 
     // ---- errors ----

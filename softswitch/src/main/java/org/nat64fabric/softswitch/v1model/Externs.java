@@ -450,6 +450,9 @@ public final class Externs {
 
         /** The kernel's pseudo-random generator (bpf_get_prandom_u32, 32 bits a call). */
         @Override public void c(CodeWriter w) {
+            if (result.width() > 64) {
+                throw new CodeWriter.Unsupported("random() wider than 64 bits");
+            }
             String[] bounds = w.inOrder(lo, hi);
             String draw = result.width() > 32
                     ? "((__u64) bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32())" : "(__u64) bpf_get_prandom_u32()";
