@@ -67,13 +67,13 @@ def templates():
 
 def ipv4_must_drop(frame):
     """Whether the pipeline's own checks must drop this IPv4 frame: parser (version, IHL, room for
-    the header), header checksum (without options) or total length."""
+    the header), header checksum or total length."""
     if len(frame) < 34:
         return True
     version, ihl = frame[14] >> 4, frame[14] & 15
     if version != 4 or ihl < 5 or len(frame) < 14 + 4 * ihl:
         return True
-    if ihl == 5 and ones_complement_sum(frame[14:34]) != 0xFFFF:
+    if ones_complement_sum(frame[14:14 + 4 * ihl]) != 0xFFFF:
         return True
     return struct.unpack_from("!H", frame, 16)[0] + 14 > len(frame)
 
@@ -145,10 +145,10 @@ def corpus(rng):
                 frame = rng.randbytes(12) + struct.pack("!H", ethertype) + rng.randbytes(rng.randint(0, 300))
             add("random IP header", frame, rng.choice((V6_PORT, V4_PORT)))
         elif choice < 0.7:                                  # IPv4 header checksum wrong
-            t = rng.choice(v4[:3] + v4[4:])                 # header without options: the one the pipeline verifies
+            t = rng.choice(v4)                              # with options too (v4[3]): verified as well
             bad = (struct.unpack_from("!H", t, 24)[0] ^ rng.randint(1, 0xFFFF))
             frame = t[:24] + struct.pack("!H", bad) + t[26:]
-            if ones_complement_sum(frame[14:34]) != 0xFFFF:   # 0x0000 and 0xFFFF sum alike
+            if ones_complement_sum(frame[14:14 + 4 * (frame[14] & 15)]) != 0xFFFF:   # 0x0000 and 0xFFFF sum alike
                 add("bad IPv4 checksum", frame, V4_PORT)
         elif choice < 0.85:                                 # IPv4 total length beyond the frame
             t = rng.choice(v4[:3] + v4[4:])

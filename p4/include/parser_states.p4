@@ -95,27 +95,39 @@
     state parse_ipv6_frag {
         packet.extract(hdr.ipv6_frag);
         meta.ipv6_next = hdr.ipv6_frag.next_hdr;
-        transition select(hdr.ipv6_frag.frag_offset, hdr.ipv6_frag.next_hdr) {
-            (_, PROTO_HOPOPT): ipv6_ext_after_frag;
-            (_, PROTO_ROUTING): ipv6_ext_after_frag;
-            (_, PROTO_FRAG): ipv6_ext_after_frag;
-            (_, PROTO_AH): ipv6_ext_after_frag;
-            (_, PROTO_DSTOPTS): ipv6_ext_after_frag;
-            (_, PROTO_MOBILITY): ipv6_ext_after_frag;
-            (_, PROTO_HIP): ipv6_ext_after_frag;
-            (_, PROTO_SHIM6): ipv6_ext_after_frag;
-            (_, PROTO_EXPERIMENT1): ipv6_ext_after_frag;
-            (_, PROTO_EXPERIMENT2): ipv6_ext_after_frag;
+        transition select(hdr.ipv6_frag.next_hdr) {
+            PROTO_HOPOPT: ipv6_ext_after_frag;
+            PROTO_ROUTING: ipv6_ext_after_frag;
+            PROTO_FRAG: ipv6_ext_after_frag;
+            PROTO_AH: ipv6_ext_after_frag;
+            PROTO_DSTOPTS: ipv6_ext_after_frag;
+            PROTO_MOBILITY: ipv6_ext_after_frag;
+            PROTO_HIP: ipv6_ext_after_frag;
+            PROTO_SHIM6: ipv6_ext_after_frag;
+            PROTO_EXPERIMENT1: ipv6_ext_after_frag;
+            PROTO_EXPERIMENT2: ipv6_ext_after_frag;
+            default: parse_ipv6_frag_transport;
+        }
+    }
+    state parse_ipv6_frag_transport {
+        transition select(hdr.ipv6_frag.frag_offset, meta.ipv6_next) {
             (0, PROTO_TCP): parse_tcp;
             (0, PROTO_UDP): parse_udp;
             (0, PROTO_ICMPV6): parse_icmpv6;
             default: accept;               /* another transport, or a later fragment: no transport header */
         }
     }
-    /* The header behind that extension header (its first byte, in every kind): TCP or UDP may be
-     * answered with an error; an ICMPv6 message, or a further header that may hide one, not (RFC
-     * 4443 2.4(e): no error about an error). */
+    /* Only a first (or atomic) fragment holds that extension header: there, the header behind it
+     * (its first byte, in every kind) says whether an error may be sent: TCP or UDP may be
+     * answered; an ICMPv6 message, or a further header that may hide one, not (RFC 4443 2.4(e):
+     * no error about an error). A later fragment's bytes are payload, and may be none. */
     state ipv6_ext_after_frag {
+        transition select(hdr.ipv6_frag.frag_offset) {
+            0: ipv6_ext_after_first_frag;
+            default: ipv6_ext_unparsed;
+        }
+    }
+    state ipv6_ext_after_first_frag {
         bit<8> behind = packet.lookahead<bit<8>>();
         transition select(behind) {
             PROTO_TCP: ipv6_ext_after_frag_answerable;
