@@ -60,6 +60,11 @@ bit<16> csum_fold(in bit<32> sum) {
     return acc[15:0];
 }
 
+/* Whether an IPv4 header, options included, sums to 0xffff with its checksum. */
+bool ipv4_checksum_holds(in ipv4_h h, in ipv4_option_h[10] o) {
+    return csum_fold(sum_ipv4_header(h) + sum_ipv4_options(o)) == 0xffff;
+}
+
 /* The checksum after `old_count` words summing to `old_sum` were replaced by words summing to
  * `new_sum`: HC' = ~(~HC + sum(~m) + sum(m')), where sum(~m) = old_count * 0xffff - old_sum. */
 bit<16> csum_replace(in bit<16> csum, in bit<32> old_sum, in bit<32> old_count, in bit<32> new_sum) {

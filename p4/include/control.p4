@@ -214,8 +214,8 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             exit;
         }
         /* verify_checksum covers headers without options; with options, summed here. */
-        if (standard_metadata.checksum_error == 1 || hdr.ipv4.isValid() && hdr.ipv4.ihl != 5
-                && csum_fold(sum_ipv4_header(hdr.ipv4) + sum_ipv4_options(hdr.ipv4_options)) != 0xffff) {
+        if (standard_metadata.checksum_error == 1
+                || hdr.ipv4.isValid() && hdr.ipv4.ihl != 5 && !ipv4_checksum_holds(hdr.ipv4, hdr.ipv4_options)) {
             drop_for(DROP_BAD_CHECKSUM);
             exit;
         }

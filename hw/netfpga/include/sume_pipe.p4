@@ -200,7 +200,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
         }
         /* No checksum unit: the IPv4 header (with its options) sums to 0xffff with its checksum,
          * or it is dropped. */
-        if (hdr.ipv4.isValid() && csum_fold(sum_ipv4_header(hdr.ipv4) + sum_ipv4_options(hdr.ipv4_options)) != 0xffff) {
+        if (hdr.ipv4.isValid() && !ipv4_checksum_holds(hdr.ipv4, hdr.ipv4_options)) {
             drop();
             return;
         }
