@@ -554,6 +554,15 @@ def test_stateful_hairpinning_through_pool4(ptf):
                       V6_PORT)
     ptf.verify_no_other_packets()
 
+    # The same packet sent by the controller through the pipeline (the first packet of the flow,
+    # after its session was set up) goes round the same way: its second pass is no packet-out.
+    ptf.client.packet_out(bytes(from_v6_host(UDP(sport=5000, dport=8080) / b"GET", dst=embed(b4, POOL6, 96))),
+                          to_pipeline=1)
+    ptf.verify_packet(to_v6_host(UDP(sport=40000, dport=80) / b"GET", src=embed(MAPPED, POOL6, 96), dst=b6, hlim=63),
+                      V6_PORT)
+    ptf.verify_no_other_packets()
+    assert ptf.client.packet_in(timeout=0.5) is None
+
 
 @BOTH
 def test_well_known_prefix_refuses_non_global_ipv4(ptf):

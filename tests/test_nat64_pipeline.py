@@ -15,8 +15,8 @@ from scapy.packet import Raw
 
 from nat64_setup import (eam, DROP_BAD_CHECKSUM, DROP_BAD_LENGTH, DROP_FILTERED, DROP_LOCAL_FRAGMENT, DROP_NOT_TRANSLATABLE, DROP_PARSER_ERROR,
                          DROP_ICMP_ERROR_RATE, DROP_POOL4_NO_BIB, DROP_SOURCE_ROUTE, DROP_UDP_ZERO_CHECKSUM, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
-                         PUNT_TCP_CONTROL, PUNT_FIRST_FRAGMENT, PUNT_FRAGMENT, ROUTER_MAC, SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
-                         V6_HOST, V6_HOST_MAC, V6_PORT, DrawnIdentification, drops, embed, from_switch4, from_v4_server,
+                         PUNT_TCP_CONTROL, PUNT_FIRST_FRAGMENT, PUNT_FRAGMENT, PUNT_INBOUND_SYN, ROUTER_MAC, SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
+                         V6_HOST, V6_HOST_MAC, V6_PORT, DrawnIdentification, counts, drops, embed, from_switch4, from_v4_server,
                          from_v6_host, routed, sent, session_v4, session_v6, to_v4_server, to_v6_host)
 from nat64_setup import BOTH, ptf, sume_sut, sut  # noqa: F401  (pytest fixtures, found by name)
 
@@ -298,6 +298,31 @@ def test_udp_to_pool4_without_session_gets_port_unreachable_and_is_counted(ptf):
     ptf.send(V4_PORT, from_v4_server(ICMP(type=8, id=9999)))
     ptf.verify_no_other_packets()
     assert drops(ptf, DROP_POOL4_NO_BIB) == before + 3
+
+
+@BOTH
+def test_an_ipv4_syn_the_switch_would_not_translate_goes_to_the_controller_to_be_held(ptf):
+    """RFC 6146 3.5.2.2, RFC 5382 REQ-4: with inbound_syn set (the controller's default), a plain
+    IPv4 SYN to a pool4 address without a BIB entry is punted as it came (PUNT_INBOUND_SYN), for
+    the controller to hold for a simultaneous open; so is one that a filtering session entry does
+    not let in. Any other segment is dropped and counted as before; a later fragment of a SYN is
+    the controller's as every later fragment is (PUNT_FRAGMENT)."""
+    ptf.modify(ptf.client.table_entry(T + "inbound_syn", default=True, action=T + "hold_inbound_syns"))
+    ptf.insert(session_v4(ptf, 6, MAPPED, 41000, V6_HOST, 33000, filtered=1))
+    before = counts(ptf) and (drops(ptf, DROP_POOL4_NO_BIB), drops(ptf, DROP_FILTERED))
+    unmapped = from_v4_server(TCP(sport=80, dport=9999, flags="S", seq=7))
+    filtered = from_v4_server(TCP(sport=80, dport=41000, flags="S", seq=8))
+    for syn in (unmapped, filtered):
+        ptf.send(V4_PORT, syn)
+        payload, md = ptf.client.packet_in()
+        assert (payload, md["punt_reason"], md["ingress_port"]) == (bytes(syn), PUNT_INBOUND_SYN, V4_PORT)
+    for flags in ("SA", "SR", "SF", "A", "R"):
+        ptf.send(V4_PORT, from_v4_server(TCP(sport=80, dport=9999, flags=flags)))
+        ptf.send(V4_PORT, from_v4_server(TCP(sport=80, dport=41000, flags=flags)))
+    ptf.verify_no_other_packets()
+    assert ptf.client.packet_in(timeout=0.5) is None
+    if counts(ptf):
+        assert (drops(ptf, DROP_POOL4_NO_BIB), drops(ptf, DROP_FILTERED)) == (before[0] + 5, before[1] + 5)
 
 
 def test_ipv4_to_pool4_without_session_is_dropped_silently_when_the_setting_is_off(ptf):

@@ -346,8 +346,7 @@ control Nat64Egress(inout headers_t hdr, inout metadata_t meta, inout standard_m
                 truncate(meta.truncate_to);
             }
             recirculate_preserving_field_list(2);
-        }
-        if (standard_metadata.egress_port == CPU_PORT) {
+        } else if (standard_metadata.egress_port == CPU_PORT) {   /* (a hairpinned packet from the controller leaves for its second pass by the CPU port) */
             hdr.packet_in.setValid();
             hdr.packet_in.ingress_port = standard_metadata.ingress_port;
             hdr.packet_in._pad = 0;

@@ -72,6 +72,8 @@ const bit<8> PUNT_FRAGMENT     = 7;   /* a stateful datagram's fragment after th
                                          it translates once the last has told the message's length */
 const bit<8> PUNT_FIRST_FRAGMENT = 8; /* copy of a translated stateful first fragment: tells the
                                          controller how to translate the fragments after it */
+const bit<8> PUNT_INBOUND_SYN   = 9;   /* IPv4 SYN to pool4 without a BIB entry, or filtered: held by
+                                         the controller for a simultaneous open (RFC 6146 3.5.2.2) */
 
 /* Index of the drops counter. A packet the switch answers with an ICMP error is counted in
  * icmp_error.sent instead; here when the error may not be sent (its rate, or what it would quote). */

@@ -8,9 +8,12 @@
 parser Nat64Parser(packet_in packet, out headers_t hdr, inout metadata_t meta,
                    inout standard_metadata_t standard_metadata) {
     state start {
+        /* A second pass first: one of a packet the controller sent comes in on the CPU port too
+         * (a recirculated packet comes in on the port its first pass left by), without packet_out. */
         transition select(standard_metadata.ingress_port, meta.recirc) {
-            (CPU_PORT, _): parse_packet_out;
             (_, RECIRC_CHECKSUM): parse_checksum_pass;
+            (_, RECIRC_HAIRPIN): parse_ethernet;
+            (CPU_PORT, _): parse_packet_out;
             default: parse_ethernet;
         }
     }

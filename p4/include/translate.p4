@@ -284,6 +284,18 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
         size = 1;
     }
 
+    /* RFC 6146 3.5.2.2, RFC 5382 REQ-4: an IPv4 SYN the NAT64 would not translate (no BIB
+     * entry, or filtered) may be half of a simultaneous open; the controller holds it for
+     * TCP_INCOMING_SYN, until the IPv6 side's SYN comes (then it drops it) or the time is up (then
+     * it answers Port Unreachable). Without the entry (nat64.dropExternallyInitiatedTcp), dropped. */
+    bool hold_syns;
+    action hold_inbound_syns() { hold_syns = true; }
+    table inbound_syn {
+        actions = { hold_inbound_syns; NoAction; }
+        default_action = NoAction();
+        size = 1;
+    }
+
     bool unmapped_unreachable;
     /* unmapped_port_unreachable = 1: UDP that no BIB entry maps is answered (RFC 6146 3.5.1). */
     action in_pool4(bit<1> unmapped_port_unreachable) {
@@ -406,11 +418,20 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
             }
         } else if (hdr.ipv4.isValid()) {
             meta.remote4 = meta.is_icmp_error ? hdr.inner_ipv4.dst_addr : hdr.ipv4.src_addr;
+            hold_syns = false;
+            if (hdr.tcp.isValid() && !meta.is_icmp_error && hdr.ipv4.frag_offset == 0
+                    && (hdr.tcp.flags & 0x17) == 0x02) {    /* a plain SYN: no ACK, RST or FIN */
+                inbound_syn.apply();
+            }
             if (!eamt_v4_dst.apply().hit && !siit_v4_dst.apply().hit) {
                 if (proto != 0 && session_v4.apply().hit) {
                     /* Errors come from routers on the path, not from the remote: not filtered. */
                     if (check_remote && !meta.is_icmp_error && !remote_filter.apply().hit) {
-                        drop_reason = DROP_FILTERED;
+                        if (hold_syns) {
+                            meta.punt_reason = PUNT_INBOUND_SYN;
+                        } else {
+                            drop_reason = DROP_FILTERED;
+                        }
                         return;
                     }
                 } else {
@@ -420,6 +441,8 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                             meta.punt_reason = PUNT_FRAGMENT;   /* as from IPv6 above (RFC 6146 3.4) */
                         } else if (unmapped_unreachable && hdr.udp.isValid() && !meta.is_icmp_error) {
                             request_error(meta, ICMP_DEST_UNREACH, 3, 0, DROP_POOL4_NO_BIB);
+                        } else if (hold_syns) {
+                            meta.punt_reason = PUNT_INBOUND_SYN;
                         } else {
                             drop_reason = DROP_POOL4_NO_BIB;
                         }

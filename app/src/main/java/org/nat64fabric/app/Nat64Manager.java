@@ -184,6 +184,7 @@ public final class Nat64Manager implements Nat64Service {
         packetService.addProcessor(packetProcessor, PacketProcessor.director(2));
         events.execute(this::configure);
         events.scheduleWithFixedDelay(this::tick, TICK_SECONDS, TICK_SECONDS, TimeUnit.SECONDS);
+        events.scheduleWithFixedDelay(this::answerHeldSyns, 1, 1, TimeUnit.SECONDS);
         counterPoller.scheduleWithFixedDelay(this::pollCounters, COUNTER_POLL_SECONDS, COUNTER_POLL_SECONDS,
                 TimeUnit.SECONDS);
         LOG.info("Started");
@@ -304,6 +305,18 @@ public final class Nat64Manager implements Nat64Service {
         Nat64Fabric f = fabric;
         if (f != null) {
             f.tick();
+        }
+    }
+
+    /** Every second: held IPv4 SYNs whose time is up (RFC 6146 3.5.2.2); a failure waits for the next second. */
+    private void answerHeldSyns() {
+        Nat64Fabric f = fabric;
+        if (f != null) {
+            try {
+                f.answerHeldSyns();
+            } catch (RuntimeException e) {
+                LOG.warn("answering held SYNs failed: {}", e.toString());
+            }
         }
     }
 

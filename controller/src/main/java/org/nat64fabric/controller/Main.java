@@ -166,6 +166,7 @@ public final class Main {
 
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         timer.scheduleWithFixedDelay(() -> events.execute(fabric::tick), 5, 5, TimeUnit.SECONDS);
+        timer.scheduleWithFixedDelay(() -> events.execute(fabric::answerHeldSyns), 1, 1, TimeUnit.SECONDS);
         timer.scheduleWithFixedDelay(() -> {
             try {
                 store.backup();

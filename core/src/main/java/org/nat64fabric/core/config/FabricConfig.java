@@ -266,7 +266,8 @@ public final class FabricConfig {
      */
     public static Nat64Section nat64Section(JsonNode nat, String at) {
         Json.only(nat, at, "pool6", "pool4", "timeouts", "addressDependentFiltering", "maxSessionsPerSubscriber",
-                "logDestination", "eamt", "staticBib", "puntPolicing", "setupQueues", "icmpErrors", "udpZeroChecksum", "siitPrefixes", "lowestIpv6Mtu", "ipfix");
+                "logDestination", "eamt", "staticBib", "puntPolicing", "setupQueues", "icmpErrors", "udpZeroChecksum", "siitPrefixes", "lowestIpv6Mtu", "ipfix",
+                "externallyInitiatedTcp", "maxHeldSyns");
         Nat64Config nat64 = nat64(nat, at);
         List<Eam> eamt = new ArrayList<>();
         Eamt table = new Eamt();
@@ -362,6 +363,17 @@ public final class FabricConfig {
                         + ConfigException.quote(choice));
             }
             b.computeUdpZeroChecksum(choice.equals("compute"));
+        }
+        if (nat.has("externallyInitiatedTcp")) {
+            String choice = text(nat, "externallyInitiatedTcp", at);
+            if (!choice.equals("allow") && !choice.equals("drop")) {
+                throw new ConfigException(at + ".externallyInitiatedTcp", "must be \"allow\" or \"drop\", not "
+                        + ConfigException.quote(choice));
+            }
+            b.dropExternallyInitiatedTcp(choice.equals("drop"));
+        }
+        if (nat.has("maxHeldSyns")) {
+            b.maxHeldSyns((int) number(nat, "maxHeldSyns", 0, Nat64Config.MAX_HELD_SYNS, at));
         }
         return within(at, b::build);
     }

@@ -50,6 +50,16 @@ public final class Nat64Config {
      * is known to carry more.
      */
     public final int lowestIpv6Mtu;
+    /**
+     * RFC 6146 3.5.2.2: the security policy that silently drops externally initiated TCP
+     * connections. Off (the default), an IPv4 SYN the NAT64 would not translate (no BIB entry, or
+     * filtered) is held for a simultaneous open (RFC 5382 REQ-4); on, TCP is filtered by address
+     * whatever {@link #addressDependentFiltering} says and such a SYN is dropped at the switch.
+     */
+    public final boolean dropExternallyInitiatedTcp;
+    /** How many such SYNs the controller holds at once; more are dropped (and counted). */
+    public final int maxHeldSyns;
+    public static final int MAX_HELD_SYNS = 1_000_000;
 
     private Nat64Config(Builder b) {
         this.pool6 = b.pool6;
@@ -64,6 +74,22 @@ public final class Nat64Config {
         this.computeUdpZeroChecksum = b.computeUdpZeroChecksum;
         this.siitPrefixes = List.copyOf(b.siitPrefixes);
         this.lowestIpv6Mtu = b.lowestIpv6Mtu;
+        this.dropExternallyInitiatedTcp = b.dropExternallyInitiatedTcp;
+        this.maxHeldSyns = b.maxHeldSyns;
+    }
+
+    /**
+     * Whether the switches let in packets of this protocol only from remotes its mapping has sent
+     * to (remote_filter): with address-dependent filtering, and for TCP when externally initiated
+     * connections are dropped.
+     */
+    public boolean filters(Protocol protocol) {
+        return addressDependentFiltering || protocol == Protocol.TCP && dropExternallyInitiatedTcp;
+    }
+
+    /** Whether any protocol is filtered by remote address ({@link #filters}). */
+    public boolean filtersAny() {
+        return addressDependentFiltering || dropExternallyInitiatedTcp;
     }
 
     /**
@@ -130,6 +156,8 @@ public final class Nat64Config {
         private boolean computeUdpZeroChecksum = true;
         private List<Ipv4Prefix> siitPrefixes = List.of();
         private int lowestIpv6Mtu = 1280;
+        private boolean dropExternallyInitiatedTcp;
+        private int maxHeldSyns = 1024;
 
         public Builder pool6(Pool6 pool6) {
             this.pool6 = pool6;
@@ -183,6 +211,16 @@ public final class Nat64Config {
 
         public Builder lowestIpv6Mtu(int mtu) {
             this.lowestIpv6Mtu = mtu;
+            return this;
+        }
+
+        public Builder dropExternallyInitiatedTcp(boolean drop) {
+            this.dropExternallyInitiatedTcp = drop;
+            return this;
+        }
+
+        public Builder maxHeldSyns(int max) {
+            this.maxHeldSyns = max;
             return this;
         }
 

@@ -81,9 +81,14 @@ public final class Nat64Fabric implements Nat64Service {
     public static final int PUNT_FRAGMENT = 7;
     /** A copy of a stateful first fragment the switch translated (see {@link LaterFragments}). */
     public static final int PUNT_FIRST_FRAGMENT = 8;
+    /** An IPv4 SYN the switch would not translate: held for a simultaneous open (see {@link HeldSyns}). */
+    public static final int PUNT_INBOUND_SYN = 9;
     /** RFC 4443 3.1 Destination Unreachable, code 3: address unreachable (RFC 6146 3.5.1.1). */
     private static final int ICMP6_DEST_UNREACHABLE = 1;
     private static final int ICMP6_ADDRESS_UNREACHABLE = 3;
+    /** RFC 792 Destination Unreachable, code 3: port unreachable (RFC 6146 3.5.2.2). */
+    private static final int ICMP_DEST_UNREACHABLE = 3;
+    private static final int ICMP_PORT_UNREACHABLE = 3;
 
     private static final Logger LOG = Logger.getLogger(Nat64Fabric.class.getName());
     /** Packets a batch takes. */
@@ -144,6 +149,7 @@ public final class Nat64Fabric implements Nat64Service {
     private final Map<String, long[]> refusalBudgets = new ConcurrentHashMap<>();
     private final PortErrorLimit portErrorLimit;
     private final LaterFragments laterFragments = new LaterFragments();
+    private final HeldSyns heldSyns = new HeldSyns();
     private final Probes probes;
 
     /** Setups and writes run on the caller's thread: for tests, where each packet-in completes at once. */
@@ -259,7 +265,7 @@ public final class Nat64Fabric implements Nat64Service {
         List<SessionEntries> bibs = sessionEntriesOn(sw);
         desiredState(sw, bibs).forEach(e -> desired.put(e.key(), e));
         int expected = sw.translates() ? MapNatStore.EXPECTED_SESSIONS : 0;
-        HeldEntities held = new HeldEntities(config.nat64.addressDependentFiltering ? expected : 0);
+        HeldEntities held = new HeldEntities(config.nat64.filtersAny() ? expected : 0);
         desired.values().stream().filter(e -> !SessionEntries.isSessionEntry(e)).forEach(held::hold);
         bibs.forEach(held::hold);
         return held;
@@ -338,6 +344,10 @@ public final class Nat64Fabric implements Nat64Service {
             } else {
                 sendFragments(framed.map(f -> laterFragments.later(deviceId, f, monotonicMs())));
             }
+            return;
+        }
+        if (puntReason == PUNT_INBOUND_SYN) {
+            holdSyn(deviceId, framed);
             return;
         }
         if (puntReason == PUNT_FIRST_FRAGMENT || puntReason == PUNT_TCP_CONTROL) {
@@ -567,6 +577,54 @@ public final class Nat64Fabric implements Nat64Service {
             queueSetup(deviceId, PUNT_TCP_CONTROL, frame, original.get());
         } else {
             count("finish.untracked");     // its mapping went meanwhile: sent on all the same
+        }
+    }
+
+    /**
+     * An IPv4 SYN to a pool4 address without a BIB entry, or filtered: held until TCP_INCOMING_SYN
+     * is up ({@link HeldSyns}). A switch that punts one when the policy drops them (its state not
+     * yet rewritten) has it dropped here.
+     */
+    private void holdSyn(String deviceId, Optional<byte[]> frame) {
+        Optional<PuntedPacket> p = frame.flatMap(PuntedPacket::parse)
+                .filter(f -> !f.ipv6 && f.protocol == Protocol.TCP && f.segment == Segment.SYN);
+        if (p.isEmpty()) {
+            count("packetIn.unparsed");
+            return;
+        }
+        Nat64Config nat = config.nat64;
+        if (nat.dropExternallyInitiatedTcp) {
+            count("heldSyns.dropped");
+            return;
+        }
+        PuntedPacket syn = p.get();
+        HeldSyns.Outcome o = heldSyns.hold(deviceId, frame.get(),
+                new TransportAddress(syn.destination4(), syn.destinationPort),
+                new TransportAddress(syn.source4(), syn.sourcePort), clock.getAsLong(),
+                nat.timeouts.tcpIncomingSyn * 1000, nat.maxHeldSyns);
+        count(o == HeldSyns.Outcome.HELD ? "heldSyns.held" : o == HeldSyns.Outcome.REPEATED ? "heldSyns.repeated"
+                : "heldSyns.full");
+    }
+
+    /**
+     * Periodic, every second: the held SYNs whose TCP_INCOMING_SYN is up. One whose flow has a
+     * session now (the IPv6 host's SYN came: a simultaneous open) is dropped, as RFC 6146 3.5.2.2
+     * asks; any other is answered with Port Unreachable quoting it, from the switch it came to.
+     */
+    public void answerHeldSyns() {
+        for (HeldSyns.Held h : heldSyns.due(clock.getAsLong())) {
+            boolean opened = engine.store().bibBy4(Protocol.TCP, h.local4)
+                    .flatMap(bib -> engine.store().session(Session.key(bib, h.remote4))).isPresent();
+            if (opened) {
+                count("heldSyns.opened");
+            } else if (!config.devices.containsKey(h.deviceId) || !refusalAllowed(h.deviceId)) {
+                count("heldSyns.unanswered");
+            } else {
+                Optional<byte[]> error = IcmpErrors.about(h.frame, switchConfig(h.deviceId).address4, null,
+                        ICMP_DEST_UNREACHABLE, ICMP_PORT_UNREACHABLE, 0);
+                error.ifPresent(e -> send(h.deviceId, e));
+                count(error.isPresent() ? "heldSyns.refused" : "heldSyns.unanswered");
+            }
         }
     }
 
@@ -913,7 +971,7 @@ public final class Nat64Fabric implements Nat64Service {
         Entries out = new Entries();
         SessionEntries s = sessionEntries(b);
         out.sessions.put(s.side(), s);
-        if (config.nat64.addressDependentFiltering) {
+        if (config.nat64.filters(b.protocol())) {
             engine.sessionsOf(b).forEach(x -> {
                 TableEntry e = DesiredState.remoteFilter(x);
                 out.tables.put(e.key(), e);
@@ -923,7 +981,7 @@ public final class Nat64Fabric implements Nat64Service {
     }
 
     private SessionEntries sessionEntries(BibEntry b) {
-        return new SessionEntries(b, engine.lifetimeOf(b), config.nat64.addressDependentFiltering);
+        return new SessionEntries(b, engine.lifetimeOf(b), config.nat64.filters(b.protocol()));
     }
 
     // ---- writing -------------------------------------------------------------------------------

@@ -124,9 +124,9 @@ public final class Nat64Engine {
         }
         BibEntry bib = found.get();
         TransportAddress remote4 = new TransportAddress(source, sourcePort);
-        if (config.addressDependentFiltering && store.session(Session.key(bib, remote4)).isEmpty()
+        if (config.filters(protocol) && store.session(Session.key(bib, remote4)).isEmpty()
                 && sessionsOf(bib).stream().noneMatch(s -> s.remote4().address().equals(source))) {
-            return Outcome.drop(source + " is filtered: " + bib + " has not sent to it (address-dependent filtering)");
+            return Outcome.drop(source + " is filtered: " + bib + " has not sent to it (address-dependent filtering, or externally initiated TCP dropped)");
         }
         return advance(bib, remote4, representation(source), Side.V4, segment, false, now);
     }
@@ -156,7 +156,7 @@ public final class Nat64Engine {
         }
         idleOn.remove(bib.key6());
         boolean reprogram = newBib || lifetimeOf(bib) != before
-                || (existing.isEmpty() && config.addressDependentFiltering);
+                || (existing.isEmpty() && config.filters(bib.protocol()));
         return Outcome.translate(next, reprogram);
     }
 

@@ -42,9 +42,7 @@ public final class DesiredState {
             for (SessionEntries b : bibEntries) {
                 out.addAll(b.entries());
             }
-            if (config.addressDependentFiltering) {
-                sessions.forEach(s -> out.add(remoteFilter(s)));
-            }
+            sessions.stream().filter(s -> config.filters(s.bib().protocol())).forEach(s -> out.add(remoteFilter(s)));
         }
         return out;
     }
@@ -167,6 +165,10 @@ public final class DesiredState {
         }
         out.add(TableEntry.in(NAT64_INGRESS_LOWEST_IPV6_MTU).action(NAT64_INGRESS_SET_LOWEST_IPV6_MTU)
                 .param(MTU, config.lowestIpv6Mtu).build());
+        if (!config.dropExternallyInitiatedTcp && config.maxHeldSyns > 0) {
+            out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_INBOUND_SYN)
+                    .action(NAT64_INGRESS_TRANSLATE_HOLD_INBOUND_SYNS).build());
+        }
         if (!config.computeUdpZeroChecksum) {
             out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM)
                     .action(NAT64_INGRESS_TRANSLATE_DROP_UDP_WITHOUT_CHECKSUM).build());

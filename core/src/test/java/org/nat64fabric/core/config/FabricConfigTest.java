@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import org.nat64fabric.core.pool4.Protocol;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
@@ -184,6 +185,28 @@ class FabricConfigTest {
         assertTrue(x.problem().contains("'amend'"), x.problem());
         x = refused(r -> nat(r).put("udpZeroChecksum", true));
         assertEquals(NAT + ".udpZeroChecksum", x.field());
+    }
+
+    @Test
+    void externallyInitiatedTcpIsAllowedAndUnmappedSynsHeldUnlessTheConfigSaysDrop() throws Exception {
+        Nat64Config defaults = FabricConfig.parse(good()).nat64;
+        assertEquals(false, defaults.dropExternallyInitiatedTcp, "RFC 6146 3.5.2.2, RFC 5382 REQ-4: held by default");
+        assertEquals(1024, defaults.maxHeldSyns);
+        assertEquals(false, defaults.filters(Protocol.TCP));
+        ObjectNode root = good();
+        nat(root).put("externallyInitiatedTcp", "drop").put("maxHeldSyns", 0);
+        Nat64Config dropping = FabricConfig.parse(root).nat64;
+        assertEquals(true, dropping.dropExternallyInitiatedTcp);
+        assertEquals(0, dropping.maxHeldSyns);
+        assertEquals(List.of(true, false), List.of(dropping.filters(Protocol.TCP), dropping.filters(Protocol.UDP)),
+                "TCP is let in only from remotes a mapping has sent to; UDP stays endpoint-independent");
+        ConfigException x = refused(r -> nat(r).put("externallyInitiatedTcp", "hold"));
+        assertEquals(NAT + ".externallyInitiatedTcp", x.field());
+        assertTrue(x.problem().contains("'hold'"), x.problem());
+        x = refused(r -> nat(r).put("maxHeldSyns", -1));
+        assertEquals(NAT + ".maxHeldSyns", x.field());
+        x = refused(r -> nat(r).put("maxHeldSyns", 2_000_000));
+        assertEquals(NAT + ".maxHeldSyns", x.field());
     }
 
     @Test

@@ -883,4 +883,113 @@ class Nat64FabricTest {
         assertEquals(10L, counters.stats().get("dataplane.s.translations.6to4_stateful.perSecond"));
         assertEquals(20L, counters.stats().get("dataplane.s.translations.6to4_stateful"));
     }
+
+    /** An Ethernet frame with IPv4 and a plain TCP SYN. */
+    private static byte[] v4Syn(String source, int sourcePort, Ipv4Address destination, int destinationPort) {
+        ByteBuffer b = ByteBuffer.allocate(14 + 20 + 20);
+        b.put(new byte[12]).putShort((short) 0x0800);
+        b.put((byte) 0x45).put((byte) 0).putShort((short) 40).putInt(0).put((byte) 64).put((byte) 6).putShort((short) 0);
+        b.putInt(Ipv4Address.parse(source, "src").bits()).putInt(destination.bits());
+        b.putShort((short) sourcePort).putShort((short) destinationPort).putInt(1).putInt(0);
+        b.put((byte) 0x50).put((byte) 0x02).putShort((short) 8192).putInt(0);
+        return b.array();
+    }
+
+    /** An Ethernet frame with IPv6 and a plain TCP SYN from the host to an IPv4 address in pool6. */
+    private static byte[] v6Syn(int sourcePort, String remote4, int destinationPort) {
+        ByteBuffer b = ByteBuffer.allocate(14 + 40 + 20);
+        b.put(new byte[12]).putShort((short) 0x86dd);
+        b.putInt(0x60000000).putShort((short) 20).put((byte) 6).put((byte) 64);
+        b.put(Ipv6Address.parse(HOST, "src").toBytes());
+        b.put(new byte[] {0x20, 0x01, 0x0d, (byte) 0xb8, 0, 0x64, 0, 0, 0, 0, 0, 0}).putInt(Ipv4Address.parse(remote4, "dst").bits());
+        b.putShort((short) sourcePort).putShort((short) destinationPort).putInt(1).putInt(0);
+        b.put((byte) 0x50).put((byte) 0x02).putShort((short) 8192).putInt(0);
+        return b.array();
+    }
+
+    @Test
+    void anIpv4SynWithoutAMappingIsHeldForTheIncomingSynTimeThenAnsweredWithPortUnreachable() {
+        Ipv4Address pool4 = Ipv4Address.parse("192.0.2.1", "pool4");
+        byte[] syn = v4Syn("203.0.113.5", 80, pool4, 40000);
+        fabric.packetIn("border1", Nat64Fabric.PUNT_INBOUND_SYN, syn);
+        fabric.packetIn("border1", Nat64Fabric.PUNT_INBOUND_SYN, v4Syn("203.0.113.5", 80, pool4, 40000));
+        assertEquals(1L, fabric.stats().get("heldSyns.held"));
+        assertEquals(1L, fabric.stats().get("heldSyns.repeated"), "a retransmission waits with the first");
+        now += 5_999;
+        fabric.answerHeldSyns();
+        assertTrue(border1.packetOuts.isEmpty(), "RFC 5382 REQ-4: not answered for 6 s");
+        now += 1;
+        fabric.answerHeldSyns();
+        assertEquals(1, border1.packetOuts.size());
+        ByteBuffer error = ByteBuffer.wrap(border1.packetOuts.get(0));
+        assertEquals(0x0800, error.getShort(12) & 0xffff);
+        assertEquals(Ipv4Address.parse("198.51.100.2", "switch"), Ipv4Address.of(error.getInt(14 + 12)),
+                "from the switch's own address, as its other errors");
+        assertEquals(Ipv4Address.parse("203.0.113.5", "remote"), Ipv4Address.of(error.getInt(14 + 16)));
+        assertEquals(List.of(3, 3), List.of(error.get(34) & 0xff, error.get(35) & 0xff), "Port Unreachable");
+        assertArrayEquals(Arrays.copyOfRange(syn, 14, syn.length),
+                Arrays.copyOfRange(border1.packetOuts.get(0), 14 + 20 + 8, 14 + 20 + 8 + 40), "quoting the SYN");
+        byte[] out = border1.packetOuts.get(0);
+        assertEquals(0, InternetChecksum.of(InternetChecksum.add(0, out, 14, 20)), "the IPv4 header sums right");
+        assertEquals(0, InternetChecksum.of(InternetChecksum.add(0, out, 34, out.length - 34)), "and the ICMP message");
+        fabric.answerHeldSyns();
+        assertEquals(1, border1.packetOuts.size(), "answered once");
+        assertEquals(1L, fabric.stats().get("heldSyns.refused"));
+    }
+
+    @Test
+    void aHeldSynWhoseIpv6SideOpenedMeanwhileIsDroppedNotAnswered() throws Exception {
+        fabric = new Nat64Fabric(config("{\"addresses\": [\"192.0.2.0/30\"]}, \"addressDependentFiltering\": true"),
+                new InMemoryNatStore(), e -> { }, () -> now);
+        border1 = new FakeSwitch("border1");
+        fabric.connected(border1);
+        fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, v6Syn(33000, "203.0.113.5", 80));
+        TransportAddress mapped = fabric.bib().get(0).v4();
+        // A simultaneous open: the remote's SYN to the mapping comes first, filtered (no session
+        // with 203.0.113.6 yet); the host's own SYN to it follows (the switch copies it).
+        fabric.packetIn("border1", Nat64Fabric.PUNT_INBOUND_SYN, v4Syn("203.0.113.6", 443, mapped.address(), mapped.port()));
+        fabric.packetIn("border1", Nat64Fabric.PUNT_INBOUND_SYN, v4Syn("203.0.113.7", 443, mapped.address(), mapped.port()));
+        fabric.packetIn("border1", Nat64Fabric.PUNT_TCP_CONTROL, v6Syn(33000, "203.0.113.6", 443));
+        int sent = border1.packetOuts.size();
+        now += 6_000;
+        fabric.answerHeldSyns();
+        assertEquals(1L, fabric.stats().get("heldSyns.opened"), "RFC 6146 3.5.2.2: the stored packet is dropped");
+        assertEquals(1L, fabric.stats().get("heldSyns.refused"), "the other remote's SYN is answered");
+        assertEquals(sent + 1, border1.packetOuts.size());
+        assertEquals(Ipv4Address.parse("203.0.113.7", "remote"),
+                Ipv4Address.of(ByteBuffer.wrap(border1.packetOuts.get(sent)).getInt(14 + 16)));
+    }
+
+    @Test
+    void heldSynsAreBoundedAndNoneAreHeldWhenExternallyInitiatedTcpIsDropped() throws Exception {
+        fabric = new Nat64Fabric(config("{\"addresses\": [\"192.0.2.0/30\"]}, \"maxHeldSyns\": 2"),
+                new InMemoryNatStore(), e -> { }, () -> now);
+        Ipv4Address pool4 = Ipv4Address.parse("192.0.2.1", "pool4");
+        for (int port = 1; port <= 3; port++) {
+            fabric.packetIn("border1", Nat64Fabric.PUNT_INBOUND_SYN, v4Syn("203.0.113.5", port, pool4, 40000));
+        }
+        assertEquals(2L, fabric.stats().get("heldSyns.held"));
+        assertEquals(1L, fabric.stats().get("heldSyns.full"));
+
+        fabric = new Nat64Fabric(config("{\"addresses\": [\"192.0.2.0/30\"]}, \"externallyInitiatedTcp\": \"drop\""),
+                new InMemoryNatStore(), e -> { }, () -> now);
+        border1 = new FakeSwitch("border1");
+        fabric.connected(border1);
+        assertTrue(border1.entries.values().stream().noneMatch(e -> e instanceof TableEntry
+                && ((TableEntry) e).table().equals(P4InfoConstants.NAT64_INGRESS_TRANSLATE_INBOUND_SYN)),
+                "the switch drops such SYNs itself");
+        fabric.packetIn("border1", Nat64Fabric.PUNT_INBOUND_SYN, v4Syn("203.0.113.5", 80, pool4, 40000));
+        assertEquals(1L, fabric.stats().get("heldSyns.dropped"));
+        // TCP is filtered by remote, UDP is not (endpoint-independent filtering stays for it).
+        fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, v6Syn(33000, "203.0.113.5", 80));
+        fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(5000));
+        Map<Integer, Long> filteredByProtocol = border1.sessions().stream()
+                .filter(e -> e.table().equals(P4InfoConstants.NAT64_INGRESS_TRANSLATE_SESSION_V4))
+                .collect(Collectors.toMap(e -> e.matches().stream().filter(m -> m.field.equals(P4InfoConstants.HDR_PROTO))
+                        .findFirst().orElseThrow().value().intValue(), e -> e.params().get(P4InfoConstants.FILTERED).longValue()));
+        assertEquals(Map.of(6, 1L, 17, 0L), filteredByProtocol);
+        assertEquals(1, border1.entries.values().stream().filter(e -> e instanceof TableEntry
+                && ((TableEntry) e).table().equals(P4InfoConstants.NAT64_INGRESS_TRANSLATE_REMOTE_FILTER)).count(),
+                "the TCP session's remote is let in");
+    }
 }

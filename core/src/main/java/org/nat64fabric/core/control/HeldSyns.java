@@ -1,0 +1,74 @@
+package org.nat64fabric.core.control;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.nat64fabric.core.pool4.TransportAddress;
+
+/**
+ * IPv4 SYNs the NAT64 would not translate (to a pool4 address without a BIB entry, or filtered),
+ * held as RFC 6146 3.5.2.2 and RFC 5382 REQ-4 ask: one may be half of a simultaneous open, whose
+ * IPv6 side's SYN is on its way. Each waits TCP_INCOMING_SYN; then, unless a session for its flow
+ * has come meanwhile, it is answered with Port Unreachable. Nothing is answered sooner, so a
+ * simultaneous open is never refused; a repeat of a held SYN waits with the first.
+ *
+ * <p>Bounded: past its capacity a SYN is refused (dropped and counted), so a scan of pool4 costs
+ * at most the capacity in frames, a few kilobytes each.
+ */
+final class HeldSyns {
+    /** A held SYN: the switch it came from, the frame as it came, the flow, and when it is due. */
+    static final class Held {
+        final String deviceId;
+        final byte[] frame;
+        /** The pool4 side (the SYN's destination) and the remote (its source). */
+        final TransportAddress local4;
+        final TransportAddress remote4;
+        final long dueAt;
+
+        Held(String deviceId, byte[] frame, TransportAddress local4, TransportAddress remote4, long dueAt) {
+            this.deviceId = deviceId;
+            this.frame = frame;
+            this.local4 = local4;
+            this.remote4 = remote4;
+            this.dueAt = dueAt;
+        }
+    }
+
+    enum Outcome { HELD, REPEATED, FULL }
+
+    /** In arrival order, which is the order they are due in while the lifetime stays the same. */
+    private final Map<List<TransportAddress>, Held> held = new LinkedHashMap<>();
+
+    synchronized Outcome hold(String deviceId, byte[] frame, TransportAddress local4, TransportAddress remote4,
+                              long now, long lifetimeMs, int capacity) {
+        List<TransportAddress> flow = List.of(local4, remote4);
+        if (held.containsKey(flow)) {
+            return Outcome.REPEATED;          // a retransmission: its timer runs from the first
+        }
+        if (held.size() >= capacity) {
+            return Outcome.FULL;
+        }
+        held.put(flow, new Held(deviceId, frame, local4, remote4, now + lifetimeMs));
+        return Outcome.HELD;
+    }
+
+    /** The SYNs due by {@code now}, no longer held. A lifetime made shorter lets later ones wait their turn. */
+    synchronized List<Held> due(long now) {
+        List<Held> out = new ArrayList<>();
+        for (Iterator<Held> i = held.values().iterator(); i.hasNext(); ) {
+            Held h = i.next();
+            if (h.dueAt > now) {
+                break;
+            }
+            out.add(h);
+            i.remove();
+        }
+        return out;
+    }
+
+    synchronized int size() {
+        return held.size();
+    }
+}
