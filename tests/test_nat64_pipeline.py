@@ -292,7 +292,8 @@ def test_udp_to_pool4_without_session_gets_port_unreachable_and_is_counted(ptf):
     ptf.verify_no_other_packets()
     assert sent(ptf, SENT_UNREACHABLE) == before_sent + 1
     assert drops(ptf, DROP_POOL4_NO_BIB) == before, "answered, not dropped"
-    # TCP and ICMP without a mapping are dropped silently (RFC 6146 3.5.2.2, 3.5.3), and counted.
+    # TCP and ICMP without a mapping are dropped silently and counted (RFC 6146 3.5.3; a SYN too
+    # while inbound_syn is unset, as here: otherwise it is held, test_an_ipv4_syn_the_switch_…).
     ptf.send(V4_PORT, from_v4_server(TCP(sport=80, dport=9999, flags="S")))
     ptf.send(V4_PORT, from_v4_server(TCP(sport=80, dport=9999, flags="A")))
     ptf.send(V4_PORT, from_v4_server(ICMP(type=8, id=9999)))
@@ -321,6 +322,10 @@ def test_an_ipv4_syn_the_switch_would_not_translate_goes_to_the_controller_to_be
         ptf.send(V4_PORT, from_v4_server(TCP(sport=80, dport=41000, flags=flags)))
     ptf.verify_no_other_packets()
     assert ptf.client.packet_in(timeout=0.5) is None
+    later = from_v4_server(TCP(sport=80, dport=9999, flags="S"), frag=2, id=77)
+    ptf.send(V4_PORT, later)
+    payload, md = ptf.client.packet_in()
+    assert (payload, md["punt_reason"]) == (bytes(later), PUNT_FRAGMENT)
     if counts(ptf):
         assert (drops(ptf, DROP_POOL4_NO_BIB), drops(ptf, DROP_FILTERED)) == (before[0] + 5, before[1] + 5)
 

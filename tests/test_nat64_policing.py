@@ -9,15 +9,15 @@ import time
 import pytest
 from scapy.layers.inet import TCP, UDP
 
-from nat64_setup import (DROP_PUNT_POLICED, MAPPED, P, PUNT_NEEDS_FRAGMENTATION, PUNT_SESSION_MISS,
-                         PUNT_TCP_CONTROL, V4_PORT, V4_SERVER, V6_HOST, V6_PORT, counter, drops, from_v4_server,
+from nat64_setup import (DROP_PUNT_POLICED, MAPPED, P, PUNT_INBOUND_SYN, PUNT_NEEDS_FRAGMENTATION, PUNT_SESSION_MISS,
+                         PUNT_TCP_CONTROL, T, V4_PORT, V4_SERVER, V6_HOST, V6_PORT, counter, drops, from_v4_server,
                          from_v6_host, session_v4, session_v6, to_v4_server)
 from nat64_setup import sut  # noqa: F401  (pytest fixture, found by name)
 from harness.base import PacketTest
 
 OTHER_HOST = "2001:db8:1::6"
 OTHER_PORT = 3
-SOURCE_METER, PORT_METER = P + "punt_source_meter", P + "punt_port_meter"
+SOURCE_METER, PORT_METER, SYN_METER = P + "punt_source_meter", P + "punt_port_meter", P + "inbound_syn_meter"
 SOURCE_BUCKETS = 4096
 # One token a second: within a test's burst the buckets hold what their bursts allow, plus at
 # most one token per second the test took.
@@ -39,7 +39,7 @@ def ptf(sut):
     test = PacketTest(sut)
     yield test
     c = test.client
-    for meter in (SOURCE_METER, PORT_METER):
+    for meter in (SOURCE_METER, PORT_METER, SYN_METER):
         c.write(c.update("MODIFY", c.meter_entry(meter)))     # every cell unconfigured again
     test.finish()
 
@@ -159,3 +159,28 @@ def test_ipv4_punts_are_policed_by_their_ipv4_source(ptf):
         ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / (b"d" * 1300)))
     assert packet_ins(ptf) == [(V4_PORT, PUNT_NEEDS_FRAGMENTATION)]
     assert drops(ptf, DROP_PUNT_POLICED) - before == 2
+
+
+def test_ipv4_syns_to_be_held_pass_a_meter_of_their_own_before_the_port_meter(ptf):
+    """RFC 6146 3.5.2.2: SYNs the controller would hold pass inbound_syn_meter (set to what it
+    holds) first: a scan of pool4 from many sources refused there spends none of the port budget
+    that the port's session misses and TCP control copies share."""
+    ptf.modify(ptf.client.table_entry(T + "inbound_syn", default=True, action=T + "hold_inbound_syns"))
+    configure(ptf, SYN_METER, (SLOW, 2, SLOW, 2))
+    configure(ptf, PORT_METER, (SLOW, 6, SLOW, 6), index=V4_PORT)
+    before = drops(ptf, DROP_PUNT_POLICED)
+    start = time.monotonic()
+    for i in range(10):         # ten scanning sources, one SYN each
+        ptf.send(V4_PORT, from_v4_server(TCP(sport=1000 + i, dport=9000 + i, flags="S"), src=f"198.51.100.{100 + i}"))
+    passed = packet_ins(ptf)
+    refills = int(time.monotonic() - start) + 1
+    assert 2 <= len(passed) <= 2 + refills, passed
+    assert set(passed) == {(V4_PORT, PUNT_INBOUND_SYN)}
+    assert drops(ptf, DROP_PUNT_POLICED) - before == 10 - len(passed)
+    # The refused ones spent none of the port's budget (a burst of 6): its other punts still pass.
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000),
+               ptf.client.table_entry(P + "egress_mtu", match={"port": V6_PORT}, action=P + "set_mtu",
+                                      params={"mtu": 1300}))
+    for _ in range(2):          # larger than the IPv6 MTU: punted to be fragmented
+        ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / (b"d" * 1300)))
+    assert packet_ins(ptf) == [(V4_PORT, PUNT_NEEDS_FRAGMENTATION)] * 2

@@ -65,6 +65,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
     counter(TRANSLATION_KINDS, CounterType.packets_and_bytes) translations;
     meter(PUNT_PORT_METER_SIZE, MeterType.packets) punt_port_meter;
     meter(PUNT_SOURCE_METER_SIZE, MeterType.packets) punt_source_meter;
+    meter(1, MeterType.packets) inbound_syn_meter;
     direct_counter(CounterType.packets_and_bytes) ipv4_routes_counter;
     direct_counter(CounterType.packets_and_bytes) ipv6_routes_counter;
 
@@ -114,15 +115,23 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
      * subscriber's prefix for IPv6, the address for IPv4), then the meter of its ingress port;
      * RED from either refuses it (meta.punt_color). The source meter comes first so that a
      * flooding source's refused punts spend none of its port's budget. Unconfigured meters pass
-     * everything. punt_subscriber is applied first: it gives the subscriber's mask. */
+     * everything. punt_subscriber is applied first: it gives the subscriber's mask.
+     * An IPv4 SYN to be held passes inbound_syn_meter before them, set to what the controller
+     * holds (nat64.maxHeldSyns per TCP_INCOMING_SYN): a scan of pool4 from many sources spends
+     * little of the budget that session misses and TCP control copies share. */
     action police_punt() {
-        if (hdr.ipv6.isValid()) {
-            hash(meta.punt_source_bucket, HashAlgorithm.crc16, 32w0, { hdr.ipv6.src_addr & meta.subscriber_mask },
-                 PUNT_SOURCE_METER_SIZE);
-        } else {
-            hash(meta.punt_source_bucket, HashAlgorithm.crc16, 32w0, { hdr.ipv4.src_addr }, PUNT_SOURCE_METER_SIZE);
+        if (meta.punt_reason == PUNT_INBOUND_SYN) {
+            inbound_syn_meter.execute_meter(32w0, meta.punt_color);
         }
-        punt_source_meter.execute_meter(meta.punt_source_bucket, meta.punt_color);
+        if (meta.punt_color != V1MODEL_METER_COLOR_RED) {
+            if (hdr.ipv6.isValid()) {
+                hash(meta.punt_source_bucket, HashAlgorithm.crc16, 32w0, { hdr.ipv6.src_addr & meta.subscriber_mask },
+                     PUNT_SOURCE_METER_SIZE);
+            } else {
+                hash(meta.punt_source_bucket, HashAlgorithm.crc16, 32w0, { hdr.ipv4.src_addr }, PUNT_SOURCE_METER_SIZE);
+            }
+            punt_source_meter.execute_meter(meta.punt_source_bucket, meta.punt_color);
+        }
         if (meta.punt_color != V1MODEL_METER_COLOR_RED) {
             punt_port_meter.execute_meter((bit<32>) standard_metadata.ingress_port, meta.punt_color);
         }

@@ -115,7 +115,8 @@ class Nat64ManagerTest {
         assertFalse(onos.journal.isEmpty());
         assertTrue(onos.journal.stream().allMatch(j -> j.startsWith(BORDER1 + " MODIFY ")
                 && (j.endsWith("icmp_source") || j.endsWith("pool6_embed") || j.endsWith("egress_mtu") || j.endsWith("ingress_mtu")
-                        || j.endsWith("punt_subscriber") || j.endsWith("lowest_ipv6_mtu") || j.endsWith("inbound_syn"))),
+                        || j.endsWith("punt_subscriber") || j.endsWith("lowest_ipv6_mtu") || j.endsWith("inbound_syn")
+                        || j.endsWith("udp_zero_checksum") || j.endsWith("rfc6791_pool"))),
                 onos.journal.toString());
     }
 

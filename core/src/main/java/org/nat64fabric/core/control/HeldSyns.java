@@ -14,22 +14,23 @@ import org.nat64fabric.core.pool4.TransportAddress;
  * has come meanwhile, it is answered with Port Unreachable. Nothing is answered sooner, so a
  * simultaneous open is never refused; a repeat of a held SYN waits with the first.
  *
- * <p>Bounded: past its capacity a SYN is refused (dropped and counted), so a scan of pool4 costs
- * at most the capacity in frames, a few kilobytes each.
+ * <p>Each is held as the error that will answer it (at most 590 bytes), on a clock that does not
+ * step. Bounded: past its capacity a SYN is dropped and counted, so a scan of pool4 costs at most
+ * the capacity in errors.
  */
 final class HeldSyns {
-    /** A held SYN: the switch it came from, the frame as it came, the flow, and when it is due. */
+    /** A held SYN: the switch it came from, the error that answers it, the flow, and when it is due. */
     static final class Held {
         final String deviceId;
-        final byte[] frame;
+        final byte[] error;
         /** The pool4 side (the SYN's destination) and the remote (its source). */
         final TransportAddress local4;
         final TransportAddress remote4;
         final long dueAt;
 
-        Held(String deviceId, byte[] frame, TransportAddress local4, TransportAddress remote4, long dueAt) {
+        Held(String deviceId, byte[] error, TransportAddress local4, TransportAddress remote4, long dueAt) {
             this.deviceId = deviceId;
-            this.frame = frame;
+            this.error = error;
             this.local4 = local4;
             this.remote4 = remote4;
             this.dueAt = dueAt;
@@ -38,10 +39,10 @@ final class HeldSyns {
 
     enum Outcome { HELD, REPEATED, FULL }
 
-    /** In arrival order, which is the order they are due in while the lifetime stays the same. */
+    /** In arrival order, which is the order they are due in: one lifetime, a clock that does not step. */
     private final Map<List<TransportAddress>, Held> held = new LinkedHashMap<>();
 
-    synchronized Outcome hold(String deviceId, byte[] frame, TransportAddress local4, TransportAddress remote4,
+    synchronized Outcome hold(String deviceId, byte[] error, TransportAddress local4, TransportAddress remote4,
                               long now, long lifetimeMs, int capacity) {
         List<TransportAddress> flow = List.of(local4, remote4);
         if (held.containsKey(flow)) {
@@ -50,11 +51,11 @@ final class HeldSyns {
         if (held.size() >= capacity) {
             return Outcome.FULL;
         }
-        held.put(flow, new Held(deviceId, frame, local4, remote4, now + lifetimeMs));
+        held.put(flow, new Held(deviceId, error, local4, remote4, now + lifetimeMs));
         return Outcome.HELD;
     }
 
-    /** The SYNs due by {@code now}, no longer held. A lifetime made shorter lets later ones wait their turn. */
+    /** The SYNs due by {@code now}, no longer held. */
     synchronized List<Held> due(long now) {
         List<Held> out = new ArrayList<>();
         for (Iterator<Held> i = held.values().iterator(); i.hasNext(); ) {

@@ -124,6 +124,7 @@ public final class Nat64Fabric implements Nat64Service {
     private final FabricConfig config;
     private final Nat64Engine engine;
     private final LongSupplier clock;
+    private final LongSupplier monotonic;
     private final Map<String, SwitchLink> links = new ConcurrentHashMap<>();
     /** What each connected switch holds, by entity key, as last written or read. */
     private final Map<String, HeldEntities> installed = new ConcurrentHashMap<>();
@@ -152,9 +153,12 @@ public final class Nat64Fabric implements Nat64Service {
     private final HeldSyns heldSyns = new HeldSyns();
     private final Probes probes;
 
-    /** Setups and writes run on the caller's thread: for tests, where each packet-in completes at once. */
+    /**
+     * Setups and writes run on the caller's thread: for tests, where each packet-in completes at
+     * once and {@code clock} times what a monotonic clock times in service too.
+     */
     public Nat64Fabric(FabricConfig config, NatStore store, Consumer<NatEvent> log, LongSupplier clock) {
-        this(config, store, log, clock, Runnable::run, Runnable::run);
+        this(config, store, log, clock, clock, Runnable::run, Runnable::run);
     }
 
     /**
@@ -163,7 +167,14 @@ public final class Nat64Fabric implements Nat64Service {
      */
     public Nat64Fabric(FabricConfig config, NatStore store, Consumer<NatEvent> log, LongSupplier clock,
                        Executor setups, Executor writers) {
+        this(config, store, log, clock, Nat64Fabric::monotonicMs, setups, writers);
+    }
+
+    /** {@code monotonic}: times what must not step with the wall clock (held SYNs), in ms. */
+    private Nat64Fabric(FabricConfig config, NatStore store, Consumer<NatEvent> log, LongSupplier clock,
+                        LongSupplier monotonic, Executor setups, Executor writers) {
         this.config = config;
+        this.monotonic = monotonic;
         this.portErrorLimit = new PortErrorLimit(config.nat64.icmpErrors.perPortPps, config.nat64.icmpErrors.perPortBurst);
         for (SetupStage stage : SetupStage.values()) {
             setupLatency.put(stage, new LatencyHistogram());
@@ -582,7 +593,8 @@ public final class Nat64Fabric implements Nat64Service {
 
     /**
      * An IPv4 SYN to a pool4 address without a BIB entry, or filtered: held until TCP_INCOMING_SYN
-     * is up ({@link HeldSyns}). A switch that punts one when the policy drops them (its state not
+     * is up ({@link HeldSyns}), as the Port Unreachable that will answer it (at most 590 bytes,
+     * whatever the SYN's size). A switch that punts one when the policy drops them (its state not
      * yet rewritten) has it dropped here.
      */
     private void holdSyn(String deviceId, Optional<byte[]> frame) {
@@ -597,10 +609,16 @@ public final class Nat64Fabric implements Nat64Service {
             count("heldSyns.dropped");
             return;
         }
+        Optional<byte[]> error = IcmpErrors.about(frame.get(), switchConfig(deviceId).address4, null,
+                ICMP_DEST_UNREACHABLE, ICMP_PORT_UNREACHABLE, 0);
+        if (error.isEmpty()) {
+            count("heldSyns.unanswered");     // a switch without an IPv4 address sends no errors
+            return;
+        }
         PuntedPacket syn = p.get();
-        HeldSyns.Outcome o = heldSyns.hold(deviceId, frame.get(),
+        HeldSyns.Outcome o = heldSyns.hold(deviceId, error.get(),
                 new TransportAddress(syn.destination4(), syn.destinationPort),
-                new TransportAddress(syn.source4(), syn.sourcePort), clock.getAsLong(),
+                new TransportAddress(syn.source4(), syn.sourcePort), monotonic.getAsLong(),
                 nat.timeouts.tcpIncomingSyn * 1000, nat.maxHeldSyns);
         count(o == HeldSyns.Outcome.HELD ? "heldSyns.held" : o == HeldSyns.Outcome.REPEATED ? "heldSyns.repeated"
                 : "heldSyns.full");
@@ -609,23 +627,28 @@ public final class Nat64Fabric implements Nat64Service {
     /**
      * Periodic, every second: the held SYNs whose TCP_INCOMING_SYN is up. One whose flow has a
      * session now (the IPv6 host's SYN came: a simultaneous open) is dropped, as RFC 6146 3.5.2.2
-     * asks; any other is answered with Port Unreachable quoting it, from the switch it came to.
+     * asks; any other is answered with its Port Unreachable, through the switch it came to.
      */
     public void answerHeldSyns() {
-        for (HeldSyns.Held h : heldSyns.due(clock.getAsLong())) {
+        for (HeldSyns.Held h : heldSyns.due(monotonic.getAsLong())) {
             boolean opened = engine.store().bibBy4(Protocol.TCP, h.local4)
                     .flatMap(bib -> engine.store().session(Session.key(bib, h.remote4))).isPresent();
             if (opened) {
                 count("heldSyns.opened");
-            } else if (!config.devices.containsKey(h.deviceId) || !refusalAllowed(h.deviceId)) {
-                count("heldSyns.unanswered");
             } else {
-                Optional<byte[]> error = IcmpErrors.about(h.frame, switchConfig(h.deviceId).address4, null,
-                        ICMP_DEST_UNREACHABLE, ICMP_PORT_UNREACHABLE, 0);
-                error.ifPresent(e -> send(h.deviceId, e));
-                count(error.isPresent() ? "heldSyns.refused" : "heldSyns.unanswered");
+                count(sendError(h.deviceId, h.error) ? "heldSyns.refused" : "heldSyns.unanswered");
             }
         }
+    }
+
+    /** Sends an error the controller built back through the switch's pipeline, within its budget (RFC 4443 2.4(f)). */
+    private boolean sendError(String deviceId, byte[] error) {
+        SwitchLink link = links.get(deviceId);
+        if (link == null || !refusalAllowed(deviceId)) {
+            return false;
+        }
+        link.packetOut(error);
+        return true;
     }
 
     /**

@@ -36,6 +36,7 @@ public final class DesiredState {
                                   Collection<SessionEntries> bibEntries, Collection<Session> sessions) {
         List<Entity> out = new ArrayList<>(punting(config.puntPolicing, config.pool4.subscriberPrefixLength()));
         out.add(icmpErrorLimit(config.icmpErrors));
+        out.add(inboundSynLimit(config));
         out.addAll(routing(sw));
         if (sw.translates()) {
             out.addAll(translation(config, eams));
@@ -68,6 +69,16 @@ public final class DesiredState {
     public static MeterConfig icmpErrorLimit(IcmpErrors e) {
         return new MeterConfig(P4InfoConstants.NAT64_INGRESS_ICMP_ERROR_ERROR_METER, e.perPortPps, e.perPortBurst,
                 e.perPortPps, e.perPortBurst);
+    }
+
+    /**
+     * IPv4 SYNs punted to be held (RFC 6146 3.5.2.2): as many a second as the controller can hold
+     * for TCP_INCOMING_SYN, a burst of as many as it holds; more would only be dropped there.
+     */
+    public static MeterConfig inboundSynLimit(Nat64Config c) {
+        long burst = Math.max(1, c.maxHeldSyns);
+        long pps = Math.max(1, (c.maxHeldSyns + c.timeouts.tcpIncomingSyn - 1) / c.timeouts.tcpIncomingSyn);
+        return new MeterConfig(P4InfoConstants.NAT64_INGRESS_INBOUND_SYN_METER, pps, burst, pps, burst);
     }
 
     /** The switch's own addresses, routes, port MTUs and the source of its ICMP errors. */
@@ -165,17 +176,18 @@ public final class DesiredState {
         }
         out.add(TableEntry.in(NAT64_INGRESS_LOWEST_IPV6_MTU).action(NAT64_INGRESS_SET_LOWEST_IPV6_MTU)
                 .param(MTU, config.lowestIpv6Mtu).build());
-        if (!config.dropExternallyInitiatedTcp && config.maxHeldSyns > 0) {
-            out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_INBOUND_SYN)
-                    .action(NAT64_INGRESS_TRANSLATE_HOLD_INBOUND_SYNS).build());
-        }
-        if (!config.computeUdpZeroChecksum) {
-            out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM)
-                    .action(NAT64_INGRESS_TRANSLATE_DROP_UDP_WITHOUT_CHECKSUM).build());
-        }
-        config.icmpErrors.rfc6791Pool().ifPresent(p -> out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_RFC6791_POOL)
+        // The keyless tables' defaults are written whether on or off, so that a switch that kept
+        // its state across a change of the setting follows the new one.
+        out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_INBOUND_SYN)
+                .action(!config.dropExternallyInitiatedTcp && config.maxHeldSyns > 0
+                        ? NAT64_INGRESS_TRANSLATE_HOLD_INBOUND_SYNS : NO_ACTION).build());
+        out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM)
+                .action(config.computeUdpZeroChecksum ? NO_ACTION : NAT64_INGRESS_TRANSLATE_DROP_UDP_WITHOUT_CHECKSUM)
+                .build());
+        out.add(config.icmpErrors.rfc6791Pool().map(p -> TableEntry.in(NAT64_INGRESS_TRANSLATE_RFC6791_POOL)
                 .action(NAT64_INGRESS_TRANSLATE_USE_RFC6791_POOL).param(FIRST, v4(p.address()))
-                .param(COUNT, 1L << (32 - p.length())).build()));
+                .param(COUNT, 1L << (32 - p.length())).build())
+                .orElseGet(() -> TableEntry.in(NAT64_INGRESS_TRANSLATE_RFC6791_POOL).action(NO_ACTION).build()));
         for (Eam e : eams) {
             out.addAll(eamEntries(e));
         }

@@ -114,8 +114,22 @@ class DesiredStateTest {
         assertEquals(300, v4.idleTimeoutSeconds());
         assertEquals(5, border.stream().filter(e -> e.table().contains("eamt_")).count(),
                 "one EAM, four tables and the one for the sources of ICMPv6 errors");
-        assertTrue(in(border, NAT64_INGRESS_TRANSLATE_RFC6791_POOL).isEmpty(), "no RFC 6791 pool configured");
-        assertTrue(in(border, NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM).isEmpty(), "UDP without checksum: computed");
+        // The keyless tables' defaults are written off too: a switch that kept them from another
+        // setting follows this one.
+        TableEntry none = TableEntry.in(NAT64_INGRESS_TRANSLATE_RFC6791_POOL).action(NO_ACTION).build();
+        assertEquals(List.of(none), in(border, NAT64_INGRESS_TRANSLATE_RFC6791_POOL), "no RFC 6791 pool configured");
+        assertEquals(List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM).action(NO_ACTION).build()),
+                in(border, NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM), "UDP without checksum: computed");
+        assertEquals(List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_INBOUND_SYN).action(NAT64_INGRESS_TRANSLATE_HOLD_INBOUND_SYNS)
+                .build()), in(border, NAT64_INGRESS_TRANSLATE_INBOUND_SYN), "SYNs without a mapping: held");
+        assertEquals(List.of(new MeterConfig(NAT64_INGRESS_INBOUND_SYN_METER, 171, 1024, 171, 1024)),
+                DesiredState.of(sw(SwitchConfig.Role.BORDER), CONFIG, List.of(), List.of(), List.of()).stream()
+                        .filter(e -> e instanceof MeterConfig && ((MeterConfig) e).meter.equals(NAT64_INGRESS_INBOUND_SYN_METER))
+                        .collect(Collectors.toList()), "1024 held SYNs per 6 s: 171 a second, a burst of 1024");
+        Nat64Config noSyns = Nat64Config.builder().pool6(CONFIG.pool6).pool4(CONFIG.pool4)
+                .dropExternallyInitiatedTcp(true).build();
+        assertEquals(List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_INBOUND_SYN).action(NO_ACTION).build()),
+                in(DesiredState.translation(noSyns, List.of()), NAT64_INGRESS_TRANSLATE_INBOUND_SYN));
         assertEquals(List.of(TableEntry.in(NAT64_INGRESS_LOWEST_IPV6_MTU).action(NAT64_INGRESS_SET_LOWEST_IPV6_MTU)
                 .param(MTU, 1280).build()), in(border, NAT64_INGRESS_LOWEST_IPV6_MTU));
         Nat64Config dropping = Nat64Config.builder().pool6(CONFIG.pool6).pool4(CONFIG.pool4)
