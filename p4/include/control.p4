@@ -113,13 +113,14 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
     }
     /* Control-plane policing: a punt passes the meter of its source's hash bucket (the
      * subscriber's prefix for IPv6, the address for IPv4), then the meter of its ingress port;
-     * RED from either refuses it (meta.punt_color). The source meter comes first so that a
+     * RED from any refuses it (meta.punt_color). The source meter comes first so that a
      * flooding source's refused punts spend none of its port's budget. Unconfigured meters pass
      * everything. punt_subscriber is applied first: it gives the subscriber's mask.
      * An IPv4 SYN to be held passes inbound_syn_meter before them, set to what the controller
-     * holds (nat64.maxHeldSyns per TCP_INCOMING_SYN): a scan of pool4 from many sources spends
-     * little of the budget that session misses and TCP control copies share. */
+     * holds (nat64.maxHeldSyns): a scan of pool4 from many sources spends little of the budget
+     * that session misses and TCP control copies share. */
     action police_punt() {
+        meta.punt_color = V1MODEL_METER_COLOR_GREEN;
         if (meta.punt_reason == PUNT_INBOUND_SYN) {
             inbound_syn_meter.execute_meter(32w0, meta.punt_color);
         }

@@ -89,14 +89,14 @@ const bit<32> DROP_TOO_BIG         = 8;   /* larger than the next hop's MTU */
 const bit<32> DROP_NOT_GLOBAL      = 9;   /* RFC 6052 3.1: non-global IPv4 under the well-known prefix */
 const bit<32> DROP_BAD_LENGTH      = 10;  /* the IP length runs past the frame or ends inside its headers */
 const bit<32> DROP_LOCAL_FRAGMENT  = 11;  /* a fragmented request to the switch itself: it does not reassemble */
-const bit<32> DROP_PUNT_POLICED    = 12;  /* a punt over its port's or its source's rate (control-plane policing) */
+const bit<32> DROP_PUNT_POLICED    = 12;  /* a punt over its port's, its source's or held SYNs' rate (control-plane policing) */
 const bit<32> DROP_UDP_ZERO_CHECKSUM = 13;  /* RFC 7915 4.5: IPv4 UDP without a checksum, fragmented or by setting */
 const bit<32> DROP_ICMP_ERROR_RATE = 14;  /* an ICMP error the switch would send, over its port's rate */
 const bit<32> DROP_SOURCE_ROUTE    = 15;  /* RFC 7915 4.1: IPv4 to translate with an unexpired source route */
 const bit<32> DROP_REASONS         = 16;
 
 /* Control-plane policing: punts pass a packet meter per ingress port and one per hash bucket
- * of their source address (see Nat64Ingress.police_punt). */
+ * of their source address, SYNs to be held one of their own first (see Nat64Ingress.police_punt). */
 const bit<32> PUNT_PORT_METER_SIZE   = 512;    /* every 9-bit port */
 const bit<32> PUNT_SOURCE_METER_SIZE = 4096;
 /* ICMP errors the switch sends itself pass a packet meter per ingress port (RFC 4443 2.4(f)). */

@@ -288,7 +288,7 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
     /* RFC 6146 3.5.2.2, RFC 5382 REQ-4: an IPv4 SYN the NAT64 would not translate (no BIB
      * entry, or filtered) may be half of a simultaneous open; the controller holds it for
      * TCP_INCOMING_SYN, until the IPv6 side's SYN comes (then it drops it) or the time is up (then
-     * it answers Port Unreachable). Without the entry (externallyInitiatedTcp "drop"), dropped. */
+     * it answers Port Unreachable). With NoAction (externallyInitiatedTcp "drop"), dropped. */
     bool hold_syns;
     action hold_inbound_syns() { hold_syns = true; }
     table inbound_syn {

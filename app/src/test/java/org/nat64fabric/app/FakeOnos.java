@@ -152,7 +152,8 @@ final class FakeOnos {
     final Set<String> packetOutFields = ConcurrentHashMap.newKeySet();
     /** The cells of each meter the devices' pipeconf has; empty: a pipeline without punt meters. */
     final Map<String, Long> meterSizes = new ConcurrentHashMap<>(Map.of(P4InfoConstants.NAT64_INGRESS_PUNT_PORT_METER, 512L,
-            P4InfoConstants.NAT64_INGRESS_PUNT_SOURCE_METER, 4096L, P4InfoConstants.NAT64_INGRESS_ICMP_ERROR_ERROR_METER, 512L));
+            P4InfoConstants.NAT64_INGRESS_PUNT_SOURCE_METER, 4096L, P4InfoConstants.NAT64_INGRESS_ICMP_ERROR_ERROR_METER, 512L,
+            P4InfoConstants.NAT64_INGRESS_INBOUND_SYN_METER, 1L));
 
     /**
      * ONOS's P4Runtime clients, as far as counter reads go: each device's client answers a Read

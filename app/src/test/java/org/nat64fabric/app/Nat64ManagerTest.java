@@ -373,6 +373,10 @@ class Nat64ManagerTest {
                     .allMatch(b -> b.rate() == 500 && b.burst() == 250)), perSource.get(0).toString());
             assertEquals(512, onos.meters.values().stream().filter(m -> m.deviceId().equals(d)
                     && m.meterCellId().toString().contains("punt_port_meter")).count());
+            List<Meter> syns = onos.meters.values().stream().filter(m -> m.deviceId().equals(d)
+                    && m.meterCellId().toString().contains("inbound_syn_meter")).collect(Collectors.toList());
+            assertEquals(1, syns.size(), "one cell for the SYNs to be held");
+            assertTrue(syns.get(0).bands().stream().allMatch(b -> b.rate() == 86 && b.burst() == 512), syns.toString());
         }
         // Available again with all of it held: no group or meter is written again.
         int submits = onos.meterSubmits.get();

@@ -357,25 +357,25 @@ public final class FabricConfig {
             b.siitPrefixes(ipv4Prefixes(list(nat, "siitPrefixes", at), at + ".siitPrefixes"));
         }
         if (nat.has("udpZeroChecksum")) {
-            String choice = text(nat, "udpZeroChecksum", at);
-            if (!choice.equals("compute") && !choice.equals("drop")) {
-                throw new ConfigException(at + ".udpZeroChecksum", "must be \"compute\" or \"drop\", not "
-                        + ConfigException.quote(choice));
-            }
-            b.computeUdpZeroChecksum(choice.equals("compute"));
+            b.computeUdpZeroChecksum(eitherOr(nat, "udpZeroChecksum", "compute", "drop", at));
         }
         if (nat.has("externallyInitiatedTcp")) {
-            String choice = text(nat, "externallyInitiatedTcp", at);
-            if (!choice.equals("allow") && !choice.equals("drop")) {
-                throw new ConfigException(at + ".externallyInitiatedTcp", "must be \"allow\" or \"drop\", not "
-                        + ConfigException.quote(choice));
-            }
-            b.dropExternallyInitiatedTcp(choice.equals("drop"));
+            b.dropExternallyInitiatedTcp(!eitherOr(nat, "externallyInitiatedTcp", "allow", "drop", at));
         }
         if (nat.has("maxHeldSyns")) {
             b.maxHeldSyns((int) number(nat, "maxHeldSyns", 0, Nat64Config.MAX_HELD_SYNS, at));
         }
         return within(at, b::build);
+    }
+
+    /** A setting of two words: true for {@code first}, false for {@code second}, refused otherwise. */
+    private static boolean eitherOr(JsonNode node, String name, String first, String second, String at) {
+        String choice = text(node, name, at);
+        if (!choice.equals(first) && !choice.equals(second)) {
+            throw new ConfigException(at + "." + name, "must be \"" + first + "\" or \"" + second + "\", not "
+                    + ConfigException.quote(choice));
+        }
+        return choice.equals(first);
     }
 
     /** A list of IPv4 prefixes of unicast ranges ({@link Reserved}); errors name the element. */

@@ -5,6 +5,8 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
 import org.nat64fabric.core.pool4.TransportAddress;
 
 /**
@@ -37,13 +39,14 @@ final class HeldSyns {
         }
     }
 
-    enum Outcome { HELD, REPEATED, FULL }
+    /** What became of a SYN offered to be held; UNANSWERED: no error could be built (a switch without an IPv4 address). */
+    enum Outcome { HELD, REPEATED, FULL, UNANSWERED }
 
     /** In arrival order, which is the order they are due in: one lifetime, a clock that does not step. */
     private final Map<List<TransportAddress>, Held> held = new LinkedHashMap<>();
 
-    synchronized Outcome hold(String deviceId, byte[] error, TransportAddress local4, TransportAddress remote4,
-                              long now, long lifetimeMs, int capacity) {
+    synchronized Outcome hold(String deviceId, Supplier<Optional<byte[]>> error, TransportAddress local4,
+                              TransportAddress remote4, long now, long lifetimeMs, int capacity) {
         List<TransportAddress> flow = List.of(local4, remote4);
         if (held.containsKey(flow)) {
             return Outcome.REPEATED;          // a retransmission: its timer runs from the first
@@ -51,7 +54,11 @@ final class HeldSyns {
         if (held.size() >= capacity) {
             return Outcome.FULL;
         }
-        held.put(flow, new Held(deviceId, error, local4, remote4, now + lifetimeMs));
+        Optional<byte[]> answer = error.get();
+        if (answer.isEmpty()) {
+            return Outcome.UNANSWERED;
+        }
+        held.put(flow, new Held(deviceId, answer.get(), local4, remote4, now + lifetimeMs));
         return Outcome.HELD;
     }
 

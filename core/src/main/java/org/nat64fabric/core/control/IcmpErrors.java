@@ -70,6 +70,25 @@ final class IcmpErrors {
         return Optional.of(out);
     }
 
+    /**
+     * Whether the frame holds an ICMP error: ICMPv4 Destination Unreachable, Time Exceeded or
+     * Parameter Problem, or an ICMPv6 error message (type below 128, RFC 4443 2.1) right after the
+     * IPv6 header, as the switch sends its own.
+     */
+    static boolean isError(byte[] frame) {
+        if (frame.length < ETHERNET + IPV6_HEADER + 1) {
+            return false;
+        }
+        ByteBuffer b = ByteBuffer.wrap(frame);
+        int etherType = b.getShort(12) & 0xffff;
+        if (etherType == 0x0800 && (frame[ETHERNET] & 0xf0) == 0x40 && frame[ETHERNET + 9] == 1) {
+            int type = frame[ETHERNET + (frame[ETHERNET] & 0x0f) * 4] & 0xff;
+            return type == 3 || type == 11 || type == 12;
+        }
+        return etherType == 0x86dd && (frame[ETHERNET] & 0xf0) == 0x60 && frame[ETHERNET + 6] == 58
+                && (frame[ETHERNET + IPV6_HEADER] & 0xff) < 128;
+    }
+
     /** The error's kind, as v1model's icmp_error.sent counts it: its type read in the frame's family. */
     static String kind(byte[] frame, int type, int code) {
         boolean v6 = frame.length > 13 && (frame[12] & 0xff) == 0x86 && (frame[13] & 0xff) == 0xdd;

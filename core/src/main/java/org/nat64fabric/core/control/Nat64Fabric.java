@@ -43,6 +43,7 @@ import org.nat64fabric.core.fabric.SessionEntries;
 import org.nat64fabric.core.fabric.SwitchConfig;
 import org.nat64fabric.core.fabric.TableEntry;
 import org.nat64fabric.core.metrics.LatencyHistogram;
+import org.nat64fabric.core.p4.Constants;
 import org.nat64fabric.core.p4.P4InfoConstants;
 import org.nat64fabric.core.p4.SumeHeaders;
 import org.nat64fabric.core.pool4.PortBlock;
@@ -171,7 +172,7 @@ public final class Nat64Fabric implements Nat64Service {
     }
 
     /** {@code monotonic}: times what must not step with the wall clock (held SYNs), in ms. */
-    private Nat64Fabric(FabricConfig config, NatStore store, Consumer<NatEvent> log, LongSupplier clock,
+    Nat64Fabric(FabricConfig config, NatStore store, Consumer<NatEvent> log, LongSupplier clock,
                         LongSupplier monotonic, Executor setups, Executor writers) {
         this.config = config;
         this.monotonic = monotonic;
@@ -366,6 +367,16 @@ public final class Nat64Fabric implements Nat64Service {
             if (puntReason == PUNT_FIRST_FRAGMENT) {
                 return;
             }
+        }
+        if (puntReason == 0) {
+            // A v1model switch's ICMP error about a packet the controller sent through its
+            // pipeline (a flow's first packet too large, a hairpin's second pass): it went back
+            // out of the port that packet came in by, the CPU port. Sent on, the pipeline routes it.
+            if (framed.filter(IcmpErrors::isError).isPresent()) {
+                send(deviceId, framed.get());
+                count("packetIn.errorsRouted");
+            }
+            return;
         }
         if (puntReason != PUNT_SESSION_MISS && puntReason != PUNT_TCP_CONTROL) {
             LOG.fine(() -> deviceId + ": packet-in reason " + puntReason + " needs no setup, dropped");
@@ -609,19 +620,14 @@ public final class Nat64Fabric implements Nat64Service {
             count("heldSyns.dropped");
             return;
         }
-        Optional<byte[]> error = IcmpErrors.about(frame.get(), switchConfig(deviceId).address4, null,
-                ICMP_DEST_UNREACHABLE, ICMP_PORT_UNREACHABLE, 0);
-        if (error.isEmpty()) {
-            count("heldSyns.unanswered");     // a switch without an IPv4 address sends no errors
-            return;
-        }
         PuntedPacket syn = p.get();
-        HeldSyns.Outcome o = heldSyns.hold(deviceId, error.get(),
+        // The error is built only for a SYN that will be held (a flood of repeats builds none).
+        HeldSyns.Outcome o = heldSyns.hold(deviceId, () -> IcmpErrors.about(frame.get(),
+                        switchConfig(deviceId).address4, null, ICMP_DEST_UNREACHABLE, ICMP_PORT_UNREACHABLE, 0),
                 new TransportAddress(syn.destination4(), syn.destinationPort),
                 new TransportAddress(syn.source4(), syn.sourcePort), monotonic.getAsLong(),
                 nat.timeouts.tcpIncomingSyn * 1000, nat.maxHeldSyns);
-        count(o == HeldSyns.Outcome.HELD ? "heldSyns.held" : o == HeldSyns.Outcome.REPEATED ? "heldSyns.repeated"
-                : "heldSyns.full");
+        count("heldSyns." + o.name().toLowerCase(java.util.Locale.ROOT));
     }
 
     /**
@@ -636,13 +642,13 @@ public final class Nat64Fabric implements Nat64Service {
             if (opened) {
                 count("heldSyns.opened");
             } else {
-                count(sendError(h.deviceId, h.error) ? "heldSyns.refused" : "heldSyns.unanswered");
+                count(routeError(h.deviceId, h.error) ? "heldSyns.refused" : "heldSyns.unanswered");
             }
         }
     }
 
-    /** Sends an error the controller built back through the switch's pipeline, within its budget (RFC 4443 2.4(f)). */
-    private boolean sendError(String deviceId, byte[] error) {
+    /** Sends an error the controller built through the switch's pipeline, which routes it, within its budget (RFC 4443 2.4(f)). */
+    private boolean routeError(String deviceId, byte[] error) {
         SwitchLink link = links.get(deviceId);
         if (link == null || !refusalAllowed(deviceId)) {
             return false;
@@ -656,7 +662,8 @@ public final class Nat64Fabric implements Nat64Service {
      * quotes: from the switch's own address of the packet's family (sent only where it has both,
      * as v1model's icmp_error.icmp_source), rate-limited per port as v1model's icmp_error.error_meter
      * limits them ({@link PortErrorLimit}; RFC 4443 2.4(f), RFC 1812 4.3.2.8), counted by kind as
-     * v1model's icmp_error.sent.
+     * v1model's icmp_error.sent. Out of the port the packet came in by, or, for one the controller
+     * sent (the CPU port), through the pipeline, which routes it.
      */
     private void sendError(String deviceId, byte[] frame, int outPort, int type, int code, int param) {
         SwitchConfig sw = switchConfig(deviceId);
@@ -668,7 +675,11 @@ public final class Nat64Fabric implements Nat64Service {
             return;
         }
         if (portErrorLimit.allow(deviceId, outPort, clock.getAsLong())) {
-            link.packetOut(error.get(), outPort);
+            if (outPort == Constants.CPU_PORT) {
+                link.packetOut(error.get());      // about a packet the controller sent: its pipeline routes it
+            } else {
+                link.packetOut(error.get(), outPort);
+            }
             count("icmpErrors.sent." + IcmpErrors.kind(frame, type, code));
         } else {
             count("icmpErrors.rateLimited");
@@ -1284,6 +1295,7 @@ public final class Nat64Fabric implements Nat64Service {
         out.put("sessions", held[1]);
         out.put("portBlocks", (long) store.blocks().size());
         out.put("eamt", (long) store.eams().size());
+        out.put("heldSyns.waiting", (long) heldSyns.size());
         setupLatency.forEach((stage, h) -> {
             String key = "setups.latencyUs." + stage.name().toLowerCase(java.util.Locale.ROOT);
             out.put(key + ".p50", h.quantileMicros(0.5));

@@ -72,12 +72,14 @@ public final class DesiredState {
     }
 
     /**
-     * IPv4 SYNs punted to be held (RFC 6146 3.5.2.2): as many a second as the controller can hold
-     * for TCP_INCOMING_SYN, a burst of as many as it holds; more would only be dropped there.
+     * IPv4 SYNs punted to be held (RFC 6146 3.5.2.2), per switch: a burst of half what the
+     * controller holds and a rate that brings the other half in over TCP_INCOMING_SYN, so that one
+     * switch's punts fit what is held; more would only be dropped there.
      */
     public static MeterConfig inboundSynLimit(Nat64Config c) {
-        long burst = Math.max(1, c.maxHeldSyns);
-        long pps = Math.max(1, (c.maxHeldSyns + c.timeouts.tcpIncomingSyn - 1) / c.timeouts.tcpIncomingSyn);
+        long half = c.maxHeldSyns / 2;
+        long burst = Math.max(1, half);
+        long pps = Math.max(1, (half + c.timeouts.tcpIncomingSyn - 1) / c.timeouts.tcpIncomingSyn);
         return new MeterConfig(P4InfoConstants.NAT64_INGRESS_INBOUND_SYN_METER, pps, burst, pps, burst);
     }
 
@@ -92,10 +94,11 @@ public final class DesiredState {
             out.add(TableEntry.in(NAT64_INGRESS_LOCAL_HOST_LOCAL_IPV6).exact(HDR_META_LOCAL6_KEY, v6(sw.address6))
                     .action(NAT64_INGRESS_LOCAL_HOST_IS_LOCAL).param(MAC, sw.routerMac).build());
         }
-        if (sw.address4 != null && sw.address6 != null) {
-            out.add(TableEntry.in(NAT64_INGRESS_ICMP_ERROR_ICMP_SOURCE).action(NAT64_INGRESS_ICMP_ERROR_USE_SOURCE)
-                    .param(ADDR4, v4(sw.address4)).param(ADDR6, v6(sw.address6)).build());
-        }
+        // Keyless: written without addresses too, so that a switch that kept old ones sends no errors.
+        out.add(sw.address4 != null && sw.address6 != null
+                ? TableEntry.in(NAT64_INGRESS_ICMP_ERROR_ICMP_SOURCE).action(NAT64_INGRESS_ICMP_ERROR_USE_SOURCE)
+                        .param(ADDR4, v4(sw.address4)).param(ADDR6, v6(sw.address6)).build()
+                : TableEntry.in(NAT64_INGRESS_ICMP_ERROR_ICMP_SOURCE).action(NO_ACTION).build());
         for (Route r : sw.routes) {
             TableEntry.Builder e = TableEntry.in(r.ipv6 ? NAT64_INGRESS_IPV6_ROUTES : NAT64_INGRESS_IPV4_ROUTES);
             if (r.ipv6) {

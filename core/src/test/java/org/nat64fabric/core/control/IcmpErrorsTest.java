@@ -120,6 +120,27 @@ class IcmpErrorsTest {
     }
 
     @Test
+    void errorsAreToldFromOtherPackets() {
+        for (int[] typeCode : new int[][] {{3, 4}, {11, 0}, {12, 0}}) {
+            assertTrue(IcmpErrors.isError(IcmpErrors.about(ipv4(100, 114), SOURCE4, null, typeCode[0], typeCode[1], 0)
+                    .orElseThrow()), typeCode[0] + "/" + typeCode[1]);
+        }
+        for (int type : new int[] {1, 2, 3, 4}) {
+            assertTrue(IcmpErrors.isError(IcmpErrors.about(ipv6(100), null, SOURCE6, type, 0, 0).orElseThrow()));
+        }
+        byte[] echo = ipv4(100, 114);
+        echo[14 + 9] = 1;                   // ICMP, type 0x22 = 34: not an error
+        assertFalse(IcmpErrors.isError(echo));
+        assertFalse(IcmpErrors.isError(ipv4(100, 114)), "UDP");
+        byte[] echo6 = ipv6(100);
+        echo6[14 + 6] = 58;
+        echo6[14 + 40] = (byte) 128;        // echo request
+        assertFalse(IcmpErrors.isError(echo6));
+        assertFalse(IcmpErrors.isError(ipv6(100)), "UDP");
+        assertFalse(IcmpErrors.isError(new byte[20]), "too short");
+    }
+
+    @Test
     void errorsAreCountedByKindAsV1modelCountsThem() {
         assertEquals("timeExceeded", IcmpErrors.kind(ipv4(28, 60), 11, 0));
         assertEquals("tooBig", IcmpErrors.kind(ipv4(28, 60), 3, 4));

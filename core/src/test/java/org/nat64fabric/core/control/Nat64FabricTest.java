@@ -1001,4 +1001,38 @@ class Nat64FabricTest {
                 && ((TableEntry) e).table().equals(P4InfoConstants.NAT64_INGRESS_TRANSLATE_REMOTE_FILTER)).count(),
                 "the TCP session's remote is let in");
     }
+
+    @Test
+    void anErrorTheSwitchSentTheControllerAboutItsOwnPacketIsRoutedOnAndNothingElseIs() {
+        byte[] error = IcmpErrors.about(udpFrame(5000), null, Ipv6Address.parse("2001:db8:ff::2", "switch"), 2, 0,
+                1300).orElseThrow();
+        assertTrue(IcmpErrors.isError(error));
+        fabric.packetIn("border1", 0, error);
+        fabric.packetIn("border1", 0, udpFrame(5001));     // not an error: nothing to route
+        assertEquals(1, border1.packetOuts.size());
+        assertArrayEquals(error, border1.packetOuts.get(0));
+        assertEquals(1L, fabric.stats().get("packetIn.errorsRouted"));
+        assertTrue(fabric.bib().isEmpty(), "and nothing was set up from either");
+    }
+
+    @Test
+    void aHeldSynWaitsItsTimeOnAClockThatDoesNotStepWithTheWallClock() throws Exception {
+        long[] monotonic = {0};
+        fabric = new Nat64Fabric(config("{\"addresses\": [\"192.0.2.0/30\"]}"), new InMemoryNatStore(), e -> { },
+                () -> now, () -> monotonic[0], Runnable::run, Runnable::run);
+        border1 = new FakeSwitch("border1");
+        fabric.connected(border1);
+        fabric.packetIn("border1", Nat64Fabric.PUNT_INBOUND_SYN,
+                v4Syn("203.0.113.5", 80, Ipv4Address.parse("192.0.2.1", "pool4"), 40000));
+        assertEquals(1L, fabric.stats().get("heldSyns.waiting"));
+        now += 3_600_000;                 // the wall clock steps an hour forward
+        monotonic[0] += 1_000;
+        fabric.answerHeldSyns();
+        assertTrue(border1.packetOuts.isEmpty(), "RFC 5382 REQ-4: not answered before 6 s have passed");
+        now -= 7_200_000;                 // and back
+        monotonic[0] += 5_000;
+        fabric.answerHeldSyns();
+        assertEquals(1, border1.packetOuts.size(), "answered once 6 s have passed");
+        assertEquals(0L, fabric.stats().get("heldSyns.waiting"));
+    }
 }

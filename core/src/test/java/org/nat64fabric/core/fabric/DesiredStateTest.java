@@ -116,16 +116,20 @@ class DesiredStateTest {
                 "one EAM, four tables and the one for the sources of ICMPv6 errors");
         // The keyless tables' defaults are written off too: a switch that kept them from another
         // setting follows this one.
+        SwitchConfig noIpv6 = new SwitchConfig("device:v4only", SwitchConfig.Role.EDGE, 0xaaL,
+                Ipv4Address.parse("192.0.2.254", "a"), null, List.of(), 1500, Map.of());
+        assertEquals(List.of(TableEntry.in(NAT64_INGRESS_ICMP_ERROR_ICMP_SOURCE).action(NO_ACTION).build()),
+                in(DesiredState.routing(noIpv6), NAT64_INGRESS_ICMP_ERROR_ICMP_SOURCE), "no errors without both addresses");
         TableEntry none = TableEntry.in(NAT64_INGRESS_TRANSLATE_RFC6791_POOL).action(NO_ACTION).build();
         assertEquals(List.of(none), in(border, NAT64_INGRESS_TRANSLATE_RFC6791_POOL), "no RFC 6791 pool configured");
         assertEquals(List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM).action(NO_ACTION).build()),
                 in(border, NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM), "UDP without checksum: computed");
         assertEquals(List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_INBOUND_SYN).action(NAT64_INGRESS_TRANSLATE_HOLD_INBOUND_SYNS)
                 .build()), in(border, NAT64_INGRESS_TRANSLATE_INBOUND_SYN), "SYNs without a mapping: held");
-        assertEquals(List.of(new MeterConfig(NAT64_INGRESS_INBOUND_SYN_METER, 171, 1024, 171, 1024)),
+        assertEquals(List.of(new MeterConfig(NAT64_INGRESS_INBOUND_SYN_METER, 86, 512, 86, 512)),
                 DesiredState.of(sw(SwitchConfig.Role.BORDER), CONFIG, List.of(), List.of(), List.of()).stream()
                         .filter(e -> e instanceof MeterConfig && ((MeterConfig) e).meter.equals(NAT64_INGRESS_INBOUND_SYN_METER))
-                        .collect(Collectors.toList()), "1024 held SYNs per 6 s: 171 a second, a burst of 1024");
+                        .collect(Collectors.toList()), "1024 held SYNs: a burst of 512, the other 512 over 6 s");
         Nat64Config noSyns = Nat64Config.builder().pool6(CONFIG.pool6).pool4(CONFIG.pool4)
                 .dropExternallyInitiatedTcp(true).build();
         assertEquals(List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_INBOUND_SYN).action(NO_ACTION).build()),
