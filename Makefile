@@ -15,7 +15,6 @@ FAST_PATH_SUITES := $(addprefix tests/,test_p4runtime_spec.py test_p4runtime_l3.
                     test_p4runtime_action_selector.py test_p4runtime_digest.py test_dataplane_faults.py \
                     test_nat64_pipeline.py test_nat64_icmp.py test_nat64_extension_headers.py test_nat64_rfc_audit.py \
                     test_nat64_policing.py test_nat64_fuzz.py test_tayga_differential.py test_nat64_fragments.py \
-                    test_nat64_simultaneous_open.py test_controller_sent_packets.py \
                     test_fast_path.py)
 # ... at TC, the faster hook (bench/forwarding); at XDP (generic) the translation suites again (and
 # test_fast_path.py in the first pass, where XDP generic is its default)

@@ -1,0 +1,151 @@
+"""What goes through the controller, through a softswitch the embedded controller drives, with
+either pipeline (address-dependent filtering on, the IPv4 link's MTU 1300):
+
+- IPv4 SYNs the NAT64 would not translate (RFC 6146 3.5.2.2, RFC 5382 REQ-4): the switch punts
+  them, the controller holds each for TCP_INCOMING_SYN (6 s). If the IPv6 host's SYN for that
+  connection comes meanwhile (a simultaneous open), the held SYN is dropped and the connection
+  opens; otherwise the remote gets Destination Unreachable, Port Unreachable quoting its SYN,
+  never sooner than 6 s. Filtering lets a SYN to a mapping that exists be held too: a
+  simultaneous open needs a mapping the remote knows before the host's SYN, which only a mapping
+  the host already uses gives (its new ports are not predictable).
+- The switch's answers to packets the controller sends through its pipeline (a flow's first
+  packet, once its session is set up): a v1model switch sends its errors back out of the port the
+  packet came in by, the CPU port for these; a SUME card hands them over. The controller routes
+  them on."""
+import copy
+import ipaddress
+import os
+import time
+
+import pytest
+from scapy.layers.inet import ICMP, IP, TCP, UDP, TCPerror
+from scapy.layers.inet6 import ICMPv6DestUnreach, ICMPv6PacketTooBig, IPerror6, IPv6
+from scapy.layers.l2 import Ether
+
+from nat64_setup import (POOL6, PROGRAM, ROUTER_MAC, SUME_PROGRAM, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST,
+                         V6_HOST_MAC, V6_PORT, driven_switch, embed)
+from test_nat64_fragments import FABRIC as FRAGMENTS_FABRIC
+
+V4_LINK_MTU = 1300
+FABRIC = copy.deepcopy(FRAGMENTS_FABRIC)
+FABRIC["apps"]["org.nat64fabric.app"]["nat64"]["addressDependentFiltering"] = True
+FABRIC["devices"]["device:border1"]["nat64fabric"]["portMtus"] = {str(V4_PORT): V4_LINK_MTU}
+POOL4 = ipaddress.ip_network(FABRIC["apps"]["org.nat64fabric.app"]["nat64"]["pool4"]["addresses"][0])
+SWITCH_V4 = FABRIC["devices"]["device:border1"]["nat64fabric"]["ipv4"]
+INCOMING_SYN = 6.0      # RFC 6146 4: TCP_INCOMING_SYN, the default
+REMOTE = "198.51.100.9"      # not V4_SERVER: the mapping has not sent to it
+
+PIPELINES = ["v1model"] if os.environ.get("NAT64FABRIC_FAST_PATH") else ["v1model", "sume"]
+
+
+@pytest.fixture(scope="module", params=PIPELINES)
+def border(request, tmp_path_factory):
+    program, links = (PROGRAM, "cp") if request.param == "v1model" else (SUME_PROGRAM, "cs")
+    with driven_switch(tmp_path_factory.mktemp("controller-path"), program, FABRIC, links) as running:
+        yield running
+
+
+def stats(api):
+    return api.call("GET", "/stats")[1]
+
+
+def shown(api):
+    return "\n".join(f"{k} {v}" for k, v in stats(api).items() if "Second" not in k and "latency" not in k)
+
+
+def from_remote(l4, dst, src=REMOTE):
+    return Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src=src, dst=dst, ttl=64) / l4
+
+
+def from_host(l4, dst=REMOTE):
+    return Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IPv6(src=V6_HOST, dst=embed(dst, POOL6, 96), hlim=64) / l4
+
+
+def unreachables(dataplane, until):
+    """ICMPv4 and ICMPv6 Destination Unreachables leaving either side until `until`, with when each came."""
+    out = []
+    while time.time() < until:
+        for port in (V4_PORT, V6_PORT):
+            frame = dataplane.poll(port, timeout=0.05)
+            if frame is not None and (ICMP in Ether(frame) and Ether(frame)[ICMP].type == 3
+                                      or ICMPv6DestUnreach in Ether(frame)):
+                out.append((time.time(), Ether(frame)))
+    return out
+
+
+def test_syns_without_a_mapping_are_answered_port_unreachable_after_tcp_incoming_syn(border):
+    """An unsolicited SYN from IPv4, sent twice (a retransmission waits with the first: one
+    answer), and an IPv6 host's SYN to a pool4 address without a mapping, which goes round the
+    pipeline a second time as IPv4 and is held there (RFC 6146 3.8; Jool's graybox "pkt-queue46"
+    and "pkt-queue66"): each answered once, no sooner than 6 s, the hairpinned one reaching the
+    host translated, as ICMPv6 Port Unreachable (1/4) quoting the SYN as it sent it."""
+    api, dataplane, log = border
+    before = stats(api).get("heldSyns.refused", 0)
+    syn = from_remote(TCP(sport=40123, dport=7777, flags="S", seq=99), dst=str(POOL4[5]))
+    target = str(POOL4[7])
+    sent = time.time()
+    dataplane.send(V4_PORT, syn)
+    dataplane.send(V4_PORT, syn)
+    dataplane.send(V6_PORT, from_host(TCP(sport=33002, dport=8888, flags="S", seq=5), dst=target))
+    answers = unreachables(dataplane, sent + INCOMING_SYN + 3)
+    assert len(answers) == 2, (answers, shown(api))
+    assert all(at - sent >= INCOMING_SYN for at, _ in answers), f"RFC 5382 REQ-4 asks at least 6 s: {answers}"
+    (error,) = [e for _, e in answers if IP in e]
+    assert (error[IP].src, error[IP].dst, error[ICMP].code) == (SWITCH_V4, REMOTE, 3)
+    assert bytes(error[ICMP].payload) == bytes(syn[IP]), "the SYN is quoted as it came"
+    (error6,) = [e for _, e in answers if IPv6 in e]
+    quoted = error6[IPerror6]
+    assert (error6[IPv6].dst, error6[ICMPv6DestUnreach].code) == (V6_HOST, 4)
+    assert (quoted.src, quoted.dst, quoted[TCPerror].sport, quoted[TCPerror].dport) == (
+        V6_HOST, embed(target, POOL6, 96), 33002, 8888)
+    assert stats(api).get("heldSyns.refused", 0) == before + 2
+
+
+def test_a_simultaneous_open_is_not_refused_and_opens(border):
+    """Jool's graybox "so": the remote's SYN to the mapping the host uses comes first (filtered:
+    the mapping has not sent to it), then the host's SYN to the remote. RFC 6146 3.5.2.2: the held
+    SYN is dropped, and the remote's SYN+ACK reaches the host."""
+    api, dataplane, log = border
+    mapped = None
+    for _ in range(10):
+        dataplane.send(V6_PORT, from_host(TCP(sport=33001, dport=53, flags="S", seq=1), dst=V4_SERVER))
+        deadline = time.time() + 1
+        while mapped is None and time.time() < deadline:
+            frame = dataplane.poll(V4_PORT, timeout=0.2)
+            if frame is not None and TCP in Ether(frame):
+                mapped = Ether(frame)[IP].src, Ether(frame)[TCP].sport
+        if mapped:
+            break
+    assert mapped, log.read_text()[-3000:]
+    while dataplane.poll(V4_PORT, timeout=0.3) is not None:
+        pass                                     # what the mapping's opening sent more than once
+    before = stats(api)
+    sent = time.time()
+    dataplane.send(V4_PORT, from_remote(TCP(sport=443, dport=mapped[1], flags="S", seq=500), dst=mapped[0]))
+    time.sleep(0.5)
+    assert dataplane.poll(V6_PORT, timeout=0.2) is None, "held, not translated"
+    dataplane.send(V6_PORT, from_host(TCP(sport=33001, dport=443, flags="S", seq=900)))
+    out = dataplane.poll(V4_PORT, timeout=3)
+    assert out is not None and Ether(out)[IP].dst == REMOTE and Ether(out)[TCP].flags == "S", shown(api)
+    assert (Ether(out)[IP].src, Ether(out)[TCP].sport) == mapped
+    assert unreachables(dataplane, sent + INCOMING_SYN + 2.5) == [], "RFC 6146 3.5.2.2: the held SYN is dropped"
+    after = stats(api)
+    assert after.get("heldSyns.opened", 0) == before.get("heldSyns.opened", 0) + 1
+    assert after.get("heldSyns.refused", 0) == before.get("heldSyns.refused", 0)
+    dataplane.send(V4_PORT, from_remote(TCP(sport=443, dport=mapped[1], flags="SA", seq=500, ack=901), dst=mapped[0]))
+    back = dataplane.poll(V6_PORT, timeout=3)
+    assert back is not None and Ether(back)[TCP].flags == "SA" and Ether(back)[TCP].dport == 33001
+
+
+def test_a_first_packet_too_large_for_the_ipv4_link_gets_packet_too_big(border):
+    """RFC 7915 5.1, RFC 4443 3.2: a flow's first packet, which the controller sends through the
+    pipeline once the session is set up, too large for the IPv4 link with DF: Packet Too Big with
+    the link's MTU + 20 reaches the host, quoting the packet as it sent it."""
+    api, dataplane, log = border
+    dataplane.send(V6_PORT, from_host(UDP(sport=45000, dport=53) / (b"q" * 1400), dst=V4_SERVER))
+    answer = dataplane.poll(V6_PORT, timeout=3)
+    assert answer is not None and ICMPv6PacketTooBig in Ether(answer), shown(api)
+    error = Ether(answer)
+    assert (error[IPv6].dst, error[ICMPv6PacketTooBig].mtu) == (V6_HOST, V4_LINK_MTU + 20)
+    assert (error[IPerror6].src, error[IPerror6].dst) == (V6_HOST, embed(V4_SERVER, POOL6, 96))
+    assert dataplane.poll(V4_PORT, timeout=0.5) is None, "nothing too large left for the IPv4 side"
