@@ -14,7 +14,6 @@ either pipeline (address-dependent filtering on, the IPv4 link's MTU 1300):
   them on."""
 import copy
 import ipaddress
-import os
 import time
 
 import pytest
@@ -24,7 +23,7 @@ from scapy.layers.l2 import Ether
 
 from nat64_setup import (POOL6, PROGRAM, ROUTER_MAC, SUME_PROGRAM, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST,
                          V6_HOST_MAC, V6_PORT, driven_switch, embed)
-from test_nat64_fragments import FABRIC as FRAGMENTS_FABRIC
+from test_nat64_fragments import FABRIC as FRAGMENTS_FABRIC, PIPELINES, stats
 
 V4_LINK_MTU = 1300
 FABRIC = copy.deepcopy(FRAGMENTS_FABRIC)
@@ -35,18 +34,12 @@ SWITCH_V4 = FABRIC["devices"]["device:border1"]["nat64fabric"]["ipv4"]
 INCOMING_SYN = 6.0      # RFC 6146 4: TCP_INCOMING_SYN, the default
 REMOTE = "198.51.100.9"      # not V4_SERVER: the mapping has not sent to it
 
-PIPELINES = ["v1model"] if os.environ.get("NAT64FABRIC_FAST_PATH") else ["v1model", "sume"]
-
 
 @pytest.fixture(scope="module", params=PIPELINES)
 def border(request, tmp_path_factory):
     program, links = (PROGRAM, "cp") if request.param == "v1model" else (SUME_PROGRAM, "cs")
     with driven_switch(tmp_path_factory.mktemp("controller-path"), program, FABRIC, links) as running:
         yield running
-
-
-def stats(api):
-    return api.call("GET", "/stats")[1]
 
 
 def shown(api):
