@@ -89,6 +89,7 @@ def install_base(c, sume=False):
                       action=P + "set_next_hop",
                       params={"port": V4_PORT, "src_mac": ROUTER_MAC, "dst_mac": V4_HOST_MAC}),
         c.table_entry(T + "pool6", match={"dst_addr": (POOL6, 96)}, action=T + "extract_96"),
+        c.table_entry(T + "pool6_src", match={"src_addr": (POOL6, 96)}, action=T + "ipv4_host_source"),
         c.table_entry(T + "pool4", match={"dst_addr": (POOL4, 24)}, action=T + "in_pool4",
                       params={"unmapped_port_unreachable": 1}),
     ]

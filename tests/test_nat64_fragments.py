@@ -21,10 +21,12 @@ from nat64_setup import (POOL6, PROGRAM, ROUTER_MAC, SUME_PROGRAM, V4_HOST_MAC, 
 
 POOL4 = ipaddress.ip_network("192.0.2.16/28")
 SERVER6 = embed(V4_SERVER, POOL6, 96)
+EAM_HOST, EAM_HOST4 = "2001:db8:1::77", "192.0.2.77"     # the EAMT's one entry (RFC 7757): no session
 FABRIC = {
     "apps": {"org.nat64fabric.app": {"nat64": {
         "pool6": POOL6 + "/96",
         "pool4": {"addresses": [str(POOL4)], "blockSize": 64, "blocksPerSubscriber": 4},
+        "eamt": [{"ipv6Prefix": EAM_HOST + "/128", "ipv4Prefix": EAM_HOST4 + "/32"}],
     }}},
     "devices": {"device:border1": {
         "basic": {"managementAddress": "grpc://127.0.0.1:{port}?device_id=1"},
@@ -79,12 +81,12 @@ def segment(l4, payload, src, dst):
     return bytes(built[l4.__class__])
 
 
-def v6_fragments(data, proto, ident, cut, before=None):
+def v6_fragments(data, proto, ident, cut, before=None, src=V6_HOST):
     """The IPv6 host's fragments of a datagram whose transport bytes are `data`, cut every `cut`
     bytes; `before`: extension headers each fragment carries before its Fragment header."""
     out = []
     for at in range(0, len(data), cut):
-        ip = IPv6(src=V6_HOST, dst=SERVER6, hlim=64)
+        ip = IPv6(src=src, dst=SERVER6, hlim=64)
         out.append(Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / (ip / before if before is not None else ip) /
                    IPv6ExtHdrFragment(nh=proto, id=ident, offset=at // 8, m=int(at + cut < len(data))) /
                    Raw(data[at:at + cut]))
@@ -224,31 +226,38 @@ def test_every_fragment_of_an_ipv4_datagram_is_translated_and_cut_to_the_ipv6_mt
     assert checksum_holds(SERVER6, V6_HOST, 17, whole)
 
 
-def test_an_echo_in_fragments_is_translated_both_ways(border):
+@pytest.mark.parametrize("host, host4", [(V6_HOST, None), (EAM_HOST, EAM_HOST4)], ids=["session", "eam"])
+def test_an_echo_in_fragments_is_translated_both_ways(border, host, host4):
     """RFC 7915 4.2 and 5.2: a 3000-byte echo request from the IPv6 host in three fragments, its
     first packet: the switch punts the first fragment (the ICMPv6 checksum counts the whole
     message's length, which only the last tells) once its session is set up, and the controller
     translates it when the last has come. Reassembled, an ICMPv4 echo request with the session's
     identifier and a right checksum; the server's reply, in full-size IPv4 fragments, comes back
-    as an ICMPv6 echo reply with the host's identifier and a checksum right for its pseudo-header."""
+    as an ICMPv6 echo reply with the host's identifier and a checksum right for its pseudo-header.
+    An EAM host's (RFC 7757) the same way without a session: from its EAM's IPv4 address, its
+    identifier kept; the switch punts the fragments after the first too, which tell the length."""
     api, dataplane, _ = border
-    request = bytes(IPv6(src=V6_HOST, dst=SERVER6) / ICMPv6EchoRequest(id=0x7e57, seq=1, data=bytes(range(256)) * 12))[40:]
-    for f in v6_fragments(request, 58, 0xec0, 1232):
+    ident = 0xec0 if host4 is None else 0xec2
+    request = bytes(IPv6(src=host, dst=SERVER6) / ICMPv6EchoRequest(id=0x7e57, seq=1, data=bytes(range(256)) * 12))[40:]
+    for f in v6_fragments(request, 58, ident, 1232, src=host):
         dataplane.send(V6_PORT, f)
-    pieces, headers = collect(dataplane, V4_PORT, 4, 0xec0, len(request))
+    pieces, headers = collect(dataplane, V4_PORT, 4, ident, len(request))
     whole = reassembled(pieces, len(request))
     kind, code, _, id4, seq = struct.unpack("!BBHHH", whole[:8])
     assert (kind, code, seq, whole[8:]) == (8, 0, 1, request[8:])
     assert ones_complement_sum(whole) == 0xffff, "the ICMPv4 checksum"
     assert {h.proto for h in headers} == {1}
+    if host4 is not None:
+        assert ({h.src for h in headers}, id4) == ({host4}, 0x7e57)
     reply = bytes(ICMP(type=0, id=id4, seq=1) / whole[8:])
-    for f in v4_fragments(reply, 1, 0xec1, 1480, headers[0].src):
+    for f in v4_fragments(reply, 1, ident + 1, 1480, headers[0].src):
         dataplane.send(V4_PORT, f)
-    pieces, headers = collect(dataplane, V6_PORT, 6, 0xec1, len(reply))
+    pieces, headers = collect(dataplane, V6_PORT, 6, ident + 1, len(reply))
     whole6 = reassembled(pieces, len(reply))
     kind, code, _, id6, seq = struct.unpack("!BBHHH", whole6[:8])
     assert (kind, code, id6, seq, whole6[8:]) == (129, 0, 0x7e57, 1, request[8:])
-    assert checksum_holds(SERVER6, V6_HOST, 58, whole6), "the ICMPv6 checksum"
+    assert {h.dst for h in headers} == {host}
+    assert checksum_holds(SERVER6, host, 58, whole6), "the ICMPv6 checksum"
 
 
 def test_fragments_that_come_before_their_first_wait_for_it(border):

@@ -243,14 +243,47 @@ def test_the_first_of_several_fragments_of_an_echo_goes_to_the_controller(ptf):
     ptf.verify_no_other_packets()
 
 
-def test_the_first_of_several_fragments_of_an_eam_hosts_echo_is_dropped_and_counted(ptf):
-    """Without a session the controller has nothing to translate it by: dropped and counted (4)."""
+@BOTH
+def test_a_stateless_hosts_fragmented_icmp_goes_to_the_controller_and_its_udp_fragments_do_not(ptf):
+    """An EAM host's echo in fragments, either way: the first fragment goes to the controller as a
+    session's does (the ICMPv6 pseudo-header needs the whole length), and so do the fragments after
+    it, from which the controller learns that length and which it translates with the first
+    (test_nat64_fragments.py). A stateless UDP datagram's later fragment needs no controller: the
+    switch translates its header by the EAMT."""
     ptf.insert(*eam(ptf, "2001:db8:1::77", "192.0.2.77"))
-    before = drops(ptf, DROP_NOT_TRANSLATABLE)
-    ptf.send(V6_PORT, from_v6_host(IPv6ExtHdrFragment(id=7, m=1, offset=0) /
-                                   ICMPv6EchoRequest(id=0x1234, seq=1, data=b"e" * 56), src="2001:db8:1::77"))
+    frames = [
+        (V6_PORT, from_v6_host(IPv6ExtHdrFragment(id=7, m=1, offset=0) /
+                               ICMPv6EchoRequest(id=0x1234, seq=1, data=b"e" * 56), src="2001:db8:1::77")),
+        (V6_PORT, from_v6_host(IPv6ExtHdrFragment(nh=58, id=7, m=0, offset=8) / Raw(b"e" * 40), src="2001:db8:1::77")),
+        (V4_PORT, from_v4_server(ICMP(type=0, id=0x1234, seq=1) / (b"e" * 56), dst="192.0.2.77", flags="MF", id=8)),
+        (V4_PORT, from_v4_server(Raw(b"e" * 40), dst="192.0.2.77", proto=1, frag=8, id=8)),
+    ]
+    for port, frame in frames:
+        ptf.send(port, frame)
+        payload, md = ptf.client.packet_in()
+        assert (payload, md["punt_reason"], md["ingress_port"]) == (bytes(frame), PUNT_FRAGMENT, port)
+    ptf.send(V6_PORT, from_v6_host(IPv6ExtHdrFragment(nh=17, id=9, m=0, offset=8) / Raw(b"u" * 40),
+                                   src="2001:db8:1::77"))
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) /
+                      IP(src="192.0.2.77", dst=V4_SERVER, ttl=63, id=9, proto=17, frag=8) / Raw(b"u" * 40), V4_PORT)
+    assert ptf.client.packet_in(timeout=0.3) is None
     ptf.verify_no_other_packets()
-    assert drops(ptf, DROP_NOT_TRANSLATABLE) == before + 1
+
+
+@BOTH
+def test_what_the_controller_translated_from_ipv4_is_routed_not_translated_back(ptf):
+    """The controller sends through the pipeline what it translated from IPv4 (later fragments, an
+    echo's first fragment, fragments cut to the IPv6 MTU): IPv6 from an address that stands for an
+    IPv4 one (in pool6, or an EAM's). To an EAM host, whose address the EAMT would translate, it is
+    routed as it is, one hop, not turned back into IPv4 (nor punted for a session)."""
+    ptf.insert(*eam(ptf, "2001:db8:1::77", "192.0.2.77"), *eam(ptf, "2001:db8:5::9", "198.51.100.9"))
+    for src in (embed(V4_SERVER, POOL6, 96), "2001:db8:5::9"):
+        for l4 in (IPv6ExtHdrFragment(nh=58, id=5, offset=8, m=0) / Raw(b"r" * 40),
+                   ICMPv6EchoReply(id=0x1234, seq=1, data=b"whole")):
+            ptf.client.packet_out(bytes(from_v6_host(l4, src=src, dst="2001:db8:1::77")), to_pipeline=1)
+            ptf.verify_packet(to_v6_host(l4, src=src, dst="2001:db8:1::77"), V6_PORT)
+    assert ptf.client.packet_in(timeout=0.3) is None
+    ptf.verify_no_other_packets()
 
 
 @BOTH

@@ -205,7 +205,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         meta.hairpinned = recirculated == RECIRC_HAIRPIN;
         /* A packet the controller sent through the pipeline is not copied back to it: it has the
          * packet (an I2E copy would be the packet as it came, its packet_out header included). */
-        bool from_controller = hdr.packet_out.isValid();
+        meta.from_controller = hdr.packet_out.isValid();
         if (hdr.packet_out.isValid()) {
             bool to_pipeline = hdr.packet_out.to_pipeline == 1;
             standard_metadata.egress_spec = hdr.packet_out.egress_port;
@@ -289,10 +289,10 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         /* The controller tracks TCP state from copies of SYN, FIN and RST of translated flows.
          * What goes to the controller, a punted packet or such a copy, is policed first, on the
          * addresses the packet arrived with (a translated packet never punts: one or the other). */
-        bool copy_tcp_control = translated && meta.stateful && !from_controller && hdr.tcp.isValid()
+        bool copy_tcp_control = translated && meta.stateful && !meta.from_controller && hdr.tcp.isValid()
                                 && (hdr.tcp.flags & 0x07) != 0;
         /* And from copies of first fragments, how to translate the fragments after them (RFC 6146 3.4). */
-        bool copy_first_fragment = translated && meta.stateful && !from_controller && !copy_tcp_control
+        bool copy_first_fragment = translated && meta.stateful && !meta.from_controller && !copy_tcp_control
             && (hdr.ipv6_frag.isValid() && hdr.ipv6_frag.frag_offset == 0 && hdr.ipv6_frag.more_fragments == 1
                 || hdr.ipv4.isValid() && hdr.ipv4.frag_offset == 0 && hdr.ipv4.more_fragments == 1);
         bool copy = copy_tcp_control || copy_first_fragment;

@@ -68,8 +68,9 @@ const bit<8> PUNT_TOO_LONG     = 6;   /* NetFPGA SUME: IPv4 to translate and fra
                                          the pipe with its headers (packet_out.probe) */
 const bit<8> PUNT_FRAGMENT     = 7;   /* a stateful datagram's fragment after the first: no ports to look
                                          up, the controller translates it as its first fragment was
-                                         (RFC 6146 3.4); and an echo's first fragment of several, which
-                                         it translates once the last has told the message's length */
+                                         (RFC 6146 3.4); an echo's first fragment of several, which
+                                         it translates once the last has told the message's length; and
+                                         a stateless ICMP datagram's later fragments, which tell it */
 const bit<8> PUNT_FIRST_FRAGMENT = 8; /* copy of a translated stateful first fragment: tells the
                                          controller how to translate the fragments after it */
 const bit<8> PUNT_INBOUND_SYN   = 9;   /* IPv4 SYN to pool4 without a BIB entry, or filtered: held by

@@ -180,11 +180,14 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
     /* Stateless SIIT (RFC 7915 with RFC 6052, as in SIIT-DC and 464XLAT): IPv6 sources inside
      * pool6 whose IPv4 address is in one of the configured nat64.siitPrefixes are translated by
      * extraction, no session needed; one entry per prefix (embedded in pool6), the action naming
-     * pool6's length. Other pool6 sources are not translated: no host forges an IPv4 source. */
+     * pool6's length. Other pool6 sources are not translated: no host forges an IPv4 source; pool6
+     * itself has an entry (ipv4_host_source), shorter than those, that says so. */
+    bool ipv4_host;
+    action ipv4_host_source() { ipv4_host = true; }
     table pool6_src {
         key = { meta.host6: lpm @name("src_addr"); }
         actions = { extract_96; extract_64; extract_56; extract_48; extract_40; extract_32; not_global;
-                    @defaultonly NoAction; }
+                    ipv4_host_source; @defaultonly NoAction; }
         default_action = NoAction();
         size = 1024;
     }
@@ -365,7 +368,8 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                 request_error(meta, ICMP6_TIME_EXCEEDED, 0, 0, DROP_TTL_EXPIRED);   /* before any session is made */
                 return;
             }
-            if (!eamt_v6_src.apply().hit) {
+            ipv4_host = eamt_v6_src.apply().hit;
+            if (!ipv4_host) {
                 pool6_addr = meta.host6;
                 in_pool6 = false;
                 pool6_src.apply();
@@ -375,9 +379,26 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                 if (in_pool6) {
                     meta.new_src4 = pool6_v4;
                     meta.xlate_src = true;
+                    ipv4_host = true;
                 }
             }
-            if (!meta.xlate_src) {
+            if (ipv4_host && meta.from_controller) {
+                /* A source with an IPv4 address of its own (an EAM, or in pool6) in what the
+                 * controller sends: translated from IPv4 already (its fragments and echoes), to be
+                 * routed, not turned back (it never sends an EAM or SIIT host's untranslated). */
+                meta.xlate_dst = false;
+                return;
+            }
+            if (meta.xlate_src) {
+                if (hdr.ipv6_frag.isValid() && hdr.ipv6_frag.frag_offset != 0
+                        && hdr.ipv6_frag.next_hdr == PROTO_ICMPV6) {
+                    /* A stateless (EAM, SIIT) ICMPv6 datagram's later fragment: the controller,
+                     * which holds an echo's first fragment until the last has told the message's
+                     * length, translates it with the others (as a session's below). */
+                    meta.punt_reason = PUNT_FRAGMENT;
+                    return;
+                }
+            } else {
                 if (hdr.ipv6_frag.isValid() && hdr.ipv6_frag.frag_offset != 0) {
                     /* RFC 6146 3.4: no ports to look a session up by; the controller translates
                      * it as it saw its datagram's first fragment translated (PUNT_FIRST_FRAGMENT). */
@@ -404,13 +425,9 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
             }
             if (meta.is_echo && hdr.ipv6_frag.isValid() && hdr.ipv6_frag.more_fragments == 1) {
                 /* The ICMPv6 checksum's pseudo-header counts the whole message, which the first
-                 * of several fragments does not tell: a session's goes to the controller, which
-                 * translates it once the last fragment has told (RFC 6146 3.4). */
-                if (meta.stateful) {
-                    meta.punt_reason = PUNT_FRAGMENT;
-                } else {
-                    drop_reason = DROP_NOT_TRANSLATABLE;   /* a stateless one (EAM, SIIT) */
-                }
+                 * of several fragments does not tell: it goes to the controller, which translates
+                 * it once the last fragment has told (RFC 6146 3.4), a session's or a stateless one's. */
+                meta.punt_reason = PUNT_FRAGMENT;
                 return;
             }
             meta.error_src4 = meta.new_src4;
@@ -450,6 +467,11 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                     }
                     return;                             /* not for translation: routed as IPv4 */
                 }
+            }
+            if (hdr.ipv4.frag_offset != 0 && hdr.ipv4.protocol == PROTO_ICMP) {
+                /* A stateless ICMP datagram's later fragment: with the others, as from IPv6 above. */
+                meta.punt_reason = PUNT_FRAGMENT;
+                return;
             }
             if (meta.is_icmp_error && (hdr.ipv4.frag_offset != 0 || hdr.ipv4.more_fragments == 1
                                        || hdr.inner_ipv4.src_addr != hdr.ipv4.dst_addr)) {
@@ -500,11 +522,7 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
             if (meta.is_echo && hdr.ipv4.more_fragments == 1) {
                 /* The first of several fragments of an echo, whose ICMPv6 pseudo-header needs the
                  * whole message's length: as from IPv6 above. */
-                if (meta.stateful) {
-                    meta.punt_reason = PUNT_FRAGMENT;
-                } else {
-                    drop_reason = DROP_NOT_TRANSLATABLE;   /* a stateless one (EAM, SIIT) */
-                }
+                meta.punt_reason = PUNT_FRAGMENT;
                 return;
             }
             if (hdr.ipv4.ttl <= 1 && !meta.hairpinned) {

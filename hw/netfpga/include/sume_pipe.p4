@@ -181,6 +181,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
         meta.idle_hit = false;
         bool probe = false;
         bit<16> frame_length = sume_metadata.pkt_len;
+        meta.from_controller = hdr.packet_out.isValid();
         if (hdr.packet_out.isValid()) {
             bool to_pipeline = hdr.packet_out.to_pipeline == 1;
             meta.hairpinned = to_pipeline && hdr.packet_out.hairpinned == 1;

@@ -25,7 +25,8 @@ import org.nat64fabric.core.addr.Ipv6Address;
  * that comes before its first fragment's copy waits for it up to FRAGMENT_MIN (RFC 6146 3.4, 2 s).
  * An echo's first fragment the switch punts untranslated: the ICMPv6 checksum's pseudo-header
  * counts the whole message, whose length only the last fragment tells; it is translated here
- * once that has come.
+ * once that has come. A stateless (EAM, SIIT) host's echo the same way, by its addresses: the
+ * switch punts its datagram's later fragments too, as a session's.
  *
  * <p>A datagram is known by its addresses, protocol and the low 16 bits of its identification:
  * all an IPv4 fragment carries, so two IPv6 datagrams that differ above them would meet at the

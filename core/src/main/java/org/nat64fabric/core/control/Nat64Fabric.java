@@ -433,9 +433,10 @@ public final class Nat64Fabric implements Nat64Service {
     }
 
     /**
-     * A session's echo in fragments: the switch punts the first untranslated (its ICMPv6 checksum
-     * counts the whole message's length), which is translated with its session's identifier once
-     * the last fragment has come ({@link LaterFragments#echoFirst}).
+     * An echo in fragments: the switch punts the first untranslated (its ICMPv6 checksum counts
+     * the whole message's length), which is translated once the last fragment has come
+     * ({@link LaterFragments#echoFirst}): a session's with its mapping's identifier, a stateless
+     * host's (EAM, SIIT) by its addresses alone, keeping its own.
      */
     private void firstEchoFragment(String deviceId, byte[] frame) {
         LaterFragments.Datagram d = LaterFragments.firstOfSeveral(frame).orElseThrow();
@@ -445,9 +446,13 @@ public final class Nat64Fabric implements Nat64Service {
                 ? engine.store().bibBy6(Protocol.ICMP, f.source6(), f.sourcePort).flatMap(bib -> engine.ipv4Of(
                         f.destination6()).map(dst -> laterFragments.echoFirst(deviceId, frame, d, bib.v4().address(),
                         dst, bib.v4().port(), now)))
+                        .or(() -> engine.statelessIpv4Of(f.source6()).flatMap(src -> engine.ipv4Of(f.destination6())
+                                .map(dst -> laterFragments.echoFirst(deviceId, frame, d, src, dst, f.sourcePort, now))))
                 : engine.store().bibBy4(Protocol.ICMP, new TransportAddress(f.destination4(), f.destinationPort))
                         .map(bib -> laterFragments.echoFirst(deviceId, frame, d, engine.representation(f.source4()),
-                                bib.address6(), bib.port6(), now)));
+                                bib.address6(), bib.port6(), now))
+                        .or(() -> engine.statelessIpv6Of(f.destination4()).map(dst -> laterFragments.echoFirst(
+                                deviceId, frame, d, engine.representation(f.source4()), dst, f.destinationPort, now))));
         if (waiting.isEmpty()) {
             count("fragments.unmapped");
             return;

@@ -332,6 +332,30 @@ public final class Nat64Engine {
         return byEam.isPresent() || !config.pool6.prefix().contains(a) ? byEam : Optional.of(config.pool6.extract(a));
     }
 
+    /**
+     * The IPv4 address of an IPv6 host translated without state, as the switch's {@code eamt_v6_src}
+     * and {@code pool6_src} find it: by its EAM, else extracted from pool6 when in {@code siitPrefixes}.
+     */
+    public Optional<Ipv4Address> statelessIpv4Of(Ipv6Address host) {
+        Optional<Ipv4Address> byEam = eamt().toIpv4(host);
+        if (byEam.isPresent() || !config.pool6.prefix().contains(host)) {
+            return byEam;
+        }
+        Ipv4Address extracted = config.pool6.extract(host);
+        return inSiitPrefixes(extracted) ? Optional.of(extracted) : Optional.empty();
+    }
+
+    /** The IPv6 address of an IPv4 destination translated without state (eamt_v4_dst, siit_v4_dst). */
+    public Optional<Ipv6Address> statelessIpv6Of(Ipv4Address destination) {
+        Optional<Ipv6Address> byEam = eamt().toIpv6(destination);
+        return byEam.isPresent() || !inSiitPrefixes(destination) ? byEam
+                : Optional.of(config.pool6.embed(destination));
+    }
+
+    private boolean inSiitPrefixes(Ipv4Address a) {
+        return config.siitPrefixes.stream().anyMatch(p -> p.contains(a));
+    }
+
     private Outcome refused(Protocol protocol, Ipv6Address subscriber, Pool4.Refusal why, long now) {
         switch (why) {
             case SUBSCRIBER_LIMIT:

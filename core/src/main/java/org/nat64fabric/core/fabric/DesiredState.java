@@ -166,6 +166,9 @@ public final class DesiredState {
             out.add(TableEntry.in(NAT64_INGRESS_IPV4_ROUTES).lpm(HDR_DST_ADDR, v4(p.address()), p.length())
                     .action(NAT64_INGRESS_HAIRPIN).build());
         }
+        // Pool6 sources outside the SIIT prefixes (longer entries) are IPv4 hosts', not translated.
+        out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6_SRC).lpm(HDR_SRC_ADDR, v6(p6.address()), p6.length())
+                .action(NAT64_INGRESS_TRANSLATE_IPV4_HOST_SOURCE).build());
         for (Ipv4Prefix p : config.siitPrefixes) {
             Ipv6Prefix embedded = pool6.embed(p);
             out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6_SRC)

@@ -259,6 +259,23 @@ class Nat64EngineTest {
     }
 
     @Test
+    void statelessAddressesAreAnEamsOrASiitPrefixsAndNoOther() {
+        Nat64Engine e = engine(Nat64Config.builder().pool6(POOL6).pool4(pool4("192.0.2.0/24").build())
+                .siitPrefixes(List.of(Ipv4Prefix.parse("198.18.0.0/24", "siit"))), new InMemoryNatStore());
+        e.addEam(Eam.parse("2001:db8:1::e00/120", "203.0.113.0/24", "eam"), "eam");
+        Ipv4Address siitHost = Ipv4Address.parse("198.18.0.9", "h");
+        assertEquals(Optional.of(Ipv4Address.parse("203.0.113.5", "x")),
+                e.statelessIpv4Of(Ipv6Address.parse("2001:db8:1::e05", "h")), "by its EAM");
+        assertEquals(Optional.of(siitHost), e.statelessIpv4Of(POOL6.embed(siitHost)), "in pool6, of a SIIT prefix");
+        assertEquals(Optional.empty(), e.statelessIpv4Of(SERVER6), "in pool6, of no SIIT prefix: stateful");
+        assertEquals(Optional.empty(), e.statelessIpv4Of(host(1)), "a host a session maps");
+        assertEquals(Optional.of(Ipv6Address.parse("2001:db8:1::e05", "x")),
+                e.statelessIpv6Of(Ipv4Address.parse("203.0.113.5", "h")));
+        assertEquals(Optional.of(POOL6.embed(siitHost)), e.statelessIpv6Of(siitHost));
+        assertEquals(Optional.empty(), e.statelessIpv6Of(Ipv4Address.parse("192.0.2.7", "pool4")));
+    }
+
+    @Test
     void eamsThatWouldBeAmbiguousOrOverlapPool4AreRefused() {
         Nat64Engine e = engine(pool4("192.0.2.0/24"));
         Eam eam = Eam.parse("2001:db8:1::e00/120", "203.0.113.0/24", "eam");

@@ -149,18 +149,22 @@ class DesiredStateTest {
         Nat64Config siit = Nat64Config.builder().pool6(Pool6.parse("2001:db8:64::/56", "pool6")).pool4(CONFIG.pool4)
                 .siitPrefixes(List.of(Ipv4Prefix.parse("198.51.100.0/24", "p"))).build();
         List<TableEntry> t = DesiredState.translation(siit, List.of());
-        // 198.51.100.0/24 in a /56 pool6: 8 bits, the u octet, then 16 bits: a /88.
-        assertEquals(List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6_SRC)
+        // 198.51.100.0/24 in a /56 pool6: 8 bits, the u octet, then 16 bits: a /88; the rest of
+        // pool6 stands for IPv4 hosts.
+        BigInteger pool6 = new BigInteger("20010db8006400000000000000000000", 16);
+        assertEquals(List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6_SRC).lpm(HDR_SRC_ADDR, pool6, 56)
+                .action(NAT64_INGRESS_TRANSLATE_IPV4_HOST_SOURCE).build(), TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6_SRC)
                 .lpm(HDR_SRC_ADDR, new BigInteger("20010db8006400c60033640000000000", 16), 88)
                 .action(NAT64_INGRESS_TRANSLATE_EXTRACT_56).build()), in(t, NAT64_INGRESS_TRANSLATE_POOL6_SRC));
         assertEquals(List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_SIIT_V4_DST)
                 .lpm(HDR_DST_ADDR, BigInteger.valueOf(0xc6336400L), 24).action(NAT64_INGRESS_TRANSLATE_EMBED_DST)
-                .param(PREFIX, new BigInteger("20010db8006400000000000000000000", 16)).param(LENGTH, 56).build()),
+                .param(PREFIX, pool6).param(LENGTH, 56).build()),
                 in(t, NAT64_INGRESS_TRANSLATE_SIIT_V4_DST));
         assertTrue(in(t, NAT64_INGRESS_IPV4_ROUTES).contains(TableEntry.in(NAT64_INGRESS_IPV4_ROUTES)
                 .lpm(HDR_DST_ADDR, BigInteger.valueOf(0xc6336400L), 24).action(NAT64_INGRESS_HAIRPIN).build()),
                 "IPv6 to a SIIT host hairpins, as to pool4");
-        assertTrue(in(DesiredState.translation(CONFIG, List.of()), NAT64_INGRESS_TRANSLATE_POOL6_SRC).isEmpty());
+        assertEquals(List.of(NAT64_INGRESS_TRANSLATE_IPV4_HOST_SOURCE), in(DesiredState.translation(CONFIG, List.of()),
+                NAT64_INGRESS_TRANSLATE_POOL6_SRC).stream().map(TableEntry::action).collect(Collectors.toList()));
     }
 
     @Test
