@@ -11,19 +11,21 @@ either pipeline (address-dependent filtering on, the IPv4 link's MTU 1300):
 - The switch's answers to packets the controller sends through its pipeline (a flow's first
   packet, once its session is set up): a v1model switch sends its errors back out of the port the
   packet came in by, the CPU port for these; a SUME card hands them over. The controller routes
-  them on."""
+  them on.
+- What the controller writes for the switch's own errors: without an RFC 6791 pool, the switch's
+  IPv4 address is the source of the IPv6 routers' errors it translates."""
 import copy
 import ipaddress
 import time
 
 import pytest
-from scapy.layers.inet import ICMP, IP, TCP, UDP, TCPerror
-from scapy.layers.inet6 import ICMPv6DestUnreach, ICMPv6PacketTooBig, IPerror6, IPv6
+from scapy.layers.inet import ICMP, IP, TCP, UDP, IPerror, TCPerror, UDPerror
+from scapy.layers.inet6 import ICMPv6DestUnreach, ICMPv6PacketTooBig, ICMPv6TimeExceeded, IPerror6, IPv6
 from scapy.layers.l2 import Ether
 
 from nat64_setup import (POOL6, PROGRAM, ROUTER_MAC, SUME_PROGRAM, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST,
                          V6_HOST_MAC, V6_PORT, driven_switch, embed)
-from test_nat64_fragments import FABRIC as FRAGMENTS_FABRIC, PIPELINES, stats
+from test_nat64_fragments import EAM_HOST, EAM_HOST4, FABRIC as FRAGMENTS_FABRIC, PIPELINES, stats
 
 V4_LINK_MTU = 1300
 FABRIC = copy.deepcopy(FRAGMENTS_FABRIC)
@@ -142,3 +144,20 @@ def test_a_first_packet_too_large_for_the_ipv4_link_gets_packet_too_big(border):
     assert (error[IPv6].dst, error[ICMPv6PacketTooBig].mtu) == (V6_HOST, V4_LINK_MTU + 20)
     assert (error[IPerror6].src, error[IPerror6].dst) == (V6_HOST, embed(V4_SERVER, POOL6, 96))
     assert dataplane.poll(V4_PORT, timeout=0.5) is None, "nothing too large left for the IPv4 side"
+
+
+def test_an_ipv6_routers_error_comes_from_the_switchs_own_ipv4_address_without_an_rfc6791_pool(border):
+    """RFC 6791 4 (a single public IPv4 address; Jool's graybox "6791v64-empty"): with no pool
+    configured, the controller writes the switch's own IPv4 address as the pool of the ICMPv6
+    errors of IPv6 routers without an EAM, so that an IPv4 traceroute to an EAM host sees the
+    NAT64 answer for the hops beyond it, not the host itself. Stateless: the EAM host's."""
+    api, dataplane, _ = border
+    quoted = IPv6(src=embed(V4_SERVER, POOL6, 96), dst=EAM_HOST, hlim=1) / UDP(sport=33434, dport=33435) / b"probe"
+    error = (Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IPv6(src="2001:db8:1::fe", dst=embed(V4_SERVER, POOL6, 96)) /
+             ICMPv6TimeExceeded() / quoted)
+    dataplane.send(V6_PORT, error)
+    frame = dataplane.poll(V4_PORT, timeout=5)
+    assert frame is not None, shown(api)
+    got = Ether(frame)
+    assert (got[IP].src, got[IP].dst, got[ICMP].type, got[ICMP].code) == (SWITCH_V4, V4_SERVER, 11, 0)
+    assert (got[IPerror].src, got[IPerror].dst, got[UDPerror].dport) == (V4_SERVER, EAM_HOST4, 33435)

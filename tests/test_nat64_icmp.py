@@ -214,7 +214,8 @@ def test_icmpv6_error_from_an_eam_router_about_a_session_comes_from_the_routers_
 
 def test_icmpv6_error_from_a_router_without_eam_comes_from_the_rfc6791_pool(ptf):
     """RFC 6791: routers without an IPv4 address of their own are seen as pool addresses, one per
-    router (traceroute tells hops apart); without a pool, as the host's mapping (previous tests).
+    router (traceroute tells hops apart); without a pool (NoAction), as the host's mapping (previous
+    tests; the controller writes the switch's own address then: test_nat64_controller_path.py).
     The host itself, sending an error about its own traffic, stays its mapping either way."""
     stateful_udp(ptf)
     ptf.modify(ptf.client.table_entry(T + "rfc6791_pool", default=True, action=T + "use_rfc6791_pool",

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Address;
@@ -40,12 +41,28 @@ public final class DesiredState {
         out.addAll(routing(sw));
         if (sw.translates()) {
             out.addAll(translation(config, eams));
+            out.add(rfc6791Pool(sw, config.icmpErrors));
             for (SessionEntries b : bibEntries) {
                 out.addAll(b.entries());
             }
             sessions.stream().filter(s -> config.filters(s.bib().protocol())).forEach(s -> out.add(remoteFilter(s)));
         }
         return out;
+    }
+
+    /**
+     * RFC 6791: the IPv4 source of an ICMPv6 error from an IPv6 router without an EAM, translated:
+     * an address of the configured pool, else the switch's own IPv4 address (its section 4: a
+     * single public IPv4 address; the error's recipient sees the NAT64, not the host it is about,
+     * answer for every hop beyond), else (no address) the host's mapping, which NoAction leaves.
+     */
+    public static TableEntry rfc6791Pool(SwitchConfig sw, IcmpErrors icmpErrors) {
+        Optional<Ipv4Prefix> pool = icmpErrors.rfc6791Pool()
+                .or(() -> Optional.ofNullable(sw.address4).map(a -> Ipv4Prefix.of(a, 32, "ipv4")));
+        return pool.map(p -> TableEntry.in(NAT64_INGRESS_TRANSLATE_RFC6791_POOL)
+                .action(NAT64_INGRESS_TRANSLATE_USE_RFC6791_POOL).param(FIRST, v4(p.address()))
+                .param(COUNT, 1L << (32 - p.length())).build())
+                .orElseGet(() -> TableEntry.in(NAT64_INGRESS_TRANSLATE_RFC6791_POOL).action(NO_ACTION).build());
     }
 
     /**
@@ -190,10 +207,6 @@ public final class DesiredState {
         out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM)
                 .action(config.computeUdpZeroChecksum ? NO_ACTION : NAT64_INGRESS_TRANSLATE_DROP_UDP_WITHOUT_CHECKSUM)
                 .build());
-        out.add(config.icmpErrors.rfc6791Pool().map(p -> TableEntry.in(NAT64_INGRESS_TRANSLATE_RFC6791_POOL)
-                .action(NAT64_INGRESS_TRANSLATE_USE_RFC6791_POOL).param(FIRST, v4(p.address()))
-                .param(COUNT, 1L << (32 - p.length())).build())
-                .orElseGet(() -> TableEntry.in(NAT64_INGRESS_TRANSLATE_RFC6791_POOL).action(NO_ACTION).build()));
         for (Eam e : eams) {
             out.addAll(eamEntries(e));
         }

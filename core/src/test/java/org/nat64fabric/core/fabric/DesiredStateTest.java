@@ -120,8 +120,10 @@ class DesiredStateTest {
                 Ipv4Address.parse("192.0.2.254", "a"), null, List.of(), 1500, Map.of());
         assertEquals(List.of(TableEntry.in(NAT64_INGRESS_ICMP_ERROR_ICMP_SOURCE).action(NO_ACTION).build()),
                 in(DesiredState.routing(noIpv6), NAT64_INGRESS_ICMP_ERROR_ICMP_SOURCE), "no errors without both addresses");
-        TableEntry none = TableEntry.in(NAT64_INGRESS_TRANSLATE_RFC6791_POOL).action(NO_ACTION).build();
-        assertEquals(List.of(none), in(border, NAT64_INGRESS_TRANSLATE_RFC6791_POOL), "no RFC 6791 pool configured");
+        SwitchConfig noIpv4 = new SwitchConfig("device:v6only", SwitchConfig.Role.BORDER, 0xaaL, null,
+                Ipv6Address.parse("2001:db8::1", "a"), List.of(), 1500, Map.of());
+        assertEquals(TableEntry.in(NAT64_INGRESS_TRANSLATE_RFC6791_POOL).action(NO_ACTION).build(),
+                DesiredState.rfc6791Pool(noIpv4, CONFIG.icmpErrors), "no RFC 6791 pool, no address of its own");
         assertEquals(List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM).action(NO_ACTION).build()),
                 in(border, NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM), "UDP without checksum: computed");
         assertEquals(List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_INBOUND_SYN).action(NAT64_INGRESS_TRANSLATE_HOLD_INBOUND_SYNS)
@@ -251,11 +253,17 @@ class DesiredStateTest {
             assertTrue(pool4.stream().allMatch(e -> e.params().get(UNMAPPED_PORT_UNREACHABLE).equals(expected)),
                     pool4.toString());
         }
-        // RFC 6791: the pool's first address and size, the default action of a keyless table.
-        List<TableEntry> pool = in(DesiredState.translation(quiet, List.of()), NAT64_INGRESS_TRANSLATE_RFC6791_POOL);
-        assertEquals(1, pool.size());
-        assertTrue(pool.get(0).isDefault());
-        assertEquals(Map.of(FIRST, BigInteger.valueOf(0xc6336408L), COUNT, BigInteger.valueOf(8)), pool.get(0).params());
+        // RFC 6791: the pool's first address and size, the default action of a keyless table;
+        // without a pool the switch's own IPv4 address (a pool of one), without that none.
+        SwitchConfig border = sw(SwitchConfig.Role.BORDER);
+        TableEntry pool = DesiredState.rfc6791Pool(border, quiet.icmpErrors);
+        assertTrue(pool.isDefault());
+        assertEquals(Map.of(FIRST, BigInteger.valueOf(0xc6336408L), COUNT, BigInteger.valueOf(8)), pool.params());
+        assertEquals(Map.of(FIRST, BigInteger.valueOf(0xc00002feL), COUNT, BigInteger.ONE),
+                DesiredState.rfc6791Pool(border, CONFIG.icmpErrors).params());
+        assertEquals(1, DesiredState.of(border, CONFIG, List.of(), List.of(), List.of()).stream()
+                .filter(e -> e instanceof TableEntry && ((TableEntry) e).table().equals(NAT64_INGRESS_TRANSLATE_RFC6791_POOL))
+                .count());
     }
 
     @Test
