@@ -554,6 +554,33 @@ def test_eamt_translates_both_ways_copying_suffix_bits(ptf):
     ptf.verify_no_other_packets()
 
 
+@BOTH
+def test_a_stateless_host_s_other_transports_are_translated_as_they_are(ptf):
+    """RFC 7915 4.5 / 5.5 (Jool's graybox "fa", "ad"): a transport the translator does not know
+    (DCCP, 33) and No Next Header (59), also behind a Fragment header, pass an EAM host's
+    translation both ways: the protocol number kept, the payload untouched, one hop counted; a
+    fragment keeps its identification. Only sessions need a transport to map (test_untranslatable_…)."""
+    ptf.insert(*eam(ptf, "2001:db8:1::77", "192.0.2.77"))
+    for proto in (33, 59):
+        payload = Raw(bytes(range(24)))
+        frame = from_v6_host(IPv6ExtHdrFragment(nh=proto, id=0x12345678, m=0, offset=0) / payload
+                             if proto == 59 else payload, src="2001:db8:1::77")
+        frame[IPv6].nh = 44 if proto == 59 else proto
+        ptf.send(V6_PORT, frame)
+        sent = ptf.dataplane.poll(V4_PORT)
+        assert sent is not None, f"protocol {proto} from IPv6"
+        out = Ether(sent)[IP]
+        assert (out.src, out.dst, out.proto, out.ttl, bytes(out.payload)) == \
+            ("192.0.2.77", V4_SERVER, proto, 63, bytes(payload))
+        if proto == 59:
+            assert out.id == 0x5678, "an atomic fragment keeps its identification's low 16 bits"
+        ptf.send(V4_PORT, from_v4_server(payload, dst="192.0.2.77", proto=proto))
+        expected = to_v6_host(payload, dst="2001:db8:1::77")
+        expected[IPv6].nh = proto
+        ptf.verify_packet(expected, V6_PORT)
+    ptf.verify_no_other_packets()
+
+
 # ---- robustness ----
 
 def test_malformed_packets_are_dropped_and_counted_and_the_switch_stays_up(sut, ptf):
