@@ -272,6 +272,24 @@ def test_icmpv6_error_quoting_a_fragment_header_is_translated(ptf, kind):
     ptf.verify_no_other_packets()
 
 
+@BOTH
+def test_icmpv4_error_quoting_a_fragment_quotes_it_with_a_fragment_header(ptf):
+    """RFC 7915 4.3 (the quoted header translated as 4.1 says): an ICMPv4 error about the first
+    fragment of a datagram the host sent (MF, offset 0) quotes an IPv6 packet with a Fragment
+    header that carries the identification and MF, as the host's own fragment had; the ICMPv6
+    checksum counts it."""
+    stateful_udp(ptf)
+    payload = b"q" * 200
+    whole4 = bytes(IP(src=MAPPED, dst=V4_SERVER) / UDP(sport=40000, dport=53) / payload)[20:]
+    whole6 = bytes(IPv6(src=V6_HOST, dst=SERVER6) / UDP(sport=5000, dport=53) / payload)[40:]
+    quoted4 = IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0x2468, flags="MF", proto=17) / Raw(whole4[:96])
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=11, code=0) / quoted4, src=V4_ROUTER))
+    quoted6 = IPv6(src=V6_HOST, dst=SERVER6, hlim=1) / IPv6ExtHdrFragment(nh=17, id=0x2468, m=1, offset=0) / \
+        Raw(whole6[:96])
+    ptf.verify_packet(to_v6_host(ICMPv6TimeExceeded(code=0) / quoted6, src=embed(V4_ROUTER, POOL6, 96)), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
 V6_TO_V4 = [((1, 0), (3, 1)), ((1, 1), (3, 10)), ((1, 2), (3, 1)), ((1, 3), (3, 1)), ((1, 4), (3, 3)),
             ((1, 5), None), ((3, 0), (11, 0)), ((3, 1), (11, 1)), ((4, 1), (3, 2)), ((4, 2), None)]
 # RFC 7915 5.2 Figure 6: IPv6 header offset -> IPv4 header offset, None: dropped.

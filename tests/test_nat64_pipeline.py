@@ -139,6 +139,16 @@ def test_udp_v6_to_v4_through_a_session(ptf):
 
 
 @BOTH
+def test_ipv6_udp_without_a_checksum_stays_without_one(ptf):
+    """A zero IPv6 UDP checksum (none: RFC 6936 allows it to tunnels) leaves as IPv4's zero, "no
+    checksum" (Jool's graybox "udp0csum-64"), not as a wrong one the receiver would drop."""
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000))
+    ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53, chksum=0) / b"tunnel"))
+    ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53, chksum=0) / b"tunnel"), V4_PORT)
+    ptf.verify_no_other_packets()
+
+
+@BOTH
 def test_udp_v4_to_v6_through_a_session(ptf):
     ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
     ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / b"answer", tos=0x20))

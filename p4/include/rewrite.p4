@@ -270,6 +270,19 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         hdr.inner_ipv6.hop_limit = hdr.inner_ipv4.ttl;
         hdr.inner_ipv6.src_addr = meta.new_dst6;
         hdr.inner_ipv6.dst_addr = meta.new_src6;
+        if (hdr.inner_ipv4.more_fragments == 1 || hdr.inner_ipv4.frag_offset != 0) {
+            /* RFC 7915 4.1 (4.3: the quoted header as any other): a fragment gets a Fragment
+             * header with its identification, offset and MF. */
+            hdr.inner_frag.setValid();
+            hdr.inner_frag.next_hdr = hdr.inner_ipv6.next_hdr;
+            hdr.inner_frag.reserved = 0;
+            hdr.inner_frag.frag_offset = hdr.inner_ipv4.frag_offset;
+            hdr.inner_frag.res = 0;
+            hdr.inner_frag.more_fragments = hdr.inner_ipv4.more_fragments;
+            hdr.inner_frag.identification = (bit<32>) hdr.inner_ipv4.identification;
+            hdr.inner_ipv6.next_hdr = PROTO_FRAG;
+            hdr.inner_ipv6.payload_len = hdr.inner_ipv6.payload_len + 8;
+        }
         hdr.inner_ipv4.setInvalid();
     }
 
@@ -386,12 +399,14 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         quoted_v4_to_v6();
         meta.new_src6 = meta.error_src6;
         v4_to_v6();
-        hdr.ipv6.payload_len = hdr.ipv6.payload_len + 20;   /* the quoted header grew */
+        /* The quoted header grew by 20, and by the 8 of a Fragment header it was given. */
+        bit<16> growth = hdr.inner_frag.isValid() ? 16w28 : 16w20;
+        hdr.ipv6.payload_len = hdr.ipv6.payload_len + growth;
         hdr.icmp.type = new_type;
         hdr.icmp.code = new_code;
         hdr.icmp.identifier = new_rest[31:16];
         hdr.icmp.sequence = new_rest[15:0];
-        bit<16> datagram = meta.icmp_ext_datagram + 20;
+        bit<16> datagram = meta.icmp_ext_datagram + growth;
         bit<16> units = (datagram + 7) & 0xfff8;
         bit<16> padded = units < ICMP_EXT_MIN_DATAGRAM ? ICMP_EXT_MIN_DATAGRAM : units;
         bit<16> extension = meta.icmp_payload - meta.icmp_ext_datagram;
@@ -409,7 +424,8 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
                             + (bit<32>) PROTO_ICMPV6 + (bit<32>) (hdr.icmp.type ++ hdr.icmp.code)
                             + (bit<32>) hdr.icmp.identifier + (bit<32>) hdr.icmp.sequence
                             + sum_ipv6_header(hdr.inner_ipv6) + sum_l4_head(hdr.inner_l4)
-                            + (bit<32>) hdr.inner_tcp_tail.checksum;
+                            + (bit<32>) hdr.inner_tcp_tail.checksum
+                            + (hdr.inner_frag.isValid() ? sum_frag_header(hdr.inner_frag) : 0);
         hdr.icmp.checksum = csum_replace(hdr.icmp.checksum, old_words, 24, new_words);
         if (hdr.ipv6.payload_len > ICMP6_ERROR_MAX - 40) {
             hdr.ipv6.payload_len = ICMP6_ERROR_MAX - 40;
@@ -449,9 +465,13 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
                 } else if (hdr.udp.isValid()) {
                     hdr.udp.src_port = meta.new_l4_src;
                     hdr.udp.dst_port = meta.new_l4_dst;
-                    hdr.udp.checksum = csum_replace(hdr.udp.checksum, old_sum, 18, new_sum);
-                    if (hdr.udp.checksum == 0) {
-                        hdr.udp.checksum = 0xffff;
+                    /* A zero checksum (none, which IPv6 allows only to tunnels, RFC 6936) stays
+                     * zero: IPv4's "no checksum", not a wrong one. */
+                    if (hdr.udp.checksum != 0) {
+                        hdr.udp.checksum = csum_replace(hdr.udp.checksum, old_sum, 18, new_sum);
+                        if (hdr.udp.checksum == 0) {
+                            hdr.udp.checksum = 0xffff;
+                        }
                     }
                 } else if (meta.is_echo) {
                     /* ICMPv6 echo -> ICMP echo: the pseudo-header leaves the sum; type and
