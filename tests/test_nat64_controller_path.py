@@ -12,6 +12,8 @@ either pipeline (address-dependent filtering on, the IPv4 link's MTU 1300):
   packet, once its session is set up): a v1model switch sends its errors back out of the port the
   packet came in by, the CPU port for these; a SUME card hands them over. The controller routes
   them on.
+- ICMP errors whose RFC 4884 extension fits their translation only with their datagram cut: the
+  switch hands them over, the controller cuts them and sends them back.
 - What the controller writes for the switch's own errors: without an RFC 6791 pool, the switch's
   IPv4 address is the source of the IPv6 routers' errors it translates."""
 import copy
@@ -22,10 +24,13 @@ import pytest
 from scapy.layers.inet import ICMP, IP, TCP, UDP, IPerror, TCPerror, UDPerror
 from scapy.layers.inet6 import ICMPv6DestUnreach, ICMPv6PacketTooBig, ICMPv6TimeExceeded, IPerror6, IPv6
 from scapy.layers.l2 import Ether
+from scapy.packet import Raw
 
 from nat64_setup import (POOL6, PROGRAM, ROUTER_MAC, SUME_PROGRAM, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST,
                          V6_HOST_MAC, V6_PORT, driven_switch, embed)
-from test_nat64_fragments import EAM_HOST, EAM_HOST4, FABRIC as FRAGMENTS_FABRIC, PIPELINES, stats
+from test_nat64_fragments import (EAM_HOST, EAM_HOST4, FABRIC as FRAGMENTS_FABRIC, PIPELINES, checksum_holds,
+                                  ones_complement_sum, open_session, stats)
+from test_nat64_rfc_audit import extension
 
 V4_LINK_MTU = 1300
 FABRIC = copy.deepcopy(FRAGMENTS_FABRIC)
@@ -35,6 +40,7 @@ POOL4 = ipaddress.ip_network(FABRIC["apps"]["org.nat64fabric.app"]["nat64"]["poo
 SWITCH_V4 = FABRIC["devices"]["device:border1"]["nat64fabric"]["ipv4"]
 INCOMING_SYN = 6.0      # RFC 6146 4: TCP_INCOMING_SYN, the default
 REMOTE = "198.51.100.9"      # not V4_SERVER: the mapping has not sent to it
+ROUTER4 = "198.51.100.1"     # an IPv4 router on the way to the server
 
 
 @pytest.fixture(scope="module", params=PIPELINES)
@@ -161,3 +167,49 @@ def test_an_ipv6_routers_error_comes_from_the_switchs_own_ipv4_address_without_a
     got = Ether(frame)
     assert (got[IP].src, got[IP].dst, got[ICMP].type, got[ICMP].code) == (SWITCH_V4, V4_SERVER, 11, 0)
     assert (got[IPerror].src, got[IPerror].dst, got[UDPerror].dport) == (V4_SERVER, EAM_HOST4, 33435)
+
+
+@pytest.mark.parametrize("direction", ["6to4", "4to6"])
+def test_an_error_whose_extension_fits_only_with_its_datagram_cut_keeps_the_extension(border, direction):
+    """RFC 4884 5.1 with RFC 7915 4.2 / 5.2 (Jool's graybox "ic2", "idz"): an ICMP error whose
+    extension would take its translation over 576 (ICMPv4) or 1280 (ICMPv6) bytes keeps the
+    extension whole; its original datagram is cut so that the message fills the limit (never below
+    128 bytes), the length attribute saying where the extension starts. The switch hands such an
+    error to the controller, which cuts it and sends it back to be translated. 6to4: a 1000-byte
+    datagram and a 40-byte extension become 508 + 40 bytes (ICMPv4 length 127); 4to6: a 600-byte
+    one and a 640-byte extension, 592 + 640 (ICMPv6 length 74)."""
+    api, dataplane, _ = border
+    mapped, port = open_session(border, 6100 if direction == "6to4" else 6101)
+    server6 = embed(V4_SERVER, POOL6, 96)
+    before = stats(api).get("icmpExtension.cut", 0)
+    if direction == "6to4":
+        ext = extension(labels=8)
+        quoted6 = bytes(IPv6(src=server6, dst=V6_HOST, hlim=61) / UDP(sport=53, dport=6100) / (b"x" * 952))
+        assert (len(quoted6), len(ext)) == (1000, 40)
+        dataplane.send(V6_PORT, Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IPv6(src=V6_HOST, dst=server6) /
+                       ICMPv6DestUnreach(code=4, length=125) / Raw(quoted6 + ext))
+        quoted = bytes(IP(src=V4_SERVER, dst=mapped, ttl=61, id=0) / UDP(sport=53, dport=port) / (b"x" * 952))
+        frame = dataplane.poll(V4_PORT, timeout=5)
+        assert frame is not None, shown(api)
+        ip = Ether(frame)[IP]
+        message, limit, unit, header = bytes(ip)[20:], 576, 4, (3, 3)
+        assert (ip.src, ip.dst, len(ip)) == (mapped, V4_SERVER, limit)
+        assert ones_complement_sum(message) == 0xffff, "the ICMPv4 checksum"
+    else:
+        ext = extension(labels=158)
+        quoted4 = bytes(IP(src=mapped, dst=V4_SERVER, ttl=1, id=0) / UDP(sport=port, dport=33434) / (b"y" * 572))
+        assert (len(quoted4), len(ext)) == (600, 640)
+        dataplane.send(V4_PORT, from_remote(ICMP(type=11, code=0, length=150) / Raw(quoted4 + ext), dst=mapped,
+                                            src=ROUTER4))
+        quoted = bytes(IPv6(src=V6_HOST, dst=server6, hlim=1) / UDP(sport=6101, dport=33434) / (b"y" * 572))
+        frame = dataplane.poll(V6_PORT, timeout=5)
+        assert frame is not None, shown(api)
+        ip = Ether(frame)[IPv6]
+        message, limit, unit, header = bytes(ip)[40:], 1280, 8, (3, 0)
+        assert (ip.src, ip.dst, len(ip)) == (embed(ROUTER4, POOL6, 96), V6_HOST, limit)
+        assert checksum_holds(ip.src, ip.dst, 58, message), "the ICMPv6 checksum"
+    datagram = (message[5] if direction == "6to4" else message[4]) * unit
+    assert (tuple(message[:2]), datagram) == (header, limit - len(ip) + len(message) - 8 - len(ext))
+    assert message[8:8 + datagram] == quoted[:datagram], "the translated datagram, cut"
+    assert message[8 + datagram:] == ext, "the extension, whole, right after it"
+    assert stats(api)["icmpExtension.cut"] == before + 1

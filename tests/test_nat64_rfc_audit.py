@@ -14,7 +14,7 @@ from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoRequest, ICMPv6Pack
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
-from nat64_setup import (MAPPED, P, POOL6, ROUTER_MAC,
+from nat64_setup import (MAPPED, P, POOL6, PUNT_ICMP_EXTENSION, ROUTER_MAC,
                          SENT_TOO_BIG, SWITCH_V6, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT,
                          eam, embed, from_v4_server, from_v6_host, sent, session_v4, session_v6, to_v4_server,
                          to_v6_host)
@@ -162,39 +162,38 @@ def test_icmp_errors_without_extension_keep_length_zero(ptf):
     sends_exactly(ptf, to_v4_server(ICMP(type=3, code=3, length=0) / inbound4), V4_PORT)
 
 
-def test_icmpv4_error_with_extension_translated_over_1280_bytes_stays_well_formed(ptf):
-    """A 1020-byte original datagram (length 255) and a 220-byte extension: as ICMPv6 the message would
-    be 1308 bytes, over the 1280 an ICMPv6 error may have (RFC 4443 2.4). RFC 7915 4.2 says the
-    extension "SHOULD be simply truncated"; a cut extension is not well formed, so this accepts either
-    of the two well-formed results: the extension removed (length 0, only datagram bytes after the
-    ICMPv6 header), or kept whole after a shortened datagram whose length attribute (>= 16 words) says
-    where it ends. In both the message is at most 1280 bytes and its checksum is right."""
+@BOTH
+def test_an_error_whose_extension_fits_only_with_its_datagram_cut_goes_to_the_controller(ptf):
+    """RFC 4884 5.1 with RFC 7915 4.2 / 5.2: an extension that would take the translated error over
+    1280 (ICMPv6) or 576 (ICMPv4) bytes, but fits beside the 128 bytes of datagram it must keep, is
+    kept, the datagram cut: the switch hands the error over as it came (PUNT_ICMP_EXTENSION), the
+    controller cuts it and sends it back (test_nat64_controller_path.py). Here a 1020-byte ICMPv4
+    datagram with a 220-byte extension (1308 bytes as ICMPv6), and a 504-byte ICMPv6 one with a
+    100-byte extension (612 as ICMPv4)."""
     stateful_udp(ptf)
-    ext = extension(labels=53)
-    assert len(ext) == 220
     quoted4 = bytes(IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / UDP(sport=40000, dport=33434) / (b"t" * 992))
-    assert len(quoted4) == 1020
-    ptf.send(V4_PORT, from_v4_server(ICMP(type=11, code=0, length=255) / Raw(quoted4 + ext), src=V4_ROUTER))
-    quoted6 = bytes(IPv6(src=V6_HOST, dst=SERVER6, hlim=1) / UDP(sport=5000, dport=33434) / (b"t" * 992))
-    got = ptf.dataplane.poll(V6_PORT)
+    quoted6 = bytes(IPv6(src=SERVER6, dst=V6_HOST, hlim=61) / UDP(sport=53, dport=5000) / (b"w" * 456))
+    errors = [(V4_PORT, from_v4_server(ICMP(type=11, code=0, length=255) / Raw(quoted4 + extension(labels=53)),
+                                       src=V4_ROUTER)),
+              (V6_PORT, from_v6_host(ICMPv6DestUnreach(code=4, length=63) / Raw(quoted6 + extension(labels=23)),
+                                     dst=SERVER6))]
+    for port, error in errors:
+        ptf.send(port, error)
+        payload, md = ptf.client.packet_in()
+        assert (payload, md["punt_reason"], md["ingress_port"]) == (bytes(error), PUNT_ICMP_EXTENSION, port)
     ptf.verify_no_other_packets()
-    assert got is not None, "the error was not translated"
-    ip6 = bytes(Ether(got)[IPv6])
-    src, dst = str(ipaddress.IPv6Address(ip6[8:24])), str(ipaddress.IPv6Address(ip6[24:40]))
-    assert (src, dst) == (str(ipaddress.IPv6Address(embed(V4_ROUTER, POOL6, 96))), V6_HOST)
-    assert len(ip6) <= 1280 and int.from_bytes(ip6[4:6], "big") == len(ip6) - 40
-    icmp6 = ip6[40:]
-    assert ones_sum(pseudo6(src, dst, len(icmp6), 58) + icmp6) == 0xffff, "ICMPv6 checksum"
-    assert icmp6[0:2] == b"\x03\x00"
-    length, body = icmp6[4], icmp6[8:]
-    if length == 0:
-        assert body == quoted6[:len(body)], (
-            f"length 0 but {len(body) - min(len(body), len(quoted6))} bytes after the {len(quoted6)}-byte "
-            "translated datagram (a cut extension, with nothing saying where it starts)")
-    else:
-        n = length * 8
-        assert n >= 128 and body[:n] == pad(quoted6, 8)[:n] and body[n:] == ext, \
-            f"length {length}: the {n}-byte datagram field is not followed by the whole extension"
+
+
+def test_icmpv4_error_with_an_extension_too_large_to_keep_loses_it_as_icmpv6(ptf):
+    """An extension that would not fit 1280 bytes even beside 128 bytes of datagram (1108 bytes):
+    it leaves, and the message ends with the translated datagram (length 0, no padding)."""
+    stateful_udp(ptf)
+    quoted4 = bytes(IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / UDP(sport=40000, dport=33434) / (b"t" * 104))
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=11, code=0, length=33) / Raw(quoted4 + extension(labels=275)),
+                                     src=V4_ROUTER))
+    quoted6 = bytes(IPv6(src=V6_HOST, dst=SERVER6, hlim=1) / UDP(sport=5000, dport=33434) / (b"t" * 104))
+    sends_exactly(ptf, to_v6_host(ICMPv6TimeExceeded(code=0, length=0) / Raw(quoted6), src=embed(V4_ROUTER, POOL6, 96)),
+                  V6_PORT)
 
 
 def test_icmpv4_parameter_problem_with_extension_loses_it_as_icmpv6(ptf):
@@ -216,13 +215,13 @@ def test_fragmentation_needed_with_extension_becomes_packet_too_big_without_it(p
     sends_exactly(ptf, to_v6_host(ICMPv6PacketTooBig(mtu=1420) / Raw(quoted6)), V6_PORT)
 
 
-def test_icmpv6_error_with_extension_over_576_bytes_as_icmpv4_loses_it(ptf):
-    """A 504-byte original datagram (length 63) is 484 bytes as IPv4; with a 100-byte extension the
-    ICMPv4 error would be 612 bytes, over RFC 1812's 576: the extension leaves (length 0)."""
+def test_icmpv6_error_with_an_extension_too_large_to_keep_loses_it_as_icmpv4(ptf):
+    """A 504-byte original datagram (length 63) is 484 bytes as IPv4; a 488-byte extension would not
+    fit RFC 1812's 576 even beside 128 bytes of it: the extension leaves (length 0)."""
     stateful_udp(ptf)
     quoted6 = bytes(IPv6(src=SERVER6, dst=V6_HOST, hlim=61) / UDP(sport=53, dport=5000) / (b"w" * 456))
     assert len(quoted6) == 504
-    ptf.send(V6_PORT, from_v6_host(ICMPv6DestUnreach(code=4, length=63) / Raw(quoted6 + extension(labels=23)),
+    ptf.send(V6_PORT, from_v6_host(ICMPv6DestUnreach(code=4, length=63) / Raw(quoted6 + extension(labels=120)),
                                    dst=SERVER6))
     quoted4 = bytes(IP(src=V4_SERVER, dst=MAPPED, ttl=61, id=0) / UDP(sport=53, dport=40000) / (b"w" * 456))
     sends_exactly(ptf, to_v4_server(ICMP(type=3, code=3, length=0) / Raw(quoted4)), V4_PORT)

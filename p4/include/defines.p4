@@ -75,6 +75,10 @@ const bit<8> PUNT_FIRST_FRAGMENT = 8; /* copy of a translated stateful first fra
                                          controller how to translate the fragments after it */
 const bit<8> PUNT_INBOUND_SYN   = 9;   /* IPv4 SYN to pool4 without a BIB entry, or filtered: held by
                                          the controller for a simultaneous open (RFC 6146 3.5.2.2) */
+const bit<8> PUNT_ICMP_EXTENSION = 10; /* an ICMP error to translate whose RFC 4884 extension fits the
+                                         576/1280 limit only after its original datagram is cut (to
+                                         no less than 128 bytes): the controller cuts it and sends it
+                                         back, to be translated extension and all */
 
 /* Index of the drops counter. A packet the switch answers with an ICMP error is counted in
  * icmp_error.sent instead; here when the error may not be sent (its rate, or what it would quote). */

@@ -40,6 +40,15 @@ bool may_answer_with_error(in headers_t hdr, in metadata_t meta) {
              || hdr.ipv4.isValid() && hdr.ipv4.frag_offset != 0);
 }
 
+/* RFC 4884 (5.1: the original datagram at least 128 bytes) and RFC 7915 4.2 / 5.2: whether an
+ * error's extension (`extension` bytes) fits the translated message's `limit` after its headers
+ * (`before`) only with its `datagram` (translated, rounded to its unit) cut, and does with 128
+ * bytes of it. */
+bool extension_fits_only_cut(in bit<16> datagram, in bit<16> extension, in bit<16> before, in bit<16> limit) {
+    bit<16> padded = datagram < ICMP_EXT_MIN_DATAGRAM ? ICMP_EXT_MIN_DATAGRAM : datagram;
+    return before + padded + extension > limit && before + ICMP_EXT_MIN_DATAGRAM + extension <= limit;
+}
+
 /* RFC 7915 4.1: whether the IPv4 options' first word holds an unexpired loose or strict source
  * route (RFC 791: its pointer not past its length), first or after one NOP, as senders place it
  * (a NOP aligns its addresses). One further on is not seen: the options are kept as words. */
@@ -434,6 +443,12 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
             if (meta.is_icmp_error && hdr.ipv6.src_addr != meta.host6 && !eamt_v6_error_src.apply().hit) {
                 rfc6791_pool.apply();
             }
+            if (meta.is_icmp_error && meta.icmp_ext_datagram != 0 && !meta.from_controller
+                    && extension_fits_only_cut(meta.icmp_ext_datagram - (hdr.inner_frag.isValid() ? 16w28 : 16w20),
+                                               meta.icmp_payload - meta.icmp_ext_datagram, 28, ICMP4_ERROR_MAX)) {
+                meta.punt_reason = PUNT_ICMP_EXTENSION;
+                return;
+            }
         } else if (hdr.ipv4.isValid()) {
             meta.remote4 = meta.is_icmp_error ? hdr.inner_ipv4.dst_addr : hdr.ipv4.src_addr;
             hold_syns = false;
@@ -527,6 +542,16 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
             }
             if (hdr.ipv4.ttl <= 1 && !meta.hairpinned) {
                 request_error(meta, ICMP_TIME_EXCEEDED, 0, 0, DROP_TTL_EXPIRED);
+                return;
+            }
+            /* As from IPv6 above, where the ICMPv6 type has a length attribute (not Packet Too Big
+             * nor Parameter Problem); its datagram grows by 20, and 8 for a Fragment header. */
+            if (meta.is_icmp_error && meta.icmp_ext_datagram != 0 && !meta.from_controller
+                    && (hdr.icmp.type == ICMP_TIME_EXCEEDED || hdr.icmp.type == ICMP_DEST_UNREACH && hdr.icmp.code != 4)
+                    && extension_fits_only_cut((meta.icmp_ext_datagram + (hdr.inner_ipv4.more_fragments == 1
+                                                   || hdr.inner_ipv4.frag_offset != 0 ? 16w28 : 16w20) + 7) & 0xfff8,
+                                               meta.icmp_payload - meta.icmp_ext_datagram, 48, ICMP6_ERROR_MAX)) {
+                meta.punt_reason = PUNT_ICMP_EXTENSION;
                 return;
             }
         }

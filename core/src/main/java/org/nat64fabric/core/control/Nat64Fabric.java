@@ -78,12 +78,14 @@ public final class Nat64Fabric implements Nat64Service {
     public static final int PUNT_FINISH = 5;
     /** NetFPGA SUME: IPv4 whose translation to fragment would not fit a DMA frame (see {@link Probes}). */
     public static final int PUNT_TOO_LONG = 6;
-    /** A stateful datagram's fragment after the first, to translate here (see {@link LaterFragments}). */
+    /** A stateful datagram's fragment after the first, an echo's first, a stateless ICMP datagram's later (see {@link LaterFragments}). */
     public static final int PUNT_FRAGMENT = 7;
     /** A copy of a stateful first fragment the switch translated (see {@link LaterFragments}). */
     public static final int PUNT_FIRST_FRAGMENT = 8;
     /** An IPv4 SYN the switch would not translate: held for a simultaneous open (see {@link HeldSyns}). */
     public static final int PUNT_INBOUND_SYN = 9;
+    /** An ICMP error whose extension fits its translation only with its datagram cut (see {@link ExtensionCut}). */
+    public static final int PUNT_ICMP_EXTENSION = 10;
     /** RFC 4443 3.1 Destination Unreachable, code 3: address unreachable (RFC 6146 3.5.1.1). */
     private static final int ICMP6_DEST_UNREACHABLE = 1;
     private static final int ICMP6_ADDRESS_UNREACHABLE = 3;
@@ -356,6 +358,12 @@ public final class Nat64Fabric implements Nat64Service {
             } else {
                 sendFragments(framed.map(f -> laterFragments.later(deviceId, f, monotonicMs())));
             }
+            return;
+        }
+        if (puntReason == PUNT_ICMP_EXTENSION) {
+            Optional<byte[]> cut = framed.flatMap(ExtensionCut::cut);
+            count(cut.isPresent() ? "icmpExtension.cut" : "icmpExtension.unparsed");
+            cut.ifPresent(f -> send(deviceId, f));
             return;
         }
         if (puntReason == PUNT_INBOUND_SYN) {

@@ -1,0 +1,52 @@
+package org.nat64fabric.core.control;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The cut of an ICMP error's datagram that lets its RFC 4884 extension through translation (the bytes: test_nat64_controller_path.py). */
+class ExtensionCutTest {
+    /** IPv4 Time Exceeded with a `datagram`-byte original datagram (an IPv4 UDP packet) and an `extension`-byte extension. */
+    private static byte[] icmpv4Error(int datagram, int extension) {
+        ByteBuffer b = ByteBuffer.allocate(14 + 20 + 8 + datagram + extension);
+        b.position(12);
+        b.putShort((short) 0x0800).put((byte) 0x45).put((byte) 0).putShort((short) (b.capacity() - 14)).putInt(0)
+                .put((byte) 64).put((byte) 1).putShort((short) 0).putInt(0xc6336401).putInt(0xc000020a);
+        b.put((byte) 11).put((byte) 0).putShort((short) 0).put((byte) 0).put((byte) (datagram / 4)).putShort((short) 0);
+        b.put((byte) 0x45).position(b.position() + datagram - 1);
+        for (int i = 0; i < extension; i++) {
+            b.put((byte) (i + 1));
+        }
+        return b.array();
+    }
+
+    @Test
+    void anIcmpv4ErrorKeepsItsExtensionAfterWhatFillsTheIcmpv6Limit() {
+        byte[] out = ExtensionCut.cut(icmpv4Error(600, 640)).orElseThrow();
+        assertEquals(14 + 20 + 8 + 572 + 640, out.length, "572 bytes: 592 as ICMPv6, with 640 and 48 of headers 1280");
+        assertEquals(572 / 4, out[14 + 20 + 5] & 0xff, "the length attribute");
+        assertEquals(out.length - 14, ByteBuffer.wrap(out).getShort(16), "the total length");
+        assertEquals(1, out[out.length - 640], "the extension, from its first byte");
+        assertEquals(0, InternetChecksum.of(InternetChecksum.add(0, out, 14, 20)), "the header checksum");
+        assertEquals(0, InternetChecksum.of(InternetChecksum.add(0, out, 34, out.length - 34)), "the ICMP checksum");
+    }
+
+    @Test
+    void whatNeedsNoCutOrIsNoErrorIsLeftAlone() {
+        assertTrue(ExtensionCut.cut(icmpv4Error(128, 40)).isEmpty(), "it fits as it is");
+        assertTrue(ExtensionCut.cut(icmpv4Error(600, 0)).isEmpty(), "no extension");
+        Random random = new Random(7);
+        byte[] error = icmpv4Error(600, 640);
+        for (int i = 0; i < 2000; i++) {
+            byte[] garbage = i % 2 == 0 ? new byte[random.nextInt(200)] : Arrays.copyOf(error, random.nextInt(error.length));
+            if (i % 2 == 0) {
+                random.nextBytes(garbage);
+            }
+            ExtensionCut.cut(garbage);     // never throws: a malformed frame is only not cut
+        }
+    }
+}
