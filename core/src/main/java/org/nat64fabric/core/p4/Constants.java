@@ -26,7 +26,8 @@ public final class Constants {
             "bad_length", "local_fragment", "punt_policed", "udp_zero_checksum", "icmp_error_rate", "source_route");
     /** Index 0 is no punt. */
     public static final List<String> PUNT_REASONS = List.of("none", "session_miss", "tcp_control",
-            "needs_fragmentation", "no_route", "finish", "too_long", "fragment", "first_fragment", "inbound_syn");
+            "needs_fragmentation", "no_route", "finish", "too_long", "fragment", "first_fragment", "inbound_syn",
+            "icmp_extension");
     public static final List<String> ICMP_ERRORS_SENT = List.of("time_exceeded", "unreachable", "too_big",
             "param_problem");
     public static final List<String> TRANSLATIONS = List.of("6to4_stateful", "6to4_stateless", "4to6_stateful",
