@@ -327,6 +327,19 @@ def test_translated_icmpv4_error_is_cut_to_576_bytes_with_its_checksum(ptf):
     ptf.verify_no_other_packets()
 
 
+def test_translated_icmpv6_error_is_cut_to_1280_bytes_with_its_checksum(ptf):
+    """RFC 4443 2.4(c) (Jool's graybox "bb", "bc"): an IPv4 error quoting a 1300-byte datagram
+    would be 1368 bytes as ICMPv6; it leaves cut to 1280, checksummed over what is left."""
+    stateful_udp(ptf)
+    quoted4 = IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / UDP(sport=40000, dport=33434) / (b"c" * 1272)
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=11, code=0) / quoted4, src=V4_ROUTER))
+    quoted6 = IPv6(src=V6_HOST, dst=SERVER6, hlim=1) / UDP(sport=5000, dport=33434) / (b"c" * 1272)
+    whole = to_v6_host(ICMPv6TimeExceeded(code=0) / quoted6, src=embed(V4_ROUTER, POOL6, 96))
+    cut = bytes(whole[ICMPv6TimeExceeded].payload)[:1280 - 48]
+    ptf.verify_packet(to_v6_host(ICMPv6TimeExceeded(code=0) / Raw(cut), src=embed(V4_ROUTER, POOL6, 96)), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
 @BOTH
 def test_errors_about_other_flows_or_about_errors_are_dropped(ptf):
     """No session for the quoted packet (RFC 6146 3.5.1); the quoted source is not the error's

@@ -176,8 +176,8 @@ def test_translated_errors_losing_their_extension_go_to_the_controller_to_be_sum
     quoted6 = bytes(IPv6(src=V6_HOST, dst=server6, hlim=30) / UDP(sport=5000, dport=53) / (b"v" * 100))
     handed_over_unfinished(ptf, to_v6_host(ICMPv6PacketTooBig(mtu=1420) / Raw(quoted6)), V6_PORT)
     quoted6 = bytes(IPv6(src=server6, dst=V6_HOST, hlim=61) / UDP(sport=53, dport=5000) / (b"w" * 456))
-    ptf.send(V6_PORT, from_v6_host(ICMPv6DestUnreach(code=4, length=63) / Raw(quoted6 + rfc4884_extension(labels=23)),
-                                   dst=server6))
+    ptf.send(V6_PORT, from_v6_host(ICMPv6DestUnreach(code=4, length=63) / Raw(quoted6 + rfc4884_extension(labels=120)),
+                                   dst=server6))     # too large to keep beside 128 bytes of datagram
     quoted4 = bytes(IP(src=V4_SERVER, dst=MAPPED, ttl=61, id=0) / UDP(sport=53, dport=40000) / (b"w" * 456))
     handed_over_unfinished(ptf, to_v4_server(ICMP(type=3, code=3, length=0) / Raw(quoted4)), V4_PORT)
     ptf.verify_no_other_packets()
