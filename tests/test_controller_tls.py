@@ -24,14 +24,16 @@ def tls_switch(pki):
     switch.stop()
 
 
-def run(tmp_path, switch, *extra, timeout):
-    """Whether the switch was reconciled within the timeout (the controller logs it once written), and the log."""
+def run(tmp_path, switch, *extra, timeout, until=None):
+    """Whether the switch was reconciled within the timeout (the controller logs it once written), and the log;
+    `until`: a line of the log after which the wait ends sooner (a refused handshake: it will not be)."""
     c = Controller(tmp_path, config=TLS_CONFIG, switch_port=switch.grpc_port)
     c.start(*extra)
     log = tmp_path / "controller.log"
     try:
         deadline = time.time() + timeout
-        while time.time() < deadline and "): connected, pipeline" not in log.read_text():
+        while time.time() < deadline and "): connected, pipeline" not in log.read_text() \
+                and (until is None or until not in log.read_text()):
             time.sleep(0.3)
         return "): connected, pipeline" in log.read_text(), log.read_text()
     finally:
@@ -51,6 +53,6 @@ def test_the_controller_programs_a_switch_over_mutual_tls(tls_switch, pki, tmp_p
 ])
 def test_without_the_right_certificates_the_switch_is_not_programmed(tls_switch, pki, tmp_path, extra):
     args = [str(pki / a) if a.endswith((".crt", ".key")) else a for a in extra]
-    ok, log = run(tmp_path, tls_switch, *args, timeout=8)
+    ok, log = run(tmp_path, tls_switch, *args, timeout=8, until="not reachable yet")
     assert not ok, log
     assert "not reachable yet" in log, log

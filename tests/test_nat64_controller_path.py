@@ -169,7 +169,7 @@ def test_an_ipv6_routers_error_comes_from_the_switchs_own_ipv4_address_without_a
     assert (got[IPerror].src, got[IPerror].dst, got[UDPerror].dport) == (V4_SERVER, EAM_HOST4, 33435)
 
 
-@pytest.mark.parametrize("direction", ["6to4", "4to6"])
+@pytest.mark.parametrize("direction", ["6to4", "6to4-eam", "4to6"])
 def test_an_error_whose_extension_fits_only_with_its_datagram_cut_keeps_the_extension(border, direction):
     """RFC 4884 5.1 with RFC 7915 4.2 / 5.2 (Jool's graybox "ic2", "idz"): an ICMP error whose
     extension would take its translation over 576 (ICMPv4) or 1280 (ICMPv6) bytes keeps the
@@ -177,16 +177,22 @@ def test_an_error_whose_extension_fits_only_with_its_datagram_cut_keeps_the_exte
     128 bytes), the length attribute saying where the extension starts. The switch hands such an
     error to the controller, which cuts it and sends it back to be translated. 6to4: a 1000-byte
     datagram and a 40-byte extension become 508 + 40 bytes (ICMPv4 length 127); 4to6: a 600-byte
-    one and a 640-byte extension, 592 + 640 (ICMPv6 length 74)."""
+    one and a 640-byte extension, 592 + 640 (ICMPv6 length 74). 6to4-eam: the same from an EAM host,
+    which no session maps (its error, looked up by the host it quotes, is translated when it comes
+    back from the controller, not routed as the controller's own translations are)."""
     api, dataplane, _ = border
-    mapped, port = open_session(border, 6100 if direction == "6to4" else 6101)
+    if direction == "6to4-eam":
+        host, (mapped, port) = EAM_HOST, (EAM_HOST4, 6102)
+    else:
+        host, (mapped, port) = V6_HOST, open_session(border, 6100 if direction == "6to4" else 6101)
     server6 = embed(V4_SERVER, POOL6, 96)
     before = stats(api).get("icmpExtension.cut", 0)
-    if direction == "6to4":
+    if direction.startswith("6to4"):
         ext = extension(labels=8)
-        quoted6 = bytes(IPv6(src=server6, dst=V6_HOST, hlim=61) / UDP(sport=53, dport=6100) / (b"x" * 952))
+        quoted6 = bytes(IPv6(src=server6, dst=host, hlim=61) / UDP(sport=53, dport=port if host == EAM_HOST else 6100)
+                        / (b"x" * 952))
         assert (len(quoted6), len(ext)) == (1000, 40)
-        dataplane.send(V6_PORT, Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IPv6(src=V6_HOST, dst=server6) /
+        dataplane.send(V6_PORT, Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IPv6(src=host, dst=server6) /
                        ICMPv6DestUnreach(code=4, length=125) / Raw(quoted6 + ext))
         quoted = bytes(IP(src=V4_SERVER, dst=mapped, ttl=61, id=0) / UDP(sport=53, dport=port) / (b"x" * 952))
         frame = dataplane.poll(V4_PORT, timeout=5)
@@ -208,7 +214,7 @@ def test_an_error_whose_extension_fits_only_with_its_datagram_cut_keeps_the_exte
         message, limit, unit, header = bytes(ip)[40:], 1280, 8, (3, 0)
         assert (ip.src, ip.dst, len(ip)) == (embed(ROUTER4, POOL6, 96), V6_HOST, limit)
         assert checksum_holds(ip.src, ip.dst, 58, message), "the ICMPv6 checksum"
-    datagram = (message[5] if direction == "6to4" else message[4]) * unit
+    datagram = (message[5] if direction.startswith("6to4") else message[4]) * unit
     assert (tuple(message[:2]), datagram) == (header, limit - len(ip) + len(message) - 8 - len(ext))
     assert message[8:8 + datagram] == quoted[:datagram], "the translated datagram, cut"
     assert message[8 + datagram:] == ext, "the extension, whole, right after it"

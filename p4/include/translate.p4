@@ -391,10 +391,11 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                     ipv4_host = true;
                 }
             }
-            if (ipv4_host && meta.from_controller) {
+            if (ipv4_host && meta.from_controller && !meta.is_icmp_error) {
                 /* A source with an IPv4 address of its own (an EAM, or in pool6) in what the
                  * controller sends: translated from IPv4 already (its fragments and echoes), to be
-                 * routed, not turned back (it never sends an EAM or SIIT host's untranslated). */
+                 * routed, not turned back (it never sends an EAM or SIIT host's packet
+                 * untranslated; an error, looked up by the host it quotes, it sends to translate). */
                 meta.xlate_dst = false;
                 return;
             }
@@ -544,10 +545,12 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                 request_error(meta, ICMP_TIME_EXCEEDED, 0, 0, DROP_TTL_EXPIRED);
                 return;
             }
-            /* As from IPv6 above, where the ICMPv6 type has a length attribute (not Packet Too Big
-             * nor Parameter Problem); its datagram grows by 20, and 8 for a Fragment header. */
-            if (meta.is_icmp_error && meta.icmp_ext_datagram != 0 && !meta.from_controller
-                    && (hdr.icmp.type == ICMP_TIME_EXCEEDED || hdr.icmp.type == ICMP_DEST_UNREACH && hdr.icmp.code != 4)
+            /* As from IPv6 above, where the error becomes an ICMPv6 one with a length attribute
+             * (RFC 7915 4.2: not Packet Too Big from 3/4, nor Parameter Problem from 3/2; 3/14 and
+             * codes over 15 are dropped); its datagram grows by 20, and 8 for a Fragment header. */
+            if (meta.is_icmp_error && meta.icmp_ext_datagram != 0 && !meta.from_controller && !meta.hairpinned
+                    && (hdr.icmp.type == ICMP_TIME_EXCEEDED || hdr.icmp.type == ICMP_DEST_UNREACH && hdr.icmp.code <= 15
+                        && hdr.icmp.code != 2 && hdr.icmp.code != 4 && hdr.icmp.code != 14)
                     && extension_fits_only_cut((meta.icmp_ext_datagram + (hdr.inner_ipv4.more_fragments == 1
                                                    || hdr.inner_ipv4.frag_offset != 0 ? 16w28 : 16w20) + 7) & 0xfff8,
                                                meta.icmp_payload - meta.icmp_ext_datagram, 48, ICMP6_ERROR_MAX)) {

@@ -75,9 +75,10 @@ final class ExtensionCut {
         int datagram = (frame[icmp + 4] & 0xff) * 8;
         int extension = end - icmp - ICMP_HEADER - datagram;
         int shrink = (frame[icmp + ICMP_HEADER + 6] & 0xff) == NEXT_FRAGMENT ? 28 : 20;
-        // The datagram field counts 8-byte units here: what the IPv4 limit leaves, rounded down to them.
+        // The datagram field counts 8-byte units here: what the IPv4 limit leaves, rounded down to
+        // them; the switch pads a datagram left under 128 bytes as IPv4 to 128.
         int kept = (((ICMPV4_ERROR_MAX - 20 - ICMP_HEADER - extension) & ~3) + shrink) & ~7;
-        if (kept - shrink < MIN_DATAGRAM) {
+        if (20 + ICMP_HEADER + Math.max(kept - shrink, MIN_DATAGRAM) + extension > ICMPV4_ERROR_MAX) {
             return Optional.empty();
         }
         Optional<byte[]> out = without(frame, icmp, datagram, extension, kept);

@@ -361,9 +361,10 @@ public final class Nat64Fabric implements Nat64Service {
             return;
         }
         if (puntReason == PUNT_ICMP_EXTENSION) {
+            // Sent back cut, or as it came (the switch then translates it without its extension).
             Optional<byte[]> cut = framed.flatMap(ExtensionCut::cut);
-            count(cut.isPresent() ? "icmpExtension.cut" : "icmpExtension.unparsed");
-            cut.ifPresent(f -> send(deviceId, f));
+            count(cut.isPresent() ? "icmpExtension.cut" : "icmpExtension.uncut");
+            framed.ifPresent(f -> send(deviceId, cut.orElse(f)));
             return;
         }
         if (puntReason == PUNT_INBOUND_SYN) {
@@ -450,17 +451,18 @@ public final class Nat64Fabric implements Nat64Service {
         LaterFragments.Datagram d = LaterFragments.firstOfSeveral(frame).orElseThrow();
         Optional<PuntedPacket> p = PuntedPacket.parse(frame).filter(f -> f.protocol == Protocol.ICMP);
         long now = monotonicMs();
+        // Stateless first, as the switch looks its tables up (the EAMT, SIIT prefixes, then sessions).
         Optional<LaterFragments.Result> waiting = p.flatMap(f -> f.ipv6
-                ? engine.store().bibBy6(Protocol.ICMP, f.source6(), f.sourcePort).flatMap(bib -> engine.ipv4Of(
-                        f.destination6()).map(dst -> laterFragments.echoFirst(deviceId, frame, d, bib.v4().address(),
-                        dst, bib.v4().port(), now)))
-                        .or(() -> engine.statelessIpv4Of(f.source6()).flatMap(src -> engine.ipv4Of(f.destination6())
-                                .map(dst -> laterFragments.echoFirst(deviceId, frame, d, src, dst, f.sourcePort, now))))
-                : engine.store().bibBy4(Protocol.ICMP, new TransportAddress(f.destination4(), f.destinationPort))
-                        .map(bib -> laterFragments.echoFirst(deviceId, frame, d, engine.representation(f.source4()),
-                                bib.address6(), bib.port6(), now))
-                        .or(() -> engine.statelessIpv6Of(f.destination4()).map(dst -> laterFragments.echoFirst(
-                                deviceId, frame, d, engine.representation(f.source4()), dst, f.destinationPort, now))));
+                ? engine.statelessIpv4Of(f.source6()).flatMap(src -> engine.ipv4Of(f.destination6())
+                        .map(dst -> laterFragments.echoFirst(deviceId, frame, d, src, dst, f.sourcePort, now)))
+                        .or(() -> engine.store().bibBy6(Protocol.ICMP, f.source6(), f.sourcePort).flatMap(bib ->
+                                engine.ipv4Of(f.destination6()).map(dst -> laterFragments.echoFirst(deviceId, frame, d,
+                                        bib.v4().address(), dst, bib.v4().port(), now))))
+                : engine.statelessIpv6Of(f.destination4()).map(dst -> laterFragments.echoFirst(deviceId, frame, d,
+                                engine.representation(f.source4()), dst, f.destinationPort, now))
+                        .or(() -> engine.store().bibBy4(Protocol.ICMP, new TransportAddress(f.destination4(),
+                                f.destinationPort)).map(bib -> laterFragments.echoFirst(deviceId, frame, d,
+                                engine.representation(f.source4()), bib.address6(), bib.port6(), now))));
         if (waiting.isEmpty()) {
             count("fragments.unmapped");
             return;

@@ -35,6 +35,35 @@ class ExtensionCutTest {
         assertEquals(0, InternetChecksum.of(InternetChecksum.add(0, out, 34, out.length - 34)), "the ICMP checksum");
     }
 
+    /** IPv6 Destination Unreachable with a `datagram`-byte original datagram (an IPv6 UDP packet) and an `extension`. */
+    private static byte[] icmpv6Error(int datagram, int extension) {
+        ByteBuffer b = ByteBuffer.allocate(14 + 40 + 8 + datagram + extension);
+        b.position(12);
+        b.putShort((short) 0x86dd).putInt(0x60000000).putShort((short) (8 + datagram + extension)).put((byte) 58)
+                .put((byte) 64).putLong(0x20010db800010000L).putLong(5).putLong(0x20010db800640000L).putLong(0xc6336407L);
+        b.put((byte) 1).put((byte) 4).putShort((short) 0).put((byte) (datagram / 8)).put(new byte[3]);
+        b.putInt(0x60000000).putShort((short) (datagram - 40)).put((byte) 17).put((byte) 61)
+                .position(b.position() + datagram - 8);
+        for (int i = 0; i < extension; i++) {
+            b.put((byte) (i + 1));
+        }
+        return b.array();
+    }
+
+    @Test
+    void anIcmpv6ErrorKeepsWhatTheIcmpv4LimitLeavesInEightByteUnitsPaddedTo128() {
+        // A 420-byte extension leaves 128 bytes of datagram as ICMPv4; 148 as ICMPv6, 144 in 8-byte
+        // units: 124 as ICMPv4, which the switch pads to 128 (576 bytes in all).
+        byte[] out = ExtensionCut.cut(icmpv6Error(1000, 420)).orElseThrow();
+        assertEquals(14 + 40 + 8 + 144 + 420, out.length);
+        assertEquals(144 / 8, out[14 + 40 + 4] & 0xff, "the length attribute");
+        assertEquals(out.length - 54, ByteBuffer.wrap(out).getShort(18), "the payload length");
+        assertEquals(1, out[out.length - 420], "the extension, from its first byte");
+        long pseudo = InternetChecksum.ipv6PseudoHeader(out, 14, out.length - 54, 58);
+        assertEquals(0, InternetChecksum.of(InternetChecksum.add(pseudo, out, 54, out.length - 54)), "the ICMPv6 checksum");
+        assertTrue(ExtensionCut.cut(icmpv6Error(1000, 424)).isEmpty(), "not even 128 bytes beside it");
+    }
+
     @Test
     void whatNeedsNoCutOrIsNoErrorIsLeftAlone() {
         assertTrue(ExtensionCut.cut(icmpv4Error(128, 40)).isEmpty(), "it fits as it is");
