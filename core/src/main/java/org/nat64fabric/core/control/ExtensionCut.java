@@ -18,8 +18,6 @@ final class ExtensionCut {
     private static final int IPV6_HEADER = 40;
     private static final int ICMP_HEADER = 8;
     private static final int MIN_DATAGRAM = 128;
-    private static final int ICMPV4_ERROR_MAX = 576;
-    private static final int ICMPV6_ERROR_MAX = 1280;
     private static final int NEXT_ICMPV6 = 58;
     private static final int NEXT_FRAGMENT = 44;
 
@@ -47,7 +45,7 @@ final class ExtensionCut {
         int datagram = (frame[icmp + 5] & 0xff) * 4;
         int extension = end - icmp - ICMP_HEADER - datagram;
         boolean fragment = (b.getShort(icmp + ICMP_HEADER + 6) & 0x3fff) != 0;
-        int translated = (ICMPV6_ERROR_MAX - IPV6_HEADER - ICMP_HEADER - extension) & ~7;
+        int translated = (IcmpErrors.IPV6_ERROR_MAX - IPV6_HEADER - ICMP_HEADER - extension) & ~7;
         int kept = translated - (fragment ? 28 : 20);
         if (translated < MIN_DATAGRAM) {
             return Optional.empty();
@@ -77,8 +75,8 @@ final class ExtensionCut {
         int shrink = (frame[icmp + ICMP_HEADER + 6] & 0xff) == NEXT_FRAGMENT ? 28 : 20;
         // The datagram field counts 8-byte units here: what the IPv4 limit leaves, rounded down to
         // them; the switch pads a datagram left under 128 bytes as IPv4 to 128.
-        int kept = (((ICMPV4_ERROR_MAX - 20 - ICMP_HEADER - extension) & ~3) + shrink) & ~7;
-        if (20 + ICMP_HEADER + Math.max(kept - shrink, MIN_DATAGRAM) + extension > ICMPV4_ERROR_MAX) {
+        int kept = (((IcmpErrors.IPV4_ERROR_MAX - 20 - ICMP_HEADER - extension) & ~3) + shrink) & ~7;
+        if (20 + ICMP_HEADER + Math.max(kept - shrink, MIN_DATAGRAM) + extension > IcmpErrors.IPV4_ERROR_MAX) {
             return Optional.empty();
         }
         Optional<byte[]> out = without(frame, icmp, datagram, extension, kept);

@@ -20,8 +20,9 @@ final class IcmpErrors {
     private static final int IPV4_HEADER = 20;
     private static final int IPV6_HEADER = 40;
     private static final int ICMP_HEADER = 8;
-    private static final int IPV4_ERROR_MAX = 576;
-    private static final int IPV6_ERROR_MAX = 1280;
+    /** The most an ICMP error may have (RFC 1812 4.3.2.3, RFC 4443 2.4(c)). */
+    static final int IPV4_ERROR_MAX = 576;
+    static final int IPV6_ERROR_MAX = 1280;
 
     private IcmpErrors() {
     }
