@@ -625,13 +625,16 @@ def test_malformed_packets_are_dropped_and_counted_and_the_switch_stays_up(sut, 
 
 
 @BOTH
-def test_ipv4_fragment_gets_an_ipv6_fragment_header_and_options_are_not_translated(ptf):
+@pytest.mark.parametrize("flags", ["MF", "DF+MF"])
+def test_ipv4_fragment_gets_an_ipv6_fragment_header_and_options_are_not_translated(ptf, flags):
+    """RFC 7915 4.1: a fragment gets a Fragment header with its identification, offset and MF; DF
+    beside MF (Jool's graybox "ce") changes nothing for a fragment that fits."""
     from scapy.layers.inet import IPOption_RR
     c = ptf.client
     ptf.insert(c.table_entry(T + "eamt_v4_dst", match={"ipv4_addr": ("203.0.113.66", 32)},
                              action=T + "eam_v4_to_v6_dst", params={"prefix": V6_HOST, "suffix_mask": 0}))
     first = from_v4_server(UDP(sport=9, dport=9, len=1000, chksum=0x2222) / (b"f" * 32), dst="203.0.113.66",
-                           id=0x4242, flags="MF", options=[IPOption_RR(routers=["0.0.0.0"])])
+                           id=0x4242, flags=flags, options=[IPOption_RR(routers=["0.0.0.0"])])
     ptf.send(V4_PORT, first)
     got = Ether(ptf.dataplane.poll(V6_PORT))
     assert got[IPv6].nh == 44 and got[IPv6].plen == 8 + 8 + 32, "Fragment header added, options gone"
