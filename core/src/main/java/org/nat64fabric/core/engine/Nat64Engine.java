@@ -338,11 +338,7 @@ public final class Nat64Engine {
      */
     public Optional<Ipv4Address> statelessIpv4Of(Ipv6Address host) {
         Optional<Ipv4Address> byEam = eamt().toIpv4(host);
-        if (byEam.isPresent() || !config.pool6.prefix().contains(host)) {
-            return byEam;
-        }
-        Ipv4Address extracted = config.pool6.extract(host);
-        return inSiitPrefixes(extracted) ? Optional.of(extracted) : Optional.empty();
+        return byEam.isPresent() ? byEam : ipv4Of(host).filter(this::inSiitPrefixes);
     }
 
     /** The IPv6 address of an IPv4 destination translated without state (eamt_v4_dst, siit_v4_dst). */
