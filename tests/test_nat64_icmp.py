@@ -84,6 +84,21 @@ def test_error_about_an_eam_host_uses_the_eamt_for_the_quoted_addresses(ptf):
     ptf.verify_no_other_packets()
 
 
+@pytest.mark.parametrize("router", ["127.0.0.1", "0.0.0.0", "10.1.2.3", "224.0.0.1", "255.255.255.255"])
+@BOTH
+def test_icmpv4_error_from_an_illegal_source_is_translated_for_troubleshooting(ptf, router):
+    """RFC 7915 4.1: "when translating ICMPv4 Error Messages into ICMPv6, the 'illegal' source
+    address will be translated for the purpose of trouble shooting" (Jool's graybox "ha"): loopback,
+    unspecified, private, multicast and broadcast sources are written into the network-specific
+    pool6 like any other, not dropped."""
+    stateful_udp(ptf)
+    quoted4 = IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / UDP(sport=40000, dport=33434) / b"probe"
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=11, code=0) / quoted4, src=router))
+    quoted6 = IPv6(src=V6_HOST, dst=SERVER6, hlim=1) / UDP(sport=5000, dport=33434) / b"probe"
+    ptf.verify_packet(to_v6_host(ICMPv6TimeExceeded(code=0) / quoted6, src=embed(router, POOL6, 96)), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
 @pytest.mark.parametrize("advertised,expected", [(1400, 1420), (0, 1492), (1000, 1280), (1259, 1280), (1260, 1280)],
                          ids=["mtu+20", "plateau", "below-1260", "1259", "1260"])
 @BOTH

@@ -644,30 +644,45 @@ def test_ipv4_fragment_gets_an_ipv6_fragment_header_and_options_are_not_translat
     ptf.verify_no_other_packets()
 
 
-@pytest.mark.parametrize("route", ["lsrr", "nop-ssrr", "expired"])
+SOURCE_ROUTES_TRANSLATED = ("expired", "rr-expired", "after-end-of-options")
+
+
+@pytest.mark.parametrize("route", ["lsrr", "nop-ssrr", "expired", "rr-lsrr", "nop-nop-timestamp-ssrr", "expired-lsrr",
+                                   "rr-expired", "after-end-of-options"])
 def test_ipv4_with_an_unexpired_source_route_gets_source_route_failed_not_translated(ptf, route):
     """RFC 7915 4.1: options are ignored, but a packet with an unexpired source route MUST be
     discarded, and SHOULD get Destination Unreachable, Source Route Failed (3/5), quoting it with
-    its options; one whose pointer is past its addresses is translated. (The SUME card hands the
-    error to the controller: test_nat64_sume.py.)"""
-    from scapy.layers.inet import IPOption_LSRR, IPOption_NOP, IPOption_SSRR
+    its options, wherever the route is among them (after a Record Route, a Timestamp, NOPs, an
+    expired route); one whose pointer is past its addresses is translated, as are bytes after End
+    of Option List (RFC 791: padding, not options). (The SUME card hands the error to the
+    controller: test_nat64_sume.py.)"""
+    from scapy.layers.inet import IPOption_EOL, IPOption_LSRR, IPOption_NOP, IPOption_RR, IPOption_SSRR, IPOption_Timestamp
     ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
+    expired = IPOption_LSRR(routers=["203.0.113.1"], pointer=8)
     options = {"lsrr": [IPOption_LSRR(routers=["203.0.113.1", "203.0.113.2"])],
                "nop-ssrr": [IPOption_NOP(), IPOption_SSRR(routers=["203.0.113.1"])],
-               "expired": [IPOption_LSRR(routers=["203.0.113.1"], pointer=8)]}[route]
+               "expired": [expired],
+               "rr-lsrr": [IPOption_RR(routers=["0.0.0.0", "0.0.0.0"]), IPOption_LSRR(routers=["203.0.113.1"])],
+               "nop-nop-timestamp-ssrr": [IPOption_NOP(), IPOption_NOP(), IPOption_Timestamp(flg=0, timestamp=0),
+                                          IPOption_SSRR(routers=["203.0.113.1"])],
+               "expired-lsrr": [expired, IPOption_NOP(), IPOption_LSRR(routers=["203.0.113.1"])],
+               "rr-expired": [IPOption_RR(routers=["0.0.0.0"]), IPOption_NOP(), expired],
+               "after-end-of-options": [IPOption_NOP(), IPOption_EOL(), IPOption_LSRR(routers=["203.0.113.1"])],
+               }[route]
     # The checksum as for the packet's destination (scapy would sum the route's last address).
     datagram = bytes(IP(src=V4_SERVER, dst=MAPPED) / UDP(sport=53, dport=40000) / b"routed")[20:]
     before = (sent(ptf, SENT_UNREACHABLE), drops(ptf, DROP_SOURCE_ROUTE))
     packet = from_v4_server(Raw(datagram), options=options, proto=17)
     ptf.send(V4_PORT, packet)
-    if route == "expired":
-        ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / b"routed"), V6_PORT)
-    else:
+    refused = route not in SOURCE_ROUTES_TRANSLATED
+    if refused:
         assert bytes(packet[IP])[0] & 0x0f > 5
         ptf.verify_packet(from_switch4(ICMP(type=3, code=5) / bytes(packet[IP])), V4_PORT)
+    else:
+        ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / b"routed"), V6_PORT)
     ptf.verify_no_other_packets()
     assert ptf.client.packet_in(timeout=0.3) is None
-    assert (sent(ptf, SENT_UNREACHABLE), drops(ptf, DROP_SOURCE_ROUTE)) == (before[0] + (route != "expired"), before[1])
+    assert (sent(ptf, SENT_UNREACHABLE), drops(ptf, DROP_SOURCE_ROUTE)) == (before[0] + refused, before[1])
 
 
 def test_ipv4_with_an_unexpired_source_route_is_counted_when_no_error_may_be_sent(ptf):

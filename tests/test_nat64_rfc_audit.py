@@ -14,7 +14,7 @@ from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoRequest, ICMPv6Pack
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
-from nat64_setup import (MAPPED, P, POOL6, PUNT_ICMP_EXTENSION, ROUTER_MAC,
+from nat64_setup import (MAPPED, P, POOL6, PUNT_ICMP_EXTENSION, ROUTER_MAC, T,
                          SENT_TOO_BIG, SWITCH_V6, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT,
                          eam, embed, from_v4_server, from_v6_host, sent, session_v4, session_v6, to_v4_server,
                          to_v6_host)
@@ -435,6 +435,24 @@ def test_eam_hairpinned_packet_hop_limit_is_decremented_once(ptf):
 def test_eam_hairpinned_packet_source_is_in_pool6(ptf):
     """Only the source of the previous test: A's IPv4 address (203.0.113.5) in pool6."""
     assert eam_hairpin(ptf)[IPv6].src == str(ipaddress.IPv6Address(embed(A4, POOL6, 96)))
+
+
+def test_icmpv6_error_about_a_hairpinned_packet_is_hairpinned_back(ptf):
+    """Jool's graybox "6791v66": an IPv6 router without an IPv4 address (no EAM) on B's side
+    reports the packet A hairpinned to B. Its error is translated to ICMPv4 from an RFC 6791 pool
+    address to A's EAM address, which the NAT64 owns, so it goes round once more: A receives it
+    from that pool address in pool6, quoting its own packet as A sent it (its own address to B's
+    address in pool6), one router hop later."""
+    router, pool_address = "2001:db8:1::fe", "198.51.100.248"
+    ptf.insert(*eam(ptf, V6_HOST, A4), *eam(ptf, B6, B4), hairpin_route(ptf, "203.0.113.0", 24))
+    ptf.modify(ptf.client.table_entry(T + "rfc6791_pool", default=True, action=T + "use_rfc6791_pool",
+                                      params={"first": pool_address, "count": 1}))
+    quoted = IPv6(src=embed(A4, POOL6, 96), dst=B6, hlim=1) / UDP(sport=1000, dport=2000) / b"hi B"
+    ptf.send(V6_PORT, from_v6_host(ICMPv6TimeExceeded(code=0) / quoted, src=router, dst=embed(A4, POOL6, 96),
+                                   hlim=64))
+    quoted_back = IPv6(src=V6_HOST, dst=embed(B4, POOL6, 96), hlim=1) / UDP(sport=1000, dport=2000) / b"hi B"
+    sends_exactly(ptf, to_v6_host(ICMPv6TimeExceeded(code=0) / quoted_back, src=embed(pool_address, POOL6, 96),
+                                  hlim=63), V6_PORT)
 
 
 def test_stateful_hairpinned_packet_hop_limit_is_decremented_once(ptf):

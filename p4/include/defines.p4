@@ -49,9 +49,16 @@ const bit<8> ICMP6_NS            = 135;
 const bit<8> ICMP6_NA            = 136;
 
 /* RFC 791 option types. */
+const bit<8> IPV4_OPTION_EOL  = 0;
 const bit<8> IPV4_OPTION_NOP  = 1;
 const bit<8> IPV4_OPTION_LSRR = 131;
 const bit<8> IPV4_OPTION_SSRR = 137;
+
+/* What the parser's walk of the IPv4 options expects next (meta.option_phase). */
+const bit<2> OPTION_TYPE    = 0;
+const bit<2> OPTION_LENGTH  = 1;
+const bit<2> OPTION_POINTER = 2;   /* a source route's */
+const bit<2> OPTION_END     = 3;   /* after End of Option List: the rest is not walked */
 
 const bit<16> ARP_REQUEST = 1;
 const bit<16> ARP_REPLY   = 2;

@@ -194,6 +194,13 @@ struct metadata_t {
     bool    icmp_checksum_now;   /* second pass: checksum the ICMP message over its payload */
     bit<32> truncate_to;     /* frame length an ICMP error is cut to, 0: not cut */
     bit<4>  ipv4_option_words;   /* parser loop counter */
+    bit<32> option_bytes;    /* the IPv4 option word being walked, its next byte on top */
+    bit<3>  option_bytes_left;   /* of it */
+    bit<2>  option_phase;    /* OPTION_*: what the walk's next byte is */
+    bit<8>  option_skip;     /* bytes of the current option still to pass over */
+    bit<8>  option_length;   /* of the current option */
+    bool    option_is_source_route;
+    bool    unexpired_source_route;  /* RFC 7915 4.1: a loose or strict one, its pointer not past its length */
     bit<8>  ipv6_next;       /* the Next Header after the IPv6 extension headers the parser walked */
     bit<16> ipv6_ext_len;    /* their bytes (before a Fragment header, not counting it) */
     bit<16> ipv6_ext_words;  /* parser loop counter */

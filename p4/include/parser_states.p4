@@ -21,6 +21,12 @@
         packet.extract(hdr.ipv4);
         verify(hdr.ipv4.version == 4 && hdr.ipv4.ihl >= 5, error.HeaderTooShort);
         meta.ipv4_option_words = hdr.ipv4.ihl - 5;
+        meta.option_phase = OPTION_TYPE;
+        meta.option_skip = 0;
+        meta.unexpired_source_route = false;
+        transition next_ipv4_option_word;
+    }
+    state next_ipv4_option_word {
         transition select(meta.ipv4_option_words) {
             0: parse_ipv4_payload;
             default: parse_ipv4_option;
@@ -29,10 +35,64 @@
     state parse_ipv4_option {
         packet.extract(hdr.ipv4_options.next);
         meta.ipv4_option_words = meta.ipv4_option_words - 1;
-        transition select(meta.ipv4_option_words) {
-            0: parse_ipv4_payload;
-            default: parse_ipv4_option;
+        meta.option_bytes = hdr.ipv4_options.last.word;
+        meta.option_bytes_left = 4;
+        transition walk_ipv4_option_byte;
+    }
+    /* RFC 7915 4.1 discards IPv4 with an unexpired source route wherever it is among the options:
+     * their bytes are walked one at a time (RFC 791: End of Option List and NOP are one byte, any
+     * other option gives its length in its second), reading each option's type and length and a
+     * source route's pointer, passing over the rest. Only packets with options take these states. */
+    state walk_ipv4_option_byte {
+        transition select(meta.option_bytes_left, meta.option_skip, meta.option_phase, meta.option_bytes[31:24]) {
+            (0, _, _, _): next_ipv4_option_word;
+            (_, _, OPTION_END, _): next_ipv4_option_word;
+            (_, 0, OPTION_TYPE, IPV4_OPTION_EOL): end_of_ipv4_options;
+            (_, 0, OPTION_TYPE, IPV4_OPTION_NOP): next_ipv4_option_byte;
+            (_, 0, OPTION_TYPE, IPV4_OPTION_LSRR): ipv4_source_route_type;
+            (_, 0, OPTION_TYPE, IPV4_OPTION_SSRR): ipv4_source_route_type;
+            (_, 0, OPTION_TYPE, _): ipv4_option_type;
+            (_, 0, OPTION_LENGTH, _): ipv4_option_length;
+            (_, 0, OPTION_POINTER, _): ipv4_source_route_pointer;
+            default: skip_ipv4_option_byte;
         }
+    }
+    state ipv4_option_type {
+        meta.option_is_source_route = false;
+        meta.option_phase = OPTION_LENGTH;
+        transition next_ipv4_option_byte;
+    }
+    state ipv4_source_route_type {
+        meta.option_is_source_route = true;
+        meta.option_phase = OPTION_LENGTH;
+        transition next_ipv4_option_byte;
+    }
+    /* A length below what the option's own bytes take wraps the skip round: the walk passes over
+     * the rest of the options, which are malformed. */
+    state ipv4_option_length {
+        meta.option_length = meta.option_bytes[31:24];
+        meta.option_phase = meta.option_is_source_route ? OPTION_POINTER : OPTION_TYPE;
+        meta.option_skip = meta.option_is_source_route ? 8w0 : meta.option_bytes[31:24] - 2;
+        transition next_ipv4_option_byte;
+    }
+    state ipv4_source_route_pointer {
+        meta.unexpired_source_route = meta.unexpired_source_route || meta.option_bytes[31:24] <= meta.option_length;
+        meta.option_phase = OPTION_TYPE;
+        meta.option_skip = meta.option_length - 3;
+        transition next_ipv4_option_byte;
+    }
+    state skip_ipv4_option_byte {
+        meta.option_skip = meta.option_skip - 1;
+        transition next_ipv4_option_byte;
+    }
+    state end_of_ipv4_options {
+        meta.option_phase = OPTION_END;
+        transition next_ipv4_option_word;
+    }
+    state next_ipv4_option_byte {
+        meta.option_bytes = meta.option_bytes << 8;
+        meta.option_bytes_left = meta.option_bytes_left - 1;
+        transition walk_ipv4_option_byte;
     }
     state parse_ipv4_payload {
         transition select(hdr.ipv4.frag_offset, hdr.ipv4.protocol) {

@@ -49,15 +49,6 @@ bool extension_fits_only_cut(in bit<16> datagram, in bit<16> extension, in bit<1
     return before + padded + extension > limit && before + ICMP_EXT_MIN_DATAGRAM + extension <= limit;
 }
 
-/* RFC 7915 4.1: whether the IPv4 options' first word holds an unexpired loose or strict source
- * route (RFC 791: its pointer not past its length), first or after one NOP, as senders place it
- * (a NOP aligns its addresses). One further on is not seen: the options are kept as words. */
-bool unexpired_source_route(in bit<32> w) {
-    return (w[31:24] == IPV4_OPTION_LSRR || w[31:24] == IPV4_OPTION_SSRR) && w[15:8] <= w[23:16]
-        || w[31:24] == IPV4_OPTION_NOP && (w[23:16] == IPV4_OPTION_LSRR || w[23:16] == IPV4_OPTION_SSRR)
-           && w[7:0] <= w[15:8];
-}
-
 /* RFC 6052 2.2: the IPv4 address written into a pool6 prefix around the zero "u" octet. */
 ipv6_t embed_in_pool6(in ipv6_t prefix, in bit<8> length, in ipv4_t a) {
     ipv6_t at = (bit<128>) a;
@@ -494,7 +485,7 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                 drop_reason = DROP_ICMP_ERROR;
                 return;
             }
-            if (hdr.ipv4.ihl != 5 && unexpired_source_route(hdr.ipv4_options[0].word)) {
+            if (meta.unexpired_source_route) {
                 /* RFC 7915 4.1: MUST be discarded, and SHOULD get Source Route Failed. */
                 request_error(meta, ICMP_DEST_UNREACH, 5, 0, DROP_SOURCE_ROUTE);
                 return;
