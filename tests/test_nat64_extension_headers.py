@@ -212,18 +212,20 @@ def test_time_exceeded_is_sent_about_a_fragment_too(ptf, fragment):
     ptf.verify_no_other_packets()
 
 
-def test_packet_too_big_counts_the_extension_headers_that_translation_leaves_out(ptf):
-    """RFC 7915 5.1: the IPv4 MTU plus what the IPv6 packet loses in translation: 20 for the header,
-    24 for the Hop-by-Hop header here, so the host's next packet of that size fits."""
+def test_packet_too_big_gives_the_ipv4_mtu_plus_20_whatever_extension_headers_leave(ptf):
+    """RFC 7915 5.1: Packet Too Big with the IPv4 MTU plus 20, the header difference, even when the
+    packet also loses a Hop-by-Hop header (24 bytes here) in translation: the host applies the MTU
+    to all its packets to that destination, and a plain one of 1444 bytes would not fit. Its next
+    packet of 1420 bytes, Hop-by-Hop header and all, goes through."""
     stateful_udp(ptf)
     mtu(ptf, V4_PORT, 1400)
     before = sent(ptf, SENT_TOO_BIG)
     big = from_v6_host(hop_by_hop(24) / UDP(sport=5000, dport=53) / (b"m" * 1373))    # 1401 bytes as IPv4
     ptf.send(V6_PORT, big)
-    ptf.verify_packet(error_to_host(ICMPv6PacketTooBig(mtu=1444), big), V6_PORT)
-    fits = from_v6_host(hop_by_hop(24) / UDP(sport=5000, dport=53) / (b"m" * 1372))   # 1444 as IPv6, 1400 as IPv4
-    assert len(fits[IPv6]) == 1444
+    ptf.verify_packet(error_to_host(ICMPv6PacketTooBig(mtu=1420), big), V6_PORT)
+    fits = from_v6_host(hop_by_hop(24) / UDP(sport=5000, dport=53) / (b"m" * 1348))   # 1420 as IPv6, 1376 as IPv4
+    assert len(fits[IPv6]) == 1420
     ptf.send(V6_PORT, fits)
-    ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / (b"m" * 1372), flags="DF"), V4_PORT)
+    ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / (b"m" * 1348), flags="DF"), V4_PORT)
     ptf.verify_no_other_packets()
     assert sent(ptf, SENT_TOO_BIG) == before + 1

@@ -254,8 +254,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         }
         bool out_v4;
         bit<16> out_len;
-        bit<16> ipv6_headers_dropped;
-        forwarding_plan.apply(hdr, meta, translated, drop_reason, out_v4, out_len, ipv6_headers_dropped);
+        forwarding_plan.apply(hdr, meta, translated, drop_reason, out_v4, out_len);
         if (drop_reason == DROP_REASONS && meta.punt_reason == 0 && !meta.send_error) {
             if (out_v4) {
                 ipv4_routes.apply();
@@ -277,7 +276,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
                 lowest_ipv6_mtu.apply();
                 path_mtu = lowest_ipv6_mtu_value < meta.mtu ? lowest_ipv6_mtu_value : meta.mtu;
             }
-            path_mtu_check.apply(hdr, meta, out_v4, out_len, ipv6_headers_dropped, path_mtu);
+            path_mtu_check.apply(hdr, meta, out_v4, out_len, path_mtu);
         }
         if (meta.send_error) {
             icmp_error.apply(hdr, meta, standard_metadata, drop_reason);

@@ -26,13 +26,13 @@ control IpLengths(inout headers_t hdr, inout metadata_t meta, in bit<32> frame_l
 }
 
 /* The address the packet is routed by (meta.route4 / route6, in the family it leaves in: out_v4)
- * and its IP length there (out_len); a routed packet about to expire gets Time Exceeded instead.
- * `ipv6_headers_dropped`: what IPv6 -> IPv4 translation leaves out after the IPv6 header. */
+ * and its IP length there (out_len); a routed packet about to expire gets Time Exceeded instead. */
 control ForwardingPlan(inout headers_t hdr, inout metadata_t meta, in bool translated, inout bit<32> drop_reason,
-                       out bool out_v4, out bit<16> out_len, out bit<16> ipv6_headers_dropped) {
+                       out bool out_v4, out bit<16> out_len) {
     apply {
         out_v4 = translated ? hdr.ipv6.isValid() : hdr.ipv4.isValid();
-        ipv6_headers_dropped = meta.ipv6_ext_len + (hdr.ipv6_frag.isValid() ? 16w8 : 0);
+        /* What IPv6 -> IPv4 translation leaves out after the IPv6 header. */
+        bit<16> ipv6_headers_dropped = meta.ipv6_ext_len + (hdr.ipv6_frag.isValid() ? 16w8 : 0);
         out_len = 0;
         if (drop_reason != DROP_REASONS || meta.punt_reason != 0 || meta.send_error) {
             return;
@@ -69,16 +69,19 @@ control ForwardingPlan(inout headers_t hdr, inout metadata_t meta, in bool trans
  * IPv4 without DF that leaves as IPv6: RFC 7915 4) gets the error the RFCs give, or is marked
  * for fragmentation. Translated ICMP errors are at most 576/1280 bytes: the MTU is for the rest. */
 control PathMtuCheck(in headers_t hdr, inout metadata_t meta, in bool out_v4, in bit<16> out_len,
-                     in bit<16> ipv6_headers_dropped, in bit<16> path_mtu) {
+                     in bit<16> path_mtu) {
     apply {
         bool v4_in = hdr.ipv4.isValid();
         if (!meta.routed || out_len <= path_mtu || meta.is_icmp_error) {
             return;
         }
         if (out_v4 && !v4_in) {
-            /* RFC 7915 5.1: Packet Too Big with the IPv4 MTU plus the header difference
-             * (20, and the Fragment and extension headers translation leaves out). */
-            bit<32> mtu6 = (bit<32>) meta.mtu + 20 + (bit<32>) ipv6_headers_dropped;
+            /* RFC 7915 5.1: Packet Too Big with the IPv4 MTU plus the header difference, 20,
+             * whatever extension or Fragment header this packet had that translation leaves out:
+             * the host's path MTU is for all its packets, and its plain ones gain no more than
+             * 20 (one larger by those headers would let them through only to draw a second
+             * error; Jool's graybox "cg" answers a fragment so too). */
+            bit<32> mtu6 = (bit<32>) meta.mtu + 20;
             request_error(meta, ICMP6_PACKET_TOO_BIG, 0, mtu6 < 1280 ? 1280 : mtu6, DROP_TOO_BIG);
         } else if (!out_v4 && !v4_in) {
             request_error(meta, ICMP6_PACKET_TOO_BIG, 0, (bit<32>) meta.mtu, DROP_TOO_BIG);
