@@ -644,21 +644,28 @@ def test_ipv4_fragment_gets_an_ipv6_fragment_header_and_options_are_not_translat
     ptf.verify_no_other_packets()
 
 
-SOURCE_ROUTES_TRANSLATED = ("expired", "rr-expired", "after-end-of-options")
+SOURCE_ROUTES_TRANSLATED = ("expired", "rr-expired", "after-end-of-options", "eol-then-route-bytes",
+                            "malformed-length-then-route")
 
 
 @pytest.mark.parametrize("route", ["lsrr", "nop-ssrr", "expired", "rr-lsrr", "nop-nop-timestamp-ssrr", "expired-lsrr",
-                                   "rr-expired", "after-end-of-options"])
+                                   "rr-expired", "after-end-of-options", "eol-then-route-bytes", "short-option-lsrr",
+                                   "malformed-length-then-route", "malformed-source-route"])
 def test_ipv4_with_an_unexpired_source_route_gets_source_route_failed_not_translated(ptf, route):
     """RFC 7915 4.1: options are ignored, but a packet with an unexpired source route MUST be
     discarded, and SHOULD get Destination Unreachable, Source Route Failed (3/5), quoting it with
     its options, wherever the route is among them (after a Record Route, a Timestamp, NOPs, an
-    expired route); one whose pointer is past its addresses is translated, as are bytes after End
-    of Option List (RFC 791: padding, not options). (The SUME card hands the error to the
-    controller: test_nat64_sume.py.)"""
-    from scapy.layers.inet import IPOption_EOL, IPOption_LSRR, IPOption_NOP, IPOption_RR, IPOption_SSRR, IPOption_Timestamp
+    expired route, an option of two bytes); one whose pointer is past its addresses is translated,
+    as are bytes after End of Option List (RFC 791: padding, not options; "00 02 83 …" would read
+    as a two-byte option then a route were End of Option List taken for a type-length option).
+    Malformed lengths: a source route shorter than its pointer is refused; an option of length 0
+    stops the walk, so a route after it is not seen (the rest cannot be read). (The SUME card hands
+    the error to the controller: test_nat64_sume.py.)"""
+    from scapy.layers.inet import (IPOption, IPOption_EOL, IPOption_LSRR, IPOption_NOP, IPOption_RR, IPOption_SSRR,
+                                   IPOption_Timestamp)
     ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
     expired = IPOption_LSRR(routers=["203.0.113.1"], pointer=8)
+    lsrr = "830704cb007101"     # an unexpired loose source route through 203.0.113.1, as bytes
     options = {"lsrr": [IPOption_LSRR(routers=["203.0.113.1", "203.0.113.2"])],
                "nop-ssrr": [IPOption_NOP(), IPOption_SSRR(routers=["203.0.113.1"])],
                "expired": [expired],
@@ -668,6 +675,10 @@ def test_ipv4_with_an_unexpired_source_route_gets_source_route_failed_not_transl
                "expired-lsrr": [expired, IPOption_NOP(), IPOption_LSRR(routers=["203.0.113.1"])],
                "rr-expired": [IPOption_RR(routers=["0.0.0.0"]), IPOption_NOP(), expired],
                "after-end-of-options": [IPOption_NOP(), IPOption_EOL(), IPOption_LSRR(routers=["203.0.113.1"])],
+               "eol-then-route-bytes": [IPOption(bytes.fromhex("0002" + lsrr + "000000"))],
+               "short-option-lsrr": [IPOption(bytes.fromhex("4402" + lsrr + "000000"))],
+               "malformed-length-then-route": [IPOption(bytes.fromhex("4400" + lsrr + "000000"))],
+               "malformed-source-route": [IPOption(bytes.fromhex("83020100"))],
                }[route]
     # The checksum as for the packet's destination (scapy would sum the route's last address).
     datagram = bytes(IP(src=V4_SERVER, dst=MAPPED) / UDP(sport=53, dport=40000) / b"routed")[20:]

@@ -12,7 +12,7 @@ import time
 import pytest
 from google.protobuf import text_format
 from p4.config.v1 import p4info_pb2
-from scapy.layers.inet import ICMP, IP, IPOption_LSRR, IPOption_NOP, TCP, UDP
+from scapy.layers.inet import ICMP, IP, IPOption_LSRR, IPOption_NOP, IPOption_RR, TCP, UDP
 from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6PacketTooBig, ICMPv6ParamProblem, ICMPv6TimeExceeded, IPv6,
                                 IPv6ExtHdrDestOpt, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, IPv6ExtHdrRouting)
 from scapy.layers.l2 import Ether
@@ -237,6 +237,10 @@ def test_the_card_hands_over_each_error_v1model_sends_with_its_type_code_and_par
          (11, 0, 0)),
         ("an unexpired source route: 3/5", V4_PORT,
          from_v4_server(UDP(sport=53, dport=40000) / b"r", options=[IPOption_NOP(), IPOption_LSRR(routers=["203.0.113.1"])]),
+         (3, 5, 0)),
+        ("an unexpired source route after a Record Route: 3/5", V4_PORT,
+         from_v4_server(UDP(sport=53, dport=40000) / b"r",
+                        options=[IPOption_RR(routers=["0.0.0.0", "0.0.0.0"]), IPOption_LSRR(routers=["203.0.113.1"])]),
          (3, 5, 0)),
     ]
     for what, port, packet, error in cases:

@@ -86,8 +86,11 @@ control PathMtuCheck(in headers_t hdr, inout metadata_t meta, in bool out_v4, in
         } else if (!out_v4 && !v4_in) {
             request_error(meta, ICMP6_PACKET_TOO_BIG, 0, (bit<32>) meta.mtu, DROP_TOO_BIG);
         } else if (hdr.ipv4.dont_fragment == 1) {
-            /* Fragmentation Needed with the MTU the packet may have in its own family. */
-            bit<16> mtu4 = out_v4 ? meta.mtu : meta.mtu - (out_len - hdr.ipv4.total_len);
+            /* Fragmentation Needed with the MTU the packet may have in its own family: for IPv6,
+             * less 20, and 8 more for a fragment, whose Fragment header translation adds. Options
+             * translation leaves out do not raise it: the host's plain packets must fit too. */
+            bit<16> mtu4 = out_v4 ? meta.mtu
+                : meta.mtu - 20 - (hdr.ipv4.more_fragments == 1 || hdr.ipv4.frag_offset != 0 ? 16w8 : 0);
             request_error(meta, ICMP_DEST_UNREACH, 4, (bit<32>) mtu4, DROP_TOO_BIG);
         } else {
             /* IPv4 without DF: translated and routed here, then fragmented by the controller

@@ -67,13 +67,23 @@
         meta.option_phase = OPTION_LENGTH;
         transition next_ipv4_option_byte;
     }
-    /* A length below what the option's own bytes take wraps the skip round: the walk passes over
-     * the rest of the options, which are malformed. */
     state ipv4_option_length {
         meta.option_length = meta.option_bytes[31:24];
         meta.option_phase = meta.option_is_source_route ? OPTION_POINTER : OPTION_TYPE;
         meta.option_skip = meta.option_is_source_route ? 8w0 : meta.option_bytes[31:24] - 2;
-        transition next_ipv4_option_byte;
+        transition select(meta.option_bytes[31:24], meta.option_is_source_route) {
+            (0 &&& 0xfe, _): malformed_ipv4_option;
+            (2, true): malformed_ipv4_option;
+            default: next_ipv4_option_byte;
+        }
+    }
+    /* A length shorter than the option's own type and length bytes (or a source route's pointer)
+     * leaves the rest unreadable: the walk stops there, and a source route so malformed counts as
+     * unexpired (refused, not translated along a route it cannot read). */
+    state malformed_ipv4_option {
+        meta.unexpired_source_route = meta.unexpired_source_route || meta.option_is_source_route;
+        meta.option_phase = OPTION_END;
+        transition next_ipv4_option_word;
     }
     state ipv4_source_route_pointer {
         meta.unexpired_source_route = meta.unexpired_source_route || meta.option_bytes[31:24] <= meta.option_length;
