@@ -1,5 +1,5 @@
 """What goes through the controller, through a softswitch the embedded controller drives, with
-either pipeline (address-dependent filtering on, the IPv4 link's MTU 1300):
+either pipeline (address-dependent filtering on, the IPv4 link's MTU 1000, below what IPv6 allows):
 
 - IPv4 SYNs the NAT64 would not translate (RFC 6146 3.5.2.2, RFC 5382 REQ-4): the switch punts
   them, the controller holds each for TCP_INCOMING_SYN (6 s). If the IPv6 host's SYN for that
@@ -11,7 +11,8 @@ either pipeline (address-dependent filtering on, the IPv4 link's MTU 1300):
 - The switch's answers to packets the controller sends through its pipeline (a flow's first
   packet, once its session is set up): a v1model switch sends its errors back out of the port the
   packet came in by, the CPU port for these; a SUME card hands them over. The controller routes
-  them on.
+  them on. What the switch may not send whole (at most 1260 bytes translated from IPv6, without
+  DF, over the smaller IPv4 link) the controller fragments to that link's MTU.
 - ICMP errors whose RFC 4884 extension fits their translation only with their datagram cut: the
   switch hands them over, the controller cuts them and sends them back.
 - What the controller writes for the switch's own errors: without an RFC 6791 pool, the switch's
@@ -32,7 +33,7 @@ from test_nat64_fragments import (EAM_HOST, EAM_HOST4, FABRIC as FRAGMENTS_FABRI
                                   ones_complement_sum, open_session, stats)
 from test_nat64_rfc_audit import extension
 
-V4_LINK_MTU = 1300
+V4_LINK_MTU = 1000
 FABRIC = copy.deepcopy(FRAGMENTS_FABRIC)
 FABRIC["apps"]["org.nat64fabric.app"]["nat64"]["addressDependentFiltering"] = True
 FABRIC["devices"]["device:border1"]["nat64fabric"]["portMtus"] = {str(V4_PORT): V4_LINK_MTU}
@@ -141,15 +142,49 @@ def test_a_simultaneous_open_is_not_refused_and_opens(border):
 def test_a_first_packet_too_large_for_the_ipv4_link_gets_packet_too_big(border):
     """RFC 7915 5.1, RFC 4443 3.2: a flow's first packet, which the controller sends through the
     pipeline once the session is set up, too large for the IPv4 link with DF: Packet Too Big with
-    the link's MTU + 20 reaches the host, quoting the packet as it sent it."""
+    the link's MTU + 20, here IPv6's minimum of 1280 (RFC 7915 5), reaches the host, quoting the
+    packet as it sent it."""
     api, dataplane, log = border
     dataplane.send(V6_PORT, from_host(UDP(sport=45000, dport=53) / (b"q" * 1400), dst=V4_SERVER))
     answer = dataplane.poll(V6_PORT, timeout=3)
     assert answer is not None and ICMPv6PacketTooBig in Ether(answer), shown(api)
     error = Ether(answer)
-    assert (error[IPv6].dst, error[ICMPv6PacketTooBig].mtu) == (V6_HOST, V4_LINK_MTU + 20)
+    assert (error[IPv6].dst, error[ICMPv6PacketTooBig].mtu) == (V6_HOST, max(V4_LINK_MTU + 20, 1280))
     assert (error[IPerror6].src, error[IPerror6].dst) == (V6_HOST, embed(V4_SERVER, POOL6, 96))
     assert dataplane.poll(V4_PORT, timeout=0.5) is None, "nothing too large left for the IPv4 side"
+
+
+def ipv4_fragments(dataplane, until_bytes, timeout=5.0):
+    """The IPv4 frames leaving for the server until `until_bytes` bytes of payload have come."""
+    frames, got, deadline = [], 0, time.time() + timeout
+    while got < until_bytes and time.time() < deadline:
+        frame = dataplane.poll(V4_PORT, timeout=max(0.05, deadline - time.time()))
+        if frame is not None and IP in Ether(frame):
+            frames.append(Ether(frame))
+            got += frames[-1][IP].len - 20
+    return frames
+
+
+def test_packets_of_at_most_1260_bytes_reach_a_smaller_ipv4_link_in_fragments(border):
+    """RFC 7915 5: a translation of at most 1260 bytes leaves without DF, since Packet Too Big may
+    not go below 1280; over an IPv4 link of 1000 bytes the NAT64 fragments it as an IPv4 router
+    (RFC 791). A flow's first datagram (1178 bytes as IPv4: sent through the pipeline by the
+    controller once its session is set up) and its second (translated by the switch) each reach
+    the server in fragments of at most 1000 bytes, one identification, no DF, that tile the
+    translated datagram, its UDP checksum right."""
+    api, dataplane, _ = border
+    for n in range(2):
+        data = bytes([65 + n]) * 1150
+        dataplane.send(V6_PORT, from_host(UDP(sport=45100, dport=53) / data, dst=V4_SERVER))
+        frames = ipv4_fragments(dataplane, 8 + len(data))
+        assert len(frames) == 2, f"datagram {n}: {[f.summary() for f in frames]}\n{shown(api)}"
+        assert all(f[IP].len <= V4_LINK_MTU and not f[IP].flags.DF for f in frames)
+        assert len({f[IP].id for f in frames}) == 1, "one identification"
+        pieces = {f[IP].frag * 8: bytes(f[IP].payload)[:f[IP].len - 20] for f in frames}
+        assert sorted(pieces) == [0, len(pieces[0])] and frames[0][IP].flags.MF and not frames[1][IP].flags.MF
+        whole = pieces[0] + pieces[len(pieces[0])]
+        assert whole[8:] == data and checksum_holds(frames[0][IP].src, V4_SERVER, 17, whole), f"datagram {n}"
+    assert dataplane.poll(V6_PORT, timeout=0.3) is None, "no Packet Too Big"
 
 
 def test_an_ipv6_routers_error_comes_from_the_switchs_own_ipv4_address_without_an_rfc6791_pool(border):

@@ -476,8 +476,34 @@ def test_translated_packet_over_the_ipv4_mtu_gets_packet_too_big(ptf):
     fits = from_v6_host(UDP(sport=5000, dport=53) / (b"m" * 1372))          # exactly 1400 as IPv4
     ptf.send(V6_PORT, fits)
     ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / (b"m" * 1372), flags="DF"), V4_PORT)
+    # Over an IPv4 link below 1260 the MTU + 20 would be under IPv6's minimum: 1280 (RFC 7915 5).
+    ptf.modify(ptf.client.table_entry(P + "egress_mtu", match={"port": V4_PORT}, action=P + "set_mtu",
+                                      params={"mtu": 1000}))
+    ptf.send(V6_PORT, big)
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
+                      ICMPv6PacketTooBig(mtu=1280) / bytes(big[IPv6])[:1280 - 48], V6_PORT)
     ptf.verify_no_other_packets()
-    assert sent(ptf, SENT_TOO_BIG) == before + 1
+    assert sent(ptf, SENT_TOO_BIG) == before + 2
+
+
+@BOTH
+def test_translation_of_at_most_1260_bytes_over_a_smaller_ipv4_link_goes_to_be_fragmented(ptf):
+    """RFC 7915 5: Packet Too Big may not go below 1280, so a translation of at most 1260 bytes
+    leaves without DF (5.1) and, over an IPv4 link smaller than that (1000 here), is fragmented by
+    the NAT64 as an IPv4 router would: translated and routed, it goes to the controller (which
+    fragments it to the port's MTU: test_nat64_controller_path.py). Larger ones still get Packet
+    Too Big, with 1280: test_translated_packet_over_the_ipv4_mtu_gets_packet_too_big."""
+    stateful_udp(ptf)
+    mtu(ptf, V4_PORT, 1000)
+    small = from_v6_host(UDP(sport=5000, dport=53) / (b"s" * 1100))          # 1148 bytes as IPv6, 1128 as IPv4
+    ptf.send(V6_PORT, small)
+    payload, md = ptf.client.packet_in()
+    assert (md["punt_reason"], md["ingress_port"]) == (PUNT_NEEDS_FRAGMENTATION, V6_PORT)
+    got = Ether(payload)
+    assert (got[IP].len, got[IP].flags, got[IP].frag) == (1128, 0, 0), got.show2(dump=True)
+    # Byte for byte as translated and routed, with the identification the switch drew.
+    assert payload == bytes(to_v4_server(UDP(sport=40000, dport=53) / (b"s" * 1100), id=got[IP].id))
+    ptf.verify_no_other_packets()
 
 
 def test_ipv6_with_a_fragment_header_over_the_ipv4_mtu_gets_packet_too_big(ptf):

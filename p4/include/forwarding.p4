@@ -75,7 +75,11 @@ control PathMtuCheck(in headers_t hdr, inout metadata_t meta, in bool out_v4, in
         if (!meta.routed || out_len <= path_mtu || meta.is_icmp_error) {
             return;
         }
-        if (out_v4 && !v4_in) {
+        if (out_v4 && !v4_in && out_len <= 1260) {
+            /* RFC 7915 5: at most 1260 bytes it leaves without DF (the host cannot go below
+             * 1280), so on an IPv4 link smaller than that the NAT64 fragments it as a router. */
+            meta.to_fragment = true;
+        } else if (out_v4 && !v4_in) {
             /* RFC 7915 5.1: Packet Too Big with the IPv4 MTU plus the header difference, 20,
              * whatever extension or Fragment header this packet had that translation leaves out:
              * the host's path MTU is for all its packets, and its plain ones gain no more than

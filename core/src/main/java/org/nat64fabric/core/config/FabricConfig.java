@@ -42,6 +42,8 @@ public final class FabricConfig {
     public static final String NAT64 = "apps." + APP + ".nat64";
     /** The IP MTU of a port the configuration does not name (Ethernet's). */
     public static final int DEFAULT_MTU = 1500;
+    /** RFC 791 3.2: every IPv4 link forwards a datagram of 68 bytes. */
+    private static final int IPV4_MIN_MTU = 68;
     /** The largest MTU the pipeline holds (16 bits). */
     private static final int MAX_MTU = 65535;
     /** ONOS's netcfg subject keys: a fabric file may carry sections for ONOS beside ours. */
@@ -559,7 +561,7 @@ public final class FabricConfig {
             }
         }
         int mtu = (int) number(sw, "mtu", DEFAULT_MTU, MAX_MTU, at);
-        checkMtu(mtu, at + ".mtu");
+        checkMtu(mtu, SwitchConfig.IPV6_MIN_MTU, at + ".mtu");
         Map<Integer, Integer> mtus = new LinkedHashMap<>();
         JsonNode portMtus = sw.path("portMtus");
         if (!portMtus.isMissingNode()) {
@@ -575,17 +577,31 @@ public final class FabricConfig {
             if (!m.getValue().isInt()) {
                 throw new ConfigException(field, "must be a whole number, the port's IP MTU");
             }
-            checkMtu(m.getValue().asInt(), field);
+            checkMtu(m.getValue().asInt(), IPV4_MIN_MTU, field);
             mtus.put(Integer.parseInt(m.getKey()), m.getValue().asInt());
+        }
+        for (int i = 0; i < routes.size(); i++) {
+            Route r = routes.get(i);
+            int portMtu = mtus.getOrDefault(r.port, mtu);
+            if (r.ipv6 && r.kind == Route.Kind.NEXT_HOP && portMtu < SwitchConfig.IPV6_MIN_MTU) {
+                throw new ConfigException(at + ".routes[" + i + "].port", "port " + r.port + " has an MTU of " + portMtu
+                        + " (portMtus), below IPv6's minimum of 1280 (RFC 8200 5): route IPv6 through another port,"
+                        + " or give this one 1280 or more");
+            }
         }
         return new SwitchConfig(deviceId, role, routerMac, v4, v6, routes, mtu, mtus);
     }
 
-    /** IPv6 needs 1280 on every link (RFC 8200 5); the pipeline's MTU field has 16 bits. */
-    private static void checkMtu(int mtu, String field) {
-        if (mtu < 1280 || mtu > MAX_MTU) {
-            throw new ConfigException(field, mtu + " is not an IP MTU from 1280 (IPv6's minimum, RFC 8200 5) to "
-                    + MAX_MTU);
+    /**
+     * A port's MTU: from 68 (RFC 791 3.2) for the IPv4 links in portMtus, from 1280 (RFC 8200 5)
+     * for the switch's own (every port not named, the IPv6 links among them); the pipeline's MTU
+     * field has 16 bits.
+     */
+    private static void checkMtu(int mtu, int min, String field) {
+        if (mtu < min || mtu > MAX_MTU) {
+            throw new ConfigException(field, mtu + " is not an IP MTU from " + min + (min == IPV4_MIN_MTU
+                    ? " (IPv4's minimum, RFC 791 3.2; an IPv6 link needs 1280)" : " (IPv6's minimum, RFC 8200 5)")
+                    + " to " + MAX_MTU);
         }
     }
 

@@ -498,7 +498,7 @@ public final class Nat64Fabric implements Nat64Service {
                 count("fragments.unsent");        // its switch went meanwhile
                 continue;
             }
-            int mtu = Math.min(config.nat64.lowestIpv6Mtu, switchConfig(out.deviceId).smallestMtu());
+            int mtu = Math.min(config.nat64.lowestIpv6Mtu, switchConfig(out.deviceId).smallestIpv6Mtu());
             Optional<List<byte[]>> pieces = out.ipv6 ? Fragmenter.fragment(out.frame, mtu) : Optional.of(List.of(out.frame));
             if (pieces.isEmpty()) {
                 count("fragments.unparsed");
@@ -1129,9 +1129,10 @@ public final class Nat64Fabric implements Nat64Service {
 
     /**
      * A packet the switch translated and routed (MACs written) but may not send whole (IPv4
-     * without DF): its fragments leave by the port its route names, past the pipeline, which is
-     * done with it. They fit the smallest of the switch's port MTUs, and IPv6 ones the lowest IPv6
-     * MTU of the network too (RFC 7915 4).
+     * without DF, or translated from IPv6 to at most 1260 bytes for an IPv4 link smaller than
+     * that, RFC 7915 5): its fragments leave by the port its route names, past the pipeline, which
+     * is done with it. They fit that port's MTU, and IPv6 ones the lowest IPv6 MTU of the network
+     * too (RFC 7915 4).
      */
     private void fragment(String deviceId, byte[] frame) {
         SwitchConfig sw = switchConfig(deviceId);
@@ -1139,7 +1140,8 @@ public final class Nat64Fabric implements Nat64Service {
         OptionalInt port = destination.map(sw::nextHopPort).orElse(OptionalInt.empty());
         boolean ipv6 = destination.map(d -> d.contains(":")).orElse(false);
         Optional<List<byte[]>> fragments = port.isEmpty() ? Optional.empty()
-                : Fragmenter.fragment(frame, ipv6 ? Math.min(config.nat64.lowestIpv6Mtu, sw.smallestMtu()) : sw.smallestMtu());
+                : Fragmenter.fragment(frame, ipv6 ? Math.min(config.nat64.lowestIpv6Mtu, sw.mtuOf(port.getAsInt()))
+                                                  : sw.mtuOf(port.getAsInt()));
         if (fragments.isEmpty()) {
             count("fragmentation.unparsed");
             return;

@@ -21,6 +21,9 @@ import org.nat64fabric.core.addr.Ipv6Address;
 public final class SwitchConfig {
     public enum Role { EDGE, BORDER }
 
+    /** RFC 8200 5: every IPv6 link carries 1280 bytes. */
+    public static final int IPV6_MIN_MTU = 1280;
+
     public final String deviceId;
     public final Role role;
     public final long routerMac;
@@ -46,9 +49,17 @@ public final class SwitchConfig {
         return role == Role.BORDER;
     }
 
-    /** The smallest MTU of the switch's ports. */
-    public int smallestMtu() {
-        return portMtus.values().stream().reduce(mtu, Math::min);
+    /** The IP MTU of a port. */
+    public int mtuOf(int port) {
+        return portMtus.getOrDefault(port, mtu);
+    }
+
+    /**
+     * The smallest MTU of the switch's ports that carry IPv6: those of 1280 or more (IPv6's
+     * minimum; FabricConfig routes no IPv6 through the IPv4 links below it).
+     */
+    public int smallestIpv6Mtu() {
+        return portMtus.values().stream().filter(m -> m >= IPV6_MIN_MTU).reduce(mtu, Math::min);
     }
 
     /**

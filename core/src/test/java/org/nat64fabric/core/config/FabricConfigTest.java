@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.nat64fabric.core.ConfigException;
+import org.nat64fabric.core.fabric.SwitchConfig;
 
 /** The config file as users write it: every error names the field by its path in their file. */
 class FabricConfigTest {
@@ -334,6 +336,28 @@ class FabricConfigTest {
                 refused(r -> device(r).putObject("portMtus").put("3", 70000)).field());
         assertEquals("devices.device:b1.nat64fabric.portMtus.600",
                 refused(r -> device(r).putObject("portMtus").put("600", 1500)).field());
+    }
+
+    @Test
+    void anIpv4LinkMayBeSmallerThanIpv6AllowsButCarriesNoIpv6() throws Exception {
+        ObjectNode root = good();
+        device(root).putObject("portMtus").put("2", 576);
+        ArrayNode routes = device(root).putArray("routes");
+        routes.addObject().put("prefix", "198.51.100.0/24").put("port", 2).put("nextHopMac", "00:00:00:00:00:02");
+        routes.addObject().put("prefix", "2001:db8:1::/64").put("port", 1).put("nextHopMac", "00:00:00:00:00:01");
+        SwitchConfig sw = FabricConfig.parse(root).devices.get("device:b1").config;
+        assertEquals(576, sw.mtuOf(2));
+        assertEquals(1500, sw.mtuOf(1));
+        assertEquals(1500, sw.smallestIpv6Mtu(), "the IPv4 link is not one IPv6 fragments must fit");
+        assertEquals("devices.device:b1.nat64fabric.portMtus.2",
+                refused(r -> device(r).putObject("portMtus").put("2", 67)).field(), "RFC 791: 68 at least");
+        ConfigException ipv6Through = refused(r -> {
+            device(r).putObject("portMtus").put("2", 1000);
+            device(r).putArray("routes").addObject().put("prefix", "2001:db8:2::/64").put("port", 2)
+                    .put("nextHopMac", "00:00:00:00:00:02");
+        });
+        assertEquals("devices.device:b1.nat64fabric.routes[0].port", ipv6Through.field());
+        assertTrue(ipv6Through.getMessage().contains("below IPv6's minimum of 1280"), ipv6Through.getMessage());
     }
 
     @Test
