@@ -330,8 +330,8 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             hop_down.apply(hdr);
         }
         if (meta.to_fragment) {
-            /* Not copied as well: a TCP segment without DF and too large is rare, and a clone
-             * would carry this packet's punt reason. */
+            /* Not copied as well (a clone would carry this packet's punt reason): the controller
+             * learns from this punt what a copy of a TCP control segment or a first fragment tells. */
             if (meta.punt_color == V1MODEL_METER_COLOR_RED) {
                 drop_for(DROP_PUNT_POLICED);
             } else {

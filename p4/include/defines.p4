@@ -66,7 +66,7 @@ const bit<16> ARP_REPLY   = 2;
 /* Why a packet went to the controller: packet_in.punt_reason. */
 const bit<8> PUNT_SESSION_MISS = 1;   /* IPv6 flow to pool6 with no session: allocate one */
 const bit<8> PUNT_TCP_CONTROL  = 2;   /* copy of a translated TCP SYN/FIN/RST, for state tracking */
-const bit<8> PUNT_NEEDS_FRAGMENTATION = 3;   /* IPv4 without DF larger than the next hop's MTU */
+const bit<8> PUNT_NEEDS_FRAGMENTATION = 3;   /* translated or routed without DF, larger than the next hop's MTU */
 const bit<8> PUNT_NO_ROUTE     = 4;   /* no route after translation or for a routed packet */
 const bit<8> PUNT_FINISH       = 5;   /* NetFPGA SUME: translated and routed; the controller finishes
                                          what the card cannot (packet_in.finish) and sends it on */

@@ -42,8 +42,12 @@ public final class FabricConfig {
     public static final String NAT64 = "apps." + APP + ".nat64";
     /** The IP MTU of a port the configuration does not name (Ethernet's). */
     public static final int DEFAULT_MTU = 1500;
-    /** RFC 791 3.2: every IPv4 link forwards a datagram of 68 bytes. */
-    private static final int IPV4_MIN_MTU = 68;
+    /**
+     * An IPv4 link's smallest MTU here: 576, the datagram every IPv4 host accepts (RFC 791) and
+     * the size of the ICMPv4 errors the switch sends and translates (RFC 1812 4.3.2.3), which
+     * leave on any port.
+     */
+    private static final int IPV4_MIN_MTU = 576;
     /** The largest MTU the pipeline holds (16 bits). */
     private static final int MAX_MTU = 65535;
     /** ONOS's netcfg subject keys: a fabric file may carry sections for ONOS beside ours. */
@@ -593,14 +597,14 @@ public final class FabricConfig {
     }
 
     /**
-     * A port's MTU: from 68 (RFC 791 3.2) for the IPv4 links in portMtus, from 1280 (RFC 8200 5)
-     * for the switch's own (every port not named, the IPv6 links among them); the pipeline's MTU
-     * field has 16 bits.
+     * A port's MTU: from 576 for the IPv4 links in portMtus, from 1280 (RFC 8200 5) for the
+     * switch's own (every port not named, the IPv6 links among them); the pipeline's MTU field
+     * has 16 bits.
      */
     private static void checkMtu(int mtu, int min, String field) {
         if (mtu < min || mtu > MAX_MTU) {
             throw new ConfigException(field, mtu + " is not an IP MTU from " + min + (min == IPV4_MIN_MTU
-                    ? " (IPv4's minimum, RFC 791 3.2; an IPv6 link needs 1280)" : " (IPv6's minimum, RFC 8200 5)")
+                    ? " (an IPv4 link here: RFC 791's datagram, RFC 1812's ICMP errors; an IPv6 link needs 1280)" : " (IPv6's minimum, RFC 8200 5)")
                     + " to " + MAX_MTU);
         }
     }

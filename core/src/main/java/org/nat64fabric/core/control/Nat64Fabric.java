@@ -343,7 +343,7 @@ public final class Nat64Fabric implements Nat64Service {
                 count("fragmentation.unparsed");
                 return;
             }
-            learnFirstFragment(done.get(), true);     // a first fragment translated too large for its link
+            learnFromFragmented(deviceId, done.get());
             fragment(deviceId, done.get());
             return;
         }
@@ -478,7 +478,7 @@ public final class Nat64Fabric implements Nat64Service {
 
     /**
      * Sends later fragments translated back through their switch's pipeline, which routes them;
-     * IPv6 ones cut to the lowest IPv6 MTU and the switch's smallest (RFC 7915 4), as the first
+     * IPv6 ones cut to the lowest IPv6 MTU and the switch's smallest IPv6 port MTU (RFC 7915 4), as the first
      * fragment was. Counts what became of them.
      */
     private void sendFragments(Optional<LaterFragments.Result> result) {
@@ -594,6 +594,19 @@ public final class Nat64Fabric implements Nat64Service {
             link.packetOut(done.get(), outPort);
             count("finish.sent");
         }
+    }
+
+    /**
+     * A packet the switch punts to be fragmented, which it copies for nothing else: what a copy
+     * would tell is learnt from it. A first fragment of several translated too large for its link
+     * teaches how its later fragments are translated; a translated TCP control segment drives its
+     * session's state (a routed one has no mapping and teaches nothing).
+     */
+    private void learnFromFragmented(String deviceId, byte[] frame) {
+        learnFirstFragment(frame, true);
+        PuntedPacket.parse(frame).filter(t -> t.protocol == Protocol.TCP && t.segment != Segment.OTHER)
+                .flatMap(this::untranslated)
+                .ifPresent(original -> queueSetup(deviceId, PUNT_TCP_CONTROL, frame, original));
     }
 
     /**

@@ -350,7 +350,7 @@ class FabricConfigTest {
         assertEquals(1500, sw.mtuOf(1));
         assertEquals(1500, sw.smallestIpv6Mtu(), "the IPv4 link is not one IPv6 fragments must fit");
         assertEquals("devices.device:b1.nat64fabric.portMtus.2",
-                refused(r -> device(r).putObject("portMtus").put("2", 67)).field(), "RFC 791: 68 at least");
+                refused(r -> device(r).putObject("portMtus").put("2", 575)).field(), "576 at least");
         ConfigException ipv6Through = refused(r -> {
             device(r).putObject("portMtus").put("2", 1000);
             device(r).putArray("routes").addObject().put("prefix", "2001:db8:2::/64").put("port", 2)

@@ -38,6 +38,7 @@ import org.nat64fabric.core.event.NatEvent;
 import org.nat64fabric.core.p4.SumeHeaders;
 import org.nat64fabric.core.pool4.Protocol;
 import org.nat64fabric.core.pool4.TransportAddress;
+import org.nat64fabric.core.session.TcpState;
 import org.nat64fabric.core.store.InMemoryNatStore;
 import org.nat64fabric.core.store.MapNatStore;
 
@@ -253,6 +254,52 @@ class Nat64FabricTest {
         fabric.packetIn("border1", Nat64Fabric.PUNT_NEEDS_FRAGMENTATION, new byte[30]);
         assertEquals(2L, fabric.stats().get("fragmentation.unparsed"));
         assertEquals(2, border1.packetOuts.size());
+    }
+
+    @Test
+    void whatTheSwitchPuntsToFragmentLeavesByItsPortsMtuAndDrivesTcpState() throws Exception {
+        String sw = "\"routerMac\": \"00:00:00:00:b1:02\", \"ipv4\": \"198.51.100.2\", \"ipv6\": \"2001:db8:ff::2\","
+                + " \"portMtus\": {\"2\": 576}, \"routes\": ["
+                + "{\"prefix\": \"2001:db8:1::/64\", \"port\": 1, \"nextHopMac\": \"00:00:00:00:01:10\"},"
+                + "{\"prefix\": \"198.51.100.0/24\", \"port\": 2, \"nextHopMac\": \"00:00:00:00:02:10\"}]";
+        fabric = new Nat64Fabric(FabricConfig.parse(new ObjectMapper().readTree("{\"apps\": {\"org.nat64fabric.app\":"
+                + " {\"nat64\": {\"pool6\": \"2001:db8:64::/96\", \"pool4\": {\"addresses\": [\"192.0.2.0/30\"]}}}},"
+                + " \"devices\": {\"border1\": {\"nat64fabric\": {\"role\": \"BORDER\", " + sw + "}}}}")),
+                new InMemoryNatStore(), e -> { }, () -> now);
+        border1 = new FakeSwitch("border1");
+        fabric.connected(border1);
+        fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, v6Syn(40001, "198.51.100.7", 80));
+        TransportAddress mapped = fabric.sessions().get(0).bib().v4();
+        fabric.packetIn("border1", Nat64Fabric.PUNT_TCP_CONTROL,
+                v4Syn("198.51.100.7", 80, mapped.address(), mapped.port()));
+        assertEquals(Optional.of(TcpState.ESTABLISHED), fabric.sessions().get(0).state());
+        int before = border1.packetOuts.size();
+
+        // The host's FIN with 1100 bytes, translated (no DF: at most 1260 bytes) for the 576-byte IPv4 link.
+        ByteBuffer fin = ByteBuffer.allocate(14 + 20 + 20 + 1100);
+        fin.put(new byte[12]).putShort((short) 0x0800);
+        fin.put((byte) 0x45).put((byte) 0).putShort((short) 1140).putInt(0x12340000).put((byte) 63).put((byte) 6)
+                .putShort((short) 0);
+        fin.putInt(mapped.address().bits()).putInt(Ipv4Address.parse("198.51.100.7", "dst").bits());
+        fin.putShort((short) mapped.port()).putShort((short) 80).putInt(2).putInt(1);
+        fin.put((byte) 0x50).put((byte) 0x11).putShort((short) 8192).putInt(0);
+        fabric.packetIn("border1", Nat64Fabric.PUNT_NEEDS_FRAGMENTATION, fin.array());
+        assertEquals(Optional.of(TcpState.V6_FIN_RCV), fabric.sessions().get(0).state(), "the FIN was tracked");
+        List<byte[]> pieces = border1.packetOuts.subList(before, border1.packetOuts.size());
+        assertEquals(3, pieces.size(), "1120 bytes in pieces of 552 (576 - 20, in 8-byte units)");
+        assertTrue(pieces.stream().allMatch(f -> f.length <= 14 + 576));
+        assertEquals(List.of(2, 2, 2), border1.sentOut.subList(border1.sentOut.size() - 3, border1.sentOut.size()),
+                "out of port 2, the route to 198.51.100.0/24");
+
+        // IPv6 to fragment leaves in pieces of the lowest IPv6 MTU: the 576-byte IPv4 link carries no IPv6.
+        ByteBuffer b = ByteBuffer.allocate(14 + 48 + 2000);
+        b.put(new byte[12]).putShort((short) 0x86dd);
+        b.putInt(0x60000000).putShort((short) 2008).put((byte) 44).put((byte) 63).put(new byte[16]);
+        b.put(Ipv6Address.parse(HOST, "dst").toBytes());
+        b.put((byte) 17).put((byte) 0).putShort((short) 0).putInt(0x4242);
+        before = border1.packetOuts.size();
+        fabric.packetIn("border1", Nat64Fabric.PUNT_NEEDS_FRAGMENTATION, b.array());
+        assertEquals(14 + 1280, border1.packetOuts.get(before).length);
     }
 
     @Test
