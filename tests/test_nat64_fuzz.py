@@ -14,7 +14,8 @@ import random
 import struct
 import time
 
-from scapy.layers.inet import ICMP, IP, TCP, UDP, IPOption_NOP
+from scapy.layers.inet import (ICMP, IP, IPOption_EOL, IPOption_LSRR, IPOption_NOP, IPOption_RR, IPOption_SSRR, TCP,
+                               UDP)
 from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6ND_NS, ICMPv6PacketTooBig,
                                 ICMPv6TimeExceeded, ICMPv6Unknown, IPv6, IPv6ExtHdrDestOpt, IPv6ExtHdrFragment,
                                 IPv6ExtHdrHopByHop, IPv6ExtHdrRouting, in6_chksum)
@@ -283,7 +284,27 @@ def random_v4_packet(rng):
     return checksummed(Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(
         src=rng.choice([V4_SERVER, f"198.51.100.{rng.randrange(256)}"]), dst=dst, ttl=rng.randrange(256),
         tos=rng.randrange(256), flags=rng.choice([0, 1, 2]), frag=rng.choice([0, 0, rng.randrange(8192)]),
-        id=rng.randrange(65536), options=[IPOption_NOP()] * 4 if rng.random() < 0.1 else []) / l4)
+        id=rng.randrange(65536), options=random_options(rng, dst)) / l4)
+
+
+def random_options(rng, dst):
+    """None mostly; else up to 40 bytes of NOPs, End of Option List, Record Routes and loose or
+    strict source routes whose pointers fall before, on or past their end, in any order: the
+    parser walks them option by option (RFC 7915 4.1). The routes' addresses are the packet's
+    destination: scapy sums a transport checksum for a source route's last address."""
+    if rng.random() < 0.8:
+        return []
+    options, room = [], 40
+    while room > 0 and rng.random() < 0.8:
+        kind = rng.choice((IPOption_NOP, IPOption_EOL, IPOption_RR, IPOption_LSRR, IPOption_SSRR))
+        routers = rng.randint(1, 3)
+        size = 1 if kind in (IPOption_NOP, IPOption_EOL) else 3 + 4 * routers
+        if size > room:
+            break
+        room -= size
+        options.append(kind() if size == 1 else kind(routers=[dst] * routers,
+                                                     pointer=rng.choice((4, 4 + 4 * routers, 8 + 4 * routers))))
+    return options
 
 
 def checksummed(frame):
