@@ -289,7 +289,7 @@ def random_v4_packet(rng):
 
 def random_options(rng, dst):
     """None mostly; else up to 40 bytes of NOPs, End of Option List, Record Routes and loose or
-    strict source routes whose pointers fall before, on or past their end, in any order: the
+    strict source routes whose pointers stand at their first address, just past or far past their end, in any order: the
     parser walks them option by option (RFC 7915 4.1). The routes' addresses are the packet's
     destination: scapy sums a transport checksum for a source route's last address."""
     if rng.random() < 0.8:

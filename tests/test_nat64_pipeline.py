@@ -645,12 +645,13 @@ def test_ipv4_fragment_gets_an_ipv6_fragment_header_and_options_are_not_translat
 
 
 SOURCE_ROUTES_TRANSLATED = ("expired", "rr-expired", "after-end-of-options", "eol-then-route-bytes",
-                            "malformed-length-then-route")
+                            "malformed-length-then-route")     # the others are refused
 
 
 @pytest.mark.parametrize("route", ["lsrr", "nop-ssrr", "expired", "rr-lsrr", "nop-nop-timestamp-ssrr", "expired-lsrr",
                                    "rr-expired", "after-end-of-options", "eol-then-route-bytes", "short-option-lsrr",
-                                   "malformed-length-then-route", "malformed-source-route"])
+                                   "malformed-length-then-route", "malformed-source-route", "route-type-last",
+                                   "route-cut-after-its-length"])
 def test_ipv4_with_an_unexpired_source_route_gets_source_route_failed_not_translated(ptf, route):
     """RFC 7915 4.1: options are ignored, but a packet with an unexpired source route MUST be
     discarded, and SHOULD get Destination Unreachable, Source Route Failed (3/5), quoting it with
@@ -658,8 +659,9 @@ def test_ipv4_with_an_unexpired_source_route_gets_source_route_failed_not_transl
     expired route, an option of two bytes); one whose pointer is past its addresses is translated,
     as are bytes after End of Option List (RFC 791: padding, not options; "00 02 83 …" would read
     as a two-byte option then a route were End of Option List taken for a type-length option).
-    Malformed lengths: a source route shorter than its pointer is refused; an option of length 0
-    stops the walk, so a route after it is not seen (the rest cannot be read). (The SUME card hands
+    Malformed lengths: a source route too short to hold its pointer, or cut short by the end of
+    the header, is refused; an option of length 0 stops the walk, so a route after it is not seen
+    (the rest cannot be read). (The SUME card hands
     the error to the controller: test_nat64_sume.py.)"""
     from scapy.layers.inet import (IPOption, IPOption_EOL, IPOption_LSRR, IPOption_NOP, IPOption_RR, IPOption_SSRR,
                                    IPOption_Timestamp)
@@ -679,6 +681,8 @@ def test_ipv4_with_an_unexpired_source_route_gets_source_route_failed_not_transl
                "short-option-lsrr": [IPOption(bytes.fromhex("4402" + lsrr + "000000"))],
                "malformed-length-then-route": [IPOption(bytes.fromhex("4400" + lsrr + "000000"))],
                "malformed-source-route": [IPOption(bytes.fromhex("83020100"))],
+               "route-type-last": [IPOption(bytes.fromhex("01010183"))],
+               "route-cut-after-its-length": [IPOption(bytes.fromhex("01018307"))],
                }[route]
     # The checksum as for the packet's destination (scapy would sum the route's last address).
     datagram = bytes(IP(src=V4_SERVER, dst=MAPPED) / UDP(sport=53, dport=40000) / b"routed")[20:]

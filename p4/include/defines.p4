@@ -54,6 +54,10 @@ const bit<8> IPV4_OPTION_NOP  = 1;
 const bit<8> IPV4_OPTION_LSRR = 131;
 const bit<8> IPV4_OPTION_SSRR = 137;
 
+/* RFC 7915 5.1: IPv4 translated from IPv6 (without a Fragment header) leaves with DF only when
+ * larger than this: what fits IPv6's minimum MTU, 1280, less the headers' difference. */
+const bit<16> IPV4_MAX_WITHOUT_DF = 1260;
+
 /* What the parser's walk of the IPv4 options expects next (meta.option_phase). */
 const bit<2> OPTION_TYPE    = 0;
 const bit<2> OPTION_LENGTH  = 1;

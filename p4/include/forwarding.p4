@@ -75,16 +75,17 @@ control PathMtuCheck(in headers_t hdr, inout metadata_t meta, in bool out_v4, in
         if (!meta.routed || out_len <= path_mtu || meta.is_icmp_error) {
             return;
         }
-        if (out_v4 && !v4_in && out_len <= 1260) {
-            /* RFC 7915 5: at most 1260 bytes it leaves without DF (the host cannot go below
-             * 1280), so on an IPv4 link smaller than that the NAT64 fragments it as a router. */
+        if (out_v4 && !v4_in && out_len <= IPV4_MAX_WITHOUT_DF) {
+            /* RFC 7915 5: the host cannot go below 1280, so what translates to at most 1260 bytes
+             * leaves without DF, and on an IPv4 link smaller than that the NAT64 fragments it as
+             * a router would. Larger ones get Packet Too Big even when they leave without DF (a
+             * Fragment header's): the host can send them smaller. */
             meta.to_fragment = true;
         } else if (out_v4 && !v4_in) {
-            /* RFC 7915 5.1: Packet Too Big with the IPv4 MTU plus the header difference, 20,
-             * whatever extension or Fragment header this packet had that translation leaves out:
-             * the host's path MTU is for all its packets, and its plain ones gain no more than
-             * 20 (one larger by those headers would let them through only to draw a second
-             * error; Jool's graybox "cg" answers a fragment so too). */
+            /* RFC 7915 5.1: Packet Too Big with the IPv4 MTU plus 20, the headers' difference,
+             * also when translation leaves out a Fragment or extension headers of this packet:
+             * the host applies the MTU to all its packets to the destination, and a plain one
+             * grows by 20 only. (Jool's graybox "cg" answers a fragment so too.) */
             bit<32> mtu6 = (bit<32>) meta.mtu + 20;
             request_error(meta, ICMP6_PACKET_TOO_BIG, 0, mtu6 < 1280 ? 1280 : mtu6, DROP_TOO_BIG);
         } else if (!out_v4 && !v4_in) {
@@ -97,8 +98,8 @@ control PathMtuCheck(in headers_t hdr, inout metadata_t meta, in bool out_v4, in
                 : meta.mtu - 20 - (hdr.ipv4.more_fragments == 1 || hdr.ipv4.frag_offset != 0 ? 16w8 : 0);
             request_error(meta, ICMP_DEST_UNREACH, 4, (bit<32>) mtu4, DROP_TOO_BIG);
         } else {
-            /* IPv4 without DF: translated and routed here, then fragmented by the controller
-             * (on v1model), which sends the fragments back through the pipeline. */
+            /* IPv4 without DF: translated and routed here, then fragmented by the controller,
+             * which sends the fragments out of the route's port. */
             meta.to_fragment = true;
         }
     }

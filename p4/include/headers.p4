@@ -195,7 +195,7 @@ struct metadata_t {
     bit<32> truncate_to;     /* frame length an ICMP error is cut to, 0: not cut */
     bit<4>  ipv4_option_words;   /* parser loop counter */
     bit<32> option_bytes;    /* the IPv4 option word being walked, its next byte on top */
-    bit<3>  option_bytes_left;   /* of it */
+    bit<3>  option_bytes_left;   /* bytes of option_bytes not walked yet */
     bit<2>  option_phase;    /* OPTION_*: what the walk's next byte is */
     bit<8>  option_skip;     /* bytes of the current option still to pass over */
     bit<8>  option_length;   /* of the current option */

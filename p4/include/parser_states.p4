@@ -23,14 +23,22 @@
         meta.ipv4_option_words = hdr.ipv4.ihl - 5;
         meta.option_phase = OPTION_TYPE;
         meta.option_skip = 0;
+        meta.option_is_source_route = false;
         meta.unexpired_source_route = false;
         transition next_ipv4_option_word;
     }
     state next_ipv4_option_word {
-        transition select(meta.ipv4_option_words) {
-            0: parse_ipv4_payload;
+        transition select(meta.ipv4_option_words, meta.option_phase, meta.option_is_source_route) {
+            (0, OPTION_LENGTH, true): truncated_source_route;
+            (0, OPTION_POINTER, true): truncated_source_route;
+            (0, _, _): parse_ipv4_payload;
             default: parse_ipv4_option;
         }
+    }
+    /* A source route cut short by the end of the header cannot be read: it counts as unexpired. */
+    state truncated_source_route {
+        meta.unexpired_source_route = true;
+        transition parse_ipv4_payload;
     }
     state parse_ipv4_option {
         packet.extract(hdr.ipv4_options.next);

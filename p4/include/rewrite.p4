@@ -181,7 +181,7 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         }
         hdr.ipv4.total_len = l4_len + 20;
         /* RFC 7915 5.1: DF set when the IPv4 packet is larger than 1260 bytes, unfragmented. */
-        hdr.ipv4.dont_fragment = (bit<1>) (!hdr.ipv6_frag.isValid() && hdr.ipv4.total_len > 1260);
+        hdr.ipv4.dont_fragment = (bit<1>) (!hdr.ipv6_frag.isValid() && hdr.ipv4.total_len > IPV4_MAX_WITHOUT_DF);
         hdr.ipv4.ttl = hdr.ipv6.hop_limit - 1;
         hdr.ipv4.protocol = next == PROTO_ICMPV6 ? PROTO_ICMP : next;
         hdr.ipv4.hdr_checksum = 0;
@@ -240,7 +240,7 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         hdr.inner_ipv4.total_len = hdr.inner_ipv6.payload_len + 20;
         hdr.inner_ipv4.identification = 0;
         hdr.inner_ipv4.reserved = 0;
-        hdr.inner_ipv4.dont_fragment = (bit<1>) (hdr.inner_ipv4.total_len > 1260);
+        hdr.inner_ipv4.dont_fragment = (bit<1>) (hdr.inner_ipv4.total_len > IPV4_MAX_WITHOUT_DF);
         hdr.inner_ipv4.more_fragments = 0;
         hdr.inner_ipv4.frag_offset = 0;
         hdr.inner_ipv4.ttl = hdr.inner_ipv6.hop_limit;

@@ -43,9 +43,8 @@ public final class FabricConfig {
     /** The IP MTU of a port the configuration does not name (Ethernet's). */
     public static final int DEFAULT_MTU = 1500;
     /**
-     * An IPv4 link's smallest MTU here: 576, the datagram every IPv4 host accepts (RFC 791) and
-     * the size of the ICMPv4 errors the switch sends and translates (RFC 1812 4.3.2.3), which
-     * leave on any port.
+     * An IPv4 link's smallest MTU here: 576, the size of the ICMPv4 errors the switch sends,
+     * routes and translates (RFC 1812 4.3.2.3), which pass no MTU check and must fit any port.
      */
     private static final int IPV4_MIN_MTU = 576;
     /** The largest MTU the pipeline holds (16 bits). */
@@ -565,7 +564,7 @@ public final class FabricConfig {
             }
         }
         int mtu = (int) number(sw, "mtu", DEFAULT_MTU, MAX_MTU, at);
-        checkMtu(mtu, SwitchConfig.IPV6_MIN_MTU, at + ".mtu");
+        checkMtu(mtu, SwitchConfig.IPV6_MIN_MTU, "IPv6's minimum, RFC 8200 5", at + ".mtu");
         Map<Integer, Integer> mtus = new LinkedHashMap<>();
         JsonNode portMtus = sw.path("portMtus");
         if (!portMtus.isMissingNode()) {
@@ -581,7 +580,8 @@ public final class FabricConfig {
             if (!m.getValue().isInt()) {
                 throw new ConfigException(field, "must be a whole number, the port's IP MTU");
             }
-            checkMtu(m.getValue().asInt(), IPV4_MIN_MTU, field);
+            checkMtu(m.getValue().asInt(), IPV4_MIN_MTU, "for an IPv4 link: its ICMP errors, RFC 1812 4.3.2.3;"
+                    + " an IPv6 link needs 1280", field);
             mtus.put(Integer.parseInt(m.getKey()), m.getValue().asInt());
         }
         for (int i = 0; i < routes.size(); i++) {
@@ -597,15 +597,12 @@ public final class FabricConfig {
     }
 
     /**
-     * A port's MTU: from 576 for the IPv4 links in portMtus, from 1280 (RFC 8200 5) for the
-     * switch's own (every port not named, the IPv6 links among them); the pipeline's MTU field
-     * has 16 bits.
+     * A port's MTU: from 576 for the IPv4 links in portMtus, from 1280 for the switch's own (every
+     * port not named, the IPv6 links among them); the pipeline's MTU field has 16 bits.
      */
-    private static void checkMtu(int mtu, int min, String field) {
+    private static void checkMtu(int mtu, int min, String why, String field) {
         if (mtu < min || mtu > MAX_MTU) {
-            throw new ConfigException(field, mtu + " is not an IP MTU from " + min + (min == IPV4_MIN_MTU
-                    ? " (an IPv4 link here: RFC 791's datagram, RFC 1812's ICMP errors; an IPv6 link needs 1280)" : " (IPv6's minimum, RFC 8200 5)")
-                    + " to " + MAX_MTU);
+            throw new ConfigException(field, mtu + " is not an IP MTU from " + min + " (" + why + ") to " + MAX_MTU);
         }
     }
 

@@ -478,7 +478,7 @@ public final class Nat64Fabric implements Nat64Service {
 
     /**
      * Sends later fragments translated back through their switch's pipeline, which routes them;
-     * IPv6 ones cut to the lowest IPv6 MTU and the switch's smallest IPv6 port MTU (RFC 7915 4), as the first
+     * IPv6 ones cut to the lowest IPv6 MTU and their route's port MTU (RFC 7915 4), as the first
      * fragment was. Counts what became of them.
      */
     private void sendFragments(Optional<LaterFragments.Result> result) {
@@ -498,7 +498,8 @@ public final class Nat64Fabric implements Nat64Service {
                 count("fragments.unsent");        // its switch went meanwhile
                 continue;
             }
-            int mtu = Math.min(config.nat64.lowestIpv6Mtu, switchConfig(out.deviceId).smallestIpv6Mtu());
+            SwitchConfig sw = switchConfig(out.deviceId);
+            int mtu = Math.min(config.nat64.lowestIpv6Mtu, Fragmenter.destination(out.frame).map(sw::mtuToward).orElse(sw.mtu));
             Optional<List<byte[]>> pieces = out.ipv6 ? Fragmenter.fragment(out.frame, mtu) : Optional.of(List.of(out.frame));
             if (pieces.isEmpty()) {
                 count("fragments.unparsed");
@@ -604,9 +605,7 @@ public final class Nat64Fabric implements Nat64Service {
      */
     private void learnFromFragmented(String deviceId, byte[] frame) {
         learnFirstFragment(frame, true);
-        PuntedPacket.parse(frame).filter(t -> t.protocol == Protocol.TCP && t.segment != Segment.OTHER)
-                .flatMap(this::untranslated)
-                .ifPresent(original -> queueSetup(deviceId, PUNT_TCP_CONTROL, frame, original));
+        trackTcpControl(deviceId, frame);
     }
 
     /**
@@ -615,19 +614,19 @@ public final class Nat64Fabric implements Nat64Service {
      * fragment may be one too) drives its session's state.
      */
     private void track(String deviceId, byte[] frame) {
-        Optional<PuntedPacket> translated = PuntedPacket.parse(frame);
-        if (LaterFragments.firstOfSeveral(frame).isPresent()) {
-            learnFirstFragment(frame, true);
-            if (!translated.map(t -> t.protocol == Protocol.TCP && t.segment != Segment.OTHER).orElse(false)) {
-                return;
-            }
-        }
-        Optional<PuntedPacket> original = translated.flatMap(this::untranslated);
-        if (original.isPresent()) {
-            queueSetup(deviceId, PUNT_TCP_CONTROL, frame, original.get());
-        } else {
+        boolean firstFragment = LaterFragments.firstOfSeveral(frame).isPresent();
+        learnFirstFragment(frame, true);
+        if (!trackTcpControl(deviceId, frame) && !firstFragment) {
             count("finish.untracked");     // its mapping went meanwhile: sent on all the same
         }
+    }
+
+    /** Queues a translated TCP SYN, FIN or RST to drive its session's state; false for anything else. */
+    private boolean trackTcpControl(String deviceId, byte[] frame) {
+        Optional<PuntedPacket> original = PuntedPacket.parse(frame)
+                .filter(t -> t.protocol == Protocol.TCP && t.segment != Segment.OTHER).flatMap(this::untranslated);
+        original.ifPresent(o -> queueSetup(deviceId, PUNT_TCP_CONTROL, frame, o));
+        return original.isPresent();
     }
 
     /**

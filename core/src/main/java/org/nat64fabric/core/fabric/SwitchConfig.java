@@ -54,12 +54,10 @@ public final class SwitchConfig {
         return portMtus.getOrDefault(port, mtu);
     }
 
-    /**
-     * The smallest MTU of the switch's ports that carry IPv6: those of 1280 or more (IPv6's
-     * minimum; FabricConfig routes no IPv6 through the IPv4 links below it).
-     */
-    public int smallestIpv6Mtu() {
-        return portMtus.values().stream().filter(m -> m >= IPV6_MIN_MTU).reduce(mtu, Math::min);
+    /** The MTU of the port of the route to {@code destination}; the switch's own without one. */
+    public int mtuToward(String destination) {
+        OptionalInt port = nextHopPort(destination);
+        return port.isPresent() ? mtuOf(port.getAsInt()) : mtu;
     }
 
     /**

@@ -348,7 +348,9 @@ class FabricConfigTest {
         SwitchConfig sw = FabricConfig.parse(root).devices.get("device:b1").config;
         assertEquals(576, sw.mtuOf(2));
         assertEquals(1500, sw.mtuOf(1));
-        assertEquals(1500, sw.smallestIpv6Mtu(), "the IPv4 link is not one IPv6 fragments must fit");
+        assertEquals(576, sw.mtuToward("198.51.100.7"));
+        assertEquals(1500, sw.mtuToward("2001:db8:1::7"), "IPv6 fragments fit their own route's link");
+        assertEquals(1500, sw.mtuToward("203.0.113.1"), "no route: the switch's MTU");
         assertEquals("devices.device:b1.nat64fabric.portMtus.2",
                 refused(r -> device(r).putObject("portMtus").put("2", 575)).field(), "576 at least");
         ConfigException ipv6Through = refused(r -> {
