@@ -21,11 +21,18 @@
         packet.extract(hdr.ipv4);
         verify(hdr.ipv4.version == 4 && hdr.ipv4.ihl >= 5, error.HeaderTooShort);
         meta.ipv4_option_words = hdr.ipv4.ihl - 5;
+        meta.unexpired_source_route = false;
+        transition select(meta.ipv4_option_words) {
+            0: parse_ipv4_payload;
+            default: start_ipv4_options;
+        }
+    }
+    /* Only packets with options take the walk's states (next_ipv4_option_word onwards). */
+    state start_ipv4_options {
         meta.option_phase = OPTION_TYPE;
         meta.option_skip = 0;
         meta.option_is_source_route = false;
-        meta.unexpired_source_route = false;
-        transition next_ipv4_option_word;
+        transition parse_ipv4_option;
     }
     state next_ipv4_option_word {
         transition select(meta.ipv4_option_words, meta.option_phase, meta.option_is_source_route) {

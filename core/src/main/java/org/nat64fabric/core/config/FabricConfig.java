@@ -584,16 +584,16 @@ public final class FabricConfig {
                     + " an IPv6 link needs 1280", field);
             mtus.put(Integer.parseInt(m.getKey()), m.getValue().asInt());
         }
+        SwitchConfig config = new SwitchConfig(deviceId, role, routerMac, v4, v6, routes, mtu, mtus);
         for (int i = 0; i < routes.size(); i++) {
             Route r = routes.get(i);
-            int portMtu = mtus.getOrDefault(r.port, mtu);
-            if (r.ipv6 && r.kind == Route.Kind.NEXT_HOP && portMtu < SwitchConfig.IPV6_MIN_MTU) {
-                throw new ConfigException(at + ".routes[" + i + "].port", "port " + r.port + " has an MTU of " + portMtu
-                        + " (portMtus), below IPv6's minimum of 1280 (RFC 8200 5): route IPv6 through another port,"
-                        + " or give this one 1280 or more");
+            if (r.ipv6 && r.kind == Route.Kind.NEXT_HOP && config.mtuOf(r.port) < SwitchConfig.IPV6_MIN_MTU) {
+                throw new ConfigException(at + ".routes[" + i + "].port", "port " + r.port + " has an MTU of "
+                        + config.mtuOf(r.port) + " (portMtus), below IPv6's minimum of 1280 (RFC 8200 5): route IPv6"
+                        + " through another port, or give this one 1280 or more");
             }
         }
-        return new SwitchConfig(deviceId, role, routerMac, v4, v6, routes, mtu, mtus);
+        return config;
     }
 
     /**

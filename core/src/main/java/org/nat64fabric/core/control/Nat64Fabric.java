@@ -499,8 +499,8 @@ public final class Nat64Fabric implements Nat64Service {
                 continue;
             }
             SwitchConfig sw = switchConfig(out.deviceId);
-            int mtu = Math.min(config.nat64.lowestIpv6Mtu, Fragmenter.destination(out.frame).map(sw::mtuToward).orElse(sw.mtu));
-            Optional<List<byte[]>> pieces = out.ipv6 ? Fragmenter.fragment(out.frame, mtu) : Optional.of(List.of(out.frame));
+            Optional<List<byte[]>> pieces = !out.ipv6 ? Optional.of(List.of(out.frame))
+                    : Fragmenter.destination(out.frame).flatMap(d -> Fragmenter.fragment(out.frame, fragmentMtu(sw, d)));
             if (pieces.isEmpty()) {
                 count("fragments.unparsed");
                 continue;
@@ -1150,10 +1150,8 @@ public final class Nat64Fabric implements Nat64Service {
         SwitchConfig sw = switchConfig(deviceId);
         Optional<String> destination = Fragmenter.destination(frame);
         OptionalInt port = destination.map(sw::nextHopPort).orElse(OptionalInt.empty());
-        boolean ipv6 = destination.map(d -> d.contains(":")).orElse(false);
         Optional<List<byte[]>> fragments = port.isEmpty() ? Optional.empty()
-                : Fragmenter.fragment(frame, ipv6 ? Math.min(config.nat64.lowestIpv6Mtu, sw.mtuOf(port.getAsInt()))
-                                                  : sw.mtuOf(port.getAsInt()));
+                : Fragmenter.fragment(frame, fragmentMtu(sw, destination.get()));
         if (fragments.isEmpty()) {
             count("fragmentation.unparsed");
             return;
@@ -1166,6 +1164,12 @@ public final class Nat64Fabric implements Nat64Service {
                 count("fragmentation.fragments");
             }
         }
+    }
+
+    /** What the fragments toward {@code destination} fit: its route's port MTU, for IPv6 the lowest IPv6 MTU too. */
+    private int fragmentMtu(SwitchConfig sw, String destination) {
+        int link = sw.mtuToward(destination);
+        return destination.contains(":") ? Math.min(config.nat64.lowestIpv6Mtu, link) : link;
     }
 
     private void send(String deviceId, byte[] frame) {
