@@ -21,18 +21,21 @@ from nat64_setup import (POOL6, PROGRAM, ROUTER_MAC, SUME_PROGRAM, V4_HOST_MAC, 
 
 POOL4 = ipaddress.ip_network("192.0.2.16/28")
 SERVER6 = embed(V4_SERVER, POOL6, 96)
-EAM_HOST, EAM_HOST4 = "2001:db8:1::77", "192.0.2.77"     # the EAMT's one entry (RFC 7757): no session
+EAM_HOST, EAM_HOST4 = "2001:db8:1::77", "192.0.2.77"     # the EAMT's entries (RFC 7757): no session
+EAM_PEER, EAM_PEER4 = "2001:db8:1::78", "192.0.2.78"     # ... and another IPv6 host, hairpinned to
 FABRIC = {
     "apps": {"org.nat64fabric.app": {"nat64": {
         "pool6": POOL6 + "/96",
         "pool4": {"addresses": [str(POOL4)], "blockSize": 64, "blocksPerSubscriber": 4},
-        "eamt": [{"ipv6Prefix": EAM_HOST + "/128", "ipv4Prefix": EAM_HOST4 + "/32"}],
+        "eamt": [{"ipv6Prefix": EAM_HOST + "/128", "ipv4Prefix": EAM_HOST4 + "/32"},
+                 {"ipv6Prefix": EAM_PEER + "/128", "ipv4Prefix": EAM_PEER4 + "/32"}],
     }}},
     "devices": {"device:border1": {
         "basic": {"managementAddress": "grpc://127.0.0.1:{port}?device_id=1"},
         "nat64fabric": {"role": "BORDER", "routerMac": ROUTER_MAC, "ipv4": "192.0.2.1", "ipv6": "2001:db8:1::1",
                         "routes": [{"prefix": "2001:db8:1::/64", "port": V6_PORT, "nextHopMac": V6_HOST_MAC},
-                                   {"prefix": "198.51.100.0/24", "port": V4_PORT, "nextHopMac": V4_HOST_MAC}]}}},
+                                   {"prefix": "198.51.100.0/24", "port": V4_PORT, "nextHopMac": V4_HOST_MAC},
+                                   {"prefix": "192.0.2.64/27", "action": "hairpin"}]}}},
 }
 FRAGMENT_MIN = 2.0     # RFC 6146 4: how long a fragment may wait for its first
 
@@ -81,12 +84,12 @@ def segment(l4, payload, src, dst):
     return bytes(built[l4.__class__])
 
 
-def v6_fragments(data, proto, ident, cut, before=None, src=V6_HOST):
+def v6_fragments(data, proto, ident, cut, before=None, src=V6_HOST, dst=SERVER6):
     """The IPv6 host's fragments of a datagram whose transport bytes are `data`, cut every `cut`
     bytes; `before`: extension headers each fragment carries before its Fragment header."""
     out = []
     for at in range(0, len(data), cut):
-        ip = IPv6(src=src, dst=SERVER6, hlim=64)
+        ip = IPv6(src=src, dst=dst, hlim=64)
         out.append(Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / (ip / before if before is not None else ip) /
                    IPv6ExtHdrFragment(nh=proto, id=ident, offset=at // 8, m=int(at + cut < len(data))) /
                    Raw(data[at:at + cut]))
@@ -258,6 +261,33 @@ def test_an_echo_in_fragments_is_translated_both_ways(border, host, host4):
     assert (kind, code, id6, seq, whole6[8:]) == (129, 0, 0x7e57, 1, request[8:])
     assert {h.dst for h in headers} == {host}
     assert checksum_holds(SERVER6, host, 58, whole6), "the ICMPv6 checksum"
+
+
+@pytest.mark.parametrize("host", [V6_HOST, EAM_HOST], ids=["session", "eam"])
+def test_an_echo_in_fragments_hairpinned_to_an_eam_host_comes_from_pool6(border, host):
+    """RFC 7757 4.2 (its Appendix B): an echo request in three fragments from an IPv6 host to
+    another's EAM IPv4 address reaches that host from the sender's IPv4 address written into pool6,
+    as an unfragmented one does, not mapped back by the sender's EAM; one router hop (hop limit
+    63), the identifier the sender's IPv4 one (its own for an EAM host, its session's otherwise),
+    the ICMPv6 checksum right for the new pseudo-header."""
+    api, dataplane, _ = border
+    ident = 0xec4 if host == V6_HOST else 0xec6
+    request = bytes(IPv6(src=host, dst=embed(EAM_PEER4, POOL6, 96)) /
+                    ICMPv6EchoRequest(id=0x7e58, seq=1, data=bytes(range(256)) * 12))[40:]
+    for f in v6_fragments(request, 58, ident, 1232, src=host, dst=embed(EAM_PEER4, POOL6, 96)):
+        dataplane.send(V6_PORT, f)
+    pieces, headers = collect(dataplane, V6_PORT, 6, ident, len(request))
+    whole = reassembled(pieces, len(request))
+    kind, code, _, id6, seq = struct.unpack("!BBHHH", whole[:8])
+    assert (kind, code, seq, whole[8:]) == (128, 0, 1, request[8:])
+    source4 = ipaddress.ip_address(ipaddress.ip_address(headers[0].src).packed[-4:])
+    assert {h.src for h in headers} == {embed(str(source4), POOL6, 96)}
+    if host == EAM_HOST:
+        assert (str(source4), id6) == (EAM_HOST4, 0x7e58)
+    else:
+        assert source4 in POOL4, "the session's pool4 address"
+    assert {(h.dst, h.hlim) for h in headers} == {(EAM_PEER, 63)}
+    assert checksum_holds(headers[0].src, EAM_PEER, 58, whole), "the ICMPv6 checksum"
 
 
 def test_fragments_that_come_before_their_first_wait_for_it(border):

@@ -26,7 +26,9 @@ import org.nat64fabric.core.addr.Ipv6Address;
  * An echo's first fragment the switch punts untranslated: the ICMPv6 checksum's pseudo-header
  * counts the whole message, whose length only the last fragment tells; it is translated here
  * once that has come. A stateless (EAM, SIIT) host's echo the same way, by its addresses: the
- * switch punts its datagram's later fragments too, as a session's.
+ * switch punts its datagram's later fragments too, as a session's. An echo hairpinned to a
+ * stateless host (RFC 7757 4.2) is translated here both ways at once: its IPv4 fragments, sent
+ * through the pipeline, could not be told from ones that came from IPv4.
  *
  * <p>A datagram is known by its addresses, protocol and the low 16 bits of its identification:
  * all an IPv4 fragment carries, so two IPv6 datagrams that differ above them would meet at the
@@ -89,10 +91,26 @@ final class LaterFragments {
         }
     }
 
+    /**
+     * Where a datagram from IPv6 goes once translated to IPv4 and back (RFC 7757 4.2): its IPv4
+     * source written into pool6, its IPv4 destination a stateless host's.
+     */
+    static final class Hairpin {
+        final Ipv6Address source;
+        final Ipv6Address destination;
+
+        Hairpin(Ipv6Address source, Ipv6Address destination) {
+            this.source = source;
+            this.destination = destination;
+        }
+    }
+
     /** The addresses a datagram is translated to: {@link Ipv4Address}es from IPv6, {@link Ipv6Address}es from IPv4. */
     private static final class Translation {
         final Object source;
         final Object destination;
+        /** From IPv6 to an address the NAT64 owns: translated back to IPv6 too; null for none. */
+        Hairpin hairpin;
         long lastUsed;
         /** The datagram's transport length, once its last fragment came; -1 before. */
         int length = -1;
@@ -209,7 +227,7 @@ final class LaterFragments {
     synchronized Result learn(Datagram d, Object source, Object destination, long now) {
         Result r = new Result();
         expire(now, r);
-        learn(d, source, destination, now, r);
+        learn(d, new Translation(source, destination, now), r);
         return r;
     }
 
@@ -217,20 +235,21 @@ final class LaterFragments {
      * An echo's first fragment of several, a session's: translated to these addresses, with its
      * session's {@code identifier}, once its datagram's last fragment has told the message's
      * length (RFC 7915 4.2 and 5.2: the ICMPv6 checksum's pseudo-header counts it); and how the
-     * fragments after it are translated.
+     * fragments after it are translated, back to IPv6 too when {@code hairpin} is not null.
      */
     synchronized Result echoFirst(String deviceId, byte[] frame, Datagram d, Object source, Object destination,
-                                  int identifier, long now) {
+                                  int identifier, Hairpin hairpin, long now) {
         Result r = new Result();
         expire(now, r);
-        Translation t = learn(d, source, destination, now, r);
+        Translation t = new Translation(source, destination, now);
+        t.hairpin = hairpin;
+        learn(d, t, r);
         t.echo = new EchoFirst(deviceId, frame, identifier);
         finishEcho(t, r);
         return r;
     }
 
-    private Translation learn(Datagram d, Object source, Object destination, long now, Result r) {
-        Translation t = new Translation(source, destination, now);
+    private void learn(Datagram d, Translation t, Result r) {
         datagrams.put(d, t);
         held.removeIf(h -> {
             if (!h.datagram.equals(d)) {
@@ -240,7 +259,6 @@ final class LaterFragments {
             translate(h.deviceId, h.frame, t, r);
             return true;
         });
-        return t;
     }
 
     /**
@@ -271,17 +289,20 @@ final class LaterFragments {
 
     private static void translate(String deviceId, byte[] frame, Translation t, Result r) {
         boolean fromIpv6 = isIpv6(frame);
-        if (expiresHere(frame, fromIpv6)) {
+        if (expiresHere(frame, fromIpv6, t)) {
             r.ttlExpired++;
             return;
         }
         Optional<byte[]> out = fromIpv6 ? toIpv4(frame, (Ipv4Address) t.source, (Ipv4Address) t.destination)
                 : toIpv6(frame, (Ipv6Address) t.source, (Ipv6Address) t.destination);
+        if (fromIpv6 && t.hairpin != null) {
+            out = out.flatMap(f -> toIpv6(f, t.hairpin.source, t.hairpin.destination));
+        }
         if (out.isEmpty()) {
             r.unparsed++;
             return;
         }
-        r.translated.add(new Out(deviceId, out.get(), !fromIpv6));
+        r.translated.add(new Out(deviceId, out.get(), !fromIpv6 || t.hairpin != null));
         int end = lastFragmentEnd(frame);
         if (end >= 0) {
             t.length = end;
@@ -289,9 +310,12 @@ final class LaterFragments {
         }
     }
 
-    /** IPv4 with a TTL of 1 or less: the hop the pipeline counts would expire it. */
-    private static boolean expiresHere(byte[] frame, boolean fromIpv6) {
-        return !fromIpv6 && (frame[ETHERNET + 8] & 0xff) <= 1;
+    /**
+     * IPv4 with a TTL of 1 or less, or hairpinned IPv6 with a hop limit of 1 or less: the hop the
+     * pipeline counts would expire it (the hairpin's second pass counts none, RFC 6146 3.8).
+     */
+    private static boolean expiresHere(byte[] frame, boolean fromIpv6, Translation t) {
+        return fromIpv6 ? t.hairpin != null && (frame[ETHERNET + 7] & 0xff) <= 1 : (frame[ETHERNET + 8] & 0xff) <= 1;
     }
 
     /** The waiting echo's first fragment, translated once its datagram's length is known. */
@@ -302,17 +326,20 @@ final class LaterFragments {
         EchoFirst e = t.echo;
         t.echo = null;
         boolean fromIpv6 = isIpv6(e.frame);
-        if (expiresHere(e.frame, fromIpv6)) {
+        if (expiresHere(e.frame, fromIpv6, t)) {
             r.ttlExpired++;
             return;
         }
         Optional<byte[]> out = fromIpv6
                 ? echoToIpv4(e.frame, (Ipv4Address) t.source, (Ipv4Address) t.destination, e.identifier, t.length)
                 : echoToIpv6(e.frame, (Ipv6Address) t.source, (Ipv6Address) t.destination, e.identifier, t.length);
+        if (fromIpv6 && t.hairpin != null) {
+            out = out.flatMap(f -> echoToIpv6(f, t.hairpin.source, t.hairpin.destination, e.identifier, t.length));
+        }
         if (out.isEmpty()) {
             r.unparsed++;
         } else {
-            r.translated.add(new Out(e.deviceId, out.get(), !fromIpv6));
+            r.translated.add(new Out(e.deviceId, out.get(), !fromIpv6 || t.hairpin != null));
         }
     }
 

@@ -445,7 +445,8 @@ public final class Nat64Fabric implements Nat64Service {
      * An echo in fragments: the switch punts the first untranslated (its ICMPv6 checksum counts
      * the whole message's length), which is translated once the last fragment has come
      * ({@link LaterFragments#echoFirst}): a session's with its mapping's identifier, a stateless
-     * host's (EAM, SIIT) by its addresses alone, keeping its own.
+     * host's (EAM, SIIT) by its addresses alone, keeping its own; one to a stateless host's IPv4
+     * address, hairpinned, translated back to IPv6 at once.
      */
     private void firstEchoFragment(String deviceId, byte[] frame) {
         LaterFragments.Datagram d = LaterFragments.firstOfSeveral(frame).orElseThrow();
@@ -454,21 +455,34 @@ public final class Nat64Fabric implements Nat64Service {
         // Stateless first, as the switch looks its tables up (the EAMT, SIIT prefixes, then sessions).
         Optional<LaterFragments.Result> waiting = p.flatMap(f -> f.ipv6
                 ? engine.statelessIpv4Of(f.source6()).flatMap(src -> engine.ipv4Of(f.destination6())
-                        .map(dst -> laterFragments.echoFirst(deviceId, frame, d, src, dst, f.sourcePort, now)))
+                        .map(dst -> laterFragments.echoFirst(deviceId, frame, d, src, dst, f.sourcePort,
+                                hairpinOf(src, dst), now)))
                         .or(() -> engine.store().bibBy6(Protocol.ICMP, f.source6(), f.sourcePort).flatMap(bib ->
                                 engine.ipv4Of(f.destination6()).map(dst -> laterFragments.echoFirst(deviceId, frame, d,
-                                        bib.v4().address(), dst, bib.v4().port(), now))))
+                                        bib.v4().address(), dst, bib.v4().port(), hairpinOf(bib.v4().address(), dst),
+                                        now))))
                 : engine.statelessIpv6Of(f.destination4()).map(dst -> laterFragments.echoFirst(deviceId, frame, d,
-                                engine.representation(f.source4()), dst, f.destinationPort, now))
+                                engine.representation(f.source4()), dst, f.destinationPort, null, now))
                         .or(() -> engine.store().bibBy4(Protocol.ICMP, new TransportAddress(f.destination4(),
                                 f.destinationPort)).map(bib -> laterFragments.echoFirst(deviceId, frame, d,
-                                engine.representation(f.source4()), bib.address6(), bib.port6(), now))));
+                                engine.representation(f.source4()), bib.address6(), bib.port6(), null, now))));
         if (waiting.isEmpty()) {
             count("fragments.unmapped");
             return;
         }
         count("fragments.echoes");
         sendFragments(waiting);
+    }
+
+    /**
+     * RFC 7757 4.2: an echo from IPv6 to a stateless host's IPv4 address goes back to IPv6, its
+     * source written into pool6 (not mapped back by an EAM), as the pipeline hairpins a packet;
+     * null for another destination. (To a session's pool4 address it goes round the pipeline and
+     * comes back here from IPv4.)
+     */
+    private LaterFragments.Hairpin hairpinOf(Ipv4Address source, Ipv4Address destination) {
+        return engine.statelessIpv6Of(destination).map(d -> new LaterFragments.Hairpin(engine.inPool6(source), d))
+                .orElse(null);
     }
 
     /** Fragments wait by a clock that does not step ({@link LaterFragments} forgets eldest first). */

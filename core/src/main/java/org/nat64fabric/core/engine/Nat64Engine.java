@@ -323,7 +323,12 @@ public final class Nat64Engine {
 
     /** How the IPv6 side sees an IPv4 address: by its EAM, else embedded in pool6. */
     public Ipv6Address representation(Ipv4Address a) {
-        return eamt().toIpv6(a).orElseGet(() -> config.pool6.embed(a));
+        return eamt().toIpv6(a).orElseGet(() -> inPool6(a));
+    }
+
+    /** An IPv4 address embedded in pool6 (RFC 6052), whatever the EAMT says: a hairpinned packet's source (RFC 7757 4.2). */
+    public Ipv6Address inPool6(Ipv4Address a) {
+        return config.pool6.embed(a);
     }
 
     /** The IPv4 address an IPv6 address represents: by its EAM, else extracted from pool6; empty for neither. */

@@ -170,7 +170,7 @@ class LaterFragmentsTest {
             LaterFragments fragments = new LaterFragments();
             byte[] first = echoFirstFragment(length, error);
             LaterFragments.Datagram d = LaterFragments.firstOfSeveral(first).orElseThrow();
-            LaterFragments.Result r = fragments.echoFirst("sw", first, d, POOL4, SERVER, 0x4321, 0);
+            LaterFragments.Result r = fragments.echoFirst("sw", first, d, POOL4, SERVER, 0x4321, null, 0);
             assertTrue(r.translated.isEmpty(), "it waits for the last fragment");
             byte[] rest = Arrays.copyOfRange(data(length), 64, length);
             r = fragments.later("sw", ipv6Fragment(8, false, 77, rest, 58), 10);
@@ -192,10 +192,45 @@ class LaterFragmentsTest {
     }
 
     @Test
+    void anEchoHairpinnedToAStatelessHostIsTranslatedBackToIpv6WithItsChecksum() {
+        int length = 64 + 1232;
+        Ipv6Address fromPool6 = Ipv6Address.parse("2001:db8:64::c000:211", "t");
+        Ipv6Address peer = Ipv6Address.parse("2001:db8:1::78", "t");
+        LaterFragments fragments = new LaterFragments();
+        byte[] first = echoFirstFragment(length, 0);
+        LaterFragments.Datagram d = LaterFragments.firstOfSeveral(first).orElseThrow();
+        fragments.echoFirst("sw", first, d, POOL4, SERVER, 0x1234, new LaterFragments.Hairpin(fromPool6, peer), 0);
+        byte[] rest = Arrays.copyOfRange(data(length), 64, length);
+        LaterFragments.Result r = fragments.later("sw", ipv6Fragment(8, false, 77, rest, 58), 10);
+        assertEquals(2, r.translated.size(), "the last fragment, then the first");
+        byte[] whole = new byte[length];
+        for (LaterFragments.Out o : r.translated) {
+            assertTrue(o.ipv6, "IPv6, to be cut to its link");
+            ByteBuffer b = ByteBuffer.wrap(o.frame);
+            assertEquals(0x86dd, b.getShort(12) & 0xffff);
+            assertEquals(0x60000000 | 0xb8 << 20, b.getInt(14), "traffic class kept, flow label 0 (RFC 7915 4.1)");
+            assertEquals(44, b.get(20), "a Fragment header, the Hop-by-Hop one left out (RFC 7915 5.1.1)");
+            assertEquals(40, b.get(21), "the hop limit, which the pipeline counts once");
+            assertEquals(fromPool6, Ipv6Address.of(b.getLong(22), b.getLong(30)), "the source in pool6");
+            assertEquals(peer, Ipv6Address.of(b.getLong(38), b.getLong(46)));
+            assertEquals(58, b.get(54), "ICMPv6");
+            assertEquals(77, b.getInt(58), "the identification's low 16 bits, as IPv4 carried them");
+            int offset = (b.getShort(56) & 0xfff8);
+            System.arraycopy(o.frame, 62, whole, offset, o.frame.length - 62);
+        }
+        ByteBuffer m = ByteBuffer.wrap(whole);
+        assertEquals(128 << 8, m.getShort(0) & 0xffff, "still an echo request");
+        assertEquals(0x1234, m.getShort(4) & 0xffff, "its identifier kept");
+        byte[] after = r.translated.get(1).frame;
+        long sum = InternetChecksum.add(InternetChecksum.ipv6PseudoHeader(after, 14, length, 58), whole, 0, length);
+        assertEquals(0, InternetChecksum.of(sum), "the ICMPv6 checksum for its new pseudo-header");
+    }
+
+    @Test
     void anEchosFirstFragmentWhoseLastNeverComesExpires() {
         LaterFragments fragments = new LaterFragments();
         byte[] first = echoFirstFragment(64 + 16, 0);
-        fragments.echoFirst("sw", first, LaterFragments.firstOfSeveral(first).orElseThrow(), POOL4, SERVER, 1, 0);
+        fragments.echoFirst("sw", first, LaterFragments.firstOfSeveral(first).orElseThrow(), POOL4, SERVER, 1, null, 0);
         LaterFragments.Result r = fragments.later("sw", ipv6Fragment(4, false, 78, data(8)), LaterFragments.FRAGMENT_MIN_MS);
         assertEquals(1, r.expired);
     }
