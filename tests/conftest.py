@@ -13,6 +13,9 @@ import pytest
 # passed, kept and named when one failed, for its logs.
 SESSION_TMP = tempfile.mkdtemp(prefix="nat64fabric-tests-")
 tempfile.tempdir = os.environ["TMPDIR"] = SESSION_TMP
+# softswitch's cache of compiled fast paths, the session's own: each program is compiled once per
+# run (so clang always runs), and its other switches load it from there.
+os.environ["SOFTSWITCH_CACHE_DIR"] = os.path.join(SESSION_TMP, "fast-path-cache")
 _outcome = {}
 
 from harness.base import FAST_PATH_RUNS
@@ -56,6 +59,11 @@ def pki(tmp_path_factory):
         openssl("x509", "-req", "-in", f"{name}.csr", "-CA", f"{ca}.crt", "-CAkey", f"{ca}.key",
                 "-CAcreateserial", "-out", f"{name}.crt", "-days", "1", *ext, cwd=d)
     return d
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "first_pass_only: runs alike whatever NAT64FABRIC_FAST_PATH says, so make "
+                                       "test runs it in its first pass and leaves it out of the fast-path passes")
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -3,6 +3,7 @@ port 2, anything on port 3), the entries every test starts from, written as the 
 them, and packet builders. The expected packets' checksums are always scapy's own."""
 import contextlib
 import ipaddress
+import os
 import time
 
 import pytest
@@ -116,8 +117,11 @@ def ptf(request):
 
 
 # A test of what both pipelines do alike runs on each: the SUME variant's differences are the
-# tests without it (hw/netfpga/README.md says why each differs).
-BOTH = pytest.mark.parametrize("ptf", ["v1model", "sume"], indirect=True)
+# tests without it (hw/netfpga/README.md says why each differs). The SUME variant never runs on
+# the kernel fast path (sume_sut turns it off), so make test's fast-path passes
+# (NAT64FABRIC_FAST_PATH) leave out its cases, which the first pass ran as they would run again.
+BOTH = pytest.mark.parametrize("ptf", ["v1model"] if os.environ.get("NAT64FABRIC_FAST_PATH") else ["v1model", "sume"],
+                               indirect=True)
 
 
 def counter(ptf, name, index):

@@ -14,6 +14,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.logging.Logger;
@@ -237,32 +238,76 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         return cmd;
     }
 
-    /** clang's object, kept in memory: the files are removed at once, so a killed switch leaves none behind. */
+    /**
+     * clang's object, kept in memory: the files are removed at once, so a killed switch leaves none
+     * behind; and in the {@link ObjectCache}, from which the next start with the same C and clang takes it.
+     */
     private static byte[] compile(KernelProgram code) throws Unavailable {
+        Optional<ObjectCache> cache = ObjectCache.standard();
+        String key = ObjectCache.key(List.of(code.source(), KernelProgram.prelude(),
+                String.join(" ", clangCommand("fast_path.c", "fast_path.o")), clangVersion()));
+        Optional<byte[]> kept = cache.flatMap(c -> c.get(key));
+        if (kept.isPresent()) {
+            LOG.info("fast path: the compiled program comes from the cache (" + key.substring(0, 12) + ")");
+            return kept.get();
+        }
         Path dir = null;
         try {
             dir = Files.createTempDirectory("softswitch-fast-path");
             Path c = code.writeTo(dir);
             Path o = dir.resolve("fast_path.o");
-            List<String> cmd = clangCommand(c.toString(), o.toString());
-            Process p;
-            try {
-                p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            } catch (IOException e) {
-                throw new Unavailable("clang is not installed (apt-get install clang libbpf-dev): " + e.getMessage());
+            Ran clang = run(clangCommand(c.toString(), o.toString()));
+            if (!clang.ok) {
+                throw new Unavailable("clang could not compile the fast path: " + firstLines(clang.output, 6));
             }
-            String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new Unavailable("clang could not compile the fast path: " + firstLines(output, 6));
-            }
-            return Files.readAllBytes(o);
+            byte[] object = Files.readAllBytes(o);
+            cache.ifPresent(k -> k.put(key, object));
+            return object;
         } catch (IOException e) {
             throw new Unavailable("cannot write the fast path's C: " + e.getMessage());
+        } finally {
+            removeTree(dir);
+        }
+    }
+
+    private static String clangVersionText;
+
+    /** What {@code clang --version} says (part of what makes an object), asked once. */
+    private static synchronized String clangVersion() throws Unavailable {
+        if (clangVersionText == null) {
+            Ran version = run(List.of("clang", "--version"));
+            if (!version.ok) {
+                throw new Unavailable("clang --version failed: " + firstLines(version.output, 3));
+            }
+            clangVersionText = version.output;
+        }
+        return clangVersionText;
+    }
+
+    /** A command's outcome and what it printed. */
+    private record Ran(boolean ok, String output) {
+    }
+
+    /** Runs clang to its end (300 s at most). */
+    private static Ran run(List<String> cmd) throws Unavailable {
+        Process p;
+        try {
+            p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            throw new Unavailable("clang is not installed (apt-get install clang libbpf-dev): " + e.getMessage());
+        }
+        try {
+            String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(300, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return new Ran(false, "ran for more than 300 s");
+            }
+            return new Ran(p.exitValue() == 0, output);
+        } catch (IOException e) {
+            return new Ran(false, e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new Unavailable("interrupted while compiling the fast path");
-        } finally {
-            removeTree(dir);
         }
     }
 

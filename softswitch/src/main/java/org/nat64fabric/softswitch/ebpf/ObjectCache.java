@@ -1,0 +1,156 @@
+package org.nat64fabric.softswitch.ebpf;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.logging.Logger;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * clang's objects kept on disk by what made them (the C, its header, the clang command and
+ * clang's version), so a switch that restarts, or a second one with the same program, loads its
+ * fast path in milliseconds instead of compiling for seconds. A file is its object followed by
+ * the object's SHA-256: one that does not check out (a disk full, a hand edit) is removed and the
+ * program compiled again. Files are written whole and renamed into place, so switches starting
+ * together never read half of one. The least recently used go beyond {@link #MAX_OBJECTS}.
+ */
+final class ObjectCache {
+    private static final Logger LOG = Logger.getLogger("softswitch");
+    /** Objects kept (p4/nat64.p4's is about 1 MB). */
+    static final int MAX_OBJECTS = 32;
+    private static final int DIGEST = 32;
+    private static final String SUFFIX = ".o";
+
+    private final Path dir;
+
+    ObjectCache(Path dir) {
+        this.dir = dir;
+    }
+
+    /**
+     * {@code $SOFTSWITCH_CACHE_DIR}, else {@code $XDG_CACHE_HOME/softswitch/fast-path}, else
+     * {@code ~/.cache/softswitch/fast-path}; empty when {@code SOFTSWITCH_CACHE_DIR} is {@code off}.
+     */
+    static Optional<ObjectCache> standard() {
+        String own = System.getenv("SOFTSWITCH_CACHE_DIR");
+        if ("off".equals(own)) {
+            return Optional.empty();
+        }
+        if (own != null && !own.isEmpty()) {
+            return Optional.of(new ObjectCache(Path.of(own)));
+        }
+        String xdg = System.getenv("XDG_CACHE_HOME");
+        Path base = xdg != null && !xdg.isEmpty() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache");
+        return Optional.of(new ObjectCache(base.resolve("softswitch").resolve("fast-path")));
+    }
+
+    /** The key of an object: the SHA-256 of every part that goes into making it, each length-prefixed. */
+    static String key(List<String> parts) {
+        MessageDigest sha = sha256();
+        for (String part : parts) {
+            byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+            sha.update(Integer.toString(bytes.length).getBytes(StandardCharsets.US_ASCII));
+            sha.update((byte) ':');
+            sha.update(bytes);
+        }
+        return HexFormat.of().formatHex(sha.digest());
+    }
+
+    /** The object made by {@code key}, when kept and whole; marked as used. */
+    Optional<byte[]> get(String key) {
+        Path file = dir.resolve(key + SUFFIX);
+        byte[] stored;
+        try {
+            stored = Files.readAllBytes(file);
+        } catch (IOException e) {
+            return Optional.empty();   // not kept (or unreadable: compiled again)
+        }
+        byte[] object = Arrays.copyOf(stored, Math.max(0, stored.length - DIGEST));
+        if (stored.length <= DIGEST
+                || !Arrays.equals(sha256().digest(object), Arrays.copyOfRange(stored, object.length, stored.length))) {
+            LOG.warning("fast path: removing " + file + ", which does not check out (compiling again)");
+            delete(file);
+            return Optional.empty();
+        }
+        try {
+            Files.setLastModifiedTime(file, FileTime.fromMillis(System.currentTimeMillis()));
+        } catch (IOException e) {
+            // read-only: it is still used, merely not marked
+        }
+        return Optional.of(object);
+    }
+
+    /** Keeps {@code object} under {@code key}; a cache that cannot be written is only slower, so it says why and goes on. */
+    void put(String key, byte[] object) {
+        try {
+            Files.createDirectories(dir);
+            Path tmp = Files.createTempFile(dir, key, ".tmp");
+            try {
+                Files.write(tmp, concat(object, sha256().digest(object)));
+                try {
+                    Files.move(tmp, dir.resolve(key + SUFFIX), StandardCopyOption.ATOMIC_MOVE);
+                } catch (AtomicMoveNotSupportedException e) {
+                    Files.move(tmp, dir.resolve(key + SUFFIX), StandardCopyOption.REPLACE_EXISTING);
+                }
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+            evict();
+        } catch (IOException e) {
+            LOG.warning("fast path: cannot keep the compiled program in " + dir + " (" + e
+                    + "); each start compiles it (set SOFTSWITCH_CACHE_DIR to a writable directory, or off)");
+        }
+    }
+
+    /** Removes the least recently used objects beyond MAX_OBJECTS. */
+    private void evict() throws IOException {
+        List<Path> objects;
+        try (Stream<Path> files = Files.list(dir)) {
+            objects = files.filter(f -> f.getFileName().toString().endsWith(SUFFIX))
+                    .sorted(Comparator.comparing(ObjectCache::modified).reversed()).collect(Collectors.toList());
+        }
+        objects.stream().skip(MAX_OBJECTS).forEach(ObjectCache::delete);
+    }
+
+    private static FileTime modified(Path f) {
+        try {
+            return Files.getLastModifiedTime(f);
+        } catch (IOException e) {
+            return FileTime.fromMillis(0);   // gone meanwhile: first to go
+        }
+    }
+
+    private static void delete(Path f) {
+        try {
+            Files.deleteIfExists(f);
+        } catch (IOException e) {
+            LOG.warning("fast path: cannot remove " + f + ": " + e.getMessage());
+        }
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
+    }
+}
