@@ -7,6 +7,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
@@ -24,7 +27,9 @@ import java.util.stream.Stream;
  * fast path in milliseconds instead of compiling for seconds. A file is its object followed by
  * the object's SHA-256: one that does not check out (a disk full, a hand edit) is removed and the
  * program compiled again. Files are written whole and renamed into place, so switches starting
- * together never read half of one. The least recently used go beyond {@link #MAX_OBJECTS}.
+ * together never read half of one. The least recently used go beyond {@link #MAX_OBJECTS}. What
+ * is loaded goes into the kernel, so a directory or file that another user owns, or that group or
+ * others may write, is not used (the digest tells a damaged file, not a planted one).
  */
 final class ObjectCache {
     private static final Logger LOG = Logger.getLogger("softswitch");
@@ -68,11 +73,16 @@ final class ObjectCache {
         return HexFormat.of().formatHex(sha.digest());
     }
 
-    /** The object made by {@code key}, when kept and whole; marked as used. */
+    /** The object made by {@code key}, when kept, whole and only ours to write; marked as used. */
     Optional<byte[]> get(String key) {
         Path file = dir.resolve(key + SUFFIX);
         byte[] stored;
         try {
+            if (!onlyOurs(dir) || !onlyOurs(file)) {
+                LOG.warning("fast path: not using " + file + ": it or its directory is another user's or writable by"
+                        + " group or others (compiling; point SOFTSWITCH_CACHE_DIR to a directory of your own)");
+                return Optional.empty();
+            }
             stored = Files.readAllBytes(file);
         } catch (IOException e) {
             return Optional.empty();   // not kept (or unreadable: compiled again)
@@ -95,7 +105,7 @@ final class ObjectCache {
     /** Keeps {@code object} under {@code key}; a cache that cannot be written is only slower, so it says why and goes on. */
     void put(String key, byte[] object) {
         try {
-            Files.createDirectories(dir);
+            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             Path tmp = Files.createTempFile(dir, key, ".tmp");
             try {
                 Files.write(tmp, concat(object, sha256().digest(object)));
@@ -122,6 +132,14 @@ final class ObjectCache {
                     .sorted(Comparator.comparing(ObjectCache::modified).reversed()).collect(Collectors.toList());
         }
         objects.stream().skip(MAX_OBJECTS).forEach(ObjectCache::delete);
+    }
+
+    /** Owned by the user the switch runs as, and writable by no one else. */
+    private static boolean onlyOurs(Path p) throws IOException {
+        PosixFileAttributes a = Files.readAttributes(p, PosixFileAttributes.class);
+        return a.owner().getName().equals(System.getProperty("user.name"))
+                && !a.permissions().contains(PosixFilePermission.GROUP_WRITE)
+                && !a.permissions().contains(PosixFilePermission.OTHERS_WRITE);
     }
 
     private static FileTime modified(Path f) {

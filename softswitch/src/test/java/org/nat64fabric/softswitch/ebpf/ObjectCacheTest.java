@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,6 +53,20 @@ class ObjectCacheTest {
         assertFalse(Files.exists(file));
         Files.write(file, new byte[] {9});   // shorter than its digest
         assertTrue(cache.get(key).isEmpty());
+    }
+
+    @Test
+    void anObjectOthersMayWriteIsNotLoaded() throws IOException {
+        ObjectCache cache = new ObjectCache(dir);
+        String key = ObjectCache.key(List.of("b"));
+        cache.put(key, new byte[] {1, 2, 3, 4});
+        Path file = dir.resolve(key + ".o");
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-rw-rw-"));
+        assertTrue(cache.get(key).isEmpty(), "anyone could have planted it");
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        assertTrue(cache.get(key).isPresent());
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertTrue(cache.get(key).isEmpty(), "anyone could have replaced it");
     }
 
     @Test
