@@ -103,7 +103,7 @@ test: build p4
 
 ## test-xdp: the NAT64 translation suites with softswitch's fast path at XDP (generic) (root; about 2 minutes)
 test-xdp: build p4
-	@NAT64FABRIC_FAST_PATH=xdp-generic $(PY) -m pytest -q -m "not first_pass_only" $(XDP_SUITES)
+	@NAT64FABRIC_FAST_PATH=xdp-generic $(PY) -m pytest -q $(XDP_SUITES)
 
 ## demo: the NAT64 fabric demo in Mininet (root): ping, HTTP, UDP, EAMT, traceroute, iperf3, sessions
 demo: build p4

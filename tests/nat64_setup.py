@@ -120,8 +120,8 @@ def ptf(request):
 # tests without it (hw/netfpga/README.md says why each differs). The SUME variant never runs on
 # the kernel fast path (sume_sut turns it off), so make test's fast-path passes
 # (NAT64FABRIC_FAST_PATH) leave out its cases, which the first pass ran as they would run again.
-BOTH = pytest.mark.parametrize("ptf", ["v1model"] if os.environ.get("NAT64FABRIC_FAST_PATH") else ["v1model", "sume"],
-                               indirect=True)
+PIPELINES = ["v1model"] if os.environ.get("NAT64FABRIC_FAST_PATH") else ["v1model", "sume"]
+BOTH = pytest.mark.parametrize("ptf", PIPELINES, indirect=True)
 
 
 def counter(ptf, name, index):

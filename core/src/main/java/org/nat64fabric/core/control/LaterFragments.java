@@ -156,7 +156,7 @@ final class LaterFragments {
     static final class Out {
         final String deviceId;
         final byte[] frame;
-        /** An IPv6 fragment (from IPv4), which may be longer than its link takes: the caller cuts it. */
+        /** An IPv6 fragment (from IPv4, or hairpinned back to IPv6), which may be longer than its link takes: the caller cuts it. */
         final boolean ipv6;
 
         Out(String deviceId, byte[] frame, boolean ipv6) {
@@ -289,7 +289,7 @@ final class LaterFragments {
 
     private static void translate(String deviceId, byte[] frame, Translation t, Result r) {
         boolean fromIpv6 = isIpv6(frame);
-        if (expiresHere(frame, fromIpv6, t)) {
+        if (expiresHere(frame, fromIpv6)) {
             r.ttlExpired++;
             return;
         }
@@ -311,11 +311,11 @@ final class LaterFragments {
     }
 
     /**
-     * IPv4 with a TTL of 1 or less, or hairpinned IPv6 with a hop limit of 1 or less: the hop the
-     * pipeline counts would expire it (the hairpin's second pass counts none, RFC 6146 3.8).
+     * IPv4 with a TTL of 1 or less: the hop the pipeline counts would expire it. (The pipeline
+     * answers IPv6 with a hop limit of 1 or less before it punts a fragment.)
      */
-    private static boolean expiresHere(byte[] frame, boolean fromIpv6, Translation t) {
-        return fromIpv6 ? t.hairpin != null && (frame[ETHERNET + 7] & 0xff) <= 1 : (frame[ETHERNET + 8] & 0xff) <= 1;
+    private static boolean expiresHere(byte[] frame, boolean fromIpv6) {
+        return !fromIpv6 && (frame[ETHERNET + 8] & 0xff) <= 1;
     }
 
     /** The waiting echo's first fragment, translated once its datagram's length is known. */
@@ -326,7 +326,7 @@ final class LaterFragments {
         EchoFirst e = t.echo;
         t.echo = null;
         boolean fromIpv6 = isIpv6(e.frame);
-        if (expiresHere(e.frame, fromIpv6, t)) {
+        if (expiresHere(e.frame, fromIpv6)) {
             r.ttlExpired++;
             return;
         }

@@ -40,6 +40,7 @@ import org.nat64fabric.core.event.NatEvent;
 import org.nat64fabric.core.fabric.DesiredState;
 import org.nat64fabric.core.fabric.Entity;
 import org.nat64fabric.core.fabric.SessionEntries;
+import org.nat64fabric.core.fabric.Route;
 import org.nat64fabric.core.fabric.SwitchConfig;
 import org.nat64fabric.core.fabric.TableEntry;
 import org.nat64fabric.core.metrics.LatencyHistogram;
@@ -456,11 +457,11 @@ public final class Nat64Fabric implements Nat64Service {
         Optional<LaterFragments.Result> waiting = p.flatMap(f -> f.ipv6
                 ? engine.statelessIpv4Of(f.source6()).flatMap(src -> engine.ipv4Of(f.destination6())
                         .map(dst -> laterFragments.echoFirst(deviceId, frame, d, src, dst, f.sourcePort,
-                                hairpinOf(src, dst), now)))
+                                hairpinOf(deviceId, src, dst), now)))
                         .or(() -> engine.store().bibBy6(Protocol.ICMP, f.source6(), f.sourcePort).flatMap(bib ->
                                 engine.ipv4Of(f.destination6()).map(dst -> laterFragments.echoFirst(deviceId, frame, d,
-                                        bib.v4().address(), dst, bib.v4().port(), hairpinOf(bib.v4().address(), dst),
-                                        now))))
+                                        bib.v4().address(), dst, bib.v4().port(),
+                                        hairpinOf(deviceId, bib.v4().address(), dst), now))))
                 : engine.statelessIpv6Of(f.destination4()).map(dst -> laterFragments.echoFirst(deviceId, frame, d,
                                 engine.representation(f.source4()), dst, f.destinationPort, null, now))
                         .or(() -> engine.store().bibBy4(Protocol.ICMP, new TransportAddress(f.destination4(),
@@ -476,13 +477,19 @@ public final class Nat64Fabric implements Nat64Service {
 
     /**
      * RFC 7757 4.2: an echo from IPv6 to a stateless host's IPv4 address goes back to IPv6, its
-     * source written into pool6 (not mapped back by an EAM), as the pipeline hairpins a packet;
-     * null for another destination. (To a session's pool4 address it goes round the pipeline and
-     * comes back here from IPv4.)
+     * source written into pool6 (not mapped back by an EAM), where the pipeline would hairpin it:
+     * the switch's route to that address is a hairpin, configured (an EAM prefix's) or written for
+     * a SIIT prefix ({@link org.nat64fabric.core.fabric.DesiredState}); null for another
+     * destination (an IPv4 host an EAM names is routed). (To a session's pool4 address it goes
+     * round the pipeline and comes back here from IPv4.)
      */
-    private LaterFragments.Hairpin hairpinOf(Ipv4Address source, Ipv4Address destination) {
-        return engine.statelessIpv6Of(destination).map(d -> new LaterFragments.Hairpin(engine.inPool6(source), d))
-                .orElse(null);
+    private LaterFragments.Hairpin hairpinOf(String deviceId, Ipv4Address source, Ipv4Address destination) {
+        List<Route> routes = new ArrayList<>(switchConfig(deviceId).routes);
+        config.nat64.siitPrefixes.forEach(p -> routes.add(Route.of(p.toString(), Route.Kind.HAIRPIN, "siitPrefixes")));
+        boolean hairpinned = SwitchConfig.longestMatch(routes, destination.toString())
+                .filter(r -> r.kind == Route.Kind.HAIRPIN).isPresent();
+        return hairpinned ? engine.statelessIpv6Of(destination)
+                .map(d -> new LaterFragments.Hairpin(engine.inPool6(source), d)).orElse(null) : null;
     }
 
     /** Fragments wait by a clock that does not step ({@link LaterFragments} forgets eldest first). */

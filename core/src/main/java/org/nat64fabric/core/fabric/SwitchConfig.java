@@ -74,6 +74,11 @@ public final class SwitchConfig {
      * next hop.
      */
     public Optional<Route> nextHop(String destination) {
+        return longestMatch(routes, destination).filter(r -> r.kind == Route.Kind.NEXT_HOP);
+    }
+
+    /** The route of {@code routes} that holds {@code destination} with the longest prefix; empty for none. */
+    public static Optional<Route> longestMatch(List<Route> routes, String destination) {
         boolean ipv6 = destination.contains(":");
         Route best = null;
         int bestLength = -1;
@@ -97,6 +102,6 @@ public final class SwitchConfig {
                 bestLength = length;
             }
         }
-        return best != null && best.kind == Route.Kind.NEXT_HOP ? Optional.of(best) : Optional.empty();
+        return Optional.ofNullable(best);
     }
 }

@@ -199,7 +199,7 @@ class LaterFragmentsTest {
         LaterFragments fragments = new LaterFragments();
         byte[] first = echoFirstFragment(length, 0);
         LaterFragments.Datagram d = LaterFragments.firstOfSeveral(first).orElseThrow();
-        fragments.echoFirst("sw", first, d, POOL4, SERVER, 0x1234, new LaterFragments.Hairpin(fromPool6, peer), 0);
+        fragments.echoFirst("sw", first, d, POOL4, SERVER, 0x4321, new LaterFragments.Hairpin(fromPool6, peer), 0);
         byte[] rest = Arrays.copyOfRange(data(length), 64, length);
         LaterFragments.Result r = fragments.later("sw", ipv6Fragment(8, false, 77, rest, 58), 10);
         assertEquals(2, r.translated.size(), "the last fragment, then the first");
@@ -220,7 +220,7 @@ class LaterFragmentsTest {
         }
         ByteBuffer m = ByteBuffer.wrap(whole);
         assertEquals(128 << 8, m.getShort(0) & 0xffff, "still an echo request");
-        assertEquals(0x1234, m.getShort(4) & 0xffff, "its identifier kept");
+        assertEquals(0x4321, m.getShort(4) & 0xffff, "the identifier of its IPv4 side (a session's), kept on the way back");
         byte[] after = r.translated.get(1).frame;
         long sum = InternetChecksum.add(InternetChecksum.ipv6PseudoHeader(after, 14, length, 58), whole, 0, length);
         assertEquals(0, InternetChecksum.of(sum), "the ICMPv6 checksum for its new pseudo-header");

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
@@ -240,23 +241,24 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
 
     /**
      * clang's object, kept in memory: the files are removed at once, so a killed switch leaves none
-     * behind; and in the {@link ObjectCache}, from which the next start with the same C and clang takes it.
+     * behind; and in the {@link ObjectCache}, from which the next start with the same C, headers and
+     * clang takes it.
      */
     private static byte[] compile(KernelProgram code) throws Unavailable {
         Optional<ObjectCache> cache = ObjectCache.standard();
-        String key = ObjectCache.key(List.of(code.source(), KernelProgram.prelude(),
-                String.join(" ", clangCommand("fast_path.c", "fast_path.o")), clangVersion()));
-        Optional<byte[]> kept = cache.flatMap(c -> c.get(key));
-        if (kept.isPresent()) {
-            LOG.info("fast path: the compiled program comes from the cache (" + key.substring(0, 12) + ")");
-            return kept.get();
-        }
         Path dir = null;
         try {
             dir = Files.createTempDirectory("softswitch-fast-path");
             Path c = code.writeTo(dir);
             Path o = dir.resolve("fast_path.o");
-            Ran clang = run(clangCommand(c.toString(), o.toString()));
+            List<String> command = clangCommand(c.toString(), o.toString());
+            String key = cache.isPresent() ? cacheKey(command, c) : null;
+            Optional<byte[]> kept = cache.flatMap(k -> k.get(key));
+            if (kept.isPresent()) {
+                LOG.info("fast path: the compiled program comes from the cache (" + key.substring(0, 12) + ")");
+                return kept.get();
+            }
+            Ran clang = run(command);
             if (!clang.ok) {
                 throw new Unavailable("clang could not compile the fast path: " + firstLines(clang.output, 6));
             }
@@ -268,6 +270,28 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         } finally {
             removeTree(dir);
         }
+    }
+
+    /**
+     * What makes the object: every file clang reads for it, as {@code clang -M} lists them (the C,
+     * its header, the kernel's and libbpf's headers: a package upgrade changes the key), by name and
+     * content; the clang command (but for the temporary paths); and {@code clang --version}.
+     */
+    private static String cacheKey(List<String> command, Path source) throws Unavailable, IOException {
+        List<String> depend = new ArrayList<>(command.subList(0, command.size() - 4));   // without -c SOURCE -o OBJECT
+        depend.addAll(List.of("-M", source.toString()));
+        Ran deps = run(depend);
+        if (!deps.ok) {
+            throw new Unavailable("clang could not read the fast path's C: " + firstLines(deps.output, 6));
+        }
+        List<String> parts = new ArrayList<>(List.of(String.join(" ", clangCommand("fast_path.c", "fast_path.o")),
+                clangVersion()));
+        String[] tokens = deps.output.replace("\\\n", " ").trim().split("\\s+");
+        for (String file : Arrays.asList(tokens).subList(1, tokens.length)) {    // after "fast_path.o:"
+            Path p = source.resolveSibling(file);
+            parts.add(p.getFileName() + "\n" + Files.readString(p, StandardCharsets.ISO_8859_1));
+        }
+        return ObjectCache.key(parts);
     }
 
     private static String clangVersionText;

@@ -18,6 +18,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.logging.Logger;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -27,9 +28,11 @@ import java.util.stream.Stream;
  * fast path in milliseconds instead of compiling for seconds. A file is its object followed by
  * the object's SHA-256: one that does not check out (a disk full, a hand edit) is removed and the
  * program compiled again. Files are written whole and renamed into place, so switches starting
- * together never read half of one. The least recently used go beyond {@link #MAX_OBJECTS}. What
- * is loaded goes into the kernel, so a directory or file that another user owns, or that group or
- * others may write, is not used (the digest tells a damaged file, not a planted one).
+ * together never read half of one. The least recently used go beyond {@link #MAX_OBJECTS}; other
+ * files in the directory are not touched. What is loaded goes into the kernel, so a file, or a
+ * directory on its path, that another user owns (root aside) or that group or others may write
+ * (a sticky directory such as /tmp aside) is not used: the digest tells a damaged file, not a
+ * planted one.
  */
 final class ObjectCache {
     private static final Logger LOG = Logger.getLogger("softswitch");
@@ -37,6 +40,10 @@ final class ObjectCache {
     static final int MAX_OBJECTS = 32;
     private static final int DIGEST = 32;
     private static final String SUFFIX = ".o";
+    /** The cache's own files: a key (64 hex digits) and SUFFIX. */
+    private static final Pattern OBJECT = Pattern.compile("[0-9a-f]{64}\\.o");
+    /** A temporary file older than this was left by a switch killed while writing it. */
+    private static final long STALE_TMP_MS = 3_600_000;
 
     private final Path dir;
 
@@ -78,9 +85,10 @@ final class ObjectCache {
         Path file = dir.resolve(key + SUFFIX);
         byte[] stored;
         try {
-            if (!onlyOurs(dir) || !onlyOurs(file)) {
-                LOG.warning("fast path: not using " + file + ": it or its directory is another user's or writable by"
-                        + " group or others (compiling; point SOFTSWITCH_CACHE_DIR to a directory of your own)");
+            if (!Files.exists(file)) {
+                return Optional.empty();
+            }
+            if (!trusted(file)) {
                 return Optional.empty();
             }
             stored = Files.readAllBytes(file);
@@ -106,6 +114,9 @@ final class ObjectCache {
     void put(String key, byte[] object) {
         try {
             Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            if (!trusted(dir)) {
+                return;
+            }
             Path tmp = Files.createTempFile(dir, key, ".tmp");
             try {
                 Files.write(tmp, concat(object, sha256().digest(object)));
@@ -124,22 +135,41 @@ final class ObjectCache {
         }
     }
 
-    /** Removes the least recently used objects beyond MAX_OBJECTS. */
+    /** Removes the least recently used objects beyond MAX_OBJECTS, and temporary files a killed switch left. */
     private void evict() throws IOException {
         List<Path> objects;
+        long now = System.currentTimeMillis();
         try (Stream<Path> files = Files.list(dir)) {
-            objects = files.filter(f -> f.getFileName().toString().endsWith(SUFFIX))
+            objects = files.filter(f -> OBJECT.matcher(f.getFileName().toString()).matches()
+                            || f.getFileName().toString().endsWith(".tmp") && now - modified(f).toMillis() > STALE_TMP_MS)
                     .sorted(Comparator.comparing(ObjectCache::modified).reversed()).collect(Collectors.toList());
         }
-        objects.stream().skip(MAX_OBJECTS).forEach(ObjectCache::delete);
+        objects.stream().filter(f -> f.getFileName().toString().endsWith(".tmp")).forEach(ObjectCache::delete);
+        objects.stream().filter(f -> f.getFileName().toString().endsWith(SUFFIX)).skip(MAX_OBJECTS)
+                .forEach(ObjectCache::delete);
     }
 
-    /** Owned by the user the switch runs as, and writable by no one else. */
-    private static boolean onlyOurs(Path p) throws IOException {
-        PosixFileAttributes a = Files.readAttributes(p, PosixFileAttributes.class);
-        return a.owner().getName().equals(System.getProperty("user.name"))
-                && !a.permissions().contains(PosixFilePermission.GROUP_WRITE)
-                && !a.permissions().contains(PosixFilePermission.OTHERS_WRITE);
+    /** Whether {@code p} and every directory above it are safe to load from; logs why not. */
+    private static boolean trusted(Path p) throws IOException {
+        for (Path at = p.toAbsolutePath(); at != null; at = at.getParent()) {
+            PosixFileAttributes a = Files.readAttributes(at, PosixFileAttributes.class);
+            String owner = a.owner().getName();
+            boolean othersWrite = a.permissions().contains(PosixFilePermission.GROUP_WRITE)
+                    || a.permissions().contains(PosixFilePermission.OTHERS_WRITE);
+            boolean sticky = a.isDirectory() && at != p && isSticky(at);
+            if (!owner.equals(System.getProperty("user.name")) && !owner.equals("root") || othersWrite && !sticky) {
+                LOG.warning("fast path: not using the cache at " + p + ": " + at + " is " + owner + "'s"
+                        + (othersWrite ? " and writable by group or others" : "")
+                        + " (compiling; point SOFTSWITCH_CACHE_DIR to a directory of your own, or off)");
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The sticky bit: only an entry's owner may remove or rename it (so /tmp's others cannot swap ours). */
+    private static boolean isSticky(Path directory) throws IOException {
+        return ((Integer) Files.getAttribute(directory, "unix:mode") & 01000) != 0;
     }
 
     private static FileTime modified(Path f) {

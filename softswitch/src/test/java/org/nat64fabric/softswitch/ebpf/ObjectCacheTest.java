@@ -77,13 +77,16 @@ class ObjectCacheTest {
             cache.put(key, new byte[] {(byte) i});
             Files.setLastModifiedTime(dir.resolve(key + ".o"), FileTime.fromMillis(1_000_000L * (i + 1)));
         }
+        Path notOurs = Files.write(dir.resolve("build.o"), new byte[] {7});
+        Files.setLastModifiedTime(notOurs, FileTime.fromMillis(1));
         String oldest = ObjectCache.key(List.of("program 0"));
         String second = ObjectCache.key(List.of("program 1"));
         assertTrue(cache.get(oldest).isPresent(), "used now: the most recent");
         cache.put(ObjectCache.key(List.of("one more")), new byte[] {42});
         try (var files = Files.list(dir)) {
-            assertEquals(ObjectCache.MAX_OBJECTS, files.count());
+            assertEquals(ObjectCache.MAX_OBJECTS + 1, files.count());
         }
+        assertTrue(Files.exists(notOurs), "a file the cache did not write is left alone");
         assertTrue(cache.get(oldest).isPresent());
         assertTrue(cache.get(second).isEmpty(), "the least recently used went");
     }
