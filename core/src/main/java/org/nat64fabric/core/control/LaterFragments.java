@@ -110,16 +110,17 @@ final class LaterFragments {
         final Object source;
         final Object destination;
         /** From IPv6 to an address the NAT64 owns: translated back to IPv6 too; null for none. */
-        Hairpin hairpin;
+        final Hairpin hairpin;
         long lastUsed;
         /** The datagram's transport length, once its last fragment came; -1 before. */
         int length = -1;
         /** Its echo's first fragment, waiting for that length; null for none. */
         EchoFirst echo;
 
-        Translation(Object source, Object destination, long now) {
+        Translation(Object source, Object destination, Hairpin hairpin, long now) {
             this.source = source;
             this.destination = destination;
+            this.hairpin = hairpin;
             this.lastUsed = now;
         }
     }
@@ -227,7 +228,7 @@ final class LaterFragments {
     synchronized Result learn(Datagram d, Object source, Object destination, long now) {
         Result r = new Result();
         expire(now, r);
-        learn(d, new Translation(source, destination, now), r);
+        learn(d, new Translation(source, destination, null, now), r);
         return r;
     }
 
@@ -241,8 +242,7 @@ final class LaterFragments {
                                   int identifier, Hairpin hairpin, long now) {
         Result r = new Result();
         expire(now, r);
-        Translation t = new Translation(source, destination, now);
-        t.hairpin = hairpin;
+        Translation t = new Translation(source, destination, hairpin, now);
         learn(d, t, r);
         t.echo = new EchoFirst(deviceId, frame, identifier);
         finishEcho(t, r);

@@ -40,12 +40,17 @@ class ObjectCacheTest {
         assertEquals(key, ObjectCache.key(List.of("int x;", "header", "clang -O2", "clang 14")));
     }
 
+    /** A four-byte object put under {@code key}; its file. */
+    private Path kept(ObjectCache cache, String key) {
+        cache.put(key, new byte[] {1, 2, 3, 4});
+        return dir.resolve(key + ".o");
+    }
+
     @Test
     void anObjectThatDoesNotCheckOutIsRemovedNotUsed() throws IOException {
         ObjectCache cache = new ObjectCache(dir);
         String key = ObjectCache.key(List.of("a"));
-        cache.put(key, new byte[] {1, 2, 3, 4});
-        Path file = dir.resolve(key + ".o");
+        Path file = kept(cache, key);
         byte[] stored = Files.readAllBytes(file);
         stored[1] ^= 1;
         Files.write(file, stored);
@@ -59,8 +64,7 @@ class ObjectCacheTest {
     void anObjectOthersMayWriteIsNotLoaded() throws IOException {
         ObjectCache cache = new ObjectCache(dir);
         String key = ObjectCache.key(List.of("b"));
-        cache.put(key, new byte[] {1, 2, 3, 4});
-        Path file = dir.resolve(key + ".o");
+        Path file = kept(cache, key);
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-rw-rw-"));
         assertTrue(cache.get(key).isEmpty(), "anyone could have planted it");
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
