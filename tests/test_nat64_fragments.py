@@ -22,12 +22,14 @@ POOL4 = ipaddress.ip_network("192.0.2.16/28")
 SERVER6 = embed(V4_SERVER, POOL6, 96)
 EAM_HOST, EAM_HOST4 = "2001:db8:1::77", "192.0.2.77"     # the EAMT's entries (RFC 7757): no session
 EAM_PEER, EAM_PEER4 = "2001:db8:1::78", "192.0.2.78"     # ... and another IPv6 host, hairpinned to
+EAM_SERVER6, EAM_SERVER = "2001:db8:2::99", "198.51.100.99"   # ... and an IPv4 host, routed to
 FABRIC = {
     "apps": {"org.nat64fabric.app": {"nat64": {
         "pool6": POOL6 + "/96",
         "pool4": {"addresses": [str(POOL4)], "blockSize": 64, "blocksPerSubscriber": 4},
         "eamt": [{"ipv6Prefix": EAM_HOST + "/128", "ipv4Prefix": EAM_HOST4 + "/32"},
-                 {"ipv6Prefix": EAM_PEER + "/128", "ipv4Prefix": EAM_PEER4 + "/32"}],
+                 {"ipv6Prefix": EAM_PEER + "/128", "ipv4Prefix": EAM_PEER4 + "/32"},
+                 {"ipv6Prefix": EAM_SERVER6 + "/128", "ipv4Prefix": EAM_SERVER + "/32"}],
     }}},
     "devices": {"device:border1": {
         "basic": {"managementAddress": "grpc://127.0.0.1:{port}?device_id=1"},
@@ -284,6 +286,64 @@ def test_an_echo_in_fragments_hairpinned_to_an_eam_host_comes_from_pool6(border,
         assert source4 in POOL4, "the session's pool4 address"
     assert {(h.dst, h.hlim) for h in headers} == {(EAM_PEER, 63)}
     assert checksum_holds(headers[0].src, EAM_PEER, 58, whole), "the ICMPv6 checksum"
+
+
+def test_an_echo_in_fragments_from_an_eam_host_to_a_session_host_comes_from_pool6(border):
+    """RFC 6146 3.8 with RFC 7757 4.2: an EAM host's echo request in three fragments to the pool4
+    address and identifier of another IPv6 host's echo mapping reaches that host from the sender's
+    IPv4 address written into pool6, as an unfragmented one does, not mapped back by its EAM; the
+    host's own identifier, one hop, the ICMPv6 checksum right for the new pseudo-header."""
+    api, dataplane, log = border
+    for _ in range(10):
+        dataplane.send(V6_PORT, Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IPv6(src=V6_HOST, dst=SERVER6) /
+                       ICMPv6EchoRequest(id=0x5e55, seq=1))
+        out = dataplane.poll(V4_PORT, timeout=1)
+        if out is not None:
+            break
+    else:
+        raise AssertionError(log.read_text()[-3000:])
+    mapped4, mapped_id = Ether(out)[IP].src, Ether(out)[ICMP].id
+    ident = 0xece
+    request = bytes(IPv6(src=EAM_HOST, dst=embed(mapped4, POOL6, 96)) /
+                    ICMPv6EchoRequest(id=mapped_id, seq=2, data=bytes(range(256)) * 12))[40:]
+    for f in v6_fragments(request, 58, ident, 1232, src=EAM_HOST, dst=embed(mapped4, POOL6, 96)):
+        dataplane.send(V6_PORT, f)
+    pieces, headers = collect(dataplane, V6_PORT, 6, ident, len(request))
+    whole = reassembled(pieces, len(request))
+    kind, code, _, id6, seq = struct.unpack("!BBHHH", whole[:8])
+    assert (kind, code, id6, seq, whole[8:]) == (128, 0, 0x5e55, 2, request[8:])
+    source = embed(EAM_HOST4, POOL6, 96)
+    assert {(h.src, h.dst, h.hlim) for h in headers} == {(source, V6_HOST, 63)}
+    assert checksum_holds(source, V6_HOST, 58, whole), "the ICMPv6 checksum"
+
+
+@pytest.mark.parametrize("host, proto", [(V6_HOST, 58), (EAM_HOST, 58), (V6_HOST, 17)],
+                         ids=["session-echo", "eam-echo", "session-udp"])
+def test_fragments_to_an_ipv4_host_an_eam_names_reach_it(border, host, proto):
+    """RFC 7757 3.1: an IPv6 host's datagram in three fragments to the IPv6 address an EAM gives
+    an IPv4 host reaches that host in IPv4, every fragment: those the controller translates (an
+    echo's, a session's after the first) go through the pipeline as IPv4 to an address the EAMT
+    names, routed there, not translated back to IPv6. One hop (TTL 63)."""
+    api, dataplane, _ = border
+    ident = {(V6_HOST, 58): 0xec8, (EAM_HOST, 58): 0xeca, (V6_HOST, 17): 0xecc}[host, proto]
+    l4 = ICMPv6EchoRequest(id=0x7e59, seq=1) if proto == 58 else UDP(sport=6020, dport=53)
+    data = segment(l4, bytes(range(256)) * 12, host, EAM_SERVER6)
+    for f in v6_fragments(data, proto, ident, 1232, src=host, dst=EAM_SERVER6):
+        dataplane.send(V6_PORT, f)
+    pieces, headers = collect(dataplane, V4_PORT, 4, ident, len(data))
+    whole = reassembled(pieces, len(data))
+    assert sorted(pieces) == [0, 1232, 2464]
+    source = headers[0].src
+    assert {(h.src, h.dst, h.ttl, h.proto) for h in headers} == {(source, EAM_SERVER, 63, 1 if proto == 58 else 17)}
+    if host == EAM_HOST:
+        assert source == EAM_HOST4
+    else:
+        assert ipaddress.ip_address(source) in POOL4
+    if proto == 58:
+        assert whole[:2] == b"\x08\x00" and whole[8:] == data[8:]
+        assert ones_complement_sum(whole) == 0xffff, "the ICMPv4 checksum"
+    else:
+        assert whole[8:] == data[8:] and checksum_holds(source, EAM_SERVER, 17, whole)
 
 
 def test_fragments_that_come_before_their_first_wait_for_it(border):

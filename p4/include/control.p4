@@ -206,6 +206,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         /* A packet the controller sent through the pipeline is not copied back to it: it has the
          * packet (an I2E copy would be the packet as it came, its packet_out header included). */
         meta.from_controller = hdr.packet_out.isValid();
+        meta.probe = false;
         if (hdr.packet_out.isValid()) {
             bool to_pipeline = hdr.packet_out.to_pipeline == 1;
             standard_metadata.egress_spec = hdr.packet_out.egress_port;

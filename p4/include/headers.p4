@@ -188,6 +188,8 @@ struct metadata_t {
     bit<2>  recirc;          /* RECIRC_*: why this packet goes round once more */
     bool    hairpinned;      /* this pass translates back a packet hairpinned by the last one */
     bool    from_controller; /* a packet-out sent through the pipeline */
+    bool    probe;           /* NetFPGA SUME: the headers of IPv4 as it came, sent back by the
+                                controller to be translated (packet_out.probe); none on v1model */
     bool    to_fragment;     /* translated or routed, then to the controller to be fragmented */
     @field_list(2)
     port_t  out_port;        /* where a packet that went round for its checksum leaves */

@@ -448,7 +448,16 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                     && (hdr.tcp.flags & 0x17) == 0x02) {    /* a plain SYN: no ACK, RST or FIN */
                 inbound_syn.apply();
             }
-            if (!eamt_v4_dst.apply().hit && !siit_v4_dst.apply().hit) {
+            if (eamt_v4_dst.apply().hit || siit_v4_dst.apply().hit) {
+                if (meta.from_controller && !meta.hairpinned && !meta.probe && !meta.is_icmp_error) {
+                    /* IPv4 the controller translated from IPv6 itself (an echo's fragments, a
+                     * session's after the first) to a host an EAM or SIIT prefix names: routed,
+                     * not turned back; where the route is a hairpin, the next pass translates it
+                     * back (RFC 7757 4.2) as it would the pipeline's own. */
+                    meta.xlate_dst = false;
+                    return;
+                }
+            } else {
                 if (proto != 0 && session_v4.apply().hit) {
                     /* Errors come from routers on the path, not from the remote: not filtered. */
                     if (check_remote && !meta.is_icmp_error && !remote_filter.apply().hit) {

@@ -179,13 +179,13 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
         in_port = number_of(sume_metadata.src_port);
         no_route_found = false;
         meta.idle_hit = false;
-        bool probe = false;
+        meta.probe = false;
         bit<16> frame_length = sume_metadata.pkt_len;
         meta.from_controller = hdr.packet_out.isValid();
         if (hdr.packet_out.isValid()) {
             bool to_pipeline = hdr.packet_out.to_pipeline == 1;
             meta.hairpinned = to_pipeline && hdr.packet_out.hairpinned == 1;
-            probe = to_pipeline && hdr.packet_out.probe == 1;
+            meta.probe = to_pipeline && hdr.packet_out.probe == 1;
             if (hdr.packet_out.ether_type != 0) {
                 hdr.ethernet.setValid();
                 hdr.ethernet.dst_addr = 0;
@@ -207,7 +207,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
         }
         bool lengths_valid;
         /* A probe's payload is left out: the lengths its headers state stand. */
-        ip_lengths.apply(hdr, meta, probe ? 32w0x20000 : (bit<32>) frame_length, lengths_valid);
+        ip_lengths.apply(hdr, meta, meta.probe ? 32w0x20000 : (bit<32>) frame_length, lengths_valid);
         if (!lengths_valid) {
             drop();
             return;
@@ -229,7 +229,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
         }
         if (answered) {
             sume_metadata.dst_port = sume_metadata.src_port;
-            if (probe) {
+            if (meta.probe) {
                 drop();
             }
             return;
@@ -261,7 +261,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
             path_mtu_check.apply(hdr, meta, out_v4, out_len, path_mtu);
         }
         if (meta.send_error) {
-            if (probe || !may_answer_with_error(hdr, meta)) {
+            if (meta.probe || !may_answer_with_error(hdr, meta)) {
                 drop();
                 return;
             }
@@ -277,7 +277,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
             drop();
             return;
         }
-        if (probe && meta.punt_reason != 0) {
+        if (meta.probe && meta.punt_reason != 0) {
             drop();                                     /* a probe only ever comes back */
             return;
         }
@@ -296,7 +296,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
          * as an ICMP error to cut and sum (its quoted header grows by 20 bytes, and by a Fragment
          * header when it quotes a fragment: 28 at most), it goes as it came, and the controller
          * probes the pipe with its headers. */
-        if (v4_to_v6 && !probe && (meta.to_fragment && handed_over_v6 + 8 > SUME_MAX_FRAME
+        if (v4_to_v6 && !meta.probe && (meta.to_fragment && handed_over_v6 + 8 > SUME_MAX_FRAME
                                    || meta.is_icmp_error && handed_over_v6 + 28 > SUME_MAX_FRAME)) {
             bit<8> no_ethernet;
             ethernet_left_out.apply(hdr, frame_length, no_ethernet);
@@ -350,7 +350,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
             if (!translated) {
                 ethernet_left_out.apply(hdr, frame_length, no_ethernet);
             }
-            to_controller(PUNT_NEEDS_FRAGMENTATION, no_ethernet | (probe ? FINISH_PROBED : 0)
+            to_controller(PUNT_NEEDS_FRAGMENTATION, no_ethernet | (meta.probe ? FINISH_PROBED : 0)
                                                    | (meta.udp_csum_from_payload ? FINISH_UDP_CHECKSUM : 0));
             return;
         }
@@ -359,10 +359,10 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
                       | (tracked ? FINISH_TRACK : 0)
                       | (hairpinned ? FINISH_HAIRPIN : 0);
         if (finish != 0) {
-            to_controller(PUNT_FINISH, finish | (probe ? FINISH_PROBED : 0));
+            to_controller(PUNT_FINISH, finish | (meta.probe ? FINISH_PROBED : 0));
             return;
         }
-        if (probe) {
+        if (meta.probe) {
             drop();                                     /* a probe only ever comes back */
             return;
         }

@@ -373,7 +373,7 @@ public final class Nat64Fabric implements Nat64Service {
             return;
         }
         if (puntReason == PUNT_FIRST_FRAGMENT || puntReason == PUNT_TCP_CONTROL) {
-            framed.ifPresent(f -> learnFirstFragment(f, false));     // a copy of a first fragment, TCP control or not
+            framed.ifPresent(f -> learnFirstFragment(deviceId, f, false));     // a copy of a first fragment, TCP control or not
             if (puntReason == PUNT_FIRST_FRAGMENT) {
                 return;
             }
@@ -407,7 +407,7 @@ public final class Nat64Fabric implements Nat64Service {
      * it ({@code translated}: to be fragmented here, or finished for a NetFPGA SUME); anything
      * but a first fragment of several teaches nothing.
      */
-    private void learnFirstFragment(byte[] frame, boolean translated) {
+    private void learnFirstFragment(String deviceId, byte[] frame, boolean translated) {
         Optional<LaterFragments.Datagram> datagram = LaterFragments.firstOfSeveral(frame);
         Optional<PuntedPacket> p = datagram.flatMap(d -> PuntedPacket.parse(frame));
         if (p.isEmpty() || p.get().protocol == Protocol.ICMP) {
@@ -422,7 +422,7 @@ public final class Nat64Fabric implements Nat64Service {
                     ? engine.store().bibBy6(f.protocol, f.source6(), f.sourcePort).flatMap(bib -> engine.ipv4Of(
                             f.destination6()).map(dst -> laterFragments.learn(d, bib.v4().address(), dst, now)))
                     : engine.store().bibBy4(f.protocol, new TransportAddress(f.destination4(), f.destinationPort))
-                            .map(bib -> laterFragments.learn(d, engine.representation(f.source4()), bib.address6(), now));
+                            .map(bib -> laterFragments.learn(d, sourceOf(deviceId, f.source4()), bib.address6(), now));
         } else {
             learnt = f.ipv6
                     ? engine.ipv4Of(f.source6()).flatMap(src -> engine.store().bibBy6(f.protocol, f.destination6(),
@@ -463,10 +463,10 @@ public final class Nat64Fabric implements Nat64Service {
                                         bib.v4().address(), dst, bib.v4().port(),
                                         hairpinOf(deviceId, bib.v4().address(), dst), now))))
                 : engine.statelessIpv6Of(f.destination4()).map(dst -> laterFragments.echoFirst(deviceId, frame, d,
-                                engine.representation(f.source4()), dst, f.destinationPort, null, now))
+                                sourceOf(deviceId, f.source4()), dst, f.destinationPort, null, now))
                         .or(() -> engine.store().bibBy4(Protocol.ICMP, new TransportAddress(f.destination4(),
                                 f.destinationPort)).map(bib -> laterFragments.echoFirst(deviceId, frame, d,
-                                engine.representation(f.source4()), bib.address6(), bib.port6(), null, now))));
+                                sourceOf(deviceId, f.source4()), bib.address6(), bib.port6(), null, now))));
         if (waiting.isEmpty()) {
             count("fragments.unmapped");
             return;
@@ -477,19 +477,34 @@ public final class Nat64Fabric implements Nat64Service {
 
     /**
      * RFC 7757 4.2: an echo from IPv6 to a stateless host's IPv4 address goes back to IPv6, its
-     * source written into pool6 (not mapped back by an EAM), where the pipeline would hairpin it:
-     * the switch's route to that address is a hairpin, configured (an EAM prefix's) or written for
-     * a SIIT prefix ({@link org.nat64fabric.core.fabric.DesiredState}); null for another
-     * destination (an IPv4 host an EAM names is routed). (To a session's pool4 address it goes
-     * round the pipeline and comes back here from IPv4.)
+     * source written into pool6 (not mapped back by an EAM), where the pipeline would hairpin it;
+     * null for another destination (an IPv4 host an EAM names is routed). (To a session's pool4
+     * address it goes round the pipeline and comes back here from IPv4: {@link #sourceOf}.)
      */
     private LaterFragments.Hairpin hairpinOf(String deviceId, Ipv4Address source, Ipv4Address destination) {
-        List<Route> routes = new ArrayList<>(switchConfig(deviceId).routes);
-        config.nat64.siitPrefixes.forEach(p -> routes.add(Route.of(p.toString(), Route.Kind.HAIRPIN, "siitPrefixes")));
-        boolean hairpinned = SwitchConfig.longestMatch(routes, destination.toString())
-                .filter(r -> r.kind == Route.Kind.HAIRPIN).isPresent();
-        return hairpinned ? engine.statelessIpv6Of(destination)
+        return routedBack(deviceId, destination) ? engine.statelessIpv6Of(destination)
                 .map(d -> new LaterFragments.Hairpin(engine.inPool6(source), d)).orElse(null) : null;
+    }
+
+    /**
+     * The IPv6 source of IPv4 from {@code source} through the switch: written into pool6 where the
+     * switch routes that address back into itself, for the packet was hairpinned (RFC 6146 3.8,
+     * RFC 7757 4.2: from an IPv6 host, as the pipeline's second pass writes it), else its EAM's or
+     * pool6's.
+     */
+    private Ipv6Address sourceOf(String deviceId, Ipv4Address source) {
+        return routedBack(deviceId, source) ? engine.inPool6(source) : engine.representation(source);
+    }
+
+    /**
+     * The switch's route to {@code a} is a hairpin, as written ({@link org.nat64fabric.core.fabric.DesiredState}):
+     * configured (an EAM prefix's), or for a pool4 or SIIT prefix.
+     */
+    private boolean routedBack(String deviceId, Ipv4Address a) {
+        List<Route> routes = new ArrayList<>(switchConfig(deviceId).routes);
+        Stream.concat(config.nat64.pool4.addresses().stream(), config.nat64.siitPrefixes.stream())
+                .forEach(p -> routes.add(Route.of(p.toString(), Route.Kind.HAIRPIN, "translation")));
+        return SwitchConfig.longestMatch(routes, a.toString()).filter(r -> r.kind == Route.Kind.HAIRPIN).isPresent();
     }
 
     /** Fragments wait by a clock that does not step ({@link LaterFragments} forgets eldest first). */
@@ -625,7 +640,7 @@ public final class Nat64Fabric implements Nat64Service {
      * session's state (a routed one has no mapping and teaches nothing).
      */
     private void learnFromFragmented(String deviceId, byte[] frame) {
-        learnFirstFragment(frame, true);
+        learnFirstFragment(deviceId, frame, true);
         trackTcpControl(deviceId, frame);
     }
 
@@ -636,7 +651,7 @@ public final class Nat64Fabric implements Nat64Service {
      */
     private void track(String deviceId, byte[] frame) {
         boolean firstFragment = LaterFragments.firstOfSeveral(frame).isPresent();
-        learnFirstFragment(frame, true);
+        learnFirstFragment(deviceId, frame, true);
         if (!trackTcpControl(deviceId, frame) && !firstFragment) {
             count("finish.untracked");     // its mapping went meanwhile: sent on all the same
         }
@@ -810,7 +825,7 @@ public final class Nat64Fabric implements Nat64Service {
             long writtenAt = System.nanoTime();
             toSend.forEach(p -> {
                 if (p.reason == PUNT_SESSION_MISS) {
-                    learnFirstFragment(p.frame, false);   // the switch does not copy what the controller sends
+                    learnFirstFragment(p.deviceId, p.frame, false);   // the switch does not copy what the controller sends
                 }
                 send(p.deviceId, p.frame);
                 long sent = System.nanoTime();
