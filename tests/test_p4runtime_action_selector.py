@@ -198,7 +198,12 @@ def test_one_shot_action_set_forwards_and_reads_back(ptf):
         ptf.send(1, pkt)
         ptf.verify_packet(forwarded(pkt, port), port)
     too_heavy = route(c, action_profile_action_set=action_set(c, [(2, MAX_GROUP_SIZE + 1)]))
-    assert codes(lambda: c.write(c.update("MODIFY", too_heavy))) == [grpc.StatusCode.RESOURCE_EXHAUSTED]
+    assert codes(lambda: c.write(c.update("MODIFY", too_heavy))) == [grpc.StatusCode.INVALID_ARGUMENT], \
+        "P4Runtime 9.2.3: a one-shot set's weights over max_group_size"
+    watched = route(c, action_profile_action_set=action_set(c, [(2, 1)]))
+    watched.table_entry.action.action_profile_action_set.action_profile_actions[0].watch_port = b"\x02"
+    assert codes(lambda: c.write(c.update("MODIFY", watched))) == [grpc.StatusCode.UNIMPLEMENTED], \
+        "P4Runtime 9.2.2: a target that cannot watch ports says so"
     assert codes(lambda: c.write(c.update("INSERT", next_hop(c, 1, 2)))) == [grpc.StatusCode.INVALID_ARGUMENT], \
         "a selector takes one-shot sets or members, not both"
 
@@ -235,16 +240,26 @@ def test_errors_have_the_specified_codes(ptf):
     assert codes(lambda: c.write(c.update("INSERT", c.profile_group(SELECTOR, 11, [(1, 1)],
                                                                     max_size=MAX_GROUP_SIZE + 1)))) == \
         [grpc.StatusCode.INVALID_ARGUMENT], "P4Runtime 9.2.2: a max_size over max_group_size"
+    assert codes(lambda: c.write(c.update("INSERT", c.profile_group(SELECTOR, 11, [(1, 1)], max_size=0)))) == \
+        [grpc.StatusCode.INVALID_ARGUMENT], "P4Runtime 9.2.2.1: no max_size 0 where there is a max_group_size"
+    assert codes(lambda: c.write(c.update("MODIFY", c.profile_group(SELECTOR, 10, [(1, 1)], max_size=4)))) == \
+        [grpc.StatusCode.INVALID_ARGUMENT], "P4Runtime 9.2.2: a MODIFY gives the max_size the group was inserted with"
     assert codes(lambda: c.write(c.update("INSERT", c.profile_group(SELECTOR, 11, [(1, 0)])))) == \
         [grpc.StatusCode.INVALID_ARGUMENT]
+    watched = c.profile_group(SELECTOR, 11, [(1, 1)])
+    watched.action_profile_group.members[0].watch_port = b"\x02\x58"
+    assert codes(lambda: c.write(c.update("INSERT", watched))) == [grpc.StatusCode.INVALID_ARGUMENT], \
+        "P4Runtime 9.2.2: a watch port that is not one of the device's (600)"
+    watched.action_profile_group.members[0].watch_port = b"\x02"
+    assert codes(lambda: c.write(c.update("INSERT", watched))) == [grpc.StatusCode.UNIMPLEMENTED]
     assert codes(lambda: c.write(c.update("INSERT", c.profile_group(SMAC_PROFILE, 1)))) == \
         [grpc.StatusCode.INVALID_ARGUMENT], "an action profile without a selector has no groups"
     direct = c.table_entry("EcmpIngress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("11.0.0.0", 8)},
                            action="EcmpIngress.set_next_hop", params={"port": 2, "dmac": dmac(2)})
     assert codes(lambda: c.write(c.update("INSERT", direct))) == [grpc.StatusCode.INVALID_ARGUMENT]
     default = c.table_entry("EcmpIngress.ipv4_lpm", action="EcmpIngress.drop", default=True)
-    assert codes(lambda: c.write(c.update("MODIFY", default))) == [grpc.StatusCode.INVALID_ARGUMENT], \
-        "an indirect table keeps the program's default action"
+    assert codes(lambda: c.write(c.update("MODIFY", default))) == [grpc.StatusCode.PERMISSION_DENIED], \
+        "P4Runtime 9.1.5: an indirect table's default entry is a constant NoAction"
     one_shot = route(c, action_profile_action_set=action_set(c, [(2, 1)]))
     one_shot.table_entry.match[0].lpm.value = bytes([11, 0, 0, 0])
     assert codes(lambda: c.write(c.update("INSERT", one_shot))) == [grpc.StatusCode.INVALID_ARGUMENT], \

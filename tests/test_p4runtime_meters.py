@@ -93,6 +93,9 @@ def test_meter_write_errors_carry_p4runtime_codes(ptf):
     assert code_of("INSERT", c.meter_entry("PolicerIngress.port_meter", 0, (1, 1, 1, 1))) == ["INVALID_ARGUMENT"]
     assert code_of("DELETE", c.meter_entry("PolicerIngress.port_meter", 0)) == ["INVALID_ARGUMENT"]
     assert code_of("MODIFY", c.meter_entry("PolicerIngress.port_meter", 0, (10, 1, 5, 1))) == ["INVALID_ARGUMENT"]
+    single_rate = c.meter_entry("PolicerIngress.port_meter", 0, (1, 1, 1, 1))
+    single_rate.meter_entry.config.eburst = 50
+    assert code_of("MODIFY", single_rate) == ["INVALID_ARGUMENT"], "P4Runtime 9.4: no eburst for a two-rate meter"
     unknown = c.meter_entry("PolicerIngress.port_meter", 0, (1, 1, 1, 1))
     unknown.meter_entry.meter_id = 0x14ffffff
     assert code_of("MODIFY", unknown) == ["NOT_FOUND"]

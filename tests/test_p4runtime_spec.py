@@ -3,6 +3,8 @@ softswitch, checked over gRPC with the PyPI `p4runtime` 1.4.1 bindings (which kn
 Replica.port, TableEntry.is_const and meter_counter_data): wildcard reads of entity kinds a program
 lacks, MODIFY without an action, default-entry rules, const entries' priorities, replicas by port
 bytes (delivered on veth), refused writes, arbitration and pipeline-config status codes."""
+import queue
+
 import grpc
 import pytest
 from scapy.layers.l2 import ARP, Ether
@@ -273,6 +275,17 @@ def pre_group(group, replicas, session=False):
     return e
 
 
+def test_a_clone_sessions_packet_length_reads_back(ptf):
+    """9.5.2: packet_length_bytes cuts the session's copies (ArchitectureTest shows the cut); it
+    reads back as written."""
+    c = ptf.client
+    session = pre_group(11, [(b"\x02", 1)], session=True)
+    session.packet_replication_engine_entry.clone_session_entry.packet_length_bytes = 128
+    ptf.insert(session)
+    (read,) = c.read(pre_group(11, [], session=True))
+    assert read.packet_replication_engine_entry.clone_session_entry.packet_length_bytes == 128
+
+
 def test_replicas_named_by_port_bytes_are_delivered_and_read_back(ptf):
     c = ptf.client
     ptf.insert(pre_group(8, [(b"\x02", 1), (b"\x00\x00\x00\x03", 1)]))
@@ -426,10 +439,12 @@ def test_a_stream_the_switch_closes_leaves_the_election(sut):
 
 
 def test_backups_hear_the_primarys_new_election_id(sut):
-    """5.4: when the primary arbitrates again with a higher election_id, every other controller of the
-    role is told the new one."""
+    """5.3 case 1.b and 5.4: when the primary arbitrates again, with a higher election_id or the same
+    one, every other controller of the role is told; a backup's leaving is no change of primary, and
+    nobody is told of it."""
     primary = P4RuntimeClient(sut.switch.address, 1, election_id=70)
     backup = P4RuntimeClient(sut.switch.address, 1, election_id=65)
+    other = P4RuntimeClient(sut.switch.address, 1, election_id=60)
     try:
         assert primary.arbitrate().status.code == 0
         told = backup.arbitrate()
@@ -437,9 +452,19 @@ def test_backups_hear_the_primarys_new_election_id(sut):
         assert primary.arbitrate(election_id=75).status.code == 0
         told = backup.next_arbitration()
         assert told.election_id.low == 75 and told.status.code == grpc.StatusCode.ALREADY_EXISTS.value[0]
+        assert primary.arbitrate(election_id=75).status.code == 0, "the same election_id again"
+        told = backup.next_arbitration()
+        assert told.election_id.low == 75 and told.status.code == grpc.StatusCode.ALREADY_EXISTS.value[0]
+        assert other.arbitrate().status.code == grpc.StatusCode.ALREADY_EXISTS.value[0]
+        other.close()
+        with pytest.raises(queue.Empty):
+            backup.next_arbitration(timeout=1)
+        with pytest.raises(queue.Empty):
+            primary.next_arbitration(timeout=0.1)
     finally:
         primary.close()
         backup.close()
+        other.close()
     answer = sut.client.arbitrate(election_id=76)
     while answer.status.code != 0:
         answer = sut.client.next_arbitration()

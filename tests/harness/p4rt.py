@@ -271,12 +271,15 @@ class P4RuntimeClient:
             m.action.CopyFrom(self.action(action, params))
         return entity
 
-    def profile_group(self, profile, group_id=0, members=(), max_size=0):
-        """An Entity with an ActionProfileGroup; members: (member_id, weight) pairs."""
+    def profile_group(self, profile, group_id=0, members=(), max_size=None):
+        """An Entity with an ActionProfileGroup; members: (member_id, weight) pairs; max_size by
+        default the profile's max_group_size, which P4Runtime 9.2.2.1 makes the largest allowed."""
         entity = p4runtime_pb2.Entity()
         g = entity.action_profile_group
         g.action_profile_id = self.p4info.id("action_profiles", profile) if profile else 0
         g.group_id = group_id
+        if max_size is None:
+            max_size = self.p4info.get("action_profiles", profile).max_group_size if profile else 0
         g.max_size = max_size
         for member_id, weight in members:
             g.members.add(member_id=member_id, weight=weight)

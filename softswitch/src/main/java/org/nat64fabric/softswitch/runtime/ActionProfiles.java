@@ -1,5 +1,8 @@
 package org.nat64fabric.softswitch.runtime;
 
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Message;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -10,6 +13,7 @@ import org.nat64fabric.softswitch.pipeline.ActionProfile;
 import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.pipeline.Table;
 import org.nat64fabric.softswitch.runtime.EntityException.Code;
+import org.nat64fabric.softswitch.v1model.V1ModelSwitch;
 import p4.config.v1.P4InfoOuterClass;
 import p4.config.v1.P4InfoOuterClass.P4Info;
 import p4.v1.P4RuntimeOuterClass.ActionProfileAction;
@@ -215,13 +219,12 @@ final class ActionProfiles {
                 if (existing == null) {
                     throw new EntityException(Code.NOT_FOUND, p.ap.name + ": no group " + id);
                 }
-                // max_size "cannot be modified after a group has been created" (p4runtime.proto); unset keeps it
+                // P4Runtime 9.2.2: a MODIFY gives the max_size the group was inserted with
                 int maxSize = existing.written.getMaxSize();
-                if (g.getMaxSize() != 0 && g.getMaxSize() != maxSize) {
+                if (g.getMaxSize() != maxSize) {
                     throw new EntityException(Code.INVALID_ARGUMENT, p.ap.name + ": group " + id + " was created with max_size "
-                            + maxSize + "; it cannot be changed to " + g.getMaxSize());
+                            + maxSize + "; a MODIFY gives that same max_size, not " + g.getMaxSize());
                 }
-                g = g.toBuilder().setMaxSize(maxSize).build();
                 List<Member> members = groupMembers(p, g);
                 use(members, 1);
                 use(existing.members, -1);
@@ -261,27 +264,55 @@ final class ActionProfiles {
                 throw new EntityException(Code.INVALID_ARGUMENT, p.ap.name + ": member " + gm.getMemberId()
                         + " appears twice in group " + g.getGroupId());
             }
-            size += sizeOf(p, gm.getWeight(), "member " + gm.getMemberId());
+            noWatchPort(gm, gm.getWatch(), p.ap.name + ": member " + gm.getMemberId() + " of group " + g.getGroupId());
+            size += sizeOf(p, gm.getWeight(), "member " + gm.getMemberId(), Code.RESOURCE_EXHAUSTED);
             out.add(m);
         }
         if (g.getMaxSize() < 0) {
             throw new EntityException(Code.INVALID_ARGUMENT, p.ap.name + ": max_size " + g.getMaxSize() + " is negative");
+        }
+        if (p.maxGroupSize > 0 && g.getMaxSize() == 0) {
+            // P4Runtime 9.2.2.1: with a max_group_size, every group states its max_size
+            throw new EntityException(Code.INVALID_ARGUMENT, p.ap.name + ": max_size 0, where the profile's "
+                    + "max_group_size is " + p.maxGroupSize + " (give max_size from 1 to " + p.maxGroupSize + ")");
         }
         if (p.maxGroupSize > 0 && g.getMaxSize() > p.maxGroupSize) {
             // P4Runtime 9.2.2: a max_size the P4Info's max_group_size already rules out is a bad argument
             throw new EntityException(Code.INVALID_ARGUMENT, p.ap.name + ": max_size " + g.getMaxSize()
                     + " is over the profile's max_group_size " + p.maxGroupSize);
         }
-        checkSize(p, size, g.getMaxSize(), "group " + g.getGroupId());
+        checkSize(p, size, g.getMaxSize(), "group " + g.getGroupId(), Code.RESOURCE_EXHAUSTED);
         return out;
+    }
+
+    /**
+     * P4Runtime 9.2.2: a member's watch port (watch_port, or the deprecated watch) is an SDN port of
+     * the device (INVALID_ARGUMENT otherwise); softswitch does not follow port liveness, so a target
+     * that cannot watch ports answers UNIMPLEMENTED.
+     */
+    private static void noWatchPort(Message m, int watch, String what) throws EntityException {
+        ByteString bytes = NewerFields.bytes(m, NewerFields.WATCH_PORT);
+        if (watch == 0 && (bytes == null || bytes.isEmpty())) {
+            return;
+        }
+        long port = bytes == null || bytes.isEmpty() ? Integer.toUnsignedLong(watch)
+                : bytes.size() > 4 ? -1 : new BigInteger(1, bytes.toByteArray()).longValue();
+        if (port < 0 || port >= V1ModelSwitch.DROP_PORT) {
+            throw new EntityException(Code.INVALID_ARGUMENT, what + ": watch port "
+                    + (port < 0 ? "of " + bytes.size() + " bytes" : port) + " is not a port of this switch (0-"
+                    + (V1ModelSwitch.DROP_PORT - 1) + ")");
+        }
+        throw new EntityException(Code.UNIMPLEMENTED, what + ": softswitch does not follow port liveness; "
+                + "leave watch_port empty");
     }
 
     /**
      * What a member of this weight adds to its group's size: its weight (P4Info's default
      * selector_size_semantics, sum_of_weights), or 1 with sum_of_members, where its weight may not
-     * exceed max_member_weight (RESOURCE_EXHAUSTED).
+     * exceed max_member_weight ({@code over}: RESOURCE_EXHAUSTED for a group, INVALID_ARGUMENT for
+     * a one-shot set, P4Runtime 9.2.3).
      */
-    private static long sizeOf(Profile p, int weight, String what) throws EntityException {
+    private static long sizeOf(Profile p, int weight, String what, Code over) throws EntityException {
         if (weight <= 0) {
             throw new EntityException(Code.INVALID_ARGUMENT, p.ap.name + ": " + what + " has weight " + weight
                     + " (weights are positive)");
@@ -290,20 +321,20 @@ final class ActionProfiles {
             return weight;
         }
         if (p.maxMemberWeight > 0 && weight > p.maxMemberWeight) {
-            throw new EntityException(Code.RESOURCE_EXHAUSTED, p.ap.name + ": " + what + " has weight " + weight
+            throw new EntityException(over, p.ap.name + ": " + what + " has weight " + weight
                     + ", over the profile's max_member_weight " + p.maxMemberWeight);
         }
         return 1;
     }
 
-    private static void checkSize(Profile p, long size, long maxSize, String what) throws EntityException {
+    private static void checkSize(Profile p, long size, long maxSize, String what, Code over) throws EntityException {
         String semantics = p.maxMemberWeight < 0 ? " (the sum of its weights)" : " (its number of members)";
         if (maxSize > 0 && size > maxSize) {
-            throw new EntityException(Code.RESOURCE_EXHAUSTED, p.ap.name + ": " + what + " has size " + size + semantics
+            throw new EntityException(over, p.ap.name + ": " + what + " has size " + size + semantics
                     + ", over its max_size " + maxSize);
         }
         if (p.maxGroupSize > 0 && size > p.maxGroupSize) {
-            throw new EntityException(Code.RESOURCE_EXHAUSTED, p.ap.name + ": " + what + " has size " + size + semantics
+            throw new EntityException(over, p.ap.name + ": " + what + " has size " + size + semantics
                     + ", over the profile's max_group_size " + p.maxGroupSize);
         }
     }
@@ -387,11 +418,12 @@ final class ActionProfiles {
         long size = 0;
         for (int i = 0; i < members.length; i++) {
             ActionProfileAction a = set.getActionProfileActions(i);
-            size += sizeOf(p, a.getWeight(), t.name + ": action " + (i + 1) + " of the set");
+            noWatchPort(a, a.getWatch(), t.name + ": action " + (i + 1) + " of the set");
+            size += sizeOf(p, a.getWeight(), t.name + ": action " + (i + 1) + " of the set", Code.INVALID_ARGUMENT);
             members[i] = new ActionProfile.Member(0, check(p, a.getAction()));
             weights[i] = a.getWeight();
         }
-        checkSize(p, size, 0, "the action set");
+        checkSize(p, size, 0, "the action set", Code.INVALID_ARGUMENT);
         return new ActionProfile.Group(0, members, weights);
     }
 

@@ -363,6 +363,11 @@ public final class Entities {
         if (c.getCir() < 0 || c.getCburst() < 0 || c.getPir() < 0 || c.getPburst() < 0) {
             throw new EntityException(Code.INVALID_ARGUMENT, name + ": meter rates and bursts must not be negative");
         }
+        if (NewerFields.has(c, NewerFields.METER_CONFIG_EBURST)) {
+            // P4Runtime 9.4: eburst is a single-rate meter's; a v1model meter is two-rate (RFC 2698).
+            throw new EntityException(Code.INVALID_ARGUMENT, name + ": eburst is for single-rate meters; "
+                    + "a v1model meter is two-rate (trTCM): leave eburst unset");
+        }
         if (c.getPir() < c.getCir()) {
             throw new EntityException(Code.INVALID_ARGUMENT, name + ": PIR " + c.getPir() + " is below CIR " + c.getCir()
                     + " (RFC 2698: PIR must be equal to or greater than CIR)");
@@ -771,8 +776,8 @@ public final class Entities {
                     : ": softswitch keeps no direct counter or meter for the default entry (misses)"));
         }
         if (t.profile() != null) {
-            // As the reference implementation (PI) answers: an indirect table keeps the program's default action.
-            throw new EntityException(Code.INVALID_ARGUMENT, "cannot set or reset the default action of " + t.name
+            // P4Runtime 9.1.5: an indirect table's default entry is a constant NoAction.
+            throw new EntityException(Code.PERMISSION_DENIED, "cannot set or reset the default action of " + t.name
                     + ", an indirect table (implementation " + t.profile().name + ")");
         }
         t.setDefaultAction(e.hasAction() ? actionCall(t, e.getAction(), true) : t.initialDefaultAction());

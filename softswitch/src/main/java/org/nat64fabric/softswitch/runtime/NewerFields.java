@@ -25,6 +25,10 @@ public final class NewerFields {
     public static final int REQUEST_ROLE = 6;
     /** Role.name (string), 1.4. */
     public static final int ROLE_NAME = 3;
+    /** MeterConfig.eburst (int64), 1.4: for single-rate meters, which v1model has none of. */
+    public static final int METER_CONFIG_EBURST = 5;
+    /** ActionProfileGroup.Member.watch_port and ActionProfileAction.watch_port (bytes), 1.4; watch (field 3) is deprecated. */
+    public static final int WATCH_PORT = 4;
     /** P4Info ActionProfile.sum_of_members (SumOfMembers, whose field 1 is max_member_weight), 1.4. */
     public static final int ACTION_PROFILE_SUM_OF_MEMBERS = 7;
 

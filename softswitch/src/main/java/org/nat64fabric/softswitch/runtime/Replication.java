@@ -33,6 +33,8 @@ final class Replication {
     /** The replicas as written (canonical bytestrings), for reads. */
     private final Map<Integer, List<Replica>> groups = new HashMap<>();
     private final Map<Integer, List<Replica>> sessions = new HashMap<>();
+    /** The clone sessions' packet_length_bytes, for reads (0: not cut). */
+    private final Map<Integer, Integer> sessionLengths = new HashMap<>();
     /** The groups' metadata (1.4), opaque to the switch, for reads. */
     private final Map<Integer, ByteString> groupMetadata = new HashMap<>();
 
@@ -78,17 +80,15 @@ final class Replication {
                     if (c.getPacketLengthBytes() < 0) {
                         throw new EntityException(Code.INVALID_ARGUMENT, "clone session " + id + ": negative packet_length_bytes");
                     }
-                    if (c.getPacketLengthBytes() != 0) {
-                        throw new EntityException(Code.UNIMPLEMENTED, "clone session " + id
-                                + ": softswitch does not truncate clones (packet_length_bytes must be 0)");
-                    }
                 }
                 if (type == Update.Type.DELETE) {
                     sw.removeCloneSession(id);
                     sessions.remove(id);
+                    sessionLengths.remove(id);
                 } else {
-                    sw.setCloneSession(id, dataPlane(written));
+                    sw.setCloneSession(id, dataPlane(written), c.getPacketLengthBytes());
                     sessions.put(id, written);
+                    sessionLengths.put(id, c.getPacketLengthBytes());
                 }
                 return;
             }
@@ -199,10 +199,11 @@ final class Replication {
         }
         if (any || q.hasCloneSessionEntry()) {
             int id = q.getCloneSessionEntry().getSessionId();
-            for (int sid : sw.cloneSessions().keySet()) {
+            for (int sid : sw.cloneSessions()) {
                 if (id == 0 || id == sid) {
                     out.add(pre(PacketReplicationEngineEntry.newBuilder().setCloneSessionEntry(CloneSessionEntry
-                            .newBuilder().setSessionId(sid).addAllReplicas(sessions.getOrDefault(sid, List.of())))));
+                            .newBuilder().setSessionId(sid).addAllReplicas(sessions.getOrDefault(sid, List.of()))
+                            .setPacketLengthBytes(sessionLengths.getOrDefault(sid, 0)))));
                 }
             }
         }

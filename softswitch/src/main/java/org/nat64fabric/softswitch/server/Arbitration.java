@@ -175,8 +175,9 @@ public final class Arbitration {
             highestSeen.merge(role, electionId, BigInteger::max);
         }
         Controller after = primary(role);
-        if (before != after || !Objects.equals(highestBefore, highestSeen.get(role))) {
-            // 5.4: a new primary, or the primary's new election_id: every controller of the role hears it.
+        if (before != after || after == c || !Objects.equals(highestBefore, highestSeen.get(role))) {
+            // 5.3 1.b, 5.4: a new primary, or one that stays so (the same one again, or with a new
+            // election_id), a primary's downgrade: every controller of the role hears it, the primary last.
             notifyRole(role);
         } else {
             notifyOne(c);
@@ -188,8 +189,10 @@ public final class Arbitration {
         return role.isEmpty() ? "the default role" : "role " + role;
     }
 
+    /** A stream that ended: when it was the primary's, the others hear that there is none (5.4); a backup's goes unheard. */
     public synchronized void remove(Controller c) {
-        if (controllers.remove(c) && c.role != null) {
+        boolean wasPrimary = isPrimary(c);
+        if (controllers.remove(c) && wasPrimary) {
             notifyRole(c.role);
         }
     }

@@ -6,7 +6,9 @@ import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Logger;
@@ -61,9 +63,13 @@ public final class V1ModelSwitch {
         }
     }
 
+    /** A clone session: its replicas, and the bytes each copy is cut to (0: not cut; P4Runtime 9.5.2). */
+    private record CloneSession(List<Replica> replicas, int packetLength) {
+    }
+
     public final Program program;
     private final Map<Integer, List<Replica>> multicastGroups = new ConcurrentHashMap<>();
-    private final Map<Integer, List<Replica>> cloneSessions = new ConcurrentHashMap<>();
+    private final Map<Integer, CloneSession> cloneSessions = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> stats = new ConcurrentHashMap<>();
     private final AtomicLong received = new AtomicLong();
     private final AtomicLong transmitted = new AtomicLong();
@@ -127,16 +133,16 @@ public final class V1ModelSwitch {
         return new TreeMap<>(multicastGroups);
     }
 
-    public void setCloneSession(int session, List<Replica> replicas) {
-        cloneSessions.put(session, List.copyOf(replicas));
+    public void setCloneSession(int session, List<Replica> replicas, int packetLength) {
+        cloneSessions.put(session, new CloneSession(List.copyOf(replicas), packetLength));
     }
 
     public boolean removeCloneSession(int session) {
         return cloneSessions.remove(session) != null;
     }
 
-    public Map<Integer, List<Replica>> cloneSessions() {
-        return new TreeMap<>(cloneSessions);
+    public Set<Integer> cloneSessions() {
+        return new TreeSet<>(cloneSessions.keySet());
     }
 
     /** Counts of what happened to packets: rx, tx, and drops by reason. */
@@ -267,13 +273,14 @@ public final class V1ModelSwitch {
      */
     private State replicate(State s, Pass original, Deque<State> egressQueue, Deque<Pass> ingressQueue) {
         if (s.cloneType == CLONE_I2E && s.cloneSession >= 0) {
-            List<Replica> session = cloneSessions.get(s.cloneSession);
+            CloneSession session = cloneSessions.get(s.cloneSession);
             if (session == null) {
                 count("clone to unknown session");
             } else {
-                for (Replica r : session) {
+                for (Replica r : session.replicas) {
                     State c = program.newState();
                     c.setPacket(original.data, original.length);
+                    cutTo(c, session);
                     preserve(s, c, s.cloneFieldList);
                     instanceType.set(c, INGRESS_CLONE);
                     packetLength.set(c, original.length);
@@ -325,13 +332,14 @@ public final class V1ModelSwitch {
         egressTimestamp.set(e, (System.nanoTime() - startNanos) / 1000);
         program.egressCode.exec(e);
         if (e.cloneType == CLONE_E2E && e.cloneSession >= 0) {
-            List<Replica> session = cloneSessions.get(e.cloneSession);
+            CloneSession session = cloneSessions.get(e.cloneSession);
             if (session == null) {
                 count("clone to unknown session");
             } else {
-                for (Replica r : session) {
+                for (Replica r : session.replicas) {
                     State c = program.newState();
                     c.setPacket(e.packet, e.packetLength);
+                    cutTo(c, session);
                     c.cursorBits = e.cursorBits;
                     copyHeaders(e, c);
                     preserve(e, c, e.cloneFieldList);
@@ -367,6 +375,13 @@ public final class V1ModelSwitch {
         }
         e.copyFrame(frameBuffer, length);
         frames.frame((int) egressPort.eval(e), frameBuffer, length);
+    }
+
+    /** A clone leaves cut to its session's packet_length_bytes, as truncate() cuts a packet. */
+    private static void cutTo(State clone, CloneSession session) {
+        if (session.packetLength > 0) {
+            clone.truncateLength = session.packetLength;
+        }
     }
 
     private void copyHeaders(State from, State to) {

@@ -112,7 +112,8 @@ class ActionProfileFrontendTest {
     }
 
     private static Entity group(int profile, int id, int... memberAndWeight) {
-        ActionProfileGroup.Builder g = ActionProfileGroup.newBuilder().setActionProfileId(profile).setGroupId(id);
+        ActionProfileGroup.Builder g = ActionProfileGroup.newBuilder().setActionProfileId(profile).setGroupId(id)
+                .setMaxSize(2);   // where the selector has a max_group_size (2), a group gives its max_size
         for (int i = 0; i < memberAndWeight.length; i += 2) {
             g.addMembers(ActionProfileGroup.Member.newBuilder().setMemberId(memberAndWeight[i]).setWeight(memberAndWeight[i + 1]));
         }

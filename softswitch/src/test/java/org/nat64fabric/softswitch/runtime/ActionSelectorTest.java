@@ -37,6 +37,8 @@ class ActionSelectorTest {
     private V1ModelSwitch sw;
     private Entities entities;
     private P4Info info;
+    /** examples/ecmp_selector.p4's @max_group_size. */
+    private static final int MAX_GROUP_SIZE = 8;
     private int selector;
     private int profile;
     private int lpm;
@@ -85,7 +87,8 @@ class ActionSelectorTest {
     }
 
     private Entity group(int id, int... memberAndWeight) {
-        ActionProfileGroup.Builder g = ActionProfileGroup.newBuilder().setActionProfileId(selector).setGroupId(id);
+        ActionProfileGroup.Builder g = ActionProfileGroup.newBuilder().setActionProfileId(selector).setGroupId(id)
+                .setMaxSize(MAX_GROUP_SIZE);
         for (int i = 0; i < memberAndWeight.length; i += 2) {
             g.addMembers(ActionProfileGroup.Member.newBuilder().setMemberId(memberAndWeight[i]).setWeight(memberAndWeight[i + 1]));
         }
@@ -231,8 +234,8 @@ class ActionSelectorTest {
         write(Update.Type.INSERT, e);
         TableAction.Builder tooBig = TableAction.newBuilder();
         tooBig.getActionProfileActionSetBuilder().addActionProfileActionsBuilder().setAction(nextHop(2)).setWeight(9);
-        assertEquals(EntityException.Code.RESOURCE_EXHAUSTED, failure(Update.Type.MODIFY, route(tooBig.build())),
-                "over @max_group_size(8)");
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, failure(Update.Type.MODIFY, route(tooBig.build())),
+                "over @max_group_size(8): P4Runtime 9.2.3");
     }
 
     @Test
@@ -244,6 +247,10 @@ class ActionSelectorTest {
         assertEquals(EntityException.Code.INVALID_ARGUMENT, failure(Update.Type.INSERT, group(10, 1, 1, 1, 1)), "twice");
         assertEquals(EntityException.Code.INVALID_ARGUMENT, failure(Update.Type.INSERT, group(10, 1, 0)), "weight 0");
         assertEquals(EntityException.Code.RESOURCE_EXHAUSTED, failure(Update.Type.INSERT, group(10, 1, 9)), "max_group_size");
+        Entity unsized = group(10, 1, 1).toBuilder().setActionProfileGroup(group(10, 1, 1).getActionProfileGroup().toBuilder()
+                .setMaxSize(0)).build();
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, failure(Update.Type.INSERT, unsized),
+                "P4Runtime 9.2.2.1: max_size 0 where the selector has a max_group_size");
         assertEquals(EntityException.Code.NOT_FOUND,
                 failure(Update.Type.INSERT, route(TableAction.newBuilder().setActionProfileGroupId(99).build())));
         assertEquals(EntityException.Code.INVALID_ARGUMENT,
@@ -251,8 +258,8 @@ class ActionSelectorTest {
         Entity defaultEntry = Entity.newBuilder().setTableEntry(TableEntry.newBuilder().setTableId(lpm).setIsDefaultAction(true)
                 .setAction(TableAction.newBuilder().setAction(Action.newBuilder().setActionId(actionId("EcmpIngress.drop")))))
                 .build();
-        assertEquals(EntityException.Code.INVALID_ARGUMENT, failure(Update.Type.MODIFY, defaultEntry),
-                "an indirect table keeps its default action");
+        assertEquals(EntityException.Code.PERMISSION_DENIED, failure(Update.Type.MODIFY, defaultEntry),
+                "P4Runtime 9.1.5: an indirect table's default entry is a constant NoAction");
         Entity profileGroup = Entity.newBuilder().setActionProfileGroup(ActionProfileGroup.newBuilder()
                 .setActionProfileId(profile).setGroupId(1)).build();
         assertEquals(EntityException.Code.INVALID_ARGUMENT, failure(Update.Type.INSERT, profileGroup), "no selector");

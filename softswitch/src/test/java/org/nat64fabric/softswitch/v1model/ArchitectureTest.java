@@ -45,7 +45,7 @@ class ArchitectureTest {
     void ingressCloneSendsTheOriginalPacketToTheSessionPort() {
         V1ModelSwitch sw = switchFor("", "sm.egress_spec = 2; hdr.rec.kind = 0xee; clone(CloneType.I2E, 5);",
                 "if (sm.instance_type == 1) { hdr.rec.setValid(); hdr.rec.kind = 0xcc; }" + EGRESS_RECORD);
-        sw.setCloneSession(5, List.of(new V1ModelSwitch.Replica(9, 0)));
+        sw.setCloneSession(5, List.of(new V1ModelSwitch.Replica(9, 0)), 0);
         List<V1ModelSwitch.Output> out = sw.process(1, bytes("01000000 0000 0000 ffff"));
         assertEquals(2, out.size());
         V1ModelSwitch.Output clone = out.stream().filter(o -> o.port == 9).findFirst().orElseThrow();
@@ -56,11 +56,22 @@ class ArchitectureTest {
     }
 
     @Test
+    void aCloneSessionCutsItsCopiesToItsPacketLength() {
+        V1ModelSwitch sw = switchFor("", "sm.egress_spec = 2; clone(CloneType.I2E, 5);", EGRESS_RECORD);
+        sw.setCloneSession(5, List.of(new V1ModelSwitch.Replica(9, 0)), 6);
+        List<V1ModelSwitch.Output> out = sw.process(1, bytes("01000000 0000 0000 ffff"));
+        V1ModelSwitch.Output clone = out.stream().filter(o -> o.port == 9).findFirst().orElseThrow();
+        V1ModelSwitch.Output normal = out.stream().filter(o -> o.port == 2).findFirst().orElseThrow();
+        assertEquals(6, clone.data.length, "P4Runtime 9.5.2: packet_length_bytes cuts the copy");
+        assertEquals(10, normal.data.length, "the packet itself is not cut");
+    }
+
+    @Test
     void egressCloneCopiesThePacketAfterEgress() {
         V1ModelSwitch sw = switchFor("", "sm.egress_spec = 2;",
                 "if (sm.instance_type == 0) { clone(CloneType.E2E, 6); hdr.rec.kind = 0x11; } else { hdr.rec.kind = hdr.rec.kind + 1; }"
                 + EGRESS_RECORD);
-        sw.setCloneSession(6, List.of(new V1ModelSwitch.Replica(3, 0)));
+        sw.setCloneSession(6, List.of(new V1ModelSwitch.Replica(3, 0)), 0);
         List<V1ModelSwitch.Output> out = sw.process(1, bytes("00000000 0000 0000"));
         assertEquals(2, out.size());
         assertEquals("11000002" + "0000" + "0000", hex(out.get(0).data));
