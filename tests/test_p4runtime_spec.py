@@ -11,7 +11,7 @@ from scapy.layers.l2 import ARP, Ether
 
 from harness import ROOT
 from harness.base import PacketTest, switch_under_test
-from harness.p4rt import P4RuntimeClient, WriteError
+from harness.p4rt import P4RuntimeClient, WriteError, batch_error
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
@@ -342,6 +342,25 @@ def nat64_switch(tmp_path_factory):
         sw.stop()
 
 
+def test_a_switch_without_a_pipeline_reconciles_by_committing(tmp_path):
+    """14: RECONCILE_AND_COMMIT keeps the forwarding state; a switch that runs no pipeline has none
+    to keep, so it verifies and commits the config."""
+    from switch_process import SwitchProcess
+    sw = SwitchProcess({}).start()
+    client = None
+    try:
+        p4info, device_config = sw.build_pipeline(PROGRAM, tmp_path)
+        client = P4RuntimeClient(sw.address, 1)
+        assert client.arbitrate().status.code == 0
+        client.set_pipeline(p4info, device_config, action="RECONCILE_AND_COMMIT", cookie=9)
+        assert client.get_pipeline("COOKIE_ONLY").cookie.cookie == 9
+        assert client.read(client.table_entry("L3Ingress.ipv4_lpm")) == []
+    finally:
+        if client:
+            client.close()
+        sw.stop()
+
+
 def test_const_entries_have_priority_zero_in_exact_tables_and_ranks_from_one_otherwise(nat64_switch):
     c = nat64_switch
     exact = c.read(c.table_entry("Nat64Ingress.rewrite.icmp6_error_to_icmp4"))
@@ -468,6 +487,30 @@ def test_backups_hear_the_primarys_new_election_id(sut):
     answer = sut.client.arbitrate(election_id=76)
     while answer.status.code != 0:
         answer = sut.client.next_arbitration()
+
+
+def test_a_read_batch_answers_each_request(ptf):
+    """11.3: in a batch of reads, the requests that are valid return their entities and those that
+    are not get their own p4.Error, 1:1 with the batch, under an overall UNKNOWN; a single request
+    that fails ends with its own code."""
+    c = ptf.client
+    ptf.insert(route(ptf, "10.70.0.0", 2))
+    unknown = p4runtime_pb2.Entity()
+    unknown.counter_entry.counter_id = 0x12fffff0
+    req = p4runtime_pb2.ReadRequest(device_id=1)
+    for e in (c.table_entry("L3Ingress.ipv4_lpm"), unknown, c.table_entry("L3Ingress.ipv4_lpm")):
+        req.entities.add().CopyFrom(e)
+    found = []
+    with pytest.raises(grpc.RpcError) as err:
+        for response in c.stub.Read(req):
+            found.extend(response.entities)
+    assert err.value.code() == grpc.StatusCode.UNKNOWN
+    assert [e.table_entry.match for e in found] == [route(ptf, "10.70.0.0", 2).table_entry.match] * 2
+    assert batch_error(err.value).codes() == [grpc.StatusCode.OK, grpc.StatusCode.NOT_FOUND, grpc.StatusCode.OK]
+    with pytest.raises(grpc.RpcError) as err:
+        c.read(unknown)
+    assert err.value.code() == grpc.StatusCode.NOT_FOUND
+    assert batch_error(err.value).codes() == [grpc.StatusCode.NOT_FOUND]
 
 
 def test_a_delete_considers_the_key_alone(ptf):

@@ -50,7 +50,8 @@ class P4Info:
 
 
 class WriteError(Exception):
-    """A Write that failed: the gRPC code and the p4.v1.Error of every update, in order."""
+    """A Write (or Read batch) that failed: the gRPC code and the p4.v1.Error of every update (or
+    read request), in order."""
 
     def __init__(self, code, message, errors):
         super().__init__(f"{code.name}: {message}")
@@ -62,7 +63,7 @@ class WriteError(Exception):
                 next(c for c in grpc.StatusCode if c.value[0] == e.canonical_code) for e in self.errors]
 
 
-def _write_error(err):
+def batch_error(err):
     errors = []
     for key, value in err.trailing_metadata() or ():
         if key == "grpc-status-details-bin":
@@ -200,7 +201,7 @@ class P4RuntimeClient:
         try:
             self.stub.Write(req)
         except grpc.RpcError as e:
-            raise _write_error(e) from None
+            raise batch_error(e) from None
 
     def read(self, *entities):
         req = p4runtime_pb2.ReadRequest(device_id=self.device_id)

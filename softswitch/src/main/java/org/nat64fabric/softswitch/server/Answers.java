@@ -29,19 +29,51 @@ public final class Answers {
      * p4.v1.Error per update in order: OK when all are, else (P4Runtime 12.3) UNKNOWN with them all.
      */
     public static void write(List<Error> errors, StreamObserver<WriteResponse> response) {
-        if (errors.stream().allMatch(e -> e.getCanonicalCode() == Code.OK_VALUE)) {
+        if (allOk(errors)) {
             response.onNext(WriteResponse.getDefaultInstance());
             response.onCompleted();
             return;
         }
-        com.google.rpc.Status.Builder status = com.google.rpc.Status.newBuilder().setCode(Code.UNKNOWN_VALUE)
-                .setMessage(firstError(errors));
+        response.onError(StatusProto.toStatusRuntimeException(failed(Code.UNKNOWN_VALUE, errors, "update")));
+    }
+
+    /**
+     * Answers a Read with what its requests found, in responses of at most 1000 entities (at least
+     * one), {@code errors} holding one p4.v1.Error per request in order. Where one failed, the stream
+     * ends (P4Runtime 11.3) with UNKNOWN and them all, after the entities of the others; a read of a
+     * single request that failed ends with that request's own code (as PI answers), its error the one
+     * detail.
+     */
+    public static void read(List<Entity> found, List<Error> errors, StreamObserver<ReadResponse> response) {
+        for (int i = 0; i < found.size() || i == 0 && allOk(errors); i += READ_BATCH) {
+            response.onNext(ReadResponse.newBuilder()
+                    .addAllEntities(found.subList(i, Math.min(found.size(), i + READ_BATCH))).build());
+        }
+        if (allOk(errors)) {
+            response.onCompleted();
+            return;
+        }
+        com.google.rpc.Status status = errors.size() == 1
+                ? failed(errors.get(0).getCanonicalCode(), errors, "request").toBuilder()
+                        .setMessage(errors.get(0).getMessage()).build()
+                : failed(Code.UNKNOWN_VALUE, errors, "request");
+        response.onError(StatusProto.toStatusRuntimeException(status));
+    }
+
+    private static boolean allOk(List<Error> errors) {
+        return errors.stream().allMatch(e -> e.getCanonicalCode() == Code.OK_VALUE);
+    }
+
+    /** The status of a batch that failed: {@code code}, the first failure's message, one detail per item of the batch while they fit. */
+    private static com.google.rpc.Status failed(int code, List<Error> errors, String item) {
+        com.google.rpc.Status.Builder status = com.google.rpc.Status.newBuilder().setCode(code)
+                .setMessage(firstError(errors, item));
         for (Error e : errors) {
             status.addDetails(Any.pack(e));
         }
         int size = status.build().getSerializedSize();
         if (size > MAX_STATUS_BYTES) {
-            // Every update's code still, without the messages (the first failure's is in the status's own).
+            // Every item's code still, without the messages (the first failure's is in the status's own).
             status.clearDetails();
             for (Error e : errors) {
                 status.addDetails(Any.pack(Error.newBuilder().setCanonicalCode(e.getCanonicalCode()).build()));
@@ -50,40 +82,31 @@ public final class Answers {
         if (status.build().getSerializedSize() > MAX_STATUS_BYTES) {
             // The details travel base64 in the trailer, and gRPC clients take trailers of 8 KiB by default
             // (grpc-java, grpc-python): beyond it the client gets a reset stream and no status at all.
-            status.clearDetails().setMessage(firstError(errors) + "; the " + errors.size() + " per-update errors ("
-                    + size + " bytes) are left out, more than a gRPC trailer carries to a client with default "
-                    + "limits: write in smaller batches to have them");
+            status.clearDetails().setMessage(firstError(errors, item) + "; the " + errors.size() + " per-" + item
+                    + " errors (" + size + " bytes) are left out, more than a gRPC trailer carries to a client "
+                    + "with default limits: send smaller batches to have them");
         }
-        response.onError(StatusProto.toStatusRuntimeException(status.build()));
+        return status.build();
     }
 
-    private static String firstError(List<Error> errors) {
+    private static String firstError(List<Error> errors, String item) {
         int failed = 0;
         String first = null;
         for (int i = 0; i < errors.size(); i++) {
             if (errors.get(i).getCanonicalCode() != Code.OK_VALUE) {
                 failed++;
                 if (first == null) {
-                    first = "update " + i + ": " + Code.forNumber(errors.get(i).getCanonicalCode()) + ": "
+                    first = item + " " + i + ": " + Code.forNumber(errors.get(i).getCanonicalCode()) + ": "
                             + bounded(errors.get(i).getMessage());
                 }
             }
         }
-        return failed == 1 ? first : failed + " updates failed; first: " + first;
+        return failed == 1 ? first : failed + " " + item + "s failed; first: " + first;
     }
 
     /** A message cut to MAX_MESSAGE_CHARS, saying so. */
     public static String bounded(String message) {
         return message.length() <= MAX_MESSAGE_CHARS ? message
                 : message.substring(0, MAX_MESSAGE_CHARS) + "... (" + message.length() + " characters)";
-    }
-
-    /** Answers a Read with what it found, in responses of at most 1000 entities (at least one response). */
-    public static void read(List<Entity> found, StreamObserver<ReadResponse> response) {
-        for (int i = 0; i < found.size() || i == 0; i += READ_BATCH) {
-            response.onNext(ReadResponse.newBuilder()
-                    .addAllEntities(found.subList(i, Math.min(found.size(), i + READ_BATCH))).build());
-        }
-        response.onCompleted();
     }
 }

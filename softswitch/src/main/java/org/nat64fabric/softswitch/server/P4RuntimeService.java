@@ -102,7 +102,12 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                             throw Status.INVALID_ARGUMENT.withDescription("config.p4info is missing").asException();
                         }
                         Pipeline current = device.pipeline();
-                        if (current == null || !current.config.getP4Info().equals(config.getP4Info())
+                        if (current == null) {
+                            // No forwarding state to keep: reconciling is committing (P4Runtime 14).
+                            commit(Pipeline.verify(config, device.cpuPort));
+                            break;
+                        }
+                        if (!current.config.getP4Info().equals(config.getP4Info())
                                 || !current.config.getP4DeviceConfig().equals(config.getP4DeviceConfig())) {
                             throw Status.UNIMPLEMENTED.withDescription("softswitch reconciles only to the pipeline "
                                     + "it runs (keeping its state); use VERIFY_AND_COMMIT for another one").asException();
@@ -274,14 +279,18 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
             checkDevice(request.getDeviceId());
             Pipeline p = entitiesPipeline();
             List<Entity> found = new ArrayList<>();
+            List<Error> errors = new ArrayList<>();
             synchronized (p.sw) {
                 for (Entity e : request.getEntitiesList()) {
-                    found.addAll(p.entities.read(e));
+                    try {
+                        found.addAll(p.entities.read(e));
+                        errors.add(OK);
+                    } catch (EntityException | RuntimeException failed) {
+                        errors.add(failure(failed));
+                    }
                 }
             }
-            Answers.read(found, response);
-        } catch (EntityException e) {
-            response.onError(Status.fromCodeValue(code(e.code()).getNumber()).withDescription(e.getMessage()).asException());
+            Answers.read(found, errors, response);
         } catch (StatusException e) {
             response.onError(e);
         }

@@ -10,8 +10,4 @@ public final class EntityError extends Exception {
         super(message);
         this.code = code;
     }
-
-    public Status status() {
-        return Status.fromCode(code).withDescription(getMessage());
-    }
 }

@@ -276,15 +276,7 @@ final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
             }
             List<Error> errors = new ArrayList<>(request.getUpdatesCount());
             for (Update u : request.getUpdatesList()) {
-                try {
-                    p.translator.write(u.getType(), u.getEntity());
-                    errors.add(Error.newBuilder().setCanonicalCode(Code.OK_VALUE).build());
-                } catch (EntityError e) {
-                    errors.add(Error.newBuilder().setCanonicalCode(e.code.value()).setMessage(Answers.bounded(e.getMessage())).build());
-                } catch (RuntimeException e) {
-                    errors.add(Error.newBuilder().setCanonicalCode(Code.INTERNAL_VALUE)
-                            .setMessage(Answers.bounded("internal error: " + e)).build());
-                }
+                errors.add(attempt(() -> p.translator.write(u.getType(), u.getEntity())));
             }
             Answers.write(errors, response);
         } catch (StatusException e) {
@@ -298,14 +290,31 @@ final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
             checkDevice(request.getDeviceId());
             Pipeline p = requirePipeline();
             List<Entity> found = new ArrayList<>();
+            List<Error> errors = new ArrayList<>(request.getEntitiesCount());
             for (Entity e : request.getEntitiesList()) {
-                found.addAll(p.translator.read(e));
+                errors.add(attempt(() -> found.addAll(p.translator.read(e))));
             }
-            Answers.read(found, response);
-        } catch (EntityError e) {
-            response.onError(e.status().asException());
+            Answers.read(found, errors, response);
         } catch (StatusException e) {
             response.onError(e);
+        }
+    }
+
+    /** One update or read request of a batch. */
+    private interface Step {
+        void run() throws EntityError;
+    }
+
+    /** The p4.v1.Error of one step of a batch: OK, its own code, or INTERNAL for a failure of ours. */
+    private static Error attempt(Step step) {
+        try {
+            step.run();
+            return Error.newBuilder().setCanonicalCode(Code.OK_VALUE).build();
+        } catch (EntityError e) {
+            return Error.newBuilder().setCanonicalCode(e.code.value()).setMessage(Answers.bounded(e.getMessage())).build();
+        } catch (RuntimeException e) {
+            return Error.newBuilder().setCanonicalCode(Code.INTERNAL_VALUE)
+                    .setMessage(Answers.bounded("internal error: " + e)).build();
         }
     }
 
