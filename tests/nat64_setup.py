@@ -145,9 +145,9 @@ def sent(ptf, index):
     return counter(ptf, P + "icmp_error.sent", index)
 
 
-def session_v6(ptf, proto, src6, sport, src4, port4):
+def session_v6(ptf, proto, src6, sport, src4, port4, filtered=0):
     return ptf.client.table_entry(T + "session_v6", match={"proto": proto, "src_addr": src6, "src_port": sport},
-                                  action=T + "snat", params={"src4": src4, "src_port": port4})
+                                  action=T + "snat", params={"src4": src4, "src_port": port4, "filtered": filtered})
 
 
 def session_v4(ptf, proto, dst4, dport, dst6, port6, filtered=0):

@@ -139,6 +139,35 @@ def test_a_simultaneous_open_is_not_refused_and_opens(border):
     assert back is not None and Ether(back)[TCP].flags == "SA" and Ether(back)[TCP].dport == 33001
 
 
+def test_a_mappings_new_remote_gets_the_session_that_lets_its_answers_in(border):
+    """RFC 6146 3.5.1 with address-dependent filtering (RFC 4787 REQ-8): the host's UDP from one port
+    to a second remote goes through the controller, which makes that session (its filter entries
+    with it) before the packet leaves, from the same mapping; the remote's answer then reaches the
+    host, while a remote the mapping never sent to stays filtered."""
+    api, dataplane, log = border
+    mapped = None
+    for _ in range(10):
+        dataplane.send(V6_PORT, from_host(UDP(sport=5100, dport=53) / b"first", dst=V4_SERVER))
+        out = dataplane.poll(V4_PORT, timeout=1)
+        if out is not None:
+            mapped = Ether(out)[IP].src, Ether(out)[UDP].sport
+            break
+    assert mapped, log.read_text()[-3000:]
+    while dataplane.poll(V4_PORT, timeout=0.3) is not None:
+        pass
+    dataplane.send(V6_PORT, from_host(UDP(sport=5100, dport=53) / b"second"))
+    out = dataplane.poll(V4_PORT, timeout=3)
+    assert out is not None, shown(api)
+    assert (Ether(out)[IP].src, Ether(out)[UDP].sport, Ether(out)[IP].dst) == (*mapped, REMOTE)
+    dataplane.send(V4_PORT, from_remote(UDP(sport=53, dport=mapped[1]) / b"answer", dst=mapped[0]))
+    back = dataplane.poll(V6_PORT, timeout=3)
+    assert back is not None, shown(api)
+    assert (Ether(back)[UDP].dport, bytes(Ether(back)[UDP].payload)) == (5100, b"answer")
+    dataplane.send(V4_PORT, from_remote(UDP(sport=53, dport=mapped[1]) / b"stranger", dst=mapped[0],
+                                        src="198.51.100.10"))
+    assert dataplane.poll(V6_PORT, timeout=1) is None, "a remote the mapping never sent to stays filtered"
+
+
 def test_a_first_packet_too_large_for_the_ipv4_link_gets_packet_too_big(border):
     """RFC 7915 5.1, RFC 4443 3.2: a flow's first packet, which the controller sends through the
     pipeline once the session is set up, too large for the IPv4 link with DF: Packet Too Big with

@@ -427,6 +427,24 @@ def test_address_dependent_filtering_admits_only_known_remotes(ptf):
     ptf.verify_no_other_packets()
 
 
+def test_a_filtered_mapping_reaches_a_new_remote_through_the_controller(ptf):
+    """RFC 6146 3.5.1 with address-dependent filtering: a host's packet to a remote its mapping has
+    no session with goes to the controller as a session miss (which makes the session, whose
+    remote_filter entry lets that remote's answers in); to a remote it has one with, translated."""
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000, filtered=1))
+    ptf.insert(ptf.client.table_entry(T + "remote_filter_v6", match={"proto": 17, "src_addr": V6_HOST,
+                                                                    "src_port": 5000, "remote_addr": V4_SERVER},
+                                      action="NoAction"))
+    new_remote = from_v6_host(UDP(sport=5000, dport=53), dst=embed("198.51.100.8", POOL6, 96))
+    ptf.send(V6_PORT, new_remote)
+    payload, md = ptf.client.packet_in()
+    assert (payload, md["punt_reason"]) == (bytes(new_remote), PUNT_SESSION_MISS)
+    ptf.verify_no_other_packets()
+    ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53)))
+    ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53)), V4_PORT)
+    ptf.verify_no_other_packets()
+
+
 @BOTH
 def test_large_translated_packet_gets_df_and_fragments_keep_their_id(ptf):
     ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000))

@@ -66,7 +66,7 @@ public class FillSessions {
                     BigInteger src6 = new BigInteger("20010db8000100000000ffff00000000", 16).or(BigInteger.valueOf(host));
                     req.addUpdates(insert(entry(info, "session_v6", "snat",
                             new byte[][] {{17}, src6.toByteArray(), bytes(port, 2)},
-                            new byte[][] {bytes(0xc0000201L, 4), bytes(port, 2)})));
+                            new byte[][] {bytes(0xc0000201L, 4), bytes(port, 2), {0}})));
                     // session_v4: UDP to 10.0.0.0 + HOST, port PORT (outside pool4, which is 192.0.2.0/24)
                     req.addUpdates(insert(entry(info, "session_v4", "dnat",
                             new byte[][] {{17}, bytes(0x0a000000L | host, 4), bytes(port, 2)},

@@ -220,12 +220,15 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
     }
 
     /* ---- RFC 6146 sessions: endpoint-independent mapping, one entry per BIB entry ---- */
-    action snat(ipv4_t src4, bit<16> src_port IDLE_SLOT_PARAM) {
+    /* filtered = 1: a remote the mapping has not sent to yet goes to the controller first
+     * (remote_filter_v6), whose session for it is what lets that remote's packets in. */
+    action snat(ipv4_t src4, bit<16> src_port, bit<1> filtered IDLE_SLOT_PARAM) {
         IDLE_SLOT_HIT
         meta.new_src4 = src4;
         meta.new_l4_src = src_port;
         meta.xlate_src = true;
         meta.stateful = true;
+        check_remote = filtered == 1;
     }
     table session_v6 {
         key = {
@@ -270,6 +273,19 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
             hdr.ipv4.dst_addr: exact @name("dst_addr");
             meta.l4_dst: exact @name("dst_port");
             hdr.ipv4.src_addr: exact @name("remote_addr");
+        }
+        actions = { NoAction; }
+        default_action = NoAction();
+        size = SESSION_TABLE_SIZE;
+    }
+    /* The same remotes as the IPv6 host's packets name them (RFC 6146 3.5.1, 3.5.2.2: a packet to a
+     * new remote makes its session, with address-dependent filtering too). */
+    table remote_filter_v6 {
+        key = {
+            proto: exact @name("proto");
+            meta.host6: exact @name("src_addr");
+            meta.l4_src: exact @name("src_port");
+            meta.new_dst4: exact @name("remote_addr");
         }
         actions = { NoAction; }
         default_action = NoAction();
@@ -417,6 +433,10 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                     } else {
                         meta.punt_reason = PUNT_SESSION_MISS;
                     }
+                    return;
+                }
+                if (check_remote && !meta.is_icmp_error && !remote_filter_v6.apply().hit) {
+                    meta.punt_reason = PUNT_SESSION_MISS;   /* a remote the mapping has no session with */
                     return;
                 }
             }

@@ -1069,10 +1069,7 @@ public final class Nat64Fabric implements Nat64Service {
         SessionEntries s = sessionEntries(b);
         out.sessions.put(s.side(), s);
         if (config.nat64.filters(b.protocol())) {
-            engine.sessionsOf(b).forEach(x -> {
-                TableEntry e = DesiredState.remoteFilter(x);
-                out.tables.put(e.key(), e);
-            });
+            engine.sessionsOf(b).forEach(x -> DesiredState.remoteFilters(x).forEach(e -> out.tables.put(e.key(), e)));
         }
         return out;
     }

@@ -84,10 +84,9 @@ public final class Nat64Engine {
                 return Outcome.drop("a TCP segment other than SYN opens no mapping (RFC 6146 3.5.2.2)");
             }
             Ipv6Address subscriber = pool4.subscriberOf(source);
-            if (sessionsOf(subscriber) >= config.maxSessionsPerSubscriber) {
-                log.accept(events.quotaExceeded(subscriber, config.maxSessionsPerSubscriber, now));
-                return Outcome.refuse("subscriber " + subscriber + " has " + config.maxSessionsPerSubscriber
-                        + " sessions, its limit", Outcome.IcmpError.V6_ADDRESS_UNREACHABLE);
+            Optional<Outcome> over = overQuota(subscriber, Side.V6, now);
+            if (over.isPresent()) {
+                return over.get();
             }
             Pool4.Result r = pool4.allocate(protocol, source, sourcePort, now);
             if (r.address().isEmpty()) {
@@ -134,6 +133,14 @@ public final class Nat64Engine {
     private Outcome advance(BibEntry bib, TransportAddress remote4, Ipv6Address remote6, Side side, Segment segment,
                             boolean newBib, long now) {
         Optional<Session> existing = store.session(Session.key(bib, remote4));
+        if (existing.isEmpty() && !newBib) {
+            // Every session counts, those an IPv4 peer opens to a mapping too: else SYNs from new
+            // ports would grow a host's sessions past its limit (RFC 6888 REQ-4).
+            Optional<Outcome> over = overQuota(pool4.subscriberOf(bib.address6()), side, now);
+            if (over.isPresent()) {
+                return over.get();
+            }
+        }
         long before = newBib ? 0 : lifetimeOf(bib);   // a new entry is written whatever its lifetime
         TcpState state = null;
         long lifetime;
@@ -160,16 +167,31 @@ public final class Nat64Engine {
         return Outcome.translate(next, reprogram);
     }
 
+    /**
+     * A subscriber at its session limit: refused with ICMPv6 address unreachable from IPv6, dropped
+     * from IPv4; the event logged.
+     */
+    private Optional<Outcome> overQuota(Ipv6Address subscriber, Side side, long now) {
+        if (sessionsOf(subscriber) < config.maxSessionsPerSubscriber) {
+            return Optional.empty();
+        }
+        log.accept(events.quotaExceeded(subscriber, config.maxSessionsPerSubscriber, now));
+        String why = "subscriber " + subscriber + " has " + config.maxSessionsPerSubscriber + " sessions, its limit";
+        return Optional.of(side == Side.V6 ? Outcome.refuse(why, Outcome.IcmpError.V6_ADDRESS_UNREACHABLE)
+                : Outcome.drop(why));
+    }
+
     /** What became of a BIB entry a switch reported idle. */
     public enum Idle {
         /** Other switches holding it have not reported it idle yet. */
         WAITING,
-        /** Sessions moved on (TCP established to transitory): write the entries with the new lifetime. */
+        /**
+         * Sessions moved on (TCP established to transitory), or a static entry's ended: write the
+         * entries with the new lifetime.
+         */
         REPROGRAM,
         /** Its sessions ended and the entry is gone: delete its table entries everywhere. */
         REMOVED,
-        /** A static entry: its sessions ended, the entry stays. */
-        KEPT,
         /** No such entry (already removed). */
         UNKNOWN
     }
@@ -200,11 +222,8 @@ public final class Nat64Engine {
                 endSession(s, now);
             }
         }
-        if (!sessionsOf(bib).isEmpty()) {
-            return Idle.REPROGRAM;
-        }
-        if (bib.isStatic()) {
-            return Idle.KEPT;
+        if (!sessionsOf(bib).isEmpty() || bib.isStatic()) {
+            return Idle.REPROGRAM;   // a static entry without sessions: its entries no longer age
         }
         removeBibEntry(bib, now);
         return Idle.REMOVED;
@@ -297,11 +316,12 @@ public final class Nat64Engine {
         return freed;
     }
 
-    /** The idle timeout, in seconds, of a BIB entry's table entries: 0 (none) when static. */
+    /**
+     * The idle timeout, in seconds, of a BIB entry's table entries: its longest session lifetime,
+     * so that sessions end when the mapping's traffic stops (a static entry's too; 0, no aging, for
+     * a static entry without sessions, which stays).
+     */
     public long lifetimeOf(BibEntry bib) {
-        if (bib.isStatic()) {
-            return 0;
-        }
         long longest = 0;   // a loop, not a stream: asked at every setup
         for (Session s : sessionsOf(bib)) {
             longest = Math.max(longest, s.lifetime());

@@ -45,7 +45,7 @@ public final class DesiredState {
             for (SessionEntries b : bibEntries) {
                 out.addAll(b.entries());
             }
-            sessions.stream().filter(s -> config.filters(s.bib().protocol())).forEach(s -> out.add(remoteFilter(s)));
+            sessions.stream().filter(s -> config.filters(s.bib().protocol())).forEach(s -> out.addAll(remoteFilters(s)));
         }
         return out;
     }
@@ -236,7 +236,10 @@ public final class DesiredState {
                         .action(NAT64_INGRESS_TRANSLATE_EAM_V4_TO_V6_DST).param(PREFIX, a6).param(SUFFIX_MASK, mask).build());
     }
 
-    /** A BIB entry's two entries (session_v6 and session_v4), aging after {@code lifetime} s (0: never). */
+    /**
+     * A BIB entry's two entries (session_v6 and session_v4), aging after {@code lifetime} s (0:
+     * never); {@code filtered}: both directions check the remote against its sessions' ({@link #remoteFilters}).
+     */
     public static List<TableEntry> bibEntries(BibEntry b, long lifetime, boolean filtered) {
         int proto = b.protocol().number;
         Ipv6Address address6 = b.address6();
@@ -246,19 +249,27 @@ public final class DesiredState {
                 TableEntry.in(NAT64_INGRESS_TRANSLATE_SESSION_V6).exact(HDR_PROTO, proto)
                         .exact(HDR_SRC_ADDR, address6.high(), address6.low()).exact(HDR_SRC_PORT, b.port6())
                         .action(NAT64_INGRESS_TRANSLATE_SNAT).param(SRC4, address4)
-                        .param(SRC_PORT, b.v4().port()).idleTimeout(lifetime).build(),
+                        .param(SRC_PORT, b.v4().port()).param(FILTERED, filtered ? 1 : 0).idleTimeout(lifetime).build(),
                 TableEntry.in(NAT64_INGRESS_TRANSLATE_SESSION_V4).exact(HDR_PROTO, proto)
                         .exact(HDR_DST_ADDR, address4).exact(HDR_DST_PORT, b.v4().port())
                         .action(NAT64_INGRESS_TRANSLATE_DNAT).param(DST6, address6.high(), address6.low())
                         .param(DST_PORT, b.port6()).param(FILTERED, filtered ? 1 : 0).idleTimeout(lifetime).build());
     }
 
-    /** With address-dependent filtering: the remote address a session's mapping has sent to. */
-    public static TableEntry remoteFilter(Session s) {
+    /**
+     * With address-dependent filtering: the remote address a session's mapping has sent to, as
+     * IPv4 packets from it name the mapping (remote_filter, which lets them in) and as the host's
+     * packets to it do (remote_filter_v6; a packet to a remote without it makes its session first).
+     */
+    public static List<TableEntry> remoteFilters(Session s) {
         BibEntry b = s.bib();
-        return TableEntry.in(NAT64_INGRESS_TRANSLATE_REMOTE_FILTER).exact(HDR_PROTO, b.protocol().number)
-                .exact(HDR_DST_ADDR, v4(b.v4().address())).exact(HDR_DST_PORT, b.v4().port())
-                .exact(HDR_REMOTE_ADDR, v4(s.remote4().address())).action(NO_ACTION).build();
+        Ipv6Address address6 = b.address6();
+        return List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_REMOTE_FILTER).exact(HDR_PROTO, b.protocol().number)
+                        .exact(HDR_DST_ADDR, v4(b.v4().address())).exact(HDR_DST_PORT, b.v4().port())
+                        .exact(HDR_REMOTE_ADDR, v4(s.remote4().address())).action(NO_ACTION).build(),
+                TableEntry.in(NAT64_INGRESS_TRANSLATE_REMOTE_FILTER_V6).exact(HDR_PROTO, b.protocol().number)
+                        .exact(HDR_SRC_ADDR, address6.high(), address6.low()).exact(HDR_SRC_PORT, b.port6())
+                        .exact(HDR_REMOTE_ADDR, v4(s.remote4().address())).action(NO_ACTION).build());
     }
 
     private static String extractAction(int length) {
