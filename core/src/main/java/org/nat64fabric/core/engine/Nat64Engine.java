@@ -84,9 +84,10 @@ public final class Nat64Engine {
                 return Outcome.drop("a TCP segment other than SYN opens no mapping (RFC 6146 3.5.2.2)");
             }
             Ipv6Address subscriber = pool4.subscriberOf(source);
-            Optional<Outcome> over = overQuota(subscriber, Side.V6, now);
-            if (over.isPresent()) {
-                return over.get();
+            if (sessionsOf(subscriber) >= config.maxSessionsPerSubscriber) {
+                log.accept(events.quotaExceeded(subscriber, config.maxSessionsPerSubscriber, now));
+                return Outcome.refuse("subscriber " + subscriber + " has " + config.maxSessionsPerSubscriber
+                        + " sessions, its limit", Outcome.IcmpError.V6_ADDRESS_UNREACHABLE);
             }
             Pool4.Result r = pool4.allocate(protocol, source, sourcePort, now);
             if (r.address().isEmpty()) {
@@ -133,14 +134,6 @@ public final class Nat64Engine {
     private Outcome advance(BibEntry bib, TransportAddress remote4, Ipv6Address remote6, Side side, Segment segment,
                             boolean newBib, long now) {
         Optional<Session> existing = store.session(Session.key(bib, remote4));
-        if (existing.isEmpty() && !newBib) {
-            // Every session counts, those an IPv4 peer opens to a mapping too: else SYNs from new
-            // ports would grow a host's sessions past its limit (RFC 6888 REQ-4).
-            Optional<Outcome> over = overQuota(pool4.subscriberOf(bib.address6()), side, now);
-            if (over.isPresent()) {
-                return over.get();
-            }
-        }
         long before = newBib ? 0 : lifetimeOf(bib);   // a new entry is written whatever its lifetime
         TcpState state = null;
         long lifetime;
@@ -165,20 +158,6 @@ public final class Nat64Engine {
         boolean reprogram = newBib || lifetimeOf(bib) != before
                 || (existing.isEmpty() && config.filters(bib.protocol()));
         return Outcome.translate(next, reprogram);
-    }
-
-    /**
-     * A subscriber at its session limit: refused with ICMPv6 address unreachable from IPv6, dropped
-     * from IPv4; the event logged.
-     */
-    private Optional<Outcome> overQuota(Ipv6Address subscriber, Side side, long now) {
-        if (sessionsOf(subscriber) < config.maxSessionsPerSubscriber) {
-            return Optional.empty();
-        }
-        log.accept(events.quotaExceeded(subscriber, config.maxSessionsPerSubscriber, now));
-        String why = "subscriber " + subscriber + " has " + config.maxSessionsPerSubscriber + " sessions, its limit";
-        return Optional.of(side == Side.V6 ? Outcome.refuse(why, Outcome.IcmpError.V6_ADDRESS_UNREACHABLE)
-                : Outcome.drop(why));
     }
 
     /** What became of a BIB entry a switch reported idle. */

@@ -187,25 +187,6 @@ class Nat64EngineTest {
     }
 
     @Test
-    void sessionsAnIpv4PeerOpensCountTowardsTheHostsLimit() {
-        Nat64Engine e = engine(Nat64Config.builder().pool6(POOL6).pool4(pool4("192.0.2.1/32").build())
-                .maxSessionsPerSubscriber(3), new InMemoryNatStore());
-        BibEntry mapping = e.fromV6(Protocol.TCP, host(1), 1000, SERVER6, 443, Segment.SYN, 0).session()
-                .orElseThrow().bib();
-        TransportAddress t = mapping.v4();
-        assertTrue(e.fromV4(Protocol.TCP, SERVER, 2000, t.address(), t.port(), Segment.SYN, 1).translated());
-        assertTrue(e.fromV4(Protocol.TCP, SERVER, 2001, t.address(), t.port(), Segment.SYN, 2).translated());
-        Outcome over = e.fromV4(Protocol.TCP, SERVER, 2002, t.address(), t.port(), Segment.SYN, 3);
-        assertFalse(over.translated(), "an outsider's SYNs from new ports stop at the host's limit");
-        assertEquals(Optional.empty(), over.icmpError(), "dropped, not answered");
-        assertEquals(3, e.sessionsOf(mapping).size());
-        assertEquals(13, log.get(log.size() - 1).type().natEvent, "the quota event");
-        assertEquals(Optional.of(Outcome.IcmpError.V6_ADDRESS_UNREACHABLE),
-                e.fromV6(Protocol.TCP, host(1), 1000, SERVER6, 444, Segment.SYN, 4).icmpError(),
-                "a new session of the host's own past its limit: refused");
-    }
-
-    @Test
     void staticEntriesForwardInboundAndNeverExpireWhileTheirSessionsDo() {
         Nat64Engine e = engine(pool4("192.0.2.0/30"));
         TransportAddress web = new TransportAddress(Ipv4Address.parse("192.0.2.2", "a"), 8080);

@@ -115,6 +115,8 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
     private final int lastHit;
     private final int stats;
     private final int bailSites;
+    /** Every table's default action, by the table's index (KernelProgram's table_defaults). */
+    private final int defaults;
     private final Map<Table, TableMaps> tables = new IdentityHashMap<>();
     /** One BPF link per port: the kernel detaches the program when its link closes, also when the process dies. */
     private final List<Integer> links = new ArrayList<>();
@@ -131,7 +133,6 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         final KernelProgram.TableMap layout;
         final int entries;
         final int head;
-        final int defaults;
         /** The entries' cells in the counter and last-hit arrays, by id. */
         final BitSet ids = new BitSet();
         /** No id below it is free: a table filled with a million entries does not scan its ids per insert. */
@@ -140,11 +141,10 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         int usedBelow;
         int half;
 
-        TableMaps(KernelProgram.TableMap layout, int entries, int head, int defaults) {
+        TableMaps(KernelProgram.TableMap layout, int entries, int head) {
             this.layout = layout;
             this.entries = entries;
             this.head = head;
-            this.defaults = defaults;
         }
     }
 
@@ -159,13 +159,13 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
         this.lastHit = fd("last_hit");
         this.stats = fd("fp_stats");
         this.bailSites = fd("bail_sites");
+        this.defaults = fd("table_defaults");
         for (Table t : program.tables) {
             KernelProgram.TableMap m = code.map(t);
             if (m != null) {
                 boolean keyless = m.kind == KernelProgram.TableMap.Kind.KEYLESS;
                 boolean scan = m.kind == KernelProgram.TableMap.Kind.SCAN;
-                tables.put(t, new TableMaps(m, keyless ? -1 : fd(m.name), scan ? fd(m.name + "_head") : -1,
-                        fd(m.name + "_default")));
+                tables.put(t, new TableMaps(m, keyless ? -1 : fd(m.name), scan ? fd(m.name + "_head") : -1));
             }
         }
     }
@@ -570,7 +570,8 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
     @Override public void defaultAction(Table t, Table.ActionCall call) {
         TableMaps m = tables.get(t);
         if (m != null) {
-            update(m.defaults, intKey(0), m.layout.value(call, 0));
+            // Its cell is as large as the largest table's value: the rest stays zero.
+            update(defaults, intKey(m.layout.index), Arrays.copyOf(m.layout.value(call, 0), code.defaultBytes()));
         }
     }
 

@@ -99,6 +99,17 @@ public final class KernelProgram extends CodeWriter {
         return source;
     }
 
+    /** The size of a table_defaults cell: the largest value of a table on the fast path. */
+    public int defaultBytes() {
+        int most = 8;
+        for (TableMap m : tables.values()) {
+            if (m.supported()) {
+                most = Math.max(most, m.valueBytes());
+            }
+        }
+        return most;
+    }
+
     SlotsToZero.Result zeroed() {
         return zeroed;
     }
@@ -157,6 +168,11 @@ public final class KernelProgram extends CodeWriter {
         c.append("#define HANDED_UP_HEAD ").append(HANDED_UP_HEAD).append('\n');
         c.append("#define TO_PEER ").append(String.format("0x%xU", TO_PEER)).append('\n');
         c.append("#include \"softswitch_fast_path.h\"\n\n");
+        // One map for every table's default action, not one each: the kernel lets a program use 64 maps.
+        c.append("/* The default action of table tN, at index N. */\n");
+        c.append("struct default_val {\n    __u8 b[").append(defaultBytes()).append("];\n};\n");
+        c.append(TableMap.map("BPF_MAP_TYPE_ARRAY", Math.max(tables.size(), 1), null, "__u32", "struct default_val",
+                "table_defaults")).append('\n');
         for (Table t : program.tables) {
             c.append(tables.get(t).declarations());
         }
@@ -461,6 +477,8 @@ public final class KernelProgram extends CodeWriter {
         public enum Kind { HASH, LPM, SCAN, KEYLESS }
 
         public final Table table;
+        /** Its place among the program's tables: its name (tN) and its cell in table_defaults. */
+        public final int index;
         public final String name;
         public final Kind kind;
         /** The key fields in map order (for LPM the exact fields first, then the LPM field). */
@@ -480,6 +498,7 @@ public final class KernelProgram extends CodeWriter {
 
         TableMap(Table t, int index, int counterBase, int lastHitBase) {
             this.table = t;
+            this.index = index;
             this.name = "t" + index;
             this.counterBase = counterBase;
             this.lastHitBase = lastHitBase;
@@ -600,7 +619,7 @@ public final class KernelProgram extends CodeWriter {
                 default:
                     break;
             }
-            c.append(map("BPF_MAP_TYPE_ARRAY", 1, null, "__u32", "struct " + name + "_val", name + "_default")).append('\n');
+            c.append(layoutAssert("sizeof(struct " + name + "_val) <= sizeof(struct default_val)"));
             return c.toString();
         }
 
@@ -693,7 +712,8 @@ public final class KernelProgram extends CodeWriter {
             }
             w.close();
             w.open("else");
-            w.line(v + " = bpf_map_lookup_elem(&" + name + "_default, &zero);");
+            w.line("__u32 default_at = " + index + ";");
+            w.line(v + " = bpf_map_lookup_elem(&table_defaults, &default_at);");
             w.line("if (!" + v + ") " + w.bail("a table without its default action") + ";");
             w.close();
             w.line("s->action_run = " + v + "->action;");

@@ -250,11 +250,16 @@ public final class Arbitration {
         return best != null && best.electionId.equals(highestSeen.get(role)) ? best : null;
     }
 
+    /** Every controller of the role hears the election, the primary last (5.3 1.b). */
     private void notifyRole(String role) {
+        Controller primary = primary(role);
         for (Controller c : controllers) {
-            if (role.equals(c.role)) {
+            if (role.equals(c.role) && c != primary) {
                 notifyOne(c);
             }
+        }
+        if (primary != null) {
+            notifyOne(primary);
         }
     }
 
