@@ -497,13 +497,12 @@ public final class Nat64Fabric implements Nat64Service {
     }
 
     /**
-     * The switch's route to {@code a} is a hairpin, as written ({@link org.nat64fabric.core.fabric.DesiredState}):
-     * configured (an EAM prefix's), or for a pool4 or SIIT prefix.
+     * The switch's route to {@code a} is a hairpin, as written: configured (an EAM prefix's), or
+     * for a pool4 or SIIT prefix ({@link DesiredState#hairpinned}).
      */
     private boolean routedBack(String deviceId, Ipv4Address a) {
         List<Route> routes = new ArrayList<>(switchConfig(deviceId).routes);
-        Stream.concat(config.nat64.pool4.addresses().stream(), config.nat64.siitPrefixes.stream())
-                .forEach(p -> routes.add(Route.of(p.toString(), Route.Kind.HAIRPIN, "translation")));
+        DesiredState.hairpinned(config.nat64).forEach(p -> routes.add(Route.of(p.toString(), Route.Kind.HAIRPIN, "")));
         return SwitchConfig.longestMatch(routes, a.toString()).filter(r -> r.kind == Route.Kind.HAIRPIN).isPresent();
     }
 

@@ -158,6 +158,17 @@ public final class DesiredState {
         return out;
     }
 
+    /**
+     * The IPv4 prefixes a translating switch routes back into itself besides the configured
+     * hairpin routes: pool4, and the SIIT prefixes (an IPv6 host's packet to a SIIT host comes back
+     * as IPv6, RFC 6146 3.8, RFC 7915).
+     */
+    public static List<Ipv4Prefix> hairpinned(Nat64Config config) {
+        List<Ipv4Prefix> out = new ArrayList<>(config.pool4.addresses());
+        out.addAll(config.siitPrefixes);
+        return out;
+    }
+
     /** pool6, pool4 and the EAMT, on a switch that translates. */
     public static List<TableEntry> translation(Nat64Config config, List<Eam> eams) {
         List<TableEntry> out = new ArrayList<>();
@@ -180,8 +191,6 @@ public final class DesiredState {
             out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL4).lpm(HDR_DST_ADDR, v4(p.address()), p.length())
                     .action(NAT64_INGRESS_TRANSLATE_IN_POOL4)
                     .param(UNMAPPED_PORT_UNREACHABLE, config.icmpErrors.unmappedPortUnreachable ? 1 : 0).build());
-            out.add(TableEntry.in(NAT64_INGRESS_IPV4_ROUTES).lpm(HDR_DST_ADDR, v4(p.address()), p.length())
-                    .action(NAT64_INGRESS_HAIRPIN).build());
         }
         // Pool6 sources outside the SIIT prefixes (longer entries) are IPv4 hosts', not translated.
         out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6_SRC).lpm(HDR_SRC_ADDR, v6(p6.address()), p6.length())
@@ -193,7 +202,8 @@ public final class DesiredState {
             out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_SIIT_V4_DST).lpm(HDR_DST_ADDR, v4(p.address()), p.length())
                     .action(NAT64_INGRESS_TRANSLATE_EMBED_DST).param(PREFIX, v6(p6.address())).param(LENGTH, p6.length())
                     .build());
-            // An IPv6 host's packet to a SIIT host comes back as IPv6 here, as for pool4 (RFC 7915 hairpinning).
+        }
+        for (Ipv4Prefix p : hairpinned(config)) {
             out.add(TableEntry.in(NAT64_INGRESS_IPV4_ROUTES).lpm(HDR_DST_ADDR, v4(p.address()), p.length())
                     .action(NAT64_INGRESS_HAIRPIN).build());
         }
