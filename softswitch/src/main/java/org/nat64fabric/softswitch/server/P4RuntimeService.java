@@ -201,14 +201,24 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
     private static List<Error> eachOnItsOwn(Pipeline p, List<Update> updates) {
         List<Error> errors = new ArrayList<>(updates.size());
         for (Update u : updates) {
-            try {
-                p.entities.apply(u.getType(), u.getEntity());
-                errors.add(OK);
-            } catch (EntityException | RuntimeException e) {
-                errors.add(failure(e));
-            }
+            errors.add(attempt(() -> p.entities.apply(u.getType(), u.getEntity())));
         }
         return errors;
+    }
+
+    /** One update or read request of a batch. */
+    private interface Step {
+        void run() throws EntityException;
+    }
+
+    /** The p4.v1.Error of one step of a batch: OK, or what it failed with. */
+    private static Error attempt(Step step) {
+        try {
+            step.run();
+            return OK;
+        } catch (EntityException | RuntimeException e) {
+            return failure(e);
+        }
     }
 
     /**
@@ -282,12 +292,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
             List<Error> errors = new ArrayList<>();
             synchronized (p.sw) {
                 for (Entity e : request.getEntitiesList()) {
-                    try {
-                        found.addAll(p.entities.read(e));
-                        errors.add(OK);
-                    } catch (EntityException | RuntimeException failed) {
-                        errors.add(failure(failed));
-                    }
+                    errors.add(attempt(() -> found.addAll(p.entities.read(e))));
                 }
             }
             Answers.read(found, errors, response);
