@@ -29,8 +29,8 @@ from scapy.packet import Raw
 
 from nat64_setup import (POOL6, PROGRAM, ROUTER_MAC, SUME_PROGRAM, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST,
                          V6_HOST_MAC, V6_PORT, driven_switch, embed)
-from test_nat64_fragments import (EAM_HOST, EAM_HOST4, FABRIC as FRAGMENTS_FABRIC, PIPELINES, checksum_holds,
-                                  ones_complement_sum, open_session, stats)
+from test_nat64_fragments import (EAM_HOST, EAM_HOST4, EAM_SERVER, FABRIC as FRAGMENTS_FABRIC, PIPELINES,
+                                  checksum_holds, ones_complement_sum, open_session, stats)
 from test_nat64_rfc_audit import extension
 
 V4_LINK_MTU = 1000
@@ -101,6 +101,25 @@ def test_syns_without_a_mapping_are_answered_port_unreachable_after_tcp_incoming
     assert (quoted.src, quoted.dst, quoted[TCPerror].sport, quoted[TCPerror].dport) == (
         V6_HOST, embed(target, POOL6, 96), 33002, 8888)
     assert stats(api).get("heldSyns.refused", 0) == before + 2
+
+
+def test_an_ipv4_host_an_eam_names_gets_its_syns_port_unreachable_as_ipv4(border):
+    """An IPv4 host the EAMT also names (IPv6 hosts reach 198.51.100.99 as 2001:db8:2::99) sends a
+    SYN to a pool4 address without a mapping: its Port Unreachable goes back to it as it is, out of
+    the port the SYN came in by, not through the EAMT into IPv6."""
+    api, dataplane, log = border
+    before = stats(api).get("heldSyns.refused", 0)
+    syn = from_remote(TCP(sport=40124, dport=7778, flags="S", seq=7), dst=str(POOL4[6]), src=EAM_SERVER)
+    sent = time.time()
+    dataplane.send(V4_PORT, syn)
+    answers = unreachables(dataplane, sent + INCOMING_SYN + 3)
+    assert [IP in e for _, e in answers] == [True], (answers, shown(api))
+    at, error = answers[0]
+    assert at - sent >= INCOMING_SYN
+    assert (error[Ether].dst, error[IP].src, error[IP].dst, error[ICMP].code) == (
+        V4_HOST_MAC, SWITCH_V4, EAM_SERVER, 3)
+    assert bytes(error[ICMP].payload) == bytes(syn[IP]), "the SYN is quoted as it came"
+    assert stats(api).get("heldSyns.refused", 0) == before + 1
 
 
 def test_a_simultaneous_open_is_not_refused_and_opens(border):

@@ -139,6 +139,12 @@ final class FlowRuleSwitchLink implements SwitchLink {
         return device.toString();
     }
 
+    /** ONOS removes a temporary rule that went idle and tells it once (RULE_REMOVED). */
+    @Override
+    public boolean renewsIdleReports() {
+        return false;
+    }
+
     @Override
     public void write(List<Update> updates) {
         if (updates.isEmpty()) {

@@ -422,7 +422,8 @@ public final class Nat64Manager implements Nat64Service {
                             SumeHeaders.truncateTo(cookie), SumeHeaders.errorType(cookie),
                             SumeHeaders.errorCode(cookie), SumeHeaders.errorParam(cookie));
                 } else if (f != null) {
-                    f.packetIn(d.toString(), reason, SumeHeaders.finish(cookie), frame);
+                    f.packetIn(d.toString(), reason, SumeHeaders.finish(cookie),
+                            (int) in.receivedFrom().port().toLong(), frame);
                 }
             } catch (RuntimeException e) {
                 LOG.warn("packet-in from {} failed: {}", d, e.toString());

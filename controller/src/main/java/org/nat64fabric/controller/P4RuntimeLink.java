@@ -166,7 +166,8 @@ final class P4RuntimeLink implements SwitchLink {
                                 metadata(md, "error_param")));
                     } else {
                         // parses and queues: safe on gRPC's thread
-                        guard(() -> fabric.packetIn(deviceId, reason, metadata(md, "finish"), frame));
+                        guard(() -> fabric.packetIn(deviceId, reason, metadata(md, "finish"),
+                                metadata(md, "ingress_port"), frame));
                     }
                 } else if (m.hasIdleTimeoutNotification()) {
                     events.execute(() -> guard(() -> {   // one batch per notification

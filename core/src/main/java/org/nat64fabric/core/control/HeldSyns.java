@@ -21,17 +21,23 @@ import org.nat64fabric.core.pool4.TransportAddress;
  * the capacity in errors.
  */
 final class HeldSyns {
-    /** A held SYN: the switch it came from, the error that answers it, the flow, and when it is due. */
+    /**
+     * A held SYN: the switch and port it came in by, the error that answers it, the flow, and
+     * when it is due.
+     */
     static final class Held {
         final String deviceId;
+        final int cameIn;
         final byte[] error;
         /** The pool4 side (the SYN's destination) and the remote (its source). */
         final TransportAddress local4;
         final TransportAddress remote4;
         final long dueAt;
 
-        Held(String deviceId, byte[] error, TransportAddress local4, TransportAddress remote4, long dueAt) {
+        Held(String deviceId, int cameIn, byte[] error, TransportAddress local4, TransportAddress remote4,
+             long dueAt) {
             this.deviceId = deviceId;
+            this.cameIn = cameIn;
             this.error = error;
             this.local4 = local4;
             this.remote4 = remote4;
@@ -45,7 +51,7 @@ final class HeldSyns {
     /** In arrival order, which is the order they are due in: one lifetime, a clock that does not step. */
     private final Map<List<TransportAddress>, Held> held = new LinkedHashMap<>();
 
-    synchronized Outcome hold(String deviceId, Supplier<Optional<byte[]>> error, TransportAddress local4,
+    synchronized Outcome hold(String deviceId, int cameIn, Supplier<Optional<byte[]>> error, TransportAddress local4,
                               TransportAddress remote4, long now, long lifetimeMs, int capacity) {
         List<TransportAddress> flow = List.of(local4, remote4);
         if (held.containsKey(flow)) {
@@ -58,7 +64,7 @@ final class HeldSyns {
         if (answer.isEmpty()) {
             return Outcome.UNANSWERED;
         }
-        held.put(flow, new Held(deviceId, answer.get(), local4, remote4, now + lifetimeMs));
+        held.put(flow, new Held(deviceId, cameIn, answer.get(), local4, remote4, now + lifetimeMs));
         return Outcome.HELD;
     }
 

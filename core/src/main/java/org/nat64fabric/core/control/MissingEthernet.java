@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.Optional;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv6Address;
+import org.nat64fabric.core.fabric.Route;
 import org.nat64fabric.core.fabric.SwitchConfig;
 import org.nat64fabric.core.p4.SumeHeaders;
 
@@ -33,7 +34,12 @@ final class MissingEthernet {
 
     /** The frame of {@code packet} as routed to its destination; empty as {@link #fromSource}. */
     static Optional<byte[]> towardsDestination(byte[] packet, SwitchConfig sw) {
-        return address(packet, false).flatMap(sw::nextHop).map(r -> SumeHeaders.withEthernet(packet, r.dstMac, r.srcMac));
+        return routeToDestination(packet, sw).map(r -> SumeHeaders.withEthernet(packet, r.dstMac, r.srcMac));
+    }
+
+    /** The switch's next hop towards the destination of {@code packet} (an IP packet); empty as {@link #fromSource}. */
+    static Optional<Route> routeToDestination(byte[] packet, SwitchConfig sw) {
+        return address(packet, false).flatMap(sw::nextHop);
     }
 
     /** The frame of {@code packet} with no MACs; empty when it is neither IPv4 nor IPv6. */

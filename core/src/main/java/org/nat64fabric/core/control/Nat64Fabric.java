@@ -2,6 +2,7 @@ package org.nat64fabric.core.control;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -39,8 +40,8 @@ import org.nat64fabric.core.engine.Outcome;
 import org.nat64fabric.core.event.NatEvent;
 import org.nat64fabric.core.fabric.DesiredState;
 import org.nat64fabric.core.fabric.Entity;
-import org.nat64fabric.core.fabric.SessionEntries;
 import org.nat64fabric.core.fabric.Route;
+import org.nat64fabric.core.fabric.SessionEntries;
 import org.nat64fabric.core.fabric.SwitchConfig;
 import org.nat64fabric.core.fabric.TableEntry;
 import org.nat64fabric.core.metrics.LatencyHistogram;
@@ -87,6 +88,8 @@ public final class Nat64Fabric implements Nat64Service {
     public static final int PUNT_INBOUND_SYN = 9;
     /** An ICMP error whose extension fits its translation only with its datagram cut (see {@link ExtensionCut}). */
     public static final int PUNT_ICMP_EXTENSION = 10;
+    /** A packet-in's ingress port where the runtime does not give it. */
+    public static final int PORT_UNKNOWN = -1;
     /** RFC 4443 3.1 Destination Unreachable, code 3: address unreachable (RFC 6146 3.5.1.1). */
     private static final int ICMP6_DEST_UNREACHABLE = 1;
     private static final int ICMP6_ADDRESS_UNREACHABLE = 3;
@@ -320,18 +323,19 @@ public final class Nat64Fabric implements Nat64Service {
 
     // ---- events from switches ----------------------------------------------------------------
 
-    /** A packet-in without packet_in.finish bits (a v1model switch's). */
+    /** A packet-in without packet_in.finish bits (a v1model switch's), its ingress port unknown. */
     public void packetIn(String deviceId, int puntReason, byte[] frame) {
-        packetIn(deviceId, puntReason, 0, frame);
+        packetIn(deviceId, puntReason, 0, PORT_UNKNOWN, frame);
     }
 
     /**
      * A packet-in: queued for a setup (a session miss, a TCP control segment), fragmented, or
      * counted and dropped. Returns at once; the setup runs in the next batch. {@code finish}: a
      * NetFPGA SUME's packet_in.finish bits besides PUNT_FINISH (FINISH_NO_ETHERNET, FINISH_PROBED,
-     * FINISH_UDP_CHECKSUM), 0 for a v1model switch.
+     * FINISH_UDP_CHECKSUM), 0 for a v1model switch; {@code ingressPort}: packet_in.ingress_port,
+     * or {@link #PORT_UNKNOWN}.
      */
-    public void packetIn(String deviceId, int puntReason, int finish, byte[] frame) {
+    public void packetIn(String deviceId, int puntReason, int finish, int ingressPort, byte[] frame) {
         count("packetIn." + puntReason);
         boolean noEthernet = (finish & SumeHeaders.FINISH_NO_ETHERNET) != 0;
         if (puntReason == PUNT_NEEDS_FRAGMENTATION) {
@@ -369,7 +373,7 @@ public final class Nat64Fabric implements Nat64Service {
             return;
         }
         if (puntReason == PUNT_INBOUND_SYN) {
-            holdSyn(deviceId, framed);
+            holdSyn(deviceId, ingressPort, framed);
             return;
         }
         if (puntReason == PUNT_FIRST_FRAGMENT || puntReason == PUNT_TCP_CONTROL) {
@@ -670,7 +674,7 @@ public final class Nat64Fabric implements Nat64Service {
      * whatever the SYN's size). A switch that punts one when the policy drops them (its state not
      * yet rewritten) has it dropped here.
      */
-    private void holdSyn(String deviceId, Optional<byte[]> frame) {
+    private void holdSyn(String deviceId, int cameIn, Optional<byte[]> frame) {
         Optional<PuntedPacket> p = frame.flatMap(PuntedPacket::parse)
                 .filter(f -> !f.ipv6 && f.protocol == Protocol.TCP && f.segment == Segment.SYN);
         if (p.isEmpty()) {
@@ -684,7 +688,7 @@ public final class Nat64Fabric implements Nat64Service {
         }
         PuntedPacket syn = p.get();
         // The error is built only for a SYN that will be held (a flood of repeats builds none).
-        HeldSyns.Outcome o = heldSyns.hold(deviceId, () -> IcmpErrors.about(frame.get(),
+        HeldSyns.Outcome o = heldSyns.hold(deviceId, cameIn, () -> IcmpErrors.about(frame.get(),
                         switchConfig(deviceId).address4, null, ICMP_DEST_UNREACHABLE, ICMP_PORT_UNREACHABLE, 0),
                 new TransportAddress(syn.destination4(), syn.destinationPort),
                 new TransportAddress(syn.source4(), syn.sourcePort), monotonic.getAsLong(),
@@ -704,18 +708,31 @@ public final class Nat64Fabric implements Nat64Service {
             if (opened) {
                 count("heldSyns.opened");
             } else {
-                count(routeError(h.deviceId, h.error) ? "heldSyns.refused" : "heldSyns.unanswered");
+                count(sendBack(h) ? "heldSyns.refused" : "heldSyns.unanswered");
             }
         }
     }
 
-    /** Sends an error the controller built through the switch's pipeline, which routes it, within its budget (RFC 4443 2.4(f)). */
-    private boolean routeError(String deviceId, byte[] error) {
-        SwitchLink link = links.get(deviceId);
-        if (link == null || !refusalAllowed(deviceId)) {
+    /**
+     * Sends a held SYN's Port Unreachable, within the switch's budget (RFC 4443 2.4(f)): out of the
+     * port the SYN came in by when the route to its sender leads there, with that route's MACs, so
+     * that an IPv4 host an EAM also names gets it as it is, not turned into IPv6 by the EAMT;
+     * otherwise through the pipeline, which routes it (a SYN hairpinned from IPv6 came in by the
+     * IPv6 host's port, to which its error goes back translated).
+     */
+    private boolean sendBack(HeldSyns.Held h) {
+        SwitchLink link = links.get(h.deviceId);
+        if (link == null || !refusalAllowed(h.deviceId)) {
             return false;
         }
-        link.packetOut(error);
+        byte[] packet = Arrays.copyOfRange(h.error, SumeHeaders.ETHERNET, h.error.length);
+        Optional<byte[]> back = MissingEthernet.routeToDestination(packet, switchConfig(h.deviceId))
+                .filter(r -> r.port == h.cameIn).map(r -> SumeHeaders.withEthernet(packet, r.dstMac, r.srcMac));
+        if (back.isPresent()) {
+            link.packetOut(back.get(), h.cameIn);
+        } else {
+            link.packetOut(h.error);
+        }
         return true;
     }
 
@@ -965,6 +982,8 @@ public final class Nat64Fabric implements Nat64Service {
         Entries deletes = new Entries();
         Entries puts = new Entries();
         long now = clock.getAsLong();
+        SwitchLink reporter = links.get(deviceId);
+        boolean renewed = reporter == null || reporter.renewsIdleReports();
         engine.store().batch(() -> {
             // Each entry's BIB entry is found before any is handled: an entry reported beside the
             // one that ends its BIB entry is deleted with it (below, on every border), not as stale.
@@ -984,7 +1003,7 @@ public final class Nat64Fabric implements Nat64Service {
                                 P4InfoConstants.NAT64_INGRESS_TRANSLATE_SESSION_V4).map(t -> d + "|" + t))
                         .collect(Collectors.toSet());
                 Nat64Engine.Idle what = engine.onIdle(b.protocol(), b.address6(), b.port6(),
-                        deviceId + "|" + entry.table(), holders, now);
+                        deviceId + "|" + entry.table(), holders, renewed, now);
                 if (what == Nat64Engine.Idle.REPROGRAM) {
                     Entries after = bibEntries(b);
                     deletes.addAll(before);

@@ -50,6 +50,16 @@ public interface SwitchLink {
     }
 
     /**
+     * Whether the switch reports an idle entry again each idle timeout while it stays idle (a
+     * P4Runtime server's IdleTimeoutNotifications: softswitch, the SUME agent), so that a report
+     * not renewed tells the entry was hit since. False where an idle entry is removed and reported
+     * once (ONOS's temporary flow rules): a later hit is then a miss the controller sees.
+     */
+    default boolean renewsIdleReports() {
+        return true;
+    }
+
+    /**
      * Sends a frame through the switch's pipeline, as if it had just arrived; to a NetFPGA SUME
      * without its Ethernet header when it would not fit in a DMA frame with it
      * ({@code SumeHeaders.etherTypeLeftOut}).

@@ -43,8 +43,11 @@ public final class Nat64Engine {
     private final Consumer<NatEvent> log;
     /** The EAMT last built, and the store's entries it was built from ({@link #eamt()}). */
     private volatile EamtBuilt eamtBuilt = new EamtBuilt(List.of(), new Eamt());
-    /** BIB entries (by IPv6 key) and the switches that reported them idle since they were last seen. */
-    private final Map<String, Set<String>> idleOn = new ConcurrentHashMap<>();
+    /**
+     * BIB entries (by IPv6 key): the holders (a switch's table) that reported them idle since they
+     * were last seen, and when each last did.
+     */
+    private final Map<String, Map<String, Long>> idleOn = new ConcurrentHashMap<>();
 
     public Nat64Engine(Nat64Config config, NatStore store, Consumer<NatEvent> log) {
         this.config = config;
@@ -176,20 +179,27 @@ public final class Nat64Engine {
     }
 
     /**
-     * Switch {@code device} reports the entries of a BIB entry idle for their lifetime. Once every
-     * switch in {@code holders} has, the sessions time out (RFC 6146 3.5.2.2 / 4); a dynamic
-     * entry without sessions is removed and its port rests before reuse.
+     * Holder {@code holder} (a switch's table) reports the entries of a BIB entry idle for their
+     * lifetime. Once every holder in {@code holders} has, the sessions time out (RFC 6146 3.5.2.2 /
+     * 4); a dynamic entry without sessions is removed and its port rests before reuse. With
+     * {@code reportsRenewed} (a P4Runtime server reports an idle entry again each period it stays
+     * idle) a report not renewed for two lifetimes is dropped: its entry was hit since, by traffic
+     * the controller does not see (one direction idle for a while, then the other).
      */
-    public synchronized Idle onIdle(Protocol protocol, Ipv6Address address6, int port6, String device,
-                                    Set<String> holders, long now) {
+    public synchronized Idle onIdle(Protocol protocol, Ipv6Address address6, int port6, String holder,
+                                    Set<String> holders, boolean reportsRenewed, long now) {
         Optional<BibEntry> found = store.bibBy6(protocol, address6, port6);
         if (found.isEmpty()) {
             return Idle.UNKNOWN;
         }
         BibEntry bib = found.get();
-        Set<String> idle = idleOn.computeIfAbsent(bib.key6(), k -> ConcurrentHashMap.newKeySet());
-        idle.add(device);
-        if (!idle.containsAll(holders)) {
+        Map<String, Long> idle = idleOn.computeIfAbsent(bib.key6(), k -> new ConcurrentHashMap<>());
+        idle.put(holder, now);
+        long renewedWithinMs = 2_000 * lifetimeOf(bib);
+        if (reportsRenewed && renewedWithinMs > 0) {
+            idle.values().removeIf(at -> now - at > renewedWithinMs);
+        }
+        if (!idle.keySet().containsAll(holders)) {
             return Idle.WAITING;
         }
         idleOn.remove(bib.key6());

@@ -511,7 +511,7 @@ class Nat64FabricTest {
     void aFullSizeSessionMissHandedOverWithoutEthernetIsSetUpAndSentBackFramed() {
         byte[] framed = udpFrame(5000);
         byte[] packet = java.util.Arrays.copyOfRange(framed, 14, framed.length);
-        fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, SumeHeaders.FINISH_NO_ETHERNET, packet);
+        fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, SumeHeaders.FINISH_NO_ETHERNET, Nat64Fabric.PORT_UNKNOWN, packet);
         assertEquals(1, border1.packetOuts.size());
         assertTrue(border1.sessionsAtPacketOut.get(0) > 0, "after its session was written");
         assertEquals(hex(framed, 0, framed.length), hex(border1.packetOuts.get(0), 0, framed.length),
@@ -532,7 +532,7 @@ class Nat64FabricTest {
     @Test
     void ipv4TooLongForTheCardIsProbedAndItsTranslationLeavesInFragments() {
         byte[] packet = tooLong();
-        fabric.packetIn("border1", Nat64Fabric.PUNT_TOO_LONG, SumeHeaders.FINISH_NO_ETHERNET, packet);
+        fabric.packetIn("border1", Nat64Fabric.PUNT_TOO_LONG, SumeHeaders.FINISH_NO_ETHERNET, Nat64Fabric.PORT_UNKNOWN, packet);
         assertEquals(1, border1.probes.size());
         byte[] probe = border1.probes.get(0);
         assertEquals(14 + 20 + 48 + 8, probe.length, "the IP header, the 48 bytes after it, a token");
@@ -548,7 +548,7 @@ class Nat64FabricTest {
         t.putShort((short) 53).putShort((short) 40000).putShort((short) 1480).putShort((short) 0x4321);
         t.put(packet, 28, 40).put(probe, probe.length - 8, 8);
         byte[] translated = t.array();
-        fabric.packetIn("border1", Nat64Fabric.PUNT_NEEDS_FRAGMENTATION, SumeHeaders.FINISH_PROBED, translated);
+        fabric.packetIn("border1", Nat64Fabric.PUNT_NEEDS_FRAGMENTATION, SumeHeaders.FINISH_PROBED, Nat64Fabric.PORT_UNKNOWN, translated);
         assertEquals(2, border1.packetOuts.size(), "1480 bytes in pieces of 1232 (1280 - 48)");
         assertEquals(List.of(1, 1), border1.sentOut);
         byte[] first = border1.packetOuts.get(0);
@@ -560,11 +560,11 @@ class Nat64FabricTest {
         assertEquals(hex(packet, 20 + 1232, 1500), hex(second, 62, second.length));
         assertEquals(1L, fabric.stats().get("fragmentation.probes"));
 
-        fabric.packetIn("border1", Nat64Fabric.PUNT_NEEDS_FRAGMENTATION, SumeHeaders.FINISH_PROBED, translated);
+        fabric.packetIn("border1", Nat64Fabric.PUNT_NEEDS_FRAGMENTATION, SumeHeaders.FINISH_PROBED, Nat64Fabric.PORT_UNKNOWN, translated);
         assertEquals(2, border1.packetOuts.size(), "a token comes back once");
         assertEquals(1L, fabric.stats().get("fragmentation.unparsed"));
         border1.probes.clear();
-        fabric.packetIn("border1", Nat64Fabric.PUNT_TOO_LONG, 0, new byte[] {0x60, 0});
+        fabric.packetIn("border1", Nat64Fabric.PUNT_TOO_LONG, 0, Nat64Fabric.PORT_UNKNOWN, new byte[] {0x60, 0});
         assertEquals(0, border1.probes.size(), "neither IPv4 nor a frame: counted");
         assertEquals(2L, fabric.stats().get("fragmentation.unparsed"));
         fabric.finish("border1", translated, SumeHeaders.FINISH_PROBED | SumeHeaders.FINISH_ICMP_CHECKSUM
@@ -990,6 +990,37 @@ class Nat64FabricTest {
         fabric.answerHeldSyns();
         assertEquals(2, border1.packetOuts.size());
         assertEquals(14 + 576, border1.packetOuts.get(1).length);
+    }
+
+    @Test
+    void aHeldSynsErrorLeavesByThePortItCameInWhereTheRouteToItsSenderLeads() throws Exception {
+        // An EAM names 203.0.113.5 too: through the pipeline its error would be turned into IPv6.
+        String json = "{\"apps\": {\"org.nat64fabric.app\": {\"nat64\": {\"pool6\": \"2001:db8:64::/96\","
+                + " \"pool4\": {\"addresses\": [\"192.0.2.0/30\"]}}}}, \"devices\": {\"border1\": {\"nat64fabric\": {"
+                + "\"role\": \"BORDER\", \"routerMac\": \"00:00:00:00:b1:02\", \"ipv4\": \"198.51.100.2\","
+                + " \"ipv6\": \"2001:db8:ff::2\", \"routes\": ["
+                + "{\"prefix\": \"2001:db8:1::/64\", \"port\": 1, \"nextHopMac\": \"00:00:00:00:01:10\"},"
+                + "{\"prefix\": \"203.0.113.0/24\", \"port\": 2, \"nextHopMac\": \"00:00:00:00:02:20\"}]}}}}";
+        fabric = new Nat64Fabric(FabricConfig.parse(new ObjectMapper().readTree(json)), new InMemoryNatStore(),
+                e -> { }, () -> now);
+        border1 = new FakeSwitch("border1");
+        fabric.connected(border1);
+        Ipv4Address pool4 = Ipv4Address.parse("192.0.2.1", "pool4");
+        fabric.packetIn("border1", Nat64Fabric.PUNT_INBOUND_SYN, 0, 2, v4Syn("203.0.113.5", 80, pool4, 40000));
+        // hairpinned: translated from an IPv6 host's SYN, it came in by that host's port
+        fabric.packetIn("border1", Nat64Fabric.PUNT_INBOUND_SYN, 0, 1, v4Syn("203.0.113.6", 80, pool4, 40000));
+        now += 6_000;
+        fabric.answerHeldSyns();
+        assertEquals(2, border1.packetOuts.size());
+        assertEquals(List.of(2), border1.sentOut, "one out of port 2, the other through the pipeline");
+        ByteBuffer out = ByteBuffer.wrap(border1.packetOuts.get(0));
+        assertEquals(Ipv4Address.parse("203.0.113.5", "remote"), Ipv4Address.of(out.getInt(14 + 16)));
+        assertEquals(List.of(0x0000_0000_0220L, 0x0000_0000_b102L),
+                List.of((long) out.getShort(0) << 32 | out.getInt(2) & 0xffffffffL,
+                        (long) out.getShort(6) << 32 | out.getInt(8) & 0xffffffffL),
+                "to the next hop, from the switch's MAC on that route");
+        assertEquals(Ipv4Address.parse("203.0.113.6", "remote"),
+                Ipv4Address.of(ByteBuffer.wrap(border1.packetOuts.get(1)).getInt(14 + 16)));
     }
 
     @Test

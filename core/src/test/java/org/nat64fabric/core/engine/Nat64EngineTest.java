@@ -119,16 +119,16 @@ class Nat64EngineTest {
         assertTrue(synAck.reprogram(), "the lifetime grew from 4 min to 2 h 4 min");
         assertEquals(7440, e.lifetimeOf(syn.bib()));
 
-        assertEquals(Nat64Engine.Idle.WAITING, e.onIdle(Protocol.TCP, host(1), 40000, "border-1", BORDERS, 7_440_000));
-        assertEquals(Nat64Engine.Idle.REPROGRAM, e.onIdle(Protocol.TCP, host(1), 40000, "border-2", BORDERS, 7_440_000),
+        assertEquals(Nat64Engine.Idle.WAITING, e.onIdle(Protocol.TCP, host(1), 40000, "border-1", BORDERS, true, 7_440_000));
+        assertEquals(Nat64Engine.Idle.REPROGRAM, e.onIdle(Protocol.TCP, host(1), 40000, "border-2", BORDERS, true, 7_440_000),
                 "idle established: transitory, not closed");
         assertEquals(240, e.lifetimeOf(syn.bib()));
         e.fromV6(Protocol.TCP, host(1), 40000, SERVER6, 80, Segment.FIN, 7_500_000);
         e.fromV4(Protocol.TCP, SERVER, 80, mapped.address(), mapped.port(), Segment.FIN, 7_500_100);
         assertEquals(Optional.of(TcpState.V4_FIN_V6_FIN_RCV),
                 e.sessionsOf(syn.bib()).get(0).state());
-        e.onIdle(Protocol.TCP, host(1), 40000, "border-1", BORDERS, 7_800_000);
-        assertEquals(Nat64Engine.Idle.REMOVED, e.onIdle(Protocol.TCP, host(1), 40000, "border-2", BORDERS, 7_800_000));
+        e.onIdle(Protocol.TCP, host(1), 40000, "border-1", BORDERS, true, 7_800_000);
+        assertEquals(Nat64Engine.Idle.REMOVED, e.onIdle(Protocol.TCP, host(1), 40000, "border-2", BORDERS, true, 7_800_000));
         assertEquals(List.of(), e.store().bib());
         assertEquals(List.of(16, 10, 6, 7, 11), events());
         Session next = e.fromV6(Protocol.TCP, host(1), 40000, SERVER6, 80, Segment.SYN, 7_800_001).session().orElseThrow();
@@ -140,7 +140,7 @@ class Nat64EngineTest {
         Nat64Engine e = engine(pool4("192.0.2.1/32"));
         e.fromV6(Protocol.UDP, host(1), 7000, SERVER6, 53, Segment.OTHER, 0);
         for (String border : BORDERS) {
-            e.onIdle(Protocol.UDP, host(1), 7000, border, BORDERS, 300_000);
+            e.onIdle(Protocol.UDP, host(1), 7000, border, BORDERS, true, 300_000);
         }
         assertEquals(List.of(), e.expireBlocks(419_999), "the freed port still rests");
         assertEquals(1, e.expireBlocks(420_000).size());
@@ -151,10 +151,34 @@ class Nat64EngineTest {
     void packetsSeenOnOneBorderResetTheOtherBordersIdleReport() {
         Nat64Engine e = engine(pool4("192.0.2.1/32"));
         e.fromV6(Protocol.UDP, host(1), 7000, SERVER6, 53, Segment.OTHER, 0);
-        e.onIdle(Protocol.UDP, host(1), 7000, "border-1", BORDERS, 300_000);
+        e.onIdle(Protocol.UDP, host(1), 7000, "border-1", BORDERS, true, 300_000);
         e.fromV6(Protocol.UDP, host(1), 7000, POOL6.embed(Ipv4Address.parse("203.0.113.9", "r")), 53, Segment.OTHER,
                 300_001);
-        assertEquals(Nat64Engine.Idle.WAITING, e.onIdle(Protocol.UDP, host(1), 7000, "border-2", BORDERS, 600_000));
+        assertEquals(Nat64Engine.Idle.WAITING, e.onIdle(Protocol.UDP, host(1), 7000, "border-2", BORDERS, true, 600_000));
+    }
+
+    @Test
+    void anIdleReportNotRenewedIsDroppedWhereSwitchesRenewThem() {
+        Set<String> tables = Set.of("border-1|session_v6", "border-1|session_v4");
+        for (boolean renewed : List.of(true, false)) {
+            Nat64Engine e = engine(pool4("192.0.2.1/32"));
+            e.fromV6(Protocol.UDP, host(1), 7000, SERVER6, 53, Segment.OTHER, 0);   // 300 s
+            assertEquals(Nat64Engine.Idle.WAITING,
+                    e.onIdle(Protocol.UDP, host(1), 7000, "border-1|session_v6", tables, renewed, 300_000));
+            // the host sends again, the remote stops: hours later the other table's entry is idle
+            Nat64Engine.Idle later = e.onIdle(Protocol.UDP, host(1), 7000, "border-1|session_v4", tables, renewed,
+                    10_000_000);
+            assertEquals(renewed ? Nat64Engine.Idle.WAITING : Nat64Engine.Idle.REMOVED, later,
+                    "a P4Runtime server would have reported the first entry again had it stayed idle");
+        }
+        Nat64Engine e = engine(pool4("192.0.2.1/32"));
+        e.fromV6(Protocol.UDP, host(1), 7000, SERVER6, 53, Segment.OTHER, 0);
+        for (long at = 300_000; at < 10_000_000; at += 300_000) {
+            e.onIdle(Protocol.UDP, host(1), 7000, "border-1|session_v6", tables, true, at);
+        }
+        assertEquals(Nat64Engine.Idle.REMOVED,
+                e.onIdle(Protocol.UDP, host(1), 7000, "border-1|session_v4", tables, true, 10_000_000),
+                "a report renewed each period still counts");
     }
 
     @Test
@@ -199,8 +223,8 @@ class Nat64EngineTest {
         assertEquals(SERVER6, s.remote6(), "the remote appears through pool6");
         assertTrue(in.reprogram());
         assertEquals(6, e.lifetimeOf(entry), "RFC 6146 3.5.2.2: the session lives TCP_INCOMING_SYN unless it opens");
-        e.onIdle(Protocol.TCP, host(7), 80, "border-1", BORDERS, 100_000);
-        assertEquals(Nat64Engine.Idle.REPROGRAM, e.onIdle(Protocol.TCP, host(7), 80, "border-2", BORDERS, 100_000));
+        e.onIdle(Protocol.TCP, host(7), 80, "border-1", BORDERS, true, 100_000);
+        assertEquals(Nat64Engine.Idle.REPROGRAM, e.onIdle(Protocol.TCP, host(7), 80, "border-2", BORDERS, true, 100_000));
         assertEquals(List.of(entry), e.store().bib(), "the static entry stays");
         assertEquals(List.of(), e.sessionsOf(entry), "its session ended");
         assertEquals(0, e.lifetimeOf(entry), "its entries are written back without aging");
