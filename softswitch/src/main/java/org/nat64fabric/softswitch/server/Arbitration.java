@@ -201,8 +201,16 @@ public final class Arbitration {
         return c.role != null && primary(c.role) == c;
     }
 
-    /** Writes and pipeline changes come only from the primary of their role, with its election_id. */
+    /**
+     * Writes and pipeline changes come only from the primary of their role, with its election_id
+     * (P4Runtime 12: a role no controller ever arbitrated for is NOT_FOUND, the default role is
+     * always one).
+     */
     public synchronized void checkPrimary(String role, Uint128 electionId) throws StatusException {
+        if (!role.isEmpty() && !highestSeen.containsKey(role)) {
+            throw Status.NOT_FOUND.withDescription(roleName(role) + " is not known here: no controller has"
+                    + " arbitrated for it (open a stream and send arbitration with it first)").asException();
+        }
         Controller p = primary(role);
         if (p == null || !p.electionId.equals(electionId(electionId))) {
             throw Status.PERMISSION_DENIED.withDescription("election_id " + electionId(electionId)

@@ -171,6 +171,13 @@ class P4RuntimeServiceSpecTest {
         assertEquals(Status.Code.NOT_FOUND, assertThrows(StatusRuntimeException.class,
                 () -> stub.write(write.clone().setDeviceId(9).setElectionId(Uint128.newBuilder().setLow(7)).build()))
                 .getStatus().getCode(), "12: the device first");
+        assertEquals(Status.Code.NOT_FOUND, assertThrows(StatusRuntimeException.class,
+                () -> stub.write(write.clone().setRoleId(7).build())).getStatus().getCode(),
+                "12: a role no controller arbitrated for, with the device");
+        new Stream().arbitrate(DEVICE, 2L, Role.newBuilder().setId(7).build()).answer();
+        assertEquals(Status.Code.PERMISSION_DENIED, assertThrows(StatusRuntimeException.class,
+                () -> stub.write(write.clone().setRoleId(7).build())).getStatus().getCode(),
+                "a known role, another election_id");
         assertEquals(Status.Code.PERMISSION_DENIED, assertThrows(StatusRuntimeException.class,
                 () -> stub.write(write.clone().setElectionId(Uint128.newBuilder().setLow(7)).build())).getStatus().getCode(),
                 "then the primary");
