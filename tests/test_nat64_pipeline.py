@@ -15,7 +15,7 @@ from scapy.packet import Raw
 
 from nat64_setup import (eam, DROP_BAD_CHECKSUM, DROP_BAD_LENGTH, DROP_FILTERED, DROP_LOCAL_FRAGMENT, DROP_NOT_TRANSLATABLE, DROP_PARSER_ERROR,
                          DROP_ICMP_ERROR_RATE, DROP_POOL4_NO_BIB, DROP_SOURCE_ROUTE, DROP_UDP_ZERO_CHECKSUM, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
-                         PUNT_TCP_CONTROL, PUNT_FIRST_FRAGMENT, PUNT_FRAGMENT, PUNT_INBOUND_SYN, ROUTER_MAC, SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
+                         PUNT_TCP_CONTROL, PUNT_FIRST_FRAGMENT, PUNT_FINISH, PUNT_FRAGMENT, PUNT_INBOUND_SYN, ROUTER_MAC, SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
                          V6_HOST, V6_HOST_MAC, V6_PORT, DrawnIdentification, counts, drops, embed, from_switch4, from_v4_server,
                          from_v6_host, routed, sent, session_v4, session_v6, to_v4_server, to_v6_host)
 from nat64_setup import BOTH, ptf, sume_sut, sut  # noqa: F401  (pytest fixtures, found by name)
@@ -371,6 +371,40 @@ def test_an_ipv4_syn_the_switch_would_not_translate_goes_to_the_controller_to_be
     assert (payload, md["punt_reason"]) == (bytes(later), PUNT_FRAGMENT)
     if counts(ptf):
         assert (drops(ptf, DROP_POOL4_NO_BIB), drops(ptf, DROP_FILTERED)) == (before[0] + 5, before[1] + 5)
+
+
+@BOTH
+def test_when_externally_initiated_tcp_is_dropped_a_syn_the_filter_lets_in_goes_to_the_controller(ptf):
+    """RFC 6146 3.5.2.2 under a policy that drops externally initiated TCP (inbound_syn set to
+    check_inbound_syns): the remote filter knows addresses, not ports, so a plain SYN it lets in is
+    punted for the controller to check that its connection has a session (a simultaneous open);
+    one it does not let in, and one without a mapping, are dropped; other segments from a known
+    remote are translated, and so is the SYN the controller sends back through the pipeline."""
+    ptf.modify(ptf.client.table_entry(T + "inbound_syn", default=True, action=T + "check_inbound_syns"))
+    ptf.insert(session_v4(ptf, 6, MAPPED, 41000, V6_HOST, 33000, filtered=1))
+    ptf.insert(ptf.client.table_entry(T + "remote_filter", match={"proto": 6, "dst_addr": MAPPED,
+                                                                 "dst_port": 41000, "remote_addr": V4_SERVER},
+                                      action="NoAction"))
+    before = counts(ptf) and (drops(ptf, DROP_POOL4_NO_BIB), drops(ptf, DROP_FILTERED))
+    syn = from_v4_server(TCP(sport=81, dport=41000, flags="S", seq=8))
+    ptf.send(V4_PORT, syn)
+    payload, md = ptf.client.packet_in()
+    assert (payload, md["punt_reason"], md["ingress_port"]) == (bytes(syn), PUNT_INBOUND_SYN, V4_PORT)
+    ptf.send(V4_PORT, from_v4_server(TCP(sport=81, dport=41000, flags="S"), src="198.51.100.8"))
+    ptf.send(V4_PORT, from_v4_server(TCP(sport=81, dport=9999, flags="S")))
+    ptf.verify_no_other_packets()
+    assert ptf.client.packet_in(timeout=0.5) is None
+    ptf.send(V4_PORT, from_v4_server(TCP(sport=80, dport=41000, flags="A", seq=9)))
+    ptf.verify_packet(to_v6_host(TCP(sport=80, dport=33000, flags="A", seq=9)), V6_PORT)
+    ptf.client.packet_out(bytes(syn), to_pipeline=1)
+    out = ptf.dataplane.poll(V6_PORT, timeout=2)
+    if out is None:        # the SUME variant hands a TCP control segment over to be tracked
+        out, md = ptf.client.packet_in()
+        assert md["punt_reason"] == PUNT_FINISH
+    assert (Ether(out)[IPv6].dst, Ether(out)[TCP].dport, Ether(out)[TCP].flags) == (V6_HOST, 33000, "S")
+    ptf.verify_no_other_packets()
+    if counts(ptf):
+        assert (drops(ptf, DROP_POOL4_NO_BIB), drops(ptf, DROP_FILTERED)) == (before[0] + 1, before[1] + 1)
 
 
 def test_ipv4_to_pool4_without_session_is_dropped_silently_when_the_setting_is_off(ptf):

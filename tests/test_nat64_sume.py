@@ -21,13 +21,13 @@ from scapy.packet import Raw
 from harness import ROOT, netns
 from harness.base import PacketTest
 from harness.dataplane import expected_bytes
-from nat64_setup import (MAPPED, P, POOL6, driven_switch, ROUTER_MAC, SUME_PROGRAM, SWITCH_V4, SWITCH_V6,
-                         V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT, eam, embed, from_switch4,
-                         from_v4_server, from_v6_host, session_v4, session_v6, to_v4_server, to_v6_host)
+from nat64_setup import (MAPPED, P, POOL6, PUNT_FINISH, PUNT_NEEDS_FRAGMENTATION, PUNT_SESSION_MISS, PUNT_TOO_LONG,
+                         driven_switch, ROUTER_MAC, SUME_PROGRAM, SWITCH_V4, SWITCH_V6, V4_HOST_MAC, V4_PORT, V4_SERVER,
+                         V6_HOST, V6_HOST_MAC, V6_PORT, eam, embed, from_switch4, from_v4_server, from_v6_host,
+                         session_v4, session_v6, to_v4_server, to_v6_host)
 from nat64_setup import sume_sut  # noqa: F401  (a pytest fixture, found by name)
 from test_nat64_rfc_audit import extension as rfc4884_extension
 
-PUNT_SESSION_MISS, PUNT_NEEDS_FRAGMENTATION, PUNT_FINISH, PUNT_TOO_LONG = 1, 3, 5, 6
 # packet_in.finish bits (hw/netfpga/include/sume_arch.p4)
 FINISH_ICMP_CHECKSUM, FINISH_UDP_CHECKSUM, FINISH_TRUNCATE = 1, 2, 4
 FINISH_TRACK, FINISH_HAIRPIN, FINISH_ICMP_ERROR, FINISH_NO_ETHERNET, FINISH_PROBED = 8, 16, 32, 64, 128

@@ -307,11 +307,16 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
     /* RFC 6146 3.5.2.2, RFC 5382 REQ-4: an IPv4 SYN the NAT64 would not translate (no BIB
      * entry, or filtered) may be half of a simultaneous open; the controller holds it for
      * TCP_INCOMING_SYN, until the IPv6 side's SYN comes (then it drops it) or the time is up (then
-     * it answers Port Unreachable). With NoAction (externallyInitiatedTcp "drop"), dropped. */
+     * it answers Port Unreachable). With check_inbound_syns (externallyInitiatedTcp "drop"),
+     * dropped, and one the address filter lets in goes to the controller, which lets in only that
+     * of a connection the host opened (a simultaneous open): the filter cannot tell the remote's
+     * ports apart. With NoAction (no SYN may be held), dropped. */
     bool hold_syns;
+    bool syns_need_session;
     action hold_inbound_syns() { hold_syns = true; }
+    action check_inbound_syns() { syns_need_session = true; }
     table inbound_syn {
-        actions = { hold_inbound_syns; NoAction; }
+        actions = { hold_inbound_syns; check_inbound_syns; NoAction; }
         default_action = NoAction();
         size = 1;
     }
@@ -464,6 +469,7 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
         } else if (hdr.ipv4.isValid()) {
             meta.remote4 = meta.is_icmp_error ? hdr.inner_ipv4.dst_addr : hdr.ipv4.src_addr;
             hold_syns = false;
+            syns_need_session = false;
             if (hdr.tcp.isValid() && !meta.is_icmp_error && hdr.ipv4.frag_offset == 0
                     && (hdr.tcp.flags & 0x17) == 0x02) {    /* a plain SYN: no ACK, RST or FIN */
                 inbound_syn.apply();
@@ -480,13 +486,19 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
             } else {
                 if (proto != 0 && session_v4.apply().hit) {
                     /* Errors come from routers on the path, not from the remote: not filtered. */
-                    if (check_remote && !meta.is_icmp_error && !remote_filter.apply().hit) {
-                        if (hold_syns) {
-                            meta.punt_reason = PUNT_INBOUND_SYN;
-                        } else {
-                            drop_reason = DROP_FILTERED;
+                    if (check_remote && !meta.is_icmp_error) {
+                        if (!remote_filter.apply().hit) {
+                            if (hold_syns) {
+                                meta.punt_reason = PUNT_INBOUND_SYN;
+                            } else {
+                                drop_reason = DROP_FILTERED;
+                            }
+                            return;
                         }
-                        return;
+                        if (syns_need_session && !meta.from_controller) {
+                            meta.punt_reason = PUNT_INBOUND_SYN;
+                            return;
+                        }
                     }
                 } else {
                     unmapped_unreachable = false;

@@ -671,8 +671,9 @@ public final class Nat64Fabric implements Nat64Service {
     /**
      * An IPv4 SYN to a pool4 address without a BIB entry, or filtered: held until TCP_INCOMING_SYN
      * is up ({@link HeldSyns}), as the Port Unreachable that will answer it (at most 590 bytes,
-     * whatever the SYN's size). A switch that punts one when the policy drops them (its state not
-     * yet rewritten) has it dropped here.
+     * whatever the SYN's size). When the policy drops externally initiated connections, the switch
+     * punts the SYNs its address filter lets in: one of a connection with a session goes back
+     * through the pipeline, any other is dropped.
      */
     private void holdSyn(String deviceId, int cameIn, Optional<byte[]> frame) {
         Optional<PuntedPacket> p = frame.flatMap(PuntedPacket::parse)
@@ -682,11 +683,19 @@ public final class Nat64Fabric implements Nat64Service {
             return;
         }
         Nat64Config nat = config.nat64;
+        PuntedPacket syn = p.get();
         if (nat.dropExternallyInitiatedTcp) {
-            count("heldSyns.dropped");
+            // One the address filter let in: it goes on only as half of a connection the host
+            // opened, a simultaneous open (RFC 6146 3.5.2.2); the pipeline does not punt it again.
+            boolean opened = tcpSessionExists(new TransportAddress(syn.destination4(), syn.destinationPort),
+                    new TransportAddress(syn.source4(), syn.sourcePort));
+            if (opened) {
+                send(deviceId, frame.get());
+                queueSetup(deviceId, PUNT_TCP_CONTROL, frame.get(), syn);   // the pipeline copies no packet-out
+            }
+            count(opened ? "heldSyns.admitted" : "heldSyns.dropped");
             return;
         }
-        PuntedPacket syn = p.get();
         // The error is built only for a SYN that will be held (a flood of repeats builds none).
         HeldSyns.Outcome o = heldSyns.hold(deviceId, cameIn, () -> IcmpErrors.about(frame.get(),
                         switchConfig(deviceId).address4, null, ICMP_DEST_UNREACHABLE, ICMP_PORT_UNREACHABLE, 0),
@@ -703,14 +712,19 @@ public final class Nat64Fabric implements Nat64Service {
      */
     public void answerHeldSyns() {
         for (HeldSyns.Held h : heldSyns.due(monotonic.getAsLong())) {
-            boolean opened = engine.store().bibBy4(Protocol.TCP, h.local4)
-                    .flatMap(bib -> engine.store().session(Session.key(bib, h.remote4))).isPresent();
+            boolean opened = tcpSessionExists(h.local4, h.remote4);
             if (opened) {
                 count("heldSyns.opened");
             } else {
                 count(sendBack(h) ? "heldSyns.refused" : "heldSyns.unanswered");
             }
         }
+    }
+
+    /** Whether a TCP session joins the mapping of pool4's {@code local4} to the remote {@code remote4}. */
+    private boolean tcpSessionExists(TransportAddress local4, TransportAddress remote4) {
+        return engine.store().bibBy4(Protocol.TCP, local4)
+                .flatMap(bib -> engine.store().session(Session.key(bib, remote4))).isPresent();
     }
 
     /**

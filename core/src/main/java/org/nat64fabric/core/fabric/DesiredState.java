@@ -212,8 +212,8 @@ public final class DesiredState {
         // The keyless tables' defaults are written whether on or off, so that a switch that kept
         // its state across a change of the setting follows the new one.
         out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_INBOUND_SYN)
-                .action(!config.dropExternallyInitiatedTcp && config.maxHeldSyns > 0
-                        ? NAT64_INGRESS_TRANSLATE_HOLD_INBOUND_SYNS : NO_ACTION).build());
+                .action(config.dropExternallyInitiatedTcp ? NAT64_INGRESS_TRANSLATE_CHECK_INBOUND_SYNS
+                        : config.maxHeldSyns > 0 ? NAT64_INGRESS_TRANSLATE_HOLD_INBOUND_SYNS : NO_ACTION).build());
         out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM)
                 .action(config.computeUdpZeroChecksum ? NO_ACTION : NAT64_INGRESS_TRANSLATE_DROP_UDP_WITHOUT_CHECKSUM)
                 .build());

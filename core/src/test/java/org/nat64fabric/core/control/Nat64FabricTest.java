@@ -1061,12 +1061,14 @@ class Nat64FabricTest {
                 new InMemoryNatStore(), e -> { }, () -> now);
         border1 = new FakeSwitch("border1");
         fabric.connected(border1);
-        assertEquals(List.of(P4InfoConstants.NO_ACTION), border1.entries.values().stream()
-                .filter(e -> e instanceof TableEntry
+        assertEquals(List.of(P4InfoConstants.NAT64_INGRESS_TRANSLATE_CHECK_INBOUND_SYNS), border1.entries.values()
+                .stream().filter(e -> e instanceof TableEntry
                         && ((TableEntry) e).table().equals(P4InfoConstants.NAT64_INGRESS_TRANSLATE_INBOUND_SYN))
-                .map(e -> ((TableEntry) e).action()).collect(Collectors.toList()), "the switch drops such SYNs itself");
+                .map(e -> ((TableEntry) e).action()).collect(Collectors.toList()),
+                "the switch drops such SYNs itself, and punts those its address filter lets in");
         fabric.packetIn("border1", Nat64Fabric.PUNT_INBOUND_SYN, v4Syn("203.0.113.5", 80, pool4, 40000));
         assertEquals(1L, fabric.stats().get("heldSyns.dropped"));
+        assertTrue(border1.packetOuts.isEmpty());
         // TCP is filtered by remote, UDP is not (endpoint-independent filtering stays for it).
         fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, v6Syn(33000, "203.0.113.5", 80));
         fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, udpFrame(5000));
@@ -1078,6 +1080,21 @@ class Nat64FabricTest {
         assertEquals(1, border1.entries.values().stream().filter(e -> e instanceof TableEntry
                 && ((TableEntry) e).table().equals(P4InfoConstants.NAT64_INGRESS_TRANSLATE_REMOTE_FILTER)).count(),
                 "the TCP session's remote is let in");
+        // RFC 6146 3.5.2.2: from that remote, a SYN of the connection the host opened goes on (a
+        // simultaneous open); one from another of its ports opens nothing.
+        TransportAddress mapped = fabric.bib().stream().filter(b -> b.protocol() == Protocol.TCP).findFirst()
+                .orElseThrow().v4();
+        int sent = border1.packetOuts.size();
+        byte[] sameConnection = v4Syn("203.0.113.5", 80, mapped.address(), mapped.port());
+        fabric.packetIn("border1", Nat64Fabric.PUNT_INBOUND_SYN, sameConnection);
+        fabric.packetIn("border1", Nat64Fabric.PUNT_INBOUND_SYN, v4Syn("203.0.113.5", 81, mapped.address(), mapped.port()));
+        assertEquals(sent + 1, border1.packetOuts.size());
+        assertArrayEquals(sameConnection, border1.packetOuts.get(sent), "back through the pipeline as it came");
+        assertEquals(1L, fabric.stats().get("heldSyns.admitted"));
+        assertEquals(2L, fabric.stats().get("heldSyns.dropped"));
+        assertEquals(Optional.of(TcpState.ESTABLISHED), fabric.sessions().stream()
+                .filter(s -> s.bib().v4().equals(mapped)).findFirst().orElseThrow().state(),
+                "the SYN drives the session as a copy would (V6 INIT to ESTABLISHED)");
     }
 
     @Test

@@ -134,8 +134,12 @@ class DesiredStateTest {
                         .collect(Collectors.toList()), "1024 held SYNs: a burst of 512, the other 512 over 6 s");
         Nat64Config noSyns = Nat64Config.builder().pool6(CONFIG.pool6).pool4(CONFIG.pool4)
                 .dropExternallyInitiatedTcp(true).build();
+        assertEquals(List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_INBOUND_SYN).action(NAT64_INGRESS_TRANSLATE_CHECK_INBOUND_SYNS)
+                .build()), in(DesiredState.translation(noSyns, List.of()), NAT64_INGRESS_TRANSLATE_INBOUND_SYN),
+                "dropped, but for those the address filter lets in: the controller checks them");
+        Nat64Config noneHeld = Nat64Config.builder().pool6(CONFIG.pool6).pool4(CONFIG.pool4).maxHeldSyns(0).build();
         assertEquals(List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_INBOUND_SYN).action(NO_ACTION).build()),
-                in(DesiredState.translation(noSyns, List.of()), NAT64_INGRESS_TRANSLATE_INBOUND_SYN));
+                in(DesiredState.translation(noneHeld, List.of()), NAT64_INGRESS_TRANSLATE_INBOUND_SYN));
         assertEquals(List.of(TableEntry.in(NAT64_INGRESS_LOWEST_IPV6_MTU).action(NAT64_INGRESS_SET_LOWEST_IPV6_MTU)
                 .param(MTU, 1280).build()), in(border, NAT64_INGRESS_LOWEST_IPV6_MTU));
         Nat64Config dropping = Nat64Config.builder().pool6(CONFIG.pool6).pool4(CONFIG.pool4)
