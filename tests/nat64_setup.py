@@ -146,14 +146,16 @@ def sent(ptf, index):
     return counter(ptf, P + "icmp_error.sent", index)
 
 
-def session_v6(ptf, proto, src6, sport, src4, port4, filtered=0):
+def session_v6(ptf, proto, src6, sport, src4, port4, filtered=0, transitory=0):
     return ptf.client.table_entry(T + "session_v6", match={"proto": proto, "src_addr": src6, "src_port": sport},
-                                  action=T + "snat", params={"src4": src4, "src_port": port4, "filtered": filtered})
+                                  action=T + "snat", params={"src4": src4, "src_port": port4, "filtered": filtered,
+                                                             "transitory": transitory})
 
 
-def session_v4(ptf, proto, dst4, dport, dst6, port6, filtered=0):
+def session_v4(ptf, proto, dst4, dport, dst6, port6, filtered=0, transitory=0):
     return ptf.client.table_entry(T + "session_v4", match={"proto": proto, "dst_addr": dst4, "dst_port": dport},
-                                  action=T + "dnat", params={"dst6": dst6, "dst_port": port6, "filtered": filtered})
+                                  action=T + "dnat", params={"dst6": dst6, "dst_port": port6, "filtered": filtered,
+                                                             "transitory": transitory})
 
 
 def routed(frame, dst_mac):

@@ -122,6 +122,43 @@ def test_an_ipv4_host_an_eam_names_gets_its_syns_port_unreachable_as_ipv4(border
     assert stats(api).get("heldSyns.refused", 0) == before + 1
 
 
+def test_a_session_a_rst_made_transitory_is_established_again_by_the_next_segment(border):
+    """RFC 6146 3.5.2.2: a RST moves an established session to TRANS (4 minutes), and any packet
+    but a RST takes it back to ESTABLISHED (2 hours 4 minutes). The switch copies a transitory
+    mapping's segments to the controller (a SUME card hands them over), so the host's next data
+    segment, which the endpoints sent after ignoring the RST, re-establishes it."""
+    api, dataplane, log = border
+
+    def state():
+        (session,) = [s for s in api.call("GET", "/sessions?protocol=TCP&ipv6Address=" + V6_HOST)[1]["sessions"]
+                      if s["ipv6Port"] == 33005]
+        return session["tcpState"], session["lifetimeSeconds"]
+
+    def settled(want):
+        deadline = time.time() + 5
+        while state() != want and time.time() < deadline:
+            time.sleep(0.1)
+        return state()
+
+    dataplane.send(V6_PORT, from_host(TCP(sport=33005, dport=80, flags="S", seq=10), dst=V4_SERVER))
+    out = dataplane.poll(V4_PORT, timeout=5)
+    assert out is not None and TCP in Ether(out), log.read_text()[-3000:]
+    mapped = Ether(out)[IP].src, Ether(out)[TCP].sport
+    dataplane.send(V4_PORT, from_remote(TCP(sport=80, dport=mapped[1], flags="SA", seq=70, ack=11),
+                                        dst=mapped[0], src=V4_SERVER))
+    assert dataplane.poll(V6_PORT, timeout=5) is not None
+    assert settled(("ESTABLISHED", 7440)) == ("ESTABLISHED", 7440)
+    dataplane.send(V4_PORT, from_remote(TCP(sport=80, dport=mapped[1], flags="R", seq=71), dst=mapped[0],
+                                        src=V4_SERVER))
+    assert dataplane.poll(V6_PORT, timeout=5) is not None
+    assert settled(("TRANS", 240)) == ("TRANS", 240)
+    time.sleep(0.5)                                  # the mapping's entries written transitory
+    dataplane.send(V6_PORT, from_host(TCP(sport=33005, dport=80, flags="A", seq=11, ack=71) / b"still here",
+                                      dst=V4_SERVER))
+    assert dataplane.poll(V4_PORT, timeout=5) is not None, "translated as before"
+    assert settled(("ESTABLISHED", 7440)) == ("ESTABLISHED", 7440), shown(api)
+
+
 def test_a_simultaneous_open_is_not_refused_and_opens(border):
     """Jool's graybox "so": the remote's SYN to the mapping the host uses comes first (filtered:
     the mapping has not sent to it), then the host's SYN to the remote. RFC 6146 3.5.2.2: the held

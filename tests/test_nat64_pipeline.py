@@ -13,6 +13,7 @@ from scapy.layers.inet6 import (ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6ND_NA,
 from scapy.layers.l2 import ARP, Ether
 from scapy.packet import Raw
 
+from harness.dataplane import expected_bytes
 from nat64_setup import (eam, DROP_BAD_CHECKSUM, DROP_BAD_LENGTH, DROP_FILTERED, DROP_LOCAL_FRAGMENT, DROP_NOT_TRANSLATABLE, DROP_PARSER_ERROR,
                          DROP_ICMP_ERROR_RATE, DROP_POOL4_NO_BIB, DROP_SOURCE_ROUTE, DROP_UDP_ZERO_CHECKSUM, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
                          PUNT_TCP_CONTROL, PUNT_FIRST_FRAGMENT, PUNT_FINISH, PUNT_FRAGMENT, PUNT_INBOUND_SYN, ROUTER_MAC, SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
@@ -371,6 +372,32 @@ def test_an_ipv4_syn_the_switch_would_not_translate_goes_to_the_controller_to_be
     assert (payload, md["punt_reason"]) == (bytes(later), PUNT_FRAGMENT)
     if counts(ptf):
         assert (drops(ptf, DROP_POOL4_NO_BIB), drops(ptf, DROP_FILTERED)) == (before[0] + 5, before[1] + 5)
+
+
+@BOTH
+def test_every_segment_of_a_transitory_mapping_goes_to_the_controller_too(ptf):
+    """RFC 6146 3.5.2.2: any packet but a RST takes a session in TRANS back to ESTABLISHED. With
+    `transitory` set (every session of the mapping in TRANS) a data segment, either way, is
+    translated and copied to the controller as a control segment is (PUNT_TCP_CONTROL, the segment
+    as it came); the SUME variant hands it over translated to be tracked and sent on."""
+    ptf.insert(session_v6(ptf, 6, V6_HOST, 33000, MAPPED, 41000, transitory=1),
+               session_v4(ptf, 6, MAPPED, 41000, V6_HOST, 33000, transitory=1))
+    segments = [(V6_PORT, from_v6_host(TCP(sport=33000, dport=80, flags="A", seq=7) / b"more"),
+                 V4_PORT, to_v4_server(TCP(sport=41000, dport=80, flags="A", seq=7) / b"more")),
+                (V4_PORT, from_v4_server(TCP(sport=80, dport=41000, flags="A", seq=9) / b"back"),
+                 V6_PORT, to_v6_host(TCP(sport=80, dport=33000, flags="A", seq=9) / b"back"))]
+    for port, segment, out_port, translated in segments:
+        ptf.send(port, segment)
+        out = ptf.dataplane.poll(out_port, timeout=2)
+        if out is None:          # the SUME variant: handed over, translated, to be tracked
+            payload, md = ptf.client.packet_in()
+            assert md["punt_reason"] == PUNT_FINISH
+            assert payload == expected_bytes(translated, payload)
+        else:
+            assert out == expected_bytes(translated, out)
+            payload, md = ptf.client.packet_in()
+            assert (payload, md["punt_reason"], md["ingress_port"]) == (bytes(segment), PUNT_TCP_CONTROL, port)
+    ptf.verify_no_other_packets()
 
 
 @BOTH

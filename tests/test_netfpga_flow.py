@@ -400,9 +400,9 @@ def test_make_writes_commands_txt_from_the_sample_fabric_in_p4_px_tables_syntax(
         assert line.startswith("# ") or cam.fullmatch(line) or lpm.fullmatch(line), line
     # the static BIB 2001:db8:1::10#53 <-> 192.0.2.9#5353 (UDP), each entry with its slot of session_hit, from the last
     assert "table_cam_add_entry translate.session_v6 translate.snat 0x11 0x20010db8000100000000000000000010 0x35" \
-           " => 0xc0000209 0x14e9 0x0 0x1fff" in lines
+           " => 0xc0000209 0x14e9 0x0 0x0 0x1fff" in lines
     assert "table_cam_add_entry translate.session_v4 translate.dnat 0x11 0xc0000209 0x14e9" \
-           " => 0x20010db8000100000000000000000010 0x35 0x0 0x1ffe" in lines
+           " => 0x20010db8000100000000000000000010 0x35 0x0 0x0 0x1ffe" in lines
     assert "table_lpm_add_entry ipv4_routes set_next_hop 198.51.100.0/24 => 0x2 0xaa01 0x220" in lines
     assert proc.stdout.startswith("commands.txt: %d entries" % sum(1 for l in lines if l.startswith("table_")))
 

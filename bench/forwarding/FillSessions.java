@@ -66,12 +66,12 @@ public class FillSessions {
                     BigInteger src6 = new BigInteger("20010db8000100000000ffff00000000", 16).or(BigInteger.valueOf(host));
                     req.addUpdates(insert(entry(info, "session_v6", "snat",
                             new byte[][] {{17}, src6.toByteArray(), bytes(port, 2)},
-                            new byte[][] {bytes(0xc0000201L, 4), bytes(port, 2), {0}})));
+                            new byte[][] {bytes(0xc0000201L, 4), bytes(port, 2), {0}, {0}})));
                     // session_v4: UDP to 10.0.0.0 + HOST, port PORT (outside pool4, which is 192.0.2.0/24)
                     req.addUpdates(insert(entry(info, "session_v4", "dnat",
                             new byte[][] {{17}, bytes(0x0a000000L | host, 4), bytes(port, 2)},
                             new byte[][] {new BigInteger("20010db8000100000000000000000002", 16).toByteArray(),
-                                    bytes(port, 2), {0}})));
+                                    bytes(port, 2), {0}, {0}})));
                 }
                 stub.write(req.build());
                 int done = Math.min(n, first + BATCH);

@@ -154,6 +154,7 @@ public class SoftswitchBench {
             a.addParamsBuilder().setParamId(1).setValue(bytes(BigInteger.valueOf(0xc0000200L + i % 256), 4));
             a.addParamsBuilder().setParamId(2).setValue(bytes(BigInteger.valueOf(1024 + i % 60000), 2));
             a.addParamsBuilder().setParamId(3).setValue(bytes(BigInteger.ZERO, 1));   // not filtered
+            a.addParamsBuilder().setParamId(4).setValue(bytes(BigInteger.ZERO, 1));   // not transitory
             return b.build();
         }
 

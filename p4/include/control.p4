@@ -286,11 +286,12 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             drop_for(drop_reason);
             exit;
         }
-        /* The controller tracks TCP state from copies of SYN, FIN and RST of translated flows.
+        /* The controller tracks TCP state from copies of SYN, FIN and RST of translated flows, and
+         * of every segment of a transitory mapping (until it writes the mapping back established).
          * What goes to the controller, a punted packet or such a copy, is policed first, on the
          * addresses the packet arrived with (a translated packet never punts: one or the other). */
         bool copy_tcp_control = translated && meta.stateful && !meta.from_controller && hdr.tcp.isValid()
-                                && (hdr.tcp.flags & 0x07) != 0;
+                                && ((hdr.tcp.flags & 0x07) != 0 || meta.transitory);
         /* And from copies of first fragments, how to translate the fragments after them (RFC 6146 3.4). */
         bool copy_first_fragment = translated && meta.stateful && !meta.from_controller && !copy_tcp_control
             && (hdr.ipv6_frag.isValid() && hdr.ipv6_frag.frag_offset == 0 && hdr.ipv6_frag.more_fragments == 1

@@ -241,6 +241,7 @@ struct metadata_t {
     bit<16> new_l4_src;
     bit<16> new_l4_dst;
     bool    stateful;        /* the source went through a session, not EAMT */
+    bool    transitory;      /* ... of a mapping whose sessions are all in TCP's TRANS: copied */
     bool    udp_csum_from_payload;   /* IPv4 UDP with checksum 0: computed over the payload */
     ipv4_t  local4_key;      /* key of local_ipv4: ARP target or IPv4 echo destination */
     ipv6_t  local6_key;      /* key of local_ipv6: NS target or IPv6 echo destination */

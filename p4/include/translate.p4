@@ -222,12 +222,13 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
     /* ---- RFC 6146 sessions: endpoint-independent mapping, one entry per BIB entry ---- */
     /* filtered = 1: a remote the mapping has not sent to yet goes to the controller first
      * (remote_filter_v6), whose session for it is what lets that remote's packets in. */
-    action snat(ipv4_t src4, bit<16> src_port, bit<1> filtered IDLE_SLOT_PARAM) {
+    action snat(ipv4_t src4, bit<16> src_port, bit<1> filtered, bit<1> transitory IDLE_SLOT_PARAM) {
         IDLE_SLOT_HIT
         meta.new_src4 = src4;
         meta.new_l4_src = src_port;
         meta.xlate_src = true;
         meta.stateful = true;
+        meta.transitory = transitory == 1;
         check_remote = filtered == 1;
     }
     table session_v6 {
@@ -244,13 +245,16 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
     }
 
     /* filtered = 1: the remote must be in remote_filter (address-dependent filtering, or TCP
-     * while externally initiated connections are dropped). */
-    action dnat(ipv6_t dst6, bit<16> dst_port, bit<1> filtered IDLE_SLOT_PARAM) {
+     * while externally initiated connections are dropped). transitory = 1: every session of the
+     * mapping is in TCP's TRANS, and its packets are copied to the controller, the first of which
+     * but a RST re-establishes its session (RFC 6146 3.5.2.2). */
+    action dnat(ipv6_t dst6, bit<16> dst_port, bit<1> filtered, bit<1> transitory IDLE_SLOT_PARAM) {
         IDLE_SLOT_HIT
         meta.new_dst6 = dst6;
         meta.new_l4_dst = dst_port;
         meta.xlate_dst = true;
         meta.stateful = true;
+        meta.transitory = transitory == 1;
         check_remote = filtered == 1;
     }
     table session_v4 {

@@ -311,9 +311,10 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
             hdr.ethernet.src_addr = meta.next_hop_src_mac;
             hdr.ethernet.dst_addr = meta.next_hop_dst_mac;
         }
-        /* A TCP control segment, or a session's first fragment of several, goes to the controller
-         * translated, to be tracked and sent on (no clone to the CPU). One that would not fit a DMA
-         * frame (a full-size segment from IPv4 with FIN) is sent on here untracked, rather than
+        /* A TCP control segment (any segment of a transitory mapping), or a session's first
+         * fragment of several, goes to the controller translated, to be tracked and sent on (no
+         * clone to the CPU). One that would not fit a DMA frame (a full-size segment from IPv4
+         * with FIN, or of a transitory mapping) is sent on here untracked, rather than
          * lost: its session ages on its timer; a first fragment from IPv4 that large (its Fragment
          * header counted), the fragments after it waiting for it in vain. Most such go to be
          * fragmented (over the lowest IPv6 MTU), where the controller learns from them all the same. */
@@ -321,7 +322,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
                               && hdr.ipv6_frag.more_fragments == 1
                               || hdr.ipv4.isValid() && hdr.ipv4.frag_offset == 0 && hdr.ipv4.more_fragments == 1;
         bool tracked = translated && meta.stateful
-                       && (hdr.tcp.isValid() && (hdr.tcp.flags & 0x07) != 0 || first_fragment)
+                       && (hdr.tcp.isValid() && ((hdr.tcp.flags & 0x07) != 0 || meta.transitory) || first_fragment)
                        && !(v4_to_v6 && handed_over_v6 + (first_fragment ? 16w8 : 0) > SUME_MAX_FRAME);
         bool hairpinned = meta.recirc == RECIRC_HAIRPIN;
         meta.recirc = 0;

@@ -30,7 +30,7 @@ class SumePipeconfTest {
         PiPipeconf p = sume();
         PiTableModel session = p.pipelineModel().table(PiTableId.of(NAT64_INGRESS_TRANSLATE_SESSION_V6)).orElseThrow();
         assertTrue(session.supportsAging(), "idle timeouts, which the SUME agent emulates (hw/netfpga/README.md)");
-        assertEquals(java.util.Set.of("src4", "src_port", "filtered"), session.action(PiActionId.of("Nat64Ingress.translate.snat"))
+        assertEquals(java.util.Set.of("src4", "src_port", "filtered", "transitory"), session.action(PiActionId.of("Nat64Ingress.translate.snat"))
                 .orElseThrow().params().stream().map(a -> a.id().id()).collect(Collectors.toSet()),
                 "v1model's parameters: the entry's slot is the agent's");
         assertEquals(4096, session.maxSize(), "the card's CAM depth");

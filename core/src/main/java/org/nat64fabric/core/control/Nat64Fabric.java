@@ -644,26 +644,30 @@ public final class Nat64Fabric implements Nat64Service {
      */
     private void learnFromFragmented(String deviceId, byte[] frame) {
         learnFirstFragment(deviceId, frame, true);
-        trackTcpControl(deviceId, frame);
+        trackTcp(deviceId, frame, false);
     }
 
     /**
      * A packet a NetFPGA SUME handed over translated to be tracked (FINISH_TRACK): a first fragment
-     * of several teaches how its later fragments are translated; a TCP control segment (a first
-     * fragment may be one too) drives its session's state.
+     * of several teaches how its later fragments are translated; a TCP segment (a control segment,
+     * any of a transitory mapping; a first fragment may be one too) drives its session's state.
      */
     private void track(String deviceId, byte[] frame) {
         boolean firstFragment = LaterFragments.firstOfSeveral(frame).isPresent();
         learnFirstFragment(deviceId, frame, true);
-        if (!trackTcpControl(deviceId, frame) && !firstFragment) {
+        if (!trackTcp(deviceId, frame, true) && !firstFragment) {
             count("finish.untracked");     // its mapping went meanwhile: sent on all the same
         }
     }
 
-    /** Queues a translated TCP SYN, FIN or RST to drive its session's state; false for anything else. */
-    private boolean trackTcpControl(String deviceId, byte[] frame) {
+    /**
+     * Queues a translated TCP segment to drive its session's state: a SYN, FIN or RST, or with
+     * {@code anySegment} any (what a SUME hands over to be tracked); false for anything else.
+     */
+    private boolean trackTcp(String deviceId, byte[] frame, boolean anySegment) {
         Optional<PuntedPacket> original = PuntedPacket.parse(frame)
-                .filter(t -> t.protocol == Protocol.TCP && t.segment != Segment.OTHER).flatMap(this::untranslated);
+                .filter(t -> t.protocol == Protocol.TCP && (anySegment || t.segment != Segment.OTHER))
+                .flatMap(this::untranslated);
         original.ifPresent(o -> queueSetup(deviceId, PUNT_TCP_CONTROL, frame, o));
         return original.isPresent();
     }
@@ -1107,7 +1111,7 @@ public final class Nat64Fabric implements Nat64Service {
     }
 
     private SessionEntries sessionEntries(BibEntry b) {
-        return new SessionEntries(b, engine.lifetimeOf(b), config.nat64.filters(b.protocol()));
+        return new SessionEntries(b, engine.lifetimeOf(b), config.nat64.filters(b.protocol()), engine.transitory(b));
     }
 
     // ---- writing -------------------------------------------------------------------------------

@@ -138,6 +138,7 @@ public final class Nat64Engine {
                             boolean newBib, long now) {
         Optional<Session> existing = store.session(Session.key(bib, remote4));
         long before = newBib ? 0 : lifetimeOf(bib);   // a new entry is written whatever its lifetime
+        boolean wasTransitory = transitory(bib);
         TcpState state = null;
         long lifetime;
         if (bib.protocol() == Protocol.TCP) {
@@ -158,7 +159,7 @@ public final class Nat64Engine {
             log.accept(events.session(true, next, now));
         }
         idleOn.remove(bib.key6());
-        boolean reprogram = newBib || lifetimeOf(bib) != before
+        boolean reprogram = newBib || lifetimeOf(bib) != before || transitory(bib) != wasTransitory
                 || (existing.isEmpty() && config.filters(bib.protocol()));
         return Outcome.translate(next, reprogram);
     }
@@ -316,6 +317,22 @@ public final class Nat64Engine {
             longest = Math.max(longest, s.lifetime());
         }
         return longest;
+    }
+
+    /**
+     * Whether every session of a (TCP) mapping is transitory (RFC 6146 3.5.2.2 TRANS): its entries
+     * then have the switch copy the mapping's packets, the first of which but a RST takes its
+     * session back to ESTABLISHED (the controller sees no other traffic). Not while another
+     * session is established, whose traffic would all be copied.
+     */
+    public boolean transitory(BibEntry bib) {
+        List<Session> sessions = sessionsOf(bib);
+        for (Session s : sessions) {
+            if (s.state().orElse(null) != TcpState.TRANS) {
+                return false;
+            }
+        }
+        return !sessions.isEmpty();
     }
 
     public List<Session> sessionsOf(BibEntry bib) {

@@ -248,9 +248,10 @@ public final class DesiredState {
 
     /**
      * A BIB entry's two entries (session_v6 and session_v4), aging after {@code lifetime} s (0:
-     * never); {@code filtered}: both directions check the remote against its sessions' ({@link #remoteFilters}).
+     * never); {@code filtered}: both directions check the remote against its sessions' ({@link #remoteFilters});
+     * {@code transitory}: the switch copies the mapping's packets to the controller ({@link SessionEntries}).
      */
-    public static List<TableEntry> bibEntries(BibEntry b, long lifetime, boolean filtered) {
+    public static List<TableEntry> bibEntries(BibEntry b, long lifetime, boolean filtered, boolean transitory) {
         int proto = b.protocol().number;
         Ipv6Address address6 = b.address6();
         long address4 = b.v4().address().unsigned();
@@ -259,11 +260,13 @@ public final class DesiredState {
                 TableEntry.in(NAT64_INGRESS_TRANSLATE_SESSION_V6).exact(HDR_PROTO, proto)
                         .exact(HDR_SRC_ADDR, address6.high(), address6.low()).exact(HDR_SRC_PORT, b.port6())
                         .action(NAT64_INGRESS_TRANSLATE_SNAT).param(SRC4, address4)
-                        .param(SRC_PORT, b.v4().port()).param(FILTERED, filtered ? 1 : 0).idleTimeout(lifetime).build(),
+                        .param(SRC_PORT, b.v4().port()).param(FILTERED, filtered ? 1 : 0)
+                        .param(TRANSITORY, transitory ? 1 : 0).idleTimeout(lifetime).build(),
                 TableEntry.in(NAT64_INGRESS_TRANSLATE_SESSION_V4).exact(HDR_PROTO, proto)
                         .exact(HDR_DST_ADDR, address4).exact(HDR_DST_PORT, b.v4().port())
                         .action(NAT64_INGRESS_TRANSLATE_DNAT).param(DST6, address6.high(), address6.low())
-                        .param(DST_PORT, b.port6()).param(FILTERED, filtered ? 1 : 0).idleTimeout(lifetime).build());
+                        .param(DST_PORT, b.port6()).param(FILTERED, filtered ? 1 : 0)
+                        .param(TRANSITORY, transitory ? 1 : 0).idleTimeout(lifetime).build());
     }
 
     /**

@@ -26,11 +26,18 @@ public final class SessionEntries {
     private final BibEntry bib;
     private final long lifetime;
     private final boolean filtered;
+    private final boolean transitory;
 
-    public SessionEntries(BibEntry bib, long lifetime, boolean filtered) {
+    /**
+     * {@code filtered}: the remotes must be known (remote_filter); {@code transitory}: every
+     * session of the mapping is in TCP's TRANS, so the switch copies its packets to the controller
+     * (the first but a RST re-establishes its session, RFC 6146 3.5.2.2).
+     */
+    public SessionEntries(BibEntry bib, long lifetime, boolean filtered, boolean transitory) {
         this.bib = bib;
         this.lifetime = lifetime;
         this.filtered = filtered;
+        this.transitory = transitory;
     }
 
     /** Identifies both entries: the BIB entry's IPv6 side. */
@@ -43,18 +50,19 @@ public final class SessionEntries {
      * then the lifetime ({@link #unpacked} makes the value again).
      */
     public long[] packed() {
-        return new long[] {bib.v4().packed() << 16 | (bib.isStatic() ? 2 : 0) | (filtered ? 1 : 0), lifetime};
+        return new long[] {bib.v4().packed() << 16 | (transitory ? 4 : 0) | (bib.isStatic() ? 2 : 0)
+                | (filtered ? 1 : 0), lifetime};
     }
 
     public static SessionEntries unpacked(BibSide side, long[] packed) {
         long w = packed[0];
         return new SessionEntries(new BibEntry(side.protocol, side.address, side.port,
-                TransportAddress.unpacked(w >>> 16), (w & 2) != 0), packed[1], (w & 1) != 0);
+                TransportAddress.unpacked(w >>> 16), (w & 2) != 0), packed[1], (w & 1) != 0, (w & 4) != 0);
     }
 
     /** session_v6, then session_v4, aging after the lifetime (0: never). */
     public List<TableEntry> entries() {
-        return DesiredState.bibEntries(bib, lifetime, filtered);
+        return DesiredState.bibEntries(bib, lifetime, filtered, transitory);
     }
 
     /** Whether {@code entity} is an entry of session_v6 or session_v4. */
@@ -96,16 +104,16 @@ public final class SessionEntries {
             return false;
         }
         SessionEntries s = (SessionEntries) o;
-        return s.lifetime == lifetime && s.filtered == filtered && s.bib.equals(bib);
+        return s.lifetime == lifetime && s.filtered == filtered && s.transitory == transitory && s.bib.equals(bib);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(bib, lifetime, filtered);
+        return Objects.hash(bib, lifetime, filtered, transitory);
     }
 
     @Override
     public String toString() {
-        return bib + ", lifetime " + lifetime + " s" + (filtered ? ", filtered" : "");
+        return bib + ", lifetime " + lifetime + " s" + (filtered ? ", filtered" : "") + (transitory ? ", transitory" : "");
     }
 }

@@ -53,23 +53,23 @@ class HeldEntitiesTest {
         Map<Object, Entity> sw = new HashMap<>();
         BibEntry b = bib(Protocol.TCP, 1, 40000, 2000);
         List<Update> updates = new ArrayList<>();
-        assertTrue(held.put(new SessionEntries(b, 7440, false), SessionEntries::entries, updates));
+        assertTrue(held.put(new SessionEntries(b, 7440, false, false), SessionEntries::entries, updates));
         assertEquals(List.of(Update.Type.INSERT, Update.Type.INSERT), types(updates));
         apply(sw, updates);
 
         updates.clear();
-        assertFalse(held.put(new SessionEntries(b, 7440, false), SessionEntries::entries, updates), "held already");
+        assertFalse(held.put(new SessionEntries(b, 7440, false, false), SessionEntries::entries, updates), "held already");
         assertTrue(updates.isEmpty());
 
-        assertTrue(held.put(new SessionEntries(b, 240, false), SessionEntries::entries, updates));
+        assertTrue(held.put(new SessionEntries(b, 240, false, false), SessionEntries::entries, updates));
         assertEquals(List.of(Update.Type.MODIFY, Update.Type.MODIFY), types(updates));
         apply(sw, updates);
-        assertEquals(DesiredState.bibEntries(b, 240, false), sortedByTable(sw));
+        assertEquals(DesiredState.bibEntries(b, 240, false, false), sortedByTable(sw));
 
         updates.clear();
-        TableEntry oldV4 = DesiredState.bibEntries(b, 240, false).get(1);
+        TableEntry oldV4 = DesiredState.bibEntries(b, 240, false, false).get(1);
         BibEntry moved = bib(Protocol.TCP, 1, 40000, 2001);
-        assertTrue(held.put(new SessionEntries(moved, 240, false), SessionEntries::entries, updates));
+        assertTrue(held.put(new SessionEntries(moved, 240, false, false), SessionEntries::entries, updates));
         assertEquals(List.of(Update.Type.MODIFY, Update.Type.INSERT), types(updates),
                 "session_v6 rewritten, a session_v4 entry for the new IPv4 side");
         apply(sw, updates);
@@ -78,7 +78,7 @@ class HeldEntitiesTest {
         assertFalse(held.removeEntry(oldV4), "the BIB entry maps another IPv4 side now");
         assertEquals(2, held.size());
         apply(sw, List.of(new Update(Update.Type.DELETE, oldV4)));
-        assertEquals(DesiredState.bibEntries(moved, 240, false), sortedByTable(sw));
+        assertEquals(DesiredState.bibEntries(moved, 240, false, false), sortedByTable(sw));
 
         updates.clear();
         held.removeSessions(BibSide.of(moved)).forEach(e -> updates.add(new Update(Update.Type.DELETE, e)));
@@ -109,8 +109,8 @@ class HeldEntitiesTest {
     void aWriteNeverMadeIsForgottenUnlessALaterOneTookItsPlace() {
         HeldEntities held = new HeldEntities(16);
         BibEntry b = bib(Protocol.UDP, 2, 5000, 6000);
-        SessionEntries first = new SessionEntries(b, 300, false);
-        SessionEntries later = new SessionEntries(b, 120, false);
+        SessionEntries first = new SessionEntries(b, 300, false, false);
+        SessionEntries later = new SessionEntries(b, 120, false, false);
         held.put(first, SessionEntries::entries, new ArrayList<>());
         held.put(later, SessionEntries::entries, new ArrayList<>());
         held.forget(first);
@@ -132,13 +132,14 @@ class HeldEntitiesTest {
             Protocol p = Protocol.values()[random.nextInt(Protocol.values().length)];
             BibEntry b = bib(p, random.nextInt(0xffff) + 1, random.nextInt(65536), 1024 + random.nextInt(64512));
             boolean filtered = random.nextBoolean();
+            boolean transitory = random.nextBoolean();
             long lifetime = random.nextInt(8000);
-            List<TableEntry> entries = DesiredState.bibEntries(b, lifetime, filtered);
+            List<TableEntry> entries = DesiredState.bibEntries(b, lifetime, filtered, transitory);
             for (int reported = 0; reported < 2; reported++) {
                 TableEntry e = entries.get(reported);
                 assertEquals(Optional.of(BibSide.of(b)), SessionEntries.sideOf(e), e.toString());
                 HeldEntities held = new HeldEntities(16);
-                held.hold(new SessionEntries(b, lifetime, filtered));
+                held.hold(new SessionEntries(b, lifetime, filtered, transitory));
                 assertTrue(held.removeEntry(e), e + " was held");
                 assertEquals(1, held.size(), "the other entry is still on the switch");
                 assertTrue(held.remove(entries.get(1 - reported)), "and is held as itself");
@@ -152,13 +153,13 @@ class HeldEntitiesTest {
     @Test
     void aSessionV4EntryReportedWithoutItsActionNamesNoBibEntryAndDropsNothing() {
         BibEntry b = bib(Protocol.UDP, 3, 5000, 6000);
-        TableEntry v4 = DesiredState.bibEntries(b, 300, false).get(1);
+        TableEntry v4 = DesiredState.bibEntries(b, 300, false, false).get(1);
         TableEntry.Builder reported = TableEntry.in(v4.table());   // as BMv2 reports an idle entry: table and match
         v4.matches().forEach(m -> reported.exact(m.field, m.value()));
         TableEntry matchOnly = reported.idleTimeout(300).build();
         assertEquals(Optional.empty(), SessionEntries.sideOf(matchOnly));
         HeldEntities held = new HeldEntities(16);
-        held.hold(new SessionEntries(b, 300, false));
+        held.hold(new SessionEntries(b, 300, false, false));
         assertFalse(held.removeEntry(matchOnly));
         assertEquals(2, held.size());
     }

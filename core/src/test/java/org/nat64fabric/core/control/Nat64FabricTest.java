@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -933,24 +934,35 @@ class Nat64FabricTest {
 
     /** An Ethernet frame with IPv4 and a plain TCP SYN. */
     private static byte[] v4Syn(String source, int sourcePort, Ipv4Address destination, int destinationPort) {
+        return v4Segment(source, sourcePort, destination, destinationPort, 0x02);
+    }
+
+    /** An Ethernet frame with IPv4 and a TCP segment with these flags. */
+    private static byte[] v4Segment(String source, int sourcePort, Ipv4Address destination, int destinationPort,
+                                    int flags) {
         ByteBuffer b = ByteBuffer.allocate(14 + 20 + 20);
         b.put(new byte[12]).putShort((short) 0x0800);
         b.put((byte) 0x45).put((byte) 0).putShort((short) 40).putInt(0).put((byte) 64).put((byte) 6).putShort((short) 0);
         b.putInt(Ipv4Address.parse(source, "src").bits()).putInt(destination.bits());
         b.putShort((short) sourcePort).putShort((short) destinationPort).putInt(1).putInt(0);
-        b.put((byte) 0x50).put((byte) 0x02).putShort((short) 8192).putInt(0);
+        b.put((byte) 0x50).put((byte) flags).putShort((short) 8192).putInt(0);
         return b.array();
     }
 
     /** An Ethernet frame with IPv6 and a plain TCP SYN from the host to an IPv4 address in pool6. */
     private static byte[] v6Syn(int sourcePort, String remote4, int destinationPort) {
+        return v6Segment(sourcePort, remote4, destinationPort, 0x02);
+    }
+
+    /** An Ethernet frame with IPv6 and a TCP segment with these flags from the host to an IPv4 address in pool6. */
+    private static byte[] v6Segment(int sourcePort, String remote4, int destinationPort, int flags) {
         ByteBuffer b = ByteBuffer.allocate(14 + 40 + 20);
         b.put(new byte[12]).putShort((short) 0x86dd);
         b.putInt(0x60000000).putShort((short) 20).put((byte) 6).put((byte) 64);
         b.put(Ipv6Address.parse(HOST, "src").toBytes());
         b.put(new byte[] {0x20, 0x01, 0x0d, (byte) 0xb8, 0, 0x64, 0, 0, 0, 0, 0, 0}).putInt(Ipv4Address.parse(remote4, "dst").bits());
         b.putShort((short) sourcePort).putShort((short) destinationPort).putInt(1).putInt(0);
-        b.put((byte) 0x50).put((byte) 0x02).putShort((short) 8192).putInt(0);
+        b.put((byte) 0x50).put((byte) flags).putShort((short) 8192).putInt(0);
         return b.array();
     }
 
@@ -990,6 +1002,33 @@ class Nat64FabricTest {
         fabric.answerHeldSyns();
         assertEquals(2, border1.packetOuts.size());
         assertEquals(14 + 576, border1.packetOuts.get(1).length);
+    }
+
+    @Test
+    void aTransitoryMappingsSegmentsAreCopiedUntilOneReEstablishesIt() {
+        Ipv4Address remote = Ipv4Address.parse("203.0.113.5", "remote");
+        fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, v6Syn(33000, "203.0.113.5", 80));
+        TransportAddress mapped = fabric.bib().get(0).v4();
+        fabric.packetIn("border1", Nat64Fabric.PUNT_TCP_CONTROL, v4Segment("203.0.113.5", 80, mapped.address(),
+                mapped.port(), 0x12));                                            // SYN+ACK: established
+        assertEquals(List.of(0L, 0L), transitoryBits(border1));
+        fabric.packetIn("border1", Nat64Fabric.PUNT_TCP_CONTROL, v4Segment("203.0.113.5", 80, mapped.address(),
+                mapped.port(), 0x04));                                            // a RST: TRANS
+        assertEquals(Optional.of(TcpState.TRANS), fabric.sessions().get(0).state());
+        assertEquals(List.of(1L, 1L), transitoryBits(border1), "both entries have the switch copy every segment");
+        assertEquals(List.of(1L, 1L), transitoryBits(border2), "on every border");
+        // RFC 6146 3.5.2.2: a packet other than a RST takes it back to ESTABLISHED
+        fabric.packetIn("border1", Nat64Fabric.PUNT_TCP_CONTROL, v6Segment(33000, "203.0.113.5", 80, 0x10));
+        assertEquals(Optional.of(TcpState.ESTABLISHED), fabric.sessions().get(0).state());
+        assertEquals(List.of(0L, 0L), transitoryBits(border1));
+        assertEquals(List.of(7440L, 7440L), border1.sessions().stream().map(TableEntry::idleTimeoutSeconds)
+                .collect(Collectors.toList()), "with the established lifetime");
+        assertEquals(remote, fabric.sessions().get(0).remote4().address());
+    }
+
+    private static List<Long> transitoryBits(FakeSwitch sw) {
+        return sw.sessions().stream().sorted(Comparator.comparing(TableEntry::table))
+                .map(e -> e.params().get(P4InfoConstants.TRANSITORY).longValue()).collect(Collectors.toList());
     }
 
     @Test

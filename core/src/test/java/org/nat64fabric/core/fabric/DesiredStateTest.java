@@ -99,8 +99,8 @@ class DesiredStateTest {
     @Test
     void bordersTranslateAndHoldEverySessionEdgesOnlyRoute() {
         List<TableEntry> border = tables(DesiredState.of(sw(SwitchConfig.Role.BORDER), CONFIG, List.of(EAM),
-                List.of(new SessionEntries(BIB, 300, CONFIG.addressDependentFiltering)),  List.of()));
-        List<TableEntry> edge = tables(DesiredState.of(sw(SwitchConfig.Role.EDGE), CONFIG, List.of(EAM), List.of(new SessionEntries(BIB, 300, CONFIG.addressDependentFiltering)),
+                List.of(new SessionEntries(BIB, 300, CONFIG.addressDependentFiltering, false)),  List.of()));
+        List<TableEntry> edge = tables(DesiredState.of(sw(SwitchConfig.Role.EDGE), CONFIG, List.of(EAM), List.of(new SessionEntries(BIB, 300, CONFIG.addressDependentFiltering, false)),
                  List.of()));
         assertEquals(Set.of(NAT64_INGRESS_LOCAL_HOST_LOCAL_IPV4, NAT64_INGRESS_LOCAL_HOST_LOCAL_IPV6,
                 NAT64_INGRESS_ICMP_ERROR_ICMP_SOURCE, NAT64_INGRESS_IPV6_ROUTES, NAT64_INGRESS_IPV4_ROUTES,
@@ -213,7 +213,7 @@ class DesiredStateTest {
 
     @Test
     void everyEntryOfASwitchHasItsOwnKeySoReconciliationCanDiffThem() {
-        List<Entity> border = DesiredState.of(sw(SwitchConfig.Role.BORDER), CONFIG, List.of(EAM), List.of(new SessionEntries(BIB, 300, CONFIG.addressDependentFiltering)),
+        List<Entity> border = DesiredState.of(sw(SwitchConfig.Role.BORDER), CONFIG, List.of(EAM), List.of(new SessionEntries(BIB, 300, CONFIG.addressDependentFiltering, false)),
                  List.of());
         Set<Object> keys = new HashSet<>();
         for (Entity e : border) {

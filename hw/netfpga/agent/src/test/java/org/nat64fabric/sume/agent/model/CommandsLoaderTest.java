@@ -51,9 +51,9 @@ class CommandsLoaderTest {
         // the static BIB entry's session, 192.0.2.9#5353, with a slot of session_hit from the last cell down
         var snat = session.layout.action(card.camRead(v6, key));
         assertEquals(session.index("Nat64Ingress.translate.snat"), snat.index);
-        assertEquals(List.of(new BigInteger("c0000209", 16), BigInteger.valueOf(5353), BigInteger.ZERO),
-                List.of(snat.params[0], snat.params[1], snat.params[2]));
-        assertTrue(snat.params[3].intValue() >= 8190, "slot " + snat.params[3]);
+        assertEquals(List.of(new BigInteger("c0000209", 16), BigInteger.valueOf(5353), BigInteger.ZERO, BigInteger.ZERO),
+                List.of(snat.params[0], snat.params[1], snat.params[2], snat.params[3]));
+        assertTrue(snat.params[4].intValue() >= 8190, "slot " + snat.params[4]);
         List<String> routes = p.tables.get(id(p, "Nat64Ingress.ipv4_routes")).entries().stream()
                 .map(e -> e.action.action.name).sorted().collect(Collectors.toList());
         assertEquals(List.of("Nat64Ingress.hairpin", "Nat64Ingress.set_next_hop"), routes);

@@ -132,7 +132,7 @@ class TranslatorTest {
     private static final byte[] V6_HOST = b(0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5);
 
     private TableEntry.Builder session(Rig r) {
-        return r.entry("translate.session_v6", "translate.snat", b(192, 0, 2, 10), b(0x9c, 0x40), b(0))
+        return r.entry("translate.session_v6", "translate.snat", b(192, 0, 2, 10), b(0x9c, 0x40), b(0), b(0))
                 .addMatch(exact(r.field("translate.session_v6", "proto"), b(17)))
                 .addMatch(exact(r.field("translate.session_v6", "src_addr"), V6_HOST))
                 .addMatch(exact(r.field("translate.session_v6", "src_port"), b(0x13, 0x88)));
@@ -143,9 +143,10 @@ class TranslatorTest {
         Rig r = new Rig(NAT64);
         r.write(Update.Type.INSERT, session(r));
         // key: proto 0x11 | 2001:db8:1::5 | 0x1388; value: snat is action 1 of {snat, NoAction} (2 bits) | 192.0.2.10
-        // | 0x9c40 | filtered 0 (1 bit) | the 13-bit slot the agent gave it (the first: 0), which the controller never sees
+        // | 0x9c40 | filtered 0, transitory 0 (1 bit each) | the 13-bit slot the agent gave it (the first: 0), which
+        // the controller never sees
         BigInteger key = new BigInteger("11" + "20010db8000100000000000000000005" + "1388", 16);
-        BigInteger value = BigInteger.ONE.shiftLeft(48 + 1 + 13).or(new BigInteger("c000020a9c40", 16).shiftLeft(1 + 13));
+        BigInteger value = BigInteger.ONE.shiftLeft(48 + 2 + 13).or(new BigInteger("c000020a9c40", 16).shiftLeft(2 + 13));
         assertEquals(value, r.card.camRead(r.tableCardId("translate.session_v6"), key));
         r.write(Update.Type.DELETE, session(r).clearAction());
         assertNull(r.card.camRead(r.tableCardId("translate.session_v6"), key));
@@ -156,7 +157,7 @@ class TranslatorTest {
     void readsReturnEntriesExactlyAsWritten() throws Exception {
         Rig r = new Rig(NAT64);
         // a non-canonical parameter (a leading zero byte) and metadata: both come back as sent
-        TableEntry.Builder e = r.entry("translate.session_v6", "translate.snat", b(192, 0, 2, 10), b(0, 0x9c, 0x40), b(0))
+        TableEntry.Builder e = r.entry("translate.session_v6", "translate.snat", b(192, 0, 2, 10), b(0, 0x9c, 0x40), b(0), b(0))
                 .addMatch(exact(r.field("translate.session_v6", "proto"), b(17)))
                 .addMatch(exact(r.field("translate.session_v6", "src_addr"), V6_HOST))
                 .addMatch(exact(r.field("translate.session_v6", "src_port"), b(0x13, 0x88)))
@@ -347,7 +348,7 @@ class TranslatorTest {
         long[] now = {0};
         Rig r = new Rig(Frontend.compile(NAT64), () -> now[0]);
         assertEquals(P4InfoOuterClass.Table.IdleTimeoutBehavior.NOTIFY_CONTROL, r.table("translate.session_v6").getIdleTimeoutBehavior());
-        assertEquals(3, r.action("translate.snat").getParamsCount(), "the slot is not the controller's");
+        assertEquals(4, r.action("translate.snat").getParamsCount(), "the slot is not the controller's");
         TableEntry.Builder busy = sessionFrom(r, 5000).setIdleTimeoutNs(SECOND);
         TableEntry.Builder idle = sessionFrom(r, 5001).setIdleTimeoutNs(SECOND);
         TableEntry.Builder forever = sessionFrom(r, 5002);
