@@ -639,12 +639,12 @@ public final class Nat64Fabric implements Nat64Service {
     /**
      * A packet the switch punts to be fragmented, which it copies for nothing else: what a copy
      * would tell is learnt from it. A first fragment of several translated too large for its link
-     * teaches how its later fragments are translated; a translated TCP control segment drives its
-     * session's state (a routed one has no mapping and teaches nothing).
+     * teaches how its later fragments are translated; a translated TCP segment drives its session's
+     * state as a copy would (a routed one has no mapping and teaches nothing).
      */
     private void learnFromFragmented(String deviceId, byte[] frame) {
         learnFirstFragment(deviceId, frame, true);
-        trackTcp(deviceId, frame, false);
+        trackTcp(deviceId, frame);
     }
 
     /**
@@ -655,19 +655,19 @@ public final class Nat64Fabric implements Nat64Service {
     private void track(String deviceId, byte[] frame) {
         boolean firstFragment = LaterFragments.firstOfSeveral(frame).isPresent();
         learnFirstFragment(deviceId, frame, true);
-        if (!trackTcp(deviceId, frame, true) && !firstFragment) {
+        if (!trackTcp(deviceId, frame) && !firstFragment) {
             count("finish.untracked");     // its mapping went meanwhile: sent on all the same
         }
     }
 
     /**
-     * Queues a translated TCP segment to drive its session's state: a SYN, FIN or RST, or with
-     * {@code anySegment} any (what a SUME hands over to be tracked); false for anything else.
+     * Queues a translated TCP segment to drive its session's state (a SYN, FIN or RST, or any
+     * segment of a transitory mapping, which the switch hands over or punts to be fragmented
+     * instead of copying); false for anything else.
      */
-    private boolean trackTcp(String deviceId, byte[] frame, boolean anySegment) {
+    private boolean trackTcp(String deviceId, byte[] frame) {
         Optional<PuntedPacket> original = PuntedPacket.parse(frame)
-                .filter(t -> t.protocol == Protocol.TCP && (anySegment || t.segment != Segment.OTHER))
-                .flatMap(this::untranslated);
+                .filter(t -> t.protocol == Protocol.TCP).flatMap(this::untranslated);
         original.ifPresent(o -> queueSetup(deviceId, PUNT_TCP_CONTROL, frame, o));
         return original.isPresent();
     }
@@ -695,7 +695,9 @@ public final class Nat64Fabric implements Nat64Service {
                     new TransportAddress(syn.source4(), syn.sourcePort));
             if (opened) {
                 send(deviceId, frame.get());
-                queueSetup(deviceId, PUNT_TCP_CONTROL, frame.get(), syn);   // the pipeline copies no packet-out
+                // v1model copies no packet-out (a SUME card hands it back to be tracked: the same
+                // SYN twice changes nothing)
+                queueSetup(deviceId, PUNT_TCP_CONTROL, frame.get(), syn);
             }
             count(opened ? "heldSyns.admitted" : "heldSyns.dropped");
             return;

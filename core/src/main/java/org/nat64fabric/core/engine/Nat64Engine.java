@@ -48,6 +48,13 @@ public final class Nat64Engine {
      * were last seen, and when each last did.
      */
     private final Map<String, Map<String, Long>> idleOn = new ConcurrentHashMap<>();
+    /**
+     * BIB entries (by IPv6 key) whose entries an idle report had rewritten with a new lifetime
+     * (TCP established to transitory), and until when reports are still of the old lifetime: a
+     * switch's idle timer runs from the entry's last hit, which a MODIFY keeps, so it reports the
+     * rewritten entry again at once.
+     */
+    private final Map<String, Long> idleNotBefore = new ConcurrentHashMap<>();
 
     public Nat64Engine(Nat64Config config, NatStore store, Consumer<NatEvent> log) {
         this.config = config;
@@ -184,8 +191,11 @@ public final class Nat64Engine {
      * lifetime. Once every holder in {@code holders} has, the sessions time out (RFC 6146 3.5.2.2 /
      * 4); a dynamic entry without sessions is removed and its port rests before reuse. With
      * {@code reportsRenewed} (a P4Runtime server reports an idle entry again each period it stays
-     * idle) a report not renewed for two lifetimes is dropped: its entry was hit since, by traffic
-     * the controller does not see (one direction idle for a while, then the other).
+     * idle: softswitch each lifetime, the SUME agent at most an eighth of one late, BMv2 every other
+     * sweep) a report not renewed within a lifetime and an eighth (and a second) is dropped: its
+     * entry was hit since, by traffic the controller does not see (one direction idle for a while,
+     * then the other). After an idle report moved the sessions on (REPROGRAM), reports count again
+     * once the new lifetime has passed.
      */
     public synchronized Idle onIdle(Protocol protocol, Ipv6Address address6, int port6, String holder,
                                     Set<String> holders, boolean reportsRenewed, long now) {
@@ -194,10 +204,18 @@ public final class Nat64Engine {
             return Idle.UNKNOWN;
         }
         BibEntry bib = found.get();
+        Long notBefore = idleNotBefore.get(bib.key6());
+        if (notBefore != null) {
+            if (now < notBefore) {
+                return Idle.WAITING;
+            }
+            idleNotBefore.remove(bib.key6());
+        }
         Map<String, Long> idle = idleOn.computeIfAbsent(bib.key6(), k -> new ConcurrentHashMap<>());
         idle.put(holder, now);
-        long renewedWithinMs = 2_000 * lifetimeOf(bib);
-        if (reportsRenewed && renewedWithinMs > 0) {
+        long lifetimeMs = 1000 * lifetimeOf(bib);
+        if (reportsRenewed && lifetimeMs > 0) {
+            long renewedWithinMs = lifetimeMs + lifetimeMs / 8 + 1000;
             idle.values().removeIf(at -> now - at > renewedWithinMs);
         }
         if (!idle.keySet().containsAll(holders)) {
@@ -213,6 +231,10 @@ public final class Nat64Engine {
             }
         }
         if (!sessionsOf(bib).isEmpty() || bib.isStatic()) {
+            long lifetime = lifetimeOf(bib);
+            if (lifetime > 0) {
+                idleNotBefore.put(bib.key6(), now + 1000 * lifetime);
+            }
             return Idle.REPROGRAM;   // a static entry without sessions: its entries no longer age
         }
         removeBibEntry(bib, now);
@@ -326,6 +348,9 @@ public final class Nat64Engine {
      * session is established, whose traffic would all be copied.
      */
     public boolean transitory(BibEntry bib) {
+        if (bib.protocol() != Protocol.TCP) {
+            return false;
+        }
         List<Session> sessions = sessionsOf(bib);
         for (Session s : sessions) {
             if (s.state().orElse(null) != TcpState.TRANS) {
@@ -406,6 +431,8 @@ public final class Nat64Engine {
     }
 
     private void removeBibEntry(BibEntry bib, long now) {
+        idleOn.remove(bib.key6());
+        idleNotBefore.remove(bib.key6());
         if (store.removeBib(bib)) {
             pool4.release(bib.protocol(), bib.v4(), now);
             log.accept(events.bib(false, bib, now));

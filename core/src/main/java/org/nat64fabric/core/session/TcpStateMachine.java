@@ -82,8 +82,8 @@ public final class TcpStateMachine {
                 return trans(TcpState.V4_FIN_V6_FIN_RCV);     // lifetime not refreshed by the RFC
             case TRANS:
                 if (seg == Segment.FIN) {
-                    // Traffic re-establishes the session (RFC 6146); the controller sees no data
-                    // segment, so it applies the FIN to the re-established session at once.
+                    // Traffic re-establishes the session (RFC 6146), a FIN too: applied to the
+                    // re-established session at once.
                     return est(v6 ? TcpState.V6_FIN_RCV : TcpState.V4_FIN_RCV);
                 }
                 return seg == Segment.RST ? trans(TcpState.TRANS) : est(TcpState.ESTABLISHED);

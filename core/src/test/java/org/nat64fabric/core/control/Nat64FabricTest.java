@@ -1033,7 +1033,7 @@ class Nat64FabricTest {
 
     @Test
     void aHeldSynsErrorLeavesByThePortItCameInWhereTheRouteToItsSenderLeads() throws Exception {
-        // An EAM names 203.0.113.5 too: through the pipeline its error would be turned into IPv6.
+        // Were an EAM to name 203.0.113.5 too, through the pipeline its error would be turned into IPv6.
         String json = "{\"apps\": {\"org.nat64fabric.app\": {\"nat64\": {\"pool6\": \"2001:db8:64::/96\","
                 + " \"pool4\": {\"addresses\": [\"192.0.2.0/30\"]}}}}, \"devices\": {\"border1\": {\"nat64fabric\": {"
                 + "\"role\": \"BORDER\", \"routerMac\": \"00:00:00:00:b1:02\", \"ipv4\": \"198.51.100.2\","

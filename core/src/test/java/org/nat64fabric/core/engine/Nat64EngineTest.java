@@ -123,6 +123,10 @@ class Nat64EngineTest {
         assertEquals(Nat64Engine.Idle.REPROGRAM, e.onIdle(Protocol.TCP, host(1), 40000, "border-2", BORDERS, true, 7_440_000),
                 "idle established: transitory, not closed");
         assertEquals(240, e.lifetimeOf(syn.bib()));
+        for (String border : BORDERS) {
+            assertEquals(Nat64Engine.Idle.WAITING, e.onIdle(Protocol.TCP, host(1), 40000, border, BORDERS, true,
+                    7_440_100), "the rewritten entries' timers run from their last hit: TRANS lasts its 4 min");
+        }
         e.fromV6(Protocol.TCP, host(1), 40000, SERVER6, 80, Segment.FIN, 7_500_000);
         e.fromV4(Protocol.TCP, SERVER, 80, mapped.address(), mapped.port(), Segment.FIN, 7_500_100);
         assertEquals(Optional.of(TcpState.V4_FIN_V6_FIN_RCV),
@@ -165,9 +169,9 @@ class Nat64EngineTest {
             e.fromV6(Protocol.UDP, host(1), 7000, SERVER6, 53, Segment.OTHER, 0);   // 300 s
             assertEquals(Nat64Engine.Idle.WAITING,
                     e.onIdle(Protocol.UDP, host(1), 7000, "border-1|session_v6", tables, renewed, 300_000));
-            // the host sends again, the remote stops: hours later the other table's entry is idle
+            // the host sends again, the remote stops: 450 s later the other table's entry is idle
             Nat64Engine.Idle later = e.onIdle(Protocol.UDP, host(1), 7000, "border-1|session_v4", tables, renewed,
-                    10_000_000);
+                    750_000);
             assertEquals(renewed ? Nat64Engine.Idle.WAITING : Nat64Engine.Idle.REMOVED, later,
                     "a P4Runtime server would have reported the first entry again had it stayed idle");
         }
@@ -179,6 +183,12 @@ class Nat64EngineTest {
         assertEquals(Nat64Engine.Idle.REMOVED,
                 e.onIdle(Protocol.UDP, host(1), 7000, "border-1|session_v4", tables, true, 10_000_000),
                 "a report renewed each period still counts");
+        e = engine(pool4("192.0.2.1/32"));
+        e.fromV6(Protocol.UDP, host(1), 7000, SERVER6, 53, Segment.OTHER, 0);
+        e.onIdle(Protocol.UDP, host(1), 7000, "border-1|session_v6", tables, true, 300_000);
+        assertEquals(Nat64Engine.Idle.REMOVED,
+                e.onIdle(Protocol.UDP, host(1), 7000, "border-1|session_v4", tables, true, 630_000),
+                "330 s on, the first report's renewal (a lifetime and at most an eighth) may still be on its way");
     }
 
     @Test

@@ -8,9 +8,11 @@ import io.grpc.stub.ServerCallStreamObserver;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.nat64fabric.softswitch.runtime.NewerFields;
 import p4.v1.P4RuntimeOuterClass.MasterArbitrationUpdate;
@@ -80,6 +82,8 @@ public final class Arbitration {
     private final long deviceId;
     private final List<Controller> controllers = new ArrayList<>();
     private final Map<String, BigInteger> highestSeen = new HashMap<>();
+    /** Every role a controller has arbitrated for, with an election_id or without (P4Runtime 12). */
+    private final Set<String> knownRoles = new HashSet<>();
 
     /** The election of one device: its arbitration answers name {@code deviceId}. */
     public Arbitration(long deviceId) {
@@ -171,6 +175,7 @@ public final class Arbitration {
         c.electionId = electionId;
         c.request = request;
         controllers.add(c);
+        knownRoles.add(role);
         if (electionId != null) {
             highestSeen.merge(role, electionId, BigInteger::max);
         }
@@ -203,11 +208,11 @@ public final class Arbitration {
 
     /**
      * Writes and pipeline changes come only from the primary of their role, with its election_id
-     * (P4Runtime 12: a role no controller ever arbitrated for is NOT_FOUND, the default role is
-     * always one).
+     * (P4Runtime 12: a role no controller ever arbitrated for, with an election_id or without, is
+     * NOT_FOUND; the default role is always one).
      */
     public synchronized void checkPrimary(String role, Uint128 electionId) throws StatusException {
-        if (!role.isEmpty() && !highestSeen.containsKey(role)) {
+        if (!role.isEmpty() && !knownRoles.contains(role)) {
             throw Status.NOT_FOUND.withDescription(roleName(role) + " is not known here: no controller has"
                     + " arbitrated for it (open a stream and send arbitration with it first)").asException();
         }

@@ -174,6 +174,10 @@ class P4RuntimeServiceSpecTest {
         assertEquals(Status.Code.NOT_FOUND, assertThrows(StatusRuntimeException.class,
                 () -> stub.write(write.clone().setRoleId(7).build())).getStatus().getCode(),
                 "12: a role no controller arbitrated for, with the device");
+        new Stream().arbitrate(DEVICE, null, Role.newBuilder().setId(7).build()).answer();
+        assertEquals(Status.Code.PERMISSION_DENIED, assertThrows(StatusRuntimeException.class,
+                () -> stub.write(write.clone().setRoleId(7).build())).getStatus().getCode(),
+                "a role a backup without election_id arbitrated for is known");
         new Stream().arbitrate(DEVICE, 2L, Role.newBuilder().setId(7).build()).answer();
         assertEquals(Status.Code.PERMISSION_DENIED, assertThrows(StatusRuntimeException.class,
                 () -> stub.write(write.clone().setRoleId(7).build())).getStatus().getCode(),
