@@ -7,7 +7,10 @@ either pipeline (address-dependent filtering on, the IPv4 link's MTU 1000, below
   opens; otherwise the remote gets Destination Unreachable, Port Unreachable quoting its SYN,
   never sooner than 6 s. Filtering lets a SYN to a mapping that exists be held too: a
   simultaneous open needs a mapping the remote knows before the host's SYN, which only a mapping
-  the host already uses gives (its new ports are not predictable).
+  the host already uses gives (its new ports are not predictable). When externally initiated TCP
+  is dropped, a SYN the switch's address filter lets by goes to the controller too, which lets
+  through only one of a connection the host opened.
+- A mapping whose TCP sessions are all transitory: its segments, copied, re-establish them.
 - The switch's answers to packets the controller sends through its pipeline (a flow's first
   packet, once its session is set up): a v1model switch sends its errors back out of the port the
   packet came in by, the CPU port for these; a SUME card hands them over. The controller routes
@@ -157,6 +160,37 @@ def test_a_session_a_rst_made_transitory_is_established_again_by_the_next_segmen
                                       dst=V4_SERVER))
     assert dataplane.poll(V4_PORT, timeout=5) is not None, "translated as before"
     assert settled(("ESTABLISHED", 7440)) == ("ESTABLISHED", 7440), shown(api)
+
+
+DROPPING = copy.deepcopy(FABRIC)
+DROPPING["apps"]["org.nat64fabric.app"]["nat64"]["externallyInitiatedTcp"] = "drop"
+
+
+@pytest.mark.parametrize("program, links", [(PROGRAM, "dp"), (SUME_PROGRAM, "ds")], ids=PIPELINES)
+def test_when_externally_initiated_tcp_is_dropped_only_a_connection_the_host_opened_gets_in(tmp_path, program,
+                                                                                          links):
+    """RFC 6146 3.5.2.2 under a policy that drops externally initiated TCP: the host opens a
+    connection to a remote; that remote's SYN of the same connection (a simultaneous open) reaches
+    the host, through the controller, which checks it against the sessions; its SYN from another
+    port, which the switch's address filter lets by, is dropped, and so is a stranger's."""
+    with driven_switch(tmp_path, program, DROPPING, links) as (api, dataplane, log):
+        dataplane.send(V6_PORT, from_host(TCP(sport=33010, dport=443, flags="S", seq=1)))
+        out = dataplane.poll(V4_PORT, timeout=5)
+        assert out is not None and TCP in Ether(out), log.read_text()[-3000:]
+        mapped = Ether(out)[IP].src, Ether(out)[TCP].sport
+        time.sleep(0.5)                              # the SYN's copy made its session
+        for sport, stranger in ((444, REMOTE), (443, "198.51.100.10"), (443, REMOTE)):
+            dataplane.send(V4_PORT, from_remote(TCP(sport=sport, dport=mapped[1], flags="S", seq=500),
+                                                dst=mapped[0], src=stranger))
+        arrived = []
+        deadline = time.time() + 3
+        while time.time() < deadline:
+            frame = dataplane.poll(V6_PORT, timeout=0.2)
+            if frame is not None and TCP in Ether(frame):
+                arrived.append((Ether(frame)[IPv6].src, Ether(frame)[TCP].sport, str(Ether(frame)[TCP].flags)))
+        assert arrived == [(embed(REMOTE, POOL6, 96), 443, "S")], (arrived, shown(api))
+        after = stats(api)
+        assert (after.get("heldSyns.admitted", 0), after.get("heldSyns.dropped", 0)) == (1, 1), shown(api)
 
 
 def test_a_simultaneous_open_is_not_refused_and_opens(border):
