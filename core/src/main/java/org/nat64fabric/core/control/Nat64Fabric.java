@@ -688,11 +688,12 @@ public final class Nat64Fabric implements Nat64Service {
         }
         Nat64Config nat = config.nat64;
         PuntedPacket syn = p.get();
+        TransportAddress local4 = new TransportAddress(syn.destination4(), syn.destinationPort);
+        TransportAddress remote4 = new TransportAddress(syn.source4(), syn.sourcePort);
         if (nat.dropExternallyInitiatedTcp) {
             // One the address filter let in: it goes on only as half of a connection the host
             // opened, a simultaneous open (RFC 6146 3.5.2.2); the pipeline does not punt it again.
-            boolean opened = tcpSessionExists(new TransportAddress(syn.destination4(), syn.destinationPort),
-                    new TransportAddress(syn.source4(), syn.sourcePort));
+            boolean opened = tcpSessionExists(local4, remote4);
             if (opened) {
                 send(deviceId, frame.get());
                 // v1model copies no packet-out (a SUME card hands it back to be tracked: the same
@@ -705,8 +706,7 @@ public final class Nat64Fabric implements Nat64Service {
         // The error is built only for a SYN that will be held (a flood of repeats builds none).
         HeldSyns.Outcome o = heldSyns.hold(deviceId, cameIn, () -> IcmpErrors.about(frame.get(),
                         switchConfig(deviceId).address4, null, ICMP_DEST_UNREACHABLE, ICMP_PORT_UNREACHABLE, 0),
-                new TransportAddress(syn.destination4(), syn.destinationPort),
-                new TransportAddress(syn.source4(), syn.sourcePort), monotonic.getAsLong(),
+                local4, remote4, monotonic.getAsLong(),
                 nat.timeouts.tcpIncomingSyn * 1000, nat.maxHeldSyns);
         count("heldSyns." + o.name().toLowerCase(java.util.Locale.ROOT));
     }
@@ -1113,7 +1113,8 @@ public final class Nat64Fabric implements Nat64Service {
     }
 
     private SessionEntries sessionEntries(BibEntry b) {
-        return new SessionEntries(b, engine.lifetimeOf(b), config.nat64.filters(b.protocol()), engine.transitory(b));
+        Nat64Engine.EntryState e = engine.entryStateOf(b);
+        return new SessionEntries(b, e.lifetime, config.nat64.filters(b.protocol()), e.transitory);
     }
 
     // ---- writing -------------------------------------------------------------------------------

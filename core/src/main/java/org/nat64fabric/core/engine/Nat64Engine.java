@@ -144,8 +144,7 @@ public final class Nat64Engine {
     private Outcome advance(BibEntry bib, TransportAddress remote4, Ipv6Address remote6, Side side, Segment segment,
                             boolean newBib, long now) {
         Optional<Session> existing = store.session(Session.key(bib, remote4));
-        long before = newBib ? 0 : lifetimeOf(bib);   // a new entry is written whatever its lifetime
-        boolean wasTransitory = transitory(bib);
+        EntryState before = entryStateOf(bib);
         TcpState state = null;
         long lifetime;
         if (bib.protocol() == Protocol.TCP) {
@@ -166,7 +165,7 @@ public final class Nat64Engine {
             log.accept(events.session(true, next, now));
         }
         idleOn.remove(bib.key6());
-        boolean reprogram = newBib || lifetimeOf(bib) != before || transitory(bib) != wasTransitory
+        boolean reprogram = newBib || !entryStateOf(bib).equals(before)   // a new entry is written whatever it says
                 || (existing.isEmpty() && config.filters(bib.protocol()));
         return Outcome.translate(next, reprogram);
     }
@@ -334,30 +333,47 @@ public final class Nat64Engine {
      * a static entry without sessions, which stays).
      */
     public long lifetimeOf(BibEntry bib) {
-        long longest = 0;   // a loop, not a stream: asked at every setup
-        for (Session s : sessionsOf(bib)) {
-            longest = Math.max(longest, s.lifetime());
-        }
-        return longest;
+        return entryStateOf(bib).lifetime;
     }
 
     /**
-     * Whether every session of a (TCP) mapping is transitory (RFC 6146 3.5.2.2 TRANS): its entries
-     * then have the switch copy the mapping's packets, the first of which but a RST takes its
-     * session back to ESTABLISHED (the controller sees no other traffic). Not while another
+     * What a BIB entry's table entries say of its sessions: {@code lifetime}, as
+     * {@link #lifetimeOf}; {@code transitory}, whether every session is in TCP's TRANS (RFC 6146
+     * 3.5.2.2): the switch then copies the mapping's packets, the first of which but a RST takes
+     * its session back to ESTABLISHED (the controller sees no other traffic); not while another
      * session is established, whose traffic would all be copied.
      */
-    public boolean transitory(BibEntry bib) {
-        if (bib.protocol() != Protocol.TCP) {
-            return false;
+    public static final class EntryState {
+        public final long lifetime;
+        public final boolean transitory;
+
+        EntryState(long lifetime, boolean transitory) {
+            this.lifetime = lifetime;
+            this.transitory = transitory;
         }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof EntryState && ((EntryState) o).lifetime == lifetime
+                    && ((EntryState) o).transitory == transitory;
+        }
+
+        @Override
+        public int hashCode() {
+            return Long.hashCode(lifetime) * 2 + (transitory ? 1 : 0);
+        }
+    }
+
+    /** {@link EntryState} of a BIB entry, from one pass over its sessions (asked at every setup). */
+    public EntryState entryStateOf(BibEntry bib) {
+        long longest = 0;
+        boolean allTransitory = bib.protocol() == Protocol.TCP;
         List<Session> sessions = sessionsOf(bib);
-        for (Session s : sessions) {
-            if (s.state().orElse(null) != TcpState.TRANS) {
-                return false;
-            }
+        for (Session s : sessions) {   // a loop, not a stream
+            longest = Math.max(longest, s.lifetime());
+            allTransitory &= s.state().orElse(null) == TcpState.TRANS;
         }
-        return !sessions.isEmpty();
+        return new EntryState(longest, allTransitory && !sessions.isEmpty());
     }
 
     public List<Session> sessionsOf(BibEntry bib) {
