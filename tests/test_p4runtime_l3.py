@@ -159,6 +159,36 @@ def test_direct_and_indexed_counters(ptf):
     ptf.verify_no_other_packets()
 
 
+def test_the_default_entry_counts_misses_in_its_direct_counter(ptf):
+    """P4Runtime 9.1.5: the default entry is treated like a regular entry with regard to direct
+    resources. A miss of ipv4_lpm is counted in the default entry's direct counter, which is
+    written and read as a table entry and as a DirectCounterEntry (on the fast path the kernel
+    counts it)."""
+    default = p4runtime_pb2.Entity()
+    default.table_entry.table_id = ptf.client.p4info.id("tables", "L3Ingress.ipv4_lpm")
+    default.table_entry.is_default_action = True
+    default.table_entry.counter_data.SetInParent()
+    ptf.client.write(ptf.client.update("MODIFY", default))   # no action: drop() again, counts zeroed
+    pkt = udp4(dst="10.0.9.1")
+    for _ in range(4):
+        ptf.send(1, pkt)
+    ptf.verify_no_other_packets()
+    (read,) = ptf.client.read(default)
+    assert (read.table_entry.counter_data.packet_count, read.table_entry.counter_data.byte_count) == (4, 4 * len(pkt))
+    direct = p4runtime_pb2.Entity()
+    direct.direct_counter_entry.table_entry.CopyFrom(default.table_entry)
+    direct.direct_counter_entry.table_entry.ClearField("counter_data")
+    (read,) = ptf.client.read(direct)
+    assert read.direct_counter_entry.table_entry.is_default_action
+    assert read.direct_counter_entry.data.packet_count == 4
+    direct.direct_counter_entry.data.packet_count = 1
+    ptf.client.write(ptf.client.update("MODIFY", direct))
+    ptf.send(1, pkt)
+    ptf.verify_no_other_packets()
+    (read,) = ptf.client.read(direct)
+    assert (read.direct_counter_entry.data.packet_count, read.direct_counter_entry.data.byte_count) == (2, len(pkt))
+
+
 def counter_entity(ptf, index):
 
     e = p4runtime_pb2.Entity()

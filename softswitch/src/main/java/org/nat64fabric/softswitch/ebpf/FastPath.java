@@ -576,18 +576,27 @@ public final class FastPath implements Table.Mirror, Externs.Counter.Mirror, Aut
     }
 
     @Override public long[] counts(Table t, Table.Entry e) {
-        TableMaps m = tables.get(t);
-        if (m == null || m.layout.counterBase < 0 || e.mirrorId < 0) {
-            return null;
-        }
-        return cell(m.layout.counterBase + e.mirrorId);
+        int cell = counterCell(t, e);
+        return cell < 0 ? null : cell(cell);
     }
 
     @Override public void resetCounts(Table t, Table.Entry e) {
-        TableMaps m = tables.get(t);
-        if (m != null && m.layout.counterBase >= 0 && e.mirrorId >= 0) {
-            zeroPerCpu(counters, m.layout.counterBase + e.mirrorId, 16);
+        int cell = counterCell(t, e);
+        if (cell >= 0) {
+            zeroPerCpu(counters, cell, 16);
         }
+    }
+
+    /** The cell of the entry's (or the table's default entry's) direct counter here, or -1. */
+    private int counterCell(Table t, Table.Entry e) {
+        TableMaps m = tables.get(t);
+        if (m == null || m.layout.counterBase < 0) {
+            return -1;
+        }
+        if (e == t.defaultEntry) {
+            return m.layout.defaultCounterCell();
+        }
+        return e.mirrorId < 0 ? -1 : m.layout.counterBase + e.mirrorId;
     }
 
     @Override public long lastHit(Table t, Table.Entry e) {

@@ -85,7 +85,7 @@ public final class KernelProgram extends CodeWriter {
             TableMap m = new TableMap(t, index++, t.directCounter != null ? counterCells : -1,
                     t.supportTimeout ? lastHitCells : -1);
             if (t.directCounter != null) {
-                counterCells += m.capacity;
+                counterCells += m.capacity + 1;   // and the default entry's, after the entries'
             }
             if (t.supportTimeout) {
                 lastHitCells += m.capacity;
@@ -492,6 +492,7 @@ public final class KernelProgram extends CodeWriter {
          * them, as p4c does; P4Runtime inserts stop at the size).
          */
         public final int capacity;
+        /** The first of the table's direct counter cells (one per entry id, then the default entry's), or -1. */
         public final int counterBase;
         public final int lastHitBase;
         final String why;
@@ -712,6 +713,9 @@ public final class KernelProgram extends CodeWriter {
             }
             w.close();
             w.open("else");
+            if (counterBase >= 0) {
+                w.line("COUNT(" + defaultCounterCell() + ", s->pkt_len);");
+            }
             w.line("__u32 default_at = " + index + ";");
             w.line(v + " = bpf_map_lookup_elem(&table_defaults, &default_at);");
             w.line("if (!" + v + ") " + w.bail("a table without its default action") + ";");
@@ -734,6 +738,11 @@ public final class KernelProgram extends CodeWriter {
             }
             w.line("else " + w.bail("an action the table does not have") + ";");
             w.close();
+        }
+
+        /** The counter cell of the default entry's direct counter (P4Runtime 9.1.5: a miss is counted). */
+        public int defaultCounterCell() {
+            return counterBase + capacity;
         }
 
         /** The hash or LPM map key of an entry's match, as {@link #apply} builds it from a packet. */

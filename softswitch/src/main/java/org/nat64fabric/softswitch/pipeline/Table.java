@@ -420,6 +420,11 @@ public final class Table {
     public final int directMeterUnit;
     private ActionCall defaultAction;
     private final ActionCall initialDefault;
+    /**
+     * The default entry's direct counter and meter: P4Runtime 9.1.5 treats the default entry like a
+     * regular one with regard to direct resources, so a miss is counted and metered here.
+     */
+    public final Entry defaultEntry = new Entry(null, 0, null, 0);
     /** The table's implementation (an action profile or selector), or null for a direct table. */
     private ActionProfile profile;
     /** The hash over the selector fields, with a selector. */
@@ -591,9 +596,16 @@ public final class Table {
             }
         } else {
             e = null;
-            s.directMeterColor = TwoRateMarker.GREEN;
             missPackets++;
             call = defaultAction;
+            Entry d = defaultEntry;
+            if (directCounter != null) {
+                d.packets++;
+                d.bytes += packetLength;
+            }
+            TwoRateMarker meter = d.meter;
+            s.directMeterColor = meter == null ? TwoRateMarker.GREEN
+                    : TwoRateMarker.colorOf(meter, directMeterUnit, packetLength, System.nanoTime());
         }
         int index = indexOf(call.action);
         s.lastActionIndex = index;

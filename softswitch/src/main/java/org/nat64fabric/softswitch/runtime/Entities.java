@@ -222,10 +222,25 @@ public final class Entities {
         List<Update> out = new ArrayList<>();
         for (Entity now : read(query)) {
             if (sameMemberOrGroup(e, now)) {
-                out.add(Update.newBuilder().setType(back).setEntity(now).build());
+                out.add(Update.newBuilder().setType(back).setEntity(writable(now)).build());
             }
         }
         return out;
+    }
+
+    /**
+     * A table entry as read, as a write may give it back: is_const is read only, and a const entry
+     * or a const default entry takes its direct resources without an action.
+     */
+    private Entity writable(Entity read) throws EntityException {
+        if (!read.hasTableEntry()) {
+            return read;
+        }
+        TableEntry e = read.getTableEntry();
+        Table t = table(e.getTableId());
+        boolean constAction = e.getIsDefaultAction() ? t.constDefaultAction || t.profile() != null : t.constEntries;
+        TableEntry.Builder b = e.toBuilder().setUnknownFields(UnknownFieldSet.getDefaultInstance());
+        return constAction ? Entity.newBuilder().setTableEntry(b.clearAction()).build() : Entity.newBuilder().setTableEntry(b).build();
     }
 
     /**
@@ -446,6 +461,12 @@ public final class Entities {
     }
 
     private Table.Entry installedEntry(Table t, TableEntry key) throws EntityException {
+        if (key.getIsDefaultAction()) {
+            if (key.getMatchCount() > 0 || key.getPriority() != 0) {
+                throw new EntityException(Code.INVALID_ARGUMENT, "a default entry has no match fields and priority 0");
+            }
+            return t.defaultEntry;   // its direct counter and meter (9.1.5)
+        }
         Table.Entry found = lookup(t, match(t, key.getMatchList()), key.getPriority());
         if (found == null) {
             throw new EntityException(Code.NOT_FOUND, "no such entry in " + t.name);
@@ -512,7 +533,7 @@ public final class Entities {
                         }
                         continue;
                     }
-                    if (q.getMatchCount() > 0) {
+                    if (q.getMatchCount() > 0 || q.getIsDefaultAction()) {
                         installedEntry(t, q);   // NOT_FOUND when the named entry is not there
                     }
                     for (TableEntry e : tableEntries(t, q.toBuilder().setCounterData(CounterData.getDefaultInstance()).build())) {
@@ -550,11 +571,13 @@ public final class Entities {
                         }
                         continue;
                     }
-                    if (q.getMatchCount() > 0) {
+                    if (q.getMatchCount() > 0 || q.getIsDefaultAction()) {
                         installedEntry(t, q);   // NOT_FOUND when the named entry is not there
                     }
-                    for (Table.Entry e : matchingEntries(t, q)) {
-                        DirectMeterEntry.Builder b = DirectMeterEntry.newBuilder().setTableEntry(entityKey(t, e));
+                    for (Table.Entry e : q.getIsDefaultAction() ? List.of(t.defaultEntry) : matchingEntries(t, q)) {
+                        DirectMeterEntry.Builder b = DirectMeterEntry.newBuilder().setTableEntry(e == t.defaultEntry
+                                ? TableEntry.newBuilder().setTableId(tableIds.get(t.name)).setIsDefaultAction(true).build()
+                                : entityKey(t, e));
                         TwoRateMarker m = e.meter;
                         if (m != null) {
                             b.setConfig(meterConfig(m.config));
@@ -688,15 +711,7 @@ public final class Entities {
         }
         // Direct resources (9.1.9): an unset meter_config means the default (every packet GREEN),
         // an unset counter_data leaves the counter as it is (zero for a new entry).
-        if (e.hasMeterConfig() && t.directMeter == null) {
-            throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no direct meter (meter_config)");
-        }
-        if (e.hasCounterData() && t.directCounter == null) {
-            throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no direct counter (counter_data)");
-        }
-        requireCounts(e.getCounterData(), t.name);
-        TwoRateMarker meter = e.hasMeterConfig()
-                ? new TwoRateMarker(meterConfig(true, e.getMeterConfig(), t.directMeter), System.nanoTime()) : null;
+        TwoRateMarker meter = directResources(t, e);
         byte[] metadata = e.getMetadata().isEmpty() ? Table.NO_METADATA : e.getMetadata().toByteArray();
         if (type == Update.Type.INSERT) {
             if (existing != null) {
@@ -753,7 +768,9 @@ public final class Entities {
 
     /**
      * The default entry (9.1.5): MODIFY only, no match, priority or idle timeout; without an
-     * action it goes back to the program's default action.
+     * action it goes back to the program's default action, its metadata and meter configuration
+     * to none. Its direct counter and meter are set like a regular entry's; where its action is
+     * const (or the table indirect), a MODIFY may set them alone (no action), as for const entries.
      */
     private void defaultEntry(Update.Type type, Table t, TableEntry e) throws EntityException {
         if (type != Update.Type.MODIFY) {
@@ -765,29 +782,47 @@ public final class Entities {
         if (e.getIdleTimeoutNs() != 0) {
             throw new EntityException(Code.INVALID_ARGUMENT, "a default entry has no idle timeout (idle_timeout_ns must be 0)");
         }
-        if (t.constDefaultAction) {
-            throw new EntityException(Code.PERMISSION_DENIED, "the default action of " + t.name + " is const");
+        boolean resourcesOnly = !e.hasAction() && (e.hasMeterConfig() || e.hasCounterData());
+        if (t.constDefaultAction && !resourcesOnly) {
+            throw new EntityException(Code.PERMISSION_DENIED, "the default action of " + t.name + " is const "
+                    + "(only its direct counter and meter may be modified, without an action)");
         }
-        if (e.hasMeterConfig() || e.hasCounterData()) {
-            boolean lacks = e.hasMeterConfig() ? t.directMeter == null : t.directCounter == null;
-            // A miss is counted and metered by no entry here, so the default entry has no direct resources to set.
-            throw new EntityException(lacks ? Code.INVALID_ARGUMENT : Code.UNIMPLEMENTED, "table " + t.name
-                    + (lacks ? " has no direct " + (e.hasMeterConfig() ? "meter" : "counter")
-                    : ": softswitch keeps no direct counter or meter for the default entry (misses)"));
-        }
-        if (t.profile() != null) {
+        if (t.profile() != null && !resourcesOnly) {
             // P4Runtime 9.1.5: an indirect table's default entry is a constant NoAction.
             throw new EntityException(Code.PERMISSION_DENIED, "cannot set or reset the default action of " + t.name
                     + ", an indirect table (implementation " + t.profile().name + ")");
         }
-        t.setDefaultAction(e.hasAction() ? actionCall(t, e.getAction(), true) : t.initialDefaultAction());
-        // Its metadata reads back as written; a reset (no action) resets them too.
-        if (e.hasAction() && (!e.getMetadata().isEmpty() || e.getControllerMetadata() != 0)) {
-            defaultEntryMetadata.put(t, TableEntry.newBuilder().setMetadata(e.getMetadata())
-                    .setControllerMetadata(e.getControllerMetadata()).build());
-        } else {
-            defaultEntryMetadata.remove(t);
+        TwoRateMarker meter = directResources(t, e);
+        if (!resourcesOnly || !t.constDefaultAction && t.profile() == null) {
+            t.setDefaultAction(e.hasAction() ? actionCall(t, e.getAction(), true) : t.initialDefaultAction());
+            // Its metadata reads back as written; a reset (no action) resets them too.
+            if (e.hasAction() && (!e.getMetadata().isEmpty() || e.getControllerMetadata() != 0)) {
+                defaultEntryMetadata.put(t, TableEntry.newBuilder().setMetadata(e.getMetadata())
+                        .setControllerMetadata(e.getControllerMetadata()).build());
+            } else {
+                defaultEntryMetadata.remove(t);
+            }
         }
+        t.defaultEntry.meter = meter;
+        if (e.hasCounterData()) {
+            t.setCounts(t.defaultEntry, e.getCounterData().getPacketCount(), e.getCounterData().getByteCount());
+        }
+    }
+
+    /**
+     * The direct resources a table entry write carries, checked (9.1.9): the meter it configures
+     * (null when meter_config is unset: every packet GREEN); counter_data is checked only.
+     */
+    private TwoRateMarker directResources(Table t, TableEntry e) throws EntityException {
+        if (e.hasMeterConfig() && t.directMeter == null) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no direct meter (meter_config)");
+        }
+        if (e.hasCounterData() && t.directCounter == null) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no direct counter (counter_data)");
+        }
+        requireCounts(e.getCounterData(), t.name);
+        return e.hasMeterConfig()
+                ? new TwoRateMarker(meterConfig(true, e.getMeterConfig(), t.directMeter), System.nanoTime()) : null;
     }
 
     private Table.FieldMatch[] match(Table t, List<FieldMatch> fields) throws EntityException {
@@ -984,6 +1019,14 @@ public final class Entities {
             TableEntry.Builder b = TableEntry.newBuilder().setTableId(tid).setIsDefaultAction(true);
             b.getActionBuilder().setAction(action(t.defaultAction()));
             b.mergeFrom(defaultEntryMetadata.getOrDefault(t, TableEntry.getDefaultInstance()));
+            if (withCounters) {
+                long[] counts = t.counts(t.defaultEntry);
+                b.setCounterData(CounterData.newBuilder().setPacketCount(counts[0]).setByteCount(counts[1]));
+            }
+            TwoRateMarker meter = t.defaultEntry.meter;
+            if (q.hasMeterConfig() && meter != null) {
+                b.setMeterConfig(meterConfig(meter.config));
+            }
             out.add(b.build());
             return out;
         }

@@ -19,6 +19,8 @@ import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.testutil.P4Programs;
 import org.nat64fabric.softswitch.v1model.V1ModelSwitch;
 import p4.config.v1.P4InfoOuterClass.P4Info;
+import p4.v1.P4RuntimeOuterClass.CounterData;
+import p4.v1.P4RuntimeOuterClass.DirectCounterEntry;
 import p4.v1.P4RuntimeOuterClass.Entity;
 import p4.v1.P4RuntimeOuterClass.PacketReplicationEngineEntry;
 import p4.v1.P4RuntimeOuterClass.Replica;
@@ -43,21 +45,26 @@ class EntitiesSpecTest {
                     + "table ranked {\n key = { hdr.eth.type: ternary; }\n actions = { forward; NoAction; }\n"
                     + " const entries = { 0x0800 &&& 0xffff : forward(3); _ : forward(4); }\n}\n"
                     + "table keyless {\n actions = { forward; drop; }\n default_action = drop();\n}\n"
+                    + "direct_counter(CounterType.packets_and_bytes) fixed_counter;\n"
+                    + "table fixed {\n key = { hdr.eth.src: exact; }\n actions = { forward; drop; }\n"
+                    + " const entries = { 1 : forward(5); }\n const default_action = drop();\n counters = fixed_counter;\n}\n"
                     + "table acl {\n key = { hdr.eth.type: range; hdr.eth.src: ternary; hdr.eth.dst: optional; }\n"
                     + " actions = { forward; NoAction; }\n size = 16;\n}\n",
-            "hits.count(0); fwd.apply(); types.apply(); ranked.apply(); keyless.apply(); acl.apply();",
+            "hits.count(0); fwd.apply(); types.apply(); ranked.apply(); keyless.apply(); acl.apply(); fixed.apply();",
             "", "pkt.emit(hdr.eth);");
 
     @TempDir
     Path dir;
     private P4Info info;
+    private V1ModelSwitch sw;
     private Entities entities;
 
     @BeforeEach
     void setUp() {
         Program program = P4Programs.compile(dir, PROGRAM);
         info = P4InfoBuilder.build(program);
-        entities = new Entities(new V1ModelSwitch(program), info);
+        sw = new V1ModelSwitch(program);
+        entities = new Entities(sw, info);
     }
 
     private int table(String name) {
@@ -232,6 +239,84 @@ class EntitiesSpecTest {
                         .setIndex(p4.v1.P4RuntimeOuterClass.Index.newBuilder().setIndex(-1))))), "a negative index");
     }
 
+    /** An Ethernet frame to a MAC address, of 60 bytes. */
+    private static byte[] frameTo(long mac) {
+        return P4Programs.bytes(String.format("%012x", mac) + "0000000000010800" + "00".repeat(46));
+    }
+
+    private static CounterData counts(long packets, long bytes) {
+        return CounterData.newBuilder().setPacketCount(packets).setByteCount(bytes).build();
+    }
+
+    @Test
+    void theDefaultEntryHasADirectCounterThatCountsMisses() throws Exception {
+        write(Update.Type.INSERT, fwd(0xa, 1));
+        sw.process(0, frameTo(0xa));
+        sw.process(0, frameTo(0xb));
+        sw.process(0, frameTo(0xc));
+        TableEntry.Builder defaultEntry = TableEntry.newBuilder().setTableId(table("I.fwd")).setIsDefaultAction(true);
+        assertEquals(counts(2, 120), read(Entity.newBuilder().setTableEntry(defaultEntry.clone()
+                .setCounterData(CounterData.getDefaultInstance()))).get(0).getTableEntry().getCounterData(),
+                "P4Runtime 9.1.5: the default entry is treated like a regular entry with regard to direct resources");
+        List<Entity> direct = read(Entity.newBuilder().setDirectCounterEntry(DirectCounterEntry.newBuilder().setTableEntry(defaultEntry)));
+        assertEquals(1, direct.size());
+        assertEquals(counts(2, 120), direct.get(0).getDirectCounterEntry().getData());
+        assertEquals(defaultEntry.build(), direct.get(0).getDirectCounterEntry().getTableEntry());
+        List<Entity> wildcard = read(Entity.newBuilder().setDirectCounterEntry(DirectCounterEntry.newBuilder()
+                .setTableEntry(TableEntry.newBuilder().setTableId(table("I.fwd")))));
+        assertEquals(1, wildcard.size(), "without is_default_action a read names the regular entries only");
+        assertEquals(counts(1, 60), wildcard.get(0).getDirectCounterEntry().getData());
+
+        entities.apply(Update.Type.MODIFY, Entity.newBuilder().setDirectCounterEntry(DirectCounterEntry.newBuilder()
+                .setTableEntry(defaultEntry).setData(counts(7, 700))).build());
+        assertEquals(counts(7, 700), read(Entity.newBuilder().setDirectCounterEntry(DirectCounterEntry.newBuilder()
+                .setTableEntry(defaultEntry))).get(0).getDirectCounterEntry().getData());
+        write(Update.Type.MODIFY, defaultEntry.clone().setCounterData(counts(3, 30)));
+        sw.process(0, frameTo(0xd));
+        assertEquals(counts(4, 90), read(Entity.newBuilder().setTableEntry(defaultEntry.clone()
+                .setCounterData(CounterData.getDefaultInstance()))).get(0).getTableEntry().getCounterData(),
+                "a MODIFY's counter_data sets the default entry's counter");
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> write(Update.Type.MODIFY, TableEntry.newBuilder()
+                .setTableId(table("I.types")).setIsDefaultAction(true).setCounterData(counts(1, 1)))), "types has no direct counter");
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> read(Entity.newBuilder().setDirectCounterEntry(
+                DirectCounterEntry.newBuilder().setTableEntry(defaultEntry.clone().setPriority(3))))), "a default entry has priority 0");
+    }
+
+    @Test
+    void aConstDefaultEntrysCounterIsWrittenWithoutAnAction() throws Exception {
+        TableEntry.Builder constDefault = TableEntry.newBuilder().setTableId(table("I.fixed")).setIsDefaultAction(true);
+        write(Update.Type.MODIFY, constDefault.clone().setCounterData(counts(2, 20)));
+        sw.process(0, frameTo(0xa));   // from 00:00:00:00:00:01, the const entry's source: a hit
+        assertEquals(counts(2, 20), read(Entity.newBuilder().setTableEntry(constDefault.clone()
+                .setCounterData(CounterData.getDefaultInstance()))).get(0).getTableEntry().getCounterData());
+        TableEntry.Builder withAction = constDefault.clone().setCounterData(counts(0, 0));
+        withAction.getActionBuilder().getActionBuilder().setActionId(action("I.drop"));
+        assertEquals(EntityException.Code.PERMISSION_DENIED, code(() -> write(Update.Type.MODIFY, withAction)),
+                "the default action is const, even set to itself");
+        assertEquals(EntityException.Code.PERMISSION_DENIED, code(() -> write(Update.Type.MODIFY, constDefault)),
+                "nor can it be reset");
+    }
+
+    @Test
+    void aModifyOfADirectCounterIsUndoneAlsoForConstAndDefaultEntries() throws Exception {
+        TableEntry.Builder constEntry = TableEntry.newBuilder().setTableId(table("I.fixed"));
+        constEntry.addMatchBuilder().setFieldId(1).getExactBuilder().setValue(bytes(1));
+        TableEntry.Builder constDefault = TableEntry.newBuilder().setTableId(table("I.fixed")).setIsDefaultAction(true);
+        TableEntry.Builder fwdDefault = TableEntry.newBuilder().setTableId(table("I.fwd")).setIsDefaultAction(true);
+        for (TableEntry.Builder e : List.of(constEntry, constDefault, fwdDefault)) {
+            write(Update.Type.MODIFY, e.clone().setCounterData(counts(5, 50)));
+            Update u = Update.newBuilder().setType(Update.Type.MODIFY).setEntity(Entity.newBuilder()
+                    .setTableEntry(e.clone().setCounterData(counts(9, 90)))).build();
+            List<Update> undo = entities.undoOf(u);
+            entities.apply(u.getType(), u.getEntity());
+            for (Update back : undo) {
+                entities.apply(back.getType(), back.getEntity());
+            }
+            assertEquals(counts(5, 50), read(Entity.newBuilder().setTableEntry(e.clone()
+                    .setCounterData(CounterData.getDefaultInstance()))).get(0).getTableEntry().getCounterData());
+        }
+    }
+
     /** An entry of I.acl (priority 10, action NoAction) with the given match fields. */
     private TableEntry.Builder acl(p4.v1.P4RuntimeOuterClass.FieldMatch... match) {
         TableEntry.Builder b = TableEntry.newBuilder().setTableId(table("I.acl")).setPriority(10).addAllMatch(List.of(match));
@@ -282,8 +367,8 @@ class EntitiesSpecTest {
     @Test
     void aReadOfEveryTableTakesNoOtherFilter() throws Exception {
         write(Update.Type.INSERT, fwd(0xe, 1));
-        assertEquals(5, read(Entity.newBuilder().setTableEntry(TableEntry.getDefaultInstance())).size(),
-                "every table: fwd's entry and the const entries of types and ranked");
+        assertEquals(6, read(Entity.newBuilder().setTableEntry(TableEntry.getDefaultInstance())).size(),
+                "every table: fwd's entry and the const entries of types, ranked and fixed");
         for (TableEntry.Builder q : List.of(TableEntry.newBuilder().setPriority(1), TableEntry.newBuilder().setIsDefaultAction(true),
                 TableEntry.newBuilder().setMetadata(ByteString.copyFromUtf8("m")), TableEntry.newBuilder().setControllerMetadata(1),
                 TableEntry.newBuilder().setAction(fwd(0, 1).getAction()), fwd(0xe, -1).setTableId(0))) {
@@ -303,10 +388,6 @@ class EntitiesSpecTest {
         read = read(Entity.newBuilder().setTableEntry(dflt)).get(0).getTableEntry();
         assertEquals(ByteString.EMPTY, read.getMetadata(), "a reset resets the metadata too");
         assertEquals(0, read.getControllerMetadata());
-        // Direct resources of the default entry are refused, not silently dropped.
-        p4.v1.P4RuntimeOuterClass.CounterData counts = p4.v1.P4RuntimeOuterClass.CounterData.newBuilder().setPacketCount(3).build();
-        assertEquals(EntityException.Code.UNIMPLEMENTED, code(() -> write(Update.Type.MODIFY, dflt.clone().setCounterData(counts))),
-                "fwd has a direct counter, but no counter for its misses");
         assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> write(Update.Type.MODIFY, dflt.clone()
                 .setMeterConfig(p4.v1.P4RuntimeOuterClass.MeterConfig.newBuilder().setCir(1).setPir(1)))), "fwd has no direct meter");
     }

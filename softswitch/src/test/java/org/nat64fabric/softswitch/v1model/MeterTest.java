@@ -198,6 +198,34 @@ class MeterTest {
     }
 
     @Test
+    void theDefaultEntryHasADirectMeterLikeAnyEntry() throws Exception {
+        TableEntry dflt = TableEntry.newBuilder().setTableId(id("I.keyed")).setIsDefaultAction(true).build();
+        TableEntry metered = dflt.toBuilder().setAction(keyedEntry(0).getAction()).build();
+        write(Update.Type.MODIFY, Entity.newBuilder().setTableEntry(metered.toBuilder().setMeterConfig(config(1, 1, 1, 2))).build());
+        assertEquals(List.of("0/0/0", "0/1/0", "0/2/0"), send(5, 3), "misses metered by the default entry's meter (P4Runtime 9.1.5)");
+        List<Entity> read = entities.read(Entity.newBuilder().setDirectMeterEntry(DirectMeterEntry.newBuilder().setTableEntry(dflt)).build());
+        assertEquals(1, read.size());
+        assertEquals(config(1, 1, 1, 2), read.get(0).getDirectMeterEntry().getConfig());
+        assertEquals(dflt, read.get(0).getDirectMeterEntry().getTableEntry());
+        assertEquals(config(1, 1, 1, 2), entities.read(Entity.newBuilder().setTableEntry(dflt.toBuilder()
+                .setMeterConfig(MeterConfig.getDefaultInstance())).build()).get(0).getTableEntry().getMeterConfig());
+        assertEquals(List.of(), entities.read(Entity.newBuilder().setDirectMeterEntry(DirectMeterEntry.newBuilder()
+                .setTableEntry(TableEntry.newBuilder().setTableId(id("I.keyed")))).build()), "no regular entry is there");
+
+        write(Update.Type.MODIFY, Entity.newBuilder().setDirectMeterEntry(DirectMeterEntry.newBuilder().setTableEntry(dflt)).build());
+        assertEquals(List.of("0/0/0", "0/0/0"), send(5, 2), "a DirectMeterEntry without config resets it");
+        write(Update.Type.MODIFY, Entity.newBuilder().setDirectMeterEntry(DirectMeterEntry.newBuilder().setTableEntry(dflt)
+                .setConfig(config(1, 1, 1, 1))).build());
+        write(Update.Type.MODIFY, Entity.newBuilder().setTableEntry(metered).build());
+        assertEquals(List.of("0/0/0", "0/0/0"), send(5, 2), "a MODIFY without meter_config resets the meter, as for any entry");
+        write(Update.Type.MODIFY, Entity.newBuilder().setTableEntry(metered.toBuilder().setMeterConfig(config(1, 1, 1, 1))).build());
+        write(Update.Type.MODIFY, Entity.newBuilder().setTableEntry(dflt).build());
+        assertEquals(List.of("0/9/0"), send(5, 1), "a reset: NoAction again");
+        assertFalse(entities.read(Entity.newBuilder().setDirectMeterEntry(DirectMeterEntry.newBuilder().setTableEntry(dflt)).build())
+                .get(0).getDirectMeterEntry().hasConfig(), "and the meter's configuration reset");
+    }
+
+    @Test
     void aTableEntryMayCarryItsDirectMeterConfiguration() throws Exception {
         TableEntry e = keyedEntry(4).toBuilder().setMeterConfig(config(1, 1, 1, 1)).build();
         entities.apply(Update.Type.INSERT, Entity.newBuilder().setTableEntry(e).build());
