@@ -52,6 +52,8 @@ public final class State {
     public int resubmitFieldList = -1;
     public int recirculateFieldList = -1;
     public int truncateLength = -1;
+    /** The bytes a clone session cuts this copy to (P4Runtime 9.5.2), or -1: a truncate() cannot undo it. */
+    public int cloneCut = -1;
 
     /** The last table applied: whether it hit and which of its actions ran (for switch/hit). */
     public boolean lastHit;
@@ -87,6 +89,7 @@ public final class State {
         resubmitFieldList = -1;
         recirculateFieldList = -1;
         truncateLength = -1;
+        cloneCut = -1;
         exiting = false;
         parserError = 0;
     }

@@ -364,6 +364,9 @@ public final class V1ModelSwitch {
         if (e.truncateLength >= 0 && e.truncateLength < length) {
             length = e.truncateLength;
         }
+        if (e.cloneCut >= 0 && e.cloneCut < length) {
+            length = e.cloneCut;
+        }
         if (e.recirculateFieldList >= 0) {
             byte[] bytes = e.frame(length);
             ingressQueue.add(new Pass(bytes, length, (int) egressPort.eval(e), RECIRCULATED, copyOf(e), e.recirculateFieldList));
@@ -377,10 +380,10 @@ public final class V1ModelSwitch {
         frames.frame((int) egressPort.eval(e), frameBuffer, length);
     }
 
-    /** A clone leaves cut to its session's packet_length_bytes, as truncate() cuts a packet. */
+    /** A clone leaves cut to its session's packet_length_bytes, whatever truncate() its egress calls. */
     private static void cutTo(State clone, CloneSession session) {
         if (session.packetLength > 0) {
-            clone.truncateLength = session.packetLength;
+            clone.cloneCut = session.packetLength;
         }
     }
 

@@ -67,6 +67,23 @@ class ArchitectureTest {
     }
 
     @Test
+    void aClonesCutStandsWhateverTruncateItsEgressCalls() {
+        V1ModelSwitch sw = switchFor("", "sm.egress_spec = 2; clone(CloneType.I2E, 5);",
+                "if (sm.instance_type == 1) { truncate(9); } else { truncate(4); }" + EGRESS_RECORD);
+        sw.setCloneSession(5, List.of(new V1ModelSwitch.Replica(9, 0)), 6);
+        List<V1ModelSwitch.Output> out = sw.process(1, bytes("01000000 0000 0000 ffff"));
+        assertEquals(6, out.stream().filter(o -> o.port == 9).findFirst().orElseThrow().data.length,
+                "a longer truncate() does not give the copy back the bytes its session cut");
+        assertEquals(4, out.stream().filter(o -> o.port == 2).findFirst().orElseThrow().data.length);
+        sw = switchFor("", "sm.egress_spec = 2; clone(CloneType.I2E, 5);",
+                "if (sm.instance_type == 1) { truncate(3); }" + EGRESS_RECORD);
+        sw.setCloneSession(5, List.of(new V1ModelSwitch.Replica(9, 0)), 8);
+        out = sw.process(1, bytes("01000000 0000 0000 ffff"));
+        assertEquals(3, out.stream().filter(o -> o.port == 9).findFirst().orElseThrow().data.length,
+                "a shorter truncate() cuts the copy further");
+    }
+
+    @Test
     void egressCloneCopiesThePacketAfterEgress() {
         V1ModelSwitch sw = switchFor("", "sm.egress_spec = 2;",
                 "if (sm.instance_type == 0) { clone(CloneType.E2E, 6); hdr.rec.kind = 0x11; } else { hdr.rec.kind = hdr.rec.kind + 1; }"
