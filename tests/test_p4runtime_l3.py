@@ -63,7 +63,7 @@ def routed_v4(pkt, dst_mac=HOST2_MAC):
 
 def test_capabilities_and_pipeline_read_back(sut):
     caps = sut.client.stub.Capabilities(p4runtime_pb2.CapabilitiesRequest())
-    assert caps.p4runtime_api_version.startswith("1.")
+    assert caps.p4runtime_api_version == "1.4.1", "the release whose 1.4 fields it reads and writes"
     config = sut.client.get_pipeline("ALL")
     assert config.p4info == sut.client.p4info.message
     assert config.p4_device_config == sut.device_config
@@ -212,6 +212,11 @@ def test_idle_timeout_notification_names_the_idle_entry(ptf):
     (entry,) = note.table_entry
     assert entry.table_id == hit.table_entry.table_id
     assert entry.match == hit.table_entry.match
+    # P4Runtime: the notification resets the entry's timer, which time_since_last_hit shows.
+    query = ptf.client.table_entry("L3Ingress.ipv6_lpm")
+    query.table_entry.time_since_last_hit.SetInParent()
+    (read,) = ptf.client.read(query)
+    assert read.table_entry.time_since_last_hit.elapsed_ns < 250_000_000
     # The entry stays until the controller deletes it, and is reported again after another period.
     assert ptf.client.idle_timeout_notification(timeout=5) is not None
     ptf.verify_no_other_packets()

@@ -355,6 +355,13 @@ def test_a_switch_without_a_pipeline_reconciles_by_committing(tmp_path):
         client.set_pipeline(p4info, device_config, action="RECONCILE_AND_COMMIT", cookie=9)
         assert client.get_pipeline("COOKIE_ONLY").cookie.cookie == 9
         assert client.read(client.table_entry("L3Ingress.ipv4_lpm")) == []
+        client.set_pipeline(p4info, device_config, action="RECONCILE_AND_COMMIT", cookie=None)
+        assert not client.get_pipeline("COOKIE_ONLY").HasField("cookie"), "the config's cookie is the one it came with: none"
+        # A switch that cannot keep its forwarding state across the change answers INVALID_ARGUMENT (14).
+        other_info, other_config = sw.build_pipeline(ROOT / "softswitch" / "examples" / "policer.p4", tmp_path / "other")
+        with pytest.raises(grpc.RpcError) as err:
+            client.set_pipeline(other_info, other_config, action="RECONCILE_AND_COMMIT")
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "VERIFY_AND_COMMIT" in err.value.details()
     finally:
         if client:
             client.close()
@@ -547,7 +554,9 @@ def test_per_colour_meter_counters_are_unimplemented(ptf):
     c = ptf.client
     meter = p4runtime_pb2.Entity()
     meter.meter_entry.counter_data.green.packet_count = 5
+    meter.meter_entry.meter_id = 0x15000001   # a write names its meter (ID 0 is INVALID_ARGUMENT)
     assert refused(c, "MODIFY", meter) == ["UNIMPLEMENTED"]
+    meter.meter_entry.meter_id = 0            # a wildcard read
     direct = p4runtime_pb2.Entity()
     direct.direct_meter_entry.counter_data.SetInParent()
     for query in (meter, direct):

@@ -182,7 +182,8 @@ class P4RuntimeClient:
             self.p4info = P4Info(p4info_path)
             req.config.p4info.CopyFrom(p4info if p4info is not None else self.p4info.message)
             req.config.p4_device_config = device_config
-        req.config.cookie.cookie = cookie
+        if cookie is not None:   # None: a config without a cookie
+            req.config.cookie.cookie = cookie
         return self.stub.SetForwardingPipelineConfig(req)
 
     def get_pipeline(self, response_type="ALL"):

@@ -123,6 +123,10 @@ public final class Entities {
 
     /** Applies one update; the switch is unchanged when it throws. */
     public synchronized void apply(Update.Type type, Entity entity) throws EntityException {
+        if (objectId(entity) == 0) {
+            throw new EntityException(Code.INVALID_ARGUMENT, entity.getEntityCase() + ": P4 object ID 0 is a wildcard "
+                    + "of reads; a write must name the object (P4Runtime, \"Default-valued fields\")");
+        }
         switch (entity.getEntityCase()) {
             case TABLE_ENTRY:
                 tableEntry(type, entity.getTableEntry());
@@ -222,25 +226,46 @@ public final class Entities {
         List<Update> out = new ArrayList<>();
         for (Entity now : read(query)) {
             if (sameMemberOrGroup(e, now)) {
-                out.add(Update.newBuilder().setType(back).setEntity(writable(now)).build());
+                for (Entity back1 : writable(now)) {
+                    out.add(Update.newBuilder().setType(back).setEntity(back1).build());
+                }
             }
         }
         return out;
     }
 
     /**
-     * A table entry as read, as a write may give it back: is_const is read only, and a const entry
-     * or a const default entry takes its direct resources without an action.
+     * A table entry as read, as writes may give it back: is_const is read only, and a const entry
+     * takes its direct resources without an action. A const default entry takes them as
+     * DirectCounterEntry and DirectMeterEntry, which can also reset a meter it read unconfigured
+     * (a MODIFY of it with neither resource would be an attempt to reset its action).
      */
-    private Entity writable(Entity read) throws EntityException {
+    private List<Entity> writable(Entity read) throws EntityException {
         if (!read.hasTableEntry()) {
-            return read;
+            return List.of(read);
         }
-        TableEntry e = read.getTableEntry();
+        TableEntry e = read.getTableEntry().toBuilder().setUnknownFields(UnknownFieldSet.getDefaultInstance()).build();
         Table t = table(e.getTableId());
-        boolean constAction = e.getIsDefaultAction() ? t.constDefaultAction || t.profile() != null : t.constEntries;
-        TableEntry.Builder b = e.toBuilder().setUnknownFields(UnknownFieldSet.getDefaultInstance());
-        return constAction ? Entity.newBuilder().setTableEntry(b.clearAction()).build() : Entity.newBuilder().setTableEntry(b).build();
+        if (!e.getIsDefaultAction()) {
+            return List.of(Entity.newBuilder().setTableEntry(t.constEntries ? e.toBuilder().clearAction().build() : e).build());
+        }
+        if (!constDefault(t)) {
+            return List.of(Entity.newBuilder().setTableEntry(e).build());
+        }
+        TableEntry key = TableEntry.newBuilder().setTableId(e.getTableId()).setIsDefaultAction(true).build();
+        List<Entity> out = new ArrayList<>();
+        if (t.directCounter != null) {
+            out.add(Entity.newBuilder().setDirectCounterEntry(DirectCounterEntry.newBuilder().setTableEntry(key)
+                    .setData(e.getCounterData())).build());
+        }
+        if (t.directMeter != null) {
+            DirectMeterEntry.Builder m = DirectMeterEntry.newBuilder().setTableEntry(key);
+            if (e.hasMeterConfig()) {
+                m.setConfig(e.getMeterConfig());
+            }
+            out.add(Entity.newBuilder().setDirectMeterEntry(m).build());
+        }
+        return out;
     }
 
     /**
@@ -335,6 +360,19 @@ public final class Entities {
             case VALUE_SET_ENTRY: return e.getValueSetEntry().getValueSetId();
             case EXTERN_ENTRY: return e.getExternEntry().getExternTypeId();
             default: throw new IllegalArgumentException("not an absent kind: " + e.getEntityCase());
+        }
+    }
+
+    /** The P4 object ID of a table, counter, meter, direct resource or register update; -1 for other kinds (checked where they are applied). */
+    private static int objectId(Entity e) {
+        switch (e.getEntityCase()) {
+            case TABLE_ENTRY: return e.getTableEntry().getTableId();
+            case COUNTER_ENTRY: return e.getCounterEntry().getCounterId();
+            case METER_ENTRY: return e.getMeterEntry().getMeterId();
+            case DIRECT_COUNTER_ENTRY: return e.getDirectCounterEntry().getTableEntry().getTableId();
+            case DIRECT_METER_ENTRY: return e.getDirectMeterEntry().getTableEntry().getTableId();
+            case REGISTER_ENTRY: return e.getRegisterEntry().getRegisterId();
+            default: return -1;
         }
     }
 
@@ -526,6 +564,7 @@ public final class Entities {
             }
             case DIRECT_COUNTER_ENTRY: {
                 TableEntry q = request.getDirectCounterEntry().getTableEntry();
+                refuseEntryFilterOfEveryTable(q);
                 for (Table t : q.getTableId() == 0 ? sw.program.tables : List.of(table(q.getTableId()))) {
                     if (t.directCounter == null) {
                         if (q.getTableId() != 0) {
@@ -564,6 +603,7 @@ public final class Entities {
             case DIRECT_METER_ENTRY: {
                 refuseMeterCounters(request.getDirectMeterEntry(), NewerFields.DIRECT_METER_ENTRY_COUNTER_DATA, "counter_data");
                 TableEntry q = request.getDirectMeterEntry().getTableEntry();
+                refuseEntryFilterOfEveryTable(q);
                 for (Table t : q.getTableId() == 0 ? sw.program.tables : List.of(table(q.getTableId()))) {
                     if (t.directMeter == null) {
                         if (q.getTableId() != 0) {
@@ -623,6 +663,14 @@ public final class Entities {
                 }
                 return out;
             }
+        }
+    }
+
+    /** A direct resource read of every table (table_id 0) names no entry: a match or the default entry needs a table. */
+    private static void refuseEntryFilterOfEveryTable(TableEntry q) throws EntityException {
+        if (q.getTableId() == 0 && (q.getMatchCount() > 0 || q.getIsDefaultAction() || q.getPriority() != 0)) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "a read of every table's direct resources (table_id 0) "
+                    + "names no entry: a match, priority or is_default_action needs a table_id");
         }
     }
 
@@ -793,7 +841,7 @@ public final class Entities {
                     + ", an indirect table (implementation " + t.profile().name + ")");
         }
         TwoRateMarker meter = directResources(t, e);
-        if (!resourcesOnly || !t.constDefaultAction && t.profile() == null) {
+        if (!resourcesOnly || !constDefault(t)) {
             t.setDefaultAction(e.hasAction() ? actionCall(t, e.getAction(), true) : t.initialDefaultAction());
             // Its metadata reads back as written; a reset (no action) resets them too.
             if (e.hasAction() && (!e.getMetadata().isEmpty() || e.getControllerMetadata() != 0)) {
@@ -807,6 +855,11 @@ public final class Entities {
         if (e.hasCounterData()) {
             t.setCounts(t.defaultEntry, e.getCounterData().getPacketCount(), e.getCounterData().getByteCount());
         }
+    }
+
+    /** Whether the table's default action is constant: declared const, or an indirect table's NoAction (9.1.5). */
+    private static boolean constDefault(Table t) {
+        return t.constDefaultAction || t.profile() != null;
     }
 
     /**
@@ -1019,6 +1072,9 @@ public final class Entities {
             TableEntry.Builder b = TableEntry.newBuilder().setTableId(tid).setIsDefaultAction(true);
             b.getActionBuilder().setAction(action(t.defaultAction()));
             b.mergeFrom(defaultEntryMetadata.getOrDefault(t, TableEntry.getDefaultInstance()));
+            if (constDefault(t)) {
+                NewerFields.withVarint(b, NewerFields.TABLE_ENTRY_IS_CONST, 1);   // 1.4: it cannot be modified
+            }
             if (withCounters) {
                 long[] counts = t.counts(t.defaultEntry);
                 b.setCounterData(CounterData.newBuilder().setPacketCount(counts[0]).setByteCount(counts[1]));

@@ -310,6 +310,8 @@ public final class Device implements AutoCloseable {
                             continue;
                         }
                         idle.add(p.entities.describe(t, e));
+                        // P4Runtime: after a notification the entry's timer restarts, time_since_last_hit too.
+                        e.lastHitNanos = now;
                         t.scheduleIdleCheck(e, now + e.idleTimeoutNs);
                     }
                 }

@@ -35,7 +35,7 @@ import p4.v1.P4RuntimeOuterClass.WriteResponse;
  * with primary arbitration, packet-in/out and idle-timeout notifications.
  */
 final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
-    static final String API_VERSION = "1.3.0";
+    static final String API_VERSION = "1.4.1";
     private static final Logger LOG = Logger.getLogger("softswitch");
 
     private final Device device;
@@ -109,10 +109,11 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                         }
                         if (!current.config.getP4Info().equals(config.getP4Info())
                                 || !current.config.getP4DeviceConfig().equals(config.getP4DeviceConfig())) {
-                            throw Status.UNIMPLEMENTED.withDescription("softswitch reconciles only to the pipeline "
+                            // P4Runtime 14: INVALID_ARGUMENT where the forwarding state cannot be preserved.
+                            throw Status.INVALID_ARGUMENT.withDescription("softswitch reconciles only to the pipeline "
                                     + "it runs (keeping its state); use VERIFY_AND_COMMIT for another one").asException();
                         }
-                        commit(current.withCookie(config.getCookie()));   // a config saved before is dropped
+                        commit(current.withCookieOf(config));   // a config saved before is dropped
                         break;
                     }
                     default:

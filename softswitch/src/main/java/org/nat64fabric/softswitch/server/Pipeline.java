@@ -84,9 +84,13 @@ final class Pipeline {
         return new Pipeline(config, sw, new Entities(sw, config.getP4Info()));
     }
 
-    /** The same pipeline and state under another cookie (RECONCILE_AND_COMMIT of the running config). */
-    Pipeline withCookie(ForwardingPipelineConfig.Cookie cookie) {
-        return new Pipeline(config.toBuilder().setCookie(cookie).build(), sw, entities);
+    /** The same pipeline and state under the cookie of {@code other}, or none (RECONCILE_AND_COMMIT of the running config). */
+    Pipeline withCookieOf(ForwardingPipelineConfig other) {
+        ForwardingPipelineConfig.Builder b = config.toBuilder().clearCookie();
+        if (other.hasCookie()) {
+            b.setCookie(other.getCookie());
+        }
+        return new Pipeline(b.build(), sw, entities);
     }
 
     private static StatusException invalid(String message) {

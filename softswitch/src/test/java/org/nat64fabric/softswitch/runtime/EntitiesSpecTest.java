@@ -298,6 +298,42 @@ class EntitiesSpecTest {
     }
 
     @Test
+    void aConstDefaultEntryReadsBackAsConst() throws Exception {
+        TableEntry constDefault = read(Entity.newBuilder().setTableEntry(TableEntry.newBuilder()
+                .setTableId(table("I.fixed")).setIsDefaultAction(true))).get(0).getTableEntry();
+        assertEquals(1, NewerFields.varint(constDefault, NewerFields.TABLE_ENTRY_IS_CONST),
+                "P4Runtime 1.4: is_const, for the default entry of a table with a const default_action too");
+        TableEntry fwdDefault = read(Entity.newBuilder().setTableEntry(TableEntry.newBuilder()
+                .setTableId(table("I.fwd")).setIsDefaultAction(true))).get(0).getTableEntry();
+        assertEquals(0, NewerFields.varint(fwdDefault, NewerFields.TABLE_ENTRY_IS_CONST));
+    }
+
+    @Test
+    void aWriteNamingObjectIdZeroIsInvalid() {
+        for (Entity.Builder e : List.of(
+                Entity.newBuilder().setTableEntry(fwd(0xa, 1).setTableId(0)),
+                Entity.newBuilder().setCounterEntry(p4.v1.P4RuntimeOuterClass.CounterEntry.newBuilder()
+                        .setIndex(p4.v1.P4RuntimeOuterClass.Index.newBuilder().setIndex(1))),
+                Entity.newBuilder().setMeterEntry(p4.v1.P4RuntimeOuterClass.MeterEntry.getDefaultInstance()),
+                Entity.newBuilder().setDirectCounterEntry(DirectCounterEntry.newBuilder().setTableEntry(fwd(0xa, -1).setTableId(0))),
+                Entity.newBuilder().setDirectMeterEntry(p4.v1.P4RuntimeOuterClass.DirectMeterEntry.getDefaultInstance()),
+                Entity.newBuilder().setRegisterEntry(p4.v1.P4RuntimeOuterClass.RegisterEntry.getDefaultInstance()))) {
+            for (Update.Type type : List.of(Update.Type.INSERT, Update.Type.MODIFY, Update.Type.DELETE)) {
+                assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> entities.apply(type, e.build())),
+                        "P4Runtime: ID 0 in a non-read request is an error: " + type + " " + e.getEntityCase());
+            }
+        }
+    }
+
+    @Test
+    void aDirectCounterReadOfEveryTableNamesNoEntry() {
+        for (TableEntry.Builder q : List.of(TableEntry.newBuilder().setIsDefaultAction(true), fwd(0xa, -1).setTableId(0))) {
+            assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> read(Entity.newBuilder()
+                    .setDirectCounterEntry(DirectCounterEntry.newBuilder().setTableEntry(q)))), q.toString());
+        }
+    }
+
+    @Test
     void aModifyOfADirectCounterIsUndoneAlsoForConstAndDefaultEntries() throws Exception {
         TableEntry.Builder constEntry = TableEntry.newBuilder().setTableId(table("I.fixed"));
         constEntry.addMatchBuilder().setFieldId(1).getExactBuilder().setValue(bytes(1));

@@ -226,6 +226,29 @@ class MeterTest {
     }
 
     @Test
+    void aConstDefaultEntrysMeterIsSetWithoutAnActionAndARollbackResetsIt() throws Exception {
+        // keyed's default action runs its direct meter and is const; the table has no direct counter
+        program = P4Programs.compile(dir, P4Programs.v1(HEADERS, "state start { pkt.extract(hdr.rec); transition accept; }",
+                DECLS.replace("meters = by_key; }", "const default_action = metered(); meters = by_key; }"), APPLY, "",
+                "pkt.emit(hdr.rec);"));
+        sw = new V1ModelSwitch(program);
+        info = P4InfoBuilder.build(program);
+        entities = new Entities(sw, info);
+        TableEntry dflt = TableEntry.newBuilder().setTableId(id("I.keyed")).setIsDefaultAction(true).build();
+        Update set = Update.newBuilder().setType(Update.Type.MODIFY).setEntity(Entity.newBuilder()
+                .setTableEntry(dflt.toBuilder().setMeterConfig(config(1, 1, 1, 1)))).build();
+        List<Update> undo = entities.undoOf(set);
+        write(set.getType(), set.getEntity());
+        assertEquals(List.of("0/0/0", "0/2/0"), send(0, 2), "the const default entry's meter marks the misses");
+        for (Update u : undo) {
+            write(u.getType(), u.getEntity());
+        }
+        assertEquals(List.of("0/0/0", "0/0/0"), send(0, 2), "undone: unconfigured again, every packet GREEN");
+        assertFalse(entities.read(Entity.newBuilder().setDirectMeterEntry(DirectMeterEntry.newBuilder().setTableEntry(dflt)).build())
+                .get(0).getDirectMeterEntry().hasConfig());
+    }
+
+    @Test
     void aTableEntryMayCarryItsDirectMeterConfiguration() throws Exception {
         TableEntry e = keyedEntry(4).toBuilder().setMeterConfig(config(1, 1, 1, 1)).build();
         entities.apply(Update.Type.INSERT, Entity.newBuilder().setTableEntry(e).build());
