@@ -209,14 +209,18 @@ public final class Arbitration {
     /**
      * Writes and pipeline changes come only from the primary of their role, with its election_id
      * (P4Runtime 12: a role no controller ever arbitrated for, with an election_id or without, is
-     * NOT_FOUND; the default role is always one).
+     * NOT_FOUND; the default role is always one). An unset election_id is nobody's, not 0 (5.4).
      */
-    public synchronized void checkPrimary(String role, Uint128 electionId) throws StatusException {
+    public synchronized void checkPrimary(String role, boolean hasElectionId, Uint128 electionId) throws StatusException {
         if (!role.isEmpty() && !knownRoles.contains(role)) {
             throw Status.NOT_FOUND.withDescription(roleName(role) + " is not known here: no controller has"
                     + " arbitrated for it (open a stream and send arbitration with it first)").asException();
         }
         Controller p = primary(role);
+        if (!hasElectionId) {
+            throw Status.PERMISSION_DENIED.withDescription("the request has no election_id: writes and pipeline "
+                    + "changes carry the primary's").asException();
+        }
         if (p == null || !p.electionId.equals(electionId(electionId))) {
             throw Status.PERMISSION_DENIED.withDescription("election_id " + electionId(electionId)
                     + " is not the primary's for " + roleName(role)

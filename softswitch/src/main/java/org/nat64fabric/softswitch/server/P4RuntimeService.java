@@ -71,7 +71,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                                             StreamObserver<SetForwardingPipelineConfigResponse> response) {
         try {
             checkDevice(request.getDeviceId());
-            arbitration.checkPrimary(Arbitration.roleOf(request), request.getElectionId());
+            arbitration.checkPrimary(Arbitration.roleOf(request), request.hasElectionId(), request.getElectionId());
             ForwardingPipelineConfig config = request.getConfig();
             synchronized (this) {
                 switch (request.getAction()) {
@@ -174,7 +174,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
     public void write(WriteRequest request, StreamObserver<WriteResponse> response) {
         try {
             checkDevice(request.getDeviceId());
-            arbitration.checkPrimary(Arbitration.roleOf(request), request.getElectionId());
+            arbitration.checkPrimary(Arbitration.roleOf(request), request.hasElectionId(), request.getElectionId());
             Pipeline p = entitiesPipeline();
             WriteRequest.Atomicity atomicity = request.getAtomicity();
             if (atomicity == WriteRequest.Atomicity.UNRECOGNIZED) {

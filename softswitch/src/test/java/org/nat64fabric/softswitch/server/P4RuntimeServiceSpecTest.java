@@ -148,6 +148,20 @@ class P4RuntimeServiceSpecTest {
     }
 
     @Test
+    void anUnsetElectionIdIsNotThePrimarysZero() throws Exception {
+        assertEquals(Code.OK_VALUE, new Stream().arbitrate(DEVICE, 0L, null).answer().getStatus().getCode(),
+                "election_id 0, set, makes a primary");
+        var stub = P4RuntimeGrpc.newBlockingStub(channel);
+        SetForwardingPipelineConfigRequest.Builder commit = SetForwardingPipelineConfigRequest.newBuilder().setDeviceId(DEVICE)
+                .setAction(SetForwardingPipelineConfigRequest.Action.COMMIT);
+        assertEquals(Status.Code.PERMISSION_DENIED, assertThrows(StatusRuntimeException.class,
+                () -> stub.setForwardingPipelineConfig(commit.build())).getStatus().getCode(), "5.4: unset is nobody's election_id");
+        assertEquals(Status.Code.NOT_FOUND, assertThrows(StatusRuntimeException.class, () -> stub.setForwardingPipelineConfig(
+                commit.setElectionId(Uint128.getDefaultInstance()).build())).getStatus().getCode(),
+                "with the primary's zero it gets as far as the config (none saved)");
+    }
+
+    @Test
     void commitNeedsASavedConfigAndTakesNone() throws Exception {
         new Stream().arbitrate(DEVICE, 1L, null).answer();
         var stub = P4RuntimeGrpc.newBlockingStub(channel);

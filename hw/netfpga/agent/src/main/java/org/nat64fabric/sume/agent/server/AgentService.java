@@ -162,7 +162,7 @@ final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
                                             StreamObserver<SetForwardingPipelineConfigResponse> response) {
         try {
             checkDevice(request.getDeviceId());
-            arbitration.checkPrimary(Arbitration.roleOf(request), request.getElectionId());
+            arbitration.checkPrimary(Arbitration.roleOf(request), request.hasElectionId(), request.getElectionId());
             ForwardingPipelineConfig config = request.getConfig();
             synchronized (this) {
                 switch (request.getAction()) {
@@ -268,7 +268,7 @@ final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
     public void write(WriteRequest request, StreamObserver<WriteResponse> response) {
         try {
             checkDevice(request.getDeviceId());
-            arbitration.checkPrimary(Arbitration.roleOf(request), request.getElectionId());
+            arbitration.checkPrimary(Arbitration.roleOf(request), request.hasElectionId(), request.getElectionId());
             Pipeline p = requirePipeline();
             if (request.getAtomicity() != WriteRequest.Atomicity.CONTINUE_ON_ERROR) {
                 throw Status.UNIMPLEMENTED.withDescription("only CONTINUE_ON_ERROR atomicity is supported "
