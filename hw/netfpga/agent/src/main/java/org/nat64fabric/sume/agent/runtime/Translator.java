@@ -278,6 +278,9 @@ public final class Translator {
     }
 
     private void tableEntry(Update.Type type, TableEntry e) throws EntityError {
+        if (e.getTableId() == 0) {
+            throw new EntityError(Status.Code.INVALID_ARGUMENT, "table_id 0 is a wildcard of reads; a write must name its table");
+        }
         TableState t = table(e.getTableId());
         if (e.getIsDefaultAction()) {
             writeDefault(t, type, e);

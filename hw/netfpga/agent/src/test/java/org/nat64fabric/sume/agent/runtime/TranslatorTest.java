@@ -202,6 +202,8 @@ class TranslatorTest {
         assertEquals(Status.Code.OUT_OF_RANGE, refused(() -> r.write(Update.Type.INSERT, session(r).setMatch(0,
                 exact(r.field("translate.session_v6", "proto"), b(1, 17))))));
         assertEquals(Status.Code.NOT_FOUND, refused(() -> r.write(Update.Type.DELETE, session(r))));
+        assertEquals(Status.Code.INVALID_ARGUMENT, refused(() -> r.write(Update.Type.INSERT, session(r).setTableId(0))),
+                "P4Runtime: ID 0 names no object in a write");
         r.write(Update.Type.INSERT, session(r));
         assertEquals(Status.Code.ALREADY_EXISTS, refused(() -> r.write(Update.Type.INSERT, session(r))));
         assertEquals(Status.Code.INVALID_ARGUMENT, refused(() -> r.write(Update.Type.INSERT, session(r).removeMatch(2))));
