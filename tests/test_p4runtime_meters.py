@@ -1,6 +1,7 @@
 """v1model meters on a P4Runtime switch over veth: softswitch/examples/policer.p4 meters frames per
 ingress port (meter, packets) and per EtherType entry (direct_meter, bytes). MeterEntry and
-DirectMeterEntry are written and read as P4Runtime 1.3 specifies, with their error codes; frames
+DirectMeterEntry are written and read as P4Runtime 1.4 specifies, with their error codes and
+per-colour counts; frames
 beyond a burst are marked YELLOW, then RED and dropped (RFC 2698, colour-blind)."""
 import grpc
 import pytest
@@ -106,3 +107,53 @@ def test_meter_write_errors_carry_p4runtime_codes(ptf):
         c.read(c.meter_entry("PolicerIngress.port_meter", 99))
     assert read_err.value.code() == grpc.StatusCode.OUT_OF_RANGE
     assert colours(ptf, 2) == [(GREEN, GREEN)] * 2, "failed writes configured nothing"
+
+
+def test_per_colour_meter_counts_are_read_and_reset_by_zeros(ptf):
+    """P4Runtime 1.4 (9.1.9): a meter's MeterCounterData, the packets and bytes it marked GREEN,
+    YELLOW and RED, read when the request sets counter_data (meter_counter_data in a table entry);
+    a write may only reset them (zeros), other counts are INVALID_ARGUMENT."""
+    c = ptf.client
+
+    def counts(data):
+        return [(x.packet_count, x.byte_count) for x in (data.green, data.yellow, data.red)]
+
+    reset = c.meter_entry("PolicerIngress.port_meter", 1, (SLOW, 2, SLOW, 4))
+    reset.meter_entry.counter_data.SetInParent()
+    c.write(c.update("MODIFY", reset))
+    query = c.meter_entry("PolicerIngress.port_meter", 1)
+    query.meter_entry.counter_data.SetInParent()
+    assert counts(c.read(query)[0].meter_entry.counter_data) == [(0, 0)] * 3
+    assert colours(ptf, 10) == [(GREEN, GREEN)] * 2 + [(YELLOW, GREEN)] * 2
+    assert counts(c.read(query)[0].meter_entry.counter_data) == [(2, 200), (2, 200), (6, 600)]
+    assert not c.read(c.meter_entry("PolicerIngress.port_meter", 1))[0].meter_entry.HasField("counter_data"), \
+        "unasked, not given"
+    nonzero = c.meter_entry("PolicerIngress.port_meter", 1, (SLOW, 2, SLOW, 4))
+    nonzero.meter_entry.counter_data.red.packet_count = 1
+    with pytest.raises(WriteError) as err:
+        c.write(c.update("MODIFY", nonzero))
+    assert [x.name for x in err.value.codes()] == ["INVALID_ARGUMENT"]
+    c.write(c.update("MODIFY", c.meter_entry("PolicerIngress.port_meter", 1)))
+    assert counts(c.read(query)[0].meter_entry.counter_data) == [(2, 200), (2, 200), (6, 600)], \
+        "a write without counter_data leaves them"
+    c.write(c.update("MODIFY", reset))
+    assert counts(c.read(query)[0].meter_entry.counter_data) == [(0, 0)] * 3
+    c.write(c.update("MODIFY", c.meter_entry("PolicerIngress.port_meter", 1)))   # GREEN: only the direct meter marks
+
+    entry = c.table_entry("PolicerIngress.by_ether_type", match={"hdr.ethernet.ether_type": 0x88B5},
+                          action="PolicerIngress.metered")
+    entry.table_entry.meter_config.cir, entry.table_entry.meter_config.cburst = SLOW, 250
+    entry.table_entry.meter_config.pir, entry.table_entry.meter_config.pburst = SLOW, 450
+    ptf.insert(entry)
+    colours(ptf, 6)
+    read_entry = c.table_entry("PolicerIngress.by_ether_type", match={"hdr.ethernet.ether_type": 0x88B5})
+    read_entry.table_entry.meter_counter_data.SetInParent()
+    (read,) = c.read(read_entry)
+    assert counts(read.table_entry.meter_counter_data) == [(2, 200), (2, 200), (2, 200)]
+    direct = c.direct_meter_entry(entry)
+    direct.direct_meter_entry.counter_data.SetInParent()
+    assert counts(c.read(direct)[0].direct_meter_entry.counter_data) == [(2, 200), (2, 200), (2, 200)]
+    zeroed = c.table_entry("PolicerIngress.by_ether_type", match={"hdr.ethernet.ether_type": 0x88B5})
+    zeroed.table_entry.meter_counter_data.SetInParent()
+    c.write(c.update("MODIFY", zeroed))
+    assert counts(c.read(read_entry)[0].table_entry.meter_counter_data) == [(0, 0)] * 3

@@ -264,6 +264,18 @@ def test_the_pipeline_must_be_the_one_the_card_was_built_with(agent):
     client.set_pipeline(p4info_path, device_config, action="VERIFY")   # VERIFY alone changes nothing
     config = client.get_pipeline()
     assert config.p4_device_config == device_config and config.p4info == client.p4info.message
+    # P4Runtime 14: RECONCILE_AND_COMMIT keeps the forwarding state; the card runs one program, so it can.
+    ptf = SimpleNamespace(client=client)
+    session = session_v6(ptf, 17, V6_HOST, 5010, MAPPED, 40010)
+    client.write(client.update("INSERT", session))
+    try:
+        client.set_pipeline(p4info_path, device_config + b"\n", action="RECONCILE_AND_COMMIT", cookie=5)
+        assert table_entries(client, T + "session_v6") == [session.table_entry], "the card's entries stay"
+        assert client.get_pipeline("COOKIE_ONLY").cookie.cookie == 5
+        client.set_pipeline(p4info_path, device_config, action="RECONCILE_AND_COMMIT")
+        assert client.get_pipeline().p4_device_config == device_config
+    finally:
+        client.write(client.update("DELETE", session))
     assert client.stub.Capabilities(p4runtime_pb2.CapabilitiesRequest()).p4runtime_api_version.startswith("1.")
 
 

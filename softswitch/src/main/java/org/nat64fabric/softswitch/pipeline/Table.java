@@ -317,6 +317,8 @@ public final class Table {
         long nextIdleCheck = NO_IDLE_CHECK;
         /** The entry's direct meter; null while unconfigured (every packet GREEN). */
         public volatile TwoRateMarker meter;
+        /** Packets and bytes its direct meter marked, by colour (P4Runtime 1.4 MeterCounterData); null before the first. */
+        public long[] colourCounts;
         /** The entry's number in a mirror, which it assigns. */
         public int mirrorId = -1;
 
@@ -592,7 +594,7 @@ public final class Table {
                 e.bytes += packetLength;
             }
             if (directMeter != null) {
-                s.directMeterColor = TwoRateMarker.colorOf(e.meter, directMeterUnit, packetLength, now);
+                s.directMeterColor = meterAndCount(e, packetLength, now);
             }
         } else {
             e = null;
@@ -603,9 +605,8 @@ public final class Table {
                 d.packets++;
                 d.bytes += packetLength;
             }
-            TwoRateMarker meter = d.meter;
-            s.directMeterColor = meter == null ? TwoRateMarker.GREEN
-                    : TwoRateMarker.colorOf(meter, directMeterUnit, packetLength, System.nanoTime());
+            s.directMeterColor = directMeter == null ? TwoRateMarker.GREEN
+                    : meterAndCount(d, packetLength, d.meter == null ? 0 : System.nanoTime());
         }
         int index = indexOf(call.action);
         s.lastActionIndex = index;
@@ -614,6 +615,16 @@ public final class Table {
             s.exiting = true;
         }
         return e;
+    }
+
+    /** The colour the entry's direct meter gives the packet, counted by colour. */
+    private int meterAndCount(Entry e, int packetLength, long now) {
+        int color = TwoRateMarker.colorOf(e.meter, directMeterUnit, packetLength, now);
+        if (e.colourCounts == null) {
+            e.colourCounts = new long[TwoRateMarker.COUNTS_PER_CELL];
+        }
+        TwoRateMarker.count(e.colourCounts, 0, color, packetLength);
+        return color;
     }
 
     private int indexOf(Action a) {

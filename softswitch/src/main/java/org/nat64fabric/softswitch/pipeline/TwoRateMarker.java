@@ -50,6 +50,16 @@ public final class TwoRateMarker {
         return units > Long.MAX_VALUE / NANOS_PER_SECOND ? Long.MAX_VALUE : units * NANOS_PER_SECOND;
     }
 
+    /** Longs per meter cell in a colour count array: packets and bytes of GREEN, YELLOW, then RED. */
+    public static final int COUNTS_PER_CELL = 6;
+
+    /** Counts a packet of {@code bytes} of colour {@code color} in the cell at {@code cell} of {@code counts}. */
+    public static void count(long[] counts, int cell, int color, long bytes) {
+        int at = cell * COUNTS_PER_CELL + 2 * color;
+        counts[at]++;
+        counts[at + 1] += bytes;
+    }
+
     /**
      * The colour of a packet through a meter cell in the meter's {@code unit} (v1model MeterType):
      * GREEN while the cell is unconfigured ({@code marker} null), as BMv2 does.

@@ -141,25 +141,31 @@ public final class Entities {
             case METER_ENTRY: {
                 expectModify(type, "meter entries");
                 MeterEntry me = entity.getMeterEntry();
-                refuseMeterCounters(me, NewerFields.METER_ENTRY_COUNTER_DATA, "counter_data");
                 Externs.Meter m = meter(me.getMeterId());
+                boolean resetCounts = resetsMeterCounts(me, NewerFields.METER_ENTRY_COUNTER_DATA, m.name);
                 TwoRateMarker.Config config = meterConfig(me.hasConfig(), me.getConfig(), m.name);
                 for (int i : cells(me.hasIndex(), me.getIndex(), m.size, m.name)) {
                     m.configure(i, config);
+                    if (resetCounts) {
+                        m.resetColourCounts(i);
+                    }
                 }
                 return;
             }
             case DIRECT_METER_ENTRY: {
                 expectModify(type, "direct meter entries");
                 DirectMeterEntry dm = entity.getDirectMeterEntry();
-                refuseMeterCounters(dm, NewerFields.DIRECT_METER_ENTRY_COUNTER_DATA, "counter_data");
                 Table t = table(dm.getTableEntry().getTableId());
                 if (t.directMeter == null) {
                     throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no direct meter");
                 }
+                boolean resetCounts = resetsMeterCounts(dm, NewerFields.DIRECT_METER_ENTRY_COUNTER_DATA, t.directMeter);
                 TwoRateMarker.Config config = meterConfig(dm.hasConfig(), dm.getConfig(), t.directMeter);
                 Table.Entry e = installedEntry(t, dm.getTableEntry());
                 e.meter = config == null ? null : new TwoRateMarker(config, System.nanoTime());
+                if (resetCounts) {
+                    e.colourCounts = null;
+                }
                 return;
             }
             case DIRECT_COUNTER_ENTRY: {
@@ -586,7 +592,7 @@ public final class Entities {
             }
             case METER_ENTRY: {
                 MeterEntry q = request.getMeterEntry();
-                refuseMeterCounters(q, NewerFields.METER_ENTRY_COUNTER_DATA, "counter_data");
+                boolean withCounts = NewerFields.has(q, NewerFields.METER_ENTRY_COUNTER_DATA);
                 for (Externs.Meter m : q.getMeterId() == 0 ? sw.program.meters : List.of(meter(q.getMeterId()))) {
                     for (int i : cells(q.hasIndex(), q.getIndex(), m.size, m.name)) {
                         MeterEntry.Builder b = MeterEntry.newBuilder().setMeterId(meterIds.get(m))
@@ -595,13 +601,17 @@ public final class Entities {
                         if (c != null) {
                             b.setConfig(meterConfig(c));
                         }
+                        if (withCounts) {
+                            NewerFields.withBytes(b, NewerFields.METER_ENTRY_COUNTER_DATA,
+                                    NewerFields.meterCounterData(m.colourCounts(i)));
+                        }
                         out.add(Entity.newBuilder().setMeterEntry(b).build());
                     }
                 }
                 return out;
             }
             case DIRECT_METER_ENTRY: {
-                refuseMeterCounters(request.getDirectMeterEntry(), NewerFields.DIRECT_METER_ENTRY_COUNTER_DATA, "counter_data");
+                boolean withCounts = NewerFields.has(request.getDirectMeterEntry(), NewerFields.DIRECT_METER_ENTRY_COUNTER_DATA);
                 TableEntry q = request.getDirectMeterEntry().getTableEntry();
                 refuseEntryFilterOfEveryTable(q);
                 for (Table t : q.getTableId() == 0 ? sw.program.tables : List.of(table(q.getTableId()))) {
@@ -621,6 +631,9 @@ public final class Entities {
                         TwoRateMarker m = e.meter;
                         if (m != null) {
                             b.setConfig(meterConfig(m.config));
+                        }
+                        if (withCounts) {
+                            NewerFields.withBytes(b, NewerFields.DIRECT_METER_ENTRY_COUNTER_DATA, meterCounterData(e));
                         }
                         out.add(Entity.newBuilder().setDirectMeterEntry(b).build());
                     }
@@ -682,11 +695,26 @@ public final class Entities {
         return t;
     }
 
-    /** P4Runtime 9.1, 9.4: per-colour meter counters (1.4) are UNIMPLEMENTED where the target keeps none. */
-    private static void refuseMeterCounters(com.google.protobuf.Message entry, int field, String name) throws EntityException {
-        if (NewerFields.has(entry, field)) {
-            throw new EntityException(Code.UNIMPLEMENTED, "softswitch keeps no per-colour meter counters (" + name + ")");
+    /**
+     * Whether a write's per-colour meter counts (1.4 MeterCounterData) reset them: they may be
+     * written as zeros only (9.1.9), anything else is INVALID_ARGUMENT.
+     */
+    private static boolean resetsMeterCounts(com.google.protobuf.Message entry, int field, String name) throws EntityException {
+        ByteString counts = NewerFields.bytes(entry, field);
+        if (counts == null) {
+            return false;
         }
+        if (!NewerFields.allZero(counts)) {
+            throw new EntityException(Code.INVALID_ARGUMENT, name + ": per-colour meter counts are written as zeros only "
+                    + "(a reset, P4Runtime 9.1.9)");
+        }
+        return true;
+    }
+
+    /** An entry's per-colour counts of its direct meter, as a MeterCounterData. */
+    private static ByteString meterCounterData(Table.Entry e) {
+        long[] counts = e.colourCounts;
+        return NewerFields.meterCounterData(counts == null ? new long[TwoRateMarker.COUNTS_PER_CELL] : counts);
     }
 
     /** A table entry write, checked as P4Runtime 9.1 says before anything changes. */
@@ -703,11 +731,13 @@ public final class Entities {
         if (type != Update.Type.DELETE && e.hasTimeSinceLastHit()) {
             throw new EntityException(Code.INVALID_ARGUMENT, "time_since_last_hit must be unset in a write (it is read only)");
         }
-        if (type != Update.Type.DELETE) {
-            refuseMeterCounters(e, NewerFields.TABLE_ENTRY_METER_COUNTER_DATA, "meter_counter_data");
+        if (type != Update.Type.DELETE && NewerFields.has(e, NewerFields.TABLE_ENTRY_METER_COUNTER_DATA) && t.directMeter == null) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no direct meter (meter_counter_data)");
         }
+        boolean resetMeterCounts = type != Update.Type.DELETE
+                && resetsMeterCounts(e, NewerFields.TABLE_ENTRY_METER_COUNTER_DATA, "table " + t.name);
         if (e.getIsDefaultAction()) {
-            defaultEntry(type, t, e);
+            defaultEntry(type, t, e, resetMeterCounts);
             return;
         }
         if (t.keys.isEmpty() && type == Update.Type.INSERT) {
@@ -796,6 +826,9 @@ public final class Entities {
         if (t.directMeter != null) {
             existing.meter = meter;
         }
+        if (resetMeterCounts) {
+            existing.colourCounts = null;
+        }
         if (e.hasCounterData()) {
             t.setCounts(existing, e.getCounterData().getPacketCount(), e.getCounterData().getByteCount());
         }
@@ -820,7 +853,7 @@ public final class Entities {
      * to none. Its direct counter and meter are set like a regular entry's; where its action is
      * const (or the table indirect), a MODIFY may set them alone (no action), as for const entries.
      */
-    private void defaultEntry(Update.Type type, Table t, TableEntry e) throws EntityException {
+    private void defaultEntry(Update.Type type, Table t, TableEntry e, boolean resetMeterCounts) throws EntityException {
         if (type != Update.Type.MODIFY) {
             throw new EntityException(Code.INVALID_ARGUMENT, "the default entry of " + t.name + " can only be modified");
         }
@@ -830,7 +863,7 @@ public final class Entities {
         if (e.getIdleTimeoutNs() != 0) {
             throw new EntityException(Code.INVALID_ARGUMENT, "a default entry has no idle timeout (idle_timeout_ns must be 0)");
         }
-        boolean resourcesOnly = !e.hasAction() && (e.hasMeterConfig() || e.hasCounterData());
+        boolean resourcesOnly = !e.hasAction() && (e.hasMeterConfig() || e.hasCounterData() || resetMeterCounts);
         if (t.constDefaultAction && !resourcesOnly) {
             throw new EntityException(Code.PERMISSION_DENIED, "the default action of " + t.name + " is const "
                     + "(only its direct counter and meter may be modified, without an action)");
@@ -852,6 +885,9 @@ public final class Entities {
             }
         }
         t.defaultEntry.meter = meter;
+        if (resetMeterCounts) {
+            t.defaultEntry.colourCounts = null;
+        }
         if (e.hasCounterData()) {
             t.setCounts(t.defaultEntry, e.getCounterData().getPacketCount(), e.getCounterData().getByteCount());
         }
@@ -1067,6 +1103,7 @@ public final class Entities {
         List<TableEntry> out = new ArrayList<>();
         int tid = tableIds.get(t.name);
         boolean withCounters = q.hasCounterData() && t.directCounter != null;
+        boolean withMeterCounts = NewerFields.has(q, NewerFields.TABLE_ENTRY_METER_COUNTER_DATA) && t.directMeter != null;
         long now = System.nanoTime();
         if (q.getIsDefaultAction()) {
             TableEntry.Builder b = TableEntry.newBuilder().setTableId(tid).setIsDefaultAction(true);
@@ -1083,6 +1120,9 @@ public final class Entities {
             if (q.hasMeterConfig() && meter != null) {
                 b.setMeterConfig(meterConfig(meter.config));
             }
+            if (withMeterCounts) {
+                NewerFields.withBytes(b, NewerFields.TABLE_ENTRY_METER_COUNTER_DATA, meterCounterData(t.defaultEntry));
+            }
             out.add(b.build());
             return out;
         }
@@ -1094,6 +1134,9 @@ public final class Entities {
             TwoRateMarker meter = e.meter;
             if (q.hasMeterConfig() && meter != null) {
                 te = te.toBuilder().setMeterConfig(meterConfig(meter.config)).build();
+            }
+            if (withMeterCounts) {
+                te = NewerFields.withBytes(te.toBuilder(), NewerFields.TABLE_ENTRY_METER_COUNTER_DATA, meterCounterData(e)).build();
             }
             out.add(te);
         }

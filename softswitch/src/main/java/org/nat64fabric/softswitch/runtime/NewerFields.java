@@ -49,6 +49,42 @@ public final class NewerFields {
         }
     }
 
+    /**
+     * A MeterCounterData (1.4: CounterData green = 1, yellow = 2, red = 3) from colour counts:
+     * packets and bytes of GREEN, YELLOW, RED.
+     */
+    public static ByteString meterCounterData(long[] counts) {
+        UnknownFieldSet.Builder b = UnknownFieldSet.newBuilder();
+        for (int color = 0; color < 3; color++) {
+            ByteString data = p4.v1.P4RuntimeOuterClass.CounterData.newBuilder().setPacketCount(counts[2 * color])
+                    .setByteCount(counts[2 * color + 1]).build().toByteString();
+            b.mergeField(color + 1, UnknownFieldSet.Field.newBuilder().addLengthDelimited(data).build());
+        }
+        return b.build().toByteString();
+    }
+
+    /** Whether a MeterCounterData holds only zeros (the only counts a write may give, 9.1.9), or is malformed. */
+    public static boolean allZero(ByteString meterCounterData) {
+        try {
+            UnknownFieldSet set = UnknownFieldSet.parseFrom(meterCounterData);
+            for (var field : set.asMap().entrySet()) {
+                if (field.getKey() < 1 || field.getKey() > 3 || !field.getValue().getVarintList().isEmpty()
+                        || !field.getValue().getFixed32List().isEmpty() || !field.getValue().getFixed64List().isEmpty()) {
+                    return false;
+                }
+                for (ByteString data : field.getValue().getLengthDelimitedList()) {
+                    var c = p4.v1.P4RuntimeOuterClass.CounterData.parseFrom(data);
+                    if (c.getPacketCount() != 0 || c.getByteCount() != 0) {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            return false;
+        }
+    }
+
     private NewerFields() {
     }
 

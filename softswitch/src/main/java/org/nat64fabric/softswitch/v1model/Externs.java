@@ -609,12 +609,26 @@ public final class Externs {
         public final int size;
         public final int unit;   // MeterType: 0 packets, 1 bytes
         private final TwoRateMarker[] markers;
+        /** Packets and bytes each cell marked, by colour (P4Runtime 1.4 MeterCounterData). */
+        private final long[] colourCounts;
 
         public Meter(String name, int size, int unit) {
             this.name = name;
             this.size = size;
             this.unit = unit;
             this.markers = new TwoRateMarker[size];
+            this.colourCounts = new long[size * TwoRateMarker.COUNTS_PER_CELL];
+        }
+
+        /** A cell's colour counts: packets and bytes of GREEN, YELLOW, RED. */
+        public synchronized long[] colourCounts(int index) {
+            int at = index * TwoRateMarker.COUNTS_PER_CELL;
+            return java.util.Arrays.copyOfRange(colourCounts, at, at + TwoRateMarker.COUNTS_PER_CELL);
+        }
+
+        public synchronized void resetColourCounts(int index) {
+            int at = index * TwoRateMarker.COUNTS_PER_CELL;
+            java.util.Arrays.fill(colourCounts, at, at + TwoRateMarker.COUNTS_PER_CELL, 0);
         }
 
         /** Configures one cell (null resets it to unconfigured); its buckets start full. */
@@ -631,7 +645,13 @@ public final class Externs {
             synchronized (this) {
                 m = index >= 0 && index < size ? markers[(int) index] : null;
             }
-            return TwoRateMarker.colorOf(m, unit, packetLength, System.nanoTime());
+            int color = TwoRateMarker.colorOf(m, unit, packetLength, System.nanoTime());
+            if (index >= 0 && index < size) {
+                synchronized (this) {
+                    TwoRateMarker.count(colourCounts, (int) index, color, packetLength);
+                }
+            }
+            return color;
         }
     }
 

@@ -19,6 +19,7 @@ import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
 import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.runtime.Entities;
 import org.nat64fabric.softswitch.runtime.EntityException;
+import org.nat64fabric.softswitch.runtime.NewerFields;
 import org.nat64fabric.softswitch.sim.Sim;
 import org.nat64fabric.softswitch.testutil.P4Programs;
 import p4.config.v1.P4InfoOuterClass.MeterSpec;
@@ -246,6 +247,27 @@ class MeterTest {
         assertEquals(List.of("0/0/0", "0/0/0"), send(0, 2), "undone: unconfigured again, every packet GREEN");
         assertFalse(entities.read(Entity.newBuilder().setDirectMeterEntry(DirectMeterEntry.newBuilder().setTableEntry(dflt)).build())
                 .get(0).getDirectMeterEntry().hasConfig());
+    }
+
+    @Test
+    void theDefaultEntrysMeterCountsItsMissesByColour() throws Exception {
+        TableEntry dflt = TableEntry.newBuilder().setTableId(id("I.keyed")).setIsDefaultAction(true).build();
+        write(Update.Type.MODIFY, Entity.newBuilder().setTableEntry(dflt.toBuilder().setAction(keyedEntry(0).getAction())
+                .setMeterConfig(config(1, 1, 1, 2))).build());
+        send(5, 4);   // GREEN, YELLOW, RED, RED
+        TableEntry asked = NewerFields.withBytes(dflt.toBuilder(), NewerFields.TABLE_ENTRY_METER_COUNTER_DATA,
+                com.google.protobuf.ByteString.EMPTY).build();
+        TableEntry read = entities.read(Entity.newBuilder().setTableEntry(asked).build()).get(0).getTableEntry();
+        assertEquals(NewerFields.meterCounterData(new long[] {1, 100, 1, 100, 2, 200}),
+                NewerFields.bytes(read, NewerFields.TABLE_ENTRY_METER_COUNTER_DATA), "P4Runtime 1.4 MeterCounterData");
+        write(Update.Type.MODIFY, Entity.newBuilder().setTableEntry(NewerFields.withBytes(dflt.toBuilder(),
+                NewerFields.TABLE_ENTRY_METER_COUNTER_DATA, NewerFields.meterCounterData(new long[6]))).build());
+        read = entities.read(Entity.newBuilder().setTableEntry(asked).build()).get(0).getTableEntry();
+        assertEquals(NewerFields.meterCounterData(new long[6]), NewerFields.bytes(read, NewerFields.TABLE_ENTRY_METER_COUNTER_DATA),
+                "a write of zeros resets them");
+        assertThrows(EntityException.class, () -> write(Update.Type.MODIFY, Entity.newBuilder().setTableEntry(
+                NewerFields.withBytes(dflt.toBuilder(), NewerFields.TABLE_ENTRY_METER_COUNTER_DATA,
+                        NewerFields.meterCounterData(new long[] {0, 0, 0, 0, 1, 0}))).build()), "only zeros");
     }
 
     @Test

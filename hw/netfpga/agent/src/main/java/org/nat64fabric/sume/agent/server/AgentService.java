@@ -185,13 +185,14 @@ final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
                         commit(saved.config);
                         break;
                     case RECONCILE_AND_COMMIT: {
+                        verify(config);
                         Pipeline p = pipeline;
-                        if (p == null || !p.config.getP4Info().equals(config.getP4Info())
-                                || !p.config.getP4DeviceConfig().equals(config.getP4DeviceConfig())) {
-                            verify(config);
-                            commit(config);
+                        if (p == null) {
+                            commit(config);   // no forwarding state to keep: reconciling is committing (P4Runtime 14)
                         } else {
-                            pipeline = new Pipeline(config, p.translator);   // the same entries, another cookie
+                            // The card runs the one program it was built with (verified): its entries stay.
+                            pipeline = new Pipeline(config, p.translator);
+                            saved = null;
                         }
                         break;
                     }
