@@ -297,7 +297,9 @@ public final class Entities {
             }
             case METER_ENTRY: {
                 MeterEntry m = e.getMeterEntry();
-                return m.getMeterId() == 0 ? null : q.setMeterEntry(m.toBuilder().clearConfig()).build();
+                // without the request's counter_data: the undo must not carry counts a write cannot give
+                return m.getMeterId() == 0 ? null : q.setMeterEntry(m.toBuilder().clearConfig()
+                        .setUnknownFields(UnknownFieldSet.getDefaultInstance())).build();
             }
             case DIRECT_COUNTER_ENTRY: {
                 TableEntry t = e.getDirectCounterEntry().getTableEntry();
@@ -700,11 +702,15 @@ public final class Entities {
      * written as zeros only (9.1.9), anything else is INVALID_ARGUMENT.
      */
     private static boolean resetsMeterCounts(com.google.protobuf.Message entry, int field, String name) throws EntityException {
-        ByteString counts = NewerFields.bytes(entry, field);
-        if (counts == null) {
+        if (!NewerFields.has(entry, field)) {
             return false;
         }
-        if (!NewerFields.allZero(counts)) {
+        // every copy (a parser merges them), each a MeterCounterData of zeros
+        var copies = entry.getUnknownFields().getField(field);
+        boolean zeros = !copies.getLengthDelimitedList().isEmpty() && copies.getVarintList().isEmpty()
+                && copies.getFixed32List().isEmpty() && copies.getFixed64List().isEmpty() && copies.getGroupList().isEmpty()
+                && copies.getLengthDelimitedList().stream().allMatch(NewerFields::allZero);
+        if (!zeros) {
             throw new EntityException(Code.INVALID_ARGUMENT, name + ": per-colour meter counts are written as zeros only "
                     + "(a reset, P4Runtime 9.1.9)");
         }

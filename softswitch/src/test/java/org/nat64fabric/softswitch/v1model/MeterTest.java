@@ -250,6 +250,21 @@ class MeterTest {
     }
 
     @Test
+    void aMeterWriteThatResetsItsCountsIsUndoneToItsConfiguration() throws Exception {
+        write(Update.Type.MODIFY, meterEntry("I.pkt_meter", 1, config(1, 1, 1, 2)));
+        send(1, 3);
+        Update reset = Update.newBuilder().setType(Update.Type.MODIFY).setEntity(Entity.newBuilder().setMeterEntry(
+                NewerFields.withBytes(meterEntry("I.pkt_meter", 1, config(5, 5, 5, 5)).getMeterEntry().toBuilder(),
+                        NewerFields.METER_ENTRY_COUNTER_DATA, NewerFields.meterCounterData(new long[6])))).build();
+        List<Update> undo = entities.undoOf(reset);
+        write(reset.getType(), reset.getEntity());
+        for (Update u : undo) {
+            write(u.getType(), u.getEntity());   // refused before: the undo carried the counts
+        }
+        assertEquals(config(1, 1, 1, 2), entities.read(meterEntry("I.pkt_meter", 1, null)).get(0).getMeterEntry().getConfig());
+    }
+
+    @Test
     void theDefaultEntrysMeterCountsItsMissesByColour() throws Exception {
         TableEntry dflt = TableEntry.newBuilder().setTableId(id("I.keyed")).setIsDefaultAction(true).build();
         write(Update.Type.MODIFY, Entity.newBuilder().setTableEntry(dflt.toBuilder().setAction(keyedEntry(0).getAction())
@@ -265,9 +280,13 @@ class MeterTest {
         read = entities.read(Entity.newBuilder().setTableEntry(asked).build()).get(0).getTableEntry();
         assertEquals(NewerFields.meterCounterData(new long[6]), NewerFields.bytes(read, NewerFields.TABLE_ENTRY_METER_COUNTER_DATA),
                 "a write of zeros resets them");
-        assertThrows(EntityException.class, () -> write(Update.Type.MODIFY, Entity.newBuilder().setTableEntry(
-                NewerFields.withBytes(dflt.toBuilder(), NewerFields.TABLE_ENTRY_METER_COUNTER_DATA,
-                        NewerFields.meterCounterData(new long[] {0, 0, 0, 0, 1, 0}))).build()), "only zeros");
+        send(5, 1);   // GREEN again: the meter was reset by the MODIFY without meter_config
+        assertEquals(EntityException.Code.INVALID_ARGUMENT, assertThrows(EntityException.class, () -> write(Update.Type.MODIFY,
+                Entity.newBuilder().setTableEntry(NewerFields.withBytes(dflt.toBuilder(), NewerFields.TABLE_ENTRY_METER_COUNTER_DATA,
+                        NewerFields.meterCounterData(new long[] {0, 0, 0, 0, 1, 0}))).build())).code(), "only zeros");
+        read = entities.read(Entity.newBuilder().setTableEntry(asked).build()).get(0).getTableEntry();
+        assertEquals(NewerFields.meterCounterData(new long[] {1, 100, 0, 0, 0, 0}),
+                NewerFields.bytes(read, NewerFields.TABLE_ENTRY_METER_COUNTER_DATA), "the refused write changed nothing");
     }
 
     @Test

@@ -137,6 +137,8 @@ public final class IdleTimers<K> {
             }
             if (now - t.reportAtNs >= 0) {
                 idle.add(e.getKey());
+                // P4Runtime: a notification resets the entry's timer (time_since_last_hit too).
+                t.lastHitNs = now;
                 t.reportAtNs = now + t.idleTimeoutNs;
             }
         }
