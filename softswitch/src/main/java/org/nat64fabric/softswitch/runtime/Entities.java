@@ -705,12 +705,7 @@ public final class Entities {
         if (!NewerFields.has(entry, field)) {
             return false;
         }
-        // every copy (a parser merges them), each a MeterCounterData of zeros
-        var copies = entry.getUnknownFields().getField(field);
-        boolean zeros = !copies.getLengthDelimitedList().isEmpty() && copies.getVarintList().isEmpty()
-                && copies.getFixed32List().isEmpty() && copies.getFixed64List().isEmpty() && copies.getGroupList().isEmpty()
-                && copies.getLengthDelimitedList().stream().allMatch(NewerFields::allZero);
-        if (!zeros) {
+        if (!NewerFields.meterCountsAreZeros(entry, field)) {
             throw new EntityException(Code.INVALID_ARGUMENT, name + ": per-colour meter counts are written as zeros only "
                     + "(a reset, P4Runtime 9.1.9)");
         }

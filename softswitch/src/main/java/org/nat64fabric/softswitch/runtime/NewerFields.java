@@ -63,19 +63,29 @@ public final class NewerFields {
         return b.build().toByteString();
     }
 
-    /** Whether a MeterCounterData holds only zeros (the only counts a write may give, 9.1.9), or is malformed. */
-    public static boolean allZero(ByteString meterCounterData) {
+    /**
+     * Whether field {@code number} of {@code m} is MeterCounterData of zeros only (the only counts a
+     * write may give, 9.1.9): every copy (a parser merges them) length-delimited, each holding at
+     * most green, yellow and red CounterData of no packets and no bytes.
+     */
+    public static boolean meterCountsAreZeros(Message m, int number) {
+        UnknownFieldSet.Field copies = m.getUnknownFields().getField(number);
+        if (copies.getLengthDelimitedList().isEmpty() || !copies.getVarintList().isEmpty() || !copies.getFixed32List().isEmpty()
+                || !copies.getFixed64List().isEmpty() || !copies.getGroupList().isEmpty()) {
+            return false;
+        }
         try {
-            UnknownFieldSet set = UnknownFieldSet.parseFrom(meterCounterData);
-            for (var field : set.asMap().entrySet()) {
-                if (field.getKey() < 1 || field.getKey() > 3 || !field.getValue().getVarintList().isEmpty()
-                        || !field.getValue().getFixed32List().isEmpty() || !field.getValue().getFixed64List().isEmpty()) {
-                    return false;
-                }
-                for (ByteString data : field.getValue().getLengthDelimitedList()) {
-                    var c = p4.v1.P4RuntimeOuterClass.CounterData.parseFrom(data);
-                    if (c.getPacketCount() != 0 || c.getByteCount() != 0) {
+            for (ByteString copy : copies.getLengthDelimitedList()) {
+                for (var field : UnknownFieldSet.parseFrom(copy).asMap().entrySet()) {
+                    if (field.getKey() < 1 || field.getKey() > 3 || !field.getValue().getVarintList().isEmpty()
+                            || !field.getValue().getFixed32List().isEmpty() || !field.getValue().getFixed64List().isEmpty()) {
                         return false;
+                    }
+                    for (ByteString data : field.getValue().getLengthDelimitedList()) {
+                        var c = p4.v1.P4RuntimeOuterClass.CounterData.parseFrom(data);
+                        if (c.getPacketCount() != 0 || c.getByteCount() != 0) {
+                            return false;
+                        }
                     }
                 }
             }

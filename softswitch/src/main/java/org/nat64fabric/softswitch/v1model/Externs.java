@@ -640,17 +640,14 @@ public final class Externs {
             return markers[index] == null ? null : markers[index].config;
         }
 
-        int execute(long index, long packetLength) {
-            TwoRateMarker m;
-            synchronized (this) {
-                m = index >= 0 && index < size ? markers[(int) index] : null;
+        /** The packet's colour through cell {@code index}, counted there; GREEN (uncounted) beyond the array. */
+        synchronized int execute(long index, long packetLength) {
+            if (index < 0 || index >= size) {
+                return TwoRateMarker.GREEN;
             }
-            int color = TwoRateMarker.colorOf(m, unit, packetLength, System.nanoTime());
-            if (index >= 0 && index < size) {
-                synchronized (this) {
-                    TwoRateMarker.count(colourCounts, (int) index, color, packetLength);
-                }
-            }
+            TwoRateMarker m = markers[(int) index];
+            int color = TwoRateMarker.colorOf(m, unit, packetLength, m == null ? 0 : System.nanoTime());
+            TwoRateMarker.count(colourCounts, (int) index, color, packetLength);
             return color;
         }
     }
