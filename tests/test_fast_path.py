@@ -6,6 +6,7 @@ here, each test starts its own switch so that it can stop it and read its final 
 import json
 import os
 import pathlib
+import random
 import re
 import signal
 import subprocess
@@ -14,7 +15,8 @@ import time
 
 import pytest
 from p4.v1 import p4runtime_pb2
-from scapy.layers.inet import IP, UDP
+from scapy.layers.inet import ICMP, IP, TCP, UDP
+from scapy.layers.inet6 import ICMPv6EchoRequest
 from scapy.layers.l2 import Dot1Q, Ether
 from scapy.packet import Raw
 
@@ -24,6 +26,7 @@ from harness.p4rt import P4RuntimeClient
 from nat64_setup import (MAPPED, PROGRAM, T, V4_PORT, V6_HOST, V6_PORT, from_v4_server, from_v6_host,
                          install_base, session_v4, session_v6, to_v4_server, to_v6_host)
 from switch_process import SwitchProcess   # mininet/, put on the path by harness
+from test_nat64_fuzz import checksummed, malformations, random_v4_packet, random_v6_packet   # its generators
 
 MODE = os.environ.get("NAT64FABRIC_FAST_PATH") or "xdp-generic"
 # make test runs this file twice, at XDP (generic) and then at TC (NAT64FABRIC_FAST_PATH=tc). What
@@ -881,3 +884,113 @@ def test_an_interface_without_driver_xdp_leaves_the_interpreter_running(tmp_path
         netns.delete_link("fpbridge1")
     counters = switch.final_counters()
     assert not any(name.startswith("fast path: ") for name in counters), counters
+
+
+# ---- the same random packets through both paths ----
+
+# make test's share; a longer hunt: NAT64FABRIC_DIFFERENTIAL_PACKETS=100000 (with NAT64FABRIC_SEED to replay one)
+DIFFERENTIAL_PACKETS = int(os.environ.get("NAT64FABRIC_DIFFERENTIAL_PACKETS", 2000))
+DIFFERENTIAL_BATCH = 100   # well under a port's receive ring of 1 024 frames
+
+
+def near_the_mtu(rng):
+    """A session's UDP, TCP or echo packet of 1 180-1 500 bytes from either side: where the
+    pipeline fragments, punts to fragment, answers Packet Too Big or passes."""
+    payload = rng.randbytes(rng.randrange(1150, 1433))   # frames of at most 1 514 bytes
+    if rng.random() < 0.5:
+        l4 = rng.choice([UDP(sport=5000, dport=53), TCP(sport=33000, dport=80, flags="A"),
+                         ICMPv6EchoRequest(id=7, seq=rng.randrange(65536))])
+        return V6_PORT, checksummed(from_v6_host(l4 / payload))
+    l4 = rng.choice([UDP(sport=53, dport=40000), TCP(sport=80, dport=41000, flags="A"), ICMP(type=0, id=42000)])
+    return V4_PORT, checksummed(from_v4_server(l4 / payload, flags=rng.choice([0, 2])))
+
+
+def with_drawn_identification_zeroed(frame):
+    """The frame with its outer IPv4 Identification and header checksum zeroed: the switch draws
+    the Identification of a packet it translates from IPv6 or an ICMP error it sends (random(),
+    bpf_get_prandom_u32 in the kernel), so only these two fields may differ between the paths."""
+    if len(frame) >= 34 and frame[12:14] == b"\x08\x00":
+        return frame[:18] + b"\0\0" + frame[20:24] + b"\0\0" + frame[26:]
+    return frame
+
+
+def outcome(sut):
+    """What left the switch since the last call, once it has been quiet for 0.3 s: frames by port
+    (Identification zeroed) and packet-ins, each sorted: the fast path may reorder a batch's packets,
+    as those the kernel forwards overtake those it hands up to the interpreter."""
+    while sut.dataplane._drain(0.3):
+        pass
+    frames = {}
+    for port, queue in sut.dataplane.pending.items():
+        wrong = [(Ether(f).summary(), w) for f in queue if (w := malformations(f))]
+        assert not wrong, f"port {port}: malformed frames {wrong}"
+        if queue:
+            frames[port] = sorted(with_drawn_identification_zeroed(f) for f in queue)
+        queue.clear()
+    packet_ins = []
+    while (packet_in := sut.client.packet_in(timeout=0.05)) is not None:
+        packet_ins.append((packet_in[0], sorted(packet_in[1].items())))
+    return frames, sorted(packet_ins)
+
+
+def describe_outcome(result):
+    frames, packet_ins = result
+    return "; ".join([f"port {p}: " + ", ".join(Ether(f).summary() for f in fs) for p, fs in frames.items()] +
+                     [f"packet-in {Ether(payload).summary()} {dict(metadata)}" for payload, metadata in packet_ins]) \
+        or "nothing"
+
+
+@pytest.fixture
+def both_paths():
+    """Two switches of p4/nat64.p4 side by side, one on the interpreter alone and one with the fast
+    path, with the same entries: the base, and sessions for UDP, TCP and ICMP, and a filtered one for UDP."""
+    with switch_under_test(PROGRAM, n_ports=3, fast_path="", links="i") as interpreter, \
+            switch_under_test(PROGRAM, n_ports=3, fast_path=MODE, links="k") as kernel:
+        for sut in (interpreter, kernel):
+            install_base(sut.client)
+            ptf = PacketTest(sut)
+            ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000),
+                       session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000),
+                       session_v6(ptf, 6, V6_HOST, 33000, MAPPED, 41000),
+                       session_v4(ptf, 6, MAPPED, 41000, V6_HOST, 33000),
+                       session_v6(ptf, 1, V6_HOST, 7, MAPPED, 42000), session_v4(ptf, 1, MAPPED, 42000, V6_HOST, 7),
+                       session_v6(ptf, 17, V6_HOST, 5005, MAPPED, 40005, filtered=1),
+                       session_v4(ptf, 17, MAPPED, 40005, V6_HOST, 5005, filtered=1))
+        yield interpreter, kernel
+
+
+def test_random_packets_leave_the_fast_path_as_they_leave_the_interpreter(both_paths):
+    """Same behaviour, whatever path a packet takes: the fuzz suite's well-formed random packets
+    and packets near the MTU, a tenth of them with bytes after the IP packet, sent alike to a switch with the fast path and to one without, in
+    batches; each batch must leave both alike (frames by port, packet-ins). A batch that does not
+    is sent again packet by packet, to name the packet."""
+    interpreter, kernel = both_paths
+    seed = int(os.environ.get("NAT64FABRIC_SEED", random.randrange(1 << 32)))   # set it to replay a run
+    rng = random.Random(seed)
+    sent = 0
+    for _ in range(DIFFERENTIAL_PACKETS // DIFFERENTIAL_BATCH):
+        batch = []
+        for _ in range(DIFFERENTIAL_BATCH):
+            pick = rng.random()
+            port, frame = near_the_mtu(rng) if pick < 0.15 else \
+                (V6_PORT, random_v6_packet(rng)) if pick < 0.575 else (V4_PORT, random_v4_packet(rng))
+            if rng.random() < 0.1 and len(frame) < 1500:   # bytes after the IP packet, as Ethernet pads a short one
+                frame += rng.randbytes(rng.randint(1, min(24, 1514 - len(frame))))
+            batch.append((port, frame))
+        for port, frame in batch:
+            interpreter.dataplane.send(port, frame)
+            kernel.dataplane.send(port, frame)
+        if outcome(interpreter) != outcome(kernel):
+            for port, frame in batch:
+                interpreter.dataplane.send(port, frame)
+                kernel.dataplane.send(port, frame)
+                alone, fast = outcome(interpreter), outcome(kernel)
+                assert alone == fast, \
+                    f"port {port} {Ether(frame).summary()} ({frame.hex()}), seed {seed}:\n" \
+                    f"  interpreter: {describe_outcome(alone)}\n  fast path:   {describe_outcome(fast)}"
+            raise AssertionError(f"a batch left the two switches differently, its packets alone alike (seed {seed})")
+        sent += len(batch)
+    counters = kernel.switch.final_counters()
+    # A good share took the kernel's path (about half in trials; the rest went up to the interpreter).
+    assert counters["fast path: forwarded"] + counters["fast path: dropped"] > sent // 3, counters
+    print(f"{sent} packets alike on both paths (seed {seed}); fast path counters {counters}")

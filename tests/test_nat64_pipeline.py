@@ -165,6 +165,41 @@ def test_ipv4_udp_without_checksum_gets_one(ptf):
     ptf.verify_no_other_packets()
 
 
+# What Ethernet puts after a short IP packet (a frame is at least 60 bytes), or any bytes a frame
+# carries past its IP packet's length.
+PAD = bytes(range(1, 15))
+
+
+def test_bytes_after_the_ip_packet_stay_behind_and_no_checksum_sums_them(ptf):
+    """A frame's bytes past its IP packet (an Ethernet pad) are no part of it (RFC 791's Total
+    Length, RFC 8200's Payload Length): translated, routed, answered or quoted in an error, the
+    packet leaves without them, and the UDP checksum computed for IPv4 UDP without one (RFC 7915
+    4.5) does not sum them. Before 2026-11-30 the bytes went along and that checksum was wrong."""
+    ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000), session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000),
+               session_v4(ptf, 6, MAPPED, 41000, V6_HOST, 33000))
+    expiring = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, ttl=1) / UDP(sport=9, dport=7)
+    passing = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, ttl=20) / UDP(sport=9, dport=7)
+    cases = [
+        (V4_PORT, from_v4_server(UDP(sport=53, dport=40000, chksum=0) / b"abcd"),
+         to_v6_host(UDP(sport=53, dport=5000) / b"abcd"), V6_PORT),
+        (V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / b"abcd"), to_v6_host(UDP(sport=53, dport=5000) / b"abcd"),
+         V6_PORT),
+        (V4_PORT, from_v4_server(TCP(sport=80, dport=41000, flags="A", seq=5, ack=9)),
+         to_v6_host(TCP(sport=80, dport=33000, flags="A", seq=5, ack=9)), V6_PORT),
+        (V6_PORT, from_v6_host(UDP(sport=5000, dport=53) / b"q"), to_v4_server(UDP(sport=40000, dport=53) / b"q"),
+         V4_PORT),
+        (3, passing, routed(passing, V4_HOST_MAC), V4_PORT),
+        (3, expiring, from_switch4(ICMP(type=11, code=0) / bytes(expiring[IP]), dst="203.0.113.9"), 3),
+        (V4_PORT, from_v4_server(ICMP(type=8, id=7, seq=1) / b"ping", dst=SWITCH_V4),
+         Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IP(src=SWITCH_V4, dst=V4_SERVER, ttl=64) / ICMP(type=0, id=7, seq=1)
+         / b"ping", V4_PORT),
+    ]
+    for port, packet, expected, out_port in cases:
+        ptf.send(port, bytes(packet) + PAD)
+        ptf.verify_packet(expected, out_port)
+    ptf.verify_no_other_packets()
+
+
 def test_ipv4_udp_fragment_without_checksum_is_refused_with_unreachable_13(ptf):
     """RFC 7915 4.5: the first fragment of a UDP datagram with checksum 0 cannot get a checksum
     (it covers every fragment, and the switch does not reassemble): dropped, not sent with a

@@ -215,8 +215,9 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
                 exit;
             }
         }
-        if (recirculated == RECIRC_CHECKSUM) {
-            meta.icmp_checksum_now = true;
+        if (recirculated == RECIRC_CHECKSUM || recirculated == RECIRC_UDP_CHECKSUM) {
+            meta.icmp_checksum_now = recirculated == RECIRC_CHECKSUM;
+            meta.udp_csum_from_payload = recirculated == RECIRC_UDP_CHECKSUM;
             standard_metadata.egress_spec = meta.out_port;
             exit;
         }
@@ -351,10 +352,20 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
 
 control Nat64Egress(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t standard_metadata) {
     apply {
+        /* Bytes after the IP packet (an Ethernet pad) are no part of it: they stay behind, as a
+         * router leaves them, and no checksum sums them. One summed to the frame's end (IPv4 UDP
+         * without a checksum) is summed in a second pass, after the cut. */
+        bit<32> ip_end = hdr.ipv4.isValid() ? 14 + (bit<32>) hdr.ipv4.total_len : 54 + (bit<32>) hdr.ipv6.payload_len;
+        if (meta.trailer && meta.udp_csum_from_payload) {
+            meta.udp_csum_from_payload = false;
+            meta.recirc = RECIRC_UDP_CHECKSUM;
+        }
         if (meta.recirc != 0) {
             meta.out_port = standard_metadata.egress_port;
             if (meta.truncate_to != 0) {
                 truncate(meta.truncate_to);
+            } else if (meta.trailer) {
+                truncate(ip_end);
             }
             recirculate_preserving_field_list(2);
         } else if (standard_metadata.egress_port == CPU_PORT) {   /* (a hairpinned packet from the controller leaves for its second pass by the CPU port) */
@@ -362,6 +373,8 @@ control Nat64Egress(inout headers_t hdr, inout metadata_t meta, inout standard_m
             hdr.packet_in.ingress_port = standard_metadata.ingress_port;
             hdr.packet_in._pad = 0;
             hdr.packet_in.punt_reason = meta.punt_reason;
+        } else if (meta.trailer) {
+            truncate(ip_end);
         }
     }
 }

@@ -22,6 +22,8 @@ control IpLengths(inout headers_t hdr, inout metadata_t meta, in bit<32> frame_l
                                          || hdr.ipv4.total_len < ((bit<16>) hdr.ipv4.ihl << 2) + parsed_after_ip)
                   || hdr.ipv6.isValid() && ((bit<32>) hdr.ipv6.payload_len + 54 > frame_length
                                             || hdr.ipv6.payload_len < parsed_after_ip));
+        meta.trailer = hdr.ipv4.isValid() && (bit<32>) hdr.ipv4.total_len + 14 < frame_length
+                       || hdr.ipv6.isValid() && (bit<32>) hdr.ipv6.payload_len + 54 < frame_length;
     }
 }
 

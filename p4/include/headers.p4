@@ -243,6 +243,7 @@ struct metadata_t {
     bool    stateful;        /* the source went through a session, not EAMT */
     bool    transitory;      /* ... of a mapping whose sessions are all in TCP's TRANS: copied */
     bool    udp_csum_from_payload;   /* IPv4 UDP with checksum 0: computed over the payload */
+    bool    trailer;         /* the frame goes on past its IP packet (an Ethernet pad): cut off */
     ipv4_t  local4_key;      /* key of local_ipv4: ARP target or IPv4 echo destination */
     ipv6_t  local6_key;      /* key of local_ipv6: NS target or IPv6 echo destination */
     /* Routing and the ICMP error the switch sends instead of forwarding. */

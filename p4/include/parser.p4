@@ -12,6 +12,7 @@ parser Nat64Parser(packet_in packet, out headers_t hdr, inout metadata_t meta,
          * (a recirculated packet comes in on the port its first pass left by), without packet_out. */
         transition select(standard_metadata.ingress_port, meta.recirc) {
             (_, RECIRC_CHECKSUM): parse_checksum_pass;
+            (_, RECIRC_UDP_CHECKSUM): parse_udp_checksum_pass;
             (_, RECIRC_HAIRPIN): parse_ethernet;
             (CPU_PORT, _): parse_packet_out;
             default: parse_ethernet;
@@ -33,6 +34,13 @@ parser Nat64Parser(packet_in packet, out headers_t hdr, inout metadata_t meta,
     state parse_checksum_pass_ipv6 {
         packet.extract(hdr.ipv6);
         packet.extract(hdr.icmp);
+        transition accept;
+    }
+    /* Second pass of IPv4 UDP without a checksum, translated and cut to its IPv6 packet. */
+    state parse_udp_checksum_pass {
+        packet.extract(hdr.ethernet);
+        packet.extract(hdr.ipv6);
+        packet.extract(hdr.udp);
         transition accept;
     }
     state parse_packet_out {
