@@ -23,7 +23,7 @@ from scapy.packet import Raw
 from harness import ROOT, netns
 from harness.base import PacketTest, switch_under_test
 from harness.p4rt import P4RuntimeClient
-from nat64_setup import (MAPPED, PROGRAM, T, V4_PORT, V6_HOST, V6_PORT, from_v4_server, from_v6_host,
+from nat64_setup import (MAPPED, PROGRAM, T, V4_PORT, V6_HOST, V6_PORT, eam, from_v4_server, from_v6_host,
                          install_base, session_v4, session_v6, to_v4_server, to_v6_host)
 from switch_process import SwitchProcess   # mininet/, put on the path by harness
 from test_nat64_fuzz import checksummed, malformations, random_v4_packet, random_v6_packet   # its generators
@@ -891,6 +891,7 @@ def test_an_interface_without_driver_xdp_leaves_the_interpreter_running(tmp_path
 # make test's share; a longer hunt: NAT64FABRIC_DIFFERENTIAL_PACKETS=100000 (with NAT64FABRIC_SEED to replay one)
 DIFFERENTIAL_PACKETS = int(os.environ.get("NAT64FABRIC_DIFFERENTIAL_PACKETS", 2000))
 DIFFERENTIAL_BATCH = 100   # well under a port's receive ring of 1 024 frames
+EAM6, EAM4 = "2001:db8:1::77", "203.0.113.77"   # an EAM host of the differential test
 
 
 def near_the_mtu(rng):
@@ -901,7 +902,8 @@ def near_the_mtu(rng):
         l4 = rng.choice([UDP(sport=5000, dport=53), TCP(sport=33000, dport=80, flags="A"),
                          ICMPv6EchoRequest(id=7, seq=rng.randrange(65536))])
         return V6_PORT, checksummed(from_v6_host(l4 / payload))
-    l4 = rng.choice([UDP(sport=53, dport=40000), TCP(sport=80, dport=41000, flags="A"), ICMP(type=0, id=42000)])
+    l4 = rng.choice([UDP(sport=53, dport=40000, chksum=rng.choice([None, 0])), TCP(sport=80, dport=41000, flags="A"),
+                     ICMP(type=0, id=42000)])
     return V4_PORT, checksummed(from_v4_server(l4 / payload, flags=rng.choice([0, 2])))
 
 
@@ -914,16 +916,17 @@ def with_drawn_identification_zeroed(frame):
     return frame
 
 
-def outcome(sut):
+def outcome(sut, context):
     """What left the switch since the last call, once it has been quiet for 0.3 s: frames by port
     (Identification zeroed) and packet-ins, each sorted: the fast path may reorder a batch's packets,
-    as those the kernel forwards overtake those it hands up to the interpreter."""
+    as those the kernel forwards overtake those it hands up to the interpreter. Every frame must be
+    well formed (`context` says what was sent, if not)."""
     while sut.dataplane._drain(0.3):
         pass
     frames = {}
     for port, queue in sut.dataplane.pending.items():
-        wrong = [(Ether(f).summary(), w) for f in queue if (w := malformations(f))]
-        assert not wrong, f"port {port}: malformed frames {wrong}"
+        wrong = [(Ether(f).summary(), w, f.hex()) for f in queue if (w := malformations(f))]
+        assert not wrong, f"port {port}: malformed frames {wrong} ({context})"
         if queue:
             frames[port] = sorted(with_drawn_identification_zeroed(f) for f in queue)
         queue.clear()
@@ -943,7 +946,8 @@ def describe_outcome(result):
 @pytest.fixture
 def both_paths():
     """Two switches of p4/nat64.p4 side by side, one on the interpreter alone and one with the fast
-    path, with the same entries: the base, and sessions for UDP, TCP and ICMP, and a filtered one for UDP."""
+    path, with the same entries: the base, sessions for UDP, TCP and ICMP, a filtered one for UDP,
+    and an EAM (stateless, RFC 7757)."""
     with switch_under_test(PROGRAM, n_ports=3, fast_path="", links="i") as interpreter, \
             switch_under_test(PROGRAM, n_ports=3, fast_path=MODE, links="k") as kernel:
         for sut in (interpreter, kernel):
@@ -955,15 +959,17 @@ def both_paths():
                        session_v4(ptf, 6, MAPPED, 41000, V6_HOST, 33000),
                        session_v6(ptf, 1, V6_HOST, 7, MAPPED, 42000), session_v4(ptf, 1, MAPPED, 42000, V6_HOST, 7),
                        session_v6(ptf, 17, V6_HOST, 5005, MAPPED, 40005, filtered=1),
-                       session_v4(ptf, 17, MAPPED, 40005, V6_HOST, 5005, filtered=1))
+                       session_v4(ptf, 17, MAPPED, 40005, V6_HOST, 5005, filtered=1),
+                       *eam(ptf, EAM6, EAM4))
         yield interpreter, kernel
 
 
 def test_random_packets_leave_the_fast_path_as_they_leave_the_interpreter(both_paths):
     """Same behaviour, whatever path a packet takes: the fuzz suite's well-formed random packets
-    and packets near the MTU, a tenth of them with bytes after the IP packet, sent alike to a switch with the fast path and to one without, in
-    batches; each batch must leave both alike (frames by port, packet-ins). A batch that does not
-    is sent again packet by packet, to name the packet."""
+    (a fifth of all from or to the EAM host) and packets near the MTU, a tenth of them with bytes
+    after the IP packet, sent alike to a switch with the fast path and to one without, in batches;
+    each batch must leave both alike (frames by port, packet-ins). A batch that does not is sent
+    again packet by packet, to name the packet."""
     interpreter, kernel = both_paths
     seed = int(os.environ.get("NAT64FABRIC_SEED", random.randrange(1 << 32)))   # set it to replay a run
     rng = random.Random(seed)
@@ -973,18 +979,21 @@ def test_random_packets_leave_the_fast_path_as_they_leave_the_interpreter(both_p
         for _ in range(DIFFERENTIAL_BATCH):
             pick = rng.random()
             port, frame = near_the_mtu(rng) if pick < 0.15 else \
-                (V6_PORT, random_v6_packet(rng)) if pick < 0.575 else (V4_PORT, random_v4_packet(rng))
+                (V6_PORT, random_v6_packet(rng, src=EAM6 if pick < 0.25 else None)) if pick < 0.575 else \
+                (V4_PORT, random_v4_packet(rng, dst=EAM4 if pick > 0.9 else None))
             if rng.random() < 0.1 and len(frame) < 1500:   # bytes after the IP packet, as Ethernet pads a short one
                 frame += rng.randbytes(rng.randint(1, min(24, 1514 - len(frame))))
             batch.append((port, frame))
         for port, frame in batch:
             interpreter.dataplane.send(port, frame)
             kernel.dataplane.send(port, frame)
-        if outcome(interpreter) != outcome(kernel):
+        context = f"seed {seed}, packets {sent} to {sent + len(batch) - 1}"
+        if outcome(interpreter, "interpreter, " + context) != outcome(kernel, "fast path, " + context):
             for port, frame in batch:
                 interpreter.dataplane.send(port, frame)
                 kernel.dataplane.send(port, frame)
-                alone, fast = outcome(interpreter), outcome(kernel)
+                context = f"seed {seed}, port {port} {frame.hex()}"
+                alone, fast = outcome(interpreter, "interpreter, " + context), outcome(kernel, "fast path, " + context)
                 assert alone == fast, \
                     f"port {port} {Ether(frame).summary()} ({frame.hex()}), seed {seed}:\n" \
                     f"  interpreter: {describe_outcome(alone)}\n  fast path:   {describe_outcome(fast)}"

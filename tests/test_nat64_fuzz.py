@@ -237,8 +237,9 @@ def random_bytes(rng, most=60):
     return rng.randbytes(rng.randrange(most))
 
 
-def random_v6_packet(rng):
-    """From the IPv6 side: to pool6 (the session's server, other IPv4 addresses) or routed IPv6."""
+def random_v6_packet(rng, src=None):
+    """From the IPv6 side: to pool6 (the session's server, other IPv4 addresses) or routed IPv6;
+    from `src` if given (the draws are the same either way)."""
     v4 = rng.choice([V4_SERVER, f"198.51.100.{rng.randrange(256)}", ".".join(str(rng.randrange(256)) for _ in range(4))])
     dst = embed(v4, POOL6, 96) if rng.random() < 0.8 else rng.choice([SWITCH_V6, f"2001:db8:{rng.randrange(4):x}::9"])
     l4 = rng.choice([
@@ -261,14 +262,17 @@ def random_v6_packet(rng):
         lambda: ICMPv6PacketTooBig(mtu=rng.randrange(1 << 32)) / IPv6(src=V6_HOST, dst=embed(V4_SERVER, POOL6, 96)) /
         UDP(sport=5000, dport=53) / random_bytes(rng),
     ])()
+    drawn_src = rng.choice([V6_HOST, f"2001:db8:1::{rng.randrange(1, 0xffff):x}"])
     return checksummed(Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IPv6(
-        src=rng.choice([V6_HOST, f"2001:db8:1::{rng.randrange(1, 0xffff):x}"]), dst=dst, hlim=rng.randrange(256),
+        src=src or drawn_src, dst=dst, hlim=rng.randrange(256),
         tc=rng.randrange(256), fl=rng.randrange(1 << 20)) / l4)
 
 
-def random_v4_packet(rng):
-    """From the IPv4 side: to the session's address, elsewhere in pool4, the switch, or routed IPv4."""
-    dst = rng.choice([MAPPED, POOL4[:-1] + str(rng.randrange(256)), f"198.51.100.{rng.randrange(256)}", SWITCH_V4])
+def random_v4_packet(rng, dst=None):
+    """From the IPv4 side: to the session's address, elsewhere in pool4, the switch, or routed IPv4;
+    to `dst` if given (the draws are the same either way)."""
+    drawn_dst = rng.choice([MAPPED, POOL4[:-1] + str(rng.randrange(256)), f"198.51.100.{rng.randrange(256)}", SWITCH_V4])
+    dst = dst or drawn_dst
     l4 = rng.choice([
         lambda: UDP(sport=rng.randrange(65536), dport=rng.choice([40000, rng.randrange(65536)])) / random_bytes(rng),
         lambda: UDP(sport=53, dport=40000, chksum=0) / random_bytes(rng),

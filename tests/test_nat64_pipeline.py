@@ -16,7 +16,7 @@ from scapy.packet import Raw
 from harness.dataplane import expected_bytes
 from nat64_setup import (eam, DROP_BAD_CHECKSUM, DROP_BAD_LENGTH, DROP_FILTERED, DROP_LOCAL_FRAGMENT, DROP_NOT_TRANSLATABLE, DROP_PARSER_ERROR,
                          DROP_ICMP_ERROR_RATE, DROP_POOL4_NO_BIB, DROP_SOURCE_ROUTE, DROP_UDP_ZERO_CHECKSUM, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
-                         PUNT_TCP_CONTROL, PUNT_FIRST_FRAGMENT, PUNT_FINISH, PUNT_FRAGMENT, PUNT_INBOUND_SYN, ROUTER_MAC, SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
+                         PUNT_TCP_CONTROL, PUNT_FIRST_FRAGMENT, PUNT_FINISH, PUNT_NEEDS_FRAGMENTATION, PUNT_FRAGMENT, PUNT_INBOUND_SYN, ROUTER_MAC, SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
                          V6_HOST, V6_HOST_MAC, V6_PORT, DrawnIdentification, counts, drops, embed, from_switch4, from_v4_server,
                          from_v6_host, routed, sent, session_v4, session_v6, to_v4_server, to_v6_host)
 from nat64_setup import BOTH, ptf, sume_sut, sut  # noqa: F401  (pytest fixtures, found by name)
@@ -197,6 +197,22 @@ def test_bytes_after_the_ip_packet_stay_behind_and_no_checksum_sums_them(ptf):
     for port, packet, expected, out_port in cases:
         ptf.send(port, bytes(packet) + PAD)
         ptf.verify_packet(expected, out_port)
+    ptf.verify_no_other_packets()
+    # A solicitation's options the parser does not take (a nonce, RFC 3971 5.3.2) stay behind too.
+    ns = Ether(src=V6_HOST_MAC, dst="33:33:ff:00:00:01") / IPv6(src=V6_HOST, dst="ff02::1:ff00:1", hlim=255) / \
+        ICMPv6ND_NS(tgt=SWITCH_V6) / ICMPv6NDOptSrcLLAddr(lladdr=V6_HOST_MAC) / Raw(bytes([14, 1, 1, 2, 3, 4, 5, 6]))
+    ptf.send(V6_PORT, ns)
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=255) /
+                      ICMPv6ND_NA(R=1, S=1, O=1, tgt=SWITCH_V6) / ICMPv6NDOptDstLLAddr(lladdr=ROUTER_MAC), V6_PORT)
+    # What the controller sends through the pipeline has no pad (its packet_out header is no
+    # trailer): IPv4 UDP without a checksum, too long for the IPv6 MTU, comes back to it translated
+    # and summed, to be fragmented.
+    long = from_v4_server(UDP(sport=53, dport=40000, chksum=0) / (b"d" * 1300), id=0x5152)
+    ptf.client.packet_out(bytes(long), to_pipeline=1)
+    payload, md = ptf.client.packet_in()
+    assert md["punt_reason"] == PUNT_NEEDS_FRAGMENTATION
+    assert payload == bytes(to_v6_host(IPv6ExtHdrFragment(id=0x5152, m=0, offset=0) / UDP(sport=53, dport=5000) /
+                                       (b"d" * 1300))), Ether(payload).show2(dump=True)
     ptf.verify_no_other_packets()
 
 

@@ -232,7 +232,8 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             exit;
         }
         bool lengths_valid;
-        ip_lengths.apply(hdr, meta, standard_metadata.packet_length, lengths_valid);
+        ip_lengths.apply(hdr, meta, standard_metadata.packet_length - (meta.from_controller ? PACKET_OUT_BYTES : 0),
+                         lengths_valid);
         if (!lengths_valid) {
             drop_for(DROP_BAD_LENGTH);
             exit;
@@ -354,9 +355,10 @@ control Nat64Egress(inout headers_t hdr, inout metadata_t meta, inout standard_m
     apply {
         /* Bytes after the IP packet (an Ethernet pad) are no part of it: they stay behind, as a
          * router leaves them, and no checksum sums them. One summed to the frame's end (IPv4 UDP
-         * without a checksum) is summed in a second pass, after the cut. */
+         * without a checksum) is summed in a second pass, after the cut. (What goes to the CPU
+         * port to be fragmented keeps them, summed too: a pad comes with short frames only.) */
         bit<32> ip_end = hdr.ipv4.isValid() ? 14 + (bit<32>) hdr.ipv4.total_len : 54 + (bit<32>) hdr.ipv6.payload_len;
-        if (meta.trailer && meta.udp_csum_from_payload) {
+        if (meta.trailer && meta.udp_csum_from_payload && standard_metadata.egress_port != CPU_PORT) {
             meta.udp_csum_from_payload = false;
             meta.recirc = RECIRC_UDP_CHECKSUM;
         }

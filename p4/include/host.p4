@@ -101,7 +101,11 @@ control LocalHost(inout headers_t hdr, inout metadata_t meta, in bool translated
                                              (bit<32>) (ICMP_ECHO_REPLY ++ hdr.icmp.code));
             hdr.icmp.type = ICMP_ECHO_REPLY;
         } else if (hdr.ndp.isValid()) {
-            /* Solicited neighbour advertisement with the target link-layer address option. */
+            /* Solicited neighbour advertisement with the target link-layer address option. The
+             * solicitation's options the parser left in the payload stay behind with any pad. */
+            if (hdr.ipv6.payload_len - meta.ipv6_ext_len > (hdr.ndp_option.isValid() ? 16w32 : 16w24)) {
+                meta.trailer = true;
+            }
             hdr.ipv6.dst_addr = hdr.ipv6.src_addr;
             hdr.ipv6.src_addr = hdr.ndp.target;
             hdr.ipv6.hop_limit = 255;

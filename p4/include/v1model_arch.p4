@@ -24,6 +24,8 @@ header packet_out_t {
     bit<1> to_pipeline;
     bit<6> _pad;
 }
+/* packet_out_t's size: packet_length counts it in front of a packet-out's frame. */
+#define PACKET_OUT_BYTES 32w2
 
 /* Per-entry counters of a table (P4Runtime DirectCounterEntry), and idle timeouts: the session
  * tables report idle entries to the controller, which ages the sessions. */
