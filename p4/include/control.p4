@@ -357,7 +357,10 @@ control Nat64Egress(inout headers_t hdr, inout metadata_t meta, inout standard_m
          * router leaves them, and no checksum sums them. One summed to the frame's end (IPv4 UDP
          * without a checksum) is summed in a second pass, after the cut. (What goes to the CPU
          * port to be fragmented keeps them, summed too: a pad comes with short frames only.) */
-        bit<32> ip_end = hdr.ipv4.isValid() ? 14 + (bit<32>) hdr.ipv4.total_len : 54 + (bit<32>) hdr.ipv6.payload_len;
+        if (meta.trailer && meta.truncate_to == 0) {
+            meta.truncate_to = hdr.ipv4.isValid() ? 14 + (bit<32>) hdr.ipv4.total_len
+                                                  : 54 + (bit<32>) hdr.ipv6.payload_len;
+        }
         if (meta.trailer && meta.udp_csum_from_payload && standard_metadata.egress_port != CPU_PORT) {
             meta.udp_csum_from_payload = false;
             meta.recirc = RECIRC_UDP_CHECKSUM;
@@ -366,8 +369,6 @@ control Nat64Egress(inout headers_t hdr, inout metadata_t meta, inout standard_m
             meta.out_port = standard_metadata.egress_port;
             if (meta.truncate_to != 0) {
                 truncate(meta.truncate_to);
-            } else if (meta.trailer) {
-                truncate(ip_end);
             }
             recirculate_preserving_field_list(2);
         } else if (standard_metadata.egress_port == CPU_PORT) {   /* (a hairpinned packet from the controller leaves for its second pass by the CPU port) */
@@ -375,8 +376,8 @@ control Nat64Egress(inout headers_t hdr, inout metadata_t meta, inout standard_m
             hdr.packet_in.ingress_port = standard_metadata.ingress_port;
             hdr.packet_in._pad = 0;
             hdr.packet_in.punt_reason = meta.punt_reason;
-        } else if (meta.trailer) {
-            truncate(ip_end);
+        } else if (meta.truncate_to != 0) {
+            truncate(meta.truncate_to);
         }
     }
 }

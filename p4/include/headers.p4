@@ -194,7 +194,7 @@ struct metadata_t {
     @field_list(2)
     port_t  out_port;        /* where a packet that went round for its checksum leaves */
     bool    icmp_checksum_now;   /* second pass: checksum the ICMP message over its payload */
-    bit<32> truncate_to;     /* frame length an ICMP error is cut to, 0: not cut */
+    bit<32> truncate_to;     /* frame length to cut to (an ICMP error's limit, a trailer's IP end), 0: not cut */
     bit<4>  ipv4_option_words;   /* parser loop counter */
     bit<32> option_bytes;    /* the IPv4 option word being walked, its next byte on top */
     bit<3>  option_bytes_left;   /* bytes of option_bytes not walked yet */
