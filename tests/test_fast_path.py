@@ -26,7 +26,8 @@ from harness.p4rt import P4RuntimeClient
 from nat64_setup import (MAPPED, PROGRAM, T, V4_PORT, V6_HOST, V6_PORT, eam, from_v4_server, from_v6_host,
                          install_base, session_v4, session_v6, to_v4_server, to_v6_host)
 from switch_process import SwitchProcess   # mininet/, put on the path by harness
-from test_nat64_fuzz import checksummed, malformations, random_v4_packet, random_v6_packet   # its generators
+from test_nat64_fuzz import (checksummed, counter_cells, malformations, ones_complement_sum, random_v4_packet,
+                             random_v6_packet)   # its generators
 
 MODE = os.environ.get("NAT64FABRIC_FAST_PATH") or "xdp-generic"
 # make test runs this file twice, at XDP (generic) and then at TC (NAT64FABRIC_FAST_PATH=tc). What
@@ -907,6 +908,31 @@ def near_the_mtu(rng):
     return V4_PORT, checksummed(from_v4_server(l4 / payload, flags=rng.choice([0, 2])))
 
 
+def damaged(rng, frame):
+    """The frame damaged as a faulty link or a hostile host would: bits flipped or a byte replaced
+    past the MAC addresses, cut short, or an IP length field changed (the IPv4 header's checksum
+    summed again half of the time, so that the packet gets past that check)."""
+    b = bytearray(frame)
+    kind = rng.randrange(4)
+    if kind == 0:
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(12, min(len(b), 94))
+            b[at] ^= 1 << rng.randrange(8)
+    elif kind == 1:
+        b[rng.randrange(12, len(b))] = rng.randrange(256)
+    elif kind == 2:
+        return bytes(b[:rng.randrange(14, len(b))])
+    elif b[12:14] == b"\x86\xdd" and len(b) >= 20:
+        b[18:20] = rng.randrange(65536).to_bytes(2, "big")
+    elif b[12:14] == b"\x08\x00" and len(b) >= 34:
+        b[16:18] = rng.randrange(65536).to_bytes(2, "big")
+        end = 14 + 4 * (b[14] & 15)
+        if rng.random() < 0.5 and end <= len(b):
+            b[24:26] = b"\0\0"
+            b[24:26] = (0xFFFF - ones_complement_sum(bytes(b[14:end]))).to_bytes(2, "big")
+    return bytes(b)
+
+
 def with_drawn_identification_zeroed(frame):
     """The frame with its outer IPv4 Identification and header checksum zeroed: the switch draws
     the Identification of a packet it translates from IPv6 or an ICMP error it sends (random(),
@@ -916,16 +942,17 @@ def with_drawn_identification_zeroed(frame):
     return frame
 
 
-def outcome(sut, context):
+def outcome(sut, context, well_formed=True):
     """What left the switch since the last call, once it has been quiet for 0.3 s: frames by port
     (Identification zeroed) and packet-ins, each sorted: the fast path may reorder a batch's packets,
-    as those the kernel forwards overtake those it hands up to the interpreter. Every frame must be
-    well formed (`context` says what was sent, if not)."""
+    as those the kernel forwards overtake those it hands up to the interpreter. With `well_formed`,
+    every frame must be well formed (`context` says what was sent, if not); a damaged packet may
+    leave as damaged as it came (a translation keeps a wrong transport checksum wrong)."""
     while sut.dataplane._drain(0.3):
         pass
     frames = {}
     for port, queue in sut.dataplane.pending.items():
-        wrong = [(Ether(f).summary(), w, f.hex()) for f in queue if (w := malformations(f))]
+        wrong = [(Ether(f).summary(), w, f.hex()) for f in queue if well_formed and (w := malformations(f))]
         assert not wrong, f"port {port}: malformed frames {wrong} ({context})"
         if queue:
             frames[port] = sorted(with_drawn_identification_zeroed(f) for f in queue)
@@ -968,14 +995,15 @@ def test_random_packets_leave_the_fast_path_as_they_leave_the_interpreter(both_p
     """Same behaviour, whatever path a packet takes: the fuzz suite's well-formed random packets
     (a fifth of all from or to the EAM host) and packets near the MTU, a tenth of them with bytes
     after the IP packet, sent alike to a switch with the fast path and to one without, in batches;
-    each batch must leave both alike (frames by port, packet-ins). A batch that does not is sent
-    again packet by packet, to name the packet."""
+    every fourth batch damaged packet by packet. Each batch must leave both alike (frames by port,
+    packet-ins), and in the end both must have counted the same drops and punts. A batch that does
+    not leave alike is sent again packet by packet, to name the packet."""
     interpreter, kernel = both_paths
     seed = int(os.environ.get("NAT64FABRIC_SEED", random.randrange(1 << 32)))   # set it to replay a run
     rng = random.Random(seed)
     sent = 0
-    for _ in range(DIFFERENTIAL_PACKETS // DIFFERENTIAL_BATCH):
-        batch = []
+    for n in range(DIFFERENTIAL_PACKETS // DIFFERENTIAL_BATCH):
+        batch, whole = [], n % 4 != 3
         for _ in range(DIFFERENTIAL_BATCH):
             pick = rng.random()
             port, frame = near_the_mtu(rng) if pick < 0.15 else \
@@ -983,22 +1011,26 @@ def test_random_packets_leave_the_fast_path_as_they_leave_the_interpreter(both_p
                 (V4_PORT, random_v4_packet(rng, dst=EAM4 if pick > 0.9 else None))
             if rng.random() < 0.1 and len(frame) < 1500:   # bytes after the IP packet, as Ethernet pads a short one
                 frame += rng.randbytes(rng.randint(1, min(24, 1514 - len(frame))))
-            batch.append((port, frame))
+            batch.append((port, frame if whole else damaged(rng, frame)))
         for port, frame in batch:
             interpreter.dataplane.send(port, frame)
             kernel.dataplane.send(port, frame)
         context = f"seed {seed}, packets {sent} to {sent + len(batch) - 1}"
-        if outcome(interpreter, "interpreter, " + context) != outcome(kernel, "fast path, " + context):
+        if outcome(interpreter, "interpreter, " + context, whole) != outcome(kernel, "fast path, " + context, whole):
             for port, frame in batch:
                 interpreter.dataplane.send(port, frame)
                 kernel.dataplane.send(port, frame)
                 context = f"seed {seed}, port {port} {frame.hex()}"
-                alone, fast = outcome(interpreter, "interpreter, " + context), outcome(kernel, "fast path, " + context)
+                alone = outcome(interpreter, "interpreter, " + context, whole)
+                fast = outcome(kernel, "fast path, " + context, whole)
                 assert alone == fast, \
                     f"port {port} {Ether(frame).summary()} ({frame.hex()}), seed {seed}:\n" \
                     f"  interpreter: {describe_outcome(alone)}\n  fast path:   {describe_outcome(fast)}"
             raise AssertionError(f"a batch left the two switches differently, its packets alone alike (seed {seed})")
         sent += len(batch)
+    for counter in ("drops", "punts"):   # by reason, the kernel's counts merged into the interpreter's
+        alone, fast = (counter_cells(PacketTest(sut), counter) for sut in both_paths)
+        assert alone == fast, f"{counter} by cell: interpreter {alone}, fast path {fast} (seed {seed})"
     counters = kernel.switch.final_counters()
     # A good share took the kernel's path (about half in trials; the rest went up to the interpreter).
     assert counters["fast path: forwarded"] + counters["fast path: dropped"] > sent // 3, counters
