@@ -35,6 +35,7 @@ from nat64_setup import (POOL6, PROGRAM, ROUTER_MAC, SUME_PROGRAM, V4_HOST_MAC, 
 from test_nat64_fragments import (EAM_HOST, EAM_HOST4, EAM_SERVER, FABRIC as FRAGMENTS_FABRIC, PIPELINES,
                                   checksum_holds, ones_complement_sum, open_session, stats)
 from test_nat64_rfc_audit import extension
+from test_nat64_pipeline import WRONG_BY, ones_add, summed, summed_wrong
 
 V4_LINK_MTU = 1000
 FABRIC = copy.deepcopy(FRAGMENTS_FABRIC)
@@ -256,6 +257,25 @@ def test_a_mappings_new_remote_gets_the_session_that_lets_its_answers_in(border)
     dataplane.send(V4_PORT, from_remote(UDP(sport=53, dport=mapped[1]) / b"stranger", dst=mapped[0],
                                         src="198.51.100.10"))
     assert dataplane.poll(V6_PORT, timeout=1) is None, "a remote the mapping never sent to stays filtered"
+
+
+@pytest.mark.parametrize("kind", ["udp", "tcp"])
+def test_a_first_packet_with_a_wrong_checksum_is_set_up_and_leaves_as_wrong(border, kind):
+    """A flow's first packet, which the controller sets up and sends through the pipeline, is
+    translated like any other (RFC 7915 4.5/5.5: the checksum updated, never verified; Jool's
+    graybox "csumfail" cases, which start without sessions): with a wrong checksum it makes its
+    mapping and leaves as wrong by the same amount."""
+    api, dataplane, log = border
+    layer, l4 = (UDP, UDP(sport=5200, dport=53) / b"first") if kind == "udp" else \
+        (TCP, TCP(sport=5201, dport=80, flags="S", seq=1))
+    dataplane.send(V6_PORT, summed_wrong(from_host(l4, dst=V4_SERVER), layer))
+    out = dataplane.poll(V4_PORT, timeout=5)
+    assert out is not None, shown(api)
+    right = Ether(out).copy()
+    right[layer].chksum = None
+    assert Ether(out)[layer].chksum == ones_add(summed(right, layer), WRONG_BY), Ether(out).show(dump=True)
+    while dataplane.poll(V4_PORT, timeout=0.3) is not None:
+        pass
 
 
 def test_a_first_packet_too_large_for_the_ipv4_link_gets_packet_too_big(border):

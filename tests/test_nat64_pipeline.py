@@ -274,6 +274,63 @@ def test_echo_identifier_is_mapped_like_a_port(ptf):
     ptf.verify_no_other_packets()
 
 
+def ones_add(a, b):
+    """a + b in 16-bit ones' complement arithmetic (RFC 1071)."""
+    total = a + b
+    return (total & 0xFFFF) + (total >> 16)
+
+
+def checksum_field(layer):
+    return "cksum" if layer in (ICMPv6EchoRequest, ICMPv6EchoReply) else "chksum"   # scapy's names
+
+
+def summed(frame, layer):
+    """The checksum scapy computes for `layer` of `frame` (an Ether packet built without one)."""
+    return getattr(Ether(bytes(frame))[layer], checksum_field(layer))
+
+
+def summed_wrong(frame, layer):
+    """`frame` with its `layer` checksum the right one plus WRONG_BY, ones' complement."""
+    wrong = ones_add(summed(frame, layer), WRONG_BY)
+    assert 0 < wrong < 0xFFFF   # no second zero to tell apart
+    frame[layer].setfieldval(checksum_field(layer), wrong)
+    return frame
+
+
+WRONG_BY = 0x1111   # what the test below adds to a right checksum to make it wrong
+
+
+@BOTH
+@pytest.mark.parametrize("kind", ["udp", "tcp", "echo"])
+def test_a_wrong_transport_checksum_stays_as_wrong_both_ways(ptf, kind):
+    """RFC 7915 4.5/5.5 and RFC 1624: the translation updates the TCP, UDP or ICMP checksum for what
+    it changes (addresses, ports, identifier, type, the ICMPv6 pseudo-header) and never verifies it,
+    so a packet that arrives with a wrong checksum leaves as wrong by the same amount and its
+    receiver drops it, as it would have untranslated (Jool's graybox "csumfail" cases). The sent
+    checksum is the right one plus 0x1111, ones' complement; so must the translated one be."""
+    proto, v6_port, v4_port = {"udp": (17, 5000, 40000), "tcp": (6, 33000, 41000), "echo": (1, 0x1234, 0x4321)}[kind]
+    ptf.insert(session_v6(ptf, proto, V6_HOST, v6_port, MAPPED, v4_port),
+               session_v4(ptf, proto, MAPPED, v4_port, V6_HOST, v6_port))
+    out6, out4, back4, back6 = {
+        "udp": (UDP(sport=v6_port, dport=53) / b"query", UDP(sport=v4_port, dport=53) / b"query",
+                UDP(sport=53, dport=v4_port) / b"answer", UDP(sport=53, dport=v6_port) / b"answer"),
+        "tcp": (TCP(sport=v6_port, dport=80, flags="A", seq=7, ack=9) / b"GET /",
+                TCP(sport=v4_port, dport=80, flags="A", seq=7, ack=9) / b"GET /",
+                TCP(sport=80, dport=v4_port, flags="A", seq=9, ack=12) / b"200 OK",
+                TCP(sport=80, dport=v6_port, flags="A", seq=9, ack=12) / b"200 OK"),
+        "echo": (ICMPv6EchoRequest(id=v6_port, seq=3, data=b"ping"), ICMP(type=8, id=v4_port, seq=3) / b"ping",
+                 ICMP(type=0, id=v4_port, seq=3) / b"pong", ICMPv6EchoReply(id=v6_port, seq=3, data=b"pong")),
+    }[kind]
+    layer6, layer4 = {"udp": (UDP, UDP), "tcp": (TCP, TCP), "echo": (ICMPv6EchoRequest, ICMP)}[kind]
+    ptf.send(V6_PORT, summed_wrong(from_v6_host(out6), layer6))
+    expected = to_v4_server(out4)
+    summed_wrong(expected.packet, layer4)
+    ptf.verify_packet(expected, V4_PORT)
+    ptf.send(V4_PORT, summed_wrong(from_v4_server(back4), layer4))
+    ptf.verify_packet(summed_wrong(to_v6_host(back6), ICMPv6EchoReply if kind == "echo" else layer6), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
 @BOTH
 def test_atomic_fragment_echo_is_translated_with_its_checksum(ptf):
     """RFC 7915 5.1.1: an IPv6 atomic fragment (offset 0, M 0) becomes an unfragmented IPv4 packet
