@@ -155,6 +155,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
      * round once more to be translated back (RFC 6146 3.8, RFC 7757 4.2 hairpinning). */
     action hairpin() {
         meta.recirc = RECIRC_HAIRPIN;
+        meta.hairpin_after = true;   /* for when the translation makes it go round for its checksum first */
         standard_metadata.egress_spec = standard_metadata.ingress_port;
     }
 
@@ -200,6 +201,8 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
     apply {
         bit<2> recirculated = meta.recirc;
         meta.recirc = 0;
+        bool hairpin_after = meta.hairpin_after;
+        meta.hairpin_after = false;
         /* One router hop for both passes of a hairpinned packet (RFC 6146 3.8, RFC 7757 4.2):
          * the first decremented the hop limit and checked it. */
         meta.hairpinned = recirculated == RECIRC_HAIRPIN;
@@ -219,6 +222,9 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             meta.icmp_checksum_now = recirculated == RECIRC_CHECKSUM;
             meta.udp_csum_from_payload = recirculated == RECIRC_UDP_CHECKSUM;
             standard_metadata.egress_spec = meta.out_port;
+            if (hairpin_after) {
+                meta.recirc = RECIRC_HAIRPIN;   /* summed, it goes round once more to be translated back */
+            }
             exit;
         }
         if (standard_metadata.parser_error != error.NoError) {

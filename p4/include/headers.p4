@@ -193,6 +193,8 @@ struct metadata_t {
     bool    to_fragment;     /* translated or routed, then to the controller to be fragmented */
     @field_list(2)
     port_t  out_port;        /* where a packet that went round for its checksum leaves */
+    @field_list(2)
+    bool    hairpin_after;   /* hairpinned once its checksum pass is done (an ICMP error cut to its limit) */
     bool    icmp_checksum_now;   /* second pass: checksum the ICMP message over its payload */
     bit<32> truncate_to;     /* frame length to cut to (an ICMP error's limit, a trailer's IP end), 0: not cut */
     bit<4>  ipv4_option_words;   /* parser loop counter */
