@@ -478,6 +478,19 @@ def test_packet_too_big_about_a_stateful_hairpinned_packet_is_hairpinned_back(pt
                                   src=embed(pool_address, POOL6, 96), hlim=63), V6_PORT)
 
 
+def test_hairpinned_udp_without_a_checksum_reaches_the_other_host_with_one(ptf):
+    """IPv6 UDP without a checksum (RFC 6936) from A to B's pool4 address leaves the first pass as
+    IPv4 UDP without one (RFC 7915 5.5's zero), which the second pass gives a checksum computed over
+    the datagram (4.5), as IPv6 requires: B gets it summed, not zero."""
+    b6, b4 = "2001:db8:1::b", "192.0.2.20"
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, b4, 8080, b6, 80),
+               hairpin_route(ptf, "192.0.2.0", 24))
+    ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=8080, chksum=0) / b"tunnelled", dst=embed(b4, POOL6, 96),
+                                   hlim=64))
+    sends_exactly(ptf, to_v6_host(UDP(sport=40000, dport=80) / b"tunnelled", src=embed(MAPPED, POOL6, 96), dst=b6,
+                                  hlim=63), V6_PORT)
+
+
 def test_stateful_hairpinned_packet_hop_limit_is_decremented_once(ptf):
     """RFC 6146 3.8 through pool4: B sees A's pool4 transport address in pool6; the NAT64 is one hop."""
     b6, b4 = "2001:db8:1::b", "192.0.2.20"
