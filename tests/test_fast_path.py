@@ -996,7 +996,7 @@ def test_random_packets_leave_the_fast_path_as_they_leave_the_interpreter(both_p
     (a fifth of all from or to the EAM host) and packets near the MTU, a tenth of them with bytes
     after the IP packet, sent alike to a switch with the fast path and to one without, in batches;
     every fourth batch damaged packet by packet. Each batch must leave both alike (frames by port,
-    packet-ins), and in the end both must have counted the same drops and punts. A batch that does
+    packet-ins), and in the end both must have counted the same drops, punts and translations. A batch that does
     not leave alike is sent again packet by packet, to name the packet."""
     interpreter, kernel = both_paths
     seed = int(os.environ.get("NAT64FABRIC_SEED", random.randrange(1 << 32)))   # set it to replay a run
@@ -1028,9 +1028,10 @@ def test_random_packets_leave_the_fast_path_as_they_leave_the_interpreter(both_p
                     f"  interpreter: {describe_outcome(alone)}\n  fast path:   {describe_outcome(fast)}"
             raise AssertionError(f"a batch left the two switches differently, its packets alone alike (seed {seed})")
         sent += len(batch)
-    for counter in ("drops", "punts"):   # by reason, the kernel's counts merged into the interpreter's
+    for counter in ("drops", "punts", "translations"):   # by cell, the kernel's counts merged into the interpreter's
         alone, fast = (counter_cells(PacketTest(sut), counter) for sut in both_paths)
         assert alone == fast, f"{counter} by cell: interpreter {alone}, fast path {fast} (seed {seed})"
+        assert sum(alone.values()) > 0, f"no {counter} counted: the packets did not reach the pipeline"
     counters = kernel.switch.final_counters()
     # A good share took the kernel's path (about half in trials; the rest went up to the interpreter).
     assert counters["fast path: forwarded"] + counters["fast path: dropped"] > sent // 3, counters

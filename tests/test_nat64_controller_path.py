@@ -273,7 +273,9 @@ def test_a_first_packet_with_a_wrong_checksum_is_set_up_and_leaves_as_wrong(bord
     assert out is not None, shown(api)
     right = Ether(out).copy()
     right[layer].chksum = None
-    assert Ether(out)[layer].chksum == ones_add(summed(right, layer), WRONG_BY), Ether(out).show(dump=True)
+    # 0 and 0xFFFF are the same ones' complement value (the mapped port, so the sum, changes run to run)
+    assert Ether(out)[layer].chksum % 0xFFFF == ones_add(summed(right, layer), WRONG_BY) % 0xFFFF, \
+        Ether(out).show(dump=True)
     while dataplane.poll(V4_PORT, timeout=0.3) is not None:
         pass
 

@@ -460,7 +460,7 @@ def test_packet_too_big_about_a_stateful_hairpinned_packet_is_hairpinned_back(pt
     mapping in pool6). That error leaves as a Fragmentation Needed (MTU 1 380, RFC 7915 5.2) from
     the router's RFC 6791 address to A's mapping, cut to 576 bytes (its checksum summed again in a
     second pass), so it goes round once more: A gets a Packet Too Big of MTU 1 400 again (4.2),
-    quoting the 548 bytes left of its own packet as A sent it, one router hop later. (Before the
+    quoting the 568 bytes left of its own packet as A sent it, one router hop later. (Before the
     fix, the pass that summed the checksum sent the Fragmentation Needed out untranslated.)"""
     router, pool_address = "2001:db8:1::fe", "198.51.100.248"
     b6, b4 = "2001:db8:1::b", "192.0.2.20"
@@ -480,8 +480,8 @@ def test_packet_too_big_about_a_stateful_hairpinned_packet_is_hairpinned_back(pt
 
 def test_hairpinned_udp_without_a_checksum_reaches_the_other_host_with_one(ptf):
     """IPv6 UDP without a checksum (RFC 6936) from A to B's pool4 address leaves the first pass as
-    IPv4 UDP without one (RFC 7915 5.5's zero), which the second pass gives a checksum computed over
-    the datagram (4.5), as IPv6 requires: B gets it summed, not zero."""
+    IPv4 UDP without one (its zero kept), which the second pass gives a checksum computed over
+    the datagram (RFC 7915 4.5), as IPv6 requires: B gets it summed, not zero."""
     b6, b4 = "2001:db8:1::b", "192.0.2.20"
     ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, b4, 8080, b6, 80),
                hairpin_route(ptf, "192.0.2.0", 24))
