@@ -165,6 +165,23 @@ def test_ipv4_udp_without_checksum_gets_one(ptf):
     ptf.verify_no_other_packets()
 
 
+@pytest.mark.parametrize("padded", [False, True], ids=["plain", "padded"])
+def test_ipv4_udp_without_checksum_whose_sum_is_zero_gets_all_ones(ptf, padded):
+    """RFC 768 (and RFC 8200 8.1 for IPv6): a UDP checksum that computes to 0 is sent as 0xFFFF,
+    0 meaning none, which an IPv6 receiver drops. The datagram's last two bytes are chosen so that
+    its translation sums to 0; a pad after it (cut in a pass of its own) must not change that."""
+    def translated(payload):
+        return to_v6_host(UDP(sport=53, dport=5000) / payload)
+    right = Ether(bytes(translated(b"zero-sum\0\0")))[UDP].chksum   # what the two bytes must add
+    payload = b"zero-sum" + (0 if right == 0xFFFF else right).to_bytes(2, "big")
+    assert Ether(bytes(translated(payload)))[UDP].chksum == 0xFFFF   # scapy sends a computed 0 so too
+    ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
+    frame = bytes(from_v4_server(UDP(sport=53, dport=40000, chksum=0) / payload))
+    ptf.send(V4_PORT, frame + (PAD if padded else b""))
+    ptf.verify_packet(translated(payload), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
 # What Ethernet puts after a short IP packet (a frame is at least 60 bytes), or any bytes a frame
 # carries past its IP packet's length.
 PAD = bytes(range(1, 15))

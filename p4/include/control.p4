@@ -203,6 +203,8 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         meta.recirc = 0;
         bool hairpin_after = meta.hairpin_after;
         meta.hairpin_after = false;
+        bool udp_sum_to_mend = meta.udp_sum_to_mend;
+        meta.udp_sum_to_mend = false;
         /* One router hop for both passes of a hairpinned packet (RFC 6146 3.8, RFC 7757 4.2):
          * the first decremented the hop limit and checked it. */
         meta.hairpinned = recirculated == RECIRC_HAIRPIN;
@@ -220,7 +222,10 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         }
         if (recirculated == RECIRC_CHECKSUM || recirculated == RECIRC_UDP_CHECKSUM) {
             meta.icmp_checksum_now = recirculated == RECIRC_CHECKSUM;
-            meta.udp_csum_from_payload = recirculated == RECIRC_UDP_CHECKSUM;
+            meta.udp_csum_from_payload = recirculated == RECIRC_UDP_CHECKSUM && !udp_sum_to_mend;
+            if (udp_sum_to_mend && hdr.udp.checksum == 0) {
+                hdr.udp.checksum = 0xffff;   /* RFC 768: a computed 0 is sent as all ones; 0 is none */
+            }
             standard_metadata.egress_spec = meta.out_port;
             if (hairpin_after) {
                 meta.recirc = RECIRC_HAIRPIN;   /* summed, it goes round once more to be translated back */
@@ -369,6 +374,10 @@ control Nat64Egress(inout headers_t hdr, inout metadata_t meta, inout standard_m
         }
         if (meta.trailer && meta.udp_csum_from_payload && standard_metadata.egress_port != CPU_PORT) {
             meta.udp_csum_from_payload = false;
+            meta.recirc = RECIRC_UDP_CHECKSUM;
+        } else if (meta.udp_csum_from_payload && standard_metadata.egress_port != CPU_PORT) {
+            /* Summed as this pass ends; v1model writes a sum of 0 as 0, so the next pass mends it. */
+            meta.udp_sum_to_mend = true;
             meta.recirc = RECIRC_UDP_CHECKSUM;
         }
         if (meta.recirc != 0) {

@@ -194,6 +194,8 @@ struct metadata_t {
     @field_list(2)
     port_t  out_port;        /* where a packet that went round for its checksum leaves */
     @field_list(2)
+    bool    udp_sum_to_mend; /* the UDP checksum was summed in the last pass: a 0 becomes 0xFFFF (RFC 768) */
+    @field_list(2)
     bool    hairpin_after;   /* hairpinned once its checksum pass is done (an ICMP error cut to its limit) */
     bool    icmp_checksum_now;   /* second pass: checksum the ICMP message over its payload */
     bit<32> truncate_to;     /* frame length to cut to (an ICMP error's limit, a trailer's IP end), 0: not cut */
