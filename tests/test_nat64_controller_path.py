@@ -26,7 +26,8 @@ import time
 
 import pytest
 from scapy.layers.inet import ICMP, IP, TCP, UDP, IPerror, TCPerror, UDPerror
-from scapy.layers.inet6 import ICMPv6DestUnreach, ICMPv6PacketTooBig, ICMPv6TimeExceeded, IPerror6, IPv6
+from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6PacketTooBig, ICMPv6TimeExceeded, IPerror6, IPv6,
+                                IPv6ExtHdrFragment)
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
@@ -278,6 +279,31 @@ def test_a_first_packet_with_a_wrong_checksum_is_set_up_and_leaves_as_wrong(bord
         Ether(out).show(dump=True)
     while dataplane.poll(V4_PORT, timeout=0.3) is not None:
         pass
+
+
+def test_ipv4_udp_without_checksum_summing_to_zero_reaches_the_host_in_fragments_with_all_ones(border):
+    """IPv4 UDP without a checksum and without DF, larger than the lowest IPv6 MTU: the switch
+    translates it, sums its checksum (RFC 7915 4.5) and punts it to be fragmented (RFC 7915 4).
+    Its bytes are chosen so that the sum comes to 0, which v1model writes as 0: the controller
+    sends it as 0xFFFF (RFC 768), and the host reassembles a datagram with a right checksum."""
+    api, dataplane, log = border
+    mapped, port = open_session(border, 5400)
+    while dataplane.poll(V4_PORT, timeout=0.3) is not None:
+        pass
+    server6 = embed(V4_SERVER, POOL6, 96)
+    data = bytes(range(256)) * 5 + b"zero"
+    right = IPv6(bytes(IPv6(src=server6, dst=V6_HOST) / UDP(sport=53, dport=5400) / (data + b"\0\0")))[UDP].chksum
+    data += (0 if right == 0xFFFF else right).to_bytes(2, "big")   # the two bytes that make the sum 0
+    dataplane.send(V4_PORT, from_remote(UDP(sport=53, dport=port, chksum=0) / data, dst=mapped, src=V4_SERVER))
+    pieces = []
+    while (frame := dataplane.poll(V6_PORT, timeout=3)) is not None:
+        pieces.append(Ether(frame))
+        if not Ether(frame)[IPv6ExtHdrFragment].m:
+            break
+    assert len(pieces) >= 2 and all(IPv6ExtHdrFragment in f for f in pieces), shown(api)
+    datagram = b"".join(bytes(f[IPv6ExtHdrFragment].payload) for f in sorted(pieces, key=lambda f: f[IPv6ExtHdrFragment].offset))
+    assert datagram[6:8] == b"\xff\xff", datagram[:8].hex()
+    assert checksum_holds(server6, V6_HOST, 17, datagram)
 
 
 def test_a_first_packet_too_large_for_the_ipv4_link_gets_packet_too_big(border):

@@ -366,16 +366,19 @@ control Nat64Egress(inout headers_t hdr, inout metadata_t meta, inout standard_m
     apply {
         /* Bytes after the IP packet (an Ethernet pad) are no part of it: they stay behind, as a
          * router leaves them, and no checksum sums them. One summed to the frame's end (IPv4 UDP
-         * without a checksum) is summed in a second pass, after the cut. (What goes to the CPU
-         * port to be fragmented keeps them, summed too: a pad comes with short frames only.) */
+         * without a checksum) is summed in a second pass, after the cut, and a sum of 0 mended in
+         * the pass after the sum. (What goes to the CPU port to be fragmented keeps them, summed
+         * too: a pad comes with short frames only; the controller mends a 0 there.) */
         if (meta.trailer && meta.truncate_to == 0) {
             meta.truncate_to = hdr.ipv4.isValid() ? 14 + (bit<32>) hdr.ipv4.total_len
                                                   : 54 + (bit<32>) hdr.ipv6.payload_len;
         }
-        if (meta.trailer && meta.udp_csum_from_payload && standard_metadata.egress_port != CPU_PORT) {
+        bool udp_sum_here = meta.udp_csum_from_payload && standard_metadata.egress_port != CPU_PORT
+                            && meta.recirc == 0;
+        if (udp_sum_here && meta.trailer) {
             meta.udp_csum_from_payload = false;
             meta.recirc = RECIRC_UDP_CHECKSUM;
-        } else if (meta.udp_csum_from_payload && standard_metadata.egress_port != CPU_PORT) {
+        } else if (udp_sum_here) {
             /* Summed as this pass ends; v1model writes a sum of 0 as 0, so the next pass mends it. */
             meta.udp_sum_to_mend = true;
             meta.recirc = RECIRC_UDP_CHECKSUM;

@@ -135,7 +135,7 @@ const bit<32> TRANSLATION_KINDS         = 4;
 /* Why a packet goes round the pipeline once more (metadata recirc). */
 const bit<2> RECIRC_CHECKSUM = 1;   /* an ICMP error built or truncated here: checksum its message */
 const bit<2> RECIRC_HAIRPIN  = 2;   /* translated to an address the NAT64 itself owns: translate back */
-const bit<2> RECIRC_UDP_CHECKSUM = 3;   /* IPv4 UDP without a checksum, cut short of bytes after it: sum it */
+const bit<2> RECIRC_UDP_CHECKSUM = 3;   /* IPv4 UDP without a checksum, translated: sum it after a cut, or mend a sum of 0 */
 
 /* RFC 4884: the original datagram of an ICMP error with an extension is parsed in full, so that
  * the extension after it can move: 32-byte chunks, then 4-byte words (every length is a multiple

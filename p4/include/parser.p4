@@ -36,7 +36,8 @@ parser Nat64Parser(packet_in packet, out headers_t hdr, inout metadata_t meta,
         packet.extract(hdr.icmp);
         transition accept;
     }
-    /* Second pass of IPv4 UDP without a checksum, translated and cut to its IPv6 packet. */
+    /* A later pass of IPv4 UDP without a checksum, translated: cut to its IPv6 packet (to be summed),
+     * or summed (a 0 to be sent as 0xFFFF). */
     state parse_udp_checksum_pass {
         packet.extract(hdr.ethernet);
         packet.extract(hdr.ipv6);

@@ -13,6 +13,7 @@ import java.util.Optional;
  * SDNet can neither read nor sum the payload (PUNT_FINISH, hw/netfpga/include/sume_arch.p4): it
  * cuts an ICMP error to the length the card asked for, and computes the ICMP or UDP checksum over
  * the message. The headers, MACs and hop limit are the card's; the frame then leaves as it is.
+ * It also mends a v1model switch's UDP checksum sum of 0 in what it punts to be fragmented.
  */
 final class Finisher {
     private static final int ETHERNET = 14;
@@ -81,5 +82,32 @@ final class Finisher {
             b.putShort(at, (short) (sum == 0 && !icmp ? 0xffff : sum));   // RFC 768: 0 means none
         }
         return Optional.of(f);
+    }
+
+    /**
+     * A v1model switch sums the checksum of IPv4 UDP without one as it translates it, and writes a
+     * sum that comes to 0 as 0 (RFC 768 sends 0xFFFF); a datagram it punts to be fragmented comes
+     * without the pass that mends that. So a whole IPv6 UDP datagram (no Fragment header, or one of
+     * offset 0 without more fragments) whose checksum is 0 is summed again; any other frame is
+     * returned as it is.
+     */
+    static byte[] withUdpSumMended(byte[] frame) {
+        int l4 = ETHERNET + IPV6_HEADER;
+        ByteBuffer b = ByteBuffer.wrap(frame);
+        if (frame.length < l4 + 8 || (b.getShort(12) & 0xffff) != 0x86dd) {
+            return frame;
+        }
+        int next = frame[ETHERNET + 6] & 0xff;
+        if (next == NEXT_HEADER_FRAGMENT) {
+            if (frame.length < l4 + 16 || (b.getShort(l4 + 2) & 0xfff9) != 0) {   // an offset, or more fragments
+                return frame;
+            }
+            next = frame[l4] & 0xff;
+            l4 += 8;
+        }
+        if (next != PROTO_UDP || b.getShort(l4 + 6) != 0) {
+            return frame;
+        }
+        return finish(frame, FINISH_UDP_CHECKSUM, 0).orElse(frame);
     }
 }

@@ -342,7 +342,8 @@ public final class Nat64Fabric implements Nat64Service {
             Optional<byte[]> whole = (finish & SumeHeaders.FINISH_PROBED) != 0 ? probes.translated(deviceId, frame)
                     : noEthernet ? MissingEthernet.towardsDestination(frame, switchConfig(deviceId))
                     : Optional.of(frame);
-            Optional<byte[]> done = (finish & SumeHeaders.FINISH_UDP_CHECKSUM) == 0 ? whole
+            Optional<byte[]> done = (finish & SumeHeaders.FINISH_UDP_CHECKSUM) == 0
+                    ? whole.map(Finisher::withUdpSumMended)
                     : whole.flatMap(f -> Finisher.finish(f, SumeHeaders.FINISH_UDP_CHECKSUM, 0));
             if (done.isEmpty()) {
                 count("fragmentation.unparsed");

@@ -54,6 +54,21 @@ class FinisherTest {
     }
 
     @Test
+    void aV1modelSumOfZeroIsSentAsAllOnesAndNothingElseIsTouched() {
+        byte[] zeroSum = bytes(UDP6_WITHOUT_CHECKSUM);
+        zeroSum[14 + 40 + 8] = (byte) 0xbe;   // "no" (0x6e6f) + 0x4fe6, the right checksum: the sum comes to 0
+        zeroSum[14 + 40 + 9] = (byte) 0x55;
+        assertEquals(0xffff, shortAt(Finisher.withUdpSumMended(zeroSum), 14 + 40 + 6), "RFC 768: 0 means none");
+        byte[] summed = Finisher.finish(bytes(UDP6_WITHOUT_CHECKSUM), SumeHeaders.FINISH_UDP_CHECKSUM, 0).orElseThrow();
+        assertArrayEquals(summed, Finisher.withUdpSumMended(summed), "a checksum that is not 0 stays");
+        byte[] later = bytes(UDP6_WITHOUT_CHECKSUM);   // behind a Fragment header of offset 8: no UDP header there
+        byte[] fragment = ByteBuffer.allocate(later.length + 8).put(later, 0, 54)
+                .put(new byte[] {17, 0, 0, 8 << 3, 0, 0, 0, 1}).put(later, 54, later.length - 54).array();
+        fragment[14 + 6] = 44;
+        assertArrayEquals(fragment.clone(), Finisher.withUdpSumMended(fragment), "a later fragment is left alone");
+    }
+
+    @Test
     void anIcmpv6ErrorGetsItsChecksumOverPseudoHeaderAndMessage() {
         byte[] out = Finisher.finish(bytes(ICMP6_ERROR), SumeHeaders.FINISH_ICMP_CHECKSUM, 0).orElseThrow();
         assertEquals(0x6f79, shortAt(out, 14 + 40 + 2));
