@@ -26,17 +26,16 @@ import time
 
 import pytest
 from scapy.layers.inet import ICMP, IP, TCP, UDP, IPerror, TCPerror, UDPerror
-from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6PacketTooBig, ICMPv6TimeExceeded, IPerror6, IPv6,
-                                IPv6ExtHdrFragment)
+from scapy.layers.inet6 import ICMPv6DestUnreach, ICMPv6PacketTooBig, ICMPv6TimeExceeded, IPerror6, IPv6
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
 from nat64_setup import (POOL6, PROGRAM, ROUTER_MAC, SUME_PROGRAM, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST,
                          V6_HOST_MAC, V6_PORT, driven_switch, embed)
 from test_nat64_fragments import (EAM_HOST, EAM_HOST4, EAM_SERVER, FABRIC as FRAGMENTS_FABRIC, PIPELINES,
-                                  checksum_holds, ones_complement_sum, open_session, stats)
+                                  checksum_holds, collect, ones_complement_sum, open_session, reassembled, stats)
 from test_nat64_rfc_audit import extension
-from test_nat64_pipeline import WRONG_BY, ones_add, summed, summed_wrong
+from test_nat64_pipeline import WRONG_BY, ones_add, summed, summed_wrong, summing_to_zero
 
 V4_LINK_MTU = 1000
 FABRIC = copy.deepcopy(FRAGMENTS_FABRIC)
@@ -291,19 +290,17 @@ def test_ipv4_udp_without_checksum_summing_to_zero_reaches_the_host_in_fragments
     while dataplane.poll(V4_PORT, timeout=0.3) is not None:
         pass
     server6 = embed(V4_SERVER, POOL6, 96)
-    data = bytes(range(256)) * 5 + b"zero"
-    right = IPv6(bytes(IPv6(src=server6, dst=V6_HOST) / UDP(sport=53, dport=5400) / (data + b"\0\0")))[UDP].chksum
-    data += (0 if right == 0xFFFF else right).to_bytes(2, "big")   # the two bytes that make the sum 0
-    dataplane.send(V4_PORT, from_remote(UDP(sport=53, dport=port, chksum=0) / data, dst=mapped, src=V4_SERVER))
-    pieces = []
-    while (frame := dataplane.poll(V6_PORT, timeout=3)) is not None:
-        pieces.append(Ether(frame))
-        if not Ether(frame)[IPv6ExtHdrFragment].m:
-            break
-    assert len(pieces) >= 2 and all(IPv6ExtHdrFragment in f for f in pieces), shown(api)
-    datagram = b"".join(bytes(f[IPv6ExtHdrFragment].payload) for f in sorted(pieces, key=lambda f: f[IPv6ExtHdrFragment].offset))
-    assert datagram[6:8] == b"\xff\xff", datagram[:8].hex()
-    assert checksum_holds(server6, V6_HOST, 17, datagram)
+    data = summing_to_zero(bytes(range(256)) * 5 + b"zero",
+                           lambda payload: Ether() / IPv6(src=server6, dst=V6_HOST) / UDP(sport=53, dport=5400) / payload)
+    ident = 0x5a0f
+    datagram = from_remote(UDP(sport=53, dport=port, chksum=0) / data, dst=mapped, src=V4_SERVER)
+    datagram[IP].id = ident
+    dataplane.send(V4_PORT, datagram)
+    pieces, _ = collect(dataplane, V6_PORT, 6, ident, 8 + len(data))
+    assert len(pieces) >= 2, shown(api)
+    whole = reassembled(pieces, 8 + len(data))
+    assert whole[6:8] == b"\xff\xff", whole[:8].hex()
+    assert checksum_holds(server6, V6_HOST, 17, whole)
 
 
 def test_a_first_packet_too_large_for_the_ipv4_link_gets_packet_too_big(border):

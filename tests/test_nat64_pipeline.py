@@ -172,14 +172,21 @@ def test_ipv4_udp_without_checksum_whose_sum_is_zero_gets_all_ones(ptf, padded):
     its translation sums to 0; a pad after it (cut in a pass of its own) must not change that."""
     def translated(payload):
         return to_v6_host(UDP(sport=53, dport=5000) / payload)
-    right = Ether(bytes(translated(b"zero-sum\0\0")))[UDP].chksum   # what the two bytes must add
-    payload = b"zero-sum" + (0 if right == 0xFFFF else right).to_bytes(2, "big")
-    assert Ether(bytes(translated(payload)))[UDP].chksum == 0xFFFF   # scapy sends a computed 0 so too
+    payload = summing_to_zero(b"zero-sum", translated)
     ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
     frame = bytes(from_v4_server(UDP(sport=53, dport=40000, chksum=0) / payload))
     ptf.send(V4_PORT, frame + (PAD if padded else b""))
     ptf.verify_packet(translated(payload), V6_PORT)
     ptf.verify_no_other_packets()
+
+
+def summing_to_zero(payload, translated):
+    """`payload` (of an even length) and two bytes more, chosen so that the UDP checksum of
+    `translated(them)`, a frame built without one, computes to 0, which is sent as 0xFFFF."""
+    right = summed(translated(payload + b"\0\0"), UDP)   # what the two bytes must add
+    payload += (0 if right == 0xFFFF else right).to_bytes(2, "big")
+    assert summed(translated(payload), UDP) == 0xFFFF   # scapy sends a computed 0 so too
+    return payload
 
 
 # What Ethernet puts after a short IP packet (a frame is at least 60 bytes), or any bytes a frame
