@@ -115,6 +115,22 @@ def test_an_extension_header_after_a_fragment_header_is_refused_not_translated(p
         (before[0] + (fragment != "later"), before[1] + (fragment == "later"))
 
 
+@pytest.mark.parametrize("kind", ["hop-by-hop", "destination-options", "routing"])
+def test_a_header_on_both_sides_of_a_fragment_header_is_refused_for_the_one_after(ptf, kind):
+    """Jool's graybox "ac" 4-6: the same extension header before an atomic Fragment header, where it
+    is not translated (RFC 7915 5.1), and after it, where it is refused as above: Destination
+    Unreachable 1 quoting the packet, counted; nothing translated."""
+    stateful_udp(ptf)
+    header, _ = AFTER_FRAGMENT[kind]
+    pkt = from_v6_host(header() / IPv6ExtHdrFragment(id=0x0001abce, m=0, offset=0) / header() /
+                       UDP(sport=5000, dport=53, chksum=0x1234) / (b"x" * 32))
+    before = sent(ptf, SENT_UNREACHABLE)
+    ptf.send(V6_PORT, pkt)
+    ptf.verify_packet(error_to_host(ICMPv6DestUnreach(code=1), pkt), V6_PORT)
+    ptf.verify_no_other_packets()
+    assert sent(ptf, SENT_UNREACHABLE) == before + 1
+
+
 def test_no_error_about_what_may_be_an_icmpv6_error_behind_a_fragment_header(ptf):
     """RFC 4443 2.4(e): no error about an ICMPv6 error. Behind the extension header that follows a
     Fragment header the switch looks one header further only: ICMPv6 there (an error or not), or a

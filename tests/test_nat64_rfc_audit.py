@@ -16,7 +16,7 @@ from scapy.packet import Raw
 
 from nat64_setup import (MAPPED, P, POOL6, PUNT_ICMP_EXTENSION, ROUTER_MAC, T,
                          SENT_TOO_BIG, SWITCH_V6, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT,
-                         eam, embed, from_v4_server, from_v6_host, sent, session_v4, session_v6, to_v4_server,
+                         eam, embed, from_switch4, from_v4_server, from_v6_host, sent, session_v4, session_v6, to_v4_server,
                          to_v6_host)
 from nat64_setup import BOTH, ptf, sume_sut, sut  # noqa: F401  (pytest fixtures, found by name)
 
@@ -499,6 +499,81 @@ def test_stateful_hairpinned_packet_hop_limit_is_decremented_once(ptf):
     ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=8080) / b"GET", dst=embed(b4, POOL6, 96), hlim=64))
     sends_exactly(ptf, to_v6_host(UDP(sport=40000, dport=80) / b"GET", src=embed(MAPPED, POOL6, 96), dst=b6,
                                   hlim=63), V6_PORT)
+
+# ---- 10. Sizes at the edges of 1 280 and 1 260 bytes (Jool's graybox RFC 7915 cases "c", "da") ----
+
+def tcp_data(sport, dport, size, fill=b"t"):
+    """A TCP segment of `size` bytes with its header (20)."""
+    return TCP(sport=sport, dport=dport, flags="A", seq=1, ack=1) / (fill * (size - 20))
+
+
+@BOTH
+def test_ipv4_of_1260_bytes_fills_an_ipv6_link_of_1280_without_a_fragment_header(ptf):
+    """Jool's "cb" and "cd" (RFC 7915 4: a Fragment header only for what is fragmented already): IPv4
+    TCP of 1 260 bytes, with DF or without, becomes IPv6 of exactly 1 280 bytes on a link of 1 280,
+    no Fragment header."""
+    ptf.insert(session_v4(ptf, 6, MAPPED, 40000, V6_HOST, 5000))
+    mtu(ptf, V6_PORT, 1280)
+    for flags in ("DF", 0):
+        ptf.send(V4_PORT, from_v4_server(tcp_data(80, 40000, 1240), flags=flags))
+        expected = to_v6_host(tcp_data(80, 5000, 1240))
+        assert len(expected[IPv6]) == 1280
+        ptf.verify_packet(expected, V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_ipv4_of_1261_bytes_with_df_gets_fragmentation_needed_of_1260(ptf):
+    """Jool's "ca" (RFC 7915 4.1): one byte more, with DF, on the same link: Fragmentation Needed of
+    MTU 1 260, 576 bytes, quoting the packet."""
+    ptf.insert(session_v4(ptf, 6, MAPPED, 40000, V6_HOST, 5000))
+    mtu(ptf, V6_PORT, 1280)
+    packet = from_v4_server(tcp_data(80, 40000, 1241), flags="DF")
+    ptf.send(V4_PORT, packet)
+    sends_exactly(ptf, from_switch4(ICMP(type=3, code=4, nexthopmtu=1260) / bytes(packet[IP])[:576 - 28]), V4_PORT)
+
+
+@BOTH
+def test_ipv6_over_1280_bytes_gets_df_and_of_1280_does_not(ptf):
+    """Jool's "ch" and "ci" (RFC 7915 5.1): IPv6 TCP of 1 281 bytes becomes IPv4 of 1 261 with DF;
+    of 1 280 bytes, IPv4 of 1 260 without DF."""
+    ptf.insert(session_v6(ptf, 6, V6_HOST, 5000, MAPPED, 40000))
+    for size, flags in ((1281, "DF"), (1280, 0)):
+        ptf.send(V6_PORT, from_v6_host(tcp_data(5000, 80, size - 40, b"u")))
+        expected = to_v4_server(tcp_data(40000, 80, size - 40, b"u"), flags=flags)
+        assert len(expected[IP]) == size - 20
+        ptf.verify_packet(expected, V4_PORT)
+    ptf.verify_no_other_packets()
+
+
+def test_packet_too_big_about_1281_bytes_quotes_the_ipv4_packet_with_df(ptf):
+    """Jool's "da" (RFC 7915 5.2, 5.3): the host's Packet Too Big of MTU 1 280 quoting the first
+    1 232 bytes of a 1 281-byte packet translated from the server becomes Fragmentation Needed of
+    MTU 1 260 from the host's mapping, 576 bytes. The quoted IPv4 header is what a translation of
+    the whole packet carries: Total Length 1 261 (from the quoted Payload Length, not the bytes
+    there) and so DF (5.1: more than 1 260 bytes)."""
+    ptf.insert(session_v6(ptf, 6, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 6, MAPPED, 40000, V6_HOST, 5000))
+    quoted6 = IPv6(src=SERVER6, dst=V6_HOST, hlim=63) / tcp_data(80, 5000, 1241, b"v")
+    ptf.send(V6_PORT, from_v6_host(ICMPv6PacketTooBig(mtu=1280) / bytes(quoted6)[:1280 - 48]))
+    quoted4 = IP(src=V4_SERVER, dst=MAPPED, ttl=63, flags="DF", id=0) / tcp_data(80, 40000, 1241, b"v")
+    assert len(quoted4) == 1261
+    sends_exactly(ptf, to_v4_server(ICMP(type=3, code=4, nexthopmtu=1260) / bytes(quoted4)[:576 - 28]), V4_PORT)
+
+
+@BOTH
+@pytest.mark.parametrize("more", [1, 0], ids=["M", "last"])
+def test_a_later_fragment_of_1280_bytes_keeps_its_offset_flags_and_identification(ptf, more):
+    """Jool's "cj" (RFC 7915 5.1.1): an EAM host's later fragment (offset 80 units, identification
+    0x01020408) of 1 240 bytes of TCP data, 1 288 bytes with its headers, becomes an IPv4 fragment
+    of 1 260 bytes: MF as M was, the same offset, the identification's low 16 bits, no DF, the
+    bytes as they came."""
+    ptf.insert(*eam(ptf, V6_HOST, HOST_EAM4))
+    data = bytes(range(256)) * 4 + bytes(range(216))
+    ptf.send(V6_PORT, from_v6_host(IPv6ExtHdrFragment(nh=6, offset=80, m=more, id=0x01020408) / Raw(data)))
+    expected = to_v4_server(Raw(data), src=HOST_EAM4, flags="MF" if more else 0, id=0x0408)
+    expected[IP].frag, expected[IP].proto = 80, 6
+    assert len(expected[IP]) == 1260
+    sends_exactly(ptf, expected, V4_PORT)
+
 
 # ---- 9. IPv4 to a pool4 address without a BIB entry: done, see test_nat64_pipeline.py's
 # test_udp_to_pool4_without_session_gets_port_unreachable_and_is_counted. ----
