@@ -230,6 +230,40 @@ def test_a_simultaneous_open_is_not_refused_and_opens(border):
     assert back is not None and Ether(back)[TCP].flags == "SA" and Ether(back)[TCP].dport == 33001
 
 
+def test_a_simultaneous_open_to_a_pool4_address_without_a_mapping_opens_with_that_address(border):
+    """Jool's graybox "so" without a mapping (RFC 6146 3.5.2.2): a remote's SYN to a pool4 transport
+    address that maps nothing is held; a host's SYN to that remote within TCP_INCOMING_SYN is the
+    outbound SYN "for the connection": its new mapping is that address, so its SYN leaves from it,
+    the held SYN is dropped without an error, and the remote's SYN+ACK reaches the host."""
+    api, dataplane, log = border
+    host, (pool4_address, pool4_port) = "2001:db8:1::60", (str(POOL4[9]), 40600)   # a subscriber, a block, of their own
+    before = stats(api)
+    sent = time.time()
+    dataplane.send(V4_PORT, from_remote(TCP(sport=2601, dport=pool4_port, flags="S", seq=700), dst=pool4_address))
+    time.sleep(0.5)
+    assert dataplane.poll(V6_PORT, timeout=0.2) is None, "held, not translated"
+    dataplane.send(V6_PORT, Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IPv6(src=host, dst=embed(REMOTE, POOL6, 96)) /
+                   TCP(sport=33100, dport=2601, flags="S", seq=900))
+    out = None
+    deadline = time.time() + 3
+    while out is None and time.time() < deadline:
+        frame = dataplane.poll(V4_PORT, timeout=0.2)
+        if frame is not None and TCP in Ether(frame):
+            out = Ether(frame)
+    assert out is not None, shown(api)
+    assert (out[IP].src, out[TCP].sport, out[IP].dst, out[TCP].dport, out[TCP].flags) == (
+        pool4_address, pool4_port, REMOTE, 2601, "S"), out.summary()
+    assert unreachables(dataplane, sent + INCOMING_SYN + 2.5) == [], "RFC 6146 3.5.2.2: the held SYN is dropped"
+    after = stats(api)
+    assert after.get("heldSyns.opened", 0) == before.get("heldSyns.opened", 0) + 1
+    assert after.get("heldSyns.refused", 0) == before.get("heldSyns.refused", 0)
+    dataplane.send(V4_PORT, from_remote(TCP(sport=2601, dport=pool4_port, flags="SA", seq=700, ack=901),
+                                        dst=pool4_address))
+    back = dataplane.poll(V6_PORT, timeout=3)
+    assert back is not None and Ether(back)[TCP].flags == "SA", shown(api)
+    assert (Ether(back)[IPv6].dst, Ether(back)[TCP].dport) == (host, 33100)
+
+
 def test_a_mappings_new_remote_gets_the_session_that_lets_its_answers_in(border):
     """RFC 6146 3.5.1 with address-dependent filtering (RFC 4787 REQ-8): the host's UDP from one port
     to a second remote goes through the controller, which makes that session (its filter entries

@@ -1,6 +1,7 @@
 package org.nat64fabric.core.control;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,8 +13,9 @@ import org.nat64fabric.core.pool4.TransportAddress;
 /**
  * IPv4 SYNs the NAT64 would not translate (to a pool4 address without a BIB entry, or filtered),
  * held as RFC 6146 3.5.2.2 and RFC 5382 REQ-4 ask: one may be half of a simultaneous open, whose
- * IPv6 side's SYN is on its way. Each waits TCP_INCOMING_SYN; then, unless a session for its flow
- * has come meanwhile, it is answered with Port Unreachable. Nothing is answered sooner, so a
+ * IPv6 side's SYN is on its way (a host's SYN to a held SYN's sender that needs a mapping gets the
+ * address the held SYN names: {@link #heldFrom}). Each waits TCP_INCOMING_SYN; then, unless a
+ * session for its flow has come meanwhile, it is answered with Port Unreachable. Nothing is answered sooner, so a
  * simultaneous open is never refused; a repeat of a held SYN waits with the first.
  *
  * <p>Each is held as the error that will answer it (at most 590 bytes), on a clock that does not
@@ -50,6 +52,8 @@ final class HeldSyns {
 
     /** In arrival order, which is the order they are due in: one lifetime, a clock that does not step. */
     private final Map<List<TransportAddress>, Held> held = new LinkedHashMap<>();
+    /** Per remote, the pool4 sides of the SYNs held from it, in arrival order. */
+    private final Map<TransportAddress, List<TransportAddress>> byRemote = new HashMap<>();
 
     synchronized Outcome hold(String deviceId, int cameIn, Supplier<Optional<byte[]>> error, TransportAddress local4,
                               TransportAddress remote4, long now, long lifetimeMs, int capacity) {
@@ -65,7 +69,14 @@ final class HeldSyns {
             return Outcome.UNANSWERED;
         }
         held.put(flow, new Held(deviceId, cameIn, answer.get(), local4, remote4, now + lifetimeMs));
+        byRemote.computeIfAbsent(remote4, r -> new ArrayList<>(1)).add(local4);
         return Outcome.HELD;
+    }
+
+    /** The pool4 side of the first SYN held from {@code remote4}, if any. */
+    synchronized Optional<TransportAddress> heldFrom(TransportAddress remote4) {
+        List<TransportAddress> locals = byRemote.get(remote4);
+        return locals == null ? Optional.empty() : Optional.of(locals.get(0));
     }
 
     /** The SYNs due by {@code now}, no longer held. */
@@ -78,6 +89,11 @@ final class HeldSyns {
             }
             out.add(h);
             i.remove();
+            List<TransportAddress> locals = byRemote.get(h.remote4);
+            locals.remove(h.local4);
+            if (locals.isEmpty()) {
+                byRemote.remove(h.remote4);
+            }
         }
         return out;
     }

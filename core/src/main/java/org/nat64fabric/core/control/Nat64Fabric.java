@@ -945,7 +945,7 @@ public final class Nat64Fabric implements Nat64Service {
         try {
             return p.ipv6
                     ? engine.fromV6(p.protocol, p.source6(), p.sourcePort, p.destination6(), p.destinationPort,
-                            p.segment, now)
+                            p.segment, heldSyns::heldFrom, now)
                     : engine.fromV4(p.protocol, p.source4(), p.sourcePort, p.destination4(), p.destinationPort,
                             p.segment, now);
         } catch (ConfigException e) {

@@ -236,7 +236,22 @@ public final class Pool4 {
      * subscriber, would break paired pooling, or the port is in use or resting.
      */
     public synchronized Result reserve(Protocol protocol, TransportAddress wanted, Ipv6Address source, long now) {
-        Ipv6Address subscriber = subscriberOf(source);
+        return reserve(protocol, wanted, subscriberOf(source), now, false);
+    }
+
+    /**
+     * The transport address an IPv4 SYN held for a simultaneous open names, for the mapping of the
+     * IPv6 host whose SYN completes it (RFC 6146 3.5.2.2). As {@link #reserve}, and within the
+     * subscriber's limits too: one of its deterministic blocks (RFC 7422), or a block more only
+     * under its block limit. A refusal leaves the host to {@link #allocate}.
+     */
+    public synchronized Result claimForSimultaneousOpen(Protocol protocol, TransportAddress wanted, Ipv6Address source,
+                                                        long now) {
+        return reserve(protocol, wanted, subscriberOf(source), now, true);
+    }
+
+    private Result reserve(Protocol protocol, TransportAddress wanted, Ipv6Address subscriber, long now,
+                           boolean withinLimits) {
         int[] range = config.portRanges.get(protocol);
         if (!addresses.contains(wanted.address()) || wanted.port() < range[0] || wanted.port() > range[1]) {
             return Result.refused(Refusal.OUT_OF_POOL, protocol + " " + wanted + " is outside pool4 or its "
@@ -246,6 +261,14 @@ public final class Pool4 {
                 .filter(b -> b.protocol() == protocol && b.address().equals(wanted.address()) && b.contains(wanted.port()))
                 .findFirst();
         PortBlock opened = null;
+        if (holder.isEmpty() && withinLimits) {
+            PortBlock wantedBlock = block(protocol, wanted.address(), wanted.port() / config.blockSize, subscriber);
+            if (config.deterministic != null ? !deterministicBlocks(protocol, subscriber).contains(wantedBlock)
+                    : blocksOf(protocol, subscriber).size() >= config.blocksPerSubscriber) {
+                return Result.refused(Refusal.SUBSCRIBER_LIMIT, protocol + " " + wanted
+                        + " is in a port block " + subscriber + " may not open");
+            }
+        }
         if (holder.isEmpty()) {
             Optional<Ipv4Address> pair = pairedAddress(subscriber);
             if (pair.isPresent() && !pair.get().equals(wanted.address())) {

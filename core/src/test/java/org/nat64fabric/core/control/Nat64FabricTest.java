@@ -39,6 +39,7 @@ import org.nat64fabric.core.event.NatEvent;
 import org.nat64fabric.core.p4.SumeHeaders;
 import org.nat64fabric.core.pool4.Protocol;
 import org.nat64fabric.core.pool4.TransportAddress;
+import org.nat64fabric.core.session.BibEntry;
 import org.nat64fabric.core.session.TcpState;
 import org.nat64fabric.core.store.InMemoryNatStore;
 import org.nat64fabric.core.store.MapNatStore;
@@ -1083,6 +1084,26 @@ class Nat64FabricTest {
         assertEquals(sent + 1, border1.packetOuts.size());
         assertEquals(Ipv4Address.parse("203.0.113.7", "remote"),
                 Ipv4Address.of(ByteBuffer.wrap(border1.packetOuts.get(sent)).getInt(14 + 16)));
+    }
+
+    @Test
+    void aHostsSynToTheRemoteOfASynHeldWithoutAMappingGetsThatMappingAndTheHeldSynIsDropped() throws Exception {
+        // Jool's graybox "so" without a mapping (RFC 6146 3.5.2.2): 203.0.113.5:2601 sends a SYN to
+        // pool4's 192.0.2.2:2600, which maps nothing; the host's SYN to 203.0.113.5:2601 gets it.
+        TransportAddress held = new TransportAddress(Ipv4Address.parse("192.0.2.2", "pool4"), 2600);
+        fabric.packetIn("border1", Nat64Fabric.PUNT_INBOUND_SYN, v4Syn("203.0.113.5", 2601, held.address(), held.port()));
+        assertEquals(1L, fabric.stats().get("heldSyns.held"));
+        fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, v6Syn(33000, "203.0.113.5", 2601));
+        assertEquals(List.of(held), fabric.bib().stream().map(BibEntry::v4).collect(Collectors.toList()));
+        int sent = border1.packetOuts.size();
+        now += 6_000;
+        fabric.answerHeldSyns();
+        assertEquals(1L, fabric.stats().get("heldSyns.opened"));
+        assertEquals(null, fabric.stats().get("heldSyns.refused"), "no Port Unreachable");
+        assertEquals(sent, border1.packetOuts.size());
+        // Once the held SYN is gone, the next host's SYN to that remote gets a mapping of its own.
+        fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, v6Syn(33002, "203.0.113.5", 2601));
+        assertEquals(2, fabric.bib().stream().map(BibEntry::v4).distinct().count());
     }
 
     @Test

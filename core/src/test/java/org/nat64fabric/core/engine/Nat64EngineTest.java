@@ -16,16 +16,19 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.nat64fabric.core.ConfigException;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Address;
+import org.nat64fabric.core.addr.Ipv6Prefix;
 import org.nat64fabric.core.config.Nat64Config;
 import org.nat64fabric.core.eamt.Eam;
 import org.nat64fabric.core.event.NatEvent;
 import org.nat64fabric.core.pool4.Pool4Config;
+import org.nat64fabric.core.pool4.PortBlock;
 import org.nat64fabric.core.pool4.Protocol;
 import org.nat64fabric.core.pool4.TransportAddress;
 import org.nat64fabric.core.pool6.Pool6;
@@ -91,6 +94,54 @@ class Nat64EngineTest {
                 Segment.OTHER, 3_000);
         assertEquals(s.bib(), other.session().orElseThrow().bib(), "endpoint-independent mapping");
         assertEquals(2, e.sessionsOf(s.bib()).size());
+    }
+
+    @Test
+    void aHostsSynTakesTheAddressASynHeldFromItsRemoteNamesWherePool4LetsIt() {
+        // RFC 6146 3.5.2.2, Jool's graybox "so": SERVER:443 sent a SYN to 192.0.2.2:2600, which has
+        // no mapping; the host's SYN to SERVER:443 gets that mapping, so the two SYNs are one connection.
+        Nat64Engine e = engine(pool4("192.0.2.0/30").blockSize(64).blocksPerSubscriber(2));
+        TransportAddress remote = new TransportAddress(SERVER, 443);
+        TransportAddress held = new TransportAddress(Ipv4Address.parse("192.0.2.2", "t"), 2600);
+        Function<TransportAddress, Optional<TransportAddress>> heldSyns =
+                r -> r.equals(remote) ? Optional.of(held) : Optional.empty();
+        Session s = e.fromV6(Protocol.TCP, host(1), 33000, SERVER6, 443, Segment.SYN, heldSyns, 0)
+                .session().orElseThrow();
+        assertEquals(held, s.bib().v4());
+        assertEquals(Optional.of(TcpState.V6_INIT), s.state());
+        assertEquals(Optional.of(s.bib()), e.store().bibBy4(Protocol.TCP, held));
+
+        assertNotEquals(held, e.fromV6(Protocol.TCP, host(1), 33002, SERVER6, 443, Segment.SYN, heldSyns, 1)
+                .session().orElseThrow().bib().v4(), "taken: the next host's SYN gets another address");
+        assertNotEquals(held, e.fromV6(Protocol.TCP, host(2), 33004, SERVER6, 443, Segment.SYN,
+                r -> Optional.of(new TransportAddress(held.address(), 2601)), 2).session().orElseThrow().bib().v4(),
+                "2601 is in host 1's block: host 2 gets a port of its own");
+        Session udp = e.fromV6(Protocol.UDP, host(3), 33006, SERVER6, 443, Segment.OTHER,
+                r -> Optional.of(new TransportAddress(held.address(), 2700)), 3).session().orElseThrow();
+        assertNotEquals(2700, udp.bib().v4().port(), "only TCP has held SYNs");
+    }
+
+    @Test
+    void aHeldSynsAddressIsRefusedPastTheSubscribersBlockLimitOrOutsideItsDeterministicBlocks() {
+        Nat64Engine limited = engine(pool4("192.0.2.0/30").blockSize(64).blocksPerSubscriber(1));
+        TransportAddress first = limited.fromV6(Protocol.TCP, host(1), 33000, SERVER6, 80, Segment.SYN, 0)
+                .session().orElseThrow().bib().v4();
+        TransportAddress elsewhere = new TransportAddress(first.address(), first.port() + 640);   // ten blocks on
+        Session s = limited.fromV6(Protocol.TCP, host(1), 33002, SERVER6, 443, Segment.SYN,
+                r -> Optional.of(elsewhere), 1).session().orElseThrow();
+        assertNotEquals(elsewhere, s.bib().v4(), "a second block is over the limit of one");
+        assertEquals(first.port() / 64, s.bib().v4().port() / 64, "the host's own block serves instead");
+
+        Nat64Engine deterministic = engine(pool4("192.0.2.0/30").blockSize(64).blocksPerSubscriber(1)
+                .subscriberPrefixLength(64).deterministic(Ipv6Prefix.parse("2001:db8:1::/56", "d")));
+        List<PortBlock> own = deterministic.pool4().deterministicBlocks(Protocol.TCP,
+                deterministic.pool4().subscriberOf(host(1)));
+        TransportAddress inOwn = new TransportAddress(own.get(0).address(), own.get(0).first() + 5);
+        TransportAddress notOwn = new TransportAddress(own.get(0).address(), own.get(0).last() + 5);
+        assertNotEquals(notOwn, deterministic.fromV6(Protocol.TCP, host(1), 33000, SERVER6, 80, Segment.SYN,
+                r -> Optional.of(notOwn), 0).session().orElseThrow().bib().v4(), "RFC 7422: another subscriber's ports");
+        assertEquals(inOwn, deterministic.fromV6(Protocol.TCP, host(1), 33002, SERVER6, 443, Segment.SYN,
+                r -> Optional.of(inOwn), 1).session().orElseThrow().bib().v4());
     }
 
     @Test
