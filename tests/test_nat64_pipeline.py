@@ -157,6 +157,21 @@ def test_udp_v4_to_v6_through_a_session(ptf):
     ptf.verify_no_other_packets()
 
 
+@BOTH
+def test_the_operator_zeroes_the_traffic_class_and_sets_the_tos(ptf):
+    """RFC 7915 4.1 and 5.1 (SHOULDs; nat64.zeroTrafficClass, nat64.ipv4Tos): with the controller's
+    setting in the keyless traffic_class table, IPv4's TOS 0x20 becomes Traffic Class 0, and IPv6's
+    Traffic Class 0xb8 becomes the TOS the operator set, 0x28; otherwise as copied above."""
+    ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000), session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000))
+    ptf.modify(ptf.client.table_entry(P + "rewrite.traffic_class", default=True, action=P + "rewrite.class_and_tos",
+                                      params={"zero_class": 1, "fix_tos": 1, "tos_value": 0x28}))
+    ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / b"answer", tos=0x20))
+    ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / b"answer", tc=0), V6_PORT)
+    ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53) / b"query", tc=0xb8))
+    ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / b"query", tos=0x28), V4_PORT)
+    ptf.verify_no_other_packets()
+
+
 def test_ipv4_udp_without_checksum_gets_one(ptf):
     ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
     pkt = from_v4_server(UDP(sport=53, dport=40000, chksum=0) / b"no checksum here")

@@ -160,6 +160,24 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         size = 8;
     }
 
+    /* RFC 7915 4.1 and 5.1 (SHOULDs): the Traffic Class and the TOS octet are copied from each
+     * other, unless the operator has the translation zero the Traffic Class or set the TOS
+     * (nat64.zeroTrafficClass, nat64.ipv4Tos; the controller writes this table's default). Outer
+     * headers only: a quoted packet's is copied as it is. */
+    bit<1> zero_traffic_class;
+    bit<1> fixed_tos;
+    bit<8> tos;
+    action class_and_tos(bit<1> zero_class, bit<1> fix_tos, bit<8> tos_value) {
+        zero_traffic_class = zero_class;
+        fixed_tos = fix_tos;
+        tos = tos_value;
+    }
+    table traffic_class {
+        actions = { class_and_tos; }
+        default_action = class_and_tos(0, 0, 0);
+        size = 1;
+    }
+
     /* ---- outer headers ---- */
     action v6_to_v4() {
         /* RFC 7915 5.1: extension headers are not translated; Protocol is the last Next Header. */
@@ -168,7 +186,7 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         hdr.ipv4.setValid();
         hdr.ipv4.version = 4;
         hdr.ipv4.ihl = 5;
-        hdr.ipv4.dscp_ecn = hdr.ipv6.traffic_class;
+        hdr.ipv4.dscp_ecn = fixed_tos == 1 ? tos : hdr.ipv6.traffic_class;
         hdr.ipv4.reserved = 0;
         hdr.ipv4.identification = 0;             /* a new one drawn in apply, unless a fragment */
         hdr.ipv4.more_fragments = 0;
@@ -197,7 +215,7 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         bit<16> l4_len = hdr.ipv4.total_len - ((bit<16>) hdr.ipv4.ihl << 2);
         hdr.ipv6.setValid();
         hdr.ipv6.version = 6;
-        hdr.ipv6.traffic_class = hdr.ipv4.dscp_ecn;
+        hdr.ipv6.traffic_class = zero_traffic_class == 1 ? 8w0 : hdr.ipv4.dscp_ecn;
         hdr.ipv6.flow_label = 0;
         hdr.ipv6.payload_len = l4_len;
         hdr.ipv6.next_hdr = hdr.ipv4.protocol == PROTO_ICMP ? PROTO_ICMPV6 : hdr.ipv4.protocol;
@@ -440,6 +458,7 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         new_rest = 0;
         pointer = 0;
         drop_reason = DROP_REASONS;   /* none */
+        traffic_class.apply();
         if (hdr.ipv6.isValid()) {
             /* RFC 7915 5.1: a fragment keeps its identification; any other packet gets a new one. */
             bool new_identification = !hdr.ipv6_frag.isValid();

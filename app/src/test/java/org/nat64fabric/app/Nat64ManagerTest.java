@@ -116,7 +116,7 @@ class Nat64ManagerTest {
         assertTrue(onos.journal.stream().allMatch(j -> j.startsWith(BORDER1 + " MODIFY ")
                 && (j.endsWith("icmp_source") || j.endsWith("pool6_embed") || j.endsWith("egress_mtu") || j.endsWith("ingress_mtu")
                         || j.endsWith("punt_subscriber") || j.endsWith("lowest_ipv6_mtu") || j.endsWith("inbound_syn")
-                        || j.endsWith("udp_zero_checksum") || j.endsWith("rfc6791_pool"))),
+                        || j.endsWith("udp_zero_checksum") || j.endsWith("rfc6791_pool") || j.endsWith("traffic_class"))),
                 onos.journal.toString());
     }
 

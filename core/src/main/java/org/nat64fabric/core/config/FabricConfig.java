@@ -272,7 +272,7 @@ public final class FabricConfig {
     public static Nat64Section nat64Section(JsonNode nat, String at) {
         Json.only(nat, at, "pool6", "pool4", "timeouts", "addressDependentFiltering", "maxSessionsPerSubscriber",
                 "logDestination", "eamt", "staticBib", "puntPolicing", "setupQueues", "icmpErrors", "udpZeroChecksum", "siitPrefixes", "lowestIpv6Mtu", "ipfix",
-                "externallyInitiatedTcp", "maxHeldSyns");
+                "externallyInitiatedTcp", "maxHeldSyns", "zeroTrafficClass", "ipv4Tos");
         Nat64Config nat64 = nat64(nat, at);
         List<Eam> eamt = new ArrayList<>();
         Eamt table = new Eamt();
@@ -366,6 +366,12 @@ public final class FabricConfig {
         }
         if (nat.has("externallyInitiatedTcp")) {
             b.dropExternallyInitiatedTcp(!eitherOr(nat, "externallyInitiatedTcp", "allow", "drop", at));
+        }
+        if (nat.has("zeroTrafficClass")) {
+            b.zeroTrafficClass(bool(nat, "zeroTrafficClass", at));
+        }
+        if (nat.has("ipv4Tos")) {
+            b.ipv4Tos((int) number(nat, "ipv4Tos", 0, 255, at));
         }
         if (nat.has("maxHeldSyns")) {
             b.maxHeldSyns((int) number(nat, "maxHeldSyns", 0, Nat64Config.MAX_HELD_SYNS, at));

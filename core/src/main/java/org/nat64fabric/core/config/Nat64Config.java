@@ -59,6 +59,13 @@ public final class Nat64Config {
     public final boolean dropExternallyInitiatedTcp;
     /** How many such SYNs the controller holds at once; more are dropped (and counted). */
     public final int maxHeldSyns;
+    /**
+     * RFC 7915 4.1 (SHOULD): the IPv6 Traffic Class of a packet translated from IPv4 is 0, not its
+     * TOS octet, where IPv4 may use the old TOS and precedence meanings.
+     */
+    public final boolean zeroTrafficClass;
+    /** RFC 7915 5.1 (SHOULD): the TOS octet of a packet translated from IPv6, 0-255; -1 copies the Traffic Class. */
+    public final int ipv4Tos;
     public static final int MAX_HELD_SYNS = 1_000_000;
 
     private Nat64Config(Builder b) {
@@ -76,6 +83,8 @@ public final class Nat64Config {
         this.lowestIpv6Mtu = b.lowestIpv6Mtu;
         this.dropExternallyInitiatedTcp = b.dropExternallyInitiatedTcp;
         this.maxHeldSyns = b.maxHeldSyns;
+        this.zeroTrafficClass = b.zeroTrafficClass;
+        this.ipv4Tos = b.ipv4Tos;
     }
 
     /**
@@ -158,6 +167,8 @@ public final class Nat64Config {
         private int lowestIpv6Mtu = 1280;
         private boolean dropExternallyInitiatedTcp;
         private int maxHeldSyns = 1024;
+        private boolean zeroTrafficClass;
+        private int ipv4Tos = -1;
 
         public Builder pool6(Pool6 pool6) {
             this.pool6 = pool6;
@@ -224,6 +235,17 @@ public final class Nat64Config {
             return this;
         }
 
+        public Builder zeroTrafficClass(boolean zero) {
+            this.zeroTrafficClass = zero;
+            return this;
+        }
+
+        /** -1: copied from the Traffic Class. */
+        public Builder ipv4Tos(int tos) {
+            this.ipv4Tos = tos;
+            return this;
+        }
+
         public Builder siitPrefixes(List<Ipv4Prefix> prefixes) {
             this.siitPrefixes = prefixes;
             return this;
@@ -249,6 +271,9 @@ public final class Nat64Config {
             }
             if (pool4 == null) {
                 throw new ConfigException("pool4", "is required (at least one IPv4 prefix in pool4.addresses)");
+            }
+            if (ipv4Tos < -1 || ipv4Tos > 255) {
+                throw new ConfigException("ipv4Tos", ipv4Tos + " is not a TOS octet: from 0 to 255");
             }
             if (maxSessionsPerSubscriber < 1) {
                 throw new ConfigException("maxSessionsPerSubscriber", "must be at least 1");

@@ -52,6 +52,17 @@ final class LaterFragments {
     private static final int PROTO_ICMP = 1;
     private static final int PROTO_ICMPV6 = 58;
 
+    /** RFC 7915 4.1: the Traffic Class of a translation to IPv6 is 0 instead of the TOS octet. */
+    private final boolean zeroTrafficClass;
+    /** RFC 7915 5.1: the TOS octet of a translation to IPv4, or -1: the Traffic Class. */
+    private final int ipv4Tos;
+
+    /** The header fields the operator sets as the pipeline does (nat64.zeroTrafficClass, nat64.ipv4Tos). */
+    LaterFragments(boolean zeroTrafficClass, int ipv4Tos) {
+        this.zeroTrafficClass = zeroTrafficClass;
+        this.ipv4Tos = ipv4Tos;
+    }
+
     /** A datagram as its fragments name it (RFC 791 3.2, RFC 8200 4.5). */
     static final class Datagram {
         final Object source;
@@ -287,16 +298,16 @@ final class LaterFragments {
         return r;
     }
 
-    private static void translate(String deviceId, byte[] frame, Translation t, Result r) {
+    private void translate(String deviceId, byte[] frame, Translation t, Result r) {
         boolean fromIpv6 = isIpv6(frame);
         if (expiresHere(frame, fromIpv6)) {
             r.ttlExpired++;
             return;
         }
-        Optional<byte[]> out = fromIpv6 ? toIpv4(frame, (Ipv4Address) t.source, (Ipv4Address) t.destination)
-                : toIpv6(frame, (Ipv6Address) t.source, (Ipv6Address) t.destination);
+        Optional<byte[]> out = fromIpv6 ? toIpv4(frame, (Ipv4Address) t.source, (Ipv4Address) t.destination, ipv4Tos)
+                : toIpv6(frame, (Ipv6Address) t.source, (Ipv6Address) t.destination, zeroTrafficClass);
         if (fromIpv6 && t.hairpin != null) {
-            out = out.flatMap(f -> toIpv6(f, t.hairpin.source, t.hairpin.destination));
+            out = out.flatMap(f -> toIpv6(f, t.hairpin.source, t.hairpin.destination, zeroTrafficClass));
         }
         if (out.isEmpty()) {
             r.unparsed++;
@@ -319,7 +330,7 @@ final class LaterFragments {
     }
 
     /** The waiting echo's first fragment, translated once its datagram's length is known. */
-    private static void finishEcho(Translation t, Result r) {
+    private void finishEcho(Translation t, Result r) {
         if (t.echo == null || t.length < 0) {
             return;
         }
@@ -331,10 +342,13 @@ final class LaterFragments {
             return;
         }
         Optional<byte[]> out = fromIpv6
-                ? echoToIpv4(e.frame, (Ipv4Address) t.source, (Ipv4Address) t.destination, e.identifier, t.length)
-                : echoToIpv6(e.frame, (Ipv6Address) t.source, (Ipv6Address) t.destination, e.identifier, t.length);
+                ? echoToIpv4(e.frame, (Ipv4Address) t.source, (Ipv4Address) t.destination, ipv4Tos, e.identifier,
+                        t.length)
+                : echoToIpv6(e.frame, (Ipv6Address) t.source, (Ipv6Address) t.destination, zeroTrafficClass,
+                        e.identifier, t.length);
         if (fromIpv6 && t.hairpin != null) {
-            out = out.flatMap(f -> echoToIpv6(f, t.hairpin.source, t.hairpin.destination, e.identifier, t.length));
+            out = out.flatMap(f -> echoToIpv6(f, t.hairpin.source, t.hairpin.destination, zeroTrafficClass,
+                    e.identifier, t.length));
         }
         if (out.isEmpty()) {
             r.unparsed++;
@@ -383,9 +397,10 @@ final class LaterFragments {
     /**
      * RFC 7915 5.1 and 5.1.1: the IPv4 fragment of an IPv6 one, extension headers before its
      * Fragment header left out. The hop limit is kept: the pipeline routes the fragment and
-     * counts the hop, as it counts it for the first fragment it translates.
+     * counts the hop, as it counts it for the first fragment it translates. {@code tos}: the TOS
+     * octet, or -1 to copy the Traffic Class.
      */
-    static Optional<byte[]> toIpv4(byte[] frame, Ipv4Address source, Ipv4Address destination) {
+    static Optional<byte[]> toIpv4(byte[] frame, Ipv4Address source, Ipv4Address destination, int tos) {
         int at = fragmentHeaderAt(frame);
         if (at < 0) {
             return Optional.empty();
@@ -400,7 +415,7 @@ final class LaterFragments {
         ByteBuffer w = ByteBuffer.wrap(out);
         w.putShort(12, (short) 0x0800);
         w.put(ETHERNET, (byte) 0x45);
-        w.put(ETHERNET + 1, (byte) (b.getInt(ETHERNET) >>> 20));             // traffic class
+        w.put(ETHERNET + 1, (byte) (tos >= 0 ? tos : b.getInt(ETHERNET) >>> 20));   // traffic class
         w.putShort(ETHERNET + 2, (short) (out.length - ETHERNET));
         w.putShort(ETHERNET + 4, (short) b.getInt(at + 4));                  // low 16 bits of the identification
         w.putShort(ETHERNET + 6, (short) ((fragmentWord & 1) << 13 | fragmentWord >>> 3));   // DF clear
@@ -416,9 +431,10 @@ final class LaterFragments {
     /**
      * RFC 7915 4.1: the IPv6 fragment of an IPv4 one, with a Fragment header carrying its
      * identification and offset; IPv4 options are not translated. The TTL is kept as the hop
-     * limit, the pipeline counting the hop (as in {@link #toIpv4}).
+     * limit, the pipeline counting the hop (as in {@link #toIpv4}). {@code zeroClass}: the Traffic
+     * Class 0 instead of the TOS octet.
      */
-    static Optional<byte[]> toIpv6(byte[] frame, Ipv6Address source, Ipv6Address destination) {
+    static Optional<byte[]> toIpv6(byte[] frame, Ipv6Address source, Ipv6Address destination, boolean zeroClass) {
         if (!isIpv4(frame)) {
             return Optional.empty();
         }
@@ -431,7 +447,7 @@ final class LaterFragments {
         System.arraycopy(frame, 0, out, 0, 12);
         ByteBuffer w = ByteBuffer.wrap(out);
         w.putShort(12, (short) 0x86dd);
-        w.putInt(ETHERNET, 6 << 28 | (frame[ETHERNET + 1] & 0xff) << 20);   // traffic class, flow label 0
+        w.putInt(ETHERNET, 6 << 28 | (zeroClass ? 0 : frame[ETHERNET + 1] & 0xff) << 20);   // traffic class, flow label 0
         w.putShort(ETHERNET + 4, (short) (FRAGMENT_HEADER + end - data));
         w.put(ETHERNET + 6, (byte) NEXT_FRAGMENT);
         w.put(ETHERNET + 7, frame[ETHERNET + 8]);                            // TTL
@@ -451,17 +467,17 @@ final class LaterFragments {
      * for the ICMPv6 pseudo-header, which the ICMPv4 one does not count (RFC 1624: a wrong
      * checksum stays as wrong).
      */
-    static Optional<byte[]> echoToIpv4(byte[] frame, Ipv4Address source, Ipv4Address destination, int identifier,
-                                       int length) {
+    static Optional<byte[]> echoToIpv4(byte[] frame, Ipv4Address source, Ipv4Address destination, int tos,
+                                       int identifier, int length) {
         long pseudo = InternetChecksum.ipv6PseudoHeader(frame, ETHERNET, length, PROTO_ICMPV6);
-        return toIpv4(frame, source, destination).flatMap(out -> echo(out, ETHERNET + 20, identifier,
+        return toIpv4(frame, source, destination, tos).flatMap(out -> echo(out, ETHERNET + 20, identifier,
                 InternetChecksum.of(pseudo)));
     }
 
     /** RFC 7915 4.2: an ICMPv4 echo's first fragment as ICMPv6, the other way round. */
-    static Optional<byte[]> echoToIpv6(byte[] frame, Ipv6Address source, Ipv6Address destination, int identifier,
-                                       int length) {
-        return toIpv6(frame, source, destination).flatMap(out -> echo(out, ETHERNET + IPV6_HEADER + FRAGMENT_HEADER,
+    static Optional<byte[]> echoToIpv6(byte[] frame, Ipv6Address source, Ipv6Address destination, boolean zeroClass,
+                                       int identifier, int length) {
+        return toIpv6(frame, source, destination, zeroClass).flatMap(out -> echo(out, ETHERNET + IPV6_HEADER + FRAGMENT_HEADER,
                 identifier, InternetChecksum.ipv6PseudoHeader(out, ETHERNET, length, PROTO_ICMPV6)));
     }
 

@@ -156,7 +156,7 @@ public final class Nat64Fabric implements Nat64Service {
     /** Per switch: the second its ICMP errors are counted in, and how many went out in it. */
     private final Map<String, long[]> refusalBudgets = new ConcurrentHashMap<>();
     private final PortErrorLimit portErrorLimit;
-    private final LaterFragments laterFragments = new LaterFragments();
+    private final LaterFragments laterFragments;
     private final HeldSyns heldSyns = new HeldSyns();
     private final Probes probes;
 
@@ -181,6 +181,7 @@ public final class Nat64Fabric implements Nat64Service {
     Nat64Fabric(FabricConfig config, NatStore store, Consumer<NatEvent> log, LongSupplier clock,
                         LongSupplier monotonic, Executor setups, Executor writers) {
         this.config = config;
+        this.laterFragments = new LaterFragments(config.nat64.zeroTrafficClass, config.nat64.ipv4Tos);
         this.monotonic = monotonic;
         this.portErrorLimit = new PortErrorLimit(config.nat64.icmpErrors.perPortPps, config.nat64.icmpErrors.perPortBurst);
         for (SetupStage stage : SetupStage.values()) {

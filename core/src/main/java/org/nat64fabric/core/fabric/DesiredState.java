@@ -214,6 +214,9 @@ public final class DesiredState {
         out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_INBOUND_SYN)
                 .action(config.dropExternallyInitiatedTcp ? NAT64_INGRESS_TRANSLATE_CHECK_INBOUND_SYNS
                         : config.maxHeldSyns > 0 ? NAT64_INGRESS_TRANSLATE_HOLD_INBOUND_SYNS : NO_ACTION).build());
+        out.add(TableEntry.in(NAT64_INGRESS_REWRITE_TRAFFIC_CLASS).action(NAT64_INGRESS_REWRITE_CLASS_AND_TOS)
+                .param(ZERO_CLASS, config.zeroTrafficClass ? 1 : 0).param(FIX_TOS, config.ipv4Tos >= 0 ? 1 : 0)
+                .param(TOS_VALUE, Math.max(config.ipv4Tos, 0)).build());
         out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM)
                 .action(config.computeUdpZeroChecksum ? NO_ACTION : NAT64_INGRESS_TRANSLATE_DROP_UDP_WITHOUT_CHECKSUM)
                 .build());

@@ -245,6 +245,22 @@ class FabricConfigTest {
     }
 
     @Test
+    void trafficClassAndTosAreCopiedUnlessSetAndATosIsAnOctet() throws Exception {
+        Nat64Config defaults = FabricConfig.parse(good()).nat64;
+        assertEquals(List.of(false, -1), List.of(defaults.zeroTrafficClass, defaults.ipv4Tos));
+        ObjectNode root = good();
+        nat(root).put("zeroTrafficClass", true).put("ipv4Tos", 0);
+        Nat64Config set = FabricConfig.parse(root).nat64;
+        assertEquals(List.of(true, 0), List.of(set.zeroTrafficClass, set.ipv4Tos));
+        for (String bad : List.of("256", "-1", "\"af11\"")) {
+            JsonNode value = json(bad);
+            ConfigException x = refused(r -> nat(r).set("ipv4Tos", value));
+            assertEquals(NAT + ".ipv4Tos", x.field(), bad);
+        }
+        assertEquals(NAT + ".zeroTrafficClass", refused(r -> nat(r).put("zeroTrafficClass", "yes")).field());
+    }
+
+    @Test
     void misspeltFieldsAreRefusedWithTheirRightSpelling() throws Exception {
         ConfigException e = refused(r -> ((ObjectNode) nat(r).path("pool4")).put("blocksize", 64));
         assertEquals(NAT + ".pool4.blocksize", e.field());

@@ -55,7 +55,7 @@ class LaterFragmentsTest {
     @Test
     void anIpv6LaterFragmentBecomesAnIpv4OneWithoutItsExtensionHeaders() {
         byte[] data = data(1000);
-        byte[] out = LaterFragments.toIpv4(ipv6Fragment(154, true, 0xabcd1234, data), POOL4, SERVER).orElseThrow();
+        byte[] out = LaterFragments.toIpv4(ipv6Fragment(154, true, 0xabcd1234, data), POOL4, SERVER, -1).orElseThrow();
         ByteBuffer b = ByteBuffer.wrap(out);
         assertEquals(14 + 20 + 1000, out.length);
         assertArrayEquals(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, Arrays.copyOf(out, 12), "the MACs kept");
@@ -74,9 +74,21 @@ class LaterFragmentsTest {
     }
 
     @Test
+    void theOperatorsTosAndZeroTrafficClassReplaceTheCopiedOctet() {
+        // RFC 7915 5.1 and 4.1 (nat64.ipv4Tos, nat64.zeroTrafficClass), as the pipeline does.
+        byte[] out4 = LaterFragments.toIpv4(ipv6Fragment(154, true, 0xabcd1234, data(64)), POOL4, SERVER, 0x28)
+                .orElseThrow();
+        assertEquals(0x28, out4[15], "the TOS set, not the traffic class 0xb8");
+        assertEquals(0, InternetChecksum.of(InternetChecksum.add(0, out4, 14, 20)), "summed with it");
+        byte[] out6 = LaterFragments.toIpv6(ipv4Fragment(185, false, 0x4242, data(64)), SERVER6, HOST, true)
+                .orElseThrow();
+        assertEquals(0x60000000, ByteBuffer.wrap(out6).getInt(14), "traffic class 0, not the TOS 0x28");
+    }
+
+    @Test
     void anIpv4LaterFragmentBecomesAnIpv6OneWithAFragmentHeaderAndNoOptions() {
         byte[] data = data(800);
-        byte[] out = LaterFragments.toIpv6(ipv4Fragment(185, false, 0x4242, data), SERVER6, HOST).orElseThrow();
+        byte[] out = LaterFragments.toIpv6(ipv4Fragment(185, false, 0x4242, data), SERVER6, HOST, false).orElseThrow();
         ByteBuffer b = ByteBuffer.wrap(out);
         assertEquals(14 + 48 + 800, out.length);
         assertEquals((short) 0x86dd, b.getShort(12));
@@ -94,7 +106,7 @@ class LaterFragmentsTest {
 
     @Test
     void fragmentsBeforeTheirFirstWaitForItAndGoOnceItIsLearnt() {
-        LaterFragments fragments = new LaterFragments();
+        LaterFragments fragments = new LaterFragments(false, -1);
         byte[] later = ipv6Fragment(154, false, 7, data(16));
         LaterFragments.Result r = fragments.later("sw", later, 1000);
         assertEquals(1, r.held);
@@ -111,7 +123,7 @@ class LaterFragmentsTest {
 
     @Test
     void whatWaitsLongerThanFragmentMinIsDroppedAndCountedAndDatagramsAreForgotten() {
-        LaterFragments fragments = new LaterFragments();
+        LaterFragments fragments = new LaterFragments(false, -1);
         LaterFragments.Datagram d = LaterFragments.datagramOf(ipv6Fragment(0, true, 9, data(16))).orElseThrow();
         fragments.learn(d, POOL4, SERVER, 0);
         assertEquals(1, fragments.later("sw", ipv6Fragment(2, false, 9, data(16)), 1999).translated.size());
@@ -133,7 +145,7 @@ class LaterFragmentsTest {
 
     @Test
     void heldFragmentsAreBoundedPerSourceAndInAllAndWhatDoesNotParseIsCounted() {
-        LaterFragments fragments = new LaterFragments();
+        LaterFragments fragments = new LaterFragments(false, -1);
         for (int i = 0; i < LaterFragments.MAX_HELD_PER_SOURCE; i++) {
             assertEquals(1, fragments.later("sw", fromHost(1, i), 0).held);
         }
@@ -167,7 +179,7 @@ class LaterFragmentsTest {
     void anEchosFirstFragmentIsTranslatedOnceTheLastTellsTheLengthWithItsIdentifierAndChecksum() {
         int length = 64 + 1232;
         for (int error : new int[] {0, 5}) {
-            LaterFragments fragments = new LaterFragments();
+            LaterFragments fragments = new LaterFragments(false, -1);
             byte[] first = echoFirstFragment(length, error);
             LaterFragments.Datagram d = LaterFragments.firstOfSeveral(first).orElseThrow();
             LaterFragments.Result r = fragments.echoFirst("sw", first, d, POOL4, SERVER, 0x4321, null, 0);
@@ -196,7 +208,7 @@ class LaterFragmentsTest {
         int length = 64 + 1232;
         Ipv6Address fromPool6 = Ipv6Address.parse("2001:db8:64::c000:211", "t");
         Ipv6Address peer = Ipv6Address.parse("2001:db8:1::78", "t");
-        LaterFragments fragments = new LaterFragments();
+        LaterFragments fragments = new LaterFragments(false, -1);
         byte[] first = echoFirstFragment(length, 0);
         LaterFragments.Datagram d = LaterFragments.firstOfSeveral(first).orElseThrow();
         fragments.echoFirst("sw", first, d, POOL4, SERVER, 0x4321, new LaterFragments.Hairpin(fromPool6, peer), 0);
@@ -228,7 +240,7 @@ class LaterFragmentsTest {
 
     @Test
     void anEchosFirstFragmentWhoseLastNeverComesExpires() {
-        LaterFragments fragments = new LaterFragments();
+        LaterFragments fragments = new LaterFragments(false, -1);
         byte[] first = echoFirstFragment(64 + 16, 0);
         fragments.echoFirst("sw", first, LaterFragments.firstOfSeveral(first).orElseThrow(), POOL4, SERVER, 1, null, 0);
         LaterFragments.Result r = fragments.later("sw", ipv6Fragment(4, false, 78, data(8)), LaterFragments.FRAGMENT_MIN_MS);

@@ -148,6 +148,14 @@ class DesiredStateTest {
                 .action(NAT64_INGRESS_TRANSLATE_DROP_UDP_WITHOUT_CHECKSUM).build()),
                 in(DesiredState.translation(dropping, List.of()), NAT64_INGRESS_TRANSLATE_UDP_ZERO_CHECKSUM));
         assertEquals(1, in(border, NAT64_INGRESS_TRANSLATE_POOL4).size());
+        assertEquals(List.of(TableEntry.in(NAT64_INGRESS_REWRITE_TRAFFIC_CLASS).action(NAT64_INGRESS_REWRITE_CLASS_AND_TOS)
+                .param(ZERO_CLASS, 0).param(FIX_TOS, 0).param(TOS_VALUE, 0).build()),
+                in(border, NAT64_INGRESS_REWRITE_TRAFFIC_CLASS), "RFC 7915 4.1, 5.1: copied by default");
+        Nat64Config classed = Nat64Config.builder().pool6(CONFIG.pool6).pool4(CONFIG.pool4).zeroTrafficClass(true)
+                .ipv4Tos(0x28).build();
+        assertEquals(List.of(TableEntry.in(NAT64_INGRESS_REWRITE_TRAFFIC_CLASS).action(NAT64_INGRESS_REWRITE_CLASS_AND_TOS)
+                .param(ZERO_CLASS, 1).param(FIX_TOS, 1).param(TOS_VALUE, 0x28).build()),
+                in(DesiredState.translation(classed, List.of()), NAT64_INGRESS_REWRITE_TRAFFIC_CLASS));
     }
 
     @Test
