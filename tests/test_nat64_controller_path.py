@@ -5,9 +5,9 @@ either pipeline (address-dependent filtering on, the IPv4 link's MTU 1000, below
   them, the controller holds each for TCP_INCOMING_SYN (6 s). If the IPv6 host's SYN for that
   connection comes meanwhile (a simultaneous open), the held SYN is dropped and the connection
   opens; otherwise the remote gets Destination Unreachable, Port Unreachable quoting its SYN,
-  never sooner than 6 s. Filtering lets a SYN to a mapping that exists be held too: a
-  simultaneous open needs a mapping the remote knows before the host's SYN, which only a mapping
-  the host already uses gives (its new ports are not predictable). When externally initiated TCP
+  never sooner than 6 s. Filtering lets a SYN to a mapping that exists be held too; a SYN to a
+  pool4 address without a mapping gives the host's SYN to its sender that address for the new
+  mapping, where pool4 lets the host have it. When externally initiated TCP
   is dropped, a SYN the switch's address filter lets by goes to the controller too, which lets
   through only one of a connection the host opened.
 - A mapping whose TCP sessions are all transitory: its segments, copied, re-establish them.
@@ -240,7 +240,10 @@ def test_a_simultaneous_open_to_a_pool4_address_without_a_mapping_opens_with_tha
     before = stats(api)
     sent = time.time()
     dataplane.send(V4_PORT, from_remote(TCP(sport=2601, dport=pool4_port, flags="S", seq=700), dst=pool4_address))
-    time.sleep(0.5)
+    deadline = time.time() + 3
+    while stats(api).get("heldSyns.held", 0) == before.get("heldSyns.held", 0) and time.time() < deadline:
+        time.sleep(0.05)                         # the host's SYN must come after the remote's is held
+    assert stats(api).get("heldSyns.held", 0) == before.get("heldSyns.held", 0) + 1, shown(api)
     assert dataplane.poll(V6_PORT, timeout=0.2) is None, "held, not translated"
     dataplane.send(V6_PORT, Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IPv6(src=host, dst=embed(REMOTE, POOL6, 96)) /
                    TCP(sport=33100, dport=2601, flags="S", seq=900))

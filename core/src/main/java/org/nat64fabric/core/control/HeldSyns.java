@@ -73,10 +73,9 @@ final class HeldSyns {
         return Outcome.HELD;
     }
 
-    /** The pool4 side of the first SYN held from {@code remote4}, if any. */
-    synchronized Optional<TransportAddress> heldFrom(TransportAddress remote4) {
-        List<TransportAddress> locals = byRemote.get(remote4);
-        return locals == null ? Optional.empty() : Optional.of(locals.get(0));
+    /** The pool4 sides of the SYNs held from {@code remote4}, in arrival order. */
+    synchronized List<TransportAddress> heldFrom(TransportAddress remote4) {
+        return List.copyOf(byRemote.getOrDefault(remote4, List.of()));
     }
 
     /** The SYNs due by {@code now}, no longer held. */

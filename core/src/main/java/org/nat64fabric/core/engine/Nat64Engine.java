@@ -76,19 +76,18 @@ public final class Nat64Engine {
      */
     public Outcome fromV6(Protocol protocol, Ipv6Address source, int sourcePort, Ipv6Address destination,
                           int destinationPort, Segment segment, long now) {
-        return fromV6(protocol, source, sourcePort, destination, destinationPort, segment, remote -> Optional.empty(),
-                now);
+        return fromV6(protocol, source, sourcePort, destination, destinationPort, segment, remote -> List.of(), now);
     }
 
     /**
-     * As above; {@code heldSynTo} names, for a remote, the pool4 transport address an IPv4 SYN from
-     * it is held for ({@code HeldSyns}): a host's SYN to that remote that needs a mapping gets that
-     * address where pool4 lets it (RFC 6146 3.5.2.2: the outbound SYN "for the connection" of a
-     * simultaneous open), so the held SYN's connection is the one the host opens.
+     * As above; {@code heldSynsFrom} names, for a remote, the pool4 transport addresses IPv4 SYNs
+     * from it are held for ({@code HeldSyns}): a host's SYN to that remote that needs a mapping gets
+     * the first of them pool4 lets it have (RFC 6146 3.5.2.2: the outbound SYN "for the connection"
+     * of a simultaneous open), so the held SYN's connection is the one the host opens.
      */
     public synchronized Outcome fromV6(Protocol protocol, Ipv6Address source, int sourcePort, Ipv6Address destination,
                                        int destinationPort, Segment segment,
-                                       Function<TransportAddress, Optional<TransportAddress>> heldSynTo, long now) {
+                                       Function<TransportAddress, List<TransportAddress>> heldSynsFrom, long now) {
         if (config.pool6.prefix().contains(source)) {
             // RFC 6146 3.5 (MUST): a source inside pool6 is a packet this NAT64 sent coming back; it
             // is discarded silently, else it would loop through the translator (hairpinning loop).
@@ -113,9 +112,9 @@ public final class Nat64Engine {
                 return Outcome.refuse("subscriber " + subscriber + " has " + config.maxSessionsPerSubscriber
                         + " sessions, its limit", Outcome.IcmpError.V6_ADDRESS_UNREACHABLE);
             }
-            Pool4.Result r = (protocol == Protocol.TCP ? heldSynTo.apply(remote4) : Optional.<TransportAddress>empty())
-                    .map(held -> pool4.claimForSimultaneousOpen(protocol, held, source, now))
-                    .filter(claimed -> claimed.address().isPresent())
+            Pool4.Result r = (protocol == Protocol.TCP ? heldSynsFrom.apply(remote4) : List.<TransportAddress>of())
+                    .stream().map(held -> pool4.claimForSimultaneousOpen(protocol, held, source, now))
+                    .filter(claimed -> claimed.address().isPresent()).findFirst()
                     .orElseGet(() -> pool4.allocate(protocol, source, sourcePort, now));
             if (r.address().isEmpty()) {
                 return refused(protocol, subscriber, r.refusal().orElseThrow(), now);

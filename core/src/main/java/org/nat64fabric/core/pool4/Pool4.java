@@ -236,22 +236,7 @@ public final class Pool4 {
      * subscriber, would break paired pooling, or the port is in use or resting.
      */
     public synchronized Result reserve(Protocol protocol, TransportAddress wanted, Ipv6Address source, long now) {
-        return reserve(protocol, wanted, subscriberOf(source), now, false);
-    }
-
-    /**
-     * The transport address an IPv4 SYN held for a simultaneous open names, for the mapping of the
-     * IPv6 host whose SYN completes it (RFC 6146 3.5.2.2). As {@link #reserve}, and within the
-     * subscriber's limits too: one of its deterministic blocks (RFC 7422), or a block more only
-     * under its block limit. A refusal leaves the host to {@link #allocate}.
-     */
-    public synchronized Result claimForSimultaneousOpen(Protocol protocol, TransportAddress wanted, Ipv6Address source,
-                                                        long now) {
-        return reserve(protocol, wanted, subscriberOf(source), now, true);
-    }
-
-    private Result reserve(Protocol protocol, TransportAddress wanted, Ipv6Address subscriber, long now,
-                           boolean withinLimits) {
+        Ipv6Address subscriber = subscriberOf(source);
         int[] range = config.portRanges.get(protocol);
         if (!addresses.contains(wanted.address()) || wanted.port() < range[0] || wanted.port() > range[1]) {
             return Result.refused(Refusal.OUT_OF_POOL, protocol + " " + wanted + " is outside pool4 or its "
@@ -261,14 +246,6 @@ public final class Pool4 {
                 .filter(b -> b.protocol() == protocol && b.address().equals(wanted.address()) && b.contains(wanted.port()))
                 .findFirst();
         PortBlock opened = null;
-        if (holder.isEmpty() && withinLimits) {
-            PortBlock wantedBlock = block(protocol, wanted.address(), wanted.port() / config.blockSize, subscriber);
-            if (config.deterministic != null ? !deterministicBlocks(protocol, subscriber).contains(wantedBlock)
-                    : blocksOf(protocol, subscriber).size() >= config.blocksPerSubscriber) {
-                return Result.refused(Refusal.SUBSCRIBER_LIMIT, protocol + " " + wanted
-                        + " is in a port block " + subscriber + " may not open");
-            }
-        }
         if (holder.isEmpty()) {
             Optional<Ipv4Address> pair = pairedAddress(subscriber);
             if (pair.isPresent() && !pair.get().equals(wanted.address())) {
@@ -292,6 +269,52 @@ public final class Pool4 {
             }
             return Result.refused(Refusal.TAKEN, protocol + " " + wanted + " is in use, or resting for "
                     + config.holdMillis / 1000 + " s after its last use (RFC 6888 REQ-8)");
+        }
+        return new Result(wanted, null, opened);
+    }
+
+    /**
+     * The transport address an IPv4 SYN held for a simultaneous open names, for the mapping of the
+     * IPv6 host whose SYN completes it (RFC 6146 3.5.2.2), within what {@link #allocate} would let
+     * the subscriber have: a free port of a block it holds, or of a block no one holds that it may
+     * open (one of its deterministic blocks, RFC 7422; else under its block limit, on its paired
+     * address). Asked of the store for that one block, as the setup path asks. A refusal leaves
+     * the host to {@link #allocate}.
+     */
+    public synchronized Result claimForSimultaneousOpen(Protocol protocol, TransportAddress wanted, Ipv6Address source,
+                                                        long now) {
+        Ipv6Address subscriber = subscriberOf(source);
+        if (config.deterministic != null && !config.deterministic.contains(subscriber)) {
+            return new Result(null, Refusal.NOT_A_SUBSCRIBER, null);
+        }
+        int[] range = config.portRanges.get(protocol);
+        if (!addresses.contains(wanted.address()) || wanted.port() < range[0] || wanted.port() > range[1]) {
+            return new Result(null, Refusal.OUT_OF_POOL, null);
+        }
+        PortBlock block = block(protocol, wanted.address(), wanted.port() / config.blockSize, subscriber);
+        PortBlock opened = null;
+        if (!store.holds(block)) {
+            boolean mayOpen = config.deterministic != null ? deterministicBlocks(protocol, subscriber).contains(block)
+                    : blocksOf(protocol, subscriber).size() < config.blocksPerSubscriber
+                            && pairedAddress(subscriber).map(wanted.address()::equals).orElse(true);
+            if (!mayOpen) {
+                return new Result(null, Refusal.SUBSCRIBER_LIMIT, null);
+            }
+            if (!store.claimBlock(block)) {
+                return new Result(null, Refusal.OTHER_SUBSCRIBER, null);
+            }
+            counted(block, 1);
+            if (blocksOf(protocol, subscriber).size() > config.blocksPerSubscriber) {
+                giveBack(block);   // another instance opened one for this subscriber meanwhile
+                return new Result(null, Refusal.SUBSCRIBER_LIMIT, null);
+            }
+            opened = block;
+        }
+        if (store.claimPort(protocol, wanted, now) != PortStore.CLAIMED) {
+            if (opened != null) {
+                giveBack(opened);
+            }
+            return new Result(null, Refusal.TAKEN, null);
         }
         return new Result(wanted, null, opened);
     }

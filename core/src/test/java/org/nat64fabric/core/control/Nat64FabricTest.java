@@ -1101,9 +1101,15 @@ class Nat64FabricTest {
         assertEquals(1L, fabric.stats().get("heldSyns.opened"));
         assertEquals(null, fabric.stats().get("heldSyns.refused"), "no Port Unreachable");
         assertEquals(sent, border1.packetOuts.size());
-        // Once the held SYN is gone, the next host's SYN to that remote gets a mapping of its own.
+        // A SYN held and answered is no longer held: a host's SYN after it gets a mapping of its own.
+        TransportAddress refused = new TransportAddress(held.address(), 2700);
+        fabric.packetIn("border1", Nat64Fabric.PUNT_INBOUND_SYN, v4Syn("203.0.113.5", 2601, refused.address(), refused.port()));
+        now += 6_000;
+        fabric.answerHeldSyns();
+        assertEquals(1L, fabric.stats().get("heldSyns.refused"));
         fabric.packetIn("border1", Nat64Fabric.PUNT_SESSION_MISS, v6Syn(33002, "203.0.113.5", 2601));
-        assertEquals(2, fabric.bib().stream().map(BibEntry::v4).distinct().count());
+        assertFalse(fabric.bib().stream().map(BibEntry::v4).anyMatch(refused::equals));
+        assertEquals(2, fabric.bib().size());
     }
 
     @Test

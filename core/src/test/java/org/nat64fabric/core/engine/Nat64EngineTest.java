@@ -103,22 +103,23 @@ class Nat64EngineTest {
         Nat64Engine e = engine(pool4("192.0.2.0/30").blockSize(64).blocksPerSubscriber(2));
         TransportAddress remote = new TransportAddress(SERVER, 443);
         TransportAddress held = new TransportAddress(Ipv4Address.parse("192.0.2.2", "t"), 2600);
-        Function<TransportAddress, Optional<TransportAddress>> heldSyns =
-                r -> r.equals(remote) ? Optional.of(held) : Optional.empty();
+        TransportAddress elsewhere = new TransportAddress(held.address(), 2700);
+        Function<TransportAddress, List<TransportAddress>> heldSyns =
+                r -> r.equals(remote) ? List.of(held, elsewhere) : List.of();
         Session s = e.fromV6(Protocol.TCP, host(1), 33000, SERVER6, 443, Segment.SYN, heldSyns, 0)
                 .session().orElseThrow();
         assertEquals(held, s.bib().v4());
         assertEquals(Optional.of(TcpState.V6_INIT), s.state());
         assertEquals(Optional.of(s.bib()), e.store().bibBy4(Protocol.TCP, held));
 
-        assertNotEquals(held, e.fromV6(Protocol.TCP, host(1), 33002, SERVER6, 443, Segment.SYN, heldSyns, 1)
-                .session().orElseThrow().bib().v4(), "taken: the next host's SYN gets another address");
+        assertEquals(elsewhere, e.fromV6(Protocol.TCP, host(1), 33002, SERVER6, 443, Segment.SYN, heldSyns, 1)
+                .session().orElseThrow().bib().v4(), "the first is taken: the next SYN held from that remote serves");
         assertNotEquals(held, e.fromV6(Protocol.TCP, host(2), 33004, SERVER6, 443, Segment.SYN,
-                r -> Optional.of(new TransportAddress(held.address(), 2601)), 2).session().orElseThrow().bib().v4(),
+                r -> List.of(new TransportAddress(held.address(), 2601)), 2).session().orElseThrow().bib().v4(),
                 "2601 is in host 1's block: host 2 gets a port of its own");
         Session udp = e.fromV6(Protocol.UDP, host(3), 33006, SERVER6, 443, Segment.OTHER,
-                r -> Optional.of(new TransportAddress(held.address(), 2700)), 3).session().orElseThrow();
-        assertNotEquals(2700, udp.bib().v4().port(), "only TCP has held SYNs");
+                r -> List.of(new TransportAddress(held.address(), 2800)), 3).session().orElseThrow();
+        assertNotEquals(2800, udp.bib().v4().port(), "only TCP has held SYNs");
     }
 
     @Test
@@ -128,7 +129,7 @@ class Nat64EngineTest {
                 .session().orElseThrow().bib().v4();
         TransportAddress elsewhere = new TransportAddress(first.address(), first.port() + 640);   // ten blocks on
         Session s = limited.fromV6(Protocol.TCP, host(1), 33002, SERVER6, 443, Segment.SYN,
-                r -> Optional.of(elsewhere), 1).session().orElseThrow();
+                r -> List.of(elsewhere), 1).session().orElseThrow();
         assertNotEquals(elsewhere, s.bib().v4(), "a second block is over the limit of one");
         assertEquals(first.port() / 64, s.bib().v4().port() / 64, "the host's own block serves instead");
 
@@ -139,9 +140,13 @@ class Nat64EngineTest {
         TransportAddress inOwn = new TransportAddress(own.get(0).address(), own.get(0).first() + 5);
         TransportAddress notOwn = new TransportAddress(own.get(0).address(), own.get(0).last() + 5);
         assertNotEquals(notOwn, deterministic.fromV6(Protocol.TCP, host(1), 33000, SERVER6, 80, Segment.SYN,
-                r -> Optional.of(notOwn), 0).session().orElseThrow().bib().v4(), "RFC 7422: another subscriber's ports");
+                r -> List.of(notOwn), 0).session().orElseThrow().bib().v4(), "RFC 7422: another subscriber's ports");
         assertEquals(inOwn, deterministic.fromV6(Protocol.TCP, host(1), 33002, SERVER6, 443, Segment.SYN,
-                r -> Optional.of(inOwn), 1).session().orElseThrow().bib().v4());
+                r -> List.of(inOwn), 1).session().orElseThrow().bib().v4());
+        Ipv6Address outsider = Ipv6Address.of(0x20010db800ff0000L, 1);   // outside 2001:db8:1::/56
+        TransportAddress others = new TransportAddress(own.get(0).address(), own.get(0).first() + 9);
+        assertFalse(deterministic.fromV6(Protocol.TCP, outsider, 33000, SERVER6, 443, Segment.SYN,
+                r -> List.of(others), 2).translated(), "no subscriber, no mapping: held SYN or not");
     }
 
     @Test
