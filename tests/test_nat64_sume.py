@@ -520,6 +520,32 @@ def test_the_controller_hairpins_through_the_card(sume_fabric):
     assert after.get("finish.notSupported", 0) == 0, after
 
 
+def test_the_controller_hairpins_a_routers_packet_too_big_about_a_hairpinned_packet_back(sume_fabric):
+    """Jool's graybox "ptb66" through pool4 with a full-size packet, as v1model's
+    test_nat64_rfc_audit.py::test_packet_too_big_about_a_stateful_hairpinned_packet_is_hairpinned_back:
+    A's datagram to B's pool4 transport address went round to B; an IPv6 router on B's side sends a
+    Packet Too Big of MTU 1 400 quoting 1 232 bytes of it as B saw it. The card translates it to a
+    Fragmentation Needed of MTU 1 380 to A's mapping and hands it over to be cut to 576 bytes, summed
+    and hairpinned; the controller does so, and the card's second pass gives A a Packet Too Big of
+    MTU 1 400 quoting what the cut left of its datagram as A sent it, from the switch's IPv4 address
+    in pool6 (no RFC 6791 pool), one router hop later."""
+    api, dataplane, tmp = sume_fabric
+    b = first_through(sume_fabric, from_v6_host(UDP(sport=6100, dport=53) / b"B opens"))
+    b4, b_port = b[IP].src, b[UDP].sport
+    to_b = from_v6_host(UDP(sport=6101, dport=b_port) / (b"x" * 1300), dst=embed(b4, POOL6, 96))
+    arrived = first_through(sume_fabric, to_b, out_port=V6_PORT)
+    a6, a_port = arrived[IPv6].src, arrived[UDP].sport
+    router = "2001:db8:1::fe"
+    seen = IPv6(src=a6, dst=V6_HOST, hlim=62) / UDP(sport=a_port, dport=6100) / (b"x" * 1300)
+    dataplane.send(V6_PORT, from_v6_host(ICMPv6PacketTooBig(mtu=1400) / bytes(seen)[:1280 - 48], src=router, dst=a6))
+    sent = IPv6(src=V6_HOST, dst=embed(b4, POOL6, 96), hlim=62) / UDP(sport=6101, dport=b_port) / (b"x" * 1300)
+    left = 576 - 20 - 8 - 20   # of the transport header and payload, in the ICMPv4 error cut to 576 bytes
+    expected = to_v6_host(ICMPv6PacketTooBig(mtu=1400) / bytes(sent)[:40 + left], src=embed(SWITCH_V4, POOL6, 96))
+    got = dataplane.poll(V6_PORT, timeout=3)
+    assert got is not None, (tmp / "controller.log").read_text()[-3000:]
+    assert Ether(got) == Ether(bytes(expected)), Ether(got).show2(dump=True)
+
+
 def test_the_controller_sends_the_icmp_errors_the_card_hands_over(sume_fabric):
     """The errors v1model's switch builds itself (icmp_error.p4) the card hands over as they came
     (FINISH_ICMP_ERROR, with type, code and parameter); the controller builds each in the
