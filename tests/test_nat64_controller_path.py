@@ -102,6 +102,8 @@ def test_syns_without_a_mapping_are_answered_port_unreachable_after_tcp_incoming
     (error6,) = [e for _, e in answers if IPv6 in e]
     quoted = error6[IPerror6]
     assert (error6[IPv6].dst, error6[ICMPv6DestUnreach].code) == (V6_HOST, 4)
+    # built from the switch's IPv4 address, translated on the way back: that address in pool6, one hop
+    assert (error6[IPv6].src, error6[IPv6].hlim) == (embed(SWITCH_V4, POOL6, 96), 63)
     assert (quoted.src, quoted.dst, quoted[TCPerror].sport, quoted[TCPerror].dport) == (
         V6_HOST, embed(target, POOL6, 96), 33002, 8888)
     assert stats(api).get("heldSyns.refused", 0) == before + 2
