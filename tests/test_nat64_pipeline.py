@@ -383,6 +383,21 @@ def test_atomic_fragment_echo_is_translated_with_its_checksum(ptf):
 
 
 @BOTH
+@pytest.mark.parametrize("proto", [UDP, TCP], ids=["udp", "tcp"])
+def test_atomic_fragments_of_udp_and_tcp_are_translated_unfragmented(ptf, proto):
+    """RFC 7915 5.1.1 (Jool's graybox "nodf" cases of udp64 and tcp64): UDP or TCP behind an atomic
+    Fragment header leaves as one IPv4 packet, no DF, the identification's low 16 bits, its
+    checksum updated for the new pseudo-header (which never counted the Fragment header)."""
+    number = 17 if proto is UDP else 6
+    ptf.insert(session_v6(ptf, number, V6_HOST, 5000, MAPPED, 40000))
+    l4 = UDP(sport=5000, dport=53) if proto is UDP else TCP(sport=5000, dport=53, flags="A", seq=7, ack=9)
+    out4 = UDP(sport=40000, dport=53) if proto is UDP else TCP(sport=40000, dport=53, flags="A", seq=7, ack=9)
+    ptf.send(V6_PORT, from_v6_host(IPv6ExtHdrFragment(id=0x0102abcd, m=0, offset=0) / l4 / b"atomic"))
+    ptf.verify_packet(to_v4_server(out4 / b"atomic", id=0xabcd), V4_PORT)
+    ptf.verify_no_other_packets()
+
+
+@BOTH
 def test_the_first_of_several_fragments_of_an_echo_goes_to_the_controller(ptf):
     """The ICMPv6 checksum's pseudo-header counts the whole message, which the first fragment of a
     fragmented echo does not tell, either way: a session's goes to the controller untranslated
