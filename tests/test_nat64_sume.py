@@ -544,6 +544,7 @@ def test_the_controller_hairpins_a_routers_packet_too_big_about_a_hairpinned_pac
     got = dataplane.poll(V6_PORT, timeout=3)
     assert got is not None, (tmp / "controller.log").read_text()[-3000:]
     assert Ether(got) == Ether(bytes(expected)), Ether(got).show2(dump=True)
+    dataplane.verify_no_other_packets()
 
 
 def test_the_controller_sends_the_icmp_errors_the_card_hands_over(sume_fabric):

@@ -56,6 +56,11 @@ public final class Nat64Engine {
      * rewritten entry again at once.
      */
     private final Map<String, Long> idleNotBefore = new ConcurrentHashMap<>();
+    /**
+     * How many SYNs held from one remote a host's SYN to it tries for its mapping: each try may ask
+     * the store about a block, under this engine's lock, and a remote chooses how many it sends.
+     */
+    static final int HELD_SYNS_TRIED = 4;
 
     public Nat64Engine(Nat64Config config, NatStore store, Consumer<NatEvent> log) {
         this.config = config;
@@ -113,7 +118,7 @@ public final class Nat64Engine {
                         + " sessions, its limit", Outcome.IcmpError.V6_ADDRESS_UNREACHABLE);
             }
             Pool4.Result r = (protocol == Protocol.TCP ? heldSynsFrom.apply(remote4) : List.<TransportAddress>of())
-                    .stream().map(held -> pool4.claimForSimultaneousOpen(protocol, held, source, now))
+                    .stream().limit(HELD_SYNS_TRIED).map(held -> pool4.claimForSimultaneousOpen(protocol, held, source, now))
                     .filter(claimed -> claimed.address().isPresent()).findFirst()
                     .orElseGet(() -> pool4.allocate(protocol, source, sourcePort, now));
             if (r.address().isEmpty()) {

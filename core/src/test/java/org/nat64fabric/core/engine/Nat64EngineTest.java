@@ -109,14 +109,20 @@ class Nat64EngineTest {
         Session s = e.fromV6(Protocol.TCP, host(1), 33000, SERVER6, 443, Segment.SYN, heldSyns, 0)
                 .session().orElseThrow();
         assertEquals(held, s.bib().v4());
+        assertEquals(List.of(16, 10, 6), events(), "the block it opened is logged, then the BIB entry and session");
         assertEquals(Optional.of(TcpState.V6_INIT), s.state());
         assertEquals(Optional.of(s.bib()), e.store().bibBy4(Protocol.TCP, held));
 
         assertEquals(elsewhere, e.fromV6(Protocol.TCP, host(1), 33002, SERVER6, 443, Segment.SYN, heldSyns, 1)
                 .session().orElseThrow().bib().v4(), "the first is taken: the next SYN held from that remote serves");
-        assertNotEquals(held, e.fromV6(Protocol.TCP, host(2), 33004, SERVER6, 443, Segment.SYN,
-                r -> List.of(new TransportAddress(held.address(), 2601)), 2).session().orElseThrow().bib().v4(),
+        TransportAddress hostOnes = new TransportAddress(held.address(), 2601);
+        assertNotEquals(hostOnes, e.fromV6(Protocol.TCP, host(2), 33004, SERVER6, 443, Segment.SYN,
+                r -> List.of(hostOnes), 2).session().orElseThrow().bib().v4(),
                 "2601 is in host 1's block: host 2 gets a port of its own");
+        TransportAddress unpaired = new TransportAddress(Ipv4Address.parse("192.0.2.3", "o"), 2600);
+        assertEquals(held.address(), e.fromV6(Protocol.TCP, host(1), 33008, SERVER6, 443, Segment.SYN,
+                r -> List.of(unpaired), 4).session().orElseThrow().bib().v4().address(),
+                "host 1's mappings are all on 192.0.2.2 (paired pooling, RFC 6888 REQ-2)");
         Session udp = e.fromV6(Protocol.UDP, host(3), 33006, SERVER6, 443, Segment.OTHER,
                 r -> List.of(new TransportAddress(held.address(), 2800)), 3).session().orElseThrow();
         assertNotEquals(2800, udp.bib().v4().port(), "only TCP has held SYNs");
@@ -143,8 +149,10 @@ class Nat64EngineTest {
                 r -> List.of(notOwn), 0).session().orElseThrow().bib().v4(), "RFC 7422: another subscriber's ports");
         assertEquals(inOwn, deterministic.fromV6(Protocol.TCP, host(1), 33002, SERVER6, 443, Segment.SYN,
                 r -> List.of(inOwn), 1).session().orElseThrow().bib().v4());
-        Ipv6Address outsider = Ipv6Address.of(0x20010db800ff0000L, 1);   // outside 2001:db8:1::/56
-        TransportAddress others = new TransportAddress(own.get(0).address(), own.get(0).first() + 9);
+        Ipv6Address outsider = Ipv6Address.of(0x20010db800ff0007L, 1);   // outside 2001:db8:1::/56; bits as subscriber 7's
+        PortBlock seventh = deterministic.pool4().deterministicBlocks(Protocol.TCP,
+                deterministic.pool4().subscriberOf(outsider)).get(0);
+        TransportAddress others = new TransportAddress(seventh.address(), seventh.first() + 9);
         assertFalse(deterministic.fromV6(Protocol.TCP, outsider, 33000, SERVER6, 443, Segment.SYN,
                 r -> List.of(others), 2).translated(), "no subscriber, no mapping: held SYN or not");
     }
