@@ -636,6 +636,22 @@ def test_icmp_errors_the_switch_sends_are_limited_per_ingress_port(ptf):
     ptf.verify_no_other_packets()
 
 
+def test_a_meter_of_rate_and_burst_zero_sends_no_error(ptf):
+    """RFC 7915 4.4, 5.4 (the operator may have no errors sent: icmpErrors.perPortPps 0, which the
+    controller writes as this meter config): every error of the port is refused and counted."""
+    meter = P + "icmp_error.error_meter"
+    c = ptf.client
+    c.write(c.update("MODIFY", c.meter_entry(meter, V4_PORT, (0, 0, 0, 0))))
+    try:
+        before_sent, before_limited = sent(ptf, SENT_UNREACHABLE), drops(ptf, DROP_ICMP_ERROR_RATE)
+        for i in range(3):
+            ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=9100 + i)))
+        ptf.verify_no_other_packets()
+        assert (sent(ptf, SENT_UNREACHABLE) - before_sent, drops(ptf, DROP_ICMP_ERROR_RATE) - before_limited) == (0, 3)
+    finally:
+        c.write(c.update("MODIFY", c.meter_entry(meter)))
+
+
 def test_address_dependent_filtering_admits_only_known_remotes(ptf):
     ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000, filtered=1))
     ptf.insert(ptf.client.table_entry(T + "remote_filter", match={"proto": 17, "dst_addr": MAPPED,

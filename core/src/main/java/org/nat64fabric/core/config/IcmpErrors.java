@@ -14,7 +14,8 @@ import org.nat64fabric.core.addr.Ipv4Prefix;
  *
  * <p>Defaults: 1 000 errors per second per port with a burst of 200 lets traceroute and path-MTU
  * discovery of a whole access network through, yet keeps a flood of packets that all draw an
- * error from turning the switch into a reflector at line rate.
+ * error from turning the switch into a reflector at line rate. A rate of 0 sends none (RFC 7915
+ * 4.4, 5.4: the operator SHOULD be able to have them sent, rate-limited or not sent).
  */
 public final class IcmpErrors {
     public static final IcmpErrors DEFAULTS = new IcmpErrors(1_000, 200, true, null);
@@ -32,12 +33,23 @@ public final class IcmpErrors {
         this.rfc6791Pool = rfc6791Pool;
     }
 
-    /** Errors name the field by its name alone; the reader puts them under its path. */
+    /**
+     * Errors name the field by its name alone; the reader puts them under its path. A
+     * {@code perPortPps} of 0 sends no error, and makes the burst 0 whatever it says.
+     */
     public static IcmpErrors of(long perPortPps, long perPortBurst, boolean unmappedPortUnreachable,
                                 Optional<Ipv4Prefix> rfc6791Pool) {
-        PuntPolicing.checkMeterValue("perPortPps", perPortPps, "");
+        if (perPortPps == 0) {
+            return new IcmpErrors(0, 0, unmappedPortUnreachable, rfc6791Pool.orElse(null));
+        }
+        PuntPolicing.checkMeterValue("perPortPps", perPortPps, " (or 0: no errors sent)");
         PuntPolicing.checkMeterValue("perPortBurst", perPortBurst, "");
         return new IcmpErrors(perPortPps, perPortBurst, unmappedPortUnreachable, rfc6791Pool.orElse(null));
+    }
+
+    /** Whether the switches send ICMP errors of their own at all. */
+    public boolean sent() {
+        return perPortPps > 0;
     }
 
     /** RFC 6791: where translated ICMPv6 errors from routers without an EAM come from, if configured. */
@@ -47,7 +59,8 @@ public final class IcmpErrors {
 
     @Override
     public String toString() {
-        return "per port " + perPortPps + " errors/s (burst " + perPortBurst + "), unmapped UDP "
+        return (sent() ? "per port " + perPortPps + " errors/s (burst " + perPortBurst + ")" : "no errors sent")
+                + ", unmapped UDP "
                 + (unmappedPortUnreachable ? "answered Port Unreachable" : "dropped silently")
                 + (rfc6791Pool == null ? "" : ", RFC 6791 pool " + rfc6791Pool);
     }

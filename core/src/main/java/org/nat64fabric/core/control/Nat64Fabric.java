@@ -963,10 +963,14 @@ public final class Nat64Fabric implements Nat64Service {
 
     /**
      * RFC 4443 2.4(f): whether one more ICMP error may go out of this switch this second; counted
-     * when not. Each switch is a node sending errors from its own address, so each has its own
+     * when not (none when the operator sends none: {@code icmpErrors.perPortPps} 0). Each switch is a node sending errors from its own address, so each has its own
      * budget: a flood at one edge does not silence the errors of the others.
      */
     private boolean refusalAllowed(String deviceId) {
+        if (!config.nat64.icmpErrors.sent()) {
+            count("icmpErrors.notSent");
+            return false;
+        }
         long[] budget = refusalBudgets.computeIfAbsent(deviceId, d -> new long[2]);
         synchronized (budget) {     // not the fabric's lock: gRPC's thread asks this under a flood
             long second = clock.getAsLong() / 1000;

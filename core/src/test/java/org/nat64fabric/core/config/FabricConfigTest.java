@@ -123,6 +123,10 @@ class FabricConfigTest {
         nat(root).set("icmpErrors", json("{\"perPortPps\": 50, \"unmappedPortUnreachable\": false}"));
         IcmpErrors e = FabricConfig.parse(root).nat64.icmpErrors;
         assertEquals(List.of(50L, 200L, false), List.of(e.perPortPps, e.perPortBurst, e.unmappedPortUnreachable));
+        nat(root).set("icmpErrors", json("{\"perPortPps\": 0}"));
+        IcmpErrors none = FabricConfig.parse(root).nat64.icmpErrors;
+        assertEquals(List.of(0L, 0L, false), List.of(none.perPortPps, none.perPortBurst, none.sent()),
+                "RFC 7915 4.4, 5.4: errors may be not sent; the burst goes with the rate");
 
         JsonNode bad = json("{\"unmappedPortUnreachable\": \"yes\"}");
         ConfigException x = refused(r -> nat(r).set("icmpErrors", bad));

@@ -968,6 +968,23 @@ class Nat64FabricTest {
     }
 
     @Test
+    void withNoIcmpErrorsSentTheSwitchesMeterDropsThemAllAndTheControllerSendsNone() throws Exception {
+        // RFC 7915 4.4, 5.4: the operator may have no ICMP errors sent (icmpErrors.perPortPps 0).
+        start("{\"addresses\": [\"192.0.2.0/30\"]}, \"icmpErrors\": {\"perPortPps\": 0}");
+        assertTrue(border1.entries.values().stream().anyMatch(e -> e instanceof MeterConfig
+                && ((MeterConfig) e).meter.equals(P4InfoConstants.NAT64_INGRESS_ICMP_ERROR_ERROR_METER)
+                && List.of(0L, 0L, 0L, 0L).equals(List.of(((MeterConfig) e).cir, ((MeterConfig) e).cburst,
+                        ((MeterConfig) e).pir, ((MeterConfig) e).pburst))), "a meter that marks every error RED");
+        fabric.packetIn("border1", Nat64Fabric.PUNT_INBOUND_SYN, v4Syn("203.0.113.5", 80,
+                Ipv4Address.parse("192.0.2.1", "pool4"), 40000));
+        now += 6_000;
+        fabric.answerHeldSyns();
+        assertTrue(border1.packetOuts.isEmpty(), "no Port Unreachable");
+        assertEquals(1L, fabric.stats().get("heldSyns.unanswered"));
+        assertEquals(1L, fabric.stats().get("icmpErrors.notSent"));
+    }
+
+    @Test
     void anIpv4SynWithoutAMappingIsHeldForTheIncomingSynTimeThenAnsweredWithPortUnreachable() {
         Ipv4Address pool4 = Ipv4Address.parse("192.0.2.1", "pool4");
         byte[] syn = v4Syn("203.0.113.5", 80, pool4, 40000);
