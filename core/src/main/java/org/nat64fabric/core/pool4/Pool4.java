@@ -237,8 +237,8 @@ public final class Pool4 {
      */
     public synchronized Result reserve(Protocol protocol, TransportAddress wanted, Ipv6Address source, long now) {
         Ipv6Address subscriber = subscriberOf(source);
-        int[] range = config.portRanges.get(protocol);
-        if (!addresses.contains(wanted.address()) || wanted.port() < range[0] || wanted.port() > range[1]) {
+        if (!inPool4(protocol, wanted)) {
+            int[] range = config.portRanges.get(protocol);
             return Result.refused(Refusal.OUT_OF_POOL, protocol + " " + wanted + " is outside pool4 or its "
                     + protocol + " range " + range[0] + "–" + range[1]);
         }
@@ -287,8 +287,7 @@ public final class Pool4 {
         if (config.deterministic != null && !config.deterministic.contains(subscriber)) {
             return new Result(null, Refusal.NOT_A_SUBSCRIBER, null);
         }
-        int[] range = config.portRanges.get(protocol);
-        if (!addresses.contains(wanted.address()) || wanted.port() < range[0] || wanted.port() > range[1]) {
+        if (!inPool4(protocol, wanted)) {
             return new Result(null, Refusal.OUT_OF_POOL, null);
         }
         PortBlock block = block(protocol, wanted.address(), wanted.port() / config.blockSize, subscriber);
@@ -317,6 +316,12 @@ public final class Pool4 {
             return new Result(null, Refusal.TAKEN, null);
         }
         return new Result(wanted, null, opened);
+    }
+
+    /** Whether {@code wanted} is a pool4 address with a port of the protocol's range. */
+    private boolean inPool4(Protocol protocol, TransportAddress wanted) {
+        int[] range = config.portRanges.get(protocol);
+        return addresses.contains(wanted.address()) && wanted.port() >= range[0] && wanted.port() <= range[1];
     }
 
     /** The mapping using {@code address} ended: its port rests for the hold time. */
