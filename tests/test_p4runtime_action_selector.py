@@ -182,6 +182,34 @@ def test_group_modify_and_empty_group(ptf):
     ptf.verify_no_other_packets()   # an empty group: the packet misses, and the default action drops it
 
 
+def padded(action):
+    """The action with a zero byte before each parameter's value: accepted, read back without it (8.4)."""
+    for param in action.params:
+        param.value = b"\x00" + param.value
+    return action
+
+
+def test_padded_parameters_of_members_and_one_shot_sets_read_back_canonical(ptf):
+    """P4Runtime 8.4: a server accepts values with leading zero bytes and reads them back in
+    canonical form (no leading zero bytes), for an action profile member as for a table's own
+    action, and for the actions of a one-shot set."""
+    c = ptf.client
+    member = next_hop(c, 1, 2)
+    padded(member.action_profile_member.action)
+    c.write(c.update("INSERT", member))
+    try:
+        (read,) = c.read(c.profile_member(SELECTOR))
+    finally:
+        c.write(c.update("DELETE", member))   # a one-shot set needs a profile without members
+    assert read.action_profile_member == next_hop(c, 1, 2).action_profile_member
+    one_shot = action_set(c, [(2, 1), (3, 1)])
+    for member_action in one_shot.action_profile_actions:
+        padded(member_action.action)
+    ptf.insert(route(c, action_profile_action_set=one_shot))
+    (read,) = c.read(c.table_entry("EcmpIngress.ipv4_lpm"))
+    assert read.table_entry.action.action_profile_action_set == action_set(c, [(2, 1), (3, 1)])
+
+
 def test_one_shot_action_set_forwards_and_reads_back(ptf):
     c = ptf.client
     members = [(2, 1), (3, 1), (4, 2)]

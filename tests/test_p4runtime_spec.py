@@ -549,6 +549,21 @@ def test_reads_of_hit_times_a_table_or_default_entry_lacks_are_invalid(ptf):
     c.read(every)   # table_id 0: the tables with idle timeouts answer with it, the others without
 
 
+def test_a_read_of_the_default_entry_with_match_fields_or_priority_is_invalid(ptf):
+    """9.1.5: with is_default_action set, match must be empty and priority 0, or INVALID_ARGUMENT."""
+    c = ptf.client
+    keyed = c.table_entry("L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("10.21.0.0", 16)})
+    keyed.table_entry.is_default_action = True
+    prioritised = c.table_entry("L3Ingress.ipv4_lpm", default=True)
+    prioritised.table_entry.priority = 3
+    for query in (keyed, prioritised):
+        with pytest.raises(grpc.RpcError) as err:
+            c.read(query)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, query
+    (read,) = c.read(c.table_entry("L3Ingress.ipv4_lpm", default=True))
+    assert read.table_entry.is_default_action
+
+
 # ---- what fuzzing the server found: answers, not resets or stack traces ----
 
 def test_a_request_that_is_no_protobuf_is_an_invalid_argument_and_the_switch_serves_on(ptf):
@@ -572,6 +587,30 @@ def test_a_request_that_is_no_protobuf_is_an_invalid_argument_and_the_switch_ser
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, err.value
     ptf.insert(route(ptf, "10.31.0.0", 2))
     assert len(ptf.client.read(route(ptf, "10.31.0.0", 2))) == 1
+
+
+def test_a_primary_whose_stream_is_closed_for_bytes_that_do_not_parse_leaves_the_election(sut):
+    """5: a primary whose stream ends is primary no more. The switch closes a stream that sends
+    bytes that do not parse; its controller's election_id is then free for the next stream."""
+    arbitration = p4runtime_pb2.StreamMessageRequest()
+    arbitration.arbitration.device_id = 1
+    arbitration.arbitration.election_id.low = 60
+    arbitration.arbitration.role.name = "unparsable"
+    channel = grpc.insecure_channel(sut.switch.address)
+    try:
+        stream = channel.stream_stream("/p4.v1.P4Runtime/StreamChannel", request_serializer=lambda b: b,
+                                       response_deserializer=p4runtime_pb2.StreamMessageResponse.FromString)
+        for attempt in ("first", "second"):
+            requests = queue.Queue()
+            requests.put(arbitration.SerializeToString())
+            answers = stream(iter(requests.get, None), timeout=10)
+            assert next(answers).arbitration.status.code == 0, f"the {attempt} stream is the role's primary"
+            requests.put(b"\xff\xff\xff")
+            with pytest.raises(grpc.RpcError) as err:
+                list(answers)
+            assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, err.value
+    finally:
+        channel.close()
 
 
 def test_a_parameter_twice_and_a_long_value_are_refused_with_short_messages(ptf):

@@ -144,7 +144,7 @@ final class ActionProfiles {
                 if (p.members.size() >= p.ap.size) {
                     throw new EntityException(Code.RESOURCE_EXHAUSTED, p.ap.name + " is full (" + p.ap.size + " members)");
                 }
-                p.members.put(id, new Member(new ActionProfile.Member(id, call), m.getAction()));
+                p.members.put(id, new Member(new ActionProfile.Member(id, call), Entities.canonical(m.getAction())));
                 return;
             }
             case MODIFY: {
@@ -152,7 +152,7 @@ final class ActionProfiles {
                     throw new EntityException(Code.NOT_FOUND, p.ap.name + ": no member " + id);
                 }
                 existing.target.action = memberAction(p, m);   // its groups and entries run the new action at once
-                existing.action = m.getAction();
+                existing.action = Entities.canonical(m.getAction());
                 return;
             }
             case DELETE:

@@ -497,6 +497,17 @@ public final class Entities {
         }
     }
 
+    private static boolean withMetadata(TableEntry e) {
+        return !e.getMetadata().isEmpty() || e.getControllerMetadata() != 0;
+    }
+
+    /** A default entry is named without match fields and with priority 0 (P4Runtime 9.1.5). */
+    private static void keylessDefault(TableEntry key) throws EntityException {
+        if (key.getMatchCount() > 0 || key.getPriority() != 0) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "a default entry has no match fields and priority 0");
+        }
+    }
+
     /** The installed entry a request's key names (match and priority), or NOT_FOUND. */
     private Table.Entry existingEntry(TableEntry key) throws EntityException {
         Table t = table(key.getTableId());
@@ -508,9 +519,7 @@ public final class Entities {
 
     private Table.Entry installedEntry(Table t, TableEntry key) throws EntityException {
         if (key.getIsDefaultAction()) {
-            if (key.getMatchCount() > 0 || key.getPriority() != 0) {
-                throw new EntityException(Code.INVALID_ARGUMENT, "a default entry has no match fields and priority 0");
-            }
+            keylessDefault(key);
             return t.defaultEntry;   // its direct counter and meter (9.1.5)
         }
         Table.Entry found = lookup(t, match(t, key.getMatchList()), key.getPriority());
@@ -754,9 +763,9 @@ public final class Entities {
         }
         Table.FieldMatch[] match = match(t, e.getMatchList());
         Table.Entry existing = lookup(t, match, e.getPriority());
-        if (t.constEntries && (type != Update.Type.MODIFY || e.hasAction())) {
+        if (t.constEntries && (type != Update.Type.MODIFY || e.hasAction() || withMetadata(e))) {
             throw new EntityException(Code.PERMISSION_DENIED, "table " + t.name + " has const entries: "
-                    + "only their direct counters and meters may be modified (a MODIFY without an action)");
+                    + "only their direct counters and meters may be modified (a MODIFY without an action or metadata)");
         }
         if (type == Update.Type.DELETE) {
             // Only the key counts for a DELETE: the other fields are ignored, whatever they hold.
@@ -808,7 +817,7 @@ public final class Entities {
             t.insert(entry);
             setControllerMetadata(entry, e.getControllerMetadata());
             if (target != null) {
-                indirectActions.put(entry, e.getAction());
+                indirectActions.put(entry, canonical(e.getAction()));
                 profiles.retain(t, e.getAction(), 1);
             }
             return;
@@ -821,7 +830,7 @@ public final class Entities {
         }
         if (target != null) {
             profiles.retain(t, e.getAction(), 1);
-            profiles.retain(t, indirectActions.put(existing, e.getAction()), -1);
+            profiles.retain(t, indirectActions.put(existing, canonical(e.getAction())), -1);
             existing.indirect = target;
         }
         if (t.directMeter != null) {
@@ -858,13 +867,11 @@ public final class Entities {
         if (type != Update.Type.MODIFY) {
             throw new EntityException(Code.INVALID_ARGUMENT, "the default entry of " + t.name + " can only be modified");
         }
-        if (e.getMatchCount() > 0 || e.getPriority() != 0) {
-            throw new EntityException(Code.INVALID_ARGUMENT, "a default entry has no match fields and priority 0");
-        }
+        keylessDefault(e);
         if (e.getIdleTimeoutNs() != 0) {
             throw new EntityException(Code.INVALID_ARGUMENT, "a default entry has no idle timeout (idle_timeout_ns must be 0)");
         }
-        boolean resourcesOnly = !e.hasAction() && (e.hasMeterConfig() || e.hasCounterData() || resetMeterCounts);
+        boolean resourcesOnly = !e.hasAction() && !withMetadata(e) && (e.hasMeterConfig() || e.hasCounterData() || resetMeterCounts);
         if (t.constDefaultAction && !resourcesOnly) {
             throw new EntityException(Code.PERMISSION_DENIED, "the default action of " + t.name + " is const "
                     + "(only its direct counter and meter may be modified, without an action)");
@@ -1107,6 +1114,7 @@ public final class Entities {
         boolean withMeterCounts = NewerFields.has(q, NewerFields.TABLE_ENTRY_METER_COUNTER_DATA) && t.directMeter != null;
         long now = System.nanoTime();
         if (q.getIsDefaultAction()) {
+            keylessDefault(q);
             TableEntry.Builder b = TableEntry.newBuilder().setTableId(tid).setIsDefaultAction(true);
             b.getActionBuilder().setAction(action(t.defaultAction()));
             b.mergeFrom(defaultEntryMetadata.getOrDefault(t, TableEntry.getDefaultInstance()));
@@ -1266,6 +1274,27 @@ public final class Entities {
     /** An installed entry as a P4Runtime entity (for idle-timeout notifications). */
     public TableEntry describe(Table t, Table.Entry e) {
         return tableEntry(t, tableIds.get(t.name), e, false, false, 0);
+    }
+
+    /** An action as it reads back: its parameters' values canonical (P4Runtime 8.4, read-write symmetry). */
+    static p4.v1.P4RuntimeOuterClass.Action canonical(p4.v1.P4RuntimeOuterClass.Action a) {
+        var b = a.toBuilder();
+        for (var param : b.getParamsBuilderList()) {
+            param.setValue(bytes(new BigInteger(1, param.getValue().toByteArray())));
+        }
+        return b.build();
+    }
+
+    /** An indirect table entry's action as it reads back: a one-shot set's actions canonical. */
+    private static TableAction canonical(TableAction a) {
+        if (!a.hasActionProfileActionSet()) {
+            return a;
+        }
+        var b = a.toBuilder();
+        for (var member : b.getActionProfileActionSetBuilder().getActionProfileActionsBuilderList()) {
+            member.setAction(canonical(member.getAction()));
+        }
+        return b.build();
     }
 
     /** Canonical P4Runtime bytestring: big-endian, no leading zero bytes (at least one byte). */

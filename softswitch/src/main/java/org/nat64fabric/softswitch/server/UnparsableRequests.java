@@ -93,7 +93,13 @@ public final class UnparsableRequests {
 
                 @Override
                 public void onComplete() {
-                    listener.onComplete();
+                    // A call closed for a request that did not parse ended, for the handler, as if
+                    // cancelled: a stream's observer gets onError (a primary leaves the election).
+                    if (refused) {
+                        listener.onCancel();
+                    } else {
+                        listener.onComplete();
+                    }
                 }
             };
         };

@@ -196,6 +196,11 @@ class EntitiesSpecTest {
                         .setUnknownFields(com.google.protobuf.UnknownFieldSet.getDefaultInstance())).build())));
         assertEquals(EntityException.Code.PERMISSION_DENIED, code(() -> entities.apply(Update.Type.DELETE,
                 Entity.newBuilder().setTableEntry(key).build())));
+        for (TableEntry withMetadata : List.of(key.toBuilder().setMetadata(com.google.protobuf.ByteString.copyFromUtf8("m")).build(),
+                key.toBuilder().setControllerMetadata(3).build())) {
+            assertEquals(EntityException.Code.PERMISSION_DENIED, code(() -> entities.apply(Update.Type.MODIFY,
+                    Entity.newBuilder().setTableEntry(withMetadata).build())), "9.1.6: a const entry's metadata is its own");
+        }
     }
 
     @Test
@@ -295,6 +300,8 @@ class EntitiesSpecTest {
                 "the default action is const, even set to itself");
         assertEquals(EntityException.Code.PERMISSION_DENIED, code(() -> write(Update.Type.MODIFY, constDefault)),
                 "nor can it be reset");
+        assertEquals(EntityException.Code.PERMISSION_DENIED, code(() -> write(Update.Type.MODIFY, constDefault.clone()
+                .setCounterData(counts(0, 0)).setControllerMetadata(3))), "nor its metadata set");
     }
 
     @Test

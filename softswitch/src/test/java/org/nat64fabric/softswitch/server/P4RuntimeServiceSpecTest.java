@@ -174,6 +174,10 @@ class P4RuntimeServiceSpecTest {
                 commit.clone().setConfig(ForwardingPipelineConfig.newBuilder().setP4Info(
                         p4.config.v1.P4InfoOuterClass.P4Info.getDefaultInstance())).build()));
         assertEquals(Status.Code.INVALID_ARGUMENT, withConfig.getStatus().getCode());
+        StatusRuntimeException withCookie = assertThrows(StatusRuntimeException.class, () -> stub.setForwardingPipelineConfig(
+                commit.clone().setConfig(ForwardingPipelineConfig.newBuilder().setCookie(
+                        ForwardingPipelineConfig.Cookie.newBuilder().setCookie(7))).build()));
+        assertEquals(Status.Code.INVALID_ARGUMENT, withCookie.getStatus().getCode(), "a cookie alone is a config");
     }
 
     @Test

@@ -200,6 +200,9 @@ public final class Translator {
         } else {
             which.add(table(q.getTableId()));
         }
+        if (q.getIsDefaultAction() && (q.getMatchCount() > 0 || q.getPriority() != 0)) {
+            throw TableMatch.invalid("a default entry has no match and no priority (P4Runtime 9.1.5)");
+        }
         if (q.hasTimeSinceLastHit() && (q.getIsDefaultAction()
                 || q.getTableId() != 0 && which.get(0).slotRegister == null)) {
             throw TableMatch.invalid("time_since_last_hit is read from the entries of tables with idle timeouts "

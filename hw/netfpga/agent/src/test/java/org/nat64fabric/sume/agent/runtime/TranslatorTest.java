@@ -181,6 +181,9 @@ class TranslatorTest {
         assertEquals(BigInteger.ONE.shiftLeft(16).or(BigInteger.valueOf(1400)), r.card.missValue(t));
         assertEquals(Status.Code.INVALID_ARGUMENT, refused(() -> r.write(Update.Type.INSERT,
                 r.entry("lowest_ipv6_mtu", "set_lowest_ipv6_mtu", b(5, 0x78)).setIsDefaultAction(true))));
+        assertEquals(Status.Code.INVALID_ARGUMENT, refused(() -> r.translator.read(Entity.newBuilder().setTableEntry(
+                TableEntry.newBuilder().setTableId(r.table("lowest_ipv6_mtu").getPreamble().getId())
+                        .setIsDefaultAction(true).setPriority(2)).build())), "9.1.5: a default entry is read without a priority");
     }
 
     @Test
