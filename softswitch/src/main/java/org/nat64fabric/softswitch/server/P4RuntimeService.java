@@ -85,9 +85,9 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                         commit(Pipeline.verify(config, device.cpuPort));
                         break;
                     case COMMIT:
-                        // P4Runtime 14: COMMIT carries no config (an empty one, as clients send, is none;
-                        // a cookie alone is one) and commits the one saved before.
-                        if (config.hasP4Info() || !config.getP4DeviceConfig().isEmpty() || config.hasCookie()) {
+                        // P4Runtime 14: COMMIT carries no config (an empty one, as clients send, is none,
+                        // its cookie 0 too; another cookie alone is one) and commits the one saved before.
+                        if (config.hasP4Info() || !config.getP4DeviceConfig().isEmpty() || config.getCookie().getCookie() != 0) {
                             throw Status.INVALID_ARGUMENT.withDescription("COMMIT takes no config: it commits the one "
                                     + "VERIFY_AND_SAVE saved").asException();
                         }
