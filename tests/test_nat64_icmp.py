@@ -320,6 +320,45 @@ def test_icmpv6_error_types_codes_and_pointers_follow_rfc7915(ptf):
         assert drops(ptf, DROP_ICMP_ERROR) == before + sum(1 for case in cases if case[3] is None)
 
 
+def icmpv6_error_in_a_fragment(payload, more_fragments=0):
+    """The IPv6 host's Port Unreachable about what the IPv4 server sent it, in a Fragment header
+    (offset 0; an atomic fragment without M); the ICMPv4 error it becomes, whole."""
+    quoted6 = IPv6(src=SERVER6, dst=V6_HOST, hlim=61) / UDP(sport=53, dport=5000) / payload
+    sent = Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IPv6(src=V6_HOST, dst=SERVER6, hlim=64) / \
+        IPv6ExtHdrFragment(id=0x87654321, m=more_fragments, offset=0) / ICMPv6DestUnreach(code=4) / quoted6
+    quoted4 = IP(src=V4_SERVER, dst=MAPPED, ttl=61, id=0, flags="DF" if 28 + len(payload) > 1260 else 0) / \
+        UDP(sport=53, dport=40000) / payload
+    return sent, to_v4_server(ICMP(type=3, code=3) / quoted4, id=0x4321)
+
+
+@BOTH
+def test_an_icmpv6_error_in_an_atomic_fragment_is_translated_and_in_a_first_fragment_dropped(ptf):
+    """RFC 6946 4 and RFC 7915 5.1.1 (Jool's graybox pktgen "6-icmp6err-csumok-nodf-nofrag"): an
+    atomic fragment is translated on its own, an ICMPv6 error in one too: ICMPv4 3/3 with the
+    Fragment header's identification (low 16 bits) and DF 0, its checksum right (the ICMPv6
+    pseudo-header counted no Fragment header). The first of several fragments of an error is
+    dropped and counted: its checksum covers the others."""
+    stateful_udp(ptf)
+    sent, translated = icmpv6_error_in_a_fragment(b"port closed")
+    ptf.send(V6_PORT, sent)
+    ptf.verify_packet(translated, V4_PORT)
+    before = drops(ptf, DROP_ICMP_ERROR) if counts(ptf) else None
+    ptf.send(V6_PORT, icmpv6_error_in_a_fragment(b"port closed", more_fragments=1)[0])
+    ptf.verify_no_other_packets()
+    if counts(ptf):
+        assert drops(ptf, DROP_ICMP_ERROR) == before + 1
+
+
+def test_an_icmpv6_error_in_an_atomic_fragment_is_cut_to_576_bytes_with_its_checksum(ptf):
+    """As above, with 1200 bytes quoted (Jool's case): cut to 576 bytes, checksummed over what is left."""
+    stateful_udp(ptf)
+    sent, whole = icmpv6_error_in_a_fragment(b"c" * 1200)
+    ptf.send(V6_PORT, sent)
+    cut = bytes(whole[ICMP].payload)[:576 - 28]
+    ptf.verify_packet(to_v4_server(ICMP(type=3, code=3) / Raw(cut), id=0x4321), V4_PORT)
+    ptf.verify_no_other_packets()
+
+
 def test_translated_icmpv4_error_is_cut_to_576_bytes_with_its_checksum(ptf):
     """RFC 1812 4.3.2.3: an IPv6 error quoting 1100 bytes of payload leaves as a 576-byte IPv4 one,
     checksummed over what is left."""

@@ -608,6 +608,7 @@ def test_a_primary_whose_stream_is_closed_for_bytes_that_do_not_parse_leaves_the
             requests.put(b"\xff\xff\xff")
             with pytest.raises(grpc.RpcError) as err:
                 list(answers)
+            requests.put(None)   # ends the request iterator gRPC reads from
             assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, err.value
     finally:
         channel.close()

@@ -385,8 +385,13 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                 request_error(meta, ICMP6_DEST_UNREACH, 1, 0, DROP_NOT_TRANSLATABLE);
                 return;
             }
-            if (meta.is_icmp_error && (hdr.ipv6_frag.isValid() || hdr.inner_ipv6.src_addr != hdr.ipv6.dst_addr)) {
-                drop_reason = DROP_ICMP_ERROR;          /* not about a packet this NAT64 sent */
+            /* An error in a fragment of several cannot be checked or translated alone (its checksum
+             * covers them all); one in an atomic fragment is (RFC 6946 4, RFC 7915 5.1.1). An error
+             * whose quoted packet the host did not receive is not about a packet this NAT64 sent. */
+            if (meta.is_icmp_error && (hdr.ipv6_frag.isValid()
+                    && (hdr.ipv6_frag.frag_offset != 0 || hdr.ipv6_frag.more_fragments == 1)
+                    || hdr.inner_ipv6.src_addr != hdr.ipv6.dst_addr)) {
+                drop_reason = DROP_ICMP_ERROR;
                 return;
             }
             if (hdr.ipv6.hop_limit <= 1) {

@@ -91,13 +91,18 @@ final class ExtensionCut {
         return out;
     }
 
-    /** Where the ICMPv6 message starts, past Hop-by-Hop, Routing and Destination Options headers; -1 for none. */
+    /**
+     * Where the ICMPv6 message starts, past Hop-by-Hop, Routing and Destination Options headers and
+     * an atomic Fragment header (offset 0, no M: an error in one is translated, RFC 6946 4); -1 for none.
+     */
     private static int icmpv6At(byte[] frame, int end) {
         int next = frame[ETHERNET + 6] & 0xff;
         int at = ETHERNET + IPV6_HEADER;
-        while (PuntedPacket.isSkippedExtension(next) && at + 8 <= end) {
+        while (at + 8 <= end && (PuntedPacket.isSkippedExtension(next)
+                || next == NEXT_FRAGMENT && frame[at + 2] == 0 && (frame[at + 3] & 0xf9) == 0)) {
+            int length = next == NEXT_FRAGMENT ? 8 : ((frame[at + 1] & 0xff) + 1) * 8;
             next = frame[at] & 0xff;
-            at += ((frame[at + 1] & 0xff) + 1) * 8;
+            at += length;
         }
         return next == NEXT_ICMPV6 ? at : -1;
     }

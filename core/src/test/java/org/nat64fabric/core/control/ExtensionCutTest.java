@@ -64,6 +64,28 @@ class ExtensionCutTest {
         assertTrue(ExtensionCut.cut(icmpv6Error(1000, 424)).isEmpty(), "not even 128 bytes beside it");
     }
 
+    /** The error of {@link #icmpv6Error} in a Fragment header: atomic (offset 0, no M), or the first of several. */
+    private static byte[] inAFragment(byte[] error, boolean atomic) {
+        ByteBuffer b = ByteBuffer.allocate(error.length + 8);
+        b.put(error, 0, 14 + 40);
+        b.put(14 + 6, (byte) 44).putShort(14 + 4, (short) (error.length - 54 + 8));
+        b.put((byte) 58).put((byte) 0).putShort((short) (atomic ? 0 : 1)).putInt(0x87654321);
+        b.put(error, 54, error.length - 54);
+        return b.array();
+    }
+
+    @Test
+    void anIcmpv6ErrorInAnAtomicFragmentIsCutAsAnyOtherButNotInAFragmentOfSeveral() {
+        byte[] out = ExtensionCut.cut(inAFragment(icmpv6Error(1000, 420), true)).orElseThrow();
+        assertEquals(14 + 40 + 8 + 8 + 144 + 420, out.length, "as without the Fragment header, which stays");
+        assertEquals(144 / 8, out[14 + 48 + 4] & 0xff, "the length attribute");
+        assertEquals(out.length - 54, ByteBuffer.wrap(out).getShort(18), "the payload length counts the Fragment header");
+        long pseudo = InternetChecksum.ipv6PseudoHeader(out, 14, out.length - 62, 58);
+        assertEquals(0, InternetChecksum.of(InternetChecksum.add(pseudo, out, 62, out.length - 62)),
+                "the ICMPv6 checksum, its pseudo-header's length without the Fragment header");
+        assertTrue(ExtensionCut.cut(inAFragment(icmpv6Error(1000, 420), false)).isEmpty(), "a fragment of several");
+    }
+
     @Test
     void whatNeedsNoCutOrIsNoErrorIsLeftAlone() {
         assertTrue(ExtensionCut.cut(icmpv4Error(128, 40)).isEmpty(), "it fits as it is");

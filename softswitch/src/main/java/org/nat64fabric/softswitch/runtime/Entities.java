@@ -1182,7 +1182,7 @@ public final class Entities {
 
     private boolean actionMatches(Table.Entry e, TableAction q) {
         if (e.indirect != null) {
-            return q.getTypeCase() == TableAction.TypeCase.TYPE_NOT_SET || q.equals(indirectActions.get(e));
+            return q.getTypeCase() == TableAction.TypeCase.TYPE_NOT_SET || canonical(q).equals(indirectActions.get(e));
         }
         return !q.hasAction() || actionsById.get(q.getAction().getActionId()) == e.action.action;
     }
