@@ -15,7 +15,7 @@ from scapy.packet import Raw
 
 from harness.dataplane import expected_bytes
 from nat64_setup import (eam, DROP_BAD_CHECKSUM, DROP_BAD_LENGTH, DROP_FILTERED, DROP_LOCAL_FRAGMENT, DROP_NOT_TRANSLATABLE, DROP_PARSER_ERROR,
-                         DROP_ICMP_ERROR_RATE, DROP_POOL4_NO_BIB, DROP_SOURCE_ROUTE, DROP_UDP_ZERO_CHECKSUM, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
+                         DROP_ICMP_ERROR_RATE, DROP_POOL4_NO_BIB, DROP_SOURCE_ROUTE, DROP_TTL_EXPIRED, DROP_UDP_ZERO_CHECKSUM, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
                          PUNT_TCP_CONTROL, PUNT_FIRST_FRAGMENT, PUNT_FINISH, PUNT_NEEDS_FRAGMENTATION, PUNT_FRAGMENT, PUNT_INBOUND_SYN, ROUTER_MAC, SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
                          V6_HOST, V6_HOST_MAC, V6_PORT, DrawnIdentification, counts, drops, embed, from_switch4, from_v4_server,
                          from_v6_host, routed, sent, session_v4, session_v6, to_v4_server, to_v6_host)
@@ -127,6 +127,29 @@ def test_expiring_packets_get_time_exceeded_from_the_switch(ptf):
                       ICMPv6TimeExceeded(code=0) / bytes(to_translate[IPv6]), V6_PORT)
     ptf.verify_no_other_packets()
     assert sent(ptf, SENT_TIME_EXCEEDED) >= 2
+
+
+def test_no_error_about_a_packet_to_a_group_or_broadcast_or_from_no_single_host(ptf):
+    """RFC 1812 4.3.2.7 and RFC 4443 2.4(e): no ICMP error about a packet to a link-layer or IP
+    multicast or broadcast address, or from an address that names no single host (unspecified,
+    loopback, multicast): a host's IGMP and MLD reports, whose TTL and hop limit are 1, expire
+    here unanswered. Each is dropped and counted as expiring; a unicast one is answered (above)."""
+    expiring = [Ether(src=V4_HOST_MAC, dst=mac) / IP(src=src, dst=dst, ttl=1) / UDP(sport=9, dport=9)
+                for mac, src, dst in (("01:00:5e:00:00:16", "203.0.113.9", "224.0.0.22"),
+                                      (ROUTER_MAC, "203.0.113.9", "239.1.2.3"),
+                                      ("ff:ff:ff:ff:ff:ff", "203.0.113.9", "255.255.255.255"),
+                                      ("01:00:5e:00:00:16", "203.0.113.9", V4_SERVER),
+                                      (ROUTER_MAC, "0.0.0.0", V4_SERVER), (ROUTER_MAC, "127.0.0.1", V4_SERVER),
+                                      (ROUTER_MAC, "224.0.0.5", V4_SERVER), (ROUTER_MAC, "240.0.0.1", V4_SERVER))]
+    expiring += [Ether(src=V6_HOST_MAC, dst=mac) / IPv6(src=src, dst=dst, hlim=1) / UDP(sport=9, dport=9)
+                 for mac, src, dst in (("33:33:00:00:00:16", V6_HOST, "ff02::16"), (ROUTER_MAC, V6_HOST, "ff0e::1"),
+                                       ("33:33:00:00:00:16", V6_HOST, "2001:db8:1::99"),
+                                       (ROUTER_MAC, "::", "2001:db8:1::99"), (ROUTER_MAC, "ff02::1", "2001:db8:1::99"))]
+    before = (sent(ptf, SENT_TIME_EXCEEDED), drops(ptf, DROP_TTL_EXPIRED))
+    for frame in expiring:
+        ptf.send(3 if IP in frame else V6_PORT, frame)
+    ptf.verify_no_other_packets()
+    assert (sent(ptf, SENT_TIME_EXCEEDED), drops(ptf, DROP_TTL_EXPIRED)) == (before[0], before[1] + len(expiring))
 
 
 # ---- stateful NAT64 (RFC 6146) with RFC 7915 header translation ----

@@ -24,15 +24,37 @@ void request_error(inout metadata_t meta, in bit<8> type, in bit<8> code, in bit
     meta.error_drop_reason = reason;
 }
 
-/* Whether the switch may answer the packet with the error it asked for. Never an error about an
- * ICMP error (or informational message other than echo), or about an IPv4 fragment after the
- * first (RFC 1812 4.3.2.7). About IPv6 with a
+/* Whether the packet was sent to one host by one host, as RFC 1812 4.3.2.7 and RFC 4443 2.4(e)
+ * ask of a packet an error is about: not to a link-layer or IP multicast or broadcast address (a
+ * host's IGMP and MLD reports expire here), not from an address that names no single host
+ * (unspecified, "this network", loopback, multicast, class E). IPv6 to a group may still get
+ * Packet Too Big (2.4(e.3), (e.4)). */
+bool one_host_to_one_host(in headers_t hdr, in metadata_t meta) {
+    bool too_big = meta.error_type == ICMP6_PACKET_TOO_BIG && hdr.ipv6.isValid();
+    if (hdr.ethernet.isValid() && hdr.ethernet.dst_addr[40:40] == 1 && !too_big) {
+        return false;
+    }
+    if (hdr.ipv4.isValid()) {
+        bit<8> to = hdr.ipv4.dst_addr[31:24];
+        bit<8> from = hdr.ipv4.src_addr[31:24];
+        return to < 224 && from != 0 && from != 127 && from < 224;
+    }
+    if (hdr.ipv6.isValid()) {
+        return (hdr.ipv6.dst_addr[127:120] != 0xff || too_big)
+               && hdr.ipv6.src_addr != 0 && hdr.ipv6.src_addr[127:120] != 0xff;
+    }
+    return true;
+}
+
+/* Whether the switch may answer the packet with the error it asked for. Never an error about a
+ * packet not from one host to one host (above), about an ICMP error (or informational message
+ * other than echo), or about an IPv4 fragment after the first (RFC 1812 4.3.2.7). About IPv6 with a
  * Fragment header, Packet Too Big (RFC 7915 5.1: a packet too large to translate) and Time
  * Exceeded (RFC 4443 3.3 and RFC 7915 5.1: MUST, whatever the packet), and Destination
  * Unreachable 1 about an atomic or first fragment an extension header follows, with TCP or UDP
  * behind it (RFC 7915 5.1, 5.4); the other errors wait for the whole datagram's first fragment. */
 bool may_answer_with_error(in headers_t hdr, in metadata_t meta) {
-    return !(hdr.icmp.isValid() && !meta.is_echo
+    return one_host_to_one_host(hdr, meta) && !(hdr.icmp.isValid() && !meta.is_echo
              || hdr.ipv6_frag.isValid() && meta.error_type != ICMP6_PACKET_TOO_BIG
                 && meta.error_type != ICMP6_TIME_EXCEEDED
                 && !(meta.answerable_after_frag && hdr.ipv6_frag.frag_offset == 0
