@@ -356,9 +356,10 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
      * the length attribute counts it in 32-bit words; an extension that would take the message
      * over 576 bytes leaves, and the message ends with the datagram. */
     action error_6to4_headers() {
-        /* The pseudo-header's length is the upper-layer one: without an atomic Fragment header. */
+        /* The pseudo-header's length is the ICMPv6 message's (the parser's, without extension and
+         * Fragment headers). */
         bit<32> old_words = sum_v6(hdr.ipv6.src_addr) + sum_v6(hdr.ipv6.dst_addr)
-                            + (bit<32>) (hdr.ipv6.payload_len - meta.ipv6_ext_len - (hdr.ipv6_frag.isValid() ? 16w8 : 0))
+                            + (bit<32>) (meta.icmp_payload + 8)
                             + (bit<32>) PROTO_ICMPV6 + (bit<32>) (hdr.icmp.type ++ hdr.icmp.code)
                             + (bit<32>) hdr.icmp.identifier + (bit<32>) hdr.icmp.sequence
                             + sum_ipv6_header(hdr.inner_ipv6) + sum_l4_head(hdr.inner_l4)

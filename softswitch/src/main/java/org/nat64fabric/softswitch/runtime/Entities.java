@@ -1135,8 +1135,10 @@ public final class Entities {
             out.add(b.build());
             return out;
         }
+        // The action filter compares as entries keep their actions: canonical, worked out once.
+        TableEntry filter = q.hasAction() ? q.toBuilder().setAction(canonical(q.getAction())).build() : q;
         for (Table.Entry e : matchingEntries(t, q)) {
-            if (!passesFilters(e, q)) {
+            if (!passesFilters(e, filter)) {
                 continue;
             }
             TableEntry te = tableEntry(t, tid, e, withCounters, q.hasTimeSinceLastHit() && t.supportTimeout, now);
@@ -1182,7 +1184,7 @@ public final class Entities {
 
     private boolean actionMatches(Table.Entry e, TableAction q) {
         if (e.indirect != null) {
-            return q.getTypeCase() == TableAction.TypeCase.TYPE_NOT_SET || canonical(q).equals(indirectActions.get(e));
+            return q.getTypeCase() == TableAction.TypeCase.TYPE_NOT_SET || q.equals(indirectActions.get(e));
         }
         return !q.hasAction() || actionsById.get(q.getAction().getActionId()) == e.action.action;
     }

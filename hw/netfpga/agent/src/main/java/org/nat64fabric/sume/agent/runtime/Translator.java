@@ -200,8 +200,8 @@ public final class Translator {
         } else {
             which.add(table(q.getTableId()));
         }
-        if (q.getIsDefaultAction() && (q.getMatchCount() > 0 || q.getPriority() != 0)) {
-            throw TableMatch.invalid("a default entry has no match and no priority (P4Runtime 9.1.5)");
+        if (q.getIsDefaultAction()) {
+            keylessDefault("table_id " + q.getTableId(), q);
         }
         if (q.hasTimeSinceLastHit() && (q.getIsDefaultAction()
                 || q.getTableId() != 0 && which.get(0).slotRegister == null)) {
@@ -470,13 +470,18 @@ public final class Translator {
         t.lpmRows.putAll(next);
     }
 
+    /** A default entry is named without match fields and with priority 0 (P4Runtime 9.1.5), in a read as in a write. */
+    private static void keylessDefault(String table, TableEntry e) throws EntityError {
+        if (e.getMatchCount() > 0 || e.getPriority() != 0) {
+            throw TableMatch.invalid(table + ": a default entry has no match and no priority (P4Runtime 9.1.5)");
+        }
+    }
+
     private void writeDefault(TableState t, Update.Type type, TableEntry e) throws EntityError {
         if (type != Update.Type.MODIFY) {
             throw TableMatch.invalid(t.name() + ": a default action is only modified (P4Runtime §9.1.3), not " + type);
         }
-        if (e.getMatchCount() > 0 || e.getPriority() != 0) {
-            throw TableMatch.invalid(t.name() + ": a default entry has no match and no priority");
-        }
+        keylessDefault(t.name(), e);
         if (t.info.getConstDefaultActionId() != 0) {
             throw new EntityError(Status.Code.PERMISSION_DENIED, "the default action of " + t.name() + " is const");
         }
