@@ -651,27 +651,30 @@ def test_eam_hairpinning_between_two_ipv6_hosts(ptf):
     ptf.verify_no_other_packets()
 
 
-def test_stateful_hairpinning_through_pool4(ptf):
+@pytest.mark.parametrize("proto", [17, 6], ids=["udp", "tcp"])
+def test_stateful_hairpinning_through_pool4(ptf, proto):
     """RFC 6146 3.8: A reaches B's static BIB entry; B sees A's pool4 transport address in pool6,
-    one router hop later (the two passes through the pipeline are one hop)."""
+    one router hop later (the two passes through the pipeline are one hop); a TCP segment's
+    checksum, updated by both translations, holds (scapy's)."""
     b6, b4 = "2001:db8:1::b", "192.0.2.20"
-    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, b4, 8080, b6, 80),
+
+    def segment(sport, dport):
+        if proto == 6:
+            return TCP(sport=sport, dport=dport, flags="PA", seq=1000, ack=2000) / b"GET"
+        return UDP(sport=sport, dport=dport) / b"GET"
+    ptf.insert(session_v6(ptf, proto, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, proto, b4, 8080, b6, 80),
                hairpin_route(ptf, "192.0.2.0", 24))
-    ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=8080) / b"GET", dst=embed(b4, POOL6, 96)))
-    ptf.verify_packet(to_v6_host(UDP(sport=40000, dport=80) / b"GET", src=embed(MAPPED, POOL6, 96), dst=b6, hlim=63),
-                      V6_PORT)
+    ptf.send(V6_PORT, from_v6_host(segment(5000, 8080), dst=embed(b4, POOL6, 96)))
+    ptf.verify_packet(to_v6_host(segment(40000, 80), src=embed(MAPPED, POOL6, 96), dst=b6, hlim=63), V6_PORT)
     # Hop limit 2 still reaches B (with 1): the second pass neither decrements nor expires it.
-    ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=8080) / b"GET", dst=embed(b4, POOL6, 96), hlim=2))
-    ptf.verify_packet(to_v6_host(UDP(sport=40000, dport=80) / b"GET", src=embed(MAPPED, POOL6, 96), dst=b6, hlim=1),
-                      V6_PORT)
+    ptf.send(V6_PORT, from_v6_host(segment(5000, 8080), dst=embed(b4, POOL6, 96), hlim=2))
+    ptf.verify_packet(to_v6_host(segment(40000, 80), src=embed(MAPPED, POOL6, 96), dst=b6, hlim=1), V6_PORT)
     ptf.verify_no_other_packets()
 
     # The same packet sent by the controller through the pipeline (the first packet of the flow,
     # after its session was set up) goes round the same way: its second pass is no packet-out.
-    ptf.client.packet_out(bytes(from_v6_host(UDP(sport=5000, dport=8080) / b"GET", dst=embed(b4, POOL6, 96))),
-                          to_pipeline=1)
-    ptf.verify_packet(to_v6_host(UDP(sport=40000, dport=80) / b"GET", src=embed(MAPPED, POOL6, 96), dst=b6, hlim=63),
-                      V6_PORT)
+    ptf.client.packet_out(bytes(from_v6_host(segment(5000, 8080), dst=embed(b4, POOL6, 96))), to_pipeline=1)
+    ptf.verify_packet(to_v6_host(segment(40000, 80), src=embed(MAPPED, POOL6, 96), dst=b6, hlim=63), V6_PORT)
     ptf.verify_no_other_packets()
     assert ptf.client.packet_in(timeout=0.5) is None
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 from scapy.layers.inet import ICMP, IP, TCP, UDP, IPOption_NOP
-from scapy.layers.inet6 import (ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6ND_NA, ICMPv6ND_NS,
+from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6ND_NA, ICMPv6ND_NS,
                                 ICMPv6NDOptDstLLAddr, ICMPv6NDOptSrcLLAddr, ICMPv6TimeExceeded, IPv6,
                                 IPv6ExtHdrFragment)
 from scapy.layers.l2 import ARP, Ether
@@ -15,7 +15,7 @@ from scapy.packet import Raw
 
 from harness.dataplane import expected_bytes
 from nat64_setup import (eam, DROP_BAD_CHECKSUM, DROP_BAD_LENGTH, DROP_FILTERED, DROP_LOCAL_FRAGMENT, DROP_NOT_TRANSLATABLE, DROP_PARSER_ERROR,
-                         DROP_ICMP_ERROR_RATE, DROP_POOL4_NO_BIB, DROP_SOURCE_ROUTE, DROP_TTL_EXPIRED, DROP_UDP_ZERO_CHECKSUM, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
+                         DROP_ICMP_ERROR_RATE, DROP_NO_ROUTE, DROP_POOL4_NO_BIB, DROP_SOURCE_ROUTE, DROP_TTL_EXPIRED, DROP_UDP_ZERO_CHECKSUM, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
                          PUNT_TCP_CONTROL, PUNT_FIRST_FRAGMENT, PUNT_FINISH, PUNT_NEEDS_FRAGMENTATION, PUNT_FRAGMENT, PUNT_INBOUND_SYN, ROUTER_MAC, SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
                          V6_HOST, V6_HOST_MAC, V6_PORT, DrawnIdentification, counts, drops, embed, from_switch4, from_v4_server,
                          from_v6_host, routed, sent, session_v4, session_v6, to_v4_server, to_v6_host)
@@ -127,6 +127,40 @@ def test_expiring_packets_get_time_exceeded_from_the_switch(ptf):
                       ICMPv6TimeExceeded(code=0) / bytes(to_translate[IPv6]), V6_PORT)
     ptf.verify_no_other_packets()
     assert sent(ptf, SENT_TIME_EXCEEDED) >= 2
+
+
+def test_a_packet_without_a_route_gets_destination_unreachable_no_route(ptf):
+    """RFC 1812 5.2.7.1 (MUST) and RFC 4443 3.1: a packet no route takes, routed in its own family
+    or translated, gets Destination Unreachable code 0 (IPv4 Network Unreachable, IPv6 No Route to
+    Destination) from the switch, in the family it came in and back out of the port it came in on,
+    quoting it as it came; a route that says no_route answers so too. An ICMP error without a
+    route gets none: it is dropped and counted no_route."""
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000),
+               session_v4(ptf, 17, MAPPED, 40000, "2001:db8:99::5", 5000),
+               ptf.client.table_entry(P + "ipv4_routes", match={"dst_addr": ("198.51.100.128", 25)},
+                                      action=P + "no_route"))
+    before = (sent(ptf, SENT_UNREACHABLE), drops(ptf, DROP_NO_ROUTE))
+    routed4 = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst="203.0.113.77", ttl=20) / UDP(sport=9, dport=9)
+    ptf.send(3, routed4)
+    ptf.verify_packet(from_switch4(ICMP(type=3, code=0) / bytes(routed4[IP]), dst="203.0.113.9"), 3)
+    to_no_route = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst="198.51.100.200") / UDP(sport=9, dport=9)
+    ptf.send(3, to_no_route)
+    ptf.verify_packet(from_switch4(ICMP(type=3, code=0) / bytes(to_no_route[IP]), dst="203.0.113.9"), 3)
+    routed6 = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IPv6(src="2001:db8:9::1", dst="2001:db8:99::1", hlim=5) / UDP(sport=9, dport=9)
+    ptf.send(3, routed6)
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V4_HOST_MAC) / IPv6(src=SWITCH_V6, dst="2001:db8:9::1", hlim=64) /
+                      ICMPv6DestUnreach(code=0) / bytes(routed6[IPv6]), 3)
+    six_to_four = from_v6_host(UDP(sport=5000, dport=53) / b"no route", dst=embed("203.0.113.77", POOL6, 96))
+    ptf.send(V6_PORT, six_to_four)
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
+                      ICMPv6DestUnreach(code=0) / bytes(six_to_four[IPv6]), V6_PORT)
+    four_to_six = from_v4_server(UDP(sport=53, dport=40000) / b"no route")
+    ptf.send(V4_PORT, four_to_six)
+    ptf.verify_packet(from_switch4(ICMP(type=3, code=0) / bytes(four_to_six[IP])), V4_PORT)
+    ptf.send(3, Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst="203.0.113.77") /
+             ICMP(type=3, code=1) / bytes(routed4[IP]))
+    ptf.verify_no_other_packets()
+    assert (sent(ptf, SENT_UNREACHABLE), drops(ptf, DROP_NO_ROUTE)) == (before[0] + 5, before[1] + 1)
 
 
 def test_no_error_about_a_packet_to_a_group_or_broadcast_or_from_no_single_host(ptf):

@@ -228,6 +228,14 @@ def test_the_card_hands_over_each_error_v1model_sends_with_its_type_code_and_par
          Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IPv6(src="2001:db8:9::1", dst="2001:db8:1::77") / (b"6" * 1300),
          (2, 0, 1300)),
         ("routed IPv4, TTL 1: Time Exceeded", V4_PORT, expiring4, (11, 0, 0)),
+        ("routed IPv4 without a route: Network Unreachable", 3,
+         Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst="203.0.113.77") / UDP(sport=9, dport=9),
+         (3, 0, 0)),
+        ("translated to IPv4 without a route: 1/0", V6_PORT,
+         from_v6_host(UDP(sport=5000, dport=53) / b"n", dst=embed("203.0.113.77", POOL6, 96)), (1, 0, 0)),
+        ("an ICMP error without a route", 3,
+         Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst="203.0.113.77") / ICMP(type=3, code=1)
+         / bytes(expiring4[IP]), None),
         ("an ICMP error about to expire", V4_PORT,
          from_v4_server(ICMP(type=3, code=1) / bytes(expiring4[IP]), dst="198.51.100.99", ttl=1), None),
         ("a later IPv4 fragment about to expire", V4_PORT,
@@ -578,6 +586,8 @@ def test_the_controller_sends_the_icmp_errors_the_card_hands_over(sume_fabric):
     with_options = from_v4_server(UDP(sport=7, dport=7) / b"ttl", dst="198.51.100.99", ttl=1,
                                   options=[IPOption_NOP()] * 4)
     answered(V4_PORT, with_options, from_switch4(ICMP(type=11, code=0) / bytes(with_options[IP])))
+    unrouted = from_v4_server(UDP(sport=7, dport=7) / b"no route", dst="203.0.113.77")   # RFC 1812 5.2.7.1
+    answered(V4_PORT, unrouted, from_switch4(ICMP(type=3, code=0) / bytes(unrouted[IP])))
     # RFC 7915 4 with the IPv6 port's MTU of 1500: IPv4 with DF that grows past it as IPv6 gets
     # Fragmentation Needed with the MTU it may have as IPv4, quoted within 576 bytes.
     out = first_through(sume_fabric, from_v6_host(UDP(sport=5400, dport=53) / b"open"))
@@ -594,7 +604,7 @@ def test_the_controller_sends_the_icmp_errors_the_card_hands_over(sume_fabric):
     after = api.call("GET", "/stats")[1]
     sent = {kind: after.get("icmpErrors.sent." + kind, 0) - before.get("icmpErrors.sent." + kind, 0)
             for kind in ("timeExceeded", "unreachable", "tooBig", "parameterProblem")}
-    assert sent == {"timeExceeded": 3, "unreachable": 1, "tooBig": 2, "parameterProblem": 1}, after
+    assert sent == {"timeExceeded": 3, "unreachable": 2, "tooBig": 2, "parameterProblem": 1}, after
 
 
 def test_the_controller_answers_full_size_packets_the_card_hands_over_without_ethernet(sume_fabric):

@@ -146,7 +146,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         meta.routed = true;
     }
     action no_route() {
-        drop_for(DROP_NO_ROUTE);
+        request_no_route_error(meta, hdr);
     }
     action punt_no_route() {
         meta.punt_reason = PUNT_NO_ROUTE;

@@ -67,6 +67,13 @@ control ForwardingPlan(inout headers_t hdr, inout metadata_t meta, in bool trans
 }
 
 
+/* A packet no route takes (none matches, or one that says no_route) gets Destination Unreachable,
+ * "no route", in the family it came in (RFC 1812 5.2.7.1: a MUST for IPv4; RFC 4443 3.1), under
+ * the rules and the rate limit of every error the switch sends; otherwise it is dropped as no_route. */
+void request_no_route_error(inout metadata_t meta, in headers_t hdr) {
+    request_error(meta, hdr.ipv4.isValid() ? ICMP_DEST_UNREACH : ICMP6_DEST_UNREACH, 0, 0, DROP_NO_ROUTE);
+}
+
 /* A routed packet longer than its path MTU (meta.mtu, the egress link's; path_mtu, lower for
  * IPv4 without DF that leaves as IPv6: RFC 7915 4) gets the error the RFCs give, or is marked
  * for fragmentation. Translated ICMP errors are at most 576/1280 bytes: the MTU is for the rest. */

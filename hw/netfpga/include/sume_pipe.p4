@@ -96,7 +96,6 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
     EthernetLeftOut() ethernet_left_out;
 
     port_number_t in_port;
-    bool no_route_found;
 
     /* RFC 7915 4: the lowest IPv6 MTU of the network, for IPv4 without DF (see v1model). */
     bit<16> lowest_ipv6_mtu_value;
@@ -116,7 +115,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
         meta.routed = true;
     }
     action no_route() {
-        no_route_found = true;
+        request_no_route_error(meta, hdr);
     }
     action punt_no_route() {
         meta.punt_reason = PUNT_NO_ROUTE;
@@ -177,7 +176,6 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
 
     apply {
         in_port = number_of(sume_metadata.src_port);
-        no_route_found = false;
         meta.idle_hit = false;
         meta.probe = false;
         bit<16> frame_length = sume_metadata.pkt_len;
@@ -273,7 +271,7 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
             to_controller(PUNT_FINISH, FINISH_ICMP_ERROR | no_ethernet);
             return;
         }
-        if (drop_reason != DROP_REASONS || no_route_found) {
+        if (drop_reason != DROP_REASONS) {
             drop();
             return;
         }
