@@ -1,5 +1,6 @@
 // header_union (P4_16 8.20): at most one member valid. setValid, extract and assignment of a valid
-// header to a member make the other members invalid; u.isValid() is whether any member is; emit
+// header to a member make the other members invalid; setInvalid of any member, or assignment of an
+// invalid header to one, makes the whole union invalid; u.isValid() is whether any member is; emit
 // writes the valid member.
 #include <core.p4>
 #include <v1model.p4>
@@ -37,6 +38,13 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
             v4_t replacement = { ttl = 0x44 };
             hdr.ip.v4 = replacement;        // a valid header: v6 becomes invalid
             hdr.tag.version = 4;
+        } else if (hdr.ip.v4.isValid() && hdr.ip.v4.ttl == 1) {
+            hdr.ip.v6.setInvalid();         // another member: the valid v4 becomes invalid too
+            hdr.tag.version = 0x41;
+        } else if (hdr.ip.v6.isValid() && hdr.ip.v6.hop == 1) {
+            v4_t absent;                    // never made valid
+            hdr.ip.v4 = absent;             // an invalid header: v6 becomes invalid
+            hdr.tag.version = 0x61;
         }
     }
 }

@@ -15,6 +15,7 @@ import java.util.Set;
 import org.antlr.v4.runtime.ParserRuleContext;
 import org.antlr.v4.runtime.Token;
 import org.antlr.v4.runtime.misc.Interval;
+import org.antlr.v4.runtime.tree.ParseTree;
 import org.nat64fabric.softswitch.frontend.P4Parser.*;
 import org.nat64fabric.softswitch.pipeline.Action;
 import org.nat64fabric.softswitch.pipeline.ActionProfile;
@@ -1446,6 +1447,7 @@ final class Elaborator {
         List<Expr> directionalSlots = new ArrayList<>();
         List<Action.Param> data = new ArrayList<>();
         requireDistinctNames(d.parameterList());
+        boolean copyAggregates = namesOuterAggregate(d.blockStatement(), sc);
         for (ParameterContext p : d.parameterList().parameter()) {
             Type t = type(p.typeRef(), sc);
             String name = p.name().getText();
@@ -1454,7 +1456,7 @@ final class Elaborator {
             } else if (!(t instanceof Type.Bits || t == Type.BOOL)) {
                 throw error(p.typeRef(), "control-plane parameter '" + name + "' must be bit<W>, int<W> or bool, not " + t);
             }
-            Expr slot = p.direction() != null ? parameterStorage(p.direction().getText(), t) : storage(t);
+            Expr slot = p.direction() != null && !copyAggregates ? parameterStorage(p.direction().getText(), t) : storage(t);
             if (p.direction() != null) {
                 if (!data.isEmpty()) {
                     throw error(p, "directional parameters of action '" + d.name().getText() + "' must come before its control-plane parameters");
@@ -1479,6 +1481,26 @@ final class Elaborator {
         leave(outer, sym);
         actions.add(a);
         return sym;
+    }
+
+    /**
+     * Whether an action's body names a header, struct or stack of its control by name (a name the
+     * enclosing scope gives such a variable, whatever the body declares itself): then an inout
+     * argument may be that variable or part of it, and the body must see it as it was before the
+     * call while the parameter changes (P4_16 6.8), so its inout aggregates are copied in and out
+     * rather than passed by reference (AggRef).
+     */
+    private boolean namesOuterAggregate(ParseTree t, Scope outer) {
+        if (t instanceof NameContext) {
+            Object o = outer.lookup(t.getText());
+            return o instanceof Var && ((Var) o).value instanceof Expr.Agg;
+        }
+        for (int i = 0; i < t.getChildCount(); i++) {
+            if (namesOuterAggregate(t.getChild(i), outer)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Starts compiling the body of {@code what}, a block of kind {@code kind}; returns the kind to restore. */
@@ -1815,7 +1837,7 @@ final class Elaborator {
             }
         }
         return new Stmt.Block(List.of(new PacketIo.Extract(member, new PacketIo.Stack(stack)),
-                new UnionMemberWritten((Expr.Agg) field(last, null, written), others)));
+                new UnionMemberWritten(others)));
     }
 
     /** Lookaheads elaborated so far: a select whose keys hold one must reject when it fails. */
@@ -1827,34 +1849,32 @@ final class Elaborator {
     /** After st writes header h: when h is a union member and now valid, the other members become invalid. */
     private Stmt unionWrite(Expr h, Stmt st) {
         List<Expr.Agg> siblings = unionSiblings.get(h);
-        return siblings == null ? st : new Stmt.Block(List.of(st, new UnionMemberWritten((Expr.Agg) h, siblings)));
+        return siblings == null ? st : new Stmt.Block(List.of(st, new UnionMemberWritten(siblings)));
     }
 
-    /** P4_16 8.20: a valid member of a header union makes the others invalid. */
+    /**
+     * P4_16 8.20: a member of a header union made valid (setValid, extract, an assignment of a
+     * valid header) makes the others invalid; one made invalid (setInvalid, an assignment of an
+     * invalid header) makes the whole union invalid. Either way the others end invalid.
+     */
     private static final class UnionMemberWritten extends Stmt {
-        private final Expr.Agg member;
         private final Expr.Agg[] others;
 
-        UnionMemberWritten(Expr.Agg member, List<Expr.Agg> others) {
-            this.member = member;
+        UnionMemberWritten(List<Expr.Agg> others) {
             this.others = others.toArray(new Expr.Agg[0]);
         }
 
         @Override public int exec(State s) {
-            if (s.n[member.narrowBase(s)] != 0) {
-                for (Expr.Agg o : others) {
-                    s.n[o.narrowBase(s)] = 0;
-                }
+            for (Expr.Agg o : others) {
+                s.n[o.narrowBase(s)] = 0;
             }
             return NEXT;
         }
 
         @Override public void c(CodeWriter w) {
-            w.open("if (" + w.nAt(member.cNarrowBase(w)) + ")");
             for (Expr.Agg o : others) {
                 w.line(w.nAt(o.cNarrowBase(w)) + " = 0;");
             }
-            w.close();
         }
     }
 
@@ -4169,7 +4189,7 @@ final class Elaborator {
         switch (method) {
             case "isValid": return new IsValid(h);
             case "setValid": return unionWrite(h, new SetValid(h, 1));
-            case "setInvalid": return new SetValid(h, 0);
+            case "setInvalid": return unionWrite(h, new SetValid(h, 0));
             default: throw error(at, "'" + method + "' is not a method of " + t + " (it has isValid, setValid, setInvalid)");
         }
     }

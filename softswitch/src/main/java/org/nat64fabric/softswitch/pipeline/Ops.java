@@ -64,9 +64,9 @@ public final class Ops {
                         : Long.divideUnsigned(x, y)) & mask;
                 case MOD: return y == 0 ? 0 : (signed ? Bits.signExtend(x, width) % Bits.signExtend(y, width)
                         : Long.remainderUnsigned(x, y)) & mask;
-                case SAT_ADD: return signed ? saturate(Bits.signExtend(x, width) + Bits.signExtend(y, width))
+                case SAT_ADD: return signed ? saturatingSigned(x, y, false)
                         : (Long.compareUnsigned(x + y, mask) > 0 || Long.compareUnsigned(x + y, x) < 0 ? mask : x + y);
-                case SAT_SUB: return signed ? saturate(Bits.signExtend(x, width) - Bits.signExtend(y, width))
+                case SAT_SUB: return signed ? saturatingSigned(x, y, true)
                         : (Long.compareUnsigned(x, y) < 0 ? 0 : x - y);
                 case AND: return x & y;
                 case OR: return x | y;
@@ -230,10 +230,19 @@ public final class Ops {
                     : Long.compareUnsigned(x, y);
         }
 
-        private long saturate(long v) {
+        /** x |+| y or x |-| y on int<W> (P4_16 8.6): clamped to W bits' range, 64 included. */
+        private long saturatingSigned(long x, long y, boolean subtract) {
+            long a = Bits.signExtend(x, width);
+            long b = Bits.signExtend(y, width);
+            long r = subtract ? a - b : a + b;
+            // Below 64 bits the long holds the exact result; at 64 it may itself overflow, towards a's side.
+            boolean overflow = subtract ? ((a ^ b) & (a ^ r)) < 0 : ((a ^ r) & (b ^ r)) < 0;
+            if (overflow) {
+                return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+            }
             long max = (1L << (width - 1)) - 1;
             long min = -(1L << (width - 1));
-            return Math.max(min, Math.min(max, v)) & mask;
+            return Math.max(min, Math.min(max, r)) & mask;
         }
 
         @Override public BigInteger evalWide(State s) {

@@ -55,6 +55,22 @@ class FrontendSemanticsTest {
                 "meta.i = 0; incr(hdr.s[bump(meta.i)].v);", "00 00 0a 14 1e"));
     }
 
+    @Test
+    void anInoutHeaderIsCopiedInAndOutWhileTheActionNamesItsVariableToo() {
+        // P4_16 6.8: x is a copy of hdr.s[0]; hdr.s[0] read by name inside the action is the
+        // value before the call (0x0a), and the copy-out (0x66) lands after the body.
+        assertEquals("0a" + "66" + "14" + "1e" + "28", run("",
+                "action set(inout s_t x) { x.v = 0x66; hdr.h.a = hdr.s[0].v; }",
+                "set(hdr.s[0]);", "00 0a 14 1e 28"));
+    }
+
+    @Test
+    void anInoutStructIsCopiedInAndOutWhileTheActionNamesItsVariableToo() {
+        assertEquals("22" + "77" + "14" + "1e" + "28", run("",
+                "action set(inout meta_t x) { x.x = 0x77; hdr.h.a = meta.x; hdr.s[0].v = x.x; }",
+                "meta.x = 0x22; set(meta);", "00 0a 14 1e 28"));
+    }
+
     private static final String TERNARY_TABLE = String.join("\n",
             "action set(bit<8> v) { hdr.h.a = v; }",
             "table t {",

@@ -170,6 +170,8 @@ class LanguageFeaturesTest {
         assertEquals(List.of("06" + "0606" + "99"), run("header_union.p4", "04 00 99"));     // setValid of v6 drops v4
         assertEquals(List.of("04" + "44" + "99"), run("header_union.p4", "06 0000 99"));     // v4 assigned drops v6
         assertEquals(List.of("ff" + "99"), run("header_union.p4", "07 99"));                 // no member valid
+        assertEquals(List.of("41" + "99"), run("header_union.p4", "04 01 99"));     // v6.setInvalid() drops v4
+        assertEquals(List.of("61" + "99"), run("header_union.p4", "06 0001 99"));   // an invalid v4 assigned drops v6
     }
 
     @Test

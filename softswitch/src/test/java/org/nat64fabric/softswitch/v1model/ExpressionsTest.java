@@ -65,6 +65,19 @@ class ExpressionsTest {
     }
 
     @Test
+    void saturatingArithmeticOnIntClampsToItsRangeAtEveryWidth() {
+        // P4_16 8.6: int<W> |+| and |-| stay within [-2^(W-1), 2^(W-1) - 1]; at 64 bits the sum
+        // overflows a long too.
+        assertEquals(words(0x7fffffffffffffffL, 0x8000000000000000L, 0x8000000000000000L, 0x80), run(PARSE_H,
+                "int<64> big = (int<64>) 64w0x4000000000000000; int<64> min = (int<64>) 64w0x8000000000000000;"
+                + "int<64> max = (int<64>) 64w0x7fffffffffffffff; int<64> minus5 = -5;"
+                + "hdr.o.r0 = (bit<64>) (big |+| big);"
+                + "hdr.o.r1 = (bit<64>) (min |+| -1);"
+                + "hdr.o.r2 = (bit<64>) (minus5 |-| max);"
+                + "hdr.o.r3 = (bit<64>) (bit<8>) (hdr.h.s |-| 8s127);", H));   // -3 - 127 clamps at -128
+    }
+
+    @Test
     void signedValuesCompareAndShiftWithTheirSign() {
         assertEquals(words(1, 0xfe, 0xfffffffffffffffdL, 0), run(PARSE_H,
                 "if (hdr.h.s < 0) { hdr.o.r0 = 1; }"
