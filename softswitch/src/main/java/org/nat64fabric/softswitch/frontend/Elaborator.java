@@ -1038,8 +1038,12 @@ final class Elaborator {
         }
         Expr[] out = new Expr[params.size()];
         boolean[] passed = new boolean[params.size()];
+        boolean someNamed = given.stream().anyMatch(a -> a.name() != null);
         for (int i = 0; i < given.size(); i++) {
             ArgumentContext a = given.get(i);
+            if (someNamed && a.name() == null) {
+                throw error(a, "name every argument of " + what + " or none (P4_16: names only for some arguments are illegal)");
+            }
             int index = i;
             if (a.name() != null) {
                 index = -1;
@@ -2165,6 +2169,12 @@ final class Elaborator {
                     case "default_action":
                         defaultAction = actionCall(s.expression(), sc, refs, bindings, qname);
                         constDefault = s.CONST() != null;
+                        for (Table.ActionRef r : refs) {
+                            if (r.action == defaultAction.action && r.tableOnly) {
+                                throw error(s.expression(), "action '" + r.action.name + "' is @tableonly in table '"
+                                        + d.name().getText() + "': it cannot be its default action");
+                            }
+                        }
                         break;
                     case "size":
                         sizeGiven = true;
@@ -2242,8 +2252,15 @@ final class Elaborator {
                     this::error);
             for (int i = 0; i < priorities.length; i++) {
                 EntryContext e = entries.entry(i);
+                Table.ActionCall call = actionCallFromRef(e.actionRef(), sc, refs, bindings, qname);
+                for (Table.ActionRef r : refs) {
+                    if (r.action == call.action && r.defaultOnly) {
+                        throw error(e.actionRef(), "action '" + r.action.name + "' is @defaultonly in table '"
+                                + d.name().getText() + "': no entry may use it");
+                    }
+                }
                 Table.Entry entry = new Table.Entry(entryMatch(e.keysetExpression(), keys, sc),
-                        t.needsPriority() ? priorities[i] : 0, actionCallFromRef(e.actionRef(), sc, refs, bindings, qname), 0);
+                        t.needsPriority() ? priorities[i] : 0, call, 0);
                 if (t.find(entry) != null) {
                     throw error(e, "this entry has the match" + (t.needsPriority() ? " and priority" : "") + " of an earlier entry");
                 }
@@ -2900,6 +2917,9 @@ final class Elaborator {
             if (cx.inParser) {
                 throw error(s, "exit is not allowed in a parser");
             }
+            if (where == Where.FUNCTION) {
+                throw error(s, "exit is not allowed in a function (P4_16: only in controls and actions)");
+            }
             return new Stmt.Exit();
         }
         if (s.RETURN() != null) {
@@ -3494,7 +3514,22 @@ final class Elaborator {
         if (e instanceof CastExpressionContext) {
             CastExpressionContext c = (CastExpressionContext) e;
             Type t = type(c.typeRef(), sc);
-            return cast(expr(c.expression(), sc, t), t, c);
+            Expr value = expr(c.expression(), sc, t);
+            if (value instanceof StructValue && t instanceof Type.Aggregate && !((Type.Aggregate) t).union) {
+                // (S){ f = e, ... } (P4_16 8.13): checked against S here, laid out where it is assigned
+                ((StructValue) value).inOrderOf((Type.Aggregate) t, c);
+                return value;
+            }
+            if (value.type instanceof Type.Bits && t instanceof Type.Bits) {
+                Type.Bits from = (Type.Bits) value.type;
+                Type.Bits to = (Type.Bits) t;
+                if (from.signed != to.signed && from.width != to.width) {
+                    throw error(c, "a cast changes the sign or the width of a value, not both (P4_16, explicit casts:"
+                            + " from " + from + " to " + to + "); cast in two steps, as in (" + to + ") ("
+                            + new Type.Bits(from.width, to.signed) + ") " + c.expression().getText());
+                }
+            }
+            return cast(value, t, c);
         }
         if (e instanceof UnaryExpressionContext) {
             UnaryExpressionContext u = (UnaryExpressionContext) e;
@@ -3527,7 +3562,12 @@ final class Elaborator {
                 throw error(c, "softswitch's '?:' chooses between scalar values, not " + x.type + " (use if and else)");
             }
             Type t = unify(x, y, c, "?:");
-            return fold(new Ops.Conditional(t, cond, coerce(x, t, c), coerce(y, t, c)));
+            Expr chosen = fold(new Ops.Conditional(t, cond, coerce(x, t, c), coerce(y, t, c)));
+            if (t == Type.INT_LITERAL && !(chosen instanceof Expr.Const)) {
+                throw error(c, "both values of '?:' are int literals (no width), which a condition known only at run time"
+                        + " cannot choose between (P4_16, conditional operator); give one a width, as in 8w" + c.expression(1).getText());
+            }
+            return chosen;
         }
         return binary(e, sc, expected);
     }
@@ -3705,8 +3745,9 @@ final class Elaborator {
         if (!(t instanceof Type.Bits)) {
             throw error(e, "'" + op + "' needs bit<W> or int<W> operands, not " + t);
         }
-        a = coerce(a, t, l);
-        b = coerce(b, t, r);
+        boolean comparison = op.equals("<") || op.equals("<=") || op.equals(">") || op.equals(">=");
+        a = comparison ? coerce(a, t, l) : operandOf(a, t, l);
+        b = comparison ? coerce(b, t, r) : operandOf(b, t, r);
         Ops.Op o;
         switch (op) {
             case "+": o = Ops.Op.ADD; break;
@@ -3730,6 +3771,15 @@ final class Elaborator {
         }
         boolean cmp = o == Ops.Op.LT || o == Ops.Op.LE || o == Ops.Op.GT || o == Ops.Op.GE;
         return fold(new Ops.Binary(o, cmp ? Type.BOOL : t, a, b));
+    }
+
+    /**
+     * An operand of arithmetic or bitwise operators: an int literal is cast to the other operand's
+     * type, the value cut to its width (P4_16's implicit cast: x | 0xFFF on bit<8> is x | 8w0xFF);
+     * anything else as coerce() checks it.
+     */
+    private Expr operandOf(Expr e, Type t, ParserRuleContext at) {
+        return e.type == Type.INT_LITERAL && t instanceof Type.Bits ? cast(e, t, at) : coerce(e, t, at);
     }
 
     private Expr literalArithmetic(String op, BigInteger x, BigInteger y, ParserRuleContext at) {
@@ -3909,6 +3959,10 @@ final class Elaborator {
             Expr.Agg agg = (Expr.Agg) base;
             if (agg.type instanceof Type.Stack) {
                 Type.Stack st = (Type.Stack) agg.type;
+                if ((name.equals("next") || name.equals("last")) && (where == Where.CONTROL || where == Where.ACTION)) {
+                    throw error(m.name(), "a stack's " + name + " can be used only in a parser, not in " + whereName()
+                            + " (index it there: " + m.expression().getText() + "[i])");
+                }
                 switch (name) {
                     case "next":
                         return new StackElement(agg, null, StackElement.Mode.NEXT, (Expr.Agg) storage(st.element));
@@ -4160,11 +4214,55 @@ final class Elaborator {
                 : applyParser((ParserInstance) instance, m, args, sc, at);
     }
 
+    private static final Set<String> SIZE_METHODS = Set.of("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes");
+
+    /**
+     * The bits a value of type t takes on the wire (P4_16 minSizeInBits / maxSizeInBits): a varbit
+     * field none (min) or its maximum (max); a header union its largest member for max, its smallest
+     * for min.
+     */
+    private long sizeInBits(Type t, boolean largest, ParserRuleContext at) {
+        if (t instanceof Type.Bits) {
+            return ((Type.Bits) t).width;
+        }
+        if (t == Type.BOOL) {
+            return 1;
+        }
+        if (t instanceof Type.Varbit) {
+            return largest ? ((Type.Varbit) t).max : 0;
+        }
+        if (t instanceof Type.Enum && ((Type.Enum) t).underlying != null) {
+            return ((Type.Enum) t).underlying.width;
+        }
+        if (t instanceof Type.Stack) {
+            return ((Type.Stack) t).size * sizeInBits(((Type.Stack) t).element, largest, at);
+        }
+        if (t instanceof Type.Aggregate) {
+            Type.Aggregate a = (Type.Aggregate) t;
+            long sum = 0;
+            long smallest = Long.MAX_VALUE;
+            long biggest = 0;
+            for (Type.Field f : a.fields.values()) {
+                long n = sizeInBits(f.type, largest, at);
+                sum += n;
+                smallest = Math.min(smallest, n);
+                biggest = Math.max(biggest, n);
+            }
+            return !a.union ? sum : a.fields.isEmpty() ? 0 : largest ? biggest : smallest;
+        }
+        throw error(at, "a value of type " + t + " has no size on the wire");
+    }
+
     /**
      * Header and stack methods are reached here: member() turned hdr.x into an Agg, and
      * hdr.x.isValid into a MethodRef on it.
      */
     private Object headerMethod(Expr.Agg h, String method, int argc, ArgumentListContext args, Scope sc, ParserRuleContext at) {
+        if (SIZE_METHODS.contains(method) && argc == 0) {
+            boolean largest = method.startsWith("max");
+            long bits = sizeInBits(h.type, largest, at);
+            return new Expr.Const(Type.INT_LITERAL, BigInteger.valueOf(method.endsWith("Bytes") ? (bits + 7) / 8 : bits));
+        }
         if (h.type instanceof Type.Stack) {
             if ((method.equals("push_front") || method.equals("pop_front")) && argc == 1) {
                 BigInteger count = constantValue(argExpr(args.argument(), 0, method, at), sc, null);
@@ -4775,6 +4873,9 @@ final class Elaborator {
         }
         switch (name) {
             case "verify":
+                if (where == Where.CONTROL || where == Where.ACTION) {
+                    throw error(at, "verify can be called only in a parser, not in " + whereName());
+                }
                 return new PacketIo.Verify(a.get(0), a.get(1));
             case "mark_to_drop": {
                 if (!(a.get(0) instanceof Expr.Agg) || !(a.get(0).type instanceof Type.Aggregate)) {

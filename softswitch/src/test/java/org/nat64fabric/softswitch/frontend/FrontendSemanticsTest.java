@@ -71,6 +71,18 @@ class FrontendSemanticsTest {
                 "meta.x = 0x22; set(meta);", "00 0a 14 1e 28"));
     }
 
+    @Test
+    void literalsTakeTheOtherOperandsWidthAndSizesAndStructCastsAreConstants() {
+        // P4_16: x | 0xF01 on bit<8> is x | 8w0x01 (the literal cut to the width);
+        // h_t.minSizeInBits() is 8, meta_t.maxSizeInBytes() 5; (S){ ... } names the struct type.
+        assertEquals("0b" + "08" + "05" + "14" + "28", run("struct S { bit<8> a; bit<8> b; }", "",
+                "S s = (S){ b = 20, a = 10 };"
+                + "hdr.h.a = s.a | 0xF01;"
+                + "hdr.s[0].v = (bit<8>) hdr.h.minSizeInBits();"
+                + "hdr.s[1].v = (bit<8>) meta.maxSizeInBytes();"
+                + "hdr.s[2].v = s.b;", "00 00 00 00 28"));
+    }
+
     private static final String TERNARY_TABLE = String.join("\n",
             "action set(bit<8> v) { hdr.h.a = v; }",
             "table t {",
