@@ -2622,8 +2622,11 @@ final class Elaborator {
             for (ParserStatementContext ps : s.parserStatement()) {
                 body.add(parserStatement(ps, ss, cx));
             }
-            bodies[i] = new Stmt.Block(body);
             transitions[i] = transition(s, ss, index);
+            if (!stackGuards.isEmpty()) {
+                body.add(guarded(Stmt.EMPTY));   // what the select's keys read, checked after the statements
+            }
+            bodies[i] = new Stmt.Block(body);
         }
         leave(outer, bt);
         if (!ParserGraph.reachesAccept(ordered)) {
@@ -2738,7 +2741,29 @@ final class Elaborator {
     private Stmt parserStatement(ParserStatementContext ps, Scope sc, Context cx) {
         int lookaheadsBefore = lookaheads;
         Stmt st = parserStatementOf(ps, sc, cx);
+        st = guarded(st);
         return lookaheads > lookaheadsBefore ? new PacketIo.RejectIfPeekFailed(st) : st;
+    }
+
+    /** Checks that a parser statement or select reading a stack's last needs first (see lastNeedsAnElement). */
+    private final List<Stmt> stackGuards = new ArrayList<>();
+
+    /** st after the checks its elaboration asked for, which run first. */
+    private Stmt guarded(Stmt st) {
+        if (stackGuards.isEmpty()) {
+            return st;
+        }
+        List<Stmt> body = new ArrayList<>(stackGuards);
+        stackGuards.clear();
+        body.add(st);
+        return new Stmt.Block(body);
+    }
+
+    /** P4_16 8.18: in a parser, hs.last with nextIndex 0 rejects the packet with error.StackOutOfBounds. */
+    private static Stmt lastNeedsAnElement(Expr.Agg stack) {
+        Expr none = new Expr.Const(new Type.Bits(32, false), 0xFFFFFFFFL);
+        return new PacketIo.Verify(new Ops.Binary(Ops.Op.NE, Type.BOOL, new LastIndex(new PacketIo.Stack(stack)), none),
+                new Expr.Const(new Type.Bits(32, false), PacketIo.STACK_OUT_OF_BOUNDS));
     }
 
     private Stmt parserStatementOf(ParserStatementContext ps, Scope sc, Context cx) {
@@ -2756,8 +2781,11 @@ final class Elaborator {
         if (ps.conditionalParserStatement() != null) {
             ConditionalParserStatementContext c = ps.conditionalParserStatement();
             Expr cond = condition(c.expression(), sc);
+            List<Stmt> condGuards = new ArrayList<>(stackGuards);   // before the condition, not in a branch
+            stackGuards.clear();
             Stmt then = parserStatement(c.parserStatement(0), new Scope(sc), cx);
             Stmt other = c.parserStatement().size() > 1 ? parserStatement(c.parserStatement(1), new Scope(sc), cx) : Stmt.EMPTY;
+            stackGuards.addAll(condGuards);
             return new Stmt.If(cond, then, other);
         }
         if (!ps.parserStatement().isEmpty()) {
@@ -3766,6 +3794,10 @@ final class Elaborator {
             case ">=": o = Ops.Op.GE; break;
             default: throw error(e, "unsupported operator '" + op + "'");
         }
+        if ((o == Ops.Op.DIV || o == Ops.Op.MOD) && ((Type.Bits) t).signed) {
+            throw error(e, "'" + op + "' is not defined on signed values (P4_16: int<W> has no division or modulo);"
+                    + " cast to bit<W> first, or shift");
+        }
         if ((o == Ops.Op.DIV || o == Ops.Op.MOD) && b instanceof Expr.Const && ((Expr.Const) b).value.signum() == 0) {
             throw error(e, "division by zero");
         }
@@ -3967,6 +3999,9 @@ final class Elaborator {
                     case "next":
                         return new StackElement(agg, null, StackElement.Mode.NEXT, (Expr.Agg) storage(st.element));
                     case "last":
+                        if (where == Where.PARSER) {
+                            stackGuards.add(lastNeedsAnElement(agg));
+                        }
                         return new StackElement(agg, null, StackElement.Mode.LAST, (Expr.Agg) storage(st.element));
                     case "size":
                         return new Expr.Const(new Type.Bits(32, false), st.size);

@@ -114,6 +114,19 @@ class ExpressionsTest {
     }
 
     @Test
+    void lastOfAnEmptyStackRejectsWithStackOutOfBounds() {
+        // P4_16 8.18: in a parser, hs.last with nextIndex 0 is error.StackOutOfBounds (v1model then
+        // runs ingress with parser_error set); read by a select, and by a statement
+        String select = "state start { transition select(hdr.labels.last.bos) { 1: accept; default: accept; } }";
+        String statement = "state start { hdr.h.setValid(); hdr.h.a = hdr.labels.last.v; transition accept; }";
+        String report = "if (sm.parser_error == error.StackOutOfBounds) { hdr.o.r0 = 1; }"
+                + "if (sm.parser_error == error.NoError) { hdr.o.r1 = 1; }";
+        assertEquals(words(1, 0, 0, 0) + "0a00", run(select, report, "0a00"));
+        assertEquals(words(1, 0, 0, 0) + "0a00", run(statement, report, "0a00"));
+        assertEquals(words(0, 1, 0, 0), run(PARSE_LABELS, report, "0a01"));   // with an element: none
+    }
+
+    @Test
     void aStackAssignedToAnotherCopiesEveryElementAndItsValidity() {
         assertEquals(words(2, 0x0a0b, 1, 1) + "ffff", run(PARSE_LABELS,
                 "hdr.copy = hdr.labels; hdr.labels.pop_front(4);"
