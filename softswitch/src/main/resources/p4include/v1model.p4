@@ -18,6 +18,9 @@ match_kind {
 #define V1MODEL_VERSION 20200408
 #endif
 
+/* A port number, as p4c's v1model.p4 names it. */
+typedef bit<9> PortId_t;
+
 struct standard_metadata_t {
     bit<9>  ingress_port;
     bit<9>  egress_spec;   /* 511 drops the packet, as on BMv2 (mark_to_drop sets it) */
@@ -44,9 +47,9 @@ enum CounterType {
 }
 
 /* Indexed counters; the control plane reads them as P4Runtime CounterEntry. */
-extern counter {
+extern counter<I> {
     counter(bit<32> size, CounterType type);
-    void count(in bit<32> index);
+    void count(in I index);
 }
 
 /* Counters attached to a table with the 'counters' property; an entry's counter grows on every
@@ -56,11 +59,11 @@ extern direct_counter {
     void count();
 }
 
-extern register<T> {
+extern register<T, I> {
     register(bit<32> size);
     /* An index out of range reads 0 and writes nothing. */
-    void read(out T result, in bit<32> index);
-    void write(in bit<32> index, in T value);
+    void read(out T result, in I index);
+    void write(in I index, in T value);
 }
 
 enum MeterType {
@@ -75,9 +78,9 @@ enum MeterType {
 
 /* Indexed meters; the control plane configures them as P4Runtime MeterEntry. A cell with no
  * configuration, or an index out of range, marks every packet GREEN. */
-extern meter {
+extern meter<I> {
     meter(bit<32> size, MeterType type);
-    void execute_meter<T>(in bit<32> index, out T result);
+    void execute_meter<T>(in I index, out T result);
 }
 
 /* Meters attached to a table with the 'meters' property: a hit runs the entry's meter, and
@@ -90,9 +93,13 @@ extern direct_meter<T> {
 /* Uniform in [lo, hi]; softswitch sim seeds its generator so runs repeat. */
 extern void random<T>(out T result, in T lo, in T hi);
 
+/* crc32_custom and crc16_custom are BMv2's CRCs whose polynomial the control plane may set; here
+ * they are crc32 and crc16, BMv2's defaults for them. */
 enum HashAlgorithm {
     crc32,
+    crc32_custom,
     crc16,
+    crc16_custom,
     random,
     identity,
     csum16,

@@ -1181,8 +1181,9 @@ final class Elaborator {
         List<Type> targs = typeArgs(tr instanceof NamedTypeRefContext ? ((NamedTypeRefContext) tr).typeArgumentList() : null, sc);
         switch (et.name) {
             case "register": {
-                if (targs.size() != 1 || !(targs.get(0) instanceof Type.Bits)) {
-                    throw error(tr, "register needs one bit<W> type argument, as in register<bit<32>>(1024)");
+                if (targs.isEmpty() || targs.size() > 2 || !targs.stream().allMatch(a -> a instanceof Type.Bits)) {
+                    throw error(tr, "register needs a bit<W> type argument, and may have a bit<W> index type, as in"
+                            + " register<bit<32>>(1024) or register<bit<32>, bit<10>>(1024)");
                 }
                 int size = sizeArg(args, 0, "register", d, sc);
                 Externs.Register r = new Externs.Register(qname, size, ((Type.Bits) targs.get(0)).width);
@@ -4790,6 +4791,10 @@ final class Elaborator {
         if (arity == null || arity != a.size()) {
             throw error(at, "method '" + m.method + "' of " + inst.type.name + (arity == null ? " is not supported by softswitch"
                     : " is declared with " + a.size() + " parameters; softswitch implements v1model's, which has " + arity));
+        }
+        Expr index = a.get(method.equals("register.read") ? 1 : 0);
+        if (!method.startsWith("direct_") && !(index.type instanceof Type.Bits || index.type == Type.INT_LITERAL)) {
+            throw error(at, "the index of " + method + " must be a bit<W>, not " + index.type);
         }
         switch (method) {
             case "register.read":

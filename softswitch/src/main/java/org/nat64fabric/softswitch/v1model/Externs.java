@@ -112,7 +112,7 @@ public final class Externs {
     }
 
     /** Hash algorithms, in v1model.p4's HashAlgorithm order. */
-    public enum Algorithm { CRC32, CRC16, RANDOM, IDENTITY, CSUM16, XOR16 }
+    public enum Algorithm { CRC32, CRC32_CUSTOM, CRC16, CRC16_CUSTOM, RANDOM, IDENTITY, CSUM16, XOR16 }
 
     /**
      * The data of a checksum or hash: scalar expressions packed in order into a bit string; a
@@ -207,12 +207,14 @@ public final class Externs {
                 }
                 return x;
             }
-            case CRC32: {
+            case CRC32:
+            case CRC32_CUSTOM: {
                 CRC32 crc = new CRC32();
                 crc.update(data, 0, length);
                 return crc.getValue();
             }
-            case CRC16: {
+            case CRC16:
+            case CRC16_CUSTOM: {
                 // CRC-16/ARC: polynomial 0x8005, reflected, initial value 0.
                 int crc = 0;
                 for (int i = 0; i < length; i++) {

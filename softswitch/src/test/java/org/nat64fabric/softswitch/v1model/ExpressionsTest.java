@@ -187,6 +187,26 @@ class ExpressionsTest {
     }
 
     @Test
+    void p4cV1modelsIndexTypesPortIdAndCustomCrcsAreAccepted() {
+        // p4c's v1model.p4 (V1MODEL_VERSION 20200408): register<T, I>, counter<I>, meter<I>,
+        // PortId_t; crc32_custom and crc16_custom compute BMv2's defaults, crc32 and crc16.
+        CRC32 crc = new CRC32();
+        crc.update(bytes("f020"));
+        String decls = "register<bit<32>, bit<4>>(16) r; counter<bit<4>>(16, CounterType.packets) c;"
+                + " meter<bit<4>>(16, MeterType.packets) m;";
+        Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS, PARSE_H, decls,
+                "PortId_t port = 1; sm.egress_spec = port; hdr.o.setValid(); bit<4> i = 4w9;"
+                + "bit<32> v; r.read(v, i); v = v + 5; r.write(i, v); c.count(i); bit<2> colour; m.execute_meter(i, colour);"
+                + "hdr.o.r0 = (bit<64>) v;"
+                + "bit<32> h32; hash(h32, HashAlgorithm.crc32_custom, 32w0, { hdr.h.a, hdr.h.b }, 64w0); hdr.o.r1 = (bit<64>) h32;"
+                + "bit<16> h16; hash(h16, HashAlgorithm.crc16_custom, 16w0, { 72w0x313233343536373839 }, 32w0);"
+                + " hdr.o.r2 = (bit<64>) h16;", "", "pkt.emit(hdr.o);"));
+        V1ModelSwitch sw = new V1ModelSwitch(p);
+        sw.process(0, bytes(H));
+        assertEquals(words(10, crc.getValue(), 0xbb3d, 0), hex(sw.process(0, bytes(H)).get(0).data));
+    }
+
+    @Test
     void registersAndFunctionsKeepState() {
         String decls = "register<bit<32>>(8) r;";
         Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS, PARSE_H, decls,
