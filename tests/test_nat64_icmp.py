@@ -13,7 +13,7 @@ from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoReply, ICMPv6EchoRe
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
-from nat64_setup import (DROP_BAD_CHECKSUM, DROP_ICMP_ERROR, DROP_NOT_GLOBAL, DROP_POOL4_NO_BIB, DROP_TTL_EXPIRED, MAPPED, P, POOL6,
+from nat64_setup import (DROP_NO_ROUTE, DROP_BAD_CHECKSUM, DROP_ICMP_ERROR, DROP_NOT_GLOBAL, DROP_POOL4_NO_BIB, DROP_TTL_EXPIRED, MAPPED, P, POOL6,
                          PUNT_NEEDS_FRAGMENTATION, ROUTER_MAC, SENT_PARAM_PROBLEM, SENT_TIME_EXCEEDED, SENT_TOO_BIG,
                          SENT_UNREACHABLE,
                          SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT,
@@ -677,6 +677,19 @@ def test_stateful_hairpinning_through_pool4(ptf, proto):
     ptf.verify_packet(to_v6_host(segment(40000, 80), src=embed(MAPPED, POOL6, 96), dst=b6, hlim=63), V6_PORT)
     ptf.verify_no_other_packets()
     assert ptf.client.packet_in(timeout=0.5) is None
+
+
+def test_a_hairpinned_packet_without_a_route_back_is_dropped_without_an_error(ptf):
+    """A hairpin's second pass comes from the NAT64's own pool4 address: no error goes to it (it
+    would leave as IPv4 on the IPv6 host's link). B's IPv6 address has no route: the packet is
+    dropped and counted no_route, and nothing comes back."""
+    b6, b4 = "2001:db8:99::b", "192.0.2.20"
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, b4, 8080, b6, 80),
+               hairpin_route(ptf, "192.0.2.0", 24))
+    before = drops(ptf, DROP_NO_ROUTE)
+    ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=8080) / b"GET", dst=embed(b4, POOL6, 96)))
+    ptf.verify_no_other_packets()
+    assert drops(ptf, DROP_NO_ROUTE) == before + 1
 
 
 @BOTH

@@ -52,9 +52,10 @@ bool one_host_to_one_host(in headers_t hdr, in metadata_t meta) {
  * Fragment header, Packet Too Big (RFC 7915 5.1: a packet too large to translate) and Time
  * Exceeded (RFC 4443 3.3 and RFC 7915 5.1: MUST, whatever the packet), and Destination
  * Unreachable 1 about an atomic or first fragment an extension header follows, with TCP or UDP
- * behind it (RFC 7915 5.1, 5.4); the other errors wait for the whole datagram's first fragment. */
+ * behind it (RFC 7915 5.1, 5.4); the other errors wait for the whole datagram's first fragment.
+ * None on a hairpin's second pass: its source is the NAT64's own pool4 address, not the host's. */
 bool may_answer_with_error(in headers_t hdr, in metadata_t meta) {
-    return one_host_to_one_host(hdr, meta) && !(hdr.icmp.isValid() && !meta.is_echo
+    return !meta.hairpinned && one_host_to_one_host(hdr, meta) && !(hdr.icmp.isValid() && !meta.is_echo
              || hdr.ipv6_frag.isValid() && meta.error_type != ICMP6_PACKET_TOO_BIG
                 && meta.error_type != ICMP6_TIME_EXCEEDED
                 && !(meta.answerable_after_frag && hdr.ipv6_frag.frag_offset == 0

@@ -215,11 +215,14 @@ final class Elaborator {
         final Action action;
         final List<Param> directional;   // parameters passed by P4 callers, before the data ones
         final List<Expr> directionalSlots;
+        /** Whether its body, or an action it calls, names a header, struct or stack of its control. */
+        final boolean namesOuterAggregate;
 
-        ActionSym(Action action, List<Param> directional, List<Expr> directionalSlots) {
+        ActionSym(Action action, List<Param> directional, List<Expr> directionalSlots, boolean namesOuterAggregate) {
             this.action = action;
             this.directional = directional;
             this.directionalSlots = directionalSlots;
+            this.namesOuterAggregate = namesOuterAggregate;
         }
     }
 
@@ -1479,7 +1482,7 @@ final class Elaborator {
         }
         Action a = new Action(qname, an, data);
         actionDeclarations.put(a, d.name().getStart());
-        ActionSym sym = new ActionSym(a, directional, directionalSlots);
+        ActionSym sym = new ActionSym(a, directional, directionalSlots, copyAggregates);
         define(sc, d.name(), sym);
         Where outer = enter(Where.ACTION, sym);
         a.compiledBody(block(d.blockStatement(), body, new Context(prefix, false, null)));
@@ -1490,15 +1493,16 @@ final class Elaborator {
 
     /**
      * Whether an action's body names a header, struct or stack of its control by name (a name the
-     * enclosing scope gives such a variable, whatever the body declares itself): then an inout
-     * argument may be that variable or part of it, and the body must see it as it was before the
-     * call while the parameter changes (P4_16 6.8), so its inout aggregates are copied in and out
-     * rather than passed by reference (AggRef).
+     * enclosing scope gives such a variable, whatever the body declares itself), itself or through
+     * an action it calls: then an inout argument may be that variable or part of it, and the body
+     * must see it as it was before the call while the parameter changes (P4_16 6.8), so its inout
+     * aggregates are copied in and out rather than passed by reference (AggRef).
      */
     private boolean namesOuterAggregate(ParseTree t, Scope outer) {
         if (t instanceof NameContext) {
             Object o = outer.lookup(t.getText());
-            return o instanceof Var && ((Var) o).value instanceof Expr.Agg;
+            return o instanceof Var && ((Var) o).value instanceof Expr.Agg
+                    || o instanceof ActionSym && ((ActionSym) o).namesOuterAggregate;
         }
         for (int i = 0; i < t.getChildCount(); i++) {
             if (namesOuterAggregate(t.getChild(i), outer)) {
@@ -2580,7 +2584,7 @@ final class Elaborator {
             if (l.constantDeclaration() != null) {
                 constant(l.constantDeclaration(), sc);
             } else if (l.variableDeclaration() != null) {
-                init.add(variable(l.variableDeclaration(), sc));
+                init.add(guarded(variable(l.variableDeclaration(), sc)));
             } else if (l.valueSetDeclaration() != null) {
                 valueSet(l.valueSetDeclaration(), sc, name);
             } else {
@@ -3721,7 +3725,9 @@ final class Elaborator {
     /** {@code a op b} for an operator other than && and ||, with its type rules; l and r locate the operands. */
     private Expr operate(String op, Expr a, Expr b, ParserRuleContext e, ParserRuleContext l, ParserRuleContext r) {
         boolean shift = op.equals("<<") || op.equals(">>");
-        if (a.type == Type.INT_LITERAL && b.type != Type.INT_LITERAL && !shift && !op.equals("++")) {
+        boolean comparison = op.equals("==") || op.equals("!=") || op.equals("<") || op.equals("<=")
+                || op.equals(">") || op.equals(">=");
+        if (a.type == Type.INT_LITERAL && b.type != Type.INT_LITERAL && comparison) {
             a = coerce(a, b.type, l);
         }
         if (op.equals("==") || op.equals("!=")) {
@@ -3774,7 +3780,7 @@ final class Elaborator {
         if (!(t instanceof Type.Bits)) {
             throw error(e, "'" + op + "' needs bit<W> or int<W> operands, not " + t);
         }
-        boolean comparison = op.equals("<") || op.equals("<=") || op.equals(">") || op.equals(">=");
+        boolean nonZeroLiteral = b.type == Type.INT_LITERAL && ((Expr.Const) b).value.signum() != 0;
         a = comparison ? coerce(a, t, l) : operandOf(a, t, l);
         b = comparison ? coerce(b, t, r) : operandOf(b, t, r);
         Ops.Op o;
@@ -3800,7 +3806,7 @@ final class Elaborator {
                     + " cast to bit<W> first, or shift");
         }
         if ((o == Ops.Op.DIV || o == Ops.Op.MOD) && b instanceof Expr.Const && ((Expr.Const) b).value.signum() == 0) {
-            throw error(e, "division by zero");
+            throw error(e, "division by zero" + (nonZeroLiteral ? " (the divisor, cut to " + t + ", is 0)" : ""));
         }
         boolean cmp = o == Ops.Op.LT || o == Ops.Op.LE || o == Ops.Op.GT || o == Ops.Op.GE;
         return fold(new Ops.Binary(o, cmp ? Type.BOOL : t, a, b));
@@ -4792,9 +4798,11 @@ final class Elaborator {
             throw error(at, "method '" + m.method + "' of " + inst.type.name + (arity == null ? " is not supported by softswitch"
                     : " is declared with " + a.size() + " parameters; softswitch implements v1model's, which has " + arity));
         }
-        Expr index = a.get(method.equals("register.read") ? 1 : 0);
-        if (!method.startsWith("direct_") && !(index.type instanceof Type.Bits || index.type == Type.INT_LITERAL)) {
-            throw error(at, "the index of " + method + " must be a bit<W>, not " + index.type);
+        if (!method.startsWith("direct_")) {
+            Expr index = a.get(method.equals("register.read") ? 1 : 0);
+            if (!(index.type instanceof Type.Bits || index.type == Type.INT_LITERAL)) {
+                throw error(at, "the index of " + method + " must be a bit<W>, not " + index.type);
+            }
         }
         switch (method) {
             case "register.read":

@@ -65,6 +65,15 @@ class FrontendSemanticsTest {
     }
 
     @Test
+    void anInoutHeaderIsCopiedInAndOutWhileAnActionItCallsNamesItsVariable() {
+        // the same through a call: inner names hdr.s[0], outer only its parameter
+        assertEquals("0a" + "66" + "14" + "1e" + "28", run("",
+                "action inner() { hdr.h.a = hdr.s[0].v; }"
+                + "action outer(inout s_t x) { x.v = 0x66; inner(); }",
+                "outer(hdr.s[0]);", "00 0a 14 1e 28"));
+    }
+
+    @Test
     void anInoutStructIsCopiedInAndOutWhileTheActionNamesItsVariableToo() {
         assertEquals("22" + "77" + "14" + "1e" + "28", run("",
                 "action set(inout meta_t x) { x.x = 0x77; hdr.h.a = meta.x; hdr.s[0].v = x.x; }",
@@ -77,7 +86,7 @@ class FrontendSemanticsTest {
         // h_t.minSizeInBits() is 8, meta_t.maxSizeInBytes() 5; (S){ ... } names the struct type.
         assertEquals("0b" + "08" + "05" + "14" + "28", run("struct S { bit<8> a; bit<8> b; }", "",
                 "S s = (S){ b = 20, a = 10 };"
-                + "hdr.h.a = s.a | 0xF01;"
+                + "hdr.h.a = 0xF00 | s.a | 0xF01;"   // cut on either side
                 + "hdr.s[0].v = (bit<8>) hdr.h.minSizeInBits();"
                 + "hdr.s[1].v = (bit<8>) meta.maxSizeInBytes();"
                 + "hdr.s[2].v = s.b;", "00 00 00 00 28"));

@@ -123,6 +123,8 @@ class ExpressionsTest {
                 + "if (sm.parser_error == error.NoError) { hdr.o.r1 = 1; }";
         assertEquals(words(1, 0, 0, 0) + "0a00", run(select, report, "0a00"));
         assertEquals(words(1, 0, 0, 0) + "0a00", run(statement, report, "0a00"));
+        assertEquals(words(1, 0, 0, 0) + "0a00", run("bit<8> first = hdr.labels.last.v; state start { transition accept; }",
+                report, "0a00"));   // a parser's local variable, initialised before start
         assertEquals(words(0, 1, 0, 0), run(PARSE_LABELS, report, "0a01"));   // with an element: none
     }
 
