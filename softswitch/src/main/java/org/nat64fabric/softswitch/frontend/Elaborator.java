@@ -3734,15 +3734,15 @@ final class Elaborator {
             if (a instanceof VarbitIo.Field && b instanceof VarbitIo.Field && a.type.equals(b.type)) {
                 return new VarbitIo.Equal((VarbitIo.Field) a, (VarbitIo.Field) b, op.equals("=="));
             }
-            boolean stacks = a.type instanceof Type.Stack && a.type.equals(b.type) && !((Type.Stack) a.type).element.union;
-            if (a instanceof Expr.Agg && b instanceof Expr.Agg && (stacks || a.type == b.type
-                    && a.type instanceof Type.Aggregate && !((Type.Aggregate) a.type).union)) {
+            // two header unions are equal when each member is (P4_16 8.20: the same valid member, equal, or none)
+            boolean stacks = a.type instanceof Type.Stack && a.type.equals(b.type);
+            if (a instanceof Expr.Agg && b instanceof Expr.Agg && (stacks || a.type == b.type && a.type instanceof Type.Aggregate)) {
                 Expr equal = stacks ? stacksEqual((Expr.Agg) a, (Expr.Agg) b, e) : aggregatesEqual((Expr.Agg) a, (Expr.Agg) b, e);
                 return op.equals("==") ? equal : fold(new Ops.Binary(Ops.Op.EQ, Type.BOOL, equal, FALSE));
             }
             if (a instanceof Expr.Agg || b instanceof Expr.Agg) {
-                throw error(e, "softswitch compares with '" + op + "' two headers, two structs or two header stacks of one"
-                        + " type (not header unions, stacks of them or a list); compare fields");
+                throw error(e, "softswitch compares with '" + op + "' two headers, two structs, two header unions or two"
+                        + " header stacks of one type (not a list); compare fields");
             }
             Type t = unify(a, b, e, op);
             if (t == Type.INT_LITERAL) {

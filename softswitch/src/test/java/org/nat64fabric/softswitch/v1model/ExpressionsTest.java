@@ -209,6 +209,25 @@ class ExpressionsTest {
     }
 
     @Test
+    void headerUnionsAreEqualWhenTheSameMemberIsValidAndEqualOrNoneIs() {
+        // P4_16 8.20: u == v when both have the same member valid with equal fields, or none valid
+        String headers = String.join("\n", "header a_t { bit<8> x; }", "header b_t { bit<16> y; }",
+                "header_union u_t { a_t a; b_t b; }",
+                "header out_t { bit<8> r0; bit<8> r1; bit<8> r2; bit<8> r3; }",
+                "struct headers_t { u_t u; u_t v; out_t o; }", "struct meta_t { bit<8> x; }");
+        Program p = P4Programs.compile(dir, P4Programs.v1(headers, "state start { transition accept; }", "",
+                "sm.egress_spec = 1; hdr.o.setValid();"
+                + "if (hdr.u == hdr.v) { hdr.o.r0 = 1; }"                                   // none valid
+                + "hdr.u.a.setValid(); hdr.u.a.x = 5; hdr.v.a.setValid(); hdr.v.a.x = 5;"
+                + "if (hdr.u == hdr.v) { hdr.o.r1 = 1; }"                                   // a, equal
+                + "hdr.v.b.setValid(); hdr.v.b.y = 5;"
+                + "if (hdr.u != hdr.v) { hdr.o.r2 = 1; }"                                   // a against b
+                + "u_t[2] s; u_t[2] t; s[0] = hdr.u; t[0] = hdr.u; if (s == t) { hdr.o.r3 = 1; }",
+                "", "pkt.emit(hdr.o);"));
+        assertEquals("01010101", hex(new V1ModelSwitch(p).process(0, bytes("")).get(0).data));
+    }
+
+    @Test
     void registersAndFunctionsKeepState() {
         String decls = "register<bit<32>>(8) r;";
         Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS, PARSE_H, decls,
