@@ -124,7 +124,7 @@ extern action_selector {
  * it marks the architecture's standard_metadata. */
 extern void mark_to_drop(inout standard_metadata_t standard_metadata);
 
-/* result = base + (hash(data) % max), or base + hash(data) when max is 0. */
+/* result = base + (hash(data) % max), or base when max is 0. */
 extern void hash<O, T, D, M>(out O result, in HashAlgorithm algo, in T base, in D data, in M max);
 
 enum CloneType {

@@ -325,7 +325,7 @@ public final class Externs {
         }
     }
 
-    /** hash(result, algo, base, data, max): result = base + (h % max), or base + h if max is 0. */
+    /** hash(result, algo, base, data, max): result = base + (h % max), or base if max is 0 (v1model.p4, BMv2). */
     public static final class Hash extends Stmt {
         private final Expr.LValue result;
         private final Algorithm algo;
@@ -347,7 +347,7 @@ public final class Externs {
             data.pack(s, s.scratch);
             long h = compute(algo, s.scratch.bytes(), s.scratch.bitLength(), random);
             long m = max.eval(s);
-            long v = m == 0 ? h : Long.remainderUnsigned(h, m);
+            long v = m == 0 ? 0 : Long.remainderUnsigned(h, m);
             result.set(s, base.eval(s) + v);
             return NEXT;
         }

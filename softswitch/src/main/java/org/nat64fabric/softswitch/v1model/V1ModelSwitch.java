@@ -318,6 +318,7 @@ public final class V1ModelSwitch {
             return null;
         }
         egressPort.set(s, spec);
+        instanceType.set(s, NORMAL);   // as simple_switch sets it before a unicast copy's egress, resubmitted or not
         return s;
     }
 

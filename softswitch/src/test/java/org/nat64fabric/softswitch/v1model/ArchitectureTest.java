@@ -112,7 +112,7 @@ class ArchitectureTest {
                 "if (meta.passes < 3) { recirculate_preserving_field_list(1); }" + EGRESS_RECORD);
         List<V1ModelSwitch.Output> out = sw.process(1, bytes("00000000 0000 0000"));
         assertEquals(1, out.size());
-        assertEquals("00040303" + "0000" + "0000", hex(out.get(0).data), "three passes, the last one recirculated");
+        assertEquals("00000303" + "0000" + "0000", hex(out.get(0).data), "three passes; egress sees a unicast copy, NORMAL");
     }
 
     @Test
@@ -123,8 +123,8 @@ class ArchitectureTest {
                 "hdr.rec.instance = (bit<8>) sm.instance_type; hdr.rec.passes = meta.passes;");
         List<V1ModelSwitch.Output> out = sw.process(1, bytes("00000000 0000 0000"));
         assertEquals(1, out.size());
-        // the resubmitted copy keeps instance_type RESUBMITTED (6) through egress, as in BMv2
-        assertEquals("77060200" + "0000" + "0000", hex(out.get(0).data));
+        // ingress saw RESUBMITTED (6); a unicast copy reaches egress NORMAL (0), as simple_switch sets it
+        assertEquals("77000200" + "0000" + "0000", hex(out.get(0).data));
     }
 
     @Test

@@ -180,12 +180,14 @@ class ExpressionsTest {
         CRC32 crc = new CRC32();
         crc.update(bytes("f020"));
         String out = run(PARSE_H,
-                "bit<32> h32; hash(h32, HashAlgorithm.crc32, 32w0, { hdr.h.a, hdr.h.b }, 64w0); hdr.o.r0 = (bit<64>) h32;"
-                + "bit<16> h16; hash(h16, HashAlgorithm.crc16, 16w0, { 72w0x313233343536373839 }, 32w0); hdr.o.r1 = (bit<64>) h16;"
-                + "bit<16> id; hash(id, HashAlgorithm.identity, 16w0, { hdr.h.a, hdr.h.b }, 32w0); hdr.o.r2 = (bit<64>) id;"
-                + "bit<16> m; hash(m, HashAlgorithm.identity, 16w100, { hdr.h.c }, 32w2); hdr.o.r3 = (bit<64>) m;", H);
+                "bit<32> h32; hash(h32, HashAlgorithm.crc32, 32w0, { hdr.h.a, hdr.h.b }, 64w0x100000000); hdr.o.r0 = (bit<64>) h32;"
+                + "bit<16> h16; hash(h16, HashAlgorithm.crc16, 16w0, { 72w0x313233343536373839 }, 32w0x10000); hdr.o.r1 = (bit<64>) h16;"
+                + "bit<16> id; hash(id, HashAlgorithm.identity, 16w0, { hdr.h.a, hdr.h.b }, 32w0x10000); hdr.o.r2 = (bit<64>) id;"
+                + "bit<16> m; hash(m, HashAlgorithm.identity, 16w100, { hdr.h.c }, 32w2);"
+                + "bit<16> none; hash(none, HashAlgorithm.crc16, 16w7, { hdr.h.c }, 32w0);"   // max 0: always base
+                + "hdr.o.r3 = (bit<64>) (m ++ none);", H);
         // CRC-16/ARC check value of "123456789" is 0xbb3d
-        assertEquals(words(crc.getValue(), 0xbb3d, 0xf020, 101), out);
+        assertEquals(words(crc.getValue(), 0xbb3d, 0xf020, 101L << 16 | 7), out);
     }
 
     @Test
@@ -200,8 +202,8 @@ class ExpressionsTest {
                 "PortId_t port = 1; sm.egress_spec = port; hdr.o.setValid(); bit<4> i = 4w9;"
                 + "bit<32> v; r.read(v, i); v = v + 5; r.write(i, v); c.count(i); bit<2> colour; m.execute_meter(i, colour);"
                 + "hdr.o.r0 = (bit<64>) v;"
-                + "bit<32> h32; hash(h32, HashAlgorithm.crc32_custom, 32w0, { hdr.h.a, hdr.h.b }, 64w0); hdr.o.r1 = (bit<64>) h32;"
-                + "bit<16> h16; hash(h16, HashAlgorithm.crc16_custom, 16w0, { 72w0x313233343536373839 }, 32w0);"
+                + "bit<32> h32; hash(h32, HashAlgorithm.crc32_custom, 32w0, { hdr.h.a, hdr.h.b }, 64w0x100000000); hdr.o.r1 = (bit<64>) h32;"
+                + "bit<16> h16; hash(h16, HashAlgorithm.crc16_custom, 16w0, { 72w0x313233343536373839 }, 32w0x10000);"
                 + " hdr.o.r2 = (bit<64>) h16;", "", "pkt.emit(hdr.o);"));
         V1ModelSwitch sw = new V1ModelSwitch(p);
         sw.process(0, bytes(H));
