@@ -349,8 +349,14 @@ final class Elaborator {
     }
 
     /** Claims a control-plane name (and @id) of a kind for the object declared at {@code at}. */
+    /** The annotations of the extern instances claimed (for their P4Info preambles). */
+    private final Map<String, Map<String, List<String>>> externAnnotations = new HashMap<>();
+
     private void claim(String kind, String name, Map<String, List<String>> annotations, Token at) {
         claimOnce(kind + " " + name, kind + " name '" + name + "'", at);
+        if (!kind.equals("table") && !kind.equals("action")) {
+            externAnnotations.put(name, annotations);
+        }
         List<String> id = annotations.get("id");
         if (id != null) {
             claimOnce(kind + " @id " + id.get(0), kind + " @id(" + id.get(0) + ")", at);
@@ -1779,7 +1785,8 @@ final class Elaborator {
         }
         return new Program(architecture, mainFile, narrowSlots, wideWidths.stream().mapToInt(Integer::intValue).toArray(),
                 parser, verify, ingress, egress, compute, deparser, tables, used, counters, registers, meters, valueSets,
-                new ArrayList<>(digests.values()), controllerHeaders, errorType.members, hdr, meta, standardMetadata, fieldLists);
+                new ArrayList<>(digests.values()), controllerHeaders, errorType.members, hdr, meta, standardMetadata, fieldLists,
+                externAnnotations);
     }
 
     private Map<Integer, List<Expr>> fieldLists(Type.Aggregate meta, Expr.Agg at) {
@@ -2231,6 +2238,13 @@ final class Elaborator {
                 }
             }
         }
+        Set<Integer> keyIds = new HashSet<>();
+        for (Table.KeyField k : keys) {
+            if (!keyIds.add(k.id)) {
+                throw error(d.name(), "two key elements of table '" + d.name().getText() + "' have match field ID " + k.id
+                        + " (an @id given to one is another's position)");
+            }
+        }
         if (architecture == Program.Architecture.SUME) {
             sumeTableLimits(d, keys, sizeGiven, timeout);
             timeout = agedBySlots(d, refs);
@@ -2391,6 +2405,18 @@ final class Elaborator {
         }
         Map<String, List<String>> an = annotations(k.annotations());
         String name = an.containsKey("name") ? an.get("name").get(0) : k.expression().getText();
+        if (an.containsKey("id")) {   // P4Info: a key element's @id is its match field ID (else its position)
+            String given = an.get("id").isEmpty() ? "" : an.get("id").get(0);
+            try {
+                long v = Long.decode(given);
+                if (v < 1 || v > 0xFFFFFFFFL) {
+                    throw new NumberFormatException();
+                }
+                id = (int) v;
+            } catch (NumberFormatException notAnId) {
+                throw error(k, "@id of a key element must be a number from 1 to 2^32 - 1, not '" + given + "'");
+            }
+        }
         return new Table.KeyField(id, name, mk, Math.max(widthOf(e.type), e.type == errorType ? 8 : 1), e, an);
     }
 

@@ -19,6 +19,7 @@ import org.nat64fabric.softswitch.runtime.NewerFields;
 import org.nat64fabric.softswitch.v1model.Externs;
 import p4.config.v1.P4InfoOuterClass.ActionRef;
 import p4.config.v1.P4InfoOuterClass.ControllerPacketMetadata;
+import p4.config.v1.P4InfoOuterClass.Documentation;
 import p4.config.v1.P4InfoOuterClass.CounterSpec;
 import p4.config.v1.P4InfoOuterClass.MatchField;
 import p4.config.v1.P4InfoOuterClass.MeterSpec;
@@ -84,18 +85,18 @@ public final class P4InfoBuilder {
                 b.setConstDefaultActionId(id(t.defaultAction().action.name));
             }
             if (t.directCounter != null) {
-                int dcId = idFor(P4Ids.Prefix.DIRECT_COUNTER_VALUE, t.directCounter, Map.of());
+                int dcId = idFor(P4Ids.Prefix.DIRECT_COUNTER_VALUE, t.directCounter, annotationsOf(p, t.directCounter));
                 b.addDirectResourceIds(dcId);
                 info.addDirectCountersBuilder()
-                        .setPreamble(Preamble.newBuilder().setId(dcId).setName(t.directCounter).setAlias(alias(t.directCounter)))
+                        .setPreamble(preamble(P4Ids.Prefix.DIRECT_COUNTER_VALUE, t.directCounter, annotationsOf(p, t.directCounter)))
                         .setSpec(CounterSpec.newBuilder().setUnit(unit(t.directCounterUnit)))
                         .setDirectTableId(b.getPreamble().getId());
             }
             if (t.directMeter != null) {
-                int dmId = idFor(P4Ids.Prefix.DIRECT_METER_VALUE, t.directMeter, Map.of());
+                int dmId = idFor(P4Ids.Prefix.DIRECT_METER_VALUE, t.directMeter, annotationsOf(p, t.directMeter));
                 b.addDirectResourceIds(dmId);
                 info.addDirectMetersBuilder()
-                        .setPreamble(Preamble.newBuilder().setId(dmId).setName(t.directMeter).setAlias(alias(t.directMeter)))
+                        .setPreamble(preamble(P4Ids.Prefix.DIRECT_METER_VALUE, t.directMeter, annotationsOf(p, t.directMeter)))
                         .setSpec(MeterSpec.newBuilder().setUnit(meterUnit(t.directMeterUnit)))
                         .setDirectTableId(b.getPreamble().getId());
             }
@@ -127,20 +128,20 @@ public final class P4InfoBuilder {
         }
         for (Externs.Counter c : p.counters) {
             info.addCountersBuilder()
-                    .setPreamble(preamble(P4Ids.Prefix.COUNTER_VALUE, c.name, Map.of()))
+                    .setPreamble(preamble(P4Ids.Prefix.COUNTER_VALUE, c.name, annotationsOf(p, c.name)))
                     .setSpec(CounterSpec.newBuilder().setUnit(unit(c.unit)))
                     .setSize(c.size);
         }
         for (Externs.Meter m : p.meters) {
             info.addMetersBuilder()
-                    .setPreamble(preamble(P4Ids.Prefix.METER_VALUE, m.name, Map.of()))
+                    .setPreamble(preamble(P4Ids.Prefix.METER_VALUE, m.name, annotationsOf(p, m.name)))
                     .setSpec(MeterSpec.newBuilder().setUnit(meterUnit(m.unit)))
                     .setSize(m.size);
         }
         // A SimpleSumeSwitch program's registers are P4-NetFPGA's, read by the SUME agent over the card's register interface.
         for (Externs.Register r : p.architecture == Program.Architecture.SUME ? List.<Externs.Register>of() : p.registers) {
             info.addRegistersBuilder()
-                    .setPreamble(preamble(P4Ids.Prefix.REGISTER_VALUE, r.name, Map.of()))
+                    .setPreamble(preamble(P4Ids.Prefix.REGISTER_VALUE, r.name, annotationsOf(p, r.name)))
                     .setTypeSpec(P4Types.P4DataTypeSpec.newBuilder().setBitstring(P4Types.P4BitstringLikeTypeSpec
                             .newBuilder().setBit(P4Types.P4BitTypeSpec.newBuilder().setBitwidth(r.width))))
                     .setSize(r.size);
@@ -207,8 +208,34 @@ public final class P4InfoBuilder {
         return counterType == 0 ? CounterSpec.Unit.PACKETS : counterType == 1 ? CounterSpec.Unit.BYTES : CounterSpec.Unit.BOTH;
     }
 
+    private static Map<String, List<String>> annotationsOf(Program p, String externName) {
+        return p.externAnnotations.getOrDefault(externName, Map.of());
+    }
+
+    /** ID, name, alias, and the documentation @brief and @description give (as p4c fills Preamble.doc). */
     private Preamble preamble(int prefix, String name, Map<String, List<String>> annotations) {
-        return Preamble.newBuilder().setId(idFor(prefix, name, annotations)).setName(name).setAlias(alias(name)).build();
+        Preamble.Builder b = Preamble.newBuilder().setId(idFor(prefix, name, annotations)).setName(name).setAlias(alias(name));
+        String brief = docText(annotations.get("brief"));
+        String description = docText(annotations.get("description"));
+        if (brief != null || description != null) {
+            Documentation.Builder doc = b.getDocBuilder();
+            if (brief != null) {
+                doc.setBrief(brief);
+            }
+            if (description != null) {
+                doc.setDescription(description);
+            }
+        }
+        return b.build();
+    }
+
+    /** An annotation's string literal without its quotes; null without one. */
+    private static String docText(List<String> body) {
+        if (body == null || body.isEmpty()) {
+            return null;
+        }
+        String t = body.get(0);
+        return t.length() >= 2 && t.startsWith("\"") && t.endsWith("\"") ? t.substring(1, t.length() - 1) : t;
     }
 
     private int id(String name) {

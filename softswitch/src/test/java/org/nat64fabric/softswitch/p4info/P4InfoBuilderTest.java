@@ -80,6 +80,23 @@ class P4InfoBuilderTest {
     }
 
     @Test
+    void externAndKeyIdsAndDocumentationAreHonoured() {
+        // as p4c writes them: @id on counters, direct counters, meters and registers, and on a key
+        // element (its match field ID; the others keep their position); @brief and @description
+        P4Info info = P4InfoBuilder.build(Frontend.compile(Path.of("src/test/resources/p4info/ids_and_docs.p4")));
+        assertEquals(0x12000099, info.getCounters(0).getPreamble().getId());
+        assertEquals(0x13000005, info.getDirectCounters(0).getPreamble().getId());
+        assertEquals(0x16000007, info.getRegisters(0).getPreamble().getId());
+        Table t = info.getTables(0);
+        assertEquals(0x13000005, t.getDirectResourceIds(0));
+        assertEquals(7, t.getMatchFields(0).getId());
+        assertEquals(2, t.getMatchFields(1).getId());
+        assertEquals("the table", t.getPreamble().getDoc().getBrief());
+        assertEquals("drop counter", info.getMeters(0).getPreamble().getDoc().getBrief());
+        assertEquals("counts what is dropped", info.getMeters(0).getPreamble().getDoc().getDescription());
+    }
+
+    @Test
     void onosParsesIt(@TempDir Path dir) throws Exception {
         Program program = Frontend.compile(L3);
         Path file = dir.resolve("p4info.txt");
