@@ -39,6 +39,7 @@ import org.nat64fabric.softswitch.sume.RegisterRaw;
 import org.nat64fabric.softswitch.v1model.Externs;
 import org.objectweb.asm.Label;
 import org.objectweb.asm.MethodVisitor;
+import p4.config.v1.P4InfoOuterClass.P4Ids;
 
 /**
  * Type-checks a parsed program and compiles it, in one walk, into the executable form of
@@ -348,18 +349,35 @@ final class Elaborator {
         return located;
     }
 
-    /** Claims a control-plane name (and @id) of a kind for the object declared at {@code at}. */
-    /** The annotations of the extern instances claimed (for their P4Info preambles). */
+    /** The annotations of the extern instances claimed, by kind and name ("counter I.c"), for their P4Info preambles. */
     private final Map<String, Map<String, List<String>>> externAnnotations = new HashMap<>();
 
+    /** P4Runtime's ID prefix (the top byte) of each kind of control-plane object. */
+    private static final Map<String, Integer> ID_PREFIXES = Map.of("table", P4Ids.Prefix.TABLE_VALUE,
+            "action", P4Ids.Prefix.ACTION_VALUE, "counter", P4Ids.Prefix.COUNTER_VALUE,
+            DIRECT_COUNTER, P4Ids.Prefix.DIRECT_COUNTER_VALUE, "meter", P4Ids.Prefix.METER_VALUE,
+            DIRECT_METER, P4Ids.Prefix.DIRECT_METER_VALUE, "register", P4Ids.Prefix.REGISTER_VALUE,
+            ACTION_PROFILE, P4Ids.Prefix.ACTION_PROFILE_VALUE, "value_set", P4Ids.Prefix.VALUE_SET_VALUE,
+            "digest", P4Ids.Prefix.DIGEST_VALUE);
+
+    /**
+     * Claims a control-plane name of a kind for the object declared at {@code at}, and its @id: an
+     * @id below 2^24 takes the kind's prefix, a larger one must carry it (P4Runtime), and no two
+     * objects get one ID, however it is written.
+     */
     private void claim(String kind, String name, Map<String, List<String>> annotations, Token at) {
         claimOnce(kind + " " + name, kind + " name '" + name + "'", at);
-        if (!kind.equals("table") && !kind.equals("action")) {
-            externAnnotations.put(name, annotations);
-        }
+        externAnnotations.put(kind + " " + name, annotations);
         List<String> id = annotations.get("id");
-        if (id != null) {
-            claimOnce(kind + " @id " + id.get(0), kind + " @id(" + id.get(0) + ")", at);
+        Integer prefix = ID_PREFIXES.get(kind);
+        if (id != null && prefix != null) {
+            long v = Long.parseLong(id.get(0));
+            if (v >= 1L << 24 && v >>> 24 != prefix) {
+                throw error(at, "@id(0x" + Long.toHexString(v) + ") of a " + kind + " must have P4Runtime's prefix 0x"
+                        + String.format("%02x", prefix) + " in its top byte, or be below 2^24 (the prefix is then added)");
+            }
+            long full = v < 1L << 24 ? (long) prefix << 24 | v : v;
+            claimOnce("@id " + full, kind + " @id(" + id.get(0) + ") (P4Runtime ID 0x" + Long.toHexString(full) + ")", at);
         }
     }
 
@@ -372,7 +390,8 @@ final class Elaborator {
         if (first != null) {
             throw error(at, "the " + what + " is already used by the declaration at " + source.fileOf(first.getLine()) + ":"
                     + source.lineOf(first.getLine()) + ":" + (first.getCharPositionInLine() + 1)
-                    + " (control-plane names must be unique: rename one, or give it another @name)");
+                    + (key.startsWith("@id ") ? " (P4Runtime IDs must be unique: give one another @id)"
+                            : " (control-plane names must be unique: rename one, or give it another @name)"));
         }
     }
 
@@ -831,6 +850,8 @@ final class Elaborator {
                     break;
                 case "name":
                 case "controller_header":
+                case "brief":
+                case "description":
                     annotationString(a);
                     break;
                 default:
@@ -2238,13 +2259,7 @@ final class Elaborator {
                 }
             }
         }
-        Set<Integer> keyIds = new HashSet<>();
-        for (Table.KeyField k : keys) {
-            if (!keyIds.add(k.id)) {
-                throw error(d.name(), "two key elements of table '" + d.name().getText() + "' have match field ID " + k.id
-                        + " (an @id given to one is another's position)");
-            }
-        }
+        numberMatchFields(keys, d);
         if (architecture == Program.Architecture.SUME) {
             sumeTableLimits(d, keys, sizeGiven, timeout);
             timeout = agedBySlots(d, refs);
@@ -2382,6 +2397,32 @@ final class Elaborator {
                     + " parameter, but a default entry does not age");
         }
         return withSlot > 0;
+    }
+
+    /**
+     * Match field IDs as p4c gives them: a key element's @id first; each other element its
+     * position, or the next number after it that no element has. Two equal @ids are an error.
+     */
+    private void numberMatchFields(List<Table.KeyField> keys, TableDeclarationContext d) {
+        Set<Integer> taken = new HashSet<>();
+        for (Table.KeyField k : keys) {
+            if (k.annotations.containsKey("id") && !taken.add(k.id)) {
+                throw error(d.name(), "two key elements of table '" + d.name().getText() + "' have @id(" + k.id + ")");
+            }
+        }
+        for (int i = 0; i < keys.size(); i++) {
+            Table.KeyField k = keys.get(i);
+            if (k.annotations.containsKey("id")) {
+                continue;
+            }
+            int id = k.id;
+            while (!taken.add(id)) {
+                id++;
+            }
+            if (id != k.id) {
+                keys.set(i, new Table.KeyField(id, k.name, k.kind, k.width, k.expr, k.annotations));
+            }
+        }
     }
 
     private Table.KeyField keyField(KeyElementContext k, Scope sc, int id) {

@@ -47,6 +47,7 @@ public final class P4InfoBuilder {
     }
 
     private P4Info make(Program p) {
+        reserveExplicitIds(p);
         for (Table t : p.tables) {
             allNames.add(t.name);
         }
@@ -85,18 +86,18 @@ public final class P4InfoBuilder {
                 b.setConstDefaultActionId(id(t.defaultAction().action.name));
             }
             if (t.directCounter != null) {
-                int dcId = idFor(P4Ids.Prefix.DIRECT_COUNTER_VALUE, t.directCounter, annotationsOf(p, t.directCounter));
+                int dcId = idFor(P4Ids.Prefix.DIRECT_COUNTER_VALUE, t.directCounter, annotationsOf(p, "direct_counter", t.directCounter));
                 b.addDirectResourceIds(dcId);
                 info.addDirectCountersBuilder()
-                        .setPreamble(preamble(P4Ids.Prefix.DIRECT_COUNTER_VALUE, t.directCounter, annotationsOf(p, t.directCounter)))
+                        .setPreamble(preamble(P4Ids.Prefix.DIRECT_COUNTER_VALUE, t.directCounter, annotationsOf(p, "direct_counter", t.directCounter)))
                         .setSpec(CounterSpec.newBuilder().setUnit(unit(t.directCounterUnit)))
                         .setDirectTableId(b.getPreamble().getId());
             }
             if (t.directMeter != null) {
-                int dmId = idFor(P4Ids.Prefix.DIRECT_METER_VALUE, t.directMeter, annotationsOf(p, t.directMeter));
+                int dmId = idFor(P4Ids.Prefix.DIRECT_METER_VALUE, t.directMeter, annotationsOf(p, "direct_meter", t.directMeter));
                 b.addDirectResourceIds(dmId);
                 info.addDirectMetersBuilder()
-                        .setPreamble(preamble(P4Ids.Prefix.DIRECT_METER_VALUE, t.directMeter, annotationsOf(p, t.directMeter)))
+                        .setPreamble(preamble(P4Ids.Prefix.DIRECT_METER_VALUE, t.directMeter, annotationsOf(p, "direct_meter", t.directMeter)))
                         .setSpec(MeterSpec.newBuilder().setUnit(meterUnit(t.directMeterUnit)))
                         .setDirectTableId(b.getPreamble().getId());
             }
@@ -128,20 +129,20 @@ public final class P4InfoBuilder {
         }
         for (Externs.Counter c : p.counters) {
             info.addCountersBuilder()
-                    .setPreamble(preamble(P4Ids.Prefix.COUNTER_VALUE, c.name, annotationsOf(p, c.name)))
+                    .setPreamble(preamble(P4Ids.Prefix.COUNTER_VALUE, c.name, annotationsOf(p, "counter", c.name)))
                     .setSpec(CounterSpec.newBuilder().setUnit(unit(c.unit)))
                     .setSize(c.size);
         }
         for (Externs.Meter m : p.meters) {
             info.addMetersBuilder()
-                    .setPreamble(preamble(P4Ids.Prefix.METER_VALUE, m.name, annotationsOf(p, m.name)))
+                    .setPreamble(preamble(P4Ids.Prefix.METER_VALUE, m.name, annotationsOf(p, "meter", m.name)))
                     .setSpec(MeterSpec.newBuilder().setUnit(meterUnit(m.unit)))
                     .setSize(m.size);
         }
         // A SimpleSumeSwitch program's registers are P4-NetFPGA's, read by the SUME agent over the card's register interface.
         for (Externs.Register r : p.architecture == Program.Architecture.SUME ? List.<Externs.Register>of() : p.registers) {
             info.addRegistersBuilder()
-                    .setPreamble(preamble(P4Ids.Prefix.REGISTER_VALUE, r.name, annotationsOf(p, r.name)))
+                    .setPreamble(preamble(P4Ids.Prefix.REGISTER_VALUE, r.name, annotationsOf(p, "register", r.name)))
                     .setTypeSpec(P4Types.P4DataTypeSpec.newBuilder().setBitstring(P4Types.P4BitstringLikeTypeSpec
                             .newBuilder().setBit(P4Types.P4BitTypeSpec.newBuilder().setBitwidth(r.width))))
                     .setSize(r.size);
@@ -208,8 +209,8 @@ public final class P4InfoBuilder {
         return counterType == 0 ? CounterSpec.Unit.PACKETS : counterType == 1 ? CounterSpec.Unit.BYTES : CounterSpec.Unit.BOTH;
     }
 
-    private static Map<String, List<String>> annotationsOf(Program p, String externName) {
-        return p.externAnnotations.getOrDefault(externName, Map.of());
+    private static Map<String, List<String>> annotationsOf(Program p, String kind, String name) {
+        return p.externAnnotations.getOrDefault(kind + " " + name, Map.of());
     }
 
     /** ID, name, alias, and the documentation @brief and @description give (as p4c fills Preamble.doc). */
@@ -229,13 +230,47 @@ public final class P4InfoBuilder {
         return b.build();
     }
 
-    /** An annotation's string literal without its quotes; null without one. */
+    /** An annotation's string (the frontend took it from its quotes); null without one. */
     private static String docText(List<String> body) {
-        if (body == null || body.isEmpty()) {
-            return null;
+        return body == null || body.isEmpty() ? null : body.get(0);
+    }
+
+    /** Every @id the program gives (the frontend checked their prefixes and that they differ), before any name is hashed. */
+    private void reserveExplicitIds(Program p) {
+        List<Object[]> given = new ArrayList<>();
+        for (Table t : p.tables) {
+            given.add(new Object[] {P4Ids.Prefix.TABLE_VALUE, t.annotations});
         }
-        String t = body.get(0);
-        return t.length() >= 2 && t.startsWith("\"") && t.endsWith("\"") ? t.substring(1, t.length() - 1) : t;
+        for (Action a : p.actions) {
+            given.add(new Object[] {P4Ids.Prefix.ACTION_VALUE, a.annotations});
+        }
+        for (ActionProfile ap : p.actionProfiles()) {
+            given.add(new Object[] {P4Ids.Prefix.ACTION_PROFILE_VALUE, ap.annotations});
+        }
+        for (ValueSet v : p.valueSets) {
+            given.add(new Object[] {P4Ids.Prefix.VALUE_SET_VALUE, v.annotations});
+        }
+        Map<String, Integer> externPrefixes = Map.of("counter", P4Ids.Prefix.COUNTER_VALUE,
+                "direct_counter", P4Ids.Prefix.DIRECT_COUNTER_VALUE, "meter", P4Ids.Prefix.METER_VALUE,
+                "direct_meter", P4Ids.Prefix.DIRECT_METER_VALUE, "register", P4Ids.Prefix.REGISTER_VALUE);
+        for (Map.Entry<String, Map<String, List<String>>> e : p.externAnnotations.entrySet()) {
+            Integer prefix = externPrefixes.get(e.getKey().substring(0, e.getKey().indexOf(' ')));
+            if (prefix != null) {
+                given.add(new Object[] {prefix, e.getValue()});
+            }
+        }
+        for (Object[] g : given) {
+            @SuppressWarnings("unchecked")
+            List<String> id = ((Map<String, List<String>>) g[1]).get("id");
+            if (id != null && !id.isEmpty()) {
+                used.add(explicitId((Integer) g[0], id.get(0)));
+            }
+        }
+    }
+
+    private static int explicitId(int prefix, String given) {
+        long v = Long.decode(given);
+        return v < (1 << 24) ? (prefix << 24) | (int) v : (int) v;
     }
 
     private int id(String name) {
@@ -255,8 +290,7 @@ public final class P4InfoBuilder {
         int id;
         List<String> given = annotations.get("id");
         if (given != null && !given.isEmpty()) {
-            long v = Long.decode(given.get(0));
-            id = v < (1 << 24) ? (prefix << 24) | (int) v : (int) v;
+            id = explicitId(prefix, given.get(0));
         } else {
             int h = hash(name) & 0xFFFFFF;
             id = (prefix << 24) | h;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.TextFormat;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.nat64fabric.softswitch.frontend.Frontend;
@@ -94,6 +95,10 @@ class P4InfoBuilderTest {
         assertEquals("the table", t.getPreamble().getDoc().getBrief());
         assertEquals("drop counter", info.getMeters(0).getPreamble().getDoc().getBrief());
         assertEquals("counts what is dropped", info.getMeters(0).getPreamble().getDoc().getDescription());
+        // p4c's numbering: @id(2) on the first element moves the second past it, to 3
+        Table moved = P4InfoBuilder.build(Frontend.compile(Path.of("src/test/resources/frontend-corpus/key_id_at_another_position.p4")))
+                .getTables(0);
+        assertEquals(List.of(2, 3), List.of(moved.getMatchFields(0).getId(), moved.getMatchFields(1).getId()));
     }
 
     @Test
