@@ -1488,8 +1488,9 @@ final class Elaborator {
             String name = p.name().getText();
             if (p.direction() != null) {
                 requireStorable(t, p, "parameter '" + name + "'");
-            } else if (!(t instanceof Type.Bits || t == Type.BOOL)) {
-                throw error(p.typeRef(), "control-plane parameter '" + name + "' must be bit<W>, int<W> or bool, not " + t);
+            } else if (!(t instanceof Type.Bits || t == Type.BOOL || underlying(t) != null)) {
+                throw error(p.typeRef(), "control-plane parameter '" + name + "' must be bit<W>, int<W>, bool or a serializable"
+                        + " enum, not " + t);
             }
             Expr slot = p.direction() != null && !copyAggregates ? parameterStorage(p.direction().getText(), t) : storage(t);
             if (p.direction() != null) {

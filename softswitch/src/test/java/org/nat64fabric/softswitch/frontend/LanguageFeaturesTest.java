@@ -165,6 +165,12 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void aSerializableEnumIsAnActionParameter() {
+        assertEquals(List.of("02" + "22"), run("enum_action_parameter.p4", "01 00"));   // paint(GREEN)
+        assertEquals(List.of("01" + "11"), run("enum_action_parameter.p4", "02 00"));   // paint(RED)
+    }
+
+    @Test
     void aHeaderUnionKeepsAtMostOneMemberValid() {
         assertEquals(List.of("04" + "10" + "99"), run("header_union.p4", "04 10 99"));       // v4 kept
         assertEquals(List.of("06" + "0606" + "99"), run("header_union.p4", "04 00 99"));     // setValid of v6 drops v4
