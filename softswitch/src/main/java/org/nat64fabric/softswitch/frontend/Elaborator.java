@@ -17,6 +17,7 @@ import org.antlr.v4.runtime.Token;
 import org.antlr.v4.runtime.misc.Interval;
 import org.antlr.v4.runtime.tree.ParseTree;
 import org.nat64fabric.softswitch.frontend.P4Parser.*;
+import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
 import org.nat64fabric.softswitch.pipeline.Action;
 import org.nat64fabric.softswitch.pipeline.ActionProfile;
 import org.nat64fabric.softswitch.pipeline.AggRef;
@@ -39,7 +40,6 @@ import org.nat64fabric.softswitch.sume.RegisterRaw;
 import org.nat64fabric.softswitch.v1model.Externs;
 import org.objectweb.asm.Label;
 import org.objectweb.asm.MethodVisitor;
-import p4.config.v1.P4InfoOuterClass.P4Ids;
 
 /**
  * Type-checks a parsed program and compiles it, in one walk, into the executable form of
@@ -349,16 +349,8 @@ final class Elaborator {
         return located;
     }
 
-    /** The annotations of the extern instances claimed, by kind and name ("counter I.c"), for their P4Info preambles. */
-    private final Map<String, Map<String, List<String>>> externAnnotations = new HashMap<>();
-
-    /** P4Runtime's ID prefix (the top byte) of each kind of control-plane object. */
-    private static final Map<String, Integer> ID_PREFIXES = Map.of("table", P4Ids.Prefix.TABLE_VALUE,
-            "action", P4Ids.Prefix.ACTION_VALUE, "counter", P4Ids.Prefix.COUNTER_VALUE,
-            DIRECT_COUNTER, P4Ids.Prefix.DIRECT_COUNTER_VALUE, "meter", P4Ids.Prefix.METER_VALUE,
-            DIRECT_METER, P4Ids.Prefix.DIRECT_METER_VALUE, "register", P4Ids.Prefix.REGISTER_VALUE,
-            ACTION_PROFILE, P4Ids.Prefix.ACTION_PROFILE_VALUE, "value_set", P4Ids.Prefix.VALUE_SET_VALUE,
-            "digest", P4Ids.Prefix.DIGEST_VALUE);
+    /** The annotations of the objects claimed, by kind and name ("counter I.c"), for their P4Info preambles. */
+    private final Map<String, Map<String, List<String>>> objectAnnotations = new HashMap<>();
 
     /**
      * Claims a control-plane name of a kind for the object declared at {@code at}, and its @id: an
@@ -367,9 +359,9 @@ final class Elaborator {
      */
     private void claim(String kind, String name, Map<String, List<String>> annotations, Token at) {
         claimOnce(kind + " " + name, kind + " name '" + name + "'", at);
-        externAnnotations.put(kind + " " + name, annotations);
+        objectAnnotations.put(kind + " " + name, annotations);
         List<String> id = annotations.get("id");
-        Integer prefix = ID_PREFIXES.get(kind);
+        Integer prefix = P4InfoBuilder.ID_PREFIXES.get(kind);
         if (id != null && prefix != null) {
             long v = Long.parseLong(id.get(0));
             if (v >= 1L << 24 && v >>> 24 != prefix) {
@@ -1808,7 +1800,7 @@ final class Elaborator {
         return new Program(architecture, mainFile, narrowSlots, wideWidths.stream().mapToInt(Integer::intValue).toArray(),
                 parser, verify, ingress, egress, compute, deparser, tables, used, counters, registers, meters, valueSets,
                 new ArrayList<>(digests.values()), controllerHeaders, errorType.members, hdr, meta, standardMetadata, fieldLists,
-                externAnnotations);
+                objectAnnotations);
     }
 
     private Map<Integer, List<Expr>> fieldLists(Type.Aggregate meta, Expr.Agg at) {

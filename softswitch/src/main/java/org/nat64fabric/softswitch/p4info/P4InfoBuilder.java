@@ -35,6 +35,14 @@ import p4.config.v1.P4Types;
  * so IDs are stable across compilations and independent of declaration order.
  */
 public final class P4InfoBuilder {
+    /** P4Runtime's ID prefix (the top byte) of each kind of object, as the frontend names the kinds. */
+    public static final Map<String, Integer> ID_PREFIXES = Map.of("table", P4Ids.Prefix.TABLE_VALUE,
+            "action", P4Ids.Prefix.ACTION_VALUE, "counter", P4Ids.Prefix.COUNTER_VALUE,
+            "direct_counter", P4Ids.Prefix.DIRECT_COUNTER_VALUE, "meter", P4Ids.Prefix.METER_VALUE,
+            "direct_meter", P4Ids.Prefix.DIRECT_METER_VALUE, "register", P4Ids.Prefix.REGISTER_VALUE,
+            "action_profile", P4Ids.Prefix.ACTION_PROFILE_VALUE, "value_set", P4Ids.Prefix.VALUE_SET_VALUE,
+            "digest", P4Ids.Prefix.DIGEST_VALUE);
+
     private final Set<Integer> used = new HashSet<>();
     private final Map<String, Integer> ids = new HashMap<>();
     private final List<String> allNames = new ArrayList<>();
@@ -86,18 +94,18 @@ public final class P4InfoBuilder {
                 b.setConstDefaultActionId(id(t.defaultAction().action.name));
             }
             if (t.directCounter != null) {
-                int dcId = idFor(P4Ids.Prefix.DIRECT_COUNTER_VALUE, t.directCounter, annotationsOf(p, "direct_counter", t.directCounter));
-                b.addDirectResourceIds(dcId);
+                Preamble dc = preamble(P4Ids.Prefix.DIRECT_COUNTER_VALUE, t.directCounter, annotationsOf(p, "direct_counter", t.directCounter));
+                b.addDirectResourceIds(dc.getId());
                 info.addDirectCountersBuilder()
-                        .setPreamble(preamble(P4Ids.Prefix.DIRECT_COUNTER_VALUE, t.directCounter, annotationsOf(p, "direct_counter", t.directCounter)))
+                        .setPreamble(dc)
                         .setSpec(CounterSpec.newBuilder().setUnit(unit(t.directCounterUnit)))
                         .setDirectTableId(b.getPreamble().getId());
             }
             if (t.directMeter != null) {
-                int dmId = idFor(P4Ids.Prefix.DIRECT_METER_VALUE, t.directMeter, annotationsOf(p, "direct_meter", t.directMeter));
-                b.addDirectResourceIds(dmId);
+                Preamble dm = preamble(P4Ids.Prefix.DIRECT_METER_VALUE, t.directMeter, annotationsOf(p, "direct_meter", t.directMeter));
+                b.addDirectResourceIds(dm.getId());
                 info.addDirectMetersBuilder()
-                        .setPreamble(preamble(P4Ids.Prefix.DIRECT_METER_VALUE, t.directMeter, annotationsOf(p, "direct_meter", t.directMeter)))
+                        .setPreamble(dm)
                         .setSpec(MeterSpec.newBuilder().setUnit(meterUnit(t.directMeterUnit)))
                         .setDirectTableId(b.getPreamble().getId());
             }
@@ -210,7 +218,7 @@ public final class P4InfoBuilder {
     }
 
     private static Map<String, List<String>> annotationsOf(Program p, String kind, String name) {
-        return p.externAnnotations.getOrDefault(kind + " " + name, Map.of());
+        return p.objectAnnotations.getOrDefault(kind + " " + name, Map.of());
     }
 
     /** ID, name, alias, and the documentation @brief and @description give (as p4c fills Preamble.doc). */
@@ -237,33 +245,11 @@ public final class P4InfoBuilder {
 
     /** Every @id the program gives (the frontend checked their prefixes and that they differ), before any name is hashed. */
     private void reserveExplicitIds(Program p) {
-        List<Object[]> given = new ArrayList<>();
-        for (Table t : p.tables) {
-            given.add(new Object[] {P4Ids.Prefix.TABLE_VALUE, t.annotations});
-        }
-        for (Action a : p.actions) {
-            given.add(new Object[] {P4Ids.Prefix.ACTION_VALUE, a.annotations});
-        }
-        for (ActionProfile ap : p.actionProfiles()) {
-            given.add(new Object[] {P4Ids.Prefix.ACTION_PROFILE_VALUE, ap.annotations});
-        }
-        for (ValueSet v : p.valueSets) {
-            given.add(new Object[] {P4Ids.Prefix.VALUE_SET_VALUE, v.annotations});
-        }
-        Map<String, Integer> externPrefixes = Map.of("counter", P4Ids.Prefix.COUNTER_VALUE,
-                "direct_counter", P4Ids.Prefix.DIRECT_COUNTER_VALUE, "meter", P4Ids.Prefix.METER_VALUE,
-                "direct_meter", P4Ids.Prefix.DIRECT_METER_VALUE, "register", P4Ids.Prefix.REGISTER_VALUE);
-        for (Map.Entry<String, Map<String, List<String>>> e : p.externAnnotations.entrySet()) {
-            Integer prefix = externPrefixes.get(e.getKey().substring(0, e.getKey().indexOf(' ')));
-            if (prefix != null) {
-                given.add(new Object[] {prefix, e.getValue()});
-            }
-        }
-        for (Object[] g : given) {
-            @SuppressWarnings("unchecked")
-            List<String> id = ((Map<String, List<String>>) g[1]).get("id");
-            if (id != null && !id.isEmpty()) {
-                used.add(explicitId((Integer) g[0], id.get(0)));
+        for (Map.Entry<String, Map<String, List<String>>> e : p.objectAnnotations.entrySet()) {
+            Integer prefix = ID_PREFIXES.get(e.getKey().substring(0, e.getKey().indexOf(' ')));
+            List<String> id = e.getValue().get("id");
+            if (prefix != null && id != null && !id.isEmpty()) {
+                used.add(explicitId(prefix, id.get(0)));
             }
         }
     }

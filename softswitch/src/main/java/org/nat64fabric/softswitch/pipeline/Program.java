@@ -63,15 +63,15 @@ public final class Program {
     public final Expr.Agg standardMetadata;
     /** For each @field_list index, the slot ranges of user metadata it preserves. */
     public final Map<Integer, List<Expr>> fieldLists;
-    /** The annotations of each extern instance the control plane sees (counters, meters, registers, direct ones), by name. */
-    public final Map<String, Map<String, List<String>>> externAnnotations;
+    /** The annotations of each control-plane object, by its kind and name ("counter I.c"): its P4Info @id and documentation. */
+    public final Map<String, Map<String, List<String>>> objectAnnotations;
 
     public Program(Architecture architecture, String source, int narrowSlots, int[] wideWidths, Parser parser, Stmt verifyChecksum, Stmt ingress,
                    Stmt egress, Stmt computeChecksum, Stmt deparser, List<Table> tables, List<Action> actions,
                    List<Externs.Counter> counters, List<Externs.Register> registers,
                    List<Externs.Meter> meters, List<ValueSet> valueSets, List<Externs.Digest> digests, Map<String, Type.Aggregate> controllerHeaders, List<String> errors, Expr.Agg headers,
                    Expr.Agg metadata, Expr.Agg standardMetadata, Map<Integer, List<Expr>> fieldLists,
-                   Map<String, Map<String, List<String>>> externAnnotations) {
+                   Map<String, Map<String, List<String>>> objectAnnotations) {
         this.architecture = architecture;
         this.source = source;
         this.narrowSlots = narrowSlots;
@@ -101,7 +101,7 @@ public final class Program {
         this.metadata = metadata;
         this.standardMetadata = standardMetadata;
         this.fieldLists = fieldLists;
-        this.externAnnotations = externAnnotations;
+        this.objectAnnotations = objectAnnotations;
     }
 
     /** The action profiles and selectors the tables use, each once, in the order of the tables. */
