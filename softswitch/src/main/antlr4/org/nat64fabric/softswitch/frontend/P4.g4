@@ -204,7 +204,9 @@ expression
     | STRING_LITERAL                                            # stringLiteral
     | ERROR '.' name                                            # errorMember
     | '{' expressionList '}'                                    # listExpression
-    | '{' kvPair (',' kvPair)* '}'                              # structExpression
+    | '{' kvPair (',' kvPair)* (',' DOTS)? '}'                  # structExpression
+    | DOTS                                                      # defaultExpression
+    | INVALID_HEADER                                            # invalidHeaderExpression
     | '(' expression ')'                                        # parenExpression
     | name                                                      # nameExpression
     | '.' name                                                  # topNameExpression
@@ -279,6 +281,10 @@ VOID : 'void' ;
 DONTCARE : '_' ;
 MASK : '&&&' ;
 RANGE : '..' ;
+// P4_16 8.26: a default value, or the rest of a list's or structure's fields at theirs.
+DOTS : '...' ;
+// P4_16 8.17: an invalid header or header union, of the type its context gives.
+INVALID_HEADER : '{#}' ;
 
 IDENT : [A-Za-z_] [A-Za-z0-9_]* ;
 // Width-prefixed (8w5, 16s-1 is not a literal: the sign is an operator) and based literals.

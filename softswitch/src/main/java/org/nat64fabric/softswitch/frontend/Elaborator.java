@@ -1113,8 +1113,9 @@ final class Elaborator {
                     bindings.put(((Type.Var) expected).name, e.type);
                 }
             } else if (!p.writable() && prelude != null && expected instanceof Type.Aggregate
-                    && (e instanceof ListValue || e instanceof StructValue)) {
-                // a list or structure-valued expression for an in header or struct: built in a temporary first
+                    && (e instanceof ListValue || e instanceof StructValue || e instanceof DefaultValue
+                        || e instanceof InvalidHeader)) {
+                // a list, structure-valued expression, '...' or {#} for an in header or struct: built in a temporary first
                 Expr.Agg temporary = (Expr.Agg) storage(expected);
                 prelude.add(assignAggregate(temporary, e, a.expression()));
                 e = temporary;
@@ -3246,6 +3247,9 @@ final class Elaborator {
 
     private Stmt assign(Expr target, Expr value, ParserRuleContext at) {
         if (target instanceof VarbitIo.Field) {
+            if (value instanceof DefaultValue) {
+                throw error(at, "softswitch gives a " + target.type + " no '...'; a varbit variable starts empty");
+            }
             if (!(value instanceof VarbitIo.Field) || !value.type.equals(target.type)) {
                 throw error(at, "a " + target.type + " takes a " + target.type + " value, not " + value.type);
             }
@@ -3258,6 +3262,13 @@ final class Elaborator {
     }
 
     private Stmt assignAggregate(Expr.Agg target, Expr value, ParserRuleContext at) {
+        if (value instanceof InvalidHeader && !(target.type instanceof Type.Aggregate
+                && (((Type.Aggregate) target.type).header || ((Type.Aggregate) target.type).union))) {
+            throw error(at, "{#} is an invalid header or header union, not a value of " + target.type);
+        }
+        if (value instanceof DefaultValue || value instanceof InvalidHeader) {
+            return new ClearAgg(target);
+        }
         if (target.type instanceof Type.Aggregate && ((Type.Aggregate) target.type).union
                 && (value instanceof ListValue || value instanceof StructValue)) {
             throw error(at, "a " + target.type + " takes a union of its type, or one member at a time (u.member = ...)");
@@ -3296,7 +3307,8 @@ final class Elaborator {
 
     private static boolean allConstant(ListValue value) {
         for (Expr e : value.items) {
-            if (!(e instanceof Expr.Const || e instanceof ListValue && allConstant((ListValue) e))) {
+            if (!(e instanceof Expr.Const || e instanceof DefaultValue || e instanceof InvalidHeader
+                    || e instanceof ListValue && allConstant((ListValue) e))) {
                 return false;
             }
         }
@@ -3305,14 +3317,16 @@ final class Elaborator {
 
     private Stmt fieldAssigns(Expr.Agg target, ListValue value, ParserRuleContext at) {
         Type.Aggregate t = (Type.Aggregate) target.type;
-        if (value.items.size() != t.fields.size()) {
+        if (value.items.size() > t.fields.size() || value.items.size() < t.fields.size() && !value.restDefault) {
             throw error(at, t + " has " + t.fields.size() + " fields; the list has " + value.items.size() + " values");
         }
         List<Stmt> out = new ArrayList<>();
         int i = 0;
         int[] base = target.fixedBase();
         for (Type.Field f : t.fields.values()) {
-            out.add(assign(field(target, base, f), value.items.get(i++), at));
+            Expr item = i < value.items.size() ? value.items.get(i) : new DefaultValue();
+            i++;
+            out.add(assign(field(target, base, f), item, at));
         }
         if (t.header) {
             out.add(new SetValid(target, 1));
@@ -3322,10 +3336,17 @@ final class Elaborator {
 
     private static final class ListValue extends Expr {
         final List<Expr> items;
+        /** Ends in '...' (P4_16 8.26): the fields after the items take their default values. */
+        final boolean restDefault;
 
         ListValue(List<Expr> items) {
+            this(items, false);
+        }
+
+        ListValue(List<Expr> items, boolean restDefault) {
             super(new Type.Tuple(typesOf(items)));
             this.items = items;
+            this.restDefault = restDefault;
         }
 
         static List<Type> typesOf(List<Expr> items) {
@@ -3343,10 +3364,14 @@ final class Elaborator {
         /** Where each field is named, for errors. */
         final Map<String, ParserRuleContext> names;
 
-        StructValue(Map<String, Expr> fields, Map<String, ParserRuleContext> names) {
+        /** Ends in '...' (P4_16 8.26): the fields not named take their default values. */
+        final boolean restDefault;
+
+        StructValue(Map<String, Expr> fields, Map<String, ParserRuleContext> names, boolean restDefault) {
             super(new Type.Declared("structure-valued expression", "{ " + String.join(", ", fields.keySet()) + " }"));
             this.fields = fields;
             this.names = names;
+            this.restDefault = restDefault;
         }
 
         /** The values as a list in the field order of t, which must have exactly these fields. */
@@ -3359,12 +3384,31 @@ final class Elaborator {
             List<Expr> items = new ArrayList<>();
             for (String name : t.fields.keySet()) {
                 Expr v = fields.get(name);
-                if (v == null) {
-                    throw error(at, "field '" + name + "' of " + t + " is not given a value");
+                if (v == null && !restDefault) {
+                    throw error(at, "field '" + name + "' of " + t + " is not given a value (end the list with '...' for"
+                            + " default values)");
                 }
-                items.add(v);
+                items.add(v == null ? new DefaultValue() : v);
             }
             return new ListValue(items);
+        }
+    }
+
+    /**
+     * '...' (P4_16 8.26, 7.3): the default value of the type it is assigned to: 0, false, error.NoError,
+     * an enum's first member (0 for a serializable enum), an invalid header, union or stack, a struct
+     * or tuple of defaults. The state's slots hold exactly that when zeroed.
+     */
+    private static final class DefaultValue extends Expr {
+        DefaultValue() {
+            super(new Type.Declared("the default value", "'...'"));
+        }
+    }
+
+    /** {#} (P4_16 8.17): an invalid header or header union of the type it is assigned or compared to. */
+    private static final class InvalidHeader extends Expr {
+        InvalidHeader() {
+            super(new Type.Declared("the invalid header", "{#}"));
         }
     }
 
@@ -3513,11 +3557,20 @@ final class Elaborator {
             return resolve(((ParenExpressionContext) e).expression(), sc, cx, expected);
         }
         if (e instanceof ListExpressionContext) {
+            List<ExpressionContext> given = ((ListExpressionContext) e).expressionList().expression();
             List<Expr> items = new ArrayList<>();
-            for (ExpressionContext x : ((ListExpressionContext) e).expressionList().expression()) {
-                items.add(expr(x, sc, null));
+            boolean restDefault = false;
+            for (int i = 0; i < given.size(); i++) {
+                if (given.get(i) instanceof DefaultExpressionContext) {
+                    if (i != given.size() - 1) {
+                        throw error(given.get(i), "'...' must be the last element of a list (P4_16 8.26)");
+                    }
+                    restDefault = true;
+                } else {
+                    items.add(expr(given.get(i), sc, null));
+                }
             }
-            return new ListValue(items);
+            return new ListValue(items, restDefault);
         }
         if (e instanceof StructExpressionContext) {
             Map<String, Expr> fields = new LinkedHashMap<>();
@@ -3528,7 +3581,13 @@ final class Elaborator {
                 }
                 names.put(kv.name().getText(), kv.name());
             }
-            return new StructValue(fields, names);
+            return new StructValue(fields, names, ((StructExpressionContext) e).DOTS() != null);
+        }
+        if (e instanceof DefaultExpressionContext) {
+            return new DefaultValue();
+        }
+        if (e instanceof InvalidHeaderExpressionContext) {
+            return new InvalidHeader();
         }
         if (e instanceof NameExpressionContext || e instanceof TopNameExpressionContext) {
             String n = e instanceof NameExpressionContext ? e.getText() : ((TopNameExpressionContext) e).name().getText();
@@ -3608,6 +3667,10 @@ final class Elaborator {
             CastExpressionContext c = (CastExpressionContext) e;
             Type t = type(c.typeRef(), sc);
             Expr value = expr(c.expression(), sc, t);
+            if (value instanceof InvalidHeader && t instanceof Type.Aggregate
+                    && (((Type.Aggregate) t).header || ((Type.Aggregate) t).union)) {
+                return value;   // (H){#}: the type its context must have anyway
+            }
             if (value instanceof StructValue && t instanceof Type.Aggregate && !((Type.Aggregate) t).union) {
                 // (S){ f = e, ... } (P4_16 8.13): checked against S here, laid out where it is assigned
                 ((StructValue) value).inOrderOf((Type.Aggregate) t, c);
@@ -3782,6 +3845,16 @@ final class Elaborator {
         return new Ops.Binary(Ops.Op.LOR, Type.BOOL, bothInvalid, bothValidAndEqual);
     }
 
+    /** {@code h == {#}} (P4_16 8.17, 8.20): a header or header union is equal to an invalid one when it is invalid. */
+    private Expr equalsInvalid(Expr h, boolean equal, ParserRuleContext e) {
+        if (!(h instanceof Expr.Agg) || !(h.type instanceof Type.Aggregate)
+                || !((Type.Aggregate) h.type).header && !((Type.Aggregate) h.type).union) {
+            throw error(e, "{#} is an invalid header or header union; it compares with one, not with " + h.type);
+        }
+        Expr valid = ((Type.Aggregate) h.type).union ? new UnionIsValid(unionMembers((Expr.Agg) h)) : new IsValid((Expr.Agg) h);
+        return equal ? new Ops.Binary(Ops.Op.EQ, Type.BOOL, valid, FALSE) : valid;
+    }
+
     /** {@code a op b} for an operator other than && and ||, with its type rules; l and r locate the operands. */
     private Expr operate(String op, Expr a, Expr b, ParserRuleContext e, ParserRuleContext l, ParserRuleContext r) {
         boolean shift = op.equals("<<") || op.equals(">>");
@@ -3791,6 +3864,9 @@ final class Elaborator {
             a = coerce(a, b.type, l);
         }
         if (op.equals("==") || op.equals("!=")) {
+            if (a instanceof InvalidHeader || b instanceof InvalidHeader) {
+                return equalsInvalid(a instanceof InvalidHeader ? b : a, op.equals("=="), e);
+            }
             if (a instanceof VarbitIo.Field && b instanceof VarbitIo.Field && a.type.equals(b.type)) {
                 return new VarbitIo.Equal((VarbitIo.Field) a, (VarbitIo.Field) b, op.equals("=="));
             }
@@ -3929,6 +4005,17 @@ final class Elaborator {
      * enum's value goes where its underlying type is expected (P4_16 8.11.2: an implicit cast).
      */
     private Expr coerce(Expr e, Type to, ParserRuleContext at) {
+        if (e instanceof DefaultValue && to != null && !(to instanceof Type.Var) && (to.isScalar() || to == Type.INT_LITERAL)) {
+            return new Expr.Const(to, 0);   // every scalar's default is the value its slot holds when zeroed
+        }
+        if (e instanceof InvalidHeader && to != null && !(to instanceof Type.Var)) {
+            throw error(at, "{#} is an invalid header or header union, not a value of " + to);
+        }
+        if (e instanceof DefaultValue || e instanceof InvalidHeader) {
+            throw error(at, (e instanceof InvalidHeader ? "'{#}'" : "'...'") + " takes its type from where it goes: initialise or"
+                    + " assign a variable, a field or an in argument with it" + (e instanceof InvalidHeader
+                    ? " (a header or header union), or compare a header with it" : ""));
+        }
         if (to == null || e.type.equals(to) || to instanceof Type.Var) {
             return e;
         }

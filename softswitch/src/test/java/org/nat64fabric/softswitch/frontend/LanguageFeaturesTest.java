@@ -302,6 +302,15 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void defaultValuesAndTheInvalidHeader() {
+        // in_h as it came; made = { b = in_h.a, ... }, valid; gone, u and the default header not
+        // emitted; res: Kind 0, Colour.RED, error.NoError, false, 0, the tuple { 7, false }, every
+        // comparison with {#} true (0x1f), and valid_of({#}) 0, valid_of({ a = 1, ... }) 1 (0x02)
+        assertEquals(List.of("aabbcccc" + "00aa0000" + "00" + "01" + "01" + "00" + "00" + "07" + "00" + "1f" + "02" + "99"),
+                run("default_values.p4", "aabbcccc 11223333 99"));
+    }
+
+    @Test
     void functionsReturnHeadersAndStructsOnceWhereTheStatementStands() {
         // h = {0x10, 0x20}: bumped gives x = 0x11; swapped exchanges x and y; the second call of fresh
         // returned an invalid header, the fourth a valid {0xaa, 4}, which made takes
