@@ -81,7 +81,7 @@ p4: build p4/build/p4info.txt
 
 p4/build/p4info.txt: bin/.built $(wildcard p4/*.p4 p4/include/*)
 	@echo "p4: compiling p4/nat64.p4"
-	@bin/softswitch compile p4/nat64.p4 --out-dir p4/build
+	@bin/softswitch compile p4/nat64.p4 --out-dir p4/build --p4runtime-version 1.3  # read by tools on P4Runtime 1.3's classes (benches)
 	@if command -v p4c >/dev/null; then \
 	  p4c --target bmv2 --arch v1model -o p4/build --p4runtime-files p4/build/p4info.p4c.txt p4/nat64.p4 \
 	    && echo "p4: p4c wrote p4/build/nat64.json and p4/build/p4info.p4c.txt"; \

@@ -72,7 +72,11 @@ final class EntryCodec {
 
     static EntryCodec load(Path p4infoText) throws IOException {
         P4Info.Builder b = P4Info.newBuilder();
-        TextFormat.merge(new String(Files.readAllBytes(p4infoText), StandardCharsets.UTF_8), b);
+        // P4Runtime 1.4's has_initial_entries (softswitch and p4c write it), which the 1.3 classes read here
+        // lack, only informs: it is left out rather than refused
+        String text = new String(Files.readAllBytes(p4infoText), StandardCharsets.UTF_8)
+                .replaceAll("(?m)^\\s*has_initial_entries: (true|false)\\s*$", "");
+        TextFormat.merge(text, b);
         return new EntryCodec(b.build());
     }
 

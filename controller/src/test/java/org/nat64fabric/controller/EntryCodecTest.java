@@ -3,10 +3,13 @@ package org.nat64fabric.controller;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.nat64fabric.core.fabric.CloneSession;
 import org.nat64fabric.core.fabric.Entity;
 import org.nat64fabric.core.fabric.MeterConfig;
@@ -32,6 +35,17 @@ class EntryCodecTest {
     private static Meter meter(int id, String name, long size) {
         return Meter.newBuilder().setPreamble(Preamble.newBuilder().setId(id).setName(name))
                 .setSpec(MeterSpec.newBuilder().setUnit(MeterSpec.Unit.PACKETS)).setSize(size).build();
+    }
+
+    @Test
+    void aP4Runtime14P4InfoIsReadWithTheFieldThe13ClassesLackLeftOut(@TempDir Path dir) throws Exception {
+        // softswitch and p4c write has_initial_entries (P4Runtime 1.4) for a table with entries
+        Path text = dir.resolve("p4info.txt");
+        Files.writeString(text, "tables {\n  preamble {\n    id: 33554433\n    name: \"I.t\"\n  }\n  is_const_table: true\n"
+                + "  has_initial_entries: true\n}\n");
+        Table t = EntryCodec.load(text).p4info().getTables(0);
+        assertEquals("I.t", t.getPreamble().getName());
+        assertTrue(t.getIsConstTable());
     }
 
     @Test

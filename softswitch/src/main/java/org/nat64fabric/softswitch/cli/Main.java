@@ -29,6 +29,8 @@ public final class Main {
             "  p4info PROGRAM.p4 [-o FILE]      write the P4Runtime P4Info (text format) to FILE or stdout",
             "  compile PROGRAM.p4 --out-dir DIR write DIR/p4info.txt and DIR/device_config.bin: the pair a",
             "                                   P4Runtime client sends to softswitch in SetForwardingPipelineConfig",
+            "      [--p4runtime-version 1.3]    (p4info, compile) a P4Info without P4Runtime 1.4's fields, for",
+            "                                   readers built on 1.3 such as ONOS 2.7 (default 1.4)",
             "  constants PROGRAM.p4 --class PACKAGE.NAME --out-dir DIR",
             "                                   write DIR/PACKAGE/NAME.java: a Java constant for every name",
             "                                   in the program's P4Info (tables, fields, actions, ...)",
@@ -78,6 +80,7 @@ public final class Main {
         KernelProgram.Hook hook = null;
         int cpuPort = 255;
         long seed = 0;
+        boolean p4runtime13 = false;
         try {
             for (int i = 1; i < args.length; i++) {
                 String a = args[i];
@@ -93,6 +96,7 @@ public final class Main {
                     case "--cpu-port": cpuPort = number(value(args, ++i, a), a); break;
                     case "--seed": seed = number(value(args, ++i, a), a); break;
                     case "--hook": hook = hook(value(args, ++i, a)); break;
+                    case "--p4runtime-version": p4runtime13 = p4runtime13(value(args, ++i, a)); break;
                     default:
                         if (a.startsWith("-D") && a.length() > 2) {
                             defines.add(a.substring(2));
@@ -118,7 +122,7 @@ public final class Main {
                     return 0;
                 }
                 case "p4info": {
-                    String text = P4InfoBuilder.text(P4InfoBuilder.build(Frontend.compile(program, options)));
+                    String text = P4InfoBuilder.text(p4info(Frontend.compile(program, options), p4runtime13));
                     if (output == null) {
                         System.out.print(text);
                     } else {
@@ -137,7 +141,7 @@ public final class Main {
                     Preprocessor.Result pre = Preprocessor.run(program, defines, includes);
                     Program p = Frontend.compilePreprocessed(pre.preprocessed, program.toString(), seed);
                     Files.createDirectories(outDir);
-                    Files.writeString(outDir.resolve("p4info.txt"), P4InfoBuilder.text(P4InfoBuilder.build(p)),
+                    Files.writeString(outDir.resolve("p4info.txt"), P4InfoBuilder.text(p4info(p, p4runtime13)),
                             StandardCharsets.UTF_8);
                     Files.write(outDir.resolve("device_config.bin"), deviceConfig(program, pre, seed).toByteArray());
                     System.out.println("wrote " + outDir.resolve("p4info.txt") + " and " + outDir.resolve("device_config.bin"));
@@ -199,6 +203,19 @@ public final class Main {
             throw new IllegalArgumentException(option + " needs a value");
         }
         return args[i];
+    }
+
+    private static boolean p4runtime13(String version) {
+        switch (version) {
+            case "1.3": return true;
+            case "1.4": return false;
+            default: throw new IllegalArgumentException("--p4runtime-version is 1.3 or 1.4, not '" + version + "'");
+        }
+    }
+
+    private static p4.config.v1.P4InfoOuterClass.P4Info p4info(Program p, boolean p4runtime13) {
+        p4.config.v1.P4InfoOuterClass.P4Info info = P4InfoBuilder.build(p);
+        return p4runtime13 ? P4InfoBuilder.withoutP4Runtime14Fields(info) : info;
     }
 
     private static KernelProgram.Hook hook(String name) {

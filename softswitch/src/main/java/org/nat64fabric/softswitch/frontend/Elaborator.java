@@ -2272,7 +2272,7 @@ final class Elaborator {
                 refs.add(new Table.ActionRef(defaultAction.action, false, true, Map.of("defaultonly", List.of())));
             }
         }
-        Table t = new Table(qname, an, keys, refs, size, timeout, constEntries, constDefault, directCounter,
+        Table t = new Table(qname, an, keys, refs, size, timeout, constEntries, entries != null, constDefault, directCounter,
                 directCounterUnit, directMeter, directMeterUnit, defaultAction);
         indirect(t, d, implementation, implementationAt, selectorFields, entries);
         if (entries != null) {

@@ -117,6 +117,9 @@ public final class P4InfoBuilder {
                 b.setIdleTimeoutBehavior(p4.config.v1.P4InfoOuterClass.Table.IdleTimeoutBehavior.NOTIFY_CONTROL);
             }
             b.setIsConstTable(t.constEntries);
+            if (t.initialEntries) {
+                NewerFields.withVarint(b, NewerFields.TABLE_HAS_INITIAL_ENTRIES, 1);
+            }
         }
         for (ActionProfile ap : p.actionProfiles()) {
             var b = info.addActionProfilesBuilder()
@@ -190,13 +193,35 @@ public final class P4InfoBuilder {
     }
 
     /**
-     * The P4Info in protobuf text format. ActionProfile.sum_of_members (P4Runtime 1.4), unknown to
-     * the generated classes, would print as field 7: it is written by its name, as 1.4 parsers read it.
+     * The P4Info in protobuf text format. ActionProfile.sum_of_members and Table.has_initial_entries
+     * (P4Runtime 1.4), unknown to the generated classes, would print as fields 7 and 11: they are
+     * written by their names, as 1.4 parsers read them (the only unknown fields P4Info gets here).
      */
     public static String text(P4Info info) {
         return TextFormat.printer().printToString(info)
                 .replaceAll("(?m)^( *)7: \\{\n *1: (\\d+)\n *\\}$", "$1sum_of_members {\n$1  max_member_weight: $2\n$1}")
-                .replaceAll("(?m)^( *)7: \"\"$", "$1sum_of_members {\n$1}");
+                .replaceAll("(?m)^( *)7: \"\"$", "$1sum_of_members {\n$1}")
+                .replaceAll("(?m)^( *)11: 1$", "$1has_initial_entries: true");
+    }
+
+    /**
+     * The P4Info for readers built on P4Runtime 1.3 (ONOS 2.7 parses P4Info text strictly with its
+     * classes, and refuses a field they lack): has_initial_entries left out, which only informs. A
+     * profile with sum_of_members cannot be told, as its groups would be sized otherwise: an error.
+     */
+    public static P4Info withoutP4Runtime14Fields(P4Info info) {
+        P4Info.Builder b = info.toBuilder();
+        for (var ap : b.getActionProfilesList()) {
+            if (NewerFields.maxMemberWeight(ap) >= 0) {
+                throw new IllegalArgumentException("action profile " + ap.getPreamble().getName() + " sizes its groups by their"
+                        + " members (@selector_size_semantics(\"sum_of_members\")), which P4Runtime 1.3 cannot express;"
+                        + " use P4Runtime 1.4's P4Info");
+            }
+        }
+        for (var t : b.getTablesBuilderList()) {
+            t.setUnknownFields(UnknownFieldSet.newBuilder(t.getUnknownFields()).clearField(NewerFields.TABLE_HAS_INITIAL_ENTRIES).build());
+        }
+        return b.build();
     }
 
     private static MatchField.MatchType matchType(Table.MatchKind k) {

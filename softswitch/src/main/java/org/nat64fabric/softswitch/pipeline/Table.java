@@ -411,6 +411,8 @@ public final class Table {
     public final int size;
     public final boolean supportTimeout;
     public final boolean constEntries;
+    /** Whether the program gives the table entries, const or not (P4Info's has_initial_entries). */
+    public final boolean initialEntries;
     public final boolean constDefaultAction;
     /** Name of the direct counter attached with the 'counters' property, or null. */
     public final String directCounter;
@@ -467,7 +469,7 @@ public final class Table {
     private long missPackets;
 
     public Table(String name, Map<String, List<String>> annotations, List<KeyField> keys, List<ActionRef> actions,
-                 int size, boolean supportTimeout, boolean constEntries, boolean constDefaultAction,
+                 int size, boolean supportTimeout, boolean constEntries, boolean initialEntries, boolean constDefaultAction,
                  String directCounter, int directCounterUnit, String directMeter, int directMeterUnit,
                  ActionCall defaultAction) {
         this.name = name;
@@ -478,6 +480,7 @@ public final class Table {
         this.size = size;
         this.supportTimeout = supportTimeout;
         this.constEntries = constEntries;
+        this.initialEntries = initialEntries;
         this.constDefaultAction = constDefaultAction;
         this.directCounter = directCounter;
         this.directCounterUnit = directCounterUnit;

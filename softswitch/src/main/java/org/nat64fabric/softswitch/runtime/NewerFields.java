@@ -31,6 +31,8 @@ public final class NewerFields {
     public static final int WATCH_PORT = 4;
     /** P4Info ActionProfile.sum_of_members (SumOfMembers, whose field 1 is max_member_weight), 1.4. */
     public static final int ACTION_PROFILE_SUM_OF_MEMBERS = 7;
+    /** P4Info Table.has_initial_entries (bool), 1.4: the program gives the table entries, const or not. */
+    public static final int TABLE_HAS_INITIAL_ENTRIES = 11;
 
     /**
      * The max_member_weight of an ActionProfile's sum_of_members: -1 when the profile has none (its

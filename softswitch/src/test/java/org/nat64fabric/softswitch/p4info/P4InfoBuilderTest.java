@@ -7,6 +7,7 @@ import com.google.protobuf.TextFormat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.nat64fabric.softswitch.frontend.Frontend;
@@ -99,6 +100,17 @@ class P4InfoBuilderTest {
         Table moved = P4InfoBuilder.build(Frontend.compile(Path.of("src/test/resources/frontend-corpus/key_id_at_another_position.p4")))
                 .getTables(0);
         assertEquals(List.of(2, 3), List.of(moved.getMatchFields(0).getId(), moved.getMatchFields(1).getId()));
+    }
+
+    @Test
+    void constAndInitialEntriesAreMarked() {
+        // P4Runtime 1.4: is_const_table for const entries; has_initial_entries (field 11, which the
+        // 1.3 classes keep as an unknown field) for entries const or not
+        P4Info info = P4InfoBuilder.build(Frontend.compile(Path.of("src/test/resources/p4info/initial_entries.p4")));
+        assertEquals(List.of("I.fixed true true", "I.seeded false true", "I.empty false false"),
+                info.getTablesList().stream().map(t -> t.getPreamble().getName() + " " + t.getIsConstTable() + " "
+                        + !t.getUnknownFields().getField(11).getVarintList().isEmpty()).collect(Collectors.toList()));
+        assertEquals(List.of(1L), info.getTables(1).getUnknownFields().getField(11).getVarintList());
     }
 
     @Test

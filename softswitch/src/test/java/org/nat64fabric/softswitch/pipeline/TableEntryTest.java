@@ -28,7 +28,7 @@ class TableEntryTest {
                 new Table.KeyField(1, "proto", Table.MatchKind.EXACT, 8, new Expr.Slot(new Type.Bits(8, false), 0, 8), Map.of()),
                 new Table.KeyField(2, "addr", Table.MatchKind.EXACT, 128, new Expr.Slot(new Type.Bits(128, false), 1, 128), Map.of()),
                 new Table.KeyField(3, "port", portKind, 16, new Expr.Slot(new Type.Bits(16, false), 2, 16), Map.of())),
-                List.of(new Table.ActionRef(SNAT, false, false, Map.of())), 1024, true, false, false,
+                List.of(new Table.ActionRef(SNAT, false, false, Map.of())), 1024, true, false, false, false,
                 null, 0, null, 0, new Table.ActionCall(SNAT, new BigInteger[0]));
     }
 
@@ -80,7 +80,7 @@ class TableEntryTest {
                         new Expr.Slot(new Type.Bits(64, false), f, 64), Map.of()));
             }
             Table t = new Table("t", Map.of(), keys, List.of(new Table.ActionRef(SNAT, false, false, Map.of())), 64,
-                    false, false, false, null, 0, null, 0, new Table.ActionCall(SNAT, new BigInteger[0]));
+                    false, false, false, false, null, 0, null, 0, new Table.ActionCall(SNAT, new BigInteger[0]));
             int n = words;
             LongFunction<Table.FieldMatch[]> matchFor = v -> {
                 Table.FieldMatch[] m = new Table.FieldMatch[n];

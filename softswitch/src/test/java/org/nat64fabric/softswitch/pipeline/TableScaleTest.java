@@ -30,7 +30,7 @@ class TableScaleTest {
         return new Table("session", Map.of(), List.of(
                 new Table.KeyField(1, "src_addr", Table.MatchKind.EXACT, 128, host, Map.of()),
                 new Table.KeyField(2, "src_port", Table.MatchKind.EXACT, 16, port, Map.of())),
-                List.of(new Table.ActionRef(snat, false, false, Map.of())), 1 << 20, true, false, false,
+                List.of(new Table.ActionRef(snat, false, false, Map.of())), 1 << 20, true, false, false, false,
                 null, 0, null, 0, new Table.ActionCall(snat, new BigInteger[0]));
     }
 
