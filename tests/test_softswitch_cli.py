@@ -29,6 +29,23 @@ def test_p4info_is_read_by_the_p4runtime_package(softswitch, tmp_path):
     assert [(m.name, m.bitwidth) for m in packet_in.metadata] == [("ingress_port", 9), ("_pad", 7)]
 
 
+def test_p4info_marks_initial_entries_and_leaves_them_out_for_p4runtime_1_3(softswitch, tmp_path):
+    """P4Runtime 1.4's has_initial_entries, read by the 1.4 package; --p4runtime-version 1.3 leaves it
+    out for readers on 1.3's classes (ONOS 2.7), everything else the same."""
+    program = ROOT / "softswitch" / "src" / "test" / "resources" / "p4info" / "initial_entries.p4"
+    infos = {}
+    for version in ("1.4", "1.3"):
+        out = tmp_path / f"p4info-{version}.txt"
+        softswitch("p4info", program, "-o", out, "--p4runtime-version", version)
+        infos[version] = text_format.Parse(out.read_text(), p4info_pb2.P4Info())
+    assert [(t.preamble.name, t.is_const_table, t.has_initial_entries) for t in infos["1.4"].tables] == [
+        ("I.fixed", True, True), ("I.seeded", False, True), ("I.empty", False, False)]
+    assert not any(t.has_initial_entries for t in infos["1.3"].tables)
+    for t in infos["1.4"].tables:
+        t.has_initial_entries = False
+    assert infos["1.4"] == infos["1.3"]
+
+
 def test_sim_forwards_and_punts(softswitch, tmp_path):
     mac = dict(src="00:00:00:00:bb:01", dst="00:00:00:00:aa:01")
     packets = [
