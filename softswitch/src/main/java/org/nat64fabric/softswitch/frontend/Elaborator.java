@@ -16,6 +16,7 @@ import org.antlr.v4.runtime.ParserRuleContext;
 import org.antlr.v4.runtime.Token;
 import org.antlr.v4.runtime.misc.Interval;
 import org.antlr.v4.runtime.tree.ParseTree;
+import org.antlr.v4.runtime.tree.TerminalNode;
 import org.nat64fabric.softswitch.frontend.P4Parser.*;
 import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
 import org.nat64fabric.softswitch.pipeline.Action;
@@ -548,9 +549,11 @@ final class Elaborator {
             action(d.actionDeclaration(), sc, "");
         } else if (d.parserDeclaration() != null) {
             ParserTypeDeclarationContext t = d.parserDeclaration().parserTypeDeclaration();
+            checkTypeParams(t.parameterList(), d.parserDeclaration().parameterList());
             define(sc, t.name(), new BlockType("parser", t.name().getText(), d.parserDeclaration(), t.parameterList()));
         } else if (d.controlDeclaration() != null) {
             ControlTypeDeclarationContext t = d.controlDeclaration().controlTypeDeclaration();
+            checkTypeParams(t.parameterList(), d.controlDeclaration().parameterList());
             define(sc, t.name(), new BlockType("control", t.name().getText(), d.controlDeclaration(), t.parameterList()));
         } else if (d.typeDeclaration() != null) {
             typeDeclaration(d.typeDeclaration(), sc);
@@ -579,12 +582,15 @@ final class Elaborator {
             compileFunction(fs, sc);
         } else if (d.parserTypeDeclaration() != null) {
             ParserTypeDeclarationContext t = d.parserTypeDeclaration();
+            checkTypeParams(t.parameterList(), null);
             define(sc, t.name(), new BlockType("parser type", t.name().getText(), null, t.parameterList(), t.typeParameters()));
         } else if (d.controlTypeDeclaration() != null) {
             ControlTypeDeclarationContext t = d.controlTypeDeclaration();
+            checkTypeParams(t.parameterList(), null);
             define(sc, t.name(), new BlockType("control type", t.name().getText(), null, t.parameterList(), t.typeParameters()));
         } else if (d.packageTypeDeclaration() != null) {
             PackageTypeDeclarationContext t = d.packageTypeDeclaration();
+            checkTypeParams(t.parameterList(), null);
             define(sc, t.name(), new BlockType("package", t.name().getText(), null, t.parameterList(), t.typeParameters()));
         }
     }
@@ -720,7 +726,12 @@ final class Elaborator {
         } else if (d instanceof NewTypeDeclarationContext) {
             // 'type' introduces a new type; softswitch treats it as its underlying type.
             NewTypeDeclarationContext t = (NewTypeDeclarationContext) d;
-            define(sc, t.name(), type(t.typeRef(), sc));
+            Type of = type(t.typeRef(), sc);
+            if (!(of instanceof Type.Bits || of == Type.BOOL || of == Type.INT_LITERAL)) {
+                throw error(t.typeRef(), "'type' introduces a new type for bit<W>, int<W>, bool or another such type"
+                        + " (P4_16 7.6), not " + of + " (a typedef names any type)");
+            }
+            define(sc, t.name(), of);
         }
     }
 
@@ -965,6 +976,7 @@ final class Elaborator {
                 throw error(p.name(), "extern function '" + p.name().getText() + "' is already declared with " + arity + " parameters");
             }
             f.protos.add(p);
+            checkDeclaredParams(params(p.parameterList(), global, typeVarsOf(p, null)), p.parameterList());
             return;
         }
         ExternObjectContext o = (ExternObjectContext) d;
@@ -977,9 +989,41 @@ final class Elaborator {
         for (MethodPrototypeContext m : o.methodPrototype()) {
             if (m.functionPrototype() != null) {
                 t.methods.put(m.functionPrototype().name().getText(), m.functionPrototype());
+            } else if (!m.name().getText().equals(t.name)) {
+                throw error(m.name(), "'" + m.name().getText() + "' has no return type: a method needs one; only a constructor,"
+                        + " named after the extern '" + t.name + "', has none");
             }
         }
         define(global, o.name(), t);
+        for (MethodPrototypeContext m : o.methodPrototype()) {
+            ParameterListContext list = m.functionPrototype() != null ? m.functionPrototype().parameterList() : m.parameterList();
+            checkDeclaredParams(params(list, global, m.functionPrototype() != null ? typeVarsOf(m.functionPrototype(), t)
+                    : t.typeParams), list);
+        }
+    }
+
+    /**
+     * Where a prototype is declared (an extern function, method or constructor): P4_16 6.8's rules for
+     * default values (in or directionless parameters only, known at compile time, of the parameter's
+     * type; none on an @optional parameter, 6.8.1). Calls check their arguments against it.
+     */
+    private void checkDeclaredParams(List<Param> params, ParameterListContext list) {
+        for (int i = 0; i < params.size(); i++) {
+            Param prm = params.get(i);
+            ParameterContext p = list.parameter(i);
+            if (prm.defaultValue == null) {
+                continue;
+            }
+            if (p.annotations() != null && annotations(p.annotations()).containsKey("optional")) {
+                throw error(p.expression(), "an @optional parameter cannot have a default value (P4_16 6.8.1)");
+            }
+            if (!(prm.type instanceof Type.Var) && !(prm.type instanceof ExternType)) {
+                Expr v = coerce(expr(prm.defaultValue, global, prm.type), prm.type, prm.defaultValue);
+                if (!(v instanceof Expr.Const)) {
+                    throw error(prm.defaultValue, "the default value of parameter '" + prm.name + "' must be known at compile time");
+                }
+            }
+        }
     }
 
     /** Parameters of a prototype, with its own and the extern's type parameters as variables. */
@@ -1007,13 +1051,32 @@ final class Elaborator {
         return p.expression();
     }
 
-    /** The parameters of one list have distinct names (p4c: a duplicate declaration). */
-    private void requireDistinctNames(ParameterListContext list) {
+    /**
+     * The parameters of a list, or of a parser's or control's two lists (its parameters and its
+     * constructor's; null when it has none), have distinct names (p4c: a duplicate declaration).
+     */
+    private void requireDistinctNames(ParameterListContext list, ParameterListContext constructorList) {
         Map<String, ParameterContext> seen = new HashMap<>();
-        for (ParameterContext p : list.parameter()) {
-            if (seen.putIfAbsent(p.name().getText(), p) != null) {
-                throw error(p.name(), "parameter '" + p.name().getText() + "' is declared twice in this list");
+        for (ParameterListContext l : constructorList == null ? List.of(list) : List.of(list, constructorList)) {
+            for (ParameterContext p : l.parameter()) {
+                ParameterContext earlier = seen.putIfAbsent(p.name().getText(), p);
+                if (earlier != null) {
+                    throw error(p.name(), "parameter '" + p.name().getText() + "' is declared twice"
+                            + (earlier.getParent() == p.getParent() ? " in this list" : ": as a parameter and a constructor parameter"));
+                }
             }
+        }
+    }
+
+    private void requireDistinctNames(ParameterListContext list) {
+        requireDistinctNames(list, null);
+    }
+
+    /** A parser, control or package type's parameters where it is declared: distinct names, defaults where allowed. */
+    private void checkTypeParams(ParameterListContext list, ParameterListContext constructorList) {
+        requireDistinctNames(list, constructorList);
+        for (ParameterContext p : list.parameter()) {
+            defaultOf(p, p.direction() == null ? "" : p.direction().getText());
         }
     }
 
@@ -2163,6 +2226,10 @@ final class Elaborator {
         ParserRuleContext implementationAt = null;
         List<Expr> selectorFields = new ArrayList<>();
         Map<String, TablePropertyContext> given = new HashMap<>();
+        if (d.tableProperty().stream().noneMatch(p -> p instanceof ActionsPropertyContext)) {
+            throw error(d.name(), "table '" + d.name().getText() + "' has no actions property: every table lists the"
+                    + " actions it may run (P4_16 14.2.1.2)");
+        }
         for (TablePropertyContext p : d.tableProperty()) {
             String propName = p instanceof KeyPropertyContext ? "key" : p instanceof ActionsPropertyContext ? "actions"
                     : p instanceof EntriesPropertyContext ? "entries" : ((SimplePropertyContext) p).name().getText();
@@ -3753,6 +3820,14 @@ final class Elaborator {
             l = ((ShiftExpressionContext) e).expression(0);
             r = ((ShiftExpressionContext) e).expression(1);
             op = e.getChild(1).getText().equals("<<") ? "<<" : ">>";
+            if (op.equals(">>")) {
+                Token first = ((TerminalNode) e.getChild(1)).getSymbol();
+                Token second = ((TerminalNode) e.getChild(2)).getSymbol();
+                if (second.getStartIndex() != first.getStopIndex() + 1) {
+                    // the grammar's '>' '>' (so that generic types may close with >>); a shift is one token
+                    throw error(second, "'> >' is not a shift: write '>>' with nothing between");
+                }
+            }
         } else if (e instanceof BitAndExpressionContext) {
             l = ((BitAndExpressionContext) e).expression(0);
             r = ((BitAndExpressionContext) e).expression(1);
@@ -4031,11 +4106,9 @@ final class Elaborator {
             }
             return new Expr.Const(to, v.mod(limit));
         }
-        if (e.type == Type.INT_LITERAL && to instanceof Type.Enum && ((Type.Enum) to).underlying != null) {
-            return new Expr.Const(to, ((Expr.Const) e).value);
-        }
         throw error(at, "expected " + to + ", got " + e.type + (e.type instanceof Type.Bits && to instanceof Type.Bits
-                ? " (cast it: (" + to + ") ...)" : ""));
+                ? " (cast it: (" + to + ") ...)" : e.type == Type.INT_LITERAL && to instanceof Type.Enum && ((Type.Enum) to).underlying != null
+                ? " (an int becomes a serializable enum only by a cast, P4_16 8.11.2: (" + ((Type.Enum) to).name + ") ...)" : ""));
     }
 
     private Expr cast(Expr e, Type to, ParserRuleContext at) {

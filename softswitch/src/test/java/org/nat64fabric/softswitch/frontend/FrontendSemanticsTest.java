@@ -186,9 +186,11 @@ class FrontendSemanticsTest {
     }
 
     @Test
-    void aTableWithoutActionsRunsNoAction() {
+    void aTableWithAnEmptyActionListRunsNoAction() {
+        // P4_16 14.2.1: the compiler adds NoAction as the default action (an actions property is
+        // required: frontend-corpus/table_without_actions.p4)
         Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS, PARSE_ALL,
-                "table t { key = { hdr.h.a: exact; } }", "sm.egress_spec = 1; t.apply(); hdr.h.a = 9;", "", EMIT_ALL));
+                "table t { key = { hdr.h.a: exact; } actions = { } }", "sm.egress_spec = 1; t.apply(); hdr.h.a = 9;", "", EMIT_ALL));
         assertEquals("NoAction", p.table("I.t").defaultAction().action.name);
         assertEquals("0901020304", hex(new V1ModelSwitch(p).process(0, bytes("00 01 02 03 04")).get(0).data));
     }
@@ -207,7 +209,7 @@ class FrontendSemanticsTest {
                 + "    table spare_table { key = { hdr.h.a: exact; } actions = { set; } }\n"
                 + "    apply { spare_table.apply(); }\n}";
         Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS + "\n" + spare, PARSE_ALL,
-                "table t { key = { hdr.h.a: exact; } }", "sm.egress_spec = 1; t.apply();", "", EMIT_ALL));
+                "table t { key = { hdr.h.a: exact; } actions = { } }", "sm.egress_spec = 1; t.apply();", "", EMIT_ALL));
         assertEquals(List.of("I.t"), p.tables.stream().map(t -> t.name).collect(Collectors.toList()));
     }
 }
