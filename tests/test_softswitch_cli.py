@@ -30,8 +30,8 @@ def test_p4info_is_read_by_the_p4runtime_package(softswitch, tmp_path):
 
 
 def test_p4info_marks_initial_entries_and_leaves_them_out_for_p4runtime_1_3(softswitch, tmp_path):
-    """P4Runtime 1.4's has_initial_entries, read by the 1.4 package; --p4runtime-version 1.3 leaves it
-    out for readers on 1.3's classes (ONOS 2.7), everything else the same."""
+    """P4Runtime 1.4's has_initial_entries and initial_default_action, read by the 1.4 package;
+    --p4runtime-version 1.3 leaves them out for readers on 1.3's classes (ONOS 2.7), the rest the same."""
     program = ROOT / "softswitch" / "src" / "test" / "resources" / "p4info" / "initial_entries.p4"
     infos = {}
     for version in ("1.4", "1.3"):
@@ -41,8 +41,11 @@ def test_p4info_marks_initial_entries_and_leaves_them_out_for_p4runtime_1_3(soft
     assert [(t.preamble.name, t.is_const_table, t.has_initial_entries) for t in infos["1.4"].tables] == [
         ("I.fixed", True, True), ("I.seeded", False, True), ("I.empty", False, False)]
     assert not any(t.has_initial_entries for t in infos["1.3"].tables)
+    assert [t.initial_default_action.action_id for t in infos["1.4"].tables] == [
+        a.preamble.id for t in infos["1.4"].tables for a in infos["1.4"].actions if a.preamble.name == "NoAction"]
     for t in infos["1.4"].tables:
         t.has_initial_entries = False
+        t.ClearField("initial_default_action")
     assert infos["1.4"] == infos["1.3"]
 
 

@@ -14,6 +14,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.stream.Collectors;
 import p4.config.v1.P4InfoOuterClass.Action;
 import p4.config.v1.P4InfoOuterClass.MatchField;
@@ -72,11 +74,12 @@ final class EntryCodec {
 
     static EntryCodec load(Path p4infoText) throws IOException {
         P4Info.Builder b = P4Info.newBuilder();
-        // P4Runtime 1.4's has_initial_entries (softswitch and p4c write it), which the 1.3 classes read here
-        // lack, only informs: it is left out rather than refused
-        String text = new String(Files.readAllBytes(p4infoText), StandardCharsets.UTF_8)
-                .replaceAll("(?m)^\\s*has_initial_entries: (true|false)\\s*$", "");
-        TextFormat.merge(text, b);
+        // The P4Info classes here are P4Runtime 1.3's; what 1.4 added (has_initial_entries,
+        // initial_default_action, sum_of_weights: softswitch and p4c write them) only informs, so it
+        // is skipped, without the warning protobuf logs for each skipped field
+        Logger.getLogger(TextFormat.class.getName()).setLevel(Level.SEVERE);
+        TextFormat.Parser.newBuilder().setAllowUnknownFields(true).build()
+                .merge(new String(Files.readAllBytes(p4infoText), StandardCharsets.UTF_8), b);
         return new EntryCodec(b.build());
     }
 

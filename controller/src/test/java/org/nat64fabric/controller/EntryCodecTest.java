@@ -38,14 +38,17 @@ class EntryCodecTest {
     }
 
     @Test
-    void aP4Runtime14P4InfoIsReadWithTheFieldThe13ClassesLackLeftOut(@TempDir Path dir) throws Exception {
-        // softswitch and p4c write has_initial_entries (P4Runtime 1.4) for a table with entries
+    void aP4Runtime14P4InfoIsReadWithTheFieldsThe13ClassesLackLeftOut(@TempDir Path dir) throws Exception {
+        // softswitch and p4c write P4Runtime 1.4's has_initial_entries, initial_default_action, sum_of_weights
         Path text = dir.resolve("p4info.txt");
         Files.writeString(text, "tables {\n  preamble {\n    id: 33554433\n    name: \"I.t\"\n  }\n  is_const_table: true\n"
-                + "  has_initial_entries: true\n}\n");
+                + "  has_initial_entries: true\n  initial_default_action {\n    action_id: 16777217\n    arguments {\n"
+                + "      param_id: 1\n      value: \"\\001\"\n    }\n  }\n}\n"
+                + "action_profiles {\n  with_selector: true\n  sum_of_weights {\n  }\n}\n");
         Table t = EntryCodec.load(text).p4info().getTables(0);
         assertEquals("I.t", t.getPreamble().getName());
         assertTrue(t.getIsConstTable());
+        assertTrue(EntryCodec.load(text).p4info().getActionProfiles(0).getWithSelector());
     }
 
     @Test

@@ -2632,15 +2632,20 @@ final class Elaborator {
     }
 
     private Table.FieldMatch[] entryMatch(KeysetExpressionContext ks, List<Table.KeyField> keys, Scope sc) {
-        List<SimpleKeysetContext> parts = ks instanceof TupleKeysetContext ? ((TupleKeysetContext) ks).simpleKeyset()
+        List<? extends ParserRuleContext> parts = ks instanceof TupleKeysetContext ? ((TupleKeysetContext) ks).simpleKeyset()
                 : List.of(((SingleKeysetContext) ks).simpleKeyset());
+        ExpressionContext whole = ks instanceof SingleKeysetContext && parts.get(0) instanceof ValueKeysetContext ? unparenthesised(((ValueKeysetContext) parts.get(0))
+                .expression()) : null;
+        if (whole instanceof ListExpressionContext && ((ListExpressionContext) whole).expressionList().expression().size() == keys.size()) {
+            parts = ((ListExpressionContext) whole).expressionList().expression();   // { v1, v2 }: a value per key field, as p4c takes it
+        }
         if (parts.size() != keys.size()) {
             throw error(ks, "the entry has " + parts.size() + " key value(s); the table has " + keys.size() + " key field(s)");
         }
         Table.FieldMatch[] out = new Table.FieldMatch[parts.size()];
         for (int i = 0; i < parts.size(); i++) {
             Table.KeyField k = keys.get(i);
-            SimpleKeysetContext p = parts.get(i);
+            ParserRuleContext p = parts.get(i);
             Type kt = k.expr.type;
             if (p instanceof DefaultKeysetContext || p instanceof DontCareKeysetContext) {
                 if (k.kind == Table.MatchKind.EXACT) {
@@ -2670,13 +2675,18 @@ final class Elaborator {
                 out[i] = Table.FieldMatch.range(keyOperand(((RangeKeysetContext) p).expression(0), sc, kt),
                         keyOperand(((RangeKeysetContext) p).expression(1), sc, kt));
             } else {
-                BigInteger v = constantValue(((ValueKeysetContext) p).expression(), sc, kt);
+                BigInteger v = constantValue(p instanceof ValueKeysetContext ? ((ValueKeysetContext) p).expression()
+                        : (ExpressionContext) p, sc, kt);
                 out[i] = k.kind == Table.MatchKind.RANGE ? Table.FieldMatch.range(v, v)
                         : k.kind == Table.MatchKind.LPM ? Table.FieldMatch.lpm(v, k.width, k.width)
                         : Table.FieldMatch.exact(v, k.width);
             }
         }
         return out;
+    }
+
+    private static ExpressionContext unparenthesised(ExpressionContext e) {
+        return e instanceof ParenExpressionContext ? unparenthesised(((ParenExpressionContext) e).expression()) : e;
     }
 
     // ---- parsers ----

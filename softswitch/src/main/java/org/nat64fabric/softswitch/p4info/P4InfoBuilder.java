@@ -1,7 +1,9 @@
 package org.nat64fabric.softswitch.p4info;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.TextFormat;
 import com.google.protobuf.UnknownFieldSet;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -65,7 +67,21 @@ public final class P4InfoBuilder {
         for (ActionProfile ap : p.actionProfiles()) {
             allNames.add(ap.name);
         }
+        p.counters.forEach(c -> allNames.add(c.name));
+        p.meters.forEach(m -> allNames.add(m.name));
+        p.registers.forEach(r -> allNames.add(r.name));
+        p.valueSets.forEach(v -> allNames.add(v.name));
+        p.digests.forEach(d -> allNames.add(d.name));
+        for (Table t : p.tables) {
+            if (t.directCounter != null) {
+                allNames.add(t.directCounter);
+            }
+            if (t.directMeter != null) {
+                allNames.add(t.directMeter);
+            }
+        }
         P4Info.Builder info = P4Info.newBuilder().setPkgInfo(PkgInfo.newBuilder().setArch(p.architecture.p4infoName));
+        info.getTypeInfoBuilder();   // present, if empty, as p4c writes it
         for (Action a : p.actions) {
             var b = info.addActionsBuilder().setPreamble(preamble(P4Ids.Prefix.ACTION_VALUE, a.name, a.annotations));
             for (int i = 0; i < a.controlParamCount(); i++) {
@@ -120,11 +136,16 @@ public final class P4InfoBuilder {
             if (t.initialEntries) {
                 NewerFields.withVarint(b, NewerFields.TABLE_HAS_INITIAL_ENTRIES, 1);
             }
+            NewerFields.withBytes(b, NewerFields.TABLE_INITIAL_DEFAULT_ACTION, initialDefaultAction(t.initialDefaultAction()));
         }
         for (ActionProfile ap : p.actionProfiles()) {
             var b = info.addActionProfilesBuilder()
                     .setPreamble(preamble(P4Ids.Prefix.ACTION_PROFILE_VALUE, ap.name, ap.annotations))
-                    .setWithSelector(ap.withSelector).setSize(ap.size).setMaxGroupSize(ap.maxGroupSize);
+                    .setWithSelector(ap.withSelector).setSize(ap.size)
+                    .setMaxGroupSize(ap.withSelector ? ap.maxGroupSize : 0);   // "0 if the action profile does not have a selector"
+            if (ap.withSelector && ap.sumOfMembers == null) {
+                NewerFields.withBytes(b, NewerFields.ACTION_PROFILE_SUM_OF_WEIGHTS, ByteString.EMPTY);   // as p4c writes it
+            }
             if (ap.sumOfMembers != null) {
                 UnknownFieldSet.Builder sum = UnknownFieldSet.newBuilder();
                 if (ap.sumOfMembers.maxMemberWeight > 0) {
@@ -193,20 +214,71 @@ public final class P4InfoBuilder {
     }
 
     /**
-     * The P4Info in protobuf text format. ActionProfile.sum_of_members and Table.has_initial_entries
-     * (P4Runtime 1.4), unknown to the generated classes, would print as fields 7 and 11: they are
-     * written by their names, as 1.4 parsers read them (the only unknown fields P4Info gets here).
+     * Table.initial_default_action (TableActionCall, P4Runtime 1.4): the action and its control-plane
+     * arguments, each in as many bytes as its width takes (as p4c writes them).
      */
+    private ByteString initialDefaultAction(Table.ActionCall call) {
+        UnknownFieldSet.Field.Builder arguments = UnknownFieldSet.Field.newBuilder();
+        for (int i = 0; i < call.argCount(); i++) {
+            int width = call.action.params.get(i).width;
+            byte[] raw = call.arg(i).and(BigInteger.ONE.shiftLeft(width).subtract(BigInteger.ONE)).toByteArray();
+            byte[] value = new byte[(width + 7) / 8];
+            int n = Math.min(raw.length, value.length);
+            System.arraycopy(raw, raw.length - n, value, value.length - n, n);
+            UnknownFieldSet argument = UnknownFieldSet.newBuilder()
+                    .addField(2, UnknownFieldSet.Field.newBuilder().addVarint(i + 1).build())
+                    .addField(3, UnknownFieldSet.Field.newBuilder().addLengthDelimited(ByteString.copyFrom(value)).build()).build();
+            arguments.addLengthDelimited(argument.toByteString());
+        }
+        return UnknownFieldSet.newBuilder()
+                .addField(1, UnknownFieldSet.Field.newBuilder().addVarint(Integer.toUnsignedLong(id(call.action.name))).build())
+                .addField(4, arguments.build()).build().toByteString();
+    }
+
+    /**
+     * P4Runtime 1.4's fields, by the message they are in and their number: the generated classes we
+     * build on (1.3) keep them as unknown fields, which protobuf's text format prints by number.
+     */
+    private static final Map<String, String> NEWER_FIELD_NAMES = Map.of(
+            "tables/5", "initial_default_action", "tables/11", "has_initial_entries",
+            "initial_default_action/1", "action_id", "initial_default_action/4", "arguments",
+            "arguments/2", "param_id", "arguments/3", "value",
+            "action_profiles/6", "sum_of_weights", "action_profiles/7", "sum_of_members",
+            "sum_of_members/1", "max_member_weight");
+
+    /** The P4Info in protobuf text format, P4Runtime 1.4's fields written by their names, as 1.4 parsers read them. */
     public static String text(P4Info info) {
-        return TextFormat.printer().printToString(info)
-                .replaceAll("(?m)^( *)7: \\{\n *1: (\\d+)\n *\\}$", "$1sum_of_members {\n$1  max_member_weight: $2\n$1}")
-                .replaceAll("(?m)^( *)7: \"\"$", "$1sum_of_members {\n$1}")
-                .replaceAll("(?m)^( *)11: 1$", "$1has_initial_entries: true");
+        StringBuilder out = new StringBuilder();
+        java.util.Deque<String> open = new java.util.ArrayDeque<>();   // the messages the line is in, innermost first
+        for (String line : TextFormat.printer().printToString(info).split("\n")) {
+            String body = line.strip();
+            String indent = line.substring(0, line.length() - body.length());
+            if (body.equals("}")) {
+                open.pop();
+                out.append(line).append('\n');
+                continue;
+            }
+            boolean opens = body.endsWith(" {");
+            String field = opens ? body.substring(0, body.length() - 2).replaceAll(":$", "") : body.substring(0, body.indexOf(':'));
+            String named = NEWER_FIELD_NAMES.get(open.peek() + "/" + field);
+            if (named != null && body.endsWith(": \"\"")) {   // an empty message prints as empty bytes
+                out.append(indent).append(named).append(" {\n").append(indent).append("}\n");
+                continue;
+            }
+            String name = named != null ? named : field;
+            String rest = opens ? " {" : name.equals("has_initial_entries") ? ": true" : body.substring(field.length());
+            if (opens) {
+                open.push(name);
+            }
+            out.append(indent).append(name).append(rest).append('\n');
+        }
+        return out.toString();
     }
 
     /**
      * The P4Info for readers built on P4Runtime 1.3 (ONOS 2.7 parses P4Info text strictly with its
-     * classes, and refuses a field they lack): has_initial_entries left out, which only informs. A
+     * classes, and refuses a field they lack): has_initial_entries, initial_default_action and
+     * sum_of_weights left out, which only inform (the last is what 1.3 assumes). A
      * profile with sum_of_members cannot be told, as its groups would be sized otherwise: an error.
      */
     public static P4Info withoutP4Runtime14Fields(P4Info info) {
@@ -219,7 +291,12 @@ public final class P4InfoBuilder {
             }
         }
         for (var t : b.getTablesBuilderList()) {
-            t.setUnknownFields(UnknownFieldSet.newBuilder(t.getUnknownFields()).clearField(NewerFields.TABLE_HAS_INITIAL_ENTRIES).build());
+            t.setUnknownFields(UnknownFieldSet.newBuilder(t.getUnknownFields()).clearField(NewerFields.TABLE_HAS_INITIAL_ENTRIES)
+                    .clearField(NewerFields.TABLE_INITIAL_DEFAULT_ACTION).build());
+        }
+        for (var ap : b.getActionProfilesBuilderList()) {
+            ap.setUnknownFields(UnknownFieldSet.newBuilder(ap.getUnknownFields()).clearField(NewerFields.ACTION_PROFILE_SUM_OF_WEIGHTS)
+                    .build());
         }
         return b.build();
     }

@@ -31,6 +31,10 @@ public final class NewerFields {
     public static final int WATCH_PORT = 4;
     /** P4Info ActionProfile.sum_of_members (SumOfMembers, whose field 1 is max_member_weight), 1.4. */
     public static final int ACTION_PROFILE_SUM_OF_MEMBERS = 7;
+    /** P4Info ActionProfile.sum_of_weights (SumOfWeights, empty), 1.4: groups sized by their weights, as 1.3 sizes them. */
+    public static final int ACTION_PROFILE_SUM_OF_WEIGHTS = 6;
+    /** P4Info Table.initial_default_action (TableActionCall), 1.4. */
+    public static final int TABLE_INITIAL_DEFAULT_ACTION = 5;
     /** P4Info Table.has_initial_entries (bool), 1.4: the program gives the table entries, const or not. */
     public static final int TABLE_HAS_INITIAL_ENTRIES = 11;
 

@@ -196,6 +196,17 @@ class FrontendSemanticsTest {
     }
 
     @Test
+    void anEntryKeysetMayBeAListOfAValuePerKeyField() {
+        // as p4c takes them: { (4w1 ++ 4w2) } for one key field, { 3, 4 } for two
+        String decls = "action set(bit<8> v) { hdr.s[0].v = v; }\n"
+                + "table one { key = { hdr.h.a: exact; } actions = { set; } const entries = { { (4w1 ++ 4w2) } : set(0xaa); } }\n"
+                + "table two { key = { hdr.h.a: exact; hdr.s[1].v: exact; } actions = { set; }"
+                + " const entries = { { 3, 4 } : set(0xbb); } }";
+        assertEquals("12" + "aa" + "00" + "00" + "00", run("", decls, "one.apply();", "12 00 00 00 00"));
+        assertEquals("03" + "bb" + "04" + "00" + "00", run("", decls, "two.apply();", "03 00 04 00 00"));
+    }
+
+    @Test
     void logMsgTakesAFormatAndItsData() {
         run("", "", "log_msg(\"a={} s0={}\", {hdr.h.a, hdr.s[0].v}); log_msg(\"no data\");", "01 02 03 04 05");
     }

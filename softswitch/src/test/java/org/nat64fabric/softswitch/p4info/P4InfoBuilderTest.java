@@ -3,7 +3,7 @@ package org.nat64fabric.softswitch.p4info;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.protobuf.TextFormat;
+import com.google.protobuf.UnknownFieldSet;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.nat64fabric.softswitch.frontend.Frontend;
 import org.nat64fabric.softswitch.pipeline.Program;
+import org.nat64fabric.softswitch.testutil.P4Programs;
 import org.onosproject.net.pi.model.PiActionId;
 import org.onosproject.net.pi.model.PiMatchFieldId;
 import org.onosproject.net.pi.model.PiMatchType;
@@ -114,10 +115,36 @@ class P4InfoBuilderTest {
     }
 
     @Test
-    void onosParsesIt(@TempDir Path dir) throws Exception {
+    void aliasesInitialDefaultActionsAndProfilesAreAsP4RuntimeDescribesThem() throws Exception {
+        P4Info info = P4InfoBuilder.build(Frontend.compile(Path.of("src/test/resources/p4info/aliases_and_defaults.p4")));
+        // Preamble.alias: unique among the objects, the shortest suffix that is
+        assertEquals(List.of("c1.cnt", "c2.cnt"), info.getCountersList().stream().map(c -> c.getPreamble().getAlias())
+                .collect(Collectors.toList()));
+        assertEquals(List.of("c1.r", "c2.r"), info.getRegistersList().stream().map(r -> r.getPreamble().getAlias())
+                .collect(Collectors.toList()));
+        // ActionProfile.max_group_size: "0 if the action profile does not have a selector"
+        assertEquals(0, info.getActionProfiles(0).getMaxGroupSize());
+        // Table.initial_default_action (1.4, field 5): set(7, 0x102), each argument in its width's bytes
+        UnknownFieldSet call = UnknownFieldSet.parseFrom(info.getTables(0).getUnknownFields().getField(5)
+                .getLengthDelimitedList().get(0));
+        assertEquals(List.of(Integer.toUnsignedLong(info.getActions(0).getPreamble().getId())), call.getField(1).getVarintList());
+        List<String> arguments = new java.util.ArrayList<>();
+        for (com.google.protobuf.ByteString a : call.getField(4).getLengthDelimitedList()) {
+            UnknownFieldSet argument = UnknownFieldSet.parseFrom(a);
+            arguments.add(argument.getField(2).getVarintList().get(0) + "=" + P4Programs.hex(argument.getField(3)
+                    .getLengthDelimitedList().get(0).toByteArray()));
+        }
+        assertEquals(List.of("1=07", "2=0102"), arguments);
+        assertEquals("I.set", info.getActions(0).getPreamble().getName());
+        assertTrue(info.hasTypeInfo(), "type_info is there, empty, as p4c writes it");
+    }
+
+    @Test
+    void onosParsesItsP4Runtime13Form(@TempDir Path dir) throws Exception {
+        // ONOS 2.7 reads P4Info text with P4Runtime 1.3's classes (compile --p4runtime-version 1.3)
         Program program = Frontend.compile(L3);
         Path file = dir.resolve("p4info.txt");
-        Files.writeString(file, TextFormat.printToString(P4InfoBuilder.build(program)));
+        Files.writeString(file, P4InfoBuilder.text(P4InfoBuilder.withoutP4Runtime14Fields(P4InfoBuilder.build(program))));
         PiPipelineModel model = P4InfoParser.parse(file.toUri().toURL());
         PiTableModel t = model.table(PiTableId.of("L3Ingress.ipv4_lpm")).orElseThrow();
         assertEquals(PiMatchType.LPM, t.matchField(PiMatchFieldId.of("hdr.ipv4.dst_addr")).orElseThrow().matchType());

@@ -1,0 +1,32 @@
+// Two instances of a control holding a counter and a register (aliases unique per object, as
+// P4Info's Preamble asks), a table's initial default action with arguments, and an action profile
+// without a selector (max_group_size 0 in P4Info, whatever @max_group_size says).
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t { bit<8> a; bit<8> b; }
+struct headers_t { h_t h; }
+struct meta_t { }
+
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control VC(inout headers_t hdr, inout meta_t meta) { apply { } }
+control Count(inout headers_t hdr) {
+    counter(4, CounterType.packets) cnt;
+    register<bit<8>>(4) r;
+    apply { cnt.count(0); r.write(0, hdr.h.a); }
+}
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    Count() c1;
+    Count() c2;
+    action set(bit<8> v, bit<16> w) { hdr.h.a = v; }
+    @max_group_size(200) action_profile(32) ap;
+    table t { key = { hdr.h.a: exact; } actions = { set; NoAction; } default_action = set(7, 0x102); }
+    table p { key = { hdr.h.b: exact; } actions = { set; NoAction; } implementation = ap; }
+    apply { c1.apply(hdr); c2.apply(hdr); t.apply(); p.apply(); }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control CC(inout headers_t hdr, inout meta_t meta) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
