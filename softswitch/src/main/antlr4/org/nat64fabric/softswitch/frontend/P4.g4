@@ -158,7 +158,7 @@ tableProperty
     ;
 keyElement : expression ':' name annotations? ';' ;
 actionRef : annotations? name ( '(' argumentList ')' )? ;
-entry : ( PRIORITY '=' expression ':' )? keysetExpression ':' actionRef annotations? ';' ;
+entry : CONST? ( PRIORITY '=' expression ':' )? keysetExpression ':' actionRef annotations? ';' ;
 
 // ---- statements ----
 statement

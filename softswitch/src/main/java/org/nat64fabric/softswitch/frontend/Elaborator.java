@@ -2359,6 +2359,7 @@ final class Elaborator {
                 if (t.find(entry) != null) {
                     throw error(e, "this entry has the match" + (t.needsPriority() ? " and priority" : "") + " of an earlier entry");
                 }
+                entry.constant = e.CONST() != null;   // redundant under 'const entries' (P4_16 14.2.1.4)
                 t.insert(entry);
             }
         }

@@ -305,6 +305,8 @@ public final class Table {
         private Table table;
         public final int priority;
         public volatile ActionCall action;
+        /** Given by the program as 'const' in a table's 'entries' (P4_16 14.2.1.4): the control plane may not change it. */
+        public boolean constant;
         /** In a table with an action profile, the member or group the entry runs (action is null). */
         public volatile ActionProfile.Target indirect;
         /** Changed by a MODIFY (P4Runtime 9.1: the idle timeout is part of what MODIFY sets). */
@@ -700,6 +702,11 @@ public final class Table {
 
     public synchronized List<Entry> entries() {
         return exactOnly ? exactIndex.entries() : new ArrayList<>(byIdentity.values());
+    }
+
+    /** Whether the control plane may not change e (its direct resources aside): the table's entries are const, or e is. */
+    public boolean isConst(Entry e) {
+        return constEntries || e.constant;
     }
 
     public ActionCall defaultAction() {

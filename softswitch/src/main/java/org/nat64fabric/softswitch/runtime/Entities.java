@@ -253,7 +253,9 @@ public final class Entities {
         TableEntry e = read.getTableEntry().toBuilder().setUnknownFields(UnknownFieldSet.getDefaultInstance()).build();
         Table t = table(e.getTableId());
         if (!e.getIsDefaultAction()) {
-            return List.of(Entity.newBuilder().setTableEntry(t.constEntries ? e.toBuilder().clearAction().build() : e).build());
+            Table.Entry entry = lookup(t, match(t, e.getMatchList()), e.getPriority());
+            boolean constant = t.constEntries || entry != null && entry.constant;
+            return List.of(Entity.newBuilder().setTableEntry(constant ? e.toBuilder().clearAction().build() : e).build());
         }
         if (!constDefault(t)) {
             return List.of(Entity.newBuilder().setTableEntry(e).build());
@@ -767,6 +769,11 @@ public final class Entities {
             throw new EntityException(Code.PERMISSION_DENIED, "table " + t.name + " has const entries: "
                     + "only their direct counters and meters may be modified (a MODIFY without an action or metadata)");
         }
+        boolean constant = existing != null && t.isConst(existing);
+        if (constant && type != Update.Type.INSERT && (type != Update.Type.MODIFY || e.hasAction() || withMetadata(e))) {
+            throw new EntityException(Code.PERMISSION_DENIED, "this entry of " + t.name + " is const in the program: "
+                    + "only its direct counter and meter may be modified (a MODIFY without an action or metadata)");
+        }
         if (type == Update.Type.DELETE) {
             // Only the key counts for a DELETE: the other fields are ignored, whatever they hold.
             if (existing == null) {
@@ -783,7 +790,7 @@ public final class Entities {
         if (e.getIdleTimeoutNs() < 0) {
             throw new EntityException(Code.INVALID_ARGUMENT, "idle_timeout_ns " + e.getIdleTimeoutNs() + " is negative");
         }
-        if (e.getIdleTimeoutNs() != 0 && (!t.supportTimeout || t.constEntries)) {
+        if (e.getIdleTimeoutNs() != 0 && (!t.supportTimeout || t.constEntries || constant && type == Update.Type.MODIFY)) {
             throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " does not support idle timeouts"
                     + (t.supportTimeout ? " on its const entries" : ""));
         }
@@ -842,7 +849,7 @@ public final class Entities {
         if (e.hasCounterData()) {
             t.setCounts(existing, e.getCounterData().getPacketCount(), e.getCounterData().getByteCount());
         }
-        if (!t.constEntries) {
+        if (!t.isConst(existing)) {
             existing.metadata = metadata;
             setControllerMetadata(existing, e.getControllerMetadata());
             t.setIdleTimeout(existing, e.getIdleTimeoutNs());
@@ -1204,7 +1211,7 @@ public final class Entities {
         TableEntry.Builder b = TableEntry.newBuilder().setTableId(tid).setPriority(priority(t, e))
                 .setIdleTimeoutNs(e.idleTimeoutNs).setMetadata(ByteString.copyFrom(e.metadata))
                 .setControllerMetadata(controllerMetadata.getOrDefault(e, 0L));
-        if (t.constEntries) {
+        if (t.isConst(e)) {
             NewerFields.withVarint(b, NewerFields.TABLE_ENTRY_IS_CONST, 1);
         }
         Table.FieldMatch[] match = e.match();

@@ -204,6 +204,46 @@ class EntitiesSpecTest {
     }
 
     @Test
+    void aConstEntryAmongMutableEntriesIsConstAndTheOthersAreNot() throws Exception {
+        // P4_16 14.2.1.4: in 'entries' (not 'const entries') an entry marked const may not be modified
+        // or removed by the control plane; the others may, and entries may be added
+        Program program = P4Programs.compile(dir, P4Programs.v1(
+                "header eth_t { bit<48> dst; bit<48> src; bit<16> type; }\nstruct headers_t { eth_t eth; }\nstruct meta_t { }",
+                "state start { pkt.extract(hdr.eth); transition accept; }",
+                "action forward(bit<9> port) { sm.egress_spec = port; }\n"
+                        + "table mixed {\n key = { hdr.eth.type: exact; }\n actions = { forward; NoAction; }\n"
+                        + " entries = { const 0x0800 : forward(6); 0x86dd : forward(7); }\n}\n",
+                "mixed.apply();", "", "pkt.emit(hdr.eth);"));
+        P4Info mixedInfo = P4InfoBuilder.build(program);
+        Entities mixed = new Entities(new V1ModelSwitch(program), mixedInfo);
+        int tid = mixedInfo.getTables(0).getPreamble().getId();
+        int forward = mixedInfo.getActionsList().stream().filter(a -> a.getPreamble().getName().equals("I.forward"))
+                .findFirst().orElseThrow().getPreamble().getId();
+        java.util.function.Function<Long, TableEntry.Builder> entry = type -> TableEntry.newBuilder().setTableId(tid)
+                .addMatch(p4.v1.P4RuntimeOuterClass.FieldMatch.newBuilder().setFieldId(1)
+                        .setExact(p4.v1.P4RuntimeOuterClass.FieldMatch.Exact.newBuilder().setValue(bytes(type))));
+        java.util.Map<Long, Long> isConst = new java.util.HashMap<>();
+        for (Entity e : mixed.read(Entity.newBuilder().setTableEntry(TableEntry.newBuilder().setTableId(tid)).build())) {
+            isConst.put(new BigInteger(1, e.getTableEntry().getMatch(0).getExact().getValue().toByteArray()).longValue(),
+                    NewerFields.varint(e.getTableEntry(), NewerFields.TABLE_ENTRY_IS_CONST));
+        }
+        assertEquals(java.util.Map.of(0x0800L, 1L, 0x86ddL, 0L), isConst);
+        Entity changed = Entity.newBuilder().setTableEntry(entry.apply(0x0800L).setAction(p4.v1.P4RuntimeOuterClass.TableAction
+                .newBuilder().setAction(p4.v1.P4RuntimeOuterClass.Action.newBuilder().setActionId(forward)
+                        .addParams(p4.v1.P4RuntimeOuterClass.Action.Param.newBuilder().setParamId(1).setValue(bytes(9)))))).build();
+        assertEquals(EntityException.Code.PERMISSION_DENIED, code(() -> mixed.apply(Update.Type.MODIFY, changed)));
+        assertEquals(EntityException.Code.PERMISSION_DENIED, code(() -> mixed.apply(Update.Type.DELETE,
+                Entity.newBuilder().setTableEntry(entry.apply(0x0800L)).build())));
+        mixed.apply(Update.Type.MODIFY, Entity.newBuilder().setTableEntry(entry.apply(0x0800L)).build());   // its counters only
+        mixed.apply(Update.Type.MODIFY, changed.toBuilder().setTableEntry(changed.getTableEntry().toBuilder()
+                .setMatch(0, entry.apply(0x86ddL).getMatch(0))).build());
+        mixed.apply(Update.Type.DELETE, Entity.newBuilder().setTableEntry(entry.apply(0x86ddL)).build());
+        mixed.apply(Update.Type.INSERT, changed.toBuilder().setTableEntry(changed.getTableEntry().toBuilder()
+                .setMatch(0, entry.apply(0x0806L).getMatch(0))).build());
+        assertEquals(2, mixed.read(Entity.newBuilder().setTableEntry(TableEntry.newBuilder().setTableId(tid)).build()).size());
+    }
+
+    @Test
     void writesTheSpecificationRefusesAreInvalidArguments() throws Exception {
         TableEntry.Builder keyless = TableEntry.newBuilder().setTableId(table("I.keyless"))
                 .setAction(fwd(0, 1).getAction());
