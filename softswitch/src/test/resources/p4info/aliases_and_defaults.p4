@@ -1,6 +1,7 @@
 // Two instances of a control holding a counter and a register (aliases unique per object, as
 // P4Info's Preamble asks), a table's initial default action with arguments, and an action profile
-// without a selector (max_group_size 0 in P4Info, whatever @max_group_size says).
+// without a selector (max_group_size 0 in P4Info, whatever @max_group_size says); an action called
+// from the apply block, which P4Info lists too (as p4c does), without its directional parameter.
 #include <core.p4>
 #include <v1model.p4>
 
@@ -21,10 +22,11 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
     Count() c1;
     Count() c2;
     action set(bit<8> v, bit<16> w) { hdr.h.a = v; }
+    action bump(inout bit<8> x) { x = x + 1; }
     @max_group_size(200) action_profile(32) ap;
     table t { key = { hdr.h.a: exact; } actions = { set; NoAction; } default_action = set(7, 0x102); }
     table p { key = { hdr.h.b: exact; } actions = { set; NoAction; } implementation = ap; }
-    apply { c1.apply(hdr); c2.apply(hdr); t.apply(); p.apply(); }
+    apply { c1.apply(hdr); c2.apply(hdr); t.apply(); p.apply(); bump(hdr.h.b); }
 }
 control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
 control CC(inout headers_t hdr, inout meta_t meta) { apply { } }

@@ -67,6 +67,8 @@ final class Elaborator {
     private final Type.Named matchKindType = new Type.Named("match_kind", false);
     private final List<Table> tables = new ArrayList<>();
     private final List<Action> actions = new ArrayList<>();
+    /** Actions called from an apply block or another action, in the order first called: P4Info lists them too, as p4c does. */
+    private final List<Action> calledActions = new ArrayList<>();
     private final List<Externs.Counter> counters = new ArrayList<>();
     private final List<Externs.Register> registers = new ArrayList<>();
     private final List<Externs.Meter> meters = new ArrayList<>();
@@ -1850,12 +1852,13 @@ final class Elaborator {
     private Program program(Parser parser, Stmt verify, Stmt ingress, Stmt egress, Stmt compute, Stmt deparser,
                             Expr.Agg hdr, Expr.Agg meta, Map<Integer, List<Expr>> fieldLists) {
         List<Action> used = new ArrayList<>();
-        for (Table t : tables) {
-            for (Table.ActionRef r : t.actions) {
-                if (!used.contains(r.action)) {
-                    used.add(r.action);
-                    claim("action", r.action.name, r.action.annotations, actionDeclarations.get(r.action));
-                }
+        List<Action> listed = new ArrayList<>();
+        tables.forEach(t -> t.actions.forEach(r -> listed.add(r.action)));
+        listed.addAll(calledActions);
+        for (Action a : listed) {
+            if (!used.contains(a)) {
+                used.add(a);
+                claim("action", a.name, a.annotations, actionDeclarations.get(a));
             }
         }
         if (wideWidths.size() != wideSlots) {
@@ -4833,6 +4836,9 @@ final class Elaborator {
     }
 
     private Stmt actionDirectCall(ActionSym a, ArgumentListContext args, Scope sc, ParserRuleContext at) {
+        if (!calledActions.contains(a.action)) {
+            calledActions.add(a.action);
+        }
         List<Param> params = new ArrayList<>(a.directional);
         List<Expr> slots = new ArrayList<>(a.directionalSlots);
         for (Action.Param p : a.action.params) {

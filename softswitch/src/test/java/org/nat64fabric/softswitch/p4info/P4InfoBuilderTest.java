@@ -137,6 +137,8 @@ class P4InfoBuilderTest {
         assertEquals(List.of("1=07", "2=0102"), arguments);
         assertEquals("I.set", info.getActions(0).getPreamble().getName());
         assertTrue(info.hasTypeInfo(), "type_info is there, empty, as p4c writes it");
+        assertEquals(0, info.getActionsList().stream().filter(a -> a.getPreamble().getName().equals("I.bump")).findFirst()
+                .orElseThrow().getParamsCount(), "an action called from apply is listed, its inout parameter not");
     }
 
     @Test
