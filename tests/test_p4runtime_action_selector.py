@@ -18,7 +18,7 @@ from p4.v1 import p4runtime_pb2
 
 PROGRAM = ROOT / "softswitch" / "examples" / "ecmp_selector.p4"
 SELECTOR = "EcmpIngress.ecmp_selector"
-SMAC_PROFILE = "EcmpIngress.smac_profile"
+SMAC_PROFILE = "smac_profile"   # the implementation property's @name, as written
 NEXT_HOPS = {1: 2, 2: 3, 3: 4}          # member ID -> egress port
 MAX_GROUP_SIZE = 8                       # @max_group_size(8) in the program
 

@@ -1380,8 +1380,9 @@ final class Elaborator {
 
     /**
      * A table's implementation property: a declared action_profile or action_selector instance, or
-     * one constructed there, named by the property's @name (qualified as every @name; p4c refuses a
-     * property without one, softswitch names the profile after the table then) and annotated by
+     * one constructed there, named by the property's @name as written (not qualified by the control:
+     * p4c's P4Info names it so; p4c refuses a property without one, softswitch names the profile after
+     * the table then) and annotated by
      * the property's annotations (@max_group_size, @id).
      */
     private ProfileDecl implementation(ExpressionContext e, Scope sc, String prefix, String table,
@@ -1391,7 +1392,7 @@ final class Elaborator {
             Object t = sc.lookup(c.expression().getText());
             if (t instanceof ExternType && (((ExternType) t).name.equals(ACTION_PROFILE)
                     || ((ExternType) t).name.equals(ACTION_SELECTOR))) {
-                String name = an.containsKey("name") ? qualified(prefix, "", an) : table;
+                String name = an.containsKey("name") ? qualified("", "", an) : table;
                 ProfileDecl pd = profileDecl(((ExternType) t).name, name, an, c.argumentList().argument(), e, sc);
                 claim(ACTION_PROFILE, name, an, e.getStart());
                 return pd;

@@ -106,7 +106,7 @@ public final class P4InfoBuilder {
                         .setScope(r.defaultOnly ? ActionRef.Scope.DEFAULT_ONLY
                                 : r.tableOnly ? ActionRef.Scope.TABLE_ONLY : ActionRef.Scope.TABLE_AND_DEFAULT));
             }
-            if (t.constDefaultAction) {
+            if (t.defaultActionIsConst()) {
                 b.setConstDefaultActionId(id(t.defaultAction().action.name));
             }
             if (t.directCounter != null) {

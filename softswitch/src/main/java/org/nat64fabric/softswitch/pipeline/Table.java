@@ -704,6 +704,11 @@ public final class Table {
         return exactOnly ? exactIndex.entries() : new ArrayList<>(byIdentity.values());
     }
 
+    /** Whether the default action is constant: declared const, or an indirect table's NoAction (P4Runtime 9.1.5). */
+    public boolean defaultActionIsConst() {
+        return constDefaultAction || profile() != null;
+    }
+
     /** Whether the control plane may not change e (its direct resources aside): the table's entries are const, or e is. */
     public boolean isConst(Entry e) {
         return constEntries || e.constant;

@@ -257,7 +257,7 @@ public final class Entities {
             boolean constant = t.constEntries || entry != null && entry.constant;
             return List.of(Entity.newBuilder().setTableEntry(constant ? e.toBuilder().clearAction().build() : e).build());
         }
-        if (!constDefault(t)) {
+        if (!t.defaultActionIsConst()) {
             return List.of(Entity.newBuilder().setTableEntry(e).build());
         }
         TableEntry key = TableEntry.newBuilder().setTableId(e.getTableId()).setIsDefaultAction(true).build();
@@ -889,7 +889,7 @@ public final class Entities {
                     + ", an indirect table (implementation " + t.profile().name + ")");
         }
         TwoRateMarker meter = directResources(t, e);
-        if (!resourcesOnly || !constDefault(t)) {
+        if (!resourcesOnly || !t.defaultActionIsConst()) {
             t.setDefaultAction(e.hasAction() ? actionCall(t, e.getAction(), true) : t.initialDefaultAction());
             // Its metadata reads back as written; a reset (no action) resets them too.
             if (e.hasAction() && (!e.getMetadata().isEmpty() || e.getControllerMetadata() != 0)) {
@@ -906,11 +906,6 @@ public final class Entities {
         if (e.hasCounterData()) {
             t.setCounts(t.defaultEntry, e.getCounterData().getPacketCount(), e.getCounterData().getByteCount());
         }
-    }
-
-    /** Whether the table's default action is constant: declared const, or an indirect table's NoAction (9.1.5). */
-    private static boolean constDefault(Table t) {
-        return t.constDefaultAction || t.profile() != null;
     }
 
     /**
@@ -1125,7 +1120,7 @@ public final class Entities {
             TableEntry.Builder b = TableEntry.newBuilder().setTableId(tid).setIsDefaultAction(true);
             b.getActionBuilder().setAction(action(t.defaultAction()));
             b.mergeFrom(defaultEntryMetadata.getOrDefault(t, TableEntry.getDefaultInstance()));
-            if (constDefault(t)) {
+            if (t.defaultActionIsConst()) {
                 NewerFields.withVarint(b, NewerFields.TABLE_ENTRY_IS_CONST, 1);   // 1.4: it cannot be modified
             }
             if (withCounters) {

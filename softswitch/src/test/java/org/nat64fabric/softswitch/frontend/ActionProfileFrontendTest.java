@@ -75,7 +75,7 @@ class ActionProfileFrontendTest {
         Program p = compile("table t { key = { hdr.h.a: exact; hdr.h.b: selector; } actions = { fwd; } "
                 + "@name(\"ap_ws\") @max_group_size(200) "
                 + "implementation = action_selector(HashAlgorithm.identity, 32w1024, 32w10); }");
-        assertEquals("I.ap_ws", p.table("I.t").profile().name, "a relative @name, as every @name");
+        assertEquals("ap_ws", p.table("I.t").profile().name, "the @name as written, as p4c's P4Info names it");
         assertEquals(200, p.table("I.t").profile().maxGroupSize);
     }
 

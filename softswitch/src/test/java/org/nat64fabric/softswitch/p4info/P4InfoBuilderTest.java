@@ -124,6 +124,11 @@ class P4InfoBuilderTest {
                 .collect(Collectors.toList()));
         // ActionProfile.max_group_size: "0 if the action profile does not have a selector"
         assertEquals(0, info.getActionProfiles(0).getMaxGroupSize());
+        // an indirect table's default action is a constant NoAction (P4Runtime 9.1.5), as p4c's P4Info says
+        p4.config.v1.P4InfoOuterClass.Table indirect = info.getTables(1);
+        assertEquals(info.getActionProfiles(0).getPreamble().getId(), indirect.getImplementationId());
+        assertEquals(info.getActionsList().stream().filter(a -> a.getPreamble().getName().equals("NoAction")).findFirst()
+                .orElseThrow().getPreamble().getId(), indirect.getConstDefaultActionId());
         // Table.initial_default_action (1.4, field 5): set(7, 0x102), each argument in its width's bytes
         UnknownFieldSet call = UnknownFieldSet.parseFrom(info.getTables(0).getUnknownFields().getField(5)
                 .getLengthDelimitedList().get(0));

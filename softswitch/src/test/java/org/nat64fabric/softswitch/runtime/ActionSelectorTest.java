@@ -51,7 +51,7 @@ class ActionSelectorTest {
         sw = new V1ModelSwitch(program);
         entities = new Entities(sw, info);
         selector = profileId("EcmpIngress.ecmp_selector");
-        profile = profileId("EcmpIngress.smac_profile");
+        profile = profileId("smac_profile");
         lpm = table("EcmpIngress.ipv4_lpm").getPreamble().getId();
         smac = table("EcmpIngress.smac_rewrite").getPreamble().getId();
     }
