@@ -1,7 +1,8 @@
 // Two instances of a control holding a counter and a register (aliases unique per object, as
 // P4Info's Preamble asks), a table's initial default action with arguments, and an action profile
 // without a selector (max_group_size 0 in P4Info, whatever @max_group_size says); an action called
-// from the apply block, which P4Info lists too (as p4c does), without its directional parameter.
+// from the apply block, which P4Info lists too (as p4c does), without its directional parameter; a
+// validity key, named h.$valid$ as p4c names it.
 #include <core.p4>
 #include <v1model.p4>
 
@@ -25,7 +26,7 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
     action bump(inout bit<8> x) { x = x + 1; }
     @max_group_size(200) action_profile(32) ap;
     table t { key = { hdr.h.a: exact; } actions = { set; NoAction; } default_action = set(7, 0x102); }
-    table p { key = { hdr.h.b: exact; } actions = { set; NoAction; } implementation = ap; }
+    table p { key = { hdr.h.b: exact; hdr.h.isValid(): exact; } actions = { set; NoAction; } implementation = ap; }
     apply { c1.apply(hdr); c2.apply(hdr); t.apply(); p.apply(); bump(hdr.h.b); }
 }
 control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }

@@ -2511,7 +2511,8 @@ final class Elaborator {
             default: throw error(k.name(), "match_kind '" + kind + "' is not supported by softswitch");
         }
         Map<String, List<String>> an = annotations(k.annotations());
-        String name = an.containsKey("name") ? an.get("name").get(0) : k.expression().getText();
+        // p4c names a validity key h.$valid$ (a name P4Runtime clients written for it look up)
+        String name = an.containsKey("name") ? an.get("name").get(0) : k.expression().getText().replaceAll("\\.isValid\\(\\)$", ".\\$valid\\$");
         if (an.containsKey("id")) {   // P4Info: a key element's @id is its match field ID (else its position)
             String given = an.get("id").isEmpty() ? "" : an.get("id").get(0);
             try {

@@ -127,6 +127,8 @@ class P4InfoBuilderTest {
         // an indirect table's default action is a constant NoAction (P4Runtime 9.1.5), as p4c's P4Info says
         p4.config.v1.P4InfoOuterClass.Table indirect = info.getTables(1);
         assertEquals(info.getActionProfiles(0).getPreamble().getId(), indirect.getImplementationId());
+        assertEquals(List.of("hdr.h.b", "hdr.h.$valid$"), indirect.getMatchFieldsList().stream().map(MatchField::getName)
+                .collect(Collectors.toList()));
         assertEquals(info.getActionsList().stream().filter(a -> a.getPreamble().getName().equals("NoAction")).findFirst()
                 .orElseThrow().getPreamble().getId(), indirect.getConstDefaultActionId());
         // Table.initial_default_action (1.4, field 5): set(7, 0x102), each argument in its width's bytes
