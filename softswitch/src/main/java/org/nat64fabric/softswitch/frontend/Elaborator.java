@@ -236,9 +236,17 @@ final class Elaborator {
         final List<Expr> slots = new ArrayList<>();
         Expr result;
         Stmt body;
+        /** A generic function's scope and type parameters; it is compiled once per binding of them, where called. */
+        final Scope declaredIn;
+        final List<String> typeParams = new ArrayList<>();
+        final Map<String, FunctionSym> instances = new HashMap<>();
 
-        FunctionSym(FunctionDeclarationContext ctx) {
+        FunctionSym(FunctionDeclarationContext ctx, Scope declaredIn) {
             this.ctx = ctx;
+            this.declaredIn = declaredIn;
+            if (ctx.functionPrototype().typeParameters() != null) {
+                ctx.functionPrototype().typeParameters().name().forEach(n -> typeParams.add(n.getText()));
+            }
         }
     }
 
@@ -579,9 +587,11 @@ final class Elaborator {
             }
         } else if (d.functionDeclaration() != null) {
             FunctionDeclarationContext f = d.functionDeclaration();
-            FunctionSym fs = new FunctionSym(f);
+            FunctionSym fs = new FunctionSym(f, sc);
             define(sc, f.functionPrototype().name(), fs);
-            compileFunction(fs, sc);
+            if (fs.typeParams.isEmpty()) {
+                compileFunction(fs, sc);
+            }
         } else if (d.parserTypeDeclaration() != null) {
             ParserTypeDeclarationContext t = d.parserTypeDeclaration();
             checkTypeParams(t.parameterList(), null);
@@ -1467,9 +1477,6 @@ final class Elaborator {
 
     private void compileFunction(FunctionSym fs, Scope sc) {
         FunctionPrototypeContext p = fs.ctx.functionPrototype();
-        if (p.typeParameters() != null) {
-            throw error(p.typeParameters(), "generic functions are not supported by softswitch");
-        }
         Scope body = new Scope(sc);
         List<Param> declared = params(p.parameterList(), sc, List.of());
         for (int i = 0; i < declared.size(); i++) {
@@ -4410,7 +4417,7 @@ final class Elaborator {
             if (inProgress.contains(callee)) {
                 throw error(calleeCtx, "function '" + calleeCtx.getText() + "' calls itself: P4 has no recursion");
             }
-            return functionCall((FunctionSym) callee, args, sc, e);
+            return functionCall((FunctionSym) callee, args, targs, sc, e);
         }
         if (callee instanceof ExternFunction) {
             int argc = args == null ? 0 : args.argument().size();
@@ -4852,15 +4859,77 @@ final class Elaborator {
         return copyInOut(prelude, params, slots, values, new ActionBody(a.action));
     }
 
-    private Object functionCall(FunctionSym f, ArgumentListContext args, Scope sc, ParserRuleContext at) {
+    private Object functionCall(FunctionSym f, ArgumentListContext args, List<Type> targs, Scope sc, ParserRuleContext at) {
+        String what = "function '" + f.ctx.functionPrototype().name().getText() + "'";
         List<Stmt> prelude = new ArrayList<>();
-        List<Expr> values = arguments("function '" + f.ctx.functionPrototype().name().getText() + "'", f.params, args, sc,
-                new HashMap<>(), at, prelude);
+        List<Expr> values;
+        if (f.typeParams.isEmpty()) {
+            if (!targs.isEmpty()) {
+                throw error(at, what + " has no type parameters");
+            }
+            values = arguments(what, f.params, args, sc, new HashMap<>(), at, prelude);
+        } else {
+            Map<String, Type> bindings = typeBindings(f, targs, at);
+            values = arguments(what, params(f.ctx.functionPrototype().parameterList(), f.declaredIn, f.typeParams), args, sc,
+                    bindings, at, prelude);
+            f = instance(f, bindings, at);
+            for (int i = 0; i < values.size(); i++) {
+                values.set(i, values.get(i) instanceof Expr.Agg ? values.get(i) : coerce(values.get(i), f.params.get(i).type, at));
+            }
+        }
         Stmt call = copyInOut(prelude, f.params, f.slots, values, f.body);
         if (f.result == null) {
             return call;
         }
         return f.result instanceof Expr.Agg ? new AggregateCall(call, (Expr.Agg) f.result) : new FunctionCall(call, f.result);
+    }
+
+    /** A generic function's type arguments as given at the call (f<bit<8>>(x)); the others are inferred from the arguments. */
+    private Map<String, Type> typeBindings(FunctionSym f, List<Type> targs, ParserRuleContext at) {
+        if (!targs.isEmpty() && targs.size() != f.typeParams.size()) {
+            throw error(at, "function '" + f.ctx.functionPrototype().name().getText() + "' has " + f.typeParams.size()
+                    + " type parameter(s), " + targs.size() + " given");
+        }
+        Map<String, Type> bindings = new HashMap<>();
+        for (int i = 0; i < targs.size(); i++) {
+            bindings.put(f.typeParams.get(i), targs.get(i));
+        }
+        return bindings;
+    }
+
+    /**
+     * A generic function compiled for one binding of its type parameters (P4_16 10: specialized at each
+     * use), once per binding: its body is checked with the types bound.
+     */
+    private FunctionSym instance(FunctionSym f, Map<String, Type> bindings, ParserRuleContext at) {
+        Scope withTypes = new Scope(f.declaredIn);
+        StringBuilder key = new StringBuilder();
+        for (String v : f.typeParams) {
+            Type t = bindings.get(v);
+            if (t == null || t == Type.INT_LITERAL) {
+                throw error(at, "the type " + v + " of function '" + f.ctx.functionPrototype().name().getText()
+                        + "' cannot be inferred from the arguments: give it, as in " + f.ctx.functionPrototype().name().getText()
+                        + "<bit<8>>(...)");
+            }
+            withTypes.symbols.put(v, t);
+            key.append(t).append(';');
+        }
+        FunctionSym known = f.instances.get(key.toString());
+        if (known != null) {
+            return known;
+        }
+        FunctionSym inst = new FunctionSym(f.ctx, f.declaredIn);
+        List<Stmt> outerPrelude = lvaluePrelude;
+        lvaluePrelude = null;   // the body is compiled on its own, not as part of the call's statement
+        inProgress.add(f);   // a call of f in its own body is recursion, which the call's check refuses
+        try {
+            compileFunction(inst, withTypes);
+        } finally {
+            inProgress.remove(f);
+            lvaluePrelude = outerPrelude;
+        }
+        f.instances.put(key.toString(), inst);
+        return inst;
     }
 
     /** A header or struct value computed for its effects only: its place is worked out, which reads it. */

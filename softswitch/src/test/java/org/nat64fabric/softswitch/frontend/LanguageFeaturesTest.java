@@ -302,6 +302,13 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void genericFunctionsAreCompiledForEachBindingOfTheirTypes() {
+        // a and b swapped (bit<8>); c the larger of itself and 0x0100 (bit<16>); then a = larger(7, 3)
+        assertEquals(List.of("07" + "11" + "0100" + "99"), run("generic_functions.p4", "11 22 0042 99"));
+        assertEquals(List.of("07" + "11" + "0500" + "99"), run("generic_functions.p4", "11 22 0500 99"));
+    }
+
+    @Test
     void defaultValuesAndTheInvalidHeader() {
         // in_h as it came; made = { b = in_h.a, ... }, valid; gone, u and the default header not
         // emitted; res: Kind 0, Colour.RED, error.NoError, false, 0, the tuple { 7, false }, every
