@@ -81,7 +81,10 @@ public final class P4InfoBuilder {
             }
         }
         P4Info.Builder info = P4Info.newBuilder().setPkgInfo(PkgInfo.newBuilder().setArch(p.architecture.p4infoName));
-        info.getTypeInfoBuilder();   // present, if empty, as p4c writes it
+        if (!p.tables.isEmpty() || !p.counters.isEmpty() || !p.meters.isEmpty() || !p.registers.isEmpty()
+                || !p.valueSets.isEmpty() || !p.digests.isEmpty()) {
+            info.getTypeInfoBuilder();   // present, if empty, where p4c writes it: with a table or an extern instance
+        }
         for (Action a : p.actions) {
             var b = info.addActionsBuilder().setPreamble(preamble(P4Ids.Prefix.ACTION_VALUE, a.name, a.annotations));
             for (int i = 0; i < a.controlParamCount(); i++) {
