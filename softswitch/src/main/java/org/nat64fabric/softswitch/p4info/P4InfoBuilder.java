@@ -90,6 +90,9 @@ public final class P4InfoBuilder {
             for (int i = 0; i < a.controlParamCount(); i++) {
                 Action.Param prm = a.params.get(i);
                 b.addParamsBuilder().setId(i + 1).setName(prm.name).setBitwidth(prm.width);
+                if (prm.slot.type instanceof Type.Enum && ((Type.Enum) prm.slot.type).underlying != null) {
+                    describe(info.getTypeInfoBuilder(), (Type.Enum) prm.slot.type);
+                }
             }
             Action.Param slot = a.idleSlot();
             if (slot != null) {
@@ -216,6 +219,27 @@ public final class P4InfoBuilder {
         return info.build();
     }
 
+    /** A serializable enum an action parameter has, in type_info as p4c writes it: its bit<W> and members' values. */
+    private static void describe(P4Types.P4TypeInfo.Builder types, Type.Enum e) {
+        if (types.containsSerializableEnums(e.name)) {
+            return;
+        }
+        P4Types.P4SerializableEnumTypeSpec.Builder spec = P4Types.P4SerializableEnumTypeSpec.newBuilder()
+                .setUnderlyingType(P4Types.P4BitTypeSpec.newBuilder().setBitwidth(e.underlying.width));
+        e.members.forEach((name, value) -> spec.addMembersBuilder().setName(name)
+                .setValue(ByteString.copyFrom(bytes(BigInteger.valueOf(value), e.underlying.width))));
+        types.putSerializableEnums(e.name, spec.build());
+    }
+
+    /** v in (width + 7) / 8 bytes, big-endian, cut to its width: how p4c writes values into P4Info. */
+    private static byte[] bytes(BigInteger v, int width) {
+        byte[] raw = v.and(BigInteger.ONE.shiftLeft(width).subtract(BigInteger.ONE)).toByteArray();
+        byte[] out = new byte[(width + 7) / 8];
+        int n = Math.min(raw.length, out.length);
+        System.arraycopy(raw, raw.length - n, out, out.length - n, n);
+        return out;
+    }
+
     /**
      * Table.initial_default_action (TableActionCall, P4Runtime 1.4): the action and its control-plane
      * arguments, each in as many bytes as its width takes (as p4c writes them).
@@ -223,11 +247,7 @@ public final class P4InfoBuilder {
     private ByteString initialDefaultAction(Table.ActionCall call) {
         UnknownFieldSet.Field.Builder arguments = UnknownFieldSet.Field.newBuilder();
         for (int i = 0; i < call.argCount(); i++) {
-            int width = call.action.params.get(i).width;
-            byte[] raw = call.arg(i).and(BigInteger.ONE.shiftLeft(width).subtract(BigInteger.ONE)).toByteArray();
-            byte[] value = new byte[(width + 7) / 8];
-            int n = Math.min(raw.length, value.length);
-            System.arraycopy(raw, raw.length - n, value, value.length - n, n);
+            byte[] value = bytes(call.arg(i), call.action.params.get(i).width);
             UnknownFieldSet argument = UnknownFieldSet.newBuilder()
                     .addField(2, UnknownFieldSet.Field.newBuilder().addVarint(i + 1).build())
                     .addField(3, UnknownFieldSet.Field.newBuilder().addLengthDelimited(ByteString.copyFrom(value)).build()).build();

@@ -149,6 +149,15 @@ class P4InfoBuilderTest {
     }
 
     @Test
+    void aSerializableEnumOfAnActionParameterIsDescribedInTypeInfo() {
+        P4Info info = P4InfoBuilder.build(Frontend.compile(Path.of("src/test/resources/language/enum_action_parameter.p4")));
+        p4.config.v1.P4Types.P4SerializableEnumTypeSpec e = info.getTypeInfo().getSerializableEnumsOrThrow("Color_t");
+        assertEquals(8, e.getUnderlyingType().getBitwidth());
+        assertEquals(List.of("RED=01", "GREEN=02"), e.getMembersList().stream()
+                .map(m -> m.getName() + "=" + P4Programs.hex(m.getValue().toByteArray())).collect(Collectors.toList()));
+    }
+
+    @Test
     void onosParsesItsP4Runtime13Form(@TempDir Path dir) throws Exception {
         // ONOS 2.7 reads P4Info text with P4Runtime 1.3's classes (compile --p4runtime-version 1.3)
         Program program = Frontend.compile(L3);
