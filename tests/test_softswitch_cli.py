@@ -39,7 +39,7 @@ def test_p4info_marks_initial_entries_and_leaves_them_out_for_p4runtime_1_3(soft
         softswitch("p4info", program, "-o", out, "--p4runtime-version", version)
         infos[version] = text_format.Parse(out.read_text(), p4info_pb2.P4Info())
     assert [(t.preamble.name, t.is_const_table, t.has_initial_entries) for t in infos["1.4"].tables] == [
-        ("I.fixed", True, True), ("I.seeded", False, True), ("I.empty", False, False)]
+        ("I.fixed", True, True), ("I.seeded", False, True), ("I.empty", False, False), ("I.none", False, False)]
     assert not any(t.has_initial_entries for t in infos["1.3"].tables)
     assert [t.initial_default_action.action_id for t in infos["1.4"].tables] == [
         a.preamble.id for t in infos["1.4"].tables for a in infos["1.4"].actions if a.preamble.name == "NoAction"]
@@ -47,6 +47,17 @@ def test_p4info_marks_initial_entries_and_leaves_them_out_for_p4runtime_1_3(soft
         t.has_initial_entries = False
         t.ClearField("initial_default_action")
     assert infos["1.4"] == infos["1.3"]
+
+
+def test_p4info_text_of_an_initial_default_action_is_read_by_the_p4runtime_package(softswitch, tmp_path):
+    """Table.initial_default_action (P4Runtime 1.4) in the text softswitch writes: arguments whose
+    bytes would also parse as a message (0x08, 0x0808) stay bytes."""
+    out = tmp_path / "p4info.txt"
+    softswitch("p4info", ROOT / "softswitch" / "src" / "test" / "resources" / "p4info" / "aliases_and_defaults.p4", "-o", out)
+    info = text_format.Parse(out.read_text(), p4info_pb2.P4Info())
+    t = next(t for t in info.tables if t.preamble.name == "I.t")
+    assert [(a.param_id, a.value) for a in t.initial_default_action.arguments] == [(1, b"\x08"), (2, b"\x08\x08")]
+    assert t.initial_default_action.action_id == next(a.preamble.id for a in info.actions if a.preamble.name == "I.set")
 
 
 def test_sim_forwards_and_punts(softswitch, tmp_path):

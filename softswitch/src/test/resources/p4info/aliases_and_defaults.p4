@@ -1,5 +1,6 @@
 // Two instances of a control holding a counter and a register (aliases unique per object, as
-// P4Info's Preamble asks), a table's initial default action with arguments, and an action profile
+// P4Info's Preamble asks), a table's initial default action with arguments (whose bytes would also
+// parse as a message), and an action profile
 // without a selector (max_group_size 0 in P4Info, whatever @max_group_size says); an action called
 // from the apply block, which P4Info lists too (as p4c does), without its directional parameter; a
 // validity key, named h.$valid$ as p4c names it.
@@ -25,7 +26,7 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
     action set(bit<8> v, bit<16> w) { hdr.h.a = v; }
     action bump(inout bit<8> x) { x = x + 1; }
     @max_group_size(200) action_profile(32) ap;
-    table t { key = { hdr.h.a: exact; } actions = { set; NoAction; } default_action = set(7, 0x102); }
+    table t { key = { hdr.h.a: exact; } actions = { set; NoAction; } default_action = set(8, 0x0808); }
     table p { key = { hdr.h.b: exact; hdr.h.isValid(): exact; } actions = { set; NoAction; } implementation = ap; }
     apply { c1.apply(hdr); c2.apply(hdr); t.apply(); p.apply(); bump(hdr.h.b); }
 }

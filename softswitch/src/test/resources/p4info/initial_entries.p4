@@ -1,4 +1,5 @@
-// Tables with const entries, with entries the control plane may change, and with none (P4Info's
+// Tables with const entries, with entries the control plane may change, and with none, or an empty
+// entries list (P4Info's
 // is_const_table and has_initial_entries, P4Runtime 1.4).
 #include <core.p4>
 #include <v1model.p4>
@@ -16,7 +17,8 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
     table fixed { key = { hdr.h.a: exact; } actions = { set; NoAction; } const entries = { 1 : set(2); } }
     table seeded { key = { hdr.h.a: exact; } actions = { set; NoAction; } entries = { 3 : set(4); } }
     table empty { key = { hdr.h.a: exact; } actions = { set; NoAction; } }
-    apply { fixed.apply(); seeded.apply(); empty.apply(); }
+    table none { key = { hdr.h.a: exact; } actions = { set; NoAction; } entries = { } }
+    apply { fixed.apply(); seeded.apply(); empty.apply(); none.apply(); }
 }
 control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
 control CC(inout headers_t hdr, inout meta_t meta) { apply { } }

@@ -14,8 +14,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import p4.config.v1.P4InfoOuterClass.Action;
 import p4.config.v1.P4InfoOuterClass.MatchField;
@@ -74,14 +74,49 @@ final class EntryCodec {
 
     static EntryCodec load(Path p4infoText) throws IOException {
         P4Info.Builder b = P4Info.newBuilder();
-        // The P4Info classes here are P4Runtime 1.3's; what 1.4 added (has_initial_entries,
-        // initial_default_action, sum_of_weights: softswitch and p4c write them) only informs, so it
-        // is skipped, without the warning protobuf logs for each skipped field
-        Logger.getLogger(TextFormat.class.getName()).setLevel(Level.SEVERE);
-        TextFormat.Parser.newBuilder().setAllowUnknownFields(true).build()
-                .merge(new String(Files.readAllBytes(p4infoText), StandardCharsets.UTF_8), b);
+        TextFormat.merge(withoutInformativeP4Runtime14Fields(new String(Files.readAllBytes(p4infoText), StandardCharsets.UTF_8)), b);
         return new EntryCodec(b.build());
     }
+
+    /**
+     * The P4Info classes here are P4Runtime 1.3's, whose strict text parser refuses the fields 1.4
+     * added. Those that only inform (has_initial_entries, initial_default_action, sum_of_weights:
+     * softswitch and p4c write them) are taken out; any other unknown field is still refused.
+     */
+    static String withoutInformativeP4Runtime14Fields(String text) {
+        StringBuilder out = new StringBuilder();
+        Matcher m = INFORMATIVE_P4RUNTIME_14_FIELD.matcher(text);
+        int from = 0;
+        while (m.find(from)) {
+            out.append(text, from, m.start());
+            int i = m.end();
+            if (text.charAt(i - 1) == '{') {   // a message: up to its closing brace, past any in quoted bytes
+                int depth = 1;
+                for (boolean quoted = false; depth > 0 && i < text.length(); i++) {
+                    char c = text.charAt(i);
+                    if (c == '\\' && quoted) {
+                        i++;
+                    } else if (c == '"') {
+                        quoted = !quoted;
+                    } else if (!quoted) {
+                        depth += c == '{' ? 1 : c == '}' ? -1 : 0;
+                    }
+                }
+            } else {   // a scalar: up to the next white space
+                while (i < text.length() && Character.isWhitespace(text.charAt(i))) {
+                    i++;
+                }
+                while (i < text.length() && !Character.isWhitespace(text.charAt(i)) && text.charAt(i) != '}') {
+                    i++;
+                }
+            }
+            from = i;
+        }
+        return out.append(text.substring(from)).toString();
+    }
+
+    private static final Pattern INFORMATIVE_P4RUNTIME_14_FIELD =
+            Pattern.compile("\\b(?:has_initial_entries\\s*:|(?:initial_default_action|sum_of_weights)\\s*:?\\s*\\{)");
 
     P4Info p4info() {
         return p4info;

@@ -1,6 +1,7 @@
 package org.nat64fabric.controller;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -49,6 +50,12 @@ class EntryCodecTest {
         assertEquals("I.t", t.getPreamble().getName());
         assertTrue(t.getIsConstTable());
         assertTrue(EntryCodec.load(text).p4info().getActionProfiles(0).getWithSelector());
+        // also on one line, with a brace in its quoted bytes; a misspelt field is still refused
+        assertEquals("tables { size: 8 }", EntryCodec.withoutInformativeP4Runtime14Fields(
+                "tables { initial_default_action { action_id: 1 arguments { param_id: 1 value: \"{\\\"}\" } } size: 8 }")
+                .replaceAll("\\s+", " "));
+        Files.writeString(text, "tables {\n  has_initial_entrys: true\n}\n");
+        assertThrows(com.google.protobuf.TextFormat.ParseException.class, () -> EntryCodec.load(text));
     }
 
     @Test

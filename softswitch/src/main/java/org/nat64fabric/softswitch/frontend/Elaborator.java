@@ -607,6 +607,10 @@ final class Elaborator {
         }
     }
 
+    private static boolean isHeaderOrUnion(Type t) {
+        return t instanceof Type.Aggregate && (((Type.Aggregate) t).header || ((Type.Aggregate) t).union);
+    }
+
     /** bit<W>, int<W>, bool or a serializable enum: the fixed-width types of a header's fields. */
     private static boolean isWireScalar(Type t) {
         return t instanceof Type.Bits || t == Type.BOOL || t instanceof Type.Enum && ((Type.Enum) t).underlying != null;
@@ -787,7 +791,7 @@ final class Elaborator {
         if (t instanceof StackTypeRefContext) {
             StackTypeRefContext s = (StackTypeRefContext) t;
             Type elem = type(s.typeRef(), sc);
-            if (!(elem instanceof Type.Aggregate) || !(((Type.Aggregate) elem).header || ((Type.Aggregate) elem).union)) {
+            if (!isHeaderOrUnion(elem)) {
                 throw error(s, "a stack's elements must be headers or header unions, not " + elem);
             }
             BigInteger size = constantValue(s.expression(), sc, null);
@@ -1026,10 +1030,7 @@ final class Elaborator {
             if (prm.defaultValue == null) {
                 continue;
             }
-            if (p.annotations() != null && annotations(p.annotations()).containsKey("optional")) {
-                throw error(p.expression(), "an @optional parameter cannot have a default value (P4_16 6.8.1)");
-            }
-            if (!(prm.type instanceof Type.Var) && !(prm.type instanceof ExternType)) {
+            if (prm.type.isScalar()) {   // a header or struct default is a list or structure-valued expression
                 Expr v = coerce(expr(prm.defaultValue, global, prm.type), prm.type, prm.defaultValue);
                 if (!(v instanceof Expr.Const)) {
                     throw error(prm.defaultValue, "the default value of parameter '" + prm.name + "' must be known at compile time");
@@ -1059,6 +1060,9 @@ final class Elaborator {
     private ExpressionContext defaultOf(ParameterContext p, String direction) {
         if (p.expression() != null && ("out".equals(direction) || "inout".equals(direction))) {
             throw error(p.expression(), "an " + direction + " parameter cannot have a default value");
+        }
+        if (p.expression() != null && p.annotations() != null && annotations(p.annotations()).containsKey("optional")) {
+            throw error(p.expression(), "an @optional parameter cannot have a default value (P4_16 6.8.1)");
         }
         return p.expression();
     }
@@ -2049,7 +2053,6 @@ final class Elaborator {
 
     /** Binds a block's parameters: to the architecture's storage (top level), or as parameterStorage says. */
     private List<Expr> bindParams(BlockType bt, Scope sc, Map<Type, Expr> byType, List<Param> params) {
-        requireDistinctNames(bt.params);
         List<Expr> slots = new ArrayList<>();
         for (ParameterContext p : bt.params.parameter()) {
             String pname = p.name().getText();
@@ -2350,7 +2353,7 @@ final class Elaborator {
                 refs.add(new Table.ActionRef(defaultAction.action, false, true, Map.of("defaultonly", List.of())));
             }
         }
-        Table t = new Table(qname, an, keys, refs, size, timeout, constEntries, entries != null, constDefault, directCounter,
+        Table t = new Table(qname, an, keys, refs, size, timeout, constEntries, entries != null && !entries.entry().isEmpty(), constDefault, directCounter,
                 directCounterUnit, directMeter, directMeterUnit, defaultAction);
         indirect(t, d, implementation, implementationAt, selectorFields, entries);
         if (entries != null) {
@@ -3338,7 +3341,7 @@ final class Elaborator {
     private Stmt assign(Expr target, Expr value, ParserRuleContext at) {
         if (target instanceof VarbitIo.Field) {
             if (value instanceof DefaultValue) {
-                throw error(at, "softswitch gives a " + target.type + " no '...'; a varbit variable starts empty");
+                coerce(value, target.type, at);   // refused there, with the reason
             }
             if (!(value instanceof VarbitIo.Field) || !value.type.equals(target.type)) {
                 throw error(at, "a " + target.type + " takes a " + target.type + " value, not " + value.type);
@@ -3352,9 +3355,8 @@ final class Elaborator {
     }
 
     private Stmt assignAggregate(Expr.Agg target, Expr value, ParserRuleContext at) {
-        if (value instanceof InvalidHeader && !(target.type instanceof Type.Aggregate
-                && (((Type.Aggregate) target.type).header || ((Type.Aggregate) target.type).union))) {
-            throw error(at, "{#} is an invalid header or header union, not a value of " + target.type);
+        if (value instanceof InvalidHeader && (!isHeaderOrUnion(target.type) || !((InvalidHeader) value).fits(target.type))) {
+            throw error(at, ((InvalidHeader) value).written() + " is an invalid header or header union, not a value of " + target.type);
         }
         if (value instanceof DefaultValue || value instanceof InvalidHeader) {
             return new ClearAgg(target);
@@ -3495,10 +3497,23 @@ final class Elaborator {
         }
     }
 
-    /** {#} (P4_16 8.17): an invalid header or header union of the type it is assigned or compared to. */
+    /** {#} (P4_16 8.17): an invalid header or header union of the type it is assigned or compared to, or cast to. */
     private static final class InvalidHeader extends Expr {
-        InvalidHeader() {
-            super(new Type.Declared("the invalid header", "{#}"));
+        /** (H){#}: H; null for {#}, whose type is its context's. */
+        final Type cast;
+
+        InvalidHeader(Type cast) {
+            super(new Type.Declared("the invalid header", cast == null ? "{#}" : "(" + cast + "){#}"));
+            this.cast = cast;
+        }
+
+        /** As the program writes it. */
+        String written() {
+            return ((Type.Declared) type).name;
+        }
+
+        boolean fits(Type t) {
+            return cast == null || cast.equals(t);
         }
     }
 
@@ -3677,7 +3692,7 @@ final class Elaborator {
             return new DefaultValue();
         }
         if (e instanceof InvalidHeaderExpressionContext) {
-            return new InvalidHeader();
+            return new InvalidHeader(null);
         }
         if (e instanceof NameExpressionContext || e instanceof TopNameExpressionContext) {
             String n = e instanceof NameExpressionContext ? e.getText() : ((TopNameExpressionContext) e).name().getText();
@@ -3757,9 +3772,8 @@ final class Elaborator {
             CastExpressionContext c = (CastExpressionContext) e;
             Type t = type(c.typeRef(), sc);
             Expr value = expr(c.expression(), sc, t);
-            if (value instanceof InvalidHeader && t instanceof Type.Aggregate
-                    && (((Type.Aggregate) t).header || ((Type.Aggregate) t).union)) {
-                return value;   // (H){#}: the type its context must have anyway
+            if (value instanceof InvalidHeader && isHeaderOrUnion(t)) {
+                return new InvalidHeader(t);   // (H){#}: checked against where it goes
             }
             if (value instanceof StructValue && t instanceof Type.Aggregate && !((Type.Aggregate) t).union) {
                 // (S){ f = e, ... } (P4_16 8.13): checked against S here, laid out where it is assigned
@@ -3944,10 +3958,10 @@ final class Elaborator {
     }
 
     /** {@code h == {#}} (P4_16 8.17, 8.20): a header or header union is equal to an invalid one when it is invalid. */
-    private Expr equalsInvalid(Expr h, boolean equal, ParserRuleContext e) {
-        if (!(h instanceof Expr.Agg) || !(h.type instanceof Type.Aggregate)
-                || !((Type.Aggregate) h.type).header && !((Type.Aggregate) h.type).union) {
-            throw error(e, "{#} is an invalid header or header union; it compares with one, not with " + h.type);
+    private Expr equalsInvalid(Expr h, InvalidHeader invalid, boolean equal, ParserRuleContext e) {
+        if (!(h instanceof Expr.Agg) || !isHeaderOrUnion(h.type) || !invalid.fits(h.type)) {
+            throw error(e, invalid.written() + " is an invalid header or header union; it compares with one of its type, not with "
+                    + h.type);
         }
         Expr valid = ((Type.Aggregate) h.type).union ? new UnionIsValid(unionMembers((Expr.Agg) h)) : new IsValid((Expr.Agg) h);
         return equal ? new Ops.Binary(Ops.Op.EQ, Type.BOOL, valid, FALSE) : valid;
@@ -3963,7 +3977,8 @@ final class Elaborator {
         }
         if (op.equals("==") || op.equals("!=")) {
             if (a instanceof InvalidHeader || b instanceof InvalidHeader) {
-                return equalsInvalid(a instanceof InvalidHeader ? b : a, op.equals("=="), e);
+                return a instanceof InvalidHeader ? equalsInvalid(b, (InvalidHeader) a, op.equals("=="), e)
+                        : equalsInvalid(a, (InvalidHeader) b, op.equals("=="), e);
             }
             if (a instanceof VarbitIo.Field && b instanceof VarbitIo.Field && a.type.equals(b.type)) {
                 return new VarbitIo.Equal((VarbitIo.Field) a, (VarbitIo.Field) b, op.equals("=="));
@@ -4107,7 +4122,12 @@ final class Elaborator {
             return new Expr.Const(to, 0);   // every scalar's default is the value its slot holds when zeroed
         }
         if (e instanceof InvalidHeader && to != null && !(to instanceof Type.Var)) {
-            throw error(at, "{#} is an invalid header or header union, not a value of " + to);
+            String written = ((InvalidHeader) e).written();
+            throw error(at, isHeaderOrUnion(to) ? written + " goes where a header or header union is assigned, passed in or"
+                    + " compared, not here" : written + " is an invalid header or header union, not a value of " + to);
+        }
+        if (e instanceof DefaultValue && to instanceof Type.Varbit) {
+            throw error(at, "softswitch has no default value ('...') for a " + to + " (a varbit field or variable starts empty)");
         }
         if (e instanceof DefaultValue || e instanceof InvalidHeader) {
             throw error(at, (e instanceof InvalidHeader ? "'{#}'" : "'...'") + " takes its type from where it goes: initialise or"
@@ -5354,6 +5374,14 @@ final class Elaborator {
             widths.add(widthOf(f.type));
         }
         List<Expr> values = new ArrayList<>();
+        if (data instanceof ListValue && ((ListValue) data).restDefault) {   // { a, ... }: the other fields 0, their default
+            List<Expr> items = new ArrayList<>(((ListValue) data).items);
+            List<Type.Field> fields = new ArrayList<>(struct.fields.values());
+            for (int i = items.size(); i < fields.size(); i++) {
+                items.add(new Expr.Const(fields.get(i).type, 0));
+            }
+            data = new ListValue(items);
+        }
         flatten(data, values, at);
         if (values.size() != names.size()) {
             throw error(at, "the digest data has " + values.size() + " value(s); " + struct.name + " has " + names.size()
@@ -5402,6 +5430,9 @@ final class Elaborator {
      * underlying type or an error may be in it too (printed as its number, as BMv2 prints it).
      */
     private void flatten(Expr e, List<Expr> out, ParserRuleContext at, boolean printed) {
+        if (e instanceof ListValue && ((ListValue) e).restDefault) {
+            throw error(at, "'...' needs the type of what it fills, and this data has none: give every value");
+        }
         if (e instanceof ListValue) {
             for (Expr x : ((ListValue) e).items) {
                 flatten(x, out, at, printed);

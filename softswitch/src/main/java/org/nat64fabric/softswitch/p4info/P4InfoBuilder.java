@@ -1,6 +1,10 @@
 package org.nat64fabric.softswitch.p4info;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.DescriptorProtos;
+import com.google.protobuf.Descriptors;
+import com.google.protobuf.DynamicMessage;
+import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.TextFormat;
 import com.google.protobuf.UnknownFieldSet;
 import java.math.BigInteger;
@@ -19,6 +23,7 @@ import org.nat64fabric.softswitch.pipeline.Table;
 import org.nat64fabric.softswitch.pipeline.ValueSet;
 import org.nat64fabric.softswitch.runtime.NewerFields;
 import org.nat64fabric.softswitch.v1model.Externs;
+import p4.config.v1.P4InfoOuterClass;
 import p4.config.v1.P4InfoOuterClass.ActionRef;
 import p4.config.v1.P4InfoOuterClass.ControllerPacketMetadata;
 import p4.config.v1.P4InfoOuterClass.Documentation;
@@ -47,7 +52,6 @@ public final class P4InfoBuilder {
 
     private final Set<Integer> used = new HashSet<>();
     private final Map<String, Integer> ids = new HashMap<>();
-    private final List<String> allNames = new ArrayList<>();
 
     private P4InfoBuilder() {
     }
@@ -58,28 +62,6 @@ public final class P4InfoBuilder {
 
     private P4Info make(Program p) {
         reserveExplicitIds(p);
-        for (Table t : p.tables) {
-            allNames.add(t.name);
-        }
-        for (Action a : p.actions) {
-            allNames.add(a.name);
-        }
-        for (ActionProfile ap : p.actionProfiles()) {
-            allNames.add(ap.name);
-        }
-        p.counters.forEach(c -> allNames.add(c.name));
-        p.meters.forEach(m -> allNames.add(m.name));
-        p.registers.forEach(r -> allNames.add(r.name));
-        p.valueSets.forEach(v -> allNames.add(v.name));
-        p.digests.forEach(d -> allNames.add(d.name));
-        for (Table t : p.tables) {
-            if (t.directCounter != null) {
-                allNames.add(t.directCounter);
-            }
-            if (t.directMeter != null) {
-                allNames.add(t.directMeter);
-            }
-        }
         P4Info.Builder info = P4Info.newBuilder().setPkgInfo(PkgInfo.newBuilder().setArch(p.architecture.p4infoName));
         if (!p.tables.isEmpty() || !p.counters.isEmpty() || !p.meters.isEmpty() || !p.registers.isEmpty()
                 || !p.valueSets.isEmpty() || !p.digests.isEmpty()) {
@@ -216,7 +198,34 @@ public final class P4InfoBuilder {
                         .setBitwidth(((Type.Bits) f.type).width));
             }
         }
+        setAliases(info);
         return info.build();
+    }
+
+    /**
+     * Every object's Preamble.alias: the shortest dot-separated suffix of its name that no other
+     * object's name ends with (unique among the objects, as P4Info asks, and as p4c picks it).
+     */
+    private static void setAliases(P4Info.Builder info) {
+        List<Preamble.Builder> preambles = new ArrayList<>();
+        for (Descriptors.FieldDescriptor kind : info.getDescriptorForType().getFields()) {
+            Descriptors.FieldDescriptor preamble = kind.getJavaType() == Descriptors.FieldDescriptor.JavaType.MESSAGE
+                    && kind.isRepeated() ? kind.getMessageType().findFieldByName("preamble") : null;
+            for (int i = 0; preamble != null && i < info.getRepeatedFieldCount(kind); i++) {
+                preambles.add((Preamble.Builder) info.getRepeatedFieldBuilder(kind, i).getFieldBuilder(preamble));
+            }
+        }
+        for (Preamble.Builder b : preambles) {
+            String[] parts = b.getName().split("\\.");
+            String alias = b.getName();
+            for (int k = 1; k <= parts.length && alias.equals(b.getName()); k++) {
+                String suffix = String.join(".", java.util.Arrays.copyOfRange(parts, parts.length - k, parts.length));
+                if (preambles.stream().noneMatch(o -> o != b && (o.getName().equals(suffix) || o.getName().endsWith("." + suffix)))) {
+                    alias = suffix;
+                }
+            }
+            b.setAlias(alias);
+        }
     }
 
     /** A serializable enum an action parameter has, in type_info as p4c writes it: its bit<W> and members' values. */
@@ -246,7 +255,7 @@ public final class P4InfoBuilder {
      */
     private ByteString initialDefaultAction(Table.ActionCall call) {
         UnknownFieldSet.Field.Builder arguments = UnknownFieldSet.Field.newBuilder();
-        for (int i = 0; i < call.argCount(); i++) {
+        for (int i = 0; i < Math.min(call.argCount(), call.action.controlParamCount()); i++) {   // a SUME idle slot is no parameter
             byte[] value = bytes(call.arg(i), call.action.params.get(i).width);
             UnknownFieldSet argument = UnknownFieldSet.newBuilder()
                     .addField(2, UnknownFieldSet.Field.newBuilder().addVarint(i + 1).build())
@@ -259,43 +268,71 @@ public final class P4InfoBuilder {
     }
 
     /**
-     * P4Runtime 1.4's fields, by the message they are in and their number: the generated classes we
-     * build on (1.3) keep them as unknown fields, which protobuf's text format prints by number.
+     * P4Info's message type with the fields P4Runtime 1.4 added to the 1.3 classes we build on
+     * (Table.initial_default_action and has_initial_entries, ActionProfile.sum_of_weights and
+     * sum_of_members), so that the text format writes them by name, as 1.4 parsers read them.
      */
-    private static final Map<String, String> NEWER_FIELD_NAMES = Map.of(
-            "tables/5", "initial_default_action", "tables/11", "has_initial_entries",
-            "initial_default_action/1", "action_id", "initial_default_action/4", "arguments",
-            "arguments/2", "param_id", "arguments/3", "value",
-            "action_profiles/6", "sum_of_weights", "action_profiles/7", "sum_of_members",
-            "sum_of_members/1", "max_member_weight");
+    private static final Descriptors.Descriptor P4INFO_1_4 = p4info14();
 
-    /** The P4Info in protobuf text format, P4Runtime 1.4's fields written by their names, as 1.4 parsers read them. */
-    public static String text(P4Info info) {
-        StringBuilder out = new StringBuilder();
-        java.util.Deque<String> open = new java.util.ArrayDeque<>();   // the messages the line is in, innermost first
-        for (String line : TextFormat.printer().printToString(info).split("\n")) {
-            String body = line.strip();
-            String indent = line.substring(0, line.length() - body.length());
-            if (body.equals("}")) {
-                open.pop();
-                out.append(line).append('\n');
-                continue;
+    private static Descriptors.Descriptor p4info14() {
+        DescriptorProtos.FileDescriptorProto.Builder file = P4InfoOuterClass.getDescriptor().toProto().toBuilder();
+        file.addMessageType(DescriptorProtos.DescriptorProto.newBuilder().setName("TableActionCall")
+                .addField(field("action_id", 1, Type14.UINT32, null, false))
+                .addField(field("arguments", 4, Type14.MESSAGE, ".p4.config.v1.TableActionCall.Argument", true))
+                .addNestedType(DescriptorProtos.DescriptorProto.newBuilder().setName("Argument")
+                        .addField(field("param_id", 2, Type14.UINT32, null, false))
+                        .addField(field("value", 3, Type14.BYTES, null, false))));
+        file.addMessageType(DescriptorProtos.DescriptorProto.newBuilder().setName("SumOfWeights"));
+        file.addMessageType(DescriptorProtos.DescriptorProto.newBuilder().setName("SumOfMembers")
+                .addField(field("max_member_weight", 1, Type14.INT32, null, false)));
+        for (DescriptorProtos.DescriptorProto.Builder m : file.getMessageTypeBuilderList()) {
+            if (m.getName().equals("Table")) {
+                m.addField(field("initial_default_action", NewerFields.TABLE_INITIAL_DEFAULT_ACTION, Type14.MESSAGE,
+                        ".p4.config.v1.TableActionCall", false));
+                m.addField(field("has_initial_entries", NewerFields.TABLE_HAS_INITIAL_ENTRIES, Type14.BOOL, null, false));
+            } else if (m.getName().equals("ActionProfile")) {
+                m.addField(field("sum_of_weights", NewerFields.ACTION_PROFILE_SUM_OF_WEIGHTS, Type14.MESSAGE,
+                        ".p4.config.v1.SumOfWeights", false));
+                m.addField(field("sum_of_members", NewerFields.ACTION_PROFILE_SUM_OF_MEMBERS, Type14.MESSAGE,
+                        ".p4.config.v1.SumOfMembers", false));
             }
-            boolean opens = body.endsWith(" {");
-            String field = opens ? body.substring(0, body.length() - 2).replaceAll(":$", "") : body.substring(0, body.indexOf(':'));
-            String named = NEWER_FIELD_NAMES.get(open.peek() + "/" + field);
-            if (named != null && body.endsWith(": \"\"")) {   // an empty message prints as empty bytes
-                out.append(indent).append(named).append(" {\n").append(indent).append("}\n");
-                continue;
-            }
-            String name = named != null ? named : field;
-            String rest = opens ? " {" : name.equals("has_initial_entries") ? ": true" : body.substring(field.length());
-            if (opens) {
-                open.push(name);
-            }
-            out.append(indent).append(name).append(rest).append('\n');
         }
-        return out.toString();
+        try {
+            return Descriptors.FileDescriptor.buildFrom(file.build(),
+                    P4InfoOuterClass.getDescriptor().getDependencies().toArray(new Descriptors.FileDescriptor[0]))
+                    .findMessageTypeByName("P4Info");
+        } catch (Descriptors.DescriptorValidationException e) {
+            throw new IllegalStateException("P4Runtime 1.4's P4Info fields do not fit the 1.3 descriptor", e);
+        }
+    }
+
+    private static DescriptorProtos.FieldDescriptorProto field(String name, int number, Type14 type, String typeName,
+                                                               boolean repeated) {
+        DescriptorProtos.FieldDescriptorProto.Builder f = DescriptorProtos.FieldDescriptorProto.newBuilder().setName(name)
+                .setNumber(number).setType(type.proto).setLabel(repeated ? DescriptorProtos.FieldDescriptorProto.Label.LABEL_REPEATED
+                        : DescriptorProtos.FieldDescriptorProto.Label.LABEL_OPTIONAL);
+        return (typeName == null ? f : f.setTypeName(typeName)).build();
+    }
+
+    private enum Type14 {
+        UINT32(DescriptorProtos.FieldDescriptorProto.Type.TYPE_UINT32), INT32(DescriptorProtos.FieldDescriptorProto.Type.TYPE_INT32),
+        BOOL(DescriptorProtos.FieldDescriptorProto.Type.TYPE_BOOL), BYTES(DescriptorProtos.FieldDescriptorProto.Type.TYPE_BYTES),
+        MESSAGE(DescriptorProtos.FieldDescriptorProto.Type.TYPE_MESSAGE);
+
+        final DescriptorProtos.FieldDescriptorProto.Type proto;
+
+        Type14(DescriptorProtos.FieldDescriptorProto.Type proto) {
+            this.proto = proto;
+        }
+    }
+
+    /** The P4Info in protobuf text format, P4Runtime 1.4's fields written by their names, in field order, as p4c writes them. */
+    public static String text(P4Info info) {
+        try {
+            return TextFormat.printer().printToString(DynamicMessage.parseFrom(P4INFO_1_4, info.toByteString()));
+        } catch (InvalidProtocolBufferException e) {
+            throw new IllegalStateException("a P4Info that does not parse as itself", e);
+        }
     }
 
     /**
@@ -348,7 +385,7 @@ public final class P4InfoBuilder {
 
     /** ID, name, alias, and the documentation @brief and @description give (as p4c fills Preamble.doc). */
     private Preamble preamble(int prefix, String name, Map<String, List<String>> annotations) {
-        Preamble.Builder b = Preamble.newBuilder().setId(idFor(prefix, name, annotations)).setName(name).setAlias(alias(name));
+        Preamble.Builder b = Preamble.newBuilder().setId(idFor(prefix, name, annotations)).setName(name);
         String brief = docText(annotations.get("brief"));
         String description = docText(annotations.get("description"));
         if (brief != null || description != null) {
@@ -428,24 +465,5 @@ public final class P4InfoBuilder {
         h ^= h >>> 11;
         h += h << 15;
         return h;
-    }
-
-    /** The shortest dot-separated suffix of the name that no other table or action ends with. */
-    private String alias(String name) {
-        String[] parts = name.split("\\.");
-        for (int k = 1; k <= parts.length; k++) {
-            String suffix = String.join(".", java.util.Arrays.copyOfRange(parts, parts.length - k, parts.length));
-            boolean unique = true;
-            for (String other : allNames) {
-                if (!other.equals(name) && (other.equals(suffix) || other.endsWith("." + suffix))) {
-                    unique = false;
-                    break;
-                }
-            }
-            if (unique) {
-                return suffix;
-            }
-        }
-        return name;
     }
 }

@@ -254,7 +254,7 @@ public final class Entities {
         Table t = table(e.getTableId());
         if (!e.getIsDefaultAction()) {
             Table.Entry entry = lookup(t, match(t, e.getMatchList()), e.getPriority());
-            boolean constant = t.constEntries || entry != null && entry.constant;
+            boolean constant = entry == null ? t.constEntries : t.isConst(entry);
             return List.of(Entity.newBuilder().setTableEntry(constant ? e.toBuilder().clearAction().build() : e).build());
         }
         if (!t.defaultActionIsConst()) {
@@ -765,14 +765,12 @@ public final class Entities {
         }
         Table.FieldMatch[] match = match(t, e.getMatchList());
         Table.Entry existing = lookup(t, match, e.getPriority());
-        if (t.constEntries && (type != Update.Type.MODIFY || e.hasAction() || withMetadata(e))) {
-            throw new EntityException(Code.PERMISSION_DENIED, "table " + t.name + " has const entries: "
-                    + "only their direct counters and meters may be modified (a MODIFY without an action or metadata)");
-        }
-        boolean constant = existing != null && t.isConst(existing);
-        if (constant && type != Update.Type.INSERT && (type != Update.Type.MODIFY || e.hasAction() || withMetadata(e))) {
-            throw new EntityException(Code.PERMISSION_DENIED, "this entry of " + t.name + " is const in the program: "
-                    + "only its direct counter and meter may be modified (a MODIFY without an action or metadata)");
+        // an existing const entry (an INSERT of it is ALREADY_EXISTS, below), or any entry of a const table
+        boolean constant = existing != null && type != Update.Type.INSERT ? t.isConst(existing) : t.constEntries;
+        if (constant && (type != Update.Type.MODIFY || e.hasAction() || withMetadata(e))) {
+            throw new EntityException(Code.PERMISSION_DENIED, (t.constEntries ? "table " + t.name + " has const entries"
+                    : "this entry of " + t.name + " is const in the program") + ": only the direct counters and meters of "
+                    + "const entries may be modified (a MODIFY without an action or metadata)");
         }
         if (type == Update.Type.DELETE) {
             // Only the key counts for a DELETE: the other fields are ignored, whatever they hold.
@@ -790,7 +788,7 @@ public final class Entities {
         if (e.getIdleTimeoutNs() < 0) {
             throw new EntityException(Code.INVALID_ARGUMENT, "idle_timeout_ns " + e.getIdleTimeoutNs() + " is negative");
         }
-        if (e.getIdleTimeoutNs() != 0 && (!t.supportTimeout || t.constEntries || constant && type == Update.Type.MODIFY)) {
+        if (e.getIdleTimeoutNs() != 0 && (!t.supportTimeout || constant)) {
             throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " does not support idle timeouts"
                     + (t.supportTimeout ? " on its const entries" : ""));
         }

@@ -108,7 +108,7 @@ class P4InfoBuilderTest {
         // P4Runtime 1.4: is_const_table for const entries; has_initial_entries (field 11, which the
         // 1.3 classes keep as an unknown field) for entries const or not
         P4Info info = P4InfoBuilder.build(Frontend.compile(Path.of("src/test/resources/p4info/initial_entries.p4")));
-        assertEquals(List.of("I.fixed true true", "I.seeded false true", "I.empty false false"),
+        assertEquals(List.of("I.fixed true true", "I.seeded false true", "I.empty false false", "I.none false false"),
                 info.getTablesList().stream().map(t -> t.getPreamble().getName() + " " + t.getIsConstTable() + " "
                         + !t.getUnknownFields().getField(11).getVarintList().isEmpty()).collect(Collectors.toList()));
         assertEquals(List.of(1L), info.getTables(1).getUnknownFields().getField(11).getVarintList());
@@ -131,7 +131,7 @@ class P4InfoBuilderTest {
                 .collect(Collectors.toList()));
         assertEquals(info.getActionsList().stream().filter(a -> a.getPreamble().getName().equals("NoAction")).findFirst()
                 .orElseThrow().getPreamble().getId(), indirect.getConstDefaultActionId());
-        // Table.initial_default_action (1.4, field 5): set(7, 0x102), each argument in its width's bytes
+        // Table.initial_default_action (1.4, field 5): set(8, 0x0808), each argument in its width's bytes
         UnknownFieldSet call = UnknownFieldSet.parseFrom(info.getTables(0).getUnknownFields().getField(5)
                 .getLengthDelimitedList().get(0));
         assertEquals(List.of(Integer.toUnsignedLong(info.getActions(0).getPreamble().getId())), call.getField(1).getVarintList());
@@ -141,7 +141,7 @@ class P4InfoBuilderTest {
             arguments.add(argument.getField(2).getVarintList().get(0) + "=" + P4Programs.hex(argument.getField(3)
                     .getLengthDelimitedList().get(0).toByteArray()));
         }
-        assertEquals(List.of("1=07", "2=0102"), arguments);
+        assertEquals(List.of("1=08", "2=0808"), arguments);
         assertEquals("I.set", info.getActions(0).getPreamble().getName());
         assertTrue(info.hasTypeInfo(), "type_info is there, empty, as p4c writes it");
         assertEquals(0, info.getActionsList().stream().filter(a -> a.getPreamble().getName().equals("I.bump")).findFirst()
