@@ -67,7 +67,7 @@ final class Elaborator {
     private final Type.Named matchKindType = new Type.Named("match_kind", false);
     private final List<Table> tables = new ArrayList<>();
     private final List<Action> actions = new ArrayList<>();
-    /** Actions called from an apply block or another action, in the order first called: P4Info lists them too, as p4c does. */
+    /** Actions called from an apply block, in the order first called: P4Info lists them too, as p4c does. */
     private final List<Action> calledActions = new ArrayList<>();
     private final List<Externs.Counter> counters = new ArrayList<>();
     private final List<Externs.Register> registers = new ArrayList<>();
@@ -1865,8 +1865,9 @@ final class Elaborator {
                             Expr.Agg hdr, Expr.Agg meta, Map<Integer, List<Expr>> fieldLists) {
         List<Action> used = new ArrayList<>();
         List<Action> listed = new ArrayList<>();
-        tables.forEach(t -> t.actions.forEach(r -> listed.add(r.action)));
-        listed.addAll(calledActions);
+        // @hidden (P4_16 18.3): no control-plane name, so not in P4Info
+        tables.stream().filter(t -> !t.annotations.containsKey("hidden")).forEach(t -> t.actions.forEach(r -> listed.add(r.action)));
+        calledActions.stream().filter(a -> !a.annotations.containsKey("hidden")).forEach(listed::add);
         for (Action a : listed) {
             if (!used.contains(a)) {
                 used.add(a);
@@ -4865,7 +4866,7 @@ final class Elaborator {
     }
 
     private Stmt actionDirectCall(ActionSym a, ArgumentListContext args, Scope sc, ParserRuleContext at) {
-        if (!calledActions.contains(a.action)) {
+        if (where == Where.CONTROL && !calledActions.contains(a.action)) {   // one called by an action is part of it
             calledActions.add(a.action);
         }
         List<Param> params = new ArrayList<>(a.directional);

@@ -84,6 +84,9 @@ public final class P4InfoBuilder {
             }
         }
         for (Table t : p.tables) {
+            if (t.annotations.containsKey("hidden")) {
+                continue;   // P4_16 18.3: a @hidden table has no control-plane name
+            }
             var b = info.addTablesBuilder().setPreamble(preamble(P4Ids.Prefix.TABLE_VALUE, t.name, t.annotations));
             for (Table.KeyField k : t.keys) {
                 b.addMatchFields(MatchField.newBuilder().setId(k.id).setName(k.name).setBitwidth(k.width)
@@ -142,7 +145,7 @@ public final class P4InfoBuilder {
                 NewerFields.withBytes(b, NewerFields.ACTION_PROFILE_SUM_OF_MEMBERS, sum.build().toByteString());
             }
             for (Table t : p.tables) {
-                if (t.profile() == ap) {
+                if (t.profile() == ap && !t.annotations.containsKey("hidden")) {
                     b.addTableIds(idFor(P4Ids.Prefix.TABLE_VALUE, t.name, t.annotations));
                 }
             }
@@ -190,7 +193,7 @@ public final class P4InfoBuilder {
         }
         for (Map.Entry<String, Type.Aggregate> e : p.controllerHeaders.entrySet()) {
             var b = info.addControllerPacketMetadataBuilder().setPreamble(
-                    preamble(P4Ids.Prefix.CONTROLLER_HEADER_VALUE, e.getKey(), Map.of()).toBuilder()
+                    preamble(P4Ids.Prefix.CONTROLLER_HEADER_VALUE, e.getKey(), e.getValue().name, Map.of()).toBuilder()
                             .addAnnotations("@controller_header(\"" + e.getKey() + "\")"));
             int mid = 1;
             for (Type.Field f : e.getValue().fields.values()) {
@@ -385,7 +388,12 @@ public final class P4InfoBuilder {
 
     /** ID, name, alias, and the documentation @brief and @description give (as p4c fills Preamble.doc). */
     private Preamble preamble(int prefix, String name, Map<String, List<String>> annotations) {
-        Preamble.Builder b = Preamble.newBuilder().setId(idFor(prefix, name, annotations)).setName(name);
+        return preamble(prefix, name, name, annotations);
+    }
+
+    /** idName: the name the ID is hashed from (a controller header's is its header type's, as p4c hashes it). */
+    private Preamble preamble(int prefix, String name, String idName, Map<String, List<String>> annotations) {
+        Preamble.Builder b = Preamble.newBuilder().setId(idFor(prefix, idName, annotations)).setName(name);
         String brief = docText(annotations.get("brief"));
         String description = docText(annotations.get("description"));
         if (brief != null || description != null) {

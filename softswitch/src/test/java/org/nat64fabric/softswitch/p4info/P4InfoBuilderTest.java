@@ -146,6 +146,15 @@ class P4InfoBuilderTest {
         assertTrue(info.hasTypeInfo(), "type_info is there, empty, as p4c writes it");
         assertEquals(0, info.getActionsList().stream().filter(a -> a.getPreamble().getName().equals("I.bump")).findFirst()
                 .orElseThrow().getParamsCount(), "an action called from apply is listed, its inout parameter not");
+        // not an action called from an action only, nor a @hidden action or table, nor the actions only it lists
+        assertEquals(List.of("I.set", "NoAction", "I.bump"), info.getActionsList().stream().map(a -> a.getPreamble().getName())
+                .collect(Collectors.toList()));
+        assertEquals(List.of("I.t", "I.p"), info.getTablesList().stream().map(t -> t.getPreamble().getName())
+                .collect(Collectors.toList()));
+        // a controller header's ID is hashed from its type's name, as p4c's (4 << 24 | hash & 0xFFFFFF)
+        assertEquals(0x04000000 | (P4InfoBuilder.hash("packet_in_header_t") & 0xFFFFFF),
+                info.getControllerPacketMetadata(0).getPreamble().getId());
+        assertEquals("packet_in", info.getControllerPacketMetadata(0).getPreamble().getName());
     }
 
     @Test
