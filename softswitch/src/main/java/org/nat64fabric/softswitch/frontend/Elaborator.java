@@ -1283,12 +1283,15 @@ final class Elaborator {
         List<Type> targs = typeArgs(tr instanceof NamedTypeRefContext ? ((NamedTypeRefContext) tr).typeArgumentList() : null, sc);
         switch (et.name) {
             case "register": {
-                if (targs.isEmpty() || targs.size() > 2 || !targs.stream().allMatch(a -> a instanceof Type.Bits)) {
-                    throw error(tr, "register needs a bit<W> type argument, and may have a bit<W> index type, as in"
-                            + " register<bit<32>>(1024) or register<bit<32>, bit<10>>(1024)");
+                Type.Enum values = targs.isEmpty() ? null : serializableEnum(targs.get(0));
+                if (targs.isEmpty() || targs.size() > 2 || !(targs.get(0) instanceof Type.Bits || values != null)
+                        || targs.size() == 2 && !(targs.get(1) instanceof Type.Bits)) {
+                    throw error(tr, "register needs a bit<W> or serializable enum type argument, and may have a bit<W> index"
+                            + " type, as in register<bit<32>>(1024) or register<bit<32>, bit<10>>(1024)");
                 }
                 int size = sizeArg(args, 0, "register", d, sc);
-                Externs.Register r = new Externs.Register(qname, size, ((Type.Bits) targs.get(0)).width);
+                Externs.Register r = new Externs.Register(qname, size, values != null ? values.underlying.width
+                        : ((Type.Bits) targs.get(0)).width, values);
                 claim("register", qname, an, d.name().getStart());
                 registers.add(r);
                 define(sc, d.name(), new ExternInstance(qname, et, targs, r));
@@ -4109,6 +4112,11 @@ final class Elaborator {
         }
     }
 
+    /** t when it is a serializable enum, else null. */
+    private static Type.Enum serializableEnum(Type t) {
+        return t instanceof Type.Enum && ((Type.Enum) t).underlying != null ? (Type.Enum) t : null;
+    }
+
     /** A serializable enum's underlying bit<W> type; null for any other type. */
     private static Type underlying(Type t) {
         return t instanceof Type.Enum ? ((Type.Enum) t).underlying : null;
@@ -5135,7 +5143,10 @@ final class Elaborator {
         }
         switch (method) {
             case "register.read":
-                return new Externs.RegisterRead((Externs.Register) rt, bitLocation(a.get(0), args.argument(0), "register.read"), a.get(1));
+                // a register<E> of a serializable enum: its result is an E (the arguments were checked against T = E)
+                Expr.LValue result = ((Externs.Register) rt).values != null && a.get(0) instanceof Expr.LValue
+                        ? (Expr.LValue) a.get(0) : bitLocation(a.get(0), args.argument(0), "register.read");
+                return new Externs.RegisterRead((Externs.Register) rt, result, a.get(1));
             case "register.write":
                 return new Externs.RegisterWrite((Externs.Register) rt, a.get(0), a.get(1));
             case "counter.count":

@@ -164,11 +164,17 @@ public final class P4InfoBuilder {
         }
         // A SimpleSumeSwitch program's registers are P4-NetFPGA's, read by the SUME agent over the card's register interface.
         for (Externs.Register r : p.architecture == Program.Architecture.SUME ? List.<Externs.Register>of() : p.registers) {
+            P4Types.P4DataTypeSpec.Builder type = P4Types.P4DataTypeSpec.newBuilder();
+            if (r.values != null) {   // register<E>: E named, and described in type_info, as p4c writes it
+                type.setSerializableEnum(P4Types.P4NamedType.newBuilder().setName(r.values.name));
+                describe(info.getTypeInfoBuilder(), r.values);
+            } else {
+                type.setBitstring(P4Types.P4BitstringLikeTypeSpec.newBuilder().setBit(P4Types.P4BitTypeSpec.newBuilder()
+                        .setBitwidth(r.width)));
+            }
             info.addRegistersBuilder()
                     .setPreamble(preamble(P4Ids.Prefix.REGISTER_VALUE, r.name, annotationsOf(p, "register", r.name)))
-                    .setTypeSpec(P4Types.P4DataTypeSpec.newBuilder().setBitstring(P4Types.P4BitstringLikeTypeSpec
-                            .newBuilder().setBit(P4Types.P4BitTypeSpec.newBuilder().setBitwidth(r.width))))
-                    .setSize(r.size);
+                    .setTypeSpec(type).setSize(r.size);
         }
         for (ValueSet v : p.valueSets) {
             var b = info.addValueSetsBuilder().setPreamble(preamble(P4Ids.Prefix.VALUE_SET_VALUE, v.name, v.annotations))
@@ -231,7 +237,7 @@ public final class P4InfoBuilder {
         }
     }
 
-    /** A serializable enum an action parameter has, in type_info as p4c writes it: its bit<W> and members' values. */
+    /** A serializable enum an action parameter or a register has, in type_info as p4c writes it: its bit<W> and members' values. */
     private static void describe(P4Types.P4TypeInfo.Builder types, Type.Enum e) {
         if (types.containsSerializableEnums(e.name)) {
             return;

@@ -490,10 +490,13 @@ public final class Entities {
 
     private void registerEntry(RegisterEntry e) throws EntityException {
         Externs.Register r = register(e.getRegisterId());
-        if (e.getData().getDataCase() != P4Data.DataCase.BITSTRING) {
-            throw new EntityException(Code.INVALID_ARGUMENT, r.name + ": the data must be a bitstring");
+        // a register<E> of a serializable enum takes E's value as enum_value (P4Data), or as a bitstring
+        boolean asEnum = r.values != null && e.getData().getDataCase() == P4Data.DataCase.ENUM_VALUE;
+        if (e.getData().getDataCase() != P4Data.DataCase.BITSTRING && !asEnum) {
+            throw new EntityException(Code.INVALID_ARGUMENT, r.name + ": the data must be a bitstring"
+                    + (r.values != null ? " or an enum_value" : ""));
         }
-        BigInteger v = value(e.getData().getBitstring(), r.width, r.name);
+        BigInteger v = value(asEnum ? e.getData().getEnumValue() : e.getData().getBitstring(), r.width, r.name);
         for (int i : cells(e.hasIndex(), e.getIndex(), r.size, r.name)) {
             r.put(i, v);
         }
@@ -663,7 +666,8 @@ public final class Entities {
                     for (int i : cells(q.hasIndex(), q.getIndex(), r.size, r.name)) {
                         out.add(Entity.newBuilder().setRegisterEntry(RegisterEntry.newBuilder().setRegisterId(registerIds.get(r))
                                 .setIndex(Index.newBuilder().setIndex(i))
-                                .setData(P4Data.newBuilder().setBitstring(bytes(r.get(i))))).build());
+                                .setData(r.values != null ? P4Data.newBuilder().setEnumValue(bytes(r.get(i)))
+                                        : P4Data.newBuilder().setBitstring(bytes(r.get(i))))).build());
                     }
                 }
                 return out;

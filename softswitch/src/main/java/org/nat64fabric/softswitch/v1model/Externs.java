@@ -469,12 +469,19 @@ public final class Externs {
         public final String name;
         public final int size;
         public final int width;
+        /** The serializable enum its cells hold (register<E>); null for register<bit<W>>. */
+        public final org.nat64fabric.softswitch.frontend.Type.Enum values;
         private final BigInteger[] cells;
 
         public Register(String name, int size, int width) {
+            this(name, size, width, null);
+        }
+
+        public Register(String name, int size, int width, org.nat64fabric.softswitch.frontend.Type.Enum values) {
             this.name = name;
             this.size = size;
             this.width = width;
+            this.values = values;
             this.cells = new BigInteger[size];
             java.util.Arrays.fill(cells, BigInteger.ZERO);
         }

@@ -181,6 +181,26 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void aRegisterOfASerializableEnumHoldsItsValuesAndP4RuntimeReadsThemAsEnumValues() throws EntityException {
+        Program p = Frontend.compile(PROGRAMS.resolve("register_serializable_enum.p4"));
+        V1ModelSwitch sw = new V1ModelSwitch(p);
+        var info = P4InfoBuilder.build(p);
+        Entities entities = new Entities(sw, info);
+        assertEquals("EthTypes", info.getRegisters(0).getTypeSpec().getSerializableEnum().getName());
+        // each packet leaves with the type the one before it wrote (0 for the first)
+        assertEquals("1:0000" + "aa", out(sw, "0806 aa"));
+        assertEquals("1:0806" + "bb", out(sw, "0800 bb"));
+        Entity cell = Entity.newBuilder().setRegisterEntry(p4.v1.P4RuntimeOuterClass.RegisterEntry.newBuilder()
+                .setRegisterId(info.getRegisters(0).getPreamble().getId())
+                .setIndex(p4.v1.P4RuntimeOuterClass.Index.newBuilder().setIndex(0))).build();
+        assertEquals("0800", hex(entities.read(cell).get(0).getRegisterEntry().getData().getEnumValue().toByteArray()));
+        entities.apply(Update.Type.MODIFY, cell.toBuilder().setRegisterEntry(cell.getRegisterEntry().toBuilder()
+                .setData(p4.v1.P4DataOuterClass.P4Data.newBuilder().setEnumValue(com.google.protobuf.ByteString
+                        .copyFrom(bytes("0806"))))).build());
+        assertEquals("1:0806" + "cc", out(sw, "0800 cc"));
+    }
+
+    @Test
     void parserValueSetsMatchWhatTheControlPlaneWrites() throws EntityException {
         Program p = Frontend.compile(PROGRAMS.resolve("value_sets.p4"));
         V1ModelSwitch sw = new V1ModelSwitch(p);
