@@ -93,9 +93,12 @@ public final class P4InfoBuilder {
                         .setMatchType(matchType(k.kind)));
             }
             for (Table.ActionRef r : t.actions) {
-                b.addActionRefs(ActionRef.newBuilder().setId(id(r.action.name))
+                ActionRef.Builder ref = b.addActionRefsBuilder().setId(id(r.action.name))
                         .setScope(r.defaultOnly ? ActionRef.Scope.DEFAULT_ONLY
-                                : r.tableOnly ? ActionRef.Scope.TABLE_ONLY : ActionRef.Scope.TABLE_AND_DEFAULT));
+                                : r.tableOnly ? ActionRef.Scope.TABLE_ONLY : ActionRef.Scope.TABLE_AND_DEFAULT);
+                if (r.defaultOnly || r.tableOnly) {   // the scope's annotation too, as p4c writes it
+                    ref.addAnnotations(r.defaultOnly ? "@defaultonly" : "@tableonly");
+                }
             }
             if (t.defaultActionIsConst()) {
                 b.setConstDefaultActionId(id(t.defaultAction().action.name));

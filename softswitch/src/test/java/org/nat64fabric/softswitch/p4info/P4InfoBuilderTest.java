@@ -158,6 +158,17 @@ class P4InfoBuilderTest {
     }
 
     @Test
+    void anActionRefsScopeIsAlsoItsAnnotation(@TempDir Path dir) {
+        Program program = P4Programs.compile(dir, P4Programs.v1("header h_t { bit<8> a; }\nstruct headers_t { h_t h; }\n"
+                + "struct meta_t { }", "state start { pkt.extract(hdr.h); transition accept; }",
+                "action a() { }\naction b() { }\ntable t { key = { hdr.h.a: exact; } actions = { a; @defaultonly b; @tableonly NoAction; }"
+                + " default_action = b(); }", "t.apply();", "", "pkt.emit(hdr.h);"));
+        assertEquals(List.of("TABLE_AND_DEFAULT []", "DEFAULT_ONLY [@defaultonly]", "TABLE_ONLY [@tableonly]"),
+                P4InfoBuilder.build(program).getTables(0).getActionRefsList().stream()
+                        .map(r -> r.getScope() + " " + r.getAnnotationsList()).collect(Collectors.toList()));
+    }
+
+    @Test
     void aSerializableEnumOfAnActionParameterIsDescribedInTypeInfo() {
         P4Info info = P4InfoBuilder.build(Frontend.compile(Path.of("src/test/resources/language/enum_action_parameter.p4")));
         p4.config.v1.P4Types.P4SerializableEnumTypeSpec e = info.getTypeInfo().getSerializableEnumsOrThrow("Color_t");
