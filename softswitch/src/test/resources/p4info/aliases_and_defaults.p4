@@ -3,7 +3,8 @@
 // parse as a message), and an action profile
 // without a selector (max_group_size 0 in P4Info, whatever @max_group_size says); an action called
 // from the apply block, which P4Info lists too (as p4c does), without its directional parameter, but
-// not one called from an action only, nor @hidden ones, nor a @hidden table (P4_16 18.3); a validity
+// not one called from an action only, nor @hidden ones, nor a @hidden table (P4_16 18.3), nor a table
+// never applied or the actions only it lists; a validity
 // key, named h.$valid$ as p4c names it; a controller header, its ID hashed from its type's name.
 #include <core.p4>
 #include <v1model.p4>
@@ -31,6 +32,8 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
     action outer() { inner(); }
     @hidden action secret() { hdr.h.b = 2; }
     @hidden table fixed { key = { hdr.h.a: exact; } actions = { outer; } const entries = { 1 : outer(); } }
+    action only_never() { }
+    table never { key = { hdr.h.a: exact; } actions = { only_never; } }   // never applied: no part of the program
     @max_group_size(200) action_profile(32) ap;
     table t { key = { hdr.h.a: exact; } actions = { set; NoAction; } default_action = set(8, 0x0808); }
     table p { key = { hdr.h.b: exact; hdr.h.isValid(): exact; } actions = { set; NoAction; } implementation = ap; }

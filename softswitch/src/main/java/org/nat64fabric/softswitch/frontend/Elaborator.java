@@ -67,6 +67,8 @@ final class Elaborator {
     private final Type.Named matchKindType = new Type.Named("match_kind", false);
     private final List<Table> tables = new ArrayList<>();
     private final List<Action> actions = new ArrayList<>();
+    /** Tables some apply block applies: the others are no part of the program (p4c's front end removes them too). */
+    private final Set<Table> appliedTables = new HashSet<>();
     /** Actions called from an apply block, in the order first called: P4Info lists them too, as p4c does. */
     private final List<Action> calledActions = new ArrayList<>();
     private final List<Externs.Counter> counters = new ArrayList<>();
@@ -1866,6 +1868,7 @@ final class Elaborator {
 
     private Program program(Parser parser, Stmt verify, Stmt ingress, Stmt egress, Stmt compute, Stmt deparser,
                             Expr.Agg hdr, Expr.Agg meta, Map<Integer, List<Expr>> fieldLists) {
+        tables.removeIf(t -> !appliedTables.contains(t));
         List<Action> used = new ArrayList<>();
         List<Action> listed = new ArrayList<>();
         // @hidden (P4_16 18.3): no control-plane name, so not in P4Info
@@ -4471,6 +4474,7 @@ final class Elaborator {
             if (where != Where.CONTROL) {
                 throw error(m.at, "a table can be applied only in a control's apply block, not in " + whereName());
             }
+            appliedTables.add(((TableSym) t).table);
             return new ApplyResult(((TableSym) t).table);
         }
         if (t instanceof ControlInstance) {

@@ -91,6 +91,9 @@ public final class P4InfoBuilder {
             for (Table.KeyField k : t.keys) {
                 b.addMatchFields(MatchField.newBuilder().setId(k.id).setName(k.name).setBitwidth(k.width)
                         .setMatchType(matchType(k.kind)));
+                if (k.expr.type instanceof Type.Enum && ((Type.Enum) k.expr.type).underlying != null) {
+                    describe(info.getTypeInfoBuilder(), (Type.Enum) k.expr.type);
+                }
             }
             for (Table.ActionRef r : t.actions) {
                 ActionRef.Builder ref = b.addActionRefsBuilder().setId(id(r.action.name))
@@ -240,7 +243,7 @@ public final class P4InfoBuilder {
         }
     }
 
-    /** A serializable enum an action parameter or a register has, in type_info as p4c writes it: its bit<W> and members' values. */
+    /** A serializable enum of a key, an action parameter or a register, in type_info as p4c writes it: its bit<W> and members' values. */
     private static void describe(P4Types.P4TypeInfo.Builder types, Type.Enum e) {
         if (types.containsSerializableEnums(e.name)) {
             return;

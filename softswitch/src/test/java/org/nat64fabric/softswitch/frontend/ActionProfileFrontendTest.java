@@ -32,8 +32,12 @@ class ActionProfileFrontendTest {
     private static final String PARSER = "state start { pkt.extract(hdr.h); transition accept; }";
 
     private Program compile(String decls) {
+        return compile(decls, "t.apply();");
+    }
+
+    private Program compile(String decls, String apply) {
         return P4Programs.compile(dir, P4Programs.v1(HEADERS, PARSER,
-                "action fwd(bit<9> p) { sm.egress_spec = p; }\n" + decls, "t.apply();", "", "pkt.emit(hdr.h);"));
+                "action fwd(bit<9> p) { sm.egress_spec = p; }\n" + decls, apply, "", "pkt.emit(hdr.h);"));
     }
 
     private String error(String decls) {
@@ -44,7 +48,8 @@ class ActionProfileFrontendTest {
     void tablesShareADeclaredSelectorAndSelectorFieldsLeaveTheKey() {
         Program p = compile("action_selector(HashAlgorithm.crc32, 32w16, 32w8) sel;\n"
                 + "table t { key = { hdr.h.a: exact; hdr.h.b: selector; } actions = { fwd; } implementation = sel; }\n"
-                + "table u { key = { hdr.h.b: exact; hdr.h.a: selector; } actions = { fwd; } implementation = sel; }");
+                + "table u { key = { hdr.h.b: exact; hdr.h.a: selector; } actions = { fwd; } implementation = sel; }",
+                "t.apply(); u.apply();");
         assertEquals(1, p.table("I.t").keys.size());
         assertSame(p.table("I.t").profile(), p.table("I.u").profile());
         assertEquals("I.sel", p.table("I.t").profile().name);

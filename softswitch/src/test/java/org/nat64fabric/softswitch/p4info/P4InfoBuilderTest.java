@@ -146,7 +146,8 @@ class P4InfoBuilderTest {
         assertTrue(info.hasTypeInfo(), "type_info is there, empty, as p4c writes it");
         assertEquals(0, info.getActionsList().stream().filter(a -> a.getPreamble().getName().equals("I.bump")).findFirst()
                 .orElseThrow().getParamsCount(), "an action called from apply is listed, its inout parameter not");
-        // not an action called from an action only, nor a @hidden action or table, nor the actions only it lists
+        // not an action called from an action only, nor a @hidden action or table, nor the actions only it lists,
+        // nor a table never applied (p4c's front end removes it) and its action
         assertEquals(List.of("I.set", "NoAction", "I.bump"), info.getActionsList().stream().map(a -> a.getPreamble().getName())
                 .collect(Collectors.toList()));
         assertEquals(List.of("I.t", "I.p"), info.getTablesList().stream().map(t -> t.getPreamble().getName())
@@ -175,6 +176,9 @@ class P4InfoBuilderTest {
         assertEquals(8, e.getUnderlyingType().getBitwidth());
         assertEquals(List.of("RED=01", "GREEN=02"), e.getMembersList().stream()
                 .map(m -> m.getName() + "=" + P4Programs.hex(m.getValue().toByteArray())).collect(Collectors.toList()));
+        // and of a key
+        assertEquals(1, P4InfoBuilder.build(Frontend.compile(Path.of("src/test/resources/language/enum_key_mask.p4")))
+                .getTypeInfo().getSerializableEnumsCount());
     }
 
     @Test
