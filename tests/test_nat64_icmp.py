@@ -383,6 +383,113 @@ def test_translated_icmpv6_error_is_cut_to_1280_bytes_with_its_checksum(ptf):
     ptf.verify_no_other_packets()
 
 
+def with_wrong_checksum(frame, icmp_layer):
+    """`frame` with its ICMP checksum one off the right one (as scapy computes it)."""
+    built = Ether(bytes(frame))
+    wrong = frame.copy()
+    field = "chksum" if icmp_layer is ICMP else "cksum"
+    setattr(wrong[icmp_layer], field, (getattr(built[icmp_layer], field) + 1) & 0xffff)
+    assert Ether(bytes(wrong))[icmp_layer].payload == built[icmp_layer].payload
+    return wrong
+
+
+EXTENSION = b"\x20\x00\xdf\xfd" + b"\x00\x08\x01\x01" + b"\x00\x00\x00\x07"   # RFC 4884: version 2, one object
+
+
+def icmpv4_errors_to_translate():
+    """(sent, expected) for ICMPv4 errors the switch translates, each quoting another way: UDP,
+    a whole TCP header, an echo request, and a datagram with an RFC 4884 extension after it."""
+    router6 = embed(V4_ROUTER, POOL6, 96)
+    udp4 = IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / UDP(sport=40000, dport=33434) / b"probe"
+    udp6 = IPv6(src=V6_HOST, dst=SERVER6, hlim=1) / UDP(sport=5000, dport=33434) / b"probe"
+    tcp4 = IP(src=MAPPED, dst=V4_SERVER, ttl=60, id=0) / TCP(sport=41000, dport=80, flags="S", seq=7)
+    tcp6 = IPv6(src=V6_HOST, dst=SERVER6, hlim=60) / TCP(sport=33000, dport=80, flags="S", seq=7)
+    echo4 = IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / ICMP(type=8, id=0x4321, seq=3) / b"abc"
+    echo6 = IPv6(src=V6_HOST, dst=SERVER6, hlim=1) / ICMPv6EchoRequest(id=0x1234, seq=3, data=b"abc")
+    long4 = bytes(IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / UDP(sport=40000, dport=33434) / (b"p" * 104))
+    long6 = bytes(IPv6(src=V6_HOST, dst=SERVER6, hlim=1) / UDP(sport=5000, dport=33434) / (b"p" * 104))
+    return {
+        "udp": (from_v4_server(ICMP(type=11) / udp4, src=V4_ROUTER),
+                to_v6_host(ICMPv6TimeExceeded() / udp6, src=router6)),
+        "tcp": (from_v4_server(ICMP(type=3, code=3) / tcp4), to_v6_host(ICMPv6DestUnreach(code=4) / tcp6)),
+        "echo": (from_v4_server(ICMP(type=11) / echo4, src=V4_ROUTER),
+                 to_v6_host(ICMPv6TimeExceeded() / echo6, src=router6)),
+        "extension": (from_v4_server(ICMP(type=11, length=33) / Raw(long4 + EXTENSION), src=V4_ROUTER),
+                      to_v6_host(ICMPv6TimeExceeded(length=19) / Raw(long6 + EXTENSION), src=router6)),
+    }
+
+
+def insert_the_sessions_errors_quote(ptf):
+    stateful_udp(ptf)
+    ptf.insert(session_v4(ptf, 6, MAPPED, 41000, V6_HOST, 33000), session_v4(ptf, 1, MAPPED, 0x4321, V6_HOST, 0x1234))
+
+
+@pytest.mark.parametrize("kind", ["udp", "tcp", "echo", "extension"])
+def test_an_icmpv4_error_with_a_wrong_checksum_is_dropped_not_translated(ptf, kind):
+    """RFC 5508 REQ-3: "if the ICMP checksum fails to validate, the NAT SHOULD silently drop the
+    ICMP Error packet" (Jool drops it too: its translation recomputes the checksum). The same error
+    with its right checksum is translated; one off by one is dropped and counted as a bad checksum,
+    whatever the quoted packet is (the switch sums the parts it parses and the rest)."""
+    insert_the_sessions_errors_quote(ptf)
+    sent, expected = icmpv4_errors_to_translate()[kind]
+    ptf.send(V4_PORT, sent)
+    ptf.verify_packet(expected, V6_PORT)
+    ptf.verify_no_other_packets()
+    before = drops(ptf, DROP_BAD_CHECKSUM)
+    ptf.send(V4_PORT, with_wrong_checksum(sent, ICMP))
+    ptf.verify_no_other_packets()
+    assert drops(ptf, DROP_BAD_CHECKSUM) == before + 1
+
+
+@pytest.mark.parametrize("kind", ["udp", "fragment", "cut"])
+def test_an_icmpv6_error_with_a_wrong_checksum_is_dropped_not_translated(ptf, kind):
+    """RFC 5508 REQ-3 the other way: the ICMPv6 checksum, pseudo-header included, over a Packet Too
+    Big about UDP, a Destination Unreachable quoting a first fragment, and a Time Exceeded long
+    enough to be cut to 576 bytes (which the switch sums anew once cut: a wrong one must not leave
+    as a right one)."""
+    stateful_udp(ptf)
+    if kind == "udp":
+        error6, quoted6 = ICMPv6PacketTooBig(mtu=1300), IPv6(src=SERVER6, dst=V6_HOST, hlim=61) / UDP(
+            sport=53, dport=5000) / b"data"
+    elif kind == "fragment":
+        error6, quoted6 = ICMPv6DestUnreach(code=4), IPv6(src=SERVER6, dst=V6_HOST, hlim=61) / IPv6ExtHdrFragment(
+            id=0x87654321, m=1) / UDP(sport=53, dport=5000, len=2008, chksum=0x1111) / (b"f" * 64)
+    else:
+        error6, quoted6 = ICMPv6TimeExceeded(), IPv6(src=SERVER6, dst=V6_HOST, hlim=61) / UDP(
+            sport=53, dport=5000) / (b"z" * 1100)
+    sent = from_v6_host(error6 / quoted6, src=V6_ROUTER, dst=SERVER6)
+    ptf.send(V6_PORT, sent)
+    assert ptf.dataplane.poll(V4_PORT) is not None, "the error with its right checksum is translated"
+    ptf.verify_no_other_packets()
+    before = drops(ptf, DROP_BAD_CHECKSUM)
+    ptf.send(V6_PORT, with_wrong_checksum(sent, type(error6)))
+    ptf.verify_no_other_packets()
+    assert drops(ptf, DROP_BAD_CHECKSUM) == before + 1
+
+
+def test_a_routed_icmp_error_with_a_wrong_checksum_is_routed_as_it_came(ptf):
+    """Only a translator drops an error for its ICMP checksum (RFC 5508 REQ-3): one the switch routes
+    (to an address it does not translate) goes on unchanged but for TTL and MACs, as a router
+    forwards it (RFC 1812 5.2.2: a router does not verify what it forwards). A wrong IPv4 header
+    checksum drops it, as any packet."""
+    quoted = IP(src=V4_SERVER, dst="203.0.113.50", ttl=1) / UDP(sport=53, dport=5353) / b"x"
+    error = with_wrong_checksum(Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, ttl=30)
+                                / ICMP(type=11, code=0) / quoted, ICMP)
+    ptf.send(3, error)
+    routed = error.copy()
+    routed[Ether].src, routed[Ether].dst = ROUTER_MAC, V4_HOST_MAC
+    routed[IP].ttl = 29
+    del routed[IP].chksum
+    ptf.verify_packet(routed, V4_PORT)
+    ptf.verify_no_other_packets()
+    before = drops(ptf, DROP_BAD_CHECKSUM)
+    bad_header = error.copy()
+    bad_header[IP].chksum = 0x1234
+    ptf.send(3, bad_header)
+    ptf.verify_no_other_packets()
+    assert drops(ptf, DROP_BAD_CHECKSUM) == before + 1
+
+
 @BOTH
 def test_errors_about_other_flows_or_about_errors_are_dropped(ptf):
     """No session for the quoted packet (RFC 6146 3.5.1); the quoted source is not the error's

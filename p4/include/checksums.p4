@@ -52,6 +52,29 @@ bit<32> sum_l4_head(in l4_head_h h) {
     return (bit<32>) h.w0 + (bit<32>) h.w1 + (bit<32>) h.w2 + (bit<32>) h.w3;
 }
 
+/* The 16-bit words of the rest of a quoted TCP header, summed. */
+bit<32> sum_tcp_tail(in tcp_tail_h h) {
+    return (bit<32>) h.ack_no[31:16] + (bit<32>) h.ack_no[15:0] + (bit<32>) h.offset_flags + (bit<32>) h.window
+         + (bit<32>) h.checksum + (bit<32>) h.urgent_ptr;
+}
+
+/* The 16-bit words of 32 and of 4 bytes of a quoted datagram, summed. */
+bit<32> sum_quoted_chunk(in quoted_chunk_h h) {
+    bit<256> d = h.data;
+    return (bit<32>) d[255:240] + (bit<32>) d[239:224] + (bit<32>) d[223:208] + (bit<32>) d[207:192]
+         + (bit<32>) d[191:176] + (bit<32>) d[175:160] + (bit<32>) d[159:144] + (bit<32>) d[143:128]
+         + (bit<32>) d[127:112] + (bit<32>) d[111:96] + (bit<32>) d[95:80] + (bit<32>) d[79:64]
+         + (bit<32>) d[63:48] + (bit<32>) d[47:32] + (bit<32>) d[31:16] + (bit<32>) d[15:0];
+}
+bit<32> sum_quoted_word(in quoted_word_h h) {
+    return (bit<32>) h.data[31:16] + (bit<32>) h.data[15:0];
+}
+
+/* An ICMP header's words but its checksum, summed. */
+bit<32> sum_icmp_header(in icmp_h h) {
+    return (bit<32>) (h.type ++ h.code) + (bit<32>) h.identifier + (bit<32>) h.sequence;
+}
+
 /* A sum of 16-bit words folded into 16 bits (ones' complement addition): the checksum of the
  * words is its complement, and words that include a correct checksum fold to 0xffff. */
 bit<16> csum_fold(in bit<32> sum) {

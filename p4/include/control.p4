@@ -17,6 +17,11 @@ control Nat64VerifyChecksum(inout headers_t hdr, inout metadata_t meta) {
               hdr.ipv4.more_fragments, hdr.ipv4.frag_offset, hdr.ipv4.ttl, hdr.ipv4.protocol,
               hdr.ipv4.src_addr, hdr.ipv4.dst_addr },
             hdr.ipv4.hdr_checksum, HashAlgorithm.csum16);
+        /* RFC 5508 REQ-3: an ICMP error the parser took apart (to translate it), over the words it
+         * summed on the way (its headers and, for ICMPv6, the pseudo-header) and the rest of the
+         * message. Ingress tells which verification failed, and drops only an error it translates. */
+        verify_checksum_with_payload(meta.is_icmp_error, { meta.icmp_error_sum }, hdr.icmp.checksum,
+            HashAlgorithm.csum16);
     }
 }
 
@@ -236,9 +241,19 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             drop_for(DROP_PARSER_ERROR);
             exit;
         }
-        /* verify_checksum covers headers without options; with options, summed here. */
-        if (standard_metadata.checksum_error == 1
-                || hdr.ipv4.isValid() && hdr.ipv4.ihl != 5 && !ipv4_checksum_holds(hdr.ipv4, hdr.ipv4_options)) {
+        /* verify_checksum covers IPv4 headers without options (with options, summed here) and ICMP
+         * errors: when an error failed, its IPv4 header is summed here to tell which one did. */
+        bool header_sum_wrong = hdr.ipv4.isValid() && hdr.ipv4.ihl != 5
+                                && !ipv4_checksum_holds(hdr.ipv4, hdr.ipv4_options);
+        bool icmp_sum_wrong = false;
+        if (standard_metadata.checksum_error == 1) {
+            if (meta.is_icmp_error && (!hdr.ipv4.isValid() || ipv4_checksum_holds(hdr.ipv4, hdr.ipv4_options))) {
+                icmp_sum_wrong = true;
+            } else {
+                header_sum_wrong = true;
+            }
+        }
+        if (header_sum_wrong) {
             drop_for(DROP_BAD_CHECKSUM);
             exit;
         }
@@ -251,6 +266,12 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         }
         bit<32> drop_reason;
         translate.apply(hdr, meta, drop_reason);
+        /* RFC 5508 REQ-3: an ICMP error whose checksum is wrong is not translated (routed, it goes on
+         * as it came). One with bytes after its IP packet is not judged: the sum counted them. */
+        if (icmp_sum_wrong && !meta.trailer && meta.xlate_src && meta.xlate_dst && drop_reason == DROP_REASONS) {
+            drop_for(DROP_BAD_CHECKSUM);
+            exit;
+        }
         bool translated = meta.xlate_src && meta.xlate_dst && drop_reason == DROP_REASONS
                           && meta.punt_reason == 0 && !meta.send_error;
         /* The switch answers for its own addresses what it does not translate: a pool4 address

@@ -263,6 +263,7 @@ struct metadata_t {
     bit<8>  error_code;
     bit<32> error_param;     /* MTU or pointer, as the ICMP header's last four bytes */
     bit<32> error_drop_reason;   /* counted for the packet the error replaces */
+    ICMP_ERROR_SUM_METADATA      /* an ICMP error's words the parser summed (v1model) */
     IDLE_SLOT_METADATA           /* the session entry hit, where its table ages through slots (SUME) */
 }
 

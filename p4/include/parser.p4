@@ -4,6 +4,7 @@
 #define NAT64_PARSER_P4
 
 #include "headers.p4"
+#include "checksums.p4"   /* the parser sums an ICMP error it translates (parser_states.p4) */
 
 parser Nat64Parser(packet_in packet, out headers_t hdr, inout metadata_t meta,
                    inout standard_metadata_t standard_metadata) {

@@ -271,6 +271,7 @@
      * the original datagram field in their sixth byte, in 32-bit words. */
     state parse_icmp_error4 {
         packet.extract(hdr.inner_ipv4);
+        ICMP_ERROR_SUM_FIRST(sum_icmp_header(hdr.icmp) + sum_ipv4_header(hdr.inner_ipv4))
         meta.icmp_payload = hdr.ipv4.total_len - ((bit<16>) hdr.ipv4.ihl << 2) - 8;
         meta.icmp_room = meta.icmp_payload - 20;
         meta.icmp_ext_datagram = (bit<16>) hdr.icmp.identifier[7:0] << 2;
@@ -287,6 +288,9 @@
     state parse_icmp_error6 {
         packet.extract(hdr.inner_ipv6);
         meta.icmp_payload = hdr.ipv6.payload_len - meta.ipv6_ext_len - (hdr.ipv6_frag.isValid() ? 16w8 : 0) - 8;
+        /* with the pseudo-header: addresses, the message's length, next header 58 */
+        ICMP_ERROR_SUM_FIRST(sum_v6(hdr.ipv6.src_addr) + sum_v6(hdr.ipv6.dst_addr) + (bit<32>) meta.icmp_payload + 8
+                             + (bit<32>) PROTO_ICMPV6 + sum_icmp_header(hdr.icmp) + sum_ipv6_header(hdr.inner_ipv6))
         meta.icmp_room = meta.icmp_payload - 40;
         meta.icmp_ext_datagram = hdr.icmp.type == ICMP6_DEST_UNREACH || hdr.icmp.type == ICMP6_TIME_EXCEEDED
                                  ? (bit<16>) hdr.icmp.identifier[15:8] << 3 : 0;
@@ -302,6 +306,7 @@
     /* A quoted fragment (RFC 7915 5.3: translated as 5.1.1 says); only a first one has ports. */
     state parse_inner_frag {
         packet.extract(hdr.inner_frag);
+        ICMP_ERROR_SUM(sum_frag_header(hdr.inner_frag))
         meta.icmp_room = meta.icmp_room - 8;
         meta.quoted_parsed = meta.quoted_parsed + 8;
         transition select(hdr.inner_frag.frag_offset, hdr.inner_frag.next_hdr) {
@@ -315,6 +320,7 @@
      * error's destination. l4_src/l4_dst are swapped so the session lookups work unchanged. */
     state parse_inner_tcp {
         packet.extract(hdr.inner_l4);
+        ICMP_ERROR_SUM(sum_l4_head(hdr.inner_l4))
         meta.quoted_parsed = meta.quoted_parsed + 8;
         meta.inner_proto = PROTO_TCP;
         meta.l4_src = hdr.inner_l4.w1;
@@ -327,11 +333,13 @@
     }
     state parse_inner_tcp_tail {
         packet.extract(hdr.inner_tcp_tail);
+        ICMP_ERROR_SUM(sum_tcp_tail(hdr.inner_tcp_tail))
         meta.quoted_parsed = meta.quoted_parsed + 12;
         transition parse_quoted_rest;
     }
     state parse_inner_udp {
         packet.extract(hdr.inner_l4);
+        ICMP_ERROR_SUM(sum_l4_head(hdr.inner_l4))
         meta.quoted_parsed = meta.quoted_parsed + 8;
         meta.inner_proto = PROTO_UDP;
         meta.l4_src = hdr.inner_l4.w1;
@@ -350,6 +358,7 @@
         }
     }
     state parse_inner_echo {
+        ICMP_ERROR_SUM(sum_l4_head(hdr.inner_l4))
         meta.quoted_parsed = meta.quoted_parsed + 8;
         meta.inner_proto = PROTO_ICMP;
         meta.l4_src = hdr.inner_l4.w2;
@@ -385,6 +394,7 @@
     }
     state parse_quoted_chunk {
         packet.extract(hdr.quoted_chunks.next);
+        ICMP_ERROR_SUM(sum_quoted_chunk(hdr.quoted_chunks.last))
         meta.quoted_rest = meta.quoted_rest - 32;
         transition parse_quoted_chunks;
     }
@@ -396,6 +406,7 @@
     }
     state parse_quoted_word {
         packet.extract(hdr.quoted_words.next);
+        ICMP_ERROR_SUM(sum_quoted_word(hdr.quoted_words.last))
         meta.quoted_rest = meta.quoted_rest - 4;
         transition parse_quoted_words;
     }

@@ -37,6 +37,12 @@ header packet_out_t {
 #define IDLE_SLOT_PARAM
 #define IDLE_SLOT_HIT
 
+/* RFC 5508 REQ-3: a translated ICMP error's checksum is verified. The parser sums what it parses of
+ * the message (and the ICMPv6 pseudo-header); verify_checksum_with_payload adds the rest. */
+#define ICMP_ERROR_SUM_METADATA bit<32> icmp_error_sum;
+#define ICMP_ERROR_SUM_FIRST(words) meta.icmp_error_sum = (words);
+#define ICMP_ERROR_SUM(words) meta.icmp_error_sum = meta.icmp_error_sum + (words);
+
 /* The address of the RFC 6791 pool an ICMPv6 error's router gets: a hash of its address. */
 #define RFC6791_PICK(out, first, key, count) hash(out, HashAlgorithm.crc32, first, { key }, count);
 

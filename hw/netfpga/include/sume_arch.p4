@@ -72,6 +72,11 @@ const bit<16> ETHERNET_BYTES = 14;
 #define COUNTED_BY(name)
 #define IDLE_TIMEOUT
 
+/* No payload checksums: a translated ICMP error's checksum is not verified (hw/netfpga/README.md). */
+#define ICMP_ERROR_SUM_METADATA
+#define ICMP_ERROR_SUM_FIRST(words)
+#define ICMP_ERROR_SUM(words)
+
 /* Idle timeouts emulated (hw/netfpga/README.md, "Idle timeouts"): every session entry carries a
  * slot the agent assigns and hides from controllers (@sume_idle_slot: the P4Info shows the tables
  * with idle timeouts and the actions without it); a hit adds one to the slot's cell of session_hit,
