@@ -6,7 +6,7 @@ import ipaddress
 import zlib
 
 import pytest
-from scapy.layers.inet import ICMP, IP, TCP, UDP
+from scapy.layers.inet import ICMP, IP, IPOption, TCP, UDP
 from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6PacketTooBig,
                                 ICMPv6ParamProblem, ICMPv6TimeExceeded, IPv6, IPv6ExtHdrFragment, IPv6ExtHdrRouting,
                                 fragment6)
@@ -380,6 +380,75 @@ def test_translated_icmpv6_error_is_cut_to_1280_bytes_with_its_checksum(ptf):
     whole = to_v6_host(ICMPv6TimeExceeded(code=0) / quoted6, src=embed(V4_ROUTER, POOL6, 96))
     cut = bytes(whole[ICMPv6TimeExceeded].payload)[:1280 - 48]
     ptf.verify_packet(to_v6_host(ICMPv6TimeExceeded(code=0) / Raw(cut), src=embed(V4_ROUTER, POOL6, 96)), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+QUOTED_OPTIONS = {
+    "router-alert": b"\x94\x04\x00\x00",                           # RFC 2113, 4 bytes
+    "record-route": b"\x07\x0b\x04" + bytes(8) + b"\x00",           # room for two hops, then End
+    "forty-bytes": b"\x01" * 39 + b"\x00",                          # the most a header holds
+}
+
+
+@pytest.mark.parametrize("options", sorted(QUOTED_OPTIONS))
+@BOTH
+def test_an_icmpv4_error_quoting_ipv4_options_is_translated_without_them(ptf, options):
+    """RFC 5508 REQ-3b: a NAT must handle an ICMP error whose quoted IPv4 header has options
+    (MUST); RFC 7915 4.3 translates the quoted header as 4.1 does any, options ignored. So the
+    error finds its session past the options, the quoted IPv6 header's payload length is the IPv4
+    total length less the whole IPv4 header, and the message shrinks by the options (every length
+    and checksum as scapy computes it), for UDP, a whole TCP header and an echo."""
+    insert_the_sessions_errors_quote(ptf)
+    opts = IPOption(QUOTED_OPTIONS[options])
+    router6 = embed(V4_ROUTER, POOL6, 96)
+    cases = [
+        (ICMP(type=11) / IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0, options=opts) / UDP(sport=40000, dport=33434)
+         / b"probe", ICMPv6TimeExceeded() / IPv6(src=V6_HOST, dst=SERVER6, hlim=1) / UDP(sport=5000, dport=33434)
+         / b"probe"),
+        (ICMP(type=3, code=3) / IP(src=MAPPED, dst=V4_SERVER, ttl=60, id=0, options=opts) / TCP(
+            sport=41000, dport=80, flags="S", seq=7),
+         ICMPv6DestUnreach(code=4) / IPv6(src=V6_HOST, dst=SERVER6, hlim=60) / TCP(sport=33000, dport=80, flags="S",
+                                                                                  seq=7)),
+        (ICMP(type=11) / IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0, options=opts) / ICMP(type=8, id=0x4321, seq=3)
+         / b"abc", ICMPv6TimeExceeded() / IPv6(src=V6_HOST, dst=SERVER6, hlim=1) / ICMPv6EchoRequest(
+            id=0x1234, seq=3, data=b"abc")),
+    ]
+    for error4, error6 in cases:
+        assert len(bytes(error4[IP])) - len(bytes(error4[IP].payload)) == 20 + len(QUOTED_OPTIONS[options])
+        ptf.send(V4_PORT, from_v4_server(error4, src=V4_ROUTER if error4.type == 11 else V4_SERVER))
+        ptf.verify_packet(to_v6_host(error6, src=router6 if error4.type == 11 else SERVER6), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+@BOTH
+def test_an_icmpv4_error_quoting_options_keeps_its_extension_after_the_datagram(ptf):
+    """RFC 4884's length attribute counts the quoted options: a 144-byte original datagram (length
+    36) whose header has 12 bytes of options is 152 bytes as IPv6 (length 19, in 64-bit words),
+    the extension right after it."""
+    stateful_udp(ptf)
+    quoted4 = bytes(IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0, options=IPOption(QUOTED_OPTIONS["record-route"]))
+                    / UDP(sport=40000, dport=33434) / (b"p" * 104))
+    assert len(quoted4) == 144
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=11, length=36) / Raw(quoted4 + EXTENSION), src=V4_ROUTER))
+    quoted6 = bytes(IPv6(src=V6_HOST, dst=SERVER6, hlim=1) / UDP(sport=5000, dport=33434) / (b"p" * 104))
+    ptf.verify_packet(to_v6_host(ICMPv6TimeExceeded(length=19) / Raw(quoted6 + EXTENSION),
+                                 src=embed(V4_ROUTER, POOL6, 96)), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+@BOTH
+def test_a_routed_icmpv4_error_quoting_options_keeps_them(ptf):
+    """An error the switch routes (not translates) leaves with its quote as it came, options and all."""
+    quoted = IP(src=V4_SERVER, dst="203.0.113.50", ttl=1, options=IPOption(QUOTED_OPTIONS["router-alert"])) / UDP(
+        sport=53, dport=5353) / b"x"
+    error = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, ttl=30) / \
+        ICMP(type=11, code=0) / quoted
+    ptf.send(3, error)
+    routed = Ether(bytes(error))
+    routed[Ether].src, routed[Ether].dst = ROUTER_MAC, V4_HOST_MAC
+    routed[IP].ttl = 29
+    del routed[IP].chksum
+    ptf.verify_packet(routed, V4_PORT)
     ptf.verify_no_other_packets()
 
 

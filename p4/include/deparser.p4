@@ -15,7 +15,7 @@
         packet.emit(hdr.ndp);
         packet.emit(hdr.ndp_option);
         packet.emit(hdr.inner_ipv4);
-        packet.emit(hdr.inner_ipv4_options);    /* v1model's own errors only: never valid on SUME */
+        packet.emit(hdr.inner_ipv4_options);    /* quoted options: of an error routed as it came, or v1model's own errors */
         packet.emit(hdr.inner_ipv6);
         packet.emit(hdr.inner_ext);
         packet.emit(hdr.inner_frag);

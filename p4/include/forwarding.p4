@@ -16,6 +16,7 @@ control IpLengths(inout headers_t hdr, inout metadata_t meta, in bit<32> frame_l
             + (hdr.tcp.isValid() ? 16w20 : 0) + (hdr.udp.isValid() ? 16w8 : 0) + (hdr.icmp.isValid() ? 16w8 : 0)
             + (hdr.ndp.isValid() ? 16w16 : 0) + (hdr.ndp_option.isValid() ? 16w8 : 0)
             + (hdr.inner_ipv4.isValid() ? 16w20 : 0) + (hdr.inner_ipv6.isValid() ? 16w40 : 0)
+            + (hdr.inner_ipv4_options[0].isValid() ? ((bit<16>) hdr.inner_ipv4.ihl << 2) - 20 : 0)
             + (hdr.inner_frag.isValid() ? 16w8 : 0)
             + (hdr.inner_l4.isValid() ? 16w8 : 0) + (hdr.inner_tcp_tail.isValid() ? 16w12 : 0) + meta.quoted_extra;
         valid = !(hdr.ipv4.isValid() && ((bit<32>) hdr.ipv4.total_len + 14 > frame_length

@@ -273,14 +273,37 @@
         packet.extract(hdr.inner_ipv4);
         ICMP_ERROR_SUM_FIRST(sum_icmp_header(hdr.icmp) + sum_ipv4_header(hdr.inner_ipv4))
         meta.icmp_payload = hdr.ipv4.total_len - ((bit<16>) hdr.ipv4.ihl << 2) - 8;
-        meta.icmp_room = meta.icmp_payload - 20;
         meta.icmp_ext_datagram = (bit<16>) hdr.icmp.identifier[7:0] << 2;
-        meta.quoted_parsed = 20;
-        transition select(hdr.inner_ipv4.ihl, hdr.inner_ipv4.frag_offset, hdr.inner_ipv4.protocol) {
-            (5, 0, PROTO_TCP): parse_inner_tcp;
-            (5, 0, PROTO_UDP): parse_inner_udp;
-            (5, 0, PROTO_ICMP): parse_inner_icmp;
-            default: accept;               /* options or a later fragment: not translated */
+        meta.ipv4_option_words = hdr.inner_ipv4.ihl - 5;
+        meta.quoted_parsed = (bit<16>) hdr.inner_ipv4.ihl << 2;
+        meta.icmp_room = meta.icmp_payload - meta.quoted_parsed;
+        transition select(hdr.inner_ipv4.ihl, hdr.inner_ipv4.frag_offset) {
+            (0 &&& 0xc, _): accept;        /* a header shorter than 20 bytes: not translated */
+            (4, _): accept;
+            (_, 0): quoted_ipv4_options;
+            default: accept;               /* a later fragment: not translated */
+        }
+    }
+    /* RFC 5508 REQ-3b: options in the quoted header are read past (and left out of its
+     * translation: RFC 7915 4.3 translates it as 4.1 does, options ignored). */
+    state quoted_ipv4_options {
+        transition select(meta.ipv4_option_words) {
+            0: parse_inner_ipv4_transport;
+            default: parse_quoted_ipv4_option;
+        }
+    }
+    state parse_quoted_ipv4_option {
+        packet.extract(hdr.inner_ipv4_options.next);
+        ICMP_ERROR_SUM(sum_option_word(hdr.inner_ipv4_options.last))
+        meta.ipv4_option_words = meta.ipv4_option_words - 1;
+        transition quoted_ipv4_options;
+    }
+    state parse_inner_ipv4_transport {
+        transition select(hdr.inner_ipv4.protocol) {
+            PROTO_TCP: parse_inner_tcp;
+            PROTO_UDP: parse_inner_udp;
+            PROTO_ICMP: parse_inner_icmp;
+            default: accept;
         }
     }
     /* RFC 4884: ICMPv6 Destination Unreachable and Time Exceeded have it in their fifth byte, in

@@ -283,7 +283,7 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
         hdr.inner_ipv6.version = 6;
         hdr.inner_ipv6.traffic_class = hdr.inner_ipv4.dscp_ecn;
         hdr.inner_ipv6.flow_label = 0;
-        hdr.inner_ipv6.payload_len = hdr.inner_ipv4.total_len - 20;
+        hdr.inner_ipv6.payload_len = hdr.inner_ipv4.total_len - ((bit<16>) hdr.inner_ipv4.ihl << 2);
         hdr.inner_ipv6.next_hdr = meta.inner_proto == PROTO_ICMP ? PROTO_ICMPV6 : meta.inner_proto;
         hdr.inner_ipv6.hop_limit = hdr.inner_ipv4.ttl;
         hdr.inner_ipv6.src_addr = meta.new_dst6;
@@ -302,6 +302,7 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
             hdr.inner_ipv6.payload_len = hdr.inner_ipv6.payload_len + 8;
         }
         hdr.inner_ipv4.setInvalid();
+        hdr.inner_ipv4_options.pop_front(10);
     }
 
     /* The quoted transport: ports from the session, checksum adjusted for the new pseudo-header
@@ -313,7 +314,7 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
             bit<8> new_type6 = type == ICMP_ECHO_REQUEST ? ICMP6_ECHO_REQUEST : ICMP6_ECHO_REPLY;
             bit<16> new_w0 = (to_v6 ? new_type6 : new_type4) ++ hdr.inner_l4.w0[7:0];
             /* ICMPv4 has no pseudo-header: only the ICMPv6 side's addresses are summed. */
-            bit<16> quoted_len = to_v6 ? hdr.inner_ipv4.total_len - 20
+            bit<16> quoted_len = to_v6 ? hdr.inner_ipv4.total_len - ((bit<16>) hdr.inner_ipv4.ihl << 2)
                                        : hdr.inner_ipv6.payload_len - (hdr.inner_frag.isValid() ? 16w8 : 0);
             bit<32> length_and_next = (bit<32>) quoted_len + (bit<32>) PROTO_ICMPV6;
             bit<32> old_words = (to_v6 ? 0 : old_sum + length_and_next) + (bit<32>) hdr.inner_l4.w0 + (bit<32>) hdr.inner_l4.w2;
@@ -413,14 +414,17 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
     action error_4to6_headers() {
         bit<32> old_words = (bit<32>) (hdr.icmp.type ++ hdr.icmp.code) + (bit<32>) hdr.icmp.identifier
                             + (bit<32>) hdr.icmp.sequence + sum_ipv4_header(hdr.inner_ipv4)
+                            + sum_ipv4_options(hdr.inner_ipv4_options)
                             + sum_l4_head(hdr.inner_l4) + (bit<32>) hdr.inner_tcp_tail.checksum;
+        bit<16> options = ((bit<16>) hdr.inner_ipv4.ihl << 2) - 20;
         quoted_transport(sum_v4(hdr.inner_ipv4.src_addr) + sum_v4(hdr.inner_ipv4.dst_addr),
                          sum_v6(meta.new_dst6) + sum_v6(meta.new_src6), meta.new_l4_dst, true);
         quoted_v4_to_v6();
         meta.new_src6 = meta.error_src6;
         v4_to_v6();
-        /* The quoted header grew by 20, and by the 8 of a Fragment header it was given. */
-        bit<16> growth = hdr.inner_frag.isValid() ? 16w28 : 16w20;
+        /* The quoted header grew by 20 less its options, and by the 8 of a Fragment header it was
+         * given (modulo 2^16: options of more than 20 bytes make it shrink). */
+        bit<16> growth = (hdr.inner_frag.isValid() ? 16w28 : 16w20) - options;
         hdr.ipv6.payload_len = hdr.ipv6.payload_len + growth;
         hdr.icmp.type = new_type;
         hdr.icmp.code = new_code;
@@ -446,7 +450,7 @@ control Rewrite(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_rea
                             + sum_ipv6_header(hdr.inner_ipv6) + sum_l4_head(hdr.inner_l4)
                             + (bit<32>) hdr.inner_tcp_tail.checksum
                             + (hdr.inner_frag.isValid() ? sum_frag_header(hdr.inner_frag) : 0);
-        hdr.icmp.checksum = csum_replace(hdr.icmp.checksum, old_words, 24, new_words);
+        hdr.icmp.checksum = csum_replace(hdr.icmp.checksum, old_words, 44, new_words);   /* 20 option words too */
         if (hdr.ipv6.payload_len > ICMP6_ERROR_MAX - 40) {
             hdr.ipv6.payload_len = ICMP6_ERROR_MAX - 40;
             meta.truncate_to = 14 + (bit<32>) ICMP6_ERROR_MAX;

@@ -611,12 +611,14 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
             }
             /* As from IPv6 above, where the error becomes an ICMPv6 one with a length attribute
              * (RFC 7915 4.2: not Packet Too Big from 3/4, nor Parameter Problem from 3/2; 3/14 and
-             * codes over 15 are dropped); its datagram grows by 20, and 8 for a Fragment header. */
+             * codes over 15 are dropped); its datagram grows by 20 less the quoted options, and 8
+             * for a Fragment header. */
             if (meta.is_icmp_error && meta.icmp_ext_datagram != 0 && !meta.from_controller && !meta.hairpinned
                     && (hdr.icmp.type == ICMP_TIME_EXCEEDED || hdr.icmp.type == ICMP_DEST_UNREACH && hdr.icmp.code <= 15
                         && hdr.icmp.code != 2 && hdr.icmp.code != 4 && hdr.icmp.code != 14)
                     && extension_fits_only_cut((meta.icmp_ext_datagram + (hdr.inner_ipv4.more_fragments == 1
-                                                   || hdr.inner_ipv4.frag_offset != 0 ? 16w28 : 16w20) + 7) & 0xfff8,
+                                                   || hdr.inner_ipv4.frag_offset != 0 ? 16w28 : 16w20)
+                                                + 20 - ((bit<16>) hdr.inner_ipv4.ihl << 2) + 7) & 0xfff8,
                                                meta.icmp_payload - meta.icmp_ext_datagram, 48, ICMP6_ERROR_MAX)) {
                 meta.punt_reason = PUNT_ICMP_EXTENSION;
                 return;

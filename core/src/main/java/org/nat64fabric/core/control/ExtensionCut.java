@@ -33,7 +33,10 @@ final class ExtensionCut {
         return etherType == 0x0800 ? fromIpv4(frame) : etherType == 0x86dd ? fromIpv6(frame) : Optional.empty();
     }
 
-    /** ICMPv4 to become ICMPv6: the datagram grows by 20 (28 with the Fragment header a fragment gets), in 8-byte units. */
+    /**
+     * ICMPv4 to become ICMPv6: the datagram grows by 20 (28 with the Fragment header a fragment
+     * gets) less the quoted header's options, which translation leaves out; in 8-byte units.
+     */
     private static Optional<byte[]> fromIpv4(byte[] frame) {
         ByteBuffer b = ByteBuffer.wrap(frame);
         int ihl = (frame[ETHERNET] & 0x0f) * 4;
@@ -46,7 +49,8 @@ final class ExtensionCut {
         int extension = end - icmp - ICMP_HEADER - datagram;
         boolean fragment = (b.getShort(icmp + ICMP_HEADER + 6) & 0x3fff) != 0;
         int translated = (IcmpErrors.IPV6_ERROR_MAX - IPV6_HEADER - ICMP_HEADER - extension) & ~7;
-        int kept = translated - (fragment ? 28 : 20);
+        int quotedOptions = (frame[icmp + ICMP_HEADER] & 0x0f) * 4 - 20;
+        int kept = translated - (fragment ? 28 : 20) + quotedOptions;
         if (translated < MIN_DATAGRAM) {
             return Optional.empty();
         }

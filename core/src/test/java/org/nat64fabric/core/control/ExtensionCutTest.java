@@ -35,6 +35,15 @@ class ExtensionCutTest {
         assertEquals(0, InternetChecksum.of(InternetChecksum.add(0, out, 34, out.length - 34)), "the ICMP checksum");
     }
 
+    @Test
+    void quotedIpv4OptionsAreKeptInTheCutForTranslationLeavesThemOut() {
+        byte[] error = icmpv4Error(600, 640);
+        error[14 + 20 + 8] = 0x47;     // the quoted header has 8 bytes of options
+        byte[] out = ExtensionCut.cut(error).orElseThrow();
+        assertEquals(14 + 20 + 8 + 580 + 640, out.length, "580 bytes, less 8 of options, are 592 as ICMPv6: 1280 in all");
+        assertEquals(580 / 4, out[14 + 20 + 5] & 0xff, "the length attribute");
+    }
+
     /** IPv6 Destination Unreachable with a `datagram`-byte original datagram (an IPv6 UDP packet) and an `extension`. */
     private static byte[] icmpv6Error(int datagram, int extension) {
         ByteBuffer b = ByteBuffer.allocate(14 + 40 + 8 + datagram + extension);
