@@ -147,6 +147,44 @@ def test_icmpv6_error_with_extension_is_zero_padded_to_128_bytes_as_icmpv4(ptf):
 
 
 @BOTH
+def test_an_extension_after_a_datagram_shorter_than_128_bytes_is_kept_the_datagram_padded_to_128(ptf):
+    """RFC 4884 5.1 wants at least 128 bytes of original datagram before an extension; a sender
+    that put it after less (the quoted headers alone: ICMPv4 length 7, ICMPv6 length 6) is answered
+    as Jool's graybox "ic7" and "idk" expect: the translated datagram zero padded to 128 bytes
+    (ICMPv6 length 16, ICMPv4 length 32), the extension kept after it."""
+    stateful_udp(ptf)
+    ext = extension(labels=3)
+    quoted4 = bytes(IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / UDP(sport=40000, dport=33434))
+    assert len(quoted4) == 28
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=11, code=0, length=7) / Raw(quoted4 + ext), src=V4_ROUTER))
+    quoted6 = bytes(IPv6(src=V6_HOST, dst=SERVER6, hlim=1) / UDP(sport=5000, dport=33434))
+    sends_exactly(ptf, to_v6_host(ICMPv6TimeExceeded(code=0, length=16) / Raw(pad(quoted6, 8) + ext),
+                                  src=embed(V4_ROUTER, POOL6, 96)), V6_PORT)
+    quoted6 = bytes(IPv6(src=SERVER6, dst=V6_HOST, hlim=61) / UDP(sport=53, dport=5000))
+    assert len(quoted6) == 48
+    ptf.send(V6_PORT, from_v6_host(ICMPv6DestUnreach(code=4, length=6) / Raw(quoted6 + ext), dst=SERVER6))
+    quoted4 = bytes(IP(src=V4_SERVER, dst=MAPPED, ttl=61, id=0) / UDP(sport=53, dport=40000))
+    sends_exactly(ptf, to_v4_server(ICMP(type=3, code=3, length=32) / Raw(pad(quoted4, 4) + ext)), V4_PORT)
+
+
+def test_an_icmpv6_error_is_cut_to_1280_bytes_whatever_the_lowest_ipv6_mtu(ptf):
+    """RFC 4443 2.4(c) caps an ICMPv6 error at the minimum IPv6 MTU, 1280 bytes, not at the
+    translator's lowest IPv6 MTU setting (Jool's graybox "ja": lowest-ipv6-mtu raised, a 1261-byte
+    ICMPv4 error still leaves as 1280 bytes of ICMPv6, checksummed over what is left)."""
+    stateful_udp(ptf)
+    ptf.modify(ptf.client.table_entry(P + "lowest_ipv6_mtu", default=True, action=P + "set_lowest_ipv6_mtu",
+                                      params={"mtu": 1500}))
+    quoted4 = IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / UDP(sport=40000, dport=33434) / (b"j" * 1205)
+    error = ICMP(type=11, code=0) / quoted4
+    assert 20 + len(error) == 1261
+    ptf.send(V4_PORT, from_v4_server(error, src=V4_ROUTER))
+    quoted6 = IPv6(src=V6_HOST, dst=SERVER6, hlim=1) / UDP(sport=5000, dport=33434) / (b"j" * 1205)
+    whole = to_v6_host(ICMPv6TimeExceeded(code=0) / quoted6, src=embed(V4_ROUTER, POOL6, 96))
+    cut = bytes(whole[ICMPv6TimeExceeded].payload)[:1280 - 48]
+    sends_exactly(ptf, to_v6_host(ICMPv6TimeExceeded(code=0) / Raw(cut), src=embed(V4_ROUTER, POOL6, 96)), V6_PORT)
+
+
+@BOTH
 def test_icmp_errors_without_extension_keep_length_zero(ptf):
     """No length attribute (0, RFC 792/4443 layout): translated in both directions with length 0 and
     no padding."""
