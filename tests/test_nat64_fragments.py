@@ -232,7 +232,8 @@ def test_an_echo_in_fragments_is_translated_both_ways(border, host, host4):
     """RFC 7915 4.2 and 5.2: a 3000-byte echo request from the IPv6 host in three fragments, its
     first packet: the switch punts the first fragment (the ICMPv6 checksum counts the whole
     message's length, which only the last tells) once its session is set up, and the controller
-    translates it when the last has come. Reassembled, an ICMPv4 echo request with the session's
+    translates it when the last has come, and sends the fragments after it then, in their order.
+    Reassembled, an ICMPv4 echo request with the session's
     identifier and a right checksum; the server's reply, in full-size IPv4 fragments, comes back
     as an ICMPv6 echo reply with the host's identifier and a checksum right for its pseudo-header.
     An EAM host's (RFC 7757) the same way without a session: from its EAM's IPv4 address, its
@@ -243,6 +244,7 @@ def test_an_echo_in_fragments_is_translated_both_ways(border, host, host4):
     for f in v6_fragments(request, 58, ident, 1232, src=host):
         dataplane.send(V6_PORT, f)
     pieces, headers = collect(dataplane, V4_PORT, 4, ident, len(request))
+    assert list(pieces) == sorted(pieces), "as they came, the first first (RFC 7915 5: a flow's order kept)"
     whole = reassembled(pieces, len(request))
     kind, code, _, id4, seq = struct.unpack("!BBHHH", whole[:8])
     assert (kind, code, seq, whole[8:]) == (8, 0, 1, request[8:])
@@ -254,6 +256,7 @@ def test_an_echo_in_fragments_is_translated_both_ways(border, host, host4):
     for f in v4_fragments(reply, 1, ident + 1, 1480, headers[0].src):
         dataplane.send(V4_PORT, f)
     pieces, headers = collect(dataplane, V6_PORT, 6, ident + 1, len(reply))
+    assert list(pieces) == sorted(pieces), "as they came, the first first (RFC 7915 4)"
     whole6 = reassembled(pieces, len(reply))
     kind, code, _, id6, seq = struct.unpack("!BBHHH", whole6[:8])
     assert (kind, code, id6, seq, whole6[8:]) == (129, 0, 0x7e57, 1, request[8:])

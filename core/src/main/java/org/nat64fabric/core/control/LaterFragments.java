@@ -25,7 +25,10 @@ import org.nat64fabric.core.addr.Ipv6Address;
  * that comes before its first fragment's copy waits for it up to FRAGMENT_MIN (RFC 6146 3.4, 2 s).
  * An echo's first fragment the switch punts untranslated: the ICMPv6 checksum's pseudo-header
  * counts the whole message, whose length only the last fragment tells; it is translated here
- * once that has come. A stateless (EAM, SIIT) host's echo the same way, by its addresses: the
+ * once that has come, and the other fragments wait to leave after it, in the order they came
+ * (RFC 7915 4 and 5: a flow's packets SHOULD leave in the order they arrived; the first was sent
+ * first, though it reaches the controller last when its session had to be set up). A
+ * stateless (EAM, SIIT) host's echo the same way, by its addresses: the
  * switch punts its datagram's later fragments too, as a session's. An echo hairpinned to a
  * stateless host (RFC 7757 4.2) is translated here both ways at once: its IPv4 fragments, sent
  * through the pipeline, could not be told from ones that came from IPv4.
@@ -40,7 +43,7 @@ final class LaterFragments {
     static final long FRAGMENT_MIN_MS = 2000;
     /** Datagrams remembered; the least recently used leaves first. */
     static final int MAX_DATAGRAMS = 65536;
-    /** Fragments held waiting for their first; over it, the new one is dropped. */
+    /** Fragments held waiting for their first (or, an echo's, for their first to leave); over it, the new one is dropped. */
     static final int MAX_HELD = 1024;
     /** Of those, from one source address: one host sending fragments without their first only fills its own share. */
     static final int MAX_HELD_PER_SOURCE = 64;
@@ -127,8 +130,13 @@ final class LaterFragments {
         int length = -1;
         /** Its echo's first fragment, waiting for that length; null for none. */
         EchoFirst echo;
+        /** The fragments that came after that first, translated, to leave after it. */
+        final List<Out> afterEcho = new ArrayList<>();
+        /** The datagram's source address: whose share of held fragments those take. */
+        final Object datagramSource;
 
-        Translation(Object source, Object destination, Hairpin hairpin, long now) {
+        Translation(Datagram d, Object source, Object destination, Hairpin hairpin, long now) {
+            this.datagramSource = d.source;
             this.source = source;
             this.destination = destination;
             this.hairpin = hairpin;
@@ -194,11 +202,17 @@ final class LaterFragments {
 
         @Override
         protected boolean removeEldestEntry(Map.Entry<Datagram, Translation> eldest) {
-            return size() > MAX_DATAGRAMS;
+            if (size() <= MAX_DATAGRAMS) {
+                return false;
+            }
+            dropAfterEcho(eldest.getValue());
+            return true;
         }
     };
     private final Deque<Held> held = new ArrayDeque<>();
     private final Map<Object, Integer> heldBySource = new HashMap<>();
+    /** Fragments in the translations' afterEcho lists, which count against MAX_HELD too. */
+    private int waitingForEcho;
 
     /**
      * The datagram a fragment (the first's copy, or one after it) belongs to, as the switch
@@ -239,7 +253,7 @@ final class LaterFragments {
     synchronized Result learn(Datagram d, Object source, Object destination, long now) {
         Result r = new Result();
         expire(now, r);
-        learn(d, new Translation(source, destination, null, now), r);
+        learn(d, new Translation(d, source, destination, null, now), r);
         return r;
     }
 
@@ -253,9 +267,9 @@ final class LaterFragments {
                                   int identifier, Hairpin hairpin, long now) {
         Result r = new Result();
         expire(now, r);
-        Translation t = new Translation(source, destination, hairpin, now);
-        learn(d, t, r);
+        Translation t = new Translation(d, source, destination, hairpin, now);
         t.echo = new EchoFirst(deviceId, frame, identifier);
+        learn(d, t, r);     // those that came before it (it was setting a session up) leave after it too
         finishEcho(t, r);
         return r;
     }
@@ -266,7 +280,7 @@ final class LaterFragments {
             if (!h.datagram.equals(d)) {
                 return false;
             }
-            release(h);
+            release(h.datagram.source);
             translate(h.deviceId, h.frame, t, r);
             return true;
         });
@@ -285,10 +299,10 @@ final class LaterFragments {
             return r;
         }
         Translation t = datagrams.get(d.get());
-        if (t != null) {
+        if (t != null && (t.echo == null || !full(d.get().source))) {
             t.lastUsed = now;
             translate(deviceId, frame, t, r);
-        } else if (held.size() >= MAX_HELD || heldBySource.getOrDefault(d.get().source, 0) >= MAX_HELD_PER_SOURCE) {
+        } else if (t != null || full(d.get().source)) {
             r.overflow++;
         } else {
             held.add(new Held(deviceId, d.get(), frame, now));
@@ -313,7 +327,14 @@ final class LaterFragments {
             r.unparsed++;
             return;
         }
-        r.translated.add(new Out(deviceId, out.get(), !fromIpv6 || t.hairpin != null));
+        Out translated = new Out(deviceId, out.get(), !fromIpv6 || t.hairpin != null);
+        if (t.echo != null) {
+            t.afterEcho.add(translated);
+            heldBySource.merge(t.datagramSource, 1, Integer::sum);
+            waitingForEcho++;
+        } else {
+            r.translated.add(translated);
+        }
         int end = lastFragmentEnd(frame);
         if (end >= 0) {
             t.length = end;
@@ -329,13 +350,32 @@ final class LaterFragments {
         return !fromIpv6 && (frame[ETHERNET + 8] & 0xff) <= 1;
     }
 
-    /** The waiting echo's first fragment, translated once its datagram's length is known. */
+    /** Whether a fragment from {@code source} would take more than its share of those held, or more than all. */
+    private boolean full(Object source) {
+        return held.size() + waitingForEcho >= MAX_HELD || heldBySource.getOrDefault(source, 0) >= MAX_HELD_PER_SOURCE;
+    }
+
+    /** The waiting echo's first fragment, translated once its datagram's length is known, then those that came after it. */
     private void finishEcho(Translation t, Result r) {
         if (t.echo == null || t.length < 0) {
             return;
         }
         EchoFirst e = t.echo;
         t.echo = null;
+        translateEcho(e, t, r);
+        r.translated.addAll(t.afterEcho);
+        dropAfterEcho(t);
+    }
+
+    /** Forgets a translation's fragments waiting for its echo's first to leave. */
+    private void dropAfterEcho(Translation t) {
+        t.afterEcho.forEach(o -> release(t.datagramSource));
+        waitingForEcho -= t.afterEcho.size();
+        t.afterEcho.clear();
+    }
+
+    /** An echo's first fragment as the other family's, for its message's length. */
+    private void translateEcho(EchoFirst e, Translation t, Result r) {
         boolean fromIpv6 = isIpv6(e.frame);
         if (expiresHere(e.frame, fromIpv6)) {
             r.ttlExpired++;
@@ -371,14 +411,15 @@ final class LaterFragments {
         return (flagsOffset & 0x2000) == 0 ? (flagsOffset & 0x1fff) * 8 + data : -1;
     }
 
-    /** Forgets datagrams unused for FRAGMENT_MIN (an echo's first fragment with them) and drops fragments held that long. */
-    private void release(Held h) {
-        heldBySource.computeIfPresent(h.datagram.source, (source, n) -> n > 1 ? n - 1 : null);
+    /** One fragment fewer held from that source. */
+    private void release(Object heldSource) {
+        heldBySource.computeIfPresent(heldSource, (source, n) -> n > 1 ? n - 1 : null);
     }
 
+    /** Forgets datagrams unused for FRAGMENT_MIN (an echo's first fragment with them) and drops fragments held that long. */
     private void expire(long now, Result r) {
         while (!held.isEmpty() && now - held.peekFirst().since >= FRAGMENT_MIN_MS) {
-            release(held.removeFirst());
+            release(held.removeFirst().datagram.source);
             r.expired++;
         }
         // Least recently used first (each use sets lastUsed): the walk stops at the first in use.
@@ -388,7 +429,8 @@ final class LaterFragments {
                 break;
             }
             if (t.echo != null) {
-                r.expired++;
+                r.expired += 1 + t.afterEcho.size();
+                dropAfterEcho(t);
             }
             i.remove();
         }

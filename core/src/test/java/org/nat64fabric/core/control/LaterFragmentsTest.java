@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv6Address;
@@ -186,8 +188,8 @@ class LaterFragmentsTest {
             assertTrue(r.translated.isEmpty(), "it waits for the last fragment");
             byte[] rest = Arrays.copyOfRange(data(length), 64, length);
             r = fragments.later("sw", ipv6Fragment(8, false, 77, rest, 58), 10);
-            assertEquals(2, r.translated.size(), "the last fragment, then the first");
-            byte[] out = r.translated.get(1).frame;
+            assertEquals(2, r.translated.size(), "the first, then the last");
+            byte[] out = r.translated.get(0).frame;
             ByteBuffer b = ByteBuffer.wrap(out);
             assertEquals(0x2000, b.getShort(20), "MF, offset 0");
             assertEquals(1, b.get(23), "ICMP");
@@ -214,7 +216,7 @@ class LaterFragmentsTest {
         fragments.echoFirst("sw", first, d, POOL4, SERVER, 0x4321, new LaterFragments.Hairpin(fromPool6, peer), 0);
         byte[] rest = Arrays.copyOfRange(data(length), 64, length);
         LaterFragments.Result r = fragments.later("sw", ipv6Fragment(8, false, 77, rest, 58), 10);
-        assertEquals(2, r.translated.size(), "the last fragment, then the first");
+        assertEquals(2, r.translated.size(), "the first, then the last");
         byte[] whole = new byte[length];
         for (LaterFragments.Out o : r.translated) {
             assertTrue(o.ipv6, "IPv6, to be cut to its link");
@@ -233,9 +235,40 @@ class LaterFragmentsTest {
         ByteBuffer m = ByteBuffer.wrap(whole);
         assertEquals(128 << 8, m.getShort(0) & 0xffff, "still an echo request");
         assertEquals(0x4321, m.getShort(4) & 0xffff, "the identifier of its IPv4 side (a session's), kept on the way back");
-        byte[] after = r.translated.get(1).frame;
+        byte[] after = r.translated.get(0).frame;
         long sum = InternetChecksum.add(InternetChecksum.ipv6PseudoHeader(after, 14, length, 58), whole, 0, length);
         assertEquals(0, InternetChecksum.of(sum), "the ICMPv6 checksum for its new pseudo-header");
+    }
+
+    @Test
+    void anEchosFragmentsLeaveInTheOrderTheyCameTheFirstOnceTheLastHasCome() {
+        int length = 64 + 24;
+        LaterFragments fragments = new LaterFragments(false, -1);
+        byte[] first = echoFirstFragment(length, 0);
+        LaterFragments.Datagram d = LaterFragments.firstOfSeveral(first).orElseThrow();
+        assertTrue(fragments.echoFirst("sw", first, d, POOL4, SERVER, 0x4321, null, 0).translated.isEmpty());
+        byte[] rest = Arrays.copyOfRange(data(length), 64, length);
+        LaterFragments.Result r = fragments.later("sw", ipv6Fragment(8, true, 77, Arrays.copyOf(rest, 8), 58), 5);
+        assertTrue(r.translated.isEmpty(), "the second waits for the first to leave");
+        assertEquals(0, r.overflow);
+        r = fragments.later("sw", ipv6Fragment(9, false, 77, Arrays.copyOfRange(rest, 8, 24), 58), 10);
+        List<Integer> offsets = r.translated.stream().map(o -> ByteBuffer.wrap(o.frame).getShort(20) & 0x1fff).collect(Collectors.toList());
+        assertEquals(List.of(0, 8, 9), offsets, "the first, the second, the last: as they came");
+    }
+
+    @Test
+    void fragmentsWaitingForTheirEchosFirstTakeTheirSourcesShareAndExpireWithIt() {
+        LaterFragments fragments = new LaterFragments(false, -1);
+        byte[] first = echoFirstFragment(64 + 8 * (LaterFragments.MAX_HELD_PER_SOURCE + 2), 0);
+        fragments.echoFirst("sw", first, LaterFragments.firstOfSeveral(first).orElseThrow(), POOL4, SERVER, 1, null, 0);
+        int overflow = 0;
+        for (int i = 0; i <= LaterFragments.MAX_HELD_PER_SOURCE; i++) {
+            overflow += fragments.later("sw", ipv6Fragment(8 + i, true, 77, data(8), 58), 1).overflow;
+        }
+        assertEquals(1, overflow, "one over the source's share");
+        LaterFragments.Result r = fragments.later("sw", ipv6Fragment(4, false, 78, data(8)), LaterFragments.FRAGMENT_MIN_MS + 1);
+        assertEquals(1 + LaterFragments.MAX_HELD_PER_SOURCE, r.expired, "the first and those after it");
+        assertEquals(1, r.held, "the share is free again");
     }
 
     @Test
