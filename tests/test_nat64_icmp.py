@@ -17,8 +17,8 @@ from nat64_setup import (DROP_NO_ROUTE, DROP_BAD_CHECKSUM, DROP_ICMP_ERROR, DROP
                          PUNT_NEEDS_FRAGMENTATION, ROUTER_MAC, SENT_PARAM_PROBLEM, SENT_TIME_EXCEEDED, SENT_TOO_BIG,
                          SENT_UNREACHABLE,
                          SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT,
-                         counts, drops, eam, embed, from_switch4, from_v4_server, from_v6_host, sent, session_v4, session_v6,
-                         to_v4_server, to_v6_host)
+                         counts, drops, eam, embed, from_switch4, from_v4_server, from_v6_host, routed, sent,
+                         session_v4, session_v6, to_v4_server, to_v6_host)
 from nat64_setup import BOTH, ptf, sume_sut, sut  # noqa: F401  (pytest fixtures, found by name)
 
 V4_ROUTER = "198.51.100.1"       # an IPv4 router between the NAT64 and the server
@@ -444,11 +444,7 @@ def test_a_routed_icmpv4_error_quoting_options_keeps_them(ptf):
     error = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, ttl=30) / \
         ICMP(type=11, code=0) / quoted
     ptf.send(3, error)
-    routed = Ether(bytes(error))
-    routed[Ether].src, routed[Ether].dst = ROUTER_MAC, V4_HOST_MAC
-    routed[IP].ttl = 29
-    del routed[IP].chksum
-    ptf.verify_packet(routed, V4_PORT)
+    ptf.verify_packet(routed(error, V4_HOST_MAC), V4_PORT)
     ptf.verify_no_other_packets()
 
 
@@ -545,11 +541,7 @@ def test_a_routed_icmp_error_with_a_wrong_checksum_is_routed_as_it_came(ptf):
     error = with_wrong_checksum(Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, ttl=30)
                                 / ICMP(type=11, code=0) / quoted, ICMP)
     ptf.send(3, error)
-    routed = error.copy()
-    routed[Ether].src, routed[Ether].dst = ROUTER_MAC, V4_HOST_MAC
-    routed[IP].ttl = 29
-    del routed[IP].chksum
-    ptf.verify_packet(routed, V4_PORT)
+    ptf.verify_packet(routed(error, V4_HOST_MAC), V4_PORT)
     ptf.verify_no_other_packets()
     before = drops(ptf, DROP_BAD_CHECKSUM)
     bad_header = error.copy()
@@ -902,11 +894,7 @@ def test_routed_icmpv4_error_keeps_the_quoted_header_as_it_came(ptf):
     error = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, ttl=30) / \
         ICMP(type=11, code=0) / quoted
     ptf.send(3, error)
-    routed = error.copy()
-    routed[Ether].src, routed[Ether].dst = ROUTER_MAC, V4_HOST_MAC
-    routed[IP].ttl = 29
-    del routed[IP].chksum
-    raw = bytearray(bytes(routed))
+    raw = bytearray(bytes(routed(error, V4_HOST_MAC)))
     assert raw[34 + 8 + 10:34 + 8 + 12] == b"\x12\x34"   # the quote as sent, bad checksum and all
     ptf.verify_packet(bytes(raw), V4_PORT)
     ptf.verify_no_other_packets()
