@@ -445,6 +445,13 @@ def test_a_routed_icmpv4_error_quoting_options_keeps_them(ptf):
         ICMP(type=11, code=0) / quoted
     ptf.send(3, error)
     ptf.verify_packet(routed(error, V4_HOST_MAC), V4_PORT)
+    # a quote whose header claims more options than the error holds: not read into, routed as it came
+    short = bytearray(bytes(IP(src=V4_SERVER, dst="203.0.113.50", ttl=1) / UDP(sport=53, dport=5353)))
+    short[0] = 0x4f
+    error = Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src="203.0.113.9", dst=V4_SERVER, ttl=30) / \
+        ICMP(type=11, code=0) / Raw(bytes(short))
+    ptf.send(3, error)
+    ptf.verify_packet(routed(error, V4_HOST_MAC), V4_PORT)
     ptf.verify_no_other_packets()
 
 
@@ -530,6 +537,25 @@ def test_an_icmpv6_error_with_a_wrong_checksum_is_dropped_not_translated(ptf, ki
     ptf.send(V6_PORT, with_wrong_checksum(sent, type(error6)))
     ptf.verify_no_other_packets()
     assert drops(ptf, DROP_BAD_CHECKSUM) == before + 1
+
+
+def test_an_icmp_error_whose_checksum_is_written_as_all_ones_is_translated(ptf):
+    """Ones' complement has two zeros: a message whose checksum computes to 0x0000 may carry 0xffff
+    (RFC 1624 3, as an incremental update writes it). It is right, and translated."""
+    stateful_udp(ptf)
+
+    def error(fill):
+        quoted = IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / UDP(sport=40000, dport=33434, chksum=0) / (b"probe!" + fill)
+        return ICMP(type=11) / quoted
+    computed = Ether(bytes(from_v4_server(error(b"\x00\x00"), src=V4_ROUTER)))[ICMP].chksum
+    fill = computed.to_bytes(2, "big")     # the word that brings the sum to 0xffff: the checksum to 0
+    sent = from_v4_server(error(fill), src=V4_ROUTER)
+    assert Ether(bytes(sent))[ICMP].chksum == 0
+    sent[ICMP].chksum = 0xffff
+    ptf.send(V4_PORT, sent)
+    quoted6 = IPv6(src=V6_HOST, dst=SERVER6, hlim=1) / UDP(sport=5000, dport=33434, chksum=0) / (b"probe!" + fill)
+    ptf.verify_packet(to_v6_host(ICMPv6TimeExceeded() / quoted6, src=embed(V4_ROUTER, POOL6, 96)), V6_PORT)
+    ptf.verify_no_other_packets()
 
 
 def test_a_routed_icmp_error_with_a_wrong_checksum_is_routed_as_it_came(ptf):

@@ -325,6 +325,23 @@ def test_ipv4_udp_fragment_without_checksum_is_refused_with_unreachable_13(ptf):
     ptf.verify_no_other_packets()
 
 
+def test_ipv4_udp_without_checksum_shorter_than_its_ip_payload_is_refused_with_unreachable_13(ptf):
+    """A UDP Length shorter than the IP payload leaves a surplus area after the datagram (where UDP
+    options go). The checksum the switch computes for a datagram without one (RFC 7915 4.5) would
+    sum the surplus too (v1model's checksum with payload runs to the packet's end), which the
+    receiver, summing the UDP Length's bytes, would refuse; so it is refused here, as a fragment
+    is (4.5, and 4.4: Destination Unreachable 13). A UDP Length past the IP payload likewise."""
+    ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
+    for udp_len in (8 + 16, 8 + 24):
+        before = (sent(ptf, SENT_UNREACHABLE), drops(ptf, DROP_UDP_ZERO_CHECKSUM))
+        odd = from_v4_server(UDP(sport=53, dport=40000, len=udp_len, chksum=0) / (b"d" * 16) / b"\x01\x01\x00\x00")
+        assert len(bytes(odd[IP])) == 20 + 8 + 20
+        ptf.send(V4_PORT, odd)
+        ptf.verify_packet(from_switch4(ICMP(type=3, code=13) / bytes(odd[IP])), V4_PORT)
+        ptf.verify_no_other_packets()
+        assert (sent(ptf, SENT_UNREACHABLE), drops(ptf, DROP_UDP_ZERO_CHECKSUM)) == (before[0] + 1, before[1])
+
+
 def test_ipv4_udp_without_checksum_is_refused_when_the_setting_says_so(ptf):
     """RFC 7915 4.5's other choice (nat64.udpZeroChecksum "drop"): dropped and answered with
     Destination Unreachable 13 (4.4; Jool's graybox case "ea"); a UDP packet with a checksum is

@@ -248,7 +248,9 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         bool icmp_sum_wrong = false;
         if (standard_metadata.checksum_error == 1) {
             if (meta.is_icmp_error && (!hdr.ipv4.isValid() || ipv4_checksum_holds(hdr.ipv4, hdr.ipv4_options))) {
-                icmp_sum_wrong = true;
+                /* 0xffff is the other form of a checksum computed as 0 (ones' complement), which
+                 * the sum, never 0xffff, cannot match: a right one, or a wrong one let through. */
+                icmp_sum_wrong = hdr.icmp.checksum != 0xffff;
             } else {
                 header_sum_wrong = true;
             }

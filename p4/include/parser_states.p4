@@ -277,11 +277,15 @@
         meta.ipv4_option_words = hdr.inner_ipv4.ihl - 5;
         meta.quoted_parsed = (bit<16>) hdr.inner_ipv4.ihl << 2;
         meta.icmp_room = meta.icmp_payload - meta.quoted_parsed;
-        transition select(hdr.inner_ipv4.ihl, hdr.inner_ipv4.frag_offset) {
-            (0 &&& 0xc, _): accept;        /* a header shorter than 20 bytes: not translated */
-            (4, _): accept;
-            (_, 0): quoted_ipv4_options;
-            default: accept;               /* a later fragment: not translated */
+        /* Not translated (nor read further, so that a router forwards it as it came): a header
+         * shorter than 20 bytes or longer than the quote, or a later fragment. */
+        transition select((bit<1>) (meta.quoted_parsed > meta.icmp_payload), hdr.inner_ipv4.ihl,
+                          hdr.inner_ipv4.frag_offset) {
+            (1, _, _): accept;
+            (_, 0 &&& 0xc, _): accept;
+            (_, 4, _): accept;
+            (_, _, 0): quoted_ipv4_options;
+            default: accept;
         }
     }
     /* RFC 5508 REQ-3b: options in the quoted header are read past (and left out of its

@@ -564,9 +564,11 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                 return;
             }
             if (hdr.udp.isValid() && hdr.udp.checksum == 0) {
-                if (hdr.ipv4.more_fragments == 1) {
+                if (hdr.ipv4.more_fragments == 1 || hdr.udp.len != hdr.ipv4.total_len - ((bit<16>) hdr.ipv4.ihl << 2)) {
                     /* RFC 7915 4.5: the checksum of a fragmented datagram cannot be computed from
-                     * its first fragment (the switch does not reassemble): drop it; 4.4: 3/13. */
+                     * its first fragment (the switch does not reassemble), nor that of a datagram
+                     * whose UDP Length is not its IP payload's (a surplus area after it, where UDP
+                     * options go: the sum runs to the packet's end): drop it; 4.4: 3/13. */
                     request_error(meta, ICMP_DEST_UNREACH, 13, 0, DROP_UDP_ZERO_CHECKSUM);
                 } else {
                     udp_zero_checksum.apply();

@@ -27,7 +27,8 @@ import org.nat64fabric.core.addr.Ipv6Address;
  * counts the whole message, whose length only the last fragment tells; it is translated here
  * once that has come, and the other fragments wait to leave after it, in the order they came
  * (RFC 7915 4 and 5: a flow's packets SHOULD leave in the order they arrived; the first was sent
- * first, though it reaches the controller last when its session had to be set up). A
+ * first, though it reaches the controller last when its session had to be set up). They count
+ * among the fragments held; over its source's share one leaves at once, out of order, not lost. A
  * stateless (EAM, SIIT) host's echo the same way, by its addresses: the
  * switch punts its datagram's later fragments too, as a session's. An echo hairpinned to a
  * stateless host (RFC 7757 4.2) is translated here both ways at once: its IPv4 fragments, sent
@@ -275,7 +276,14 @@ final class LaterFragments {
     }
 
     private void learn(Datagram d, Translation t, Result r) {
-        datagrams.put(d, t);
+        Translation replaced = datagrams.put(d, t);
+        if (replaced != null && t.echo != null) {
+            t.afterEcho.addAll(replaced.afterEcho);     // its first came again: they wait for this one
+            replaced.afterEcho.clear();
+        } else if (replaced != null) {
+            r.translated.addAll(replaced.afterEcho);
+            dropAfterEcho(replaced);
+        }
         held.removeIf(h -> {
             if (!h.datagram.equals(d)) {
                 return false;
@@ -299,10 +307,10 @@ final class LaterFragments {
             return r;
         }
         Translation t = datagrams.get(d.get());
-        if (t != null && (t.echo == null || !full(d.get().source))) {
+        if (t != null) {
             t.lastUsed = now;
             translate(deviceId, frame, t, r);
-        } else if (t != null || full(d.get().source)) {
+        } else if (full(d.get().source)) {
             r.overflow++;
         } else {
             held.add(new Held(deviceId, d.get(), frame, now));
@@ -328,7 +336,7 @@ final class LaterFragments {
             return;
         }
         Out translated = new Out(deviceId, out.get(), !fromIpv6 || t.hairpin != null);
-        if (t.echo != null) {
+        if (t.echo != null && !full(t.datagramSource)) {
             t.afterEcho.add(translated);
             heldBySource.merge(t.datagramSource, 1, Integer::sum);
             waitingForEcho++;

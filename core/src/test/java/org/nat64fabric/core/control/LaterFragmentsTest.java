@@ -261,14 +261,35 @@ class LaterFragmentsTest {
         LaterFragments fragments = new LaterFragments(false, -1);
         byte[] first = echoFirstFragment(64 + 8 * (LaterFragments.MAX_HELD_PER_SOURCE + 2), 0);
         fragments.echoFirst("sw", first, LaterFragments.firstOfSeveral(first).orElseThrow(), POOL4, SERVER, 1, null, 0);
-        int overflow = 0;
-        for (int i = 0; i <= LaterFragments.MAX_HELD_PER_SOURCE; i++) {
-            overflow += fragments.later("sw", ipv6Fragment(8 + i, true, 77, data(8), 58), 1).overflow;
+        for (int i = 0; i < LaterFragments.MAX_HELD_PER_SOURCE; i++) {
+            assertTrue(fragments.later("sw", ipv6Fragment(8 + i, true, 77, data(8), 58), 1).translated.isEmpty());
         }
-        assertEquals(1, overflow, "one over the source's share");
+        LaterFragments.Result over = fragments.later("sw", ipv6Fragment(72, true, 77, data(8), 58), 1);
+        assertEquals(1, over.translated.size(), "over the source's share it leaves at once, not lost");
         LaterFragments.Result r = fragments.later("sw", ipv6Fragment(4, false, 78, data(8)), LaterFragments.FRAGMENT_MIN_MS + 1);
         assertEquals(1 + LaterFragments.MAX_HELD_PER_SOURCE, r.expired, "the first and those after it");
         assertEquals(1, r.held, "the share is free again");
+    }
+
+    @Test
+    void anEchosFirstFragmentThatComesAgainTakesOverWhatWaitedForItAndLeavesNothingCounted() {
+        int length = 64 + 16;
+        LaterFragments fragments = new LaterFragments(false, -1);
+        byte[] first = echoFirstFragment(length, 0);
+        LaterFragments.Datagram d = LaterFragments.firstOfSeveral(first).orElseThrow();
+        fragments.echoFirst("sw", first, d, POOL4, SERVER, 0x4321, null, 0);
+        byte[] rest = Arrays.copyOfRange(data(length), 64, length);
+        fragments.later("sw", ipv6Fragment(8, true, 77, Arrays.copyOf(rest, 8), 58), 1);
+        assertTrue(fragments.echoFirst("sw", first, d, POOL4, SERVER, 0x4321, null, 2).translated.isEmpty(), "again");
+        LaterFragments.Result r = fragments.later("sw", ipv6Fragment(9, false, 77, Arrays.copyOfRange(rest, 8, 16), 58), 3);
+        List<Integer> offsets = r.translated.stream().map(o -> ByteBuffer.wrap(o.frame).getShort(20) & 0x1fff)
+                .collect(Collectors.toList());
+        assertEquals(List.of(0, 8, 9), offsets);
+        int overflow = 0;
+        for (int i = 0; i < LaterFragments.MAX_HELD_PER_SOURCE; i++) {
+            overflow += fragments.later("sw", ipv6Fragment(1 + i, true, 90, data(8)), 4).overflow;
+        }
+        assertEquals(0, overflow, "the source's whole share is there to hold another datagram's fragments");
     }
 
     @Test
