@@ -277,21 +277,22 @@ final class LaterFragments {
 
     private void learn(Datagram d, Translation t, Result r) {
         Translation replaced = datagrams.put(d, t);
-        if (replaced != null && t.echo != null) {
-            t.afterEcho.addAll(replaced.afterEcho);     // its first came again: they wait for this one
+        if (replaced != null && t.echo != null) {      // its first came again: what waited waits for this one
+            t.afterEcho.addAll(replaced.afterEcho);
             replaced.afterEcho.clear();
+            t.length = replaced.length;
         } else if (replaced != null) {
+            r.expired += replaced.echo != null ? 1 : 0;
             r.translated.addAll(replaced.afterEcho);
             dropAfterEcho(replaced);
         }
-        held.removeIf(h -> {
-            if (!h.datagram.equals(d)) {
-                return false;
-            }
+        // Taken out first, so that held.size() no longer counts them when they queue behind an echo's first.
+        List<Held> waited = new ArrayList<>();
+        held.removeIf(h -> h.datagram.equals(d) && waited.add(h));
+        for (Held h : waited) {
             release(h.datagram.source);
             translate(h.deviceId, h.frame, t, r);
-            return true;
-        });
+        }
     }
 
     /**

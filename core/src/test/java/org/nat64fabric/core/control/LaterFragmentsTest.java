@@ -293,6 +293,32 @@ class LaterFragmentsTest {
     }
 
     @Test
+    void fragmentsThatCameBeforeTheirEchosFirstLeaveAfterItWhenNearlyAllThatMayBeHeldAre() {
+        LaterFragments fragments = new LaterFragments(false, -1);
+        for (int k = 1; k <= LaterFragments.MAX_HELD / LaterFragments.MAX_HELD_PER_SOURCE; k++) {
+            for (int i = 0; i < LaterFragments.MAX_HELD_PER_SOURCE - 1; i++) {
+                byte[] other = ipv6Fragment(1 + i, true, 1000 + k, data(8));
+                other[37] = (byte) (0x80 + k);      // 16 other sources, 63 each: 1008 held
+                assertEquals(1, fragments.later("sw", other, 0).held);
+            }
+        }
+        int length = 64 + 16 * 8;
+        for (int i = 0; i < 15; i++) {
+            assertEquals(1, fragments.later("sw", ipv6Fragment(8 + i, true, 77, data(8), 58), 1).held);
+        }
+        byte[] first = echoFirstFragment(length, 0);
+        LaterFragments.Result r = fragments.echoFirst("sw", first, LaterFragments.firstOfSeveral(first).orElseThrow(),
+                POOL4, SERVER, 0x4321, null, 2);
+        assertTrue(r.translated.isEmpty(), "those that came before it wait behind it: 1023 held in all");
+        r = fragments.later("sw", ipv6Fragment(23, false, 77, data(8), 58), 3);
+        List<Integer> offsets = r.translated.stream().map(o -> ByteBuffer.wrap(o.frame).getShort(20) & 0x1fff)
+                .collect(Collectors.toList());
+        assertEquals(0, offsets.get(0), "the first first");
+        assertEquals(17, offsets.size());
+        assertEquals(offsets.stream().sorted().collect(Collectors.toList()), offsets, "then the others in their order");
+    }
+
+    @Test
     void anEchosFirstFragmentWhoseLastNeverComesExpires() {
         LaterFragments fragments = new LaterFragments(false, -1);
         byte[] first = echoFirstFragment(64 + 16, 0);
