@@ -240,6 +240,11 @@ class LaterFragmentsTest {
         assertEquals(0, InternetChecksum.of(sum), "the ICMPv6 checksum for its new pseudo-header");
     }
 
+    /** The fragment offsets (8-byte units) of the IPv4 fragments translated, in the order they leave. */
+    private static List<Integer> ipv4Offsets(LaterFragments.Result r) {
+        return r.translated.stream().map(o -> ByteBuffer.wrap(o.frame).getShort(20) & 0x1fff).collect(Collectors.toList());
+    }
+
     @Test
     void anEchosFragmentsLeaveInTheOrderTheyCameTheFirstOnceTheLastHasCome() {
         int length = 64 + 24;
@@ -252,7 +257,7 @@ class LaterFragmentsTest {
         assertTrue(r.translated.isEmpty(), "the second waits for the first to leave");
         assertEquals(0, r.overflow);
         r = fragments.later("sw", ipv6Fragment(9, false, 77, Arrays.copyOfRange(rest, 8, 24), 58), 10);
-        List<Integer> offsets = r.translated.stream().map(o -> ByteBuffer.wrap(o.frame).getShort(20) & 0x1fff).collect(Collectors.toList());
+        List<Integer> offsets = ipv4Offsets(r);
         assertEquals(List.of(0, 8, 9), offsets, "the first, the second, the last: as they came");
     }
 
@@ -282,8 +287,7 @@ class LaterFragmentsTest {
         fragments.later("sw", ipv6Fragment(8, true, 77, Arrays.copyOf(rest, 8), 58), 1);
         assertTrue(fragments.echoFirst("sw", first, d, POOL4, SERVER, 0x4321, null, 2).translated.isEmpty(), "again");
         LaterFragments.Result r = fragments.later("sw", ipv6Fragment(9, false, 77, Arrays.copyOfRange(rest, 8, 16), 58), 3);
-        List<Integer> offsets = r.translated.stream().map(o -> ByteBuffer.wrap(o.frame).getShort(20) & 0x1fff)
-                .collect(Collectors.toList());
+        List<Integer> offsets = ipv4Offsets(r);
         assertEquals(List.of(0, 8, 9), offsets);
         int overflow = 0;
         for (int i = 0; i < LaterFragments.MAX_HELD_PER_SOURCE; i++) {
@@ -311,8 +315,7 @@ class LaterFragmentsTest {
                 POOL4, SERVER, 0x4321, null, 2);
         assertTrue(r.translated.isEmpty(), "those that came before it wait behind it: 1023 held in all");
         r = fragments.later("sw", ipv6Fragment(23, false, 77, data(8), 58), 3);
-        List<Integer> offsets = r.translated.stream().map(o -> ByteBuffer.wrap(o.frame).getShort(20) & 0x1fff)
-                .collect(Collectors.toList());
+        List<Integer> offsets = ipv4Offsets(r);
         assertEquals(0, offsets.get(0), "the first first");
         assertEquals(17, offsets.size());
         assertEquals(offsets.stream().sorted().collect(Collectors.toList()), offsets, "then the others in their order");

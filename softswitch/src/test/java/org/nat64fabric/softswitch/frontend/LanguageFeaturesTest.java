@@ -17,6 +17,7 @@ import org.nat64fabric.softswitch.runtime.Entities;
 import org.nat64fabric.softswitch.runtime.EntityException;
 import org.nat64fabric.softswitch.testutil.P4Programs;
 import org.nat64fabric.softswitch.v1model.V1ModelSwitch;
+import p4.config.v1.P4InfoOuterClass.P4Info;
 import p4.v1.P4RuntimeOuterClass.Entity;
 import p4.v1.P4RuntimeOuterClass.FieldMatch;
 import p4.v1.P4RuntimeOuterClass.Update;
@@ -180,34 +181,42 @@ class LanguageFeaturesTest {
         assertEquals(List.of("61" + "99"), run("header_union.p4", "06 0001 99"));   // an invalid v4 assigned drops v6
     }
 
+    /** A test program running in a switch, with its P4Info and the P4Runtime entities that write to it. */
+    private static final class Driven {
+        final V1ModelSwitch sw;
+        final P4Info info;
+        final Entities entities;
+
+        Driven(String program) {
+            Program p = Frontend.compile(PROGRAMS.resolve(program));
+            sw = new V1ModelSwitch(p);
+            info = P4InfoBuilder.build(p);
+            entities = new Entities(sw, info);
+        }
+    }
+
     @Test
     void aRegisterOfASerializableEnumHoldsItsValuesAndP4RuntimeReadsThemAsEnumValues() throws EntityException {
-        Program p = Frontend.compile(PROGRAMS.resolve("register_serializable_enum.p4"));
-        V1ModelSwitch sw = new V1ModelSwitch(p);
-        var info = P4InfoBuilder.build(p);
-        Entities entities = new Entities(sw, info);
-        assertEquals("EthTypes", info.getRegisters(0).getTypeSpec().getSerializableEnum().getName());
+        Driven d = new Driven("register_serializable_enum.p4");
+        assertEquals("EthTypes", d.info.getRegisters(0).getTypeSpec().getSerializableEnum().getName());
         // each packet leaves with the type the one before it wrote (0 for the first)
-        assertEquals("1:0000" + "aa", out(sw, "0806 aa"));
-        assertEquals("1:0806" + "bb", out(sw, "0800 bb"));
+        assertEquals("1:0000" + "aa", out(d.sw, "0806 aa"));
+        assertEquals("1:0806" + "bb", out(d.sw, "0800 bb"));
         Entity cell = Entity.newBuilder().setRegisterEntry(p4.v1.P4RuntimeOuterClass.RegisterEntry.newBuilder()
-                .setRegisterId(info.getRegisters(0).getPreamble().getId())
+                .setRegisterId(d.info.getRegisters(0).getPreamble().getId())
                 .setIndex(p4.v1.P4RuntimeOuterClass.Index.newBuilder().setIndex(0))).build();
-        assertEquals("0800", hex(entities.read(cell).get(0).getRegisterEntry().getData().getEnumValue().toByteArray()));
-        entities.apply(Update.Type.MODIFY, cell.toBuilder().setRegisterEntry(cell.getRegisterEntry().toBuilder()
+        assertEquals("0800", hex(d.entities.read(cell).get(0).getRegisterEntry().getData().getEnumValue().toByteArray()));
+        d.entities.apply(Update.Type.MODIFY, cell.toBuilder().setRegisterEntry(cell.getRegisterEntry().toBuilder()
                 .setData(p4.v1.P4DataOuterClass.P4Data.newBuilder().setEnumValue(com.google.protobuf.ByteString
                         .copyFrom(bytes("0806"))))).build());
-        assertEquals("1:0806" + "cc", out(sw, "0800 cc"));
+        assertEquals("1:0806" + "cc", out(d.sw, "0800 cc"));
     }
 
     @Test
     void parserValueSetsMatchWhatTheControlPlaneWrites() throws EntityException {
-        Program p = Frontend.compile(PROGRAMS.resolve("value_sets.p4"));
-        V1ModelSwitch sw = new V1ModelSwitch(p);
-        var info = P4InfoBuilder.build(p);
-        Entities entities = new Entities(sw, info);
-        var typesInfo = valueSetInfo(info, "P.tagged_types");
-        var pairsInfo = valueSetInfo(info, "P.pairs");
+        Driven d = new Driven("value_sets.p4");
+        var typesInfo = valueSetInfo(d.info, "P.tagged_types");
+        var pairsInfo = valueSetInfo(d.info, "P.pairs");
         int types = typesInfo.getPreamble().getId();
         int pairs = pairsInfo.getPreamble().getId();
         assertEquals(4, typesInfo.getSize());
@@ -215,35 +224,35 @@ class LanguageFeaturesTest {
                 .map(m -> m.getName() + " " + m.getBitwidth() + " " + m.getMatchType()).collect(Collectors.toList()));
         assertEquals(List.of("a 8 EXACT", "b 8 TERNARY"), pairsInfo.getMatchList().stream()
                 .map(m -> m.getName() + " " + m.getBitwidth() + " " + m.getMatchType()).collect(Collectors.toList()));
-        assertEquals("1:810005" + "99", out(sw, "8100 05 99"));   // an empty set matches nothing
+        assertEquals("1:810005" + "99", out(d.sw, "8100 05 99"));   // an empty set matches nothing
         var typesEntry = valueSet(types, exact(1, 0x8100), exact(1, 0x88a8));
-        entities.apply(Update.Type.MODIFY, typesEntry);
-        assertEquals("1:810006" + "99", out(sw, "8100 05 99"));
-        assertEquals("1:88a806" + "99", out(sw, "88a8 05 99"));
-        assertEquals("1:080005" + "99", out(sw, "0800 05 99"));   // not a member: the next case
+        d.entities.apply(Update.Type.MODIFY, typesEntry);
+        assertEquals("1:810006" + "99", out(d.sw, "8100 05 99"));
+        assertEquals("1:88a806" + "99", out(d.sw, "88a8 05 99"));
+        assertEquals("1:080005" + "99", out(d.sw, "0800 05 99"));   // not a member: the next case
         var pairsEntry = valueSet(pairs, exact(1, 0x01).toBuilder().addMatch(ternary(2, 0x10, 0xf0)).build());
-        entities.apply(Update.Type.MODIFY, pairsEntry);
-        assertEquals("1:0800ee1f" + "99", out(sw, "0800 01 1f 99"));
-        assertEquals("1:0800012f" + "99", out(sw, "0800 01 2f 99"));
+        d.entities.apply(Update.Type.MODIFY, pairsEntry);
+        assertEquals("1:0800ee1f" + "99", out(d.sw, "0800 01 1f 99"));
+        assertEquals("1:0800012f" + "99", out(d.sw, "0800 01 2f 99"));
         // read back as written; a MODIFY replaces the members
-        assertEquals(List.of(typesEntry), entities.read(valueSet(types)));
-        entities.apply(Update.Type.MODIFY, valueSet(types));
-        assertEquals("1:810005" + "99", out(sw, "8100 05 99"));
+        assertEquals(List.of(typesEntry), d.entities.read(valueSet(types)));
+        d.entities.apply(Update.Type.MODIFY, valueSet(types));
+        assertEquals("1:810005" + "99", out(d.sw, "8100 05 99"));
         // P4Runtime's rules for value set writes
         assertEquals(EntityException.Code.INVALID_ARGUMENT, assertThrows(EntityException.class,
-                () -> entities.apply(Update.Type.INSERT, typesEntry)).code());
+                () -> d.entities.apply(Update.Type.INSERT, typesEntry)).code());
         assertEquals(EntityException.Code.RESOURCE_EXHAUSTED, assertThrows(EntityException.class,
-                () -> entities.apply(Update.Type.MODIFY, valueSet(pairs, exact(1, 1), exact(1, 2), exact(1, 3)))).code());
+                () -> d.entities.apply(Update.Type.MODIFY, valueSet(pairs, exact(1, 1), exact(1, 2), exact(1, 3)))).code());
         assertEquals(EntityException.Code.INVALID_ARGUMENT, assertThrows(EntityException.class,
-                () -> entities.apply(Update.Type.MODIFY, valueSet(pairs, exact(1, 1).toBuilder().addMatch(
+                () -> d.entities.apply(Update.Type.MODIFY, valueSet(pairs, exact(1, 1).toBuilder().addMatch(
                         exactField(2, 0x10)).build()))).code());
         assertEquals(EntityException.Code.OUT_OF_RANGE, assertThrows(EntityException.class,
-                () -> entities.apply(Update.Type.MODIFY, valueSet(types, exact(1, 0x10000)))).code());
-        entities.apply(Update.Type.MODIFY, typesEntry);
+                () -> d.entities.apply(Update.Type.MODIFY, valueSet(types, exact(1, 0x10000)))).code());
+        d.entities.apply(Update.Type.MODIFY, typesEntry);
         assertEquals(EntityException.Code.ALREADY_EXISTS, assertThrows(EntityException.class,
-                () -> entities.apply(Update.Type.MODIFY, valueSet(types, exact(1, 0x0800), exact(1, 0x0800)))).code(),
+                () -> d.entities.apply(Update.Type.MODIFY, valueSet(types, exact(1, 0x0800), exact(1, 0x0800)))).code(),
                 "a member twice (P4Runtime 9.6)");
-        assertEquals(List.of(typesEntry), entities.read(valueSet(types)), "a refused MODIFY leaves the members");
+        assertEquals(List.of(typesEntry), d.entities.read(valueSet(types)), "a refused MODIFY leaves the members");
     }
 
     private static Entity valueSet(int id, ValueSetMember... members) {
