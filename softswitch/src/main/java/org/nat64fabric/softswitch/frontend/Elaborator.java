@@ -3168,31 +3168,48 @@ final class Elaborator {
         }
         ForInLoopContext in = (ForInLoopContext) f;
         Type type = type(in.typeRef(), ls);
-        if (!type.isScalar() || type instanceof Type.Bits && ((Type.Bits) type).wide()) {
-            throw error(in.typeRef(), "a for loop's variable must be a bit string of up to 64 bits, bool or enum, not " + type);
-        }
-        Expr.LValue var = (Expr.LValue) storageFor(type, in.typeRef(), "a loop variable");
         if (in.expression().size() == 2) {
-            if (!(type instanceof Type.Bits)) {
-                throw error(in.typeRef(), "a range lo .. hi needs a bit<W> or int<W> variable, not " + type);
+            if (!(type instanceof Type.Bits) || ((Type.Bits) type).wide()) {
+                throw error(in.typeRef(), "a range lo .. hi needs a bit<W> or int<W> variable of up to 64 bits, not " + type);
             }
+            Expr.LValue var = (Expr.LValue) storageFor(type, in.typeRef(), "a loop variable");
             Expr lo = coerce(expr(in.expression(0), ls, type), type, in.expression(0));
             Expr hi = coerce(expr(in.expression(1), ls, type), type, in.expression(1));
             define(ls, in.name(), new Var(in.name().getText(), var, false));
             return exitAware(new Loop.Range(var, lo, hi, ((Type.Bits) type).width, ((Type.Bits) type).signed,
                     loopBody(in.statement(), ls, cx)));
         }
-        Object list = resolve(in.expression(0), ls, cx);
-        if (!(list instanceof ListValue)) {
-            throw error(in.expression(0), "softswitch's for loops go over a range lo .. hi or a list {a, b, ...}");
-        }
-        List<Expr> items = ((ListValue) list).items;
-        Expr[] values = new Expr[items.size()];
-        for (int i = 0; i < values.length; i++) {
-            values[i] = coerce(items.get(i), type, in.expression(0));
+        // P4_16 12.8: the collection is evaluated once, before the first turn; the variable holds a
+        // copy of each element in turn (the body changing it changes no element, nor the turns to come).
+        Expr var = storageFor(type, in.typeRef(), "a loop variable");
+        List<Stmt> before = new ArrayList<>();
+        List<Stmt> binds = new ArrayList<>();
+        Object collection = resolve(in.expression(0), ls, cx);
+        if (collection instanceof Expr && ((Expr) collection).type instanceof Type.Stack) {
+            Type.Stack st = (Type.Stack) ((Expr) collection).type;
+            if (!st.element.equals(type)) {
+                throw error(in.typeRef(), "a for loop over " + st + " takes a " + st.element + " variable, not " + type);
+            }
+            Expr.Agg snapshot = (Expr.Agg) storage(st);
+            before.add(new Stmt.CopyAgg(snapshot, (Expr.Agg) collection));
+            for (int i = 0; i < st.size; i++) {
+                binds.add(assign(var, element(snapshot, i), in.expression(0)));
+            }
+        } else if (collection instanceof ListValue) {
+            for (Expr item : ((ListValue) collection).items) {
+                Expr value = item;
+                if (!(item instanceof Expr.Const)) {
+                    value = storage(type);
+                    before.add(assign(value, item, in.expression(0)));
+                }
+                binds.add(assign(var, value, in.expression(0)));
+            }
+        } else {
+            throw error(in.expression(0), "a for loop goes over a range lo .. hi, a list {a, b, ...} or a header stack");
         }
         define(ls, in.name(), new Var(in.name().getText(), var, false));
-        return exitAware(new Loop.Each(var, values, loopBody(in.statement(), ls, cx)));
+        before.add(new Loop.Each(binds.toArray(new Stmt[0]), loopBody(in.statement(), ls, cx)));
+        return exitAware(new Stmt.Block(before));
     }
 
     private Stmt loopBody(StatementContext body, Scope sc, Context cx) {
@@ -3825,8 +3842,8 @@ final class Elaborator {
             Expr cond = condition(c.expression(0), sc);
             Expr x = expr(c.expression(1), sc, expected);
             Expr y = expr(c.expression(2), sc, x.type == Type.INT_LITERAL ? expected : x.type);
-            if (x instanceof Expr.Agg || y instanceof Expr.Agg || x instanceof AggregateCall || y instanceof AggregateCall) {
-                throw error(c, "softswitch's '?:' chooses between scalar values, not " + x.type + " (use if and else)");
+            if (isAggregateValue(x) || isAggregateValue(y)) {
+                return aggregateChoice(cond, x, y, c);
             }
             Type t = unify(x, y, c, "?:");
             Expr chosen = fold(new Ops.Conditional(t, cond, coerce(x, t, c), coerce(y, t, c)));
@@ -3837,6 +3854,31 @@ final class Elaborator {
             return chosen;
         }
         return binary(e, sc, expected);
+    }
+
+    private static boolean isAggregateValue(Expr e) {
+        return e instanceof Expr.Agg || e instanceof AggregateCall
+                || e.type instanceof Type.Aggregate || e.type instanceof Type.Stack;
+    }
+
+    /**
+     * cond ? x : y between headers, structs, unions, stacks or tuples (P4_16 8.5.1: both of one
+     * type): the chosen one, alone evaluated, is copied into a temporary, which stands where the
+     * value goes as a function's aggregate result does.
+     */
+    private Expr aggregateChoice(Expr cond, Expr x, Expr y, ParserRuleContext at) {
+        Type t = x instanceof Expr.Agg || x instanceof AggregateCall ? x.type : y.type;
+        if (!(t instanceof Type.Aggregate || t instanceof Type.Stack)) {
+            throw error(at, "'?:' chooses between two values of one type, not " + x.type + " and " + y.type);
+        }
+        for (Expr branch : List.of(x, y)) {
+            boolean typed = branch instanceof Expr.Agg || branch instanceof AggregateCall || branch.type.isScalar();
+            if (typed && !branch.type.equals(t)) {
+                throw error(at, "'?:' chooses between two values of one type, not " + x.type + " and " + y.type);
+            }
+        }
+        Expr.Agg chosen = (Expr.Agg) storage(t);
+        return new AggregateCall(new Stmt.If(cond, assign(chosen, x, at), assign(chosen, y, at)), chosen);
     }
 
     private static final class StringValue extends Expr {
@@ -4980,9 +5022,9 @@ final class Elaborator {
     }
 
     /**
-     * A call of a function returning a header or struct: the right side of an assignment or an
-     * initialiser only (assignAggregate runs the call, then copies its result), so that the call
-     * runs once, where the statement stands.
+     * A call of a function returning a header or struct, or a '?:' choosing between such values:
+     * the right side of an assignment or an initialiser only (assignAggregate runs the call, then
+     * copies its result), so that the call runs once, where the statement stands.
      */
     private static final class AggregateCall extends Expr {
         private final Stmt call;

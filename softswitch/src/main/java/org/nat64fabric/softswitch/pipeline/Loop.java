@@ -101,21 +101,22 @@ public final class Loop {
         }
     }
 
-    /** for (T v in {e1, e2, ...}) body: v takes each value in turn. */
+    /**
+     * for (T v in collection) body: each bind assigns v one element (of a list or header stack,
+     * evaluated before the loop), then the body runs.
+     */
     public static final class Each extends Stmt {
-        private final Expr.LValue var;
-        private final Expr[] values;
+        private final Stmt[] binds;
         private final Stmt body;
 
-        public Each(Expr.LValue var, Expr[] values, Stmt body) {
-            this.var = var;
-            this.values = values;
+        public Each(Stmt[] binds, Stmt body) {
+            this.binds = binds;
             this.body = body;
         }
 
         @Override public int exec(State s) {
-            for (Expr value : values) {
-                var.set(s, value.eval(s));
+            for (Stmt bind : binds) {
+                bind.exec(s);
                 int r = after(body.exec(s));
                 if (r >= 0) {
                     return r;

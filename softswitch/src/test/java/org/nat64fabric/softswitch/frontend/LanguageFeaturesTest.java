@@ -289,6 +289,20 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void forOverAHeaderStackTakesCopiesAndAConditionalChoosesHeadersAndStructs() {
+        // two elements summed (the element set valid during the loop is not seen); sel 1: a chosen
+        // (sum_of(a) = 0x15, chosen = a), the struct choice takes two: b.y = b.x
+        assertEquals(List.of("0201030215" + "010240" + "0a0b" + "0c0c" + "0a0b"),
+                run("for_over_stacks_and_choices.p4", "02 01 00 00 00 01 02 0a 0b 0c 0d"));
+        // no element; sel 2: b for sum_of (0x19), chosen invalid ({#}), one for the struct: b.y = a.x
+        assertEquals(List.of("0002000019" + "40" + "0a0b" + "0c0a"),
+                run("for_over_stacks_and_choices.p4", "00 02 00 00 00 0a 0b 0c 0d"));
+        // one element; sel 3: b for both header choices
+        assertEquals(List.of("0103070119" + "0740" + "0a0b" + "0c0a" + "0c0d"),
+                run("for_over_stacks_and_choices.p4", "01 03 00 00 00 07 0a 0b 0c 0d"));
+    }
+
+    @Test
     void varbitFieldsTakeTheirLengthFromExtract() {
         // one 32-bit word of options, emitted twice (the header and its copy)
         assertEquals(List.of("1106" + "aabbccdd" + "08" + "aabbccdd" + "99"), run("varbit.p4", "11 06 aabbccdd 07 99"));
