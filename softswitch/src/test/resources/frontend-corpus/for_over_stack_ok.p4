@@ -15,6 +15,9 @@ control I(inout H hdr, inout M meta, inout standard_metadata_t sm) {
 for (s_t e in hdr.s) { hdr.h.a = hdr.h.a + e.v; }
 hdr.s[1] = meta.f ? hdr.s[0] : {#};
 for (h_t e in {hdr.h, {1, 2, 3}}) { meta.x = e.b; }
+for (s_t e in (meta.f ? hdr.s : hdr.s)) { meta.x = e.v; }
+M m = meta.f ? {1, 2, true} : {3, 4, false};
+M n = true ? {1, 2, true} : {3, 4, false};
     }
 }
 control E(inout H hdr, inout M meta, inout standard_metadata_t sm) { apply { } }

@@ -1,6 +1,6 @@
 // for over a header stack (P4_16 12.8: the stack taken once before the first turn, the variable a
 // copy of each element) and '?:' choosing between headers and structs (8.5.1: only the chosen one
-// evaluated), nested, as an in argument and with {#}.
+// evaluated), nested, as an in argument, with {#}, between lists and in emit.
 #include <core.p4>
 #include <v1model.p4>
 
@@ -50,9 +50,16 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
         pair_t two = { hdr.b.x, hdr.b.y };
         pair_t p = hdr.c.sel == 1 ? two : one;
         hdr.b.y = p.x;
+        pair_t q = hdr.c.sel == 2 ? {8w1, 8w2} : {8w3, 8w4};
+        hdr.a.x = hdr.a.x + q.y;
     }
 }
 control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
 control CC(inout headers_t hdr, inout meta_t meta) { apply { } }
-control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr); } }
+control D(packet_out pkt, in headers_t hdr) {
+    apply {
+        pkt.emit(hdr);
+        pkt.emit(hdr.c.sel == 9 ? hdr.b : hdr.a);
+    }
+}
 V1Switch(P(), VC(), I(), E(), CC(), D()) main;

@@ -436,8 +436,8 @@ final class Elaborator {
 
     private void requireStorable(Type t, ParserRuleContext at, String what) {
         if (!(t.isScalar() || t instanceof Type.Aggregate || t instanceof Type.Stack)) {
-            String why = t instanceof ExternType ? " (softswitch does not pass extern instances: declare the "
-                    + ((ExternType) t).name + " where it is used)" : "";
+            String why = t instanceof ExternType ? " (softswitch passes extern instances to controls as constructor"
+                    + " arguments only: declare the " + ((ExternType) t).name + " where it is used, or take it as one)" : "";
             throw error(at, what + " cannot have type " + t + why);
         }
     }
@@ -2127,10 +2127,14 @@ final class Elaborator {
                 out.put(n, controlArgument((BlockType) t, n, given.get(n), sc, at));
                 continue;
             }
+            if (p.direction() == null && t instanceof ExternType && "control".equals(bt.kind)) {
+                out.put(n, externArgument((ExternType) t, p.typeRef(), n, given.get(n), sc, at));
+                continue;
+            }
             if (p.direction() != null || !t.isScalar()) {
                 throw error(p, "softswitch's constructor parameters are compile-time values without a direction"
-                        + " (bit<W>, int<W>, bool, an enum or error) or, for a control, control instances, not " + (p.direction() != null
-                        ? p.direction().getText() + " " : "") + t);
+                        + " (bit<W>, int<W>, bool, an enum or error) or, for a control, control and extern instances, not "
+                        + (p.direction() != null ? p.direction().getText() + " " : "") + t);
             }
             ExpressionContext e = given.containsKey(n) ? given.get(n) : p.expression();
             if (e == null) {
@@ -2167,6 +2171,32 @@ final class Elaborator {
             throw error(given, "'" + given.getText() + "' is not a " + type.name + ": its apply takes other parameters");
         }
         return ci;
+    }
+
+    /**
+     * The extern instance given for a control's constructor parameter of extern type (P4_16 8.24:
+     * passed by reference): one declared before it, of that type and the type arguments the
+     * parameter names; every control it is given to uses that one instance.
+     */
+    private ExternInstance externArgument(ExternType type, TypeRefContext declared, String param, ExpressionContext given,
+                                          Scope sc, ParserRuleContext at) {
+        if (given == null) {
+            throw error(at, "constructor parameter '" + param + "' needs a " + type.name + " instance");
+        }
+        Object o = given instanceof NameExpressionContext ? sc.lookup(given.getText()) : null;
+        if (!(o instanceof ExternInstance) || ((ExternInstance) o).type != type) {
+            throw error(given, "constructor parameter '" + param + "' takes a " + type.name + " instance declared before it"
+                    + " (as in " + type.name + "<...>(...) x; ... (x)), not '" + given.getText() + "'");
+        }
+        ExternInstance instance = (ExternInstance) o;
+        List<Type> wanted = typeArgs(declared instanceof NamedTypeRefContext
+                ? ((NamedTypeRefContext) declared).typeArgumentList() : null, global);
+        if (!wanted.isEmpty() && !wanted.equals(instance.typeArgs)) {
+            throw error(given, "constructor parameter '" + param + "' takes a " + declared.getText() + ", not '"
+                    + given.getText() + "', a " + type.name + "<" + instance.typeArgs.stream().map(Type::toString)
+                    .collect(java.util.stream.Collectors.joining(", ")) + ">");
+        }
+        return instance;
     }
 
     /** A control or parser instantiated without arguments (main's blocks, direct invocation) has no constructor parameters. */
@@ -2243,6 +2273,7 @@ final class Elaborator {
         String directMeter = null;
         int directMeterUnit = 0;
         long priorityDelta = 1;
+        boolean largestPriorityWins = true;
         ProfileDecl implementation = null;
         ParserRuleContext implementationAt = null;
         List<Expr> selectorFields = new ArrayList<>();
@@ -2303,10 +2334,7 @@ final class Elaborator {
                         timeout = constantValue(s.expression(), sc, Type.BOOL).signum() != 0;
                         break;
                     case "largest_priority_wins":
-                        if (constantValue(s.expression(), sc, Type.BOOL).signum() == 0) {
-                            throw error(s.expression(), "softswitch gives the largest priority precedence, as P4Runtime does: "
-                                    + "largest_priority_wins must be true");
-                        }
+                        largestPriorityWins = constantValue(s.expression(), sc, Type.BOOL).signum() != 0;
                         break;
                     case "priority_delta": {
                         BigInteger delta = constantValue(s.expression(), sc, null);
@@ -2364,7 +2392,7 @@ final class Elaborator {
                 directCounterUnit, directMeter, directMeterUnit, defaultAction);
         indirect(t, d, implementation, implementationAt, selectorFields, entries);
         if (entries != null) {
-            int[] priorities = EntryPriorities.of(entries.entry(), priorityDelta, e -> entryPriority(e, sc),
+            int[] priorities = EntryPriorities.of(entries.entry(), priorityDelta, largestPriorityWins, e -> entryPriority(e, sc),
                     this::error);
             for (int i = 0; i < priorities.length; i++) {
                 EntryContext e = entries.entry(i);
@@ -3191,7 +3219,7 @@ final class Elaborator {
                 throw error(in.typeRef(), "a for loop over " + st + " takes a " + st.element + " variable, not " + type);
             }
             Expr.Agg snapshot = (Expr.Agg) storage(st);
-            before.add(new Stmt.CopyAgg(snapshot, (Expr.Agg) collection));
+            before.add(assign(snapshot, (Expr) collection, in.expression(0)));
             for (int i = 0; i < st.size; i++) {
                 binds.add(assign(var, element(snapshot, i), in.expression(0)));
             }
@@ -3842,8 +3870,9 @@ final class Elaborator {
             Expr cond = condition(c.expression(0), sc);
             Expr x = expr(c.expression(1), sc, expected);
             Expr y = expr(c.expression(2), sc, x.type == Type.INT_LITERAL ? expected : x.type);
-            if (isAggregateValue(x) || isAggregateValue(y)) {
-                return aggregateChoice(cond, x, y, c);
+            if (isAggregateValue(x) || isAggregateValue(y)
+                    || expected instanceof Type.Aggregate || expected instanceof Type.Stack) {
+                return aggregateChoice(cond, x, y, expected, c);
             }
             Type t = unify(x, y, c, "?:");
             Expr chosen = fold(new Ops.Conditional(t, cond, coerce(x, t, c), coerce(y, t, c)));
@@ -3856,6 +3885,12 @@ final class Elaborator {
         return binary(e, sc, expected);
     }
 
+    /** Where a function's or a '?:''s header, struct or stack stands that softswitch takes only whole. */
+    private P4CompileException aggregateResultOnly(ParserRuleContext at) {
+        return error(at, "a header, struct or stack that a function or '?:' gives is taken by =, an initialiser, an in"
+                + " argument, return or emit: assign it to a variable first");
+    }
+
     private static boolean isAggregateValue(Expr e) {
         return e instanceof Expr.Agg || e instanceof AggregateCall
                 || e.type instanceof Type.Aggregate || e.type instanceof Type.Stack;
@@ -3866,10 +3901,15 @@ final class Elaborator {
      * type): the chosen one, alone evaluated, is copied into a temporary, which stands where the
      * value goes as a function's aggregate result does.
      */
-    private Expr aggregateChoice(Expr cond, Expr x, Expr y, ParserRuleContext at) {
-        Type t = x instanceof Expr.Agg || x instanceof AggregateCall ? x.type : y.type;
+    private Expr aggregateChoice(Expr cond, Expr x, Expr y, Type expected, ParserRuleContext at) {
+        if (cond instanceof Expr.Const) {
+            return ((Expr.Const) cond).value.signum() != 0 ? x : y;
+        }
+        Type t = x instanceof Expr.Agg || x instanceof AggregateCall ? x.type
+                : y instanceof Expr.Agg || y instanceof AggregateCall ? y.type : expected;
         if (!(t instanceof Type.Aggregate || t instanceof Type.Stack)) {
-            throw error(at, "'?:' chooses between two values of one type, not " + x.type + " and " + y.type);
+            throw error(at, "'?:' chooses between two values of one type, not " + x.type + " and " + y.type
+                    + (t == null ? " (give the lists a type, as in (S){...})" : ""));
         }
         for (Expr branch : List.of(x, y)) {
             boolean typed = branch instanceof Expr.Agg || branch instanceof AggregateCall || branch.type.isScalar();
@@ -4031,6 +4071,9 @@ final class Elaborator {
             }
             if (a instanceof VarbitIo.Field && b instanceof VarbitIo.Field && a.type.equals(b.type)) {
                 return new VarbitIo.Equal((VarbitIo.Field) a, (VarbitIo.Field) b, op.equals("=="));
+            }
+            if (a instanceof AggregateCall || b instanceof AggregateCall) {
+                throw aggregateResultOnly(e);
             }
             // two header unions are equal when each member is (P4_16 8.20: the same valid member, equal, or none)
             boolean stacks = a.type instanceof Type.Stack && a.type.equals(b.type);
@@ -4354,6 +4397,9 @@ final class Elaborator {
                 unionSiblings.put(member, siblings);
             }
             return member;
+        }
+        if (base instanceof AggregateCall) {
+            throw aggregateResultOnly(m);
         }
         if (base instanceof Expr) {
             throw error(m.name(), "'" + baseCtx.getText() + "' has type " + ((Expr) base).type + ", which has no member '" + name + "'");
@@ -5128,6 +5174,10 @@ final class Elaborator {
             throw error(at, "emit<...> names the type of its argument, which is " + h.type);
         }
         List<Stmt> emits = new ArrayList<>();
+        if (h instanceof AggregateCall) {
+            emits.add(((AggregateCall) h).call);
+            h = ((AggregateCall) h).result;
+        }
         emitAll(h, emits, a.get(0));
         return emits.size() == 1 ? emits.get(0) : new Stmt.Block(emits);
     }

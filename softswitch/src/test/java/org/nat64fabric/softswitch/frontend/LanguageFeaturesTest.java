@@ -291,15 +291,45 @@ class LanguageFeaturesTest {
     @Test
     void forOverAHeaderStackTakesCopiesAndAConditionalChoosesHeadersAndStructs() {
         // two elements summed (the element set valid during the loop is not seen); sel 1: a chosen
-        // (sum_of(a) = 0x15, chosen = a), the struct choice takes two: b.y = b.x
-        assertEquals(List.of("0201030215" + "010240" + "0a0b" + "0c0c" + "0a0b"),
+        // (sum_of(a) = 0x15, chosen = a), the struct choice takes two: b.y = b.x, the lists' {3, 4}:
+        // a.x + 4; the deparser's choice emits a again
+        assertEquals(List.of("0201030215" + "010240" + "0e0b" + "0c0c" + "0a0b" + "0e0b"),
                 run("for_over_stacks_and_choices.p4", "02 01 00 00 00 01 02 0a 0b 0c 0d"));
-        // no element; sel 2: b for sum_of (0x19), chosen invalid ({#}), one for the struct: b.y = a.x
-        assertEquals(List.of("0002000019" + "40" + "0a0b" + "0c0a"),
+        // no element; sel 2: b for sum_of (0x19), chosen invalid ({#}), one for the struct: b.y = a.x,
+        // {1, 2}: a.x + 2
+        assertEquals(List.of("0002000019" + "40" + "0c0b" + "0c0a" + "0c0b"),
                 run("for_over_stacks_and_choices.p4", "00 02 00 00 00 0a 0b 0c 0d"));
         // one element; sel 3: b for both header choices
-        assertEquals(List.of("0103070119" + "0740" + "0a0b" + "0c0a" + "0c0d"),
+        assertEquals(List.of("0103070119" + "0740" + "0e0b" + "0c0a" + "0c0d" + "0e0b"),
                 run("for_over_stacks_and_choices.p4", "01 03 00 00 00 07 0a 0b 0c 0d"));
+    }
+
+    @Test
+    void smallerPrioritiesWinWhereTheTableSaysSo() {
+        assertEquals(List.of("120300"), run("smallest_priority_wins.p4", "12 00 00"));
+        assertEquals(List.of("130300"), run("smallest_priority_wins.p4", "13 00 00"));
+        assertEquals(List.of("210100"), run("smallest_priority_wins.p4", "21 00 00"));
+        assertEquals(List.of("330600"), run("smallest_priority_wins.p4", "33 00 00"));
+        assertEquals(List.of("340700"), run("smallest_priority_wins.p4", "34 00 00"));
+        assertEquals(List.of("410001"), run("smallest_priority_wins.p4", "41 00 00"));
+        assertEquals(List.of("500005"), run("smallest_priority_wins.p4", "50 00 00"));
+        assertEquals(List.of("990000"), run("smallest_priority_wins.p4", "99 00 00"));
+    }
+
+    @Test
+    void externInstancesGivenAsConstructorArgumentsAreShared() throws EntityException {
+        Driven d = new Driven("extern_constructor_arguments.p4");
+        // first and second add into the one shared register: a = 0 + 1, b = 1 + 2; apart into its own
+        assertEquals("1:" + "01" + "03" + "05", out(d.sw, "01 02 05"));
+        assertEquals("1:" + "04" + "06" + "0b", out(d.sw, "01 02 06"));
+        // no other register or counter than the three declared; the counter counted every apply
+        assertEquals(List.of("I.shared", "kept"), d.info.getRegistersList().stream()
+                .map(r -> r.getPreamble().getName()).sorted().collect(Collectors.toList()));
+        assertEquals(1, d.info.getCountersCount());
+        Entity bumps = Entity.newBuilder().setCounterEntry(p4.v1.P4RuntimeOuterClass.CounterEntry.newBuilder()
+                .setCounterId(d.info.getCounters(0).getPreamble().getId())
+                .setIndex(p4.v1.P4RuntimeOuterClass.Index.newBuilder().setIndex(0))).build();
+        assertEquals(6, d.entities.read(bumps).get(0).getCounterEntry().getData().getPacketCount());
     }
 
     @Test
