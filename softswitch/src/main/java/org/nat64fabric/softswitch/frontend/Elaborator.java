@@ -776,8 +776,10 @@ final class Elaborator {
                 WidthExprContext w = b.widthExpr();
                 BigInteger v = w.INTEGER() != null ? literal(w.INTEGER().getSymbol()).value
                         : constantValue(w.expression(), sc, null);
-                if (v.signum() <= 0 || v.bitLength() > 16) {
-                    throw error(w, "a width must be a positive constant, not " + v);
+                // P4_16 7.1.6.2: bit<0> and varbit<0> hold nothing (only 0); an int<W> needs its sign bit
+                if (v.signum() < 0 || v.bitLength() > 16 || v.signum() == 0 && b.INT() != null) {
+                    throw error(w, (b.INT() != null ? "an int<W>'s width must be from 1 (its sign takes a bit) to 65535"
+                            : "a width must be a constant from 0 to 65535") + ", not " + v);
                 }
                 width = v.intValue();
             }
@@ -1287,8 +1289,8 @@ final class Elaborator {
             case "register": {
                 Type.Enum values = targs.isEmpty() ? null : serializableEnum(targs.get(0));
                 if (targs.isEmpty() || targs.size() > 2 || !(targs.get(0) instanceof Type.Bits || values != null)
-                        || targs.size() == 2 && !(targs.get(1) instanceof Type.Bits)) {
-                    throw error(tr, "register needs a bit<W> or serializable enum type argument, and may have a bit<W> index"
+                        || isZeroWidth(targs.get(0)) || targs.size() == 2 && !(targs.get(1) instanceof Type.Bits)) {
+                    throw error(tr, "register needs a bit<W> (W > 0) or serializable enum type argument, and may have a bit<W> index"
                             + " type, as in register<bit<32>>(1024) or register<bit<32>, bit<10>>(1024)");
                 }
                 int size = sizeArg(args, 0, "register", d, sc);
@@ -1578,6 +1580,9 @@ final class Elaborator {
                 Map<String, List<String>> pan = annotations(p.annotations());
                 if (pan.containsKey(Action.IDLE_SLOT)) {
                     idleSlotParam(d, p, t, pan.get(Action.IDLE_SLOT));
+                }
+                if (isZeroWidth(t)) {
+                    throw error(p, "control-plane parameter '" + name + "' is a bit<0>, which holds only 0: use 0 in the action instead");
                 }
                 data.add(new Action.Param(name, Math.max(widthOf(t), 1), (Expr.LValue) slot, pan));
             }
@@ -2569,6 +2574,9 @@ final class Elaborator {
             } catch (NumberFormatException notAnId) {
                 throw error(k, "@id of a key element must be a number from 1 to 2^32 - 1, not '" + given + "'");
             }
+        }
+        if (isZeroWidth(e.type)) {
+            throw error(k, "key field '" + name + "' is a bit<0>, which holds only 0: leave it out of the key");
         }
         return new Table.KeyField(id, name, mk, Math.max(widthOf(e.type), e.type == errorType ? 8 : 1), e, an);
     }
@@ -3889,6 +3897,10 @@ final class Elaborator {
     private P4CompileException aggregateResultOnly(ParserRuleContext at) {
         return error(at, "a header, struct or stack that a function or '?:' gives is taken by =, an initialiser, an in"
                 + " argument, return or emit: assign it to a variable first");
+    }
+
+    private static boolean isZeroWidth(Type t) {
+        return t instanceof Type.Bits && ((Type.Bits) t).width == 0;
     }
 
     private static boolean isAggregateValue(Expr e) {

@@ -45,6 +45,11 @@ public abstract class Expr {
         return type == Type.BOOL ? 1 : 0;
     }
 
+    /** The bits an operation on this value keeps: its width, 0 for bit<0>, 1 for a value of no width (bool, enum, error). */
+    public int valueWidth() {
+        return type instanceof Type.Bits ? ((Type.Bits) type).width : Math.max(width(), 1);
+    }
+
     public boolean isWide() {
         return width() > 64;
     }
@@ -73,7 +78,7 @@ public abstract class Expr {
         @Override public BigInteger evalWide(State s) { return value; }
         @Override public void jvmLong(Jit j) { j.pushLong(longValue); }
         @Override public void jvmWide(Jit j) { j.constant(value); }
-        @Override public String c(CodeWriter w) { return CodeWriter.constant(value, Math.max(width(), 1)); }
+        @Override public String c(CodeWriter w) { return CodeWriter.constant(value, valueWidth()); }
     }
 
     /** A scalar location that can be written. */

@@ -31,7 +31,7 @@ public final class Ops {
             this.op = op;
             this.a = a;
             this.b = b;
-            this.width = op == Op.CONCAT ? ((Type.Bits) type).width : Math.max(a.width(), 1);
+            this.width = op == Op.CONCAT ? ((Type.Bits) type).width : a.valueWidth();
             this.signed = a.type instanceof Type.Bits && ((Type.Bits) a.type).signed;
             this.mask = Bits.mask(Math.min(width, 64));
             this.bWidth = b.width();
@@ -289,7 +289,7 @@ public final class Ops {
             super(type);
             this.op = op;
             this.a = a;
-            this.width = Math.max(a.width(), 1);
+            this.width = a.valueWidth();
         }
 
         @Override public long eval(State s) {
@@ -400,7 +400,7 @@ public final class Ops {
         public Cast(Type type, Expr a) {
             super(type);
             this.a = a;
-            this.width = Math.max(width(), 1);
+            this.width = valueWidth();
             this.fromWidth = a.width();
             this.signExtend = a.type instanceof Type.Bits && ((Type.Bits) a.type).signed;
         }

@@ -33,6 +33,12 @@ public final class PacketIo {
             int width = f.wireWidth();
             int skip = bit & 7;
             String at = pos + " + " + (bit >>> 3);
+            if (width == 0) {   // bit<0>: nothing on the wire, always 0
+                if (read) {
+                    w.line(w.nAt(nb + " + " + f.narrowOffset) + " = 0;");
+                }
+                continue;
+            }
             if (width <= 64) {
                 if (skip + width > 64) {
                     throw new CodeWriter.Unsupported("a field across 9 bytes");

@@ -333,6 +333,12 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void zeroWidthBitStringsHoldNothingAndTakeNoBits() {
+        // h is a then b on the wire (z takes no bits); o: equal, (bit<8>) z + 1, a ++ v ++ b, b + 3
+        assertEquals(List.of("1122" + "01" + "01" + "1122" + "25"), run("zero_width.p4", "11 22"));
+    }
+
+    @Test
     void varbitFieldsTakeTheirLengthFromExtract() {
         // one 32-bit word of options, emitted twice (the header and its copy)
         assertEquals(List.of("1106" + "aabbccdd" + "08" + "aabbccdd" + "99"), run("varbit.p4", "11 06 aabbccdd 07 99"));
