@@ -573,6 +573,26 @@ def test_what_a_packet_did_not_write_reads_as_zero_after_one_that_did(tmp_path, 
     rounds_through(tmp_path, fast_path, "read_before_written.p4", READ_BEFORE_WRITTEN, [writes, skips], 5)
 
 
+# bit<0> (P4_16 7.1.6.2): a header field of no bits, cast to and concatenated, holds only 0.
+ZERO_WIDTH = one_header_program("header tag_t { bit<8> kind; bit<0> z; bit<8> x; }", "ZeroIngress", """
+control ZeroIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply {
+        bit<0> v = (bit<0>) hdr.tag.kind;
+        hdr.tag.z = v;
+        hdr.tag.x = (bit<8>) (hdr.tag.z ++ hdr.tag.kind) + (bit<8>) v + 1;
+        sm.egress_spec = 2;
+    }
+}
+""")
+
+
+@PATHS
+def test_a_zero_width_field_takes_no_bits_and_holds_zero(tmp_path, fast_path):
+    payload = bytes(range(40))
+    case = (bytes.fromhex("0510") + payload, bytes.fromhex("0506") + payload)
+    rounds_through(tmp_path, fast_path, "zero_width.p4", ZERO_WIDTH, [case], 3)
+
+
 # A stack of header unions filled through next, and a header that is not whole bytes (padded to them).
 UNION_STACK = """
 #include <core.p4>
