@@ -786,11 +786,7 @@ final class Elaborator {
             if (b.VARBIT() != null) {
                 return new Type.Varbit(width);
             }
-            boolean signed = b.INT() != null;
-            if (signed && width > 64) {
-                throw error(b, "int<" + width + "> is not supported by softswitch: signed values are limited to 64 bits");
-            }
-            return new Type.Bits(width, signed);
+            return new Type.Bits(width, b.INT() != null);
         }
         if (t instanceof StackTypeRefContext) {
             StackTypeRefContext s = (StackTypeRefContext) t;

@@ -22,6 +22,11 @@ public final class Bits {
         }
     }
 
+    /** The two's-complement value of {@code width} bits. */
+    public static BigInteger signed(BigInteger bits, int width) {
+        return width > 0 && bits.testBit(width - 1) ? bits.subtract(BigInteger.ONE.shiftLeft(width)) : bits;
+    }
+
     public static BigInteger wideMask(int width) {
         return width < WIDE_MASKS.length ? WIDE_MASKS[width] : BigInteger.ONE.shiftLeft(width).subtract(BigInteger.ONE);
     }

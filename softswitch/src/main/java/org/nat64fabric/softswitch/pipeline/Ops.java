@@ -252,6 +252,24 @@ public final class Ops {
             BigInteger x = a.evalWide(s);
             BigInteger y = b.evalWide(s);
             BigInteger m = Bits.wideMask(width);
+            if (signed) {
+                BigInteger sx = Bits.signed(x, width);
+                switch (op) {
+                    case LT: return sx.compareTo(Bits.signed(y, width)) < 0 ? BigInteger.ONE : BigInteger.ZERO;
+                    case LE: return sx.compareTo(Bits.signed(y, width)) <= 0 ? BigInteger.ONE : BigInteger.ZERO;
+                    case GT: return sx.compareTo(Bits.signed(y, width)) > 0 ? BigInteger.ONE : BigInteger.ZERO;
+                    case GE: return sx.compareTo(Bits.signed(y, width)) >= 0 ? BigInteger.ONE : BigInteger.ZERO;
+                    case SHR:   // arithmetic: by the width or more, all sign bits (P4_16 8.6)
+                        return sx.shiftRight(y.min(BigInteger.valueOf(width)).intValue()).and(m);
+                    case SAT_ADD:
+                    case SAT_SUB: {
+                        BigInteger r = op == Op.SAT_ADD ? sx.add(Bits.signed(y, width)) : sx.subtract(Bits.signed(y, width));
+                        BigInteger max = BigInteger.ONE.shiftLeft(width - 1).subtract(BigInteger.ONE);
+                        return r.min(max).max(max.negate().subtract(BigInteger.ONE)).and(m);
+                    }
+                    default: break;   // the rest is the same on the two's-complement bits
+                }
+            }
             switch (op) {
                 case ADD: return x.add(y).and(m);
                 case SUB: return x.subtract(y).and(m);

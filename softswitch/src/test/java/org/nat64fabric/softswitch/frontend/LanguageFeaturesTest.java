@@ -339,6 +339,16 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void signedValuesWiderThan64BitsAreTwosComplement() {
+        String a = "fffffffffffffffffe";   // -2
+        String b = "000000000000000005";   // 5
+        String zero = "000000000000000000";
+        // -2 < 5 and > -5; -2 >> 100 is all ones; -2 + 5 = 3; 5 |+| max = max; (int<72>) -3
+        assertEquals(List.of(a + b + "01" + "ff" + "000000000000000003" + "7fffffffffffffffff" + "fffffffffffffffffd"),
+                run("wide_signed.p4", a + b + "00" + "00" + zero + zero + zero));
+    }
+
+    @Test
     void varbitFieldsTakeTheirLengthFromExtract() {
         // one 32-bit word of options, emitted twice (the header and its copy)
         assertEquals(List.of("1106" + "aabbccdd" + "08" + "aabbccdd" + "99"), run("varbit.p4", "11 06 aabbccdd 07 99"));
