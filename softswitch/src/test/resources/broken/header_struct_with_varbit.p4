@@ -1,4 +1,4 @@
-// expect: 4:27: struct field 'opts' cannot have type varbit<32>
+// expect: 5:24: header field 't' has type struct tail_t, whose field 'opts' is varbit<32>: a struct in a header holds bit<W>, int<W>, bool, serializable enums and such structs
 #include <core.p4>
 #include <v1model.p4>
 struct tail_t { bit<8> a; varbit<32> opts; }

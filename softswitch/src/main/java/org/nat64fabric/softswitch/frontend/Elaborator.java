@@ -680,7 +680,8 @@ final class Elaborator {
                 if (ft instanceof Type.Varbit && t.hasVarbit()) {
                     throw error(f.typeRef(), "a header has at most one varbit field");
                 }
-                if (!header && !(ft.isScalar() || ft instanceof Type.Aggregate || ft instanceof Type.Stack)) {
+                if (!header && !(ft.isScalar() || ft instanceof Type.Aggregate || ft instanceof Type.Stack
+                        || ft instanceof Type.Varbit)) {
                     throw error(f.typeRef(), "struct field '" + f.name().getText() + "' cannot have type " + ft);
                 }
                 if (t.fields.containsKey(f.name().getText())) {

@@ -349,6 +349,14 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void aVarbitFieldOfAStructKeepsItsLengthThroughCopies() {
+        // two bytes of options saved in a struct, copied, compared and given to a second header
+        assertEquals(List.of("0201" + "aabb" + "aabb"), run("varbit_in_struct.p4", "02 00 aabb"));
+        // none: both empty, equal
+        assertEquals(List.of("0001"), run("varbit_in_struct.p4", "00 00"));
+    }
+
+    @Test
     void varbitFieldsTakeTheirLengthFromExtract() {
         // one 32-bit word of options, emitted twice (the header and its copy)
         assertEquals(List.of("1106" + "aabbccdd" + "08" + "aabbccdd" + "99"), run("varbit.p4", "11 06 aabbccdd 07 99"));
