@@ -87,11 +87,15 @@ def scenario(fabric, report):
     finally:
         srv1.cmd(f"kill {echo}")
 
+    e1_4 = EAM[1].split('/')[0]
     out6 = e1.cmd(f"ping -6 -c 2 -i 0.3 -W 3 {srv1_6}")
-    out4 = srv1.cmd(f"ping -c 2 -i 0.3 -W 3 {EAM[1].split('/')[0]}")
-    both = " 0% packet loss" in out6 and " 0% packet loss" in out4
-    report.step(f"EAMT: e1 {EAM[0]} = {EAM[1]}, reachable both ways", both,
-                f"e1 -> srv1:   {_summary(out6)}\nsrv1 -> e1 as {EAM[1].split('/')[0]}:   {_summary(out4)}")
+    out4 = srv1.cmd(f"ping -c 2 -i 0.3 -W 3 {e1_4}")
+    out66 = h1.cmd(f"ping -6 -c 2 -i 0.3 -W 3 {embed(e1_4)}")
+    every = all(" 0% packet loss" in out for out in (out6, out4, out66))
+    report.step(f"EAMT: e1 {EAM[0]} = {EAM[1]}, reachable both ways, and from h1 by its IPv4 address"
+                " (hairpinned at border1, RFC 7757 4.2)", every,
+                f"e1 -> srv1:   {_summary(out6)}\nsrv1 -> e1 as {e1_4}:   {_summary(out4)}\n"
+                f"h1 -> e1 as {embed(e1_4)}:   {_summary(out66)}")
 
     trace = h2.cmd(f"traceroute -6 -n -q 1 -w 2 -m 6 {srv1_6}")
     hops = [line for line in trace.splitlines()[1:] if line.strip()]

@@ -90,10 +90,14 @@ def routes():
                   _via("leaf1", "border1", POOL6)],
         "leaf2": [_host_route("leaf2", "h2", "2001:db8:2::10/128"), _host_route("leaf2", "e1", "2001:db8:2::20/128"),
                   _via("leaf2", "border2", "2001:db8:1::/64"), _via("leaf2", "border2", POOL6)],
+        # e1 lives on the IPv6 side: its EAM's IPv4 address is routed back into the border
+        # (hairpin), so IPv6 hosts reach it by that address too (RFC 7757 4.2)
         "border1": [_via("border1", "leaf1", "2001:db8:1::/64"), _via("border1", "leaf2", "2001:db8:2::/64"),
-                    _host_route("border1", "srv1", "198.51.100.0/24"), _via("border1", "border2", "203.0.113.0/24")],
+                    _host_route("border1", "srv1", "198.51.100.0/24"), _via("border1", "border2", "203.0.113.0/24"),
+                    {"prefix": EAM[1], "action": "hairpin"}],
         "border2": [_via("border2", "leaf1", "2001:db8:1::/64"), _via("border2", "leaf2", "2001:db8:2::/64"),
-                    _host_route("border2", "srv2", "203.0.113.0/24"), _via("border2", "border1", "198.51.100.0/24")],
+                    _host_route("border2", "srv2", "203.0.113.0/24"), _via("border2", "border1", "198.51.100.0/24"),
+                    {"prefix": EAM[1], "action": "hairpin"}],
     }
 
 

@@ -203,6 +203,18 @@ def test_ipv4_without_df_reaches_the_ipv6_host_in_fragments_of_the_lowest_ipv6_m
     assert stats.get("fragmentation.fragments", 0) >= 2 * stats["fragmentation.packets"], stats
 
 
+def test_an_ipv6_host_reaches_the_eam_host_by_its_ipv4_address_hairpinned(fabric):
+    """RFC 7757 4.2 (hairpinning): h1 pings e1's EAM IPv4 address written into pool6; border1
+    translates the echo to IPv4, its hairpin route for the EAM's prefix sends it in again, and it
+    reaches e1 as IPv6 from h1's IPv4 address (its pool4 mapping) in pool6; the replies go back
+    the same way."""
+    from fabric import EAM, embed
+    h1 = fabric.host("h1")
+    e1_in_pool6 = embed(EAM[1].split("/")[0])
+    out = h1.cmd(f"ping -6 -c 3 -i 0.3 -W 3 {e1_in_pool6}")
+    assert _ping_result(out)[1] == 3, f"h1 -> e1 as {e1_in_pool6}: {out}"
+
+
 def _udp_echo(server, work, port):
     """A UDP echo server on SRV1:port on the given host; its PID."""
     script = work / f"echo{port}.py"
