@@ -1833,11 +1833,12 @@ final class Elaborator {
         Expr.Agg hdr = parts[0];
         Expr.Agg meta = parts[1];
 
-        Parser parser = compileParser(blocks[0], byType);
         List<ArgumentContext> args = packageArguments(main, "V1Switch");
+        Parser parser = compileParser(blocks[0], byType, args.get(0));
         Stmt[] controls = new Stmt[5];
         for (int i = 1; i < 6; i++) {
-            ControlInstance ci = instantiateControl(blocks[i], blocks[i].name, byType, args.get(i));
+            ControlInstance ci = instantiateControl(blocks[i], blocks[i].name, byType, args.get(i),
+                    mainArguments(blocks[i], args.get(i)));
             controls[i - 1] = ci.body;
         }
         return program(parser, controls[0], controls[1], controls[2], controls[3], controls[4], hdr, meta,
@@ -1861,10 +1862,11 @@ final class Elaborator {
         Expr.Agg hdr = parts[0];
         Expr.Agg meta = parts[1];
 
-        Parser parser = compileParser(blocks[0], byType);
         List<ArgumentContext> args = packageArguments(main, "SimpleSumeSwitch");
-        Stmt pipe = instantiateControl(blocks[1], blocks[1].name, byType, args.get(1)).body;
-        Stmt deparser = instantiateControl(blocks[2], blocks[2].name, byType, args.get(2)).body;
+        Parser parser = compileParser(blocks[0], byType, args.get(0));
+        Stmt pipe = instantiateControl(blocks[1], blocks[1].name, byType, args.get(1), mainArguments(blocks[1], args.get(1))).body;
+        Stmt deparser = instantiateControl(blocks[2], blocks[2].name, byType, args.get(2),
+                mainArguments(blocks[2], args.get(2))).body;
         return program(parser, Stmt.EMPTY, pipe, Stmt.EMPTY, Stmt.EMPTY, deparser, hdr, meta, Map.of());
     }
 
@@ -2207,7 +2209,7 @@ final class Elaborator {
         int wanted = declared == null ? 0 : declared.parameter().size();
         if (wanted != ctor.size()) {
             throw error(at, bt.kind + " '" + bt.name + "' has constructor parameters: instantiate it with their values, as in "
-                    + bt.name + "(...) name; (softswitch does not take them from main's package or a direct apply)");
+                    + bt.name + "(...) name; or in main's package, as in " + bt.name + "(...) (a direct apply gives none)");
         }
     }
 
@@ -2748,8 +2750,21 @@ final class Elaborator {
     // ---- parsers ----
 
     /** The architecture's parser: its parameters are the package's storage. */
-    private Parser compileParser(BlockType bt, Map<Type, Expr> byType) {
-        return instantiateParser(bt, bt.name, byType, bt.decl).parser;
+    private Parser compileParser(BlockType bt, Map<Type, Expr> byType, ArgumentContext given) {
+        return instantiateParser(bt, bt.name, byType, bt.decl, mainArguments(bt, given)).parser;
+    }
+
+    /**
+     * The constructor arguments main's package gives a block, {@code I(9w3)} (P4_16 17.2): compile-time
+     * values, or extern instances declared at the top level.
+     */
+    private Map<String, Object> mainArguments(BlockType bt, ArgumentContext given) {
+        ExpressionContext e = given.expression();
+        List<ArgumentContext> args = e instanceof CallExpressionContext
+                ? ((CallExpressionContext) e).argumentList().argument() : List.of();
+        ParameterListContext declared = bt.decl instanceof ControlDeclarationContext
+                ? ((ControlDeclarationContext) bt.decl).parameterList() : ((ParserDeclarationContext) bt.decl).parameterList();
+        return constructorArguments(bt, declared, args, global, e);
     }
 
     private ParserInstance instantiateParser(BlockType bt, String name, Map<Type, Expr> byType, ParserRuleContext at) {

@@ -357,6 +357,16 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void mainsPackageGivesConstructorArguments() {
+        Driven d = new Driven("main_constructor_arguments.p4");
+        // the parser adds its step (1) to b; the ingress adds 10 and what the register kept to a
+        assertEquals("1:" + "0f" + "01", out(d.sw, "05 00"));
+        assertEquals("1:" + "1e" + "03", out(d.sw, "05 02"));
+        assertEquals(List.of("last"), d.info.getRegistersList().stream().map(r -> r.getPreamble().getName())
+                .collect(Collectors.toList()));
+    }
+
+    @Test
     void varbitFieldsTakeTheirLengthFromExtract() {
         // one 32-bit word of options, emitted twice (the header and its copy)
         assertEquals(List.of("1106" + "aabbccdd" + "08" + "aabbccdd" + "99"), run("varbit.p4", "11 06 aabbccdd 07 99"));
