@@ -26,7 +26,8 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
         saved_t t = s;
         hdr.copy.setValid();
         hdr.copy.v = t.v;
-        hdr.base.same = s == t && t.v == hdr.opts.v ? 8w1 : 8w0;
+        saved_t u = { hdr.base.bytes, hdr.opts.v };   // a list gives the varbit its bits and length
+        hdr.base.same = s == t && t.v == hdr.opts.v && u == s ? 8w1 : 8w0;
     }
 }
 control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }

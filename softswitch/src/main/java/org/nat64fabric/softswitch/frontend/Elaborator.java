@@ -680,6 +680,11 @@ final class Elaborator {
                 if (ft instanceof Type.Varbit && t.hasVarbit()) {
                     throw error(f.typeRef(), "a header has at most one varbit field");
                 }
+                if (ft instanceof Type.Varbit && f.annotations() != null && f.annotations().annotation().stream()
+                        .anyMatch(a -> a.name().getText().equals("field_list"))) {
+                    throw error(f.typeRef(), "a varbit field is not kept by resubmit, recirculate or clone: leave '"
+                            + f.name().getText() + "' out of the @field_list");
+                }
                 if (!header && !(ft.isScalar() || ft instanceof Type.Aggregate || ft instanceof Type.Stack
                         || ft instanceof Type.Varbit)) {
                     throw error(f.typeRef(), "struct field '" + f.name().getText() + "' cannot have type " + ft);
@@ -722,8 +727,8 @@ final class Elaborator {
         } else if (d instanceof SerEnumDeclarationContext) {
             SerEnumDeclarationContext e = (SerEnumDeclarationContext) d;
             Type base = type(e.typeRef(), sc);
-            if (!(base instanceof Type.Bits)) {
-                throw error(e.typeRef(), "an enum's underlying type must be bit<W> or int<W>, not " + base);
+            if (!(base instanceof Type.Bits) || isZeroWidth(base)) {
+                throw error(e.typeRef(), "an enum's underlying type must be bit<W> or int<W> of at least one bit, not " + base);
             }
             if (((Type.Bits) base).wide()) {
                 throw error(e.typeRef(), "softswitch's serializable enums are up to 64 bits wide, not " + base);
@@ -3490,7 +3495,8 @@ final class Elaborator {
         for (Type.Field f : t.fields.values()) {
             Expr item = i < value.items.size() ? value.items.get(i) : new DefaultValue();
             i++;
-            out.add(assign(field(target, base, f), item, at));
+            Expr place = f.type instanceof Type.Varbit ? new VarbitIo.Field(target, f) : field(target, base, f);
+            out.add(assign(place, item, at));
         }
         if (t.header) {
             out.add(new SetValid(target, 1));

@@ -103,9 +103,9 @@ public abstract class Expr {
             throw new CodeWriter.Unsupported(getClass().getSimpleName() + " as a target");
         }
 
-        /** Writes a C value to a C location, masked to this location's width (0, for enums and errors: 64 bits). */
+        /** Writes a C value to a C location, masked to this location's width (enums and errors: 64 bits; bit<0>: none). */
         protected void store(CodeWriter w, String location, String value) {
-            int width = width() == 0 ? 64 : width();
+            int width = width() == 0 && !(type instanceof Type.Bits) ? 64 : width();
             w.line(location + " = (" + value + ") & " + (width > 64 ? CodeWriter.wideMask(width) : CodeWriter.mask(width)) + ";");
         }
     }
@@ -118,7 +118,7 @@ public abstract class Expr {
         public Slot(Type type, int index, int width) {
             super(type);
             this.index = index;
-            this.mask = width == 0 ? -1L : Bits.mask(width);
+            this.mask = width == 0 && !(type instanceof Type.Bits) ? -1L : Bits.mask(width);   // enums, errors: no width
         }
 
         @Override public long eval(State s) { return s.n[index]; }
@@ -274,7 +274,7 @@ public abstract class Expr {
             this.agg = agg;
             this.offset = offset;
             this.wide = wide;
-            this.mask = width == 0 ? -1L : Bits.mask(Math.min(width, 64));
+            this.mask = width == 0 && !(type instanceof Type.Bits) ? -1L : Bits.mask(Math.min(width, 64));
             this.wideMask = wide ? Bits.wideMask(width) : null;
         }
 

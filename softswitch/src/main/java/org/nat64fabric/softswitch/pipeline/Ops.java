@@ -35,7 +35,8 @@ public final class Ops {
             this.signed = a.type instanceof Type.Bits && ((Type.Bits) a.type).signed;
             this.mask = Bits.mask(Math.min(width, 64));
             this.bWidth = b.width();
-            this.wide = width > 64;
+            // a shift by a wide amount is worked out wide, so the amount is not cut to 64 bits
+            this.wide = width > 64 || (op == Op.SHL || op == Op.SHR) && b.isWide();
         }
 
         private boolean wideOperands() {
@@ -77,7 +78,7 @@ public final class Ops {
                         return (Bits.signExtend(x, width) >> Math.min(y < 0 ? 63 : y, 63)) & mask;
                     }
                     return Long.compareUnsigned(y, width) >= 0 ? 0 : x >>> y;
-                case CONCAT: return ((x << bWidth) | y) & mask;
+                case CONCAT: return (bWidth >= 64 ? y : (x << bWidth) | y) & mask;   // 64: x is a bit<0>
                 case EQ: return x == y ? 1 : 0;
                 case NE: return x != y ? 1 : 0;
                 case LT: return compare(x, y) < 0 ? 1 : 0;
@@ -214,7 +215,11 @@ public final class Ops {
                         return "((__u64) (" + x + " >> (" + y + " > 63 ? 63 : " + y + ")) & " + m + ")";
                     }
                     return "(" + y + " >= " + width + " ? 0 : (" + x + " >> " + y + "))";
-                case CONCAT: return "(((" + t + x + " << " + bWidth + ") | " + y + ") & " + m + ")";
+                case CONCAT:
+                    if (bWidth >= 64 && !wide) {
+                        return "(" + y + " & " + m + ")";   // x is a bit<0>
+                    }
+                    return "(((" + t + x + " << " + bWidth + ") | " + y + ") & " + m + ")";
                 case EQ: return "(" + x + " == " + y + ")";
                 case NE: return "(" + x + " != " + y + ")";
                 case LT: return "(" + sig + x + " < " + sig + y + ")";

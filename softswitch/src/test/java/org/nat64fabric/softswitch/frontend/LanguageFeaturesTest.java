@@ -334,8 +334,9 @@ class LanguageFeaturesTest {
 
     @Test
     void zeroWidthBitStringsHoldNothingAndTakeNoBits() {
-        // h is a then b on the wire (z takes no bits); o: equal, (bit<8>) z + 1, a ++ v ++ b, b + 3
-        assertEquals(List.of("1122" + "01" + "01" + "1122" + "25"), run("zero_width.p4", "11 22"));
+        // h is a then b on the wire (z takes no bits); o: equal, (bit<8>) z + 1, a ++ v ++ b, b + 3,
+        // the meter's colour in a bit<0> (0), the low byte of z ++ a 64-bit value
+        assertEquals(List.of("1122" + "01" + "01" + "1122" + "25" + "00" + "88"), run("zero_width.p4", "11 22"));
     }
 
     @Test
@@ -343,9 +344,9 @@ class LanguageFeaturesTest {
         String a = "fffffffffffffffffe";   // -2
         String b = "000000000000000005";   // 5
         String zero = "000000000000000000";
-        // -2 < 5 and > -5; -2 >> 100 is all ones; -2 + 5 = 3; 5 |+| max = max; (int<72>) -3
-        assertEquals(List.of(a + b + "01" + "ff" + "000000000000000003" + "7fffffffffffffffff" + "fffffffffffffffffd"),
-                run("wide_signed.p4", a + b + "00" + "00" + zero + zero + zero));
+        // -2 < 5 and > -5; -2 >> 100 is all ones; -2 + 5 = 3; 5 |+| max = max; (int<72>) -3; 0x80 >> 2^64
+        assertEquals(List.of(a + b + "01" + "ff" + "000000000000000003" + "7fffffffffffffffff" + "fffffffffffffffffd" + "00"),
+                run("wide_signed.p4", a + b + "00" + "00" + zero + zero + zero + "00"));
     }
 
     @Test
