@@ -3077,7 +3077,8 @@ final class Elaborator {
                             constantValue(((MaskKeysetContext) p).expression(1), sc, kt));
                 } else if (p instanceof RangeKeysetContext) {
                     sets[c][i] = Parser.Keyset.range(constantValue(((RangeKeysetContext) p).expression(0), sc, kt),
-                            constantValue(((RangeKeysetContext) p).expression(1), sc, kt));
+                            constantValue(((RangeKeysetContext) p).expression(1), sc, kt),
+                            kt instanceof Type.Bits && ((Type.Bits) kt).signed ? ((Type.Bits) kt).width : 0);
                 } else {
                     sets[c][i] = Parser.Keyset.value(constantValue(((ValueKeysetContext) p).expression(), sc, kt),
                             Math.max(widthOf(kt), 64));

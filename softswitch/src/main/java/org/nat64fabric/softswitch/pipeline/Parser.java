@@ -184,44 +184,55 @@ public final class Parser {
         }
     }
 
-    /** One component of a select case: a value, value &&& mask, low..high, or default/_. */
+    /**
+     * One component of a select case: a value, value &&& mask, low..high, or default/_. A range
+     * over an int<W> key compares with the key's sign bit flipped (both bounds are stored so), which
+     * puts signed values in the order of unsigned ones.
+     */
     public static final class Keyset {
         private final BigInteger value;
         private final BigInteger mask;
         private final BigInteger high;
+        private final BigInteger flip;
         private final long v;
         private final long m;
         private final long h;
+        private final long f;
 
-        private Keyset(BigInteger value, BigInteger mask, BigInteger high) {
+        private Keyset(BigInteger value, BigInteger mask, BigInteger high, BigInteger flip) {
             this.value = value;
             this.mask = mask;
             this.high = high;
+            this.flip = flip;
             this.v = value.longValue();
             this.m = mask == null ? 0 : mask.longValue();
             this.h = high == null ? 0 : high.longValue();
+            this.f = flip.longValue();
         }
 
         public static Keyset value(BigInteger v, int width) {
-            return new Keyset(v, Bits.wideMask(Math.max(width, 1)), null);
+            return new Keyset(v, Bits.wideMask(Math.max(width, 1)), null, BigInteger.ZERO);
         }
 
         public static Keyset mask(BigInteger v, BigInteger mask) {
-            return new Keyset(v.and(mask), mask, null);
+            return new Keyset(v.and(mask), mask, null, BigInteger.ZERO);
         }
 
-        public static Keyset range(BigInteger low, BigInteger high) {
-            return new Keyset(low, null, high);
+        /** low .. high, both as the key's bits; {@code signedWidth} the width of an int<W> key, else 0. */
+        public static Keyset range(BigInteger low, BigInteger high, int signedWidth) {
+            BigInteger flip = signedWidth == 0 ? BigInteger.ZERO : BigInteger.ONE.shiftLeft(signedWidth - 1);
+            return new Keyset(low.xor(flip), null, high.xor(flip), flip);
         }
 
         public static Keyset any() {
-            return new Keyset(BigInteger.ZERO, BigInteger.ZERO, null);
+            return new Keyset(BigInteger.ZERO, BigInteger.ZERO, null, BigInteger.ZERO);
         }
 
         /** The match of C value {@code x} as a C condition; null when it matches anything. */
         String c(String x, int width) {
             if (high != null) {
-                return "(" + x + " >= " + CodeWriter.constant(value, width) + " && " + x + " <= " + CodeWriter.constant(high, width) + ")";
+                String k = flip.signum() == 0 ? x : "(" + x + " ^ " + CodeWriter.constant(flip, width) + ")";
+                return "(" + k + " >= " + CodeWriter.constant(value, width) + " && " + k + " <= " + CodeWriter.constant(high, width) + ")";
             }
             if (mask.signum() == 0) {
                 return null;
@@ -234,10 +245,12 @@ public final class Parser {
             MethodVisitor code = j.code();
             if (high != null) {
                 code.visitVarInsn(LLOAD, value);
+                flip(j);
                 j.pushLong(v);
                 code.visitMethodInsn(INVOKESTATIC, "java/lang/Long", "compareUnsigned", "(JJ)I", false);
                 code.visitJumpInsn(IFLT, fail);
                 code.visitVarInsn(LLOAD, value);
+                flip(j);
                 j.pushLong(h);
                 code.visitMethodInsn(INVOKESTATIC, "java/lang/Long", "compareUnsigned", "(JJ)I", false);
                 code.visitJumpInsn(IFGT, fail);
@@ -253,16 +266,24 @@ public final class Parser {
             code.visitJumpInsn(IFNE, fail);
         }
 
+        private void flip(Jit j) {
+            if (f != 0) {
+                j.pushLong(f);
+                j.code().visitInsn(LXOR);
+            }
+        }
+
         boolean matches(long x) {
             if (high != null) {
-                return Long.compareUnsigned(x, v) >= 0 && Long.compareUnsigned(x, h) <= 0;
+                return Long.compareUnsigned(x ^ f, v) >= 0 && Long.compareUnsigned(x ^ f, h) <= 0;
             }
             return (x & m) == v;
         }
 
         boolean matches(BigInteger x) {
             if (high != null) {
-                return x.compareTo(value) >= 0 && x.compareTo(high) <= 0;
+                BigInteger k = x.xor(flip);
+                return k.compareTo(value) >= 0 && k.compareTo(high) <= 0;
             }
             return x.and(mask).equals(value);
         }

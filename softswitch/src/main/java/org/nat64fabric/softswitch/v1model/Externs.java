@@ -717,7 +717,12 @@ public final class Externs {
             if (V1ModelSwitch.LOG.isLoggable(java.util.logging.Level.FINE)) {
                 String m = message;
                 for (Expr a : args) {
-                    m = m.replaceFirst("\\{\\}", a.evalWide(s).toString());
+                    BigInteger v = a.evalWide(s);
+                    if (a.type instanceof org.nat64fabric.softswitch.frontend.Type.Bits
+                            && ((org.nat64fabric.softswitch.frontend.Type.Bits) a.type).signed) {
+                        v = Bits.signed(v, a.width());   // an int<W> as the number it is, as BMv2 prints it
+                    }
+                    m = m.replaceFirst("\\{\\}", java.util.regex.Matcher.quoteReplacement(v.toString()));
                 }
                 V1ModelSwitch.LOG.fine(m);
             }

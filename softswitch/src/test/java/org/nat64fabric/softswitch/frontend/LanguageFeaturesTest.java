@@ -368,6 +368,15 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void aSelectRangeOverASignedKeyComparesSignedNumbers() {
+        assertEquals(List.of("fd01"), run("signed_select_range.p4", "fd 00"));   // -3
+        assertEquals(List.of("0401"), run("signed_select_range.p4", "04 00"));
+        assertEquals(List.of("fb01"), run("signed_select_range.p4", "fb 00"));   // -5, the bound
+        assertEquals(List.of("6400"), run("signed_select_range.p4", "64 00"));   // 100
+        assertEquals(List.of("9c00"), run("signed_select_range.p4", "9c 00"));   // -100
+    }
+
+    @Test
     void varbitFieldsTakeTheirLengthFromExtract() {
         // one 32-bit word of options, emitted twice (the header and its copy)
         assertEquals(List.of("1106" + "aabbccdd" + "08" + "aabbccdd" + "99"), run("varbit.p4", "11 06 aabbccdd 07 99"));

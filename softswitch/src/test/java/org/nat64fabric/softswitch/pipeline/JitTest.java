@@ -153,7 +153,7 @@ class JitTest {
         Parser.Keyset[][] first = {
             {Parser.Keyset.value(BigInteger.valueOf(5), 8)},
             {Parser.Keyset.mask(BigInteger.valueOf(0x10), BigInteger.valueOf(0xf0))},
-            {Parser.Keyset.range(BigInteger.valueOf(0x20), BigInteger.valueOf(0x2f))},
+            {Parser.Keyset.range(BigInteger.valueOf(0x20), BigInteger.valueOf(0x2f), 0)},
             {Parser.Keyset.any()}};
         Parser parser = new Parser("p", new Stmt[] {count, Stmt.EMPTY}, new Parser.Transition[] {
             new Parser.Select(new Expr[] {key}, first, new ValueSet[4], new int[] {Parser.ACCEPT_STATE, 1, Parser.REJECT_STATE, 0}, false),
