@@ -202,6 +202,38 @@ final class Elaborator {
         }
     }
 
+    /** A typedef of an extern type: the type and the type arguments it gives. */
+    private static final class ExternAlias {
+        final ExternType type;
+        final List<Type> typeArgs;
+
+        ExternAlias(ExternType type, List<Type> typeArgs) {
+            this.type = type;
+            this.typeArgs = typeArgs;
+        }
+    }
+
+    private static ExternType externOf(Object named) {
+        return named instanceof ExternAlias ? ((ExternAlias) named).type : (ExternType) named;
+    }
+
+    /** The type arguments a reference to an extern type gives, written or through a typedef. */
+    private List<Type> externTypeArgs(TypeRefContext tr, Scope sc) {
+        if (!(tr instanceof NamedTypeRefContext)) {
+            return List.of();
+        }
+        NamedTypeRefContext n = (NamedTypeRefContext) tr;
+        List<Type> written = typeArgs(n.typeArgumentList(), sc);
+        Object named = sc.lookup(n.typeName().TYPE_IDENT().getText());
+        if (named instanceof ExternAlias) {
+            if (!written.isEmpty()) {
+                throw error(n.typeArgumentList(), "'" + n.typeName().getText() + "' gives its type arguments already");
+            }
+            return ((ExternAlias) named).typeArgs;
+        }
+        return written;
+    }
+
     /** An extern object instance and its run-time object. */
     private static final class ExternInstance {
         final String name;
@@ -746,7 +778,14 @@ final class Elaborator {
             define(sc, e.name(), t);
         } else if (d instanceof TypedefDeclarationContext) {
             TypedefDeclarationContext t = (TypedefDeclarationContext) d;
-            define(sc, t.name(), type(t.typeRef(), sc));
+            Object named = t.typeRef() instanceof NamedTypeRefContext
+                    ? sc.lookup(((NamedTypeRefContext) t.typeRef()).typeName().TYPE_IDENT().getText()) : null;
+            if (named instanceof ExternType || named instanceof ExternAlias) {
+                // typedef register<bit<32>> Reg; an extern type with its type arguments, under a new name
+                define(sc, t.name(), new ExternAlias(externOf(named), externTypeArgs(t.typeRef(), sc)));
+            } else {
+                define(sc, t.name(), type(t.typeRef(), sc));
+            }
         } else if (d instanceof NewTypeDeclarationContext) {
             // 'type' introduces a new type; softswitch treats it as its underlying type.
             NewTypeDeclarationContext t = (NewTypeDeclarationContext) d;
@@ -818,6 +857,9 @@ final class Elaborator {
         Object o = sc.lookup(name);
         if (o instanceof Type) {
             return (Type) o;
+        }
+        if (o instanceof ExternAlias) {
+            return ((ExternAlias) o).type;
         }
         throw error(n, "'" + name + "' is not a type");
     }
@@ -1269,6 +1311,9 @@ final class Elaborator {
         TypeRefContext tr = d.typeRef();
         String typeName = tr instanceof NamedTypeRefContext ? ((NamedTypeRefContext) tr).typeName().TYPE_IDENT().getText() : tr.getText();
         Object t = sc.lookup(typeName);
+        if (t instanceof ExternAlias) {
+            t = ((ExternAlias) t).type;
+        }
         Map<String, List<String>> an = annotations(d.annotations());
         String qname = qualified(prefix, name, an);
         List<ArgumentContext> args = d.argumentList().argument();
@@ -1286,7 +1331,7 @@ final class Elaborator {
             throw error(tr, "'" + typeName + "' cannot be instantiated here");
         }
         ExternType et = (ExternType) t;
-        List<Type> targs = typeArgs(tr instanceof NamedTypeRefContext ? ((NamedTypeRefContext) tr).typeArgumentList() : null, sc);
+        List<Type> targs = externTypeArgs(tr, sc);
         switch (et.name) {
             case "register": {
                 Type.Enum values = targs.isEmpty() ? null : serializableEnum(targs.get(0));
@@ -2198,8 +2243,7 @@ final class Elaborator {
                     + " (as in " + type.name + "<...>(...) x; ... (x)), not '" + given.getText() + "'");
         }
         ExternInstance instance = (ExternInstance) o;
-        List<Type> wanted = typeArgs(declared instanceof NamedTypeRefContext
-                ? ((NamedTypeRefContext) declared).typeArgumentList() : null, global);
+        List<Type> wanted = externTypeArgs(declared, global);
         if (!wanted.isEmpty() && !wanted.equals(instance.typeArgs)) {
             throw error(given, "constructor parameter '" + param + "' takes a " + declared.getText() + ", not '"
                     + given.getText() + "', a " + type.name + "<" + instance.typeArgs.stream().map(Type::toString)

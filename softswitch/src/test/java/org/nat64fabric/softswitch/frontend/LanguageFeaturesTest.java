@@ -377,6 +377,15 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void aTypedefOfAnExternTypeInstantiatesIt() {
+        Driven d = new Driven("typedef_extern.p4");
+        // each packet leaves with the value the one before it left in the register<bit<8>>
+        assertEquals("1:00", out(d.sw, "05"));
+        assertEquals("1:05", out(d.sw, "07"));
+        assertEquals(8, d.info.getRegisters(0).getTypeSpec().getBitstring().getBit().getBitwidth());
+    }
+
+    @Test
     void varbitFieldsTakeTheirLengthFromExtract() {
         // one 32-bit word of options, emitted twice (the header and its copy)
         assertEquals(List.of("1106" + "aabbccdd" + "08" + "aabbccdd" + "99"), run("varbit.p4", "11 06 aabbccdd 07 99"));
