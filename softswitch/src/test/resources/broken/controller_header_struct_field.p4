@@ -1,4 +1,4 @@
-// expect: 5:54: the fields of a @controller_header header are P4Runtime metadata: they must be bit<W> or int<W>
+// expect: 5:54: the fields of a @controller_header header are P4Runtime metadata: they must be bit<W> or int<W> with W > 0
 #include <core.p4>
 #include <v1model.p4>
 struct port_t { bit<9> port; bit<7> pad; }

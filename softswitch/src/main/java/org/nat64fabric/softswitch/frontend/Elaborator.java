@@ -740,9 +740,10 @@ final class Elaborator {
             }
             if (ch != null && !ch.isEmpty()) {
                 for (StructFieldContext f : fields) {
-                    if (!(t.fields.get(f.name().getText()).type instanceof Type.Bits)) {
+                    Type ft = t.fields.get(f.name().getText()).type;
+                    if (!(ft instanceof Type.Bits) || isZeroWidth(ft)) {
                         throw error(f.typeRef(), "the fields of a @controller_header header are P4Runtime metadata:"
-                                + " they must be bit<W> or int<W>");
+                                + " they must be bit<W> or int<W> with W > 0");
                     }
                 }
                 controllerHeaders.put(ch.get(0), t);
@@ -2924,6 +2925,10 @@ final class Elaborator {
         Type t = type(d.typeArg().typeRef(), sc);
         List<ValueSet.Field> fields = new ArrayList<>();
         List<Type> types = new ArrayList<>();
+        if (isZeroWidth(t) || t instanceof Type.Aggregate && ((Type.Aggregate) t).fields.values().stream()
+                .anyMatch(f -> isZeroWidth(f.type))) {
+            throw error(d.typeArg(), "a value_set of bit<0> holds nothing the control plane could match: leave it out");
+        }
         if (t instanceof Type.Bits) {
             fields.add(new ValueSet.Field("", ((Type.Bits) t).width, false));
             types.add(t);
@@ -5549,7 +5554,7 @@ final class Elaborator {
         List<String> names = new ArrayList<>();
         List<Integer> widths = new ArrayList<>();
         for (Type.Field f : struct.fields.values()) {
-            if (!(f.type instanceof Type.Bits) || ((Type.Bits) f.type).signed) {
+            if (!(f.type instanceof Type.Bits) || ((Type.Bits) f.type).signed || isZeroWidth(f.type)) {
                 throw error(at, "digest struct " + struct.name + ": field '" + f.name + "' is " + f.type
                         + "; softswitch sends digest fields of bit<W> type (P4Info describes them as bitstrings)");
             }
