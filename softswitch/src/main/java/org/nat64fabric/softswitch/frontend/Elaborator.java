@@ -1459,6 +1459,9 @@ final class Elaborator {
         if (e instanceof CallExpressionContext && ((CallExpressionContext) e).expression() instanceof NameExpressionContext) {
             CallExpressionContext c = (CallExpressionContext) e;
             Object t = sc.lookup(c.expression().getText());
+            if (t instanceof ExternAlias) {
+                t = ((ExternAlias) t).type;
+            }
             if (t instanceof ExternType && (((ExternType) t).name.equals(ACTION_PROFILE)
                     || ((ExternType) t).name.equals(ACTION_SELECTOR))) {
                 String name = an.containsKey("name") ? qualified("", "", an) : table;
@@ -3127,7 +3130,7 @@ final class Elaborator {
                 } else if (p instanceof RangeKeysetContext) {
                     sets[c][i] = Parser.Keyset.range(constantValue(((RangeKeysetContext) p).expression(0), sc, kt),
                             constantValue(((RangeKeysetContext) p).expression(1), sc, kt),
-                            kt instanceof Type.Bits && ((Type.Bits) kt).signed ? ((Type.Bits) kt).width : 0);
+                            signedWidth(kt));
                 } else {
                     sets[c][i] = Parser.Keyset.value(constantValue(((ValueKeysetContext) p).expression(), sc, kt),
                             Math.max(widthOf(kt), 64));
@@ -3965,6 +3968,12 @@ final class Elaborator {
     private P4CompileException aggregateResultOnly(ParserRuleContext at) {
         return error(at, "a header, struct or stack that a function or '?:' gives is taken by =, an initialiser, an in"
                 + " argument, return or emit: assign it to a variable first");
+    }
+
+    /** The width of an int<W>, or of a serializable enum over one; 0 for any other type. */
+    private static int signedWidth(Type t) {
+        Type bits = serializableEnum(t) != null ? serializableEnum(t).underlying : t;
+        return bits instanceof Type.Bits && ((Type.Bits) bits).signed ? ((Type.Bits) bits).width : 0;
     }
 
     private static boolean isZeroWidth(Type t) {

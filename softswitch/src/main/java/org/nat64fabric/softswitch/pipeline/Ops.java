@@ -166,7 +166,7 @@ public final class Ops {
             String[] v = w.inOrder(a, b);
             String x = v[0];
             String y = v[1];
-            boolean wide = wideOperands() || (op == Op.CONCAT && width > 64);
+            boolean wide = width > 64;   // a narrow value shifted by a wide amount stays narrow in C
             String m = wide ? CodeWriter.wideMask(width) : CodeWriter.mask(width);
             String t = wide ? "(u128)" : "(__u64)";
             if (signed && !wide) {
