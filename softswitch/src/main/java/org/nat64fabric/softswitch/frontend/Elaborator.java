@@ -213,8 +213,9 @@ final class Elaborator {
         }
     }
 
-    private static ExternType externOf(Object named) {
-        return named instanceof ExternAlias ? ((ExternAlias) named).type : (ExternType) named;
+    /** The extern type a typedef names, else the symbol itself. */
+    private static Object unalias(Object symbol) {
+        return symbol instanceof ExternAlias ? ((ExternAlias) symbol).type : symbol;
     }
 
     /** The type arguments a reference to an extern type gives, written or through a typedef. */
@@ -783,7 +784,7 @@ final class Elaborator {
                     ? sc.lookup(((NamedTypeRefContext) t.typeRef()).typeName().TYPE_IDENT().getText()) : null;
             if (named instanceof ExternType || named instanceof ExternAlias) {
                 // typedef register<bit<32>> Reg; an extern type with its type arguments, under a new name
-                define(sc, t.name(), new ExternAlias(externOf(named), externTypeArgs(t.typeRef(), sc)));
+                define(sc, t.name(), new ExternAlias((ExternType) unalias(named), externTypeArgs(t.typeRef(), sc)));
             } else {
                 define(sc, t.name(), type(t.typeRef(), sc));
             }
@@ -855,12 +856,9 @@ final class Elaborator {
         }
         NamedTypeRefContext n = (NamedTypeRefContext) t;
         String name = n.typeName().TYPE_IDENT().getText();
-        Object o = sc.lookup(name);
+        Object o = unalias(sc.lookup(name));
         if (o instanceof Type) {
             return (Type) o;
-        }
-        if (o instanceof ExternAlias) {
-            return ((ExternAlias) o).type;
         }
         throw error(n, "'" + name + "' is not a type");
     }
@@ -1311,10 +1309,7 @@ final class Elaborator {
         String name = d.name().getText();
         TypeRefContext tr = d.typeRef();
         String typeName = tr instanceof NamedTypeRefContext ? ((NamedTypeRefContext) tr).typeName().TYPE_IDENT().getText() : tr.getText();
-        Object t = sc.lookup(typeName);
-        if (t instanceof ExternAlias) {
-            t = ((ExternAlias) t).type;
-        }
+        Object t = unalias(sc.lookup(typeName));
         Map<String, List<String>> an = annotations(d.annotations());
         String qname = qualified(prefix, name, an);
         List<ArgumentContext> args = d.argumentList().argument();
@@ -1458,10 +1453,7 @@ final class Elaborator {
                                        Map<String, List<String>> an) {
         if (e instanceof CallExpressionContext && ((CallExpressionContext) e).expression() instanceof NameExpressionContext) {
             CallExpressionContext c = (CallExpressionContext) e;
-            Object t = sc.lookup(c.expression().getText());
-            if (t instanceof ExternAlias) {
-                t = ((ExternAlias) t).type;
-            }
+            Object t = unalias(sc.lookup(c.expression().getText()));
             if (t instanceof ExternType && (((ExternType) t).name.equals(ACTION_PROFILE)
                     || ((ExternType) t).name.equals(ACTION_SELECTOR))) {
                 String name = an.containsKey("name") ? qualified("", "", an) : table;
