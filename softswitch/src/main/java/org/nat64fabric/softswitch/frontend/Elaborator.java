@@ -49,6 +49,8 @@ import org.objectweb.asm.MethodVisitor;
  */
 final class Elaborator {
     private static final String DIRECT_COUNTER = "direct_counter";
+    /** The externs a parser may instantiate: those with no table to attach to. */
+    private static final Set<String> PARSER_EXTERNS = Set.of("register", "counter", "meter");
     private static final String ACTION_PROFILE = "action_profile";
     private static final String ACTION_SELECTOR = "action_selector";
     private static final String SUM_OF_WEIGHTS = "sum_of_weights";
@@ -335,6 +337,23 @@ final class Elaborator {
         }
     }
 
+    /** A control or parser that takes extern instances when applied, elaborated at its first apply (applyPending). */
+    private static final class PendingInstance {
+        final BlockType type;
+        final String name;
+        final Map<String, Object> ctor;
+        final ParserRuleContext at;
+        Object instance;
+        Map<String, ExternInstance> externs;
+
+        PendingInstance(BlockType type, String name, Map<String, Object> ctor, ParserRuleContext at) {
+            this.type = type;
+            this.name = name;
+            this.ctor = ctor;
+            this.at = at;
+        }
+    }
+
     private static final class TableSym {
         final Table table;
 
@@ -469,8 +488,8 @@ final class Elaborator {
 
     private void requireStorable(Type t, ParserRuleContext at, String what) {
         if (!(t.isScalar() || t instanceof Type.Aggregate || t instanceof Type.Stack)) {
-            String why = t instanceof ExternType ? " (softswitch passes extern instances to controls as constructor"
-                    + " arguments only: declare the " + ((ExternType) t).name + " where it is used, or take it as one)" : "";
+            String why = t instanceof ExternType ? " (an extern instance is passed to a control or parser only, without a"
+                    + " direction)" : "";
             throw error(at, what + " cannot have type " + t + why);
         }
     }
@@ -521,8 +540,8 @@ final class Elaborator {
     /**
      * Type-checks the parsers and controls that nothing instantiates, as p4c checks every
      * declaration: each alone, in an elaborator of its own, so that its tables and actions stay
-     * out of the program. Blocks with type or constructor parameters, which softswitch elaborates
-     * only where they are instantiated, are left out.
+     * out of the program. Blocks with type or constructor parameters, or extern parameters, which
+     * softswitch elaborates only where they are instantiated or applied, are left out.
      */
     private void checkUninstantiated(ProgramContext program) {
         for (DeclarationContext d : program.declaration()) {
@@ -542,6 +561,9 @@ final class Elaborator {
             try {
                 alone.declareAll(program);
                 BlockType bt = (BlockType) alone.global.lookup(name);
+                if (alone.takesExterns(bt)) {
+                    continue;
+                }
                 if (parser) {
                     alone.instantiateParser(bt, name, null, bt.decl);
                 } else {
@@ -1217,6 +1239,9 @@ final class Elaborator {
                 }
                 continue;
             }
+            if (p.type instanceof ExternType) {
+                continue;   // an instance, passed by reference: bound where the block was elaborated (applyPending)
+            }
             if (a.DONTCARE() != null) {
                 if (!p.writable()) {
                     throw error(a, "'_' can only be passed to an out parameter");
@@ -1245,7 +1270,7 @@ final class Elaborator {
                 Expr.Agg temporary = (Expr.Agg) storage(expected);
                 prelude.add(assignAggregate(temporary, e, a.expression()));
                 e = temporary;
-            } else if (!(expected instanceof ExternType)) {
+            } else {
                 e = coerce(e, expected, a.expression());
             }
             out[index] = e;
@@ -1320,7 +1345,9 @@ final class Elaborator {
             }
             BlockType bt = (BlockType) t;
             Map<String, Object> ctor = constructorArguments(bt, ((ControlDeclarationContext) bt.decl).parameterList(), args, sc, d);
-            define(sc, d.name(), instantiateControl(bt, qname, null, args.isEmpty() ? d : args.get(0), ctor));
+            ParserRuleContext at = args.isEmpty() ? d : args.get(0);
+            define(sc, d.name(), takesExterns(bt) ? new PendingInstance(bt, qname, ctor, at)
+                    : instantiateControl(bt, qname, null, at, ctor, Map.of()));
             return;
         }
         if (!(t instanceof ExternType)) {
@@ -1884,7 +1911,7 @@ final class Elaborator {
         Stmt[] controls = new Stmt[5];
         for (int i = 1; i < 6; i++) {
             ControlInstance ci = instantiateControl(blocks[i], blocks[i].name, byType, args.get(i),
-                    mainArguments(blocks[i], args.get(i)));
+                    mainArguments(blocks[i], args.get(i)), Map.of());
             controls[i - 1] = ci.body;
         }
         return program(parser, controls[0], controls[1], controls[2], controls[3], controls[4], hdr, meta,
@@ -1910,9 +1937,10 @@ final class Elaborator {
 
         List<ArgumentContext> args = packageArguments(main, "SimpleSumeSwitch");
         Parser parser = compileParser(blocks[0], byType, args.get(0));
-        Stmt pipe = instantiateControl(blocks[1], blocks[1].name, byType, args.get(1), mainArguments(blocks[1], args.get(1))).body;
+        Stmt pipe = instantiateControl(blocks[1], blocks[1].name, byType, args.get(1), mainArguments(blocks[1], args.get(1)),
+                Map.of()).body;
         Stmt deparser = instantiateControl(blocks[2], blocks[2].name, byType, args.get(2),
-                mainArguments(blocks[2], args.get(2))).body;
+                mainArguments(blocks[2], args.get(2)), Map.of()).body;
         return program(parser, Stmt.EMPTY, pipe, Stmt.EMPTY, Stmt.EMPTY, deparser, hdr, meta, Map.of());
     }
 
@@ -2109,7 +2137,8 @@ final class Elaborator {
     }
 
     /** Binds a block's parameters: to the architecture's storage (top level), or as parameterStorage says. */
-    private List<Expr> bindParams(BlockType bt, Scope sc, Map<Type, Expr> byType, List<Param> params) {
+    private List<Expr> bindParams(BlockType bt, Scope sc, Map<Type, Expr> byType, List<Param> params,
+                                  Map<String, ExternInstance> externs) {
         List<Expr> slots = new ArrayList<>();
         for (ParameterContext p : bt.params.parameter()) {
             String pname = p.name().getText();
@@ -2122,6 +2151,18 @@ final class Elaborator {
                 continue;
             }
             Type t = type(p.typeRef(), global);
+            if (p.direction() == null && t instanceof ExternType) {
+                // passed by reference (P4_16 6.8): the body names the instance its applies give
+                ExternInstance given = externs.get(pname);
+                if (given == null) {
+                    throw error(p, bt.name + "'s parameter '" + pname + "' takes a " + ((ExternType) t).name
+                            + " instance, which only a control or parser that applies " + bt.name + " can give");
+                }
+                sc.symbols.put(pname, given);
+                slots.add(null);
+                params.add(new Param(pname, dir, t));
+                continue;
+            }
             requireStorable(t, p, bt.name + "'s parameter '" + pname + "'");
             Expr slot = byType != null ? byType.get(t)
                     : bt.decl instanceof ControlDeclarationContext ? parameterStorage(dir, t) : storage(t);
@@ -2137,7 +2178,7 @@ final class Elaborator {
     }
 
     private ControlInstance instantiateControl(BlockType bt, String name, Map<Type, Expr> byType, ParserRuleContext at) {
-        return instantiateControl(bt, name, byType, at, Map.of());
+        return instantiateControl(bt, name, byType, at, Map.of(), Map.of());
     }
 
     /**
@@ -2177,13 +2218,13 @@ final class Elaborator {
                 out.put(n, controlArgument((BlockType) t, n, given.get(n), sc, at));
                 continue;
             }
-            if (p.direction() == null && t instanceof ExternType && "control".equals(bt.kind)) {
-                out.put(n, externArgument((ExternType) t, p.typeRef(), n, given.get(n), sc, at));
+            if (p.direction() == null && t instanceof ExternType) {
+                out.put(n, externArgument((ExternType) t, p.typeRef(), "constructor parameter '" + n + "'", given.get(n), sc, at));
                 continue;
             }
             if (p.direction() != null || !t.isScalar()) {
                 throw error(p, "softswitch's constructor parameters are compile-time values without a direction"
-                        + " (bit<W>, int<W>, bool, an enum or error) or, for a control, control and extern instances, not "
+                        + " (bit<W>, int<W>, bool, an enum or error), extern instances or, for a control, control instances, not "
                         + (p.direction() != null ? p.direction().getText() + " " : "") + t);
             }
             ExpressionContext e = given.containsKey(n) ? given.get(n) : p.expression();
@@ -2231,17 +2272,17 @@ final class Elaborator {
     private ExternInstance externArgument(ExternType type, TypeRefContext declared, String param, ExpressionContext given,
                                           Scope sc, ParserRuleContext at) {
         if (given == null) {
-            throw error(at, "constructor parameter '" + param + "' needs a " + type.name + " instance");
+            throw error(at, param + " needs a " + type.name + " instance");
         }
         Object o = given instanceof NameExpressionContext ? sc.lookup(given.getText()) : null;
         if (!(o instanceof ExternInstance) || ((ExternInstance) o).type != type) {
-            throw error(given, "constructor parameter '" + param + "' takes a " + type.name + " instance declared before it"
+            throw error(given, param + " takes a " + type.name + " instance declared before it"
                     + " (as in " + type.name + "<...>(...) x; ... (x)), not '" + given.getText() + "'");
         }
         ExternInstance instance = (ExternInstance) o;
         List<Type> wanted = externTypeArgs(declared, global);
         if (!wanted.isEmpty() && !wanted.equals(instance.typeArgs)) {
-            throw error(given, "constructor parameter '" + param + "' takes a " + declared.getText() + ", not '"
+            throw error(given, param + " takes a " + declared.getText() + ", not '"
                     + given.getText() + "', a " + type.name + "<" + instance.typeArgs.stream().map(Type::toString)
                     .collect(java.util.stream.Collectors.joining(", ")) + ">");
         }
@@ -2260,7 +2301,7 @@ final class Elaborator {
 
     /** {@code ctor}: the values of the control's constructor parameters, by name (see constructorArguments). */
     private ControlInstance instantiateControl(BlockType bt, String name, Map<Type, Expr> byType, ParserRuleContext at,
-                                               Map<String, Object> ctor) {
+                                               Map<String, Object> ctor, Map<String, ExternInstance> externs) {
         if (bt.decl == null || !(bt.decl instanceof ControlDeclarationContext)) {
             throw error(at, "'" + bt.name + "' is not a control");
         }
@@ -2273,7 +2314,7 @@ final class Elaborator {
         Scope sc = new Scope(global);
         ctor.forEach((n, v) -> sc.symbols.put(n, v instanceof Expr ? new Var(n, (Expr) v, true) : v));
         List<Param> params = new ArrayList<>();
-        List<Expr> slots = bindParams(bt, sc, byType, params);
+        List<Expr> slots = bindParams(bt, sc, byType, params, externs);
         ControlInstance ci = new ControlInstance(name, params, slots);
         Where outer = enter(Where.CONTROL, bt);
         List<Stmt> initialisers = new ArrayList<>();
@@ -2796,7 +2837,7 @@ final class Elaborator {
 
     /** The architecture's parser: its parameters are the package's storage. */
     private Parser compileParser(BlockType bt, Map<Type, Expr> byType, ArgumentContext given) {
-        return instantiateParser(bt, bt.name, byType, bt.decl, mainArguments(bt, given)).parser;
+        return instantiateParser(bt, bt.name, byType, bt.decl, mainArguments(bt, given), Map.of()).parser;
     }
 
     /**
@@ -2813,11 +2854,11 @@ final class Elaborator {
     }
 
     private ParserInstance instantiateParser(BlockType bt, String name, Map<Type, Expr> byType, ParserRuleContext at) {
-        return instantiateParser(bt, name, byType, at, Map.of());
+        return instantiateParser(bt, name, byType, at, Map.of(), Map.of());
     }
 
     private ParserInstance instantiateParser(BlockType bt, String name, Map<Type, Expr> byType, ParserRuleContext at,
-                                             Map<String, Object> ctor) {
+                                             Map<String, Object> ctor, Map<String, ExternInstance> externs) {
         if (!(bt.decl instanceof ParserDeclarationContext)) {
             throw error(at, "'" + bt.name + "' is not a parser");
         }
@@ -2830,7 +2871,7 @@ final class Elaborator {
         Scope sc = new Scope(global);
         ctor.forEach((n, v) -> sc.symbols.put(n, v instanceof Expr ? new Var(n, (Expr) v, true) : v));
         List<Param> params = new ArrayList<>();
-        ParserInstance pi = new ParserInstance(name, params, bindParams(bt, sc, byType, params));
+        ParserInstance pi = new ParserInstance(name, params, bindParams(bt, sc, byType, params, externs));
         Where outer = enter(Where.PARSER, bt);
         Context cx = new Context(name, true, null);
         List<Stmt> init = new ArrayList<>();
@@ -2960,14 +3001,20 @@ final class Elaborator {
     private void subParser(InstantiationContext d, Scope sc, String prefix) {
         TypeRefContext tr = d.typeRef();
         Object t = tr instanceof NamedTypeRefContext ? sc.lookup(((NamedTypeRefContext) tr).typeName().TYPE_IDENT().getText()) : null;
+        Object extern = unalias(t);
+        if (extern instanceof ExternType && PARSER_EXTERNS.contains(((ExternType) extern).name)) {
+            instantiation(d, sc, prefix);
+            return;
+        }
         if (!(t instanceof BlockType) || !"parser".equals(((BlockType) t).kind)) {
-            throw error(d, "a parser can instantiate only parsers in softswitch (value_set and externs are not supported here)");
+            throw error(d, "a parser can instantiate parsers, registers, counters and meters, not '" + tr.getText() + "'");
         }
         BlockType bt = (BlockType) t;
         Map<String, Object> ctor = constructorArguments(bt, ((ParserDeclarationContext) bt.decl).parameterList(),
                 d.argumentList().argument(), sc, d);
-        define(sc, d.name(), instantiateParser(bt, qualified(prefix, d.name().getText(), annotations(d.annotations())),
-                null, d, ctor));
+        String qname = qualified(prefix, d.name().getText(), annotations(d.annotations()));
+        define(sc, d.name(), takesExterns(bt) ? new PendingInstance(bt, qname, ctor, d)
+                : instantiateParser(bt, qname, null, d, ctor, Map.of()));
     }
 
     /** sp.apply(packet, ...) in a parser state: the sub-parser runs to accept, or the caller rejects too. */
@@ -4652,6 +4699,9 @@ final class Elaborator {
         if (t instanceof ParserInstance) {
             return applyParser((ParserInstance) t, m, args, sc, at);
         }
+        if (t instanceof PendingInstance) {
+            return applyPending((PendingInstance) t, m, args, sc, at);
+        }
         if (t instanceof PacketParam) {
             return packetMethod((PacketParam) t, m, args, targs, sc, at);
         }
@@ -4677,6 +4727,57 @@ final class Elaborator {
     }
 
     /**
+     * Applies a control or parser that takes extern instances (P4_16 8.24, Appendix F: by reference,
+     * directionless). Its body must name one instance per parameter, so it is elaborated at its first
+     * apply, with the instances that apply gives; every later apply must give the same ones.
+     */
+    private Stmt applyPending(PendingInstance pending, MethodRef m, ArgumentListContext args, Scope sc, ParserRuleContext at) {
+        BlockType bt = pending.type;
+        boolean control = "control".equals(bt.kind);
+        Map<String, ExternInstance> given = new HashMap<>();
+        List<ParameterContext> params = bt.params.parameter();
+        List<ArgumentContext> list = args == null ? List.of() : args.argument();
+        for (int i = 0; i < params.size(); i++) {
+            ParameterContext p = params.get(i);
+            if (!isExternParam(p)) {
+                continue;
+            }
+            String n = p.name().getText();
+            ExpressionContext arg = null;
+            for (int k = 0; k < list.size(); k++) {
+                ArgumentContext a = list.get(k);
+                if (a.name() != null ? a.name().getText().equals(n) : k == i) {
+                    arg = a.expression();
+                }
+            }
+            given.put(n, externArgument((ExternType) type(p.typeRef(), global), p.typeRef(), "parameter '" + n + "' of '" + pending.name + ".apply'",
+                    arg, sc, at));
+        }
+        if (pending.instance == null) {
+            pending.externs = given;
+            pending.instance = control ? instantiateControl(bt, pending.name, null, pending.at, pending.ctor, given)
+                    : instantiateParser(bt, pending.name, null, pending.at, pending.ctor, given);
+        } else if (!given.equals(pending.externs)) {
+            throw error(at, "'" + pending.name + "' is applied here with other extern instances than before: softswitch"
+                    + " elaborates an instance once, for one set of them (declare another instance for these)");
+        }
+        return control ? applyControl((ControlInstance) pending.instance, m, args, sc, at)
+                : applyParser((ParserInstance) pending.instance, m, args, sc, at);
+    }
+
+    /** Whether a control or parser takes extern instances when applied (see applyPending). */
+    private boolean takesExterns(BlockType bt) {
+        return bt.params.parameter().stream().anyMatch(this::isExternParam);
+    }
+
+    /** A directionless parameter of an extern type other than the packet's. */
+    private boolean isExternParam(ParameterContext p) {
+        String t = p.typeRef().getText();
+        return p.direction() == null && !t.equals("packet_in") && !t.equals("packet_out")
+                && type(p.typeRef(), global) instanceof ExternType;
+    }
+
+    /**
      * Callee.apply(...) on a control or parser type (P4_16 direct type invocation): applies a local
      * instance named after the type, as if the enclosing block declared @name("Callee") Callee()
      * Callee; every direct invocation of one type in one block applies that one instance.
@@ -4694,10 +4795,12 @@ final class Elaborator {
         String qname = cx.prefix + "." + bt.name;
         Object instance = directInstances.get(qname);
         if (instance == null) {
-            instance = control ? instantiateControl(bt, qname, null, m.at) : instantiateParser(bt, qname, null, m.at);
+            instance = takesExterns(bt) ? new PendingInstance(bt, qname, Map.of(), m.at)
+                    : control ? instantiateControl(bt, qname, null, m.at) : instantiateParser(bt, qname, null, m.at);
             directInstances.put(qname, instance);
         }
-        return control ? applyControl((ControlInstance) instance, m, args, sc, at)
+        return instance instanceof PendingInstance ? applyPending((PendingInstance) instance, m, args, sc, at)
+                : control ? applyControl((ControlInstance) instance, m, args, sc, at)
                 : applyParser((ParserInstance) instance, m, args, sc, at);
     }
 

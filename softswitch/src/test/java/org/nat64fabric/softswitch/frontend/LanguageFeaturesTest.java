@@ -333,6 +333,25 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void externInstancesGivenAtApplyAreUsedByReference() throws EntityException {
+        Driven d = new Driven("extern_apply_arguments.p4");
+        // a, b: one Bump adds each into 'shared' (1, then 1 + 2); c: Twice's Bump adds it into 'apart'
+        // twice (3, 6); d: what the sub-parser wrote into the register it was given (a as it came);
+        // e: d plus what the constructed sub-parser wrote (b as it came)
+        assertEquals("1:" + "01" + "03" + "06" + "01" + "03", out(d.sw, "01 02 03 00 00"));
+        assertEquals("1:" + "04" + "06" + "12" + "01" + "03", out(d.sw, "01 02 03 00 00"));
+        // the registers declared, each once (the parser's own among them), and one counter, which
+        // every Bump counted into: two applies of first and two of Twice's inner per packet
+        assertEquals(List.of("I.apart", "I.shared", "P.mine", "seen"), d.info.getRegistersList().stream()
+                .map(r -> r.getPreamble().getName()).sorted().collect(Collectors.toList()));
+        assertEquals(1, d.info.getCountersCount());
+        Entity bumps = Entity.newBuilder().setCounterEntry(p4.v1.P4RuntimeOuterClass.CounterEntry.newBuilder()
+                .setCounterId(d.info.getCounters(0).getPreamble().getId())
+                .setIndex(p4.v1.P4RuntimeOuterClass.Index.newBuilder().setIndex(0))).build();
+        assertEquals(8, d.entities.read(bumps).get(0).getCounterEntry().getData().getPacketCount());
+    }
+
+    @Test
     void zeroWidthBitStringsHoldNothingAndTakeNoBits() {
         // h is a then b on the wire (z takes no bits); o: equal, (bit<8>) z + 1, a ++ v ++ b, b + 3,
         // the meter's colour in a bit<0> (0), the low byte of z ++ a 64-bit value
