@@ -3510,7 +3510,7 @@ final class Elaborator {
     private Stmt assign(Expr target, Expr value, ParserRuleContext at) {
         if (target instanceof VarbitIo.Field) {
             if (value instanceof DefaultValue) {
-                coerce(value, target.type, at);   // refused there, with the reason
+                return new VarbitIo.Clear((VarbitIo.Field) target);
             }
             if (!(value instanceof VarbitIo.Field) || !value.type.equals(target.type)) {
                 throw error(at, "a " + target.type + " takes a " + target.type + " value, not " + value.type);

@@ -185,6 +185,20 @@ public final class VarbitIo {
         }
     }
 
+    /** {@code a = ...}: a varbit's default value, empty (P4_16 7.3: a dynamic width of 0). */
+    public static final class Clear extends Stmt {
+        private final Field target;
+
+        public Clear(Field target) {
+            this.target = target;
+        }
+
+        @Override public int exec(State s) {
+            target.set(s, BigInteger.ZERO, 0);
+            return NEXT;
+        }
+    }
+
     /** {@code a = b} of two varbit values of one type: the bits and the length, read before either is written. */
     public static final class Assign extends Stmt {
         private final Field target;

@@ -352,6 +352,14 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void aVarbitsDefaultValueIsEmpty() {
+        // w = {0x77, ...} then its len = b: two bytes, no options; v keeps its two bytes of options
+        assertEquals(List.of("0200" + "0a0bcc" + "00"), run("varbit_default.p4", "02 00 0a 0b cc"));
+        // b = 1: v = {0x55, ...} loses them
+        assertEquals(List.of("0201" + "55" + "01"), run("varbit_default.p4", "02 01 0a 0b cc"));
+    }
+
+    @Test
     void zeroWidthBitStringsHoldNothingAndTakeNoBits() {
         // h is a then b on the wire (z takes no bits); o: equal, (bit<8>) z + 1, a ++ v ++ b, b + 3,
         // the meter's colour in a bit<0> (0), the low byte of z ++ a 64-bit value
