@@ -111,8 +111,11 @@ final class Elaborator {
     private final Map<Action, Token> actionDeclarations = new HashMap<>();
     /** The table each direct counter or meter is attached to. */
     private final Map<DirectDecl, String> attached = new HashMap<>();
-    /** Instances made by direct type invocation (Callee.apply(...)), by their qualified name. */
-    private final Map<String, Object> directInstances = new HashMap<>();
+    /**
+     * Types invoked directly (Callee.apply(...)), by the qualified name of their instances: whether
+     * an instance declared control-plane objects, which a second one would declare again.
+     */
+    private final Map<String, Boolean> directlyInvoked = new HashMap<>();
 
     // ---- symbols ----
 
@@ -4778,9 +4781,11 @@ final class Elaborator {
     }
 
     /**
-     * Callee.apply(...) on a control or parser type (P4_16 direct type invocation): applies a local
-     * instance named after the type, as if the enclosing block declared @name("Callee") Callee()
-     * Callee; every direct invocation of one type in one block applies that one instance.
+     * Callee.apply(...) on a control or parser type (P4_16 15.1, direct type invocation): applies a
+     * local instance named after the type, as if the enclosing block declared @name("Callee")
+     * Callee() Callee. Each invocation is an instance of its own, all of one name, so a second
+     * invocation in one block is an error when the type declares tables or extern instances (their
+     * control-plane names would be taken twice).
      */
     private Stmt directInvocation(BlockType bt, MethodRef m, ArgumentListContext args, Scope sc, Context cx,
                                   ParserRuleContext at) {
@@ -4793,15 +4798,19 @@ final class Elaborator {
                     : "a parser can be applied only in a parser state, not in " + whereName());
         }
         String qname = cx.prefix + "." + bt.name;
-        Object instance = directInstances.get(qname);
-        if (instance == null) {
-            instance = takesExterns(bt) ? new PendingInstance(bt, qname, Map.of(), m.at)
-                    : control ? instantiateControl(bt, qname, null, m.at) : instantiateParser(bt, qname, null, m.at);
-            directInstances.put(qname, instance);
+        if (Boolean.TRUE.equals(directlyInvoked.get(qname))) {
+            throw error(m.at, bt.name + " is invoked directly a second time in this " + (where == Where.CONTROL ? "control"
+                    : "parser") + ": a second instance would declare its tables or extern instances again under"
+                    + " the same names (P4_16 15.1); instantiate it twice under two names instead");
         }
-        return instance instanceof PendingInstance ? applyPending((PendingInstance) instance, m, args, sc, at)
+        int claimedBefore = claimed.size();
+        Object instance = takesExterns(bt) ? new PendingInstance(bt, qname, Map.of(), m.at)
+                : control ? instantiateControl(bt, qname, null, m.at) : instantiateParser(bt, qname, null, m.at);
+        Stmt applied = instance instanceof PendingInstance ? applyPending((PendingInstance) instance, m, args, sc, at)
                 : control ? applyControl((ControlInstance) instance, m, args, sc, at)
                 : applyParser((ParserInstance) instance, m, args, sc, at);
+        directlyInvoked.put(qname, claimed.size() > claimedBefore);
+        return applied;
     }
 
     private static final Set<String> SIZE_METHODS = Set.of("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes");

@@ -1,0 +1,23 @@
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; }
+struct H { h_t h; }
+struct M { bit<8> x; }
+parser P(packet_in pkt, out H hdr, inout M meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control VC(inout H hdr, inout M meta) { apply { } }
+control T(inout H hdr) {
+    table t { key = { hdr.h.a: exact; } actions = { NoAction; } }
+    apply { t.apply(); }
+}
+control I(inout H hdr, inout M meta, inout standard_metadata_t sm) {
+    apply {
+        T.apply(hdr);
+        T.apply(hdr);
+    }
+}
+control E(inout H hdr, inout M meta, inout standard_metadata_t sm) { apply { } }
+control CC(inout H hdr, inout M meta) { apply { } }
+control D(packet_out pkt, in H hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
