@@ -1273,6 +1273,10 @@ final class Elaborator {
                 Expr.Agg temporary = (Expr.Agg) storage(expected);
                 prelude.add(assignAggregate(temporary, e, a.expression()));
                 e = temporary;
+            } else if (prelude == null && e instanceof ListValue && isPlainStruct(expected)) {
+                // an extern's data given as a list where its type argument names a struct,
+                // hash<bit<16>, bit<16>, S, bit<32>>(r, alg, 0, {a, b}, 64): the fields' values
+                e = asStruct((ListValue) e, (Type.Aggregate) expected, a.expression());
             } else {
                 e = coerce(e, expected, a.expression());
             }
@@ -3597,6 +3601,25 @@ final class Elaborator {
             out.add(new SetValid(target, 1));
         }
         return new Stmt.Block(out);
+    }
+
+    /**
+     * A list as a value of a struct (P4_16 8.13): one value per field, in order, each of its field's
+     * type (a list for a nested struct; after '...', the other fields' defaults).
+     */
+    private ListValue asStruct(ListValue list, Type.Aggregate struct, ParserRuleContext at) {
+        List<Type.Field> fields = new ArrayList<>(struct.fields.values());
+        if (list.items.size() > fields.size() || list.items.size() < fields.size() && !list.restDefault) {
+            throw error(at, struct + " has " + fields.size() + " fields; the list has " + list.items.size() + " values");
+        }
+        List<Expr> items = new ArrayList<>();
+        for (int i = 0; i < fields.size(); i++) {
+            Type t = fields.get(i).type;
+            Expr item = i < list.items.size() ? list.items.get(i) : new DefaultValue();
+            items.add(item instanceof ListValue && isPlainStruct(t) ? asStruct((ListValue) item, (Type.Aggregate) t, at)
+                    : coerce(item, t, at));
+        }
+        return new ListValue(items);
     }
 
     private static final class ListValue extends Expr {

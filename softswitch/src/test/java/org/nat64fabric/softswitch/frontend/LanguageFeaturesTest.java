@@ -362,6 +362,12 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void aListGivenWhereATypeArgumentNamesAStructHasItsFieldsTypes() {
+        // both hashes are CRC-16 (ARC) of the bytes 07 03: the list's 3 is S's bit<8>
+        assertEquals(List.of("07" + "3142" + "3142"), run("list_as_struct_argument.p4", "07 0000 0000"));
+    }
+
+    @Test
     void zeroWidthBitStringsHoldNothingAndTakeNoBits() {
         // h is a then b on the wire (z takes no bits); o: equal, (bit<8>) z + 1, a ++ v ++ b, b + 3,
         // the meter's colour in a bit<0> (0), the low byte of z ++ a 64-bit value
