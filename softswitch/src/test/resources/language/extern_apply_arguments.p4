@@ -1,6 +1,7 @@
 // Extern instances as run-time arguments of controls and parsers (P4_16 8.24 and Appendix F:
-// directionless, by reference), given at apply and passed on; a parser's own register; an extern
-// instance as a parser's constructor argument.
+// directionless, by reference), given at apply and passed on, also to a control given as a
+// constructor argument; a parser's own register; an extern instance as a parser's constructor
+// argument.
 #include <core.p4>
 #include <v1model.p4>
 
@@ -44,9 +45,9 @@ control Bump(inout bit<8> v, register<bit<8>> total, counter bumped) {
         v = x;
     }
 }
-// Passes the register it is given on to a Bump of its own.
-control Twice(inout bit<8> v, register<bit<8>> total, counter bumped) {
-    Bump() inner;
+// Passes the register and counter it is given on to the Step it was constructed with, twice.
+control Step(inout bit<8> v, register<bit<8>> total, counter bumped);
+control Twice(inout bit<8> v, register<bit<8>> total, counter bumped)(Step inner) {
     apply { inner.apply(v, total, bumped); inner.apply(v, total, bumped); }
 }
 
@@ -55,7 +56,8 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
     register<bit<8>>(1) apart;
     counter(1, CounterType.packets) bumps;
     Bump() first;
-    Twice() twice;
+    Bump() once;
+    Twice(once) twice;
     apply {
         sm.egress_spec = 1;
         first.apply(hdr.h.a, shared, bumps);

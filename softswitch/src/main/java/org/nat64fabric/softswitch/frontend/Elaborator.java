@@ -2248,27 +2248,28 @@ final class Elaborator {
     }
 
     /** The control instance given for a constructor parameter of control type {@code type}: its apply must take the same parameters. */
-    private ControlInstance controlArgument(BlockType type, String param, ExpressionContext given, Scope sc, ParserRuleContext at) {
+    private Object controlArgument(BlockType type, String param, ExpressionContext given, Scope sc, ParserRuleContext at) {
         if (given == null) {
             throw error(at, "constructor parameter '" + param + "' needs a control instance of type " + type.name);
         }
         Object o = given instanceof NameExpressionContext ? sc.lookup(given.getText()) : null;
-        if (!(o instanceof ControlInstance)) {
+        boolean pending = o instanceof PendingInstance && "control".equals(((PendingInstance) o).type.kind);
+        if (!(o instanceof ControlInstance) && !pending) {
             throw error(given, "constructor parameter '" + param + "' takes a control instance declared before it"
                     + " (as in C() c; ... (c)), not '" + given.getText() + "'");
         }
-        ControlInstance ci = (ControlInstance) o;
+        List<Param> have = pending ? params(((PendingInstance) o).type.params, global, List.of()) : ((ControlInstance) o).params;
         List<Param> wanted = params(type.params, global, List.of());
-        boolean same = wanted.size() == ci.params.size();
+        boolean same = wanted.size() == have.size();
         for (int i = 0; same && i < wanted.size(); i++) {
             Param a = wanted.get(i);
-            Param b = ci.params.get(i);
+            Param b = have.get(i);
             same = java.util.Objects.equals(a.direction, b.direction) && a.type.equals(b.type);
         }
         if (!same) {
             throw error(given, "'" + given.getText() + "' is not a " + type.name + ": its apply takes other parameters");
         }
-        return ci;
+        return o;
     }
 
     /**

@@ -337,13 +337,13 @@ class LanguageFeaturesTest {
     @Test
     void externInstancesGivenAtApplyAreUsedByReference() throws EntityException {
         Driven d = new Driven("extern_apply_arguments.p4");
-        // a, b: one Bump adds each into 'shared' (1, then 1 + 2); c: Twice's Bump adds it into 'apart'
+        // a, b: one Bump adds each into 'shared' (1, then 1 + 2); c: the Bump Twice was given adds it into 'apart'
         // twice (3, 6); d: what the sub-parser wrote into the register it was given (a as it came);
         // e: d plus what the constructed sub-parser wrote (b as it came)
         assertEquals("1:" + "01" + "03" + "06" + "01" + "03", out(d.sw, "01 02 03 00 00"));
         assertEquals("1:" + "04" + "06" + "12" + "01" + "03", out(d.sw, "01 02 03 00 00"));
         // the registers declared, each once (the parser's own among them), and one counter, which
-        // every Bump counted into: two applies of first and two of Twice's inner per packet
+        // every Bump counted into: two applies of first and two of once (by Twice) per packet
         assertEquals(List.of("I.apart", "I.shared", "P.mine", "seen"), d.info.getRegistersList().stream()
                 .map(r -> r.getPreamble().getName()).sorted().collect(Collectors.toList()));
         assertEquals(1, d.info.getCountersCount());
