@@ -159,7 +159,7 @@ def test_eamt_add_list_remove(api):
     ({"ipv6Prefix": "2001:db8:8::/999", "ipv4Prefix": "198.18.8.0/24"}, "eam.ipv6Prefix"),
     ({"ipv6Prefix": "2001:db8:8::/120", "ipv4Prefix": "198.18.8.0/23"}, "eam"),
     ({"ipv6Prefix": "2001:db8:8::/126", "ipv4Prefix": "192.0.2.0/30"}, "eam.ipv4Prefix"),
-    ({"ipv6Prefix": "2001:db8:6::/120", "ipv4Prefix": "198.18.9.0/24"}, "eamt"),
+    ({"ipv6Prefix": "2001:db8:6::/120", "ipv4Prefix": "198.18.9.0/24"}, "eam.ipv6Prefix"),
     (b"{not json", "body"),
     ([1, 2], "body"),
 ])

@@ -184,6 +184,82 @@ def test_container_errors_are_json_4xx(api):
         (415, {"field": "Content-Type", "message": "Unsupported Media Type"})
 
 
+def test_without_credentials_every_request_is_401_before_anything_else_is_read(api):
+    """Authentication comes first: unknown paths, wrong methods, media types and sizes, even a
+    Content-Length past 2^31, are all 401 to a client without the credentials."""
+    url = urllib.parse.urlsplit(api.url)
+    for method, path, extra in (("GET", "/nope", {}), ("PUT", "/eamt", {}),
+                                ("POST", "/eamt", {"Content-Type": "text/plain", "Content-Length": "1"}),
+                                ("POST", "/eamt", {"Content-Type": "application/json", "Content-Length": "3000000000"})):
+        conn = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+        conn.putrequest(method, url.path + path)
+        for k, v in extra.items():
+            conn.putheader(k, v)
+        conn.endheaders()
+        r = conn.getresponse()
+        assert (r.status, json.loads(r.read())["field"]) == (401, "Authorization"), (method, path, extra)
+        conn.close()
+
+
+def test_lengths_and_media_types_that_cannot_be_read_are_4xx_naming_the_header(api):
+    url = urllib.parse.urlsplit(api.url)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    conn.putrequest("POST", url.path + "/eamt")
+    for k, v in dict(headers(api), **{"Content-Type": "application/json", "Content-Length": "3000000000"}).items():
+        conn.putheader(k, v)
+    conn.endheaders()
+    r = conn.getresponse()
+    assert (r.status, json.loads(r.read())["field"]) == (413, "body")
+    conn.close()
+    body = json.dumps({"ipv6Prefix": "2001:db8:9::/120", "ipv4Prefix": "198.18.9.0/24"}).encode()
+    assert raw(api, "POST", "/eamt", body)[1] == \
+        {"field": "Content-Type", "message": "missing: a body is application/json"}
+    assert raw(api, "POST", "/eamt", body)[0] == 415
+    status, answer = raw(api, "POST", "/eamt", body, {"Content-Type": "garbage"})
+    assert (status, answer["field"]) == (400, "Content-Type"), answer
+    assert "198.18.9.0/24" not in json.dumps(api.call("GET", "/eamt")[1]), "none of them added the EAM"
+
+
+@pytest.mark.parametrize("body, why", [
+    (b'{"ipv6Prefix": "2001:db8:91::/120", "ipv4Prefix": "198.18.91.0\xc0\xaf24"}', "not UTF-8"),
+    (b'{"ipv6Prefix": "2001:db8:91::/120", "ipv4Prefix": "198.18.91.0\xe0\x80\xaf24"}', "not UTF-8"),
+    (b'{"ipv6Prefix": ' + b"9" * 900_000 + b"}", "a number longer than 100 characters"),
+])
+def test_bodies_that_are_not_utf8_or_hold_huge_numbers_are_refused_at_once(api, body, why):
+    status, answer = post(api, "/eamt", body)
+    assert (status, answer["field"]) == (400, "body"), answer
+    assert why in answer["message"], answer
+
+
+def test_the_basic_schemes_name_is_case_insensitive(api):
+    token = headers(api)["Authorization"].split(" ", 1)[1]
+    for scheme in ("basic", "BASIC"):
+        assert api.call("GET", "/eamt", headers={"Authorization": f"{scheme} {token}"})[0] == 200
+
+
+@pytest.mark.parametrize("entry, field, why", [
+    (bib(port6=0), "bib.ipv6Port", "port 0 is reserved"),
+    (bib(ipv6="2001:db8:ff::1"), "bib.ipv6Address", "the address of the switch"),
+    (bib(ipv6="::ffff:0:c000:209"), "bib.ipv6Address", "IPv4-translated"),
+    (bib(ipv6="2001:db8:6::5"), "bib.ipv6Address", "inside the EAM"),
+])
+def test_static_bib_entries_that_could_never_serve_are_refused(api, entry, field, why):
+    status, answer = post(api, "/bib", entry)
+    assert (status, answer["field"]) == (400, field), answer
+    assert why in answer["message"], answer
+
+
+def test_the_netcfgs_entries_are_not_removed_by_the_api(api):
+    """The config's EAM and static BIB entry come back at every start: removing them through the
+    API would be undone by a restart (or make it fail once another entry took their place)."""
+    status, answer = raw(api, "DELETE", "/eamt?ipv4Prefix=198.18.6.0/24")
+    assert (status, answer["field"]) == (400, "ipv4Prefix") and NAT + ".eamt[0]" in answer["message"], answer
+    status, answer = raw(api, "DELETE", "/bib/TCP/2001:db8::80/80")
+    assert (status, answer["field"]) == (400, "ipv6Address") and NAT + ".staticBib[0]" in answer["message"], answer
+    assert {"ipv6Prefix": "2001:db8:6::/120", "ipv4Prefix": "198.18.6.0/24"} in api.call("GET", "/eamt")[1]["eamt"]
+    assert any(b["ipv6Address"] == "2001:db8::80" for b in api.call("GET", "/bib")[1]["bib"])
+
+
 def test_no_input_gets_a_5xx(api):
     """A sweep of odd values through every field; none may reach a 500."""
     odd = ["", " ", "%", "%00", "\u0000", "1" * 70, "-1", "65536", "0x50", "1e3", "::ffff:1.2.3.4", "1.2.3.4/33",
@@ -270,6 +346,9 @@ def test_the_api_serves_a_valid_description_of_itself(api):
     assert status == 200
     openapi_spec_validator.validate(doc)
     assert doc["basePath"] == urllib.parse.urlsplit(api.url).path
+    assert set(doc["paths"]["/eamt"]["post"]["responses"]) >= {"201", "400", "401", "413", "415"}
+    assert "200" not in doc["paths"]["/bib"]["post"]["responses"], "POST answers 201"
+    assert doc["securityDefinitions"] == {"basicAuth": {"type": "basic"}} and doc["security"] == [{"basicAuth": []}]
     bodies = [p for ops in doc["paths"].values() for op in ops.values() for p in op["parameters"] if p["in"] == "body"]
     assert bodies and all("$ref" in p["schema"] for p in bodies), "every body has its schema"
     optional = {p["name"] for op in doc["paths"]["/sessions"].values() for p in op["parameters"]}

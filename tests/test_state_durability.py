@@ -249,6 +249,20 @@ def test_restore_backup_brings_back_the_last_good_copy(used_state):
     controller.stop()
 
 
+def test_a_damaged_backup_leads_to_empty_state_not_round_again(used_state):
+    """--restore-backup from a backup damaged too: the one line says so and names --empty-state,
+    not --restore-backup again."""
+    controller, db = used_state
+    damage("header", db.parent / "nat64.db.bak")
+    damage("truncated", db)
+    result = run_controller(controller, "--restore-backup", timeout=30)
+    assert result is not None, "the controller started on a damaged backup"
+    code, out = result
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert code == 2 and len(lines) == 1 and "damaged too" in lines[0], out
+    assert "--empty-state" in lines[0] and "--restore-backup" not in lines[0], out
+
+
 def test_empty_state_starts_empty_and_keeps_the_damaged_file(used_state):
     controller, db = used_state
     damage("empty", db)

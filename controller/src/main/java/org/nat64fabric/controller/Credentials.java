@@ -21,11 +21,11 @@ final class Credentials {
     static final String DEFAULT_USER = "nat64";
 
     private final Path file;
-    private final byte[] expected;   // "Basic base64(USER:PASSWORD)", compared in constant time
+    private final byte[] expected;   // base64(USER:PASSWORD) after "Basic ", compared in constant time
 
     private Credentials(Path file, String userPassword) {
         this.file = file;
-        this.expected = ("Basic " + Base64.getEncoder().encodeToString(userPassword.getBytes(StandardCharsets.UTF_8)))
+        this.expected = Base64.getEncoder().encodeToString(userPassword.getBytes(StandardCharsets.UTF_8))
                 .getBytes(StandardCharsets.US_ASCII);
     }
 
@@ -56,8 +56,10 @@ final class Credentials {
     }
 
     /** Whether an Authorization header carries these credentials. */
+    /** Whether the header holds the credentials; the scheme's name in any case (RFC 7235 2.1). */
     boolean accepts(String authorization) {
-        return authorization != null
-                && MessageDigest.isEqual(expected, authorization.trim().getBytes(StandardCharsets.US_ASCII));
+        String[] parts = authorization == null ? new String[0] : authorization.trim().split(" +", 2);
+        return parts.length == 2 && parts[0].equalsIgnoreCase("Basic")
+                && MessageDigest.isEqual(expected, parts[1].getBytes(StandardCharsets.US_ASCII));
     }
 }

@@ -199,12 +199,7 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
                     && (Files.exists(firstUseMarker) || Files.exists(dir.resolve(BACKUP)));
             String fault = fault(file, expected);
             if (fault != null) {
-                throw new StateException(file + ": " + fault + ". "
-                        + (Files.isRegularFile(dir.resolve(BACKUP))
-                            ? "Restart with --restore-backup to use the last good copy (" + dir.resolve(BACKUP)
-                              + ", " + Files.getLastModifiedTime(dir.resolve(BACKUP)).toInstant() + "), or"
-                            : "No backup exists (" + dir.resolve(BACKUP) + "); restart")
-                        + " with --empty-state to start with no NAT state (the damaged file is kept aside).");
+                throw new StateException(file + ": " + fault + ". " + nextStep(dir, recovery));
             }
             Connection db = DriverManager.getConnection("jdbc:sqlite:" + file);
             Loaded loaded = new Loaded();
@@ -220,14 +215,12 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
                 }
                 if (problem != null) {
                     db.close();
-                    throw new StateException(file + ": " + problem + ". Restart with --restore-backup to use the "
-                            + "last good copy, or with --empty-state to start with no NAT state.");
+                    throw new StateException(file + ": " + problem + ". " + nextStep(dir, recovery));
                 }
             } catch (SQLException e) {
                 db.close();
                 throw new StateException(file + ": not a usable state file (" + firstLine(e.getMessage())
-                        + "). Restart with --restore-backup to use the last good copy, or with --empty-state "
-                        + "to start with no NAT state.");
+                        + "). " + nextStep(dir, recovery));
             }
             DurableNatStore store = new DurableNatStore(dir, db, lock, loaded, logRestartFrames);
             store.backup();
@@ -239,6 +232,19 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
             release(lock);
             throw e;
         }
+    }
+
+    /** What the operator can do about a state file that cannot be used. */
+    private static String nextStep(Path dir, Recovery recovery) throws IOException {
+        Path backup = dir.resolve(BACKUP);
+        String empty = " with --empty-state to start with no NAT state (the damaged files are kept aside).";
+        if (recovery == Recovery.RESTORE_BACKUP) {
+            return "It was copied from the backup " + backup + ", which is damaged too; restart" + empty;
+        }
+        return Files.isRegularFile(backup)
+                ? "Restart with --restore-backup to use the last good copy (" + backup + ", "
+                  + Files.getLastModifiedTime(backup).toInstant() + "), or" + empty
+                : "No backup exists (" + backup + "); restart" + empty;
     }
 
     /** Two controllers on one state directory would hand out the same ports. */
@@ -510,7 +516,7 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
             } catch (SQLException ignored) {
                 // the transaction is lost either way; the changes are marked again
             }
-            throw new IllegalStateException("cannot write the NAT state to " + dir.resolve(FILE) + ": "
+            throw new NotDurable("cannot write the NAT state to " + dir.resolve(FILE) + ": "
                     + firstLine(e.getMessage()), e);
         }
     }

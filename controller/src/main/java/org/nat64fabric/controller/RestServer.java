@@ -16,6 +16,7 @@ import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.Base64;
+import java.util.concurrent.Executors;
 import java.util.logging.Logger;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -23,6 +24,7 @@ import javax.ws.rs.Priorities;
 import javax.ws.rs.Produces;
 import javax.ws.rs.container.ContainerRequestContext;
 import javax.ws.rs.container.ContainerRequestFilter;
+import javax.ws.rs.container.PreMatching;
 import javax.ws.rs.core.HttpHeaders;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
@@ -34,10 +36,15 @@ import org.nat64fabric.core.rest.Nat64RestFeature;
 
 /**
  * The REST API at the ONOS app's paths, on the JDK's HTTP server: HTTP Basic authentication
- * against {@link Credentials} on every request, HTTPS when given a certificate and key (PEM).
+ * against {@link Credentials} on every request, before anything else is read of it, HTTPS when
+ * given a certificate and key (PEM). {@value #THREADS} threads serve requests, and a request
+ * not read in {@value #MAX_REQUEST_SECONDS} s is cut off, so that clients that connect and stall
+ * hold neither more threads nor a thread for long.
  */
 final class RestServer {
     private static final Logger LOG = Logger.getLogger(RestServer.class.getName());
+    static final int THREADS = 16;
+    static final int MAX_REQUEST_SECONDS = 30;
 
     /** The REST API at the ONOS app's paths. */
     @javax.ws.rs.Path("onos/nat64fabric")
@@ -49,6 +56,7 @@ final class RestServer {
     }
 
     /** Refuses a request without the credentials: 401 with a JSON body naming the header. */
+    @PreMatching
     static final class Authentication implements ContainerRequestFilter {
         private final Credentials credentials;
 
@@ -84,10 +92,18 @@ final class RestServer {
                 .register(new RestApi(service))
                 .register(new Authentication(credentials), Priorities.AUTHENTICATION)
                 .register(Nat64RestFeature.class);
+        // read by the JDK's server when it first starts one (the defaults: no limit)
+        System.setProperty("sun.net.httpserver.maxReqTime", String.valueOf(MAX_REQUEST_SECONDS));
         HttpServer http = tls
-                ? JdkHttpServerFactory.createHttpServer(base, app, sslContext(certificate, key))
-                : JdkHttpServerFactory.createHttpServer(base, app);
+                ? JdkHttpServerFactory.createHttpServer(base, app, sslContext(certificate, key), false)
+                : JdkHttpServerFactory.createHttpServer(base, app, false);
+        http.setExecutor(Executors.newFixedThreadPool(THREADS, r -> {
+            Thread t = new Thread(r, "rest");
+            t.setDaemon(true);
+            return t;
+        }));
         http.createContext(Dashboard.PATH, new Dashboard());
+        http.start();
         if (!tls && !InetAddress.getByName(address).isLoopbackAddress()) {
             LOG.warning("the REST API listens on " + address + " without TLS: credentials and NAT state cross the "
                     + "network in clear; give --rest-tls-cert and --rest-tls-key, or bind 127.0.0.1");

@@ -7,8 +7,8 @@ import java.util.Optional;
 /**
  * Address ranges that name no host a NAT64 can map, with the reason an error gives.
  *
- * <p>IPv6 (RFC 4291, RFC 3879): unspecified, loopback, IPv4-mapped and IPv4-compatible,
- * link-local and site-local, multicast. Unique local addresses (fc00::/7) are allowed: RFC 4193
+ * <p>IPv6 (RFC 4291, RFC 3879, RFC 6145): unspecified, loopback, IPv4-mapped and IPv4-compatible,
+ * the IPv4-translated addresses of the first SIIT, link-local and site-local, multicast. Unique local addresses (fc00::/7) are allowed: RFC 4193
  * gives them global scope inside a site, and an IPv6-only site numbered with them is a
  * legitimate NAT64 customer. The documentation prefix 2001:db8::/32 is allowed too: it is global
  * unicast in form (RFC 3849), and the examples and test fabrics use it.
@@ -28,6 +28,8 @@ public final class Reserved {
         V6.put(Ipv6Prefix.of(Ipv6Address.of(0, 0xffff_0000_0000L), 96, "reserved"),
                 "IPv4-mapped (RFC 4291 2.5.5.2), an IPv4 host inside one machine");
         v6("::/96", "IPv4-compatible, deprecated (RFC 4291 2.5.5.1)");
+        V6.put(Ipv6Prefix.of(Ipv6Address.of(0, 0xffff_0000_0000_0000L), 96, "reserved"),
+                "IPv4-translated (RFC 2765), retired by RFC 6145 1.3: SIIT maps with pool6 or the EAMT now");
         v6("fe80::/10", "link-local (RFC 4291 2.5.6), a different host on every link");
         v6("fec0::/10", "site-local, deprecated (RFC 3879)");
         v6("ff00::/8", "multicast (RFC 4291 2.7)");

@@ -281,11 +281,7 @@ public final class FabricConfig {
             String field = at + ".eamt[" + i + "]";
             Eam e = eam(eams.get(i), field);
             nat64.checkEam(e, field);
-            try {
-                table.add(e);
-            } catch (ConfigException ambiguous) {
-                throw new ConfigException(field, ambiguous.problem());
-            }
+            table.add(e, field);
             eamt.add(e);
         }
         List<StaticBib> bib = new ArrayList<>();
@@ -317,6 +313,16 @@ public final class FabricConfig {
                         + ", the address of the switch " + d.getKey() + " (devices." + d.getKey() + ".nat64fabric.ipv6)");
             }
         }
+    }
+
+    /** Refuses a static BIB entry's IPv6 server that is a switch's own address ({@code field} names it). */
+    public void checkSwitchAddress(Ipv6Address server, String field) {
+        devices.forEach((id, d) -> {
+            if (server.equals(d.config.address6)) {
+                throw new ConfigException(field, server + " is the address of the switch " + id + " (devices." + id
+                        + ".nat64fabric.ipv6), not a server's");
+            }
+        });
     }
 
     private static Nat64Config nat64(JsonNode nat, String at) {

@@ -8,19 +8,30 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import org.nat64fabric.core.ConfigException;
 
 /**
- * JSON as users give it (the config file, REST bodies), read strictly: duplicate keys, trailing
- * content and nesting deeper than {@link #MAX_DEPTH} are refused, and {@link #only} refuses
- * fields a section does not know, so that a misspelt one never silently leaves a default.
+ * JSON as users give it (the config file, REST bodies), read strictly: text that is not UTF-8
+ * (RFC 8259 8.1; overlong forms too), duplicate keys, trailing content, nesting deeper than
+ * {@link #MAX_DEPTH} and numbers longer than {@link #MAX_NUMBER} characters are refused, and
+ * {@link #only} refuses fields a section does not know, so that a misspelt one never silently
+ * leaves a default.
  */
 public final class Json {
     /** Deeper than any document of ours; Jackson 2.11 (ONOS's) builds trees recursively, without a limit. */
     public static final int MAX_DEPTH = 32;
+    /**
+     * Longer than any number of ours; Jackson 2.11 has no limit, and turning a number of a million
+     * digits into a value took it 15 s of CPU.
+     */
+    public static final int MAX_NUMBER = 100;
     private static final int MESSAGE_LIMIT = 160;
     private static final ObjectMapper MAPPER = new ObjectMapper()
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
@@ -32,6 +43,12 @@ public final class Json {
     /** Parses a whole document; errors name {@code field} (the file, or "body"). Empty input is null. */
     public static JsonNode parse(byte[] bytes, String field) {
         try {
+            StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes));
+        } catch (CharacterCodingException e) {
+            throw new ConfigException(field, "is not UTF-8 text (RFC 8259 8.1)");
+        }
+        try {
             try (JsonParser p = MAPPER.getFactory().createParser(bytes)) {
                 int depth = 0;
                 for (JsonToken t = p.nextToken(); t != null; t = p.nextToken()) {
@@ -39,6 +56,9 @@ public final class Json {
                         throw new ConfigException(field, "nests deeper than " + MAX_DEPTH + " levels" + at(p.getTokenLocation()));
                     } else if (t.isStructEnd()) {
                         depth--;
+                    } else if (t.isNumeric() && p.getTextLength() > MAX_NUMBER) {
+                        throw new ConfigException(field, "has a number longer than " + MAX_NUMBER + " characters"
+                                + at(p.getTokenLocation()));
                     }
                 }
             }

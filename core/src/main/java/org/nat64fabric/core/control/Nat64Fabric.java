@@ -206,6 +206,7 @@ public final class Nat64Fabric implements Nat64Service {
         for (int i = 0; i < config.staticBib.size(); i++) {
             FabricConfig.StaticBib b = config.staticBib.get(i);
             String at = FabricConfig.NAT64 + ".staticBib[" + i + "]";
+            config.checkSwitchAddress(b.address6, at + ".ipv6Address");
             Optional<BibEntry> held = store.bibBy6(b.protocol, b.address6, b.port6);
             if (held.isEmpty()) {
                 engine.addStaticBib(b.protocol, b.address6, b.port6, b.v4, now, at);
@@ -1288,7 +1289,11 @@ public final class Nat64Fabric implements Nat64Service {
         CompletableFuture<Void> written;
         synchronized (this) {
             config.checkSwitchAddresses(eam, "eam");
-            engine.addEam(eam, "eam");
+            try {
+                engine.addEam(eam, "eam");
+            } catch (NatStore.NotDurable e) {
+                throw undo(() -> engine.removeEam(eam), e);
+            }
             written = putOnBorders(Entries.of(DesiredState.eamEntries(eam)));
         }
         written.join();   // answered once every border has it; no lock held while waiting
@@ -1300,9 +1305,19 @@ public final class Nat64Fabric implements Nat64Service {
         CompletableFuture<Void> written = CompletableFuture.completedFuture(null);
         synchronized (this) {
             found = engine.store().eams().stream().filter(e -> e.ipv4().equals(ipv4)).findFirst();
+            for (int i = 0; found.isPresent() && i < config.eamt.size(); i++) {
+                if (config.eamt.get(i).equals(found.get())) {
+                    throw fromNetcfg("ipv4Prefix", found.get().toString(), "eamt[" + i + "]");
+                }
+            }
             if (found.isPresent()) {
-                engine.removeEam(found.get());
-                written = deleteOnBorders(Entries.of(DesiredState.eamEntries(found.get())));
+                Eam removed = found.get();
+                try {
+                    engine.removeEam(removed);
+                } catch (NatStore.NotDurable e) {
+                    throw undo(() -> engine.addEam(removed, "eam"), e);
+                }
+                written = deleteOnBorders(Entries.of(DesiredState.eamEntries(removed)));
             }
         }
         written.join();
@@ -1319,10 +1334,16 @@ public final class Nat64Fabric implements Nat64Service {
         BibEntry b;
         CompletableFuture<Void> written;
         synchronized (this) {
+            config.checkSwitchAddress(address6, "bib.ipv6Address");
             BibEntry[] added = new BibEntry[1];
             // block, port and entry in one commit: a crash between them would leave the port claimed for good
-            engine.store().batch(() -> added[0] = engine.addStaticBib(protocol, address6, port6, v4,
-                    clock.getAsLong(), "bib"));
+            try {
+                engine.store().batch(() -> added[0] = engine.addStaticBib(protocol, address6, port6, v4,
+                        clock.getAsLong(), "bib"));
+            } catch (NatStore.NotDurable e) {
+                throw undo(() -> engine.store().batch(() -> engine.removeBib(protocol, address6, port6,
+                        clock.getAsLong())), e);
+            }
             b = added[0];
             written = putOnBorders(bibEntries(b));
         }
@@ -1336,14 +1357,50 @@ public final class Nat64Fabric implements Nat64Service {
         CompletableFuture<Void> written = CompletableFuture.completedFuture(null);
         synchronized (this) {
             found = engine.store().bibBy6(protocol, address6, port6);
+            for (int i = 0; found.isPresent() && i < config.staticBib.size(); i++) {
+                FabricConfig.StaticBib b = config.staticBib.get(i);
+                if (b.protocol == protocol && b.address6.equals(address6) && b.port6 == port6) {
+                    throw fromNetcfg("ipv6Address", found.get().toString(), "staticBib[" + i + "]");
+                }
+            }
             if (found.isPresent()) {
                 Entries entries = bibEntries(found.get());
-                engine.store().batch(() -> engine.removeBib(protocol, address6, port6, clock.getAsLong()));
+                try {
+                    engine.store().batch(() -> engine.removeBib(protocol, address6, port6, clock.getAsLong()));
+                } catch (NatStore.NotDurable e) {
+                    // gone from memory (its port resting, its sessions ended), so gone from the switches too
+                    deleteOnBorders(entries).join();
+                    throw new NatStore.NotDurable(found.get() + " is removed from the running fabric, but not yet from the"
+                            + " disk: " + e.getMessage() + " (a restart before a commit succeeds brings it back)", e);
+                }
                 written = deleteOnBorders(entries);
             }
         }
         written.join();
         return found;
+    }
+
+    /**
+     * Takes an operator's change back out of memory after its commit failed, so that what the API
+     * answered (an error) is what holds. The undoing commit fails too while the disk does; the two
+     * changes then go with the next commit together, and cancel out.
+     */
+    private static NatStore.NotDurable undo(Runnable inverse, NatStore.NotDurable failed) {
+        try {
+            inverse.run();
+        } catch (NatStore.NotDurable expected) {
+            // in memory it is undone; see above
+        }
+        return new NatStore.NotDurable("nothing changed: " + failed.getMessage(), failed);
+    }
+
+    /**
+     * The netcfg's EAMs and static BIB entries are added again at every start, so the API does not
+     * remove them: a restart would bring them back (or fail, if another entry took their place).
+     */
+    private static ConfigException fromNetcfg(String field, String entry, String where) {
+        return new ConfigException(field, entry + " is in the netcfg (" + FabricConfig.NAT64 + "." + where + "), which"
+                + " adds it at every start: remove it from the netcfg and restart");
     }
 
     @Override

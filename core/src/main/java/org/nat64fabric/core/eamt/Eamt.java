@@ -29,23 +29,28 @@ public final class Eamt {
         return t;
     }
 
-    public synchronized void add(Eam eam) {
-        check(eam);
+    /** Adds the entry, refusing it as {@link #check} does (errors under {@code at}). */
+    public synchronized void add(Eam eam, String at) {
+        check(eam, at);
         List<Eam> next = new ArrayList<>(index.entries);
         next.add(eam);
         index = new Index(List.copyOf(next));
     }
 
-    /** Throws {@link ConfigException} (field {@code eamt}) when {@code eam} has the IPv6 or IPv4 prefix of an entry. */
-    public void check(Eam eam) {
+    /**
+     * Throws {@link ConfigException} when {@code eam} has the IPv6 or IPv4 prefix of an entry,
+     * naming that prefix's field under {@code at}.
+     */
+    public void check(Eam eam, String at) {
         Index i = index;
         Eam same = i.with(eam.ipv6().address(), eam.ipv6().length());
-        String which = same != null ? eam.ipv6().toString() : eam.ipv4().toString();
+        boolean ipv6 = same != null;
+        String which = ipv6 ? eam.ipv6().toString() : eam.ipv4().toString();
         if (same == null) {
             same = i.with(eam.ipv4().address(), eam.ipv4().length());
         }
         if (same != null) {
-            throw new ConfigException("eamt", "cannot add " + eam + ": " + which + " is already mapped by " + same
+            throw new ConfigException(at + (ipv6 ? ".ipv6Prefix" : ".ipv4Prefix"), "cannot add " + eam + ": " + which + " is already mapped by " + same
                     + " (remove it first)");
         }
     }

@@ -270,7 +270,14 @@ public final class Nat64Engine {
                                               long now, String at) {
         checkPort(at + ".ipv6Port", port6);
         checkPort(at + ".ipv4Port", v4.port());
+        if (port6 == 0 && protocol != Protocol.ICMP) {
+            throw new ConfigException(at + ".ipv6Port", "port 0 is reserved: no " + protocol + " server listens on it");
+        }
         config.checkStaticBib(protocol, address6, v4, at);
+        eamt().forIpv6(address6).ifPresent(eam -> {
+            throw new ConfigException(at + ".ipv6Address", address6 + " is inside the EAM " + eam + ", which translates"
+                    + " its packets statelessly: the static BIB entry would never be used (remove the EAM first)");
+        });
         Optional<BibEntry> mapped = store.bibBy6(protocol, address6, port6);
         if (mapped.isPresent()) {
             throw new ConfigException(at + ".ipv6Address", protocol + " [" + address6 + "]:" + port6
@@ -304,11 +311,15 @@ public final class Nat64Engine {
 
     /**
      * Adds an EAM the configuration allows ({@link Nat64Config#checkEam}, errors under {@code at}),
-     * refusing one whose IPv6 or IPv4 prefix is already mapped (field {@code eamt}).
+     * refusing one whose IPv6 or IPv4 prefix is already mapped (also under {@code at}).
      */
     public synchronized void addEam(Eam eam, String at) {
         config.checkEam(eam, at);
-        eamt().check(eam);    // throws ConfigException on an ambiguous entry
+        eamt().check(eam, at);    // throws ConfigException on an ambiguous entry
+        store.bib().stream().filter(b -> b.isStatic() && eam.ipv6().contains(b.address6())).findFirst().ifPresent(b -> {
+            throw new ConfigException(at + ".ipv6Prefix", eam.ipv6() + " holds " + b.address6() + ", the IPv6 server of"
+                    + " the static BIB entry " + b + ", which the EAM would bypass (remove that entry first)");
+        });
         store.addEam(eam);
     }
 

@@ -42,6 +42,7 @@ import org.nat64fabric.core.pool4.PortBlock;
 import org.nat64fabric.core.pool4.Protocol;
 import org.nat64fabric.core.session.BibEntry;
 import org.nat64fabric.core.session.Session;
+import org.nat64fabric.core.store.NatStore;
 
 /**
  * The REST API for mapping management, the same in the ONOS app (under /onos/nat64fabric) and in
@@ -356,8 +357,8 @@ public class Nat64Resource {
                 if (doc == null) {
                     return notFound("path", "this build has no API description (the onos-maven-plugin swagger goal)");
                 }
-                return Response.ok(withMethodMediaTypes(MAPPER.readTree(doc)).toString(), MediaType.APPLICATION_JSON)
-                        .build();
+                return Response.ok(withWhatTheGeneratorLeavesOut(MAPPER.readTree(doc)).toString(),
+                        MediaType.APPLICATION_JSON).build();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -365,20 +366,43 @@ public class Nat64Resource {
     }
 
     /**
-     * The generator gives every operation the class's media type: an operation that produces
-     * another (GET metrics, in Prometheus's text format) gets its own here, from its annotation.
+     * What the generator leaves out, from the annotations: an operation's own media type (GET
+     * metrics, in Prometheus's text format), 201 for what POST creates, the errors every operation
+     * may answer (a JSON body naming the field), and HTTP Basic authentication.
      */
-    private static JsonNode withMethodMediaTypes(JsonNode description) {
+    private static JsonNode withWhatTheGeneratorLeavesOut(JsonNode description) {
         for (java.lang.reflect.Method m : Nat64Resource.class.getMethods()) {
-            Produces produces = m.getAnnotation(Produces.class);
             Path path = m.getAnnotation(Path.class);
-            if (produces != null && path != null && m.isAnnotationPresent(GET.class)
-                    && description.path("paths").path("/" + path.value()).path("get").isObject()) {
-                ArrayNode types = ((ObjectNode) description.path("paths").path("/" + path.value()).path("get"))
-                        .putArray("produces");
+            String verb = m.isAnnotationPresent(GET.class) ? "get" : m.isAnnotationPresent(POST.class) ? "post"
+                    : m.isAnnotationPresent(DELETE.class) ? "delete" : null;
+            JsonNode found = path == null || verb == null ? null : description.path("paths").path("/" + path.value()).path(verb);
+            if (found == null || !found.isObject()) {
+                continue;
+            }
+            ObjectNode operation = (ObjectNode) found;
+            Produces produces = m.getAnnotation(Produces.class);
+            if (produces != null) {
+                ArrayNode types = operation.putArray("produces");
                 List.of(produces.value()).forEach(types::add);
             }
+            ObjectNode responses = operation.with("responses");
+            if (verb.equals("post") && responses.has("200")) {
+                JsonNode created = responses.remove("200");
+                ((ObjectNode) created).put("description", "created");
+                responses.set("201", created);
+                responses.putObject("413").put("description", "a body larger than 1 MiB");
+                responses.putObject("415").put("description", "a body without Content-Type: application/json");
+            }
+            if (verb.equals("delete")) {
+                responses.putObject("404").put("description", "nothing to remove: {\"field\", \"message\"}");
+            }
+            responses.putObject("400").put("description", "bad input: {\"field\", \"message\"} names the field at fault");
+            responses.putObject("401").put("description", "no or wrong HTTP Basic credentials");
+            responses.putObject("503").put("description", "not configured yet, or the state could not be written to"
+                    + " disk: {\"field\", \"message\"}");
         }
+        ((ObjectNode) description).putObject("securityDefinitions").putObject("basicAuth").put("type", "basic");
+        ((ObjectNode) description).putArray("security").addObject().putArray("basicAuth");
         return description;
     }
 
@@ -426,6 +450,8 @@ public class Nat64Resource {
             return Errors.of(413, "body", e.getMessage());
         } catch (Nat64Service.NotConfigured e) {
             return Errors.of(503, e.field, e.getMessage());
+        } catch (NatStore.NotDurable e) {
+            return Errors.of(503, "state", e.getMessage() + "; free the disk and try again");
         } catch (RuntimeException e) {
             return new ErrorMappers.Unexpected().toResponse(e);   // a bug: logged with its stack trace
         }
@@ -478,7 +504,7 @@ public class Nat64Resource {
             String name = q.getKey().matches("[A-Za-z0-9]{1,40}") ? q.getKey() : ConfigException.quote(q.getKey());
             if (!List.of(known).contains(q.getKey())) {
                 throw new ConfigException(name, "unknown query parameter (this endpoint takes "
-                        + String.join(", ", known) + ")");
+                        + (known.length == 0 ? "none" : String.join(", ", known)) + ")");
             }
             if (q.getValue().size() > 1) {
                 throw new ConfigException(name, "given " + q.getValue().size() + " times: give it once");

@@ -5,13 +5,17 @@ import java.io.InputStream;
 import javax.ws.rs.container.ContainerRequestContext;
 import javax.ws.rs.container.ContainerRequestFilter;
 import javax.ws.rs.container.PreMatching;
+import javax.ws.rs.core.HttpHeaders;
+import javax.ws.rs.core.MediaType;
 import org.nat64fabric.core.ConfigException;
 
 /**
- * The largest request body the API reads, 1 MiB (its bodies are a few hundred bytes). A request
- * that declares more is answered 413 without being parsed; one that sends more without saying
- * so (chunked) is cut off by {@link #read} once it passes the limit. Up to {@link #SWALLOW} bytes
- * more are read and dropped first, so that the client can read the answer.
+ * What the API reads of a request before anything else: a body of at most 1 MiB (its bodies are a
+ * few hundred bytes), and a Content-Type it can read. A request that declares more is answered 413
+ * without being parsed; one that sends more without saying so (chunked) is cut off by {@link #read}
+ * once it passes the limit. Up to {@link #SWALLOW} bytes more are read and dropped first, so that
+ * the client can read the answer. A body without a Content-Type is answered 415, one whose
+ * Content-Type or Content-Length cannot be read 400, each naming the header.
  */
 @PreMatching
 public final class RequestLimits implements ContainerRequestFilter {
@@ -29,7 +33,15 @@ public final class RequestLimits implements ContainerRequestFilter {
 
     @Override
     public void filter(ContainerRequestContext request) {
-        int length = request.getLength();
+        String declared = request.getHeaderString(HttpHeaders.CONTENT_LENGTH);
+        long length;
+        try {
+            length = declared == null ? -1 : Long.parseLong(declared.trim());
+        } catch (NumberFormatException e) {
+            request.abortWith(Errors.of(400, HttpHeaders.CONTENT_LENGTH, ConfigException.quote(declared)
+                    + " is not a number of bytes"));
+            return;
+        }
         if (length > MAX_BODY) {
             // A body that fits in what is swallowed is read whole first, so that a client still
             // sending reads the 413. A longer one is not read at all: past that, reading costs more
@@ -42,6 +54,18 @@ public final class RequestLimits implements ContainerRequestFilter {
                 }
             }
             request.abortWith(Errors.of(413, "body", TOO_LARGE));
+            return;
+        }
+        String type = request.getHeaderString(HttpHeaders.CONTENT_TYPE);
+        if (type != null) {
+            try {
+                MediaType.valueOf(type);
+            } catch (IllegalArgumentException e) {
+                request.abortWith(Errors.of(400, HttpHeaders.CONTENT_TYPE, ConfigException.quote(type)
+                        + " is not a media type: send application/json"));
+            }
+        } else if (length > 0 || request.getHeaderString("Transfer-Encoding") != null) {
+            request.abortWith(Errors.of(415, HttpHeaders.CONTENT_TYPE, "missing: a body is application/json"));
         }
     }
 

@@ -21,6 +21,16 @@ import org.nat64fabric.core.addr.Ipv6Address;
  */
 public interface NatStore extends PortStore {
     /**
+     * A commit that could not be made durable (a full or failing disk). The changes stay in memory
+     * and go with the next commit; whoever made them was not told they happened.
+     */
+    final class NotDurable extends RuntimeException {
+        public NotDurable(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /**
      * Adds the entry unless its IPv6 or IPv4 side is already in the BIB; then returns the entry
      * that holds it and stores nothing.
      */

@@ -323,7 +323,7 @@ class FabricConfigTest {
                 .put("ipv6Prefix", "2001:db8:ff::1/128").put("ipv4Prefix", "198.18.0.1/32")).field(), "switch");
         ConfigException twice = refused(r -> ((com.fasterxml.jackson.databind.node.ArrayNode) nat(r).path("eamt"))
                 .addObject().put("ipv6Prefix", "2001:db8:6::/120").put("ipv4Prefix", "198.18.7.0/24"));
-        assertEquals(NAT + ".eamt[1]", twice.field());
+        assertEquals(NAT + ".eamt[1].ipv6Prefix", twice.field());
     }
 
     @Test

@@ -26,9 +26,12 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.nat64fabric.core.ConfigException;
 import org.nat64fabric.core.addr.Ipv4Address;
+import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.config.FabricConfig;
+import org.nat64fabric.core.eamt.Eam;
 import org.nat64fabric.core.fabric.CloneSession;
 import org.nat64fabric.core.fabric.Entity;
 import org.nat64fabric.core.fabric.MeterConfig;
@@ -43,6 +46,7 @@ import org.nat64fabric.core.session.BibEntry;
 import org.nat64fabric.core.session.TcpState;
 import org.nat64fabric.core.store.InMemoryNatStore;
 import org.nat64fabric.core.store.MapNatStore;
+import org.nat64fabric.core.store.NatStore;
 
 class Nat64FabricTest {
     private static final String HOST = "2001:db8:1::10";
@@ -394,6 +398,77 @@ class Nat64FabricTest {
         assertEquals(2, events.stream().filter(e -> e.type() == NatEvent.Type.NAT64_BIB_CREATE).count(),
                 "one mapping, one event, per flow");
         assertEquals(6, border1.packetOuts.size(), "every punted packet goes back translated");
+    }
+
+    private static final String WITH_NETCFG_ENTRIES = "{\"addresses\": [\"192.0.2.0/30\"]},"
+            + " \"eamt\": [{\"ipv6Prefix\": \"2001:db8:2::20/128\", \"ipv4Prefix\": \"198.18.0.20/32\"}],"
+            + " \"staticBib\": [{\"protocol\": \"TCP\", \"ipv6Address\": \"2001:db8:1::10\", \"ipv6Port\": 80,"
+            + " \"ipv4Address\": \"192.0.2.0\", \"ipv4Port\": 8080}]";
+
+    @Test
+    void theApiDoesNotRemoveTheNetcfgsEntriesWhichEveryStartAddsAgain() throws Exception {
+        start(WITH_NETCFG_ENTRIES);
+        int writes = border1.writes;
+        ConfigException eam = assertThrows(ConfigException.class,
+                () -> fabric.removeEam(Ipv4Prefix.parse("198.18.0.20/32", "t")));
+        assertEquals("ipv4Prefix", eam.field());
+        assertTrue(eam.problem().contains(FabricConfig.NAT64 + ".eamt[0]"), eam.problem());
+        ConfigException bib = assertThrows(ConfigException.class,
+                () -> fabric.removeBib(Protocol.TCP, Ipv6Address.parse("2001:db8:1::10", "t"), 80));
+        assertEquals("ipv6Address", bib.field());
+        assertTrue(bib.problem().contains(FabricConfig.NAT64 + ".staticBib[0]"), bib.problem());
+        assertEquals(1, fabric.eamt().size());
+        assertEquals(1, fabric.bib().size());
+        assertEquals(writes, border1.writes, "nothing removed from the switches either");
+        // what the API added, it removes
+        fabric.addEam(Eam.parse("2001:db8:2::30/128", "198.18.0.30/32", "t"));
+        assertTrue(fabric.removeEam(Ipv4Prefix.parse("198.18.0.30/32", "t")).isPresent());
+    }
+
+    @Test
+    void anApiChangeWhoseCommitFailsIsTakenBackOrSaidToBeInMemoryOnly() throws Exception {
+        boolean[] diskFull = {false};
+        MapNatStore store = new MapNatStore(new MapNatStore.Maps() {
+            @Override
+            public <V> Map<String, V> open(String name) {
+                return new java.util.concurrent.ConcurrentHashMap<>();
+            }
+        }) {
+            @Override
+            protected void changed() {
+                if (diskFull[0]) {
+                    throw new NatStore.NotDurable("cannot write the NAT state: disk full", null);
+                }
+            }
+        };
+        fabric = new Nat64Fabric(config("{\"addresses\": [\"192.0.2.0/30\"]}"), store, e -> { }, () -> now,
+                Runnable::run, Runnable::run);
+        border1 = new FakeSwitch("border1");
+        fabric.connected(border1);
+        Ipv6Address server = Ipv6Address.parse("2001:db8:1::10", "t");
+        TransportAddress forwarded = new TransportAddress(Ipv4Address.parse("192.0.2.1", "t"), 8080);
+        fabric.addStaticBib(Protocol.TCP, server, 80, forwarded);
+        int writes = border1.writes;
+        diskFull[0] = true;
+        Eam eam = Eam.parse("2001:db8:2::30/128", "198.18.0.30/32", "t");
+        NatStore.NotDurable added = assertThrows(NatStore.NotDurable.class, () -> fabric.addEam(eam));
+        assertTrue(added.getMessage().startsWith("nothing changed: "), added.getMessage());
+        assertTrue(fabric.eamt().isEmpty(), "the EAM the API refused is not in force");
+        assertThrows(NatStore.NotDurable.class, () -> fabric.addStaticBib(Protocol.UDP, server, 53,
+                new TransportAddress(Ipv4Address.parse("192.0.2.1", "t"), 5353)));
+        assertEquals(1, fabric.bib().size(), "nor the BIB entry");
+        assertEquals(writes, border1.writes, "and no switch was written");
+        // a removal cannot be taken back (its port rests): it holds in the fabric, and says so
+        NatStore.NotDurable removed = assertThrows(NatStore.NotDurable.class,
+                () -> fabric.removeBib(Protocol.TCP, server, 80));
+        assertTrue(removed.getMessage().contains("removed from the running fabric, but not yet from the disk"),
+                removed.getMessage());
+        assertTrue(fabric.bib().isEmpty());
+        assertTrue(border1.batches.get(border1.batches.size() - 1).stream().allMatch(u -> u.type == SwitchLink.Update.Type.DELETE));
+        // the disk back, the same requests succeed
+        diskFull[0] = false;
+        fabric.addEam(eam);
+        assertEquals(List.of(eam), fabric.eamt());
     }
 
     @Test

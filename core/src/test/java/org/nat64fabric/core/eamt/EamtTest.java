@@ -22,8 +22,8 @@ class EamtTest {
     @Test
     void suffixBitsAreCopiedBothWaysAndTheLongestPrefixWins() {
         Eamt eamt = new Eamt();
-        eamt.add(Eam.parse("2001:db8:aaaa::/120", "192.0.2.0/24", "eamt[0]"));
-        eamt.add(Eam.parse("2001:db8:bbbb::1/128", "192.0.2.1/32", "eamt[1]"));   // refines one address
+        eamt.add(Eam.parse("2001:db8:aaaa::/120", "192.0.2.0/24", "eamt[0]"), "eamt[0]");
+        eamt.add(Eam.parse("2001:db8:bbbb::1/128", "192.0.2.1/32", "eamt[1]"), "eamt[1]");   // refines one address
         assertEquals(Optional.of(v4("192.0.2.66")), eamt.toIpv4(v6("2001:db8:aaaa::42")));
         assertEquals(Optional.of(v6("2001:db8:aaaa::42")), eamt.toIpv6(v4("192.0.2.66")));
         assertEquals(Optional.of(v6("2001:db8:bbbb::1")), eamt.toIpv6(v4("192.0.2.1")));
@@ -41,8 +41,9 @@ class EamtTest {
         e = assertThrows(ConfigException.class, () -> Eam.parse("2001:db8::/120", "192.0.2.1/24", "eamt[4]"));
         assertEquals("eamt[4].ipv4", e.field());
         Eamt eamt = new Eamt();
-        eamt.add(Eam.parse("2001:db8:aaaa::/120", "192.0.2.0/24", "x"));
-        e = assertThrows(ConfigException.class, () -> eamt.add(Eam.parse("2001:db8:cccc::/120", "192.0.2.0/24", "x")));
+        eamt.add(Eam.parse("2001:db8:aaaa::/120", "192.0.2.0/24", "x"), "x");
+        e = assertThrows(ConfigException.class, () -> eamt.add(Eam.parse("2001:db8:cccc::/120", "192.0.2.0/24", "x"), "x"));
+        assertEquals("x.ipv4Prefix", e.field());
         assertTrue(e.getMessage().contains("192.0.2.0/24 is already mapped by 2001:db8:aaaa::/120 <-> 192.0.2.0/24"),
                 e.getMessage());
         assertEquals(1, eamt.entries().size(), "nothing changed");

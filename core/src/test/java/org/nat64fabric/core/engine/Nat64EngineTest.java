@@ -314,6 +314,25 @@ class Nat64EngineTest {
     }
 
     @Test
+    void aStaticEntryAndAnEamMayNotClaimOneServerAndPortZeroServesNothing() {
+        Nat64Engine e = engine(pool4("192.0.2.0/30"));
+        TransportAddress web = new TransportAddress(Ipv4Address.parse("192.0.2.2", "a"), 8080);
+        e.addEam(Eam.parse("2001:db8:7::/120", "198.18.7.0/24", "eam"), "eam");
+        // the EAMT translates 2001:db8:7::5 statelessly: the static entry would never be used
+        ConfigException inside = assertThrows(ConfigException.class,
+                () -> e.addStaticBib(Protocol.TCP, Ipv6Address.parse("2001:db8:7::5", "h"), 80, web, 0, "bib"));
+        assertEquals("bib.ipv6Address", inside.field());
+        BibEntry entry = e.addStaticBib(Protocol.TCP, host(7), 80, web, 0, "bib");
+        ConfigException over = assertThrows(ConfigException.class,
+                () -> e.addEam(Eam.parse(host(7) + "/128", "198.18.8.1/32", "eam"), "eam"));
+        assertEquals("eam.ipv6Prefix", over.field());
+        assertEquals(List.of(entry), e.store().bib());
+        assertEquals(1, e.store().eams().size());
+        assertEquals("bib.ipv6Port", assertThrows(ConfigException.class,
+                () -> e.addStaticBib(Protocol.UDP, host(8), 0, web, 0, "bib")).field());
+    }
+
+    @Test
     void addressDependentFilteringAdmitsOnlyRemotesTheHostSentTo() {
         Nat64Engine e = engine(Nat64Config.builder().pool6(POOL6).pool4(pool4("192.0.2.1/32").build())
                 .addressDependentFiltering(true), new InMemoryNatStore());
@@ -383,7 +402,7 @@ class Nat64EngineTest {
         Eam eam = Eam.parse("2001:db8:1::e00/120", "203.0.113.0/24", "eam");
         e.addEam(eam, "eam");
         assertEquals(List.of(eam), e.store().eams());
-        assertEquals("eamt", assertThrows(ConfigException.class,
+        assertEquals("eam.ipv6Prefix", assertThrows(ConfigException.class,
                 () -> e.addEam(Eam.parse("2001:db8:1::e00/120", "198.51.100.0/24", "eam"), "eam")).field());
         assertEquals("eam.ipv4Prefix", assertThrows(ConfigException.class,
                 () -> e.addEam(Eam.parse("2001:db8:2::/120", "192.0.2.0/24", "eam"), "eam")).field());
