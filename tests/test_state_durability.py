@@ -283,6 +283,23 @@ def test_empty_state_keeps_the_previous_backup_aside(used_state):
     assert len(kept) == 1 and kept[0].read_bytes() == good_backup
 
 
+def test_a_refused_start_leaves_the_files_as_they_were(used_state):
+    """A damaged file with a write-ahead log beside it (a crash): the refusing start reads it
+    read-only, so the log is not copied into the file nor deleted, and --restore-backup sets aside
+    exactly what was damaged."""
+    controller, db = used_state
+    api = controller.start()
+    assert api.call("POST", "/eamt", {"ipv6Prefix": "2001:db8:e::/128", "ipv4Prefix": "198.18.2.1/32"})[0] == 201
+    controller.proc.kill()
+    controller.proc.wait()
+    damage("truncated", db)
+    wal = db.parent / "nat64.db-wal"
+    before = db.read_bytes(), wal.read_bytes()
+    result = run_controller(controller, timeout=30)
+    assert result is not None and result[0] == 2, result
+    assert (db.read_bytes(), wal.read_bytes()) == before, "the refused start changed the files"
+
+
 def test_a_lost_write_ahead_log_after_a_crash_is_refused(used_state):
     """After SIGKILL the last commits live in nat64.db-wal; without it they would be silently gone."""
     controller, db = used_state

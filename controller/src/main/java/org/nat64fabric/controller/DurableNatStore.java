@@ -29,6 +29,7 @@ import org.nat64fabric.controller.TrackedMap.Changes;
 import org.nat64fabric.controller.TrackedMap.RowWrite;
 import org.nat64fabric.controller.TrackedMap.Snapshot;
 import org.nat64fabric.core.store.MapNatStore;
+import org.sqlite.SQLiteConfig;
 
 /**
  * The NAT state on disk: BIB, sessions, EAMT, port blocks and resting ports, in a SQLite file
@@ -198,6 +199,9 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
             boolean expected = recovery == Recovery.NONE
                     && (Files.exists(firstUseMarker) || Files.exists(dir.resolve(BACKUP)));
             String fault = fault(file, expected);
+            if (fault == null && Files.exists(file)) {
+                fault = readOnlyFault(file, recovery == Recovery.NONE && !walPresent);
+            }
             if (fault != null) {
                 throw new StateException(file + ": " + fault + ". " + nextStep(dir, recovery));
             }
@@ -206,10 +210,6 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
             try {
                 prepare(db);
                 String problem = load(db, loaded);
-                if (problem == null && recovery == Recovery.NONE && !walPresent && "open".equals(meta(db, "run"))) {
-                    problem = "its write-ahead log " + dir.resolve(WAL) + " is missing although the last run did "
-                            + "not stop cleanly, so its last changes are lost";
-                }
                 if (problem == null) {
                     markOpen(db);
                 }
@@ -309,6 +309,37 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
         }
     }
 
+    /**
+     * Why the file may not be used, as a read-only connection finds it (its pages' integrity; the
+     * log missing after a run that did not stop cleanly, when {@code logMissing}), or null. Read
+     * only, so that a file refused is left as it was for --restore-backup to set aside: a
+     * read-write connection copies the log into the file and deletes it when it closes.
+     */
+    private static String readOnlyFault(Path file, boolean logMissing) {
+        SQLiteConfig readOnly = new SQLiteConfig();
+        readOnly.setReadOnly(true);
+        try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + file, readOnly.toProperties());
+             Statement s = db.createStatement()) {
+            try (ResultSet r = s.executeQuery("PRAGMA integrity_check")) {
+                String verdict = r.next() ? r.getString(1) : "no answer";
+                if (!"ok".equals(verdict)) {
+                    return "not a usable state file (integrity check: " + firstLine(verdict) + ")";
+                }
+            }
+            boolean hasMeta;
+            try (ResultSet r = s.executeQuery("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'")) {
+                hasMeta = r.next();
+            }
+            if (logMissing && hasMeta && "open".equals(meta(db, "run"))) {
+                return "its write-ahead log " + file.resolveSibling(WAL) + " is missing although the last run did not"
+                        + " stop cleanly, so its last changes are lost";
+            }
+            return null;
+        } catch (SQLException e) {
+            return "not a usable state file (" + firstLine(e.getMessage()) + ")";
+        }
+    }
+
     private static void prepare(Connection db) throws SQLException {
         try (Statement s = db.createStatement()) {
             s.execute("PRAGMA journal_mode=WAL");
@@ -316,12 +347,6 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
             s.execute("PRAGMA wal_autocheckpoint=0");   // the checkpoint thread does it, off the commits' path
             // A log that grew past the restart size (while the backup read) is cut back when it restarts.
             s.execute("PRAGMA journal_size_limit=" + (long) LOG_RESTART_FRAMES * 4096);
-            try (ResultSet r = s.executeQuery("PRAGMA integrity_check")) {
-                String verdict = r.next() ? r.getString(1) : "no answer";
-                if (!"ok".equals(verdict)) {
-                    throw new SQLException("integrity check: " + verdict);
-                }
-            }
         }
         db.setAutoCommit(false);
         try (Statement s = db.createStatement()) {
