@@ -142,10 +142,16 @@ def test_the_files_need_no_credentials_and_the_data_does(fabric):
         assert b"app.js" in r.read()
     with urllib.request.urlopen(site(fabric) + "lib/chart.umd.min.js", timeout=10) as r:
         assert b"Chart" in r.read(), "Chart.js from its WebJar"
-    for name in ("../pom.xml", "%2e%2e/rest-credentials", "lib/other.js", "META-INF/MANIFEST.MF"):
+    for name in ("lib/other.js", "META-INF/MANIFEST.MF"):
         with pytest.raises(urllib.error.HTTPError) as e:
             urllib.request.urlopen(site(fabric) + name, timeout=10)
         assert e.value.code == 404, name
+    # Jetty resolves '..' before routing: these leave /dashboard/ for the API, which wants credentials
+    # (or refuses an encoded one as ambiguous); either way no file
+    for name in ("../pom.xml", "%2e%2e/rest-credentials"):
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(site(fabric) + name, timeout=10)
+        assert e.value.code in (400, 401), name
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(urllib.request.Request(site(fabric), method="POST", data=b"x"), timeout=10)
     assert e.value.code == 405

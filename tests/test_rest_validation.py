@@ -201,6 +201,28 @@ def test_without_credentials_every_request_is_401_before_anything_else_is_read(a
         conn.close()
 
 
+def test_clients_that_connect_and_stall_hold_up_no_one(api):
+    """Fifty connections that never finish their request's head (slowloris): a client with the
+    credentials is still answered at once, and a URI the server cannot read is answered in JSON."""
+    import socket
+    import time
+    url = urllib.parse.urlsplit(api.url)
+    stalled = []
+    try:
+        for _ in range(50):
+            s = socket.create_connection((url.hostname, url.port), timeout=10)
+            s.sendall(f"GET {url.path}/eamt HTTP/1.1\r\nHost: x\r\n".encode())
+            stalled.append(s)
+        start = time.monotonic()
+        assert api.call("GET", "/eamt")[0] == 200
+        assert time.monotonic() - start < 5
+    finally:
+        for s in stalled:
+            s.close()
+    status, answer = raw(api, "GET", "/%zz")
+    assert status == 400 and answer["field"] == "request", answer
+
+
 def test_lengths_and_media_types_that_cannot_be_read_are_4xx_naming_the_header(api):
     url = urllib.parse.urlsplit(api.url)
     conn = http.client.HTTPConnection(url.hostname, url.port, timeout=30)

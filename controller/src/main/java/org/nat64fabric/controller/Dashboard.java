@@ -1,13 +1,15 @@
 package org.nat64fabric.controller;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Properties;
+import javax.servlet.http.HttpServletRequest;
+import javax.servlet.http.HttpServletResponse;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.handler.AbstractHandler;
 
 /**
  * The web dashboard's files at {@value #PATH}: its page, script and style from the class path's
@@ -16,7 +18,7 @@ import java.util.Properties;
  * data goes through the REST API's HTTP Basic authentication, as any client's does. A strict
  * Content-Security-Policy lets the page run only these scripts and only talk to this server.
  */
-final class Dashboard implements HttpHandler {
+final class Dashboard extends AbstractHandler {
     static final String PATH = "/dashboard/";
     private static final String CHART_JS = "lib/chart.umd.min.js";
     private static final Map<String, String> TYPES = Map.of(
@@ -39,26 +41,33 @@ final class Dashboard implements HttpHandler {
         chartJs = "META-INF/resources/webjars/chart.js/" + webjar.getProperty("version") + "/dist/chart.umd.min.js";
     }
 
+    /** Serves what is under {@value #PATH} (its own path without the slash too); leaves the rest to the API. */
     @Override
-    public void handle(HttpExchange exchange) throws IOException {
-        try {
-            String method = exchange.getRequestMethod();
-            if (!method.equals("GET") && !method.equals("HEAD")) {
-                exchange.getResponseHeaders().set("Allow", "GET, HEAD");
-                send(exchange, 405, "text/plain; charset=utf-8", "only GET and HEAD\n".getBytes(StandardCharsets.UTF_8));
-                return;
-            }
-            String name = exchange.getRequestURI().getPath().substring(PATH.length());
-            byte[] body = load(name.isEmpty() ? "index.html" : name);
-            if (body == null) {
-                send(exchange, 404, "text/plain; charset=utf-8", ("no such file: " + PATH + name.replaceAll("[^\\w./-]", "?")
-                        + "\n").getBytes(StandardCharsets.UTF_8));
-                return;
-            }
-            send(exchange, 200, TYPES.get(name.isEmpty() ? "html" : name.substring(name.lastIndexOf('.') + 1)), body);
-        } finally {
-            exchange.close();
+    public void handle(String target, Request base, HttpServletRequest request, HttpServletResponse response)
+            throws IOException {
+        if (!target.startsWith(PATH) && !target.equals(PATH.substring(0, PATH.length() - 1))) {
+            return;
         }
+        base.setHandled(true);
+        if (!target.startsWith(PATH)) {
+            response.setHeader("Location", PATH);
+            send(request, response, 301, "text/plain; charset=utf-8", (PATH + "\n").getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        String method = request.getMethod();
+        if (!method.equals("GET") && !method.equals("HEAD")) {
+            response.setHeader("Allow", "GET, HEAD");
+            send(request, response, 405, "text/plain; charset=utf-8", "only GET and HEAD\n".getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        String name = target.substring(PATH.length());
+        byte[] body = load(name.isEmpty() ? "index.html" : name);
+        if (body == null) {
+            send(request, response, 404, "text/plain; charset=utf-8", ("no such file: " + PATH
+                    + name.replaceAll("[^\\w./-]", "?") + "\n").getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        send(request, response, 200, TYPES.get(name.isEmpty() ? "html" : name.substring(name.lastIndexOf('.') + 1)), body);
     }
 
     /** A file of the dashboard, or null: only these names, so no path can reach elsewhere in the class path. */
@@ -77,17 +86,17 @@ final class Dashboard implements HttpHandler {
         return Dashboard.class.getClassLoader().getResourceAsStream(path);
     }
 
-    private static void send(HttpExchange exchange, int status, String type, byte[] body) throws IOException {
-        var headers = exchange.getResponseHeaders();
-        headers.set("Content-Type", type);
-        headers.set("Content-Security-Policy", POLICY);
-        headers.set("X-Content-Type-Options", "nosniff");
-        headers.set("Referrer-Policy", "no-referrer");
-        headers.set("Cache-Control", "no-cache");
-        boolean head = exchange.getRequestMethod().equals("HEAD");
-        exchange.sendResponseHeaders(status, head ? -1 : body.length);
-        if (!head) {
-            try (OutputStream out = exchange.getResponseBody()) {
+    private static void send(HttpServletRequest request, HttpServletResponse response, int status, String type,
+                             byte[] body) throws IOException {
+        response.setStatus(status);
+        response.setHeader("Content-Type", type);
+        response.setHeader("Content-Security-Policy", POLICY);
+        response.setHeader("X-Content-Type-Options", "nosniff");
+        response.setHeader("Referrer-Policy", "no-referrer");
+        response.setHeader("Cache-Control", "no-cache");
+        response.setContentLength(body.length);
+        if (!request.getMethod().equals("HEAD")) {
+            try (OutputStream out = response.getOutputStream()) {
                 out.write(body);
             }
         }

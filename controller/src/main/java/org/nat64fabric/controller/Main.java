@@ -1,6 +1,5 @@
 package org.nat64fabric.controller;
 
-import com.sun.net.httpserver.HttpServer;
 import io.grpc.ChannelCredentials;
 import io.grpc.TlsChannelCredentials;
 import java.io.IOException;
@@ -180,13 +179,17 @@ public final class Main {
         }
 
         String restAddr = opts.getOrDefault("--rest-addr", "127.0.0.1");
-        HttpServer http = RestServer.start(fabric, credentials, restAddr, restPort,
+        org.eclipse.jetty.server.Server http = RestServer.start(fabric, credentials, restAddr, restPort,
                 opts.containsKey("--rest-tls-cert") ? Path.of(opts.get("--rest-tls-cert")) : null,
                 opts.containsKey("--rest-tls-key") ? Path.of(opts.get("--rest-tls-key")) : null);
         LOG.info(links.size() + " switches");
 
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            http.stop(0);
+            try {
+                http.stop();
+            } catch (Exception e) {
+                LOG.warning("the REST server did not stop cleanly: " + e.getMessage());
+            }
             links.forEach(P4RuntimeLink::stop);
             timer.shutdownNow();
             events.shutdown();

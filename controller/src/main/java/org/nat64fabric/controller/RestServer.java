@@ -1,10 +1,10 @@
 package org.nat64fabric.controller;
 
-import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,10 +16,12 @@ import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.Base64;
-import java.util.concurrent.Executors;
 import java.util.logging.Logger;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.servlet.RequestDispatcher;
+import javax.servlet.http.HttpServletRequest;
+import javax.servlet.http.HttpServletResponse;
 import javax.ws.rs.Priorities;
 import javax.ws.rs.Produces;
 import javax.ws.rs.container.ContainerRequestContext;
@@ -28,23 +30,45 @@ import javax.ws.rs.container.PreMatching;
 import javax.ws.rs.core.HttpHeaders;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
-import org.glassfish.jersey.jdkhttp.JdkHttpServerFactory;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpStatus;
+import org.eclipse.jetty.server.ConnectionLimit;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.server.handler.HandlerList;
+import org.eclipse.jetty.util.BufferUtil;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.glassfish.jersey.jetty.JettyHttpContainer;
+import org.glassfish.jersey.server.ContainerFactory;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.nat64fabric.core.control.Nat64Service;
 import org.nat64fabric.core.rest.Nat64Resource;
 import org.nat64fabric.core.rest.Nat64RestFeature;
 
 /**
- * The REST API at the ONOS app's paths, on the JDK's HTTP server: HTTP Basic authentication
+ * The REST API at the ONOS app's paths, in Jetty as ONOS serves it: HTTP Basic authentication
  * against {@link Credentials} on every request, before anything else is read of it, HTTPS when
- * given a certificate and key (PEM). {@value #THREADS} threads serve requests, and a request
- * not read in {@value #MAX_REQUEST_SECONDS} s is cut off, so that clients that connect and stall
- * hold neither more threads nor a thread for long.
+ * given a certificate and key (PEM). Jetty reads a request's head without a thread of its own,
+ * so clients that connect and stall hold none; each connection idle for {@value #IDLE_SECONDS} s
+ * is closed, at most {@value #MAX_CONNECTIONS} are open at once, and {@value #THREADS} threads
+ * serve the requests read.
  */
 final class RestServer {
     private static final Logger LOG = Logger.getLogger(RestServer.class.getName());
     static final int THREADS = 16;
-    static final int MAX_REQUEST_SECONDS = 30;
+    static final int IDLE_SECONDS = 30;
+    static final int MAX_CONNECTIONS = 512;
+    /** Jetty's own log goes to the controller's (java.util.logging), its warnings only. */
+    private static final Logger JETTY_LOG = Logger.getLogger("org.eclipse.jetty");
+
+    static {
+        System.setProperty("org.eclipse.jetty.util.log.class", "org.eclipse.jetty.util.log.JavaUtilLog");
+        JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
+    }
 
     /** The REST API at the ONOS app's paths. */
     @javax.ws.rs.Path("onos/nat64fabric")
@@ -80,30 +104,72 @@ final class RestServer {
         }
     }
 
+    /**
+     * What Jetty itself refuses (a request line, URI or header it cannot read, before any handler
+     * sees it) is answered as the API answers: JSON naming what was wrong, not an HTML page.
+     */
+    static final class JsonErrors extends ErrorHandler {
+        @Override
+        public ByteBuffer badMessageError(int status, String reason, HttpFields fields) {
+            fields.put(HttpHeader.CONTENT_TYPE, MediaType.APPLICATION_JSON);
+            return BufferUtil.toBuffer(json(status, reason), StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public void handle(String target, Request base, HttpServletRequest request, HttpServletResponse response)
+                throws IOException {
+            base.setHandled(true);
+            response.setContentType(MediaType.APPLICATION_JSON);
+            Object message = request.getAttribute(RequestDispatcher.ERROR_MESSAGE);
+            response.getOutputStream().write(json(response.getStatus(), message == null ? null : message.toString())
+                    .getBytes(StandardCharsets.UTF_8));
+        }
+
+        private static String json(int status, String reason) {
+            String message = reason == null || reason.isBlank() ? HttpStatus.getMessage(status) : reason;
+            return "{\"field\":\"request\",\"message\":\"" + message.replaceAll("[^\\w .,:;/()'-]", "?") + "\"}";
+        }
+    }
+
     private RestServer() {
     }
 
     /** Starts the server; {@code certificate} and {@code key} are both null (HTTP) or both set (HTTPS). */
-    static HttpServer start(Nat64Service service, Credentials credentials, String address, int port,
-                            Path certificate, Path key) throws IOException, GeneralSecurityException {
+    static Server start(Nat64Service service, Credentials credentials, String address, int port,
+                        Path certificate, Path key) throws IOException, GeneralSecurityException {
         boolean tls = certificate != null;
         URI base = URI.create((tls ? "https" : "http") + "://" + hostForUri(address) + ":" + port + "/");
         ResourceConfig app = new ResourceConfig()
                 .register(new RestApi(service))
                 .register(new Authentication(credentials), Priorities.AUTHENTICATION)
                 .register(Nat64RestFeature.class);
-        // read by the JDK's server when it first starts one (the defaults: no limit)
-        System.setProperty("sun.net.httpserver.maxReqTime", String.valueOf(MAX_REQUEST_SECONDS));
-        HttpServer http = tls
-                ? JdkHttpServerFactory.createHttpServer(base, app, sslContext(certificate, key), false)
-                : JdkHttpServerFactory.createHttpServer(base, app, false);
-        http.setExecutor(Executors.newFixedThreadPool(THREADS, r -> {
-            Thread t = new Thread(r, "rest");
-            t.setDaemon(true);
-            return t;
-        }));
-        http.createContext(Dashboard.PATH, new Dashboard());
-        http.start();
+        QueuedThreadPool threads = new QueuedThreadPool(THREADS + 4, 4);   // Jetty's acceptor and selector take some
+        threads.setName("rest");
+        threads.setDaemon(true);
+        Server http = new Server(threads);
+        ServerConnector connector;
+        if (tls) {
+            SslContextFactory.Server ssl = new SslContextFactory.Server();
+            ssl.setSslContext(sslContext(certificate, key));
+            connector = new ServerConnector(http, 1, 1, ssl);
+        } else {
+            connector = new ServerConnector(http, 1, 1);
+        }
+        connector.setHost(address);
+        connector.setPort(port);
+        connector.setIdleTimeout(IDLE_SECONDS * 1000L);
+        http.addConnector(connector);
+        http.addBean(new ConnectionLimit(MAX_CONNECTIONS, http));
+        http.setHandler(new HandlerList(new Dashboard(), ContainerFactory.createContainer(JettyHttpContainer.class, app)));
+        http.setErrorHandler(new JsonErrors());
+        http.setStopAtShutdown(false);   // Main's shutdown hook stops it, in order
+        try {
+            http.start();
+        } catch (IOException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException(e.getMessage(), e);
+        }
         if (!tls && !InetAddress.getByName(address).isLoopbackAddress()) {
             LOG.warning("the REST API listens on " + address + " without TLS: credentials and NAT state cross the "
                     + "network in clear; give --rest-tls-cert and --rest-tls-key, or bind 127.0.0.1");
