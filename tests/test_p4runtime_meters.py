@@ -103,6 +103,12 @@ def test_meter_write_errors_carry_p4runtime_codes(ptf):
     absent = c.table_entry("PolicerIngress.by_ether_type", match={"hdr.ethernet.ether_type": 0x1234},
                            action="PolicerIngress.metered")
     assert code_of("MODIFY", c.direct_meter_entry(absent, (1, 1, 1, 1))) == ["NOT_FOUND"]
+    # P4Runtime 9.1.9: a direct resource configured for an action that never executes it
+    unmetered = c.table_entry("PolicerIngress.by_ether_type", match={"hdr.ethernet.ether_type": 0x1234},
+                              action="NoAction")
+    unmetered.table_entry.meter_config.cir, unmetered.table_entry.meter_config.cburst = 1, 1
+    unmetered.table_entry.meter_config.pir, unmetered.table_entry.meter_config.pburst = 1, 1
+    assert code_of("INSERT", unmetered) == ["INVALID_ARGUMENT"]
     with pytest.raises(grpc.RpcError) as read_err:
         c.read(c.meter_entry("PolicerIngress.port_meter", 99))
     assert read_err.value.code() == grpc.StatusCode.OUT_OF_RANGE

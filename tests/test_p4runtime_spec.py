@@ -209,7 +209,7 @@ def test_a_batch_that_fails_is_undone_whole_and_one_that_does_not_is_applied_who
     with pytest.raises(WriteError) as err:
         c.write(*changes, c.update("INSERT", moved), c.update("INSERT", route(ptf, "10.29.0.0", 2)), atomicity=mode)
     assert codes(err.value) == ["ABORTED"] * 7 + ["ALREADY_EXISTS", "ABORTED"]
-    assert "rolled back: update 8 of the batch failed" in err.value.errors[0].message
+    assert "rolled back: update 7 of the batch failed" in err.value.errors[0].message
     assert "not attempted" in err.value.errors[8].message
     assert switch_state(c, (7, 8)) == before
 

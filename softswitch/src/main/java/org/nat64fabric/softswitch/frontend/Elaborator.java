@@ -116,6 +116,8 @@ final class Elaborator {
      * an instance declared control-plane objects, which a second one would declare again.
      */
     private final Map<String, Boolean> directlyInvoked = new HashMap<>();
+    /** The action whose body is being compiled, or null. */
+    private Action compilingAction;
 
     // ---- symbols ----
 
@@ -1670,7 +1672,10 @@ final class Elaborator {
         ActionSym sym = new ActionSym(a, directional, directionalSlots, copyAggregates);
         define(sc, d.name(), sym);
         Where outer = enter(Where.ACTION, sym);
+        Action enclosing = compilingAction;
+        compilingAction = a;
         a.compiledBody(block(d.blockStatement(), body, new Context(prefix, false, null)));
+        compilingAction = enclosing;
         leave(outer, sym);
         actions.add(a);
         return sym;
@@ -5186,6 +5191,9 @@ final class Elaborator {
         if (where == Where.CONTROL && !calledActions.contains(a.action)) {   // one called by an action is part of it
             calledActions.add(a.action);
         }
+        if (compilingAction != null) {
+            compilingAction.directMetersRead.addAll(a.action.directMetersRead);
+        }
         List<Param> params = new ArrayList<>(a.directional);
         List<Expr> slots = new ArrayList<>(a.directionalSlots);
         for (Action.Param p : a.action.params) {
@@ -5470,6 +5478,9 @@ final class Elaborator {
                 return new Externs.ExecuteMeter((Externs.Meter) rt, a.get(0), bitLocation(a.get(1), args.argument(1), "execute_meter"),
                         stdField("packet_length", at));
             default:   // direct_meter.read: the colour of the entry's meter
+                if (compilingAction != null) {
+                    compilingAction.directMetersRead.add(((DirectDecl) rt).name);
+                }
                 return new Externs.DirectMeterRead(bitLocation(a.get(0), args.argument(0), "direct_meter.read"));
         }
     }

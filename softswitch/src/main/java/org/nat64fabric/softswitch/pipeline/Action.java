@@ -1,8 +1,10 @@
 package org.nat64fabric.softswitch.pipeline;
 
 import java.math.BigInteger;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** An action instance: its fully qualified name, control-plane parameters and compiled body. */
 public final class Action {
@@ -41,6 +43,11 @@ public final class Action {
      */
     private final int[] paramSlots;
     private final long[] paramMasks;
+    /**
+     * The direct meters the body reads (itself or through an action it calls), by name: a table
+     * entry may configure its table's direct meter only when its action does (P4Runtime 9.1.9).
+     */
+    public final Set<String> directMetersRead = new HashSet<>();
 
     public Action(String name, Map<String, List<String>> annotations, List<Param> params) {
         this.name = name;

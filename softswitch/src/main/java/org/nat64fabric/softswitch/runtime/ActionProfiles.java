@@ -210,6 +210,7 @@ final class ActionProfiles {
                 if (p.groups.size() >= p.ap.size) {
                     throw new EntityException(Code.RESOURCE_EXHAUSTED, p.ap.name + " is full (" + p.ap.size + " groups)");
                 }
+                checkTotal(p, g);
                 Group group = new Group(new ActionProfile.Group(id, targets(members), weights(g)), g, members);
                 use(members, 1);
                 p.groups.put(id, group);
@@ -226,6 +227,7 @@ final class ActionProfiles {
                             + maxSize + "; a MODIFY gives that same max_size, not " + g.getMaxSize());
                 }
                 List<Member> members = groupMembers(p, g);
+                checkTotal(p, g);
                 use(members, 1);
                 use(existing.members, -1);
                 existing.target.set(targets(members), weights(g));
@@ -325,6 +327,32 @@ final class ActionProfiles {
                     + ", over the profile's max_member_weight " + p.maxMemberWeight);
         }
         return 1;
+    }
+
+    /**
+     * P4Info's size of a selector (p4info.proto, selector_size_semantics): the most its groups may
+     * hold together, weights summed or members counted, with {@code g} in place of the group of its ID.
+     */
+    private static void checkTotal(Profile p, ActionProfileGroup g) throws EntityException {
+        long total = groupSize(p, g);
+        for (Map.Entry<Integer, Group> other : p.groups.entrySet()) {
+            if (other.getKey() != g.getGroupId()) {
+                total += groupSize(p, other.getValue().written);
+            }
+        }
+        if (total > p.ap.size) {
+            throw new EntityException(Code.RESOURCE_EXHAUSTED, p.ap.name + ": its groups would hold " + total
+                    + (p.maxMemberWeight < 0 ? " (the sum of their weights)" : " (their members)") + ", over its size "
+                    + p.ap.size);
+        }
+    }
+
+    private static long groupSize(Profile p, ActionProfileGroup g) {
+        long size = 0;
+        for (ActionProfileGroup.Member m : g.getMembersList()) {
+            size += p.maxMemberWeight < 0 ? m.getWeight() : 1;
+        }
+        return size;
     }
 
     private static void checkSize(Profile p, long size, long maxSize, String what, Code over) throws EntityException {

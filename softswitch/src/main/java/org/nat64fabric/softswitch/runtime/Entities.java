@@ -808,7 +808,8 @@ public final class Entities {
         }
         // Direct resources (9.1.9): an unset meter_config means the default (every packet GREEN),
         // an unset counter_data leaves the counter as it is (zero for a new entry).
-        TwoRateMarker meter = directResources(t, e);
+        TwoRateMarker meter = directResources(t, e, call != null ? call : existing != null && existing.indirect == null
+                ? existing.action : null);
         byte[] metadata = e.getMetadata().isEmpty() ? Table.NO_METADATA : e.getMetadata().toByteArray();
         if (type == Update.Type.INSERT) {
             if (existing != null) {
@@ -890,9 +891,11 @@ public final class Entities {
             throw new EntityException(Code.PERMISSION_DENIED, "cannot set or reset the default action of " + t.name
                     + ", an indirect table (implementation " + t.profile().name + ")");
         }
-        TwoRateMarker meter = directResources(t, e);
+        Table.ActionCall call = resourcesOnly ? t.defaultAction() : e.hasAction() ? actionCall(t, e.getAction(), true)
+                : t.initialDefaultAction();
+        TwoRateMarker meter = directResources(t, e, t.profile() != null ? null : call);
         if (!resourcesOnly || !t.defaultActionIsConst()) {
-            t.setDefaultAction(e.hasAction() ? actionCall(t, e.getAction(), true) : t.initialDefaultAction());
+            t.setDefaultAction(call);
             // Its metadata reads back as written; a reset (no action) resets them too.
             if (e.hasAction() && (!e.getMetadata().isEmpty() || e.getControllerMetadata() != 0)) {
                 defaultEntryMetadata.put(t, TableEntry.newBuilder().setMetadata(e.getMetadata())
@@ -912,11 +915,17 @@ public final class Entities {
 
     /**
      * The direct resources a table entry write carries, checked (9.1.9): the meter it configures
-     * (null when meter_config is unset: every packet GREEN); counter_data is checked only.
+     * (null when meter_config is unset: every packet GREEN); counter_data is checked only. A meter
+     * configuration for an entry whose action ({@code runs}; null for a member or group of an
+     * action profile) never reads the meter is an error.
      */
-    private TwoRateMarker directResources(Table t, TableEntry e) throws EntityException {
+    private TwoRateMarker directResources(Table t, TableEntry e, Table.ActionCall runs) throws EntityException {
         if (e.hasMeterConfig() && t.directMeter == null) {
             throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no direct meter (meter_config)");
+        }
+        if (e.hasMeterConfig() && runs != null && !runs.action.directMetersRead.contains(t.directMeter)) {
+            throw new EntityException(Code.INVALID_ARGUMENT, "action " + runs.action.name + " does not read the direct meter "
+                    + t.directMeter + ", so a meter_config for it is an error (P4Runtime 9.1.9)");
         }
         if (e.hasCounterData() && t.directCounter == null) {
             throw new EntityException(Code.INVALID_ARGUMENT, "table " + t.name + " has no direct counter (counter_data)");

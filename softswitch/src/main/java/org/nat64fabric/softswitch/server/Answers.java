@@ -89,19 +89,26 @@ public final class Answers {
         return status.build();
     }
 
+    /**
+     * The summary of a batch's errors: how many failed and the first that failed of itself (under
+     * ROLLBACK_ON_ERROR the others are ABORTED because of it), numbered from 0 as the details are.
+     */
     private static String firstError(List<Error> errors, String item) {
         int failed = 0;
-        String first = null;
+        int first = -1;
         for (int i = 0; i < errors.size(); i++) {
-            if (errors.get(i).getCanonicalCode() != Code.OK_VALUE) {
+            int code = errors.get(i).getCanonicalCode();
+            if (code != Code.OK_VALUE) {
                 failed++;
-                if (first == null) {
-                    first = item + " " + i + ": " + Code.forNumber(errors.get(i).getCanonicalCode()) + ": "
-                            + bounded(errors.get(i).getMessage());
+                if (first < 0 || errors.get(first).getCanonicalCode() == Code.ABORTED_VALUE && code != Code.ABORTED_VALUE) {
+                    first = i;
                 }
             }
         }
-        return failed == 1 ? first : failed + " " + item + "s failed; first: " + first;
+        String cause = item + " " + first + ": " + Code.forNumber(errors.get(first).getCanonicalCode()) + ": "
+                + bounded(errors.get(first).getMessage());
+        return failed == 1 ? cause : failed + " " + item + "s failed; " + (errors.get(first).getCanonicalCode()
+                == Code.ABORTED_VALUE ? "first: " : "the cause: ") + cause;
     }
 
     /** A message cut to MAX_MESSAGE_CHARS, saying so. */

@@ -238,7 +238,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
             } catch (EntityException | RuntimeException e) {
                 Error failed = failure(e);
                 String restored = rollBack(p, undos);
-                String why = "update " + (i + 1) + " of the batch failed (" + Code.forNumber(failed.getCanonicalCode()) + ")";
+                String why = "update " + i + " of the batch failed (" + Code.forNumber(failed.getCanonicalCode()) + ")";
                 List<Error> errors = new ArrayList<>(updates.size());
                 for (int j = 0; j < updates.size(); j++) {
                     errors.add(j == i ? failed : j > i ? aborted("not attempted: " + why)
@@ -261,7 +261,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                     p.entities.apply(undo.getType(), undo.getEntity());
                 } catch (EntityException | RuntimeException e) {
                     problem = e.getMessage();
-                    LOG.log(Level.SEVERE, "a rollback could not undo update " + (j + 1) + " of a batch; the switch may "
+                    LOG.log(Level.SEVERE, "a rollback could not undo update " + j + " of a batch; the switch may "
                             + "differ from before it: " + e.getMessage());
                 }
             }

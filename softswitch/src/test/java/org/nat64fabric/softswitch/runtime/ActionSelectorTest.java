@@ -239,6 +239,23 @@ class ActionSelectorTest {
     }
 
     @Test
+    void theSelectorsSizeBoundsTheWeightsOfAllItsGroupsTogether() throws Exception {
+        long size = info.getActionProfilesList().stream().filter(a -> a.getPreamble().getId() == selector).findFirst()
+                .orElseThrow().getSize();
+        write(Update.Type.INSERT, member(1, 2));
+        int groups = (int) (size / MAX_GROUP_SIZE);
+        for (int g = 1; g <= groups; g++) {
+            write(Update.Type.INSERT, group(g, 1, MAX_GROUP_SIZE));   // weights summed (sum_of_weights, P4Info's default)
+        }
+        assertEquals(0, size % MAX_GROUP_SIZE, "the groups fill the selector exactly");
+        assertEquals(EntityException.Code.RESOURCE_EXHAUSTED, failure(Update.Type.INSERT, group(groups + 1, 1, 1)),
+                "p4info.proto: size is the most the groups hold together");
+        write(Update.Type.MODIFY, group(1, 1, MAX_GROUP_SIZE - 1));
+        write(Update.Type.INSERT, group(groups + 1, 1, 1));   // the room a smaller group left
+        assertEquals(EntityException.Code.RESOURCE_EXHAUSTED, failure(Update.Type.MODIFY, group(1, 1, MAX_GROUP_SIZE)));
+    }
+
+    @Test
     void badWritesGetTheSpecifiedCodes() throws Exception {
         write(Update.Type.INSERT, member(1, 2));
         assertEquals(EntityException.Code.ALREADY_EXISTS, failure(Update.Type.INSERT, member(1, 2)));
