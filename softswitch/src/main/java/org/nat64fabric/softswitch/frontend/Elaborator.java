@@ -1774,6 +1774,15 @@ final class Elaborator {
     /** The blocks main instantiates, checked against the package's roles (parser first, then controls). */
     private BlockType[] packageBlocks(InstantiationContext main, String pkg, String[] roles) {
         List<ArgumentContext> args = packageArguments(main, pkg);
+        ParameterListContext declared = ((BlockType) global.lookup(pkg)).params;
+        if (declared.parameter().size() != roles.length) {
+            // not the architecture's declaration: a package of the program's own under its name
+            throw error(main, pkg + " is declared at " + source.fileOf(declared.getStart().getLine()) + ":"
+                    + source.lineOf(declared.getStart().getLine()) + " with " + declared.parameter().size()
+                    + " parameters; softswitch runs the architecture's " + pkg + " (" + roles.length + " blocks: "
+                    + String.join(", ", roles) + ") as " + (pkg.equals("V1Switch") ? "<v1model.p4>" : "<sume_switch.p4>")
+                    + " declares it: include that instead");
+        }
         if (args.size() != roles.length) {
             throw error(main, pkg + " takes " + roles.length + " arguments (" + String.join(", ", roles) + "), "
                     + args.size() + " given");
