@@ -458,3 +458,28 @@ def test_an_error_whose_extension_fits_only_with_its_datagram_cut_keeps_the_exte
     assert message[8:8 + datagram] == quoted[:datagram], "the translated datagram, cut"
     assert message[8 + datagram:] == ext, "the extension, whole, right after it"
     assert stats(api)["icmpExtension.cut"] == before + 1
+
+
+def test_addresses_no_router_forwards_make_no_mapping_and_are_not_translated(border):
+    """RFC 4291 2.5.2-2.7, RFC 4942 2.2: an IPv6 source that names no single host out here
+    (unspecified, loopback, link-local, multicast, IPv4-mapped) makes no mapping and is not
+    translated: pool4's ports are for hosts. RFC 1812 4.2.2.11, 5.3.5.1 and 5.3.7, RFC 3927 2.7,
+    RFC 5771: IPv4 no router forwards, as a destination in pool6 (whatever its prefix) or as a
+    source, is not translated either. A host's packet beside them is, as a control."""
+    api, dataplane, log = border
+    total = api.call("GET", "/bib")[1]["total"]
+    frames = [(V6_PORT, Ether(src=V6_HOST_MAC, dst=ROUTER_MAC) / IPv6(src=src, dst=embed(REMOTE, POOL6, 96), hlim=64)
+               / UDP(sport=7101, dport=53) / b"f") for src in ("fe80::5", "::", "::1", "ff02::1", "::ffff:1.2.3.4")]
+    frames += [(V6_PORT, from_host(UDP(sport=7102, dport=53) / b"f", dst=dst))
+               for dst in ("127.0.0.1", "0.0.0.1", "169.254.1.1", "224.0.0.9", "255.255.255.255", "240.0.0.1")]
+    frames += [(V4_PORT, Ether(src=V4_HOST_MAC, dst=ROUTER_MAC) / IP(src=src, dst=EAM_HOST4) / UDP(sport=53, dport=9)
+                / b"m") for src in ("127.0.0.1", "0.0.0.0", "224.0.0.5", "240.0.0.1")]
+    for port, frame in frames:
+        dataplane.send(port, frame)
+    for port in (V4_PORT, V6_PORT):
+        out = dataplane.poll(port, timeout=1)
+        assert out is None, Ether(out).show(dump=True)
+    assert api.call("GET", "/bib")[1]["total"] == total, "no mapping made"
+    dataplane.send(V6_PORT, from_host(UDP(sport=7103, dport=53) / b"f", dst=REMOTE))
+    out = dataplane.poll(V4_PORT, timeout=5)
+    assert out is not None and Ether(out)[IP].dst == REMOTE, "a host's packet is translated"

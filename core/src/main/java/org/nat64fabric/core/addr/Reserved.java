@@ -1,6 +1,7 @@
 package org.nat64fabric.core.addr;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -41,6 +42,9 @@ public final class Reserved {
 
     private Reserved() {
     }
+
+    /** The reserved IPv6 ranges, for the switches' tables. */
+    public static final List<Ipv6Prefix> IPV6 = List.copyOf(V6.keySet());
 
     private static void v6(String prefix, String why) {
         V6.put(Ipv6Prefix.parse(prefix, "reserved"), why);

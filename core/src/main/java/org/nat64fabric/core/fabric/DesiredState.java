@@ -12,6 +12,7 @@ import org.nat64fabric.core.addr.Ipv4Address;
 import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.addr.Ipv6Prefix;
+import org.nat64fabric.core.addr.Reserved;
 import org.nat64fabric.core.config.Nat64Config;
 import org.nat64fabric.core.config.IcmpErrors;
 import org.nat64fabric.core.config.PuntPolicing;
@@ -178,14 +179,18 @@ public final class DesiredState {
                 .action(extractAction(p6.length())).build());
         out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6_EMBED).action(NAT64_INGRESS_TRANSLATE_USE_POOL6)
                 .param(PREFIX, v6(p6.address())).param(LENGTH, p6.length()).build());
-        if (pool6.isWellKnown()) {
-            for (Ipv4Prefix n : Pool6.NON_GLOBAL) {
-                out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6)
-                        .lpm(HDR_DST_ADDR, v6(pool6.embed(n.address())), 96 + n.length())
-                        .action(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL).build());
-                out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6_EMBED).lpm(HDR_IPV4_ADDR, v4(n.address()), n.length())
-                        .action(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL_SOURCE).build());
-            }
+        for (Ipv4Prefix n : pool6.unrepresented()) {
+            Ipv6Prefix embedded = pool6.embed(n);
+            out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6).lpm(HDR_DST_ADDR, v6(embedded.address()), embedded.length())
+                    .action(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL).build());
+            out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6_EMBED).lpm(HDR_IPV4_ADDR, v4(n.address()), n.length())
+                    .action(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL_SOURCE).build());
+        }
+        // IPv6 sources no router forwards (Reserved: unspecified, loopback, IPv4-mapped and the
+        // like, link-local, multicast) make no mapping and are not translated.
+        for (Ipv6Prefix r : Reserved.IPV6) {
+            out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6_SRC).lpm(HDR_SRC_ADDR, v6(r.address()), r.length())
+                    .action(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL).build());
         }
         for (Ipv4Prefix p : config.pool4.addresses()) {
             out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL4).lpm(HDR_DST_ADDR, v4(p.address()), p.length())

@@ -353,8 +353,9 @@ public final class TableEntry implements Entity {
             return match(field, high, low, -1);
         }
 
+        /** An LPM match; one of length 0 (a default route) matches everything, so it is left out (P4Runtime 9.1.1). */
         public Builder lpm(String field, BigInteger value, int prefixLength) {
-            return match(field, high(value), value.longValue(), prefixLength);
+            return prefixLength == 0 ? this : match(field, high(value), value.longValue(), prefixLength);
         }
 
         public Builder action(String name) {

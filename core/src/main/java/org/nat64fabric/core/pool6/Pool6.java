@@ -29,6 +29,15 @@ public final class Pool6 {
             "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4")
             .map(p -> Ipv4Prefix.parse(p, "non-global range")).collect(Collectors.toUnmodifiableList());
 
+    /**
+     * IPv4 that no router forwards, to or from (RFC 1812 4.2.2.11, 5.3.5.1, 5.3.7; RFC 3927 2.7;
+     * RFC 5771): "this network", loopback, link-local, multicast and 240/4 with the limited
+     * broadcast address. No pool6 represents them, whatever its prefix.
+     */
+    public static final List<Ipv4Prefix> NEVER_FORWARDED = Stream.of(
+            "0.0.0.0/8", "127.0.0.0/8", "169.254.0.0/16", "224.0.0.0/4", "240.0.0.0/4")
+            .map(p -> Ipv4Prefix.parse(p, "never-forwarded range")).collect(Collectors.toUnmodifiableList());
+
     private final Ipv6Prefix prefix;
 
     private Pool6(Ipv6Prefix prefix) {
@@ -59,9 +68,14 @@ public final class Pool6 {
         return prefix.equals(WELL_KNOWN);
     }
 
-    /** RFC 6052 3.1: the well-known prefix carries only global IPv4; other prefixes carry any. */
+    /** RFC 6052 3.1: the well-known prefix carries only global IPv4; other prefixes any IPv4 a router forwards. */
     public boolean mayRepresent(Ipv4Address a) {
-        return !isWellKnown() || NON_GLOBAL.stream().noneMatch(p -> p.contains(a));
+        return unrepresented().stream().noneMatch(p -> p.contains(a));
+    }
+
+    /** The IPv4 ranges this pool6 does not represent: {@link #NON_GLOBAL} under the well-known prefix, else {@link #NEVER_FORWARDED}. */
+    public List<Ipv4Prefix> unrepresented() {
+        return isWellKnown() ? NON_GLOBAL : NEVER_FORWARDED;
     }
 
     /** Where bit {@code i} of the IPv4 address goes: after the prefix, stepping over the u octet. */

@@ -169,7 +169,8 @@ class DesiredStateTest {
         assertEquals(List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6_SRC).lpm(HDR_SRC_ADDR, pool6, 56)
                 .action(NAT64_INGRESS_TRANSLATE_IPV4_HOST_SOURCE).build(), TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6_SRC)
                 .lpm(HDR_SRC_ADDR, new BigInteger("20010db8006400c60033640000000000", 16), 88)
-                .action(NAT64_INGRESS_TRANSLATE_EXTRACT_56).build()), in(t, NAT64_INGRESS_TRANSLATE_POOL6_SRC));
+                .action(NAT64_INGRESS_TRANSLATE_EXTRACT_56).build()), in(t, NAT64_INGRESS_TRANSLATE_POOL6_SRC).stream()
+                .filter(e -> !e.action().equals(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL)).collect(Collectors.toList()));
         assertEquals(List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_SIIT_V4_DST)
                 .lpm(HDR_DST_ADDR, BigInteger.valueOf(0xc6336400L), 24).action(NAT64_INGRESS_TRANSLATE_EMBED_DST)
                 .param(PREFIX, pool6).param(LENGTH, 56).build()),
@@ -178,7 +179,39 @@ class DesiredStateTest {
                 .lpm(HDR_DST_ADDR, BigInteger.valueOf(0xc6336400L), 24).action(NAT64_INGRESS_HAIRPIN).build()),
                 "IPv6 to a SIIT host hairpins, as to pool4");
         assertEquals(List.of(NAT64_INGRESS_TRANSLATE_IPV4_HOST_SOURCE), in(DesiredState.translation(CONFIG, List.of()),
-                NAT64_INGRESS_TRANSLATE_POOL6_SRC).stream().map(TableEntry::action).collect(Collectors.toList()));
+                NAT64_INGRESS_TRANSLATE_POOL6_SRC).stream().map(TableEntry::action)
+                .filter(a -> !a.equals(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL)).collect(Collectors.toList()));
+    }
+
+    @Test
+    void aDefaultRouteIsAnLpmEntryWithoutTheField() {
+        // P4Runtime 9.1.1: a don't-care LPM match (length 0) is left out; a switch refuses it written
+        TableEntry route = TableEntry.in(NAT64_INGRESS_IPV4_ROUTES).lpm(HDR_DST_ADDR, BigInteger.ZERO, 0)
+                .action(NAT64_INGRESS_HAIRPIN).build();
+        assertTrue(route.matches().isEmpty());
+        assertEquals(1, TableEntry.in(NAT64_INGRESS_IPV4_ROUTES).lpm(HDR_DST_ADDR, BigInteger.ZERO, 1)
+                .action(NAT64_INGRESS_HAIRPIN).build().matches().size());
+    }
+
+    @Test
+    void addressesNoRouterForwardsAreNeitherTranslatedNorMapped() {
+        // any pool6: IPv4 no router forwards, both ways (RFC 1812 5.3.7, RFC 3927, RFC 5771)
+        Nat64Config nsp = Nat64Config.builder().pool6(Pool6.parse("2001:db8:64::/56", "pool6")).pool4(CONFIG.pool4).build();
+        List<TableEntry> t = DesiredState.translation(nsp, List.of());
+        TableEntry loopback = in(t, NAT64_INGRESS_TRANSLATE_POOL6).stream()
+                .filter(e -> e.action().equals(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL)
+                        && e.matches().get(0).value().equals(new BigInteger("20010db80064007f0000000000000000", 16)))
+                .findFirst().orElseThrow(() -> new AssertionError("no entry for 127.0.0.0/8 in a /56 pool6"));
+        assertEquals(64, loopback.matches().get(0).prefixLength, "8 bits after the /56, before the u octet");
+        assertEquals(Pool6.NEVER_FORWARDED.size(), in(t, NAT64_INGRESS_TRANSLATE_POOL6_EMBED).stream()
+                .filter(e -> e.action().equals(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL_SOURCE)).count());
+        // IPv6 sources no router forwards make no mapping: dropped before the session lookup
+        List<BigInteger> refused = in(t, NAT64_INGRESS_TRANSLATE_POOL6_SRC).stream()
+                .filter(e -> e.action().equals(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL))
+                .map(e -> e.matches().get(0).value()).collect(Collectors.toList());
+        assertTrue(refused.contains(new BigInteger("fe800000000000000000000000000000", 16)), "link-local");
+        assertTrue(refused.contains(new BigInteger("ff000000000000000000000000000000", 16)), "multicast");
+        assertTrue(refused.contains(BigInteger.ZERO), "unspecified and IPv4-compatible (::/96)");
     }
 
     @Test
