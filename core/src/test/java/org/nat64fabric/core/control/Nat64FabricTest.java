@@ -425,10 +425,9 @@ class Nat64FabricTest {
         assertTrue(fabric.removeEam(Ipv4Prefix.parse("198.18.0.30/32", "t")).isPresent());
     }
 
-    @Test
-    void anApiChangeWhoseCommitFailsIsTakenBackOrSaidToBeInMemoryOnly() throws Exception {
-        boolean[] diskFull = {false};
-        MapNatStore store = new MapNatStore(new MapNatStore.Maps() {
+    /** A store in memory whose every commit fails while {@code diskFull[0]} is set. */
+    private static MapNatStore storeOnADisk(boolean[] diskFull) {
+        return new MapNatStore(new MapNatStore.Maps() {
             @Override
             public <V> Map<String, V> open(String name) {
                 return new java.util.concurrent.ConcurrentHashMap<>();
@@ -441,6 +440,12 @@ class Nat64FabricTest {
                 }
             }
         };
+    }
+
+    @Test
+    void anApiChangeWhoseCommitFailsIsTakenBackOrSaidToBeInMemoryOnly() throws Exception {
+        boolean[] diskFull = {false};
+        MapNatStore store = storeOnADisk(diskFull);
         fabric = new Nat64Fabric(config("{\"addresses\": [\"192.0.2.0/30\"]}"), store, e -> { }, () -> now,
                 Runnable::run, Runnable::run);
         border1 = new FakeSwitch("border1");
@@ -475,19 +480,7 @@ class Nat64FabricTest {
     void aBatchWhoseCommitFailsIsNeitherWrittenNorSent() throws Exception {
         List<Runnable> scheduled = new ArrayList<>();
         boolean[] diskFull = {false};
-        MapNatStore store = new MapNatStore(new MapNatStore.Maps() {
-            @Override
-            public <V> Map<String, V> open(String name) {
-                return new java.util.concurrent.ConcurrentHashMap<>();
-            }
-        }) {
-            @Override
-            protected void changed() {
-                if (diskFull[0]) {
-                    throw new IllegalStateException("cannot write the NAT state: disk full");
-                }
-            }
-        };
+        MapNatStore store = storeOnADisk(diskFull);
         fabric = new Nat64Fabric(config("{\"addresses\": [\"192.0.2.0/30\"]}"), store, e -> { }, () -> now,
                 scheduled::add, Runnable::run);
         border1 = new FakeSwitch("border1");
