@@ -191,7 +191,8 @@ def test_without_credentials_every_request_is_401_before_anything_else_is_read(a
     for method, path, extra in (("GET", "/nope", {}), ("PUT", "/eamt", {}),
                                 ("POST", "/eamt", {"Content-Type": "text/plain", "Content-Length": "1"}),
                                 ("POST", "/eamt", {"Content-Type": "application/json", "Content-Length": "3000000000"})):
-        conn = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+        # a body declared and never sent is waited for until the connection's idle timeout (30 s)
+        conn = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
         conn.putrequest(method, url.path + path)
         for k, v in extra.items():
             conn.putheader(k, v)
@@ -225,7 +226,7 @@ def test_clients_that_connect_and_stall_hold_up_no_one(api):
 
 def test_lengths_and_media_types_that_cannot_be_read_are_4xx_naming_the_header(api):
     url = urllib.parse.urlsplit(api.url)
-    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
     conn.putrequest("POST", url.path + "/eamt")
     for k, v in dict(headers(api), **{"Content-Type": "application/json", "Content-Length": "3000000000"}).items():
         conn.putheader(k, v)

@@ -1,6 +1,8 @@
 package org.nat64fabric.core.rest;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.charset.StandardCharsets;
+import javax.ws.rs.core.HttpHeaders;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 
@@ -11,8 +13,14 @@ final class Errors {
     private Errors() {
     }
 
+    /**
+     * With its length, not chunked: a server that closes the connection after answering a body it
+     * did not read (413) has sent the whole answer by then.
+     */
     static Response of(int status, String field, String message) {
-        String body = MAPPER.createObjectNode().put("field", field).put("message", message).toString();
-        return Response.status(status).entity(body).type(MediaType.APPLICATION_JSON).build();
+        byte[] body = MAPPER.createObjectNode().put("field", field).put("message", message).toString()
+                .getBytes(StandardCharsets.UTF_8);
+        return Response.status(status).entity(body).type(MediaType.APPLICATION_JSON)
+                .header(HttpHeaders.CONTENT_LENGTH, body.length).build();
     }
 }

@@ -447,7 +447,7 @@ public class Nat64Resource {
         } catch (ConfigException e) {
             return Errors.of(400, e.field(), e.problem());
         } catch (RequestLimits.TooLarge e) {
-            return Errors.of(413, "body", e.getMessage());
+            return RequestLimits.tooLarge();
         } catch (Nat64Service.NotConfigured e) {
             return Errors.of(503, e.field, e.getMessage());
         } catch (NatStore.NotDurable e) {

@@ -7,6 +7,7 @@ import javax.ws.rs.container.ContainerRequestFilter;
 import javax.ws.rs.container.PreMatching;
 import javax.ws.rs.core.HttpHeaders;
 import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
 import org.nat64fabric.core.ConfigException;
 
 /**
@@ -53,7 +54,7 @@ public final class RequestLimits implements ContainerRequestFilter {
                     // the client went away: nobody reads the answer
                 }
             }
-            request.abortWith(Errors.of(413, "body", TOO_LARGE));
+            request.abortWith(tooLarge());
             return;
         }
         String type = request.getHeaderString(HttpHeaders.CONTENT_TYPE);
@@ -67,6 +68,11 @@ public final class RequestLimits implements ContainerRequestFilter {
         } else if (length > 0 || request.getHeaderString("Transfer-Encoding") != null) {
             request.abortWith(Errors.of(415, HttpHeaders.CONTENT_TYPE, "missing: a body is application/json"));
         }
+    }
+
+    /** 413, and the connection closes: what is left of the body is not read. */
+    static Response tooLarge() {
+        return Response.fromResponse(Errors.of(413, "body", TOO_LARGE)).header("Connection", "close").build();
     }
 
     /**
