@@ -134,7 +134,10 @@ public final class CommandsLoader {
             throw new IllegalArgumentException("not an IPv4 or IPv6 address: " + literal);
         }
         try {
-            return new BigInteger(1, InetAddress.getByName(literal).getAddress());
+            byte[] bytes = InetAddress.getByName(literal).getAddress();
+            BigInteger value = new BigInteger(1, bytes);
+            // Java reads IPv4-mapped IPv6 text (::ffff:a.b.c.d) as the IPv4 address: the ::ffff goes back
+            return literal.contains(":") && bytes.length == 4 ? value.or(BigInteger.valueOf(0xffff).shiftLeft(32)) : value;
         } catch (UnknownHostException e) {
             throw new IllegalArgumentException("not an IPv4 or IPv6 address: " + literal);
         }
