@@ -15,7 +15,7 @@ from scapy.packet import Raw
 
 from harness.dataplane import expected_bytes
 from nat64_setup import (eam, DROP_BAD_CHECKSUM, DROP_BAD_LENGTH, DROP_FILTERED, DROP_LOCAL_FRAGMENT, DROP_NOT_TRANSLATABLE, DROP_PARSER_ERROR,
-                         DROP_ICMP_ERROR_RATE, DROP_NO_ROUTE, DROP_POOL4_NO_BIB, DROP_SOURCE_ROUTE, DROP_TTL_EXPIRED, DROP_UDP_ZERO_CHECKSUM, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
+                         DROP_ICMP_ERROR_RATE, DROP_LINK_GROUP, DROP_NO_ROUTE, DROP_POOL4_NO_BIB, DROP_SOURCE_ROUTE, DROP_TTL_EXPIRED, DROP_UDP_ZERO_CHECKSUM, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
                          PUNT_TCP_CONTROL, PUNT_FIRST_FRAGMENT, PUNT_FINISH, PUNT_NEEDS_FRAGMENTATION, PUNT_FRAGMENT, PUNT_INBOUND_SYN, ROUTER_MAC, SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
                          V6_HOST, V6_HOST_MAC, V6_PORT, DrawnIdentification, counts, drops, embed, from_switch4, from_v4_server,
                          from_v6_host, routed, sent, session_v4, session_v6, to_v4_server, to_v6_host)
@@ -168,18 +168,50 @@ def test_no_error_about_a_packet_to_a_group_or_broadcast_or_from_no_single_host(
                 for mac, src, dst in (("01:00:5e:00:00:16", "203.0.113.9", "224.0.0.22"),
                                       (ROUTER_MAC, "203.0.113.9", "239.1.2.3"),
                                       ("ff:ff:ff:ff:ff:ff", "203.0.113.9", "255.255.255.255"),
-                                      ("01:00:5e:00:00:16", "203.0.113.9", V4_SERVER),
                                       (ROUTER_MAC, "0.0.0.0", V4_SERVER), (ROUTER_MAC, "127.0.0.1", V4_SERVER),
                                       (ROUTER_MAC, "224.0.0.5", V4_SERVER), (ROUTER_MAC, "240.0.0.1", V4_SERVER))]
     expiring += [Ether(src=V6_HOST_MAC, dst=mac) / IPv6(src=src, dst=dst, hlim=1) / UDP(sport=9, dport=9)
                  for mac, src, dst in (("33:33:00:00:00:16", V6_HOST, "ff02::16"), (ROUTER_MAC, V6_HOST, "ff0e::1"),
-                                       ("33:33:00:00:00:16", V6_HOST, "2001:db8:1::99"),
                                        (ROUTER_MAC, "::", "2001:db8:1::99"), (ROUTER_MAC, "ff02::1", "2001:db8:1::99"))]
     before = (sent(ptf, SENT_TIME_EXCEEDED), drops(ptf, DROP_TTL_EXPIRED))
     for frame in expiring:
         ptf.send(3 if IP in frame else V6_PORT, frame)
     ptf.verify_no_other_packets()
     assert (sent(ptf, SENT_TIME_EXCEEDED), drops(ptf, DROP_TTL_EXPIRED)) == (before[0], before[1] + len(expiring))
+
+
+@BOTH
+def test_ip_to_one_host_in_a_link_broadcast_or_multicast_frame_is_discarded(ptf):
+    """RFC 1812 5.3.4: a packet to one host that came in a frame to a link-layer broadcast or
+    multicast address is discarded silently, neither translated nor routed nor answered with an
+    error, even when it expires here; counted as drop reason 16. The same packets to the switch's
+    MAC address go on."""
+    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000))
+    ptf.insert(session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
+    frames = []
+    for v6_group, v4_group in (("ff:ff:ff:ff:ff:ff", "ff:ff:ff:ff:ff:ff"), ("33:33:00:00:00:01", "01:00:5e:00:00:01")):
+        six = from_v6_host(UDP(sport=5000, dport=53) / b"query")
+        six[Ether].dst = v6_group
+        four = from_v4_server(UDP(sport=53, dport=40000) / b"answer")
+        four[Ether].dst = v4_group
+        frames += [(V6_PORT, six), (V4_PORT, four),
+                   (3, Ether(src=V4_HOST_MAC, dst=v4_group) / IP(src="203.0.113.9", dst=V4_SERVER) / UDP(sport=1, dport=2)),
+                   (3, Ether(src=V4_HOST_MAC, dst=v6_group) / IPv6(src="2001:db8:9::1", dst="2001:db8:1::77") / UDP()),
+                   (3, Ether(src=V4_HOST_MAC, dst=v4_group) / IP(src="203.0.113.9", dst=V4_SERVER, ttl=1) / UDP()),
+                   (V6_PORT, Ether(src=V6_HOST_MAC, dst=v6_group) / IPv6(src=V6_HOST, dst="2001:db8:1::99", hlim=1)
+                    / UDP())]
+    before = counts(ptf) and drops(ptf, DROP_LINK_GROUP)
+    for port, frame in frames:
+        ptf.send(port, frame)
+    ptf.verify_no_other_packets()
+    assert ptf.client.packet_in(timeout=0.3) is None
+    if counts(ptf):
+        assert drops(ptf, DROP_LINK_GROUP) == before + len(frames)
+    ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53) / b"query"))
+    ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / b"query"), V4_PORT)
+    ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / b"answer"))
+    ptf.verify_packet(to_v6_host(UDP(sport=53, dport=5000) / b"answer"), V6_PORT)
+    ptf.verify_no_other_packets()
 
 
 # ---- stateful NAT64 (RFC 6146) with RFC 7915 header translation ----

@@ -345,7 +345,7 @@ def controlled_agent(tmp_path_factory):
     try:
         p4info_path, _ = sume_pipeline(tmp / "p4")
         config = copy.deepcopy(SUME_FABRIC)   # ICMP sessions that age within a test
-        config["apps"]["org.nat64fabric.app"]["nat64"]["timeouts"] = {"icmp": ICMP_TIMEOUT}
+        config["apps"]["org.nat64fabric.app"]["nat64"]["timeouts"] = {"icmp": ICMP_TIMEOUT, "belowRfcMinimums": True}
         with programmed_controller(tmp, config, agent.grpc_port, p4info_path,
                                    tmp / "p4" / "device_config.bin") as api:
             dataplane = agent.dataplane()

@@ -266,6 +266,10 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
             drop_for(DROP_BAD_LENGTH);
             exit;
         }
+        if (one_host_in_a_link_group_frame(hdr, meta)) {
+            drop_for(DROP_LINK_GROUP);
+            exit;
+        }
         bit<32> drop_reason;
         translate.apply(hdr, meta, drop_reason);
         /* RFC 5508 REQ-3: an ICMP error whose checksum is wrong is not translated (routed, it goes on

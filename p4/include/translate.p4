@@ -46,6 +46,17 @@ bool one_host_to_one_host(in headers_t hdr, in metadata_t meta) {
     return true;
 }
 
+/* Whether the frame is sent to a link-layer group (broadcast or multicast) but its IP packet to one
+ * host: a router discards it silently rather than forwarding or translating it (RFC 1812 5.3.4; a
+ * host does the same, RFC 1122 3.3.6). Frames the controller sends are its own. */
+bool one_host_in_a_link_group_frame(in headers_t hdr, in metadata_t meta) {
+    if (!hdr.ethernet.isValid() || hdr.ethernet.dst_addr[40:40] == 0 || meta.from_controller) {
+        return false;
+    }
+    return hdr.ipv4.isValid() && hdr.ipv4.dst_addr[31:28] < 14
+           || hdr.ipv6.isValid() && hdr.ipv6.dst_addr[127:120] != 0xff;
+}
+
 /* Whether the switch may answer the packet with the error it asked for. Never an error about a
  * packet not from one host to one host (above), about an ICMP error (or informational message
  * other than echo), or about an IPv4 fragment after the first (RFC 1812 4.3.2.7). About IPv6 with a

@@ -210,6 +210,10 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
             drop();
             return;
         }
+        if (one_host_in_a_link_group_frame(hdr, meta)) {
+            drop();
+            return;
+        }
         bit<32> drop_reason;
         translate.apply(hdr, meta, drop_reason);
         if (meta.idle_hit) {

@@ -126,6 +126,10 @@ public final class Main {
     private static void run(Map<String, String> opts, int restPort, Recovery recovery)
             throws IOException, GeneralSecurityException, StateException {
         FabricConfig config = FabricConfig.read(Path.of(opts.get("--config")));
+        if (config.nat64.timeouts.belowRfcMinimums) {
+            LOG.warning("nat64.timeouts.belowRfcMinimums is set: session lifetimes may be below RFC 6146's floors "
+                    + "(a lab's setting, not for subscribers)");
+        }
         Path p4info = Path.of(opts.get("--p4info"));
         Path deviceConfig = Path.of(opts.get("--device-config"));
         for (Path p : List.of(p4info, deviceConfig)) {

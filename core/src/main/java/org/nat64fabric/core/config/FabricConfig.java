@@ -334,7 +334,8 @@ public final class FabricConfig {
         JsonNode t = nat.path("timeouts");
         if (!t.isMissingNode()) {
             object(t, at + ".timeouts");
-            Json.only(t, at + ".timeouts", "udp", "tcpEstablished", "tcpTransitory", "tcpIncomingSyn", "icmp");
+            Json.only(t, at + ".timeouts", "udp", "tcpEstablished", "tcpTransitory", "tcpIncomingSyn", "icmp",
+                    "belowRfcMinimums");
         }
         Timeouts d = Timeouts.DEFAULTS;
         long udp = number(t, "udp", d.udp, at + ".timeouts");
@@ -342,7 +343,8 @@ public final class FabricConfig {
         long transitory = number(t, "tcpTransitory", d.tcpTransitory, at + ".timeouts");
         long syn = number(t, "tcpIncomingSyn", d.tcpIncomingSyn, at + ".timeouts");
         long icmp = number(t, "icmp", d.icmp, at + ".timeouts");
-        within(at, () -> b.timeouts(Timeouts.of(udp, established, transitory, syn, icmp)));
+        boolean lab = t.has("belowRfcMinimums") && bool(t, "belowRfcMinimums", at + ".timeouts");
+        within(at, () -> b.timeouts(Timeouts.of(udp, established, transitory, syn, icmp, lab)));
         if (nat.has("addressDependentFiltering")) {
             b.addressDependentFiltering(bool(nat, "addressDependentFiltering", at));
         }

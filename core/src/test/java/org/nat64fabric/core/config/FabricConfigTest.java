@@ -288,6 +288,9 @@ class FabricConfigTest {
         assertEquals(NAT + ".pool4.holdSeconds", refused(r -> ((ObjectNode) nat(r).path("pool4"))
                 .put("holdSeconds", 5)).field());
         assertEquals(NAT + ".timeouts.udp", refused(r -> nat(r).putObject("timeouts").put("udp", 5)).field());
+        assertEquals(NAT + ".timeouts.icmp", refused(r -> nat(r).putObject("timeouts").put("icmp", 30)).field());
+        assertEquals(NAT + ".timeouts.belowRfcMinimums", refused(r -> nat(r).putObject("timeouts")
+                .put("belowRfcMinimums", "yes")).field());
         assertEquals(NAT + ".maxSessionsPerSubscriber", refused(r -> nat(r).put("maxSessionsPerSubscriber", 0)).field());
         assertEquals(NAT + ".staticBib[0].ipv4Address", refused(r -> ((ObjectNode) nat(r).path("staticBib").get(0))
                 .put("ipv4Address", "192.0.2.9")).field());

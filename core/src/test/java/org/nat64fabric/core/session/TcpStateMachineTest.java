@@ -1,7 +1,9 @@
 package org.nat64fabric.core.session;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 import org.nat64fabric.core.ConfigException;
@@ -66,9 +68,23 @@ class TcpStateMachineTest {
     @Test
     void timeoutsBelowTheRfcFloorsAreRefusedNamingTheField() {
         assertEquals("timeouts.udp", assertThrows(ConfigException.class,
-                () -> Timeouts.of(60, 7440, 240, 6, 60)).field());
+                () -> Timeouts.of(60, 7440, 240, 6, 60, false)).field());
         assertEquals("timeouts.tcpEstablished", assertThrows(ConfigException.class,
-                () -> Timeouts.of(300, 3600, 240, 6, 60)).field());
-        assertEquals(300, Timeouts.of(300, 7440, 240, 6, 60).udp);
+                () -> Timeouts.of(300, 3600, 240, 6, 60, false)).field());
+        ConfigException icmp = assertThrows(ConfigException.class, () -> Timeouts.of(300, 7440, 240, 6, 59, false));
+        assertEquals("timeouts.icmp", icmp.field());
+        assertTrue(icmp.problem().contains("RFC 5508 REQ-2") && icmp.problem().contains("belowRfcMinimums"),
+                icmp.problem());
+        assertEquals(300, Timeouts.of(300, 7440, 240, 6, 60, false).udp);
+    }
+
+    @Test
+    void aLabMayGoBelowTheFloorsButNotBelowASecond() {
+        Timeouts lab = Timeouts.of(2, 3, 4, 1, 2, true);
+        assertEquals(2, lab.icmp);
+        assertTrue(lab.belowRfcMinimums);
+        assertFalse(Timeouts.DEFAULTS.belowRfcMinimums);
+        assertEquals("timeouts.icmp", assertThrows(ConfigException.class,
+                () -> Timeouts.of(300, 7440, 240, 6, 0, true)).field());
     }
 }
