@@ -5,6 +5,7 @@ through smac_rewrite's action_profile. Members, groups and one-shot action sets 
 back and refused with the specified codes; packets go to the member the CRC-16 (computed here, not
 by the switch) picks, and flows spread over the members by their weights."""
 import random
+import time
 
 import grpc
 import pytest
@@ -13,7 +14,7 @@ from scapy.layers.l2 import Ether
 
 from harness.base import PacketTest, switch_under_test
 from harness.p4rt import WriteError
-from harness import ROOT
+from harness import ROOT, netns
 from p4.v1 import p4runtime_pb2
 
 PROGRAM = ROOT / "softswitch" / "examples" / "ecmp_selector.p4"
@@ -228,12 +229,61 @@ def test_one_shot_action_set_forwards_and_reads_back(ptf):
     too_heavy = route(c, action_profile_action_set=action_set(c, [(2, MAX_GROUP_SIZE + 1)]))
     assert codes(lambda: c.write(c.update("MODIFY", too_heavy))) == [grpc.StatusCode.INVALID_ARGUMENT], \
         "P4Runtime 9.2.3: a one-shot set's weights over max_group_size"
-    watched = route(c, action_profile_action_set=action_set(c, [(2, 1)]))
+    watched = route(c, action_profile_action_set=action_set(c, [(2, 1), (3, 1)]))
     watched.table_entry.action.action_profile_action_set.action_profile_actions[0].watch_port = b"\x02"
-    assert codes(lambda: c.write(c.update("MODIFY", watched))) == [grpc.StatusCode.UNIMPLEMENTED], \
-        "P4Runtime 9.2.2: a target that cannot watch ports says so"
+    c.write(c.update("MODIFY", watched))
+    (read,) = c.read(c.table_entry("EcmpIngress.ipv4_lpm"))
+    assert read.table_entry.action == watched.table_entry.action, "a watch port reads back as written"
     assert codes(lambda: c.write(c.update("INSERT", next_hop(c, 1, 2)))) == [grpc.StatusCode.INVALID_ARGUMENT], \
         "a selector takes one-shot sets or members, not both"
+
+
+def test_members_whose_watch_port_is_down_are_left_out_until_it_is_up(ptf, sut):
+    """P4Runtime 9.2.2: a group member is picked only while its watch port is up (fast failover).
+    The test's end of port 2's veth down (the switch's end loses its carrier): the flows of the
+    member watching port 2 go to the other member, whose own flows stay; up again, every flow
+    goes back to the member the hash picks among both."""
+    c = ptf.client
+    ptf.insert(next_hop(c, 1, 2), next_hop(c, 3, 4))
+    group = c.profile_group(SELECTOR, 10, [(1, 1), (3, 1)])
+    group.action_profile_group.members[0].watch_port = b"\x02"
+    group.action_profile_group.members[1].watch_port = b"\x04"
+    ptf.insert(group)
+    ptf.insert(route(c, action_profile_group_id=10))
+    (read,) = c.read(c.profile_group(SELECTOR, 10))
+    assert read.action_profile_group == group.action_profile_group
+    both = [(2, 1), (4, 1)]
+    flows = [flow(sport) for sport in range(3000, 3032)]
+    to_port_2 = next(pkt for pkt in flows if picked(pkt, both) == 2)
+
+    def settled(pkt, port):
+        """Sends pkt until it leaves on port (the switch looks at its links every 100 ms)."""
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            ptf.send(1, pkt)
+            if ptf.dataplane.poll(port, timeout=0.2) is not None:
+                for either in (2, 4):   # the copies sent meanwhile, and any the link held while down
+                    while ptf.dataplane.poll(either, timeout=0.3) is not None:
+                        pass
+                return
+        raise AssertionError(f"never left on port {port}")
+
+    for pkt in flows:
+        ptf.send(1, pkt)
+        ptf.verify_packet(forwarded(pkt, picked(pkt, both)), picked(pkt, both))
+    test_side = f"{sut.links}t2"
+    netns.run("ip", "link", "set", test_side, "down")
+    try:
+        settled(to_port_2, 4)
+        for pkt in flows:
+            ptf.send(1, pkt)
+            ptf.verify_packet(forwarded(pkt, 4), 4)
+    finally:
+        netns.run("ip", "link", "set", test_side, "up")
+    settled(to_port_2, 2)
+    for pkt in flows:
+        ptf.send(1, pkt)
+        ptf.verify_packet(forwarded(pkt, picked(pkt, both)), picked(pkt, both))
 
 
 def test_inline_action_profile_rewrites_the_source_mac(ptf):
@@ -278,8 +328,10 @@ def test_errors_have_the_specified_codes(ptf):
     watched.action_profile_group.members[0].watch_port = b"\x02\x58"
     assert codes(lambda: c.write(c.update("INSERT", watched))) == [grpc.StatusCode.INVALID_ARGUMENT], \
         "P4Runtime 9.2.2: a watch port that is not one of the device's (600)"
-    watched.action_profile_group.members[0].watch_port = b"\x02"
-    assert codes(lambda: c.write(c.update("INSERT", watched))) == [grpc.StatusCode.UNIMPLEMENTED]
+    watched.action_profile_group.members[0].watch_port = b""
+    watched.action_profile_group.members[0].watch = 1 << 16
+    assert codes(lambda: c.write(c.update("INSERT", watched))) == [grpc.StatusCode.INVALID_ARGUMENT], \
+        "the deprecated int32 watch too"
     assert codes(lambda: c.write(c.update("INSERT", c.profile_group(SMAC_PROFILE, 1)))) == \
         [grpc.StatusCode.INVALID_ARGUMENT], "an action profile without a selector has no groups"
     direct = c.table_entry("EcmpIngress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("11.0.0.0", 8)},

@@ -367,11 +367,31 @@ public final class AfPacketPort implements Device.Port, AutoCloseable {
     }
 
     private int readMtu() {
+        byte[] ifreq = ifreq();
+        LibC.ioctl(fd, LibC.SIOCGIFMTU, ifreq);
+        return ByteBuffer.wrap(ifreq, LibC.IFNAMSIZ, 4).order(ByteOrder.nativeOrder()).getInt();
+    }
+
+    /** Up, and running: its link has a carrier (a veth whose peer is down has none). Gone: down. */
+    @Override
+    public boolean isUp() {
+        byte[] ifreq = ifreq();
+        try {
+            LibC.ioctl(fd, LibC.SIOCGIFFLAGS, ifreq);
+        } catch (LastErrorException e) {
+            return false;
+        }
+        int flags = ByteBuffer.wrap(ifreq, LibC.IFNAMSIZ, 2).order(ByteOrder.nativeOrder()).getShort();
+        int both = LibC.IFF_UP | LibC.IFF_RUNNING;
+        return (flags & both) == both;
+    }
+
+    /** A struct ifreq naming this port's interface. */
+    private byte[] ifreq() {
         byte[] ifreq = new byte[LibC.IFREQ_SIZE];
         byte[] n = name.getBytes(StandardCharsets.US_ASCII);
         System.arraycopy(n, 0, ifreq, 0, Math.min(n.length, LibC.IFNAMSIZ - 1));
-        LibC.ioctl(fd, LibC.SIOCGIFMTU, ifreq);
-        return ByteBuffer.wrap(ifreq, LibC.IFNAMSIZ, 4).order(ByteOrder.nativeOrder()).getInt();
+        return ifreq;
     }
 
     /**

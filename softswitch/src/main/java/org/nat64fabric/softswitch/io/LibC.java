@@ -21,6 +21,9 @@ final class LibC {
     static final int SO_SNDBUF = 7;
     static final int SO_SNDBUFFORCE = 32;
     static final long SIOCGIFMTU = 0x8921;
+    static final long SIOCGIFFLAGS = 0x8913;
+    static final int IFF_UP = 0x1;
+    static final int IFF_RUNNING = 0x40;
     static final int IFNAMSIZ = 16;
     static final int IFREQ_SIZE = 40;
     static final int TPACKET_V2 = 1;

@@ -52,6 +52,31 @@ public final class ActionProfile {
         Table.ActionCall choose(State s, SelectorHash hash);
     }
 
+    /**
+     * Which of the switch's ports are up, for the group members that watch one (P4Runtime 9.2.2:
+     * a member is picked only while its watch port is up).
+     */
+    public interface PortLiveness {
+        /** Every port up: a switch without links to watch (the offline simulator). */
+        PortLiveness ALL_UP = new PortLiveness() {
+            @Override public boolean isUp(int port) {
+                return true;
+            }
+
+            @Override public long version() {
+                return 0;
+            }
+        };
+
+        boolean isUp(int port);
+
+        /** Changes whenever a port goes up or down: a group works out its live members again only then. */
+        long version();
+    }
+
+    /** A member's watch port when it has none. */
+    public static final int NO_WATCH_PORT = -1;
+
     /** A member: one action with its arguments; a MODIFY changes it in place. */
     public static final class Member implements Target {
         public final int id;
@@ -70,40 +95,91 @@ public final class ActionProfile {
     /**
      * A group of members, each with a weight: a member of weight w is picked for w of every
      * (sum of weights) hash values, so the same selector fields always pick the same member.
+     * Members that watch a port that is down are left out until it is up again (fast failover):
+     * the flows of the others keep their member only while the set of live members stays the same.
      */
     public static final class Group implements Target {
         public final int id;
+        private final PortLiveness ports;
         /** The members and, at i, the sum of the weights of members 0..i: replaced whole by a MODIFY. */
         private volatile Weighted members;
+        /** The live members of {@link #members} at a version of {@link #ports}; null until a packet asks. */
+        private volatile Live live;
 
         private static final class Weighted {
             final Member[] members;
+            final int[] weights;
             final long[] cumulative;
+            /** Each member's watch port, or null when none watches one. */
+            final int[] watchPorts;
 
-            Weighted(Member[] members, long[] cumulative) {
+            Weighted(Member[] members, int[] weights, int[] watchPorts) {
                 this.members = members;
-                this.cumulative = cumulative;
+                this.weights = weights;
+                this.cumulative = new long[members.length];
+                long sum = 0;
+                for (int i = 0; i < members.length; i++) {
+                    sum += weights[i];
+                    cumulative[i] = sum;
+                }
+                this.watchPorts = watchPorts;
+            }
+
+            Weighted alive(PortLiveness ports) {
+                int n = 0;
+                for (int port : watchPorts) {
+                    n += port == NO_WATCH_PORT || ports.isUp(port) ? 1 : 0;
+                }
+                Member[] m = new Member[n];
+                int[] w = new int[n];
+                for (int i = 0, j = 0; i < members.length; i++) {
+                    if (watchPorts[i] == NO_WATCH_PORT || ports.isUp(watchPorts[i])) {
+                        m[j] = members[i];
+                        w[j++] = weights[i];
+                    }
+                }
+                return new Weighted(m, w, null);
             }
         }
 
+        private static final class Live {
+            final Weighted of;
+            final long version;
+            final Weighted members;
+
+            Live(Weighted of, long version, Weighted members) {
+                this.of = of;
+                this.version = version;
+                this.members = members;
+            }
+        }
+
+        /** A group whose members watch no port. */
         public Group(int id, Member[] members, int[] weights) {
+            this(id, members, weights, null, PortLiveness.ALL_UP);
+        }
+
+        /** {@code watchPorts}: each member's port to watch or {@link #NO_WATCH_PORT}; null when none has one. */
+        public Group(int id, Member[] members, int[] weights, int[] watchPorts, PortLiveness ports) {
             this.id = id;
-            set(members, weights);
+            this.ports = ports;
+            set(members, weights, watchPorts);
         }
 
         /** Replaces the members (a MODIFY): a packet sees the old set or the new one, never a mix. */
-        public void set(Member[] members, int[] weights) {
-            long[] c = new long[members.length];
-            long sum = 0;
-            for (int i = 0; i < members.length; i++) {
-                sum += weights[i];
-                c[i] = sum;
+        public void set(Member[] members, int[] weights, int[] watchPorts) {
+            boolean watched = false;
+            for (int i = 0; watchPorts != null && i < watchPorts.length; i++) {
+                watched |= watchPorts[i] != NO_WATCH_PORT;
             }
-            this.members = new Weighted(members.clone(), c);
+            this.members = new Weighted(members.clone(), weights.clone(), watched ? watchPorts.clone() : null);
         }
 
         @Override public Table.ActionCall choose(State s, SelectorHash hash) {
             Weighted w = members;
+            if (w.watchPorts != null) {
+                w = alive(w);
+            }
             if (w.members.length == 0) {
                 return null;
             }
@@ -113,6 +189,16 @@ public final class ActionProfile {
                 i++;
             }
             return w.members[i].action;
+        }
+
+        private Weighted alive(Weighted w) {
+            Live l = live;
+            long version = ports.version();   // read first: a change while counting is seen by the next packet
+            if (l == null || l.of != w || l.version != version) {
+                l = new Live(w, version, w.alive(ports));
+                live = l;
+            }
+            return l.members;
         }
     }
 }

@@ -87,9 +87,11 @@ final class ActionProfiles {
     private final Map<Integer, Profile> byId = new LinkedHashMap<>();
     private final Map<ActionProfile, Profile> byProfile = new LinkedHashMap<>();
     private final ActionChecker checker;
+    private final ActionProfile.PortLiveness ports;
 
-    ActionProfiles(Program program, P4Info info, ActionChecker checker) {
+    ActionProfiles(Program program, P4Info info, ActionChecker checker, ActionProfile.PortLiveness ports) {
         this.checker = checker;
+        this.ports = ports;
         for (P4InfoOuterClass.ActionProfile a : info.getActionProfilesList()) {
             for (ActionProfile ap : program.actionProfiles()) {
                 if (ap.name.equals(a.getPreamble().getName())) {
@@ -211,7 +213,8 @@ final class ActionProfiles {
                     throw new EntityException(Code.RESOURCE_EXHAUSTED, p.ap.name + " is full (" + p.ap.size + " groups)");
                 }
                 checkTotal(p, g);
-                Group group = new Group(new ActionProfile.Group(id, targets(members), weights(g)), g, members);
+                Group group = new Group(new ActionProfile.Group(id, targets(members), weights(g), watchPorts(g), ports),
+                        g, members);
                 use(members, 1);
                 p.groups.put(id, group);
                 return;
@@ -230,7 +233,7 @@ final class ActionProfiles {
                 checkTotal(p, g);
                 use(members, 1);
                 use(existing.members, -1);
-                existing.target.set(targets(members), weights(g));
+                existing.target.set(targets(members), weights(g), watchPorts(g));
                 existing.written = g;
                 existing.members = members;
                 return;
@@ -266,7 +269,7 @@ final class ActionProfiles {
                 throw new EntityException(Code.INVALID_ARGUMENT, p.ap.name + ": member " + gm.getMemberId()
                         + " appears twice in group " + g.getGroupId());
             }
-            noWatchPort(gm, gm.getWatch(), p.ap.name + ": member " + gm.getMemberId() + " of group " + g.getGroupId());
+            watchPort(gm, gm.getWatch(), p.ap.name + ": member " + gm.getMemberId() + " of group " + g.getGroupId());
             size += sizeOf(p, gm.getWeight(), "member " + gm.getMemberId(), Code.RESOURCE_EXHAUSTED);
             out.add(m);
         }
@@ -288,14 +291,14 @@ final class ActionProfiles {
     }
 
     /**
-     * P4Runtime 9.2.2: a member's watch port (watch_port, or the deprecated watch) is an SDN port of
-     * the device (INVALID_ARGUMENT otherwise); softswitch does not follow port liveness, so a target
-     * that cannot watch ports answers UNIMPLEMENTED.
+     * P4Runtime 9.2.2: a member's watch port (watch_port, or the deprecated watch): an SDN port of
+     * the device (INVALID_ARGUMENT otherwise), or {@link ActionProfile#NO_WATCH_PORT} when not set.
+     * A port the switch has no link on counts as down.
      */
-    private static void noWatchPort(Message m, int watch, String what) throws EntityException {
+    private static int watchPort(Message m, int watch, String what) throws EntityException {
         ByteString bytes = NewerFields.bytes(m, NewerFields.WATCH_PORT);
         if (watch == 0 && (bytes == null || bytes.isEmpty())) {
-            return;
+            return ActionProfile.NO_WATCH_PORT;
         }
         long port = bytes == null || bytes.isEmpty() ? Integer.toUnsignedLong(watch)
                 : bytes.size() > 4 ? -1 : new BigInteger(1, bytes.toByteArray()).longValue();
@@ -304,8 +307,7 @@ final class ActionProfiles {
                     + (port < 0 ? "of " + bytes.size() + " bytes" : port) + " is not a port of this switch (0-"
                     + (V1ModelSwitch.DROP_PORT - 1) + ")");
         }
-        throw new EntityException(Code.UNIMPLEMENTED, what + ": softswitch does not follow port liveness; "
-                + "leave watch_port empty");
+        return (int) port;
     }
 
     /**
@@ -389,6 +391,16 @@ final class ActionProfiles {
         return out;
     }
 
+    /** Each member's watch port, checked by {@link #groupMembers} already. */
+    private static int[] watchPorts(ActionProfileGroup g) throws EntityException {
+        int[] out = new int[g.getMembersCount()];
+        for (int i = 0; i < out.length; i++) {
+            ActionProfileGroup.Member m = g.getMembers(i);
+            out[i] = watchPort(m, m.getWatch(), "member " + m.getMemberId());
+        }
+        return out;
+    }
+
     // ---- table entries ----
 
     /**
@@ -443,16 +455,17 @@ final class ActionProfiles {
         }
         ActionProfile.Member[] members = new ActionProfile.Member[set.getActionProfileActionsCount()];
         int[] weights = new int[members.length];
+        int[] watchPorts = new int[members.length];
         long size = 0;
         for (int i = 0; i < members.length; i++) {
             ActionProfileAction a = set.getActionProfileActions(i);
-            noWatchPort(a, a.getWatch(), t.name + ": action " + (i + 1) + " of the set");
+            watchPorts[i] = watchPort(a, a.getWatch(), t.name + ": action " + (i + 1) + " of the set");
             size += sizeOf(p, a.getWeight(), t.name + ": action " + (i + 1) + " of the set", Code.INVALID_ARGUMENT);
             members[i] = new ActionProfile.Member(0, check(p, a.getAction()));
             weights[i] = a.getWeight();
         }
         checkSize(p, size, 0, "the action set", Code.INVALID_ARGUMENT);
-        return new ActionProfile.Group(0, members, weights);
+        return new ActionProfile.Group(0, members, weights, watchPorts, ports);
     }
 
     /** Counts (delta 1) or forgets (delta -1) an entry's reference to its member, group or one-shot set. */

@@ -70,12 +70,18 @@ public final class Entities {
     private final Map<Table, TableEntry> defaultEntryMetadata = new HashMap<>();
 
     /** Maps the P4Info's IDs to the program's objects by name; the caller has checked they match. */
+    /** The entities of a switch without links to watch (the simulator's): every port is up. */
     public Entities(V1ModelSwitch sw, P4Info info) {
+        this(sw, info, ActionProfile.PortLiveness.ALL_UP);
+    }
+
+    /** {@code ports}: which ports are up, for group members that watch one. */
+    public Entities(V1ModelSwitch sw, P4Info info, ActionProfile.PortLiveness ports) {
         this.sw = sw;
         this.replication = new Replication(sw);
         this.valueSets = new ValueSets(sw.program, info);
         this.digests = new Digests(sw.program, info);
-        this.profiles = new ActionProfiles(sw.program, info, (t, a) -> actionCall(t, a, false));
+        this.profiles = new ActionProfiles(sw.program, info, (t, a) -> actionCall(t, a, false), ports);
         for (Table t : sw.program.tables) {
             if (!t.needsPriority() && !t.entries().isEmpty()) {
                 Map<List<Table.FieldMatch>, Table.Entry> byMatch = new HashMap<>();

@@ -11,11 +11,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.nat64fabric.softswitch.ebpf.FastPath;
+import org.nat64fabric.softswitch.pipeline.ActionProfile;
 import org.nat64fabric.softswitch.pipeline.Table;
 import org.nat64fabric.softswitch.sim.Pcap;
 import org.nat64fabric.softswitch.v1model.V1ModelSwitch;
@@ -28,13 +30,16 @@ import p4.v1.P4RuntimeOuterClass.TableEntry;
 
 /**
  * One switch: its ports, its CPU port and the forwarding pipeline it runs. Packets from ports and
- * packet-outs go through the pipeline; what leaves on the CPU port becomes a packet-in.
+ * packet-outs go through the pipeline; what leaves on the CPU port becomes a packet-in. It looks
+ * at its ports' links every {@value #PORT_SCAN_MS} ms, for the group members that watch one.
  */
-public final class Device implements AutoCloseable {
+public final class Device implements AutoCloseable, ActionProfile.PortLiveness {
     private static final Logger LOG = Logger.getLogger("softswitch");
     private static final long IDLE_SCAN_MS = 100;
     /** How often digest lists waiting for their max_timeout_ns are looked at. */
     private static final long DIGEST_TICK_MS = 5;
+    /** How often the ports' links are looked at (a watched port's failover takes up to this). */
+    private static final long PORT_SCAN_MS = 100;
 
     /** Where packets leave the switch: {@code send} may queue, {@code flush} sends what is queued. */
     public interface Port {
@@ -48,14 +53,22 @@ public final class Device implements AutoCloseable {
         default FastPath.Port kernelPort(int number) {
             return null;
         }
+
+        /** Whether the port is up with a link (carrier); one without a Linux interface always is. */
+        default boolean isUp() {
+            return true;
+        }
     }
 
     public final long deviceId;
     public final int cpuPort;
     private final Map<Integer, Port> ports = new ConcurrentHashMap<>();
+    /** The ports whose link was up when last looked at, and a count of the changes seen. */
+    private final Map<Integer, Boolean> portsUp = new ConcurrentHashMap<>();
+    private final AtomicLong portChanges = new AtomicLong();
     private final Map<Integer, Pcap.Writer[]> captures = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> counters = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService idleScanner;
+    private final ScheduledExecutorService timers;   // idle timeouts, digest lists, port links
     private final long startMicros = System.currentTimeMillis() * 1000;
     private final long startNanos = System.nanoTime();
     private volatile Pipeline pipeline;
@@ -70,17 +83,42 @@ public final class Device implements AutoCloseable {
     public Device(long deviceId, int cpuPort) {
         this.deviceId = deviceId;
         this.cpuPort = cpuPort;
-        this.idleScanner = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "idle-timeouts");
+        this.timers = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "device-timers");
             t.setDaemon(true);
             return t;
         });
-        idleScanner.scheduleWithFixedDelay(this::scanIdleEntries, IDLE_SCAN_MS, IDLE_SCAN_MS, TimeUnit.MILLISECONDS);
-        idleScanner.scheduleWithFixedDelay(this::flushDigests, DIGEST_TICK_MS, DIGEST_TICK_MS, TimeUnit.MILLISECONDS);
+        timers.scheduleWithFixedDelay(this::scanIdleEntries, IDLE_SCAN_MS, IDLE_SCAN_MS, TimeUnit.MILLISECONDS);
+        timers.scheduleWithFixedDelay(this::flushDigests, DIGEST_TICK_MS, DIGEST_TICK_MS, TimeUnit.MILLISECONDS);
+        timers.scheduleWithFixedDelay(this::scanPorts, PORT_SCAN_MS, PORT_SCAN_MS, TimeUnit.MILLISECONDS);
     }
 
     public void addPort(int number, Port port) {
+        portsUp.put(number, port.isUp());
         ports.put(number, port);
+        portChanges.incrementAndGet();
+    }
+
+    /** A port the switch has no link on is down. */
+    @Override
+    public boolean isUp(int port) {
+        return portsUp.getOrDefault(port, false);
+    }
+
+    @Override
+    public long version() {
+        return portChanges.get();
+    }
+
+    private void scanPorts() {
+        for (Map.Entry<Integer, Port> e : ports.entrySet()) {
+            boolean up = e.getValue().isUp();
+            Boolean before = portsUp.put(e.getKey(), up);
+            if (before == null || before != up) {
+                portChanges.incrementAndGet();
+                LOG.info("port " + e.getKey() + " is " + (up ? "up" : "down"));
+            }
+        }
     }
 
     /** Writes DIR/portN_in.pcap and DIR/portN_out.pcap for every port, as simple_switch --pcap does. */
@@ -352,7 +390,7 @@ public final class Device implements AutoCloseable {
 
     @Override
     public void close() {
-        idleScanner.shutdownNow();
+        timers.shutdownNow();
         stopFastPath();
         for (Pcap.Writer[] w : captures.values()) {
             for (Pcap.Writer x : w) {

@@ -76,13 +76,13 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
             synchronized (this) {
                 switch (request.getAction()) {
                     case VERIFY:
-                        Pipeline.verify(config, device.cpuPort);
+                        Pipeline.verify(config, device.cpuPort, device);
                         break;
                     case VERIFY_AND_SAVE:
-                        saved = Pipeline.verify(config, device.cpuPort);
+                        saved = Pipeline.verify(config, device.cpuPort, device);
                         break;
                     case VERIFY_AND_COMMIT:
-                        commit(Pipeline.verify(config, device.cpuPort));
+                        commit(Pipeline.verify(config, device.cpuPort, device));
                         break;
                     case COMMIT:
                         // P4Runtime 14: COMMIT carries no config (an empty one, as clients send, is none,
@@ -104,7 +104,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                         Pipeline current = device.pipeline();
                         if (current == null) {
                             // No forwarding state to keep: reconciling is committing (P4Runtime 14).
-                            commit(Pipeline.verify(config, device.cpuPort));
+                            commit(Pipeline.verify(config, device.cpuPort, device));
                             break;
                         }
                         if (!current.config.getP4Info().equals(config.getP4Info())

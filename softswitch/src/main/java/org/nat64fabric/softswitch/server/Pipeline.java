@@ -6,6 +6,7 @@ import io.grpc.StatusException;
 import org.nat64fabric.softswitch.frontend.Frontend;
 import org.nat64fabric.softswitch.frontend.P4CompileException;
 import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
+import org.nat64fabric.softswitch.pipeline.ActionProfile;
 import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.proto.DeviceConfig;
 import org.nat64fabric.softswitch.runtime.Entities;
@@ -41,10 +42,11 @@ final class Pipeline {
     }
 
     /**
-     * Compiles and checks a config (the VERIFY step) for a switch whose CPU port is {@code cpuPort};
-     * INVALID_ARGUMENT says what is wrong.
+     * Compiles and checks a config (the VERIFY step) for a switch whose CPU port is {@code cpuPort}
+     * and whose ports' liveness {@code ports} tells; INVALID_ARGUMENT says what is wrong.
      */
-    static Pipeline verify(ForwardingPipelineConfig config, int cpuPort) throws StatusException {
+    static Pipeline verify(ForwardingPipelineConfig config, int cpuPort, ActionProfile.PortLiveness ports)
+            throws StatusException {
         if (!config.hasP4Info()) {
             throw invalid("config.p4info is missing");
         }
@@ -81,7 +83,7 @@ final class Pipeline {
                     + cpuPort + ": run softswitch with a --cpu-port outside 0-3");
         }
         V1ModelSwitch sw = new V1ModelSwitch(program);
-        return new Pipeline(config, sw, new Entities(sw, config.getP4Info()));
+        return new Pipeline(config, sw, new Entities(sw, config.getP4Info(), ports));
     }
 
     /** The same pipeline and state under the cookie of {@code other}, or none (RECONCILE_AND_COMMIT of the running config). */

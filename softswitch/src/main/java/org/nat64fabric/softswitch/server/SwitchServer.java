@@ -88,7 +88,7 @@ public final class SwitchServer implements AutoCloseable {
     public static void preload(Device device, Program program, DeviceConfig config) throws StatusException {
         ForwardingPipelineConfig fpc = ForwardingPipelineConfig.newBuilder()
                 .setP4Info(P4InfoBuilder.build(program)).setP4DeviceConfig(config.toByteString()).build();
-        device.setPipeline(Pipeline.verify(fpc, device.cpuPort));
+        device.setPipeline(Pipeline.verify(fpc, device.cpuPort, device));
     }
 
     @Override

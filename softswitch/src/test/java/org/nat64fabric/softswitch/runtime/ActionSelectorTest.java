@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.nat64fabric.softswitch.testutil.P4Programs.bytes;
 
+import com.google.protobuf.ByteString;
 import java.math.BigInteger;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.nat64fabric.softswitch.frontend.Frontend;
 import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
+import org.nat64fabric.softswitch.pipeline.ActionProfile;
 import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.v1model.V1ModelSwitch;
 import p4.config.v1.P4InfoOuterClass;
@@ -236,6 +238,90 @@ class ActionSelectorTest {
         tooBig.getActionProfileActionSetBuilder().addActionProfileActionsBuilder().setAction(nextHop(2)).setWeight(9);
         assertEquals(EntityException.Code.INVALID_ARGUMENT, failure(Update.Type.MODIFY, route(tooBig.build())),
                 "over @max_group_size(8): P4Runtime 9.2.3");
+    }
+
+    /** Ports a test brings up and down. */
+    private static final class Links implements ActionProfile.PortLiveness {
+        final java.util.Set<Integer> down = new java.util.HashSet<>();
+        long version;
+
+        void set(int port, boolean up) {
+            if (up ? down.remove(port) : down.add(port)) {
+                version++;
+            }
+        }
+
+        @Override public boolean isUp(int port) {
+            return !down.contains(port);
+        }
+
+        @Override public long version() {
+            return version;
+        }
+    }
+
+    @Test
+    void membersWatchingAPortThatIsDownAreLeftOutUntilItIsUp() throws Exception {
+        Links links = new Links();
+        entities = new Entities(sw, info, links);
+        write(Update.Type.INSERT, member(1, 2));
+        write(Update.Type.INSERT, member(2, 3));
+        Entity watched = group(10, 1, 1, 2, 1);
+        ActionProfileGroup.Builder g = watched.getActionProfileGroup().toBuilder();
+        NewerFields.withBytes(g.getMembersBuilder(0), NewerFields.WATCH_PORT, ByteString.copyFrom(new byte[] {2}));
+        g.getMembersBuilder(1).setWatch(3);   // the deprecated int32 form
+        watched = Entity.newBuilder().setActionProfileGroup(g).build();
+        write(Update.Type.INSERT, watched);
+        write(Update.Type.INSERT, route(TableAction.newBuilder().setActionProfileGroupId(10).build()));
+        assertEquals(List.of(watched), entities.read(group(10)), "read back as written");
+        int[] sports = new java.util.Random(5).ints(200, 0, 65536).toArray();
+        for (int sport : sports) {
+            assertEquals(expectedHash(sport) % 2 == 0 ? 2 : 3, portOf(udp(sport)), "both up: by the hash");
+        }
+        links.set(3, false);
+        for (int sport : sports) {
+            assertEquals(2, portOf(udp(sport)), "port 3 down: its member is left out");
+        }
+        links.set(2, false);
+        assertEquals(-1, portOf(udp(sports[0])), "every member's port down: no member, the default action (drop)");
+        links.set(2, true);
+        links.set(3, true);
+        for (int sport : sports) {
+            assertEquals(expectedHash(sport) % 2 == 0 ? 2 : 3, portOf(udp(sport)), "up again: as before");
+        }
+    }
+
+    @Test
+    void aOneShotSetsActionWatchingAPortThatIsDownIsLeftOut() throws Exception {
+        Links links = new Links();
+        entities = new Entities(sw, info, links);
+        TableAction.Builder set = TableAction.newBuilder();
+        NewerFields.withBytes(set.getActionProfileActionSetBuilder().addActionProfileActionsBuilder().setAction(nextHop(2))
+                .setWeight(1), NewerFields.WATCH_PORT, ByteString.copyFrom(new byte[] {2}));
+        set.getActionProfileActionSetBuilder().addActionProfileActionsBuilder().setAction(nextHop(3)).setWeight(1);
+        Entity e = route(set.build());
+        write(Update.Type.INSERT, e);
+        assertEquals(List.of(e), entities.read(route(TableAction.getDefaultInstance())), "read back as written");
+        links.set(2, false);
+        for (int sport = 2000; sport < 2050; sport++) {
+            assertEquals(3, portOf(udp(sport)), "port 2 down: the action without a watch port");
+        }
+        links.set(2, true);
+        for (int sport = 2000; sport < 2050; sport++) {
+            assertEquals(expectedHash(sport) % 2 == 0 ? 2 : 3, portOf(udp(sport)));
+        }
+    }
+
+    @Test
+    void aWatchPortMustBeOneTheSwitchCanHave() throws Exception {
+        write(Update.Type.INSERT, member(1, 2));
+        ActionProfileGroup.Builder g = group(10, 1, 1).getActionProfileGroup().toBuilder();
+        NewerFields.withBytes(g.getMembersBuilder(0), NewerFields.WATCH_PORT, ByteString.copyFrom(new byte[] {2, 0x58}));
+        assertEquals(EntityException.Code.INVALID_ARGUMENT,
+                failure(Update.Type.INSERT, Entity.newBuilder().setActionProfileGroup(g).build()), "port 600: past 9 bits");
+        g.getMembersBuilder(0).setUnknownFields(com.google.protobuf.UnknownFieldSet.getDefaultInstance()).setWatch(-1);
+        assertEquals(EntityException.Code.INVALID_ARGUMENT,
+                failure(Update.Type.INSERT, Entity.newBuilder().setActionProfileGroup(g).build()), "a negative port");
     }
 
     @Test

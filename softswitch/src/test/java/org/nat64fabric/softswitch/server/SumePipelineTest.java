@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.nat64fabric.softswitch.frontend.Frontend;
 import org.nat64fabric.softswitch.frontend.Preprocessor;
 import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
+import org.nat64fabric.softswitch.pipeline.ActionProfile;
 import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.proto.DeviceConfig;
 import p4.v1.P4RuntimeOuterClass.ForwardingPipelineConfig;
@@ -27,9 +28,9 @@ class SumePipelineTest {
                 .setP4DeviceConfig(DeviceConfig.newBuilder()
                         .setFormatVersion(Pipeline.DEVICE_CONFIG_VERSION).setProgramName("sume_forwarding.p4")
                         .setPreprocessedSource(pre.preprocessed).build().toByteString()).build();
-        StatusException e = assertThrows(StatusException.class, () -> Pipeline.verify(config, 3));
+        StatusException e = assertThrows(StatusException.class, () -> Pipeline.verify(config, 3, ActionProfile.PortLiveness.ALL_UP));
         assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
         assertTrue(e.getStatus().getDescription().contains("--cpu-port outside 0-3"), e.getStatus().getDescription());
-        assertEquals(Program.Architecture.SUME, Pipeline.verify(config, 255).sw.program.architecture);
+        assertEquals(Program.Architecture.SUME, Pipeline.verify(config, 255, ActionProfile.PortLiveness.ALL_UP).sw.program.architecture);
     }
 }
