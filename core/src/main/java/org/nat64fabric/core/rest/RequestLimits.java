@@ -70,7 +70,7 @@ public final class RequestLimits implements ContainerRequestFilter {
         }
     }
 
-    /** 413, and the connection closes: what is left of the body is not read. */
+    /** 413, and the connection closes, so the rest of the body, whatever the caller read of it, need not be read. */
     static Response tooLarge() {
         return Response.fromResponse(Errors.of(413, "body", TOO_LARGE)).header("Connection", "close").build();
     }
