@@ -22,6 +22,8 @@ public final class Preprocessor {
     private static final Pattern LINE_MARKER = Pattern.compile("^#\\s*(?:line\\s+)?(\\d+)\\s+\"((?:[^\"\\\\]|\\\\.)*)\".*$");
     private static final Pattern CPP_DIAGNOSTIC = Pattern.compile("^(.+?):(\\d+):(?:(\\d+):)? (?:fatal )?error: (.*)$");
     private static Path libraryDir;
+    /** The address space cpp may take (1 GiB; a large program takes tens of MiB). */
+    private static final long CPP_MEMORY_KIB = 1L << 20;
 
     /** Preprocessed text whose line i (from 1) came from {@code files[i]}, line {@code lines[i]}. */
     public static final class Result {
@@ -57,7 +59,9 @@ public final class Preprocessor {
         if (!Files.isReadable(source)) {
             throw new P4CompileException(source.toString(), "cannot read the file (does it exist?)");
         }
-        List<String> cmd = new ArrayList<>(List.of("cpp", "-undef", "-nostdinc", "-x", "c", "-std=c99"));
+        // cpp within an address space of CPP_MEMORY_KIB: an #include of /dev/zero would take all the machine has
+        List<String> cmd = new ArrayList<>(List.of("sh", "-c", "ulimit -v " + CPP_MEMORY_KIB + " && exec \"$@\"", "cpp",
+                "cpp", "-undef", "-nostdinc", "-x", "c", "-std=c99"));
         for (String d : defines) {
             cmd.add("-D" + d);
         }
@@ -87,8 +91,7 @@ public final class Preprocessor {
             // cpp names a library by its unpacked path in some errors (a name too long): as the program does
             err = new String(Files.readAllBytes(errFile), StandardCharsets.UTF_8).replace(libraryDir() + File.separator, "");
         } catch (IOException e) {
-            throw new P4CompileException(source.toString(),
-                    "cannot run the C preprocessor 'cpp' (" + e.getMessage() + "); install it with: apt-get install cpp");
+            throw new P4CompileException(source.toString(), "cannot run the C preprocessor (" + e.getMessage() + ")");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new P4CompileException(source.toString(), "interrupted while preprocessing");
@@ -96,12 +99,20 @@ public final class Preprocessor {
             deleteQuietly(outFile);
             deleteQuietly(errFile);
         }
+        if (rc == 127) {   // sh found no cpp to exec
+            throw new P4CompileException(source.toString(),
+                    "cannot run the C preprocessor 'cpp' (not found); install it with: apt-get install cpp");
+        }
         if (rc != 0) {
             for (String line : err.split("\n")) {
                 Matcher m = CPP_DIAGNOSTIC.matcher(line);
                 if (m.matches()) {
-                    throw new P4CompileException(m.group(1), Integer.parseInt(m.group(2)),
-                            m.group(3) == null ? 1 : Integer.parseInt(m.group(3)), m.group(4));
+                    throw new P4CompileException(m.group(1), upToIntMax(m.group(2)),
+                            m.group(3) == null ? 1 : upToIntMax(m.group(3)), m.group(4));
+                }
+                if (line.startsWith("cc1: out of memory")) {
+                    throw new P4CompileException(source.toString(), "the C preprocessor needed more than the "
+                            + (CPP_MEMORY_KIB >> 20) + " GiB it may use: does an #include name a device or an endless file?");
                 }
             }
             throw new P4CompileException(source.toString(), "preprocessing failed: " + err.strip());
@@ -127,7 +138,12 @@ public final class Preprocessor {
             files.add(file);
             lines[i] = next;
             if (m.matches()) {
-                next = Integer.parseInt(m.group(1));
+                long line = m.group(1).length() > 10 ? Long.MAX_VALUE : Long.parseLong(m.group(1));
+                if (line > Integer.MAX_VALUE) {
+                    throw new P4CompileException(file, next, 1, "#line " + m.group(1)
+                            + " is past the largest line number softswitch counts, " + Integer.MAX_VALUE);
+                }
+                next = (int) line;
                 file = m.group(2).replace("\\\\", "\\");
             } else {
                 text.append(raw[i]);
@@ -136,6 +152,11 @@ public final class Preprocessor {
             text.append('\n');
         }
         return new Result(cppOutput, text.toString(), files, lines);
+    }
+
+    /** A line or column cpp printed (a #line may set any number), the largest int past that. */
+    private static int upToIntMax(String digits) {
+        return digits.length() > 10 ? Integer.MAX_VALUE : (int) Math.min(Long.parseLong(digits), Integer.MAX_VALUE);
     }
 
     private static void deleteQuietly(Path file) {
