@@ -24,6 +24,10 @@ public final class Preprocessor {
     private static Path libraryDir;
     /** The address space cpp may take (1 GiB; a large program takes tens of MiB). */
     private static final long CPP_MEMORY_KIB = 1L << 20;
+    /** The most it may write (64 MiB; nat64.p4 and its includes make 110 KiB). */
+    private static final long CPP_OUTPUT_KIB = 1L << 16;
+    /** bash's exit status for a command killed by SIGXFSZ, the signal of a file past its limit. */
+    private static final int KILLED_BY_SIGXFSZ = 128 + 25;
 
     /** Preprocessed text whose line i (from 1) came from {@code files[i]}, line {@code lines[i]}. */
     public static final class Result {
@@ -59,8 +63,10 @@ public final class Preprocessor {
         if (!Files.isReadable(source)) {
             throw new P4CompileException(source.toString(), "cannot read the file (does it exist?)");
         }
-        // cpp within an address space of CPP_MEMORY_KIB: an #include of /dev/zero would take all the machine has
-        List<String> cmd = new ArrayList<>(List.of("sh", "-c", "ulimit -v " + CPP_MEMORY_KIB + " && exec \"$@\"", "cpp",
+        // cpp within limits: an #include of /dev/zero would take all the memory the machine has, a file
+        // that includes itself twice would write without end
+        List<String> cmd = new ArrayList<>(List.of("bash", "-c",
+                "ulimit -v " + CPP_MEMORY_KIB + " -f " + CPP_OUTPUT_KIB + " && exec \"$@\"", "cpp",
                 "cpp", "-undef", "-nostdinc", "-x", "c", "-std=c99"));
         for (String d : defines) {
             cmd.add("-D" + d);
@@ -99,7 +105,11 @@ public final class Preprocessor {
             deleteQuietly(outFile);
             deleteQuietly(errFile);
         }
-        if (rc == 127) {   // sh found no cpp to exec
+        if (rc == KILLED_BY_SIGXFSZ) {
+            throw new P4CompileException(source.toString(), "the preprocessed program passed "
+                    + (CPP_OUTPUT_KIB >> 10) + " MiB: does a file include itself, or include without end?");
+        }
+        if (rc == 127) {   // bash found no cpp to exec
             throw new P4CompileException(source.toString(),
                     "cannot run the C preprocessor 'cpp' (not found); install it with: apt-get install cpp");
         }
@@ -147,6 +157,10 @@ public final class Preprocessor {
                 file = m.group(2).replace("\\\\", "\\");
             } else {
                 text.append(raw[i]);
+                if (next == Integer.MAX_VALUE && i + 1 < raw.length) {
+                    throw new P4CompileException(file, next, 1, "the next line would be past the largest line "
+                            + "number softswitch counts, " + Integer.MAX_VALUE + " (a #line set it too high)");
+                }
                 next++;
             }
             text.append('\n');

@@ -1,0 +1,3 @@
+#line 2147483647
+const bit<8> x = 1;
+const bit<8> y = 2;
