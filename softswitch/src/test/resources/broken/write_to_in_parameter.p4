@@ -1,4 +1,4 @@
-// expect: 39:55: cannot write to 'hdr.eth.type': 'hdr' is read-only (an 'in' parameter or a constant)
+// expect: 39:55: cannot write to 'hdr.eth.type': 'hdr' is read-only (an 'in' or directionless parameter, or a constant)
 #include <core.p4>
 #include <v1model.p4>
 header eth_t { bit<48> dst; bit<48> src; bit<16> type; }

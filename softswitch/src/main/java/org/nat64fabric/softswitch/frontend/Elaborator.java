@@ -531,6 +531,7 @@ final class Elaborator {
     // ---- the program ----
 
     Program compile(ProgramContext program) {
+        checkTypeParameterNames(program);
         InstantiationContext main = declareAll(program);
         if (main == null) {
             throw new P4CompileException(mainFile, "the program has no package instance named 'main' "
@@ -540,6 +541,25 @@ final class Elaborator {
         Program compiled = instantiateMain(main);
         checkUninstantiated(program);
         return compiled;
+    }
+
+    /** The type parameters of each generic declaration have distinct names (one scope, P4_16 6.3). */
+    private void checkTypeParameterNames(ProgramContext program) {
+        java.util.ArrayDeque<ParseTree> todo = new java.util.ArrayDeque<>(List.of(program));   // no recursion: trees may be deep
+        while (!todo.isEmpty()) {
+            ParseTree t = todo.pop();
+            if (t instanceof TypeParametersContext) {
+                Set<String> seen = new HashSet<>();
+                for (NameContext n : ((TypeParametersContext) t).name()) {
+                    if (!seen.add(n.getText())) {
+                        throw error(n, "type parameter '" + n.getText() + "' is declared twice");
+                    }
+                }
+            }
+            for (int i = 0; i < t.getChildCount(); i++) {
+                todo.push(t.getChild(i));
+            }
+        }
     }
 
     /**
@@ -1076,9 +1096,20 @@ final class Elaborator {
                 t.typeParams.add(n.getText());
             }
         }
+        Set<String> declared = new HashSet<>();
         for (MethodPrototypeContext m : o.methodPrototype()) {
             if (m.functionPrototype() != null) {
-                t.methods.put(m.functionPrototype().name().getText(), m.functionPrototype());
+                FunctionPrototypeContext f = m.functionPrototype();
+                String name = f.name().getText();
+                if (name.equals(t.name)) {
+                    throw error(f.name(), "the constructor of extern '" + t.name + "' has no return type");
+                }
+                // P4_16 7.2.10: methods of one name differ in their number of parameters
+                if (!declared.add(name + "/" + f.parameterList().parameter().size())) {
+                    throw error(f.name(), "extern '" + t.name + "' declares method '" + name + "' twice with "
+                            + f.parameterList().parameter().size() + " parameters");
+                }
+                t.methods.put(name, f);
             } else if (!m.name().getText().equals(t.name)) {
                 throw error(m.name(), "'" + m.name().getText() + "' has no return type: a method needs one; only a constructor,"
                         + " named after the extern '" + t.name + "', has none");
@@ -1313,10 +1344,16 @@ final class Elaborator {
         if (!(e instanceof Expr.LValue || e instanceof Expr.Agg || e instanceof VarbitIo.Field) || e instanceof Expr.Const) {
             throw error(at, what + " must be a writable location, not '" + at.getText() + "'");
         }
+        requireNotReadOnly(at, sc, "write to");
+    }
+
+    /** {@code at} does not lie within an in (or directionless) parameter or a constant. */
+    private void requireNotReadOnly(ExpressionContext at, Scope sc, String verb) {
         String root = rootName(at);
         Object o = root == null ? null : sc.lookup(root);
         if (o instanceof Var && ((Var) o).readOnly) {
-            throw error(at, "cannot write to '" + at.getText() + "': '" + root + "' is read-only (an 'in' parameter or a constant)");
+            throw error(at, "cannot " + verb + " '" + at.getText() + "': '" + root + "' is read-only (an 'in' "
+                    + "or directionless parameter, or a constant)");
         }
     }
 
@@ -1665,7 +1702,8 @@ final class Elaborator {
                 }
                 data.add(new Action.Param(name, Math.max(widthOf(t), 1), (Expr.LValue) slot, pan));
             }
-            body.symbols.put(name, new Var(name, slot, p.direction() != null && "in".equals(p.direction().getText())));
+            // P4_16 14.1: a directionless parameter behaves as an in one (read-only)
+            body.symbols.put(name, new Var(name, slot, p.direction() == null || "in".equals(p.direction().getText())));
         }
         Action a = new Action(qname, an, data);
         actionDeclarations.put(a, d.name().getStart());
@@ -2407,12 +2445,21 @@ final class Elaborator {
                     if (k.name().getText().equals("selector") && matchKindType.members.contains("selector")) {
                         selectorFields.add(selectorField(k, sc));
                     } else {
-                        keys.add(keyField(k, sc, keys.size() + selectorFields.size() + 1));
+                        Table.KeyField f = keyField(k, sc, keys.size() + selectorFields.size() + 1);
+                        if (keys.stream().anyMatch(x -> x.name.equals(f.name))) {
+                            throw error(k, "table '" + d.name().getText() + "' has two key fields named '" + f.name
+                                    + "': P4Runtime names each match field (give one a @name)");
+                        }
+                        keys.add(f);
                     }
                 }
             } else if (p instanceof ActionsPropertyContext) {
                 for (ActionRefContext r : ((ActionsPropertyContext) p).actionRef()) {
                     ActionSym a = actionSym(r.name(), sc);
+                    if (refs.stream().anyMatch(x -> x.action == a.action)) {
+                        throw error(r.name(), "action '" + r.name().getText() + "' is listed twice in the actions of table '"
+                                + d.name().getText() + "'");
+                    }
                     Map<String, List<String>> ran = annotations(r.annotations());
                     refs.add(new Table.ActionRef(a.action, ran.containsKey("tableonly"), ran.containsKey("defaultonly"), ran,
                             boundArguments(a, r, sc, bindings)));
@@ -4441,10 +4488,11 @@ final class Elaborator {
         boolean fromBits = e.type instanceof Type.Bits;
         boolean fromBool = e.type == Type.BOOL;
         boolean fromSerEnum = e.type instanceof Type.Enum && ((Type.Enum) e.type).underlying != null;
-        if (to instanceof Type.Bits && (fromBits || fromSerEnum || (fromBool && ((Type.Bits) to).width == 1))) {
+        // P4_16 8.11.1: bool converts to and from bit<1> only, not int<1>
+        if (to instanceof Type.Bits && (fromBits || fromSerEnum || (fromBool && to.equals(new Type.Bits(1, false))))) {
             return fold(new Ops.Cast(to, e));
         }
-        if (to == Type.BOOL && fromBits && ((Type.Bits) e.type).width == 1) {
+        if (to == Type.BOOL && e.type.equals(new Type.Bits(1, false))) {
             return fold(new Ops.Cast(to, e));
         }
         if (to instanceof Type.Enum && ((Type.Enum) to).underlying != null && fromBits) {
@@ -4683,6 +4731,9 @@ final class Elaborator {
                 return directInvocation((BlockType) base, new MethodRef(base, name, mc), args, sc, cx, e);
             }
             if (base instanceof Expr.Agg) {
+                if (CHANGING_METHODS.contains(name)) {
+                    requireNotReadOnly(mc.expression(), sc, "call " + name + "() on");
+                }
                 return headerMethod((Expr.Agg) base, name, args == null ? 0 : args.argument().size(), args, sc, mc.name());
             }
             if (!(base instanceof Expr) && !(base instanceof Type) && !(base instanceof ApplyResult)) {
@@ -4894,6 +4945,9 @@ final class Elaborator {
      * Header and stack methods are reached here: member() turned hdr.x into an Agg, and
      * hdr.x.isValid into a MethodRef on it.
      */
+    /** Header and stack methods that change what they are called on. */
+    private static final Set<String> CHANGING_METHODS = Set.of("setValid", "setInvalid", "push_front", "pop_front");
+
     private Object headerMethod(Expr.Agg h, String method, int argc, ArgumentListContext args, Scope sc, ParserRuleContext at) {
         if (SIZE_METHODS.contains(method) && argc == 0) {
             boolean largest = method.startsWith("max");
