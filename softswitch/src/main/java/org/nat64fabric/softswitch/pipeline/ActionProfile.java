@@ -126,19 +126,16 @@ public final class ActionProfile {
             }
 
             Weighted alive(PortLiveness ports) {
+                Member[] m = new Member[members.length];
+                int[] w = new int[members.length];
                 int n = 0;
-                for (int port : watchPorts) {
-                    n += port == NO_WATCH_PORT || ports.isUp(port) ? 1 : 0;
-                }
-                Member[] m = new Member[n];
-                int[] w = new int[n];
-                for (int i = 0, j = 0; i < members.length; i++) {
+                for (int i = 0; i < members.length; i++) {   // each port asked once: it may change meanwhile
                     if (watchPorts[i] == NO_WATCH_PORT || ports.isUp(watchPorts[i])) {
-                        m[j] = members[i];
-                        w[j++] = weights[i];
+                        m[n] = members[i];
+                        w[n++] = weights[i];
                     }
                 }
-                return new Weighted(m, w, null);
+                return new Weighted(java.util.Arrays.copyOf(m, n), java.util.Arrays.copyOf(w, n), null);
             }
         }
 
@@ -152,11 +149,6 @@ public final class ActionProfile {
                 this.version = version;
                 this.members = members;
             }
-        }
-
-        /** A group whose members watch no port. */
-        public Group(int id, Member[] members, int[] weights) {
-            this(id, members, weights, null, PortLiveness.ALL_UP);
         }
 
         /** {@code watchPorts}: each member's port to watch or {@link #NO_WATCH_PORT}; null when none has one. */
