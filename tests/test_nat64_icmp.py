@@ -13,7 +13,7 @@ from scapy.layers.inet6 import (ICMPv6DestUnreach, ICMPv6EchoReply, ICMPv6EchoRe
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
-from nat64_setup import (DROP_NO_ROUTE, DROP_BAD_CHECKSUM, DROP_ICMP_ERROR, DROP_NOT_GLOBAL, DROP_POOL4_NO_BIB, DROP_TTL_EXPIRED, MAPPED, P, POOL6,
+from nat64_setup import (DROP_BAD_CHECKSUM, DROP_ICMP_ERROR, DROP_NOT_GLOBAL, DROP_POOL4_NO_BIB, DROP_TTL_EXPIRED, MAPPED, P, POOL6,
                          PUNT_NEEDS_FRAGMENTATION, ROUTER_MAC, SENT_PARAM_PROBLEM, SENT_TIME_EXCEEDED, SENT_TOO_BIG,
                          SENT_UNREACHABLE,
                          SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT,
@@ -873,17 +873,54 @@ def test_stateful_hairpinning_through_pool4(ptf, proto):
     assert ptf.client.packet_in(timeout=0.5) is None
 
 
-def test_a_hairpinned_packet_without_a_route_back_is_dropped_without_an_error(ptf):
-    """A hairpin's second pass comes from the NAT64's own pool4 address: no error goes to it (it
-    would leave as IPv4 on the IPv6 host's link). B's IPv6 address has no route: the packet is
-    dropped and counted no_route, and nothing comes back."""
-    b6, b4 = "2001:db8:99::b", "192.0.2.20"
-    ptf.insert(session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, b4, 8080, b6, 80),
-               hairpin_route(ptf, "192.0.2.0", 24))
-    before = drops(ptf, DROP_NO_ROUTE)
-    ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=8080) / b"GET", dst=embed(b4, POOL6, 96)))
+def hairpinned_host(ptf):
+    """The IPv6 host's UDP port 5000 is MAPPED:40000 both ways, and pool4 routes back in."""
+    stateful_udp(ptf)
+    ptf.insert(hairpin_route(ptf, "192.0.2.0", 24))
+
+
+def test_hairpinned_udp_to_a_pool4_port_without_a_mapping_gets_port_unreachable(ptf):
+    """RFC 6146 3.5.1 on a hairpin's second pass (3.8): UDP to a pool4 transport address no BIB
+    entry maps gets Port Unreachable, which goes to the NAT64's own pool4 address and so round
+    once more, translated back: the host gets ICMPv6 1/4 from the switch's IPv4 address in pool6,
+    quoting its datagram as it sent it. TCP and echo there are dropped as from IPv4."""
+    hairpinned_host(ptf)
+    before, before_sent = drops(ptf, DROP_POOL4_NO_BIB), sent(ptf, SENT_UNREACHABLE)
+    unmapped6 = embed("192.0.2.20", POOL6, 96)
+    ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=9999) / b"who", dst=unmapped6))
+    quoted6 = IPv6(src=V6_HOST, dst=unmapped6, hlim=63) / UDP(sport=5000, dport=9999) / b"who"
+    ptf.verify_packet(to_v6_host(ICMPv6DestUnreach(code=4) / quoted6, src=embed(SWITCH_V4, POOL6, 96), hlim=64),
+                      V6_PORT)
     ptf.verify_no_other_packets()
-    assert drops(ptf, DROP_NO_ROUTE) == before + 1
+    assert sent(ptf, SENT_UNREACHABLE) == before_sent + 1
+    assert drops(ptf, DROP_POOL4_NO_BIB) == before, "answered, not dropped"
+    ptf.insert(session_v6(ptf, 1, V6_HOST, 77, MAPPED, 40077))
+    ptf.send(V6_PORT, from_v6_host(ICMPv6EchoRequest(id=77), dst=unmapped6))
+    ptf.verify_no_other_packets()
+    assert drops(ptf, DROP_POOL4_NO_BIB) == before + 1
+
+
+def test_errors_about_a_hairpins_second_pass_reach_the_host_it_came_from(ptf):
+    """An error on a hairpin's second pass goes round once more, never out as IPv4 on the IPv6
+    host's link, and reaches A from the switch's IPv4 address in pool6, quoting A's packet (RFC
+    7915 4.2): B's IPv6 address without a route gives 1/0 (from 3/0); B's link too small for A's
+    packet gives Packet Too Big of that link's MTU (Fragmentation Needed of MTU − 20 on the way)."""
+    b6, b4 = "2001:db8:99::b", "192.0.2.20"
+    hairpinned_host(ptf)
+    ptf.insert(session_v4(ptf, 17, b4, 8080, b6, 80), session_v4(ptf, 17, b4, 8081, "2001:db8:1::b", 80))
+    ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=8080) / b"GET", dst=embed(b4, POOL6, 96)))
+    quoted6 = IPv6(src=V6_HOST, dst=embed(b4, POOL6, 96), hlim=63) / UDP(sport=5000, dport=8080) / b"GET"
+    ptf.verify_packet(to_v6_host(ICMPv6DestUnreach(code=0) / quoted6, src=embed(SWITCH_V4, POOL6, 96), hlim=64),
+                      V6_PORT)
+    ptf.verify_no_other_packets()
+    mtu(ptf, V6_PORT, 1300)
+    big = UDP(sport=5000, dport=8081) / (b"x" * 1400)
+    ptf.send(V6_PORT, from_v6_host(big, dst=embed(b4, POOL6, 96)))
+    quoted6 = IPv6(src=V6_HOST, dst=embed(b4, POOL6, 96), hlim=63) / big
+    left = 576 - 20 - 8 - 20    # of the datagram, in the ICMPv4 error cut to 576 bytes on the way
+    ptf.verify_packet(to_v6_host(ICMPv6PacketTooBig(mtu=1300) / bytes(quoted6)[:40 + left],
+                                 src=embed(SWITCH_V4, POOL6, 96), hlim=64), V6_PORT)
+    ptf.verify_no_other_packets()
 
 
 @BOTH

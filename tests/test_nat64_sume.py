@@ -528,6 +528,23 @@ def test_the_controller_hairpins_through_the_card(sume_fabric):
     assert after.get("finish.notSupported", 0) == 0, after
 
 
+def test_hairpinned_udp_to_an_unmapped_pool4_port_gets_port_unreachable_through_the_controller(sume_fabric):
+    """As v1model's test_nat64_icmp.py::test_hairpinned_udp_to_a_pool4_port_without_a_mapping_gets_port_unreachable:
+    the card's second pass of A's datagram finds no BIB entry for the pool4 port and hands it over
+    for Port Unreachable (FINISH_ICMP_ERROR); the controller sends the error to A's own pool4
+    address through the pipe, which translates it back: A gets ICMPv6 1/4 from the switch's IPv4
+    address in pool6, quoting its datagram as it sent it."""
+    api, dataplane, tmp = sume_fabric
+    unmapped6 = embed("192.0.2.11", POOL6, 96)      # in pool4; the port below is in no block handed out
+    to_nobody = from_v6_host(UDP(sport=6200, dport=1023) / b"anyone?", dst=unmapped6)
+    quoted6 = IPv6(src=V6_HOST, dst=unmapped6, hlim=63) / UDP(sport=6200, dport=1023) / b"anyone?"
+    expected = Ether(bytes(to_v6_host(ICMPv6DestUnreach(code=4) / quoted6, src=embed(SWITCH_V4, POOL6, 96),
+                                      hlim=63)))
+    got = first_through(sume_fabric, to_nobody, out_port=V6_PORT)
+    assert got == expected, got.show2(dump=True)
+    dataplane.verify_no_other_packets()
+
+
 def test_the_controller_hairpins_a_routers_packet_too_big_about_a_hairpinned_packet_back(sume_fabric):
     """Jool's graybox "ptb66" through pool4 with a full-size packet, as v1model's
     test_nat64_rfc_audit.py::test_packet_too_big_about_a_stateful_hairpinned_packet_is_hairpinned_back:

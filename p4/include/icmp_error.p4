@@ -139,6 +139,9 @@ control IcmpError(inout headers_t hdr, inout metadata_t meta, inout standard_met
         hdr.ethernet.dst_addr = peer;
         standard_metadata.egress_spec = standard_metadata.ingress_port;
         meta.recirc = RECIRC_CHECKSUM;
+        /* An error about a hairpin's second pass is to the NAT64's own pool4 (or EAM) address:
+         * summed, it goes round to be translated back to the IPv6 host that sent the packet. */
+        meta.hairpin_after = meta.hairpinned;
     }
 }
 

@@ -64,9 +64,10 @@ bool one_host_in_a_link_group_frame(in headers_t hdr, in metadata_t meta) {
  * Exceeded (RFC 4443 3.3 and RFC 7915 5.1: MUST, whatever the packet), and Destination
  * Unreachable 1 about an atomic or first fragment an extension header follows, with TCP or UDP
  * behind it (RFC 7915 5.1, 5.4); the other errors wait for the whole datagram's first fragment.
- * None on a hairpin's second pass: its source is the NAT64's own pool4 address, not the host's. */
+ * On a hairpin's second pass the error goes to the NAT64's own pool4 address, and so round once
+ * more to be translated back to the host that sent the packet (IcmpError). */
 bool may_answer_with_error(in headers_t hdr, in metadata_t meta) {
-    return !meta.hairpinned && one_host_to_one_host(hdr, meta) && !(hdr.icmp.isValid() && !meta.is_echo
+    return one_host_to_one_host(hdr, meta) && !(hdr.icmp.isValid() && !meta.is_echo
              || hdr.ipv6_frag.isValid() && meta.error_type != ICMP6_PACKET_TOO_BIG
                 && meta.error_type != ICMP6_TIME_EXCEEDED
                 && !(meta.answerable_after_frag && hdr.ipv6_frag.frag_offset == 0
