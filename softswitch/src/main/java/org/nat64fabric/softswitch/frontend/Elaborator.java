@@ -576,10 +576,8 @@ final class Elaborator {
             }
             String name = parser ? d.parserDeclaration().parserTypeDeclaration().name().getText()
                     : d.controlDeclaration().controlTypeDeclaration().name().getText();
-            boolean generic = parser ? d.parserDeclaration().parserTypeDeclaration().typeParameters() != null
-                    : d.controlDeclaration().controlTypeDeclaration().typeParameters() != null;
             ParameterListContext constructor = parser ? d.parserDeclaration().parameterList() : d.controlDeclaration().parameterList();
-            if (instantiated.contains(name) || generic || constructor != null && !constructor.parameter().isEmpty()) {
+            if (instantiated.contains(name) || constructor != null && !constructor.parameter().isEmpty()) {
                 continue;
             }
             Elaborator alone = new Elaborator(source, mainFile, seed);
@@ -641,10 +639,12 @@ final class Elaborator {
             action(d.actionDeclaration(), sc, "");
         } else if (d.parserDeclaration() != null) {
             ParserTypeDeclarationContext t = d.parserDeclaration().parserTypeDeclaration();
+            refuseGeneric(t.typeParameters(), "parser");
             checkTypeParams(t.parameterList(), d.parserDeclaration().parameterList());
             define(sc, t.name(), new BlockType("parser", t.name().getText(), d.parserDeclaration(), t.parameterList()));
         } else if (d.controlDeclaration() != null) {
             ControlTypeDeclarationContext t = d.controlDeclaration().controlTypeDeclaration();
+            refuseGeneric(t.typeParameters(), "control");
             checkTypeParams(t.parameterList(), d.controlDeclaration().parameterList());
             define(sc, t.name(), new BlockType("control", t.name().getText(), d.controlDeclaration(), t.parameterList()));
         } else if (d.typeDeclaration() != null) {
@@ -740,6 +740,8 @@ final class Elaborator {
                     : ((StructDeclarationContext) d).annotations();
             List<StructFieldContext> fields = header ? ((HeaderDeclarationContext) d).structField()
                     : ((StructDeclarationContext) d).structField();
+            refuseGeneric(header ? ((HeaderDeclarationContext) d).typeParameters()
+                    : ((StructDeclarationContext) d).typeParameters(), header ? "header" : "struct");
             Type.Aggregate t = new Type.Aggregate(name.getText(), header, annotations(an));
             define(sc, name, t);
             for (StructFieldContext f : fields) {
@@ -1194,6 +1196,14 @@ final class Elaborator {
     }
 
     /** A parser, control or package type's parameters where it is declared: distinct names, defaults where allowed. */
+    /** A parser, control, header or struct declared with type parameters: softswitch has none such. */
+    private void refuseGeneric(TypeParametersContext typeParameters, String kind) {
+        if (typeParameters != null) {
+            throw error(typeParameters, "generic " + kind + "s are not supported by softswitch: declare one " + kind
+                    + " per type");
+        }
+    }
+
     private void checkTypeParams(ParameterListContext list, ParameterListContext constructorList) {
         requireDistinctNames(list, constructorList);
         for (ParameterContext p : list.parameter()) {
@@ -2043,9 +2053,7 @@ final class Elaborator {
 
     /** header_union U { h1_t a; h2_t b; }: its fields are headers, of distinct names. */
     private void headerUnion(HeaderUnionDeclarationContext d, Scope sc) {
-        if (d.typeParameters() != null) {
-            throw error(d.typeParameters(), "generic header unions are not supported by softswitch");
-        }
+        refuseGeneric(d.typeParameters(), "header union");
         Type.Aggregate t = new Type.Aggregate(d.name().getText(), false, true, annotations(d.annotations()));
         define(sc, d.name(), t);
         for (StructFieldContext f : d.structField()) {
@@ -4575,9 +4583,12 @@ final class Elaborator {
             Expr.Agg agg = (Expr.Agg) base;
             if (agg.type instanceof Type.Stack) {
                 Type.Stack st = (Type.Stack) agg.type;
-                if ((name.equals("next") || name.equals("last")) && (where == Where.CONTROL || where == Where.ACTION)) {
+                // P4_16 8.18: next, last and lastIndex "may only be used in a parser"
+                if ((name.equals("next") || name.equals("last") || name.equals("lastIndex"))
+                        && (where == Where.CONTROL || where == Where.ACTION)) {
                     throw error(m.name(), "a stack's " + name + " can be used only in a parser, not in " + whereName()
-                            + " (index it there: " + m.expression().getText() + "[i])");
+                            + (name.equals("lastIndex") ? " (read it there into metadata)"
+                            : " (index it there: " + m.expression().getText() + "[i])"));
                 }
                 switch (name) {
                     case "next":

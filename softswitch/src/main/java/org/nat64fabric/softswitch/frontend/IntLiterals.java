@@ -126,9 +126,11 @@ final class IntLiterals {
                     v = x.shiftLeft(y.intValue());
                 }
                 break;
-            case "&": v = x.and(y); break;
-            case "|": v = x.or(y); break;
-            case "^": v = x.xor(y); break;
+            case "&":
+            case "|":
+            case "^":
+                throw new Problem("'" + op + "' is not defined on integers without a width (P4_16 8.8); give one a width,"
+                        + " as in 32w" + x + " " + op + " " + y);
             case "<": return bool(x.compareTo(y) < 0);
             case "<=": return bool(x.compareTo(y) <= 0);
             case ">": return bool(x.compareTo(y) > 0);
