@@ -49,7 +49,8 @@ import org.sqlite.SQLiteConfig;
  * not SQLite, failing SQLite's integrity check, or holding a row whose CRC or content is wrong:
  * {@link StateException} names the file, the fault and the two ways on. A run that did not stop
  * cleanly leaves its write-ahead log beside the file; a file marked open whose log is gone lost its
- * last commits and is refused too. A last-known-good copy, {@value #BACKUP}, is written after every
+ * last commits and is refused too, as is a log damaged before its last two commits, whose replay
+ * SQLite would stop at the damage ({@link WriteAheadLog}). A last-known-good copy, {@value #BACKUP}, is written after every
  * successful open, every hour and at a clean stop; starting empty keeps the previous one aside.
  *
  * <p>The log is copied into the file (checkpointed) by a thread of its own, not by the committer:
@@ -199,6 +200,9 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
             boolean expected = recovery == Recovery.NONE
                     && (Files.exists(firstUseMarker) || Files.exists(dir.resolve(BACKUP)));
             String fault = fault(file, expected);
+            if (fault == null && walPresent && recovery == Recovery.NONE) {
+                fault = WriteAheadLog.lostCommits(dir.resolve(WAL)).orElse(null);
+            }
             if (fault == null && Files.exists(file)) {
                 fault = readOnlyFault(file, recovery == Recovery.NONE && !walPresent);
             }

@@ -234,4 +234,66 @@ class DurableNatStoreTest {
         assertTrue(e.getMessage().contains("missing") && e.getMessage().contains("--empty-state"), e.getMessage());
         DurableNatStore.open(dir, marker, Recovery.START_EMPTY).close();
     }
+
+    @Test
+    void aLogDamagedBeforeItsLastCommitsIsRefusedAndDamageInItsLastCommitIsACrashsCut(@TempDir Path dir) throws Exception {
+        Path live = dir.resolve("live");
+        Path crashed = dir.resolve("crashed");
+        String log = DurableNatStore.FILE + "-wal";
+        int commits = 20;
+        try (DurableNatStore store = DurableNatStore.open(live, live.resolve(Credentials.FILE), Recovery.NONE)) {
+            store.addBib(BIB);
+            for (int i = 0; i < commits; i++) {
+                store.putSession(session(i));   // a commit each, durable when it returns
+            }
+            // what a crash leaves: the file and its log as they are now
+            Files.createDirectories(crashed);
+            Files.copy(live.resolve(DurableNatStore.FILE), crashed.resolve(DurableNatStore.FILE));
+            Files.copy(live.resolve(log), crashed.resolve(log));
+        }
+        byte[] intact = Files.readAllBytes(crashed.resolve(log));
+        List<Integer> commitFrames = commitFrameOffsets(intact);
+        // (the log may have started again meanwhile: it holds the last commits, three at least)
+        assertTrue(commitFrames.size() >= 3, "a log of " + commitFrames.size() + " commits");
+        int pageSize = java.nio.ByteBuffer.wrap(intact).getInt(8);
+
+        // A byte of the first commit's page changed: SQLite would replay the log up to it and drop
+        // the 19 commits after it, though acknowledged; the state is refused, the files left as they are.
+        byte[] damaged = intact.clone();
+        damaged[commitFrames.get(0) + 24 + pageSize / 2] ^= 1;
+        Files.write(crashed.resolve(log), damaged);
+        StateException e = assertThrows(StateException.class,
+                () -> DurableNatStore.open(crashed, crashed.resolve(Credentials.FILE), Recovery.NONE));
+        assertTrue(e.getMessage().contains("write-ahead log") && e.getMessage().contains("damaged at frame")
+                && e.getMessage().contains("--empty-state"), e.getMessage());
+        assertTrue(java.util.Arrays.equals(damaged, Files.readAllBytes(crashed.resolve(log))), "the log is left as it was");
+
+        // The same damage in the last commit's page is what a crash during that commit leaves: the
+        // state opens without that commit (unless the checkpoint thread had copied it into the file).
+        damaged = intact.clone();
+        damaged[commitFrames.get(commitFrames.size() - 1) + 24 + pageSize / 2] ^= 1;
+        Files.write(crashed.resolve(log), damaged);
+        try (DurableNatStore store = DurableNatStore.open(crashed, crashed.resolve(Credentials.FILE), Recovery.NONE)) {
+            int kept = store.sessionsOf(BIB).size();
+            assertTrue(kept == commits - 1 || kept == commits, kept + " sessions");
+        }
+
+        // Intact, every commit is there.
+        try (DurableNatStore store = DurableNatStore.open(live, live.resolve(Credentials.FILE), Recovery.NONE)) {
+            assertEquals(commits, store.sessionsOf(BIB).size());
+        }
+    }
+
+    /** Where each commit frame of the log's current salts starts (its frame header; SQLite's WAL format). */
+    private static List<Integer> commitFrameOffsets(byte[] log) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(log);
+        int frame = 24 + b.getInt(8);
+        List<Integer> offsets = new java.util.ArrayList<>();
+        for (int at = 32; at + frame <= log.length; at += frame) {
+            if (b.getInt(at + 8) == b.getInt(16) && b.getInt(at + 12) == b.getInt(20) && b.getInt(at + 4) != 0) {
+                offsets.add(at);
+            }
+        }
+        return offsets;
+    }
 }
