@@ -297,10 +297,10 @@ final class Elaborator {
         final ParameterListContext params;
         /** A parser, control or package type's type parameters (H, M of v1model's Ingress<H, M>). */
         final List<String> typeParams;
-
-        BlockType(String kind, String name, ParserRuleContext decl, ParameterListContext params) {
-            this(kind, name, decl, params, null);
-        }
+        /** A generic parser's or control's type parameters bound by an instantiation (Sub<bit<8>>() sub;). */
+        final Map<String, Type> bindings;
+        /** The declared block this one specialises, or itself: one block however its instances bind its types. */
+        final BlockType declared;
 
         BlockType(String kind, String name, ParserRuleContext decl, ParameterListContext params,
                   TypeParametersContext typeParams) {
@@ -311,6 +311,30 @@ final class Elaborator {
             if (typeParams != null) {
                 typeParams.name().forEach(n -> this.typeParams.add(n.getText()));
             }
+            this.bindings = Map.of();
+            this.declared = this;
+        }
+
+        private BlockType(BlockType generic, Map<String, Type> bindings) {
+            super(generic.kind, generic.name);
+            this.decl = generic.decl;
+            this.params = generic.params;
+            this.typeParams = generic.typeParams;
+            this.bindings = bindings;
+            this.declared = generic;
+        }
+
+        /** A generic parser or control (one with a body and type parameters) as an instance binds it. */
+        boolean generic() {
+            return decl != null && !typeParams.isEmpty();
+        }
+
+        BlockType specialised(List<Type> args) {
+            Map<String, Type> b = new HashMap<>();
+            for (int i = 0; i < typeParams.size(); i++) {
+                b.put(typeParams.get(i), args.get(i));
+            }
+            return new BlockType(this, b);
         }
     }
 
@@ -577,7 +601,9 @@ final class Elaborator {
             String name = parser ? d.parserDeclaration().parserTypeDeclaration().name().getText()
                     : d.controlDeclaration().controlTypeDeclaration().name().getText();
             ParameterListContext constructor = parser ? d.parserDeclaration().parameterList() : d.controlDeclaration().parameterList();
-            if (instantiated.contains(name) || constructor != null && !constructor.parameter().isEmpty()) {
+            boolean generic = (parser ? d.parserDeclaration().parserTypeDeclaration().typeParameters()
+                    : d.controlDeclaration().controlTypeDeclaration().typeParameters()) != null;
+            if (instantiated.contains(name) || generic || constructor != null && !constructor.parameter().isEmpty()) {
                 continue;
             }
             Elaborator alone = new Elaborator(source, mainFile, seed);
@@ -639,14 +665,14 @@ final class Elaborator {
             action(d.actionDeclaration(), sc, "");
         } else if (d.parserDeclaration() != null) {
             ParserTypeDeclarationContext t = d.parserDeclaration().parserTypeDeclaration();
-            refuseGeneric(t.typeParameters(), "parser");
             checkTypeParams(t.parameterList(), d.parserDeclaration().parameterList());
-            define(sc, t.name(), new BlockType("parser", t.name().getText(), d.parserDeclaration(), t.parameterList()));
+            define(sc, t.name(), new BlockType("parser", t.name().getText(), d.parserDeclaration(), t.parameterList(),
+                    t.typeParameters()));
         } else if (d.controlDeclaration() != null) {
             ControlTypeDeclarationContext t = d.controlDeclaration().controlTypeDeclaration();
-            refuseGeneric(t.typeParameters(), "control");
             checkTypeParams(t.parameterList(), d.controlDeclaration().parameterList());
-            define(sc, t.name(), new BlockType("control", t.name().getText(), d.controlDeclaration(), t.parameterList()));
+            define(sc, t.name(), new BlockType("control", t.name().getText(), d.controlDeclaration(), t.parameterList(),
+                    t.typeParameters()));
         } else if (d.typeDeclaration() != null) {
             typeDeclaration(d.typeDeclaration(), sc);
         } else if (d.instantiation() != null) {
@@ -1196,7 +1222,7 @@ final class Elaborator {
     }
 
     /** A parser, control or package type's parameters where it is declared: distinct names, defaults where allowed. */
-    /** A parser, control, header or struct declared with type parameters: softswitch has none such. */
+    /** A header, struct or header union declared with type parameters: softswitch has none such. */
     private void refuseGeneric(TypeParametersContext typeParameters, String kind) {
         if (typeParameters != null) {
             throw error(typeParameters, "generic " + kind + "s are not supported by softswitch: declare one " + kind
@@ -1399,7 +1425,7 @@ final class Elaborator {
                 throw error(d, "a control cannot be instantiated at the top level: instantiate it inside the control "
                         + "that applies it, or pass it to main's package");
             }
-            BlockType bt = (BlockType) t;
+            BlockType bt = boundBlock((BlockType) t, tr, sc);
             Map<String, Object> ctor = constructorArguments(bt, ((ControlDeclarationContext) bt.decl).parameterList(), args, sc, d);
             ParserRuleContext at = args.isEmpty() ? d : args.get(0);
             define(sc, d.name(), takesExterns(bt) ? new PendingInstance(bt, qname, ctor, at)
@@ -1845,6 +1871,10 @@ final class Elaborator {
                     || !((BlockType) o).kind.equals(wantParser ? "parser" : "control")) {
                 throw error(e, "argument " + (i + 1) + " of " + pkg + " must instantiate a " + roles[i] + ", not '" + e.getText() + "'");
             }
+            if (((BlockType) o).generic()) {
+                throw error(e, "argument " + (i + 1) + " of " + pkg + " is a generic " + ((BlockType) o).kind
+                        + ": softswitch binds type arguments only where a parser or control instantiates one");
+            }
             blocks[i] = (BlockType) o;
         }
         checkSignatures((BlockType) global.lookup(pkg), blocks, roles);
@@ -2217,7 +2247,7 @@ final class Elaborator {
                 params.add(new Param(pname, dir, new Type.Declared("extern", tname)));
                 continue;
             }
-            Type t = type(p.typeRef(), global);
+            Type t = type(p.typeRef(), sc);
             if (p.direction() == null && t instanceof ExternType) {
                 // passed by reference (P4_16 6.8): the body names the instance its applies give
                 ExternInstance given = externs.get(pname);
@@ -2374,17 +2404,17 @@ final class Elaborator {
             throw error(at, "'" + bt.name + "' is not a control");
         }
         ControlDeclarationContext d = (ControlDeclarationContext) bt.decl;
-        if (inProgress.contains(bt)) {
+        if (inProgress.contains(bt.declared)) {
             throw error(at, "control '" + bt.name + "' instantiates itself: P4 has no recursion");
         }
         requireConstructorArguments(bt, d.parameterList(), ctor, at);
         instantiated.add(bt.name);
-        Scope sc = new Scope(global);
+        Scope sc = typeScope(bt);
         ctor.forEach((n, v) -> sc.symbols.put(n, v instanceof Expr ? new Var(n, (Expr) v, true) : v));
         List<Param> params = new ArrayList<>();
         List<Expr> slots = bindParams(bt, sc, byType, params, externs);
         ControlInstance ci = new ControlInstance(name, params, slots);
-        Where outer = enter(Where.CONTROL, bt);
+        Where outer = enter(Where.CONTROL, bt.declared);
         List<Stmt> initialisers = new ArrayList<>();
         for (ControlLocalDeclarationContext l : d.controlLocalDeclaration()) {
             at(l);
@@ -2407,7 +2437,7 @@ final class Elaborator {
         }
         initialisers.add(block(d.blockStatement(), sc, new Context(name, false, null)));
         ci.body = new Stmt.Callable(initialisers.size() == 1 ? initialisers.get(0) : new Stmt.Block(initialisers));
-        leave(outer, bt);
+        leave(outer, bt.declared);
         return ci;
     }
 
@@ -2940,16 +2970,16 @@ final class Elaborator {
             throw error(at, "'" + bt.name + "' is not a parser");
         }
         ParserDeclarationContext d = (ParserDeclarationContext) bt.decl;
-        if (inProgress.contains(bt)) {
+        if (inProgress.contains(bt.declared)) {
             throw error(at, "parser '" + bt.name + "' instantiates itself: P4 has no recursion");
         }
         requireConstructorArguments(bt, d.parameterList(), ctor, at);
         instantiated.add(bt.name);
-        Scope sc = new Scope(global);
+        Scope sc = typeScope(bt);
         ctor.forEach((n, v) -> sc.symbols.put(n, v instanceof Expr ? new Var(n, (Expr) v, true) : v));
         List<Param> params = new ArrayList<>();
         ParserInstance pi = new ParserInstance(name, params, bindParams(bt, sc, byType, params, externs));
-        Where outer = enter(Where.PARSER, bt);
+        Where outer = enter(Where.PARSER, bt.declared);
         Context cx = new Context(name, true, null);
         List<Stmt> init = new ArrayList<>();
         for (ParserLocalElementContext l : d.parserLocalElement()) {
@@ -3005,7 +3035,7 @@ final class Elaborator {
             }
             bodies[i] = new Stmt.Block(body);
         }
-        leave(outer, bt);
+        leave(outer, bt.declared);
         if (!ParserGraph.reachesAccept(ordered)) {
             throw error(d.parserTypeDeclaration().name(), "parser '" + bt.name
                     + "' never reaches accept: no path of transitions leads from start to accept");
@@ -3086,7 +3116,7 @@ final class Elaborator {
         if (!(t instanceof BlockType) || !"parser".equals(((BlockType) t).kind)) {
             throw error(d, "a parser can instantiate parsers, registers, counters and meters, not '" + tr.getText() + "'");
         }
-        BlockType bt = (BlockType) t;
+        BlockType bt = boundBlock((BlockType) t, tr, sc);
         Map<String, Object> ctor = constructorArguments(bt, ((ParserDeclarationContext) bt.decl).parameterList(),
                 d.argumentList().argument(), sc, d);
         String qname = qualified(prefix, d.name().getText(), annotations(d.annotations()));
@@ -4842,7 +4872,7 @@ final class Elaborator {
         List<ArgumentContext> list = args == null ? List.of() : args.argument();
         for (int i = 0; i < params.size(); i++) {
             ParameterContext p = params.get(i);
-            if (!isExternParam(p)) {
+            if (!isExternParam(bt, p)) {
                 continue;
             }
             String n = p.name().getText();
@@ -4853,7 +4883,7 @@ final class Elaborator {
                     arg = a.expression();
                 }
             }
-            given.put(n, externArgument((ExternType) type(p.typeRef(), global), p.typeRef(), "parameter '" + n + "' of '" + pending.name + ".apply'",
+            given.put(n, externArgument((ExternType) type(p.typeRef(), typeScope(bt)), p.typeRef(), "parameter '" + n + "' of '" + pending.name + ".apply'",
                     arg, sc, at));
         }
         if (pending.instance == null) {
@@ -4870,14 +4900,43 @@ final class Elaborator {
 
     /** Whether a control or parser takes extern instances when applied (see applyPending). */
     private boolean takesExterns(BlockType bt) {
-        return bt.params.parameter().stream().anyMatch(this::isExternParam);
+        return bt.params.parameter().stream().anyMatch(p -> isExternParam(bt, p));
     }
 
     /** A directionless parameter of an extern type other than the packet's. */
-    private boolean isExternParam(ParameterContext p) {
+    private boolean isExternParam(BlockType bt, ParameterContext p) {
         String t = p.typeRef().getText();
         return p.direction() == null && !t.equals("packet_in") && !t.equals("packet_out")
-                && type(p.typeRef(), global) instanceof ExternType;
+                && type(p.typeRef(), typeScope(bt)) instanceof ExternType;
+    }
+
+    /** The scope a block's parameter types are read in: the program's, with its bound type parameters. */
+    private Scope typeScope(BlockType bt) {
+        Scope sc = new Scope(global);
+        sc.symbols.putAll(bt.bindings);
+        return sc;
+    }
+
+    /**
+     * The block an instantiation names ({@code tr}): a generic parser or control bound to the type
+     * arguments written after its name, which softswitch does not infer; any other as declared.
+     */
+    private BlockType boundBlock(BlockType bt, TypeRefContext tr, Scope sc) {
+        List<Type> args = tr instanceof NamedTypeRefContext ? typeArgs(((NamedTypeRefContext) tr).typeArgumentList(), sc)
+                : List.of();
+        if (!bt.generic()) {
+            if (!args.isEmpty()) {
+                throw error(tr, bt.kind + " '" + bt.name + "' has no type parameters");
+            }
+            return bt;
+        }
+        if (args.size() != bt.typeParams.size()) {
+            throw error(tr, bt.kind + " '" + bt.name + "' is generic: give its type argument"
+                    + (bt.typeParams.size() == 1 ? "" : "s") + " for " + String.join(", ", bt.typeParams) + " (softswitch"
+                    + " does not infer them), as in " + bt.name + "<" + String.join(", ",
+                    java.util.Collections.nCopies(bt.typeParams.size(), "bit<8>")) + ">()");
+        }
+        return bt.specialised(args);
     }
 
     /**
@@ -4896,6 +4955,10 @@ final class Elaborator {
         if (control ? where != Where.CONTROL : where != Where.PARSER) {
             throw error(m.at, control ? "a control can be applied only in a control's apply block, not in " + whereName()
                     : "a parser can be applied only in a parser state, not in " + whereName());
+        }
+        if (bt.generic()) {
+            throw error(m.at, bt.kind + " '" + bt.name + "' is generic: apply an instance that gives its type arguments ("
+                    + bt.name + "<...>() name;)");
         }
         String qname = cx.prefix + "." + bt.name;
         if (Boolean.TRUE.equals(directlyInvoked.get(qname))) {

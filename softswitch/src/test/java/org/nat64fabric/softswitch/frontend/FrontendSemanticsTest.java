@@ -223,4 +223,30 @@ class FrontendSemanticsTest {
                 "table t { key = { hdr.h.a: exact; } actions = { } }", "sm.egress_spec = 1; t.apply();", "", EMIT_ALL));
         assertEquals(List.of("I.t"), p.tables.stream().map(t -> t.name).collect(Collectors.toList()));
     }
+
+    @Test
+    void aGenericControlIsBoundToTheTypesEachInstanceGives() {
+        // One generic control, two instances: one swaps two bit<8> values, the other two headers
+        // (the local variable t takes each instance's T); each instance keeps a table of its own.
+        String swap = "control Swap<T>(inout T a, inout T b) {\n"
+                + "    table seen { key = { } actions = { NoAction; } }\n"
+                + "    apply { seen.apply(); T t = a; a = b; b = t; }\n}";
+        String source = P4Programs.v1(HEADERS + "\n" + swap, PARSE_ALL, "Swap<bit<8>>() swap8; Swap<s_t>() swapS;",
+                "sm.egress_spec = 1; swap8.apply(hdr.h.a, hdr.s[0].v); swapS.apply(hdr.s[1], hdr.s[2]);", "", EMIT_ALL);
+        Program p = P4Programs.compile(dir, source);
+        assertEquals("02" + "01" + "04" + "03" + "05", hex(new V1ModelSwitch(p).process(0, bytes("01 02 03 04 05")).get(0).data));
+        assertEquals(List.of("I.swap8.seen", "I.swapS.seen"), p.tables.stream().map(t -> t.name).sorted()
+                .collect(Collectors.toList()));
+    }
+
+    @Test
+    void aGenericSubParserExtractsTheHeaderTypeItIsGiven() {
+        String take = "parser Take<H>(packet_in pkt, out H h) { state start { pkt.extract(h); transition accept; } }";
+        String parse = "Take<h_t>() takeH; Take<s_t>() takeS;\n"
+                + "state start { takeH.apply(pkt, hdr.h); takeS.apply(pkt, hdr.s[2]); transition accept; }";
+        Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS + "\n" + take, parse, "", "sm.egress_spec = 1;", "",
+                EMIT_ALL));
+        // h takes the first byte, s[2] the second; the rest is the payload, after what is emitted
+        assertEquals("07" + "08" + "0909", hex(new V1ModelSwitch(p).process(0, bytes("07 08 09 09")).get(0).data));
+    }
 }

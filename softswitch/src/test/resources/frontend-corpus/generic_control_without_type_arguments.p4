@@ -10,9 +10,9 @@ parser P(packet_in pkt, out H hdr, inout M meta, inout standard_metadata_t sm) {
 }
 control VC(inout H hdr, inout M meta) { apply { } }
 control I(inout H hdr, inout M meta, inout standard_metadata_t sm) {
-
+    Sub() sub;
     apply {
-meta.x = 1;
+sub.apply(meta.x);
     }
 }
 control E(inout H hdr, inout M meta, inout standard_metadata_t sm) { apply { } }
