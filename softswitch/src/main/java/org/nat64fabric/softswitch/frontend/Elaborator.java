@@ -600,9 +600,9 @@ final class Elaborator {
             }
             String name = parser ? d.parserDeclaration().parserTypeDeclaration().name().getText()
                     : d.controlDeclaration().controlTypeDeclaration().name().getText();
+            boolean generic = parser ? d.parserDeclaration().parserTypeDeclaration().typeParameters() != null
+                    : d.controlDeclaration().controlTypeDeclaration().typeParameters() != null;
             ParameterListContext constructor = parser ? d.parserDeclaration().parameterList() : d.controlDeclaration().parameterList();
-            boolean generic = (parser ? d.parserDeclaration().parserTypeDeclaration().typeParameters()
-                    : d.controlDeclaration().controlTypeDeclaration().typeParameters()) != null;
             if (instantiated.contains(name) || generic || constructor != null && !constructor.parameter().isEmpty()) {
                 continue;
             }
@@ -1221,7 +1221,6 @@ final class Elaborator {
         requireDistinctNames(list, null);
     }
 
-    /** A parser, control or package type's parameters where it is declared: distinct names, defaults where allowed. */
     /** A header, struct or header union declared with type parameters: softswitch has none such. */
     private void refuseGeneric(TypeParametersContext typeParameters, String kind) {
         if (typeParameters != null) {
@@ -1230,6 +1229,7 @@ final class Elaborator {
         }
     }
 
+    /** A parser, control or package type's parameters where it is declared: distinct names, defaults where allowed. */
     private void checkTypeParams(ParameterListContext list, ParameterListContext constructorList) {
         requireDistinctNames(list, constructorList);
         for (ParameterContext p : list.parameter()) {
