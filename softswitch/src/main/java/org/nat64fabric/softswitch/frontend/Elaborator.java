@@ -2307,9 +2307,10 @@ final class Elaborator {
             }
         }
         Map<String, Object> out = new LinkedHashMap<>();
+        Scope types = typeScope(bt);
         for (ParameterContext p : params) {
             String n = p.name().getText();
-            Type t = type(p.typeRef(), global);
+            Type t = type(p.typeRef(), types);
             if (p.direction() == null && t instanceof BlockType && "control type".equals(((BlockType) t).kind)
                     && "control".equals(bt.kind)) {
                 out.put(n, controlArgument((BlockType) t, n, given.get(n), sc, at));
@@ -2328,7 +2329,7 @@ final class Elaborator {
             if (e == null) {
                 throw error(at, bt.kind + " '" + bt.name + "' needs a value for its constructor parameter '" + n + "'");
             }
-            Expr v = coerce(expr(e, given.containsKey(n) ? sc : global, t), t, e);
+            Expr v = coerce(expr(e, given.containsKey(n) ? sc : types, t), t, e);
             if (!(v instanceof Expr.Const)) {
                 throw error(e, "constructor argument '" + n + "' must be known at compile time, not '" + e.getText() + "'");
             }
@@ -2348,7 +2349,8 @@ final class Elaborator {
             throw error(given, "constructor parameter '" + param + "' takes a control instance declared before it"
                     + " (as in C() c; ... (c)), not '" + given.getText() + "'");
         }
-        List<Param> have = pending ? params(((PendingInstance) o).type.params, global, List.of()) : ((ControlInstance) o).params;
+        List<Param> have = pending ? params(((PendingInstance) o).type.params, typeScope(((PendingInstance) o).type), List.of())
+                : ((ControlInstance) o).params;
         List<Param> wanted = params(type.params, global, List.of());
         boolean same = wanted.size() == have.size();
         for (int i = 0; same && i < wanted.size(); i++) {

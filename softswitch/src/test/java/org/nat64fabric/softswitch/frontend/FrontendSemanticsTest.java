@@ -228,13 +228,17 @@ class FrontendSemanticsTest {
     void aGenericControlIsBoundToTheTypesEachInstanceGives() {
         // One generic control, two instances: one swaps two bit<8> values, the other two headers
         // (the local variable t takes each instance's T); each instance keeps a table of its own.
+        // Another takes a constructor argument of its T.
         String swap = "control Swap<T>(inout T a, inout T b) {\n"
                 + "    table seen { key = { } actions = { NoAction; } }\n"
-                + "    apply { seen.apply(); T t = a; a = b; b = t; }\n}";
-        String source = P4Programs.v1(HEADERS + "\n" + swap, PARSE_ALL, "Swap<bit<8>>() swap8; Swap<s_t>() swapS;",
-                "sm.egress_spec = 1; swap8.apply(hdr.h.a, hdr.s[0].v); swapS.apply(hdr.s[1], hdr.s[2]);", "", EMIT_ALL);
+                + "    apply { seen.apply(); T t = a; a = b; b = t; }\n}\n"
+                + "control Fill<T>(out T v)(T value) { apply { v = value; } }";
+        String source = P4Programs.v1(HEADERS + "\n" + swap, PARSE_ALL,
+                "Swap<bit<8>>() swap8; Swap<s_t>() swapS; Fill<bit<8>>(9) nine;",
+                "sm.egress_spec = 1; swap8.apply(hdr.h.a, hdr.s[0].v); swapS.apply(hdr.s[1], hdr.s[2]);"
+                + " nine.apply(hdr.s[3].v);", "", EMIT_ALL);
         Program p = P4Programs.compile(dir, source);
-        assertEquals("02" + "01" + "04" + "03" + "05", hex(new V1ModelSwitch(p).process(0, bytes("01 02 03 04 05")).get(0).data));
+        assertEquals("02" + "01" + "04" + "03" + "09", hex(new V1ModelSwitch(p).process(0, bytes("01 02 03 04 05")).get(0).data));
         assertEquals(List.of("I.swap8.seen", "I.swapS.seen"), p.tables.stream().map(t -> t.name).sorted()
                 .collect(Collectors.toList()));
     }
