@@ -468,6 +468,11 @@ public final class Nat64Manager implements Nat64Service {
     }
 
     @Override
+    public List<BibEntry> staticBib() {
+        return fabric().staticBib();
+    }
+
+    @Override
     public BibEntry addStaticBib(Protocol protocol, Ipv6Address address6, int port6, TransportAddress v4) {
         return fabric().addStaticBib(protocol, address6, port6, v4);
     }

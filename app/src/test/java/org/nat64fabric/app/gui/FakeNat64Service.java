@@ -73,6 +73,12 @@ final class FakeNat64Service implements Nat64Service {
     }
 
     @Override
+    public List<BibEntry> staticBib() {
+        check();
+        return bib.stream().filter(BibEntry::isStatic).collect(java.util.stream.Collectors.toList());
+    }
+
+    @Override
     public BibEntry addStaticBib(Protocol protocol, Ipv6Address address6, int port6, TransportAddress v4) {
         throw new UnsupportedOperationException("the GUI only reads");
     }

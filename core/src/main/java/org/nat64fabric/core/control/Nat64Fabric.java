@@ -1330,6 +1330,11 @@ public final class Nat64Fabric implements Nat64Service {
     }
 
     @Override
+    public List<BibEntry> staticBib() {
+        return engine.store().staticBib();
+    }
+
+    @Override
     public BibEntry addStaticBib(Protocol protocol, Ipv6Address address6, int port6, TransportAddress v4) {
         BibEntry b;
         CompletableFuture<Void> written;

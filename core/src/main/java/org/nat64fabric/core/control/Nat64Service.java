@@ -63,9 +63,12 @@ public interface Nat64Service {
 
     List<BibEntry> bib();
 
+    /** The static BIB entries (port forwards). */
+    List<BibEntry> staticBib();
+
     /** BIB entries of a protocol and kind (null: any), by their IPv6 side: the REST API's and CLI's filter. */
     default List<BibEntry> bib(Protocol protocol, Boolean isStatic) {
-        return bib().stream()
+        return (Boolean.TRUE.equals(isStatic) ? staticBib() : bib()).stream()
                 .filter(b -> protocol == null || b.protocol() == protocol)
                 .filter(b -> isStatic == null || b.isStatic() == isStatic)
                 .sorted(Comparator.comparing(BibEntry::key6))

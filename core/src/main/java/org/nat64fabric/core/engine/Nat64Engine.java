@@ -316,7 +316,7 @@ public final class Nat64Engine {
     public synchronized void addEam(Eam eam, String at) {
         config.checkEam(eam, at);
         eamt().check(eam, at);    // throws ConfigException on an ambiguous entry
-        store.bib().stream().filter(b -> b.isStatic() && eam.ipv6().contains(b.address6())).findFirst().ifPresent(b -> {
+        store.staticBib().stream().filter(b -> eam.ipv6().contains(b.address6())).findFirst().ifPresent(b -> {
             throw new ConfigException(at + ".ipv6Prefix", eam.ipv6() + " holds " + b.address6() + ", the IPv6 server of"
                     + " the static BIB entry " + b + ", which the EAM would bypass (remove that entry first)");
         });

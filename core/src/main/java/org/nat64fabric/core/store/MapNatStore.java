@@ -65,6 +65,8 @@ public class MapNatStore implements NatStore {
     /** Block keys by subscriber, for the same instances: an allocation looks at its subscriber's blocks only. */
     private final Map<Ipv6Address, Set<String>> blocksBySubscriber;
     private final NavigableMap<Ipv6Address, Integer> sessionsByHost;
+    /** The static BIB entries by their IPv6 side's key; null when shared. */
+    private final Map<String, BibEntry> staticBib;
     /** BIB entries and sessions by protocol ({@code 2 * ordinal}, {@code 2 * ordinal + 1}); null when shared. */
     private final AtomicLongArray counted;
     /** Other instances change the maps too. */
@@ -92,8 +94,14 @@ public class MapNatStore implements NatStore {
         blocksBySubscriber = shared ? null : new ConcurrentHashMap<>();
         sessionsByHost = shared ? null : new ConcurrentSkipListMap<>(MapNatStore::unsignedOrder);
         counted = shared ? null : new AtomicLongArray(2 * Protocol.values().length);
+        staticBib = shared ? null : new ConcurrentHashMap<>();
         if (!shared) {
-            bib6.values().forEach(b -> counted.incrementAndGet(2 * b.protocol().ordinal()));
+            bib6.values().forEach(b -> {
+                counted.incrementAndGet(2 * b.protocol().ordinal());
+                if (b.isStatic()) {
+                    staticBib.put(b.key6(), b);
+                }
+            });
             sessions.values().forEach(this::indexed);
             blocks.forEach((key, b) -> blockIndex(b).add(key));
         }
@@ -249,6 +257,9 @@ public class MapNatStore implements NatStore {
         if (counted != null) {
             counted.incrementAndGet(2 * entry.protocol().ordinal());
         }
+        if (staticBib != null && entry.isStatic()) {
+            staticBib.put(entry.key6(), entry);
+        }
         committed();
         return Optional.empty();
     }
@@ -260,6 +271,9 @@ public class MapNatStore implements NatStore {
             bib4.remove(entry.key4(), entry);
             if (counted != null) {
                 counted.decrementAndGet(2 * entry.protocol().ordinal());
+            }
+            if (staticBib != null) {
+                staticBib.remove(entry.key6(), entry);
             }
             committed();
         }
@@ -279,6 +293,11 @@ public class MapNatStore implements NatStore {
     @Override
     public List<BibEntry> bib() {
         return new ArrayList<>(bib6.values());
+    }
+
+    @Override
+    public List<BibEntry> staticBib() {
+        return staticBib == null ? NatStore.super.staticBib() : new ArrayList<>(staticBib.values());
     }
 
     @Override

@@ -44,6 +44,14 @@ public interface NatStore extends PortStore {
 
     List<BibEntry> bib();
 
+    /**
+     * The static BIB entries (an operator's port forwards). This default lists the whole BIB; a
+     * store that indexes them answers from the few there are.
+     */
+    default List<BibEntry> staticBib() {
+        return bib().stream().filter(BibEntry::isStatic).collect(java.util.stream.Collectors.toList());
+    }
+
     void putSession(Session session);
 
     boolean removeSession(Session session);

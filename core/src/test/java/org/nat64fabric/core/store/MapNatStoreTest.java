@@ -147,6 +147,35 @@ class MapNatStoreTest {
         assertCounts(scanned, new MapNatStore(maps));   // counted again from the maps
     }
 
+    @Test
+    void theStaticEntriesFromTheIndexAreThoseAScanFindsThroughAddsRemovesAndAReopen() {
+        Random r = new Random(13);
+        MapNatStore.Maps maps = reopenableMaps();
+        MapNatStore indexed = new MapNatStore(maps);
+        MapNatStore scanned = new ScanningStore();
+        for (int step = 0; step < 2000; step++) {
+            BibEntry bib = new BibEntry(Protocol.values()[r.nextInt(3)], Ipv6Address.of(0x20010db800000000L, r.nextInt(20)),
+                    1000 + r.nextInt(10), new TransportAddress(Ipv4Address.of(0xc0000200), 2000 + r.nextInt(100)),
+                    r.nextInt(4) == 0);
+            if (r.nextBoolean()) {
+                assertEquals(scanned.addBib(bib).isPresent(), indexed.addBib(bib).isPresent());
+            } else {
+                assertEquals(scanned.removeBib(bib), indexed.removeBib(bib));
+            }
+            if (step % 100 == 0) {
+                assertEquals(staticKeys(scanned), staticKeys(indexed));
+            }
+        }
+        assertEquals(staticKeys(scanned), staticKeys(indexed));
+        assertEquals(staticKeys(scanned), staticKeys(new MapNatStore(maps)));   // indexed again from the maps
+    }
+
+    private static List<String> staticKeys(MapNatStore store) {
+        List<String> keys = store.staticBib().stream().map(BibEntry::key6).sorted().collect(Collectors.toList());
+        assertEquals(store.bib().stream().filter(BibEntry::isStatic).count(), keys.size());
+        return keys;
+    }
+
     private static void assertCounts(MapNatStore scanned, MapNatStore counting) {
         java.util.Map<Protocol, long[]> expected = scanned.counts();
         java.util.Map<Protocol, long[]> counted = counting.counts();
