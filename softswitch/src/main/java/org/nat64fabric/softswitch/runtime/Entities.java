@@ -1176,7 +1176,18 @@ public final class Entities {
     /** Every entry of the table, or the one with the query's match and priority when it has a match. */
     private List<Table.Entry> matchingEntries(Table t, TableEntry q) throws EntityException {
         if (q.getMatchCount() > 0) {
-            Table.Entry found = lookup(t, match(t, q.getMatchList()), q.getPriority());
+            Table.FieldMatch[] match = match(t, q.getMatchList());
+            if (q.getPriority() == 0 && t.needsPriority()) {
+                // 9.1.6: a priority of 0 filters by nothing: the entries of this match, whatever their priority
+                List<Table.Entry> out = new ArrayList<>();
+                for (Table.Entry e : t.entries()) {
+                    if (Arrays.equals(e.match(), match)) {
+                        out.add(e);
+                    }
+                }
+                return out;
+            }
+            Table.Entry found = lookup(t, match, q.getPriority());
             return found == null ? List.of() : List.of(found);
         }
         List<Table.Entry> out = new ArrayList<>();

@@ -204,6 +204,25 @@ class EntitiesSpecTest {
     }
 
     @Test
+    void aReadByMatchWithPriorityZeroFindsThatMatchAtEveryPriority() throws Exception {
+        // 9.1.6 (wildcard reads): the match filters exactly; a priority of 0 does not filter
+        TableEntry.Builder key = TableEntry.newBuilder().setTableId(table("I.acl"));
+        key.addMatchBuilder().setFieldId(1).getRangeBuilder().setLow(bytes(0x0800)).setHigh(bytes(0x08ff));
+        TableEntry.Builder other = key.clone();
+        other.getMatchBuilder(0).getRangeBuilder().setHigh(bytes(0x0801));
+        for (TableEntry.Builder e : List.of(key.clone().setPriority(5), key.clone().setPriority(9), other.clone().setPriority(5))) {
+            e.getActionBuilder().getActionBuilder().setActionId(action("NoAction"));
+            write(Update.Type.INSERT, e);
+        }
+        assertEquals(List.of(5, 9), read(Entity.newBuilder().setTableEntry(key.clone())).stream()
+                .map(e -> e.getTableEntry().getPriority()).sorted().collect(java.util.stream.Collectors.toList()));
+        assertEquals(List.of(9), read(Entity.newBuilder().setTableEntry(key.clone().setPriority(9))).stream()
+                .map(e -> e.getTableEntry().getPriority()).collect(java.util.stream.Collectors.toList()));
+        assertEquals(0, read(Entity.newBuilder().setTableEntry(key.clone().setPriority(7))).size());
+        assertEquals(3, read(Entity.newBuilder().setTableEntry(TableEntry.newBuilder().setTableId(table("I.acl")))).size());
+    }
+
+    @Test
     void aConstEntryAmongMutableEntriesIsConstAndTheOthersAreNot() throws Exception {
         // P4_16 14.2.1.4: in 'entries' (not 'const entries') an entry marked const may not be modified
         // or removed by the control plane; the others may, and entries may be added
