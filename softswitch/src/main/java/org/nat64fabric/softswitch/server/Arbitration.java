@@ -190,8 +190,9 @@ public final class Arbitration {
         return null;
     }
 
+    /** A role as messages name it; a long name cut (a status message travels in a trailer of 8 KiB at most to most clients). */
     private static String roleName(String role) {
-        return role.isEmpty() ? "the default role" : "role " + role;
+        return role.isEmpty() ? "the default role" : "role " + Answers.bounded(role);
     }
 
     /** A stream that ended: when it was the primary's, the others hear that there is none (5.4); a backup's goes unheard. */

@@ -95,7 +95,8 @@ final class Pipeline {
         return new Pipeline(b.build(), sw, entities);
     }
 
+    /** Refused, saying why; a long reason cut (it travels in a trailer, which most clients take up to 8 KiB of). */
     private static StatusException invalid(String message) {
-        return Status.INVALID_ARGUMENT.withDescription(message).asException();
+        return Status.INVALID_ARGUMENT.withDescription(Answers.bounded(message)).asException();
     }
 }

@@ -216,6 +216,36 @@ class P4RuntimeServiceSpecTest {
     }
 
     @Test
+    void errorsQuotingWhatTheClientSentStayShortEnoughForItsTrailers() throws Exception {
+        // A client takes 8 KiB of trailers by default: a status message quoting a 100 KB role name
+        // or pipeline config would reach it as INTERNAL (a reset stream) instead of its code.
+        new Stream().arbitrate(DEVICE, 1L, null).answer();
+        var stub = P4RuntimeGrpc.newBlockingStub(channel);
+        String role = "r".repeat(100_000);
+        StatusRuntimeException unknownRole = assertThrows(StatusRuntimeException.class, () -> stub.write(
+                org.nat64fabric.softswitch.runtime.NewerFields.withBytes(p4.v1.P4RuntimeOuterClass.WriteRequest.newBuilder()
+                        .setDeviceId(DEVICE).setElectionId(Uint128.newBuilder().setLow(1)),
+                        org.nat64fabric.softswitch.runtime.NewerFields.REQUEST_ROLE,
+                        com.google.protobuf.ByteString.copyFromUtf8(role)).build()));   // P4Runtime 1.4's role name
+        assertEquals(Status.Code.NOT_FOUND, unknownRole.getStatus().getCode());
+        assertTrue(unknownRole.getStatus().getDescription().length() < 1000, "the role name is cut");
+        StatusRuntimeException badConfig = assertThrows(StatusRuntimeException.class, () -> stub.setForwardingPipelineConfig(
+                SetForwardingPipelineConfigRequest.newBuilder().setDeviceId(DEVICE).setElectionId(Uint128.newBuilder().setLow(1))
+                        .setAction(SetForwardingPipelineConfigRequest.Action.VERIFY_AND_COMMIT)
+                        .setConfig(ForwardingPipelineConfig.newBuilder()
+                                .setP4Info(p4.config.v1.P4InfoOuterClass.P4Info.getDefaultInstance())
+                                .setP4DeviceConfig(org.nat64fabric.softswitch.proto.DeviceConfig.newBuilder()
+                                        .setFormatVersion(Pipeline.DEVICE_CONFIG_VERSION).setProgramName("x.p4")
+                                        .setPreprocessedSource("const bit<8> k = " + "h".repeat(100_000) + ";")
+                                        .build().toByteString())).build()));
+        assertEquals(Status.Code.INVALID_ARGUMENT, badConfig.getStatus().getCode());
+        assertTrue(badConfig.getStatus().getDescription().startsWith("the program does not compile: ")
+                && badConfig.getStatus().getDescription().contains("hhh"),
+                badConfig.getStatus().getDescription());
+        assertTrue(badConfig.getStatus().getDescription().length() < 1000, "the compiler's message, which quotes the name, is cut");
+    }
+
+    @Test
     void withoutAPipelineTheConfigIsUnset() {
         var answer = P4RuntimeGrpc.newBlockingStub(channel).getForwardingPipelineConfig(
                 p4.v1.P4RuntimeOuterClass.GetForwardingPipelineConfigRequest.newBuilder().setDeviceId(DEVICE).build());
