@@ -1173,7 +1173,7 @@ public final class Entities {
         return out;
     }
 
-    /** Every entry of the table, or the one with the query's match and priority when it has a match. */
+    /** Every entry of the table, or those with the query's match when it has one (and its priority, unless 0 where entries have priorities). */
     private List<Table.Entry> matchingEntries(Table t, TableEntry q) throws EntityException {
         if (q.getMatchCount() > 0) {
             Table.FieldMatch[] match = match(t, q.getMatchList());
