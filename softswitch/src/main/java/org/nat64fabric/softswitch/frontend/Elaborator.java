@@ -3038,10 +3038,6 @@ final class Elaborator {
             bodies[i] = new Stmt.Block(body);
         }
         leave(outer, bt.declared);
-        if (!ParserGraph.reachesAccept(ordered)) {
-            throw error(d.parserTypeDeclaration().name(), "parser '" + bt.name
-                    + "' never reaches accept: no path of transitions leads from start to accept");
-        }
         pi.parser = new Parser(name, bodies, transitions);
         return pi;
     }

@@ -153,11 +153,19 @@ class ExpressionsTest {
 
     @Test
     void stackOverflowIsAParserError() {
-        // accept is reachable (a parser must be able to reach it), though no label here has v = 0
+        // no label here has v = 0
         String parse = "state start { pkt.extract(hdr.labels.next); transition select(hdr.labels.last.v) { 0: accept; default: start; } }";
         // the fifth extract fails: four labels were consumed, the fifth stays as payload
         assertEquals(words(3, 0, 0, 0) + "0500", run(parse,
                 "if (sm.parser_error == error.StackOutOfBounds) { hdr.o.r0 = 3; }", "0100 0200 0300 0400 0500"));
+    }
+
+    @Test
+    void aParserThatCannotReachAcceptIsLegalAndStopsWithParserTimeout() {
+        // P4_16 sets no rule that accept be reachable; a loop that consumes nothing is cut short
+        String parse = "state start { transition select(pkt.lookahead<bit<8>>()) { 0: reject; default: start; } }";
+        assertEquals(words(4, 0, 0, 0) + "0100", run(parse,
+                "if (sm.parser_error == error.ParserTimeout) { hdr.o.r0 = 4; }", "0100"));
     }
 
     @Test
