@@ -25,6 +25,10 @@ TARGETS = ("softswitch", "simple_switch_grpc", "stratum_bmv2")
 # namespace keeps the kernel from handing them out as connections' local ports (private_netns.py).
 SWITCH_GRPC_PORTS = range(50001, 51000)
 
+# softswitch's pipelines by (program path, program text), compiled once per process: a test run
+# starts dozens of switches of one program (the files it includes are taken as unchanged meanwhile).
+_COMPILED = {}
+
 # P4Runtime over TLS: the server's certificate and key (PEM), and with client_ca only clients
 # holding a certificate of that CA are admitted (mutual TLS).
 TlsFiles = collections.namedtuple("TlsFiles", "cert key client_ca", defaults=(None,))
@@ -173,11 +177,18 @@ class SwitchProcess:
         """(P4Info path, p4_device_config bytes) of a program, made by this target's compiler."""
         out_dir = pathlib.Path(out_dir)
         if self.target == "softswitch":
-            proc = subprocess.run([str(SOFTSWITCH), "compile", str(program), "--out-dir", str(out_dir)],
-                                  capture_output=True, text=True)
-            if proc.returncode != 0:
-                raise RuntimeError(f"softswitch compile {program} failed:\n{proc.stderr}")
-            return out_dir / "p4info.txt", (out_dir / "device_config.bin").read_bytes()
+            key = (str(pathlib.Path(program).resolve()), pathlib.Path(program).read_bytes())
+            if key not in _COMPILED:
+                proc = subprocess.run([str(SOFTSWITCH), "compile", str(program), "--out-dir", str(out_dir)],
+                                      capture_output=True, text=True)
+                if proc.returncode != 0:
+                    raise RuntimeError(f"softswitch compile {program} failed:\n{proc.stderr}")
+                _COMPILED[key] = ((out_dir / "p4info.txt").read_bytes(), (out_dir / "device_config.bin").read_bytes())
+            p4info, device_config = _COMPILED[key]
+            out_dir.mkdir(parents=True, exist_ok=True)
+            (out_dir / "p4info.txt").write_bytes(p4info)
+            (out_dir / "device_config.bin").write_bytes(device_config)
+            return out_dir / "p4info.txt", device_config
         if self.target == "stratum_bmv2":
             raise RuntimeError("building a stratum_bmv2 pipeline config is not supported here; push it with ONOS")
         p4c = shutil.which("p4c")

@@ -33,7 +33,8 @@ MODE = os.environ.get("NAT64FABRIC_FAST_PATH") or "xdp-generic"
 # make test runs this file twice, at XDP (generic) and then at TC (NAT64FABRIC_FAST_PATH=tc). What
 # runs alike in both passes runs in the first only: the interpreter's cases, and the tests that
 # choose their hook themselves or test what no hook changes (marked first_pass_only, left out of
-# the second by make test).
+# the second by make test): the P4 constructs and tables, which become the same C at either hook
+# (only the frame's way in and out differs), and the fall-backs to the interpreter.
 FIRST_PASS = not os.environ.get("NAT64FABRIC_FAST_PATH")
 # "" turns the fast path off whatever NAT64FABRIC_FAST_PATH says.
 PATHS = pytest.mark.parametrize("fast_path", [MODE, ""] if FIRST_PASS else [MODE],
@@ -153,6 +154,7 @@ def acl_drop(c, ether_type, priority):
                          action="L3Ingress.drop", priority=priority)
 
 
+@pytest.mark.first_pass_only
 def test_a_ternary_table_is_scanned_in_the_kernel_in_priority_order(l3):
     ptf = PacketTest(l3)
     c = ptf.client
@@ -280,6 +282,7 @@ V1Switch(P(), NoCheck(), AclIngress(), AclEgress(), NoCheck(), AclDeparser()) ma
 """
 
 
+@pytest.mark.first_pass_only
 def test_a_ternary_table_over_the_kernel_limit_goes_to_the_interpreter(tmp_path):
     program = tmp_path / "big_acl.p4"
     program.write_text(BIG_ACL)
@@ -354,6 +357,7 @@ control OddIngress(inout headers_t hdr, inout meta_t meta, inout standard_metada
 """)
 
 
+@pytest.mark.first_pass_only
 @PATHS
 def test_a_ternary_table_with_an_odd_sized_key_runs_each_entrys_own_action(tmp_path, fast_path):
     program = tmp_path / "odd_key_acl.p4"
@@ -412,6 +416,7 @@ control OverIngress(inout headers_t hdr, inout meta_t meta, inout standard_metad
 """)
 
 
+@pytest.mark.first_pass_only
 @PATHS
 def test_const_entries_beyond_the_size_count_in_cells_of_their_own(tmp_path, fast_path):
     program = tmp_path / "const_over_size.p4"
@@ -454,6 +459,7 @@ control TagIngress(inout headers_t hdr, inout meta_t meta, inout standard_metada
 """)
 
 
+@pytest.mark.first_pass_only
 def test_struct_fields_of_a_header_are_rewritten_in_the_kernel(tmp_path):
     program = tmp_path / "struct_in_header.p4"
     program.write_text(STRUCT_IN_HEADER)
@@ -485,6 +491,7 @@ control RandIngress(inout headers_t hdr, inout meta_t meta, inout standard_metad
 """)
 
 
+@pytest.mark.first_pass_only
 @PATHS
 def test_random_draws_within_its_bounds_on_both_paths(tmp_path, fast_path):
     program = tmp_path / "random_fields.p4"
@@ -564,6 +571,7 @@ def rounds_through(tmp_path, fast_path, name, program, cases, rounds):
         assert counters["pipeline tx"] == rounds * len(cases)
 
 
+@pytest.mark.first_pass_only
 @PATHS
 def test_what_a_packet_did_not_write_reads_as_zero_after_one_that_did(tmp_path, fast_path):
     payload = bytes(range(40))
@@ -586,6 +594,7 @@ control ZeroIngress(inout headers_t hdr, inout meta_t meta, inout standard_metad
 """)
 
 
+@pytest.mark.first_pass_only
 @PATHS
 def test_a_zero_width_field_takes_no_bits_and_holds_zero(tmp_path, fast_path):
     payload = bytes(range(40))
@@ -631,6 +640,7 @@ V1Switch(P(), NoCheck(), UIngress(), UEgress(), NoCheck(), UDeparser()) main;
 """
 
 
+@pytest.mark.first_pass_only
 @PATHS
 def test_a_stack_of_header_unions_and_a_padded_header_are_rewritten_alike_on_both_paths(tmp_path, fast_path):
     payload = bytes(range(40))
@@ -718,6 +728,7 @@ V1Switch(P(), NoCheck(), ExitIngress(), ExitEgress(), NoCheck(), ExitDeparser())
 """
 
 
+@pytest.mark.first_pass_only
 @PATHS
 def test_exit_leaves_the_control_after_copying_out(tmp_path, fast_path):
     payload = bytes(range(40))
@@ -728,6 +739,7 @@ def test_exit_leaves_the_control_after_copying_out(tmp_path, fast_path):
                    [(bytes.fromhex(sent) + payload, bytes.fromhex(out) + payload) for sent, out in cases], 3)
 
 
+@pytest.mark.first_pass_only
 def test_without_clang_the_interpreter_runs_every_packet(monkeypatch):
     # Every program on PATH but clang.
     tools = pathlib.Path(tempfile.mkdtemp(prefix="nat64fabric-noclang-"))
@@ -829,6 +841,7 @@ V1Switch(P(), NoCheck(), ByTypeIngress(), ByTypeEgress(), NoCheck(), ByTypeDepar
 """
 
 
+@pytest.mark.first_pass_only
 def test_a_map_update_the_kernel_refuses_hands_every_packet_to_the_interpreter(tmp_path):
     """Should the kernel refuse to mirror an entry (here: its hash map filled behind the switch's
     back, so the insert finds no room), the kernel's table would lack an entry the interpreter's
