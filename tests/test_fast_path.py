@@ -690,7 +690,8 @@ def test_a_frame_that_is_not_ip_loses_a_header_on_either_hook(tmp_path):
 
 
 # exit in an action a table runs, and in an action called directly after its inout argument changed
-# (copied out on the way, P4_16 12.5); egress runs either way.
+# (copied out on the way, P4_16 12.5); in an action a table runs for a switch or an if, which then
+# runs no case or branch (P4_16 12.4); egress runs either way.
 EXITS = """
 #include <core.p4>
 #include <v1model.p4>
@@ -716,6 +717,10 @@ control ExitIngress(inout headers_t hdr, inout meta_t meta, inout standard_metad
         maybe_leave(hdr.tag.c);
         if (hdr.tag.kind == 1) {
             t.apply();
+        } else if (hdr.tag.kind == 4) {
+            switch (t.apply().action_run) { leave: { hdr.tag.c = 0x66; } }
+        } else if (hdr.tag.kind == 5) {
+            if (t.apply().hit) { hdr.tag.c = 0x66; } else { hdr.tag.c = 0x77; }
         }
         hdr.tag.a = 0x55;
     }
@@ -734,7 +739,9 @@ def test_exit_leaves_the_control_after_copying_out(tmp_path, fast_path):
     payload = bytes(range(40))
     cases = [("01000000", "11001144"),   # the table's action exits: a stays
              ("02000000", "12000033"),   # exits in maybe_leave: c copied out as 0x33, a stays
-             ("03000000", "13550044")]   # no exit
+             ("03000000", "13550044"),   # no exit
+             ("04000000", "14001144"),   # the switch's table exits: no case runs, a stays
+             ("05000000", "15001144")]   # the if's table exits: neither branch runs
     rounds_through(tmp_path, fast_path, "exits.p4", EXITS,
                    [(bytes.fromhex(sent) + payload, bytes.fromhex(out) + payload) for sent, out in cases], 3)
 

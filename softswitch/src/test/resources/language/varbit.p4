@@ -1,5 +1,6 @@
 // varbit fields (P4_16 7.1.6): extract(hdr, bits) gives the field its length, emit writes it at that
-// length, copying the header copies it. A length over the maximum is error.HeaderTooShort.
+// length, copying the header copies it. A length over the maximum is error.HeaderTooShort, unless the
+// packet is too short for it as well (error.PacketTooShort: P4_16 12.8.2 checks that first).
 #include <core.p4>
 #include <v1model.p4>
 
@@ -23,6 +24,9 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
         sm.egress_spec = 1;
         if (sm.parser_error == error.HeaderTooShort) {
             hdr.base.proto = 0xee;
+        }
+        if (sm.parser_error == error.PacketTooShort) {
+            hdr.base.proto = 0xdd;
         }
         hdr.tail.t = hdr.tail.t + 1;
         hdr.copy = hdr.opts;

@@ -104,6 +104,11 @@ final class Elaborator {
      * the right-hand side, and an inout argument once for its copy-in and copy-out. Null otherwise.
      */
     private List<Stmt> lvaluePrelude;
+    /** Tables applied in expressions so far, and their number when the statement being compiled began (see exitAware). */
+    private int tableApplyExpressions;
+    private int appliesAtStatementStart;
+    /** The expression of the switch statement being compiled: the one place t.apply().action_run may stand. */
+    private ExpressionContext switchExpression;
 
     /** Where each control-plane name and @id was declared, by kind: P4Runtime needs each to name one object. */
     private final Map<String, Token> claimed = new HashMap<>();
@@ -1684,7 +1689,13 @@ final class Elaborator {
             IfStatementContext i = s.ifStatement();
             return i.statement().size() == 2 && returns(i.statement(0)) && returns(i.statement(1));
         }
-        return false;   // a loop, or a switch, which a function cannot hold (its body was compiled first)
+        if (s.switchStatement() != null) {   // with a default, each body returns (a last label without one does not)
+            List<SwitchCaseContext> cases = s.switchStatement().switchCase();
+            return !cases.isEmpty() && cases.get(cases.size() - 1).switchLabel().DEFAULT() != null
+                    && cases.stream().allMatch(c -> c.blockStatement() == null ? c != cases.get(cases.size() - 1)
+                            : returns(c.blockStatement()));
+        }
+        return false;   // a loop may run no time
     }
 
     /** An action parameter the SUME target fills (Action.IDLE_SLOT): a SimpleSumeSwitch action's last, a bit<W>, naming its register. */
@@ -2431,9 +2442,10 @@ final class Elaborator {
             } else if (l.variableDeclaration() != null) {
                 // an initialiser runs each time the control is applied; without one the value is
                 // unspecified (the packet's state starts zeroed)
+                int applies = tableApplyExpressions;
                 Stmt init = variable(l.variableDeclaration(), sc);
                 if (l.variableDeclaration().expression() != null) {
-                    initialisers.add(init);
+                    initialisers.add(new ExitAware(init, tableApplyExpressions != applies));
                 }
             }
         }
@@ -3330,6 +3342,16 @@ final class Elaborator {
     }
 
     private Stmt statement(StatementContext s, Scope sc, Context cx) {
+        int outer = appliesAtStatementStart;
+        appliesAtStatementStart = tableApplyExpressions;
+        try {
+            return statementOf(s, sc, cx);
+        } finally {
+            appliesAtStatementStart = outer;
+        }
+    }
+
+    private Stmt statementOf(StatementContext s, Scope sc, Context cx) {
         at(s);
         if (s.assignmentOrCall() != null) {
             return assignmentOrCall(s.assignmentOrCall(), sc, cx);
@@ -3379,7 +3401,7 @@ final class Elaborator {
             return new Stmt.Return(assign(cx.result, expr(s.expression(), sc, cx.result.type), s.expression()));
         }
         if (s.variableDeclaration() != null) {
-            return variable(s.variableDeclaration(), sc);
+            return exitAware(variable(s.variableDeclaration(), sc));
         }
         if (s.constantDeclaration() != null) {
             constant(s.constantDeclaration(), sc);
@@ -3471,25 +3493,39 @@ final class Elaborator {
         }
     }
 
-    /** A statement whose expressions may run a table whose action exits. */
-    private static Stmt exitAware(Stmt st) {
-        return new ExitAware(st);
+    /**
+     * A statement that may run a table whose action exits; when one of its expressions applies a
+     * table, the exit ends that expression (Stmt.ExitSignal), caught here.
+     */
+    private Stmt exitAware(Stmt st) {
+        return new ExitAware(st, tableApplyExpressions != appliesAtStatementStart);
     }
 
     private static final class ExitAware extends Stmt {
         private final Stmt st;
+        private final boolean appliesInExpressions;
 
-        ExitAware(Stmt st) {
+        ExitAware(Stmt st, boolean appliesInExpressions) {
             this.st = st;
+            this.appliesInExpressions = appliesInExpressions;
         }
 
         @Override public int exec(State s) {
-            int r = st.exec(s);
-            return s.exiting ? EXIT : r;
+            try {
+                int r = st.exec(s);
+                return s.exiting ? EXIT : r;
+            } catch (Stmt.ExitSignal e) {
+                return EXIT;
+            }
         }
 
+        /** Only where a table applies: a function's statements may run in an expression, on a stack a handler would clear. */
         @Override public boolean jvm(Jit j) {
-            j.stmtPushing(st);
+            if (appliesInExpressions) {
+                j.stmtPushingCatchingExit(st);
+            } else {
+                j.stmtPushing(st);
+            }
             j.exitIfExiting();
             return true;
         }
@@ -3822,11 +3858,19 @@ final class Elaborator {
     }
 
     private Stmt switchStatement(SwitchStatementContext s, Scope sc, Context cx) {
-        if (where != Where.CONTROL) {
-            throw error(s, "a switch statement can be used only in a control's apply block, not in " + whereName());
+        if (where != Where.CONTROL && where != Where.ACTION && where != Where.FUNCTION) {
+            throw error(s, "a switch statement can be used only in a control's apply block, an action or a function, not in "
+                    + whereName());
         }
         ExpressionContext sel = s.expression();
-        Object r = sel instanceof MemberExpressionContext ? resolve(sel, sc, cx) : null;
+        ExpressionContext outerSwitch = switchExpression;
+        switchExpression = sel;
+        Object r;
+        try {
+            r = sel instanceof MemberExpressionContext ? resolve(sel, sc, cx) : null;
+        } finally {
+            switchExpression = outerSwitch;
+        }
         Expr selector;
         Table table = null;
         if (r instanceof ActionRun) {
@@ -3834,8 +3878,10 @@ final class Elaborator {
             selector = (Expr) r;
         } else {
             selector = expr(sel, sc, null);
-            if (!(selector.type instanceof Type.Bits || selector.type instanceof Type.Enum) || selector.isWide()) {
-                throw error(sel, "switch needs t.apply().action_run or a bit<W> or enum value up to 64 bits, not " + selector.type);
+            if (!(selector.type instanceof Type.Bits || selector.type instanceof Type.Enum || selector.type == errorType)
+                    || selector.isWide()) {
+                throw error(sel, "switch needs t.apply().action_run or a bit<W>, int<W>, enum or error value up to 64 bits, not "
+                        + selector.type);
             }
         }
         List<Long> values = new ArrayList<>();
@@ -3843,13 +3889,16 @@ final class Elaborator {
         List<Stmt> branches = new ArrayList<>();
         int defaultBranch = -1;
         List<SwitchLabelContext> pending = new ArrayList<>();
-        for (SwitchCaseContext c : s.switchCase()) {
+        List<SwitchCaseContext> cases = s.switchCase();
+        for (SwitchCaseContext c : cases) {
             pending.add(c.switchLabel());
-            if (c.blockStatement() == null) {
+            boolean last = c == cases.get(cases.size() - 1);
+            if (c.blockStatement() == null && !last) {
                 continue;   // falls through to the next case with a body
             }
             int branch = branches.size();
-            branches.add(block(c.blockStatement(), sc, cx));
+            // P4_16 12.7: a last label without a body has an empty one
+            branches.add(c.blockStatement() == null ? Stmt.EMPTY : block(c.blockStatement(), sc, cx));
             for (SwitchLabelContext l : pending) {
                 if (defaultBranch >= 0) {
                     throw error(l, "a switch's default label must be its last label");
@@ -3891,9 +3940,6 @@ final class Elaborator {
                 branchOf.add(branch);
             }
             pending.clear();
-        }
-        if (!pending.isEmpty()) {
-            throw error(pending.get(0), "the last case of a switch needs a body");
         }
         long[] vs = new long[values.size()];
         int[] bs = new int[values.size()];
@@ -4584,10 +4630,18 @@ final class Elaborator {
         if (base instanceof ApplyResult) {
             Table t = ((ApplyResult) base).table;
             Expr apply = new TableApplyExpr(t);
+            tableApplyExpressions++;
             switch (name) {
                 case "hit": return apply;
                 case "miss": return new Ops.Unary('!', Type.BOOL, apply);
-                case "action_run": return new ActionRun(t, apply);
+                case "action_run":
+                    if (m != switchExpression) {
+                        throw error(m, "t.apply().action_run can only be the whole expression of a switch statement");
+                    }
+                    if (where != Where.CONTROL) {
+                        throw error(m, "a switch on t.apply().action_run can be used only in a control's apply block");
+                    }
+                    return new ActionRun(t, apply);
                 default: throw error(m.name(), "a table's apply() result has hit, miss and action_run, not '" + name + "'");
             }
         }
@@ -4703,16 +4757,21 @@ final class Elaborator {
         }
 
         @Override public long eval(State s) {
-            return table.apply(s, s.packetLength) != null ? 1 : 0;
+            boolean hit = table.apply(s, s.packetLength) != null;
+            if (s.exiting) {
+                throw Stmt.ExitSignal.INSTANCE;   // the statement holding this expression ends here
+            }
+            return hit ? 1 : 0;
         }
 
         @Override public void jvmLong(Jit j) {
             j.applyTable(table);
+            j.throwIfExiting();
             j.booleanOf(IFNULL);
         }
 
         @Override public String c(CodeWriter w) {
-            w.applyTable(table);
+            w.applyTable(table);   // an action that exits leaves from there (CodeWriter.callable)
             return "s->hit";
         }
     }
@@ -4978,8 +5037,8 @@ final class Elaborator {
 
     /**
      * The bits a value of type t takes on the wire (P4_16 minSizeInBits / maxSizeInBits): a varbit
-     * field none (min) or its maximum (max); a header union its largest member for max, its smallest
-     * for min.
+     * field none (min) or its maximum (max); a header union its largest member for both (P4_16's
+     * table of sizes: max over its fields).
      */
     private long sizeInBits(Type t, boolean largest, ParserRuleContext at) {
         if (t instanceof Type.Bits) {
@@ -5000,15 +5059,13 @@ final class Elaborator {
         if (t instanceof Type.Aggregate) {
             Type.Aggregate a = (Type.Aggregate) t;
             long sum = 0;
-            long smallest = Long.MAX_VALUE;
             long biggest = 0;
             for (Type.Field f : a.fields.values()) {
                 long n = sizeInBits(f.type, largest, at);
                 sum += n;
-                smallest = Math.min(smallest, n);
                 biggest = Math.max(biggest, n);
             }
-            return !a.union ? sum : a.fields.isEmpty() ? 0 : largest ? biggest : smallest;
+            return a.union ? biggest : sum;
         }
         throw error(at, "a value of type " + t + " has no size on the wire");
     }

@@ -316,6 +316,34 @@ public final class Jit {
         mv.visitLabel(keep);
     }
 
+    /** Throws {@link Stmt.ExitSignal} when an exit is under way (the stack is left as it was otherwise). */
+    public void throwIfExiting() {
+        Label keep = new Label();
+        stateField("exiting", "Z");
+        mv.visitJumpInsn(IFEQ, keep);
+        String signal = Type.getInternalName(Stmt.ExitSignal.class);
+        mv.visitFieldInsn(GETSTATIC, signal, "INSTANCE", "L" + signal + ";");
+        mv.visitInsn(ATHROW);
+        mv.visitLabel(keep);
+    }
+
+    /** Compiles a statement and pushes its result, {@link Stmt#EXIT} when an expression in it threw {@link Stmt.ExitSignal}. */
+    public void stmtPushingCatchingExit(Stmt st) {
+        Label start = new Label();
+        Label end = new Label();
+        Label caught = new Label();
+        Label done = new Label();
+        mv.visitTryCatchBlock(start, end, caught, Type.getInternalName(Stmt.ExitSignal.class));
+        mv.visitLabel(start);
+        stmtPushing(st);
+        mv.visitLabel(end);
+        mv.visitJumpInsn(GOTO, done);
+        mv.visitLabel(caught);
+        mv.visitInsn(POP);
+        pushInt(Stmt.EXIT);
+        mv.visitLabel(done);
+    }
+
     /** Adds {@code amount} to an int field of the State. */
     public void addToStateField(String name, int amount) {
         state();

@@ -87,13 +87,14 @@ public final class PacketIo {
             this.layout = new WireLayout(type);
         }
 
+        /** The checks in the order of P4_16 12.8.1's pseudo-code: the packet's length, then the stack's room. */
         @Override public int exec(State s) {
-            if (stack != null && !stack.hasNext(s)) {
-                s.parserError = STACK_OUT_OF_BOUNDS;
-                return Parser.REJECT;
-            }
             if (s.cursorBits + bits > s.packetLength * 8) {
                 s.parserError = PACKET_TOO_SHORT;
+                return Parser.REJECT;
+            }
+            if (stack != null && !stack.hasNext(s)) {
+                s.parserError = STACK_OUT_OF_BOUNDS;
                 return Parser.REJECT;
             }
             readHeader(s, header, layout, s.packet, s.cursorBits);
@@ -189,10 +190,10 @@ public final class PacketIo {
             if (bits % 8 != 0 || bits > 8 * 192) {
                 throw new CodeWriter.Unsupported("a header that is not whole bytes or longer than 192 bytes");
             }
+            cNeed(w, String.valueOf(bits));
             if (stack != null) {
                 w.line("if (" + stack.cNextIndex(w) + " >= " + stack.size + ") REJECT(" + STACK_OUT_OF_BOUNDS + ");");
             }
-            cNeed(w, String.valueOf(bits));
             w.line("if (s->cursor & 7) " + w.bail("a header that starts inside a byte") + ";");
             cFields(w, header, type, "(s->cursor >> 3)", true);
             w.line(w.nAt(header.cNarrowBase(w)) + " = 1;");

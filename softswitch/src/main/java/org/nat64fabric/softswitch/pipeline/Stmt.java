@@ -230,6 +230,18 @@ public abstract class Stmt {
         }
     }
 
+    /**
+     * Thrown by an expression whose table's action ran exit (P4_16 12.4: the expression ends there and
+     * its statement does not complete), caught where that statement is run; one instance, no trace.
+     */
+    public static final class ExitSignal extends RuntimeException {
+        public static final ExitSignal INSTANCE = new ExitSignal();
+
+        private ExitSignal() {
+            super("exit", null, false, false);
+        }
+    }
+
     public static final class Exit extends Stmt {
         @Override public int exec(State s) { return EXIT; }
         @Override public boolean jvm(Jit j) {

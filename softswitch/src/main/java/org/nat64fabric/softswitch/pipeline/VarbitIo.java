@@ -41,16 +41,9 @@ public final class VarbitIo {
             this.max = m;
         }
 
+        /** The checks in the order of P4_16 12.8.2's pseudo-code: whole bytes, the packet's length, the header's room, the stack's. */
         @Override public int exec(State s) {
-            if (stack != null && !stack.hasNext(s)) {
-                s.parserError = PacketIo.STACK_OUT_OF_BOUNDS;
-                return Parser.REJECT;
-            }
             long length = varbitBits.eval(s);
-            if (length > max) {
-                s.parserError = HEADER_TOO_SHORT;
-                return Parser.REJECT;
-            }
             long total = fixedBits + length;
             if (total % 8 != 0) {
                 s.parserError = PARSER_INVALID_ARGUMENT;
@@ -58,6 +51,14 @@ public final class VarbitIo {
             }
             if (s.cursorBits + total > s.packetLength * 8L) {
                 s.parserError = PacketIo.PACKET_TOO_SHORT;
+                return Parser.REJECT;
+            }
+            if (length > max) {
+                s.parserError = HEADER_TOO_SHORT;
+                return Parser.REJECT;
+            }
+            if (stack != null && !stack.hasNext(s)) {
+                s.parserError = PacketIo.STACK_OUT_OF_BOUNDS;
                 return Parser.REJECT;
             }
             int nb = header.narrowBase(s);

@@ -92,6 +92,18 @@ class FrontendSemanticsTest {
                 + "hdr.s[2].v = s.b;", "00 00 00 00 28"));
     }
 
+    @Test
+    void aHeaderUnionsSizesAreItsLargestMembers() {
+        // P4_16's table of sizes: a header_union's minSizeInBits and maxSizeInBits are the max over its fields
+        assertEquals("10" + "02" + "10" + "20" + "28", run(
+                "header a_t { bit<8> v; } header b_t { bit<16> v; } header_union U { a_t a; b_t b; }", "",
+                "U u; U[2] us;"
+                + "hdr.h.a = (bit<8>) u.minSizeInBits();"
+                + "hdr.s[0].v = (bit<8>) u.minSizeInBytes();"
+                + "hdr.s[1].v = (bit<8>) u.maxSizeInBits();"
+                + "hdr.s[2].v = (bit<8>) us.minSizeInBits();", "00 00 00 00 28"));
+    }
+
     private static final String TERNARY_TABLE = String.join("\n",
             "action set(bit<8> v) { hdr.h.a = v; }",
             "table t {",

@@ -430,7 +430,10 @@ class LanguageFeaturesTest {
         assertEquals(List.of("1306" + "000102030405060708090a0b" + "08" + "000102030405060708090a0b" + "99"),
                 run("varbit.p4", "13 06 000102030405060708090a0b 07 99"));
         // 15 words = 480 bits > varbit<320>: HeaderTooShort, nothing after the base header is parsed
-        assertEquals(List.of("1fee" + "0102030405"), run("varbit.p4", "1f 06 0102030405"));
+        String words15 = "00".repeat(59) + "01";
+        assertEquals(List.of("1fee" + words15 + "0799"), run("varbit.p4", "1f 06" + words15 + "07 99"));
+        // ... and with fewer bytes left than the length asks: PacketTooShort, checked first
+        assertEquals(List.of("1fdd" + "0102030405"), run("varbit.p4", "1f 06 0102030405"));
     }
 
     @Test

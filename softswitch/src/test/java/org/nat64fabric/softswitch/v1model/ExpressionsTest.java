@@ -1,10 +1,12 @@
 package org.nat64fabric.softswitch.v1model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.nat64fabric.softswitch.testutil.P4Programs.bytes;
 import static org.nat64fabric.softswitch.testutil.P4Programs.hex;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.zip.CRC32;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,8 +26,16 @@ class ExpressionsTest {
             "struct meta_t { bit<8> x; }");
 
     private String run(String parse, String ingress, String input) {
-        Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS, parse, "", "sm.egress_spec = 1; hdr.o.setValid();\n" + ingress,
-                "", "pkt.emit(hdr.o);"));
+        return run("", parse, "", ingress, input);
+    }
+
+    /** With declarations after the headers ({@code global}) and in the ingress control ({@code decls}). */
+    private String run(String global, String parse, String decls, String ingress, String input) {
+        Program p = P4Programs.compile(dir, P4Programs.v1(HEADERS + "\n" + global, parse, decls,
+                "sm.egress_spec = 1; hdr.o.setValid();\n" + ingress, "", "pkt.emit(hdr.o);"));
+        if (!"false".equals(System.getProperty("softswitch.jit"))) {
+            assertNotSame(p.ingress, p.ingressCode, "ingress compiled to JVM bytecode");
+        }
         return hex(new V1ModelSwitch(p).process(0, bytes(input)).get(0).data);
     }
 
@@ -158,6 +168,41 @@ class ExpressionsTest {
         // the fifth extract fails: four labels were consumed, the fifth stays as payload
         assertEquals(words(3, 0, 0, 0) + "0500", run(parse,
                 "if (sm.parser_error == error.StackOutOfBounds) { hdr.o.r0 = 3; }", "0100 0200 0300 0400 0500"));
+        // no fifth label either: the packet's length is checked first (P4_16 12.8.1)
+        assertEquals(words(2, 0, 0, 0), run(parse,
+                "if (sm.parser_error == error.PacketTooShort) { hdr.o.r0 = 2; }", "0100 0200 0300 0400"));
+    }
+
+    @Test
+    void anExitInATableAppliedInAnExpressionEndsItsStatement() {
+        // P4_16 12.4: the expression's evaluation ends; a switch runs no case, an if neither branch, an
+        // assignment or a declaration's initialisation does not happen, nor does what follows
+        String decls = "action leave() { exit; } table t { actions = { leave; } default_action = leave(); }";
+        String before = "hdr.o.r0 = 1; hdr.o.r1 = 5;";
+        String after = "hdr.o.r2 = 9;";
+        for (String statement : List.of(
+                "switch (t.apply().action_run) { leave: { hdr.o.r1 = 6; } default: { hdr.o.r1 = 7; } }",
+                "if (t.apply().hit) { hdr.o.r1 = 6; } else { hdr.o.r1 = 7; }",
+                "hdr.o.r1 = t.apply().miss ? 64w6 : 64w7;",
+                "bit<64> v = t.apply().miss ? 64w6 : 64w7; hdr.o.r1 = v;",
+                "hdr.o.r1 = (bit<64>) (bit<1>) (hdr.h.a == 0 || t.apply().miss);")) {
+            assertEquals(words(1, 5, 0, 0), run("", PARSE_H, decls, before + statement + after, H), statement);
+        }
+        // a table whose action does not exit: the statement completes
+        String stays = "action stay() { } table u { actions = { stay; } default_action = stay(); }";
+        assertEquals(words(1, 6, 9, 0), run("", PARSE_H, stays,
+                before + "switch (u.apply().action_run) { stay: { hdr.o.r1 = 6; } }" + after, H));
+    }
+
+    @Test
+    void switchStatementsRunInActionsAndFunctions() {
+        // P4_16 12.7: in controls, actions and functions; over bit<W>, enums and error; a last label
+        // without a body has an empty one
+        String global = "bit<64> pick(in bit<8> v) { switch (v) { 0xf0: { return 1; } 0x20: default: { return 2; } } }";
+        String decls = "action classify(in bit<8> v) { switch (v) { 0x20: { hdr.o.r1 = 3; } 0x21: } }";
+        assertEquals(words(1, 3, 2, 4), run(global, PARSE_H, decls,
+                "hdr.o.r0 = pick(hdr.h.a); classify(hdr.h.b); hdr.o.r2 = pick(hdr.h.c[7:0]);"
+                + "switch (sm.parser_error) { error.NoError: { hdr.o.r3 = 4; } default: { hdr.o.r3 = 5; } }", H));
     }
 
     @Test
