@@ -211,7 +211,8 @@ public final class Pool4 {
         if (fresh.isPresent()) {
             return fresh.get();
         }
-        found = claim(own, now, cls, -1).or(() -> claim(own, now, -1, -1));
+        // RFC 6146 3.5.1.1: range and parity SHOULD be kept; where the range cannot be, the parity still is
+        found = claim(own, now, cls, -1).or(() -> claim(own, now, -1, parity)).or(() -> claim(own, now, -1, -1));
         if (found.isPresent()) {
             return new Result(found.get(), null, null);
         }
@@ -456,6 +457,7 @@ public final class Pool4 {
             own.add(candidate);
             Optional<TransportAddress> t = claim(List.of(candidate), now, cls, parity)
                     .or(() -> claim(List.of(candidate), now, cls, -1))
+                    .or(() -> claim(List.of(candidate), now, -1, parity))
                     .or(() -> claim(List.of(candidate), now, -1, -1));
             if (t.isPresent()) {
                 return Optional.of(new Result(t.get(), null, candidate));
@@ -528,7 +530,9 @@ public final class Pool4 {
 
     private PortBlock block(Protocol protocol, Ipv4Address a, int index, Ipv6Address subscriber) {
         int[] range = config.portRanges.get(protocol);
-        int first = Math.max(index * config.blockSize, range[0]);
+        // TCP and UDP port 0 is reserved (RFC 6335 6), as a UDP source "no port" (RFC 768): never handed out
+        int lowest = protocol == Protocol.ICMP ? range[0] : Math.max(range[0], 1);
+        int first = Math.max(index * config.blockSize, lowest);
         int last = Math.min(index * config.blockSize + config.blockSize - 1, range[1]);
         return new PortBlock(protocol, a, first, last, subscriber);
     }

@@ -54,6 +54,25 @@ class Pool4Test {
     }
 
     @Test
+    void portZeroIsNeverHandedOutAndTheParityIsKeptWhereTheRangeCannotBe() {
+        // RFC 6335 6: TCP and UDP port 0 is reserved (as a UDP source, "no port": RFC 768)
+        Pool4 all = pool4(pool("192.0.2.1/32").ports(Protocol.UDP, 0, 65535).ports(Protocol.TCP, 0, 65535).build());
+        for (Protocol proto : List.of(Protocol.UDP, Protocol.TCP)) {
+            for (int source = 0; source < 64; source += 2) {
+                TransportAddress t = get(all.allocate(proto, host(1), source, 0));
+                assertNotEquals(0, t.port(), proto + " source port " + source);
+                assertEquals(0, t.port() & 1, proto + " parity of " + source);
+            }
+        }
+        // The default ranges leave out 0-1023: a well-known source port keeps its parity (RFC 6146 3.5.1.1, RFC 4787 REQ-4)
+        Pool4 registered = pool4(pool("192.0.2.1/32").build());
+        for (int source : new int[] {5001, 5002, 53, 123, 80, 443, 22, 25, 1, 2}) {
+            TransportAddress t = get(registered.allocate(Protocol.UDP, host(2), source, 0));
+            assertEquals(source & 1, t.port() & 1, "parity of " + source + " -> " + t);
+        }
+    }
+
+    @Test
     void aSubscriberKeepsOneAddressForEveryProtocolAndSubscribersSpreadOut() {
         Pool4 p = pool4(pool("192.0.2.0/30").build());
         Set<Ipv4Address> first = new HashSet<>();
