@@ -2822,7 +2822,7 @@ final class Elaborator {
         bindings.put(a.action, texts);
         List<Stmt> prelude = new ArrayList<>();
         List<Expr> values = arguments("action '" + name + "'", a.directional, r.argumentList(), sc, new HashMap<>(), r, prelude);
-        return copyInOut(prelude, a.directional, a.directionalSlots, values, new ActionBody(a.action));
+        return copyInOut(prelude, a.directional, a.directionalSlots, values, null, new ActionBody(a.action));
     }
 
     private Table.ActionCall actionCall(ExpressionContext e, Scope sc, List<Table.ActionRef> refs,
@@ -3144,7 +3144,73 @@ final class Elaborator {
         }
         List<Stmt> prelude = new ArrayList<>();
         List<Expr> values = arguments("'" + pi.name + ".apply'", pi.params, args, sc, new HashMap<>(), at, prelude);
-        return copyInOut(prelude, pi.params, pi.slots, values, new SubParserRun(pi.parser));
+        return copyInOut(prelude, pi.params, pi.slots, values, aliased(pi.params, args), new SubParserRun(pi.parser));
+    }
+
+    /**
+     * The arguments an inout header, struct or stack parameter may not take by reference (P4_16 6.8:
+     * each argument is a copy, never aliased to another, copied back left to right): those another
+     * out or inout argument may overlap (the same place, or one inside the other, as written, any
+     * index standing for every one), and those a later argument's call could change first.
+     */
+    private static boolean[] aliased(List<Param> params, ArgumentListContext args) {
+        List<ArgumentContext> given = args == null ? List.of() : args.argument();
+        boolean[] copied = new boolean[params.size()];
+        String[] places = new String[params.size()];
+        boolean[] callAfter = new boolean[params.size()];
+        for (int i = 0; i < given.size(); i++) {
+            ArgumentContext a = given.get(i);
+            int index = i;
+            for (int k = 0; a.name() != null && k < params.size(); k++) {
+                index = params.get(k).name.equals(a.name().getText()) ? k : index;
+            }
+            if (a.expression() != null && index < params.size()) {
+                places[index] = params.get(index).writable() ? a.expression().getText().replaceAll("\\[[^\\]]*\\]", "[]") : null;
+                if (containsCall(a.expression())) {
+                    for (int k = 0; k < i && k < params.size(); k++) {
+                        callAfter[k] = true;
+                    }
+                }
+            }
+        }
+        for (int i = 0; i < params.size(); i++) {
+            if (!"inout".equals(params.get(i).direction) || places[i] == null) {
+                continue;
+            }
+            copied[i] = callAfter[i];
+            for (int k = 0; k < params.size(); k++) {
+                copied[i] |= k != i && places[k] != null && (inside(places[i], places[k]) || inside(places[k], places[i]));
+            }
+        }
+        return copied;
+    }
+
+    private static final Set<String> READING_METHODS = Set.of("isValid", "minSizeInBits", "minSizeInBytes", "maxSizeInBits",
+            "maxSizeInBytes");
+
+    /** Whether the place written {@code inner} is {@code outer} or a part of it (a field, an element). */
+    private static boolean inside(String inner, String outer) {
+        return inner.equals(outer) || inner.startsWith(outer) && ".[".indexOf(inner.charAt(outer.length())) >= 0;
+    }
+
+    /** Whether an expression calls anything but the methods that only read (isValid, the sizes). */
+    private static boolean containsCall(ParseTree t) {
+        if (t instanceof GenericCallExpressionContext) {
+            return true;
+        }
+        if (t instanceof CallExpressionContext) {
+            ExpressionContext callee = ((CallExpressionContext) t).expression();
+            if (!(callee instanceof MemberExpressionContext)
+                    || !READING_METHODS.contains(((MemberExpressionContext) callee).name().getText())) {
+                return true;
+            }
+        }
+        for (int i = 0; i < t.getChildCount(); i++) {
+            if (containsCall(t.getChild(i))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Runs a sub-parser from its start state: NEXT on accept, REJECT (with its error) otherwise. */
@@ -4913,7 +4979,7 @@ final class Elaborator {
         }
         List<Stmt> prelude = new ArrayList<>();
         List<Expr> values = arguments("'" + ci.name + ".apply'", ci.params, args, sc, new HashMap<>(), at, prelude);
-        return copyInOut(prelude, ci.params, ci.slots, values, ci.body);
+        return copyInOut(prelude, ci.params, ci.slots, values, aliased(ci.params, args), ci.body);
     }
 
     /**
@@ -5222,8 +5288,13 @@ final class Elaborator {
         }
     }
 
-    /** A call: the prelude (the places of out and inout arguments), copy-in, the body, copy-out. */
-    private Stmt copyInOut(List<Stmt> prelude, List<Param> params, List<Expr> slots, List<Expr> values, Stmt body) {
+    /**
+     * A call: the prelude (the places of out and inout arguments), copy-in, the body, copy-out. An
+     * inout header, struct or stack is passed by reference (AggRef), unless {@code copied} marks it
+     * (see aliased): then it is bound to a copy, copied back in its turn.
+     */
+    private Stmt copyInOut(List<Stmt> prelude, List<Param> params, List<Expr> slots, List<Expr> values, boolean[] copied,
+                           Stmt body) {
         List<Stmt> before = new ArrayList<>(prelude);
         List<Stmt> after = new ArrayList<>();
         for (int i = 0; i < params.size(); i++) {
@@ -5233,7 +5304,15 @@ final class Elaborator {
                 continue;   // packet_in / packet_out
             }
             if (slot instanceof AggRef) {
-                before.add(((AggRef) slot).bind((Expr.Agg) values.get(i)));
+                Expr.Agg argument = (Expr.Agg) values.get(i);
+                if (copied != null && copied[i]) {
+                    Expr.Agg copy = (Expr.Agg) storage(argument.type);
+                    before.add(new Stmt.CopyAgg(copy, argument));
+                    before.add(((AggRef) slot).bind(copy));
+                    after.add(new Stmt.CopyAgg(argument, copy));
+                } else {
+                    before.add(((AggRef) slot).bind(argument));
+                }
                 continue;
             }
             if (!"out".equals(p.direction)) {
@@ -5394,7 +5473,7 @@ final class Elaborator {
         }
         List<Stmt> prelude = new ArrayList<>();
         List<Expr> values = arguments("action '" + a.action.name + "'", params, args, sc, new HashMap<>(), at, prelude);
-        return copyInOut(prelude, params, slots, values, new ActionBody(a.action));
+        return copyInOut(prelude, params, slots, values, aliased(params, args), new ActionBody(a.action));
     }
 
     private Object functionCall(FunctionSym f, ArgumentListContext args, List<Type> targs, Scope sc, ParserRuleContext at) {
@@ -5415,7 +5494,7 @@ final class Elaborator {
                 values.set(i, values.get(i) instanceof Expr.Agg ? values.get(i) : coerce(values.get(i), f.params.get(i).type, at));
             }
         }
-        Stmt call = copyInOut(prelude, f.params, f.slots, values, f.body);
+        Stmt call = copyInOut(prelude, f.params, f.slots, values, aliased(f.params, args), f.body);
         if (f.result == null) {
             return call;
         }

@@ -74,6 +74,27 @@ class FrontendSemanticsTest {
     }
 
     @Test
+    void argumentsThatOverlapAreCopiesCopiedBackLeftToRight() {
+        // P4_16 6.8: each argument is a temporary, never aliased to another, copied back in order
+        String top = "void twice(inout s_t a, inout s_t b) { a.v = 1; b.v = b.v + 2; }"
+                + "void field(inout bit<8> x, inout s_t whole) { x = 0x77; }"
+                + "void stack(inout s_t[4] st, inout s_t e) { st[0].v = 0x55; e.v = e.v + 1; }"
+                + "bit<8> touch(inout s_t e) { e.v = 0x44; return 0; }"
+                + "void later(inout s_t e, in bit<8> unused) { e.v = e.v + 1; }";
+        // twice: b is its own copy (0x0a + 2), copied back last; field: whole copied back after x;
+        // stack: e (s[2] + 1) copied back after st; later: e copied in before touch() changed s[3]
+        assertEquals("0c" + "55" + "0a" + "15" + "1f", run(top, "",
+                "twice(hdr.s[0], hdr.s[0]); hdr.h.a = hdr.s[0].v;"
+                + "field(hdr.s[1].v, hdr.s[1]); stack(hdr.s, hdr.s[2]); later(hdr.s[3], touch(hdr.s[3]));",
+                "00 0a 0a 14 1e"));
+        // the same for a control applied with one header twice, and for an action called directly
+        assertEquals("0c" + "0e" + "14" + "1e" + "28", run(
+                "control Twice(inout s_t a, inout s_t b) { apply { a.v = 1; b.v = b.v + 2; } }",
+                "Twice() t; action act(inout s_t a, inout s_t b) { a.v = 1; b.v = b.v + 2; }",
+                "t.apply(hdr.s[0], hdr.s[0]); hdr.h.a = hdr.s[0].v; act(hdr.s[0], hdr.s[0]);", "00 0a 14 1e 28"));
+    }
+
+    @Test
     void anInoutStructIsCopiedInAndOutWhileTheActionNamesItsVariableToo() {
         assertEquals("22" + "77" + "14" + "1e" + "28", run("",
                 "action set(inout meta_t x) { x.x = 0x77; hdr.h.a = meta.x; hdr.s[0].v = x.x; }",
