@@ -117,12 +117,12 @@ public final class Main {
             Frontend.Options options = new Frontend.Options(defines, includes, seed);
             switch (command) {
                 case "check": {
-                    Program p = Frontend.compile(program, options);
+                    Program p = compiled(program, options);
                     System.out.println(program + ": ok (" + p.tables.size() + " tables, " + p.actions.size() + " actions)");
                     return 0;
                 }
                 case "p4info": {
-                    String text = P4InfoBuilder.text(p4info(Frontend.compile(program, options), p4runtime13));
+                    String text = P4InfoBuilder.text(p4info(compiled(program, options), p4runtime13));
                     if (output == null) {
                         System.out.print(text);
                     } else {
@@ -140,6 +140,7 @@ public final class Main {
                     }
                     Preprocessor.Result pre = Preprocessor.run(program, defines, includes);
                     Program p = Frontend.compilePreprocessed(pre.preprocessed, program.toString(), seed);
+                    p.warnings.forEach(System.err::println);
                     Files.createDirectories(outDir);
                     Files.writeString(outDir.resolve("p4info.txt"), P4InfoBuilder.text(p4info(p, p4runtime13)),
                             StandardCharsets.UTF_8);
@@ -153,7 +154,7 @@ public final class Main {
                     }
                     Path file = outDir.resolve(className.replace('.', '/') + ".java");
                     Files.createDirectories(file.getParent());
-                    Files.writeString(file, ConstantsWriter.write(P4InfoBuilder.build(Frontend.compile(program, options)),
+                    Files.writeString(file, ConstantsWriter.write(P4InfoBuilder.build(compiled(program, options)),
                             className, program.getFileName().toString()), StandardCharsets.UTF_8);
                     System.out.println("wrote " + file);
                     return 0;
@@ -163,7 +164,7 @@ public final class Main {
                         throw new IllegalArgumentException("fast-path-c needs --hook tc|xdp and --out-dir DIR");
                     }
                     Files.createDirectories(outDir);
-                    Path c = new KernelProgram(Frontend.compile(program, options), hook, false).writeTo(outDir);
+                    Path c = new KernelProgram(compiled(program, options), hook, false).writeTo(outDir);
                     Path script = outDir.resolve("compile.sh");
                     Files.writeString(script, "#!/bin/sh\n# Written by softswitch fast-path-c: compiles the fast path's C as softswitch run does.\n"
                             + "# Usage: sh compile.sh SOURCE.c OBJECT.o (a copy of fast_path.c beside softswitch_fast_path.h)\n"
@@ -175,7 +176,7 @@ public final class Main {
                     if (inputs.isEmpty() || outDir == null) {
                         throw new IllegalArgumentException("sim needs --input [PORT:]FILE.pcap and --output-dir DIR");
                     }
-                    Program p = Frontend.compile(program, options);
+                    Program p = compiled(program, options);
                     Sim.Result r = Sim.run(p, P4InfoBuilder.build(p), entries, inputs, outDir, cpuPort);
                     Sim.printSummary(System.out, p, r, outDir, cpuPort);
                     return 0;
@@ -203,6 +204,13 @@ public final class Main {
             throw new IllegalArgumentException(option + " needs a value");
         }
         return args[i];
+    }
+
+    /** A program compiled for a command; its warnings go to stderr, one per line. */
+    private static Program compiled(Path program, Frontend.Options options) {
+        Program p = Frontend.compile(program, options);
+        p.warnings.forEach(System.err::println);
+        return p;
     }
 
     private static boolean p4runtime13(String version) {

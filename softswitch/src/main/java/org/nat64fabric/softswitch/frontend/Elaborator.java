@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.security.SecureRandom;
@@ -428,6 +429,13 @@ final class Elaborator {
     }
 
     // ---- errors ----
+
+    /** What is legal but may not mean what it says (P4_16: "the compiler should emit a warning"), located, each once. */
+    private final Set<String> warnings = new LinkedHashSet<>();
+
+    private void warn(ParserRuleContext at, String message) {
+        warnings.add(error(at, "warning: " + message).getMessage());
+    }
 
     private P4CompileException error(ParserRuleContext at, String message) {
         return error(at.getStart(), message);
@@ -2071,10 +2079,12 @@ final class Elaborator {
         if (wideWidths.size() != wideSlots) {
             throw new IllegalStateException("wide slots " + wideSlots + " but " + wideWidths.size() + " widths");
         }
-        return new Program(architecture, mainFile, narrowSlots, wideWidths.stream().mapToInt(Integer::intValue).toArray(),
+        Program program = new Program(architecture, mainFile, narrowSlots, wideWidths.stream().mapToInt(Integer::intValue).toArray(),
                 parser, verify, ingress, egress, compute, deparser, tables, used, counters, registers, meters, valueSets,
                 new ArrayList<>(digests.values()), controllerHeaders, errorType.members, hdr, meta, standardMetadata, fieldLists,
                 objectAnnotations);
+        program.warnings.addAll(warnings);
+        return program;
     }
 
     private Map<Integer, List<Expr>> fieldLists(Type.Aggregate meta, Expr.Agg at) {
@@ -4523,7 +4533,7 @@ final class Elaborator {
      * anything else as coerce() checks it.
      */
     private Expr operandOf(Expr e, Type t, ParserRuleContext at) {
-        return e.type == Type.INT_LITERAL && t instanceof Type.Bits ? cast(e, t, at) : coerce(e, t, at);
+        return coerce(e, t, at);
     }
 
     private Expr literalArithmetic(String op, BigInteger x, BigInteger y, ParserRuleContext at) {
@@ -4602,11 +4612,14 @@ final class Elaborator {
             return cast(e, to, at);
         }
         if (e.type == Type.INT_LITERAL && to instanceof Type.Bits) {
+            // P4_16 8.11.2: an implicit cast, which cuts the value to the width; a warning on overflow
             Type.Bits b = (Type.Bits) to;
             BigInteger v = ((Expr.Const) e).value;
             BigInteger limit = BigInteger.ONE.shiftLeft(b.width);
-            if (v.signum() >= 0 && v.compareTo(limit) >= 0) {
-                throw error(at, "the value " + v + " does not fit in " + to);
+            BigInteger highest = b.signed ? limit.shiftRight(1).subtract(BigInteger.ONE) : limit.subtract(BigInteger.ONE);
+            if (v.compareTo(highest) > 0) {
+                warn(at, "the value " + v + " does not fit in " + to + ": it is cut to " + new Expr.Const(to, v.mod(limit)).value
+                        + " (P4_16 8.11.2)");
             }
             return new Expr.Const(to, v.mod(limit));
         }

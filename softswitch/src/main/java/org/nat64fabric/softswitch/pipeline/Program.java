@@ -1,5 +1,6 @@
 package org.nat64fabric.softswitch.pipeline;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.nat64fabric.softswitch.frontend.Type;
@@ -57,6 +58,8 @@ public final class Program {
     /** Headers annotated @controller_header, by the annotation's name (packet_in, packet_out). */
     public final Map<String, Type.Aggregate> controllerHeaders;
     public final List<String> errors;
+    /** The frontend's warnings, each {@code file:line:col: warning: message}. */
+    public final List<String> warnings = new ArrayList<>();
 
     public final Expr.Agg headers;
     public final Expr.Agg metadata;

@@ -1,6 +1,7 @@
 package org.nat64fabric.softswitch.frontend;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.nat64fabric.softswitch.testutil.P4Programs.bytes;
 import static org.nat64fabric.softswitch.testutil.P4Programs.hex;
 
@@ -111,6 +112,21 @@ class FrontendSemanticsTest {
                 + "hdr.s[0].v = (bit<8>) hdr.h.minSizeInBits();"
                 + "hdr.s[1].v = (bit<8>) meta.maxSizeInBytes();"
                 + "hdr.s[2].v = s.b;", "00 00 00 00 28"));
+    }
+
+    @Test
+    void anIntThatDoesNotFitWhereItGoesIsCutWithAWarning() {
+        // P4_16 8.11.2: an implicit cast, as (bit<8>) 300 = 44; "overflow warning"
+        String source = P4Programs.v1(HEADERS, PARSE_ALL, "",
+                "sm.egress_spec = 1; hdr.h.a = 300; if (hdr.s[0].v < 300) { hdr.s[1].v = 1; }", "", EMIT_ALL);
+        Program p = P4Programs.compile(dir, source);
+        assertEquals(2, p.warnings.size(), p.warnings.toString());   // each place once
+        for (String w : p.warnings) {
+            assertTrue(w.matches(".*prog\\.p4:\\d+:\\d+: warning: the value 300 does not fit in bit<8>: it is cut to 44 .*"), w);
+        }
+        // s[0] = 0x2b < 44: s[1] set; 0x2c is not below 44
+        assertEquals("2c" + "2b" + "01", hex(new V1ModelSwitch(p).process(0, bytes("00 2b 00 00 00")).get(0).data).substring(0, 6));
+        assertEquals("2c" + "2c" + "00", hex(new V1ModelSwitch(p).process(0, bytes("00 2c 00 00 00")).get(0).data).substring(0, 6));
     }
 
     @Test
