@@ -4159,12 +4159,14 @@ final class Elaborator {
         if (e instanceof SliceExpressionContext) {
             SliceExpressionContext s = (SliceExpressionContext) e;
             Expr base = expr(s.expression(0), sc, null);
-            if (!(base.type instanceof Type.Bits)) {
-                throw error(s, "only bit strings can be sliced, not " + base.type);
+            if (!(base.type instanceof Type.Bits) && base.type != Type.INT_LITERAL) {
+                throw error(s, "only bit strings and int values can be sliced, not " + base.type);
             }
             BigInteger high = constantValue(s.expression(1), sc, null);
             BigInteger low = constantValue(s.expression(2), sc, null);
-            int w = ((Type.Bits) base.type).width;
+            // an int (compile-time known) is sliced from its two's complement, as wide as the slice asks (P4_16 8.9)
+            int w = base.type == Type.INT_LITERAL ? Math.max(high.min(BigInteger.valueOf(IntLiterals.MAX_BITS)).intValue() + 1, 1)
+                    : ((Type.Bits) base.type).width;
             if (low.signum() < 0 || high.compareTo(low) < 0 || high.compareTo(BigInteger.valueOf(w)) >= 0) {
                 throw error(s, "slice [" + high + ":" + low + "] is out of range for " + base.type);
             }
@@ -4659,6 +4661,16 @@ final class Elaborator {
         if (to instanceof Type.Enum && ((Type.Enum) to).underlying != null && fromBits) {
             return fold(new Ops.Cast(to, e));
         }
+        if (to == Type.INT_LITERAL && fromBits) {
+            // P4_16 8.11.1: bit<W> and int<W> to int keep the value (an int<W> may be negative); an int
+            // lives only at compile time
+            if (!(e instanceof Expr.Const)) {
+                throw error(at, "cannot cast " + e.type + " to int here: only a compile-time known value can be an int");
+            }
+            Type.Bits b = (Type.Bits) e.type;
+            BigInteger v = ((Expr.Const) e).value;
+            return new Expr.Const(Type.INT_LITERAL, b.signed && v.testBit(b.width - 1) ? v.subtract(BigInteger.ONE.shiftLeft(b.width)) : v);
+        }
         throw error(at, "cannot cast " + e.type + " to " + to);
     }
 
@@ -4907,6 +4919,9 @@ final class Elaborator {
             if (base instanceof BlockType && ((BlockType) base).decl != null) {
                 return directInvocation((BlockType) base, new MethodRef(base, name, mc), args, sc, cx, e);
             }
+            if (base instanceof Type && SIZE_METHODS.contains(name) && (args == null || args.argument().isEmpty())) {
+                return size((Type) base, name, mc.name());   // U.minSizeInBits(), of a type by its name
+            }
             if (base instanceof Expr.Agg) {
                 if (CHANGING_METHODS.contains(name)) {
                     requireNotReadOnly(mc.expression(), sc, "call " + name + "() on");
@@ -5114,6 +5129,12 @@ final class Elaborator {
 
     private static final Set<String> SIZE_METHODS = Set.of("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes");
 
+    /** t.minSizeInBits() and the other size methods, of a value's type or of a type by its name: an int. */
+    private Expr size(Type t, String method, ParserRuleContext at) {
+        long bits = sizeInBits(t, method.startsWith("max"), at);
+        return new Expr.Const(Type.INT_LITERAL, BigInteger.valueOf(method.endsWith("Bytes") ? (bits + 7) / 8 : bits));
+    }
+
     /**
      * The bits a value of type t takes on the wire (P4_16 minSizeInBits / maxSizeInBits): a varbit
      * field none (min) or its maximum (max); a header union its largest member for both (P4_16's
@@ -5158,9 +5179,7 @@ final class Elaborator {
 
     private Object headerMethod(Expr.Agg h, String method, int argc, ArgumentListContext args, Scope sc, ParserRuleContext at) {
         if (SIZE_METHODS.contains(method) && argc == 0) {
-            boolean largest = method.startsWith("max");
-            long bits = sizeInBits(h.type, largest, at);
-            return new Expr.Const(Type.INT_LITERAL, BigInteger.valueOf(method.endsWith("Bytes") ? (bits + 7) / 8 : bits));
+            return size(h.type, method, at);
         }
         if (h.type instanceof Type.Stack) {
             if ((method.equals("push_front") || method.equals("pop_front")) && argc == 1) {

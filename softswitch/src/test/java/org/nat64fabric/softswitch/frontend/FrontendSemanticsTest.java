@@ -1,6 +1,7 @@
 package org.nat64fabric.softswitch.frontend;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.nat64fabric.softswitch.testutil.P4Programs.bytes;
 import static org.nat64fabric.softswitch.testutil.P4Programs.hex;
@@ -130,15 +131,32 @@ class FrontendSemanticsTest {
     }
 
     @Test
+    void compileTimeValuesCastToIntSliceAsIntsAndTypesHaveSizes() {
+        // P4_16 8.11.1: bit<W> and int<W> to int keep the value; an int's slice is of its two's
+        // complement; minSizeInBits() of a type by its name
+        assertEquals("05" + "fa" + "ff" + "fd" + "02", run(
+                "const bit<8> C = 250; typedef bit<12> B12;", "",
+                "hdr.h.a = (bit<8>) ((int) C + 10 - 255);"
+                + "hdr.s[0].v = (bit<8>) ((int) (-8s3) * 2);"
+                + "hdr.s[1].v = 0x1FF[7:0];"
+                + "hdr.s[2].v = (-3)[7:0];"
+                + "hdr.s[3].v = (bit<8>) B12.maxSizeInBytes();", "00 00 00 00 00"));
+        RuntimeException e = assertThrows(RuntimeException.class, () -> run("", "",
+                "hdr.h.a = (bit<8>) ((int) hdr.s[0].v);", "00 00 00 00 00"));
+        assertTrue(e.getMessage().contains("only a compile-time known value can be an int"), e.getMessage());
+    }
+
+    @Test
     void aHeaderUnionsSizesAreItsLargestMembers() {
         // P4_16's table of sizes: a header_union's minSizeInBits and maxSizeInBits are the max over its fields
-        assertEquals("10" + "02" + "10" + "20" + "28", run(
+        assertEquals("10" + "02" + "10" + "20" + "10", run(
                 "header a_t { bit<8> v; } header b_t { bit<16> v; } header_union U { a_t a; b_t b; }", "",
                 "U u; U[2] us;"
                 + "hdr.h.a = (bit<8>) u.minSizeInBits();"
                 + "hdr.s[0].v = (bit<8>) u.minSizeInBytes();"
                 + "hdr.s[1].v = (bit<8>) u.maxSizeInBits();"
-                + "hdr.s[2].v = (bit<8>) us.minSizeInBits();", "00 00 00 00 28"));
+                + "hdr.s[2].v = (bit<8>) us.minSizeInBits();"
+                + "hdr.s[3].v = (bit<8>) U.minSizeInBits();", "00 00 00 00 28"));
     }
 
     private static final String TERNARY_TABLE = String.join("\n",
