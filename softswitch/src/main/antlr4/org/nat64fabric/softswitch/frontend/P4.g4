@@ -211,6 +211,7 @@ expression
     | name                                                      # nameExpression
     | '.' name                                                  # topNameExpression
     | expression '.' name                                       # memberExpression
+    | expression '[' expression '+' ':' expression ']'          # indexedSliceExpression
     | expression '[' expression ':' expression ']'              # sliceExpression
     | expression '[' expression ']'                             # indexExpression
     | expression TYPE_ARGS_OPEN typeArgumentList TYPE_ARGS_CLOSE '(' argumentList ')'  # genericCallExpression

@@ -1417,6 +1417,8 @@ final class Elaborator {
                 e = ((IndexExpressionContext) e).expression(0);
             } else if (e instanceof SliceExpressionContext) {
                 e = ((SliceExpressionContext) e).expression(0);
+            } else if (e instanceof IndexedSliceExpressionContext) {
+                e = ((IndexedSliceExpressionContext) e).expression(0);
             } else if (e instanceof ParenExpressionContext) {
                 e = ((ParenExpressionContext) e).expression();
             } else {
@@ -4156,28 +4158,39 @@ final class Elaborator {
             }
             return new StackElement((Expr.Agg) base, index, StackElement.Mode.INDEX, (Expr.Agg) storage(st.element));
         }
+        if (e instanceof IndexedSliceExpressionContext) {
+            // e[L+:W] (P4_16 8.5): W bits from bit L; W compile-time known, L too where it is written to
+            IndexedSliceExpressionContext s = (IndexedSliceExpressionContext) e;
+            Expr base = expr(s.expression(0), sc, null);
+            BigInteger width = constantValue(s.expression(2), sc, null);
+            if (width.signum() <= 0 || !(base.type instanceof Type.Bits)
+                    || width.compareTo(BigInteger.valueOf(((Type.Bits) base.type).width)) > 0) {
+                throw error(s, "slice [L+:" + width + "] is out of range for " + base.type);
+            }
+            List<Stmt> prelude = lvaluePrelude;
+            lvaluePrelude = null;   // L is a value, not a place
+            Expr low = expr(s.expression(1), sc, null);
+            lvaluePrelude = prelude;
+            if (low instanceof Expr.Const) {
+                BigInteger l = ((Expr.Const) low).value;
+                return slice(base, l.add(width).subtract(BigInteger.ONE), l, s);
+            }
+            if (prelude != null) {
+                throw error(s.expression(1), "softswitch assigns to a slice [L+:W] only with L known at compile time");
+            }
+            if (!(low.type instanceof Type.Bits) || ((Type.Bits) low.type).signed) {
+                throw error(s.expression(1), "a slice's L that is not known at compile time must be a bit<W>, not " + low.type);
+            }
+            // as a shift by L: bits past the width read as 0
+            Type.Bits from = (Type.Bits) base.type;
+            Type.Bits unsigned = new Type.Bits(from.width, false);
+            Expr bits = from.signed ? fold(new Ops.Cast(unsigned, base)) : base;
+            return fold(new Ops.Cast(new Type.Bits(width.intValue(), false), fold(new Ops.Binary(Ops.Op.SHR, unsigned, bits, low))));
+        }
         if (e instanceof SliceExpressionContext) {
             SliceExpressionContext s = (SliceExpressionContext) e;
             Expr base = expr(s.expression(0), sc, null);
-            if (!(base.type instanceof Type.Bits) && base.type != Type.INT_LITERAL) {
-                throw error(s, "only bit strings and int values can be sliced, not " + base.type);
-            }
-            BigInteger high = constantValue(s.expression(1), sc, null);
-            BigInteger low = constantValue(s.expression(2), sc, null);
-            // an int (compile-time known) is sliced from its two's complement, as wide as the slice asks (P4_16 8.9)
-            int w = base.type == Type.INT_LITERAL ? Math.max(high.min(BigInteger.valueOf(IntLiterals.MAX_BITS)).intValue() + 1, 1)
-                    : ((Type.Bits) base.type).width;
-            if (low.signum() < 0 || high.compareTo(low) < 0 || high.compareTo(BigInteger.valueOf(w)) >= 0) {
-                throw error(s, "slice [" + high + ":" + low + "] is out of range for " + base.type);
-            }
-            int hi = high.intValue();
-            int lo = low.intValue();
-            Type t = new Type.Bits(hi - lo + 1, false);
-            if (base instanceof Expr.Const) {
-                return new Expr.Const(t, ((Expr.Const) base).value.shiftRight(lo).and(
-                        org.nat64fabric.softswitch.pipeline.Bits.wideMask(hi - lo + 1)));
-            }
-            return new Ops.Slice(t, base, hi, lo);
+            return slice(base, constantValue(s.expression(1), sc, null), constantValue(s.expression(2), sc, null), s);
         }
         if (e instanceof CallExpressionContext || e instanceof GenericCallExpressionContext) {
             Object r = call(e, sc, cx);
@@ -5128,6 +5141,27 @@ final class Elaborator {
     }
 
     private static final Set<String> SIZE_METHODS = Set.of("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes");
+
+    /** base[high:low], of a bit<W> or int<W> (unsigned), or of a compile-time int. */
+    private Expr slice(Expr base, BigInteger high, BigInteger low, ParserRuleContext s) {
+        if (!(base.type instanceof Type.Bits) && base.type != Type.INT_LITERAL) {
+            throw error(s, "only bit strings and int values can be sliced, not " + base.type);
+        }
+        // an int (compile-time known) is sliced from its two's complement, as wide as the slice asks (P4_16 8.9)
+        int w = base.type == Type.INT_LITERAL ? Math.max(high.min(BigInteger.valueOf(IntLiterals.MAX_BITS)).intValue() + 1, 1)
+                : ((Type.Bits) base.type).width;
+        if (low.signum() < 0 || high.compareTo(low) < 0 || high.compareTo(BigInteger.valueOf(w)) >= 0) {
+            throw error(s, "slice [" + high + ":" + low + "] is out of range for " + base.type);
+        }
+        int hi = high.intValue();
+        int lo = low.intValue();
+        Type t = new Type.Bits(hi - lo + 1, false);
+        if (base instanceof Expr.Const) {
+            return new Expr.Const(t, ((Expr.Const) base).value.shiftRight(lo).and(
+                    org.nat64fabric.softswitch.pipeline.Bits.wideMask(hi - lo + 1)));
+        }
+        return new Ops.Slice(t, base, hi, lo);
+    }
 
     /** t.minSizeInBits() and the other size methods, of a value's type or of a type by its name: an int. */
     private Expr size(Type t, String method, ParserRuleContext at) {

@@ -174,6 +174,16 @@ class ExpressionsTest {
     }
 
     @Test
+    void indexedSlicesTakeWidthBitsFromL() {
+        // P4_16 8.5: e[L+:W]; an L not known at compile time reads as a shift by L (bits past the width are 0)
+        assertEquals(words(0xf, 0xe, 0, 0x0c), run(PARSE_H,
+                "hdr.o.r0 = (bit<64>) hdr.h.a[4+:4];"
+                + "hdr.o.r1 = (bit<64>) hdr.h.a[hdr.h.c +: 4];"     // c = 3
+                + "hdr.o.r2 = (bit<64>) hdr.h.a[hdr.h.b +: 4];"     // b = 0x20, past the width
+                + "bit<8> v = 0; v[2+:2] = 2w3; hdr.o.r3 = (bit<64>) v;", H));
+    }
+
+    @Test
     void anExitInATableAppliedInAnExpressionEndsItsStatement() {
         // P4_16 12.4: the expression's evaluation ends; a switch runs no case, an if neither branch, an
         // assignment or a declaration's initialisation does not happen, nor does what follows
