@@ -25,8 +25,9 @@ TARGETS = ("softswitch", "simple_switch_grpc", "stratum_bmv2")
 # namespace keeps the kernel from handing them out as connections' local ports (private_netns.py).
 SWITCH_GRPC_PORTS = range(50001, 51000)
 
-# softswitch's pipelines by (program path, program text), compiled once per process: a test run
-# starts dozens of switches of one program (the files it includes are taken as unchanged meanwhile).
+# softswitch's pipelines by program (its path and text, and when each .p4 file beside it or below
+# was changed, for what it includes), compiled once per process: a test run starts dozens of
+# switches of one program.
 _COMPILED = {}
 
 # P4Runtime over TLS: the server's certificate and key (PEM), and with client_ca only clients
@@ -177,7 +178,9 @@ class SwitchProcess:
         """(P4Info path, p4_device_config bytes) of a program, made by this target's compiler."""
         out_dir = pathlib.Path(out_dir)
         if self.target == "softswitch":
-            key = (str(pathlib.Path(program).resolve()), pathlib.Path(program).read_bytes())
+            source = pathlib.Path(program).resolve()
+            key = (str(source), source.read_bytes(),
+                   tuple(sorted((str(f), f.stat().st_mtime_ns) for f in source.parent.rglob("*.p4"))))
             if key not in _COMPILED:
                 proc = subprocess.run([str(SOFTSWITCH), "compile", str(program), "--out-dir", str(out_dir)],
                                       capture_output=True, text=True)

@@ -216,14 +216,14 @@ public final class Pool4 {
         if (found.isPresent()) {
             return new Result(found.get(), null, null);
         }
-        return inNewBlock(protocol, subscriber, own, now, -1, -1).or(() -> {
+        return inNewBlock(protocol, subscriber, own, now, -1, parity).or(() -> {
             AddressLoad load = loads.get(protocol);
             if (load == null || load.allHeldBefore.isEmpty()) {
                 return Optional.empty();
             }
             // Before a refusal: another controller instance may have given a block back where the hints say all are held.
             load.allHeldBefore.clear();
-            return inNewBlock(protocol, subscriber, own, now, -1, -1);
+            return inNewBlock(protocol, subscriber, own, now, -1, parity);
         }).orElseGet(() -> {
             Refusal refusal = own.size() >= config.blocksPerSubscriber ? Refusal.SUBSCRIBER_LIMIT : Refusal.EXHAUSTED;
             refusedUntil.computeIfAbsent(protocol, k -> new HashMap<>())
@@ -240,8 +240,9 @@ public final class Pool4 {
         Ipv6Address subscriber = subscriberOf(source);
         if (!inPool4(protocol, wanted)) {
             int[] range = config.portRanges.get(protocol);
-            return Result.refused(Refusal.OUT_OF_POOL, protocol + " " + wanted + " is outside pool4 or its "
-                    + protocol + " range " + range[0] + "–" + range[1]);
+            return Result.refused(Refusal.OUT_OF_POOL, protocol + " " + wanted + (usable(protocol, wanted.port())
+                    ? " is outside pool4 or its " + protocol + " range " + range[0] + "–" + range[1]
+                    : ": port 0 is reserved (RFC 6335 6)"));
         }
         Optional<PortBlock> holder = store.blocks().stream()
                 .filter(b -> b.protocol() == protocol && b.address().equals(wanted.address()) && b.contains(wanted.port()))
@@ -322,7 +323,13 @@ public final class Pool4 {
     /** Whether {@code wanted} is a pool4 address with a port of the protocol's range. */
     private boolean inPool4(Protocol protocol, TransportAddress wanted) {
         int[] range = config.portRanges.get(protocol);
-        return addresses.contains(wanted.address()) && wanted.port() >= range[0] && wanted.port() <= range[1];
+        return addresses.contains(wanted.address()) && wanted.port() >= range[0] && wanted.port() <= range[1]
+                && usable(protocol, wanted.port());
+    }
+
+    /** TCP and UDP port 0 is reserved (RFC 6335 6; as a UDP source, "no port": RFC 768): never handed out. */
+    private static boolean usable(Protocol protocol, int port) {
+        return port != 0 || protocol == Protocol.ICMP;
     }
 
     /** The mapping using {@code address} ended: its port rests for the hold time. */
@@ -423,7 +430,7 @@ public final class Pool4 {
             long soonest = now + config.holdMillis;
             for (int i = 0; i < size; i++) {
                 int port = b.first() + (start - b.first() + i) % size;
-                if ((cls < 0 || rangeClass(port) == cls) && (parity < 0 || (port & 1) == parity)) {
+                if ((cls < 0 || rangeClass(port) == cls) && (parity < 0 || (port & 1) == parity) && usable(b.protocol(), port)) {
                     TransportAddress t = new TransportAddress(b.address(), port);
                     long freeAt = store.claimPort(b.protocol(), t, now);
                     if (freeAt == PortStore.CLAIMED) {
@@ -530,9 +537,7 @@ public final class Pool4 {
 
     private PortBlock block(Protocol protocol, Ipv4Address a, int index, Ipv6Address subscriber) {
         int[] range = config.portRanges.get(protocol);
-        // TCP and UDP port 0 is reserved (RFC 6335 6), as a UDP source "no port" (RFC 768): never handed out
-        int lowest = protocol == Protocol.ICMP ? range[0] : Math.max(range[0], 1);
-        int first = Math.max(index * config.blockSize, lowest);
+        int first = Math.max(index * config.blockSize, range[0]);
         int last = Math.min(index * config.blockSize + config.blockSize - 1, range[1]);
         return new PortBlock(protocol, a, first, last, subscriber);
     }

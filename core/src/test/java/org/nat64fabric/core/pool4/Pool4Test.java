@@ -64,12 +64,16 @@ class Pool4Test {
                 assertEquals(0, t.port() & 1, proto + " parity of " + source);
             }
         }
-        // The default ranges leave out 0-1023: a well-known source port keeps its parity (RFC 6146 3.5.1.1, RFC 4787 REQ-4)
+        // The default ranges leave out 0-1023: a well-known source port keeps its parity (RFC 6146 3.5.1.1, RFC 4787 REQ-4),
+        // a subscriber's first one too
         Pool4 registered = pool4(pool("192.0.2.1/32").build());
-        for (int source : new int[] {5001, 5002, 53, 123, 80, 443, 22, 25, 1, 2}) {
+        for (int source : new int[] {123, 5001, 5002, 53, 80, 443, 22, 25, 1, 2}) {
             TransportAddress t = get(registered.allocate(Protocol.UDP, host(2), source, 0));
             assertEquals(source & 1, t.port() & 1, "parity of " + source + " -> " + t);
         }
+        // nor is port 0 taken when asked for by address (a static BIB entry, a simultaneous open)
+        assertTrue(all.reserve(Protocol.UDP, new TransportAddress(Ipv4Address.parse("192.0.2.1", "a"), 0), host(3), 0)
+                .address().isEmpty());
     }
 
     @Test

@@ -2760,7 +2760,11 @@ final class Elaborator {
     }
 
     private Table.KeyField keyField(KeyElementContext k, Scope sc, int id) {
+        int applies = tableApplyExpressions;
         Expr e = expr(k.expression(), sc, null);
+        if (tableApplyExpressions != applies) {
+            throw error(k.expression(), "softswitch applies no table in another table's key (apply it before, into a variable)");
+        }
         if (!(e.type instanceof Type.Bits || e.type == Type.BOOL
                 || (e.type instanceof Type.Enum && ((Type.Enum) e.type).underlying != null) || e.type == errorType)) {
             throw error(k.expression(), "a table key must be a bit string, bool or serializable enum, not " + e.type);
@@ -2834,7 +2838,8 @@ final class Elaborator {
         bindings.put(a.action, texts);
         List<Stmt> prelude = new ArrayList<>();
         List<Expr> values = arguments("action '" + name + "'", a.directional, r.argumentList(), sc, new HashMap<>(), r, prelude);
-        return copyInOut(prelude, a.directional, a.directionalSlots, values, null, new ActionBody(a.action));
+        return copyInOut(prelude, a.directional, a.directionalSlots, values, aliased(a.directional, r.argumentList()),
+                new ActionBody(a.action));
     }
 
     private Table.ActionCall actionCall(ExpressionContext e, Scope sc, List<Table.ActionRef> refs,
@@ -3177,9 +3182,9 @@ final class Elaborator {
                 index = params.get(k).name.equals(a.name().getText()) ? k : index;
             }
             if (a.expression() != null && index < params.size()) {
-                places[index] = params.get(index).writable() ? a.expression().getText().replaceAll("\\[[^\\]]*\\]", "[]") : null;
+                places[index] = params.get(index).writable() ? place(a.expression().getText()) : null;
                 if (containsCall(a.expression())) {
-                    for (int k = 0; k < i && k < params.size(); k++) {
+                    for (int k = 0; k < index; k++) {   // copied in before it, in the parameters' order
                         callAfter[k] = true;
                     }
                 }
@@ -3199,6 +3204,24 @@ final class Elaborator {
 
     private static final Set<String> READING_METHODS = Set.of("isValid", "minSizeInBits", "minSizeInBytes", "maxSizeInBits",
             "maxSizeInBytes");
+
+    /** A place as written, each index (a stack's next and last too) standing for any, without parentheses. */
+    private static String place(String written) {
+        StringBuilder out = new StringBuilder();
+        int depth = 0;
+        for (char c : written.toCharArray()) {
+            if (c == '[') {
+                if (depth++ == 0) {
+                    out.append("[]");
+                }
+            } else if (c == ']') {
+                depth--;
+            } else if (depth == 0 && c != '(' && c != ')') {
+                out.append(c);
+            }
+        }
+        return out.toString().replace(".next", "[]").replace(".last", "[]");
+    }
 
     /** Whether the place written {@code inner} is {@code outer} or a part of it (a field, an element). */
     private static boolean inside(String inner, String outer) {
@@ -3711,8 +3734,8 @@ final class Elaborator {
             throw error(callee, "'" + callee.getText() + "' is not a statement (expected an assignment or a call)");
         }
         Object r = call(callee, sc, cx);
-        if (r instanceof Stmt) {
-            return (Stmt) r;
+        if (r instanceof Stmt) {   // exit-aware where an argument applies a table (whose action may exit)
+            return tableApplyExpressions != appliesAtStatementStart ? exitAware((Stmt) r) : (Stmt) r;
         }
         if (r instanceof ApplyResult) {
             return applyStmt(((ApplyResult) r).table);
@@ -4163,8 +4186,8 @@ final class Elaborator {
             IndexedSliceExpressionContext s = (IndexedSliceExpressionContext) e;
             Expr base = expr(s.expression(0), sc, null);
             BigInteger width = constantValue(s.expression(2), sc, null);
-            if (width.signum() <= 0 || !(base.type instanceof Type.Bits)
-                    || width.compareTo(BigInteger.valueOf(((Type.Bits) base.type).width)) > 0) {
+            if (width.signum() <= 0 || base.type instanceof Type.Bits
+                    && width.compareTo(BigInteger.valueOf(((Type.Bits) base.type).width)) > 0) {
                 throw error(s, "slice [L+:" + width + "] is out of range for " + base.type);
             }
             List<Stmt> prelude = lvaluePrelude;
@@ -4174,6 +4197,9 @@ final class Elaborator {
             if (low instanceof Expr.Const) {
                 BigInteger l = ((Expr.Const) low).value;
                 return slice(base, l.add(width).subtract(BigInteger.ONE), l, s);
+            }
+            if (!(base.type instanceof Type.Bits)) {
+                throw error(s, "only bit strings can be sliced with an L not known at compile time, not " + base.type);
             }
             if (prelude != null) {
                 throw error(s.expression(1), "softswitch assigns to a slice [L+:W] only with L known at compile time");
@@ -4632,11 +4658,13 @@ final class Elaborator {
             BigInteger v = ((Expr.Const) e).value;
             BigInteger limit = BigInteger.ONE.shiftLeft(b.width);
             BigInteger highest = b.signed ? limit.shiftRight(1).subtract(BigInteger.ONE) : limit.subtract(BigInteger.ONE);
-            if (v.compareTo(highest) > 0) {
-                warn(at, "the value " + v + " does not fit in " + to + ": it is cut to " + new Expr.Const(to, v.mod(limit)).value
-                        + " (P4_16 8.11.2)");
+            BigInteger lowest = b.signed ? limit.shiftRight(1).negate() : limit.negate();
+            BigInteger cut = v.mod(limit);
+            if (v.compareTo(highest) > 0 || v.compareTo(lowest) < 0) {
+                BigInteger shown = b.signed && cut.compareTo(highest) > 0 ? cut.subtract(limit) : cut;
+                warn(at, "the value " + v + " does not fit in " + to + ": it is cut to " + shown + " (P4_16 8.11.2)");
             }
-            return new Expr.Const(to, v.mod(limit));
+            return new Expr.Const(to, cut);
         }
         throw error(at, "expected " + to + ", got " + e.type + (e.type instanceof Type.Bits && to instanceof Type.Bits
                 ? " (cast it: (" + to + ") ...)" : e.type == Type.INT_LITERAL && to instanceof Type.Enum && ((Type.Enum) to).underlying != null

@@ -54,7 +54,9 @@ public final class Loop {
                 if (r >= 0) {
                     return r;
                 }
-                update.exec(s);
+                if (update.exec(s) == EXIT) {
+                    return EXIT;   // a table applied in the update exited
+                }
             }
             return NEXT;
         }

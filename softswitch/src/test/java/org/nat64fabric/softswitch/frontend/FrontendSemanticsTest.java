@@ -94,6 +94,11 @@ class FrontendSemanticsTest {
                 "control Twice(inout s_t a, inout s_t b) { apply { a.v = 1; b.v = b.v + 2; } }",
                 "Twice() t; action act(inout s_t a, inout s_t b) { a.v = 1; b.v = b.v + 2; }",
                 "t.apply(hdr.s[0], hdr.s[0]); hdr.h.a = hdr.s[0].v; act(hdr.s[0], hdr.s[0]);", "00 0a 14 1e 28"));
+        // an action a table runs with arguments bound in its list; an index holding a slice, a stack's element
+        assertEquals("00" + "0b" + "14" + "20" + "28", run(top,
+                "action f(inout bit<8> y, inout s_t x) { y = 7; x.v = x.v + 1; }"
+                + "table u { actions = { f(hdr.s[0].v, hdr.s[0]); } default_action = f(hdr.s[0].v, hdr.s[0]); }",
+                "u.apply(); meta.x = 2; twice(hdr.s[meta.x[1:0]], hdr.s[2]);", "00 0a 14 1e 28"));
     }
 
     @Test

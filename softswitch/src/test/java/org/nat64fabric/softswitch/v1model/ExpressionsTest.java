@@ -1,6 +1,8 @@
 package org.nat64fabric.softswitch.v1model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.nat64fabric.softswitch.testutil.P4Programs.bytes;
 import static org.nat64fabric.softswitch.testutil.P4Programs.hex;
@@ -187,7 +189,8 @@ class ExpressionsTest {
     void anExitInATableAppliedInAnExpressionEndsItsStatement() {
         // P4_16 12.4: the expression's evaluation ends; a switch runs no case, an if neither branch, an
         // assignment or a declaration's initialisation does not happen, nor does what follows
-        String decls = "action leave() { exit; } table t { actions = { leave; } default_action = leave(); }";
+        String decls = "action leave() { exit; } table t { actions = { leave; } default_action = leave(); }"
+                + "action put(bool f) { hdr.o.r1 = f ? 64w6 : 64w7; }";
         String before = "hdr.o.r0 = 1; hdr.o.r1 = 5;";
         String after = "hdr.o.r2 = 9;";
         for (String statement : List.of(
@@ -195,9 +198,17 @@ class ExpressionsTest {
                 "if (t.apply().hit) { hdr.o.r1 = 6; } else { hdr.o.r1 = 7; }",
                 "hdr.o.r1 = t.apply().miss ? 64w6 : 64w7;",
                 "bit<64> v = t.apply().miss ? 64w6 : 64w7; hdr.o.r1 = v;",
-                "hdr.o.r1 = (bit<64>) (bit<1>) (hdr.h.a == 0 || t.apply().miss);")) {
+                "hdr.o.r1 = (bit<64>) (bit<1>) (hdr.h.a == 0 || t.apply().miss);",
+                "put(t.apply().hit);")) {   // the call does not happen
             assertEquals(words(1, 5, 0, 0), run("", PARSE_H, decls, before + statement + after, H), statement);
         }
+        // in a for loop's update: the body ran once, the update does not complete and the loop ends
+        assertEquals(words(1, 6, 0, 0), run("", PARSE_H, decls, before
+                + "for (bit<8> i = 0; i < 4; i = i + (t.apply().hit ? 8w1 : 8w1)) { hdr.o.r1 = hdr.o.r1 + 1; }" + after, H));
+        // a table applied in another table's key: refused, located
+        RuntimeException e = assertThrows(RuntimeException.class, () -> run("", PARSE_H,
+                decls + "table u { key = { t.apply().hit : exact; } actions = { leave; } }", "u.apply();", H));
+        assertTrue(e.getMessage().contains("applies no table in another table's key"), e.getMessage());
         // a table whose action does not exit: the statement completes
         String stays = "action stay() { } table u { actions = { stay; } default_action = stay(); }";
         assertEquals(words(1, 6, 9, 0), run("", PARSE_H, stays,
