@@ -315,7 +315,8 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                     case PACKET:
                         if (!arbitration.isPrimary(controller)) {
                             controller.send(streamError(request, Code.PERMISSION_DENIED,
-                                    "packet-out from a controller that is not the primary (send arbitration first)"));
+                                    "packet-out from a controller that is not the primary: only the primary's are sent"
+                                            + " (arbitrate first, or with a higher election_id)"));
                             return;
                         }
                         try {
