@@ -173,7 +173,7 @@ def routed(frame, dst_mac):
 
 def eam(ptf, v6, v4):
     """One RFC 7757 EAM (v6/128 <-> v4/32), written as the controller writes it: into the four EAMT
-    tables and the one for the sources of ICMPv6 errors."""
+    tables and the two for the sources of ICMP errors."""
     c = ptf.client
     return [c.table_entry(T + table, match={key: (prefix, length)}, action=T + action,
                           params={"prefix": mapped, "suffix_mask": 0})
@@ -182,7 +182,19 @@ def eam(ptf, v6, v4):
                 ("eamt_v6_error_src", "ipv6_addr", v6, 128, "eam_v6_error_src", v4),
                 ("eamt_v6_dst", "ipv6_addr", v6, 128, "eam_v6_to_v4_dst", v4),
                 ("eamt_v4_src", "ipv4_addr", v4, 32, "eam_v4_to_v6_src", v6),
-                ("eamt_v4_dst", "ipv4_addr", v4, 32, "eam_v4_to_v6_dst", v6))]
+                ("eamt_v4_dst", "ipv4_addr", v4, 32, "eam_v4_to_v6_dst", v6),
+                ("eamt_v4_error_src", "ipv4_addr", v4, 32, "eam_v4_error_src", v6))]
+
+
+def siit_prefix(ptf, prefix4, length4):
+    """A stateless SIIT prefix, as the controller writes nat64.siitPrefixes under the /96 pool6 (its
+    hosts' sources, their routers' errors' sources, and back)."""
+    c = ptf.client
+    embedded = (embed(prefix4, POOL6, 96), 96 + length4)
+    return [c.table_entry(T + "pool6_src", match={"src_addr": embedded}, action=T + "extract_96"),
+            c.table_entry(T + "eamt_v6_error_src", match={"ipv6_addr": embedded}, action=T + "extract_96"),
+            c.table_entry(T + "siit_v4_dst", match={"dst_addr": (prefix4, length4)}, action=T + "embed_dst",
+                          params={"prefix": POOL6, "length": 96})]
 
 
 def from_v6_host(l4, src=V6_HOST, dst=None, hlim=64, tc=0):

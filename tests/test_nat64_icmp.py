@@ -18,7 +18,7 @@ from nat64_setup import (DROP_BAD_CHECKSUM, DROP_ICMP_ERROR, DROP_NOT_GLOBAL, DR
                          SENT_UNREACHABLE,
                          SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER, V6_HOST, V6_HOST_MAC, V6_PORT,
                          counts, drops, eam, embed, from_switch4, from_v4_server, from_v6_host, routed, sent,
-                         session_v4, session_v6, to_v4_server, to_v6_host)
+                         session_v4, session_v6, siit_prefix, to_v4_server, to_v6_host)
 from nat64_setup import BOTH, ptf, sume_sut, sut  # noqa: F401  (pytest fixtures, found by name)
 
 V4_ROUTER = "198.51.100.1"       # an IPv4 router between the NAT64 and the server
@@ -51,6 +51,19 @@ def test_time_exceeded_from_an_ipv4_router_reaches_the_ipv6_host_translated(ptf,
     ptf.send(V4_PORT, from_v4_server(ICMP(type=11, code=0) / quoted4, src=router))
     quoted6 = IPv6(src=V6_HOST, dst=SERVER6, hlim=1) / UDP(sport=5000, dport=33434) / b"probe"
     ptf.verify_packet(to_v6_host(ICMPv6TimeExceeded(code=0) / quoted6, src=embed(router, POOL6, 96)), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+@BOTH
+def test_time_exceeded_from_an_ipv4_router_with_an_eam_comes_from_its_eam_address(ptf):
+    """RFC 7757 3.2 with RFC 7915 4.1: every address translated is looked up in the EAMT before
+    pool6, an error's router's too (as the other way, below)."""
+    stateful_udp(ptf)
+    ptf.insert(*eam(ptf, "2001:db8:aaaa::1", "198.51.100.1"))
+    quoted4 = IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / UDP(sport=40000, dport=33434) / b"probe"
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=11, code=0) / quoted4, src="198.51.100.1"))
+    quoted6 = IPv6(src=V6_HOST, dst=SERVER6, hlim=1) / UDP(sport=5000, dport=33434) / b"probe"
+    ptf.verify_packet(to_v6_host(ICMPv6TimeExceeded(code=0) / quoted6, src="2001:db8:aaaa::1"), V6_PORT)
     ptf.verify_no_other_packets()
 
 
@@ -235,6 +248,22 @@ def test_icmpv6_error_from_a_router_without_eam_comes_from_the_rfc6791_pool(ptf)
     ptf.send(V6_PORT, from_v6_host(ICMPv6DestUnreach(code=4) / quoted6, dst=SERVER6))
     quoted4 = IP(src=V4_SERVER, dst=MAPPED, ttl=61, id=0) / UDP(sport=53, dport=40000) / b"port closed"
     ptf.verify_packet(to_v4_server(ICMP(type=3, code=3) / quoted4), V4_PORT)
+    ptf.verify_no_other_packets()
+
+
+@BOTH
+def test_icmpv6_error_from_a_router_in_a_siit_prefix_comes_from_its_own_ipv4_address(ptf):
+    """RFC 6791 gives its pool to routers whose address is not IPv4-translatable; one numbered in
+    a stateless SIIT prefix is (RFC 7915 5.1: its address extracted from pool6), whatever the pool."""
+    stateful_udp(ptf)
+    ptf.insert(*siit_prefix(ptf, "203.0.113.0", 24))
+    ptf.modify(ptf.client.table_entry(T + "rfc6791_pool", default=True, action=T + "use_rfc6791_pool",
+                                      params={"first": RFC6791_POOL, "count": RFC6791_SIZE}))
+    quoted6 = IPv6(src=SERVER6, dst=V6_HOST, hlim=1) / UDP(sport=53, dport=5000) / b"to the host"
+    ptf.send(V6_PORT, from_v6_host(ICMPv6TimeExceeded(code=0) / quoted6, src=embed("203.0.113.1", POOL6, 96),
+                                   dst=SERVER6))
+    quoted4 = IP(src=V4_SERVER, dst=MAPPED, ttl=1, id=0) / UDP(sport=53, dport=40000) / b"to the host"
+    ptf.verify_packet(to_v4_server(ICMP(type=11, code=0) / quoted4, src="203.0.113.1"), V4_PORT)
     ptf.verify_no_other_packets()
 
 
@@ -925,22 +954,26 @@ def test_errors_about_a_hairpins_second_pass_reach_the_host_it_came_from(ptf):
 
 @BOTH
 def test_well_known_prefix_refuses_non_global_ipv4(ptf):
-    """RFC 6052 3.1: under 64:ff9b::/96 private IPv4 is neither a destination nor a source."""
+    """RFC 6052 3.1: under 64:ff9b::/96 private IPv4 is neither a destination nor a source, nor the
+    router an ICMPv4 error comes from (MUST drop)."""
     wkp = "64:ff9b::"
     c = ptf.client
     ptf.insert(
         c.table_entry(T + "pool6", match={"dst_addr": (wkp, 96)}, action=T + "extract_96"),
         c.table_entry(T + "pool6", match={"dst_addr": ("64:ff9b::a00:0", 104)}, action=T + "not_global"),
         c.table_entry(T + "pool6_embed", match={"ipv4_addr": ("10.0.0.0", 8)}, action=T + "not_global_source"),
+        c.table_entry(T + "non_global_router", match={"ipv4_addr": ("10.0.0.0", 8)}, action=T + "not_global_router"),
         session_v6(ptf, 17, V6_HOST, 5000, MAPPED, 40000), session_v4(ptf, 17, MAPPED, 40000, V6_HOST, 5000))
     ptf.modify(c.table_entry(T + "pool6_embed", default=True, action=T + "use_pool6",
                              params={"prefix": wkp, "length": 96}))
     before = drops(ptf, DROP_NOT_GLOBAL) if counts(ptf) else None
     ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53), dst=embed("10.1.2.3", wkp, 96)))
     ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000), src="10.1.2.3"))
+    quoted4 = IP(src=MAPPED, dst=V4_SERVER, ttl=1, id=0) / UDP(sport=40000, dport=53) / b"probe"
+    ptf.send(V4_PORT, from_v4_server(ICMP(type=11, code=0) / quoted4, src="10.1.2.3"))
     ptf.verify_no_other_packets()
     if counts(ptf):
-        assert drops(ptf, DROP_NOT_GLOBAL) == before + 2
+        assert drops(ptf, DROP_NOT_GLOBAL) == before + 3
     ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=53) / b"ok", dst=embed(V4_SERVER, wkp, 96)))
     ptf.verify_packet(to_v4_server(UDP(sport=40000, dport=53) / b"ok"), V4_PORT)
     ptf.send(V4_PORT, from_v4_server(UDP(sport=53, dport=40000) / b"ok"))

@@ -18,7 +18,7 @@ from nat64_setup import (eam, DROP_BAD_CHECKSUM, DROP_BAD_LENGTH, DROP_FILTERED,
                          DROP_ICMP_ERROR_RATE, DROP_LINK_GROUP, DROP_NO_ROUTE, DROP_POOL4_NO_BIB, DROP_SOURCE_ROUTE, DROP_TTL_EXPIRED, DROP_UDP_ZERO_CHECKSUM, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
                          PUNT_TCP_CONTROL, PUNT_FIRST_FRAGMENT, PUNT_FINISH, PUNT_NEEDS_FRAGMENTATION, PUNT_FRAGMENT, PUNT_INBOUND_SYN, ROUTER_MAC, SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
                          V6_HOST, V6_HOST_MAC, V6_PORT, DrawnIdentification, counts, drops, embed, from_switch4, from_v4_server,
-                         from_v6_host, routed, sent, session_v4, session_v6, to_v4_server, to_v6_host)
+                         from_v6_host, routed, sent, session_v4, session_v6, siit_prefix, to_v4_server, to_v6_host)
 from nat64_setup import BOTH, ptf, sume_sut, sut  # noqa: F401  (pytest fixtures, found by name)
 
 
@@ -863,15 +863,6 @@ def test_rfc6052_embedding_and_extraction_for_every_length(ptf, prefix, length, 
     ptf.send(V4_PORT, from_v4_server(UDP(sport=7, dport=7) / b"back", src="192.0.2.33"))
     ptf.verify_packet(to_v6_host(UDP(sport=7, dport=7) / b"back", src=expected), V6_PORT)
     ptf.verify_no_other_packets()
-
-
-def siit_prefix(ptf, prefix4, length4):
-    """A stateless SIIT prefix, as the controller writes nat64.siitPrefixes under the /96 pool6."""
-    c = ptf.client
-    return [c.table_entry(T + "pool6_src", match={"src_addr": (embed(prefix4, POOL6, 96), 96 + length4)},
-                          action=T + "extract_96"),
-            c.table_entry(T + "siit_v4_dst", match={"dst_addr": (prefix4, length4)}, action=T + "embed_dst",
-                          params={"prefix": POOL6, "length": 96})]
 
 
 def test_stateless_siit_translates_pool6_sources_of_its_prefixes_both_ways(ptf):

@@ -68,15 +68,25 @@ def test_wildcard_reads_of_kinds_the_program_lacks_are_empty_and_their_ids_not_f
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
-def test_modify_without_an_action_keeps_it_and_sets_the_rest(ptf):
+def test_modify_without_an_action_or_a_direct_resource_is_a_no_op(ptf):
+    """P4Runtime 9.1.2: such a MODIFY leaves the action, and the rest of the entry, as they are."""
     c = ptf.client
-    ptf.insert(route(ptf, "10.20.0.0", 3))
+    entry = route(ptf, "10.20.0.0", 3)
+    entry.table_entry.metadata = b"before"
+    entry.table_entry.controller_metadata = 42
+    ptf.insert(entry)
     keep = c.table_entry("L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("10.20.0.0", 16)})
     keep.table_entry.metadata = b"cookie"
     c.write(c.update("MODIFY", keep))
     (read,) = c.read(c.table_entry("L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("10.20.0.0", 16)}))
-    assert read.table_entry.action == route(ptf, "10.20.0.0", 3).table_entry.action
-    assert read.table_entry.metadata == b"cookie"
+    assert read.table_entry.action == entry.table_entry.action
+    assert (read.table_entry.metadata, read.table_entry.controller_metadata) == (b"before", 42)
+    with_action = route(ptf, "10.20.0.0", 2)
+    c.write(c.update("MODIFY", with_action))
+    (read,) = c.read(c.table_entry("L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("10.20.0.0", 16)}))
+    assert read.table_entry.action == with_action.table_entry.action
+    assert (read.table_entry.metadata, read.table_entry.controller_metadata) == (b"", 0), \
+        "a MODIFY with an action is the entry's new snapshot"
 
 
 def test_the_default_entry_refuses_priority_idle_timeout_and_hit_time_and_resets_without_action(ptf):

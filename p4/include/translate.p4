@@ -163,18 +163,33 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
     }
 
     /* ---- The source of an ICMPv6 error translated to ICMPv4 (RFC 7915 5.1, RFC 6791), when a
-     * router sent it, not the host the quoted packet was for: the router's own EAM, else an
+     * router sent it, not the host the quoted packet was for: the router's own EAM, or the IPv4
+     * address a stateless SIIT router's has in pool6 (an extract_N action, below), else an
      * address of the RFC 6791 pool, else the host's translated address (its session's or EAM's),
      * which routes back to this NAT64. ---- */
     action eam_v6_error_src(ipv4_t prefix, ipv4_t suffix_mask) {
         meta.error_src4 = prefix | ((bit<32>) hdr.ipv6.src_addr & suffix_mask);
     }
-    /* The controller writes every EAM here too (one table can be applied once per packet). */
-    table eamt_v6_error_src {
-        key = { hdr.ipv6.src_addr: lpm @name("ipv6_addr"); }
-        actions = { eam_v6_error_src; @defaultonly NoAction; }
+    /* ---- And the source of an ICMPv4 error translated to ICMPv6 (RFC 7915 4.1 with RFC 7757
+     * 3.2), when a router sent it: the router's own EAM, else its address in pool6, where under
+     * the well-known prefix a non-global router's error is dropped (RFC 6052 3.1). ---- */
+    action eam_v4_error_src(ipv6_t prefix, ipv4_t suffix_mask) {
+        meta.error_src6 = prefix | (bit<128>) (hdr.ipv4.src_addr & suffix_mask);
+    }
+    /* The controller writes every EAM here too (eamt_v4_src is keyed by the remote). */
+    table eamt_v4_error_src {
+        key = { hdr.ipv4.src_addr: lpm @name("ipv4_addr"); }
+        actions = { eam_v4_error_src; @defaultonly NoAction; }
         default_action = NoAction();
         size = 4096;
+    }
+    action not_global_router() { drop_reason = DROP_NOT_GLOBAL; }
+    /* Under the well-known prefix, the non-global IPv4 ranges (as in pool6_embed). */
+    table non_global_router {
+        key = { hdr.ipv4.src_addr: lpm @name("ipv4_addr"); }
+        actions = { not_global_router; @defaultonly NoAction; }
+        default_action = NoAction();
+        size = 64;
     }
     /* RFC 6791 5 recommends a random pool address; a hash of the router's address serves the same
      * end (hops of one traceroute rarely share an address) and one router keeps one address. */
@@ -225,6 +240,15 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                     ipv4_host_source; @defaultonly NoAction; }
         default_action = NoAction();
         size = 1024;
+    }
+    /* The controller writes every EAM here too (one table can be applied once per packet), and
+     * each SIIT prefix as in pool6_src. */
+    table eamt_v6_error_src {
+        key = { hdr.ipv6.src_addr: lpm @name("ipv6_addr"); }
+        actions = { eam_v6_error_src; extract_96; extract_64; extract_56; extract_48; extract_40; extract_32;
+                    @defaultonly NoAction; }
+        default_action = NoAction();
+        size = 4096;
     }
     /* And back: IPv4 destinations in those prefixes are written into pool6. */
     action embed_dst(ipv6_t prefix, bit<8> length) {
@@ -501,8 +525,14 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                 return;
             }
             meta.error_src4 = meta.new_src4;
-            if (meta.is_icmp_error && hdr.ipv6.src_addr != meta.host6 && !eamt_v6_error_src.apply().hit) {
-                rfc6791_pool.apply();
+            if (meta.is_icmp_error && hdr.ipv6.src_addr != meta.host6) {
+                pool6_addr = hdr.ipv6.src_addr;
+                in_pool6 = false;
+                if (!eamt_v6_error_src.apply().hit) {
+                    rfc6791_pool.apply();
+                } else if (in_pool6) {
+                    meta.error_src4 = pool6_v4;
+                }
             }
             if (meta.is_icmp_error && meta.icmp_ext_datagram != 0 && !meta.from_controller
                     && extension_fits_only_cut(meta.icmp_ext_datagram - (hdr.inner_frag.isValid() ? 16w28 : 16w20),
@@ -604,10 +634,16 @@ control Translate(inout headers_t hdr, inout metadata_t meta, out bit<32> drop_r
                 meta.new_src6 = embed_in_pool6(pool6_prefix, pool6_length, meta.remote4);
                 meta.xlate_src = true;
             }
-            /* The router that sent an ICMP error: in pool6, or as the remote when it is one. */
+            /* The router that sent an ICMP error: by its EAM or in pool6, or as the remote when it is one. */
             meta.error_src6 = meta.new_src6;
-            if (meta.is_icmp_error && hdr.ipv4.src_addr != meta.remote4 && pool6_length != 0) {
-                meta.error_src6 = embed_in_pool6(pool6_prefix, pool6_length, hdr.ipv4.src_addr);
+            if (meta.is_icmp_error && hdr.ipv4.src_addr != meta.remote4 && !eamt_v4_error_src.apply().hit) {
+                non_global_router.apply();
+                if (drop_reason != DROP_REASONS) {
+                    return;                             /* RFC 6052 3.1: a non-global router */
+                }
+                if (pool6_length != 0) {
+                    meta.error_src6 = embed_in_pool6(pool6_prefix, pool6_length, hdr.ipv4.src_addr);
+                }
             }
             if (icmp_untranslatable) {
                 drop_reason = DROP_NOT_TRANSLATABLE;    /* RFC 7915 4.2: informational other than echo */

@@ -110,7 +110,8 @@ class Nat64WebResourceTest extends JerseyTest {
         Response r = post("eamt", "{\"ipv6Prefix\": \"2001:db8:2::20/128\", \"ipv4Prefix\": \"198.18.0.20/32\"}");
         assertEquals(201, r.getStatus());
         for (var border : List.of(FakeOnos.BORDER1, FakeOnos.BORDER2)) {
-            for (String table : List.of("eamt_v6_src", "eamt_v6_dst", "eamt_v4_src", "eamt_v4_dst", "eamt_v6_error_src")) {
+            for (String table : List.of("eamt_v6_src", "eamt_v6_dst", "eamt_v4_src", "eamt_v4_dst", "eamt_v6_error_src",
+                    "eamt_v4_error_src")) {
                 assertEquals(1, onos.flowsOn(border, table).size(), border + " " + table);
             }
         }

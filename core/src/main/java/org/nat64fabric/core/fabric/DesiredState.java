@@ -185,6 +185,12 @@ public final class DesiredState {
                     .action(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL).build());
             out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6_EMBED).lpm(HDR_IPV4_ADDR, v4(n.address()), n.length())
                     .action(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL_SOURCE).build());
+            // RFC 6052 3.1 drops the well-known prefix's; under a network-specific one an ICMPv4
+            // error's "illegal" router is written into pool6 for troubleshooting (RFC 7915 4.1)
+            if (pool6.isWellKnown()) {
+                out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_NON_GLOBAL_ROUTER).lpm(HDR_IPV4_ADDR, v4(n.address()), n.length())
+                        .action(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL_ROUTER).build());
+            }
         }
         // IPv6 sources no router forwards (Reserved: unspecified, loopback, IPv4-mapped and the
         // like, link-local, multicast) make no mapping and are not translated.
@@ -204,6 +210,9 @@ public final class DesiredState {
             Ipv6Prefix embedded = pool6.embed(p);
             out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_POOL6_SRC)
                     .lpm(HDR_SRC_ADDR, v6(embedded.address()), embedded.length()).action(extractAction(p6.length())).build());
+            // a router numbered in a SIIT prefix is IPv4-translatable: its errors keep its address (RFC 6791 1)
+            out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_EAMT_V6_ERROR_SRC)
+                    .lpm(HDR_IPV6_ADDR, v6(embedded.address()), embedded.length()).action(extractAction(p6.length())).build());
             out.add(TableEntry.in(NAT64_INGRESS_TRANSLATE_SIIT_V4_DST).lpm(HDR_DST_ADDR, v4(p.address()), p.length())
                     .action(NAT64_INGRESS_TRANSLATE_EMBED_DST).param(PREFIX, v6(p6.address())).param(LENGTH, p6.length())
                     .build());
@@ -233,7 +242,7 @@ public final class DesiredState {
 
     /**
      * An EAM is written into the four EAMT tables (source and destination, each direction) and
-     * the one that translates the source of an ICMPv6 error an IPv6 router sent.
+     * the two that translate the source of an ICMP error a router sent, one per direction.
      */
     public static List<TableEntry> eamEntries(Eam e) {
         BigInteger a6 = v6(e.ipv6().address());
@@ -251,7 +260,9 @@ public final class DesiredState {
                 TableEntry.in(NAT64_INGRESS_TRANSLATE_EAMT_V4_SRC).lpm(HDR_IPV4_ADDR, a4, l4)
                         .action(NAT64_INGRESS_TRANSLATE_EAM_V4_TO_V6_SRC).param(PREFIX, a6).param(SUFFIX_MASK, mask).build(),
                 TableEntry.in(NAT64_INGRESS_TRANSLATE_EAMT_V4_DST).lpm(HDR_IPV4_ADDR, a4, l4)
-                        .action(NAT64_INGRESS_TRANSLATE_EAM_V4_TO_V6_DST).param(PREFIX, a6).param(SUFFIX_MASK, mask).build());
+                        .action(NAT64_INGRESS_TRANSLATE_EAM_V4_TO_V6_DST).param(PREFIX, a6).param(SUFFIX_MASK, mask).build(),
+                TableEntry.in(NAT64_INGRESS_TRANSLATE_EAMT_V4_ERROR_SRC).lpm(HDR_IPV4_ADDR, a4, l4)
+                        .action(NAT64_INGRESS_TRANSLATE_EAM_V4_ERROR_SRC).param(PREFIX, a6).param(SUFFIX_MASK, mask).build());
     }
 
     /**

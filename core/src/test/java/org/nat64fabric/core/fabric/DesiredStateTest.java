@@ -112,8 +112,8 @@ class DesiredStateTest {
         assertEquals(NAT64_INGRESS_TRANSLATE_DNAT, v4.action());
         assertEquals(new BigInteger("20010db8000100000000000000000005", 16), v4.params().get(DST6));
         assertEquals(300, v4.idleTimeoutSeconds());
-        assertEquals(5, border.stream().filter(e -> e.table().contains("eamt_")).count(),
-                "one EAM, four tables and the one for the sources of ICMPv6 errors");
+        assertEquals(6, border.stream().filter(e -> e.table().contains("eamt_") && e.action().contains(".eam_")).count(),
+                "one EAM, four tables and the two for the sources of ICMP errors");
         // The keyless tables' defaults are written off too: a switch that kept them from another
         // setting follows this one.
         SwitchConfig noIpv6 = new SwitchConfig("device:v4only", SwitchConfig.Role.EDGE, 0xaaL,
@@ -171,6 +171,10 @@ class DesiredStateTest {
                 .lpm(HDR_SRC_ADDR, new BigInteger("20010db8006400c60033640000000000", 16), 88)
                 .action(NAT64_INGRESS_TRANSLATE_EXTRACT_56).build()), in(t, NAT64_INGRESS_TRANSLATE_POOL6_SRC).stream()
                 .filter(e -> !e.action().equals(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL)).collect(Collectors.toList()));
+        assertEquals(List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_EAMT_V6_ERROR_SRC)
+                .lpm(HDR_IPV6_ADDR, new BigInteger("20010db8006400c60033640000000000", 16), 88)
+                .action(NAT64_INGRESS_TRANSLATE_EXTRACT_56).build()), in(t, NAT64_INGRESS_TRANSLATE_EAMT_V6_ERROR_SRC),
+                "a router numbered in a SIIT prefix keeps its IPv4 address as an error's source (RFC 6791 1)");
         assertEquals(List.of(TableEntry.in(NAT64_INGRESS_TRANSLATE_SIIT_V4_DST)
                 .lpm(HDR_DST_ADDR, BigInteger.valueOf(0xc6336400L), 24).action(NAT64_INGRESS_TRANSLATE_EMBED_DST)
                 .param(PREFIX, pool6).param(LENGTH, 56).build()),
@@ -226,6 +230,11 @@ class DesiredStateTest {
         assertEquals(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL, ten.action());
         assertEquals(Pool6.NON_GLOBAL.size(), in(t, NAT64_INGRESS_TRANSLATE_POOL6_EMBED).stream()
                 .filter(e -> e.action().equals(NAT64_INGRESS_TRANSLATE_NOT_GLOBAL_SOURCE)).count());
+        assertEquals(Pool6.NON_GLOBAL.size(), in(t, NAT64_INGRESS_TRANSLATE_NON_GLOBAL_ROUTER).size(),
+                "nor an ICMPv4 error's router (RFC 6052 3.1)");
+        Nat64Config nsp = Nat64Config.builder().pool6(Pool6.parse("2001:db8:64::/96", "pool6")).pool4(CONFIG.pool4).build();
+        assertEquals(List.of(), in(DesiredState.translation(nsp, List.of()), NAT64_INGRESS_TRANSLATE_NON_GLOBAL_ROUTER),
+                "under a network-specific prefix an illegal router is translated for troubleshooting (RFC 7915 4.1)");
     }
 
     @Test

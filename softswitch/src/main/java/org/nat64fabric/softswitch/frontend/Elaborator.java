@@ -1461,8 +1461,8 @@ final class Elaborator {
                             + " type, as in register<bit<32>>(1024) or register<bit<32>, bit<10>>(1024)");
                 }
                 int size = sizeArg(args, 0, "register", d, sc);
-                Externs.Register r = new Externs.Register(qname, size, values != null ? values.underlying.width
-                        : ((Type.Bits) targs.get(0)).width, values);
+                Externs.Register r = values != null ? new Externs.Register(qname, size, values.underlying.width, false, values)
+                        : new Externs.Register(qname, size, ((Type.Bits) targs.get(0)).width, ((Type.Bits) targs.get(0)).signed, null);
                 claim("register", qname, an, d.name().getStart());
                 registers.add(r);
                 define(sc, d.name(), new ExternInstance(qname, et, targs, r));

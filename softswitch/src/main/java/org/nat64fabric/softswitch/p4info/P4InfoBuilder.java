@@ -174,6 +174,9 @@ public final class P4InfoBuilder {
             if (r.values != null) {   // register<E>: E named, and described in type_info, as p4c writes it
                 type.setSerializableEnum(P4Types.P4NamedType.newBuilder().setName(r.values.name));
                 describe(info.getTypeInfoBuilder(), r.values);
+            } else if (r.signed) {
+                type.setBitstring(P4Types.P4BitstringLikeTypeSpec.newBuilder().setInt(P4Types.P4IntTypeSpec.newBuilder()
+                        .setBitwidth(r.width)));
             } else {
                 type.setBitstring(P4Types.P4BitstringLikeTypeSpec.newBuilder().setBit(P4Types.P4BitTypeSpec.newBuilder()
                         .setBitwidth(r.width)));

@@ -214,7 +214,7 @@ final class ActionProfiles {
                 }
                 checkTotal(p, g);
                 Group group = new Group(new ActionProfile.Group(id, targets(members), weights(g), watchPorts(g), ports),
-                        g, members);
+                        asRead(g), members);
                 use(members, 1);
                 p.groups.put(id, group);
                 return;
@@ -234,7 +234,7 @@ final class ActionProfiles {
                 use(members, 1);
                 use(existing.members, -1);
                 existing.target.set(targets(members), weights(g), watchPorts(g));
-                existing.written = g;
+                existing.written = asRead(g);
                 existing.members = members;
                 return;
             }
@@ -389,6 +389,15 @@ final class ActionProfiles {
             out[i] = g.getMembers(i).getWeight();
         }
         return out;
+    }
+
+    /** A group as reads return it: its members' watch ports canonical. */
+    private static ActionProfileGroup asRead(ActionProfileGroup g) {
+        var b = g.toBuilder();
+        for (var member : b.getMembersBuilderList()) {
+            NewerFields.withCanonicalBytes(member, NewerFields.WATCH_PORT);
+        }
+        return b.build();
     }
 
     /** Each member's watch port, checked by {@link #groupMembers} already. */

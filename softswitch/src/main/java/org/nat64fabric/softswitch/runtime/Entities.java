@@ -502,7 +502,8 @@ public final class Entities {
             throw new EntityException(Code.INVALID_ARGUMENT, r.name + ": the data must be a bitstring"
                     + (r.values != null ? " or an enum_value" : ""));
         }
-        BigInteger v = value(asEnum ? e.getData().getEnumValue() : e.getData().getBitstring(), r.width, r.name);
+        BigInteger v = r.signed ? signedValue(e.getData().getBitstring(), r.width, r.name)
+                : value(asEnum ? e.getData().getEnumValue() : e.getData().getBitstring(), r.width, r.name);
         for (int i : cells(e.hasIndex(), e.getIndex(), r.size, r.name)) {
             r.put(i, v);
         }
@@ -673,7 +674,8 @@ public final class Entities {
                         out.add(Entity.newBuilder().setRegisterEntry(RegisterEntry.newBuilder().setRegisterId(registerIds.get(r))
                                 .setIndex(Index.newBuilder().setIndex(i))
                                 .setData(r.values != null ? P4Data.newBuilder().setEnumValue(bytes(r.get(i)))
-                                        : P4Data.newBuilder().setBitstring(bytes(r.get(i))))).build());
+                                        : P4Data.newBuilder().setBitstring(r.signed ? signedBytes(r.get(i), r.width)
+                                                : bytes(r.get(i))))).build());
                     }
                 }
                 return out;
@@ -849,7 +851,10 @@ public final class Entities {
             profiles.retain(t, indirectActions.put(existing, canonical(e.getAction())), -1);
             existing.indirect = target;
         }
-        if (t.directMeter != null) {
+        // With an action the update is the entry's new snapshot (an unset meter_config is the
+        // default meter); without one it changes only the direct resources it names, and is a
+        // no-op if it names none (9.1.2: the action specification and the rest stay).
+        if (t.directMeter != null && (e.hasAction() || e.hasMeterConfig())) {
             existing.meter = meter;
         }
         if (resetMeterCounts) {
@@ -858,7 +863,7 @@ public final class Entities {
         if (e.hasCounterData()) {
             t.setCounts(existing, e.getCounterData().getPacketCount(), e.getCounterData().getByteCount());
         }
-        if (!t.isConst(existing)) {
+        if (e.hasAction() && !t.isConst(existing)) {
             existing.metadata = metadata;
             setControllerMetadata(existing, e.getControllerMetadata());
             t.setIdleTimeout(existing, e.getIdleTimeoutNs());
@@ -1054,6 +1059,29 @@ public final class Entities {
             throw new EntityException(Code.OUT_OF_RANGE, where.get() + ": " + shown + " does not fit in " + width + " bits");
         }
         return v;
+    }
+
+    /**
+     * An int<W> as P4Runtime sends it (8.4): two's complement, sign-extended to whole bytes or
+     * beyond; in range when what is left once the copies of the sign bit are undone fits W bits.
+     * Returned as the W-bit pattern the cell holds.
+     */
+    static BigInteger signedValue(ByteString bytes, int width, String where) throws EntityException {
+        if (bytes.isEmpty()) {
+            throw new EntityException(Code.OUT_OF_RANGE, where + ": empty value");
+        }
+        BigInteger v = new BigInteger(bytes.toByteArray());
+        if (v.bitLength() >= width) {   // bitLength leaves the sign bit out
+            String shown = bytes.size() <= 16 ? "value " + v : "a value of " + bytes.size() + " bytes";
+            throw new EntityException(Code.OUT_OF_RANGE, where + ": " + shown + " does not fit in int<" + width + ">");
+        }
+        return v.and(Bits.wideMask(width));
+    }
+
+    /** A W-bit cell holding an int<W>, as the shortest two's complement string of its value (8.4). */
+    static ByteString signedBytes(BigInteger cell, int width) {
+        BigInteger v = cell.testBit(width - 1) ? cell.subtract(BigInteger.ONE.shiftLeft(width)) : cell;
+        return ByteString.copyFrom(v.toByteArray());
     }
 
     /** A direct action: of a direct table's entry, or of its default entry. */
@@ -1317,7 +1345,7 @@ public final class Entities {
         return b.build();
     }
 
-    /** An indirect table entry's action as it reads back: a one-shot set's actions canonical. */
+    /** An indirect table entry's action as it reads back: a one-shot set's actions and watch ports canonical. */
     private static TableAction canonical(TableAction a) {
         if (!a.hasActionProfileActionSet()) {
             return a;
@@ -1325,6 +1353,7 @@ public final class Entities {
         var b = a.toBuilder();
         for (var member : b.getActionProfileActionSetBuilder().getActionProfileActionsBuilderList()) {
             member.setAction(canonical(member.getAction()));
+            NewerFields.withCanonicalBytes(member, NewerFields.WATCH_PORT);
         }
         return b.build();
     }

@@ -3,6 +3,7 @@ package org.nat64fabric.softswitch.runtime;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Message;
 import com.google.protobuf.UnknownFieldSet;
+import java.math.BigInteger;
 
 /**
  * Fields P4Runtime 1.4 added that the generated classes we build on (P4Runtime 1.3) do not know:
@@ -129,6 +130,21 @@ public final class NewerFields {
     public static <B extends Message.Builder> B withBytes(B b, int number, ByteString value) {
         b.setUnknownFields(UnknownFieldSet.newBuilder(b.getUnknownFields())
                 .mergeField(number, UnknownFieldSet.Field.newBuilder().addLengthDelimited(value).build()).build());
+        return b;
+    }
+
+    /**
+     * {@code b} with its length-delimited field {@code number}, when set and not empty, made a
+     * canonical P4Runtime bytestring (8.4: replies carry the shortest string of the value).
+     */
+    public static <B extends Message.Builder> B withCanonicalBytes(B b, int number) {
+        var values = b.getUnknownFields().getField(number).getLengthDelimitedList();
+        if (values.isEmpty() || values.get(values.size() - 1).isEmpty()) {
+            return b;
+        }
+        ByteString value = Entities.bytes(new BigInteger(1, values.get(values.size() - 1).toByteArray()));
+        b.setUnknownFields(UnknownFieldSet.newBuilder(b.getUnknownFields()).clearField(number)
+                .addField(number, UnknownFieldSet.Field.newBuilder().addLengthDelimited(value).build()).build());
         return b;
     }
 

@@ -9,6 +9,7 @@ import java.util.TreeSet;
 import org.nat64fabric.softswitch.runtime.NewerFields;
 import p4.config.v1.P4InfoOuterClass;
 import p4.config.v1.P4InfoOuterClass.P4Info;
+import p4.config.v1.P4Types;
 
 /**
  * Checks that the P4Info a controller sent describes the program it sent: the same objects, by
@@ -155,8 +156,9 @@ final class P4InfoCheck {
             out.put("direct meter " + m.getPreamble().getName(), m.getSpec().getUnit().toString());
         }
         for (P4InfoOuterClass.Register r : info.getRegistersList()) {
-            out.put("register " + r.getPreamble().getName(),
-                    "bit<" + r.getTypeSpec().getBitstring().getBit().getBitwidth() + "> size " + r.getSize());
+            P4Types.P4BitstringLikeTypeSpec bits = r.getTypeSpec().getBitstring();
+            out.put("register " + r.getPreamble().getName(), (bits.hasInt() ? "int<" + bits.getInt().getBitwidth()
+                    : "bit<" + bits.getBit().getBitwidth()) + "> size " + r.getSize());
         }
         for (P4InfoOuterClass.ValueSet v : info.getValueSetsList()) {
             StringBuilder sb = new StringBuilder("match (");

@@ -464,23 +464,27 @@ public final class Externs {
         }
     }
 
-    /** A register array of W-bit cells. */
+    /** A register array of W-bit cells (two's complement for int<W>). */
     public static final class Register {
         public final String name;
         public final int size;
         public final int width;
+        /** register<int<W>>: P4Runtime reads and writes its cells as signed numbers (8.4). */
+        public final boolean signed;
         /** The serializable enum its cells hold (register<E>); null for register<bit<W>>. */
         public final org.nat64fabric.softswitch.frontend.Type.Enum values;
         private final BigInteger[] cells;
 
         public Register(String name, int size, int width) {
-            this(name, size, width, null);
+            this(name, size, width, false, null);
         }
 
-        public Register(String name, int size, int width, org.nat64fabric.softswitch.frontend.Type.Enum values) {
+        public Register(String name, int size, int width, boolean signed,
+                        org.nat64fabric.softswitch.frontend.Type.Enum values) {
             this.name = name;
             this.size = size;
             this.width = width;
+            this.signed = signed;
             this.values = values;
             this.cells = new BigInteger[size];
             java.util.Arrays.fill(cells, BigInteger.ZERO);

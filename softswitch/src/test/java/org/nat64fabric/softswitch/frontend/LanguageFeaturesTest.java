@@ -215,6 +215,42 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void signedRegistersAreTypedIntAndTheirCellsReadAndWrittenAsTwosComplement() throws EntityException {
+        Driven d = new Driven("register_signed.p4");
+        var small = d.info.getRegistersList().stream().filter(r -> r.getPreamble().getName().equals("I.small")).findFirst()
+                .orElseThrow();
+        var wide = d.info.getRegistersList().stream().filter(r -> r.getPreamble().getName().equals("I.wide")).findFirst()
+                .orElseThrow();
+        assertEquals(8, small.getTypeSpec().getBitstring().getInt().getBitwidth(), "int<8>, as p4c writes it");
+        java.util.function.BiFunction<Integer, Integer, Entity> cell = (id, index) -> Entity.newBuilder()
+                .setRegisterEntry(p4.v1.P4RuntimeOuterClass.RegisterEntry.newBuilder().setRegisterId(id)
+                        .setIndex(p4.v1.P4RuntimeOuterClass.Index.newBuilder().setIndex(index))).build();
+        java.util.function.BiFunction<Entity, String, Entity> with = (c, value) -> c.toBuilder().setRegisterEntry(
+                c.getRegisterEntry().toBuilder().setData(p4.v1.P4DataOuterClass.P4Data.newBuilder()
+                        .setBitstring(com.google.protobuf.ByteString.copyFrom(bytes(value))))).build();
+        Entity small0 = cell.apply(small.getPreamble().getId(), 0);
+        d.entities.apply(Update.Type.MODIFY, with.apply(small0, "ff9d"));   // -99, sign-extended to 16 bits
+        assertEquals("1:9d", out(d.sw, "05"), "the data plane reads -99");
+        assertEquals("9d", hex(d.entities.read(small0).get(0).getRegisterEntry().getData().getBitstring().toByteArray()));
+        for (String outOfRange : List.of("009d", "0080", "ff7f")) {   // +157, +128, -129: not int<8>s
+            assertEquals(EntityException.Code.OUT_OF_RANGE, assertThrows(EntityException.class,
+                    () -> d.entities.apply(Update.Type.MODIFY, with.apply(small0, outOfRange))).code(), outOfRange);
+        }
+        d.entities.apply(Update.Type.MODIFY, with.apply(small0, "80"));   // -128: the least int<8>
+        assertEquals("1:80", out(d.sw, "05"));
+        Entity wide0 = cell.apply(wide.getPreamble().getId(), 0);
+        d.entities.apply(Update.Type.MODIFY, with.apply(wide0, "0080"));   // +128
+        assertEquals("0080", hex(d.entities.read(wide0).get(0).getRegisterEntry().getData().getBitstring().toByteArray()),
+                "+128 keeps a zero byte for its sign");
+        d.entities.apply(Update.Type.MODIFY, with.apply(wide0, "ffff"));   // -1, longer than it need be
+        assertEquals("ff", hex(d.entities.read(wide0).get(0).getRegisterEntry().getData().getBitstring().toByteArray()),
+                "-1 read back as the shortest string");
+        out(d.sw, "fe");   // the data plane writes -2 into wide[1]
+        assertEquals("fe", hex(d.entities.read(cell.apply(wide.getPreamble().getId(), 1)).get(0).getRegisterEntry()
+                .getData().getBitstring().toByteArray()));
+    }
+
+    @Test
     void parserValueSetsMatchWhatTheControlPlaneWrites() throws EntityException {
         Driven d = new Driven("value_sets.p4");
         var typesInfo = valueSetInfo(d.info, "P.tagged_types");

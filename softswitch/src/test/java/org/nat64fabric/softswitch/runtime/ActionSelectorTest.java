@@ -268,12 +268,14 @@ class ActionSelectorTest {
         write(Update.Type.INSERT, member(2, 3));
         Entity watched = group(10, 1, 1, 2, 1);
         ActionProfileGroup.Builder g = watched.getActionProfileGroup().toBuilder();
-        NewerFields.withBytes(g.getMembersBuilder(0), NewerFields.WATCH_PORT, ByteString.copyFrom(new byte[] {2}));
         g.getMembersBuilder(1).setWatch(3);   // the deprecated int32 form
-        watched = Entity.newBuilder().setActionProfileGroup(g).build();
-        write(Update.Type.INSERT, watched);
+        ActionProfileGroup.Builder canonical = g.clone();
+        NewerFields.withBytes(canonical.getMembersBuilder(0), NewerFields.WATCH_PORT, ByteString.copyFrom(new byte[] {2}));
+        NewerFields.withBytes(g.getMembersBuilder(0), NewerFields.WATCH_PORT, ByteString.copyFrom(new byte[] {0, 2}));
+        write(Update.Type.INSERT, Entity.newBuilder().setActionProfileGroup(g).build());
         write(Update.Type.INSERT, route(TableAction.newBuilder().setActionProfileGroupId(10).build()));
-        assertEquals(List.of(watched), entities.read(group(10)), "read back as written");
+        assertEquals(List.of(Entity.newBuilder().setActionProfileGroup(canonical).build()), entities.read(group(10)),
+                "read back as written, the watch port canonical (P4Runtime 8.4)");
         int[] sports = new java.util.Random(5).ints(200, 0, 65536).toArray();
         for (int sport : sports) {
             assertEquals(expectedHash(sport) % 2 == 0 ? 2 : 3, portOf(udp(sport)), "both up: by the hash");
@@ -296,12 +298,16 @@ class ActionSelectorTest {
         Links links = new Links();
         entities = new Entities(sw, info, links);
         TableAction.Builder set = TableAction.newBuilder();
-        NewerFields.withBytes(set.getActionProfileActionSetBuilder().addActionProfileActionsBuilder().setAction(nextHop(2))
-                .setWeight(1), NewerFields.WATCH_PORT, ByteString.copyFrom(new byte[] {2}));
+        set.getActionProfileActionSetBuilder().addActionProfileActionsBuilder().setAction(nextHop(2)).setWeight(1);
         set.getActionProfileActionSetBuilder().addActionProfileActionsBuilder().setAction(nextHop(3)).setWeight(1);
-        Entity e = route(set.build());
-        write(Update.Type.INSERT, e);
-        assertEquals(List.of(e), entities.read(route(TableAction.getDefaultInstance())), "read back as written");
+        TableAction.Builder canonical = set.clone();
+        NewerFields.withBytes(canonical.getActionProfileActionSetBuilder().getActionProfileActionsBuilder(0),
+                NewerFields.WATCH_PORT, ByteString.copyFrom(new byte[] {2}));
+        NewerFields.withBytes(set.getActionProfileActionSetBuilder().getActionProfileActionsBuilder(0),
+                NewerFields.WATCH_PORT, ByteString.copyFrom(new byte[] {0, 0, 2}));
+        write(Update.Type.INSERT, route(set.build()));
+        assertEquals(List.of(route(canonical.build())), entities.read(route(TableAction.getDefaultInstance())),
+                "read back as written, the watch port canonical");
         links.set(2, false);
         for (int sport = 2000; sport < 2050; sport++) {
             assertEquals(3, portOf(udp(sport)), "port 2 down: the action without a watch port");

@@ -133,17 +133,22 @@ class EntitiesSpecTest {
     }
 
     @Test
-    void modifyReplacesTheIdleTimeoutAndKeepsTheActionWhenItHasNone() throws Exception {
+    void modifyWithAnActionReplacesTheEntryAndWithoutOneLeavesIt() throws Exception {
         write(Update.Type.INSERT, fwd(0xa, 1).setIdleTimeoutNs(1_000_000_000L).setMetadata(ByteString.copyFromUtf8("m")));
         write(Update.Type.MODIFY, fwd(0xa, -1).setIdleTimeoutNs(0));
         TableEntry read = read(Entity.newBuilder().setTableEntry(fwd(0xa, -1))).get(0).getTableEntry();
-        assertEquals(0, read.getIdleTimeoutNs(), "MODIFY sets the idle timeout it carries, 0 included");
+        assertEquals(1_000_000_000L, read.getIdleTimeoutNs(), "P4Runtime 9.1.2: without an action or a direct "
+                + "resource a MODIFY is a no-op");
         assertEquals(fwd(0xa, 1).getAction(), read.getAction(), "a MODIFY without an action keeps the action");
-        assertEquals(ByteString.EMPTY, read.getMetadata());
+        assertEquals(ByteString.copyFromUtf8("m"), read.getMetadata());
         write(Update.Type.MODIFY, fwd(0xa, 2).setIdleTimeoutNs(5_000_000_000L));
         read = read(Entity.newBuilder().setTableEntry(fwd(0xa, -1))).get(0).getTableEntry();
         assertEquals(fwd(0xa, 2).getAction(), read.getAction());
         assertEquals(5_000_000_000L, read.getIdleTimeoutNs());
+        assertEquals(ByteString.EMPTY, read.getMetadata(), "a MODIFY with an action is the entry's new snapshot");
+        write(Update.Type.MODIFY, fwd(0xa, 3).setIdleTimeoutNs(0));
+        read = read(Entity.newBuilder().setTableEntry(fwd(0xa, -1))).get(0).getTableEntry();
+        assertEquals(0, read.getIdleTimeoutNs(), "MODIFY sets the idle timeout it carries, 0 included");
         assertEquals(EntityException.Code.INVALID_ARGUMENT, code(() -> write(Update.Type.INSERT, fwd(0xb, -1))),
                 "an INSERT needs an action");
     }
