@@ -321,9 +321,12 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                         }
                         try {
                             device.packetOut(request.getPacket());
-                        } catch (IllegalArgumentException | IllegalStateException e) {
+                        } catch (IllegalArgumentException e) {
                             device.count("packet-out: rejected");
                             controller.send(streamError(request, Code.INVALID_ARGUMENT, e.getMessage()));
+                        } catch (IllegalStateException e) {   // no pipeline yet, as for Read and Write
+                            device.count("packet-out: rejected");
+                            controller.send(streamError(request, Code.FAILED_PRECONDITION, e.getMessage()));
                         }
                         break;
                     case DIGEST_ACK:

@@ -263,5 +263,12 @@ class P4RuntimeServiceSpecTest {
         var error = ((StreamMessageResponse) o).getError();
         assertEquals(Code.PERMISSION_DENIED_VALUE, error.getCanonicalCode(), "not the primary");
         assertEquals(packet, error.getPacketOut().getPacketOut(), "the details name the packet-out");
+        Stream primary = new Stream().arbitrate(DEVICE, 1L, null);
+        primary.answer();
+        primary.out.onNext(StreamMessageRequest.newBuilder().setPacket(packet).build());
+        o = primary.received.poll(5, TimeUnit.SECONDS);
+        assertTrue(o instanceof StreamMessageResponse && ((StreamMessageResponse) o).hasError(), "expected an error, got " + o);
+        assertEquals(Code.FAILED_PRECONDITION_VALUE, ((StreamMessageResponse) o).getError().getCanonicalCode(),
+                "no pipeline yet, as a Read or Write is told");
     }
 }
