@@ -142,6 +142,11 @@ def test_per_colour_meter_counts_are_read_and_reset_by_zeros(ptf):
     c.write(c.update("MODIFY", c.meter_entry("PolicerIngress.port_meter", 1)))
     assert counts(c.read(query)[0].meter_entry.counter_data) == [(2, 200), (2, 200), (6, 600)], \
         "a write without counter_data leaves them"
+    with pytest.raises(WriteError) as err:
+        c.write(c.update("MODIFY", reset), atomicity="ROLLBACK_ON_ERROR")
+    assert [x.name for x in err.value.codes()] == ["UNIMPLEMENTED"], \
+        "P4Runtime 12.2: a batch with a reset no rollback could undo is refused"
+    assert counts(c.read(query)[0].meter_entry.counter_data) == [(2, 200), (2, 200), (6, 600)]
     c.write(c.update("MODIFY", reset))
     assert counts(c.read(query)[0].meter_entry.counter_data) == [(0, 0)] * 3
     c.write(c.update("MODIFY", c.meter_entry("PolicerIngress.port_meter", 1)))   # GREEN: only the direct meter marks

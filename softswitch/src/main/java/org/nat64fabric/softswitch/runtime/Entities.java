@@ -221,6 +221,11 @@ public final class Entities {
      */
     public synchronized List<Update> undoOf(Update u) throws EntityException {
         Entity e = u.getEntity();
+        if (u.getType() != Update.Type.DELETE && resetsColourCounts(e)) {
+            // P4Runtime 12.2: a batch the server cannot roll back is refused UNIMPLEMENTED
+            throw new EntityException(Code.UNIMPLEMENTED, "a reset of per-colour meter counts cannot be rolled back "
+                    + "(they cannot be written back): send it in a CONTINUE_ON_ERROR batch");
+        }
         if (u.getType() == Update.Type.INSERT) {
             Entity key = e.hasTableEntry() ? Entity.newBuilder().setTableEntry(TableEntry.newBuilder()
                     .setTableId(e.getTableEntry().getTableId()).addAllMatch(e.getTableEntry().getMatchList())
@@ -244,6 +249,12 @@ public final class Entities {
             }
         }
         return out;
+    }
+
+    private static boolean resetsColourCounts(Entity e) {
+        return e.hasTableEntry() && NewerFields.has(e.getTableEntry(), NewerFields.TABLE_ENTRY_METER_COUNTER_DATA)
+                || e.hasMeterEntry() && NewerFields.has(e.getMeterEntry(), NewerFields.METER_ENTRY_COUNTER_DATA)
+                || e.hasDirectMeterEntry() && NewerFields.has(e.getDirectMeterEntry(), NewerFields.DIRECT_METER_ENTRY_COUNTER_DATA);
     }
 
     /**
