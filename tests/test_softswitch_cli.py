@@ -98,7 +98,10 @@ def test_sim_forwards_and_punts(softswitch, tmp_path):
 
 
 def test_broken_programs_get_located_errors_not_stack_traces(softswitch):
-    for f in sorted(BROKEN.glob("*.p4")):
+    """What the command line adds to the frontend's messages: each on stderr as file:line:col,
+    exit status 1, no stack trace. Every fifth program of the corpus (the frontend's message for
+    each of them is TypeErrorCorpusTest's, in process, without a JVM per program)."""
+    for f in sorted(BROKEN.glob("*.p4"))[::5]:
         proc = softswitch("check", f, check=False)
         assert proc.returncode == 1, f
         expected = f.read_text().splitlines()[0].removeprefix("// expect: ")
