@@ -109,6 +109,11 @@ def test_meter_write_errors_carry_p4runtime_codes(ptf):
     unmetered.table_entry.meter_config.cir, unmetered.table_entry.meter_config.cburst = 1, 1
     unmetered.table_entry.meter_config.pir, unmetered.table_entry.meter_config.pburst = 1, 1
     assert code_of("INSERT", unmetered) == ["INVALID_ARGUMENT"]
+    unmetered.table_entry.ClearField("meter_config")
+    c.write(c.update("INSERT", unmetered))
+    assert code_of("MODIFY", c.direct_meter_entry(unmetered, (1, 1, 1, 1))) == ["INVALID_ARGUMENT"], \
+        "nor as a DirectMeterEntry"
+    c.write(c.update("DELETE", unmetered))
     with pytest.raises(grpc.RpcError) as read_err:
         c.read(c.meter_entry("PolicerIngress.port_meter", 99))
     assert read_err.value.code() == grpc.StatusCode.OUT_OF_RANGE

@@ -168,6 +168,12 @@ public final class Entities {
                 boolean resetCounts = resetsMeterCounts(dm, NewerFields.DIRECT_METER_ENTRY_COUNTER_DATA, t.directMeter);
                 TwoRateMarker.Config config = meterConfig(dm.hasConfig(), dm.getConfig(), t.directMeter);
                 Table.Entry e = installedEntry(t, dm.getTableEntry());
+                if (config != null && e.indirect == null && e.action != null
+                        && !e.action.action.directMetersRead.contains(t.directMeter)) {
+                    throw new EntityException(Code.INVALID_ARGUMENT, "action " + e.action.action.name + " does not read "
+                            + "the direct meter " + t.directMeter + ", so a config for it is an error (as in a table "
+                            + "entry's meter_config, P4Runtime 9.1.9)");
+                }
                 e.meter = config == null ? null : new TwoRateMarker(config, System.nanoTime());
                 if (resetCounts) {
                     e.colourCounts = null;
