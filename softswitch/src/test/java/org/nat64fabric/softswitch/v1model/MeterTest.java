@@ -250,16 +250,21 @@ class MeterTest {
     }
 
     @Test
-    void aMeterWriteThatResetsItsCountsIsUndoneToItsConfiguration() throws Exception {
+    void aMeterWriteThatResetsItsCountsHasNoUndo() throws Exception {
         write(Update.Type.MODIFY, meterEntry("I.pkt_meter", 1, config(1, 1, 1, 2)));
         send(1, 3);
         Update reset = Update.newBuilder().setType(Update.Type.MODIFY).setEntity(Entity.newBuilder().setMeterEntry(
                 NewerFields.withBytes(meterEntry("I.pkt_meter", 1, config(5, 5, 5, 5)).getMeterEntry().toBuilder(),
                         NewerFields.METER_ENTRY_COUNTER_DATA, NewerFields.meterCounterData(new long[6])))).build();
-        List<Update> undo = entities.undoOf(reset);
-        write(reset.getType(), reset.getEntity());
+        // P4Runtime 12.2: the counts cannot be written back, so a batch that must be undoable refuses it
+        assertEquals(EntityException.Code.UNIMPLEMENTED,
+                assertThrows(EntityException.class, () -> entities.undoOf(reset)).code());
+        Update configOnly = Update.newBuilder().setType(Update.Type.MODIFY)
+                .setEntity(meterEntry("I.pkt_meter", 1, config(5, 5, 5, 5))).build();
+        List<Update> undo = entities.undoOf(configOnly);
+        write(configOnly.getType(), configOnly.getEntity());
         for (Update u : undo) {
-            write(u.getType(), u.getEntity());   // refused before: the undo carried the counts
+            write(u.getType(), u.getEntity());
         }
         assertEquals(config(1, 1, 1, 2), entities.read(meterEntry("I.pkt_meter", 1, null)).get(0).getMeterEntry().getConfig());
     }
