@@ -4218,6 +4218,12 @@ final class Elaborator {
             Expr base = expr(s.expression(0), sc, null);
             return slice(base, constantValue(s.expression(1), sc, null), constantValue(s.expression(2), sc, null), s);
         }
+        ExpressionContext castOperand = parenthesizedTypeCalled(e, sc);
+        if (castOperand != null) {
+            NameExpressionContext typeName = (NameExpressionContext) ((ParenExpressionContext)
+                    ((CallExpressionContext) e).expression()).expression();
+            return castExpression((Type) unalias(sc.lookup(typeName.getText())), castOperand, e, sc);
+        }
         if (e instanceof CallExpressionContext || e instanceof GenericCallExpressionContext) {
             Object r = call(e, sc, cx);
             if (r instanceof Stmt) {
@@ -4227,31 +4233,12 @@ final class Elaborator {
         }
         if (e instanceof CastExpressionContext) {
             CastExpressionContext c = (CastExpressionContext) e;
-            Type t = type(c.typeRef(), sc);
-            Expr value = expr(c.expression(), sc, t);
-            if (value instanceof InvalidHeader && isHeaderOrUnion(t)) {
-                return new InvalidHeader(t);   // (H){#}: checked against where it goes
-            }
-            if (value instanceof StructValue && t instanceof Type.Aggregate && !((Type.Aggregate) t).union) {
-                // (S){ f = e, ... } (P4_16 8.13): checked against S here, laid out where it is assigned
-                ((StructValue) value).inOrderOf((Type.Aggregate) t, c);
-                return value;
-            }
-            if (value.type instanceof Type.Bits && t instanceof Type.Bits) {
-                Type.Bits from = (Type.Bits) value.type;
-                Type.Bits to = (Type.Bits) t;
-                if (from.signed != to.signed && from.width != to.width) {
-                    throw error(c, "a cast changes the sign or the width of a value, not both (P4_16, explicit casts:"
-                            + " from " + from + " to " + to + "); cast in two steps, as in (" + to + ") ("
-                            + new Type.Bits(from.width, to.signed) + ") " + c.expression().getText());
-                }
-            }
-            return cast(value, t, c);
+            return castExpression(type(c.typeRef(), sc), c.expression(), c, sc);
         }
         if (e instanceof UnaryExpressionContext) {
             UnaryExpressionContext u = (UnaryExpressionContext) e;
             String op = u.op.getText();
-            Expr a = expr(u.expression(), sc, op.equals("!") ? Type.BOOL : expected);
+            Expr a = asUnderlying(expr(u.expression(), sc, op.equals("!") ? Type.BOOL : expected), u);
             if (op.equals("!")) {
                 if (a.type != Type.BOOL) {
                     throw error(u, "'!' needs a bool, not " + a.type);
@@ -4506,6 +4493,9 @@ final class Elaborator {
             }
             return fold(new Ops.Binary(op.equals("==") ? Ops.Op.EQ : Ops.Op.NE, Type.BOOL, coerce(a, t, l), coerce(b, t, r)));
         }
+        // P4_16 8.3: elsewhere a serializable enum's value is its underlying type's
+        a = asUnderlying(a, l);
+        b = asUnderlying(b, r);
         if (a.type == Type.INT_LITERAL && b.type == Type.INT_LITERAL) {
             return literalArithmetic(op, ((Expr.Const) a).value, ((Expr.Const) b).value, (ParserRuleContext) e);
         }
@@ -4516,9 +4506,15 @@ final class Elaborator {
             int w = ((Type.Bits) a.type).width + ((Type.Bits) b.type).width;
             return fold(new Ops.Binary(Ops.Op.CONCAT, new Type.Bits(w, ((Type.Bits) a.type).signed), a, b));
         }
+        if (shift && a.type == Type.INT_LITERAL && b instanceof Expr.Const && b.type instanceof Type.Bits
+                && !((Type.Bits) b.type).signed) {
+            // P4_16 8.8: an int shifted by a compile-time bit<S> amount is an int
+            return literalArithmetic(op, ((Expr.Const) a).value, ((Expr.Const) b).value, (ParserRuleContext) e);
+        }
         if (shift) {
             if (!(a.type instanceof Type.Bits)) {
-                throw error(l, "'" + op + "' needs a bit<W> or int<W> on its left, not " + a.type);
+                throw error(l, "'" + op + "' needs a bit<W> or int<W> on its left, not " + a.type
+                        + (a.type == Type.INT_LITERAL ? " shifted by a run-time amount (an int shifts by a compile-time one)" : ""));
             }
             if (b.type == Type.INT_LITERAL) {
                 BigInteger amount = ((Expr.Const) b).value;
@@ -4615,6 +4611,11 @@ final class Elaborator {
         }
     }
 
+    /** A serializable enum's value as its underlying type's (P4_16 8.3); any other value as it is. */
+    private Expr asUnderlying(Expr x, ParserRuleContext at) {
+        return serializableEnum(x.type) != null ? cast(x, underlying(x.type), at) : x;
+    }
+
     /** t when it is a serializable enum, else null. */
     private static Type.Enum serializableEnum(Type t) {
         return t instanceof Type.Enum && ((Type.Enum) t).underlying != null ? (Type.Enum) t : null;
@@ -4669,6 +4670,48 @@ final class Elaborator {
         throw error(at, "expected " + to + ", got " + e.type + (e.type instanceof Type.Bits && to instanceof Type.Bits
                 ? " (cast it: (" + to + ") ...)" : e.type == Type.INT_LITERAL && to instanceof Type.Enum && ((Type.Enum) to).underlying != null
                 ? " (an int becomes a serializable enum only by a cast, P4_16 8.11.2: (" + ((Type.Enum) to).name + ") ...)" : ""));
+    }
+
+    /** {@code (t) operand}, written at {@code at}. */
+    private Expr castExpression(Type t, ExpressionContext operand, ParserRuleContext at, Scope sc) {
+        Expr value = expr(operand, sc, t);
+        if (value instanceof InvalidHeader && isHeaderOrUnion(t)) {
+            return new InvalidHeader(t);   // (H){#}: checked against where it goes
+        }
+        if (value instanceof StructValue && t instanceof Type.Aggregate && !((Type.Aggregate) t).union) {
+            // (S){ f = e, ... } (P4_16 8.13): checked against S here, laid out where it is assigned
+            ((StructValue) value).inOrderOf((Type.Aggregate) t, at);
+            return value;
+        }
+        if (value.type instanceof Type.Bits && t instanceof Type.Bits) {
+            Type.Bits from = (Type.Bits) value.type;
+            Type.Bits to = (Type.Bits) t;
+            if (from.signed != to.signed && from.width != to.width) {
+                throw error(at, "a cast changes the sign or the width of a value, not both (P4_16, explicit casts:"
+                        + " from " + from + " to " + to + "); cast in two steps, as in (" + to + ") ("
+                        + new Type.Bits(from.width, to.signed) + ") " + operand.getText());
+            }
+        }
+        return cast(value, t, at);
+    }
+
+    /**
+     * The operand of {@code (T)(operand)} where T names a type: parsed as a call of the
+     * parenthesized name, it is a cast (P4_16 8.11); null for anything else.
+     */
+    private ExpressionContext parenthesizedTypeCalled(ExpressionContext e, Scope sc) {
+        if (!(e instanceof CallExpressionContext)
+                || !(((CallExpressionContext) e).expression() instanceof ParenExpressionContext)) {
+            return null;
+        }
+        ExpressionContext callee = ((ParenExpressionContext) ((CallExpressionContext) e).expression()).expression();
+        List<ArgumentContext> args = ((CallExpressionContext) e).argumentList().argument();
+        if (!(callee instanceof NameExpressionContext) || ((NameExpressionContext) callee).name().TYPE_IDENT() == null
+                || !(unalias(sc.lookup(callee.getText())) instanceof Type)
+                || args.size() != 1 || args.get(0).expression() == null || args.get(0).name() != null) {
+            return null;
+        }
+        return args.get(0).expression();
     }
 
     private Expr cast(Expr e, Type to, ParserRuleContext at) {

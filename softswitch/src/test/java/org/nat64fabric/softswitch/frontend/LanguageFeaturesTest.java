@@ -215,6 +215,14 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void serializableEnumsServeAsTheirUnderlyingTypeAndParenthesizedTypeNamesCast() {
+        V1ModelSwitch sw = new V1ModelSwitch(Frontend.compile(PROGRAMS.resolve("enum_operands_and_casts.p4")));
+        // x = 2: sum 3 + 5 + 2, shl 1 << 2, cat 0x0500, inv ~3, cast x + 1, ecast x, ishift 1 << 3
+        assertEquals("1:02" + "0a" + "04" + "0500" + "fc" + "03" + "02" + "08",
+                out(sw, "02 00 00 0000 00 00 00 00"));
+    }
+
+    @Test
     void signedRegistersAreTypedIntAndTheirCellsReadAndWrittenAsTwosComplement() throws EntityException {
         Driven d = new Driven("register_signed.p4");
         var small = d.info.getRegistersList().stream().filter(r -> r.getPreamble().getName().equals("I.small")).findFirst()
