@@ -15,7 +15,7 @@ from scapy.packet import Raw
 
 from harness.dataplane import expected_bytes
 from nat64_setup import (eam, DROP_BAD_CHECKSUM, DROP_BAD_LENGTH, DROP_FILTERED, DROP_LOCAL_FRAGMENT, DROP_NOT_TRANSLATABLE, DROP_PARSER_ERROR,
-                         DROP_ICMP_ERROR_RATE, DROP_LINK_GROUP, DROP_NO_ROUTE, DROP_POOL4_NO_BIB, DROP_SOURCE_ROUTE, DROP_TTL_EXPIRED, DROP_UDP_ZERO_CHECKSUM, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
+                         DROP_FOR_SWITCH, DROP_ICMP_ERROR_RATE, DROP_LINK_GROUP, DROP_NO_ROUTE, DROP_POOL4_NO_BIB, DROP_SOURCE_ROUTE, DROP_TTL_EXPIRED, DROP_UDP_ZERO_CHECKSUM, MAPPED, P, POOL4, POOL6, PUNT_SESSION_MISS,
                          PUNT_TCP_CONTROL, PUNT_FIRST_FRAGMENT, PUNT_FINISH, PUNT_NEEDS_FRAGMENTATION, PUNT_FRAGMENT, PUNT_INBOUND_SYN, ROUTER_MAC, SENT_TIME_EXCEEDED, SENT_UNREACHABLE, SWITCH_V4, SWITCH_V6, T, V4_HOST_MAC, V4_PORT, V4_SERVER,
                          V6_HOST, V6_HOST_MAC, V6_PORT, DrawnIdentification, counts, drops, embed, from_switch4, from_v4_server,
                          from_v6_host, routed, sent, session_v4, session_v6, siit_prefix, to_v4_server, to_v6_host)
@@ -54,6 +54,24 @@ def test_echo_to_switch_is_answered_in_both_families(ptf):
     ptf.send(V6_PORT, from_v6_host(ICMPv6EchoRequest(id=9, seq=2, data=b"ping6"), dst=SWITCH_V6))
     ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
                       ICMPv6EchoReply(id=9, seq=2, data=b"ping6"), V6_PORT)
+    ptf.verify_no_other_packets()
+
+
+@BOTH
+def test_ipv6_for_the_switch_that_it_does_not_answer_ends_there(ptf):
+    """RFC 1812 5.2.3 (RFC 8504 likewise): a packet to the switch's own address is delivered to it,
+    not forwarded back onto the link: UDP, an ICMPv6 error about a packet it sent, an advertisement."""
+    before = drops(ptf, DROP_FOR_SWITCH) if counts(ptf) else None
+    ptf.send(V6_PORT, from_v6_host(UDP(sport=5000, dport=9) / b"to the switch", dst=SWITCH_V6))
+    quoted = IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=63) / UDP(sport=7, dport=7)
+    ptf.send(V6_PORT, from_v6_host(ICMPv6DestUnreach(code=4) / quoted, dst=SWITCH_V6))
+    ptf.send(V6_PORT, from_v6_host(ICMPv6ND_NA(tgt=V6_HOST, R=0, S=1, O=1), dst=SWITCH_V6, hlim=255))
+    ptf.verify_no_other_packets()
+    if counts(ptf):
+        assert drops(ptf, DROP_FOR_SWITCH) == before + 3
+    ptf.send(V6_PORT, from_v6_host(ICMPv6EchoRequest(id=9, seq=3, data=b"still"), dst=SWITCH_V6))
+    ptf.verify_packet(Ether(src=ROUTER_MAC, dst=V6_HOST_MAC) / IPv6(src=SWITCH_V6, dst=V6_HOST, hlim=64) /
+                      ICMPv6EchoReply(id=9, seq=3, data=b"still"), V6_PORT)
     ptf.verify_no_other_packets()
 
 

@@ -283,10 +283,10 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout standard_
         /* The switch answers for its own addresses what it does not translate: a pool4 address
          * may be its own too, and an echo request there that a session maps goes to the host. */
         bool answered;
-        bool refused;
-        local_host.apply(hdr, meta, translated, answered, refused);
-        if (refused) {
-            drop_for(DROP_LOCAL_FRAGMENT);
+        bit<32> refusal;
+        local_host.apply(hdr, meta, translated, answered, refusal);
+        if (refusal != DROP_REASONS) {
+            drop_for(refusal);
             exit;
         }
         if (answered) {

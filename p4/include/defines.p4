@@ -110,7 +110,8 @@ const bit<32> DROP_UDP_ZERO_CHECKSUM = 13;  /* RFC 7915 4.5: IPv4 UDP without a 
 const bit<32> DROP_ICMP_ERROR_RATE = 14;  /* an ICMP error the switch would send, over its port's rate */
 const bit<32> DROP_SOURCE_ROUTE    = 15;  /* RFC 7915 4.1: IPv4 to translate with an unexpired source route */
 const bit<32> DROP_LINK_GROUP      = 16;  /* RFC 1812 5.3.4: IP to one host in a frame to a link-layer broadcast or multicast */
-const bit<32> DROP_REASONS         = 17;
+const bit<32> DROP_FOR_SWITCH      = 17;  /* RFC 1812 5.2.3: IPv6 to the switch itself that it does not answer */
+const bit<32> DROP_REASONS         = 18;
 
 /* Control-plane policing: punts pass a packet meter per ingress port and one per hash bucket
  * of their source address, SYNs to be held one of their own first (see Nat64Ingress.police_punt). */

@@ -7,8 +7,10 @@
 #include "checksums.p4"
 
 /* `answered`: the packet is now the answer, to go back out of the port it came in on (which the
- * caller sets: ports are the architecture's). */
-control LocalHost(inout headers_t hdr, inout metadata_t meta, in bool translated, out bool answered, out bool refused) {
+ * caller sets: ports are the architecture's). `refusal`: why the switch drops a packet for itself
+ * (DROP_REASONS: it does not). */
+control LocalHost(inout headers_t hdr, inout metadata_t meta, in bool translated, out bool answered,
+                  out bit<32> refusal) {
     mac_t my_mac;
     bool local;
 
@@ -29,7 +31,7 @@ control LocalHost(inout headers_t hdr, inout metadata_t meta, in bool translated
         size = 1024;
     }
 
-    /* IPv6 addresses the switch answers for (NS target or echo destination). */
+    /* IPv6 addresses the switch answers for (NS target, or any packet's destination). */
     table local_ipv6 {
         key = { meta.local6_key: exact; }
         actions = { is_local; @defaultonly NoAction; }
@@ -47,7 +49,7 @@ control LocalHost(inout headers_t hdr, inout metadata_t meta, in bool translated
         my_mac = 0;
         local = false;
         answered = false;
-        refused = false;
+        refusal = DROP_REASONS;
         if (translated) {
             return;
         }
@@ -56,12 +58,9 @@ control LocalHost(inout headers_t hdr, inout metadata_t meta, in bool translated
         } else if (hdr.ipv4.isValid() && hdr.icmp.isValid() && hdr.icmp.type == ICMP_ECHO_REQUEST) {
             meta.local4_key = hdr.ipv4.dst_addr;
         }
-        if (hdr.ipv6.isValid() && hdr.icmp.isValid()) {
-            if (hdr.ndp.isValid() && hdr.icmp.type == ICMP6_NS) {
-                meta.local6_key = hdr.ndp.target;
-            } else if (hdr.icmp.type == ICMP6_ECHO_REQUEST) {
-                meta.local6_key = hdr.ipv6.dst_addr;
-            }
+        bool solicitation = hdr.ndp.isValid() && hdr.icmp.type == ICMP6_NS;
+        if (hdr.ipv6.isValid()) {
+            meta.local6_key = solicitation ? hdr.ndp.target : hdr.ipv6.dst_addr;
         }
         if (meta.local4_key != 0) {
             local_ipv4.apply();
@@ -71,10 +70,18 @@ control LocalHost(inout headers_t hdr, inout metadata_t meta, in bool translated
         if (!local) {
             return;
         }
+        if (hdr.ipv6.isValid() && !solicitation && !(hdr.icmp.isValid() && hdr.icmp.type == ICMP6_ECHO_REQUEST)) {
+            /* RFC 1812 5.2.3 (RFC 8504 likewise): a packet for the switch is delivered to it, not
+             * forwarded; it answers echo and solicitations only, so anything else ends here (an
+             * error about a packet it sent, an advertisement, TCP or UDP to it). IPv4 addresses
+             * are looked up for ARP and echo only: pool4's are the switch's too, and translated. */
+            refusal = DROP_FOR_SWITCH;
+            return;
+        }
         /* Only the first fragment is parsed: answering it would send part of a reply (flagged as
          * a fragment). The switch does not reassemble, so it refuses (the ingress counts it). */
         if (hdr.ipv4.isValid() && hdr.ipv4.more_fragments == 1 || hdr.ipv6_frag.isValid()) {
-            refused = true;
+            refusal = DROP_LOCAL_FRAGMENT;
             return;
         }
         answered = true;

@@ -223,9 +223,9 @@ control Nat64Ingress(inout headers_t hdr, inout metadata_t meta, inout digest_t 
         bool translated = meta.xlate_src && meta.xlate_dst && drop_reason == DROP_REASONS
                           && meta.punt_reason == 0 && !meta.send_error;
         bool answered;
-        bool refused;
-        local_host.apply(hdr, meta, translated, answered, refused);
-        if (refused) {
+        bit<32> refusal;
+        local_host.apply(hdr, meta, translated, answered, refusal);
+        if (refusal != DROP_REASONS) {
             drop();
             return;
         }

@@ -24,7 +24,7 @@ public final class Constants {
     public static final List<String> DROP_REASONS = List.of("parser_error", "bad_checksum", "no_route",
             "pool4_no_bib", "not_translatable", "ttl_expired", "filtered", "icmp_error", "too_big", "not_global",
             "bad_length", "local_fragment", "punt_policed", "udp_zero_checksum", "icmp_error_rate", "source_route",
-            "link_group");
+            "link_group", "for_switch");
     /** Index 0 is no punt. */
     public static final List<String> PUNT_REASONS = List.of("none", "session_miss", "tcp_control",
             "needs_fragmentation", "no_route", "finish", "too_long", "fragment", "first_fragment", "inbound_syn",
