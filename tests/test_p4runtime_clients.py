@@ -12,6 +12,7 @@ import pathlib
 import subprocess
 import tempfile
 import textwrap
+import time
 
 import pytest
 
@@ -34,9 +35,13 @@ def client_python(name):
     wanted = " ".join(CLIENTS[name])
     if not stamp.exists() or stamp.read_text() != wanted:
         subprocess.run(["/usr/bin/python3", "-m", "venv", "--clear", str(venv)], check=True, capture_output=True)
-        pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                              *CLIENTS[name]], capture_output=True, text=True, timeout=900)
-        if pip.returncode != 0:
+        for attempt in range(3):   # PyPI connections fail now and then; pip's own retries come within seconds
+            pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
+                                  "--disable-pip-version-check", *CLIENTS[name]], capture_output=True, text=True, timeout=900)
+            if pip.returncode == 0:
+                break
+            time.sleep(20)
+        else:
             pytest.skip(f"cannot install {wanted} from PyPI into {venv}: {pip.stderr.strip()[-400:]}")
         stamp.write_text(wanted)
     return venv / "bin" / "python"
