@@ -4218,11 +4218,9 @@ final class Elaborator {
             Expr base = expr(s.expression(0), sc, null);
             return slice(base, constantValue(s.expression(1), sc, null), constantValue(s.expression(2), sc, null), s);
         }
-        ExpressionContext castOperand = parenthesizedTypeCalled(e, sc);
-        if (castOperand != null) {
-            NameExpressionContext typeName = (NameExpressionContext) ((ParenExpressionContext)
-                    ((CallExpressionContext) e).expression()).expression();
-            return castExpression((Type) unalias(sc.lookup(typeName.getText())), castOperand, e, sc);
+        Type castTo = parenthesizedTypeCalled(e, sc);
+        if (castTo != null) {
+            return castExpression(castTo, ((CallExpressionContext) e).argumentList().argument(0).expression(), e, sc);
         }
         if (e instanceof CallExpressionContext || e instanceof GenericCallExpressionContext) {
             Object r = call(e, sc, cx);
@@ -4696,10 +4694,10 @@ final class Elaborator {
     }
 
     /**
-     * The operand of {@code (T)(operand)} where T names a type: parsed as a call of the
-     * parenthesized name, it is a cast (P4_16 8.11); null for anything else.
+     * T of {@code (T)(operand)} where T names a type: parsed as a call of the parenthesized name,
+     * it is a cast (P4_16 8.11); null for anything else.
      */
-    private ExpressionContext parenthesizedTypeCalled(ExpressionContext e, Scope sc) {
+    private Type parenthesizedTypeCalled(ExpressionContext e, Scope sc) {
         if (!(e instanceof CallExpressionContext)
                 || !(((CallExpressionContext) e).expression() instanceof ParenExpressionContext)) {
             return null;
@@ -4707,11 +4705,11 @@ final class Elaborator {
         ExpressionContext callee = ((ParenExpressionContext) ((CallExpressionContext) e).expression()).expression();
         List<ArgumentContext> args = ((CallExpressionContext) e).argumentList().argument();
         if (!(callee instanceof NameExpressionContext) || ((NameExpressionContext) callee).name().TYPE_IDENT() == null
-                || !(unalias(sc.lookup(callee.getText())) instanceof Type)
                 || args.size() != 1 || args.get(0).expression() == null || args.get(0).name() != null) {
             return null;
         }
-        return args.get(0).expression();
+        Object named = unalias(sc.lookup(callee.getText()));
+        return named instanceof Type ? (Type) named : null;
     }
 
     private Expr cast(Expr e, Type to, ParserRuleContext at) {
