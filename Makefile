@@ -15,7 +15,7 @@ FAST_PATH_SUITES := $(addprefix tests/,test_p4runtime_spec.py test_p4runtime_l3.
                     test_p4runtime_action_selector.py test_p4runtime_digest.py test_dataplane_faults.py \
                     test_nat64_pipeline.py test_nat64_icmp.py test_nat64_extension_headers.py test_nat64_rfc_audit.py \
                     test_nat64_policing.py test_nat64_fuzz.py test_tayga_differential.py test_nat64_fragments.py \
-                    test_fast_path.py)
+                    test_p4runtime_translation.py test_fast_path.py)
 # ... at TC, the faster hook (bench/forwarding), leaving out what runs alike in every pass (the SUME
 # variant's cases, tests marked first_pass_only). XDP (generic) is test_fast_path.py's hook in the
 # first pass; `make test-xdp` runs the translation suites at XDP as well (not part of make test: time).

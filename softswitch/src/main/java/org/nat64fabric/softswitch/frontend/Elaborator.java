@@ -877,12 +877,22 @@ final class Elaborator {
                 define(sc, t.name(), type(t.typeRef(), sc));
             }
         } else if (d instanceof NewTypeDeclarationContext) {
-            // 'type' introduces a new type; softswitch treats it as its underlying type.
+            // 'type' introduces a new type; softswitch types it as its underlying type, and keeps the
+            // name of one over bit<W> or int<W> for P4Info (P4Runtime 8.5.6).
             NewTypeDeclarationContext t = (NewTypeDeclarationContext) d;
             Type of = type(t.typeRef(), sc);
             if (!(of instanceof Type.Bits || of == Type.BOOL || of == Type.INT_LITERAL)) {
                 throw error(t.typeRef(), "'type' introduces a new type for bit<W>, int<W>, bool or another such type"
                         + " (P4_16 7.6), not " + of + " (a typedef names any type)");
+            }
+            AnnotationContext translation = annotation(t.annotations(), "p4runtime_translation");
+            if (of instanceof Type.Bits) {
+                Type.Bits bits = (Type.Bits) of;
+                if (translation != null && bits.signed) {
+                    throw error(translation, "@p4runtime_translation applies to a type over bit<W> (P4Runtime 8.5.6), not " + of);
+                }
+                of = new Type.Bits(bits.width, bits.signed, translation == null
+                        ? new Type.NewType(t.name().getText(), null, 0) : translated(t.name().getText(), translation));
             }
             define(sc, t.name(), of);
         }
@@ -1014,6 +1024,44 @@ final class Elaborator {
             out.put(name, values);
         }
         return out;
+    }
+
+    private static AnnotationContext annotation(AnnotationsContext an, String name) {
+        if (an != null) {
+            for (AnnotationContext a : an.annotation()) {
+                if (a.name().getText().equals(name)) {
+                    return a;
+                }
+            }
+        }
+        return null;
+    }
+
+    private static final java.util.regex.Pattern TRANSLATION =
+            java.util.regex.Pattern.compile("(\"(?:[^\"\\\\]|\\\\.)*\"),(?:(\\d+)|bit<(\\d+)>|(string))");
+
+    /**
+     * {@code @p4runtime_translation("URI", W)}, {@code ("URI", bit<W>)} or {@code ("URI", string)}
+     * on the type {@code name} (P4Runtime 8.5.6).
+     */
+    private Type.NewType translated(String name, AnnotationContext a) {
+        String text = a.annotationBody() != null ? a.annotationBody().getText()
+                : a.annotationArgs() != null ? a.annotationArgs().getText() : "";
+        java.util.regex.Matcher m = TRANSLATION.matcher(text);
+        if (!m.matches()) {
+            throw error(a, "@p4runtime_translation takes a URI and the controller's type: (\"URI\", bit<W>),"
+                    + " (\"URI\", W) or (\"URI\", string)");
+        }
+        String uri = unquote(m.group(1));
+        if (m.group(4) != null) {
+            return new Type.NewType(name, uri, 0);
+        }
+        String digits = m.group(2) != null ? m.group(2) : m.group(3);
+        BigInteger width = new BigInteger(digits);
+        if (width.signum() <= 0 || width.bitLength() > 16) {
+            throw error(a, "@p4runtime_translation's controller width must be from 1 to 65535, not " + digits);
+        }
+        return new Type.NewType(name, uri, width.intValue());
     }
 
     /** The expressions of {@code @name(e, ...)} or {@code @name[e, ...]}; none for a body of other tokens. */

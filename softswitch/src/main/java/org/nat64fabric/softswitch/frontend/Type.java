@@ -36,7 +36,10 @@ public abstract class Type {
     public static final class Bits extends Type {
         public final int width;
         public final boolean signed;
-        public Bits(int width, boolean signed) { this.width = width; this.signed = signed; }
+        /** The `type` declaration that named it (P4_16 7.6), null for bit<W> and int<W> themselves. */
+        public final NewType declared;
+        public Bits(int width, boolean signed) { this(width, signed, null); }
+        Bits(int width, boolean signed, NewType declared) { this.width = width; this.signed = signed; this.declared = declared; }
         public boolean wide() { return width > 64; }
         @Override public int narrowSlots() { return wide() ? 0 : 1; }
         @Override public int wideSlots() { return wide() ? 1 : 0; }
@@ -46,6 +49,23 @@ public abstract class Type {
         }
         @Override public int hashCode() { return width * 2 + (signed ? 1 : 0); }
         @Override public String toString() { return (signed ? "int<" : "bit<") + width + ">"; }
+    }
+
+    /**
+     * A `type` declaration over bit&lt;W&gt; or int&lt;W&gt;: its name, which P4Info gives controllers
+     * (P4Runtime 8.5.6, "User-defined types"), and its {@code @p4runtime_translation}, if any: the
+     * URI and the controller's bit width, or 0 when the controller's type is {@code string}.
+     * Typing treats it as its underlying type (equals ignores it).
+     */
+    public static final class NewType {
+        public final String name;
+        public final String translationUri;
+        public final int controllerWidth;
+        NewType(String name, String translationUri, int controllerWidth) {
+            this.name = name;
+            this.translationUri = translationUri;
+            this.controllerWidth = controllerWidth;
+        }
     }
 
     /**

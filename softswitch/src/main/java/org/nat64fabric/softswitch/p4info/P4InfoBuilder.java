@@ -71,7 +71,11 @@ public final class P4InfoBuilder {
             var b = info.addActionsBuilder().setPreamble(preamble(P4Ids.Prefix.ACTION_VALUE, a.name, a.annotations));
             for (int i = 0; i < a.controlParamCount(); i++) {
                 Action.Param prm = a.params.get(i);
-                b.addParamsBuilder().setId(i + 1).setName(prm.name).setBitwidth(prm.width);
+                var param = b.addParamsBuilder().setId(i + 1).setName(prm.name).setBitwidth(p4infoWidth(prm.slot.type, prm.width));
+                P4Types.P4NamedType named = typeName(info.getTypeInfoBuilder(), prm.slot.type);
+                if (named != null) {
+                    param.setTypeName(named);
+                }
                 if (prm.slot.type instanceof Type.Enum && ((Type.Enum) prm.slot.type).underlying != null) {
                     describe(info.getTypeInfoBuilder(), (Type.Enum) prm.slot.type);
                 }
@@ -89,8 +93,13 @@ public final class P4InfoBuilder {
             }
             var b = info.addTablesBuilder().setPreamble(preamble(P4Ids.Prefix.TABLE_VALUE, t.name, t.annotations));
             for (Table.KeyField k : t.keys) {
-                b.addMatchFields(MatchField.newBuilder().setId(k.id).setName(k.name).setBitwidth(k.width)
-                        .setMatchType(matchType(k.kind)));
+                MatchField.Builder field = MatchField.newBuilder().setId(k.id).setName(k.name)
+                        .setBitwidth(p4infoWidth(k.expr.type, k.width)).setMatchType(matchType(k.kind));
+                P4Types.P4NamedType named = typeName(info.getTypeInfoBuilder(), k.expr.type);
+                if (named != null) {
+                    field.setTypeName(named);
+                }
+                b.addMatchFields(field);
                 if (k.expr.type instanceof Type.Enum && ((Type.Enum) k.expr.type).underlying != null) {
                     describe(info.getTypeInfoBuilder(), (Type.Enum) k.expr.type);
                 }
@@ -212,8 +221,13 @@ public final class P4InfoBuilder {
                             .addAnnotations("@controller_header(\"" + e.getKey() + "\")"));
             int mid = 1;
             for (Type.Field f : e.getValue().fields.values()) {
-                b.addMetadata(ControllerPacketMetadata.Metadata.newBuilder().setId(mid++).setName(f.name)
-                        .setBitwidth(((Type.Bits) f.type).width));
+                var metadata = ControllerPacketMetadata.Metadata.newBuilder().setId(mid++).setName(f.name)
+                        .setBitwidth(p4infoWidth(f.type, ((Type.Bits) f.type).width));
+                P4Types.P4NamedType named = typeName(info.getTypeInfoBuilder(), f.type);
+                if (named != null) {
+                    metadata.setTypeName(named);
+                }
+                b.addMetadata(metadata);
             }
         }
         setAliases(info);
@@ -244,6 +258,52 @@ public final class P4InfoBuilder {
             }
             b.setAlias(alias);
         }
+    }
+
+    /**
+     * The bitwidth P4Info gives a key, an action parameter or a controller header field of type
+     * {@code t}, {@code width} bits in the data plane: for a `type` with {@code @p4runtime_translation},
+     * the controller's width, 0 for a string (P4Runtime 8.5.7).
+     */
+    private static int p4infoWidth(Type t, int width) {
+        Type.NewType declared = t instanceof Type.Bits ? ((Type.Bits) t).declared : null;
+        return declared != null && declared.translationUri != null ? declared.controllerWidth : width;
+    }
+
+    /**
+     * The type_name of a value whose type a `type` declaration named, described once in
+     * type_info.new_types (P4Runtime 8.5.6): its translation, or the bit<W> or int<W> under it; null
+     * for other types.
+     */
+    private static P4Types.P4NamedType typeName(P4Types.P4TypeInfo.Builder types, Type t) {
+        Type.NewType declared = t instanceof Type.Bits ? ((Type.Bits) t).declared : null;
+        if (declared == null) {
+            return null;
+        }
+        if (!types.containsNewTypes(declared.name)) {
+            P4Types.P4NewTypeSpec.Builder spec = P4Types.P4NewTypeSpec.newBuilder();
+            if (declared.translationUri == null) {
+                Type.Bits bits = (Type.Bits) t;
+                P4Types.P4BitstringLikeTypeSpec.Builder original = P4Types.P4BitstringLikeTypeSpec.newBuilder();
+                if (bits.signed) {
+                    original.setInt(P4Types.P4IntTypeSpec.newBuilder().setBitwidth(bits.width));
+                } else {
+                    original.setBit(P4Types.P4BitTypeSpec.newBuilder().setBitwidth(bits.width));
+                }
+                spec.setOriginalType(P4Types.P4DataTypeSpec.newBuilder().setBitstring(original));
+            } else {
+                P4Types.P4NewTypeTranslation.Builder translated = P4Types.P4NewTypeTranslation.newBuilder()
+                        .setUri(declared.translationUri);
+                if (declared.controllerWidth == 0) {
+                    translated.setSdnString(P4Types.P4NewTypeTranslation.SdnString.getDefaultInstance());
+                } else {
+                    translated.setSdnBitwidth(declared.controllerWidth);
+                }
+                spec.setTranslatedType(translated);
+            }
+            types.putNewTypes(declared.name, spec.build());
+        }
+        return P4Types.P4NamedType.newBuilder().setName(declared.name).build();
     }
 
     /** A serializable enum of a key, an action parameter or a register, in type_info as p4c writes it: its bit<W> and members' values. */
@@ -342,6 +402,17 @@ public final class P4InfoBuilder {
         Type14(DescriptorProtos.FieldDescriptorProto.Type proto) {
             this.proto = proto;
         }
+    }
+
+    /**
+     * protobuf's text printer logs "Invalid key for map field" at INFO for every two entries of a map
+     * (type_info's) it sorts in a DynamicMessage, then sorts them right; held here so the level stays.
+     */
+    private static final java.util.logging.Logger TEXT_FORMAT_LOG = quiet(java.util.logging.Logger.getLogger(TextFormat.class.getName()));
+
+    private static java.util.logging.Logger quiet(java.util.logging.Logger log) {
+        log.setLevel(java.util.logging.Level.WARNING);
+        return log;
     }
 
     /** The P4Info in protobuf text format, P4Runtime 1.4's fields written by their names, in field order, as p4c writes them. */

@@ -17,13 +17,26 @@ import p4.v1.P4RuntimeOuterClass.PacketMetadata;
  */
 public final class ControllerHeader {
     private final ControllerPacketMetadata info;
+    /** Each field's width in the data plane, in P4Info's order. */
+    private final int[] widths;
     private final int bytes;
 
+    /** A header whose fields are as wide in the data plane as P4Info says. */
     public ControllerHeader(ControllerPacketMetadata info) {
+        this(info, info.getMetadataList().stream().mapToInt(ControllerPacketMetadata.Metadata::getBitwidth).toArray());
+    }
+
+    /**
+     * A header whose fields are {@code widths} bits wide in the data plane. A field of a translated
+     * type (P4Runtime 8.5.6) may be wider in P4Info; softswitch translates its values as themselves,
+     * so a value the data-plane field cannot hold is refused.
+     */
+    public ControllerHeader(ControllerPacketMetadata info, int[] widths) {
         this.info = info;
+        this.widths = widths.clone();
         int bits = 0;
-        for (ControllerPacketMetadata.Metadata m : info.getMetadataList()) {
-            bits += m.getBitwidth();
+        for (int w : widths) {
+            bits += w;
         }
         this.bytes = (bits + 7) / 8;
     }
@@ -35,8 +48,9 @@ public final class ControllerHeader {
         }
         List<PacketMetadata> out = new ArrayList<>(info.getMetadataCount());
         int bit = 0;
-        for (ControllerPacketMetadata.Metadata m : info.getMetadataList()) {
-            int width = m.getBitwidth();
+        for (int f = 0; f < widths.length; f++) {
+            ControllerPacketMetadata.Metadata m = info.getMetadata(f);
+            int width = widths[f];
             ByteString value = width <= Long.SIZE ? canonical(State.readBits(data, bit, width))
                     : Entities.bytes(State.readWide(data, bit, width));
             out.add(PacketMetadata.newBuilder().setMetadataId(m.getId()).setValue(value).build());
@@ -79,10 +93,11 @@ public final class ControllerHeader {
             if (value.isEmpty()) {
                 throw new IllegalArgumentException("packet_out metadata '" + field.getName() + "' is an empty bytestring");
             }
-            int width = field.getBitwidth();
+            int width = widths[f];
             if (significantBits(value) > width) {
                 throw new IllegalArgumentException("packet_out metadata '" + field.getName() + "' does not fit in "
-                        + width + " bits");
+                        + width + " bits" + (width != field.getBitwidth() ? " (its width in the data plane, where softswitch"
+                        + " translates it as itself)" : ""));
             }
             if (width <= Long.SIZE) {
                 long v = 0;

@@ -5,6 +5,7 @@ import io.grpc.Status;
 import io.grpc.StatusException;
 import org.nat64fabric.softswitch.frontend.Frontend;
 import org.nat64fabric.softswitch.frontend.P4CompileException;
+import org.nat64fabric.softswitch.frontend.Type;
 import org.nat64fabric.softswitch.p4info.P4InfoBuilder;
 import org.nat64fabric.softswitch.pipeline.ActionProfile;
 import org.nat64fabric.softswitch.pipeline.Program;
@@ -12,6 +13,7 @@ import org.nat64fabric.softswitch.proto.DeviceConfig;
 import org.nat64fabric.softswitch.runtime.Entities;
 import org.nat64fabric.softswitch.v1model.V1ModelSwitch;
 import p4.config.v1.P4InfoOuterClass.ControllerPacketMetadata;
+import p4.config.v1.P4InfoOuterClass.P4Info;
 import p4.v1.P4RuntimeOuterClass.ForwardingPipelineConfig;
 
 /** A forwarding pipeline a controller sent: its config, the compiled program and the switch running it. */
@@ -31,10 +33,17 @@ final class Pipeline {
         ControllerHeader in = null;
         ControllerHeader out = null;
         for (ControllerPacketMetadata m : config.getP4Info().getControllerPacketMetadataList()) {
-            if (m.getPreamble().getName().equals("packet_in")) {
-                in = new ControllerHeader(m);
-            } else if (m.getPreamble().getName().equals("packet_out")) {
-                out = new ControllerHeader(m);
+            String name = m.getPreamble().getName();
+            if (name.equals("packet_in") || name.equals("packet_out")) {
+                // laid out with the program's widths: a translated field's P4Info width is the controller's
+                Type.Aggregate header = sw.program.controllerHeaders.get(name);
+                int[] widths = m.getMetadataList().stream()
+                        .mapToInt(f -> header.fields.get(f.getName()).wireWidth()).toArray();
+                if (name.equals("packet_in")) {
+                    in = new ControllerHeader(m, widths);
+                } else {
+                    out = new ControllerHeader(m, widths);
+                }
             }
         }
         this.packetIn = in;
@@ -74,9 +83,18 @@ final class Pipeline {
         if (ids != null) {
             throw invalid("config.p4info: " + ids);
         }
-        String diff = P4InfoCheck.difference(P4InfoBuilder.build(program), config.getP4Info());
+        P4Info ours = P4InfoBuilder.build(program);
+        String diff = P4InfoCheck.difference(ours, config.getP4Info());
         if (diff != null) {
             throw invalid("config.p4info does not describe the program: " + diff);
+        }
+        // A controller's value of a translated type is its data-plane value (8.5.6); a string is none.
+        for (var t : ours.getTypeInfo().getNewTypesMap().entrySet()) {
+            if (t.getValue().getTranslatedType().hasSdnString()) {
+                throw invalid("type " + t.getKey() + " is translated to a string (@p4runtime_translation(\""
+                        + t.getValue().getTranslatedType().getUri() + "\", string)): softswitch translates a controller's"
+                        + " values as themselves, which a string cannot be; declare its controller type bit<W>");
+            }
         }
         if (program.architecture == Program.Architecture.SUME && cpuPort >= 0 && cpuPort <= 3) {
             throw invalid("a SimpleSumeSwitch program takes ports 0-3 as nf0-nf3, and this switch's CPU port is "

@@ -169,6 +169,60 @@ class P4InfoBuilderTest {
                         .map(r -> r.getScope() + " " + r.getAnnotationsList()).collect(Collectors.toList()));
     }
 
+    /** P4Runtime 8.5.6 and 8.5.7, with the chains of the P4Runtime repository's P4Info guidance (Examples 2 to 4). */
+    @Test
+    void userDefinedTypesAreNamedAndTranslatedTypesTakeTheControllersWidth(@TempDir Path dir) {
+        Program program = P4Programs.compile(dir, P4Programs.v1(
+                "typedef bit<10> T1uint_t;\n"
+                        + "@p4runtime_translation(\"example.org/v1/T1_t\", 32) type T1uint_t T1_t;\n"
+                        + "type T1_t T2_t;\n"
+                        + "@p4runtime_translation(\"example.org/v1/T3_t\", bit<18>) type T1_t T3_t;\n"
+                        + "type int<8> S_t;\n"
+                        + "header h_t { T2_t a; T1_t b; T3_t c; bit<10> d; }\nstruct headers_t { h_t h; }\n"
+                        + "struct meta_t { S_t s; }",
+                "state start { pkt.extract(hdr.h); transition accept; }",
+                "action set(T1_t p, S_t q, bit<10> r) { hdr.h.b = p; meta.s = q; hdr.h.d = r; }\n"
+                        + "table t { key = { hdr.h.a: exact; hdr.h.b: exact; hdr.h.c: exact; hdr.h.d: exact; meta.s: exact; }"
+                        + " actions = { set; } }",
+                "t.apply();", "", "pkt.emit(hdr.h);"));
+        P4Info info = P4InfoBuilder.build(program);
+        assertEquals(List.of("hdr.h.a 10 T2_t", "hdr.h.b 32 T1_t", "hdr.h.c 18 T3_t", "hdr.h.d 10 ", "meta.s 8 S_t"),
+                info.getTables(0).getMatchFieldsList().stream()
+                        .map(f -> f.getName() + " " + f.getBitwidth() + " " + f.getTypeName().getName()).collect(Collectors.toList()));
+        assertEquals(List.of("p 32 T1_t", "q 8 S_t", "r 10 "), info.getActions(0).getParamsList().stream()
+                .map(p -> p.getName() + " " + p.getBitwidth() + " " + p.getTypeName().getName()).collect(Collectors.toList()));
+        var types = info.getTypeInfo().getNewTypesMap();
+        assertEquals(java.util.Set.of("T1_t", "T2_t", "T3_t", "S_t"), types.keySet(), "only the types a P4Info value has");
+        // the first `type` of a chain names it; without its own annotation nothing is translated (Example 3)
+        assertEquals(10, types.get("T2_t").getOriginalType().getBitstring().getBit().getBitwidth());
+        assertEquals("example.org/v1/T1_t", types.get("T1_t").getTranslatedType().getUri());
+        assertEquals(32, types.get("T1_t").getTranslatedType().getSdnBitwidth());
+        assertEquals(18, types.get("T3_t").getTranslatedType().getSdnBitwidth());
+        assertEquals(8, types.get("S_t").getOriginalType().getBitstring().getInt().getBitwidth());
+    }
+
+    @Test
+    void aTranslationIsAUriAndTheControllersTypeOnATypeOverBits(@TempDir Path dir) {
+        String struct = "header h_t { bit<8> a; }\nstruct headers_t { h_t h; }\nstruct meta_t { }";
+        for (String[] bad : new String[][] {
+                {"@p4runtime_translation(\"u\") type bit<9> PortT;", "takes a URI and the controller's type"},
+                {"@p4runtime_translation(\"u\", bit<0>) type bit<9> PortT;", "from 1 to 65535, not 0"},
+                {"@p4runtime_translation(\"u\", 32) type int<9> PortT;", "a type over bit<W>"}}) {
+            org.nat64fabric.softswitch.frontend.P4CompileException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    org.nat64fabric.softswitch.frontend.P4CompileException.class, () -> P4Programs.compile(dir,
+                            P4Programs.v1(bad[0] + "\n" + struct, "state start { transition accept; }", "", "", "", "")));
+            assertTrue(e.getMessage().matches("(?s).*prog\\.p4:\\d+:\\d+: .*" + java.util.regex.Pattern.quote(bad[1]) + ".*"),
+                    e.getMessage());
+        }
+        Program strings = P4Programs.compile(dir, P4Programs.v1("@p4runtime_translation(\"u\", string) type bit<9> PortT;\n"
+                + "header h_t { PortT a; }\nstruct headers_t { h_t h; }\nstruct meta_t { }",
+                "state start { pkt.extract(hdr.h); transition accept; }", "table t { key = { hdr.h.a: exact; } actions = { NoAction; } }",
+                "t.apply();", "", ""));
+        MatchField a = P4InfoBuilder.build(strings).getTables(0).getMatchFields(0);
+        assertEquals(0, a.getBitwidth(), "a string's bitwidth is unset (8.5.7)");
+        assertTrue(P4InfoBuilder.build(strings).getTypeInfo().getNewTypesOrThrow("PortT").getTranslatedType().hasSdnString());
+    }
+
     @Test
     void aSerializableEnumOfAnActionParameterIsDescribedInTypeInfo() {
         P4Info info = P4InfoBuilder.build(Frontend.compile(Path.of("src/test/resources/language/enum_action_parameter.p4")));
