@@ -177,3 +177,25 @@ def test_acks_from_a_backup_or_for_no_digest_are_stream_errors(sut, ptf):
         assert c.stream_errors(timeout=0.5) is None
     finally:
         backup.close()
+
+
+def test_data_no_primary_took_is_reported_to_the_next_one(sut, ptf):
+    """P4Runtime 9.8: the cache holds lists that have been sent; one made while no primary is
+    connected was not, so the same data is reported when it recurs, not after ack_timeout_ns."""
+    c = ptf.client
+    configure(c, ack_timeout_ns=60 * SECOND)
+    assert c.arbitrate(election_id=50).status.code == 0
+    other = P4RuntimeClient(sut.switch.address, 1, p4info=c.p4info, election_id=60)
+    try:
+        assert other.arbitrate().status.code == 0, "the higher election ID is primary"
+    finally:
+        other.close()   # and now no primary is connected
+    time.sleep(0.3)
+    ptf.send(1, frame("00:00:00:00:00:0b"))
+    time.sleep(0.3)
+    assert c.digest_list(timeout=0.2) is None, "a backup gets no digest lists"
+    while not c._queues["arbitration"].empty():   # what c heard as a backup
+        c.next_arbitration()
+    assert c.arbitrate(election_id=70).status.code == 0
+    ptf.send(1, frame("00:00:00:00:00:0b"))
+    assert learned(c.digest_list()) == [("00:00:00:00:00:0b", 1)]

@@ -9,7 +9,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.runtime.EntityException.Code;
 import org.nat64fabric.softswitch.v1model.Externs;
@@ -65,7 +65,7 @@ public final class Digests {
     }
 
     private final Map<Integer, Stream> byId = new LinkedHashMap<>();
-    private volatile Consumer<DigestList> out = list -> { };
+    private volatile Predicate<DigestList> out = list -> false;
     private long nextListId = 1;
 
     Digests(Program program, P4Info info) {
@@ -80,8 +80,8 @@ public final class Digests {
         }
     }
 
-    /** Where the lists go: the primary controllers' streams. */
-    public void sendTo(Consumer<DigestList> out) {
+    /** Where the lists go: the primary controllers' streams; true when one took the list. */
+    public void sendTo(Predicate<DigestList> out) {
         this.out = out;
     }
 
@@ -120,11 +120,6 @@ public final class Digests {
             s.pending.subList(0, n).clear();
             s.firstPendingAt = now;
             long listId = nextListId++;
-            if (s.config.getAckTimeoutNs() > 0) {
-                s.sent.put(listId, new Sent(now + s.config.getAckTimeoutNs(), data));
-            } else {
-                data.forEach(s.blocked::remove);   // P4Runtime 16.4: with no ack timeout nothing is held back
-            }
             Instant t = Instant.now();
             DigestList.Builder list = DigestList.newBuilder().setDigestId(s.id).setListId(listId)
                     .setTimestamp(t.getEpochSecond() * 1_000_000_000L + t.getNano());
@@ -135,7 +130,13 @@ public final class Digests {
                 }
                 list.addData(P4Data.newBuilder().setStruct(struct));
             }
-            out.accept(list.build());
+            // 9.8: only lists sent wait for their ack; with no ack timeout nothing is held back (16.4), and
+            // data no primary took (none connected, or one not reading) is reported again when it recurs
+            if (out.test(list.build()) && s.config.getAckTimeoutNs() > 0) {
+                s.sent.put(listId, new Sent(now + s.config.getAckTimeoutNs(), data));
+            } else {
+                data.forEach(s.blocked::remove);
+            }
         }
     }
 

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.nat64fabric.softswitch.ebpf.FastPath;
@@ -78,7 +79,10 @@ public final class Device implements AutoCloseable, ActionProfile.PortLiveness {
     private FastPath fastPath;
     private volatile Consumer<PacketIn> packetIns = p -> count("packet-in: no controller");
     private volatile Consumer<IdleTimeoutNotification> idleNotifications = n -> { };
-    private volatile Consumer<DigestList> digestLists = l -> count("digest list: no controller");
+    private volatile Predicate<DigestList> digestLists = l -> {
+        count("digest list: no controller");
+        return false;
+    };
 
     public Device(long deviceId, int cpuPort) {
         this.deviceId = deviceId;
@@ -152,7 +156,7 @@ public final class Device implements AutoCloseable, ActionProfile.PortLiveness {
         p.sw.setCpuPort(cpuPort);
         p.entities.digests().sendTo(list -> {
             count("digest lists");
-            digestLists.accept(list);
+            return digestLists.test(list);
         });
         pipeline = p;
         if (fastPathMode != null && (old == null || old.sw != p.sw)) {
@@ -212,7 +216,8 @@ public final class Device implements AutoCloseable, ActionProfile.PortLiveness {
         idleNotifications = sink;
     }
 
-    void onDigestList(Consumer<DigestList> sink) {
+    /** Where digest lists go; the sink says whether a controller took one. */
+    void onDigestList(Predicate<DigestList> sink) {
         digestLists = sink;
     }
 

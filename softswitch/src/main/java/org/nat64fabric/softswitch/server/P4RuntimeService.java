@@ -57,7 +57,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                 StreamMessageResponse.newBuilder().setIdleTimeoutNotification(n).build(),
                 why -> device.count("notification: dropped (" + why + ")")));
         device.onDigestList(list -> arbitration.sendToPrimaries(StreamMessageResponse.newBuilder().setDigest(list).build(),
-                why -> device.count("digest list: dropped (" + why + ")")));
+                why -> device.count("digest list: dropped (" + why + ")")) > 0);
     }
 
     @Override

@@ -44,7 +44,7 @@ class DigestsTest {
         info = P4InfoBuilder.build(program);
         sw = new V1ModelSwitch(program);
         entities = new Entities(sw, info);
-        entities.digests().sendTo(lists::add);
+        entities.digests().sendTo(lists::add);   // taken: add returns true
         digestId = info.getDigests(0).getPreamble().getId();
     }
 
