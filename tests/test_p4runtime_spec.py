@@ -42,6 +42,14 @@ def refused(client, kind, entity):
     return codes(err.value)
 
 
+def read_refused(client, *entities):
+    """The per-request codes of a Read that failed: UNKNOWN overall, whatever the batch's size (11.3)."""
+    with pytest.raises(grpc.RpcError) as err:
+        client.read(*entities)
+    assert err.value.code() == grpc.StatusCode.UNKNOWN, err.value
+    return codes(batch_error(err.value)), err.value.details()
+
+
 def route(ptf, prefix, port, **kwargs):
     return ptf.client.table_entry("L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": (prefix, 16)},
                                   action="L3Ingress.set_next_hop_v4",
@@ -60,12 +68,11 @@ def test_wildcard_reads_of_kinds_the_program_lacks_are_empty_and_their_ids_not_f
     assert c.read(e) == []
     member = p4runtime_pb2.Entity()
     member.action_profile_member.action_profile_id = 0x11000001
-    with pytest.raises(grpc.RpcError) as err:
-        c.read(member)
-    assert err.value.code() == grpc.StatusCode.NOT_FOUND
-    with pytest.raises(grpc.RpcError) as err:
-        c.read(p4runtime_pb2.Entity())
-    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert read_refused(c, member)[0] == ["NOT_FOUND"]
+    for batch in ([p4runtime_pb2.Entity()], [c.table_entry("L3Ingress.ipv4_lpm"), p4runtime_pb2.Entity()]):
+        with pytest.raises(grpc.RpcError) as err:
+            c.read(*batch)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, "11.1: an Entity must set its oneof"
 
 
 def test_modify_without_an_action_or_a_direct_resource_is_a_no_op(ptf):
@@ -153,9 +160,7 @@ def test_a_read_of_every_table_takes_no_other_filter(ptf):
     assert c.read(p4runtime_pb2.Entity(table_entry=p4runtime_pb2.TableEntry()))
     for field, value in (("priority", 7), ("is_default_action", True), ("metadata", b"m"), ("controller_metadata", 3)):
         e = p4runtime_pb2.Entity(table_entry=p4runtime_pb2.TableEntry(**{field: value}))
-        with pytest.raises(grpc.RpcError) as err:
-            c.read(e)
-        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, field
+        assert read_refused(c, e)[0] == ["INVALID_ARGUMENT"], field
 
 
 def test_the_default_entry_reads_back_its_metadata_until_reset(ptf):
@@ -378,6 +383,45 @@ def test_a_switch_without_a_pipeline_reconciles_by_committing(tmp_path):
         sw.stop()
 
 
+def test_reconciling_to_the_same_program_built_elsewhere_keeps_the_state(tmp_path):
+    """14: RECONCILE_AND_COMMIT keeps the forwarding state where it can: the same program compiled
+    from another path (its device config names the file) with a P4Info that differs only in docs,
+    pkg_info and the order of its objects is the running program."""
+    from google.protobuf import text_format
+    from p4.config.v1 import p4info_pb2
+    from switch_process import SwitchProcess
+    sw = SwitchProcess({}).start()
+    client = None
+    try:
+        p4info, device_config = sw.build_pipeline(PROGRAM, tmp_path / "here")
+        copy = tmp_path / "elsewhere" / "copy.p4"
+        copy.parent.mkdir()
+        copy.write_text(PROGRAM.read_text())
+        other_info, other_config = sw.build_pipeline(copy, tmp_path / "there")
+        assert other_config != device_config
+        client = P4RuntimeClient(sw.address, 1)
+        assert client.arbitrate().status.code == 0
+        client.set_pipeline(p4info, device_config)
+        entry = client.table_entry("L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("10.31.0.0", 16)},
+                                   action="L3Ingress.set_next_hop_v4",
+                                   params={"port": 1, "src_mac": "00:00:00:00:0a:01", "dst_mac": 2})
+        client.write(client.update("INSERT", entry))
+        info = text_format.Parse(open(other_info).read(), p4info_pb2.P4Info())
+        info.pkg_info.name = "renamed"
+        info.tables[0].preamble.doc.brief = "documented"
+        actions = list(info.actions)
+        del info.actions[:]
+        info.actions.extend(reversed(actions))
+        client.set_pipeline(other_info, other_config, action="RECONCILE_AND_COMMIT", cookie=5, p4info=info)
+        assert [e.table_entry.match for e in client.read(client.table_entry("L3Ingress.ipv4_lpm"))] == [entry.table_entry.match]
+        got = client.get_pipeline("ALL")
+        assert got.cookie.cookie == 5 and got.p4info.pkg_info.name == "renamed", "the config is the one reconciled to"
+    finally:
+        if client:
+            client.close()
+        sw.stop()
+
+
 def test_const_entries_have_priority_zero_in_exact_tables_and_ranks_from_one_otherwise(nat64_switch):
     c = nat64_switch
     exact = c.read(c.table_entry("Nat64Ingress.rewrite.icmp6_error_to_icmp4"))
@@ -508,8 +552,8 @@ def test_backups_hear_the_primarys_new_election_id(sut):
 
 def test_a_read_batch_answers_each_request(ptf):
     """11.3: in a batch of reads, the requests that are valid return their entities and those that
-    are not get their own p4.Error, 1:1 with the batch, under an overall UNKNOWN; a single request
-    that fails ends with its own code."""
+    are not get their own p4.Error, 1:1 with the batch, under an overall UNKNOWN, a batch of one
+    request too ("Batch Processing": PI answers that one with the request's own code)."""
     c = ptf.client
     ptf.insert(route(ptf, "10.70.0.0", 2))
     unknown = p4runtime_pb2.Entity()
@@ -526,7 +570,7 @@ def test_a_read_batch_answers_each_request(ptf):
     assert batch_error(err.value).codes() == [grpc.StatusCode.OK, grpc.StatusCode.NOT_FOUND, grpc.StatusCode.OK]
     with pytest.raises(grpc.RpcError) as err:
         c.read(unknown)
-    assert err.value.code() == grpc.StatusCode.NOT_FOUND
+    assert err.value.code() == grpc.StatusCode.UNKNOWN
     assert batch_error(err.value).codes() == [grpc.StatusCode.NOT_FOUND]
 
 
@@ -550,10 +594,8 @@ def test_reads_of_hit_times_a_table_or_default_entry_lacks_are_invalid(ptf):
     default = c.table_entry("L3Ingress.ipv6_lpm", default=True)
     default.table_entry.time_since_last_hit.SetInParent()
     for query in (no_timeouts, default):
-        with pytest.raises(grpc.RpcError) as err:
-            c.read(query)
-        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, query
-        assert "9.1.8" in err.value.details()
+        refused_codes, details = read_refused(c, query)
+        assert refused_codes == ["INVALID_ARGUMENT"] and "9.1.8" in details, query
     every = p4runtime_pb2.Entity()
     every.table_entry.time_since_last_hit.SetInParent()
     c.read(every)   # table_id 0: the tables with idle timeouts answer with it, the others without
@@ -567,9 +609,7 @@ def test_a_read_of_the_default_entry_with_match_fields_or_priority_is_invalid(pt
     prioritised = c.table_entry("L3Ingress.ipv4_lpm", default=True)
     prioritised.table_entry.priority = 3
     for query in (keyed, prioritised):
-        with pytest.raises(grpc.RpcError) as err:
-            c.read(query)
-        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, query
+        assert read_refused(c, query)[0] == ["INVALID_ARGUMENT"], query
     (read,) = c.read(c.table_entry("L3Ingress.ipv4_lpm", default=True))
     assert read.table_entry.is_default_action
 

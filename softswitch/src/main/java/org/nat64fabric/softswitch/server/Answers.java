@@ -40,9 +40,9 @@ public final class Answers {
     /**
      * Answers a Read with what its requests found, in responses of at most 1000 entities (at least
      * one), {@code errors} holding one p4.v1.Error per request in order. Where one failed, the stream
-     * ends (P4Runtime 11.3) with UNKNOWN and them all, after the entities of the others; a read of a
-     * single request that failed ends with that request's own code (as PI answers), its error the one
-     * detail.
+     * ends (P4Runtime 11.3) with UNKNOWN and them all, after the entities of the others; so does a
+     * read of a single request (PI answers that one with the request's own code; the specification
+     * asks for UNKNOWN whatever the batch's size).
      */
     public static void read(List<Entity> found, List<Error> errors, StreamObserver<ReadResponse> response) {
         for (int i = 0; i < found.size() || i == 0 && allOk(errors); i += READ_BATCH) {
@@ -53,11 +53,8 @@ public final class Answers {
             response.onCompleted();
             return;
         }
-        com.google.rpc.Status status = errors.size() == 1
-                ? failed(errors.get(0).getCanonicalCode(), errors, "request").toBuilder()
-                        .setMessage(errors.get(0).getMessage()).build()
-                : failed(Code.UNKNOWN_VALUE, errors, "request");
-        response.onError(StatusProto.toStatusRuntimeException(status));
+        // 13 ("Batch Processing"): UNKNOWN, with each request's p4.Error, however many there were
+        response.onError(StatusProto.toStatusRuntimeException(failed(Code.UNKNOWN_VALUE, errors, "request")));
     }
 
     private static boolean allOk(List<Error> errors) {

@@ -107,13 +107,13 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                             commit(Pipeline.verify(config, device.cpuPort, device));
                             break;
                         }
-                        if (!current.config.getP4Info().equals(config.getP4Info())
-                                || !current.config.getP4DeviceConfig().equals(config.getP4DeviceConfig())) {
+                        Pipeline reconciled = current.reconciledTo(config);
+                        if (reconciled == null) {
                             // P4Runtime 14: INVALID_ARGUMENT where the forwarding state cannot be preserved.
-                            throw Status.INVALID_ARGUMENT.withDescription("softswitch reconciles only to the pipeline "
+                            throw Status.INVALID_ARGUMENT.withDescription("softswitch reconciles only to the program "
                                     + "it runs (keeping its state); use VERIFY_AND_COMMIT for another one").asException();
                         }
-                        commit(current.withCookieOf(config));   // a config saved before is dropped
+                        commit(reconciled);   // a config saved before is dropped
                         break;
                     }
                     default:
@@ -289,6 +289,13 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
         try {
             checkDevice(request.getDeviceId());
             Pipeline p = entitiesPipeline();
+            for (int i = 0; i < request.getEntitiesCount(); i++) {
+                // 11.1: an Entity that sets none is no wildcard of everything; the whole read is refused
+                if (request.getEntities(i).getEntityCase() == Entity.EntityCase.ENTITY_NOT_SET) {
+                    throw Status.INVALID_ARGUMENT.withDescription("entities[" + i + "] sets no entity: name a kind"
+                            + " (table_entry { } reads every table's entries)").asException();
+                }
+            }
             List<Entity> found = new ArrayList<>();
             List<Error> errors = new ArrayList<>();
             synchronized (p.sw) {

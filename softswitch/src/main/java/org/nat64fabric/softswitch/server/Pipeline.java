@@ -104,13 +104,64 @@ final class Pipeline {
         return new Pipeline(config, sw, new Entities(sw, config.getP4Info(), ports));
     }
 
-    /** The same pipeline and state under the cookie of {@code other}, or none (RECONCILE_AND_COMMIT of the running config). */
-    Pipeline withCookieOf(ForwardingPipelineConfig other) {
-        ForwardingPipelineConfig.Builder b = config.toBuilder().clearCookie();
-        if (other.hasCookie()) {
-            b.setCookie(other.getCookie());
+    /**
+     * This pipeline and its state under {@code other}, a config of the same program
+     * (RECONCILE_AND_COMMIT, P4Runtime 14); null when {@code other} is another program: another
+     * source (its line markers, which name the files it came from, aside) or seed, or a P4Info that
+     * differs in more than annotations, documentation, pkg_info or the order of its objects.
+     */
+    Pipeline reconciledTo(ForwardingPipelineConfig other) {
+        if (!sameProgram(config.getP4DeviceConfig(), other.getP4DeviceConfig())
+                || !essential(config.getP4Info()).equals(essential(other.getP4Info()))) {
+            return null;
         }
-        return new Pipeline(b.build(), sw, entities);
+        return new Pipeline(other, sw, entities);
+    }
+
+    private static final java.util.regex.Pattern LINE_MARKER =
+            java.util.regex.Pattern.compile("(?m)^[ \\t]*#[ \\t]*(line[ \\t]+)?\\d+[ \\t]+\"[^\\n]*$");
+
+    private static boolean sameProgram(com.google.protobuf.ByteString a, com.google.protobuf.ByteString b) {
+        try {
+            DeviceConfig x = DeviceConfig.parseFrom(a);
+            DeviceConfig y = DeviceConfig.parseFrom(b);
+            return x.getFormatVersion() == y.getFormatVersion() && x.getSeed() == y.getSeed()
+                    && LINE_MARKER.matcher(x.getPreprocessedSource()).replaceAll("")
+                            .equals(LINE_MARKER.matcher(y.getPreprocessedSource()).replaceAll(""));
+        } catch (InvalidProtocolBufferException e) {
+            return false;
+        }
+    }
+
+    /** A P4Info without what does not change the objects a controller addresses: annotations, docs, pkg_info, object order. */
+    private static com.google.protobuf.Message essential(P4Info info) {
+        P4Info.Builder b = info.toBuilder().clearPkgInfo();
+        strip(b);
+        for (com.google.protobuf.Descriptors.FieldDescriptor f : b.getDescriptorForType().getFields()) {
+            if (f.isRepeated() && f.getJavaType() == com.google.protobuf.Descriptors.FieldDescriptor.JavaType.MESSAGE) {
+                java.util.List<Object> items = new java.util.ArrayList<>((java.util.List<?>) b.getField(f));
+                items.sort(java.util.Comparator.comparing(o -> ((com.google.protobuf.Message) o).toByteString().toStringUtf8()));
+                b.setField(f, items);
+            }
+        }
+        return b.build();
+    }
+
+    private static void strip(com.google.protobuf.Message.Builder b) {
+        for (com.google.protobuf.Descriptors.FieldDescriptor f : b.getDescriptorForType().getFields()) {
+            if (f.getName().equals("annotations") || f.getName().equals("structured_annotations")
+                    || f.getName().equals("doc") || f.getName().equals("annotation_locations")) {
+                b.clearField(f);
+            } else if (f.getJavaType() == com.google.protobuf.Descriptors.FieldDescriptor.JavaType.MESSAGE) {
+                if (f.isRepeated()) {
+                    for (int i = 0; i < b.getRepeatedFieldCount(f); i++) {
+                        strip(b.getRepeatedFieldBuilder(f, i));
+                    }
+                } else if (b.hasField(f)) {
+                    strip(b.getFieldBuilder(f));
+                }
+            }
+        }
     }
 
     /** Refused, saying why; a long reason cut (it travels in a trailer, which most clients take up to 8 KiB of). */
