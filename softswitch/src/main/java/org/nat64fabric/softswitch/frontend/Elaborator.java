@@ -856,8 +856,19 @@ final class Elaborator {
                 throw error(e.typeRef(), "softswitch's serializable enums are up to 64 bits wide, not " + base);
             }
             Type.Enum t = new Type.Enum(e.name().getText(), (Type.Bits) base);
+            Type.Bits bits = (Type.Bits) base;
+            BigInteger lowest = bits.signed ? BigInteger.ONE.shiftLeft(bits.width - 1).negate() : BigInteger.ZERO;
+            BigInteger highest = (bits.signed ? BigInteger.ONE.shiftLeft(bits.width - 1) : BigInteger.ONE.shiftLeft(bits.width))
+                    .subtract(BigInteger.ONE);
             for (EnumMemberContext m : e.enumMember()) {
-                Expr v = coerce(expr(m.expression(), sc, base), base, m.expression());
+                Expr raw = expr(m.expression(), sc, null);
+                if (raw instanceof Expr.Const && raw.type == Type.INT_LITERAL && (((Expr.Const) raw).value.compareTo(lowest) < 0
+                        || ((Expr.Const) raw).value.compareTo(highest) > 0)) {
+                    // P4_16 7.2.1: "expected to raise an error", where another constant would only be cut
+                    throw error(m.expression(), "the value " + ((Expr.Const) raw).value + " of '" + m.name().getText()
+                            + "' does not fit in " + base + " (" + lowest + " to " + highest + ")");
+                }
+                Expr v = coerce(raw, base, m.expression());
                 if (!(v instanceof Expr.Const)) {
                     throw error(m.expression(), "'" + m.expression().getText() + "' must be a compile-time constant");
                 }
@@ -1441,7 +1452,40 @@ final class Elaborator {
         if (!(e instanceof Expr.LValue || e instanceof Expr.Agg || e instanceof VarbitIo.Field) || e instanceof Expr.Const) {
             throw error(at, what + " must be a writable location, not '" + at.getText() + "'");
         }
+        requireLValueForm(at, at, sc, what);
         requireNotReadOnly(at, sc, "write to");
+    }
+
+    /**
+     * P4_16 6.7: an l-value is a name, a field, an element or a slice of an l-value, in parentheses
+     * or not (so not a slice of a sum or of a cast), and a stack's {@code last} is none (8.18).
+     */
+    private void requireLValueForm(ExpressionContext whole, ExpressionContext at, Scope sc, String what) {
+        ExpressionContext e = at;
+        while (e instanceof ParenExpressionContext) {
+            e = ((ParenExpressionContext) e).expression();
+        }
+        if (e instanceof SliceExpressionContext || e instanceof IndexedSliceExpressionContext
+                || e instanceof IndexExpressionContext) {
+            requireLValueForm(whole, ((ParserRuleContext) e).getRuleContext(ExpressionContext.class, 0), sc, what);
+        } else if (e instanceof MemberExpressionContext) {
+            MemberExpressionContext m = (MemberExpressionContext) e;
+            if (m.name().getText().equals("last") && namesOnly(m.expression())
+                    && expr(m.expression(), sc, null).type instanceof Type.Stack) {
+                throw error(m.name(), "a stack's last is never an l-value (P4_16 8.18): write to "
+                        + m.expression().getText() + "[i] with the index read from lastIndex");
+            }
+            requireLValueForm(whole, m.expression(), sc, what);
+        } else if (!(e instanceof NameExpressionContext || e instanceof TopNameExpressionContext)) {
+            throw error(whole, what + " must be a writable location, not '" + whole.getText() + "' ('"
+                    + e.getText() + "' is a value, not a place to write)");
+        }
+    }
+
+    /** A name or names joined by dots: compiling it again has no effects. */
+    private static boolean namesOnly(ExpressionContext e) {
+        return e instanceof NameExpressionContext || e instanceof TopNameExpressionContext
+                || e instanceof MemberExpressionContext && namesOnly(((MemberExpressionContext) e).expression());
     }
 
     /** {@code at} does not lie within an in (or directionless) parameter or a constant. */
@@ -2663,6 +2707,12 @@ final class Elaborator {
                 directCounterUnit, directMeter, directMeterUnit, defaultAction);
         indirect(t, d, implementation, implementationAt, selectorFields, entries);
         if (entries != null) {
+            for (EntryContext e : constEntries ? entries.entry() : List.<EntryContext>of()) {
+                if (entryPriority(e, sc) != null) {
+                    throw error(e, "the entries of 'const entries' take no priorities (P4_16 14.2.1.4: their order is their"
+                            + " priority); give priorities in 'entries', whose entries may each be const");
+                }
+            }
             int[] priorities = EntryPriorities.of(entries.entry(), priorityDelta, largestPriorityWins, e -> entryPriority(e, sc),
                     this::error);
             for (int i = 0; i < priorities.length; i++) {

@@ -346,8 +346,13 @@ public final class Externs {
         @Override public int exec(State s) {
             data.pack(s, s.scratch);
             long h = compute(algo, s.scratch.bytes(), s.scratch.bitLength(), random);
-            long m = max.eval(s);
-            long v = m == 0 ? 0 : Long.remainderUnsigned(h, m);
+            long v;
+            if (max.isWide() && max.evalWide(s).bitLength() > Long.SIZE) {
+                v = h;   // a max of 2^64 or more leaves every 64-bit hash as it is
+            } else {
+                long m = max.isWide() ? max.evalWide(s).longValue() : max.eval(s);
+                v = m == 0 ? 0 : Long.remainderUnsigned(h, m);
+            }
             result.set(s, base.eval(s) + v);
             return NEXT;
         }

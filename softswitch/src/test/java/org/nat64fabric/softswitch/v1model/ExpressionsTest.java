@@ -270,6 +270,16 @@ class ExpressionsTest {
     }
 
     @Test
+    void aHashMaxWiderThan64BitsKeepsItsHighBits() {
+        // v1model.p4: base + (H % max); a max of 2^64 or more is above any 64-bit hash, so H stays whole
+        String out = run(PARSE_H,
+                "bit<32> a; hash(a, HashAlgorithm.identity, 32w0, { hdr.h.a, hdr.h.b }, 72w0x10000000000000000); hdr.o.r0 = (bit<64>) a;"
+                + "bit<32> b; hash(b, HashAlgorithm.identity, 32w0, { hdr.h.a, hdr.h.b }, 72w0x10000000000000010); hdr.o.r1 = (bit<64>) b;"
+                + "bit<32> c; hash(c, HashAlgorithm.identity, 32w0, { hdr.h.a, hdr.h.b }, 72w0x10); hdr.o.r2 = (bit<64>) c;", H);
+        assertEquals(words(0xf020, 0xf020, 0, 0), out);
+    }
+
+    @Test
     void p4cV1modelsIndexTypesPortIdAndCustomCrcsAreAccepted() {
         // p4c's v1model.p4 (V1MODEL_VERSION 20200408): register<T, I>, counter<I>, meter<I>,
         // PortId_t; crc32_custom and crc16_custom compute BMv2's defaults, crc32 and crc16.
