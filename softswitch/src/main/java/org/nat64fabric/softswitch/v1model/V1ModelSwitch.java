@@ -280,6 +280,12 @@ public final class V1ModelSwitch {
                 for (Replica r : session.replicas) {
                     State c = program.newState();
                     c.setPacket(original.data, original.length);
+                    // simple_switch parses an I2E clone again: egress sees the received packet's headers
+                    ingressPort.set(c, ingressPort.eval(s));
+                    packetLength.set(c, original.length);
+                    if (!program.parser.run(c)) {
+                        parserError.set(c, c.parserError);
+                    }
                     cutTo(c, session);
                     preserve(s, c, s.cloneFieldList);
                     instanceType.set(c, INGRESS_CLONE);
