@@ -332,3 +332,32 @@ def test_a_second_controller_on_the_same_state_is_refused(used_state):
     finally:
         controller.stop()
     assert result is not None and result[0] == 2 and "in use by another controller" in result[1], result
+
+
+def test_a_full_disk_refuses_changes_until_it_has_room_again(tmp_path):
+    """docs/rest.md, "When the disk fails": a change the disk cannot take is 503 naming `state`; once
+    the disk has room, the next change is made and kept, with no restart."""
+    state = tmp_path / "state"
+    state.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(state)], check=True)
+    controller = Controller(tmp_path)
+    try:
+        api = controller.start()
+        filler = state / "filler"
+        subprocess.run(["dd", "if=/dev/zero", f"of={filler}", "bs=64k"], capture_output=True)
+        eam = lambda n: {"ipv6Prefix": f"2001:db8:f::{n:x}/128", "ipv4Prefix": f"198.18.{n // 256}.{n % 256}/32"}
+        answers = [api.call("POST", "/eamt", eam(n)) for n in range(60)]
+        refused = [body for status, body in answers if status == 503]
+        assert refused and all(body["field"] == "state" for body in refused), answers
+        filler.unlink()
+        assert api.call("POST", "/eamt", eam(1000))[0] == 201, "the disk has room again"
+        kept = {e["ipv6Prefix"] for e in api.call("GET", "/eamt")[1]["eamt"]}
+        controller.stop()
+        api = controller.start()
+        assert {e["ipv6Prefix"] for e in api.call("GET", "/eamt")[1]["eamt"]} == kept
+        assert "2001:db8:f::3e8/128" in kept
+    finally:
+        if controller.proc and controller.proc.poll() is None:
+            controller.proc.kill()
+            controller.proc.wait()
+        subprocess.run(["umount", str(state)], check=False)

@@ -545,6 +545,19 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
             } catch (SQLException ignored) {
                 // the transaction is lost either way; the changes are marked again
             }
+            // SQLite ends a transaction itself on some failures (a full disk), and the driver, which
+            // still counts one open, would then run the next writes outside any and find no
+            // transaction to commit, until a restart: begin a new one whatever happened.
+            try {
+                db.setAutoCommit(true);
+            } catch (SQLException ignored) {
+                // nothing was open to end
+            }
+            try {
+                db.setAutoCommit(false);
+            } catch (SQLException ignored) {
+                // the next write fails in turn and comes back here
+            }
             throw new NotDurable("cannot write the NAT state to " + dir.resolve(FILE) + ": "
                     + firstLine(e.getMessage()), e);
         }
