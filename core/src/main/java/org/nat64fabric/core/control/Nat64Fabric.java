@@ -1,5 +1,7 @@
 package org.nat64fabric.core.control;
 
+import static org.nat64fabric.core.p4.P4InfoConstants.NAT64_INGRESS_TRANSLATE_EAMT_V6_SRC_SIZE;
+
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -200,6 +202,7 @@ public final class Nat64Fabric implements Nat64Service {
         for (int i = 0; i < config.eamt.size(); i++) {
             Eam e = config.eamt.get(i);
             if (!store.eams().contains(e)) {
+                requireEamRoom(FabricConfig.NAT64 + ".eamt[" + i + "]");
                 engine.addEam(e, FabricConfig.NAT64 + ".eamt[" + i + "]");
             }
         }
@@ -211,8 +214,40 @@ public final class Nat64Fabric implements Nat64Service {
             if (held.isEmpty()) {
                 engine.addStaticBib(b.protocol, b.address6, b.port6, b.v4, now, at);
             } else if (!held.get().v4().equals(b.v4)) {
-                throw new ConfigException(at, held.get() + " is already in the store with another"
-                        + " IPv4 side: remove it first");
+                throw new ConfigException(at, held.get() + " is already in the NAT state with another IPv4 side: give"
+                        + " this entry that side, or start once without it and remove the other with DELETE /bib/"
+                        + b.protocol + "/" + b.address6 + "/" + b.port6);
+            }
+        }
+        warnOfStateTheNetcfgRulesOut();
+    }
+
+    /**
+     * The netcfg may have changed since the REST API added an EAM or a static BIB entry: each the API
+     * would now refuse is kept (a start does not drop mappings), and named in a warning with the
+     * request that removes it.
+     */
+    private void warnOfStateTheNetcfgRulesOut() {
+        for (Eam e : engine.store().eams()) {
+            if (config.eamt.contains(e)) {
+                continue;   // checked as the netcfg's own
+            }
+            try {
+                config.nat64.checkEam(e, "eam");
+                config.checkSwitchAddresses(e, "eam");
+            } catch (ConfigException x) {
+                LOG.warning("the EAM " + e + " in the NAT state is one the netcfg now rules out (" + x.getMessage()
+                        + "); it stays until removed: DELETE /eamt?ipv4Prefix=" + e.ipv4());
+            }
+        }
+        for (BibEntry b : engine.store().staticBib()) {
+            try {
+                config.nat64.checkStaticBib(b.protocol(), b.address6(), b.v4(), "bib");
+                config.checkSwitchAddress(b.address6(), "bib.ipv6Address");
+            } catch (ConfigException x) {
+                LOG.warning("the static BIB entry " + b + " in the NAT state is one the netcfg now rules out ("
+                        + x.getMessage() + "); it stays until removed: DELETE /bib/" + b.protocol() + "/" + b.address6()
+                        + "/" + b.port6());
             }
         }
     }
@@ -1284,11 +1319,22 @@ public final class Nat64Fabric implements Nat64Service {
         return engine.store().eams();
     }
 
+    /** Refuses (under {@code at}) an EAM more than the switches' EAMT tables hold: they would refuse it. */
+    private void requireEamRoom(String at) {
+        long room = DesiredState.eamCapacity(config.nat64);
+        if (engine.store().eams().size() >= room) {
+            throw new ConfigException(at, "the EAMT is full: a switch holds " + room + " EAMs (its EAMT tables' "
+                    + NAT64_INGRESS_TRANSLATE_EAMT_V6_SRC_SIZE + " entries" + (config.nat64.siitPrefixes.isEmpty() ? ""
+                    : ", less one for each SIIT prefix") + "); remove one first, or merge EAMs into wider prefixes");
+        }
+    }
+
     @Override
     public void addEam(Eam eam) {
         CompletableFuture<Void> written;
         synchronized (this) {
             config.checkSwitchAddresses(eam, "eam");
+            requireEamRoom("eam");
             try {
                 engine.addEam(eam, "eam");
             } catch (NatStore.NotDurable e) {

@@ -241,6 +241,17 @@ public final class DesiredState {
     }
 
     /**
+     * How many EAMs a translating switch holds: the least of its six EAMT tables' sizes, less the
+     * entries the SIIT prefixes take in the one they share (eamt_v6_error_src).
+     */
+    public static long eamCapacity(Nat64Config config) {
+        long tables = Math.min(Math.min(Math.min(NAT64_INGRESS_TRANSLATE_EAMT_V6_SRC_SIZE, NAT64_INGRESS_TRANSLATE_EAMT_V6_DST_SIZE),
+                Math.min(NAT64_INGRESS_TRANSLATE_EAMT_V4_SRC_SIZE, NAT64_INGRESS_TRANSLATE_EAMT_V4_DST_SIZE)),
+                Math.min(NAT64_INGRESS_TRANSLATE_EAMT_V6_ERROR_SRC_SIZE, NAT64_INGRESS_TRANSLATE_EAMT_V4_ERROR_SRC_SIZE));
+        return tables - config.siitPrefixes.size();
+    }
+
+    /**
      * An EAM is written into the four EAMT tables (source and destination, each direction) and
      * the two that translate the source of an ICMP error a router sent, one per direction.
      */

@@ -37,6 +37,7 @@ import org.nat64fabric.core.fabric.Entity;
 import org.nat64fabric.core.fabric.MeterConfig;
 import org.nat64fabric.core.fabric.TableEntry;
 import org.nat64fabric.core.p4.Constants;
+import org.nat64fabric.core.fabric.DesiredState;
 import org.nat64fabric.core.p4.P4InfoConstants;
 import org.nat64fabric.core.event.NatEvent;
 import org.nat64fabric.core.p4.SumeHeaders;
@@ -423,6 +424,50 @@ class Nat64FabricTest {
         // what the API added, it removes
         fabric.addEam(Eam.parse("2001:db8:2::30/128", "198.18.0.30/32", "t"));
         assertTrue(fabric.removeEam(Ipv4Prefix.parse("198.18.0.30/32", "t")).isPresent());
+    }
+
+    @Test
+    void theApiRefusesAnEamTheSwitchesEamtTablesHaveNoRoomFor() throws Exception {
+        long room = DesiredState.eamCapacity(config("{\"addresses\": [\"192.0.2.0/30\"]}").nat64);
+        assertEquals(P4InfoConstants.NAT64_INGRESS_TRANSLATE_EAMT_V6_SRC_SIZE, room, "no SIIT prefix takes a place");
+        for (int n = 0; n < room; n++) {
+            fabric.addEam(Eam.parse(String.format("2001:db8:e::%x/128", n), String.format("198.18.%d.%d/32", n / 256, n % 256), "t"));
+        }
+        int writes = border1.writes;
+        ConfigException full = assertThrows(ConfigException.class,
+                () -> fabric.addEam(Eam.parse("2001:db8:f::1/128", "198.19.0.1/32", "t")));
+        assertEquals("eam", full.field());
+        assertTrue(full.problem().contains("the EAMT is full"), full.problem());
+        assertEquals(room, fabric.eamt().size(), "the refused EAM is not kept");
+        assertEquals(writes, border1.writes);
+        assertTrue(fabric.removeEam(Ipv4Prefix.parse("198.18.0.0/32", "t")).isPresent());
+        fabric.addEam(Eam.parse("2001:db8:f::1/128", "198.19.0.1/32", "t"));   // room again
+    }
+
+    @Test
+    void aStartWarnsOfWhatTheApiAddedThatTheNetcfgNowRulesOut() throws Exception {
+        InMemoryNatStore store = new InMemoryNatStore();
+        new Nat64Fabric(config("{\"addresses\": [\"192.0.2.0/30\"]}"), store, e -> { }, () -> now)
+                .addEam(Eam.parse("2001:db8:2::30/128", "198.18.0.30/32", "t"));
+        List<String> warnings = new ArrayList<>();
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(Nat64Fabric.class.getName());
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override public void publish(java.util.logging.LogRecord r) {
+                warnings.add(r.getMessage());
+            }
+            @Override public void flush() { }
+            @Override public void close() { }
+        };
+        log.addHandler(handler);
+        try {
+            // the netcfg's pool4 now takes the EAM's IPv4 address: the EAM stays, and is named
+            Nat64Fabric again = new Nat64Fabric(config("{\"addresses\": [\"198.18.0.0/24\"]}"), store, e -> { }, () -> now);
+            assertEquals(1, again.eamt().size());
+        } finally {
+            log.removeHandler(handler);
+        }
+        assertTrue(warnings.stream().anyMatch(w -> w.contains("198.18.0.30/32") && w.contains("overlaps pool4")
+                && w.contains("DELETE /eamt?ipv4Prefix=198.18.0.30/32")), warnings.toString());
     }
 
     /** A store in memory whose every commit fails while {@code diskFull[0]} is set. */

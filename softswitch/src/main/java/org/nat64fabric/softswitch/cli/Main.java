@@ -33,7 +33,7 @@ public final class Main {
             "                                   readers built on 1.3 such as ONOS 2.7 (default 1.4)",
             "  constants PROGRAM.p4 --class PACKAGE.NAME --out-dir DIR",
             "                                   write DIR/PACKAGE/NAME.java: a Java constant for every name",
-            "                                   in the program's P4Info (tables, fields, actions, ...)",
+            "                                   in the program's P4Info (tables, fields, actions, ...) and each table's size",
             "  fast-path-c PROGRAM.p4 --hook tc|xdp --out-dir DIR",
             "                                   write DIR/fast_path.c and DIR/softswitch_fast_path.h: the C that",
             "                                   softswitch run --fast-path compiles with clang for the program,",
