@@ -19,6 +19,7 @@ embedded controller's credentials file, --credentials FILE (or $NAT64FABRIC_CRED
 """
 import argparse
 import base64
+import http.client
 import json
 import os
 import ssl
@@ -45,6 +46,8 @@ def credentials(args):
 
 
 def call(args, method, path, body=None, query=None):
+    if urllib.parse.urlsplit(args.url).scheme not in ("http", "https"):
+        sys.exit(f"nat64ctl: --url {args.url}: not an http:// or https:// URL (as in {DEFAULT_URL})")
     url = args.url.rstrip("/") + path
     if query:
         url += "?" + urllib.parse.urlencode({k: v for k, v in query.items() if v is not None})
@@ -55,22 +58,41 @@ def call(args, method, path, body=None, query=None):
     user = credentials(args)
     if user:
         req.add_header("Authorization", "Basic " + base64.b64encode(user.encode()).decode())
-    context = ssl.create_default_context(cafile=args.cacert) if args.cacert else None
+    try:
+        context = ssl.create_default_context(cafile=args.cacert) if args.cacert else None
+    except (OSError, ssl.SSLError) as e:
+        sys.exit(f"nat64ctl: cannot read --cacert {args.cacert}: {getattr(e, 'strerror', None) or e}")
     try:
         with urllib.request.urlopen(req, timeout=30, context=context) as r:
-            return json.load(r)
+            try:
+                return json.load(r)
+            except ValueError:
+                sys.exit(f"nat64ctl: {url} answered {r.headers.get('Content-Type') or 'something'}, not JSON: "
+                         f"is --url the API (…/onos/nat64fabric)?")
     except urllib.error.HTTPError as e:
         if e.code == 401:
-            sys.exit(f"nat64ctl: 401 from {url}: give the credentials with --credentials FILE (the controller's "
-                     f"STATE/rest-credentials; tried {args.credentials}) or --user USER:PASSWORD")
+            tried = "--user" if args.user else f"the credentials file {args.credentials}"
+            sys.exit(f"nat64ctl: 401 from {url} with {tried}: give the controller's STATE/rest-credentials with "
+                     "--credentials FILE, or --user USER:PASSWORD")
         try:
             err = json.load(e)
-            sys.exit(f"nat64ctl: {e.code}: {err.get('field')}: {err.get('message')}")
         except ValueError:
-            sys.exit(f"nat64ctl: {e.code} {e.reason} from {url}")
+            err = None
+        if isinstance(err, dict) and err.get("message"):
+            field = f"{err['field']}: " if err.get("field") else ""
+            sys.exit(f"nat64ctl: {e.code}: {field}{err['message']}")
+        hint = " (is --url the API, …/onos/nat64fabric?)" if e.code == 404 else ""
+        sys.exit(f"nat64ctl: {e.code} {e.reason} from {url}{hint}")
     except urllib.error.URLError as e:
         sys.exit(f"nat64ctl: cannot reach {args.url} ({e.reason}): is the controller running? "
                  "Set NAT64FABRIC_URL or --url.")
+    except ValueError as e:   # a URL urllib cannot use: no scheme, a bad port
+        sys.exit(f"nat64ctl: --url {args.url}: {e} (as in {DEFAULT_URL})")
+    except TimeoutError:
+        sys.exit(f"nat64ctl: no answer from {args.url} in 30 s: is the controller busy or stopped?")
+    except (ConnectionError, http.client.HTTPException) as e:
+        sys.exit(f"nat64ctl: the connection to {args.url} broke ({e.__class__.__name__}: {e}): "
+                 "was the controller restarted? Try again.")
 
 
 def table(rows, columns):
@@ -100,7 +122,7 @@ def sessions(args):
 def bib(args):
     if args.action == "add":
         if len(args.fields) != 5:
-            sys.exit("nat64ctl: bib add PROTOCOL IPV6 PORT IPV4 PORT")
+            usage("bib add PROTOCOL IPV6 PORT IPV4 PORT", args.fields)
         p, a6, p6, a4, p4 = args.fields
         r = call(args, "POST", "/bib", body={"protocol": p, "ipv6Address": a6, "ipv6Port": _int(p6, "ipv6Port"),
                                              "ipv4Address": a4, "ipv4Port": _int(p4, "ipv4Port")})
@@ -108,11 +130,13 @@ def bib(args):
         return
     if args.action == "remove":
         if len(args.fields) != 3:
-            sys.exit("nat64ctl: bib remove PROTOCOL IPV6 PORT")
+            usage("bib remove PROTOCOL IPV6 PORT", args.fields)
         p, a6, p6 = args.fields
         r = call(args, "DELETE", f"/bib/{urllib.parse.quote(p)}/{urllib.parse.quote(a6)}/{urllib.parse.quote(p6)}")
         print(f"removed {r['protocol']} [{r['ipv6Address']}]:{r['ipv6Port']} = {r['ipv4Address']}:{r['ipv4Port']}")
         return
+    if args.fields:
+        usage("bib list", args.fields)
     rows = call(args, "GET", "/bib", query={"protocol": args.protocol,
                                             "static": "true" if args.static else None})["bib"]
     for r in rows:
@@ -125,16 +149,18 @@ def bib(args):
 def eamt(args):
     if args.action == "add":
         if len(args.fields) != 2:
-            sys.exit("nat64ctl: eamt add IPV6_PREFIX IPV4_PREFIX")
+            usage("eamt add IPV6_PREFIX IPV4_PREFIX", args.fields)
         r = call(args, "POST", "/eamt", body={"ipv6Prefix": args.fields[0], "ipv4Prefix": args.fields[1]})
         print(f"added {r['ipv6Prefix']} = {r['ipv4Prefix']}")
         return
     if args.action == "remove":
         if len(args.fields) != 1:
-            sys.exit("nat64ctl: eamt remove IPV4_PREFIX")
+            usage("eamt remove IPV4_PREFIX", args.fields)
         r = call(args, "DELETE", "/eamt", query={"ipv4Prefix": args.fields[0]})
         print(f"removed {r['ipv6Prefix']} = {r['ipv4Prefix']}")
         return
+    if args.fields:
+        usage("eamt list", args.fields)
     table(call(args, "GET", "/eamt")["eamt"], ["ipv6Prefix", "ipv4Prefix"])
 
 
@@ -180,11 +206,19 @@ def devices(args):
     table(call(args, "GET", "/devices")["devices"], ["id", "role", "connected", "entries"])
 
 
+def usage(form, given):
+    """A command with the wrong number of words: exit 2, as argparse's own usage errors do."""
+    words = form.split()
+    sys.stderr.write(f"usage: nat64ctl {form}\nnat64ctl: error: {' '.join(words[:2])} takes {len(words) - 2} "
+                     f"arguments, {len(given)} given\n")
+    sys.exit(2)
+
+
 def _int(text, field):
-    try:
-        return int(text)
-    except ValueError:
+    """A decimal number as written: ASCII digits only (int() would take '8_0' or other scripts' digits)."""
+    if not (text.isascii() and text.isdigit()):
         sys.exit(f"nat64ctl: {field}: '{text}' is not a number")
+    return int(text)
 
 
 def main(argv=None):
@@ -218,7 +252,11 @@ def main(argv=None):
                            ("stats", stats, "counters"), ("devices", devices, "switches")):
         sub.add_parser(name, help=text).set_defaults(run=fn)
     args = ap.parse_args(argv)
-    args.run(args)
+    try:
+        args.run(args)
+    except (KeyError, TypeError) as e:   # a JSON answer without what this command reads
+        sys.exit(f"nat64ctl: the answer from {args.url} lacks what this command reads ({e}): is --url this "
+                 "fabric's API?")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import json
 import os
 import ssl
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -324,6 +325,51 @@ def test_nat64ctl_reads_the_credentials_file(controller):
     env["NAT64FABRIC_CREDENTIALS"] = str(controller.tmp / "nowhere")
     out = subprocess.run([str(nat64ctl), "eamt"], capture_output=True, text=True, env=env, timeout=30)
     assert out.returncode != 0 and "401" in out.stderr and "--credentials" in out.stderr, out.stderr
+
+
+def test_nat64ctl_says_in_one_line_what_went_wrong(tmp_path):
+    """Ordinary failures end in one line and a non-zero exit, never a traceback: a missing CA file, a
+    URL without a scheme, a server that is not the API, one that hangs up, an error without a
+    field; mistyped words exit 2 with the usage, and a port is ASCII digits only."""
+    import socket
+    import socketserver
+    nat64ctl = str(ROOT / "bin" / "nat64ctl")
+
+    class NotTheApi(socketserver.StreamRequestHandler):
+        def handle(self):
+            line = self.rfile.readline()
+            while self.rfile.readline() not in (b"\r\n", b""):
+                pass
+            if b"/hangup" in line:
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            body, kind, status = ((b'{"message": "boom"}', "application/json", "500 Oops") if b"/nofield" in line
+                                  else (b"<html>hello</html>", "text/html", "200 OK"))
+            self.wfile.write(b"HTTP/1.1 " + status.encode() + b"\r\nContent-Type: " + kind.encode()
+                             + b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n" + body)
+
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), NotTheApi)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    env = dict(os.environ, NAT64FABRIC_CREDENTIALS=str(tmp_path / "none"))
+    try:
+        for argv, expected in ((["--cacert", str(tmp_path / "ca.pem"), "--url", "https://127.0.0.1:1/x", "eamt"], "cannot read --cacert"),
+                               (["--url", "127.0.0.1:8181/onos/nat64fabric", "eamt"], "not an http:// or https:// URL"),
+                               (["--url", base + "/page", "eamt"], "not JSON"),
+                               (["--url", base + "/hangup", "eamt"], "broke"),
+                               (["--url", base + "/nofield", "eamt"], "500: boom")):
+            out = subprocess.run([nat64ctl, *argv], capture_output=True, text=True, env=env, timeout=60)
+            assert out.returncode == 1 and expected in out.stderr, (argv, out.stderr)
+            assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
+        for argv in (["bib", "add", "TCP", "2001:db8::1", "80"], ["bib", "list", "extra"], ["eamt", "remove"]):
+            out = subprocess.run([nat64ctl, "--url", base, *argv], capture_output=True, text=True, env=env, timeout=60)
+            assert out.returncode == 2 and out.stderr.startswith("usage: nat64ctl"), (argv, out.stderr)
+        out = subprocess.run([nat64ctl, "--url", base, "bib", "add", "TCP", "2001:db8::1", "8_0", "192.0.2.1", "80"],
+                             capture_output=True, text=True, env=env, timeout=60)
+        assert out.returncode == 1 and "'8_0' is not a number" in out.stderr, out.stderr
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_https_serves_the_api_and_plain_http_is_not_answered(tmp_path, pki):

@@ -146,6 +146,12 @@ public final class Nat64Config {
             throw new ConfigException(at + ".ipv4Prefix", eam.ipv4() + " overlaps pool4 " + p
                     + ": its addresses are for sessions");
         });
+        for (int i = 0; i < siitPrefixes.size(); i++) {
+            if (siitPrefixes.get(i).overlaps(eam.ipv4())) {
+                throw new ConfigException(at + ".ipv4Prefix", eam.ipv4() + " overlaps siitPrefixes[" + i + "] "
+                        + siitPrefixes.get(i) + ": those hosts are at their pool6 addresses, not an EAM's");
+            }
+        }
     }
 
     public static Builder builder() {

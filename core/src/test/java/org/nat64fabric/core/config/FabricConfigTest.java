@@ -234,6 +234,12 @@ class FabricConfigTest {
         ConfigException x = refused(r -> nat(r).put("pool6", "2001:db8:64::/96").set("siitPrefixes", overlapping));
         assertEquals(NAT + ".siitPrefixes[0]", x.field());
         assertTrue(x.problem().contains("pool4"), x.problem());
+        // an EAM may not take a SIIT prefix's hosts, which live at their pool6 addresses
+        JsonNode eam = json("[{\"ipv6Prefix\": \"2001:db8:113::/124\", \"ipv4Prefix\": \"198.51.100.0/28\"}]");
+        ConfigException taken = refused(r -> nat(r).put("pool6", "2001:db8:64::/96").<ObjectNode>set("siitPrefixes", documentation)
+                .set("eamt", eam));
+        assertEquals(NAT + ".eamt[0].ipv4Prefix", taken.field());
+        assertTrue(taken.problem().contains("overlaps siitPrefixes[0]"), taken.problem());
     }
 
     @Test
