@@ -182,6 +182,24 @@ def test_container_errors_are_json_4xx(api):
     assert raw(api, "PUT", "/bib")[1]["field"] == "method"
     assert raw(api, "POST", "/bib", b"x", {"Content-Type": "text/plain"}) == \
         (415, {"field": "Content-Type", "message": "Unsupported Media Type"})
+    # a URI Jetty cannot read is JSON naming `request` whatever the method
+    for method in ("GET", "DELETE", "PUT", "PATCH", "OPTIONS"):
+        status, body = raw(api, method, "/bib/TCP/[2001:db8::1]/80")
+        assert status == 400 and body == {"field": "request", "message": body["message"]}, (method, body)
+
+
+def test_a_405_names_the_methods_in_its_allow_header(api):
+    """RFC 9110 15.5.6: the origin server MUST generate an Allow header in a 405 response."""
+    url = urllib.parse.urlsplit(api.url)
+    for method, path in (("PUT", "/eamt"), ("PATCH", "/bib"), ("DELETE", "/pools"), ("POST", "/stats")):
+        conn = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
+        conn.request(method, url.path + path, headers=headers(api))
+        r = conn.getresponse()
+        body = json.loads(r.read())
+        allow = r.getheader("Allow")
+        conn.close()
+        assert r.status == 405 and allow and "GET" in allow and method not in allow.split(","), (method, path, allow)
+        assert body["field"] == "method" and allow in body["message"], body
 
 
 def test_without_credentials_every_request_is_401_before_anything_else_is_read(api):
@@ -199,7 +217,10 @@ def test_without_credentials_every_request_is_401_before_anything_else_is_read(a
         # (one declared and never sent waits for the connection's idle timeout, 30 s)
         conn.endheaders(b"{" if extra else None)
         r = conn.getresponse()
-        assert (r.status, json.loads(r.read())["field"]) == (401, "Authorization"), (method, path, extra)
+        answer = json.loads(r.read())
+        assert (r.status, answer["field"]) == (401, "Authorization"), (method, path, extra)
+        assert "/" + "tmp" not in answer["message"] and "STATE/rest-credentials" in answer["message"], \
+            "where the state lives is no stranger's business"
         conn.close()
 
 

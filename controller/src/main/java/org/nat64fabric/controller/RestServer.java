@@ -98,7 +98,7 @@ final class RestServer {
                         .header(HttpHeaders.WWW_AUTHENTICATE, script ? null : "Basic realm=\"nat64fabric\"")
                         .type(MediaType.APPLICATION_JSON)
                         .entity("{\"field\":\"Authorization\",\"message\":\"HTTP Basic credentials required: "
-                                + "USER:PASSWORD as in " + credentials.file().toString().replace("\"", "'") + "\"}")
+                                + "the USER:PASSWORD line of the controller's STATE/rest-credentials file\"}")
                         .build());
             }
         }
@@ -109,6 +109,12 @@ final class RestServer {
      * sees it) is answered as the API answers: JSON naming what was wrong, not an HTML page.
      */
     static final class JsonErrors extends ErrorHandler {
+        /** Every method's refusal gets its body (Jetty writes one for GET, POST and HEAD only). */
+        @Override
+        public boolean errorPageForMethod(String method) {
+            return true;
+        }
+
         @Override
         public ByteBuffer badMessageError(int status, String reason, HttpFields fields) {
             fields.put(HttpHeader.CONTENT_TYPE, MediaType.APPLICATION_JSON);

@@ -3,6 +3,7 @@ package org.nat64fabric.core.rest;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import javax.ws.rs.WebApplicationException;
+import javax.ws.rs.core.HttpHeaders;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.ext.ExceptionMapper;
 
@@ -24,8 +25,15 @@ public final class ErrorMappers {
             if (status >= 500) {
                 return new Unexpected().toResponse(e);
             }
-            return Errors.of(status, field(status), Response.Status.fromStatusCode(status) == null ? "refused"
-                    : Response.Status.fromStatusCode(status).getReasonPhrase());
+            String reason = Response.Status.fromStatusCode(status) == null ? "refused"
+                    : Response.Status.fromStatusCode(status).getReasonPhrase();
+            String allow = status == 405 && e.getResponse() != null ? e.getResponse().getHeaderString(HttpHeaders.ALLOW) : null;
+            if (allow == null) {
+                return Errors.of(status, field(status), reason);
+            }
+            // RFC 9110 15.5.6: a 405 names the methods the resource takes
+            return Response.fromResponse(Errors.of(status, field(status), reason + ": this path takes " + allow))
+                    .header(HttpHeaders.ALLOW, allow).build();
         }
 
         private static String field(int status) {
