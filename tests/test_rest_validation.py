@@ -188,6 +188,31 @@ def test_container_errors_are_json_4xx(api):
         assert status == 400 and body == {"field": "request", "message": body["message"]}, (method, body)
 
 
+def test_a_body_is_json_in_utf8_not_a_wildcard_or_another_charset(api):
+    """RFC 9110 8.3 (a wildcard names no media type) and RFC 8259 8.1 (JSON is UTF-8): 415 naming the header."""
+    body = json.dumps({"ipv6Prefix": "2001:db8:77::/128", "ipv4Prefix": "198.18.77.1/32"}).encode()
+    for kind in ("*/*", "application/*", "application/json; charset=latin1", "application/json; charset=utf-16"):
+        status, answer = raw(api, "POST", "/eamt", body, {"Content-Type": kind})
+        assert (status, answer["field"]) == (415, "Content-Type"), (kind, answer)
+    assert raw(api, "POST", "/eamt", body, {"Content-Type": "application/json; charset=UTF-8"})[0] == 201
+    assert raw(api, "DELETE", "/eamt?ipv4Prefix=198.18.77.1/32")[0] == 200
+
+
+def test_addresses_are_written_as_their_rfcs_write_them(api):
+    """IPv4-mapped text is no IPv4 address; an IPv6 field takes it as the IPv6 address it is, refused
+    by name where a host's goes; a prefix length has no leading zero; link-local IPv4 is no EAM's."""
+    status, answer = post(api, "/bib", bib(ipv4="::ffff:192.0.2.2"))
+    assert (status, answer["field"]) == (400, "bib.ipv4Address") and "IPv4-mapped" in answer["message"], answer
+    status, answer = post(api, "/bib", bib(ipv6="::ffff:192.0.2.1"))
+    assert (status, answer["field"]) == (400, "bib.ipv6Address") and "IPv4-mapped" in answer["message"], answer
+    for eam, field, why in (({"ipv6Prefix": "2001:db8:78::/120", "ipv4Prefix": "198.18.78.0/024"}, "eam.ipv4Prefix",
+                             "not a prefix length"),
+                            ({"ipv6Prefix": "2001:db8:78::/120", "ipv4Prefix": "169.254.1.0/24"}, "eam.ipv4Prefix",
+                             "link-local")):
+        status, answer = post(api, "/eamt", eam)
+        assert (status, answer["field"]) == (400, field) and why in answer["message"], (eam, answer)
+
+
 def test_a_405_names_the_methods_in_its_allow_header(api):
     """RFC 9110 15.5.6: the origin server MUST generate an Allow header in a 405 response."""
     url = urllib.parse.urlsplit(api.url)

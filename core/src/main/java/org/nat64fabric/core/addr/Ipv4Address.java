@@ -37,8 +37,9 @@ public final class Ipv4Address implements Serializable {
     /** Parses dotted-quad text; {@code field} names the value in the error. */
     public static Ipv4Address parse(String text, String field) {
         InetAddress a = text == null ? null : InetAddresses.forString(checkLiteral(text, field));
-        if (!(a instanceof Inet4Address)) {
-            throw new ConfigException(field, ConfigException.quote(text) + " is not an IPv4 address");
+        if (!(a instanceof Inet4Address) || text.indexOf(':') >= 0) {   // Java reads ::ffff:a.b.c.d as IPv4
+            throw new ConfigException(field, ConfigException.quote(text) + " is not an IPv4 address"
+                    + (a instanceof Inet4Address ? " but IPv4-mapped IPv6 text: give the IPv4 address alone" : ""));
         }
         byte[] b = a.getAddress();
         return of((b[0] & 0xff) << 24 | (b[1] & 0xff) << 16 | (b[2] & 0xff) << 8 | (b[3] & 0xff));

@@ -39,6 +39,12 @@ public final class Ipv6Address implements Serializable {
 
     public static Ipv6Address parse(String text, String field) {
         InetAddress a = text == null ? null : InetAddresses.forString(Ipv4Address.checkLiteral(text, field));
+        if (a instanceof java.net.Inet4Address && text.indexOf(':') >= 0) {
+            // ::ffff:a.b.c.d, which Java reads as IPv4: an IPv6 address all the same (RFC 4291 2.5.5.2),
+            // which the checks of each use then refuse by name ("IPv4-mapped")
+            byte[] b = a.getAddress();
+            return of(0, 0xffff00000000L | (b[0] & 0xffL) << 24 | (b[1] & 0xffL) << 16 | (b[2] & 0xffL) << 8 | (b[3] & 0xffL));
+        }
         if (!(a instanceof Inet6Address)) {
             throw new ConfigException(field, ConfigException.quote(text) + " is not an IPv6 address");
         }

@@ -14,8 +14,8 @@ import java.util.Optional;
  * legitimate NAT64 customer. The documentation prefix 2001:db8::/32 is allowed too: it is global
  * unicast in form (RFC 3849), and the examples and test fabrics use it.
  *
- * <p>IPv4 (RFC 6890): "this network", loopback, multicast and the reserved class E with the
- * limited broadcast address. Private and shared address space stay allowed: EAMs and pools may
+ * <p>IPv4 (RFC 6890): "this network", loopback, link-local, multicast and the reserved class E
+ * with the limited broadcast address. Private and shared address space stay allowed: EAMs and pools may
  * well be private (RFC 7757 3).
  */
 public final class Reserved {
@@ -36,6 +36,7 @@ public final class Reserved {
         v6("ff00::/8", "multicast (RFC 4291 2.7)");
         v4("0.0.0.0/8", "'this network' (RFC 6890), never a destination");
         v4("127.0.0.0/8", "loopback (RFC 6890)");
+        v4("169.254.0.0/16", "link-local (RFC 3927), which no router forwards (RFC 6890)");
         v4("224.0.0.0/4", "multicast (RFC 5771)");
         v4("240.0.0.0/4", "reserved (RFC 6890), with the limited broadcast address 255.255.255.255");
     }

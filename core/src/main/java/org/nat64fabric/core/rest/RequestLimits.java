@@ -15,8 +15,9 @@ import org.nat64fabric.core.ConfigException;
  * few hundred bytes), and a Content-Type it can read. A request that declares more is answered 413
  * without being parsed; one that sends more without saying so (chunked) is cut off by {@link #read}
  * once it passes the limit. Up to {@link #SWALLOW} bytes more are read and dropped first, so that
- * the client can read the answer. A body without a Content-Type is answered 415, one whose
- * Content-Type or Content-Length cannot be read 400, each naming the header.
+ * the client can read the answer. A body without a Content-Type, or with a wildcard or a charset
+ * other than UTF-8 there, is answered 415, one whose Content-Type or Content-Length cannot be read
+ * 400, each naming the header.
  */
 @PreMatching
 public final class RequestLimits implements ContainerRequestFilter {
@@ -59,11 +60,26 @@ public final class RequestLimits implements ContainerRequestFilter {
         }
         String type = request.getHeaderString(HttpHeaders.CONTENT_TYPE);
         if (type != null) {
+            MediaType media;
             try {
-                MediaType.valueOf(type);
+                media = MediaType.valueOf(type);
             } catch (IllegalArgumentException e) {
                 request.abortWith(Errors.of(400, HttpHeaders.CONTENT_TYPE, ConfigException.quote(type)
                         + " is not a media type: send application/json"));
+                return;
+            }
+            String charset = media.getParameters().get(MediaType.CHARSET_PARAMETER);
+            boolean body = length > 0 || request.getHeaderString("Transfer-Encoding") != null;
+            if (!body) {
+                return;
+            }
+            if (media.isWildcardType() || media.isWildcardSubtype()) {
+                // RFC 9110 8.3: a body has one type; wildcards are for Accept
+                request.abortWith(Errors.of(415, HttpHeaders.CONTENT_TYPE, ConfigException.quote(type)
+                        + " names no one type: a body is application/json"));
+            } else if (charset != null && !charset.equalsIgnoreCase("utf-8")) {
+                request.abortWith(Errors.of(415, HttpHeaders.CONTENT_TYPE, "charset " + ConfigException.quote(charset)
+                        + ": JSON is UTF-8 (RFC 8259 8.1)"));
             }
         } else if (length > 0 || request.getHeaderString("Transfer-Encoding") != null) {
             request.abortWith(Errors.of(415, HttpHeaders.CONTENT_TYPE, "missing: a body is application/json"));
