@@ -411,6 +411,17 @@ def test_config_with_duplicate_keys_is_refused(tmp_path):
     assert proc.returncode != 0 and "Duplicate field 'pool6'" in proc.stderr, proc.stderr
 
 
+def test_a_file_that_is_not_json_is_one_line_naming_it_once(tmp_path):
+    config = tmp_path / "fabric.json"
+    config.write_text('{"apps": {\n "x": 1')
+    proc = subprocess.run([str(CONTROLLER), "--config", str(config), "--state", str(tmp_path / "s"),
+                           "--p4info", str(ROOT / "p4" / "build" / "p4info.txt"),
+                           "--device-config", str(ROOT / "p4" / "build" / "device_config.bin")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert proc.stderr.count(str(config)) == 1 and "is not JSON" in proc.stderr and "--help" not in proc.stderr
+
+
 def test_the_api_serves_a_valid_description_of_itself(api):
     status, doc = raw(api, "GET", "/swagger.json")
     assert status == 200

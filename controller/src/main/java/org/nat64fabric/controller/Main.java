@@ -99,7 +99,10 @@ public final class Main {
         try {
             run(opts, restPort, recovery);
         } catch (ConfigException e) {
-            fail(opts.get("--config") + ": " + e.getMessage());
+            // the file's own faults (not JSON, no object) name it as their field: once is enough
+            String file = opts.get("--config");
+            System.err.println("nat64fabric-controller: " + file + ": " + (e.field().equals(file) ? e.problem() : e.getMessage()));
+            System.exit(2);
         } catch (StateException e) {
             System.err.println("nat64fabric-controller: " + e.getMessage());   // one line: what, and what to do
             System.exit(2);

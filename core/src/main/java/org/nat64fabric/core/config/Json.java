@@ -64,7 +64,7 @@ public final class Json {
             }
             return bytes.length == 0 ? null : MAPPER.readTree(bytes);
         } catch (JsonProcessingException e) {
-            String m = e.getOriginalMessage();
+            String m = e.getOriginalMessage().replaceAll("\\s+", " ");   // one line, as every error is
             // Jackson quotes a bad token whole: an error must not echo a large body back.
             m = m.length() > MESSAGE_LIMIT ? m.substring(0, MESSAGE_LIMIT) + "…" : m;
             throw new ConfigException(field, "is not JSON: " + m + at(e.getLocation()));
