@@ -29,7 +29,7 @@ final class ManagementAddress {
             throw new ConfigException(field, "'" + text + "' is not a URI: " + e.getMessage());
         }
         boolean tls = "grpcs".equals(u.getScheme());
-        if (!(tls || "grpc".equals(u.getScheme())) || u.getHost() == null || u.getPort() < 0) {
+        if (!(tls || "grpc".equals(u.getScheme())) || u.getHost() == null || u.getPort() <= 0) {
             throw new ConfigException(field, "'" + text + "' must be grpc://HOST:PORT?device_id=N (grpcs:// for TLS)");
         }
         long id = 1;
@@ -37,9 +37,9 @@ final class ManagementAddress {
             for (String kv : u.getQuery().split("&")) {
                 if (kv.startsWith("device_id=")) {
                     try {
-                        id = Long.parseLong(kv.substring("device_id=".length()));
+                        id = Long.parseUnsignedLong(kv.substring("device_id=".length()));   // P4Runtime's uint64
                     } catch (NumberFormatException e) {
-                        throw new ConfigException(field, "device_id in '" + text + "' is not a number");
+                        throw new ConfigException(field, "device_id in '" + text + "' is not a number from 0 to 2^64 - 1");
                     }
                 }
             }

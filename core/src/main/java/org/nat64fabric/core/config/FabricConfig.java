@@ -179,6 +179,21 @@ public final class FabricConfig {
         for (int i = 0; i < config.eamt.size(); i++) {
             config.checkSwitchAddresses(config.eamt.get(i), NAT64 + ".eamt[" + i + "]");
         }
+        Map<String, String> byAddress = new java.util.HashMap<>();
+        for (Map.Entry<String, Device> d : devices.entrySet()) {
+            String field = "devices." + d.getKey();
+            Ipv6Address v6 = d.getValue().config.address6;
+            if (v6 != null && section.nat64.pool6.prefix().contains(v6)) {
+                throw new ConfigException(field + ".nat64fabric.ipv6", v6 + " is inside pool6 "
+                        + section.nat64.pool6.prefix() + ", whose addresses stand for IPv4 hosts");
+            }
+            String mgmt = d.getValue().managementAddress;
+            String other = mgmt == null ? null : byAddress.putIfAbsent(mgmt.trim(), d.getKey());
+            if (other != null) {
+                throw new ConfigException(field + ".basic.managementAddress", mgmt + " is devices." + other
+                        + "'s address too: each switch has its own");
+            }
+        }
         return config;
     }
 
@@ -290,6 +305,13 @@ public final class FabricConfig {
             String field = at + ".staticBib[" + i + "]";
             StaticBib b = staticBib(statics.get(i), field);
             nat64.checkStaticBib(b.protocol, b.address6, b.v4, field);
+            for (int j = 0; j < bib.size(); j++) {
+                StaticBib o = bib.get(j);
+                if (o.protocol == b.protocol && (o.address6.equals(b.address6) && o.port6 == b.port6 || o.v4.equals(b.v4))) {
+                    throw new ConfigException(field, "maps " + (o.v4.equals(b.v4) ? "the IPv4 side" : "the IPv6 side")
+                            + " of staticBib[" + j + "] again: one entry per transport address");
+                }
+            }
             bib.add(b);
         }
         Optional<IpfixConfig> ipfix = nat.has("ipfix") ? Optional.of(ipfix(nat.path("ipfix"), at + ".ipfix"))
@@ -552,8 +574,22 @@ public final class FabricConfig {
             throw new ConfigException(at + ".role", "must be EDGE (routes only) or BORDER (also translates)");
         }
         long routerMac = Route.mac(text(sw, "routerMac", at), at + ".routerMac");
+        if (routerMac == 0 || (routerMac >>> 40 & 1) == 1) {
+            throw new ConfigException(at + ".routerMac", text(sw, "routerMac", at) + " is " + (routerMac == 0 ? "zero"
+                    : "a group (multicast) address") + ": a router's frames come from a unicast MAC (IEEE 802)");
+        }
         Ipv4Address v4 = sw.has("ipv4") ? Ipv4Address.parse(text(sw, "ipv4", at), at + ".ipv4") : null;
         Ipv6Address v6 = sw.has("ipv6") ? Ipv6Address.parse(text(sw, "ipv6", at), at + ".ipv6") : null;
+        if (v4 != null) {
+            Reserved.why(Ipv4Prefix.of(v4, 32, at + ".ipv4")).ifPresent(why -> {
+                throw new ConfigException(at + ".ipv4", why + ": the switch sources ICMP errors and answers ARP from it");
+            });
+        }
+        if (v6 != null) {
+            Reserved.why(v6).ifPresent(why -> {
+                throw new ConfigException(at + ".ipv6", why + ": the switch sources ICMPv6 errors from it, off its links too");
+            });
+        }
         List<Route> routes = new ArrayList<>();
         JsonNode list = list(sw, "routes", at);
         for (int i = 0; i < list.size(); i++) {
@@ -597,6 +633,14 @@ public final class FabricConfig {
             checkMtu(m.getValue().asInt(), IPV4_MIN_MTU, "for an IPv4 link: its ICMP errors, RFC 1812 4.3.2.3;"
                     + " an IPv6 link needs 1280", field);
             mtus.put(Integer.parseInt(m.getKey()), m.getValue().asInt());
+        }
+        for (int i = 0; i < routes.size(); i++) {
+            for (int j = 0; j < i; j++) {
+                if (routes.get(i).prefix.equals(routes.get(j).prefix)) {
+                    throw new ConfigException(at + ".routes[" + i + "].prefix", routes.get(i).prefix + " is routes[" + j
+                            + "]'s prefix too: one route per prefix");
+                }
+            }
         }
         SwitchConfig config = new SwitchConfig(deviceId, role, routerMac, v4, v6, routes, mtu, mtus);
         for (int i = 0; i < routes.size(); i++) {

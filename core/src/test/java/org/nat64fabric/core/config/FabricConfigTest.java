@@ -243,6 +243,47 @@ class FabricConfigTest {
     }
 
     @Test
+    void switchesAndStaticEntriesThatCouldNotServeAreRefusedNamingTheField() throws Exception {
+        String dev = "devices.device:b1";
+        Object[][] cases = {
+            {(Consumer<ObjectNode>) r -> device(r).put("routerMac", "01:00:5e:00:00:01"), dev + ".nat64fabric.routerMac", "multicast"},
+            {(Consumer<ObjectNode>) r -> device(r).put("routerMac", "00:00:00:00:00:00"), dev + ".nat64fabric.routerMac", "zero"},
+            {(Consumer<ObjectNode>) r -> device(r).put("ipv4", "255.255.255.255"), dev + ".nat64fabric.ipv4", "broadcast"},
+            {(Consumer<ObjectNode>) r -> device(r).put("ipv4", "169.254.0.1"), dev + ".nat64fabric.ipv4", "link-local"},
+            {(Consumer<ObjectNode>) r -> device(r).put("ipv6", "fe80::1"), dev + ".nat64fabric.ipv6", "link-local"},
+            {(Consumer<ObjectNode>) r -> device(r).put("ipv6", "64:ff9b::c633:6401"), dev + ".nat64fabric.ipv6", "inside pool6"},
+            {(Consumer<ObjectNode>) r -> device(r).set("routes", jsonOf("[{\"prefix\": \"2001:db8:1::/64\", \"port\": 1,"
+                    + " \"nextHopMac\": \"00:00:00:00:01:10\"}, {\"prefix\": \"2001:db8:1::/64\", \"action\": \"no_route\"}]")),
+                dev + ".nat64fabric.routes[1].prefix", "routes[0]'s prefix too"},
+            {(Consumer<ObjectNode>) r -> ((com.fasterxml.jackson.databind.node.ArrayNode) nat(r).path("staticBib"))
+                .add(nat(r).path("staticBib").get(0).deepCopy()), NAT + ".staticBib[1]", "staticBib[0] again"},
+        };
+        for (Object[] c : cases) {
+            @SuppressWarnings("unchecked")
+            ConfigException x = refused((Consumer<ObjectNode>) c[0]);
+            assertEquals(c[1], x.field(), x.getMessage());
+            assertTrue(x.problem().contains((String) c[2]), x.problem());
+        }
+        ConfigException twice = refused(r -> {
+            ((ObjectNode) r.path("devices")).set("device:b2", r.path("devices").path("device:b1").deepCopy());
+            ((ObjectNode) r.path("devices").path("device:b2").path("nat64fabric")).put("routerMac", "00:00:00:00:b2:01")
+                    .put("ipv4", "198.51.100.2").put("ipv6", "2001:db8:ff::2");
+            for (String d : List.of("device:b1", "device:b2")) {
+                ((ObjectNode) r.path("devices").path(d)).putObject("basic").put("managementAddress", "grpc://127.0.0.1:50001?device_id=1");
+            }
+        });
+        assertEquals("devices.device:b2.basic.managementAddress", twice.field());
+    }
+
+    private static JsonNode jsonOf(String text) {
+        try {
+            return MAPPER.readTree(text);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
     void theLowestIpv6MtuIs1280UnlessSetAndNeverBelow() throws Exception {
         assertEquals(1280, FabricConfig.parse(good()).nat64.lowestIpv6Mtu);
         ObjectNode root = good();
