@@ -228,10 +228,11 @@ public final class Externs {
             case RANDOM:
                 return random.nextLong();
             case IDENTITY: {
-                // The data as a number, keeping its last 64 bits.
+                // As BMv2 computes it: the first 8 bytes (at most) of the data packed as the others
+                // hash it, most significant bit first, the last byte padded with zeros at its low end.
                 long v = 0;
-                for (int i = 0; i < bits; i++) {
-                    v = (v << 1) | ((data[i >>> 3] >>> (7 - (i & 7))) & 1);
+                for (int i = 0; i < Math.min(Long.BYTES, length); i++) {
+                    v = v << 8 | data[i] & 0xFF;
                 }
                 return v;
             }

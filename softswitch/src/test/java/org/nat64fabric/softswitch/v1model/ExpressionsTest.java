@@ -270,6 +270,16 @@ class ExpressionsTest {
     }
 
     @Test
+    void theIdentityHashIsTheFirstEightBytesOfThePackedDataAsBmv2TakesThem() {
+        // 12 bits pack into 0xf0 0x20 (padded at the low end); 80 bits keep their first 8 bytes
+        String out = run(PARSE_H,
+                "bit<32> a; hash(a, HashAlgorithm.identity, 32w0, { hdr.h.a, hdr.h.b[7:4] }, 64w0x100000000); hdr.o.r0 = (bit<64>) a;"
+                + "bit<64> b; hash(b, HashAlgorithm.identity, 64w0, { 80w0x0102030405060708abcd }, 72w0x10000000000000000);"
+                + " hdr.o.r1 = b;", H);
+        assertEquals(words(0xf020, 0x0102030405060708L, 0, 0), out);
+    }
+
+    @Test
     void aHashMaxWiderThan64BitsKeepsItsHighBits() {
         // v1model.p4: base + (H % max); a max of 2^64 or more is above any 64-bit hash, so H stays whole
         String out = run(PARSE_H,
