@@ -289,6 +289,11 @@ public final class FabricConfig {
                 "logDestination", "eamt", "staticBib", "puntPolicing", "setupQueues", "icmpErrors", "udpZeroChecksum", "siitPrefixes", "lowestIpv6Mtu", "ipfix",
                 "externallyInitiatedTcp", "maxHeldSyns", "zeroTrafficClass", "ipv4Tos");
         Nat64Config nat64 = nat64(nat, at);
+        nat64.icmpErrors.rfc6791Pool().ifPresent(pool -> nat64.pool4.addresses().stream().filter(pool::overlaps).findFirst()
+                .ifPresent(p -> {
+                    throw new ConfigException(at + ".icmpErrors.rfc6791Pool", pool + " overlaps pool4 " + p
+                            + ": an ICMP error's source would look like a session's address (RFC 6791 2)");
+                }));
         List<Eam> eamt = new ArrayList<>();
         Eamt table = new Eamt();
         JsonNode eams = list(nat, "eamt", at);

@@ -255,6 +255,8 @@ class FabricConfigTest {
             {(Consumer<ObjectNode>) r -> device(r).set("routes", jsonOf("[{\"prefix\": \"2001:db8:1::/64\", \"port\": 1,"
                     + " \"nextHopMac\": \"00:00:00:00:01:10\"}, {\"prefix\": \"2001:db8:1::/64\", \"action\": \"no_route\"}]")),
                 dev + ".nat64fabric.routes[1].prefix", "routes[0]'s prefix too"},
+            {(Consumer<ObjectNode>) r -> nat(r).putObject("icmpErrors").put("rfc6791Pool", "192.0.2.0/30"),
+                NAT + ".icmpErrors.rfc6791Pool", "overlaps pool4"},
             {(Consumer<ObjectNode>) r -> ((com.fasterxml.jackson.databind.node.ArrayNode) nat(r).path("staticBib"))
                 .add(nat(r).path("staticBib").get(0).deepCopy()), NAT + ".staticBib[1]", "staticBib[0] again"},
         };
