@@ -1482,6 +1482,10 @@ final class Elaborator {
         }
     }
 
+    private static boolean numeric(Type t) {
+        return t instanceof Type.Bits || t instanceof Type.Enum && ((Type.Enum) t).underlying != null;
+    }
+
     /** A name or names joined by dots: compiling it again has no effects. */
     private static boolean namesOnly(ExpressionContext e) {
         return e instanceof NameExpressionContext || e instanceof TopNameExpressionContext
@@ -3479,6 +3483,10 @@ final class Elaborator {
                 Type kt = keys[i].type;
                 if (p instanceof DefaultKeysetContext || p instanceof DontCareKeysetContext) {
                     sets[c][i] = Parser.Keyset.any();
+                } else if ((p instanceof MaskKeysetContext || p instanceof RangeKeysetContext) && !numeric(kt)) {
+                    // P4_16 8.15.3-8.15.4: masks and ranges take numbers
+                    throw error(p, "'" + p.getText() + "': " + (p instanceof MaskKeysetContext ? "&&&" : "..")
+                            + " takes numbers (bit<W>, int<W>, a serializable enum), not " + kt + "; list the values");
                 } else if (p instanceof MaskKeysetContext) {
                     sets[c][i] = Parser.Keyset.mask(constantValue(((MaskKeysetContext) p).expression(0), sc, kt),
                             constantValue(((MaskKeysetContext) p).expression(1), sc, kt));
