@@ -71,8 +71,9 @@ def call(args, method, path, body=None, query=None):
                          f"is --url the API (…/onos/nat64fabric)?")
     except urllib.error.HTTPError as e:
         if e.code == 401:
-            tried = "--user" if args.user else f"the credentials file {args.credentials}"
-            sys.exit(f"nat64ctl: 401 from {url} with {tried}: give the controller's STATE/rest-credentials with "
+            tried = ("with --user" if args.user else f"with the credentials in {args.credentials}" if user
+                     else f"without credentials (no --user, and no file {args.credentials})")
+            sys.exit(f"nat64ctl: 401 from {url} {tried}: give the controller's STATE/rest-credentials with "
                      "--credentials FILE, or --user USER:PASSWORD")
         try:
             err = json.load(e)

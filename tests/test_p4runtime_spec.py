@@ -422,6 +422,28 @@ def test_reconciling_to_the_same_program_built_elsewhere_keeps_the_state(tmp_pat
         sw.stop()
 
 
+@pytest.mark.parametrize("program", [ROOT / "softswitch" / "examples" / "mac_learning.p4",
+                                     ROOT / "tests" / "data" / "translated_types.p4"])
+def test_reconciling_to_the_running_config_keeps_it_with_type_info_too(tmp_path, program):
+    """14: the running config itself reconciles, whatever its P4Info's type_info holds (a digest's
+    struct, user-defined types: maps, which the comparison must take as they are)."""
+    from switch_process import SwitchProcess
+    sw = SwitchProcess({}).start()
+    client = None
+    try:
+        p4info, device_config = sw.build_pipeline(program, tmp_path)
+        client = P4RuntimeClient(sw.address, 1)
+        assert client.arbitrate().status.code == 0
+        client.set_pipeline(p4info, device_config)
+        assert len(client.p4info.message.type_info.ListFields()) > 0
+        client.set_pipeline(p4info, device_config, action="RECONCILE_AND_COMMIT", cookie=3)
+        assert client.get_pipeline("COOKIE_ONLY").cookie.cookie == 3
+    finally:
+        if client:
+            client.close()
+        sw.stop()
+
+
 def test_const_entries_have_priority_zero_in_exact_tables_and_ranks_from_one_otherwise(nat64_switch):
     c = nat64_switch
     exact = c.read(c.table_entry("Nat64Ingress.rewrite.icmp6_error_to_icmp4"))

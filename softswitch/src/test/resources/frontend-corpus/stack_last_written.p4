@@ -10,7 +10,7 @@ parser P(packet_in pkt, out H hdr, inout M meta, inout standard_metadata_t sm) {
 }
 control VC(inout H hdr, inout M meta) { apply { } }
 control I(inout H hdr, inout M meta, inout standard_metadata_t sm) {
-action a() { } table t { key = { meta.x: ternary; } actions = { a; } const entries = { priority = -1: 1 &&& 1: a(); } }
+action a() { } table t { key = { meta.x: ternary; } actions = { a; } }
     apply {
 t.apply();
     }

@@ -547,7 +547,13 @@ final class DurableNatStore extends MapNatStore implements AutoCloseable {
             }
             // SQLite ends a transaction itself on some failures (a full disk), and the driver, which
             // still counts one open, would then run the next writes outside any and find no
-            // transaction to commit, until a restart: begin a new one whatever happened.
+            // transaction to commit, until a restart: end whatever is open without keeping it, then
+            // begin a new one whatever happened.
+            try (Statement st = db.createStatement()) {
+                st.execute("ROLLBACK");
+            } catch (SQLException ignored) {
+                // none was open
+            }
             try {
                 db.setAutoCommit(true);
             } catch (SQLException ignored) {

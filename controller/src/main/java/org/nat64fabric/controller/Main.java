@@ -101,7 +101,8 @@ public final class Main {
         } catch (ConfigException e) {
             // the file's own faults (not JSON, no object) name it as their field: once is enough
             String file = opts.get("--config");
-            System.err.println("nat64fabric-controller: " + file + ": " + (e.field().equals(file) ? e.problem() : e.getMessage()));
+            boolean theFile = e.field().equals(file) || e.field().equals(Path.of(file).toString());
+            System.err.println("nat64fabric-controller: " + file + ": " + (theFile ? e.problem() : e.getMessage()));
             System.exit(2);
         } catch (StateException e) {
             System.err.println("nat64fabric-controller: " + e.getMessage());   // one line: what, and what to do

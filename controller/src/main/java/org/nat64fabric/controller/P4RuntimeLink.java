@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 import java.util.stream.Collectors;
+import org.nat64fabric.core.config.ManagementAddress;
 import org.nat64fabric.core.control.CounterReading;
 import org.nat64fabric.core.control.Nat64Fabric;
 import org.nat64fabric.core.control.SwitchLink;

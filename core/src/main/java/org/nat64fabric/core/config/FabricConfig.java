@@ -188,7 +188,8 @@ public final class FabricConfig {
                         + section.nat64.pool6.prefix() + ", whose addresses stand for IPv4 hosts");
             }
             String mgmt = d.getValue().managementAddress;
-            String other = mgmt == null ? null : byAddress.putIfAbsent(mgmt.trim(), d.getKey());
+            String other = mgmt == null ? null : byAddress.putIfAbsent(
+                    ManagementAddress.parse(mgmt, field + ".basic.managementAddress").switchKey(), d.getKey());
             if (other != null) {
                 throw new ConfigException(field + ".basic.managementAddress", mgmt + " is devices." + other
                         + "'s address too: each switch has its own");

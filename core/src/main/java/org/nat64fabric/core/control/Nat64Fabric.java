@@ -1,7 +1,5 @@
 package org.nat64fabric.core.control;
 
-import static org.nat64fabric.core.p4.P4InfoConstants.NAT64_INGRESS_TRANSLATE_EAMT_V6_SRC_SIZE;
-
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -202,8 +200,7 @@ public final class Nat64Fabric implements Nat64Service {
         for (int i = 0; i < config.eamt.size(); i++) {
             Eam e = config.eamt.get(i);
             if (!store.eams().contains(e)) {
-                requireEamRoom(FabricConfig.NAT64 + ".eamt[" + i + "]");
-                engine.addEam(e, FabricConfig.NAT64 + ".eamt[" + i + "]");
+                engine.addEam(e, FabricConfig.NAT64 + ".eamt[" + i + "]", DesiredState.eamCapacity(config.nat64));
             }
         }
         for (int i = 0; i < config.staticBib.size(); i++) {
@@ -1319,24 +1316,13 @@ public final class Nat64Fabric implements Nat64Service {
         return engine.store().eams();
     }
 
-    /** Refuses (under {@code at}) an EAM more than the switches' EAMT tables hold: they would refuse it. */
-    private void requireEamRoom(String at) {
-        long room = DesiredState.eamCapacity(config.nat64);
-        if (engine.store().eams().size() >= room) {
-            throw new ConfigException(at, "the EAMT is full: a switch holds " + room + " EAMs (its EAMT tables' "
-                    + NAT64_INGRESS_TRANSLATE_EAMT_V6_SRC_SIZE + " entries" + (config.nat64.siitPrefixes.isEmpty() ? ""
-                    : ", less one for each SIIT prefix") + "); remove one first, or merge EAMs into wider prefixes");
-        }
-    }
-
     @Override
     public void addEam(Eam eam) {
         CompletableFuture<Void> written;
         synchronized (this) {
             config.checkSwitchAddresses(eam, "eam");
-            requireEamRoom("eam");
             try {
-                engine.addEam(eam, "eam");
+                engine.addEam(eam, "eam", DesiredState.eamCapacity(config.nat64));
             } catch (NatStore.NotDurable e) {
                 throw undo(() -> engine.removeEam(eam), e);
             }

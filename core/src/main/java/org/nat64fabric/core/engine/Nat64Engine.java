@@ -314,12 +314,25 @@ public final class Nat64Engine {
      * refusing one whose IPv6 or IPv4 prefix is already mapped (also under {@code at}).
      */
     public synchronized void addEam(Eam eam, String at) {
+        addEam(eam, at, Long.MAX_VALUE);
+    }
+
+    /**
+     * {@link #addEam(Eam, String)}, refusing the EAM (under {@code at}) once the EAMT holds
+     * {@code room} entries: the switches' tables hold no more. Checked last, so that an EAM the
+     * table could never take is told why first.
+     */
+    public synchronized void addEam(Eam eam, String at, long room) {
         config.checkEam(eam, at);
         eamt().check(eam, at);    // throws ConfigException on an ambiguous entry
         store.staticBib().stream().filter(b -> eam.ipv6().contains(b.address6())).findFirst().ifPresent(b -> {
             throw new ConfigException(at + ".ipv6Prefix", eam.ipv6() + " holds " + b.address6() + ", the IPv6 server of"
                     + " the static BIB entry " + b + ", which the EAM would bypass (remove that entry first)");
         });
+        if (store.eams().size() >= room) {
+            throw new ConfigException(at, "the EAMT is full: a switch holds " + room + " EAMs (the least of its EAMT"
+                    + " tables' sizes, less one for each SIIT prefix); remove one first, or merge EAMs into wider prefixes");
+        }
         store.addEam(eam);
     }
 

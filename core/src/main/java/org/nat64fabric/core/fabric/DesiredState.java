@@ -241,14 +241,14 @@ public final class DesiredState {
     }
 
     /**
-     * How many EAMs a translating switch holds: the least of its six EAMT tables' sizes, less the
-     * entries the SIIT prefixes take in the one they share (eamt_v6_error_src).
+     * How many EAMs a translating switch holds: an entry in each of its six EAMT tables, the SIIT
+     * prefixes taking their places in the one they share (eamt_v6_error_src).
      */
     public static long eamCapacity(Nat64Config config) {
-        long tables = Math.min(Math.min(Math.min(NAT64_INGRESS_TRANSLATE_EAMT_V6_SRC_SIZE, NAT64_INGRESS_TRANSLATE_EAMT_V6_DST_SIZE),
-                Math.min(NAT64_INGRESS_TRANSLATE_EAMT_V4_SRC_SIZE, NAT64_INGRESS_TRANSLATE_EAMT_V4_DST_SIZE)),
-                Math.min(NAT64_INGRESS_TRANSLATE_EAMT_V6_ERROR_SRC_SIZE, NAT64_INGRESS_TRANSLATE_EAMT_V4_ERROR_SRC_SIZE));
-        return tables - config.siitPrefixes.size();
+        return java.util.stream.LongStream.of(NAT64_INGRESS_TRANSLATE_EAMT_V6_SRC_SIZE, NAT64_INGRESS_TRANSLATE_EAMT_V6_DST_SIZE,
+                NAT64_INGRESS_TRANSLATE_EAMT_V4_SRC_SIZE, NAT64_INGRESS_TRANSLATE_EAMT_V4_DST_SIZE,
+                NAT64_INGRESS_TRANSLATE_EAMT_V4_ERROR_SRC_SIZE,
+                NAT64_INGRESS_TRANSLATE_EAMT_V6_ERROR_SRC_SIZE - config.siitPrefixes.size()).min().getAsLong();
     }
 
     /**

@@ -270,9 +270,9 @@ class FabricConfigTest {
             ((ObjectNode) r.path("devices")).set("device:b2", r.path("devices").path("device:b1").deepCopy());
             ((ObjectNode) r.path("devices").path("device:b2").path("nat64fabric")).put("routerMac", "00:00:00:00:b2:01")
                     .put("ipv4", "198.51.100.2").put("ipv6", "2001:db8:ff::2");
-            for (String d : List.of("device:b1", "device:b2")) {
-                ((ObjectNode) r.path("devices").path(d)).putObject("basic").put("managementAddress", "grpc://127.0.0.1:50001?device_id=1");
-            }
+            // one switch, written two ways: device_id 1 is the default, and a host name's case means nothing
+            ((ObjectNode) r.path("devices").path("device:b1")).putObject("basic").put("managementAddress", "grpc://LocalHost:50001?device_id=1");
+            ((ObjectNode) r.path("devices").path("device:b2")).putObject("basic").put("managementAddress", "grpc://localhost:50001");
         });
         assertEquals("devices.device:b2.basic.managementAddress", twice.field());
     }

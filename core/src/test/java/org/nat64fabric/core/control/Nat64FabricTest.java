@@ -439,6 +439,9 @@ class Nat64FabricTest {
         assertEquals("eam", full.field());
         assertTrue(full.problem().contains("the EAMT is full"), full.problem());
         assertEquals(room, fabric.eamt().size(), "the refused EAM is not kept");
+        ConfigException again = assertThrows(ConfigException.class,
+                () -> fabric.addEam(Eam.parse("2001:db8:e::/128", "198.18.0.0/32", "t")));
+        assertTrue(again.problem().contains("already mapped"), "what is wrong with the EAM itself first: " + again.problem());
         assertEquals(writes, border1.writes);
         assertTrue(fabric.removeEam(Ipv4Prefix.parse("198.18.0.0/32", "t")).isPresent());
         fabric.addEam(Eam.parse("2001:db8:f::1/128", "198.19.0.1/32", "t"));   // room again

@@ -152,7 +152,8 @@ final class Pipeline {
             if (f.getName().equals("annotations") || f.getName().equals("structured_annotations")
                     || f.getName().equals("doc") || f.getName().equals("annotation_locations")) {
                 b.clearField(f);
-            } else if (f.getJavaType() == com.google.protobuf.Descriptors.FieldDescriptor.JavaType.MESSAGE) {
+            } else if (f.getJavaType() == com.google.protobuf.Descriptors.FieldDescriptor.JavaType.MESSAGE && !f.isMapField()) {
+                // (type_info's maps are compared as they are: protobuf builds no builder of a map's entry)
                 if (f.isRepeated()) {
                     for (int i = 0; i < b.getRepeatedFieldCount(f); i++) {
                         strip(b.getRepeatedFieldBuilder(f, i));

@@ -246,6 +246,18 @@ public final class V1ModelSwitch {
     private void ingress(State s, Pass pass) {
         s.reset();
         s.usePacket(pass.data, pass.length);
+        if (!parse(s, pass)) {
+            count("parser error: " + errorName(s.parserError));
+        }
+        program.ingressCode.exec(s);
+    }
+
+    /**
+     * Everything before ingress, on {@code s} holding {@code pass}'s packet: its metadata, the parser
+     * and verifyChecksum. An I2E clone goes through it again, as simple_switch parses a clone anew.
+     * False on a parser error.
+     */
+    private boolean parse(State s, Pass pass) {
         if (pass.preservedFrom != null) {
             preserve(pass.preservedFrom, s, pass.fieldList);
         }
@@ -253,14 +265,14 @@ public final class V1ModelSwitch {
         instanceType.set(s, pass.instance);
         packetLength.set(s, pass.length);
         ingressTimestamp.set(s, (System.nanoTime() - startNanos) / 1000);
-        if (!program.parser.run(s)) {
+        boolean parsed = program.parser.run(s);
+        if (!parsed) {
             parserError.set(s, s.parserError);
-            count("parser error: " + errorName(s.parserError));
         }
         s.exiting = false;
         program.verifyChecksumCode.exec(s);
         s.exiting = false;
-        program.ingressCode.exec(s);
+        return parsed;
     }
 
     private String errorName(int code) {
@@ -280,12 +292,7 @@ public final class V1ModelSwitch {
                 for (Replica r : session.replicas) {
                     State c = program.newState();
                     c.setPacket(original.data, original.length);
-                    // simple_switch parses an I2E clone again: egress sees the received packet's headers
-                    ingressPort.set(c, ingressPort.eval(s));
-                    packetLength.set(c, original.length);
-                    if (!program.parser.run(c)) {
-                        parserError.set(c, c.parserError);
-                    }
+                    parse(c, original);   // simple_switch parses an I2E clone again: egress sees the packet as received
                     cutTo(c, session);
                     preserve(s, c, s.cloneFieldList);
                     instanceType.set(c, INGRESS_CLONE);

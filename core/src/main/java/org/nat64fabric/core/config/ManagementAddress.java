@@ -1,4 +1,4 @@
-package org.nat64fabric.controller;
+package org.nat64fabric.core.config;
 
 import java.net.URI;
 import org.nat64fabric.core.ConfigException;
@@ -7,10 +7,16 @@ import org.nat64fabric.core.ConfigException;
  * A switch's P4Runtime address as ONOS netcfg writes it: {@code grpc://HOST:PORT?device_id=N},
  * or {@code grpcs://...} for a switch that speaks TLS.
  */
-final class ManagementAddress {
-    final String target;
-    final long deviceId;
-    final boolean tls;
+public final class ManagementAddress {
+    /** HOST:PORT, the host in lower case (a host name's case names no other host). */
+    public final String target;
+    public final long deviceId;
+    public final boolean tls;
+
+    /** One switch, however its address is written (device_id 1 given or not, the host's case). */
+    public String switchKey() {
+        return target + "#" + Long.toUnsignedString(deviceId);
+    }
 
     private ManagementAddress(String target, long deviceId, boolean tls) {
         this.target = target;
@@ -18,7 +24,7 @@ final class ManagementAddress {
         this.tls = tls;
     }
 
-    static ManagementAddress parse(String text, String field) {
+    public static ManagementAddress parse(String text, String field) {
         if (text == null) {
             throw new ConfigException(field, "missing: the switch's P4Runtime address, grpc://HOST:PORT?device_id=N");
         }
@@ -44,6 +50,6 @@ final class ManagementAddress {
                 }
             }
         }
-        return new ManagementAddress(u.getHost() + ":" + u.getPort(), id, tls);
+        return new ManagementAddress(u.getHost().toLowerCase(java.util.Locale.ROOT) + ":" + u.getPort(), id, tls);
     }
 }
