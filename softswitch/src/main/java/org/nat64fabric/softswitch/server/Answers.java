@@ -2,11 +2,14 @@ package org.nat64fabric.softswitch.server;
 
 import com.google.protobuf.Any;
 import com.google.rpc.Code;
+import io.grpc.Status;
+import io.grpc.StatusException;
 import io.grpc.protobuf.StatusProto;
 import io.grpc.stub.StreamObserver;
 import java.util.List;
 import p4.v1.P4RuntimeOuterClass.Entity;
 import p4.v1.P4RuntimeOuterClass.Error;
+import p4.v1.P4RuntimeOuterClass.ReadRequest;
 import p4.v1.P4RuntimeOuterClass.ReadResponse;
 import p4.v1.P4RuntimeOuterClass.WriteResponse;
 
@@ -44,6 +47,16 @@ public final class Answers {
      * read of a single request (PI answers that one with the request's own code; the specification
      * asks for UNKNOWN whatever the batch's size).
      */
+    /** P4Runtime 11.1: an Entity that sets none is no wildcard of everything; the whole read is INVALID_ARGUMENT. */
+    public static void requireEntitiesSet(ReadRequest request) throws StatusException {
+        for (int i = 0; i < request.getEntitiesCount(); i++) {
+            if (request.getEntities(i).getEntityCase() == Entity.EntityCase.ENTITY_NOT_SET) {
+                throw Status.INVALID_ARGUMENT.withDescription("entities[" + i + "] sets no entity: name a kind"
+                        + " (table_entry { } reads every table's entries)").asException();
+            }
+        }
+    }
+
     public static void read(List<Entity> found, List<Error> errors, StreamObserver<ReadResponse> response) {
         for (int i = 0; i < found.size() || i == 0 && allOk(errors); i += READ_BATCH) {
             response.onNext(ReadResponse.newBuilder()

@@ -289,13 +289,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
         try {
             checkDevice(request.getDeviceId());
             Pipeline p = entitiesPipeline();
-            for (int i = 0; i < request.getEntitiesCount(); i++) {
-                // 11.1: an Entity that sets none is no wildcard of everything; the whole read is refused
-                if (request.getEntities(i).getEntityCase() == Entity.EntityCase.ENTITY_NOT_SET) {
-                    throw Status.INVALID_ARGUMENT.withDescription("entities[" + i + "] sets no entity: name a kind"
-                            + " (table_entry { } reads every table's entries)").asException();
-                }
-            }
+            Answers.requireEntitiesSet(request);
             List<Entity> found = new ArrayList<>();
             List<Error> errors = new ArrayList<>();
             synchronized (p.sw) {

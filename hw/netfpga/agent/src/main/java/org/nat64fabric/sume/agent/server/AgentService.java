@@ -290,6 +290,7 @@ final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
         try {
             checkDevice(request.getDeviceId());
             Pipeline p = requirePipeline();
+            Answers.requireEntitiesSet(request);
             List<Entity> found = new ArrayList<>();
             List<Error> errors = new ArrayList<>(request.getEntitiesCount());
             for (Entity e : request.getEntitiesList()) {
