@@ -10,7 +10,7 @@ import pytest
 from scapy.layers.l2 import ARP, Ether
 
 from harness import ROOT
-from harness.base import PacketTest, switch_under_test
+from harness.base import PacketTest, primary_of_a_bare_switch, switch_under_test
 from harness.p4rt import P4RuntimeClient, WriteError, batch_error
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
@@ -342,31 +342,17 @@ def test_bad_replicas_are_invalid_arguments(ptf):
 
 @pytest.fixture(scope="module")
 def nat64_switch(tmp_path_factory):
-    from switch_process import SwitchProcess
-    sw = SwitchProcess({}).start()
-    client = None
-    try:
+    with primary_of_a_bare_switch() as (sw, client):
         p4info, device_config = sw.build_pipeline(NAT64, tmp_path_factory.mktemp("nat64"))
-        client = P4RuntimeClient(sw.address, 1)
-        assert client.arbitrate().status.code == 0
         client.set_pipeline(p4info, device_config)
         yield client
-    finally:
-        if client:
-            client.close()
-        sw.stop()
 
 
 def test_a_switch_without_a_pipeline_reconciles_by_committing(tmp_path):
     """14: RECONCILE_AND_COMMIT keeps the forwarding state; a switch that runs no pipeline has none
     to keep, so it verifies and commits the config."""
-    from switch_process import SwitchProcess
-    sw = SwitchProcess({}).start()
-    client = None
-    try:
+    with primary_of_a_bare_switch() as (sw, client):
         p4info, device_config = sw.build_pipeline(PROGRAM, tmp_path)
-        client = P4RuntimeClient(sw.address, 1)
-        assert client.arbitrate().status.code == 0
         client.set_pipeline(p4info, device_config, action="RECONCILE_AND_COMMIT", cookie=9)
         assert client.get_pipeline("COOKIE_ONLY").cookie.cookie == 9
         assert client.read(client.table_entry("L3Ingress.ipv4_lpm")) == []
@@ -377,10 +363,6 @@ def test_a_switch_without_a_pipeline_reconciles_by_committing(tmp_path):
         with pytest.raises(grpc.RpcError) as err:
             client.set_pipeline(other_info, other_config, action="RECONCILE_AND_COMMIT")
         assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "VERIFY_AND_COMMIT" in err.value.details()
-    finally:
-        if client:
-            client.close()
-        sw.stop()
 
 
 def test_reconciling_to_the_same_program_built_elsewhere_keeps_the_state(tmp_path):
@@ -389,18 +371,13 @@ def test_reconciling_to_the_same_program_built_elsewhere_keeps_the_state(tmp_pat
     pkg_info and the order of its objects is the running program."""
     from google.protobuf import text_format
     from p4.config.v1 import p4info_pb2
-    from switch_process import SwitchProcess
-    sw = SwitchProcess({}).start()
-    client = None
-    try:
+    with primary_of_a_bare_switch() as (sw, client):
         p4info, device_config = sw.build_pipeline(PROGRAM, tmp_path / "here")
         copy = tmp_path / "elsewhere" / "copy.p4"
         copy.parent.mkdir()
         copy.write_text(PROGRAM.read_text())
         other_info, other_config = sw.build_pipeline(copy, tmp_path / "there")
         assert other_config != device_config
-        client = P4RuntimeClient(sw.address, 1)
-        assert client.arbitrate().status.code == 0
         client.set_pipeline(p4info, device_config)
         entry = client.table_entry("L3Ingress.ipv4_lpm", match={"hdr.ipv4.dst_addr": ("10.31.0.0", 16)},
                                    action="L3Ingress.set_next_hop_v4",
@@ -416,10 +393,6 @@ def test_reconciling_to_the_same_program_built_elsewhere_keeps_the_state(tmp_pat
         assert [e.table_entry.match for e in client.read(client.table_entry("L3Ingress.ipv4_lpm"))] == [entry.table_entry.match]
         got = client.get_pipeline("ALL")
         assert got.cookie.cookie == 5 and got.p4info.pkg_info.name == "renamed", "the config is the one reconciled to"
-    finally:
-        if client:
-            client.close()
-        sw.stop()
 
 
 @pytest.mark.parametrize("program", [ROOT / "softswitch" / "examples" / "mac_learning.p4",
@@ -427,21 +400,12 @@ def test_reconciling_to_the_same_program_built_elsewhere_keeps_the_state(tmp_pat
 def test_reconciling_to_the_running_config_keeps_it_with_type_info_too(tmp_path, program):
     """14: the running config itself reconciles, whatever its P4Info's type_info holds (a digest's
     struct, user-defined types: maps, which the comparison must take as they are)."""
-    from switch_process import SwitchProcess
-    sw = SwitchProcess({}).start()
-    client = None
-    try:
+    with primary_of_a_bare_switch() as (sw, client):
         p4info, device_config = sw.build_pipeline(program, tmp_path)
-        client = P4RuntimeClient(sw.address, 1)
-        assert client.arbitrate().status.code == 0
         client.set_pipeline(p4info, device_config)
         assert len(client.p4info.message.type_info.ListFields()) > 0
         client.set_pipeline(p4info, device_config, action="RECONCILE_AND_COMMIT", cookie=3)
         assert client.get_pipeline("COOKIE_ONLY").cookie.cookie == 3
-    finally:
-        if client:
-            client.close()
-        sw.stop()
 
 
 def test_const_entries_have_priority_zero_in_exact_tables_and_ranks_from_one_otherwise(nat64_switch):

@@ -9,7 +9,7 @@ from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
 from harness import ROOT
-from harness.base import PacketTest, switch_under_test
+from harness.base import PacketTest, primary_of_a_bare_switch, switch_under_test
 from harness.p4rt import WriteError
 from p4.v1 import p4runtime_pb2
 
@@ -90,21 +90,11 @@ def test_a_controller_value_the_data_plane_cannot_hold_is_refused(ptf):
 
 def test_a_type_translated_to_a_string_is_refused_with_the_pipeline(tmp_path):
     """softswitch has no mapping for strings (8.5.6 lets the controller's type be one): the config says so."""
-    from switch_process import SwitchProcess
     program = tmp_path / "strings.p4"
     program.write_text(PROGRAM.read_text().replace("bit<32>)\ntype bit<9> port_t;", "string)\ntype bit<9> port_t;"))
-    sw = SwitchProcess({}).start()
-    client = None
-    try:
+    with primary_of_a_bare_switch() as (sw, client):
         p4info, device_config = sw.build_pipeline(program, tmp_path / "out")
-        from harness.p4rt import P4RuntimeClient
-        client = P4RuntimeClient(sw.address, 1)
-        assert client.arbitrate().status.code == 0
         with pytest.raises(grpc.RpcError) as err:
             client.set_pipeline(p4info, device_config)
         assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert "port_t" in err.value.details() and "string" in err.value.details()
-    finally:
-        if client:
-            client.close()
-        sw.stop()

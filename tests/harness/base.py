@@ -75,6 +75,22 @@ def switch_under_test(program, n_ports=4, device_id=1, fast_path=None, links="",
             netns.delete_namespace(ns)
 
 
+@contextlib.contextmanager
+def primary_of_a_bare_switch():
+    """(switch, client): a switch without ports or pipeline, and its primary controller, for the
+    tests of pipeline configs; both stopped afterwards."""
+    switch = SwitchProcess({}).start()
+    client = None
+    try:
+        client = P4RuntimeClient(switch.address, 1)
+        assert client.arbitrate().status.code == 0, "the first controller must become primary"
+        yield switch, client
+    finally:
+        if client:
+            client.close()
+        switch.stop()
+
+
 class PacketTest:
     """One test's view of a switch: entries inserted here are deleted when the test ends."""
 
