@@ -145,13 +145,15 @@ final class FlowRuleSwitchLink implements SwitchLink {
         return false;
     }
 
+    /**
+     * The batch's table entries first, as one confirmed flow-rule batch; then its clone sessions
+     * and meters, which ONOS applies on its own: a refused meter never holds back a session.
+     */
     @Override
     public void write(List<Update> updates) {
-        if (updates.isEmpty()) {
-            return;
-        }
         FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
         Set<FlowId> removals = new HashSet<>();
+        List<Update> others = new ArrayList<>();
         int rules = 0;
         Optional<PiPipelineModel> model = pipeconfs.getPipeconf(device).map(PiPipeconf::pipelineModel);
         for (Update u : updates) {
@@ -162,12 +164,8 @@ final class FlowRuleSwitchLink implements SwitchLink {
                 }
                 continue;
             }
-            if (u.entity instanceof CloneSession) {
-                writeCloneSession(u.type, (CloneSession) u.entity);
-                continue;
-            }
-            if (u.entity instanceof MeterConfig) {
-                writeMeter((MeterConfig) u.entity);
+            if (!(u.entity instanceof TableEntry)) {
+                others.add(u);
                 continue;
             }
             rules++;
@@ -180,14 +178,33 @@ final class FlowRuleSwitchLink implements SwitchLink {
                     ops.modify(rule);
                     break;
                 default:
-                    removals.add(rule.id());
+                    // ONOS tells the removal of a rule it still holds, and only of such a rule: one it
+                    // expired already gets no event, and its ID must not swallow a later rule's expiry.
+                    if (live(flows.getFlowEntry(rule))) {
+                        removals.add(rule.id());
+                    }
                     ops.remove(rule);
                     break;
             }
         }
-        if (rules == 0) {
-            return;
+        if (rules > 0) {
+            applyRules(ops, removals, updates.size());
         }
+        for (Update u : others) {
+            if (u.entity instanceof CloneSession) {
+                writeCloneSession(u.type, (CloneSession) u.entity);
+            } else if (u.entity instanceof MeterConfig) {
+                writeMeter((MeterConfig) u.entity);
+            }
+        }
+    }
+
+    private static boolean live(FlowEntry f) {
+        return f != null && f.state() != FlowEntry.FlowEntryState.PENDING_REMOVE
+                && f.state() != FlowEntry.FlowEntryState.REMOVED;
+    }
+
+    private void applyRules(FlowRuleOperations.Builder ops, Set<FlowId> removals, int updates) {
         removing.addAll(removals);
         CompletableFuture<Void> done = new CompletableFuture<>();
         flows.apply(ops.build(new FlowRuleOperationsContext() {
@@ -205,7 +222,7 @@ final class FlowRuleSwitchLink implements SwitchLink {
             done.get(WRITE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException | InterruptedException e) {
             removing.removeAll(removals);
-            throw failure(updates.size(), e);
+            throw failure(updates, e);
         }
     }
 
@@ -227,8 +244,7 @@ final class FlowRuleSwitchLink implements SwitchLink {
     public List<Entity> read() {
         List<Entity> out = StreamSupport.stream(flows.getFlowEntriesById(app).spliterator(), false)
                 .filter(f -> f.deviceId().equals(device))
-                .filter(f -> f.state() != FlowEntry.FlowEntryState.PENDING_REMOVE
-                        && f.state() != FlowEntry.FlowEntryState.REMOVED)
+                .filter(FlowRuleSwitchLink::live)
                 .map(FlowRuleSwitchLink::tableEntry)
                 .collect(Collectors.toList());
         for (Group g : groups.getGroups(device, app)) {
@@ -339,8 +355,11 @@ final class FlowRuleSwitchLink implements SwitchLink {
 
     /**
      * Every cell of the meter, as ONOS meters with the P4 meter as scope and the cell as index:
-     * a committed band (above it: yellow) and a peak band (above it: red, dropped), which the
-     * P4Runtime driver writes as the cell's MeterConfig.
+     * a committed band (above it: yellow) and a peak band (above it: red, which the pipeline
+     * drops), the two bands ONOS's PI meter translator takes for a two-rate meter and writes as the
+     * cell's MeterConfig. ONOS takes indexed meters only in MeterManager's user-defined index mode,
+     * which {@link Nat64Manager} turns on; where it is off, one line says how, and the punts stay
+     * unpoliced.
      */
     private void writeMeter(MeterConfig m) {
         Optional<Long> size = meterSize(m.meter);
@@ -352,11 +371,18 @@ final class FlowRuleSwitchLink implements SwitchLink {
         }
         List<Band> bands = List.of(
                 DefaultBand.builder().ofType(Band.Type.MARK_YELLOW).withRate(m.cir).burstSize(m.cburst).build(),
-                DefaultBand.builder().ofType(Band.Type.DROP).withRate(m.pir).burstSize(m.pburst).build());
+                DefaultBand.builder().ofType(Band.Type.MARK_RED).withRate(m.pir).burstSize(m.pburst).build());
         for (long i = 0; i < size.get(); i++) {
-            meters.submit(DefaultMeterRequest.builder().forDevice(device).fromApp(app)
-                    .withUnit(Meter.Unit.PKTS_PER_SEC).burst().withBands(bands)
-                    .withScope(MeterScope.of(m.meter)).withIndex(i).add());
+            try {
+                meters.submit(DefaultMeterRequest.builder().forDevice(device).fromApp(app)
+                        .withUnit(Meter.Unit.PKTS_PER_SEC).burst().withBands(bands)
+                        .withScope(MeterScope.of(m.meter)).withIndex(i).add());
+            } catch (IllegalArgumentException refused) {
+                LOG.error("{}: meter {} not written, the punts it polices pass unpoliced: ONOS refused it ({}). Run"
+                        + " 'cfg set {} {} true' in ONOS's CLI; the next reconciliation writes it.", device, m.meter,
+                        refused.getMessage(), Nat64Manager.METER_MANAGER, Nat64Manager.USER_DEFINED_INDEX);
+                return;
+            }
         }
     }
 
@@ -366,7 +392,7 @@ final class FlowRuleSwitchLink implements SwitchLink {
         for (Band b : m.bands()) {
             if (b.type() == Band.Type.MARK_YELLOW) {
                 committed = b;
-            } else if (b.type() == Band.Type.DROP) {
+            } else if (b.type() == Band.Type.MARK_RED) {
                 peak = b;
             }
         }

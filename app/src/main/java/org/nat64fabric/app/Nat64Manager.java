@@ -37,8 +37,11 @@ import org.nat64fabric.core.session.BibEntry;
 import org.nat64fabric.core.session.Session;
 import org.nat64fabric.app.config.Nat64AppConfig;
 import org.nat64fabric.app.config.Nat64DeviceConfig;
+import org.onosproject.cfg.ComponentConfigService;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreService;
+import org.onosproject.mastership.MastershipEvent;
+import org.onosproject.mastership.MastershipListener;
 import org.onosproject.mastership.MastershipService;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.Link;
@@ -96,6 +99,15 @@ public final class Nat64Manager implements Nat64Service {
     private static final long COUNTER_POLL_SECONDS = 5;
     /** Switches written at the same time. */
     private static final int WRITER_THREADS = 4;
+    /**
+     * ONOS's meter subsystem takes a meter with an index (a P4 meter's cell, as the punt policers
+     * are written) only in this component's user-defined index mode, off by default.
+     */
+    static final String METER_MANAGER = "org.onosproject.net.meter.impl.MeterManager";
+    static final String USER_DEFINED_INDEX = "userDefinedIndex";
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected ComponentConfigService componentConfigService;
 
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected CoreService coreService;
@@ -149,6 +161,7 @@ public final class Nat64Manager implements Nat64Service {
     };
     private final NetworkConfigListener configListener = new InternalConfigListener();
     private final DeviceListener deviceListener = new InternalDeviceListener();
+    private final MastershipListener mastershipListener = new InternalMastershipListener();
     private final FlowRuleListener flowListener = new InternalFlowListener();
     private final PacketProcessor packetProcessor = new InternalPacketProcessor();
     private final Set<FlowId> removing = ConcurrentHashMap.newKeySet();
@@ -178,11 +191,15 @@ public final class Nat64Manager implements Nat64Service {
         counterCells = new P4RuntimeCounterCells(p4RuntimeController, configRegistry);
         configRegistry.registerConfigFactory(appConfigFactory);
         configRegistry.registerConfigFactory(deviceConfigFactory);
+        LOG.info("Setting {} {} to true: the punt policers are meter cells written by index", METER_MANAGER,
+                USER_DEFINED_INDEX);
+        componentConfigService.setProperty(METER_MANAGER, USER_DEFINED_INDEX, "true");
         configRegistry.addListener(configListener);
         deviceService.addListener(deviceListener);
+        mastershipService.addListener(mastershipListener);
         flowRuleService.addListener(flowListener);
         packetService.addProcessor(packetProcessor, PacketProcessor.director(2));
-        events.execute(this::configure);
+        submit("configuration", this::configure);
         events.scheduleWithFixedDelay(this::tick, TICK_SECONDS, TICK_SECONDS, TimeUnit.SECONDS);
         events.scheduleWithFixedDelay(this::answerHeldSyns, 1, 1, TimeUnit.SECONDS);
         counterPoller.scheduleWithFixedDelay(this::pollCounters, COUNTER_POLL_SECONDS, COUNTER_POLL_SECONDS,
@@ -194,6 +211,7 @@ public final class Nat64Manager implements Nat64Service {
     protected void deactivate() {
         packetService.removeProcessor(packetProcessor);
         flowRuleService.removeListener(flowListener);
+        mastershipService.removeListener(mastershipListener);
         deviceService.removeListener(deviceListener);
         configRegistry.removeListener(configListener);
         configRegistry.unregisterConfigFactory(appConfigFactory);
@@ -284,8 +302,9 @@ public final class Nat64Manager implements Nat64Service {
             } else {
                 f.attached(link);
             }
-        } catch (SwitchLink.SwitchException e) {
-            LOG.warn("{}: not reconciled, retried when it is next available: {}", d, e.getMessage());
+        } catch (RuntimeException e) {   // one switch's failure leaves the others attached
+            LOG.warn("{}: not reconciled, retried when it is next available or mastered: {}", d,
+                    e instanceof SwitchLink.SwitchException ? e.getMessage() : e.toString());
         }
     }
 
@@ -367,6 +386,20 @@ public final class Nat64Manager implements Nat64Service {
         public void event(DeviceEvent event) {
             DeviceId d = event.subject().id();
             submit(d + " " + event.type(), () -> deviceChanged(d));
+        }
+    }
+
+    /** An instance that becomes a device's master reconciles it, as when it becomes available. */
+    private final class InternalMastershipListener implements MastershipListener {
+        @Override
+        public boolean isRelevant(MastershipEvent event) {
+            return event.type() == MastershipEvent.Type.MASTER_CHANGED && mastershipService.isLocalMaster(event.subject());
+        }
+
+        @Override
+        public void event(MastershipEvent event) {
+            DeviceId d = event.subject();
+            submit(d + " mastered", () -> deviceChanged(d));
         }
     }
 

@@ -26,6 +26,7 @@ import org.onlab.packet.Ethernet;
 import org.onlab.packet.IPv6;
 import org.onlab.packet.Ip6Address;
 import org.onlab.packet.UDP;
+import org.onosproject.cfg.ComponentConfigAdapter;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreServiceAdapter;
 import org.onosproject.core.DefaultApplicationId;
@@ -61,6 +62,7 @@ import org.onosproject.net.group.GroupDescription;
 import org.onosproject.net.group.GroupKey;
 import org.onosproject.net.group.GroupServiceAdapter;
 import org.onosproject.net.link.LinkServiceAdapter;
+import org.onosproject.net.meter.Band;
 import org.onosproject.net.meter.DefaultMeter;
 import org.onosproject.net.meter.Meter;
 import org.onosproject.net.meter.MeterRequest;
@@ -145,6 +147,8 @@ final class FakeOnos {
     static final long SESSION_TABLE_SIZE = 1 << 20;
     static final long ROUTES_TABLE_SIZE = 65_536;
     final java.util.concurrent.atomic.AtomicInteger meterSubmits = new java.util.concurrent.atomic.AtomicInteger();
+    /** "component name" → value, as the app set them through ComponentConfigService. */
+    final Map<String, String> componentProperties = new ConcurrentHashMap<>();
     /** Tables the devices' pipeline lacks (it has every other), and its P4Info architecture. */
     final Set<String> missingTables = ConcurrentHashMap.newKeySet();
     volatile String architecture = "v1model";
@@ -298,6 +302,11 @@ final class FakeOnos {
             }
 
             @Override
+            public FlowEntry getFlowEntry(FlowRule r) {
+                return flows.get(r.id());
+            }
+
+            @Override
             public Iterable<FlowEntry> getFlowEntriesById(ApplicationId id) {
                 return flows.values().stream().filter(f -> f.appId() == id.id()).collect(Collectors.toList());
             }
@@ -356,9 +365,25 @@ final class FakeOnos {
                         .collect(Collectors.toList());
             }
         };
+        m.componentConfigService = new ComponentConfigAdapter() {
+            @Override
+            public void setProperty(String component, String name, String value) {
+                componentProperties.put(component + " " + name, value);
+            }
+        };
         m.meterService = new MeterServiceAdapter() {
+            /** As ONOS 2.7's MeterManager: an index only in user-defined index mode. */
             @Override
             public Meter submit(MeterRequest r) {
+                if (r.index().isPresent() && !"true".equals(componentProperties.get(
+                        "org.onosproject.net.meter.impl.MeterManager userDefinedIndex"))) {
+                    throw new IllegalArgumentException("Index cannot be provided when userDefinedIndex mode is disabled");
+                }
+                // ONOS's PI meter translator takes a two-rate meter as one MARK_YELLOW and one MARK_RED band
+                if (!r.bands().stream().map(Band::type).sorted().collect(Collectors.toList())
+                        .equals(List.of(Band.Type.MARK_YELLOW, Band.Type.MARK_RED))) {
+                    throw new AssertionError("ONOS cannot translate the bands " + r.bands());
+                }
                 meterSubmits.incrementAndGet();
                 PiMeterCellId cell = PiMeterCellId.ofIndirect(PiMeterId.of(r.scope().id()), r.index().orElseThrow());
                 Meter meter = DefaultMeter.builder().forDevice(r.deviceId()).fromApp(r.appId()).withUnit(r.unit())

@@ -22,6 +22,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -30,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.nat64fabric.app.config.Nat64AppConfig;
 import org.nat64fabric.app.config.Nat64DeviceConfig;
 import org.nat64fabric.core.control.Nat64Service;
+import org.nat64fabric.core.control.SwitchLink;
 import org.nat64fabric.core.event.ipfix.NatTemplate;
 import org.nat64fabric.core.pool4.TransportAddress;
 import org.nat64fabric.core.session.TcpState;
@@ -43,6 +46,7 @@ import org.onosproject.net.Link;
 import org.onosproject.net.PortNumber;
 import org.onosproject.net.config.InvalidFieldException;
 import org.onosproject.net.flow.FlowEntry;
+import org.onosproject.net.flow.FlowId;
 import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.instructions.Instruction;
 import org.onosproject.net.flow.instructions.Instructions;
@@ -291,6 +295,38 @@ class Nat64ManagerTest {
         assertEquals(4L, manager.stats().get("idleNotifications"),
                 "the app's own removals are not idle reports: " + onos.journal);
         assertTrue(onos.flows.values().stream().noneMatch(f -> f.table().toString().contains("session_")));
+    }
+
+    @Test
+    void deletingARuleOnosExpiredAlreadyLeavesNoIdToSwallowALaterExpiryOfTheSameRule() throws Exception {
+        configured(LEAF, BORDER1, BORDER2);
+        onos.packetIn(udpFrame(40000), 1);
+        await("the session on border1", () -> onos.flowsOn(BORDER1, SESSION_V6).size() == 1
+                && onos.flowsOn(BORDER1, SESSION_V4).size() == 1);
+        FlowEntry expired = onos.flowsOn(BORDER1, SESSION_V6).get(0);
+        FlowEntry held = onos.flowsOn(BORDER1, SESSION_V4).get(0);
+        onos.flows.remove(expired.id());   // ONOS expired it; its event is not this test's subject
+        Set<FlowId> removing = ConcurrentHashMap.newKeySet();
+        new FlowRuleSwitchLink(BORDER1, FakeOnos.APP, manager.flowRuleService, manager.packetService,
+                manager.groupService, manager.meterService, manager.pipeconfService, null, removing)
+                .write(List.of(new SwitchLink.Update(SwitchLink.Update.Type.DELETE, FlowRuleSwitchLink.tableEntry(expired)),
+                        new SwitchLink.Update(SwitchLink.Update.Type.DELETE, FlowRuleSwitchLink.tableEntry(held))));
+        // ONOS posts RULE_REMOVED for the rule it held (the manager's own set took that one), never
+        // for the other: its ID kept as "removed by the app" would swallow the same rule's next expiry.
+        assertEquals(Set.of(held.id()), removing);
+    }
+
+    @Test
+    void theTableEntriesAreWrittenAndOneLineSaysWhatToDoWhenOnosRefusesIndexedMeters() throws Exception {
+        assertEquals("true", onos.componentProperties.remove(
+                "org.onosproject.net.meter.impl.MeterManager userDefinedIndex"), "set by the app as it starts");
+        // as when ONOS's meter store refuses to change modes (meters exist) or the operator turned it off
+        configured(LEAF, BORDER1, BORDER2);
+        assertEquals(0, onos.meterSubmits.get());
+        assertTrue(onos.journal.contains(BORDER1 + " ADD_GROUP CLONE 99"), onos.journal.toString());
+        onos.packetIn(udpFrame(40000), 1);
+        await("the session on both borders", () -> List.of(BORDER1, BORDER2).stream().allMatch(b ->
+                onos.flowsOn(b, SESSION_V6).size() == 1 && onos.flowsOn(b, SESSION_V4).size() == 1));
     }
 
     @Test

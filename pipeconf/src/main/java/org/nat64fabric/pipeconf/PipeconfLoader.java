@@ -85,7 +85,7 @@ public final class PipeconfLoader {
     private static DefaultPiPipeconf.Builder pipeconf(PiPipeconfId id, URL p4info,
                                                       Class<? extends Nat64Interpreter> interpreter)
             throws P4InfoParserException {
-        return DefaultPiPipeconf.builder().withId(id).withPipelineModel(P4InfoParser.parse(p4info))
+        return DefaultPiPipeconf.builder().withId(id).withPipelineModel(new AgingByCountersModel(P4InfoParser.parse(p4info)))
                 .addBehaviour(PiPipelineInterpreter.class, interpreter)
                 .addExtension(PiPipeconf.ExtensionType.P4_INFO_TEXT, p4info);
     }
