@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.grpc.ChannelCredentials;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -275,7 +277,7 @@ final class P4RuntimeLink implements SwitchLink {
             P4RuntimeGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS).write(w.build());
         } catch (StatusRuntimeException e) {
             throw new SwitchException(deviceId + ": write of " + updates.size() + " updates failed: "
-                    + e.getStatus(), e);
+                    + describe(e), e);
         }
     }
 
@@ -288,7 +290,7 @@ final class P4RuntimeLink implements SwitchLink {
                     .read(r);
             it.forEachRemaining(resp -> read.addAll(resp.getEntitiesList()));
         } catch (StatusRuntimeException e) {
-            throw new SwitchException(deviceId + ": read failed: " + e.getStatus(), e);
+            throw new SwitchException(deviceId + ": read failed: " + describe(e), e);
         }
         return codec.decode(read);
     }
@@ -304,7 +306,7 @@ final class P4RuntimeLink implements SwitchLink {
             P4RuntimeGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS).read(r.get())
                     .forEachRemaining(resp -> read.addAll(resp.getEntitiesList()));
         } catch (StatusRuntimeException e) {
-            throw new SwitchException(deviceId + ": counter read failed: " + e.getStatus(), e);
+            throw new SwitchException(deviceId + ": counter read failed: " + describe(e), e);
         }
         return Optional.of(counterReader.decode(read));
     }
@@ -401,13 +403,22 @@ final class P4RuntimeLink implements SwitchLink {
         }
     }
 
-    /** An event the fabric could not handle is logged; the link goes on. */
+    /** An event the fabric could not handle is logged, one line; the link goes on. */
     private void guard(Runnable r) {
         try {
             r.run();
         } catch (RuntimeException e) {
-            LOG.warning(deviceId + ": " + e);
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            // a switch's failure names that switch, which may be another one than this link's
+            LOG.warning(cause instanceof SwitchException ? cause.getMessage() : deviceId + ": " + cause);
         }
+    }
+
+    /** A failed call in one line: its code, description and cause (grpc's Status prints the cause's stack). */
+    static String describe(StatusRuntimeException e) {
+        Status s = e.getStatus();
+        return s.getCode() + (s.getDescription() == null ? "" : ": " + s.getDescription())
+                + (s.getCause() == null ? "" : " (" + s.getCause().getMessage() + ")");
     }
 
     private static void await(CountDownLatch l) {

@@ -169,6 +169,7 @@ public final class FabricConfig {
             Map.Entry<String, JsonNode> d = it.next();
             JsonNode sw = d.getValue().path("nat64fabric");
             if (sw.isObject()) {
+                checkDeviceId(d.getKey());
                 String field = "devices." + d.getKey();
                 JsonNode mgmt = d.getValue().path("basic").path("managementAddress");
                 devices.put(d.getKey(), new Device(switchConfig(d.getKey(), sw, field + ".nat64fabric"),
@@ -568,6 +569,22 @@ public final class FabricConfig {
             return Protocol.valueOf(text.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw new ConfigException(field, ConfigException.quote(text) + " is not a protocol: TCP, UDP or ICMP");
+        }
+    }
+
+    /**
+     * A device ID is a URI, as ONOS's are ({@code device:leaf1}): it goes into logs, metrics labels
+     * and REST paths, where a space or a line break would split or forge what a reader sees.
+     */
+    private static void checkDeviceId(String id) {
+        try {
+            new java.net.URI(id);
+        } catch (java.net.URISyntaxException e) {
+            StringBuilder shown = new StringBuilder();
+            id.codePoints().forEach(c -> shown.append(c < 0x20 || c == 0x7f ? String.format("\\u%04x", c)
+                    : new String(Character.toChars(c))));
+            throw new ConfigException("devices", "\"" + shown + "\" is no device ID: a device ID is a URI such as"
+                    + " device:leaf1 (" + e.getReason() + " at index " + e.getIndex() + ")");
         }
     }
 

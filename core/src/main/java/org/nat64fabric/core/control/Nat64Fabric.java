@@ -1245,7 +1245,7 @@ public final class Nat64Fabric implements Nat64Service {
         } catch (SwitchLink.SwitchException e) {
             // The switch and our view of it differ: bring it back to its desired state.
             count("writes.failed");
-            LOG.warning(deviceId + ": " + e.getMessage() + "; reconciling");
+            LOG.warning(e.getMessage() + "; reconciling");   // the message names its switch
             reconcile(link);
         }
     }

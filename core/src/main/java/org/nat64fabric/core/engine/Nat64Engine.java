@@ -472,7 +472,9 @@ public final class Nat64Engine {
     private Outcome refused(Protocol protocol, Ipv6Address subscriber, Pool4.Refusal why, long now) {
         switch (why) {
             case SUBSCRIBER_LIMIT:
-                log.accept(events.quotaExceeded(subscriber, config.pool4.blocksPerSubscriber(), now));
+                // the limit in entries (RFC 8158's maxEntriesPerUser): the mappings its blocks hold
+                log.accept(events.quotaExceeded(subscriber,
+                        config.pool4.blocksPerSubscriber() * config.pool4.blockSize(), now));
                 return Outcome.refuse("subscriber " + subscriber + " holds its " + config.pool4.blocksPerSubscriber()
                         + " port blocks, all in use", Outcome.IcmpError.V6_ADDRESS_UNREACHABLE);
             case NOT_A_SUBSCRIBER:

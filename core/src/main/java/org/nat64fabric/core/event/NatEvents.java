@@ -50,15 +50,16 @@ public final class NatEvents {
                 b.last() - b.first() + 1);
     }
 
-    /** The pool has no port for a new mapping (natEvent 10), or no address at all (3). */
+    /** The pool has no port for a new mapping (natEvent 12), or no address at all (3). */
     public NatEvent exhausted(boolean addresses, Protocol protocol, long now) {
         return new NatEvent(addresses ? NatEvent.Type.NAT_ADDRESSES_EXHAUSTED : NatEvent.Type.NAT_PORTS_EXHAUSTED,
                 now, EXHAUSTED, protocol.number);
     }
 
     /**
-     * A subscriber hit a limit (natEvent 11); natQuotaExceededEvent 3 is "maximum entries per
-     * user" (RFC 8158 4.1.2), used for both the block and the session limit.
+     * A subscriber hit a limit (natEvent 13); natQuotaExceededEvent 3 is "maximum entries per
+     * user" (RFC 8158 4.1.2), used for both the block limit (in ports: blocks × block size) and the
+     * session limit.
      */
     public NatEvent quotaExceeded(Ipv6Address subscriber, int limit, long now) {
         return new NatEvent(NatEvent.Type.QUOTA_EXCEEDED, now, QUOTA, 3, limit, subscriber);

@@ -1,6 +1,7 @@
 package org.nat64fabric.core.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -63,6 +64,22 @@ class FabricConfigTest {
         FabricConfig c = FabricConfig.parse(good());
         assertEquals(1, c.staticBib.size());
         assertEquals(1500, c.devices.get("device:b1").config.mtu, "every port's IP MTU unless stated");
+    }
+
+    @Test
+    void aDeviceIdThatIsNoUriIsRefusedShownWithItsControlCharactersEscaped() throws Exception {
+        for (String id : List.of("device:x\ny", "device: b1", "device:b1\t")) {
+            ConfigException e = refused(r -> ((ObjectNode) r.path("devices")).set(id,
+                    r.path("devices").path("device:b1")));
+            assertEquals("devices", e.field(), e.getMessage());
+            assertTrue(e.getMessage().contains("is no device ID"), e.getMessage());
+            assertFalse(e.getMessage().contains("\n") || e.getMessage().contains("\t"), "one line: " + e.getMessage());
+        }
+        ObjectNode root = good();
+        ObjectNode devices = (ObjectNode) root.path("devices");
+        devices.set("of:0000000000000001", devices.remove("device:b1"));
+        assertEquals(List.of("of:0000000000000001"), List.copyOf(FabricConfig.parse(root).devices.keySet()),
+                "any URI is an ID, as ONOS takes them");
     }
 
     @Test

@@ -271,6 +271,19 @@ class Nat64EngineTest {
     }
 
     @Test
+    void aSubscriberWhoseBlocksAreFullIsReportedWithItsLimitInEntries() {
+        Nat64Engine e = engine(pool4("192.0.2.0/30").blockSize(8).blocksPerSubscriber(1));
+        for (int port = 1; port <= 8; port++) {
+            assertTrue(e.fromV6(Protocol.UDP, host(1), port, SERVER6, 53, Segment.OTHER, 0).translated());
+        }
+        assertFalse(e.fromV6(Protocol.UDP, host(1), 9, SERVER6, 53, Segment.OTHER, 0).translated());
+        NatEvent quota = log.get(log.size() - 1);
+        assertEquals(13, quota.type().natEvent);
+        assertEquals(3, quota.fields().get("natQuotaExceededEvent"), "maximum entries per user");
+        assertEquals(8, quota.fields().get("maxEntriesPerUser"), "one block of 8 ports, not 1 block");
+    }
+
+    @Test
     void aSubscriberOverItsSessionLimitIsRefusedAndOthersAreNot() {
         Nat64Engine e = engine(Nat64Config.builder().pool6(POOL6).pool4(pool4("192.0.2.1/32").build())
                 .maxSessionsPerSubscriber(2), new InMemoryNatStore());
