@@ -10,7 +10,8 @@ import org.nat64fabric.core.p4.P4InfoConstants;
 
 /**
  * The switches' data-plane counters as last polled, each with its rate since the poll before,
- * per switch and summed over the fabric. A counter cell is named by what it counts (the
+ * per switch and summed over the fabric. A switch's counters start again from 0 when it
+ * restarts; the fabric's sums keep what they counted before, so they never go down. A counter cell is named by what it counts (the
  * program's constants, {@link Constants}): drops by reason, punts by reason, ICMP errors sent by
  * type, translations by direction and kind, hits per table; a counter of another program by its
  * P4 name and index.
@@ -99,6 +100,11 @@ public final class DataPlaneCounters {
 
     /** Per device: the last reading, then the one before (for rates). */
     private final Map<String, Sample[]> samples = new TreeMap<>();
+    /**
+     * Per device and cell, packets and bytes counted before the switch's counters were last reset
+     * (it restarted): the fabric's sums carry them, so that they only grow, as counters do.
+     */
+    private final Map<String, Map<Key, long[]>> beforeResets = new HashMap<>();
 
     /** Records a reading of {@code device} taken at {@code nanos} (System.nanoTime). */
     public synchronized void record(String device, CounterReading reading, long nanos) {
@@ -116,6 +122,17 @@ public final class DataPlaneCounters {
         });
         reading.tableHits.forEach((table, c) -> cells.put(new Key(TABLE_HITS, "table", table), c));
         Sample[] s = samples.computeIfAbsent(device, d -> new Sample[2]);
+        if (s[0] != null) {
+            Map<Key, long[]> carried = beforeResets.computeIfAbsent(device, d -> new HashMap<>());
+            s[0].cells.forEach((k, last) -> {
+                CounterReading.Cell now = cells.get(k);
+                if (now == null || now.packets < last.packets || now.bytes < last.bytes) {
+                    long[] c = carried.computeIfAbsent(k, x -> new long[2]);
+                    c[0] += last.packets;
+                    c[1] += last.bytes;
+                }
+            });
+        }
         s[1] = s[0];
         s[0] = new Sample(nanos, cells);
     }
@@ -140,6 +157,12 @@ public final class DataPlaneCounters {
                 fabricRates.computeIfAbsent(k, x -> new double[1])[0] += rate;
             });
         });
+        beforeResets.forEach((device, carried) -> carried.forEach((k, c) -> {
+            long[] sum = fabric.computeIfAbsent(k, x -> new long[2]);
+            sum[0] += c[0];
+            sum[1] += c[1];
+            fabricRates.computeIfAbsent(k, x -> new double[1]);
+        }));
         fabric.forEach((k, sum) -> out.add(new Value(FABRIC, k.family, k.labelName, k.label, sum[0], sum[1],
                 fabricRates.get(k)[0])));
         return out;
