@@ -13,6 +13,7 @@ import java.util.Map;
 import java.security.SecureRandom;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.Function;
 import org.antlr.v4.runtime.ParserRuleContext;
 import org.antlr.v4.runtime.Token;
 import org.antlr.v4.runtime.misc.Interval;
@@ -2218,11 +2219,13 @@ final class Elaborator {
     }
 
     /**
-     * extract(u.next.m) into a member of a stack of header unions: the element at nextIndex takes
-     * the member, nextIndex moves on, and the element's other members become invalid, named
-     * through u.last, which is that element once nextIndex has moved. Null for any other argument.
+     * extract(u.next.m), with or without a varbit length, into a member of a stack of header
+     * unions: the element at nextIndex takes the member, nextIndex moves on, and the element's
+     * other members become invalid, named through u.last, which is that element once nextIndex
+     * has moved. Null for any other argument.
      */
-    private Stmt extractIntoUnionStackNext(ExpressionContext arg, Expr.Agg member, Scope sc) {
+    private Stmt extractIntoUnionStackNext(ExpressionContext arg, Function<PacketIo.Stack, Stmt> extract,
+                                           Scope sc) {
         if (!(arg instanceof MemberExpressionContext)
                 || !(((MemberExpressionContext) arg).expression() instanceof MemberExpressionContext)) {
             return null;
@@ -2246,8 +2249,7 @@ final class Elaborator {
                 others.add((Expr.Agg) field(last, null, f));
             }
         }
-        return new Stmt.Block(List.of(new PacketIo.Extract(member, new PacketIo.Stack(stack)),
-                new UnionMemberWritten(others)));
+        return new Stmt.Block(List.of(extract.apply(new PacketIo.Stack(stack)), new UnionMemberWritten(others)));
     }
 
     /** Lookaheads elaborated so far: a select whose keys hold one must reject when it fails. */
@@ -5858,17 +5860,20 @@ final class Elaborator {
                         ExpressionContext stackCtx = ((MemberExpressionContext) a.get(0).expression()).expression();
                         stack = new PacketIo.Stack((Expr.Agg) expr(stackCtx, sc, null));
                     }
+                    Function<PacketIo.Stack, Stmt> extract;
                     if (a.size() == 2) {
                         requireWritable(a.get(0).expression(), sc, h, "the argument of extract");
                         Type bits32 = new Type.Bits(32, false);
                         Expr length = coerce(expr(argExpr(a, 1, "extract", at), sc, bits32), bits32, a.get(1));
-                        return unionWrite(h, new VarbitIo.Extract((Expr.Agg) h, length, stack));
+                        extract = into -> new VarbitIo.Extract((Expr.Agg) h, length, into);
+                    } else {
+                        extract = into -> new PacketIo.Extract((Expr.Agg) h, into);
                     }
-                    Stmt intoUnionStack = extractIntoUnionStackNext(a.get(0).expression(), (Expr.Agg) h, sc);
+                    Stmt intoUnionStack = extractIntoUnionStackNext(a.get(0).expression(), extract, sc);
                     if (intoUnionStack != null) {
                         return intoUnionStack;
                     }
-                    return unionWrite(h, new PacketIo.Extract((Expr.Agg) h, stack));
+                    return unionWrite(h, extract.apply(stack));
                 }
                 case "lookahead": {
                     if (targs.size() != 1 || !a.isEmpty()) {

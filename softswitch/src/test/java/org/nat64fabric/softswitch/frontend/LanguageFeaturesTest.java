@@ -626,6 +626,15 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void aVarbitMemberExtractedIntoAStackOfHeaderUnionsMovesItsNextIndexOn() {
+        V1ModelSwitch sw = new V1ModelSwitch(Frontend.compile(PROGRAMS.resolve("header_union_stack_varbit.p4")));
+        // sized (4 bytes), fixed, sized (2 bytes): three elements, all emitted
+        assertEquals("3:" + "0504aabb" + "00" + "0702" + "ff", out(sw, "0504aabb 00 0702 ff"));
+        // fixed, then sized (6 bytes): the sized option is element 1, not written over element 0
+        assertEquals("2:" + "00" + "0906a1a2a3a4" + "ff", out(sw, "00 0906a1a2a3a4 ff"));
+    }
+
+    @Test
     void aControlInstanceGivenToTwoControlsIsOneInstance() {
         Program p = Frontend.compile(PROGRAMS.resolve("control_instance_arguments.p4"));
         assertEquals(List.of("I.b.t"), p.tables.stream().map(t -> t.name).collect(Collectors.toList()));
