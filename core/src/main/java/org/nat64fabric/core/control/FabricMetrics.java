@@ -5,7 +5,9 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
+import org.nat64fabric.core.event.NatEvent;
 import org.nat64fabric.core.metrics.LatencyHistogram;
 import org.nat64fabric.core.metrics.PrometheusText;
 import org.nat64fabric.core.p4.Constants;
@@ -57,8 +59,24 @@ final class FabricMetrics {
         return out.toString();
     }
 
-    /** Packet-ins by punt reason, setups by outcome, NAT events by type; the rest by name. */
-    private static void controllerCounters(PrometheusText out, Map<String, Long> counters) {
+    /** The outcomes Nat64Fabric counts setups by ({@code setups.OUTCOME}). */
+    private static final List<String> SETUP_OUTCOMES =
+            List.of("translated", "refused", "dropped", "failed", "coalesced", "queueFull", "batches");
+
+    /**
+     * Packet-ins by punt reason, setups by outcome, NAT events by type (every one of these known
+     * label values from the start, at 0 until it counts, so that a rate or an alert sees its
+     * first event); the rest by name.
+     */
+    private static void controllerCounters(PrometheusText out, Map<String, Long> counted) {
+        Map<String, Long> counters = new TreeMap<>(counted);
+        for (int reason = 1; reason < Constants.PUNT_REASONS.size(); reason++) {   // 0: no punt
+            counters.putIfAbsent("packetIn." + reason, 0L);
+        }
+        SETUP_OUTCOMES.forEach(o -> counters.putIfAbsent("setups." + o, 0L));
+        for (NatEvent.Type t : NatEvent.Type.values()) {
+            counters.putIfAbsent("events." + t, 0L);
+        }
         out.family(P + "packet_ins_total", "counter", "Packet-ins taken by the controller, by punt reason");
         out.family(P + "setups_total", "counter", "Session setups and their batches, by outcome");
         out.family(P + "nat_events_total", "counter", "NAT events (RFC 8158) logged, by type");

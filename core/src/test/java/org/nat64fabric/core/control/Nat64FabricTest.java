@@ -1032,6 +1032,12 @@ class Nat64FabricTest {
         assertTrue(metrics.contains("nat64fabric_dataplane_translations_bytes_total{device=\"border1\",kind=\"6to4_stateful\"}"
                 + " 3000\n"));
         assertTrue(metrics.contains("nat64fabric_switch_connected{device=\"border1\",role=\"BORDER\"} 1\n"));
+        // controller counters with known label values exist before their first count
+        for (String series : List.of("nat64fabric_nat_events_total{type=\"QUOTA_EXCEEDED\"} 0\n",
+                "nat64fabric_packet_ins_total{reason=\"inbound_syn\"} 0\n", "nat64fabric_setups_total{outcome=\"refused\"} 0\n")) {
+            assertTrue(metrics.contains(series), series + " in " + metrics);
+        }
+        assertFalse(metrics.contains("reason=\"none\""), "no series for punt reason 0, which is no punt");
     }
 
     @Test

@@ -157,7 +157,7 @@ tableProperty
     | annotations? CONST? name '=' expression ';'                 # simpleProperty
     ;
 keyElement : expression ':' name annotations? ';' ;
-actionRef : annotations? name ( '(' argumentList ')' )? ;
+actionRef : annotations? top='.'? name ( '(' argumentList ')' )? ;   // .a: the top-level a (P4_16 6.9)
 entry : CONST? ( PRIORITY '=' expression ':' )? keysetExpression ':' actionRef annotations? ';' ;
 
 // ---- statements ----

@@ -1155,8 +1155,34 @@ final class Elaborator {
 
     private void constant(ConstantDeclarationContext c, Scope sc) {
         Type t = type(c.typeRef(), sc);
-        Expr value = coerce(expr(c.expression(), sc, t), t, c.expression());
+        Expr given = expr(c.expression(), sc, t);
+        if (given instanceof ListValue || given instanceof StructValue) {
+            aggregateConstant(c, t, given, sc);
+            return;
+        }
+        Expr value = coerce(given, t, c.expression());
         if (!(value instanceof Expr.Const)) {
+            throw error(c.expression(), "the value of constant '" + c.name().getText() + "' is not known at compile time");
+        }
+        define(sc, c.name(), new Var(c.name().getText(), value, true));
+    }
+
+    /**
+     * const S x = { 10, 20 } (or { a = 10, b = 20 }, or (S) { ... }): a struct or header whose
+     * fields are compile-time known (P4_16 8.12, 8.13); it stands for that list of values where it
+     * is used, and x.a for its field's value.
+     */
+    private void aggregateConstant(ConstantDeclarationContext c, Type t, Expr given, Scope sc) {
+        if (!(t instanceof Type.Aggregate) || ((Type.Aggregate) t).union) {
+            throw error(c.expression(), t instanceof Type.Tuple ? "softswitch has no tuple constants: declare a variable"
+                    + " of " + t + " instead" : "a list or structure-valued expression is a value of a struct or header,"
+                    + " not of " + t);
+        }
+        Type.Aggregate agg = (Type.Aggregate) t;
+        ListValue list = given instanceof StructValue ? ((StructValue) given).inOrderOf(agg, c.expression())
+                : (ListValue) given;
+        ListValue value = asStruct(list, agg, c.expression()).of(agg);
+        if (!value.isConstant()) {
             throw error(c.expression(), "the value of constant '" + c.name().getText() + "' is not known at compile time");
         }
         define(sc, c.name(), new Var(c.name().getText(), value, true));
@@ -1465,6 +1491,11 @@ final class Elaborator {
         ExpressionContext e = at;
         while (e instanceof ParenExpressionContext) {
             e = ((ParenExpressionContext) e).expression();
+        }
+        if (e instanceof IndexExpressionContext && namesOnly(((IndexExpressionContext) e).expression(0))
+                && tupleStructs.containsValue(expr(((IndexExpressionContext) e).expression(0), sc, null).type)) {
+            throw error(whole, "a tuple's fields are not l-values (P4_16 8.12): assign the whole tuple, as in "
+                    + ((IndexExpressionContext) e).expression(0).getText() + " = { ... }");
         }
         if (e instanceof SliceExpressionContext || e instanceof IndexedSliceExpressionContext
                 || e instanceof IndexExpressionContext) {
@@ -2908,7 +2939,9 @@ final class Elaborator {
     }
 
     private ActionSym actionSym(NameContext n, Scope sc) {
-        Object o = sc.lookup(n.getText());
+        boolean top = n.getParent() instanceof ActionRefContext && ((ActionRefContext) n.getParent()).top != null
+                || n.getParent() instanceof TopNameExpressionContext;   // .a: the top-level a (P4_16 6.9)
+        Object o = (top ? global : sc).lookup(n.getText());
         if (!(o instanceof ActionSym)) {
             throw error(n, "'" + n.getText() + "' is not an action" + (o == null ? " (it is not declared)" : ""));
         }
@@ -2948,14 +2981,15 @@ final class Elaborator {
 
     private Table.ActionCall actionCall(ExpressionContext e, Scope sc, List<Table.ActionRef> refs,
                                         Map<Action, List<String>> bindings, String table) {
-        NameContext name;
+        ExpressionContext callee = e;
         ArgumentListContext args = null;
-        if (e instanceof CallExpressionContext && ((CallExpressionContext) e).expression() instanceof NameExpressionContext) {
-            name = ((NameExpressionContext) ((CallExpressionContext) e).expression()).name();
+        if (e instanceof CallExpressionContext) {
+            callee = ((CallExpressionContext) e).expression();
             args = ((CallExpressionContext) e).argumentList();
-        } else if (e instanceof NameExpressionContext) {
-            name = ((NameExpressionContext) e).name();
-        } else {
+        }
+        NameContext name = callee instanceof NameExpressionContext ? ((NameExpressionContext) callee).name()
+                : callee instanceof TopNameExpressionContext ? ((TopNameExpressionContext) callee).name() : null;
+        if (name == null) {
             throw error(e, "default_action must be an action call, as in default_action = drop();");
         }
         return boundCall(name, args, sc, refs, bindings, table, e);
@@ -3959,6 +3993,9 @@ final class Elaborator {
         for (int i = 0; i < fields.size(); i++) {
             Type t = fields.get(i).type;
             Expr item = i < list.items.size() ? list.items.get(i) : new DefaultValue();
+            if (item instanceof StructValue && isPlainStruct(t)) {
+                item = ((StructValue) item).inOrderOf((Type.Aggregate) t, at);
+            }
             items.add(item instanceof ListValue && isPlainStruct(t) ? asStruct((ListValue) item, (Type.Aggregate) t, at)
                     : coerce(item, t, at));
         }
@@ -3969,15 +4006,32 @@ final class Elaborator {
         final List<Expr> items;
         /** Ends in '...' (P4_16 8.26): the fields after the items take their default values. */
         final boolean restDefault;
+        /** The struct or header whose fields the items are, in order (a constant's value); null for a bare list. */
+        final Type.Aggregate of;
 
         ListValue(List<Expr> items) {
             this(items, false);
         }
 
         ListValue(List<Expr> items, boolean restDefault) {
+            this(items, restDefault, null);
+        }
+
+        private ListValue(List<Expr> items, boolean restDefault, Type.Aggregate of) {
             super(new Type.Tuple(typesOf(items)));
             this.items = items;
             this.restDefault = restDefault;
+            this.of = of;
+        }
+
+        /** The same items as the fields of {@code t}, in its field order. */
+        ListValue of(Type.Aggregate t) {
+            return new ListValue(items, false, t);
+        }
+
+        /** Every item known at compile time, nested lists too. */
+        boolean isConstant() {
+            return items.stream().allMatch(i -> i instanceof Expr.Const || i instanceof ListValue && ((ListValue) i).isConstant());
         }
 
         static List<Type> typesOf(List<Expr> items) {
@@ -4554,6 +4608,52 @@ final class Elaborator {
         return new Ops.Binary(Ops.Op.LOR, Type.BOOL, bothInvalid, bothValidAndEqual);
     }
 
+    /**
+     * {@code s == (S) { a = 1, b = 2 }}, {@code s == x} for a constant struct x (P4_16 8.13): a
+     * struct or header against a list of its fields' values, or two such lists, field by field; a
+     * header so compared must be valid (a list makes a valid header).
+     */
+    private Expr equalsList(Expr a, Expr b, ParserRuleContext e) {
+        Type.Aggregate t = a instanceof Expr.Agg && a.type instanceof Type.Aggregate ? (Type.Aggregate) a.type
+                : b instanceof Expr.Agg && b.type instanceof Type.Aggregate ? (Type.Aggregate) b.type
+                : a instanceof ListValue && ((ListValue) a).of != null ? ((ListValue) a).of
+                : b instanceof ListValue && ((ListValue) b).of != null ? ((ListValue) b).of : null;
+        if (t == null || t.union) {
+            throw error(e, "softswitch compares a list or structure-valued expression with a struct or header (or a"
+                    + " constant one) of the fields it gives, not " + a.type + " with " + b.type);
+        }
+        List<Expr> x = fieldValues(a, t, e);
+        List<Expr> y = fieldValues(b, t, e);
+        Expr all = new Expr.Const(Type.BOOL, 1);
+        for (int i = 0; i < x.size(); i++) {
+            all = fold(new Ops.Binary(Ops.Op.LAND, Type.BOOL, all, operate("==", x.get(i), y.get(i), e, e, e)));
+        }
+        for (Expr side : List.of(a, b)) {
+            if (t.header && side instanceof Expr.Agg) {
+                all = fold(new Ops.Binary(Ops.Op.LAND, Type.BOOL, new IsValid((Expr.Agg) side), all));
+            }
+        }
+        return all;
+    }
+
+    /** The values of t's fields, in order, that v gives: a struct or header of type t, or a list of them. */
+    private List<Expr> fieldValues(Expr v, Type.Aggregate t, ParserRuleContext e) {
+        if (v instanceof Expr.Agg && v.type.equals(t)) {
+            List<Expr> out = new ArrayList<>();
+            for (Type.Field f : t.fields.values()) {
+                out.add(f.type instanceof Type.Varbit ? new VarbitIo.Field((Expr.Agg) v, f) : field((Expr.Agg) v, ((Expr.Agg) v).fixedBase(), f));
+            }
+            return out;
+        }
+        if (v instanceof ListValue && (((ListValue) v).of == null || ((ListValue) v).of.equals(t))) {
+            return asStruct((ListValue) v, t, e).items;
+        }
+        if (v instanceof StructValue) {
+            return asStruct(((StructValue) v).inOrderOf(t, e), t, e).items;
+        }
+        throw error(e, "cannot compare " + v.type + " with " + t);
+    }
+
     /** {@code h == {#}} (P4_16 8.17, 8.20): a header or header union is equal to an invalid one when it is invalid. */
     private Expr equalsInvalid(Expr h, InvalidHeader invalid, boolean equal, ParserRuleContext e) {
         if (!(h instanceof Expr.Agg) || !isHeaderOrUnion(h.type) || !invalid.fits(h.type)) {
@@ -4582,6 +4682,10 @@ final class Elaborator {
             }
             if (a instanceof AggregateCall || b instanceof AggregateCall) {
                 throw aggregateResultOnly(e);
+            }
+            if (a instanceof ListValue || a instanceof StructValue || b instanceof ListValue || b instanceof StructValue) {
+                Expr equal = equalsList(a, b, e);
+                return op.equals("==") ? equal : fold(new Ops.Binary(Ops.Op.EQ, Type.BOOL, equal, FALSE));
             }
             // two header unions are equal when each member is (P4_16 8.20: the same valid member, equal, or none)
             boolean stacks = a.type instanceof Type.Stack && a.type.equals(b.type);
@@ -4925,6 +5029,23 @@ final class Elaborator {
                     return new ActionRun(t, apply);
                 default: throw error(m.name(), "a table's apply() result has hit, miss and action_run, not '" + name + "'");
             }
+        }
+        if (base instanceof ListValue && ((ListValue) base).of != null) {
+            ListValue v = (ListValue) base;
+            int i = new ArrayList<>(v.of.fields.keySet()).indexOf(name);
+            if (i < 0) {
+                throw error(m.name(), v.of + " has no field '" + name + "'");
+            }
+            Expr field = v.items.get(i);
+            Type ft = v.of.fields.get(name).type;
+            return field instanceof ListValue && ft instanceof Type.Aggregate ? ((ListValue) field).of((Type.Aggregate) ft) : field;
+        }
+        if (base instanceof StructValue) {
+            Expr field = ((StructValue) base).fields.get(name);
+            if (field == null) {
+                throw error(m.name(), "the structure-valued expression " + baseCtx.getText() + " has no field '" + name + "'");
+            }
+            return field;
         }
         if (base instanceof Type.Enum) {
             Type.Enum en = (Type.Enum) base;
@@ -5833,6 +5954,10 @@ final class Elaborator {
         if (p.input) {
             switch (method) {
                 case "extract": {
+                    if (where == Where.CONTROL || where == Where.ACTION) {
+                        throw error(at, "extract can be called only in a parser (P4_16 12.8: packet_in's extract is"
+                                + " executed within parsers), not in " + whereName());
+                    }
                     if (a.size() != 1 && a.size() != 2) {
                         throw error(at, "extract takes a header, and for a header with a varbit field its length in bits; "
                                 + a.size() + " arguments given");

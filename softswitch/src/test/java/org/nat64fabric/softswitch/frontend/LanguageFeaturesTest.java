@@ -635,6 +635,25 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void constantsOfStructAndHeaderTypesAreReadComparedPassedAndAssigned() {
+        V1ModelSwitch sw = new V1ModelSwitch(Frontend.compile(PROGRAMS.resolve("struct_constants.p4")));
+        // byte 3 names the constant the first two bytes equal; byte 4 is 9 + 8 + (3 + 4) + 0x20
+        assertEquals("1:01020138", out(sw, "01020000"));
+        assertEquals("1:03040238", out(sw, "03040000"));
+        assertEquals("1:05060638", out(sw, "05060000"));   // equal to (inner_t) { x = 5, y = 6 }: LOCAL.y
+        assertEquals("1:09090338", out(sw, "09090000"));
+        // a header constant assigned whole: valid, its fields, equal to itself
+        assertEquals("2:11000338" + "1122", out(sw, "11000000"));
+    }
+
+    @Test
+    void aDotNamesTheTopLevelActionInAnActionsListAndADefaultAction() {
+        Program p = Frontend.compile(PROGRAMS.resolve("top_level_action_ref.p4"));
+        assertEquals(List.of("mark"), p.table("I.t").actions.stream().map(r -> r.action.name).collect(Collectors.toList()));
+        assertEquals("1:01", out(new V1ModelSwitch(p), "09"));   // the top-level mark writes 1, the control's 2
+    }
+
+    @Test
     void aControlInstanceGivenToTwoControlsIsOneInstance() {
         Program p = Frontend.compile(PROGRAMS.resolve("control_instance_arguments.p4"));
         assertEquals(List.of("I.b.t"), p.tables.stream().map(t -> t.name).collect(Collectors.toList()));
