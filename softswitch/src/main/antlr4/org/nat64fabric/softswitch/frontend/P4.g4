@@ -54,7 +54,7 @@ typeArg : typeRef | DONTCARE ;
 typeRef
     : baseType                                  # baseTypeRef
     | typeRef '[' expression ']'                # stackTypeRef
-    | TUPLE '<' typeArgumentList '>'            # tupleTypeRef
+    | TUPLE '<' typeArgumentList? '>'           # tupleTypeRef
     | typeName ( '<' typeArgumentList '>' )?    # namedTypeRef
     ;
 baseType

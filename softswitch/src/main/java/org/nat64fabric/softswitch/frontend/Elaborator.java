@@ -807,6 +807,9 @@ final class Elaborator {
                     throw error(f.typeRef(), "a varbit field is not kept by resubmit, recirculate or clone: leave '"
                             + f.name().getText() + "' out of the @field_list");
                 }
+                if (!header && ft instanceof Type.Tuple) {
+                    ft = tupleStruct((Type.Tuple) ft, f.typeRef());   // held as a tuple variable is
+                }
                 if (!header && !(ft.isScalar() || ft instanceof Type.Aggregate || ft instanceof Type.Stack
                         || ft instanceof Type.Varbit)) {
                     throw error(f.typeRef(), "struct field '" + f.name().getText() + "' cannot have type " + ft);
@@ -959,7 +962,8 @@ final class Elaborator {
         }
         if (t instanceof TupleTypeRefContext) {
             List<Type> elems = new ArrayList<>();
-            for (TypeArgContext a : ((TupleTypeRefContext) t).typeArgumentList().typeArg()) {
+            TypeArgumentListContext args = ((TupleTypeRefContext) t).typeArgumentList();
+            for (TypeArgContext a : args == null ? List.<TypeArgContext>of() : args.typeArg()) {   // tuple<> is empty
                 elems.add(type(a.typeRef(), sc));
             }
             return new Type.Tuple(elems);

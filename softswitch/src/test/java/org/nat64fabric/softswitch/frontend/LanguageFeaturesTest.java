@@ -654,6 +654,13 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void tuplesAreStructFieldsTheEmptyTupleToo() {
+        V1ModelSwitch sw = new V1ModelSwitch(Frontend.compile(PROGRAMS.resolve("tuple_fields.p4")));
+        assertEquals("1:0607", out(sw, "0500"));   // { a + 1, b == 0 }: 6, and true gives 7
+        assertEquals("1:0609", out(sw, "0503"));   // b != 0: false gives 9
+    }
+
+    @Test
     void aControlInstanceGivenToTwoControlsIsOneInstance() {
         Program p = Frontend.compile(PROGRAMS.resolve("control_instance_arguments.p4"));
         assertEquals(List.of("I.b.t"), p.tables.stream().map(t -> t.name).collect(Collectors.toList()));
