@@ -6,6 +6,7 @@ import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.protobuf.StatusProto;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import java.math.BigInteger;
@@ -271,14 +272,69 @@ final class P4RuntimeLink implements SwitchLink {
         if (encoded.isEmpty()) {
             return;
         }
-        WriteRequest.Builder w = WriteRequest.newBuilder().setDeviceId(p4DeviceId).setElectionId(electionId)
-                .addAllUpdates(encoded);
         try {
-            P4RuntimeGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS).write(w.build());
+            writeRequest(encoded);
         } catch (StatusRuntimeException e) {
-            throw new SwitchException(deviceId + ": write of " + updates.size() + " updates failed: "
-                    + describe(e), e);
+            Optional<List<p4.v1.P4RuntimeOuterClass.Update>> settling = settling(encoded, e);
+            if (settling.isEmpty()) {
+                throw new SwitchException(deviceId + ": write of " + updates.size() + " updates failed: "
+                        + describe(e), e);
+            }
+            LOG.fine(() -> deviceId + ": " + (encoded.size() - settling.get().size()) + " stale updates done, "
+                    + settling.get().size() + " written again");
+            try {
+                writeRequest(settling.get());
+            } catch (StatusRuntimeException again) {
+                throw new SwitchException(deviceId + ": write of " + updates.size() + " updates failed: "
+                        + describe(again), again);
+            }
         }
+    }
+
+    private void writeRequest(List<p4.v1.P4RuntimeOuterClass.Update> updates) {
+        if (updates.isEmpty()) {
+            return;
+        }
+        P4RuntimeGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS).write(WriteRequest.newBuilder()
+                .setDeviceId(p4DeviceId).setElectionId(electionId).addAllUpdates(updates).build());
+    }
+
+    /**
+     * A write queued before the switch's state changed under it (a reconciliation, an entry the
+     * switch let go) may find an entry there already or gone: its per-update errors (P4Runtime
+     * 12.3) tell which. An insert of an entry that exists becomes a modify, a modify of one that is
+     * gone an insert, a delete of one that is gone is done: the updates that settle the batch, with
+     * no reconciliation. Empty when an update failed otherwise or the errors are not per update.
+     */
+    static Optional<List<p4.v1.P4RuntimeOuterClass.Update>> settling(
+            List<p4.v1.P4RuntimeOuterClass.Update> sent, StatusRuntimeException e) {
+        com.google.rpc.Status status = StatusProto.fromThrowable(e);
+        if (status == null || status.getDetailsCount() != sent.size()) {
+            return Optional.empty();
+        }
+        List<p4.v1.P4RuntimeOuterClass.Update> again = new ArrayList<>();
+        for (int i = 0; i < sent.size(); i++) {
+            p4.v1.P4RuntimeOuterClass.Error error;
+            try {
+                error = status.getDetails(i).unpack(p4.v1.P4RuntimeOuterClass.Error.class);
+            } catch (com.google.protobuf.InvalidProtocolBufferException notAnError) {
+                return Optional.empty();
+            }
+            Status.Code code = Status.fromCodeValue(error.getCanonicalCode()).getCode();
+            p4.v1.P4RuntimeOuterClass.Update u = sent.get(i);
+            if (code == Status.Code.OK || code == Status.Code.NOT_FOUND
+                    && u.getType() == p4.v1.P4RuntimeOuterClass.Update.Type.DELETE) {
+                continue;
+            }
+            if (code == Status.Code.ALREADY_EXISTS && u.getType() == p4.v1.P4RuntimeOuterClass.Update.Type.INSERT) {
+                again.add(u.toBuilder().setType(p4.v1.P4RuntimeOuterClass.Update.Type.MODIFY).build());
+            } else if (code == Status.Code.NOT_FOUND && u.getType() == p4.v1.P4RuntimeOuterClass.Update.Type.MODIFY) {
+                again.add(u.toBuilder().setType(p4.v1.P4RuntimeOuterClass.Update.Type.INSERT).build());
+            } else {
+                return Optional.empty();
+            }
+        }
+        return Optional.of(again);
     }
 
     @Override

@@ -151,6 +151,8 @@ public final class Nat64Fabric implements Nat64Service {
     private final SetupQueue<Punt> setupQueue;
     private final Executor setups;
     private final SwitchWriters switchWriters;
+    /** Switches whose reconciliation, after a failed write, is queued and has not started. */
+    private final Set<String> reconciling = ConcurrentHashMap.newKeySet();
     private final Semaphore batchesInFlight = new Semaphore(BATCHES_IN_FLIGHT);
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     /** Per switch: the second its ICMP errors are counted in, and how many went out in it. */
@@ -1243,10 +1245,26 @@ public final class Nat64Fabric implements Nat64Service {
             link.write(updates);
             count("writes");
         } catch (SwitchLink.SwitchException e) {
-            // The switch and our view of it differ: bring it back to its desired state.
+            // The switch and our view of it differ: bring it back to its desired state, once for
+            // every write that fails before that reconciliation starts (those were queued before it).
             count("writes.failed");
-            LOG.warning(e.getMessage() + "; reconciling");   // the message names its switch
-            reconcile(link);
+            if (reconciling.add(deviceId)) {
+                LOG.warning(e.getMessage() + "; reconciling");   // the message names its switch
+                switchWriters.submit(deviceId, () -> {
+                    reconciling.remove(deviceId);
+                    SwitchLink now = links.get(deviceId);
+                    try {
+                        if (now != null) {
+                            reconcile(now);
+                        }
+                    } catch (RuntimeException failed) {
+                        LOG.warning(deviceId + ": reconciliation failed: " + failed.getMessage()
+                                + " (the next failed write or reconnection tries again)");
+                    }
+                });
+            } else {
+                LOG.warning(e.getMessage() + "; a reconciliation is queued");
+            }
         }
     }
 
