@@ -57,6 +57,8 @@ import p4.v1.P4RuntimeOuterClass.WriteRequest;
  */
 final class P4RuntimeLink implements SwitchLink {
     private static final Logger LOG = Logger.getLogger(P4RuntimeLink.class.getName());
+    /** Updates per write whose per-update errors fit in a gRPC trailer of a default client (8 KiB). */
+    private static final int SETTLED_PART = 64;
     private static final long RETRY_MS = 1000;
     private static final String ETHER_TYPE = "ether_type";
 
@@ -275,19 +277,43 @@ final class P4RuntimeLink implements SwitchLink {
         try {
             writeRequest(encoded);
         } catch (StatusRuntimeException e) {
-            Optional<List<p4.v1.P4RuntimeOuterClass.Update>> settling = settling(encoded, e);
-            if (settling.isEmpty()) {
+            if (!settled(encoded, e)) {
                 throw new SwitchException(deviceId + ": write of " + updates.size() + " updates failed: "
                         + describe(e), e);
             }
-            LOG.fine(() -> deviceId + ": " + (encoded.size() - settling.get().size()) + " stale updates done, "
-                    + settling.get().size() + " written again");
-            try {
-                writeRequest(settling.get());
-            } catch (StatusRuntimeException again) {
-                throw new SwitchException(deviceId + ": write of " + updates.size() + " updates failed: "
-                        + describe(again), again);
+        }
+    }
+
+    /**
+     * Whether a failed write was only stale ({@link #settling}) and is now settled. A server that
+     * left the per-update errors out (more than a gRPC trailer carries) is sent the batch again in
+     * parts small enough for theirs: settling makes sending an update twice harmless.
+     */
+    private boolean settled(List<p4.v1.P4RuntimeOuterClass.Update> sent, StatusRuntimeException e) {
+        Optional<List<p4.v1.P4RuntimeOuterClass.Update>> again = settling(sent, e);
+        if (again.isEmpty() && e.getStatus().getCode() == Status.Code.UNKNOWN && sent.size() > SETTLED_PART) {
+            for (int from = 0; from < sent.size(); from += SETTLED_PART) {
+                List<p4.v1.P4RuntimeOuterClass.Update> part = sent.subList(from, Math.min(sent.size(), from + SETTLED_PART));
+                try {
+                    writeRequest(part);
+                } catch (StatusRuntimeException partFailed) {
+                    if (!settled(part, partFailed)) {
+                        return false;
+                    }
+                }
             }
+            return true;
+        }
+        if (again.isEmpty()) {
+            return false;
+        }
+        LOG.fine(() -> deviceId + ": " + (sent.size() - again.get().size()) + " stale updates done, "
+                + again.get().size() + " written again");
+        try {
+            writeRequest(again.get());
+            return true;
+        } catch (StatusRuntimeException stillFailing) {
+            return false;
         }
     }
 
