@@ -66,7 +66,10 @@ final class P4RuntimeLink implements SwitchLink {
     private final String target;
     private final ChannelCredentials credentials;
     private final long p4DeviceId;
-    private final Uint128 electionId;
+    /** Ours, or above the highest the switch has seen when it has no primary (P4Runtime 5.3). */
+    private volatile Uint128 electionId;
+    /** "Waiting as backup" is said once per link. */
+    private volatile boolean backupSaid;
     private final EntryCodec codec;
     private final CounterReader counterReader;
     private final ByteString deviceConfig;
@@ -159,9 +162,7 @@ final class P4RuntimeLink implements SwitchLink {
             @Override
             public void onNext(StreamMessageResponse m) {
                 if (m.hasArbitration()) {
-                    if (m.getArbitration().getStatus().getCode() == 0) {
-                        primary.countDown();
-                    }
+                    arbitrated(m.getArbitration(), primary);
                 } else if (m.hasPacket()) {
                     List<PacketMetadata> md = m.getPacket().getMetadataList();
                     int reason = metadata(md, "punt_reason");
@@ -222,6 +223,50 @@ final class P4RuntimeLink implements SwitchLink {
         LOG.info(deviceId + " (" + target + "): connected, pipeline " + (fresh ? "set" : "kept (already running)"));
         await(closed);
         LOG.warning(deviceId + " (" + target + "): stream closed; reconnecting");
+    }
+
+    /**
+     * The switch's answer to our arbitration, or news of another controller's. Primary: we go on.
+     * No primary, but the switch saw a higher election_id than ours (a controller that is gone,
+     * P4Runtime 5.3): we ask again above it, as a restarted controller outranks its predecessor.
+     * Another primary: we wait as backup, said once. Demoted while primary: the connection starts
+     * again (the switch is not ours to write meanwhile).
+     */
+    private void arbitrated(MasterArbitrationUpdate a, CountDownLatch primary) {
+        int code = a.getStatus().getCode();
+        if (code == Status.Code.OK.value()) {
+            backupSaid = false;
+            primary.countDown();
+            return;
+        }
+        String highest = new java.math.BigInteger(Long.toUnsignedString(a.getElectionId().getHigh()))
+                .shiftLeft(64).add(new java.math.BigInteger(Long.toUnsignedString(a.getElectionId().getLow()))).toString();
+        if (primary.getCount() == 0) {
+            LOG.warning(deviceId + ": another controller (election_id " + highest + ") became primary; reconnecting"
+                    + " to wait as backup");
+            ManagedChannel c = channel;
+            if (c != null) {
+                c.shutdownNow();
+            }
+        } else if (code == Status.Code.NOT_FOUND.value() && a.hasElectionId() && !above(electionId, a.getElectionId())) {
+            Uint128 seen = a.getElectionId();
+            electionId = seen.getLow() == -1L ? Uint128.newBuilder().setHigh(seen.getHigh() + 1).build()
+                    : seen.toBuilder().setLow(seen.getLow() + 1).build();
+            LOG.warning(deviceId + ": the switch has no primary but has seen election_id " + highest
+                    + ", above ours: arbitrating again above it");
+            send(StreamMessageRequest.newBuilder().setArbitration(MasterArbitrationUpdate.newBuilder()
+                    .setDeviceId(p4DeviceId).setElectionId(electionId)).build());
+        } else if (!backupSaid) {
+            backupSaid = true;
+            LOG.warning(deviceId + ": not primary (" + a.getStatus().getMessage() + ", election_id " + highest
+                    + "): waiting as backup until that controller goes");
+        }
+    }
+
+    /** Whether election_id a is above b (both unsigned 128-bit). */
+    private static boolean above(Uint128 a, Uint128 b) {
+        int high = Long.compareUnsigned(a.getHigh(), b.getHigh());
+        return high > 0 || high == 0 && Long.compareUnsigned(a.getLow(), b.getLow()) > 0;
     }
 
     /** Sets the pipeline unless the switch runs ours; true when set. */
