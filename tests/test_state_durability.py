@@ -23,6 +23,7 @@ from scapy.layers.l2 import Ether
 
 from harness import netns
 from harness.dataplane import Dataplane
+from harness.p4rt import P4RuntimeClient, p4runtime_pb2
 from switch_process import SwitchProcess
 from test_rest_api import CONFIG, CONTROLLER, Controller
 
@@ -106,6 +107,25 @@ def test_every_acknowledged_change_survives_kills_and_clean_stops(border, tmp_pa
         if controller.proc.poll() is None:
             controller.proc.kill()
             controller.proc.wait()
+
+
+def test_a_controller_takes_a_switch_whose_last_primary_had_a_higher_election_id(border, tmp_path):
+    """P4Runtime 5.3: a switch remembers the highest election_id it has seen. After a client above
+    the controller's (an operator's debugging session) was primary and left, the controller asks
+    again above it, says so, and programs the switch; its flows are set up."""
+    switch, dataplane = border
+    other = P4RuntimeClient(switch.address, device_id=1)
+    other.election_id = p4runtime_pb2.Uint128(high=1, low=0)     # far above the controller's clock
+    assert other.arbitrate().status.code == 0
+    other.close()
+    controller = Controller(tmp_path, config=FABRIC, switch_port=switch.grpc_port)
+    api = controller.start()
+    try:
+        wait_connected(api)
+        assert "arbitrating again above it" in (tmp_path / "controller.log").read_text()
+        assert len(setups(dataplane, [41001])) == 1, "a flow set up by the controller that took the switch"
+    finally:
+        controller.stop()
 
 
 def crash_and_stop_rounds(controller, dataplane, seed, tmp_path):
