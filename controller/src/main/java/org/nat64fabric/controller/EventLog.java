@@ -17,24 +17,68 @@ import org.nat64fabric.core.event.NatEvent;
  * The NAT event log (one line per RFC 8158 event, nat-events.log), written by a thread of its
  * own: formatting a line per mapping costs the setup path a tenth of its time, so setups only
  * queue the events. The queue is bounded; a full one makes the setups wait rather than lose an
- * event. Lines reach the file at least every second and at a stop.
+ * event. Lines reach the file at least every second and at a stop. The file is bounded: past
+ * {@link #MAX_BYTES} it becomes nat-events.log.1 (the older ones .2 to .{@value #KEPT}, the
+ * oldest deleted) and a new one begins, so a busy NAT64 does not fill its state's disk with them.
  */
 final class EventLog implements Consumer<NatEvent>, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(EventLog.class.getName());
     private static final int QUEUE = 1 << 20;
+    static final long MAX_BYTES = 64L << 20;
+    static final int KEPT = 4;
 
     private final BlockingQueue<NatEvent> queue = new LinkedBlockingQueue<>(QUEUE);
-    private final PrintWriter out;
+    private final Path file;
+    private final long maxBytes;
+    private PrintWriter out;
+    /** What the current file holds (its lines are ASCII). */
+    private long bytes;
     private final Thread writer = new Thread(this::run, "nat-event-log");
     private final StringBuilder line = new StringBuilder(512);   // the writer's, reused for every line
     private char[] chars = new char[512];
     private volatile boolean closing;
 
     EventLog(Path file) throws IOException {
-        out = new PrintWriter(Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-                StandardOpenOption.APPEND), false);
+        this(file, MAX_BYTES);
+    }
+
+    EventLog(Path file, long maxBytes) throws IOException {
+        this.file = file;
+        this.maxBytes = maxBytes;
+        open();
         writer.setDaemon(true);
         writer.start();
+    }
+
+    private void open() throws IOException {
+        out = new PrintWriter(Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND), false);
+        bytes = Files.size(file);
+    }
+
+    /** nat-events.log becomes .1, .1 becomes .2 and so on; the oldest goes. */
+    private void rotate() {
+        out.close();
+        try {
+            for (int i = KEPT - 1; i >= 1; i--) {
+                Path older = rotated(i);
+                if (Files.exists(older)) {
+                    Files.move(older, rotated(i + 1), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+            Files.move(file, rotated(1), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            LOG.warning("the NAT event log could not be rotated (" + e.getMessage() + "): it grows on");
+        }
+        try {
+            open();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("the NAT event log cannot be opened again: " + file, e);
+        }
+    }
+
+    Path rotated(int generation) {
+        return file.resolveSibling(file.getFileName() + "." + generation);
     }
 
     @Override
@@ -76,6 +120,10 @@ final class EventLog implements Consumer<NatEvent>, AutoCloseable {
         }
         line.getChars(0, n, chars, 0);
         out.write(chars, 0, n);
+        bytes += n;
+        if (bytes >= maxBytes) {
+            rotate();
+        }
     }
 
     /** Writes what is queued, then closes the file. */
