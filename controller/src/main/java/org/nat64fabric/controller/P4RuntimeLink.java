@@ -208,6 +208,7 @@ final class P4RuntimeLink implements SwitchLink {
         events.execute(() -> {
             try {
                 fabric.connected(this);
+                reportLongIdle();
             } catch (RuntimeException e) {
                 // A switch left unreconciled would get no writes: drop the connection and start again.
                 LOG.warning(deviceId + ": reconciliation failed (" + e.getMessage() + "); reconnecting");
@@ -267,6 +268,36 @@ final class P4RuntimeLink implements SwitchLink {
     private static boolean above(Uint128 a, Uint128 b) {
         int high = Long.compareUnsigned(a.getHigh(), b.getHigh());
         return high > 0 || high == 0 && Long.compareUnsigned(a.getLow(), b.getLow()) > 0;
+    }
+
+    /**
+     * Entries the switch kept while no controller listened (this one restarted) and that were
+     * idle for their whole timeout by then: reported at once, as the switch's notifications would
+     * have, from the time since their last hit (P4Runtime 9.1.8), so that their sessions do not
+     * outlive their lifetime by another one.
+     */
+    private void reportLongIdle() {
+        ReadRequest r = ReadRequest.newBuilder().setDeviceId(p4DeviceId).addEntities(Entity.newBuilder()
+                .setTableEntry(p4.v1.P4RuntimeOuterClass.TableEntry.newBuilder()
+                        .setTimeSinceLastHit(p4.v1.P4RuntimeOuterClass.TableEntry.IdleTimeout.getDefaultInstance())))
+                .build();
+        List<TableEntry> idle = new ArrayList<>();
+        try {
+            P4RuntimeGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS).read(r).forEachRemaining(
+                    resp -> resp.getEntitiesList().stream().map(Entity::getTableEntry)
+                            .filter(e -> e.getIdleTimeoutNs() > 0 && e.hasTimeSinceLastHit()
+                                    && e.getTimeSinceLastHit().getElapsedNs() >= e.getIdleTimeoutNs())
+                            .forEach(e -> idle.add(codec.decode(e))));
+        } catch (StatusRuntimeException e) {
+            LOG.info(deviceId + ": no idle times read (" + describe(e) + "): idle entries are reported as the switch"
+                    + " notifies them");
+            return;
+        }
+        if (!idle.isEmpty()) {
+            LOG.info(deviceId + ": " + idle.size() + " entries idle for their whole timeout while no controller"
+                    + " listened: reported idle");
+            fabric.idle(deviceId, idle);
+        }
     }
 
     /** Sets the pipeline unless the switch runs ours; true when set. */
