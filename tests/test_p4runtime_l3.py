@@ -1,7 +1,9 @@
 """PTF-style tests of a P4Runtime switch (softswitch unless NAT64FABRIC_TARGET says otherwise)
 running softswitch/examples/l3_forwarding.p4 on veth pairs: forwarding, drop, packet-in/out,
 counters, idle timeouts, multicast, clone to CPU, arbitration, pipeline actions and error codes."""
+import tempfile
 import time
+import types
 
 import grpc
 import pytest
@@ -9,7 +11,7 @@ from scapy.layers.inet import IP, UDP, TCP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import ARP, Ether
 
-from harness.base import PacketTest, switch_under_test
+from harness.base import PacketTest, primary_of_a_bare_switch, switch_under_test
 from harness.p4rt import P4RuntimeClient, WriteError, batch_error
 from harness import ROOT
 from p4.v1 import p4runtime_pb2
@@ -220,6 +222,32 @@ def test_idle_timeout_notification_names_the_idle_entry(ptf):
     # The entry stays until the controller deletes it, and is reported again after another period.
     assert ptf.client.idle_timeout_notification(timeout=5) is not None
     ptf.verify_no_other_packets()
+
+
+def test_idle_time_keeps_growing_while_no_controller_takes_the_notifications():
+    """P4Runtime 9.1.8: a notification restarts the entry's timer. One that no controller took (none
+    was primary) does not: a controller connecting later reads how long the entry has really been
+    idle (a restarted NAT64 controller ends those sessions at once), and the next notification it
+    takes restarts the timer."""
+    with primary_of_a_bare_switch() as (switch, first):
+        first.set_pipeline(*switch.build_pipeline(PROGRAM, tempfile.mkdtemp(prefix="nat64fabric-p4-")))
+        route = route_v6(types.SimpleNamespace(client=first), "2001:db8:9::", 48, 2, idle_timeout_ns=200_000_000)
+        first.write(first.update("INSERT", route))
+        first.close()
+        time.sleep(1.5)                                    # seven periods, each notification to no one
+        later = P4RuntimeClient(switch.address, 1, election_id=2)
+        try:
+            assert later.arbitrate().status.code == 0
+            later.p4info = first.p4info
+            query = later.table_entry("L3Ingress.ipv6_lpm")
+            query.table_entry.time_since_last_hit.SetInParent()
+            (read,) = later.read(query)
+            assert read.table_entry.time_since_last_hit.elapsed_ns >= 1_200_000_000
+            assert later.idle_timeout_notification(timeout=5) is not None
+            (read,) = later.read(query)
+            assert read.table_entry.time_since_last_hit.elapsed_ns < 200_000_000, "a notification taken restarts it"
+        finally:
+            later.close()
 
 
 def test_modify_sets_the_idle_timeout_it_carries(ptf):

@@ -78,7 +78,8 @@ public final class Device implements AutoCloseable, ActionProfile.PortLiveness {
     private boolean fastPathDebug;
     private FastPath fastPath;
     private volatile Consumer<PacketIn> packetIns = p -> count("packet-in: no controller");
-    private volatile Consumer<IdleTimeoutNotification> idleNotifications = n -> { };
+    /** Where idle-timeout notifications go; the sink says whether a controller took one. */
+    private volatile Predicate<IdleTimeoutNotification> idleNotifications = n -> false;
     private volatile Predicate<DigestList> digestLists = l -> {
         count("digest list: no controller");
         return false;
@@ -212,7 +213,7 @@ public final class Device implements AutoCloseable, ActionProfile.PortLiveness {
         packetIns = sink;
     }
 
-    void onIdleTimeout(Consumer<IdleTimeoutNotification> sink) {
+    void onIdleTimeout(Predicate<IdleTimeoutNotification> sink) {
         idleNotifications = sink;
     }
 
@@ -328,7 +329,9 @@ public final class Device implements AutoCloseable, ActionProfile.PortLiveness {
      * Reports entries of tables with idle timeouts that have not been hit for their timeout, once
      * per timeout period while they stay idle. Only the entries whose check is due are looked at:
      * one not hit is reported and checked again a period later, one hit since is checked again a
-     * period after that hit.
+     * period after that hit. A report a controller took restarts the entry's timer, and its time
+     * since last hit (P4Runtime 9.1.8); one no controller took (none is primary) leaves both, so
+     * that a controller that comes later reads how long the entry has really been idle.
      */
     private void scanIdleEntries() {
         Pipeline p = pipeline;
@@ -337,6 +340,7 @@ public final class Device implements AutoCloseable, ActionProfile.PortLiveness {
         }
         try {
             List<TableEntry> idle = new ArrayList<>();
+            List<Table.Entry> reported = new ArrayList<>();
             long now = System.nanoTime();
             synchronized (p.sw) {
                 for (Table t : p.sw.program.tables) {
@@ -353,16 +357,23 @@ public final class Device implements AutoCloseable, ActionProfile.PortLiveness {
                             continue;
                         }
                         idle.add(p.entities.describe(t, e));
-                        // P4Runtime: after a notification the entry's timer restarts, time_since_last_hit too.
-                        e.lastHitNanos = now;
+                        reported.add(e);
                         t.scheduleIdleCheck(e, now + e.idleTimeoutNs);
                     }
                 }
             }
             if (!idle.isEmpty()) {
                 count("idle-timeout notifications");
-                idleNotifications.accept(IdleTimeoutNotification.newBuilder().addAllTableEntry(idle)
-                        .setTimestamp(System.currentTimeMillis() * 1_000_000L).build());
+                if (idleNotifications.test(IdleTimeoutNotification.newBuilder().addAllTableEntry(idle)
+                        .setTimestamp(System.currentTimeMillis() * 1_000_000L).build())) {
+                    synchronized (p.sw) {
+                        for (Table.Entry e : reported) {
+                            if (now - e.lastHitNanos > 0) {   // not hit since the scan
+                                e.lastHitNanos = now;
+                            }
+                        }
+                    }
+                }
             }
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "idle-timeout scan failed", e);

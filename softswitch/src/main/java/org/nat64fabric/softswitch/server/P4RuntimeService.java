@@ -55,7 +55,7 @@ final class P4RuntimeService extends P4RuntimeGrpc.P4RuntimeImplBase {
                 why -> device.count("packet-in: dropped (" + why + ")")));
         device.onIdleTimeout(n -> arbitration.sendToPrimaries(
                 StreamMessageResponse.newBuilder().setIdleTimeoutNotification(n).build(),
-                why -> device.count("notification: dropped (" + why + ")")));
+                why -> device.count("notification: dropped (" + why + ")")) > 0);
         device.onDigestList(list -> arbitration.sendToPrimaries(StreamMessageResponse.newBuilder().setDigest(list).build(),
                 why -> device.count("digest list: dropped (" + why + ")")) > 0);
     }
