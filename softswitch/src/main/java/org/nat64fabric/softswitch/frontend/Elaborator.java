@@ -955,8 +955,11 @@ final class Elaborator {
                 throw error(s, "a stack's elements must be headers or header unions, not " + elem);
             }
             BigInteger size = constantValue(s.expression(), sc, null);
-            if (size.signum() <= 0 || size.bitLength() > 16) {
+            if (size.signum() <= 0) {
                 throw error(s.expression(), "a stack size must be a positive constant");
+            }
+            if (size.bitLength() > 16) {
+                throw error(s.expression(), "softswitch holds stacks of at most 65535 elements, not " + size);
             }
             return new Type.Stack((Type.Aggregate) elem, size.intValue());
         }
