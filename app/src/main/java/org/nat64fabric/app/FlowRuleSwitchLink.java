@@ -180,21 +180,24 @@ final class FlowRuleSwitchLink implements SwitchLink {
                 default:
                     // ONOS tells the removal of a rule it still holds, and only of such a rule: one it
                     // expired already gets no event, and its ID must not swallow a later rule's expiry.
-                    if (live(flows.getFlowEntry(rule))) {
+                    if (!rule.isPermanent() && live(flows.getFlowEntry(rule))) {   // the flow listener's kind
                         removals.add(rule.id());
                     }
                     ops.remove(rule);
                     break;
             }
         }
-        if (rules > 0) {
-            applyRules(ops, removals, updates.size());
-        }
-        for (Update u : others) {
-            if (u.entity instanceof CloneSession) {
-                writeCloneSession(u.type, (CloneSession) u.entity);
-            } else if (u.entity instanceof MeterConfig) {
-                writeMeter((MeterConfig) u.entity);
+        try {
+            if (rules > 0) {
+                applyRules(ops, removals, updates.size());
+            }
+        } finally {   // a refused rule batch holds back no clone session or meter
+            for (Update u : others) {
+                if (u.entity instanceof CloneSession) {
+                    writeCloneSession(u.type, (CloneSession) u.entity);
+                } else if (u.entity instanceof MeterConfig) {
+                    writeMeter((MeterConfig) u.entity);
+                }
             }
         }
     }

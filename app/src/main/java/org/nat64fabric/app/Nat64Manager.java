@@ -38,6 +38,7 @@ import org.nat64fabric.core.session.Session;
 import org.nat64fabric.app.config.Nat64AppConfig;
 import org.nat64fabric.app.config.Nat64DeviceConfig;
 import org.onosproject.cfg.ComponentConfigService;
+import org.onosproject.cfg.ConfigProperty;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreService;
 import org.onosproject.mastership.MastershipEvent;
@@ -191,14 +192,12 @@ public final class Nat64Manager implements Nat64Service {
         counterCells = new P4RuntimeCounterCells(p4RuntimeController, configRegistry);
         configRegistry.registerConfigFactory(appConfigFactory);
         configRegistry.registerConfigFactory(deviceConfigFactory);
-        LOG.info("Setting {} {} to true: the punt policers are meter cells written by index", METER_MANAGER,
-                USER_DEFINED_INDEX);
-        componentConfigService.setProperty(METER_MANAGER, USER_DEFINED_INDEX, "true");
         configRegistry.addListener(configListener);
         deviceService.addListener(deviceListener);
         mastershipService.addListener(mastershipListener);
         flowRuleService.addListener(flowListener);
         packetService.addProcessor(packetProcessor, PacketProcessor.director(2));
+        submit("meter index mode", this::userDefinedMeterIndexes);
         submit("configuration", this::configure);
         events.scheduleWithFixedDelay(this::tick, TICK_SECONDS, TICK_SECONDS, TimeUnit.SECONDS);
         events.scheduleWithFixedDelay(this::answerHeldSyns, 1, 1, TimeUnit.SECONDS);
@@ -282,6 +281,34 @@ public final class Nat64Manager implements Nat64Service {
             stopIpfix();
             LOG.error("The netcfg is not usable, NAT64 stopped: {}", e.getMessage());
         }
+    }
+
+    /**
+     * The punt policers are meter cells written by index, which ONOS's MeterManager takes only in
+     * its user-defined index mode: turned on (cluster-wide; it stays on after the app stops), and
+     * waited for up to 5 s, as ONOS applies it asynchronously, before any switch is configured.
+     * Where ONOS refuses it, each meter refused says how to turn it on.
+     */
+    private void userDefinedMeterIndexes() {
+        LOG.info("Setting {} {} to true: the punt policers are meter cells written by index", METER_MANAGER,
+                USER_DEFINED_INDEX);
+        try {
+            componentConfigService.setProperty(METER_MANAGER, USER_DEFINED_INDEX, "true");
+            for (int i = 0; i < 50 && !userDefinedIndexOn(); i++) {
+                Thread.sleep(100);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {   // not registered (yet), or another ONOS
+            LOG.warn("{} {} not set ({}): meters written by index may be refused", METER_MANAGER, USER_DEFINED_INDEX,
+                    e.toString());
+        }
+    }
+
+    private boolean userDefinedIndexOn() {
+        Set<ConfigProperty> properties = componentConfigService.getProperties(METER_MANAGER);
+        return properties != null && properties.stream()
+                .anyMatch(p -> p.name().equals(USER_DEFINED_INDEX) && "true".equals(p.value()));
     }
 
     /** Sends what the exporter holds and closes it. */

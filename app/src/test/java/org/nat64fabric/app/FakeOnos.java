@@ -27,6 +27,7 @@ import org.onlab.packet.IPv6;
 import org.onlab.packet.Ip6Address;
 import org.onlab.packet.UDP;
 import org.onosproject.cfg.ComponentConfigAdapter;
+import org.onosproject.cfg.ConfigProperty;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreServiceAdapter;
 import org.onosproject.core.DefaultApplicationId;
@@ -369,6 +370,14 @@ final class FakeOnos {
             @Override
             public void setProperty(String component, String name, String value) {
                 componentProperties.put(component + " " + name, value);
+            }
+
+            @Override
+            public Set<ConfigProperty> getProperties(String component) {
+                return componentProperties.entrySet().stream().filter(e -> e.getKey().startsWith(component + " "))
+                        .map(e -> ConfigProperty.defineProperty(e.getKey().substring(component.length() + 1),
+                                ConfigProperty.Type.BOOLEAN, e.getValue(), ""))
+                        .collect(Collectors.toSet());
             }
         };
         m.meterService = new MeterServiceAdapter() {

@@ -318,8 +318,9 @@ class Nat64ManagerTest {
 
     @Test
     void theTableEntriesAreWrittenAndOneLineSaysWhatToDoWhenOnosRefusesIndexedMeters() throws Exception {
-        assertEquals("true", onos.componentProperties.remove(
-                "org.onosproject.net.meter.impl.MeterManager userDefinedIndex"), "set by the app as it starts");
+        String mode = "org.onosproject.net.meter.impl.MeterManager userDefinedIndex";
+        await("the mode set by the app as it starts", () -> "true".equals(onos.componentProperties.get(mode)));
+        onos.componentProperties.remove(mode);
         // as when ONOS's meter store refuses to change modes (meters exist) or the operator turned it off
         configured(LEAF, BORDER1, BORDER2);
         assertEquals(0, onos.meterSubmits.get());

@@ -56,9 +56,14 @@ final class EventLog implements Consumer<NatEvent>, AutoCloseable {
         bytes = Files.size(file);
     }
 
-    /** nat-events.log becomes .1, .1 becomes .2 and so on; the oldest goes. */
+    /**
+     * nat-events.log becomes .1, .1 becomes .2 and so on; the oldest goes. The open file is moved,
+     * then a new one opened: where a step fails, the log goes on in the file it has (one warning),
+     * and the next rotation is tried once it has grown by the limit again.
+     */
     private void rotate() {
-        out.close();
+        out.flush();
+        bytes = 0;
         try {
             for (int i = KEPT - 1; i >= 1; i--) {
                 Path older = rotated(i);
@@ -68,12 +73,16 @@ final class EventLog implements Consumer<NatEvent>, AutoCloseable {
             }
             Files.move(file, rotated(1), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
-            LOG.warning("the NAT event log could not be rotated (" + e.getMessage() + "): it grows on");
+            LOG.warning("the NAT event log could not be rotated (" + e + "): it grows on");
+            return;
         }
+        PrintWriter old = out;
         try {
             open();
+            old.close();
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException("the NAT event log cannot be opened again: " + file, e);
+            out = old;   // still writing, now to the .1 file
+            LOG.warning("no new NAT event log could be opened (" + e + "): events go on into " + rotated(1));
         }
     }
 

@@ -59,6 +59,7 @@ final class P4RuntimeLink implements SwitchLink {
     private static final Logger LOG = Logger.getLogger(P4RuntimeLink.class.getName());
     /** Updates per write whose per-update errors fit in a gRPC trailer of a default client (8 KiB). */
     private static final int SETTLED_PART = 64;
+    private static final int MAX_TRAILERS = 4 << 20;
     private static final long RETRY_MS = 1000;
     private static final String ETHER_TYPE = "ether_type";
 
@@ -155,7 +156,9 @@ final class P4RuntimeLink implements SwitchLink {
     private void session() {
         // Stream messages are handled on the I/O thread: a packet-in is parsed and queued, no more
         // (idle notifications go to the events executor), so a hand-off per message would cost more.
-        channel = NettyChannelBuilder.forTarget(target, credentials).directExecutor().build();
+        // a failed write's per-update errors can outgrow gRPC's default 8 KiB of trailers
+        channel = NettyChannelBuilder.forTarget(target, credentials).directExecutor()
+                .maxInboundMetadataSize(MAX_TRAILERS).build();
         CountDownLatch primary = new CountDownLatch(1);
         CountDownLatch closed = new CountDownLatch(1);
         stream = P4RuntimeGrpc.newStub(channel).streamChannel(new StreamObserver<>() {
@@ -208,7 +211,7 @@ final class P4RuntimeLink implements SwitchLink {
         events.execute(() -> {
             try {
                 fabric.connected(this);
-                reportLongIdle();
+                guard(this::reportLongIdle);   // reconciled whatever it finds: a failure here drops nothing
             } catch (RuntimeException e) {
                 // A switch left unreconciled would get no writes: drop the connection and start again.
                 LOG.warning(deviceId + ": reconciliation failed (" + e.getMessage() + "); reconnecting");
@@ -249,7 +252,8 @@ final class P4RuntimeLink implements SwitchLink {
             if (c != null) {
                 c.shutdownNow();
             }
-        } else if (code == Status.Code.NOT_FOUND.value() && a.hasElectionId() && !above(electionId, a.getElectionId())) {
+        } else if (code == Status.Code.NOT_FOUND.value() && a.hasElectionId() && !above(electionId, a.getElectionId())
+                && !(a.getElectionId().getHigh() == -1L && a.getElectionId().getLow() == -1L)) {   // none above the highest
             Uint128 seen = a.getElectionId();
             electionId = seen.getLow() == -1L ? Uint128.newBuilder().setHigh(seen.getHigh() + 1).build()
                     : seen.toBuilder().setLow(seen.getLow() + 1).build();
@@ -367,7 +371,9 @@ final class P4RuntimeLink implements SwitchLink {
      */
     private boolean settled(List<p4.v1.P4RuntimeOuterClass.Update> sent, StatusRuntimeException e) {
         Optional<List<p4.v1.P4RuntimeOuterClass.Update>> again = settling(sent, e);
-        if (again.isEmpty() && e.getStatus().getCode() == Status.Code.UNKNOWN && sent.size() > SETTLED_PART) {
+        com.google.rpc.Status details = StatusProto.fromThrowable(e);
+        if (again.isEmpty() && e.getStatus().getCode() == Status.Code.UNKNOWN && sent.size() > SETTLED_PART
+                && (details == null || details.getDetailsCount() == 0)) {
             for (int from = 0; from < sent.size(); from += SETTLED_PART) {
                 List<p4.v1.P4RuntimeOuterClass.Update> part = sent.subList(from, Math.min(sent.size(), from + SETTLED_PART));
                 try {
@@ -411,9 +417,11 @@ final class P4RuntimeLink implements SwitchLink {
     static Optional<List<p4.v1.P4RuntimeOuterClass.Update>> settling(
             List<p4.v1.P4RuntimeOuterClass.Update> sent, StatusRuntimeException e) {
         com.google.rpc.Status status = StatusProto.fromThrowable(e);
-        if (status == null || status.getDetailsCount() != sent.size()) {
+        if (e.getStatus().getCode() != Status.Code.UNKNOWN || status == null
+                || status.getDetailsCount() != sent.size()) {
             return Optional.empty();
         }
+        boolean failed = false;
         List<p4.v1.P4RuntimeOuterClass.Update> again = new ArrayList<>();
         for (int i = 0; i < sent.size(); i++) {
             p4.v1.P4RuntimeOuterClass.Error error;
@@ -423,6 +431,7 @@ final class P4RuntimeLink implements SwitchLink {
                 return Optional.empty();
             }
             Status.Code code = Status.fromCodeValue(error.getCanonicalCode()).getCode();
+            failed |= code != Status.Code.OK;
             p4.v1.P4RuntimeOuterClass.Update u = sent.get(i);
             if (code == Status.Code.OK || code == Status.Code.NOT_FOUND
                     && u.getType() == p4.v1.P4RuntimeOuterClass.Update.Type.DELETE) {
@@ -436,7 +445,7 @@ final class P4RuntimeLink implements SwitchLink {
                 return Optional.empty();
             }
         }
-        return Optional.of(again);
+        return failed ? Optional.of(again) : Optional.empty();   // every update OK: the call failed otherwise
     }
 
     @Override

@@ -126,7 +126,9 @@ public final class DataPlaneCounters {
             Map<Key, long[]> carried = beforeResets.computeIfAbsent(device, d -> new HashMap<>());
             s[0].cells.forEach((k, last) -> {
                 CounterReading.Cell now = cells.get(k);
-                if (now == null || now.packets < last.packets || now.bytes < last.bytes) {
+                // a table's hits are its entries' counters summed: a deleted entry lowers them, no reset
+                if (!k.family.equals(TABLE_HITS)
+                        && (now == null || now.packets < last.packets || now.bytes < last.bytes)) {
                     long[] c = carried.computeIfAbsent(k, x -> new long[2]);
                     c[0] += last.packets;
                     c[1] += last.bytes;

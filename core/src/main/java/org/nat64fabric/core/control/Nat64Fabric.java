@@ -259,7 +259,7 @@ public final class Nat64Fabric implements Nat64Service {
      * in one batch.
      */
     public void connected(SwitchLink link) {
-        switchWriters.submit(link.deviceId(), () -> reconcile(link)).join();   // after the writes queued before
+        switchWriters.submit(link.deviceId(), () -> reconcile(link, false)).join();   // after the writes queued before
     }
 
     /**
@@ -268,11 +268,14 @@ public final class Nat64Fabric implements Nat64Service {
      * diffs against it and queues its write after this one), then the difference is written. No
      * thread holds the lock while it waits for a write, so taking it here cannot deadlock.
      */
-    private void reconcile(SwitchLink link) {
+    private void reconcile(SwitchLink link, boolean ifStillConnected) {
         Map<Object, Entity> held = new LinkedHashMap<>();
         link.read().forEach(e -> held.put(e.key(), e));
         Map<Object, Entity> desired = new LinkedHashMap<>();
         synchronized (this) {
+            if (ifStillConnected && links.get(link.deviceId()) != link) {
+                return;   // disconnected meanwhile: its next connection reconciles it
+            }
             installed.put(link.deviceId(), desiredAndHeld(link.deviceId(), desired));
             links.put(link.deviceId(), link);
         }
@@ -915,7 +918,8 @@ public final class Nat64Fabric implements Nat64Service {
 
     /**
      * Allocates the batch and queues its writes; the future completes once the batch is durable
-     * and written (a failed write was reconciled: a packet that still misses is punted again), or
+     * and written (a failed write queued the switch's reconciliation: a packet that still misses
+     * is punted again), or
      * fails when the batch is not durable.
      */
     private synchronized CompletableFuture<Void> allocate(List<Punt> batch, List<Punt> toSend, List<Punt> refused,
@@ -1255,7 +1259,7 @@ public final class Nat64Fabric implements Nat64Service {
                     SwitchLink now = links.get(deviceId);
                     try {
                         if (now != null) {
-                            reconcile(now);
+                            reconcile(now, true);
                         }
                     } catch (RuntimeException failed) {
                         LOG.warning(deviceId + ": reconciliation failed: " + failed.getMessage()

@@ -27,4 +27,13 @@ class DataPlaneCountersTest {
         c.record("b1", reading(0), 3_000_000_000L);   // restarted again, nothing counted yet
         assertEquals(19L, c.stats().get("dataplane.fabric.my_counter.0"), "never down");
     }
+
+    @Test
+    void aTablesHitsGoingDownIsAnEntryDeletedNotAReset() {
+        DataPlaneCounters c = new DataPlaneCounters();
+        c.record("b1", new CounterReading(Map.of(), Map.of("routes", new CounterReading.Cell(1010, 0))), 0);
+        // the entry that had 10 hits was deleted: the others' 1000 are all the table's hits now
+        c.record("b1", new CounterReading(Map.of(), Map.of("routes", new CounterReading.Cell(1000, 0))), 1_000_000_000L);
+        assertEquals(1000L, c.stats().get("dataplane.fabric.tableHits.routes"));
+    }
 }

@@ -1438,8 +1438,9 @@ final class Elaborator {
                 requireWritable(a.expression(), sc, e, "argument '" + p.name + "' of " + what);
             }
             if (expected instanceof Type.Var) {
-                if (e.type != Type.INT_LITERAL) {
-                    bindings.put(((Type.Var) expected).name, e.type);
+                if (e.type != Type.INT_LITERAL) {   // a constant struct binds its struct, not a tuple
+                    bindings.put(((Type.Var) expected).name,
+                            e instanceof ListValue && ((ListValue) e).of != null ? ((ListValue) e).of : e.type);
                 }
             } else if (!p.writable() && prelude != null && expected instanceof Type.Aggregate
                     && (e instanceof ListValue || e instanceof StructValue || e instanceof DefaultValue
@@ -3936,6 +3937,10 @@ final class Elaborator {
             if (!(target.type instanceof Type.Aggregate)) {
                 throw error(at, "cannot assign a list to " + target.type + " (assign its elements one by one)");
             }
+            Type.Aggregate of = ((ListValue) value).of;
+            if (of != null && !of.equals(target.type)) {
+                throw error(at, "cannot assign " + of + " to " + target.type);   // a constant of another type
+            }
             return listAssign(target, (ListValue) value, at);
         }
         if (!(value instanceof Expr.Agg) || !value.type.equals(target.type)) {
@@ -4000,10 +4005,11 @@ final class Elaborator {
         for (int i = 0; i < fields.size(); i++) {
             Type t = fields.get(i).type;
             Expr item = i < list.items.size() ? list.items.get(i) : new DefaultValue();
-            if (item instanceof StructValue && isPlainStruct(t)) {
+            boolean structOrHeader = t instanceof Type.Aggregate && !((Type.Aggregate) t).union;
+            if (item instanceof StructValue && structOrHeader) {
                 item = ((StructValue) item).inOrderOf((Type.Aggregate) t, at);
             }
-            items.add(item instanceof ListValue && isPlainStruct(t) ? asStruct((ListValue) item, (Type.Aggregate) t, at)
+            items.add(item instanceof ListValue && structOrHeader ? asStruct((ListValue) item, (Type.Aggregate) t, at)
                     : coerce(item, t, at));
         }
         return new ListValue(items);
