@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.common.collect.ImmutableMap;
 import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -28,10 +29,14 @@ import org.onlab.packet.Ip6Address;
 import org.onlab.packet.UDP;
 import org.onosproject.cfg.ComponentConfigAdapter;
 import org.onosproject.cfg.ConfigProperty;
+import org.onosproject.cluster.NodeId;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreServiceAdapter;
 import org.onosproject.core.DefaultApplicationId;
 import org.onosproject.core.GroupId;
+import org.onosproject.mastership.MastershipEvent;
+import org.onosproject.mastership.MastershipInfo;
+import org.onosproject.mastership.MastershipListener;
 import org.onosproject.mastership.MastershipServiceAdapter;
 import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DefaultLink;
@@ -133,6 +138,7 @@ final class FakeOnos {
     final List<NetworkConfigListener> configListeners = new CopyOnWriteArrayList<>();
     final List<DeviceListener> deviceListeners = new CopyOnWriteArrayList<>();
     final List<FlowRuleListener> flowListeners = new CopyOnWriteArrayList<>();
+    final List<MastershipListener> mastershipListeners = new CopyOnWriteArrayList<>();
     volatile PacketProcessor processor;
     /** Groups and meters by device and key (meters: device and cell). */
     final Map<String, DefaultGroup> groups = new ConcurrentHashMap<>();
@@ -263,6 +269,11 @@ final class FakeOnos {
             @Override
             public boolean isLocalMaster(DeviceId d) {
                 return mastered.contains(d);
+            }
+
+            @Override
+            public void addListener(MastershipListener l) {
+                mastershipListeners.add(l);
             }
         };
         m.flowRuleService = new FlowRuleServiceAdapter() {
@@ -549,6 +560,14 @@ final class FakeOnos {
             return Optional.of(proxy(PiPacketOperationModel.class, (method, args) -> method.equals("metadatas") ? fields
                     : method.equals("type") ? type : null));
         }
+    }
+
+    /** This instance becomes the device's master, as ONOS's mastership service tells it. */
+    void becomeMaster(DeviceId d) {
+        mastered.add(d);
+        MastershipEvent e = new MastershipEvent(MastershipEvent.Type.MASTER_CHANGED, d,
+                new MastershipInfo(1, Optional.of(NodeId.nodeId("local")), ImmutableMap.of()));
+        mastershipListeners.stream().filter(l -> l.isRelevant(e)).forEach(l -> l.event(e));
     }
 
     /** What ONOS's flow subsystem does when a temporary rule's counters stood still too long. */

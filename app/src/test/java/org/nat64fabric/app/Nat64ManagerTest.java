@@ -337,6 +337,9 @@ class Nat64ManagerTest {
         assertTrue(onos.journalCounts(BORDER2).isEmpty(), "not reconciled here: " + onos.journal);
         onos.packetIn(udpFrame(40001), 1);
         await("the setup on border2", () -> onos.flowsOn(BORDER2, SESSION_V4).size() == 1);
+        // its master fails: this instance takes over and reconciles it
+        onos.becomeMaster(BORDER2);
+        await("border2 reconciled by its new master", () -> onos.journal.contains(BORDER2 + " ADD_GROUP CLONE 99"));
     }
 
     @Test
