@@ -3181,6 +3181,9 @@ final class Elaborator {
             if (index.containsKey(n)) {
                 throw error(s.name(), "state '" + n + "' is declared twice");
             }
+            if (sc.symbols.containsKey(n)) {   // P4_16 13.2: states and the parser's locals share one namespace
+                throw error(s.name(), "state '" + n + "' has the name of a local declaration of parser '" + bt.name + "'");
+            }
             index.put(n, index.size());
             if (n.equals("start")) {
                 start = index.get(n);
