@@ -5126,6 +5126,21 @@ final class Elaborator {
             }
             return member;
         }
+        if (base instanceof AggregateCall && ((AggregateCall) base).result.type instanceof Type.Aggregate
+                && !((Type.Aggregate) ((AggregateCall) base).result.type).union) {
+            // f().x (P4_16 8.12): the call runs, then its result's field is read
+            AggregateCall call = (AggregateCall) base;
+            Type.Field f = ((Type.Aggregate) call.result.type).fields.get(name);
+            if (f == null) {
+                throw error(m.name(), call.result.type + " has no field '" + name + "'");
+            }
+            if (f.type instanceof Type.Varbit) {
+                throw aggregateResultOnly(m);
+            }
+            Expr field = field(call.result, call.result.fixedBase(), f);
+            return field instanceof Expr.Agg ? new AggregateCall(call.call, (Expr.Agg) field)
+                    : new FunctionCall(call.call, field);
+        }
         if (base instanceof AggregateCall) {
             throw aggregateResultOnly(m);
         }

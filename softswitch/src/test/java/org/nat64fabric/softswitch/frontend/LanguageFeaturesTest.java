@@ -661,6 +661,12 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void aFieldOfAFunctionsStructResultIsReadAfterItsCall() {
+        V1ModelSwitch sw = new V1ModelSwitch(Frontend.compile(PROGRAMS.resolve("field_of_call_result.p4")));
+        assertEquals("1:050d02", out(sw, "050000"));   // (5 + 1) + (5 + 2), and the function called twice
+    }
+
+    @Test
     void aControlInstanceGivenToTwoControlsIsOneInstance() {
         Program p = Frontend.compile(PROGRAMS.resolve("control_instance_arguments.p4"));
         assertEquals(List.of("I.b.t"), p.tables.stream().map(t -> t.name).collect(Collectors.toList()));
