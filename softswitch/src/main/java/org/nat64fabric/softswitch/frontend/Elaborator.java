@@ -3936,6 +3936,9 @@ final class Elaborator {
             AggregateCall c = (AggregateCall) value;
             return new Stmt.Block(List.of(c.call, new Stmt.CopyAgg(target, c.result)));
         }
+        if (value instanceof ListValue && target.type instanceof Type.Stack) {
+            return stackAssign(target, (ListValue) value, at);
+        }
         if (value instanceof ListValue) {
             if (!(target.type instanceof Type.Aggregate)) {
                 throw error(at, "cannot assign a list to " + target.type + " (assign its elements one by one)");
@@ -3950,6 +3953,25 @@ final class Elaborator {
             throw error(at, "cannot assign " + value.type + " to " + target.type);
         }
         return new Stmt.CopyAgg(target, (Expr.Agg) value);
+    }
+
+    /**
+     * st = { h0, {#}, { 1, 2 } } (P4_16 8.18, a header stack expression): one value per element, a
+     * header, {#} (invalid) or a list of a header's fields (valid), evaluated into a temporary
+     * before the stack changes; its next index starts at 0.
+     */
+    private Stmt stackAssign(Expr.Agg target, ListValue value, ParserRuleContext at) {
+        Type.Stack t = (Type.Stack) target.type;
+        if (value.items.size() != t.size) {
+            throw error(at, t + " has " + t.size + " elements; the list has " + value.items.size() + " values");
+        }
+        Expr.Agg temporary = (Expr.Agg) storage(t);
+        List<Stmt> out = new ArrayList<>();
+        for (int i = 0; i < t.size; i++) {
+            out.add(assignAggregate(element(temporary, i), value.items.get(i), at));
+        }
+        out.add(new Stmt.CopyAgg(target, temporary));
+        return new Stmt.Block(out);
     }
 
     /**
@@ -4908,6 +4930,9 @@ final class Elaborator {
             // (S){ f = e, ... } (P4_16 8.13): checked against S here, laid out where it is assigned
             ((StructValue) value).inOrderOf((Type.Aggregate) t, at);
             return value;
+        }
+        if (value instanceof ListValue && t instanceof Type.Stack) {
+            return value;   // (H[n]) { ... } (P4_16 8.18): checked where it is assigned
         }
         if (value.type instanceof Type.Bits && t instanceof Type.Bits) {
             Type.Bits from = (Type.Bits) value.type;

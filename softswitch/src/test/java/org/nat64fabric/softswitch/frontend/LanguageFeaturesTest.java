@@ -667,6 +667,13 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void aStackIsAssignedFromAListOfItsElementsValues() {
+        V1ModelSwitch sw = new V1ModelSwitch(Frontend.compile(PROGRAMS.resolve("stack_expressions.p4")));
+        assertEquals("1:011101", out(sw, "01aa"));   // { { 0x11 }, {#}, first }: the invalid one not emitted
+        assertEquals("1:0222aa", out(sw, "02aa"));   // { tags[2] (invalid), { 0x22 }, tags[0] }, read first
+    }
+
+    @Test
     void aControlInstanceGivenToTwoControlsIsOneInstance() {
         Program p = Frontend.compile(PROGRAMS.resolve("control_instance_arguments.p4"));
         assertEquals(List.of("I.b.t"), p.tables.stream().map(t -> t.name).collect(Collectors.toList()));
