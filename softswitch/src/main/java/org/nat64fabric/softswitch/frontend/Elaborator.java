@@ -1000,7 +1000,17 @@ final class Elaborator {
         if (an == null) {
             return out;
         }
+        Set<String> plain = new HashSet<>();
+        Set<String> structured = new HashSet<>();
+        boolean named = false;
         for (AnnotationContext a : an.annotation()) {
+            checkAnnotationUse(a, plain, structured);
+            if (a.name().getText().equals("name") || a.name().getText().equals("hidden")) {
+                if (named) {   // P4_16 18.3.3
+                    throw error(a, "an element takes at most one @name or @hidden annotation");
+                }
+                named = true;
+            }
             List<String> values = new ArrayList<>();
             for (ExpressionContext e : annotationExpressions(a)) {
                 values.add(e instanceof StringLiteralContext ? unquote(e.getText()) : e.getText());
@@ -1043,6 +1053,32 @@ final class Elaborator {
             out.put(name, values);
         }
         return out;
+    }
+
+    /**
+     * P4_16 18.2: a structured annotation ({@code @A[...]}) at most once on an element, with
+     * distinct keys, and a name used either structured or not on one element, never both.
+     */
+    private void checkAnnotationUse(AnnotationContext a, Set<String> plain, Set<String> structured) {
+        String name = a.name().getText();
+        boolean isStructured = a.getChildCount() > 2 && a.getChild(2).getText().equals("[");
+        if (isStructured ? plain.contains(name) : structured.contains(name)) {
+            throw error(a, "@" + name + " is used both as a structured and as an unstructured annotation on one element");
+        }
+        if (isStructured && !structured.add(name)) {
+            throw error(a, "the structured annotation @" + name + " is given twice on one element");
+        }
+        if (!isStructured) {
+            plain.add(name);
+            return;
+        }
+        Set<String> keys = new HashSet<>();
+        AnnotationArgsContext args = a.structuredAnnotationBody() == null ? null : a.structuredAnnotationBody().annotationArgs();
+        for (KvPairContext kv : args == null ? List.<KvPairContext>of() : args.kvPair()) {
+            if (!keys.add(kv.name().getText())) {
+                throw error(kv.name(), "key '" + kv.name().getText() + "' is given twice in @" + name);
+            }
+        }
     }
 
     private static AnnotationContext annotation(AnnotationsContext an, String name) {
