@@ -2709,6 +2709,11 @@ final class Elaborator {
                 String prop = s.name().getText();
                 switch (prop) {
                     case "default_action":
+                        if (d.tableProperty().subList(d.tableProperty().indexOf(p), d.tableProperty().size()).stream()
+                                .anyMatch(x -> x instanceof ActionsPropertyContext)) {
+                            throw error(s.name(), "default_action comes before the actions property of table '"
+                                    + d.name().getText() + "': write the actions first");
+                        }
                         defaultAction = actionCall(s.expression(), sc, refs, bindings, qname);
                         constDefault = s.CONST() != null;
                         for (Table.ActionRef r : refs) {
