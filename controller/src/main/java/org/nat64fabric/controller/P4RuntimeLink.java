@@ -371,9 +371,9 @@ final class P4RuntimeLink implements SwitchLink {
      */
     private boolean settled(List<p4.v1.P4RuntimeOuterClass.Update> sent, StatusRuntimeException e) {
         Optional<List<p4.v1.P4RuntimeOuterClass.Update>> again = settling(sent, e);
-        com.google.rpc.Status details = StatusProto.fromThrowable(e);
+        com.google.rpc.Status status = StatusProto.fromThrowable(e);
         if (again.isEmpty() && e.getStatus().getCode() == Status.Code.UNKNOWN && sent.size() > SETTLED_PART
-                && (details == null || details.getDetailsCount() == 0)) {
+                && (status == null || status.getDetailsCount() == 0)) {
             for (int from = 0; from < sent.size(); from += SETTLED_PART) {
                 List<p4.v1.P4RuntimeOuterClass.Update> part = sent.subList(from, Math.min(sent.size(), from + SETTLED_PART));
                 try {

@@ -4641,11 +4641,6 @@ final class Elaborator {
 
     private static final Expr FALSE = new Expr.Const(Type.BOOL, 0);
 
-    /**
-     * {@code a == b} of two headers or structs of one type (P4_16 8.17, 8.12): every field equal,
-     * field by field as {@code ==} compares them; two headers are also equal when both are invalid,
-     * and not when one is.
-     */
     /** Two header stacks of one type (P4_16 8.18): equal when their elements are, one by one. */
     private Expr stacksEqual(Expr.Agg a, Expr.Agg b, ParserRuleContext e) {
         Type.Stack t = (Type.Stack) a.type;
@@ -4667,14 +4662,14 @@ final class Elaborator {
                 (Expr.Agg) storage(t.element));
     }
 
+    /**
+     * {@code a == b} of two headers or structs of one type (P4_16 8.17, 8.12): every field equal,
+     * field by field as {@code ==} compares them; two headers are also equal when both are invalid,
+     * and not when one is.
+     */
     private Expr aggregatesEqual(Expr.Agg a, Expr.Agg b, ParserRuleContext e) {
         Type.Aggregate t = (Type.Aggregate) a.type;
-        Expr all = new Expr.Const(Type.BOOL, 1);
-        for (Type.Field f : t.fields.values()) {
-            Expr x = f.type instanceof Type.Varbit ? new VarbitIo.Field(a, f) : field(a, a.fixedBase(), f);
-            Expr y = f.type instanceof Type.Varbit ? new VarbitIo.Field(b, f) : field(b, b.fixedBase(), f);
-            all = fold(new Ops.Binary(Ops.Op.LAND, Type.BOOL, all, operate("==", x, y, e, e, e)));
-        }
+        Expr all = fieldsEqual(fieldsOf(a), fieldsOf(b), e);
         if (!t.header) {
             return all;
         }
@@ -4701,12 +4696,7 @@ final class Elaborator {
             throw error(e, "softswitch compares a list or structure-valued expression with a struct or header (or a"
                     + " constant one) of the fields it gives, not " + a.type + " with " + b.type);
         }
-        List<Expr> x = fieldValues(a, t, e);
-        List<Expr> y = fieldValues(b, t, e);
-        Expr all = new Expr.Const(Type.BOOL, 1);
-        for (int i = 0; i < x.size(); i++) {
-            all = fold(new Ops.Binary(Ops.Op.LAND, Type.BOOL, all, operate("==", x.get(i), y.get(i), e, e, e)));
-        }
+        Expr all = fieldsEqual(fieldValues(a, t, e), fieldValues(b, t, e), e);
         for (Expr side : List.of(a, b)) {
             if (t.header && side instanceof Expr.Agg) {
                 all = fold(new Ops.Binary(Ops.Op.LAND, Type.BOOL, new IsValid((Expr.Agg) side), all));
@@ -4715,14 +4705,28 @@ final class Elaborator {
         return all;
     }
 
+    /** A header's or struct's fields, in order, as values. */
+    private List<Expr> fieldsOf(Expr.Agg a) {
+        List<Expr> out = new ArrayList<>();
+        for (Type.Field f : ((Type.Aggregate) a.type).fields.values()) {
+            out.add(f.type instanceof Type.Varbit ? new VarbitIo.Field(a, f) : field(a, a.fixedBase(), f));
+        }
+        return out;
+    }
+
+    /** Every value of x equal to the one at its place in y, as {@code ==} compares them. */
+    private Expr fieldsEqual(List<Expr> x, List<Expr> y, ParserRuleContext e) {
+        Expr all = new Expr.Const(Type.BOOL, 1);
+        for (int i = 0; i < x.size(); i++) {
+            all = fold(new Ops.Binary(Ops.Op.LAND, Type.BOOL, all, operate("==", x.get(i), y.get(i), e, e, e)));
+        }
+        return all;
+    }
+
     /** The values of t's fields, in order, that v gives: a struct or header of type t, or a list of them. */
     private List<Expr> fieldValues(Expr v, Type.Aggregate t, ParserRuleContext e) {
         if (v instanceof Expr.Agg && v.type.equals(t)) {
-            List<Expr> out = new ArrayList<>();
-            for (Type.Field f : t.fields.values()) {
-                out.add(f.type instanceof Type.Varbit ? new VarbitIo.Field((Expr.Agg) v, f) : field((Expr.Agg) v, ((Expr.Agg) v).fixedBase(), f));
-            }
-            return out;
+            return fieldsOf((Expr.Agg) v);
         }
         if (v instanceof ListValue && (((ListValue) v).of == null || ((ListValue) v).of.equals(t))) {
             return asStruct((ListValue) v, t, e).items;
