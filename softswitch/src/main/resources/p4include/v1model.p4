@@ -18,8 +18,11 @@ match_kind {
 #define V1MODEL_VERSION 20200408
 #endif
 
-/* A port number, as p4c's v1model.p4 names it. */
+/* A port number, a name v1model took in its version of 2020-04-08; a program written for an
+ * earlier one may use the name itself. */
+#if V1MODEL_VERSION >= 20200408
 typedef bit<9> PortId_t;
+#endif
 
 struct standard_metadata_t {
     bit<9>  ingress_port;

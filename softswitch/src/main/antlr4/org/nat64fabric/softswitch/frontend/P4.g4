@@ -76,6 +76,7 @@ typeDeclaration
     | annotations? ENUM name '{' name (',' name)* ','? '}'                      # enumDeclaration
     | annotations? ENUM typeRef name '{' enumMember (',' enumMember)* ','? '}'  # serEnumDeclaration
     | annotations? TYPEDEF typeRef name ';'                                     # typedefDeclaration
+    | annotations? TYPEDEF typeDeclaration name ';'                             # typedefOfDeclaration
     | annotations? TYPE typeRef name ';'                                        # newTypeDeclaration
     ;
 structField : annotations? typeRef name ';' ;
@@ -125,9 +126,10 @@ transitionStatement : TRANSITION stateExpression ;
 stateExpression : name ';' | selectExpression ;
 selectExpression : SELECT '(' expressionList ')' '{' selectCase* '}' ;
 selectCase : keysetExpression ':' name ';' ;
+// `(5)` is a value in parentheses (first alternative); `(a &&& b)` a one-element tuple keyset (P4_16 12.6)
 keysetExpression
-    : '(' simpleKeyset ( ',' simpleKeyset )+ ')'   # tupleKeyset
-    | simpleKeyset                                # singleKeyset
+    : simpleKeyset                                # singleKeyset
+    | '(' simpleKeyset ( ',' simpleKeyset )* ')'   # tupleKeyset
     ;
 simpleKeyset
     : DEFAULT                          # defaultKeyset
@@ -203,8 +205,8 @@ expression
     | (TRUE | FALSE)                                            # boolLiteral
     | STRING_LITERAL                                            # stringLiteral
     | ERROR '.' name                                            # errorMember
-    | '{' expressionList '}'                                    # listExpression
-    | '{' kvPair (',' kvPair)* (',' DOTS)? '}'                  # structExpression
+    | '{' expressionList ','? '}'                               # listExpression
+    | '{' kvPair (',' kvPair)* (',' DOTS)? ','? '}'             # structExpression
     | DOTS                                                      # defaultExpression
     | INVALID_HEADER                                            # invalidHeaderExpression
     | '(' expression ')'                                        # parenExpression

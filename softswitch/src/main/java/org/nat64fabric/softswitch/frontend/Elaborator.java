@@ -891,6 +891,16 @@ final class Elaborator {
             } else {
                 define(sc, t.name(), type(t.typeRef(), sc));
             }
+        } else if (d instanceof TypedefOfDeclarationContext) {
+            // typedef struct P { ... } Pt; (P4_16 7.5): the declaration, then its type under a second name
+            TypedefOfDeclarationContext t = (TypedefOfDeclarationContext) d;
+            NameContext declared = derivedName(t.typeDeclaration());
+            if (declared == null) {
+                throw error(t.typeDeclaration(), "a typedef declares a header, header_union, struct or enum in place"
+                        + " (P4_16 7.5), not this");
+            }
+            typeDeclaration(t.typeDeclaration(), sc);
+            define(sc, t.name(), sc.lookup(declared.getText()));
         } else if (d instanceof NewTypeDeclarationContext) {
             // 'type' introduces a new type; softswitch types it as its underlying type, and keeps the
             // name of one over bit<W> or int<W> for P4Info (P4Runtime 8.5.6).
@@ -911,6 +921,15 @@ final class Elaborator {
             }
             define(sc, t.name(), of);
         }
+    }
+
+    /** The name a header, header_union, struct or enum declaration declares; null for other declarations. */
+    private static NameContext derivedName(TypeDeclarationContext d) {
+        return d instanceof HeaderDeclarationContext ? ((HeaderDeclarationContext) d).name()
+                : d instanceof HeaderUnionDeclarationContext ? ((HeaderUnionDeclarationContext) d).name()
+                : d instanceof StructDeclarationContext ? ((StructDeclarationContext) d).name()
+                : d instanceof EnumDeclarationContext ? ((EnumDeclarationContext) d).name(0)
+                : d instanceof SerEnumDeclarationContext ? ((SerEnumDeclarationContext) d).name() : null;
     }
 
     private Type type(TypeRefContext t, Scope sc) {
@@ -967,7 +986,12 @@ final class Elaborator {
             List<Type> elems = new ArrayList<>();
             TypeArgumentListContext args = ((TupleTypeRefContext) t).typeArgumentList();
             for (TypeArgContext a : args == null ? List.<TypeArgContext>of() : args.typeArg()) {   // tuple<> is empty
-                elems.add(type(a.typeRef(), sc));
+                Type elem = type(a.typeRef(), sc);
+                if (elem == Type.STRING || elem == Type.INT_LITERAL || elem == Type.VOID) {
+                    // P4_16 7.2.8's nesting rules: a tuple holds values that exist at run time
+                    throw error(a, "a tuple cannot hold a " + elem + " (P4_16, type nesting rules)");
+                }
+                elems.add(elem);
             }
             return new Type.Tuple(elems);
         }
@@ -1989,7 +2013,7 @@ final class Elaborator {
 
     private Program instantiateMain(InstantiationContext main) {
         TypeRefContext tr = main.typeRef();
-        Object pkg = global.lookup(tr.getText().replaceAll("<.*", ""));
+        Object pkg = global.lookup(tr.getText().replaceAll("<.*", "").replaceFirst("^\\.", ""));   // .V1Switch: the top-level one
         String name = pkg instanceof BlockType ? ((BlockType) pkg).name : "";
         switch (name) {
             case "V1Switch":
@@ -2127,8 +2151,8 @@ final class Elaborator {
                                 + " wants " + (var != null ? "its " + var + " type" : "a " + wantText) + " there");
                     }
                 }
-                // A block may take as in what the architecture passes inout: it only reads it (as p4c allows).
-                if (!wantDir.equals(haveDir) && !(wantDir.equals("inout") && haveDir.equals("in"))) {
+                // directions as the package's block type declares them (P4_16 7.2.11.2: a block's type is its signature)
+                if (!wantDir.equals(haveDir)) {
                     throw error(h, param + (haveDir.isEmpty() ? " has no direction" : " is " + haveDir)
                             + "; " + pkg.name + " wants " + (wantDir.isEmpty() ? "no direction" : wantDir) + " there");
                 }
@@ -2698,8 +2722,13 @@ final class Elaborator {
                                 + d.name().getText() + "'");
                     }
                     Map<String, List<String>> ran = annotations(r.annotations());
-                    refs.add(new Table.ActionRef(a.action, ran.containsKey("tableonly"), ran.containsKey("defaultonly"), ran,
-                            boundArguments(a, r, sc, bindings)));
+                    int applies = tableApplyExpressions;
+                    Stmt bound = boundArguments(a, r, sc, bindings);
+                    if (tableApplyExpressions != applies) {
+                        // P4_16 Appendix F: a table is applied from a control's apply block only
+                        throw error(r, "a table is applied in a control's apply block, not in another table's actions");
+                    }
+                    refs.add(new Table.ActionRef(a.action, ran.containsKey("tableonly"), ran.containsKey("defaultonly"), ran, bound));
                 }
             } else if (p instanceof EntriesPropertyContext) {
                 entries = (EntriesPropertyContext) p;
@@ -2725,6 +2754,10 @@ final class Elaborator {
                         break;
                     case "size":
                         sizeGiven = true;
+                        Type sizeType = expr(s.expression(), sc, null).type;
+                        if (sizeType != Type.INT_LITERAL && !(sizeType instanceof Type.Bits)) {
+                            throw error(s.expression(), "table size must be an integer, not " + sizeType + " (P4_16 14.2.1.5)");
+                        }
                         BigInteger v = constantValue(s.expression(), sc, null);
                         if (v.signum() <= 0 || v.bitLength() > 31) {
                             throw error(s.expression(), "table size must be a positive constant");
@@ -4405,8 +4438,12 @@ final class Elaborator {
             Type.Stack st = (Type.Stack) base.type;
             List<Stmt> prelude = lvaluePrelude;
             lvaluePrelude = null;   // the index is a value, not a place
-            Expr index = expr(ix.expression(1), sc, new Type.Bits(32, false));
+            Expr index = numeric(asUnderlying(expr(ix.expression(1), sc, new Type.Bits(32, false)), ix.expression(1)), "[]",
+                    ix.expression(1));
             lvaluePrelude = prelude;
+            if (!(index.type instanceof Type.Bits || index.type == Type.INT_LITERAL)) {
+                throw error(ix.expression(1), "a header stack's index is a number, not " + index.type + " (P4_16 8.18)");
+            }
             if (prelude != null && !(index instanceof Expr.Const) && index.type instanceof Type.Bits && !index.isWide()) {
                 Expr.Slot fixed = (Expr.Slot) storage(index.type);
                 prelude.add(new Stmt.Assign(fixed, index));
@@ -4494,7 +4531,7 @@ final class Elaborator {
             if (!(a.type instanceof Type.Bits)) {
                 throw error(u, "'" + op + "' needs a bit<W> or int<W>, not " + a.type);
             }
-            return fold(new Ops.Unary(op.charAt(0), a.type, a));
+            return fold(new Ops.Unary(op.charAt(0), a.type, numeric(a, op, u)));
         }
         if (e instanceof CondExpressionContext) {
             CondExpressionContext c = (CondExpressionContext) e;
@@ -4787,8 +4824,8 @@ final class Elaborator {
             return fold(new Ops.Binary(op.equals("==") ? Ops.Op.EQ : Ops.Op.NE, Type.BOOL, coerce(a, t, l), coerce(b, t, r)));
         }
         // P4_16 8.3: elsewhere a serializable enum's value is its underlying type's
-        a = asUnderlying(a, l);
-        b = asUnderlying(b, r);
+        a = numeric(asUnderlying(a, l), op, l);
+        b = numeric(asUnderlying(b, r), op, r);
         if (a.type == Type.INT_LITERAL && b.type == Type.INT_LITERAL) {
             return literalArithmetic(op, ((Expr.Const) a).value, ((Expr.Const) b).value, (ParserRuleContext) e);
         }
@@ -4850,6 +4887,12 @@ final class Elaborator {
             throw error(e, "'" + op + "' is not defined on signed values (P4_16: int<W> has no division or modulo);"
                     + " cast to bit<W> first, or shift");
         }
+        if ((o == Ops.Op.DIV || o == Ops.Op.MOD) && !(a instanceof Expr.Const && b instanceof Expr.Const)) {
+            // P4_16 8.6 gives bit<W> no division: '/' and '%' are int's (8.8), at compile time, as p4c evaluates them
+            throw error(e, "'" + op + "' is computed at compile time only (P4_16 8.6, 8.8), and "
+                    + (a instanceof Expr.Const ? r.getText() : l.getText()) + " is known only at run time; divide by a"
+                    + " power of two with '>>' (or '%' with '&')");
+        }
         if ((o == Ops.Op.DIV || o == Ops.Op.MOD) && b instanceof Expr.Const && ((Expr.Const) b).value.signum() == 0) {
             throw error(e, "division by zero" + (nonZeroLiteral ? " (the divisor, cut to " + t + ", is 0)" : ""));
         }
@@ -4904,6 +4947,20 @@ final class Elaborator {
         }
     }
 
+    /** t when it is a type introduced by `type` (P4_16 7.6), else null. */
+    private static Type.Bits newType(Type t) {
+        return t instanceof Type.Bits && ((Type.Bits) t).declared != null ? (Type.Bits) t : null;
+    }
+
+    /** x, an operand of op, which a value of a type introduced by `type` is not: it takes only =, == and != (P4_16 7.6). */
+    private Expr numeric(Expr x, String op, ParserRuleContext at) {
+        if (newType(x.type) != null) {
+            throw error(at, "'" + op + "' cannot be applied to " + x.type + ", a type introduced by 'type' (P4_16 7.6: it"
+                    + " takes no arithmetic, bitwise or ordering operator); cast it: (" + newType(x.type).plain() + ") ...");
+        }
+        return x;
+    }
+
     /** A serializable enum's value as its underlying type's (P4_16 8.3); any other value as it is. */
     private Expr asUnderlying(Expr x, ParserRuleContext at) {
         return serializableEnum(x.type) != null ? cast(x, underlying(x.type), at) : x;
@@ -4946,7 +5003,7 @@ final class Elaborator {
         if (to.equals(underlying(e.type))) {
             return cast(e, to, at);
         }
-        if (e.type == Type.INT_LITERAL && to instanceof Type.Bits) {
+        if (e.type == Type.INT_LITERAL && to instanceof Type.Bits && ((Type.Bits) to).declared == null) {
             // P4_16 8.11.2: an implicit cast, which cuts the value to the width; a warning on overflow
             Type.Bits b = (Type.Bits) to;
             BigInteger v = ((Expr.Const) e).value;
@@ -4960,7 +5017,9 @@ final class Elaborator {
             }
             return new Expr.Const(to, cut);
         }
-        throw error(at, "expected " + to + ", got " + e.type + (e.type instanceof Type.Bits && to instanceof Type.Bits
+        throw error(at, "expected " + to + ", got " + e.type + (newType(to) != null || newType(e.type) != null
+                ? " (a type introduced by 'type' mixes with no other without a cast, P4_16 7.6: (" + to + ") ...)"
+                : e.type instanceof Type.Bits && to instanceof Type.Bits
                 ? " (cast it: (" + to + ") ...)" : e.type == Type.INT_LITERAL && to instanceof Type.Enum && ((Type.Enum) to).underlying != null
                 ? " (an int becomes a serializable enum only by a cast, P4_16 8.11.2: (" + ((Type.Enum) to).name + ") ...)" : ""));
     }
@@ -5027,6 +5086,14 @@ final class Elaborator {
                 return cast(cast(e, ((Type.Enum) to).underlying, at), to, at);
             }
             throw error(at, "cannot cast the integer " + v + " to " + to + (to == Type.BOOL ? " (only 0 and 1 can be)" : ""));
+        }
+        if (newType(to) != null || newType(e.type) != null) {
+            if (!(e.type instanceof Type.Bits && to instanceof Type.Bits && ((Type.Bits) e.type).plain().equals(((Type.Bits) to).plain()))) {
+                Type.Bits declared = newType(to) != null ? (Type.Bits) to : (Type.Bits) e.type;
+                throw error(at, "cannot cast " + e.type + " to " + to + ": " + declared + ", a type introduced by 'type', casts"
+                        + " only to and from its " + declared.plain() + " (P4_16 7.6)");
+            }
+            return fold(new Ops.Cast(to, e));
         }
         boolean fromBits = e.type instanceof Type.Bits;
         boolean fromBool = e.type == Type.BOOL;
@@ -5334,6 +5401,10 @@ final class Elaborator {
             if (base instanceof Type && SIZE_METHODS.contains(name) && (args == null || args.argument().isEmpty())) {
                 return size((Type) base, name, mc.name());   // U.minSizeInBits(), of a type by its name
             }
+            if (base instanceof Expr && !(base instanceof Expr.Agg) && SIZE_METHODS.contains(name)
+                    && (args == null || args.argument().isEmpty())) {
+                return size(((Expr) base).type, name, mc.name());   // x.minSizeInBits() of a bit<W>, bool, ... (P4_16 8.22)
+            }
             if (base instanceof Expr.Agg) {
                 if (CHANGING_METHODS.contains(name)) {
                     requireNotReadOnly(mc.expression(), sc, "call " + name + "() on");
@@ -5349,8 +5420,10 @@ final class Elaborator {
             return method((MethodRef) callee, args, targs, sc, cx, e);
         }
         if (callee instanceof ActionSym) {
-            if (where == Where.PARSER) {
-                throw error(calleeCtx, "a parser cannot call an action ('" + calleeCtx.getText() + "'): move the code into a function");
+            if (where == Where.PARSER || where == Where.FUNCTION) {
+                // P4_16 Appendix F: actions are called from control apply blocks and other actions only
+                throw error(calleeCtx, "a " + (where == Where.PARSER ? "parser" : "function") + " cannot call an action ('"
+                        + calleeCtx.getText() + "'): move the code into a function");
             }
             if (inProgress.contains(callee)) {
                 throw error(calleeCtx, "action '" + calleeCtx.getText() + "' calls itself: P4 has no recursion");
@@ -5543,6 +5616,7 @@ final class Elaborator {
 
     /** base[high:low], of a bit<W> or int<W> (unsigned), or of a compile-time int. */
     private Expr slice(Expr base, BigInteger high, BigInteger low, ParserRuleContext s) {
+        numeric(base, "[:]", s);
         if (!(base.type instanceof Type.Bits) && base.type != Type.INT_LITERAL) {
             throw error(s, "only bit strings and int values can be sliced, not " + base.type);
         }

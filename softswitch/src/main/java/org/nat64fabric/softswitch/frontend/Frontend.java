@@ -96,6 +96,7 @@ public final class Frontend {
                         t.getCharPositionInLine() + 1, unexpected(t, pre.text));
             }
         }
+        refuseDeepNesting(tokens.getTokens(), pre);
         retagTypeNames(tokens.getTokens());
         P4Parser parser = new P4Parser(tokens);
         parser.removeErrorListeners();
@@ -106,6 +107,26 @@ public final class Frontend {
             Token t = parser.getCurrentToken();
             throw new P4CompileException(pre.fileOf(t.getLine()), pre.lineOf(t.getLine()), t.getCharPositionInLine() + 1,
                     "the program nests too deeply for softswitch's parser (simplify the expression or statement here)");
+        }
+    }
+
+    /** Brackets deeper than any program needs; past it the parser's recursion costs time that grows faster than the depth. */
+    static final int MAX_BRACKET_DEPTH = 1000;
+
+    /** A located error at the first bracket nested deeper than MAX_BRACKET_DEPTH, before the parser recurses into it. */
+    private static void refuseDeepNesting(List<Token> tokens, Preprocessor.Result pre) {
+        int depth = 0;
+        for (Token t : tokens) {
+            String text = t.getText();
+            if (text.equals("(") || text.equals("{") || text.equals("[")) {
+                if (++depth > MAX_BRACKET_DEPTH) {
+                    throw new P4CompileException(pre.fileOf(t.getLine()), pre.lineOf(t.getLine()), t.getCharPositionInLine() + 1,
+                            "the program nests more than " + MAX_BRACKET_DEPTH + " brackets deep here, more than softswitch"
+                            + " takes (simplify the expression or statement)");
+                }
+            } else if (text.equals(")") || text.equals("}") || text.equals("]")) {
+                depth = Math.max(depth - 1, 0);
+            }
         }
     }
 
@@ -137,6 +158,9 @@ public final class Frontend {
      * lexer: names declared by header, header_union, struct, enum, typedef, type, extern, parser,
      * control and package, and the type parameters written in angle brackets after a declared name.
      */
+    /** The keywords of declarations a typedef may hold in place (P4_16 7.5). */
+    private static final Set<Integer> DERIVED = Set.of(P4Lexer.HEADER, P4Lexer.HEADER_UNION, P4Lexer.STRUCT, P4Lexer.ENUM);
+
     static void retagTypeNames(List<Token> tokens) {
         Set<String> names = new HashSet<>();
         for (int i = 0; i < tokens.size(); i++) {
@@ -167,8 +191,25 @@ public final class Frontend {
                         }
                     }
                     break;
-                case P4Lexer.ENUM:
                 case P4Lexer.TYPEDEF:
+                    if (i + 1 < tokens.size() && DERIVED.contains(tokens.get(i + 1).getType())) {
+                        // typedef struct P { ... } Pt; the second name follows the declaration's closing brace
+                        int k = i + 1;
+                        while (k < tokens.size() && !tokens.get(k).getText().equals("{")) {
+                            k++;
+                        }
+                        for (int depth = 0; k < tokens.size(); k++) {
+                            String s = tokens.get(k).getText();
+                            depth += s.equals("{") ? 1 : s.equals("}") ? -1 : 0;
+                            if (depth == 0) {
+                                addIdent(tokens, k + 1, names);
+                                break;
+                            }
+                        }
+                        break;
+                    }
+                    // fall through: typedef T name;
+                case P4Lexer.ENUM:
                 case P4Lexer.TYPE: {
                     // the declared name is the identifier before '{' (enum) or ';' (typedef, type)
                     int depth = 0;

@@ -44,18 +44,23 @@ public abstract class Type {
         @Override public int narrowSlots() { return wide() ? 0 : 1; }
         @Override public int wideSlots() { return wide() ? 1 : 0; }
         @Override public boolean isScalar() { return true; }
+        /** The same bits without the `type` that named them: what a cast to and from it may see. */
+        public Bits plain() { return declared == null ? this : new Bits(width, signed); }
+        /** A type introduced by `type` is not its underlying type (P4_16 7.6): they are equal only when one declaration named both. */
         @Override public boolean equals(Object o) {
-            return o instanceof Bits && ((Bits) o).width == width && ((Bits) o).signed == signed;
+            return o instanceof Bits && ((Bits) o).width == width && ((Bits) o).signed == signed && ((Bits) o).declared == declared;
         }
         @Override public int hashCode() { return width * 2 + (signed ? 1 : 0); }
-        @Override public String toString() { return (signed ? "int<" : "bit<") + width + ">"; }
+        @Override public String toString() {
+            return declared != null ? declared.name : (signed ? "int<" : "bit<") + width + ">";
+        }
     }
 
     /**
      * A `type` declaration over bit&lt;W&gt; or int&lt;W&gt;: its name, which P4Info gives controllers
      * (P4Runtime 8.5.6, "User-defined types"), and its {@code @p4runtime_translation}, if any: the
      * URI and the controller's bit width, or 0 when the controller's type is {@code string}.
-     * Typing treats it as its underlying type (equals ignores it).
+     * A value of it mixes with no other type, its underlying one included, but through a cast.
      */
     public static final class NewType {
         public final String name;

@@ -38,6 +38,21 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void newTypesCrossIntoTheirBitsByCastsAndKeysetsTakeParentheses() {
+        // kind 1 (DATA) becomes 7 by the table, v 0x15 matches (0x10 &&& 0xf0): size 8 + 1, v = 7 |+| 0xf0
+        assertEquals(List.of("07f709"), run("new_types_and_keysets.p4", "01 15 00"));
+        // kind 2 becomes 8 by the parenthesized entry, v 0x25 in (0x20 .. 0x2f): size 8 + 2
+        assertEquals(List.of("08250a"), run("new_types_and_keysets.p4", "02 25 00"));
+        // no entry, no keyset: size is v's 8 bits alone
+        assertEquals(List.of("033008"), run("new_types_and_keysets.p4", "03 30 00"));
+    }
+
+    @Test
+    void aProgramForTheV1modelOf2018NamesItsOwnPortIdType() {
+        assertEquals(List.of("0102"), run("v1model_2018_port_type.p4", "00 02"));
+    }
+
+    @Test
     void explicitTypeArgumentsOnExtractEmitAndLookahead() {
         // lookahead<bit<16>> saw the tag before extract<h_t> took it; lookahead<bit<8>> then sees 0x22
         assertEquals(List.of("abcd" + "abcd11" + "22"), run("type_arguments.p4", "abcd 11 22"));
