@@ -389,6 +389,23 @@ def test_https_serves_the_api_and_plain_http_is_not_answered(tmp_path, pki):
         c.stop()
 
 
+@pytest.mark.parametrize("cert, key, option", [
+    ("server.crt", "garbage.key", "--rest-tls-key"),      # a PEM block whose text is not base64
+    ("server.crt", "client.key", "--rest-tls-key"),       # a key, but not the certificate's
+    ("server.key", "server.key", "--rest-tls-cert"),      # a key where the certificate goes
+    ("missing.crt", "server.key", "--rest-tls-cert"),
+])
+def test_unusable_tls_files_stop_the_controller_before_it_contacts_a_switch(tmp_path, pki, cert, key, option):
+    (pki / "garbage.key").write_text("-----BEGIN PRIVATE KEY-----\n!!!not base64***\n-----END PRIVATE KEY-----\n")
+    c = Controller(tmp_path)
+    out = subprocess.run(c.command("--rest-tls-cert", str(pki / cert), "--rest-tls-key", str(pki / key)),
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2, out.stderr
+    first = out.stderr.splitlines()[0]
+    assert first.startswith(f"nat64fabric-controller: {option} {pki / (key if option.endswith('key') else cert)}: "), out.stderr
+    assert "Exception" not in out.stderr and "connected" not in out.stderr and not (tmp_path / "state").exists(), out.stderr
+
+
 def test_a_non_loopback_address_without_tls_is_warned_about(tmp_path):
     c = Controller(tmp_path)
     c.start("--rest-addr", "0.0.0.0")

@@ -159,3 +159,14 @@ def test_bad_listen_options_are_refused_with_a_reason(options, message):
     proc = subprocess.run([str(SOFTSWITCH), "run", "--grpc-port", "0", *options], capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode != 0 and message in proc.stderr, proc.stderr
+
+
+def test_a_key_the_tls_library_cannot_read_is_one_line_not_a_stack_trace(pki, tmp_path):
+    garbage = tmp_path / "garbage.key"
+    garbage.write_text("-----BEGIN PRIVATE KEY-----\n!!!not base64***\n-----END PRIVATE KEY-----\n")
+    for key in (garbage, pki / "server.crt"):   # not base64; a certificate where the key goes
+        proc = subprocess.run([str(SOFTSWITCH), "run", "--grpc-port", "0", "--grpc-server-ssl", "--grpc-server-cert",
+                               str(pki / "server.crt"), "--grpc-server-key", str(key)],
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 1 and "cannot use the TLS files" in proc.stderr, proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1 and "Exception" not in proc.stderr, proc.stderr

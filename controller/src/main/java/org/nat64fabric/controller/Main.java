@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import javax.net.ssl.SSLContext;
 import org.nat64fabric.controller.DurableNatStore.Recovery;
 import org.nat64fabric.controller.DurableNatStore.StateException;
 import org.nat64fabric.core.ConfigException;
@@ -144,6 +145,9 @@ public final class Main {
         EntryCodec codec = EntryCodec.load(p4info);
         byte[] device = Files.readAllBytes(deviceConfig);
         ChannelCredentials switchTls = switchTls(opts);
+        // the REST API's TLS files too are read before any switch is contacted: a wrong one stops here
+        SSLContext restTls = opts.containsKey("--rest-tls-cert")
+                ? RestServer.sslContext(Path.of(opts.get("--rest-tls-cert")), Path.of(opts.get("--rest-tls-key"))) : null;
         Path stateDir = Path.of(opts.get("--state"));
         DurableNatStore store = DurableNatStore.open(stateDir, stateDir.resolve(Credentials.FILE), recovery);
         Credentials credentials = Credentials.loadOrCreate(stateDir);
@@ -187,9 +191,7 @@ public final class Main {
         }
 
         String restAddr = opts.getOrDefault("--rest-addr", "127.0.0.1");
-        org.eclipse.jetty.server.Server http = RestServer.start(fabric, credentials, restAddr, restPort,
-                opts.containsKey("--rest-tls-cert") ? Path.of(opts.get("--rest-tls-cert")) : null,
-                opts.containsKey("--rest-tls-key") ? Path.of(opts.get("--rest-tls-key")) : null);
+        org.eclipse.jetty.server.Server http = RestServer.start(fabric, credentials, restAddr, restPort, restTls);
         LOG.info(links.size() + " switches");
 
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -220,13 +222,19 @@ public final class Main {
     }
 
     /** How the controller speaks TLS to switches at grpcs:// addresses. */
-    private static ChannelCredentials switchTls(Map<String, String> opts) throws IOException {
+    /** The credentials for grpcs:// switches, their files checked now (Pem), not at the first handshake. */
+    private static ChannelCredentials switchTls(Map<String, String> opts) throws IOException, GeneralSecurityException {
         TlsChannelCredentials.Builder tls = TlsChannelCredentials.newBuilder();
         if (opts.containsKey("--p4rt-ca-cert")) {
-            tls.trustManager(Path.of(opts.get("--p4rt-ca-cert")).toFile());
+            Path ca = Path.of(opts.get("--p4rt-ca-cert"));
+            Pem.certificates("--p4rt-ca-cert", ca);
+            tls.trustManager(ca.toFile());
         }
         if (opts.containsKey("--p4rt-cert")) {
-            tls.keyManager(Path.of(opts.get("--p4rt-cert")).toFile(), Path.of(opts.get("--p4rt-key")).toFile());
+            Path cert = Path.of(opts.get("--p4rt-cert"));
+            Path key = Path.of(opts.get("--p4rt-key"));
+            Pem.pair("--p4rt-key " + key, Pem.certificates("--p4rt-cert", cert).get(0), Pem.privateKey("--p4rt-key", key));
+            tls.keyManager(cert.toFile(), key.toFile());
         }
         return tls.build();
     }

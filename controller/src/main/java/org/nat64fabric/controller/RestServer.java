@@ -1,21 +1,15 @@
 package org.nat64fabric.controller;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
-import java.security.KeyFactory;
 import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
-import java.security.spec.PKCS8EncodedKeySpec;
-import java.util.Base64;
 import java.util.logging.Logger;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -140,11 +134,10 @@ final class RestServer {
     private RestServer() {
     }
 
-    /** Starts the server; {@code certificate} and {@code key} are both null (HTTP) or both set (HTTPS). */
-    static Server start(Nat64Service service, Credentials credentials, String address, int port,
-                        Path certificate, Path key) throws IOException, GeneralSecurityException {
-        boolean tls = certificate != null;
-        URI base = URI.create((tls ? "https" : "http") + "://" + hostForUri(address) + ":" + port + "/");
+    /** Starts the server: HTTPS with {@code tls} (sslContext), HTTP when it is null. */
+    static Server start(Nat64Service service, Credentials credentials, String address, int port, SSLContext tls)
+            throws IOException {
+        URI base = URI.create((tls != null ? "https" : "http") + "://" + hostForUri(address) + ":" + port + "/");
         ResourceConfig app = new ResourceConfig()
                 .register(new RestApi(service))
                 .register(new Authentication(credentials), Priorities.AUTHENTICATION)
@@ -154,9 +147,9 @@ final class RestServer {
         threads.setDaemon(true);
         Server http = new Server(threads);
         ServerConnector connector;
-        if (tls) {
+        if (tls != null) {
             SslContextFactory.Server ssl = new SslContextFactory.Server();
-            ssl.setSslContext(sslContext(certificate, key));
+            ssl.setSslContext(tls);
             connector = new ServerConnector(http, 1, 1, ssl);
         } else {
             connector = new ServerConnector(http, 1, 1);
@@ -176,7 +169,7 @@ final class RestServer {
         } catch (Exception e) {
             throw new IOException(e.getMessage(), e);
         }
-        if (!tls && !InetAddress.getByName(address).isLoopbackAddress()) {
+        if (tls == null && !InetAddress.getByName(address).isLoopbackAddress()) {
             LOG.warning("the REST API listens on " + address + " without TLS: credentials and NAT state cross the "
                     + "network in clear; give --rest-tls-cert and --rest-tls-key, or bind 127.0.0.1");
         }
@@ -189,42 +182,21 @@ final class RestServer {
         return address.contains(":") && !address.startsWith("[") ? "[" + address + "]" : address;
     }
 
-    /** A server context from a PEM certificate chain and a PEM PKCS#8 private key (as openssl writes them). */
+    /**
+     * A server context from a PEM certificate chain and a PEM PKCS#8 private key (as openssl writes
+     * them), each checked (Pem) so that a wrong file stops the controller before it starts.
+     */
     static SSLContext sslContext(Path certificate, Path key) throws IOException, GeneralSecurityException {
-        Certificate[] chain;
-        try (InputStream in = Files.newInputStream(certificate)) {
-            chain = CertificateFactory.getInstance("X.509").generateCertificates(in).toArray(new Certificate[0]);
-        }
-        if (chain.length == 0) {
-            throw new GeneralSecurityException(certificate + ": no PEM certificate in it");
-        }
+        Certificate[] chain = Pem.certificates("--rest-tls-cert", certificate).toArray(new Certificate[0]);
+        PrivateKey privateKey = Pem.privateKey("--rest-tls-key", key);
+        Pem.pair("--rest-tls-key " + key, chain[0], privateKey);
         KeyStore store = KeyStore.getInstance("PKCS12");
         store.load(null, null);
-        store.setKeyEntry("rest", privateKey(key), new char[0], chain);
+        store.setKeyEntry("rest", privateKey, new char[0], chain);
         KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
         keys.init(store, new char[0]);
         SSLContext context = SSLContext.getInstance("TLS");
         context.init(keys.getKeyManagers(), null, null);
         return context;
-    }
-
-    private static PrivateKey privateKey(Path file) throws IOException, GeneralSecurityException {
-        String pem = Files.readString(file, StandardCharsets.US_ASCII);
-        String begin = "-----BEGIN PRIVATE KEY-----";
-        int from = pem.indexOf(begin);
-        int to = pem.indexOf("-----END PRIVATE KEY-----");
-        if (from < 0 || to < from) {
-            throw new GeneralSecurityException(file + ": not a PEM PKCS#8 private key (BEGIN PRIVATE KEY); convert it "
-                    + "with `openssl pkcs8 -topk8 -nocrypt -in KEY -out KEY.pk8`");
-        }
-        byte[] der = Base64.getMimeDecoder().decode(pem.substring(from + begin.length(), to));
-        for (String algorithm : new String[] {"RSA", "EC", "Ed25519"}) {
-            try {
-                return KeyFactory.getInstance(algorithm).generatePrivate(new PKCS8EncodedKeySpec(der));
-            } catch (GeneralSecurityException notThisOne) {
-                // try the next algorithm
-            }
-        }
-        throw new GeneralSecurityException(file + ": a private key of an algorithm other than RSA, EC or Ed25519");
     }
 }

@@ -37,11 +37,16 @@ public final class SwitchServer implements AutoCloseable {
     public static SwitchServer start(Device device, InetSocketAddress address, ServerCredentials credentials)
             throws IOException {
         P4RuntimeService service = new P4RuntimeService(device);
-        Server server = NettyServerBuilder.forAddress(address, credentials)
-                .addService(UnparsableRequests.answered(service.bindService()))
-                .callExecutor(SwitchServer::executorFor).maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
+        Server server;
         try {
+            server = NettyServerBuilder.forAddress(address, credentials)
+                    .addService(UnparsableRequests.answered(service.bindService()))
+                    .callExecutor(SwitchServer::executorFor).maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
             server.start();
+        } catch (IllegalArgumentException e) {
+            // Netty reads the TLS files' contents only here: a key or certificate it cannot parse
+            throw new IOException("cannot use the TLS files (--grpc-server-cert, --grpc-server-key, --grpc-server-cacert): "
+                    + e.getMessage() + "; give a PEM certificate chain and its PKCS#8 key (BEGIN PRIVATE KEY)");
         } catch (IOException e) {
             // Netty's epoll transport reports a taken port as a plain IOException with the errno text.
             Throwable cause = e.getCause() != null ? e.getCause() : e;
