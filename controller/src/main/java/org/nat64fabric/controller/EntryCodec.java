@@ -72,6 +72,12 @@ final class EntryCodec {
         }
     }
 
+    /** The size the P4Info gives a table, or Long.MAX_VALUE when the pipeline has no table of that name or no size. */
+    long tableSize(String name) {
+        Table t = tables.get(name);
+        return t == null || t.getSize() <= 0 ? Long.MAX_VALUE : t.getSize();
+    }
+
     static EntryCodec load(Path p4infoText) throws IOException {
         P4Info.Builder b = P4Info.newBuilder();
         TextFormat.merge(withoutInformativeP4Runtime14Fields(new String(Files.readAllBytes(p4infoText), StandardCharsets.UTF_8)), b);

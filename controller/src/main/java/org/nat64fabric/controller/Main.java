@@ -26,6 +26,7 @@ import org.nat64fabric.core.config.FabricConfig;
 import org.nat64fabric.core.control.Nat64Fabric;
 import org.nat64fabric.core.event.NatEvent;
 import org.nat64fabric.core.event.ipfix.IpfixExporter;
+import org.nat64fabric.core.p4.P4InfoConstants;
 
 /**
  * The embedded controller: the NAT64 fabric without ONOS. Reads the fabric's netcfg-form
@@ -164,6 +165,9 @@ public final class Main {
         Nat64Fabric fabric = new Nat64Fabric(config, store, natEvents, System::currentTimeMillis,
                 setups, writers);
         ipfix.ifPresent(exporter -> fabric.addCounters(exporter::counters));
+        // each mapping takes one entry of each session table: a full one refuses it (a SUME card holds 4 096)
+        fabric.setBibCapacity(Math.min(codec.tableSize(P4InfoConstants.NAT64_INGRESS_TRANSLATE_SESSION_V6),
+                codec.tableSize(P4InfoConstants.NAT64_INGRESS_TRANSLATE_SESSION_V4)));
         LOG.info("NAT state in " + stateDir.resolve(DurableNatStore.FILE) + ": " + store.bib().size() + " BIB entries, "
                 + store.sessions().size() + " sessions, " + store.eams().size() + " EAMs; last good copy in "
                 + stateDir.resolve(DurableNatStore.BACKUP));

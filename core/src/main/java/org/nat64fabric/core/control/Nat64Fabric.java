@@ -1299,6 +1299,11 @@ public final class Nat64Fabric implements Nat64Service {
         }
     }
 
+    /** How many mappings the switches' session tables hold ({@link Nat64Engine#setBibCapacity}). */
+    public void setBibCapacity(long capacity) {
+        engine.setBibCapacity(capacity);
+    }
+
     /** What the fragments toward {@code destination} fit: its route's port MTU, for IPv6 the lowest IPv6 MTU too. */
     private int fragmentMtu(SwitchConfig sw, String destination) {
         int link = sw.mtuToward(destination);

@@ -39,6 +39,8 @@ public final class Nat64Engine {
     private final Nat64Config config;
     private final NatStore store;
     private final Pool4 pool4;
+    /** How many mappings the switches' session tables hold (each is one entry in each); unbounded until told. */
+    private volatile long bibCapacity = Long.MAX_VALUE;
     private final TcpStateMachine tcp;
     private final NatEvents events;
     private final Consumer<NatEvent> log;
@@ -76,6 +78,20 @@ public final class Nat64Engine {
     }
 
     /**
+     * The number of mappings the translating switches' session tables hold, the least of their sizes
+     * (a NetFPGA SUME card holds 4 096): past it a new mapping is refused, dynamic or static, rather
+     * than written to a switch that refuses it (RESOURCE_EXHAUSTED) and reconciled again and again.
+     */
+    public void setBibCapacity(long capacity) {
+        bibCapacity = capacity;
+    }
+
+    /** Whether the switches' session tables have no room for one more mapping. */
+    private boolean bibFull() {
+        return bibCapacity != Long.MAX_VALUE && store.bib().size() >= bibCapacity;
+    }
+
+    /**
      * A packet from the IPv6 side: a session miss, or a copy of a TCP control segment. Finds or
      * creates the BIB entry (allocating from pool4) and the session, and advances TCP state.
      */
@@ -110,6 +126,10 @@ public final class Nat64Engine {
         if (newBib) {
             if (protocol == Protocol.TCP && segment != Segment.SYN) {
                 return Outcome.drop("a TCP segment other than SYN opens no mapping (RFC 6146 3.5.2.2)");
+            }
+            if (bibFull()) {
+                return Outcome.refuse("the switches' session tables are full (" + bibCapacity + " mappings)",
+                        Outcome.IcmpError.V6_ADDRESS_UNREACHABLE);
             }
             Ipv6Address subscriber = pool4.subscriberOf(source);
             if (sessionsOf(subscriber) >= config.maxSessionsPerSubscriber) {
@@ -282,6 +302,10 @@ public final class Nat64Engine {
         if (mapped.isPresent()) {
             throw new ConfigException(at + ".ipv6Address", protocol + " [" + address6 + "]:" + port6
                     + " is already mapped to " + mapped.get().v4());
+        }
+        if (bibFull()) {
+            throw new ConfigException(at, "the switches' session tables are full: they hold " + bibCapacity
+                    + " mappings (the least of their session tables' sizes); remove one first");
         }
         Pool4.Result r = pool4.reserve(protocol, v4, address6, now);
         if (r.address().isEmpty()) {

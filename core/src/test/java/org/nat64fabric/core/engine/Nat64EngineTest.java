@@ -298,6 +298,27 @@ class Nat64EngineTest {
     }
 
     @Test
+    void pastTheSwitchesSessionTablesNoMappingIsMadeDynamicOrStatic() {
+        Nat64Engine e = engine(pool4("192.0.2.0/30"));
+        e.setBibCapacity(2);
+        assertTrue(e.fromV6(Protocol.UDP, host(1), 5000, SERVER6, 53, Segment.OTHER, 0).translated());
+        assertTrue(e.fromV6(Protocol.UDP, host(2), 5000, SERVER6, 53, Segment.OTHER, 0).translated());
+        Outcome full = e.fromV6(Protocol.UDP, host(3), 5000, SERVER6, 53, Segment.OTHER, 0);
+        assertFalse(full.translated());
+        assertEquals(Optional.of(Outcome.IcmpError.V6_ADDRESS_UNREACHABLE), full.icmpError());
+        assertTrue(e.fromV6(Protocol.UDP, host(1), 5000, SERVER6, 53, Segment.OTHER, 1).translated(),
+                "a mapping the tables hold still translates");
+        ConfigException refused = assertThrows(ConfigException.class, () -> e.addStaticBib(Protocol.TCP, host(7), 80,
+                new TransportAddress(Ipv4Address.parse("192.0.2.2", "a"), 8080), 0, "bib"));
+        assertEquals("bib", refused.field());
+        assertTrue(refused.getMessage().contains("session tables are full"), refused.getMessage());
+        assertEquals(2, e.store().bib().size(), "nothing was written past the tables' size");
+        e.removeBib(Protocol.UDP, host(2), 5000, 1);
+        assertTrue(e.fromV6(Protocol.UDP, host(3), 5000, SERVER6, 53, Segment.OTHER, 2).translated(),
+                "a freed entry makes room");
+    }
+
+    @Test
     void staticEntriesForwardInboundAndNeverExpireWhileTheirSessionsDo() {
         Nat64Engine e = engine(pool4("192.0.2.0/30"));
         TransportAddress web = new TransportAddress(Ipv4Address.parse("192.0.2.2", "a"), 8080);
