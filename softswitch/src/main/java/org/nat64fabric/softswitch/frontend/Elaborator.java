@@ -2151,8 +2151,9 @@ final class Elaborator {
                                 + " wants " + (var != null ? "its " + var + " type" : "a " + wantText) + " there");
                     }
                 }
-                // directions as the package's block type declares them (P4_16 7.2.11.2: a block's type is its signature)
-                if (!wantDir.equals(haveDir)) {
+                // A block may take as in what the architecture passes inout: it only reads it (p4c's own
+                // samples declare verify-checksum controls so, and p4c accepts them).
+                if (!wantDir.equals(haveDir) && !(wantDir.equals("inout") && haveDir.equals("in"))) {
                     throw error(h, param + (haveDir.isEmpty() ? " has no direction" : " is " + haveDir)
                             + "; " + pkg.name + " wants " + (wantDir.isEmpty() ? "no direction" : wantDir) + " there");
                 }
@@ -4887,11 +4888,10 @@ final class Elaborator {
             throw error(e, "'" + op + "' is not defined on signed values (P4_16: int<W> has no division or modulo);"
                     + " cast to bit<W> first, or shift");
         }
-        if ((o == Ops.Op.DIV || o == Ops.Op.MOD) && !(a instanceof Expr.Const && b instanceof Expr.Const)) {
-            // P4_16 8.6 gives bit<W> no division: '/' and '%' are int's (8.8), at compile time, as p4c evaluates them
-            throw error(e, "'" + op + "' is computed at compile time only (P4_16 8.6, 8.8), and "
-                    + (a instanceof Expr.Const ? r.getText() : l.getText()) + " is known only at run time; divide by a"
-                    + " power of two with '>>' (or '%' with '&')");
+        if ((o == Ops.Op.DIV || o == Ops.Op.MOD) && !(b instanceof Expr.Const)) {
+            // P4_16 8.6 gives bit<W> no division; p4c takes one by a compile-time divisor, and so does softswitch
+            throw error(r, "'" + op + "' needs a divisor known at compile time (P4_16 8.6 gives bit<W> no division; p4c"
+                    + " divides only by a constant), and " + r.getText() + " is known only at run time");
         }
         if ((o == Ops.Op.DIV || o == Ops.Op.MOD) && b instanceof Expr.Const && ((Expr.Const) b).value.signum() == 0) {
             throw error(e, "division by zero" + (nonZeroLiteral ? " (the divisor, cut to " + t + ", is 0)" : ""));

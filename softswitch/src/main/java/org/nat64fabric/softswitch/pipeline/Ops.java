@@ -61,9 +61,10 @@ public final class Ops {
                 case ADD: return (x + y) & mask;
                 case SUB: return (x - y) & mask;
                 case MUL: return (x * y) & mask;
-                // only constants are divided (the frontend refuses run-time, signed and zero divisors)
-                case DIV: return Long.divideUnsigned(x, y);
-                case MOD: return Long.remainderUnsigned(x, y);
+                case DIV: return y == 0 ? 0 : (signed ? Bits.signExtend(x, width) / Bits.signExtend(y, width)
+                        : Long.divideUnsigned(x, y)) & mask;
+                case MOD: return y == 0 ? 0 : (signed ? Bits.signExtend(x, width) % Bits.signExtend(y, width)
+                        : Long.remainderUnsigned(x, y)) & mask;
                 case SAT_ADD: return signed ? saturatingSigned(x, y, false)
                         : (Long.compareUnsigned(x + y, mask) > 0 || Long.compareUnsigned(x + y, x) < 0 ? mask : x + y);
                 case SAT_SUB: return signed ? saturatingSigned(x, y, true)
@@ -170,14 +171,14 @@ public final class Ops {
             String t = wide ? "(u128)" : "(__u64)";
             if (signed && !wide) {
                 switch (op) {
-                    case LT: case LE: case GT: case GE: case SHR:
+                    case LT: case LE: case GT: case GE: case SHR: case DIV: case MOD:
                         x = "sx(" + x + ", " + width + ")";
                         y = op == Op.SHR ? y : "sx(" + y + ", " + width + ")";
                         break;
                     default: break;
                 }
             }
-            if (signed && (wide || op == Op.SAT_ADD || op == Op.SAT_SUB)) {
+            if (signed && (wide || op == Op.DIV || op == Op.MOD || op == Op.SAT_ADD || op == Op.SAT_SUB)) {
                 throw new CodeWriter.Unsupported("signed " + op.name().toLowerCase());
             }
             String sig = signed && !wide ? "(__s64)" : "";
@@ -189,6 +190,12 @@ public final class Ops {
                         throw new CodeWriter.Unsupported("multiplication wider than 64 bits");
                     }
                     return "((" + x + " * " + y + ") & " + m + ")";
+                case DIV:
+                case MOD:
+                    if (wide) {
+                        throw new CodeWriter.Unsupported("division wider than 64 bits");
+                    }
+                    return "(" + y + " == 0 ? 0 : ((" + x + (op == Op.DIV ? " / " : " % ") + y + ") & " + m + "))";
                 case SAT_ADD:
                     if (wide) {
                         throw new CodeWriter.Unsupported("saturating arithmetic wider than 64 bits");
@@ -272,8 +279,8 @@ public final class Ops {
                 case ADD: return x.add(y).and(m);
                 case SUB: return x.subtract(y).and(m);
                 case MUL: return x.multiply(y).and(m);
-                case DIV: return x.divide(y);
-                case MOD: return x.mod(y);
+                case DIV: return y.signum() == 0 ? BigInteger.ZERO : x.divide(y);
+                case MOD: return y.signum() == 0 ? BigInteger.ZERO : x.mod(y);
                 case SAT_ADD: return x.add(y).min(m);
                 case SAT_SUB: return x.subtract(y).max(BigInteger.ZERO);
                 case AND: return x.and(y);
