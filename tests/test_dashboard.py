@@ -155,6 +155,10 @@ def test_the_files_need_no_credentials_and_the_data_does(fabric):
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(urllib.request.Request(site(fabric), method="POST", data=b"x"), timeout=10)
     assert e.value.code == 405
+    # the icon a browser asks for by itself: none, and no Basic challenge (which would open a login dialog)
+    parts = urllib.parse.urlsplit(fabric.url)
+    with urllib.request.urlopen(f"{parts.scheme}://{parts.netloc}/favicon.ico", timeout=10) as r:
+        assert r.status == 204 and "WWW-Authenticate" not in r.headers
     # the data: 401 as for any client; a script's request gets no challenge (no browser dialog)
     for headers, challenge in (({}, True), ({"X-Requested-With": "nat64fabric-dashboard"}, False)):
         with pytest.raises(urllib.error.HTTPError) as e:
@@ -222,6 +226,29 @@ def test_pools_page(fabric, dashboard, tmp_path):
     assert drawn[1] == pytest.approx(100 * len(udp_blocks) * pools["pool4"]["blockSize"] / (4 * (high - low + 1)),
                                      abs=0.01)
     screenshot(dashboard, "pools", tmp_path)
+
+
+def test_the_pools_page_stays_on_the_blocks_it_was_paged_to_when_it_redraws(fabric, dashboard):
+    hosts = [f"2001:db8:1::{0x100 + i:x}" for i in range(21)]     # a block each: more than a page of blocks
+    try:
+        for i, host in enumerate(hosts):
+            entry = {"protocol": "TCP", "ipv6Address": host, "ipv6Port": 80, "ipv4Address": "192.0.2.9",
+                     "ipv4Port": 2048 + 64 * i}
+            assert fabric.call("POST", "/bib", entry)[0] == 201, entry
+        open_page(dashboard, "pools", "#blocks")
+        wait_for(dashboard, "#blocks .range", "of 2")
+        for _ in range(3):              # a click on a button a redraw has just replaced is lost: again
+            try:
+                wait_for(dashboard, "#blocks button.next").click()
+                wait_for(dashboard, "#blocks .range", "21–", timeout=4)
+                break
+            except (AssertionError, StaleElementReferenceException):
+                pass
+        time.sleep(11)                  # the page redraws every 10 s
+        assert wait_for(dashboard, "#blocks .range").text.startswith("21–"), "the redraw went back to the first page"
+    finally:
+        for host in hosts:
+            fabric.call("DELETE", f"/bib/TCP/{host}/80")
 
 
 def test_sessions_page_searches_and_pages(fabric, dashboard, tmp_path):

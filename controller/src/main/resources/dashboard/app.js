@@ -66,13 +66,24 @@ function yesNo(flag, yes, no) {
   return el("span", { className: flag ? "yes" : "no" }, flag ? yes : no);
 }
 
+/** Where the tables of a page that redraws itself stand, by id, until another page is shown. */
+const keptOffsets = new Map();
+
 /** A table shown PAGE_SIZE rows at a time, with Previous/Next: fetchPage(offset, limit) gives
- * {rows, total}, from the API's paging or from a list at hand (local()). */
-async function pagedTable(columns, fetchPage, id) {
+ * {rows, total}, from the API's paging or from a list at hand (local()). A table drawn again with
+ * its page (kept) stays on the rows the reader paged to. */
+async function pagedTable(columns, fetchPage, id, kept = false) {
   const box = el("div", { id });
-  let offset = 0;
+  let offset = kept ? keptOffsets.get(id) ?? 0 : 0;
   const draw = async () => {
-    const { rows, total } = await fetchPage(offset, PAGE_SIZE);
+    let { rows, total } = await fetchPage(offset, PAGE_SIZE);
+    if (offset > 0 && offset >= total) {     // the rows paged to are gone: the last page there is
+      offset = Math.max(0, Math.floor((total - 1) / PAGE_SIZE) * PAGE_SIZE);
+      ({ rows, total } = await fetchPage(offset, PAGE_SIZE));
+    }
+    if (kept) {
+      keptOffsets.set(id, offset);
+    }
     const prev = el("button", { type: "button", disabled: offset === 0, className: "prev" }, "Previous");
     const next = el("button", { type: "button", disabled: offset + rows.length >= total, className: "next" }, "Next");
     prev.onclick = () => { offset = Math.max(0, offset - PAGE_SIZE); draw().catch(showError); };
@@ -211,7 +222,7 @@ async function poolsPage(page) {
   });
   const blocks = await pagedTable([{ title: "protocol", key: "protocol" }, { title: "IPv4 address", key: "ipv4Address" },
                 { title: "ports", value: b => `${b.firstPort}–${b.lastPort}` },
-                { title: "subscriber", key: "subscriber" }], local(pools.blocks), "blocks");
+                { title: "subscriber", key: "subscriber" }], local(pools.blocks), "blocks", true);
   page.replaceChildren(
     el("h2", {}, "Pools"),
     table([{ title: "pool", key: "name" }, { title: "value", key: "value" }], [
@@ -353,6 +364,7 @@ function redraw(name) {
 async function show() {
   clearTimeout(refresh);
   destroyCharts();
+  keptOffsets.clear();
   if (!sessionStorage.getItem(AUTH_KEY)) {
     return;
   }

@@ -45,6 +45,12 @@ final class Dashboard extends AbstractHandler {
     @Override
     public void handle(String target, Request base, HttpServletRequest request, HttpServletResponse response)
             throws IOException {
+        if (target.equals("/favicon.ico")) {
+            // a browser asks for it on its own: no icon, and no 401, whose Basic challenge opens a login dialog
+            base.setHandled(true);
+            send(request, response, 204, "text/plain; charset=utf-8", new byte[0]);
+            return;
+        }
         if (!target.startsWith(PATH) && !target.equals(PATH.substring(0, PATH.length() - 1))) {
             return;
         }
