@@ -19,6 +19,7 @@ import org.nat64fabric.core.addr.Ipv4Prefix;
 import org.nat64fabric.core.addr.Ipv6Address;
 import org.nat64fabric.core.addr.Ipv6Prefix;
 import org.nat64fabric.core.addr.Reserved;
+import org.nat64fabric.core.control.DataPlaneCounters;
 import org.nat64fabric.core.eamt.Eam;
 import org.nat64fabric.core.eamt.Eamt;
 import org.nat64fabric.core.fabric.Route;
@@ -585,6 +586,11 @@ public final class FabricConfig {
                     : new String(Character.toChars(c))));
             throw new ConfigException("devices", "\"" + shown + "\" is no device ID: a device ID is a URI such as"
                     + " device:leaf1 (" + e.getReason() + " at index " + e.getIndex() + ")");
+        }
+        if (id.equals(DataPlaneCounters.FABRIC)) {
+            // the counters' name for the sums over every switch: a switch of that name would hide in them
+            throw new ConfigException("devices", "\"" + id + "\" names the whole fabric in the counters (GET /stats,"
+                    + " /metrics): give the switch another ID, such as device:" + id);
         }
     }
 

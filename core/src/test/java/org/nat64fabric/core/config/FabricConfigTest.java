@@ -67,6 +67,13 @@ class FabricConfigTest {
     }
 
     @Test
+    void aSwitchMayNotTakeTheNameTheCountersGiveTheWholeFabric() throws Exception {
+        ConfigException e = refused(r -> ((ObjectNode) r.path("devices")).set("fabric", r.path("devices").path("device:b1")));
+        assertEquals("devices", e.field());
+        assertTrue(e.getMessage().contains("names the whole fabric"), e.getMessage());
+    }
+
+    @Test
     void aDeviceIdThatIsNoUriIsRefusedShownWithItsControlCharactersEscaped() throws Exception {
         for (String id : List.of("device:x\ny", "device: b1", "device:b1\t")) {
             ConfigException e = refused(r -> ((ObjectNode) r.path("devices")).set(id,
