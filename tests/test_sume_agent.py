@@ -221,6 +221,11 @@ def test_packet_out_over_dma_leaves_the_port_it_names(agent):
     client.packet_out(bytes(frame), egress_port=V4_PORT, to_pipeline=0)
     dataplane.verify_packet(frame, V4_PORT)
     dataplane.verify_no_other_packets()
+    # longer than the card's 1514-byte frames: refused as the request's fault, not as the card's
+    client.packet_out(bytes(from_v4_server(UDP(sport=53, dport=9) / (b"x" * 1480))), egress_port=V4_PORT, to_pipeline=0)
+    error = client.stream_errors()
+    assert error.canonical_code == grpc.StatusCode.INVALID_ARGUMENT.value[0] and "1514" in error.message, error
+    dataplane.verify_no_other_packets()
 
 
 def test_routes_are_lpm_datasets_and_the_longest_prefix_wins(agent):

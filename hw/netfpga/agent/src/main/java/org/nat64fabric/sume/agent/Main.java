@@ -35,7 +35,8 @@ public final class Main {
             "",
             "  --dma IFACE        the host's DMA netdev (nf0 with the SUME reference driver)",
             "  --grpc-port N      P4Runtime port (default 9559)",
-            "  --grpc-addr ADDR   address to listen on (default 0.0.0.0)",
+            "  --grpc-addr ADDR   address to listen on (default 127.0.0.1; the agent has no TLS: give another",
+            "                     only on a management network the controller alone reaches)",
             "  --device-id N      P4Runtime device_id (default 1)",
             "  --idle-poll-ms N   how often the agent polls for idle timeouts (default 100); each entry's hit",
             "                     count on the card is read about 8 times per idle timeout",
@@ -81,7 +82,7 @@ public final class Main {
             return record(args);
         }
         int grpcPort = 9559;
-        String grpcAddr = "0.0.0.0";
+        String grpcAddr = "127.0.0.1";
         long deviceId = 1;
         long idlePollMs = 100;
         String dma = null;
@@ -157,6 +158,11 @@ public final class Main {
         try (RawSocket dmaSocket = RawSocket.open(dma, 200);
              AgentServer server = AgentServer.start(deviceId, card, built, dmaSocket, new InetSocketAddress(grpcAddr, grpcPort),
                      idlePollMs)) {
+            if (!new InetSocketAddress(grpcAddr, 0).getAddress().isLoopbackAddress()) {
+                // whoever reaches the port can become primary and set the pipeline
+                System.err.println("sume-agent: warning: P4Runtime on " + grpcAddr + " without TLS: any host that reaches"
+                        + " it can program the card; keep it on a management network, or bind 127.0.0.1");
+            }
             System.err.println("sume-agent: serving P4Runtime on " + grpcAddr + ":" + server.port() + " (device " + deviceId
                     + "), DMA on " + dma + ", the model card running " + p.tables.size() + " tables"
                     + (cardPorts == null ? "" : " with ports " + ports + " and its DMA on " + cardDma));

@@ -366,6 +366,13 @@ final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
         }
         try {
             byte[] frame = packetOut == null ? po.getPayload().toByteArray() : packetOut.encode(po.getMetadataList(), po.getPayload());
+            if (frame.length > CARD_FRAME_BYTES) {
+                // the card takes Ethernet frames of at most 1514 bytes, its controller header included
+                controller.send(streamError(Code.INVALID_ARGUMENT, "a packet-out of " + frame.length + " bytes (header and"
+                        + " payload) is over the card's " + CARD_FRAME_BYTES + "-byte frames; send at most "
+                        + (CARD_FRAME_BYTES - (frame.length - po.getPayload().size())) + " bytes of payload"));
+                return;
+            }
             dma.send(frame);
         } catch (IllegalArgumentException e) {
             controller.send(streamError(Code.INVALID_ARGUMENT, e.getMessage()));
@@ -373,6 +380,9 @@ final class AgentService extends P4RuntimeGrpc.P4RuntimeImplBase {
             controller.send(streamError(Code.UNAVAILABLE, e.getMessage()));
         }
     }
+
+    /** The longest frame the card's DMA takes: 1500 bytes of IP and an Ethernet header (SUME's limit). */
+    static final int CARD_FRAME_BYTES = 1514;
 
     private static StreamMessageResponse streamError(Code code, String message) {
         return StreamMessageResponse.newBuilder().setError(StreamError.newBuilder().setCanonicalCode(code.getNumber())
