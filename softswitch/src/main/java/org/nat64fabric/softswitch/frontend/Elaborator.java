@@ -569,7 +569,7 @@ final class Elaborator {
     // ---- the program ----
 
     Program compile(ProgramContext program) {
-        checkTypeParameterNames(program);
+        checkElements(program);
         InstantiationContext main = declareAll(program);
         if (main == null) {
             throw new P4CompileException(mainFile, "the program has no package instance named 'main' "
@@ -581,11 +581,17 @@ final class Elaborator {
         return compiled;
     }
 
-    /** The type parameters of each generic declaration have distinct names (one scope, P4_16 6.3). */
-    private void checkTypeParameterNames(ProgramContext program) {
+    /**
+     * What every element must be whether or not anything uses it, read off the syntax: distinct type
+     * parameter names (one scope, P4_16 6.3), and annotations as 18.2 and 18.3.3 allow them.
+     */
+    private void checkElements(ProgramContext program) {
         java.util.ArrayDeque<ParseTree> todo = new java.util.ArrayDeque<>(List.of(program));   // no recursion: trees may be deep
         while (!todo.isEmpty()) {
             ParseTree t = todo.pop();
+            if (t instanceof AnnotationsContext) {
+                checkAnnotations((AnnotationsContext) t);
+            }
             if (t instanceof TypeParametersContext) {
                 Set<String> seen = new HashSet<>();
                 for (NameContext n : ((TypeParametersContext) t).name()) {
@@ -853,8 +859,9 @@ final class Elaborator {
         } else if (d instanceof SerEnumDeclarationContext) {
             SerEnumDeclarationContext e = (SerEnumDeclarationContext) d;
             Type base = type(e.typeRef(), sc);
-            if (!(base instanceof Type.Bits) || isZeroWidth(base)) {
-                throw error(e.typeRef(), "an enum's underlying type must be bit<W> or int<W> of at least one bit, not " + base);
+            if (!(base instanceof Type.Bits) || isZeroWidth(base) || newType(base) != null) {
+                throw error(e.typeRef(), "an enum's underlying type must be bit<W> or int<W> of at least one bit, not " + base
+                        + (newType(base) != null ? ", a type introduced by 'type' (P4_16 8.3)" : ""));
             }
             if (((Type.Bits) base).wide()) {
                 throw error(e.typeRef(), "softswitch's serializable enums are up to 64 bits wide, not " + base);
@@ -998,6 +1005,9 @@ final class Elaborator {
         NamedTypeRefContext n = (NamedTypeRefContext) t;
         String name = n.typeName().TYPE_IDENT().getText();
         Object o = unalias(sc.lookup(name));
+        if (o instanceof Type && n.typeArgumentList() != null && !(o instanceof Type.Var) && !(o instanceof Type.Declared)) {
+            throw error(n.typeArgumentList(), "'" + name + "' is not generic: it takes no type arguments (P4_16 7.2.10)");
+        }
         if (o instanceof Type) {
             return (Type) o;
         }
@@ -1024,17 +1034,7 @@ final class Elaborator {
         if (an == null) {
             return out;
         }
-        Set<String> plain = new HashSet<>();
-        Set<String> structured = new HashSet<>();
-        boolean named = false;
         for (AnnotationContext a : an.annotation()) {
-            checkAnnotationUse(a, plain, structured);
-            if (a.name().getText().equals("name") || a.name().getText().equals("hidden")) {
-                if (named) {   // P4_16 18.3.3
-                    throw error(a, "an element takes at most one @name or @hidden annotation");
-                }
-                named = true;
-            }
             List<String> values = new ArrayList<>();
             for (ExpressionContext e : annotationExpressions(a)) {
                 values.add(e instanceof StringLiteralContext ? unquote(e.getText()) : e.getText());
@@ -1077,6 +1077,22 @@ final class Elaborator {
             out.put(name, values);
         }
         return out;
+    }
+
+    /** One element's annotations: at most one @name or @hidden (P4_16 18.3.3), and checkAnnotationUse. */
+    private void checkAnnotations(AnnotationsContext an) {
+        Set<String> plain = new HashSet<>();
+        Set<String> structured = new HashSet<>();
+        boolean named = false;
+        for (AnnotationContext a : an.annotation()) {
+            checkAnnotationUse(a, plain, structured);
+            if (a.name().getText().equals("name") || a.name().getText().equals("hidden")) {
+                if (named) {
+                    throw error(a, "an element takes at most one @name or @hidden annotation");
+                }
+                named = true;
+            }
+        }
     }
 
     /**
