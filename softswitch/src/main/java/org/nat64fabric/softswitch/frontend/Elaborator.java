@@ -5054,6 +5054,10 @@ final class Elaborator {
         if (value instanceof ListValue && t instanceof Type.Stack) {
             return value;   // (H[n]) { ... } (P4_16 8.18): checked where it is assigned
         }
+        if (value instanceof ListValue && t instanceof Type.Aggregate && !((Type.Aggregate) t).union) {
+            // (S) { 1, 2 } (P4_16 8.11.1, 8.12): the values of S's fields in order, a valid header for a header
+            return asStruct((ListValue) value, (Type.Aggregate) t, at).of((Type.Aggregate) t);
+        }
         if (value.type instanceof Type.Bits && t instanceof Type.Bits) {
             Type.Bits from = (Type.Bits) value.type;
             Type.Bits to = (Type.Bits) t;

@@ -48,6 +48,13 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void aListCastToAStructOrHeaderGivesItsFieldsInOrder() {
+        // g = (h_t){ s.y, ((S2){5, 6}).x } = {4, 5}; h equal to (h_t){1, 2} gets a = 9
+        assertEquals(List.of("0902" + "0405"), run("positional_casts.p4", "01 02"));
+        assertEquals(List.of("0708" + "0405"), run("positional_casts.p4", "07 08"));
+    }
+
+    @Test
     void aProgramForTheV1modelOf2018NamesItsOwnPortIdType() {
         assertEquals(List.of("0102"), run("v1model_2018_port_type.p4", "00 02"));
     }
