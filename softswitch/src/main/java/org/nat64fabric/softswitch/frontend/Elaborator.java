@@ -279,6 +279,14 @@ final class Elaborator {
         }
     }
 
+    /**
+     * Functions of one name (P4_16 allows overloading functions), told apart by the number of arguments a
+     * call gives or, where that is not enough, by the names of its named arguments.
+     */
+    private static final class Overloads {
+        final List<FunctionSym> functions = new ArrayList<>();
+    }
+
     private static final class FunctionSym {
         final FunctionDeclarationContext ctx;
         final List<Param> params = new ArrayList<>();
@@ -716,7 +724,12 @@ final class Elaborator {
         } else if (d.functionDeclaration() != null) {
             FunctionDeclarationContext f = d.functionDeclaration();
             FunctionSym fs = new FunctionSym(f, sc);
-            define(sc, f.functionPrototype().name(), fs);
+            Object known = sc.symbols.get(f.functionPrototype().name().getText());
+            if (known instanceof FunctionSym || known instanceof Overloads) {
+                overload(known, fs, sc);
+            } else {
+                define(sc, f.functionPrototype().name(), fs);
+            }
             if (fs.typeParams.isEmpty()) {
                 compileFunction(fs, sc);
             }
@@ -761,6 +774,50 @@ final class Elaborator {
             }
         }
         return null;
+    }
+
+    /** fs beside the function or functions of its name: with a parameter count or names of its own. */
+    private void overload(Object known, FunctionSym fs, Scope sc) {
+        Overloads all = known instanceof Overloads ? (Overloads) known : new Overloads();
+        if (known instanceof FunctionSym) {
+            all.functions.add((FunctionSym) known);
+        }
+        NameContext name = fs.ctx.functionPrototype().name();
+        for (FunctionSym other : all.functions) {
+            if (parameterNames(other).equals(parameterNames(fs))) {
+                throw error(name, "function '" + name.getText() + "' is already declared with these parameters ("
+                        + String.join(", ", parameterNames(fs)) + "): overloads differ in their number or names (P4_16, overloading)");
+            }
+        }
+        all.functions.add(fs);
+        sc.symbols.put(name.getText(), all);
+    }
+
+    private static List<String> parameterNames(FunctionSym f) {
+        List<String> names = new ArrayList<>();
+        f.ctx.functionPrototype().parameterList().parameter().forEach(p -> names.add(p.name().getText()));
+        return names;
+    }
+
+    /** The overload a call's arguments fit: as many as its parameters (those with defaults may be left out), named as they are. */
+    private FunctionSym overloadFor(Overloads all, ArgumentListContext args, ParserRuleContext at) {
+        List<ArgumentContext> given = args == null ? List.of() : args.argument();
+        List<FunctionSym> fits = new ArrayList<>();
+        for (FunctionSym f : all.functions) {
+            List<ParameterContext> params = f.ctx.functionPrototype().parameterList().parameter();
+            long required = params.stream().filter(p -> p.expression() == null && annotation(p.annotations(), "optional") == null).count();
+            List<String> names = parameterNames(f);
+            if (given.size() >= required && given.size() <= params.size()
+                    && given.stream().allMatch(a -> a.name() == null || names.contains(a.name().getText()))) {
+                fits.add(f);
+            }
+        }
+        if (fits.size() != 1) {
+            String name = all.functions.get(0).ctx.functionPrototype().name().getText();
+            throw error(at, fits.isEmpty() ? "no function '" + name + "' takes these " + given.size() + " arguments"
+                    : "the call fits " + fits.size() + " functions named '" + name + "': name its arguments");
+        }
+        return fits.get(0);
     }
 
     private void define(Scope sc, NameContext name, Object symbol) {
@@ -1006,7 +1063,7 @@ final class Elaborator {
         String name = n.typeName().TYPE_IDENT().getText();
         Object o = unalias(sc.lookup(name));
         if (o instanceof Type && n.typeArgumentList() != null && !(o instanceof Type.Var) && !(o instanceof Type.Declared)) {
-            throw error(n.typeArgumentList(), "'" + name + "' is not generic: it takes no type arguments (P4_16 7.2.10)");
+            throw error(n.typeArgumentList(), "'" + name + "' is not generic: it takes no type arguments (P4_16, type specialization)");
         }
         if (o instanceof Type) {
             return (Type) o;
@@ -5449,6 +5506,9 @@ final class Elaborator {
                 throw error(calleeCtx, "action '" + calleeCtx.getText() + "' calls itself: P4 has no recursion");
             }
             return actionDirectCall((ActionSym) callee, args, sc, e);
+        }
+        if (callee instanceof Overloads) {
+            callee = overloadFor((Overloads) callee, args, calleeCtx);
         }
         if (callee instanceof FunctionSym) {
             if (inProgress.contains(callee)) {

@@ -55,6 +55,12 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void functionsOfOneNameAreToldApartByTheirArgumentsCountOrNames() {
+        // c = twice(3) = 6, d = twice(3, 4) = 14, a = combine(big = 4, small = 1) = 3, b = combine(x = 4, y = 1) = 5
+        assertEquals(List.of("0305060e"), run("function_overloads.p4", "03 04 00 00"));
+    }
+
+    @Test
     void aProgramForTheV1modelOf2018NamesItsOwnPortIdType() {
         assertEquals(List.of("0102"), run("v1model_2018_port_type.p4", "00 02"));
     }
