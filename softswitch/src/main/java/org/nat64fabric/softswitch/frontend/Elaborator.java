@@ -6597,14 +6597,18 @@ final class Elaborator {
         }
         Type.Aggregate struct = (Type.Aggregate) t;
         List<String> names = new ArrayList<>();
+        List<Type> types = new ArrayList<>();
         List<Integer> widths = new ArrayList<>();
         for (Type.Field f : struct.fields.values()) {
-            if (!(f.type instanceof Type.Bits) || ((Type.Bits) f.type).signed || isZeroWidth(f.type)) {
+            boolean bits = f.type instanceof Type.Bits && !((Type.Bits) f.type).signed && !isZeroWidth(f.type);
+            if (!bits && f.type != Type.BOOL && !(f.type instanceof Type.Enum) && f.type != errorType) {
                 throw error(at, "digest struct " + struct.name + ": field '" + f.name + "' is " + f.type
-                        + "; softswitch sends digest fields of bit<W> type (P4Info describes them as bitstrings)");
+                        + "; softswitch sends digest fields of bit<W>, bool, enum and error types (P4Runtime's P4Data)");
             }
             names.add(f.name);
-            widths.add(widthOf(f.type));
+            types.add(f.type);
+            Type.Bits under = f.type instanceof Type.Enum ? ((Type.Enum) f.type).underlying : null;
+            widths.add(bits ? widthOf(f.type) : f.type == Type.BOOL ? 1 : under != null ? under.width : 32);
         }
         List<Expr> values = new ArrayList<>();
         if (data instanceof ListValue && ((ListValue) data).restDefault) {   // { a, ... }: the other fields 0, their default
@@ -6615,20 +6619,24 @@ final class Elaborator {
             }
             data = new ListValue(items);
         }
-        flatten(data, values, at);
+        flatten(data, values, at, true);   // enum and error values go as they are, each checked against its field below
         if (values.size() != names.size()) {
             throw error(at, "the digest data has " + values.size() + " value(s); " + struct.name + " has " + names.size()
                     + " field(s)");
         }
         for (int i = 0; i < values.size(); i++) {
-            if (values.get(i).width() != widths.get(i)) {
+            if (!(types.get(i) instanceof Type.Bits) && !values.get(i).type.equals(types.get(i))) {
+                throw error(at, "digest value " + (i + 1) + " is " + values.get(i).type + "; field '" + names.get(i)
+                        + "' of " + struct.name + " is " + types.get(i));
+            }
+            if (types.get(i) instanceof Type.Bits && values.get(i).width() != widths.get(i)) {
                 throw error(at, "digest value " + (i + 1) + " is " + values.get(i).width() + " bits wide; field '"
                         + names.get(i) + "' of " + struct.name + " is " + widths.get(i));
             }
         }
         Externs.Digest d = digests.computeIfAbsent(struct.name, n -> {
             claim("digest", n, struct.annotations, at.getStart());
-            return new Externs.Digest(n, List.copyOf(names), widths.stream().mapToInt(Integer::intValue).toArray());
+            return new Externs.Digest(n, List.copyOf(names), List.copyOf(types), widths.stream().mapToInt(Integer::intValue).toArray());
         });
         return new Externs.DigestCall(d, values);
     }
@@ -6659,8 +6667,9 @@ final class Elaborator {
     }
 
     /**
-     * {@code printed}: for log_msg, whose data is only printed, so that an enum without an
-     * underlying type or an error may be in it too (printed as its number, as BMv2 prints it).
+     * {@code printed}: for log_msg, whose data is only printed, and digest, whose fields P4Data
+     * names, so that an enum without an underlying type or an error may be in it too (log_msg
+     * prints it as its number, as BMv2 prints it).
      */
     private void flatten(Expr e, List<Expr> out, ParserRuleContext at, boolean printed) {
         if (e instanceof ListValue && ((ListValue) e).restDefault) {

@@ -209,9 +209,8 @@ public final class P4InfoBuilder {
                     .setTypeSpec(P4Types.P4DataTypeSpec.newBuilder().setStruct(P4Types.P4NamedType.newBuilder().setName(d.name)));
             P4Types.P4StructTypeSpec.Builder struct = P4Types.P4StructTypeSpec.newBuilder();
             for (int i = 0; i < d.widths.length; i++) {
-                struct.addMembersBuilder().setName(d.fields.get(i)).setTypeSpec(P4Types.P4DataTypeSpec.newBuilder()
-                        .setBitstring(P4Types.P4BitstringLikeTypeSpec.newBuilder()
-                                .setBit(P4Types.P4BitTypeSpec.newBuilder().setBitwidth(d.widths[i]))));
+                struct.addMembersBuilder().setName(d.fields.get(i))
+                        .setTypeSpec(digestMember(info.getTypeInfoBuilder(), p, d.types.get(i), d.widths[i]));
             }
             info.getTypeInfoBuilder().putStructs(d.name, struct.build());
         }
@@ -304,6 +303,33 @@ public final class P4InfoBuilder {
             types.putNewTypes(declared.name, spec.build());
         }
         return P4Types.P4NamedType.newBuilder().setName(declared.name).build();
+    }
+
+    /** A digest field's type (P4Runtime 8.5.x, P4DataTypeSpec): enums and error described in type_info, as p4c writes them. */
+    private static P4Types.P4DataTypeSpec digestMember(P4Types.P4TypeInfo.Builder types, Program p, Type t, int width) {
+        P4Types.P4DataTypeSpec.Builder spec = P4Types.P4DataTypeSpec.newBuilder();
+        if (t == Type.BOOL) {
+            return spec.setBool(P4Types.P4BoolType.getDefaultInstance()).build();
+        }
+        if (t instanceof Type.Enum && ((Type.Enum) t).underlying != null) {
+            describe(types, (Type.Enum) t);
+            return spec.setSerializableEnum(P4Types.P4NamedType.newBuilder().setName(((Type.Enum) t).name)).build();
+        }
+        if (t instanceof Type.Enum) {
+            Type.Enum e = (Type.Enum) t;
+            if (!types.containsEnums(e.name)) {
+                P4Types.P4EnumTypeSpec.Builder members = P4Types.P4EnumTypeSpec.newBuilder();
+                e.members.keySet().forEach(name -> members.addMembersBuilder().setName(name));
+                types.putEnums(e.name, members.build());
+            }
+            return spec.setEnum(P4Types.P4NamedType.newBuilder().setName(e.name)).build();
+        }
+        if (t instanceof Type.Named) {   // error
+            types.setError(P4Types.P4ErrorTypeSpec.newBuilder().addAllMembers(p.errors));
+            return spec.setError(P4Types.P4ErrorType.getDefaultInstance()).build();
+        }
+        return spec.setBitstring(P4Types.P4BitstringLikeTypeSpec.newBuilder()
+                .setBit(P4Types.P4BitTypeSpec.newBuilder().setBitwidth(width))).build();
     }
 
     /** A serializable enum of a key, an action parameter or a register, in type_info as p4c writes it: its bit<W> and members' values. */

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
+import org.nat64fabric.softswitch.frontend.Type;
 import org.nat64fabric.softswitch.pipeline.Program;
 import org.nat64fabric.softswitch.runtime.EntityException.Code;
 import org.nat64fabric.softswitch.v1model.Externs;
@@ -97,6 +98,24 @@ public final class Digests {
         flush(s, now);
     }
 
+    /** One field's value as P4Data says its type: bool, an enum's member name, a serializable enum's value, an error's name, or bits. */
+    private static P4Data member(Type t, BigInteger v) {
+        if (t == Type.BOOL) {
+            return P4Data.newBuilder().setBool(v.signum() != 0).build();
+        }
+        if (t instanceof Type.Enum && ((Type.Enum) t).underlying != null) {
+            return P4Data.newBuilder().setEnumValue(Entities.bytes(v)).build();
+        }
+        if (t instanceof Type.Enum) {
+            List<String> names = new ArrayList<>(((Type.Enum) t).members.keySet());
+            return P4Data.newBuilder().setEnum(names.get(v.intValue())).build();
+        }
+        if (t instanceof Type.Named) {   // error: its members in declaration order
+            return P4Data.newBuilder().setError(((Type.Named) t).members.get(v.intValue())).build();
+        }
+        return P4Data.newBuilder().setBitstring(Entities.bytes(v)).build();
+    }
+
     /** Sends the lists that are due and forgets the unacknowledged lists whose ack timeout has passed. */
     public synchronized void flushDue(long now) {
         for (Stream s : byId.values()) {
@@ -125,8 +144,8 @@ public final class Digests {
                     .setTimestamp(t.getEpochSecond() * 1_000_000_000L + t.getNano());
             for (List<BigInteger> values : data) {
                 P4StructLike.Builder struct = P4StructLike.newBuilder();
-                for (BigInteger v : values) {
-                    struct.addMembers(P4Data.newBuilder().setBitstring(Entities.bytes(v)));
+                for (int i = 0; i < values.size(); i++) {
+                    struct.addMembers(member(s.digest.types.get(i), values.get(i)));
                 }
                 list.addData(P4Data.newBuilder().setStruct(struct));
             }

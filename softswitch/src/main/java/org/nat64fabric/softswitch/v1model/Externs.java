@@ -394,12 +394,16 @@ public final class Externs {
     public static final class Digest {
         public final String name;
         public final List<String> fields;
+        /** Each field's type: bit<W>, bool, an enum (serializable or not) or error, as P4Info and P4Data name them. */
+        public final List<org.nat64fabric.softswitch.frontend.Type> types;
+        /** Each field's value's width: bit<W>'s or the enum's underlying W; 1 for bool; 32 for the index of an error or enum member. */
         public final int[] widths;
         private volatile java.util.function.Consumer<BigInteger[]> sink = values -> { };
 
-        public Digest(String name, List<String> fields, int[] widths) {
+        public Digest(String name, List<String> fields, List<org.nat64fabric.softswitch.frontend.Type> types, int[] widths) {
             this.name = name;
             this.fields = fields;
+            this.types = types;
             this.widths = widths;
         }
 

@@ -143,6 +143,41 @@ class DigestsTest {
     }
 
     @Test
+    void boolEnumAndErrorFieldsAreSentAsP4DataNamesThem() throws Exception {
+        String headers = "header h_t { bit<8> a; bit<8> b; }\nstruct headers_t { h_t h; }\n"
+                + "enum Color { RED, GREEN }\nenum bit<8> Kind { DATA = 7, CONTROL = 9 }\n"
+                + "struct d_t { bit<8> a; bool urgent; Color c; Kind k; error e; }\nstruct meta_t { }\n";
+        Program p = P4Programs.compile(dir, P4Programs.v1(headers, "state start { pkt.extract(hdr.h); transition accept; }",
+                "", "digest<d_t>(1, { hdr.h.a, hdr.h.b == 1, hdr.h.b == 1 ? Color.GREEN : Color.RED, Kind.CONTROL,"
+                        + " sm.parser_error });", "", "pkt.emit(hdr.h);"));
+        P4Info described = P4InfoBuilder.build(p);
+        var types = described.getTypeInfo();
+        var members = types.getStructsMap().get("d_t").getMembersList();
+        assertTrue(members.get(1).getTypeSpec().hasBool());
+        assertEquals("Color", members.get(2).getTypeSpec().getEnum().getName());
+        assertEquals(List.of("RED", "GREEN"), types.getEnumsMap().get("Color").getMembersList().stream()
+                .map(m -> m.getName()).collect(java.util.stream.Collectors.toList()));
+        assertEquals("Kind", members.get(3).getTypeSpec().getSerializableEnum().getName());
+        assertTrue(types.getSerializableEnumsMap().containsKey("Kind"));
+        assertTrue(members.get(4).getTypeSpec().hasError() && types.getError().getMembersList().contains("NoError"));
+
+        V1ModelSwitch typed = new V1ModelSwitch(p);
+        Entities typedEntities = new Entities(typed, described);
+        List<DigestList> sent = new ArrayList<>();
+        typedEntities.digests().sendTo(sent::add);
+        typedEntities.apply(Update.Type.INSERT, Entity.newBuilder().setDigestEntry(DigestEntry.newBuilder()
+                .setDigestId(described.getDigests(0).getPreamble().getId()).setConfig(DigestEntry.Config.newBuilder()
+                        .setMaxTimeoutNs(0).setMaxListSize(1))).build());
+        typed.process(1, bytes("2a 01"));
+        List<P4Data> data = sent.get(0).getData(0).getStruct().getMembersList();
+        assertEquals(42, new BigInteger(1, data.get(0).getBitstring().toByteArray()).intValue());
+        assertTrue(data.get(1).getBool());
+        assertEquals("GREEN", data.get(2).getEnum());
+        assertEquals(9, new BigInteger(1, data.get(3).getEnumValue().toByteArray()).intValue());
+        assertEquals("NoError", data.get(4).getError());
+    }
+
+    @Test
     void aStructValueIsSentAndBadDigestsAreLocatedErrors() {
         String headers = "header h_t { bit<8> a; bit<8> b; }\nstruct headers_t { h_t h; }\n"
                 + "struct d_t { bit<8> a; bit<16> b; }\nstruct meta_t { d_t d; }\n";
