@@ -1888,6 +1888,29 @@ final class Elaborator {
         }
     }
 
+    /**
+     * {@code counters = direct_counter(CounterType.packets)}: a direct counter constructed in the
+     * table property, named after the table (as an action profile constructed in its implementation
+     * is); null when the property names an instance.
+     */
+    private DirectDecl inlineDirectCounter(ExpressionContext e, Scope sc, String table) {
+        if (!(e instanceof CallExpressionContext) || !(((CallExpressionContext) e).expression() instanceof NameExpressionContext)) {
+            return null;
+        }
+        CallExpressionContext c = (CallExpressionContext) e;
+        Object t = unalias(sc.lookup(c.expression().getText()));
+        if (!(t instanceof ExternType) || !((ExternType) t).name.equals(DIRECT_COUNTER)) {
+            return null;
+        }
+        List<ArgumentContext> args = c.argumentList().argument();
+        if (args.size() != 1) {
+            throw error(e, "direct_counter takes 1 argument (its CounterType), " + args.size() + " given");
+        }
+        int unit = enumMemberIndex(args.get(0), sc, "CounterType");
+        claim(DIRECT_COUNTER, table, Map.of(), e.getStart());
+        return new DirectDecl(table, unit, DIRECT_COUNTER);
+    }
+
     /** The table property's value: the named extern instance, which must be a {@code kind}. */
     private DirectDecl directProperty(ExpressionContext e, String kind, Scope sc) {
         Object o = sc.lookup(e.getText());
@@ -2853,7 +2876,10 @@ final class Elaborator {
                         break;
                     }
                     case "counters": {
-                        DirectDecl dc = directProperty(s.expression(), DIRECT_COUNTER, sc);
+                        DirectDecl dc = inlineDirectCounter(s.expression(), sc, qname);
+                        if (dc == null) {
+                            dc = directProperty(s.expression(), DIRECT_COUNTER, sc);
+                        }
                         attach(dc, qname, s.expression());
                         directCounter = dc.name;
                         directCounterUnit = dc.unit;

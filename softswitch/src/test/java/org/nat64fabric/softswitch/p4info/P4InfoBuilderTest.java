@@ -83,6 +83,20 @@ class P4InfoBuilderTest {
     }
 
     @Test
+    void aDirectCounterConstructedInItsTablesPropertyIsNamedAfterTheTable(@TempDir Path dir) throws Exception {
+        Program p = P4Programs.compile(dir, P4Programs.v1("header h_t { bit<8> a; }\nstruct headers_t { h_t h; }\n"
+                        + "struct meta_t { }\n", "state start { pkt.extract(hdr.h); transition accept; }",
+                "table t { key = { hdr.h.a: exact; } actions = { NoAction; } counters = direct_counter(CounterType.bytes); }",
+                "t.apply();", "", "pkt.emit(hdr.h);"));
+        P4Info info = P4InfoBuilder.build(p);
+        Table t = info.getTables(0);
+        assertEquals("I.t", info.getDirectCounters(0).getPreamble().getName());
+        assertEquals(t.getPreamble().getId(), info.getDirectCounters(0).getDirectTableId());
+        assertEquals(List.of(info.getDirectCounters(0).getPreamble().getId()), t.getDirectResourceIdsList());
+        assertEquals("BYTES", info.getDirectCounters(0).getSpec().getUnit().name());
+    }
+
+    @Test
     void externAndKeyIdsAndDocumentationAreHonoured() {
         // as p4c writes them: @id on counters, direct counters, meters and registers, and on a key
         // element (its match field ID; the others keep their position); @brief and @description
