@@ -85,6 +85,12 @@ def call(args, method, path, body=None, query=None):
         hint = " (is --url the API, …/onos/nat64fabric?)" if e.code == 404 else ""
         sys.exit(f"nat64ctl: {e.code} {e.reason} from {url}{hint}")
     except urllib.error.URLError as e:
+        if isinstance(e.reason, ssl.SSLCertVerificationError):
+            sys.exit(f"nat64ctl: {args.url}: the controller's certificate is not trusted ({e.reason.verify_message}): "
+                     "give the CA that issued it with --cacert FILE")
+        if isinstance(e.reason, ssl.SSLError):
+            sys.exit(f"nat64ctl: {args.url}: TLS failed ({e.reason.reason or e.reason}): does the controller serve "
+                     "HTTPS there (--rest-tls-cert)? Use http:// if it does not")
         sys.exit(f"nat64ctl: cannot reach {args.url} ({e.reason}): is the controller running? "
                  "Set NAT64FABRIC_URL or --url.")
     except ValueError as e:   # a URL urllib cannot use: no scheme, a bad port
@@ -92,8 +98,9 @@ def call(args, method, path, body=None, query=None):
     except TimeoutError:
         sys.exit(f"nat64ctl: no answer from {args.url} in 30 s: is the controller busy or stopped?")
     except (ConnectionError, http.client.HTTPException) as e:
+        https = " (it serves HTTPS when started with --rest-tls-cert: use https://)" if args.url.startswith("http:") else ""
         sys.exit(f"nat64ctl: the connection to {args.url} broke ({e.__class__.__name__}: {e}): "
-                 "was the controller restarted? Try again.")
+                 f"was the controller restarted? Try again{https}.")
 
 
 def table(rows, columns):

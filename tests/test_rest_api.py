@@ -385,6 +385,19 @@ def test_https_serves_the_api_and_plain_http_is_not_answered(tmp_path, pki):
         untrusted = ssl.create_default_context()
         with pytest.raises(urllib.error.URLError):
             api.call("GET", "/eamt", context=untrusted)
+        # nat64ctl says which TLS mistake it is, not "is the controller running?"
+        nat64ctl = str(ROOT / "bin" / "nat64ctl")
+        env = dict(os.environ, NAT64FABRIC_CREDENTIALS=str(tmp_path / "state" / "rest-credentials"))
+        for url, cacert, expected in ((f"https://127.0.0.1:{c.port}/onos/nat64fabric", None, "give the CA that issued it"),
+                                      (f"http://127.0.0.1:{c.port}/onos/nat64fabric", None, "use https://"),
+                                      (f"https://127.0.0.1:{c.port}/onos/nat64fabric", pki / "ca.crt", None)):
+            out = subprocess.run([nat64ctl, "--url", url, *(["--cacert", str(cacert)] if cacert else []), "eamt"],
+                                 capture_output=True, text=True, env=env, timeout=60)
+            if expected is None:
+                assert out.returncode == 0, out.stderr
+            else:
+                assert out.returncode == 1 and expected in out.stderr and "is the controller running" not in out.stderr, \
+                    (url, out.stderr)
     finally:
         c.stop()
 

@@ -11,9 +11,13 @@ import json
 import sys
 from pathlib import Path
 
-from scapy.layers.inet import ICMP, IP, UDP
-from scapy.layers.inet6 import ICMPv6EchoRequest, IPv6
-from scapy.layers.l2 import ARP, Ether
+try:
+    from scapy.layers.inet import ICMP, IP, UDP
+    from scapy.layers.inet6 import ICMPv6EchoRequest, IPv6
+    from scapy.layers.l2 import ARP, Ether
+except ImportError:
+    sys.exit(f"{sys.argv[0]}: needs scapy, which {sys.executable} lacks: run `make deps` at the top of the checkout, "
+             "or give SCAPY_PYTHON=a python with scapy")
 
 HOST_MAC = "00:00:00:00:00:66"      # the sending hosts' (any unicast address)
 PUNT_PORT_NAME = "dma"

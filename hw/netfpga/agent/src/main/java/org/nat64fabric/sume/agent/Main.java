@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.nat64fabric.core.ConfigException;
@@ -239,19 +240,34 @@ public final class Main {
         Path source = program != null ? program : defaultProgram();
         Program p = compile(source);
         ModelCard card = new ModelCard(p);
-        new CommandsLoader(p, card).load(commands.toString(), Files.readAllLines(commands));
+        new CommandsLoader(p, card).load(commands.toString(), lines("--commands", commands));
+        List<String> frames = lines("--cases", cases);
         System.out.println("# The model card (softswitch running " + source.getFileName() + ") holding the entries of "
                 + commands + " and nothing else: each frame of " + cases + " and where it left (sume-agent record)");
-        new Recorder(card).record(cases.toString(), Files.readAllLines(cases)).forEach(System.out::println);
+        new Recorder(card).record(cases.toString(), frames).forEach(System.out::println);
         return 0;
     }
 
+    private static List<String> lines(String option, Path file) throws IOException {
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalArgumentException(option + " " + file + ": no such file");
+        }
+        return Files.readAllLines(file);
+    }
+
+    /** The card's program: a SimpleSumeSwitch one (a v1model program's tables are not the card's). */
     private static Program compile(Path file) {
+        Program p;
         try {
-            return Frontend.compile(file);
+            p = Frontend.compile(file);
         } catch (P4CompileException e) {
             throw new IllegalArgumentException(e.getMessage());
         }
+        if (p.architecture != Program.Architecture.SUME) {
+            throw new IllegalArgumentException(file + " is a " + p.architecture.name().toLowerCase(java.util.Locale.ROOT)
+                    + " program; the card runs a SimpleSumeSwitch one (hw/netfpga/nat64_sume.p4)");
+        }
+        return p;
     }
 
     /** hw/netfpga/nat64_sume.p4 beside the agent's module: the jar is hw/netfpga/agent/target/sume-agent.jar. */
