@@ -412,3 +412,15 @@ def test_make_writes_commands_txt_from_the_sample_fabric_in_p4_px_tables_syntax(
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.startswith("sume-agent: ") and "device:nope is not configured" in bad.stderr, bad.stderr
+
+
+def test_the_agents_tools_refuse_a_program_not_for_the_card_and_missing_files_in_one_line():
+    agent = ["java", "-jar", str(ROOT / "hw" / "netfpga" / "agent" / "target" / "sume-agent.jar")]
+    v1model = subprocess.run([*agent, "commands", "--config", str(ROOT / "hw" / "netfpga" / "testdata" / "sample-fabric.json"),
+                              "--device", "device:border1", "--program", str(ROOT / "p4" / "nat64.p4")],
+                             capture_output=True, text=True, timeout=60)
+    assert v1model.returncode == 2 and v1model.stdout == "" and "is a v1model program" in v1model.stderr, v1model.stderr
+    missing = subprocess.run([*agent, "record", "--commands", "/nonexistent/commands.txt", "--cases", "/nonexistent/cases.txt"],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and missing.stdout == "", missing.stdout
+    assert missing.stderr.strip() == "sume-agent: --commands /nonexistent/commands.txt: no such file", missing.stderr

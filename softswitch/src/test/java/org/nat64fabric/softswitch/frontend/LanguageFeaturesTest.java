@@ -61,6 +61,16 @@ class LanguageFeaturesTest {
     }
 
     @Test
+    void aRegisterHoldsCellsWiderThan64Bits() {
+        V1ModelSwitch sw = new V1ModelSwitch(Frontend.compile(PROGRAMS.resolve("register_wide.p4")));
+        String a = "20010db8000000000000000000000001";
+        String b = "20010db8ffffffffffffffffffffff02";
+        assertEquals("1:" + "0".repeat(32), out(sw, a));
+        assertEquals("1:" + a, out(sw, b));
+        assertEquals("1:" + b, out(sw, a));
+    }
+
+    @Test
     void aProgramForTheV1modelOf2018NamesItsOwnPortIdType() {
         assertEquals(List.of("0102"), run("v1model_2018_port_type.p4", "00 02"));
     }
