@@ -2090,6 +2090,13 @@ final class Elaborator {
     }
 
     /** Starts compiling the body of {@code what}, a block of kind {@code kind}; returns the kind to restore. */
+    /**
+     * Where the parsers and controls being elaborated are declared (their first tokens): softswitch
+     * elaborates them where main instantiates them, after every declaration, so a function they call
+     * is checked against this to be declared before them, as P4 declares a name before its use.
+     */
+    private final java.util.ArrayDeque<Integer> declaredAt = new java.util.ArrayDeque<>();
+
     private Where enter(Where kind, Object what) {
         Where outer = where;
         where = kind;
@@ -2734,6 +2741,7 @@ final class Elaborator {
         List<Expr> slots = bindParams(bt, sc, byType, params, externs);
         ControlInstance ci = new ControlInstance(name, params, slots);
         Where outer = enter(Where.CONTROL, bt.declared);
+        declaredAt.push(bt.decl.getStart().getTokenIndex());
         List<Stmt> initialisers = new ArrayList<>();
         for (ControlLocalDeclarationContext l : d.controlLocalDeclaration()) {
             at(l);
@@ -2757,6 +2765,7 @@ final class Elaborator {
         }
         initialisers.add(block(d.blockStatement(), sc, new Context(name, false, null)));
         ci.body = new Stmt.Callable(initialisers.size() == 1 ? initialisers.get(0) : new Stmt.Block(initialisers));
+        declaredAt.pop();
         leave(outer, bt.declared);
         return ci;
     }
@@ -3331,6 +3340,7 @@ final class Elaborator {
         List<Param> params = new ArrayList<>();
         ParserInstance pi = new ParserInstance(name, params, bindParams(bt, sc, byType, params, externs));
         Where outer = enter(Where.PARSER, bt.declared);
+        declaredAt.push(bt.decl.getStart().getTokenIndex());
         Context cx = new Context(name, true, null);
         List<Stmt> init = new ArrayList<>();
         for (ParserLocalElementContext l : d.parserLocalElement()) {
@@ -3389,6 +3399,7 @@ final class Elaborator {
             }
             bodies[i] = new Stmt.Block(body);
         }
+        declaredAt.pop();
         leave(outer, bt.declared);
         pi.parser = new Parser(name, bodies, transitions);
         return pi;
@@ -5535,6 +5546,11 @@ final class Elaborator {
         }
         if (callee instanceof Overloads) {
             callee = overloadFor((Overloads) callee, args, calleeCtx);
+        }
+        if (callee instanceof FunctionSym && !declaredAt.isEmpty()
+                && ((FunctionSym) callee).ctx.getStart().getTokenIndex() > declaredAt.peek()) {
+            throw error(calleeCtx, "function '" + calleeCtx.getText() + "' is declared after the parser or control that"
+                    + " calls it: declare it before (P4 names are declared before their use)");
         }
         if (callee instanceof FunctionSym) {
             if (inProgress.contains(callee)) {
