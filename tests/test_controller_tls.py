@@ -56,3 +56,5 @@ def test_without_the_right_certificates_the_switch_is_not_programmed(tls_switch,
     ok, log = run(tmp_path, tls_switch, *args, timeout=8, until="not reachable yet")
     assert not ok, log
     assert "not reachable yet" in log, log
+    if "--p4rt-ca-cert" not in extra:      # the switch's certificate not trusted: the log says it is TLS, and what to check
+        assert "the TLS handshake failed: check --p4rt-ca-cert" in log, log

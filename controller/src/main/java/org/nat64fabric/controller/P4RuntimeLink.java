@@ -128,16 +128,16 @@ final class P4RuntimeLink implements SwitchLink {
     }
 
     private void loop() {
-        boolean announced = false;
+        String announced = null;   // the failure last said, said again only when it changes
         while (running) {
             try {
                 session();
-                announced = false;
+                announced = null;
             } catch (RuntimeException e) {
-                if (!announced) {
+                if (!e.getMessage().equals(announced)) {
                     LOG.info(deviceId + " (" + target + "): not reachable yet, retrying every second ("
                             + e.getMessage() + ")");
-                    announced = true;
+                    announced = e.getMessage();
                 }
             } finally {
                 if (running) {
@@ -161,6 +161,7 @@ final class P4RuntimeLink implements SwitchLink {
                 .maxInboundMetadataSize(MAX_TRAILERS).build();
         CountDownLatch primary = new CountDownLatch(1);
         CountDownLatch closed = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
         stream = P4RuntimeGrpc.newStub(channel).streamChannel(new StreamObserver<>() {
             @Override
             public void onNext(StreamMessageResponse m) {
@@ -190,6 +191,7 @@ final class P4RuntimeLink implements SwitchLink {
 
             @Override
             public void onError(Throwable t) {
+                failure.set(t);
                 closed.countDown();
                 primary.countDown();
             }
@@ -204,7 +206,7 @@ final class P4RuntimeLink implements SwitchLink {
                 .setDeviceId(p4DeviceId).setElectionId(electionId)).build());
         await(primary);
         if (closed.getCount() == 0) {
-            throw new IllegalStateException("stream closed before arbitration");
+            throw new IllegalStateException("stream closed before arbitration" + whyClosed(failure.get()));
         }
         boolean fresh = setPipelineUnlessRunning();
         CountDownLatch ready = new CountDownLatch(1);
@@ -582,6 +584,20 @@ final class P4RuntimeLink implements SwitchLink {
     }
 
     /** A failed call in one line: its code, description and cause (grpc's Status prints the cause's stack). */
+    /** Why a stream ended, for the log: gRPC's status and its cause, and where TLS refused, what to check. */
+    private static String whyClosed(Throwable t) {
+        if (t == null) {
+            return "";
+        }
+        boolean tls = false;
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            tls |= c instanceof javax.net.ssl.SSLException;
+        }
+        return ": " + (t instanceof StatusRuntimeException ? describe((StatusRuntimeException) t) : t.toString())
+                + (tls ? "; the TLS handshake failed: check --p4rt-ca-cert (the CA of the switch's certificate), the"
+                + " name in the switch's certificate, and --p4rt-cert/--p4rt-key where the switch asks for a client's" : "");
+    }
+
     static String describe(StatusRuntimeException e) {
         Status s = e.getStatus();
         return s.getCode() + (s.getDescription() == null ? "" : ": " + s.getDescription())
