@@ -88,7 +88,7 @@ public final class Nat64Engine {
 
     /** Whether the switches' session tables have no room for one more mapping. */
     private boolean bibFull() {
-        return bibCapacity != Long.MAX_VALUE && store.bib().size() >= bibCapacity;
+        return bibCapacity != Long.MAX_VALUE && store.bibCount() >= bibCapacity;
     }
 
     /**

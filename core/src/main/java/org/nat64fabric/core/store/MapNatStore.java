@@ -296,6 +296,11 @@ public class MapNatStore implements NatStore {
     }
 
     @Override
+    public int bibCount() {
+        return bib6.size();   // every session setup may ask (Nat64Engine's capacity check): no copy
+    }
+
+    @Override
     public List<BibEntry> staticBib() {
         return staticBib == null ? NatStore.super.staticBib() : new ArrayList<>(staticBib.values());
     }

@@ -313,6 +313,7 @@ class Nat64EngineTest {
         assertEquals("bib", refused.field());
         assertTrue(refused.getMessage().contains("session tables are full"), refused.getMessage());
         assertEquals(2, e.store().bib().size(), "nothing was written past the tables' size");
+        assertEquals(2, e.store().bibCount(), "counted without a copy, the same");
         e.removeBib(Protocol.UDP, host(2), 5000, 1);
         assertTrue(e.fromV6(Protocol.UDP, host(3), 5000, SERVER6, 53, Segment.OTHER, 2).translated(),
                 "a freed entry makes room");
