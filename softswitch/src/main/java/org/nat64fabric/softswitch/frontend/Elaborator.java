@@ -6405,7 +6405,7 @@ final class Elaborator {
             case "register.read":
                 // a register<E> of a serializable enum: its result is an E (the arguments were checked against T = E)
                 Expr.LValue result = ((Externs.Register) rt).values != null && a.get(0) instanceof Expr.LValue
-                        ? (Expr.LValue) a.get(0) : wideBitLocation(a.get(0), args.argument(0), "register.read");
+                        ? (Expr.LValue) a.get(0) : bitLocation(a.get(0), args.argument(0), "register.read", true);
                 return new Externs.RegisterRead((Externs.Register) rt, result, a.get(1));
             case "register.write":
                 return new Externs.RegisterWrite((Externs.Register) rt, a.get(0), a.get(1));
@@ -6437,18 +6437,16 @@ final class Elaborator {
             Map.entry("hash", 5), Map.entry("random", 3), Map.entry("log_msg", 1), Map.entry("assert", 1),
             Map.entry("assume", 1), Map.entry("digest", 2));
 
-    /** A register's cell read into a bit<W> or int<W> location of any width (its cells hold any, an IPv6 address too). */
-    private Expr.LValue wideBitLocation(Expr e, ParserRuleContext at, String what) {
-        if (!(e instanceof Expr.LValue) || !(e.type instanceof Type.Bits)) {
-            throw error(at, "the result of " + what + " must be a bit<W> or int<W> location, not " + e.type);
-        }
-        return (Expr.LValue) e;
-    }
-
     /** An out argument an extern writes a number into: a bit<W> location of up to 64 bits. */
     private Expr.LValue bitLocation(Expr e, ParserRuleContext at, String what) {
-        if (!(e instanceof Expr.LValue) || !(e.type instanceof Type.Bits) || e.isWide()) {
-            throw error(at, "the result of " + what + " must be a bit<W> or int<W> location of up to 64 bits, not " + e.type);
+        return bitLocation(e, at, what, false);
+    }
+
+    /** The same, of any width where {@code anyWidth} (a register's cells hold any, an IPv6 address too). */
+    private Expr.LValue bitLocation(Expr e, ParserRuleContext at, String what, boolean anyWidth) {
+        if (!(e instanceof Expr.LValue) || !(e.type instanceof Type.Bits) || !anyWidth && e.isWide()) {
+            throw error(at, "the result of " + what + " must be a bit<W> or int<W> location" + (anyWidth ? "" : " of up to 64 bits")
+                    + ", not " + e.type);
         }
         return (Expr.LValue) e;
     }

@@ -106,9 +106,12 @@ public final class Digests {
         if (t instanceof Type.Enum && ((Type.Enum) t).underlying != null) {
             return P4Data.newBuilder().setEnumValue(Entities.bytes(v)).build();
         }
-        if (t instanceof Type.Enum) {
-            List<String> names = new ArrayList<>(((Type.Enum) t).members.keySet());
-            return P4Data.newBuilder().setEnum(names.get(v.intValue())).build();
+        if (t instanceof Type.Enum) {   // its members numbered in declaration order
+            for (Map.Entry<String, Long> m : ((Type.Enum) t).members.entrySet()) {
+                if (m.getValue() == v.longValue()) {
+                    return P4Data.newBuilder().setEnum(m.getKey()).build();
+                }
+            }
         }
         if (t instanceof Type.Named) {   // error: its members in declaration order
             return P4Data.newBuilder().setError(((Type.Named) t).members.get(v.intValue())).build();
